@@ -1,0 +1,1 @@
+"""The ``spycfr`` command line: thin click commands over the ``solver`` library."""

@@ -1,0 +1,85 @@
+"""Entry point of the ``spycfr`` command: the group, error handling and `games`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from solver import __version__
+from solver.errors import SpycfrError
+from solver.games import game_module, game_names
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="spycfr")
+def cli() -> None:
+    """spycfr: solve and analyse two-player hidden-information espionage card games."""
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def games(as_json: bool) -> None:
+    """List the games, their parameters and presets."""
+    out = {}
+    for name in game_names():
+        mod = game_module(name)
+        out[name] = {"parameters": mod.PARAMETERS, "presets": mod.PRESETS}
+    if as_json:
+        click.echo(json.dumps(out, indent=2))
+        return
+    for name, info in out.items():
+        click.echo(f"{name}")
+        for p, desc in info["parameters"].items():
+            click.echo(f"  --{p.replace('_', '-'):<12} {desc}")
+        for preset, params in info["presets"].items():
+            shown = " ".join(f"{k}={v}" for k, v in params.items())
+            click.echo(f"  preset {preset:<10} {shown}")
+
+
+# --- command modules register here ------------------------------------------------
+def _register() -> None:
+    import importlib
+
+    for module_name, attrs in [
+        ("cli.record", ["record"]),
+        ("cli.solve", ["solve", "info"]),
+    ]:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:  # a command module not written yet
+            if exc.name != module_name:
+                raise
+            continue
+        for attr in attrs:
+            cli.add_command(getattr(module, attr))
+
+
+_register()
+
+
+def main() -> None:
+    """Run the CLI; user errors become one line on stderr and exit code 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except SpycfrError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(141)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+"""User-facing errors: anything caused by bad input raises SpycfrError with a one-line message."""
+
+
+class SpycfrError(Exception):
+    """Bad input (game, variant, record, file). The CLI prints the message and exits non-zero."""
+
+
+class VariantError(SpycfrError):
+    """An invalid variant parameter: the message names it, the value and what is allowed."""
+
+
+class RecordError(SpycfrError):
+    """An illegal or malformed game record: the message names the move number, token and reason."""
