@@ -1,0 +1,63 @@
+"""The exact sequence-form LP: known game values and zero NashConv by an independent BR."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver.build import build_tree
+from solver.errors import SpycfrError
+from solver.games import make_game
+from solver.lp import solve_lp
+from solver.tree import Tree
+
+try:  # tests/ as a package, or (pytest's default rootless mode) tests/ on sys.path
+    from tests.reference import reference_expected_value, reference_nash_conv
+except ModuleNotFoundError:
+    from reference import reference_expected_value, reference_nash_conv
+
+# Leduc's value for P1 as asserted by OpenSpiel's own LP test
+# (open_spiel/algorithms/ortools/sequence_form_lp_test.cc: -0.085606424078).
+LEDUC_VALUE = -0.085606424078
+
+
+@pytest.mark.parametrize("name,value", [("kuhn", -1 / 18), ("leduc", LEDUC_VALUE)])
+def test_lp_value_and_equilibrium(name, value):
+    tree = build_tree(make_game(name))
+    res = solve_lp(tree)
+    tol = 1e-9 if name == "kuhn" else 1e-10  # Leduc's reference value has 12 digits
+    assert res.value_p1 == pytest.approx(value, abs=tol)
+    assert res.value_p2_side == pytest.approx(value, abs=1e-9)
+    assert res.strategy.shape == (tree.num_infosets, tree.max_actions)
+    k = tree.infoset_num_actions
+    assert np.allclose(res.strategy.sum(axis=1), 1.0)
+    assert all(np.all(res.strategy[i, k[i]:] == 0) for i in range(tree.num_infosets))
+    assert reference_nash_conv(tree, res.strategy) == pytest.approx(0.0, abs=1e-8)
+    assert reference_expected_value(tree, res.strategy) == pytest.approx(value, abs=1e-8)
+
+
+def test_kuhn_lp_strategy_is_in_the_known_family():
+    """Kuhn equilibria: P1 bets K three times as often as J (alpha family); P2's is unique."""
+    tree = build_tree(make_game("kuhn"))
+    s = solve_lp(tree).strategy
+    row = {key: s[i] for i, key in enumerate(tree.infoset_keys)}
+    alpha = row["0"][1]
+    assert -1e-9 <= alpha <= 1 / 3 + 1e-9
+    assert row["2"][1] == pytest.approx(3 * alpha, abs=1e-7)
+    assert row["1b"][1] == pytest.approx(1 / 3, abs=1e-7)  # P2 calls with Q a third of the time
+    assert row["0p"][1] == pytest.approx(1 / 3, abs=1e-7)  # P2 bluffs J after a check
+    assert row["2b"][1] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_too_big_tree_is_refused():
+    n = 2_000_001
+    big = Tree(
+        game="big", variant={},
+        first_child=np.zeros(n, np.int64), num_children=np.zeros(n, np.int16),
+        node_player=np.full(n, -1, np.int8), node_infoset=np.full(n, -1, np.int32),
+        node_action=np.zeros(n, np.int32), utility=np.zeros(n), chance_prob=np.zeros(0),
+        infoset_player=np.zeros(0, np.int8), infoset_num_actions=np.zeros(0, np.int16),
+        infoset_node=np.zeros(0, np.int64),
+    )
+    with pytest.raises(SpycfrError, match="too big"):
+        solve_lp(big)
