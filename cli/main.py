@@ -45,6 +45,7 @@ def _register() -> None:
     for module_name, attrs in [
         ("cli.record", ["record"]),
         ("cli.solve", ["solve", "info"]),
+        ("cli.export_efg", ["export_efg"]),
     ]:
         try:
             module = importlib.import_module(module_name)

@@ -24,6 +24,7 @@ def atomic_path(target: str | os.PathLike):
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
+    os.chmod(tmp, 0o644)  # mkstemp creates 0600; outputs are ordinary files
     try:
         yield Path(tmp)
         with open(tmp, "rb") as fh:

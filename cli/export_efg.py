@@ -1,0 +1,43 @@
+"""`spycfr export-efg`: write a game's tree in Gambit's .efg format (readable by OpenSpiel)."""
+
+from __future__ import annotations
+
+import click
+
+from cli.options import build_game, variant_options
+from solver.errors import SpycfrError
+from solver.games import game_module
+
+
+@click.command("export-efg")
+@click.argument("game")
+@variant_options
+@click.option(
+    "-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+    help="The .efg file to write (replaced atomically).",
+)
+@click.option("--title", default=None, help="Game title in the file (default: game and variant).")
+def export_efg(
+    game: str, preset: str | None, variant_params: dict, output: str, title: str | None
+) -> None:
+    """Export GAME's full tree as a Gambit extensive-form (.efg) file."""
+    from solver.build import build_tree
+    from solver.efg import write_efg
+
+    game_module(game)  # unknown game -> one-line error before anything else
+    tree = build_tree(build_game(game, preset, variant_params))
+    try:
+        size = write_efg(tree, output, title=title)
+    except OSError as exc:
+        raise SpycfrError(f"cannot write {output}: {exc.strerror or exc}") from None
+    s = tree.summary()
+    click.echo(
+        f"wrote {output}: {game}{_variant(tree.variant)}, {s['nodes']:,} nodes "
+        f"({s['terminal_nodes']:,} terminal, "
+        f"{s['chance_nodes']:,} chance), {s['infosets']:,} infosets "
+        f"(P1 {s['infosets_p1']:,}, P2 {s['infosets_p2']:,}), {size:,} bytes"
+    )
+
+
+def _variant(variant: dict) -> str:
+    return (" (" + " ".join(f"{k}={v}" for k, v in variant.items()) + ")") if variant else ""

@@ -1,0 +1,284 @@
+"""Export of an enumerated tree in Gambit's extensive-form format (``.efg``, version 2).
+
+The file lists the nodes in depth-first pre-order: ``p`` (player) lines carry
+the player (1 or 2), the per-player 1-based infoset number, its name and the
+action labels; ``c`` (chance) lines carry each outcome's probability (exact
+rationals such as ``1/3`` where the float is one); ``t`` (terminal) lines carry
+both payoffs (zero-sum). Gambit and OpenSpiel (``pyspiel.load_efg_game``) read it.
+Big trees are streamed to the file in chunks; the walk uses an explicit stack.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterator
+from fractions import Fraction
+
+import numpy as np
+
+from solver.errors import SpycfrError
+from solver.io import atomic_write
+from solver.tree import CHANCE, TERMINAL, Tree
+
+MAX_EFG_NODES = 5_000_000  # ~50-100 bytes a node: a few hundred MB of text at most
+_CHUNK_LINES = 20_000
+_MAX_DENOMINATOR = 1_000_000  # keeps both halves of a rational inside OpenSpiel's int32
+
+
+def format_number(x: float) -> str:
+    """``x`` exactly: an integer, a small rational ``n/d`` whose value is this float, or repr."""
+    x = float(x)
+    if not math.isfinite(x):
+        raise SpycfrError(f"cannot export a non-finite number ({x}) to .efg")
+    if x == 0.0:
+        return "0"
+    if x.is_integer() and abs(x) < 2**53:
+        return str(int(x))
+    frac = Fraction(x).limit_denominator(_MAX_DENOMINATOR)
+    if frac.numerator / frac.denominator == x and abs(frac.numerator) < 2**31:
+        return f"{frac.numerator}/{frac.denominator}"
+    return repr(x)
+
+
+def quote(text: str) -> str:
+    """A Gambit string literal: double quotes, with backslashes and quotes escaped."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+
+
+def default_title(tree: Tree) -> str:
+    shown = " ".join(f"{k}={v}" for k, v in tree.variant.items())
+    return f"spycfr {tree.game}" + (f" {shown}" if shown else "")
+
+
+def _labels(tree: Tree) -> tuple[list[str], list[list[str]]]:
+    """Infoset names and action labels; generic ones for a tree that carries none."""
+    from solver.labels import tree_labels
+
+    try:
+        keys, actions = tree_labels(tree)
+    except ValueError:
+        nact = tree.infoset_num_actions.tolist()
+        keys = [f"infoset {i}" for i in range(tree.num_infosets)]
+        actions = [[f"a{k}" for k in range(nact[i])] for i in range(tree.num_infosets)]
+    return keys, actions
+
+
+def _unique(labels: list[str]) -> list[str]:
+    """Action labels made distinct inside one infoset (readers look children up by label)."""
+    if len(set(labels)) == len(labels):
+        return labels
+    return [f"{a}#{k}" for k, a in enumerate(labels)]
+
+
+def _iter_chunks(tree: Tree, title: str | None, max_nodes: int) -> Iterator[str]:
+    """The .efg text in chunks of many lines (pre-order walk with an explicit stack)."""
+    n = tree.num_nodes
+    if n == 0:
+        raise SpycfrError("cannot export an empty tree")
+    if n > max_nodes:
+        raise SpycfrError(
+            f"tree too big to export as .efg ({n:,} nodes; at most {max_nodes:,}); "
+            "choose a smaller variant"
+        )
+    keys, actions = _labels(tree)
+    # Per-player 1-based infoset numbers in infoset-id order; one cached line body per infoset.
+    owner = tree.infoset_player.tolist()
+    nact = tree.infoset_num_actions.tolist()
+    counter = [0, 0]
+    infoset_line: list[str] = []
+    for i in range(tree.num_infosets):
+        counter[owner[i]] += 1
+        acts = _unique(list(actions[i]))
+        if len(acts) != nact[i]:
+            raise SpycfrError(f"infoset {i}: {len(acts)} action labels for {nact[i]} actions")
+        infoset_line.append(
+            f'p "" {owner[i] + 1} {counter[owner[i]]} {quote(keys[i])} '
+            f'{{ {" ".join(quote(a) for a in acts)} }} 0\n'
+        )
+    outcome_line: dict[float, str] = {}  # one Gambit outcome per distinct payoff
+
+    fc = tree.first_child.tolist()
+    nc = tree.num_children.tolist()
+    pl = tree.node_player.tolist()
+    inf = tree.node_infoset.tolist()
+    act = tree.node_action.tolist()
+    util = tree.utility.tolist()
+    cprob = tree.chance_prob.tolist()
+
+    yield f'EFG 2 R {quote(title if title is not None else default_title(tree))} {{ "P1" "P2" }}\n'
+    buf: list[str] = []
+    n_chance = 0
+    stack = [0]
+    while stack:
+        v = stack.pop()
+        p = pl[v]
+        if p == TERMINAL:
+            u = util[v]
+            line = outcome_line.get(u)
+            if line is None:
+                line = (
+                    f't "" {len(outcome_line) + 1} "" '
+                    f"{{ {format_number(u)}, {format_number(-u)} }}\n"
+                )
+                outcome_line[u] = line
+            buf.append(line)
+        else:
+            c, k = fc[v], nc[v]
+            if p == CHANCE:
+                n_chance += 1
+                off = inf[v]
+                outs = " ".join(
+                    f"{quote(str(act[c + j]))} {format_number(cprob[off + j])}" for j in range(k)
+                )
+                buf.append(f'c "" {n_chance} "" {{ {outs} }} 0\n')
+            else:
+                buf.append(infoset_line[inf[v]])
+            stack.extend(range(c + k - 1, c - 1, -1))  # child 0 is popped first
+        if len(buf) >= _CHUNK_LINES:
+            yield "".join(buf)
+            buf.clear()
+    if buf:
+        yield "".join(buf)
+
+
+def efg_text(tree: Tree, title: str | None = None, max_nodes: int = MAX_EFG_NODES) -> str:
+    """The whole .efg file as one string (small trees; use :func:`write_efg` for big ones)."""
+    return "".join(_iter_chunks(tree, title, max_nodes))
+
+
+def write_efg(
+    tree: Tree, path: str | os.PathLike, title: str | None = None,
+    max_nodes: int = MAX_EFG_NODES,
+) -> int:
+    """Stream the tree's .efg to ``path`` atomically (UTF-8); returns the file's size in bytes."""
+    chunks = _iter_chunks(tree, title, max_nodes)
+    first = next(chunks)  # size check and labels before any file is created
+
+    def writer(fh) -> None:
+        fh.write(first.encode())
+        for chunk in chunks:
+            fh.write(chunk.encode())
+
+    atomic_write(path, writer, mode="wb")
+    return os.path.getsize(path)
+
+
+# --- a small reader, for tests and sanity checks ---------------------------------------
+_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([^\s{},"]+)|([{}])')
+
+
+def _tokens(text: str) -> Iterator[tuple[str, str]]:
+    """("str", value) for quoted strings, ("sym", value) for words, numbers and braces."""
+    for m in _TOKEN.finditer(text):
+        if m.group(1) is not None:
+            yield "str", re.sub(r"\\(.)", r"\1", m.group(1))
+        else:
+            yield "sym", m.group(2) if m.group(2) is not None else m.group(3)
+
+
+def _number(tok: str) -> Fraction:
+    return Fraction(tok)  # accepts integers, "n/d" and decimals exactly
+
+
+def read_efg(text: str) -> dict:
+    """Parse an .efg written by :func:`efg_text` into plain lists (pre-order nodes).
+
+    Returns ``{"title", "players", "nodes"}``; each node is a dict with ``type``
+    ("p", "c" or "t") and: ``player``, ``infoset``, ``name``, ``actions`` (p);
+    ``infoset``, ``actions``, ``probs`` as Fractions (c); ``outcome``, ``payoffs``
+    as Fractions (t). Also checks that the node list forms exactly one tree.
+    """
+    toks = list(_tokens(text))
+    pos = 0
+
+    def take(kind: str | None = None, value: str | None = None) -> str:
+        nonlocal pos
+        if pos >= len(toks):
+            raise ValueError("unexpected end of .efg")
+        k, v = toks[pos]
+        if (kind is not None and k != kind) or (value is not None and v != value):
+            raise ValueError(f"token {pos}: expected {value or kind}, got {v!r}")
+        pos += 1
+        return v
+
+    for word in ("EFG", "2", "R"):
+        take("sym", word)
+    title = take("str")
+    take("sym", "{")
+    players = []
+    while toks[pos] != ("sym", "}"):
+        players.append(take("str"))
+    take("sym", "}")
+    if pos < len(toks) and toks[pos][0] == "str":
+        take("str")  # optional comment
+    nodes: list[dict] = []
+    pending = 1  # subtrees still to read (pre-order)
+    while pending:
+        pending -= 1
+        kind = take("sym")
+        node: dict = {"type": kind}
+        take("str")  # node name
+        if kind == "t":
+            node["outcome"] = int(take("sym"))
+            if toks[pos][0] == "str":
+                take("str")
+            take("sym", "{")
+            pays = []
+            while toks[pos] != ("sym", "}"):
+                pays.append(_number(take("sym")))
+            take("sym", "}")
+            node["payoffs"] = pays
+        elif kind in ("p", "c"):
+            if kind == "p":
+                node["player"] = int(take("sym"))
+            node["infoset"] = int(take("sym"))
+            node["name"] = take("str") if toks[pos][0] == "str" else ""
+            take("sym", "{")
+            acts, probs = [], []
+            while toks[pos] != ("sym", "}"):
+                acts.append(take("str"))
+                if kind == "c":
+                    probs.append(_number(take("sym")))
+            take("sym", "}")
+            node["actions"] = acts
+            if kind == "c":
+                node["probs"] = probs
+            node["outcome"] = int(take("sym"))
+            pending += len(acts)
+        else:
+            raise ValueError(f"unknown node type {kind!r}")
+        nodes.append(node)
+    if pos != len(toks):
+        raise ValueError(f"{len(toks) - pos} tokens after the last node")
+    return {"title": title, "players": players, "nodes": nodes}
+
+
+def efg_summary(text: str) -> dict:
+    """Counts of an .efg: nodes by type and distinct infosets per player."""
+    nodes = read_efg(text)["nodes"]
+    infosets = [set(), set()]
+    for nd in nodes:
+        if nd["type"] == "p":
+            infosets[nd["player"] - 1].add(nd["infoset"])
+    return {
+        "nodes": len(nodes),
+        "terminal_nodes": sum(nd["type"] == "t" for nd in nodes),
+        "chance_nodes": sum(nd["type"] == "c" for nd in nodes),
+        "player_nodes": sum(nd["type"] == "p" for nd in nodes),
+        "infosets_p1": len(infosets[0]),
+        "infosets_p2": len(infosets[1]),
+    }
+
+
+def pre_order(tree: Tree) -> np.ndarray:
+    """int64[n]: the tree's node ids in the order the .efg lists them."""
+    fc, nc = tree.first_child.tolist(), tree.num_children.tolist()
+    out = []
+    stack = [0]
+    while stack:
+        v = stack.pop()
+        out.append(v)
+        stack.extend(range(fc[v] + nc[v] - 1, fc[v] - 1, -1))
+    return np.asarray(out, dtype=np.int64)
