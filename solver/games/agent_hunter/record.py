@@ -1,0 +1,582 @@
+"""Agent Hunter game records (spec, "Notation of a game record"): parse, format, views.
+
+A record is moves separated by spaces; every move token is the formatting of one
+player's observation code(s) (rules.observation): the full record uses the mover's,
+a player's view uses that player's (``?`` where hidden). A house attack and its refill
+are two tree edges but one token (``house:2=6>3:eq>5``). Legality is decided by the
+numba rules only; the Python here parses, formats and words the errors.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.errors import RecordError
+from solver.games.agent_hunter import rules as R
+from solver.games.agent_hunter.variant import Variant
+
+ANSWERS = {R.ANS_LO: "lo", R.ANS_EQ: "eq", R.ANS_HI: "hi"}
+ANSWER_CODES = {v: k for k, v in ANSWERS.items()}
+PLAYER_NAMES = ("P1", "P2")
+
+_NUM = r"(\d+|\?)"
+_RE = {
+    "place": re.compile(r"place:(\?|\d+(?:-\d+)*)"),
+    "hand": re.compile(r"hand:(\d+)>(\d+):(hi|lo|eq)"),
+    "switch": re.compile(rf"switch:(\d+)=(\d+)>{_NUM}@(\d+)"),
+    "house": re.compile(rf"house:(\d+)=(\d+)>(\d+):(hi|lo|eq)(?:\+(hand|h\d+))?(?:>{_NUM})?"),
+}
+_SHAPES = "place:A-B-C, hand:C>T:ANS, switch:H=V>W@D, house:A=X>T:ANS[+hand|+hG][>F]"
+
+
+# --- formatting ------------------------------------------------------------------------
+
+
+def format_obs_token(code: int, houses: int) -> str:
+    """The record token of one observation code (not a refill: see ``refill_suffix``)."""
+    typ, f1, f2, f3, f4, f5 = R.unpack_obs(code)
+    if typ == R.T_PLACE:
+        if f1 == R.HIDDEN:
+            return "place:?"
+        return "place:" + "-".join(str(c) for c in (f1, f2, f3)[:houses])
+    if typ == R.T_HAND:
+        return f"hand:{f1}>{f2 + 1}:{ANSWERS[f3]}"
+    if typ == R.T_SWITCH:
+        w = "?" if f3 == R.HIDDEN else str(f3)
+        return f"switch:{f1 + 1}={f2}>{w}@{f4 + 1}"
+    if typ == R.T_HOUSE:
+        tok = f"house:{f1 + 1}={f2}>{f3 + 1}:{ANSWERS[f4]}"
+        if f5 == R.SRC_HAND:
+            tok += "+hand"
+        elif f5 >= R.SRC_HOUSE0:
+            tok += f"+h{f5 - R.SRC_HOUSE0 + 1}"
+        return tok
+    raise ValueError(f"refill observation {code} has no token of its own")
+
+
+def refill_suffix(code: int) -> str:
+    _, f1, *_ = R.unpack_obs(code)
+    return ">?" if f1 == R.HIDDEN else f">{f1}"
+
+
+def extend_view(tokens: tuple[str, ...], state: np.ndarray, params: np.ndarray, action: int,
+                player: int) -> tuple[str, ...]:
+    """``player``'s record tokens after ``action`` is played at ``state``."""
+    code = int(R.observation(state, params, np.int32(action), player))
+    if code & 7 == R.T_REFILL:
+        return tokens[:-1] + (tokens[-1] + refill_suffix(code),)
+    return tokens + (format_obs_token(code, int(params[R.P_HOUSES])),)
+
+
+def action_label(state: np.ndarray, params: np.ndarray, action: int) -> str:
+    """Label of a legal action at ``state``: place:3-7-1, hand:5>2, switch:1=4>6@2, house:2=6>3,
+    refill:5 (houses 1-based; the mover's own revealed card shown)."""
+    kind, f = R.decode_action(action, int(params[R.P_CARDS]), int(params[R.P_HOUSES]))
+    base = int(state[R.TO_MOVE]) * R.PSTRIDE
+    if kind == "place":
+        return "place:" + "-".join(str(c) for c in f)
+    if kind == "hand":
+        return f"hand:{f[0]}>{f[1] + 1}"
+    if kind == "switch":
+        v = int(state[base + R.O_HOUSE + f[0]])
+        return f"switch:{f[0] + 1}={v}>{f[1]}@{f[2] + 1}"
+    if kind == "house":
+        x = int(state[base + R.O_HOUSE + f[0]])
+        return f"house:{f[0] + 1}={x}>{f[1] + 1}"
+    return f"refill:{f[0]}"
+
+
+def _walk(variant: Variant, actions, viewer: int | None) -> list[str]:
+    params = variant.to_array()
+    s = R.initial_state(params)
+    out = np.empty_like(s)
+    tokens: tuple[str, ...] = ()
+    for a in actions:
+        who = int(s[R.TO_MOVE]) if viewer is None else viewer
+        tokens = extend_view(tokens, s, params, a, who)
+        R.apply_action(s, params, np.int32(a), out)
+        s, out = out, s
+    return list(tokens)
+
+
+def format_record(variant: Variant, actions) -> str:
+    """The full record of a list of (legal) tree action codes."""
+    return " ".join(_walk(variant, actions, None))
+
+
+def view_of(variant: Variant, record, player: int) -> str:
+    """``player``'s view (``?`` for what it cannot see) of a full record (text or action codes)."""
+    actions = record_to_actions(variant, record) if isinstance(record, str) else record
+    return " ".join(_walk(variant, actions, player))
+
+
+# --- parsing ---------------------------------------------------------------------------
+
+
+@dataclass
+class ParsedToken:
+    kind: str
+    action: int  # tree code of the main action (-1 if hidden: opponent's placement)
+    claimed: tuple  # the observation fields as written (HIDDEN for ?)
+    refill: int | None  # card written after '>' for a refill; R.HIDDEN for '?'; None if absent
+    hidden: bool  # does the token contain '?'
+
+
+@dataclass
+class Replay:
+    """The outcome of replaying a record (full, or one player's view)."""
+
+    variant: Variant
+    tokens: list[str]  # canonical tokens
+    actions: list[int] | None  # tree action codes (full records)
+    state: np.ndarray  # final state (for a view: one state consistent with it)
+    viewer: int | None  # None for a full record
+    candidates: np.ndarray | None  # for a view: every state consistent with it
+
+    @property
+    def record(self) -> str:
+        return " ".join(self.tokens)
+
+
+class _Ctx:
+    """Per-record parsing context for error messages."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.v = variant
+        self.n = variant.cards
+        self.k = variant.houses
+
+    def err(self, move: int, token: str, reason: str) -> RecordError:
+        return RecordError(f"move {move} `{token}`: {reason}")
+
+    def card(self, move, token, text) -> int:
+        c = int(text)
+        if not 0 <= c < self.n:
+            raise self.err(move, token, f"card {c} does not exist (cards 0..{self.n - 1})")
+        return c
+
+    def house(self, move, token, text) -> int:
+        h = int(text)
+        if not 1 <= h <= self.k:
+            raise self.err(move, token, f"house {h} does not exist (houses 1..{self.k})")
+        return h - 1
+
+
+def _parse_token(ctx: _Ctx, move: int, token: str) -> ParsedToken:
+    kind = token.split(":", 1)[0]
+    rx = _RE.get(kind)
+    m = rx.fullmatch(token) if rx else None
+    if m is None:
+        raise ctx.err(move, token, f"not a move (expected {_SHAPES})")
+    H = R.HIDDEN
+    if kind == "place":
+        if m.group(1) == "?":
+            return ParsedToken(kind, -1, (H, H, H), None, True)
+        parts = m.group(1).split("-")
+        if len(parts) != ctx.k:
+            raise ctx.err(move, token, f"a placement names {ctx.k} card(s), one per house")
+        cards = [ctx.card(move, token, p) for p in parts]
+        if len(set(cards)) != len(cards):
+            raise ctx.err(move, token, "the cards of a placement must be distinct")
+        return ParsedToken(kind, R.encode_place(cards, ctx.n), tuple(cards), None, False)
+    if kind == "hand":
+        c = ctx.card(move, token, m.group(1))
+        t = ctx.house(move, token, m.group(2))
+        return ParsedToken(kind, R.encode_hand(c, t), (c, t, ANSWER_CODES[m.group(3)]), None,
+                           False)
+    if kind == "switch":
+        h = ctx.house(move, token, m.group(1))
+        v = ctx.card(move, token, m.group(2))
+        w = H if m.group(3) == "?" else ctx.card(move, token, m.group(3))
+        d = ctx.house(move, token, m.group(4))
+        act = -1 if w == H else R.encode_switch(h, w, d)
+        return ParsedToken(kind, act, (h, v, w, d), None, w == H)
+    a = ctx.house(move, token, m.group(1))
+    x = ctx.card(move, token, m.group(2))
+    t = ctx.house(move, token, m.group(3))
+    ans = ANSWER_CODES[m.group(4)]
+    src_text = m.group(5)
+    if ans == R.ANS_EQ and src_text is not None:
+        raise ctx.err(move, token, "after `eq` no card of the defender moves: drop `+...`")
+    if ans != R.ANS_EQ and src_text is None:
+        raise ctx.err(move, token, "a missed house attack says where the defender's card came "
+                                   "from: `+hand` or `+hG`")
+    if src_text is None:
+        src = R.SRC_NONE
+    elif src_text == "hand":
+        src = R.SRC_HAND
+    else:
+        src = R.SRC_HOUSE0 + ctx.house(move, token, src_text[1:])
+    if src == R.SRC_HAND and m.group(6) is not None:
+        raise ctx.err(move, token, "no refill when the defender's card came from hand")
+    f = m.group(6)
+    refill = None if f is None else (H if f == "?" else ctx.card(move, token, f))
+    return ParsedToken(kind, R.encode_house(a, t), (a, x, t, ans, src), refill, f == "?")
+
+
+def _claimed_obs(kind: str, claimed: tuple) -> int:
+    typ = R.ACTION_TYPES.index(kind)
+    fields = list(claimed) + [0] * (5 - len(claimed))
+    return int(R.pack_obs(typ, *fields))
+
+
+def _explain_illegal(ctx: _Ctx, s: np.ndarray, kind: str, action: int) -> str:
+    """Why a well-formed action is not legal at ``s`` (words only; legality is rules.py's)."""
+    p = int(s[R.TO_MOVE])
+    me, opp = PLAYER_NAMES[p], PLAYER_NAMES[1 - p]
+    base, obase = p * R.PSTRIDE, (1 - p) * R.PSTRIDE
+    hand = int(s[base + R.O_HAND])
+    _, f = R.decode_action(action, ctx.n, ctx.k)
+
+    def own(h):
+        return int(s[base + R.O_HOUSE + h])
+
+    def theirs(h):
+        return int(s[obase + R.O_HOUSE + h])
+
+    def in_hand(c):
+        return (hand >> c) & 1
+
+    if kind == "hand":
+        c, t = f
+        if not in_hand(c):
+            return f"card {c} is not in {me}'s hand"
+        if theirs(t) == R.ELIM:
+            return f"{opp}'s house {t + 1} is eliminated"
+    elif kind == "switch":
+        h, w, d = f
+        if s[base + R.O_SUPPLY] <= 0:
+            return f"{me} has no decoy left in supply"
+        if own(h) < 0:
+            return f"{me}'s house {h + 1} is eliminated"
+        if not in_hand(w) and w != own(h):
+            return f"card {w} is not in {me}'s hand"
+        if ctx.v.decoy_rule == "switched" and d != h:
+            return f"with decoy_rule=switched the decoy goes beside the switched house {h + 1}"
+        if own(d) < 0:
+            return f"{me}'s house {d + 1} is eliminated (no decoy beside it)"
+    elif kind == "house":
+        a, t = f
+        if own(a) < 0:
+            return f"{me}'s house {a + 1} is eliminated"
+        if theirs(t) == R.ELIM:
+            return f"{opp}'s house {t + 1} is eliminated"
+    elif kind == "refill":
+        if not in_hand(f[0]):
+            return f"card {f[0]} is not in {me}'s hand"
+    return "not a legal move here"
+
+
+def _explain_mismatch(ctx: _Ctx, s: np.ndarray, kind: str, claimed: tuple, actual: tuple) -> str:
+    """Why the results written in a token differ from the true ones."""
+    p = int(s[R.TO_MOVE])
+    me, opp = PLAYER_NAMES[p], PLAYER_NAMES[1 - p]
+    if kind == "hand":
+        return f"the answer is {ANSWERS[actual[2]]}, not {ANSWERS[claimed[2]]}"
+    if kind == "switch":
+        return f"{me}'s house {actual[0] + 1} holds {actual[1]}, not {claimed[1]}"
+    if kind == "house":
+        if claimed[1] != actual[1]:
+            return f"{me}'s house {actual[0] + 1} holds {actual[1]}, not {claimed[1]}"
+        if claimed[3] != actual[3]:
+            return f"the answer is {ANSWERS[actual[3]]}, not {ANSWERS[claimed[3]]}"
+        where = "hand" if actual[4] == R.SRC_HAND else f"house {actual[4] - R.SRC_HOUSE0 + 1}"
+        return f"{opp}'s card {actual[1]} is in {where}"
+    return "the written results are wrong"
+
+
+def _tokens(text: str) -> list[str]:
+    if not isinstance(text, str):
+        raise RecordError("a record is a string of moves separated by spaces")
+    return text.split()
+
+
+def replay(variant: Variant, text: str) -> Replay:
+    """Replay a full record, or a player's view when it contains ``?``; RecordError if illegal."""
+    if "?" in text:
+        toks = _tokens(text)
+        viewer = 1 if toks and toks[0] == "place:?" else 0
+        return _replay_view(variant, toks, viewer)
+    return _replay_full(variant, _tokens(text))
+
+
+def record_to_actions(variant: Variant, text: str) -> list[int]:
+    """The tree action codes of a full record (partial records allowed)."""
+    return _replay_full(variant, _tokens(text)).actions
+
+
+parse_record = record_to_actions
+
+
+def _replay_full(variant: Variant, toks: list[str]) -> Replay:
+    ctx = _Ctx(variant)
+    params = variant.to_array()
+    buf = np.empty(R.max_actions(variant), dtype=np.int32)
+    s = R.initial_state(params)
+    nxt = np.empty_like(s)
+    actions: list[int] = []
+    canon: list[str] = []
+
+    def legal(a: int) -> bool:
+        n = R.legal_actions(s, params, buf)
+        return bool((buf[:n] == a).any())
+
+    for i, token in enumerate(toks):
+        move = i + 1
+        phase = int(s[R.PHASE])
+        if phase == R.PH_OVER:
+            raise ctx.err(move, token, f"the game is over after move {move - 1}")
+        if phase in (R.PH_REFILL_ATT, R.PH_REFILL_DEF):
+            who = PLAYER_NAMES[int(s[R.TO_MOVE])]
+            raise ctx.err(move - 1, toks[i - 1],
+                          f"the refill is missing ({who} refills house {int(s[R.REFILL]) + 1}, "
+                          "written `>F` at the end of the move)")
+        pt = _parse_token(ctx, move, token)
+        if pt.hidden:
+            raise ctx.err(move, token, "`?` (hidden) is only allowed in a player's view; "
+                                       "a full record shows every card")
+        mover = PLAYER_NAMES[int(s[R.TO_MOVE])]
+        if (pt.kind == "place") != (phase in (R.PH_PLACE1, R.PH_PLACE2)):
+            expected = f"{mover}'s placement" if pt.kind != "place" else f"a turn of {mover}"
+            raise ctx.err(move, token, f"expected {expected}")
+        if not legal(pt.action):
+            raise ctx.err(move, token, _explain_illegal(ctx, s, pt.kind, pt.action))
+        code = int(R.observation(s, params, np.int32(pt.action), int(s[R.TO_MOVE])))
+        actual = R.unpack_obs(code)[1:1 + len(pt.claimed)]
+        if tuple(actual) != tuple(pt.claimed):
+            raise ctx.err(move, token, _explain_mismatch(ctx, s, pt.kind, pt.claimed, actual))
+        tok = format_obs_token(code, ctx.k)
+        R.apply_action(s, params, np.int32(pt.action), nxt)
+        s, nxt = nxt, s
+        actions.append(pt.action)
+        phase = int(s[R.PHASE])
+        pending = phase in (R.PH_REFILL_ATT, R.PH_REFILL_DEF)
+        if pt.refill is not None:
+            if not pending:
+                raise ctx.err(move, token, f"no refill: the game is over (all of "
+                                           f"{_loser(s, ctx.k)}'s houses are eliminated)")
+            act = R.encode_refill(pt.refill)
+            if not legal(act):
+                raise ctx.err(move, token, _explain_illegal(ctx, s, "refill", act))
+            tok += f">{pt.refill}"
+            R.apply_action(s, params, np.int32(act), nxt)
+            s, nxt = nxt, s
+            actions.append(act)
+        if tok != token:
+            raise ctx.err(move, token, f"should be written `{tok}`")
+        canon.append(tok)
+    return Replay(variant, canon, actions, s, None, None)
+
+
+def _loser(s: np.ndarray, k: int) -> str:
+    for p in range(2):
+        if all(int(s[p * R.PSTRIDE + R.O_HOUSE + i]) == R.ELIM for i in range(k)):
+            return PLAYER_NAMES[p]
+    return "?"
+
+
+# --- a player's view -------------------------------------------------------------------
+
+
+def parse_view(variant: Variant, text: str, player: int) -> str:
+    """``player``'s information state (``information_state(player)``) from its view record.
+
+    The view must be consistent with at least one full game; RecordError otherwise.
+    """
+    return " ".join(_replay_view(variant, _tokens(text), player).tokens)
+
+
+def _replay_view(variant: Variant, toks: list[str], viewer: int) -> Replay:
+    """Follow every full history consistent with ``viewer``'s view (at most the ways of
+    filling the opponent's houses), with the numba rules deciding each step."""
+    ctx = _Ctx(variant)
+    params = variant.to_array()
+    width = R.max_actions(variant)
+    buf = np.empty(width, dtype=np.int32)
+    cands = R.initial_state(params)[None, :].copy()
+    canon: list[str] = []
+    me = PLAYER_NAMES[viewer]
+
+    def step(cands, obs, fixed):
+        out = np.empty((cands.shape[0] * width, R.STATE_SIZE), dtype=np.int16)
+        m = R.expand_consistent(cands, cands.shape[0], params, viewer, obs, fixed, out, buf)
+        return np.unique(out[:m], axis=0) if m > 1 else out[:m]
+
+    def possible(cands, fixed):
+        """Canonical tokens the viewer could have observed at this step (for errors)."""
+        seen = set()
+        for s in cands[:200]:
+            n = R.legal_actions(s, params, buf)
+            for a in (buf[:n] if fixed < 0 else [fixed]):
+                seen.add(int(R.observation(s, params, np.int32(a), viewer)))
+        return seen
+
+    for i, token in enumerate(toks):
+        move = i + 1
+        s0 = cands[0]
+        phase = int(s0[R.PHASE])
+        if phase == R.PH_OVER:
+            raise ctx.err(move, token, f"the game is over after move {move - 1}")
+        if phase in (R.PH_REFILL_ATT, R.PH_REFILL_DEF):
+            who = PLAYER_NAMES[int(s0[R.TO_MOVE])]
+            raise ctx.err(move - 1, toks[i - 1], f"the refill is missing ({who} refills house "
+                                                 f"{int(s0[R.REFILL]) + 1})")
+        pt = _parse_token(ctx, move, token)
+        mover = int(s0[R.TO_MOVE])
+        if (pt.kind == "place") != (phase in (R.PH_PLACE1, R.PH_PLACE2)):
+            expected = (f"{PLAYER_NAMES[mover]}'s placement" if pt.kind != "place"
+                        else f"a turn of {PLAYER_NAMES[mover]}")
+            raise ctx.err(move, token, f"expected {expected}")
+        own = mover == viewer
+        if own and pt.hidden and pt.refill != R.HIDDEN:
+            raise ctx.err(move, token, f"in {me}'s view, {me}'s own move shows every card")
+        if not own and pt.kind in ("place", "switch") and not pt.hidden:
+            raise ctx.err(move, token, f"{me} cannot see {PLAYER_NAMES[mover]}'s hidden card: "
+                                       "write `?`")
+        fixed = pt.action if own else -1
+        if own and not bool((buf[:R.legal_actions(s0, params, buf)] == fixed).any()):
+            raise ctx.err(move, token, _explain_illegal(ctx, s0, pt.kind, fixed))
+        obs = _claimed_obs(pt.kind, pt.claimed)
+        nxt = step(cands, obs, fixed)
+        if nxt.shape[0] == 0:
+            alts = sorted(format_obs_token(c, ctx.k) for c in possible(cands, fixed))
+            shown = ", ".join(f"`{a}`" for a in alts[:8]) + (", ..." if len(alts) > 8 else "")
+            raise ctx.err(move, token, f"impossible after the earlier moves (possible: {shown})")
+        cands = nxt
+        tok = format_obs_token(obs, ctx.k)
+        s0 = cands[0]
+        pending = int(s0[R.PHASE]) in (R.PH_REFILL_ATT, R.PH_REFILL_DEF)
+        if pt.refill is not None:
+            if not pending:
+                raise ctx.err(move, token, f"no refill: the game is over (all of "
+                                           f"{_loser(s0, ctx.k)}'s houses are eliminated)")
+            refiller = int(s0[R.TO_MOVE])
+            rname = PLAYER_NAMES[refiller]
+            if (refiller == viewer) == (pt.refill == R.HIDDEN):
+                raise ctx.err(move, token, f"in {me}'s view the refill by {rname} is written "
+                              + ("with its card" if refiller == viewer else "`>?`"))
+            fixed = R.encode_refill(pt.refill) if refiller == viewer else -1
+            if fixed >= 0 and not bool(
+                    (buf[:R.legal_actions(s0, params, buf)] == fixed).any()):
+                raise ctx.err(move, token, _explain_illegal(ctx, s0, "refill", fixed))
+            obs = int(R.pack_obs(R.T_REFILL, pt.refill, int(s0[R.REFILL]), 0, 0, 0))
+            cands = step(cands, obs, fixed)
+            tok += ">?" if pt.refill == R.HIDDEN else f">{pt.refill}"
+        if tok != token:
+            raise ctx.err(move, token, f"should be written `{tok}`")
+        canon.append(tok)
+    return Replay(variant, canon, None, cands[0], viewer, cands)
+
+
+# --- random records --------------------------------------------------------------------
+
+
+def random_playout(variant: Variant, rng, max_moves: int | None = None) -> list[int]:
+    """Uniformly random legal action codes from the start, stopping at the end of the game
+    or after ``max_moves`` record moves (sometimes just before a pending refill)."""
+    rng = np.random.default_rng(rng)
+    params = variant.to_array()
+    buf = np.empty(R.max_actions(variant), dtype=np.int32)
+    s = R.initial_state(params)
+    nxt = np.empty_like(s)
+    actions: list[int] = []
+    moves = 0
+    while not R.is_terminal(s, params):
+        n = R.legal_actions(s, params, buf)
+        is_refill = int(s[R.PHASE]) in (R.PH_REFILL_ATT, R.PH_REFILL_DEF)
+        if max_moves is not None and moves >= max_moves and (not is_refill or rng.random() < 0.5):
+            break
+        a = int(buf[rng.integers(n)])
+        R.apply_action(s, params, np.int32(a), nxt)
+        s, nxt = nxt, s
+        actions.append(a)
+        moves += not is_refill
+    return actions
+
+
+def random_record(variant: Variant, rng, max_moves: int | None = None) -> str:
+    """A random legal full record (complete unless ``max_moves`` cuts it)."""
+    return format_record(variant, random_playout(variant, rng, max_moves))
+
+
+# --- describing a position -------------------------------------------------------------
+
+PHASE_NAMES = {R.PH_PLACE1: "placement", R.PH_PLACE2: "placement", R.PH_TURN: "turn",
+               R.PH_REFILL_ATT: "refill", R.PH_REFILL_DEF: "refill", R.PH_OVER: "over"}
+
+
+def _cards(mask: int) -> list[int]:
+    return [c for c in range(16) if (mask >> c) & 1]
+
+
+def _agreed(values):
+    """The common value of ``values``, or None when they differ (hidden information)."""
+    first = values[0]
+    return first if all(v == first for v in values) else None
+
+
+def position_summary(rep: Replay) -> dict:
+    """The position after a replayed record, as plain data (JSON-ready).
+
+    For a view, what the viewer cannot know (the opponent's house cards, hand and, when
+    hidden cards decide it, hand sum and payoff) is ``"?"``/None.
+    """
+    v = rep.variant
+    params = v.to_array()
+    s = rep.state
+    cands = rep.candidates if rep.candidates is not None else s[None, :]
+    phase = int(s[R.PHASE])
+    terminal = phase == R.PH_OVER
+    to_move = int(s[R.TO_MOVE])
+    players = []
+    for p in range(2):
+        base = p * R.PSTRIDE
+        known = rep.viewer is None or rep.viewer == p
+        houses = []
+        for i in range(v.houses):
+            c = int(s[base + R.O_HOUSE + i])
+            status = {R.ELIM: "eliminated", R.EMPTY: "empty"}.get(c, "in play")
+            card = c if c >= 0 and known else ("?" if c >= 0 else None)
+            houses.append({"house": i + 1, "status": status, "card": card,
+                           "decoys": int(s[base + R.O_DECOYS + i])})
+        players.append({
+            "houses": houses,
+            "hand": _cards(int(s[base + R.O_HAND])) if known else None,
+            "out": _cards(int(s[base + R.O_OUT])),
+            "supply": int(s[base + R.O_SUPPLY]),
+        })
+    hand_sum = [_agreed([int(R.hand_sum(c, p)) for c in cands]) for p in range(2)]
+    payoff = None
+    if terminal:
+        u = _agreed([float(R.returns_p1(c, params)) for c in cands])
+        payoff = None if u is None else [u + 0.0, 0.0 - u]  # no -0.0 in the output
+    legal = None
+    if not terminal and (rep.viewer is None or rep.viewer == to_move):
+        buf = np.empty(R.max_actions(v), dtype=np.int32)
+        n = R.legal_actions(s, params, buf)
+        legal = [action_label(s, params, int(a)) for a in buf[:n]]
+    refill = None
+    if phase in (R.PH_REFILL_ATT, R.PH_REFILL_DEF):
+        refill = {"player": PLAYER_NAMES[to_move], "house": int(s[R.REFILL]) + 1}
+    return {
+        "valid": True,
+        "error": None,
+        "record": rep.record,
+        "view": None if rep.viewer is None else PLAYER_NAMES[rep.viewer],
+        "moves": len(rep.tokens),
+        "turns": int(s[R.TURN]),
+        "phase": PHASE_NAMES[phase],
+        "terminal": terminal,
+        "to_move": None if terminal else PLAYER_NAMES[to_move],
+        "pending_refill": refill,
+        "vp": [int(R.vp(s, 0)), int(R.vp(s, 1))],
+        "hand_sum": hand_sum,
+        "payoff": payoff,
+        "legal_moves": legal,
+        "players": players,
+        "consistent_positions": None if rep.candidates is None else int(cands.shape[0]),
+        "variant": v.as_dict(),
+    }
