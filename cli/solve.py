@@ -1,0 +1,222 @@
+"""`spycfr info` (tree sizes) and `spycfr solve` (run a CFR-family solver on a game)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+
+import click
+
+from cli.options import build_game, variant_options
+from solver.errors import SpycfrError
+from solver.games import game_module
+
+DEFAULT_ITERATIONS = 1000
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
+
+
+def _parse_number(name: str, text: str | None, kind: type, minimum: float, strict: bool):
+    """``text`` as an int or float, at least (or above, if strict) ``minimum``; else SpycfrError."""
+    if text is None:
+        return None
+    what = "an integer" if kind is int else "a number"
+    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+    try:
+        value = kind(text)
+    except ValueError:
+        raise SpycfrError(f"--{name} must be {what} {bound}, got {text!r}") from None
+    if not math.isfinite(value) or value < minimum or (strict and value == minimum):
+        raise SpycfrError(f"--{name} must be {what} {bound}, got {text!r}")
+    return value
+
+
+def _parse_float(name: str, text: str | None, default: float) -> float:
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise SpycfrError(f"--{name} must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise SpycfrError(f"--{name} must be a finite number, got {text!r}")
+    return value
+
+
+def _build(game_name: str, preset: str | None, variant_params: dict):
+    from solver.build import build_tree
+
+    game_module(game_name)  # unknown game -> one-line error before anything else
+    game = build_game(game_name, preset, variant_params)
+    return build_tree(game)
+
+
+@click.command()
+@click.argument("game")
+@variant_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def info(game: str, preset: str | None, variant_params: dict, as_json: bool) -> None:
+    """Build GAME's tree and print its size: nodes, infosets, actions, depth, memory."""
+    tree = _build(game, preset, variant_params)
+    summary = tree.summary()
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    click.echo(f"{game}  {_variant_text(summary['variant'])}")
+    rows = [
+        ("nodes", f"{summary['nodes']:,}"),
+        ("terminal nodes", f"{summary['terminal_nodes']:,}"),
+        ("chance nodes", f"{summary['chance_nodes']:,}"),
+        ("infosets", f"{summary['infosets']:,} (P1 {summary['infosets_p1']:,}, "
+                     f"P2 {summary['infosets_p2']:,})"),
+        ("max actions", str(summary["max_actions"])),
+        ("depth", str(summary["depth"])),
+        ("bytes", f"{summary['bytes']:,} ({summary['bytes_per_node']:.1f} per node)"),
+        ("build seconds", f"{summary['build_seconds']:.3f}"),
+    ]
+    for label, value in rows:
+        click.echo(f"  {label:<15} {value}")
+
+
+def _variant_text(variant: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in variant.items()) or "(no parameters)"
+
+
+class _Progress:
+    """Progress lines on stderr: iterations, exploitability, it/s, ETA (at most ~1 per second)."""
+
+    def __init__(self, start_iteration: int, iterations: int | None, time_limit: float | None,
+                 quiet: bool) -> None:
+        self.start = start_iteration
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.quiet = quiet
+        self.last_print = -math.inf
+        self.expl: float | None = None
+        self.iteration, self.seconds = start_iteration, 0.0
+
+    def __call__(self, iteration: int, seconds: float, expl: float | None,
+                 final: bool = False) -> None:
+        if expl is not None:
+            self.expl = expl
+        self.iteration, self.seconds = iteration, seconds
+        if self.quiet:
+            return
+        now = time.monotonic()
+        if now - self.last_print < 1.0 and not final:
+            return
+        self.last_print = now
+        done = iteration - self.start
+        rate = done / seconds if seconds > 0 else math.inf
+        etas = []
+        if self.iterations is not None and rate > 0 and math.isfinite(rate):
+            etas.append((self.start + self.iterations - iteration) / rate)
+        if self.time_limit is not None:
+            etas.append(max(self.time_limit - seconds, 0.0))
+        eta = f"{min(etas):.1f}s" if etas else "?"
+        shown = "?" if self.expl is None else f"{self.expl:.6g}"
+        click.echo(
+            f"iteration {iteration}  exploitability {shown}  {rate:,.0f} it/s  ETA {eta}",
+            err=True,
+        )
+
+
+@click.command()
+@click.argument("game")
+@variant_options
+@click.option("--algorithm", default="cfr+", show_default=True,
+              help="cfr, cfr+, lcfr, dcfr or pcfr+.")
+@click.option("--iterations", default=None, help="Stop after this many iterations (>= 1).")
+@click.option("--target-exploitability", default=None,
+              help="Stop once the average strategy's exploitability is at most this (> 0).")
+@click.option("--time-limit", default=None, help="Stop after this many seconds of iterations.")
+@click.option("--seed", default="0", show_default=True,
+              help="Recorded with the result (the solvers are deterministic).")
+@click.option("--alpha", default=None, help="DCFR positive-regret discount exponent (1.5).")
+@click.option("--beta", default=None, help="DCFR negative-regret discount exponent (0).")
+@click.option("--gamma", default=None, help="DCFR strategy-sum discount exponent (2).")
+@click.option("--check-every", default=None,
+              help="Iterations between exploitability checks (default 100).")
+@click.option("--simultaneous", is_flag=True,
+              help="Update both players from one traversal (default: alternating updates).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def solve(
+    game: str, preset: str | None, variant_params: dict, algorithm: str, iterations: str | None,
+    target_exploitability: str | None, time_limit: str | None, seed: str, alpha: str | None,
+    beta: str | None, gamma: str | None, check_every: str | None, simultaneous: bool,
+    quiet: bool, as_json: bool,
+) -> None:
+    """Solve GAME with a CFR-family algorithm; report value, exploitability and timing."""
+    from solver import __version__
+    from solver.best_response import best_response, expected_value
+    from solver.cfr import CFRSolver
+
+    if algorithm not in ALGORITHMS:
+        raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
+    n_iter = _parse_number("iterations", iterations, int, 1, strict=False)
+    target = _parse_number("target-exploitability", target_exploitability, float, 0, strict=True)
+    limit = _parse_number("time-limit", time_limit, float, 0, strict=True)
+    seed_value = _parse_number("seed", seed, int, 0, strict=False)
+    every = _parse_number("check-every", check_every, int, 1, strict=False)
+    a = _parse_float("alpha", alpha, 1.5)
+    b = _parse_float("beta", beta, 0.0)
+    g = _parse_float("gamma", gamma, 2.0)
+    if algorithm != "dcfr" and any(x is not None for x in (alpha, beta, gamma)):
+        raise SpycfrError("--alpha/--beta/--gamma apply to --algorithm dcfr only")
+    if n_iter is None and target is None and limit is None:
+        n_iter = DEFAULT_ITERATIONS
+    if every is None:
+        every = min(100, n_iter) if n_iter is not None else 100
+
+    tree = _build(game, preset, variant_params)
+    solver = CFRSolver(tree, algorithm, alpha=a, beta=b, gamma=g, alternating=not simultaneous)
+    progress = _Progress(solver.iteration, n_iter, limit, quiet)
+    result = solver.solve(
+        iterations=n_iter, target_exploitability=target, time_limit=limit, check_every=every,
+        progress=progress,
+    )
+    progress(result.iterations, result.seconds, result.exploitability, final=True)
+    avg = solver.average_strategy()
+    br0 = best_response(tree, avg, 0)[0]
+    br1 = best_response(tree, avg, 1)[0]
+    nash_conv = br0 + br1
+    out = {
+        "game": game,
+        "variant": tree.variant,
+        "algorithm": algorithm,
+        "alternating": not simultaneous,
+        "iterations": result.iterations,
+        "seed": seed_value,
+        "value_p1": expected_value(tree, avg),
+        "exploitability": nash_conv / 2.0,
+        "nash_conv": nash_conv,
+        "best_response_p1": br0,
+        "best_response_p2": br1,
+        "stopped_by": result.stopped_by,
+        "nodes": tree.num_nodes,
+        "infosets": tree.num_infosets,
+        "build_seconds": tree.build_seconds,
+        "solve_seconds": result.seconds,
+        "ms_per_iteration": 1e3 * result.seconds / max(result.iterations, 1),
+        "version": __version__,
+        "log": [
+            {"iteration": it, "seconds": s, "exploitability": e} for it, s, e in result.log
+        ],
+    }
+    if algorithm == "dcfr":
+        out.update(alpha=a, beta=b, gamma=g)
+    if as_json:
+        click.echo(json.dumps(out))
+        return
+    echo = click.echo
+    echo(f"{game}  {_variant_text(tree.variant)}")
+    echo(f"  algorithm       {algorithm}{'' if not simultaneous else ' (simultaneous)'}")
+    echo(f"  tree            {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets, "
+         f"built in {tree.build_seconds:.2f}s")
+    echo(f"  iterations      {result.iterations} (stopped by {result.stopped_by})")
+    echo(f"  solve time      {result.seconds:.3f}s ({out['ms_per_iteration']:.4f} ms/iteration)")
+    echo(f"  value (P1)      {out['value_p1']:+.6f}")
+    echo(f"  exploitability  {out['exploitability']:.6g} (NashConv {nash_conv:.6g})")
+    sys.stdout.flush()

@@ -1,0 +1,276 @@
+"""Numba kernels of the CFR family over the flat :class:`~solver.tree.Tree` arrays.
+
+One kernel family covers every algorithm (see ``notes/algorithms.md``); the
+algorithm is a handful of numeric switches (:func:`algorithm_params`). An
+iteration is a forward pass in node order (reach probabilities) and a backward
+pass in reverse node order (values and instantaneous regrets), once per player
+with alternating updates, once in all with simultaneous updates. No recursion,
+no allocation per iteration: the caller owns every array.
+
+Reach array ``reach[n, q]``: q = 0/1 the product of that player's own action
+probabilities on the path to ``n``, q = 2 the product of chance probabilities.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+TERMINAL = -1
+CHANCE = 2
+
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
+
+
+def algorithm_params(
+    algorithm: str, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0
+) -> tuple[int, int, int, int, float, float, float]:
+    """(floor, discount, predictive, weight_power, alpha, beta, gamma) of a named algorithm.
+
+    floor: clamp cumulative regrets at 0 (regret matching+); discount: DCFR
+    discounting with (alpha, beta, gamma); predictive: regret matching on R + m;
+    weight_power: the strategy-sum weight is t**weight_power.
+    """
+    if algorithm == "cfr":
+        return 0, 0, 0, 0, 0.0, 0.0, 0.0
+    if algorithm == "cfr+":
+        return 1, 0, 0, 1, 0.0, 0.0, 0.0
+    if algorithm == "lcfr":
+        return 0, 1, 0, 0, 1.0, 1.0, 1.0
+    if algorithm == "dcfr":
+        return 0, 1, 0, 0, float(alpha), float(beta), float(gamma)
+    if algorithm == "pcfr+":
+        return 1, 0, 1, 2, 0.0, 0.0, 0.0
+    raise ValueError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
+
+
+@njit(cache=True)
+def forward_reach(first_child, num_children, node_player, node_infoset, chance_prob, sigma, reach):
+    """reach[n, 0/1/2]: P1's, P2's and chance's contribution to the probability of reaching n."""
+    reach[0, 0] = 1.0
+    reach[0, 1] = 1.0
+    reach[0, 2] = 1.0
+    for n in range(first_child.shape[0]):
+        k = num_children[n]
+        if k == 0:
+            continue
+        s = first_child[n]
+        r0 = reach[n, 0]
+        r1 = reach[n, 1]
+        rc = reach[n, 2]
+        pl = node_player[n]
+        j = node_infoset[n]
+        if pl == 0:
+            for a in range(k):
+                reach[s + a, 0] = r0 * sigma[j, a]
+                reach[s + a, 1] = r1
+                reach[s + a, 2] = rc
+        elif pl == 1:
+            for a in range(k):
+                reach[s + a, 0] = r0
+                reach[s + a, 1] = r1 * sigma[j, a]
+                reach[s + a, 2] = rc
+        else:
+            for a in range(k):
+                reach[s + a, 0] = r0
+                reach[s + a, 1] = r1
+                reach[s + a, 2] = rc * chance_prob[j + a]
+
+
+@njit(cache=True)
+def backward_values(
+    first_child, num_children, node_player, node_infoset, chance_prob, sigma, reach,
+    values, prune_for,
+):
+    """values[n]: P1's expected payoff below n under sigma, computed bottom-up.
+
+    Terminal entries of ``values`` must already hold the utilities (never rewritten).
+
+    With ``prune_for`` = p in (0, 1), nodes that p's opponent never reaches are
+    skipped (value 0): every regret of p below them is weighted by pi_-p = 0 and
+    their parent weighs them by an opponent probability of exactly 0. ``prune_for``
+    = -1 computes every node.
+    """
+    opp = 1 - prune_for
+    for n in range(first_child.shape[0] - 1, -1, -1):
+        k = num_children[n]
+        if k == 0:
+            continue
+        if prune_for >= 0 and reach[n, opp] == 0.0:
+            values[n] = 0.0
+            continue
+        s = first_child[n]
+        j = node_infoset[n]
+        acc = 0.0
+        if node_player[n] == CHANCE:
+            for a in range(k):
+                acc += chance_prob[j + a] * values[s + a]
+        else:
+            for a in range(k):
+                acc += sigma[j, a] * values[s + a]
+        values[n] = acc
+
+
+@njit(cache=True)
+def accumulate_regrets(
+    first_child, num_children, node_infoset, decision_nodes, p, reach, values, target
+):
+    """target[I, a] += pi_-p(h) (v_p(h.a) - v_p(h)) over p's decision nodes h, in node order.
+
+    Adding node by node straight into the cumulative regrets, in increasing node
+    order (the order OpenSpiel's recursion meets an infoset's nodes when the tree is
+    numbered breadth-first, as the builders do), repeats OpenSpiel's floating-point
+    operations; CFR+ trajectories are chaotic at the ulp level, so the order matters.
+    """
+    for i in range(decision_nodes.shape[0]):
+        n = decision_nodes[i]
+        if p == 0:
+            w = reach[n, 1] * reach[n, 2]
+        else:
+            w = -(reach[n, 0] * reach[n, 2])
+        if w == 0.0:
+            continue
+        j = node_infoset[n]
+        s = first_child[n]
+        v = values[n]
+        for a in range(num_children[n]):
+            target[j, a] += w * (values[s + a] - v)
+
+
+@njit(cache=True)
+def update_player(
+    infosets, infoset_node, infoset_num_actions, reach, p, R, S, sigma, m, inst,
+    floor, discount, predictive, weight, pos_factor, neg_factor, sum_factor,
+):
+    """Steps 2-3 of an iteration on player p's infosets: S, R (and m), then regret matching.
+
+    R already holds R + r (regrets are accumulated in place), except for predictive
+    CFR+ where r is in ``inst`` (it becomes the prediction m; ``inst`` is reset to 0).
+    The strategy sum is added once per infoset with the infoset's own reach (all its
+    nodes share it, by perfect recall).
+    """
+    for i in range(infosets.shape[0]):
+        j = infosets[i]
+        k = infoset_num_actions[j]
+        w = weight * reach[infoset_node[j], p]
+        if w != 0.0:
+            for a in range(k):
+                S[j, a] += w * sigma[j, a]
+        total = 0.0
+        for a in range(k):
+            x = R[j, a]
+            if predictive:
+                x += inst[j, a]
+            if floor and x < 0.0:
+                x = 0.0
+            if discount:
+                if x > 0.0:
+                    x *= pos_factor
+                elif x < 0.0:
+                    x *= neg_factor
+            R[j, a] = x
+            if predictive:
+                m[j, a] = inst[j, a]
+                inst[j, a] = 0.0
+                x += m[j, a]
+            if x > 0.0:
+                total += x
+        if discount:
+            for a in range(k):
+                S[j, a] *= sum_factor
+        if total > 0.0:
+            for a in range(k):
+                x = R[j, a] + m[j, a] if predictive else R[j, a]
+                sigma[j, a] = x / total if x > 0.0 else 0.0
+        else:
+            for a in range(k):
+                sigma[j, a] = 1.0 / k
+
+
+@njit(cache=True)
+def run_iterations(
+    first_child, num_children, node_player, node_infoset, utility, chance_prob,
+    infoset_node, infoset_num_actions, infosets0, infosets1, decisions0, decisions1,
+    R, S, sigma, m, inst, reach, values,
+    t_start, n_iter, alternating, floor, discount, predictive, weight_power, alpha, beta, gamma,
+):
+    """Run iterations t_start+1 .. t_start+n_iter in place; returns the last iteration number.
+
+    ``infosets0/1`` list each player's infosets, ``decisions0/1`` each player's
+    decision nodes in increasing order; ``inst``, ``reach`` and ``values`` are
+    scratch (rewritten before being read; ``inst`` must start at 0).
+    """
+    target = inst if predictive else R
+    for n in range(num_children.shape[0]):  # terminal values never change
+        if num_children[n] == 0:
+            values[n] = utility[n]
+    t = t_start
+    for _ in range(n_iter):
+        t += 1
+        tf = float(t)
+        weight = tf**weight_power
+        pos_factor = 1.0
+        neg_factor = 1.0
+        sum_factor = 1.0
+        if discount:
+            ta = tf**alpha
+            tb = tf**beta
+            pos_factor = ta / (ta + 1.0)
+            neg_factor = tb / (tb + 1.0)
+            sum_factor = (tf / (tf + 1.0)) ** gamma
+        if alternating:
+            for p in range(2):
+                forward_reach(
+                    first_child, num_children, node_player, node_infoset, chance_prob, sigma, reach
+                )
+                backward_values(
+                    first_child, num_children, node_player, node_infoset, chance_prob,
+                    sigma, reach, values, p,
+                )
+                accumulate_regrets(
+                    first_child, num_children, node_infoset, decisions0 if p == 0 else decisions1,
+                    p, reach, values, target,
+                )
+                update_player(
+                    infosets0 if p == 0 else infosets1, infoset_node, infoset_num_actions, reach,
+                    p, R, S, sigma, m, inst, floor, discount, predictive, weight,
+                    pos_factor, neg_factor, sum_factor,
+                )
+        else:
+            forward_reach(
+                first_child, num_children, node_player, node_infoset, chance_prob, sigma, reach
+            )
+            backward_values(
+                first_child, num_children, node_player, node_infoset, chance_prob,
+                sigma, reach, values, -1,
+            )
+            for p in range(2):
+                accumulate_regrets(
+                    first_child, num_children, node_infoset, decisions0 if p == 0 else decisions1,
+                    p, reach, values, target,
+                )
+            for p in range(2):
+                update_player(
+                    infosets0 if p == 0 else infosets1, infoset_node, infoset_num_actions, reach,
+                    p, R, S, sigma, m, inst, floor, discount, predictive, weight,
+                    pos_factor, neg_factor, sum_factor,
+                )
+    return t
+
+
+@njit(cache=True)
+def average_strategy(S, infoset_num_actions):
+    """Rows of S normalised; uniform over the legal actions where a row sums to 0."""
+    out = np.zeros_like(S)
+    for j in range(S.shape[0]):
+        k = infoset_num_actions[j]
+        total = 0.0
+        for a in range(k):
+            total += S[j, a]
+        if total > 0.0:
+            for a in range(k):
+                out[j, a] = S[j, a] / total
+        else:
+            for a in range(k):
+                out[j, a] = 1.0 / k
+    return out

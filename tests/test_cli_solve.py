@@ -1,0 +1,110 @@
+"""`spycfr solve` and `spycfr info`: JSON output, human output, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cli.main import main
+
+LEDUC_VALUE = -0.085606424078  # OpenSpiel's sequence-form LP test value for P1
+
+
+def run(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
+    """Run the real entry point in-process: (exit code, stdout, stderr)."""
+    monkeypatch.setattr(sys, "argv", ["spycfr", *args])
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_solve_leduc_json(monkeypatch, capsys):
+    code, out, err = run(
+        monkeypatch, capsys, "solve", "leduc", "--algorithm", "cfr+", "--iterations", "1000",
+        "--json",
+    )
+    assert code == 0
+    res = json.loads(out)
+    for key in ("game", "variant", "algorithm", "iterations", "seed", "value_p1",
+                "exploitability", "nash_conv", "nodes", "infosets", "build_seconds",
+                "solve_seconds", "version"):
+        assert key in res, key
+    assert res["game"] == "leduc" and res["algorithm"] == "cfr+" and res["iterations"] == 1000
+    assert res["value_p1"] == pytest.approx(LEDUC_VALUE, abs=1e-3)
+    assert res["exploitability"] < 1e-3
+    assert res["nash_conv"] == pytest.approx(2 * res["exploitability"], rel=1e-12)
+    assert res["nodes"] == 9457 and res["infosets"] == 936  # OpenSpiel's leduc_poker tree
+    assert 0 < res["solve_seconds"] < 30 and res["build_seconds"] > 0
+    assert "iteration 1000" in err and "exploitability" in err  # progress on stderr
+
+
+def test_solve_kuhn_human_and_target(monkeypatch, capsys):
+    code, out, err = run(
+        monkeypatch, capsys, "solve", "kuhn", "--algorithm", "dcfr", "--target-exploitability",
+        "0.01", "--check-every", "10", "--quiet",
+    )
+    assert code == 0 and err == ""
+    assert "stopped by target" in out
+    assert "value (P1)      -0.05" in out
+
+
+def test_solve_default_iterations_and_seed(monkeypatch, capsys):
+    code, out, _ = run(monkeypatch, capsys, "solve", "kuhn", "--seed", "5", "--json", "-q")
+    res = json.loads(out)
+    assert code == 0 and res["iterations"] == 1000 and res["seed"] == 5
+    assert res["value_p1"] == pytest.approx(-1 / 18, abs=1e-3)
+
+
+def test_info(monkeypatch, capsys):
+    code, out, _ = run(monkeypatch, capsys, "info", "kuhn", "--json")
+    res = json.loads(out)
+    assert code == 0
+    assert (res["nodes"], res["terminal_nodes"], res["infosets_p1"], res["infosets_p2"]) == (
+        58, 30, 6, 6
+    )
+    assert res["max_actions"] == 2 and res["depth"] == 5 and res["bytes"] > 0
+    code, out, _ = run(monkeypatch, capsys, "info", "leduc")
+    assert code == 0 and "9,457" in out and "P1 468" in out
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["solve", "nope"], "unknown game"),
+        (["info", "nope"], "unknown game"),
+        (["solve", "leduc", "--algorithm", "cfr++"], "unknown algorithm"),
+        (["solve", "leduc", "--iterations", "0"], "--iterations"),
+        (["solve", "leduc", "--iterations", "ten"], "--iterations"),
+        (["solve", "leduc", "--time-limit", "0"], "--time-limit"),
+        (["solve", "leduc", "--target-exploitability", "-1"], "--target-exploitability"),
+        (["solve", "leduc", "--check-every", "0"], "--check-every"),
+        (["solve", "leduc", "--algorithm", "dcfr", "--alpha", "nan"], "--alpha"),
+        (["solve", "leduc", "--gamma", "3"], "dcfr only"),
+        (["solve", "kuhn", "--cards", "3"], "cards"),
+    ],
+)
+def test_bad_input_is_one_line(monkeypatch, capsys, args, fragment):
+    code, out, err = run(monkeypatch, capsys, *args)
+    assert code != 0
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0]
+    assert "Traceback" not in err
+
+
+def test_console_script_end_to_end():
+    env = dict(os.environ)
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli.main", "solve", "leduc", "--iterations", "0"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert proc.returncode == 2 and proc.stderr.startswith("error: ")
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
