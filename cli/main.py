@@ -8,7 +8,7 @@ import sys
 import click
 
 from solver import __version__
-from solver.errors import SpycfrError
+from solver.errors import Interrupted, SpycfrError
 from solver.games import game_module, game_names
 
 
@@ -64,6 +64,9 @@ def main() -> None:
     """Run the CLI; user errors become one line on stderr and exit code 2."""
     try:
         cli.main(standalone_mode=False)
+    except Interrupted as exc:
+        click.echo(f"interrupted: {exc}", err=True)
+        sys.exit(130)
     except SpycfrError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

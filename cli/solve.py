@@ -123,7 +123,7 @@ class _Progress:
 
 
 @click.command()
-@click.argument("game")
+@click.argument("game", required=False)
 @variant_options
 @click.option("--algorithm", default="cfr+", show_default=True,
               help="cfr, cfr+, lcfr, dcfr or pcfr+.")
@@ -132,7 +132,7 @@ class _Progress:
               help="Stop once the average strategy's exploitability is at most this (> 0).")
 @click.option("--time-limit", default=None, help="Stop after this many seconds of iterations.")
 @click.option("--seed", default="0", show_default=True,
-              help="Recorded with the result (the solvers are deterministic).")
+              help="Recorded with the result (the full-tree solvers are deterministic).")
 @click.option("--alpha", default=None, help="DCFR positive-regret discount exponent (1.5).")
 @click.option("--beta", default=None, help="DCFR negative-regret discount exponent (0).")
 @click.option("--gamma", default=None, help="DCFR strategy-sum discount exponent (2).")
@@ -140,18 +140,28 @@ class _Progress:
               help="Iterations between exploitability checks (default 100).")
 @click.option("--simultaneous", is_flag=True,
               help="Update both players from one traversal (default: alternating updates).")
+@click.option("-o", "--output", "output", default=None, type=click.Path(),
+              help="Write a run directory (run.json, strategy tables, convergence, checkpoint).")
+@click.option("--checkpoint-every", default=None,
+              help="With -o: save the solver state atomically every K iterations.")
+@click.option("--resume", default=None, type=click.Path(),
+              help="Continue the run in this directory from its checkpoint.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def solve(
-    game: str, preset: str | None, variant_params: dict, algorithm: str, iterations: str | None,
-    target_exploitability: str | None, time_limit: str | None, seed: str, alpha: str | None,
-    beta: str | None, gamma: str | None, check_every: str | None, simultaneous: bool,
+    game: str | None, preset: str | None, variant_params: dict, algorithm: str,
+    iterations: str | None, target_exploitability: str | None, time_limit: str | None,
+    seed: str, alpha: str | None, beta: str | None, gamma: str | None, check_every: str | None,
+    simultaneous: bool, output: str | None, checkpoint_every: str | None, resume: str | None,
     quiet: bool, as_json: bool,
 ) -> None:
-    """Solve GAME with a CFR-family algorithm; report value, exploitability and timing."""
-    from solver import __version__
-    from solver.best_response import best_response, expected_value
-    from solver.cfr import CFRSolver
+    """Solve GAME with a CFR-family algorithm; report value, exploitability and timing.
+
+    With -o RUN_DIR the run is saved for the analysis commands (openings, query, report,
+    best-response, exploitability, export); --resume RUN_DIR continues a saved run, giving
+    the same result as an uninterrupted run. Ctrl-C keeps the last checkpoint.
+    """
+    from solver.run import SolveConfig, solve_run
 
     if algorithm not in ALGORITHMS:
         raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
@@ -160,63 +170,52 @@ def solve(
     limit = _parse_number("time-limit", time_limit, float, 0, strict=True)
     seed_value = _parse_number("seed", seed, int, 0, strict=False)
     every = _parse_number("check-every", check_every, int, 1, strict=False)
+    ckpt = _parse_number("checkpoint-every", checkpoint_every, int, 1, strict=False)
     a = _parse_float("alpha", alpha, 1.5)
     b = _parse_float("beta", beta, 0.0)
     g = _parse_float("gamma", gamma, 2.0)
     if algorithm != "dcfr" and any(x is not None for x in (alpha, beta, gamma)):
         raise SpycfrError("--alpha/--beta/--gamma apply to --algorithm dcfr only")
-    if n_iter is None and target is None and limit is None:
+    if resume is not None and output is not None:
+        raise SpycfrError("--resume continues the run in place: give either --resume or -o")
+    if resume is None:
+        if game is None:
+            raise SpycfrError("missing GAME; games: " + ", ".join(_game_names()))
+        game_module(game)  # unknown game -> one-line error before anything else
+    if n_iter is None and target is None and limit is None and resume is None:
         n_iter = DEFAULT_ITERATIONS
-    if every is None:
-        every = min(100, n_iter) if n_iter is not None else 100
+    if every is None and n_iter is not None:
+        every = min(100, n_iter)
 
-    tree = _build(game, preset, variant_params)
-    solver = CFRSolver(tree, algorithm, alpha=a, beta=b, gamma=g, alternating=not simultaneous)
-    progress = _Progress(solver.iteration, n_iter, limit, quiet)
-    result = solver.solve(
-        iterations=n_iter, target_exploitability=target, time_limit=limit, check_every=every,
-        progress=progress,
+    config = SolveConfig(
+        game=game or "", preset=preset, params=variant_params, algorithm=algorithm,
+        alpha=a, beta=b, gamma=g, alternating=not simultaneous, iterations=n_iter,
+        target_exploitability=target, time_limit=limit, check_every=every, seed=seed_value,
     )
-    progress(result.iterations, result.seconds, result.exploitability, final=True)
-    avg = solver.average_strategy()
-    br0 = best_response(tree, avg, 0)[0]
-    br1 = best_response(tree, avg, 1)[0]
-    nash_conv = br0 + br1
-    out = {
-        "game": game,
-        "variant": tree.variant,
-        "algorithm": algorithm,
-        "alternating": not simultaneous,
-        "iterations": result.iterations,
-        "seed": seed_value,
-        "value_p1": expected_value(tree, avg),
-        "exploitability": nash_conv / 2.0,
-        "nash_conv": nash_conv,
-        "best_response_p1": br0,
-        "best_response_p2": br1,
-        "stopped_by": result.stopped_by,
-        "nodes": tree.num_nodes,
-        "infosets": tree.num_infosets,
-        "build_seconds": tree.build_seconds,
-        "solve_seconds": result.seconds,
-        "ms_per_iteration": 1e3 * result.seconds / max(result.iterations, 1),
-        "version": __version__,
-        "log": [
-            {"iteration": it, "seconds": s, "exploitability": e} for it, s, e in result.log
-        ],
-    }
-    if algorithm == "dcfr":
-        out.update(alpha=a, beta=b, gamma=g)
+    progress = _Progress(0, n_iter, limit, quiet)
+    out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,
+                    progress=progress)
+    progress(out["iterations"], out["solve_seconds"], out["exploitability"], final=True)
     if as_json:
         click.echo(json.dumps(out))
         return
     echo = click.echo
-    echo(f"{game}  {_variant_text(tree.variant)}")
-    echo(f"  algorithm       {algorithm}{'' if not simultaneous else ' (simultaneous)'}")
-    echo(f"  tree            {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets, "
-         f"built in {tree.build_seconds:.2f}s")
-    echo(f"  iterations      {result.iterations} (stopped by {result.stopped_by})")
-    echo(f"  solve time      {result.seconds:.3f}s ({out['ms_per_iteration']:.4f} ms/iteration)")
+    echo(f"{out['game']}  {_variant_text(out['variant'])}")
+    echo(f"  algorithm       {out['algorithm']}"
+         f"{'' if out['algorithm_params']['alternating'] else ' (simultaneous)'}")
+    echo(f"  tree            {out['nodes']:,} nodes, {out['infosets']:,} infosets, "
+         f"built in {out['build_seconds']:.2f}s")
+    echo(f"  iterations      {out['iterations']} (stopped by {out['stopped_by']})")
+    echo(f"  solve time      {out['solve_seconds']:.3f}s "
+         f"({out['ms_per_iteration']:.4f} ms/iteration)")
     echo(f"  value (P1)      {out['value_p1']:+.6f}")
-    echo(f"  exploitability  {out['exploitability']:.6g} (NashConv {nash_conv:.6g})")
+    echo(f"  exploitability  {out['exploitability']:.6g} (NashConv {out['nash_conv']:.6g})")
+    if out.get("run_dir"):
+        echo(f"  run directory   {out['run_dir']}")
     sys.stdout.flush()
+
+
+def _game_names() -> list[str]:
+    from solver.games import game_names
+
+    return game_names()

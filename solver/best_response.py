@@ -89,6 +89,7 @@ def _best_response(
         fill[level[n]] += 1
 
     q = np.zeros((n_infosets, max_actions))
+    opp_sum = np.zeros(n_infosets)  # sum over h in I of pi_-p(h): turns q into conditional values
     best = np.full(n_infosets, -1, dtype=np.int64)
     values = np.empty(n_nodes)  # the responder's payoff
     for lv in range(max_level, -1, -1):
@@ -101,6 +102,7 @@ def _best_response(
                 j = node_infoset[n]
                 s = first_child[n]
                 w = opp[n]
+                opp_sum[j] += w
                 for a in range(num_children[n]):
                     q[j, a] += w * values[s + a]
         # 2. argmax per infoset (ties -> lowest action index).
@@ -135,7 +137,7 @@ def _best_response(
                 for a in range(k):
                     acc += sigma[j, a] * values[s + a]
             values[n] = acc
-    return values[0], best
+    return values[0], best, q, opp_sum
 
 
 @njit(cache=True)
@@ -151,6 +153,7 @@ def _counterfactual_values(
     )
     cfv = np.zeros((n_infosets, max_actions))
     infoset_reach = np.zeros(n_infosets)
+    opp_reach = np.zeros(n_infosets)
     for n in range(n_nodes):
         k = num_children[n]
         pl = node_player[n]
@@ -165,7 +168,8 @@ def _counterfactual_values(
         for a in range(k):
             cfv[j, a] += w * values[s + a]
         infoset_reach[j] += reach[n, 0] * reach[n, 1] * reach[n, 2]
-    return cfv, infoset_reach
+        opp_reach[j] += reach[n, 1 - pl] * reach[n, 2]
+    return cfv, infoset_reach, opp_reach
 
 
 def _arrays(tree: Tree) -> tuple:
@@ -201,10 +205,28 @@ def best_response(tree: Tree, strategy: np.ndarray, player: int) -> tuple[float,
     if player not in (0, 1):
         raise ValueError(f"player must be 0 or 1, got {player!r}")
     strategy = _check(tree, strategy)
-    value, best = _best_response(
+    value, best, _, _ = _best_response(
         *_arrays(tree), tree.num_infosets, strategy.shape[1], strategy, player
     )
     return float(value), best
+
+
+def best_response_values(
+    tree: Tree, strategy: np.ndarray, player: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(q, best, opp_reach) of ``player``'s best response to the opponent's strategy.
+
+    q[I, a] = sum over h in I of pi_-p(h) * (best-response value of h.a), on ``player``'s
+    infosets; q / opp_reach[I] is the value of action a at I, conditional on reaching I,
+    when ``player`` plays as well as possible afterwards.
+    """
+    if player not in (0, 1):
+        raise ValueError(f"player must be 0 or 1, got {player!r}")
+    strategy = _check(tree, strategy)
+    _, best, q, opp = _best_response(
+        *_arrays(tree), tree.num_infosets, strategy.shape[1], strategy, player
+    )
+    return q, best, opp
 
 
 def nash_conv(tree: Tree, strategy: np.ndarray) -> float:
@@ -217,10 +239,21 @@ def exploitability(tree: Tree, strategy: np.ndarray) -> float:
     return nash_conv(tree, strategy) / 2.0
 
 
-def counterfactual_values(tree: Tree, strategy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(cfv, reach) under the profile: cfv[I, a] = sum_{h in I} pi_-p(h) v_p(h.a) for I's
-    player p, reach[I] = sum_{h in I} pi(h) (both players' and chance's probabilities)."""
+def infoset_values(
+    tree: Tree, strategy: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cfv, reach, opp_reach) per infoset under the profile, for the acting player.
+
+    cfv[I, a] = sum_{h in I} pi_-p(h) v_p(h.a); reach[I] = sum_{h in I} pi(h);
+    opp_reach[I] = sum_{h in I} pi_-p(h), so cfv / opp_reach is the conditional value.
+    """
     strategy = _check(tree, strategy)
     return _counterfactual_values(
         *_arrays(tree), tree.num_infosets, strategy.shape[1], strategy
     )
+
+
+def counterfactual_values(tree: Tree, strategy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(cfv, reach) of :func:`infoset_values` (kept for callers that need no opponent reach)."""
+    cfv, reach, _ = infoset_values(tree, strategy)
+    return cfv, reach

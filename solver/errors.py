@@ -11,3 +11,7 @@ class VariantError(SpycfrError):
 
 class RecordError(SpycfrError):
     """An illegal or malformed game record: the message names the move number, token and reason."""
+
+
+class Interrupted(SpycfrError):
+    """The user pressed Ctrl-C; the message says what was kept (exit code 130)."""

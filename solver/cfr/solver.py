@@ -213,7 +213,7 @@ class CFRSolver:
                 since_check = 0
                 expl = self.exploitability()
                 measured = expl
-                self.log.append((self.iteration, seconds, expl))
+                self.log.append((self.iteration, self.solve_seconds + seconds, expl))
             if progress is not None:
                 progress(self.iteration, seconds, measured)
             if target_exploitability is not None and measured is not None and (

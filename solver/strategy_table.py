@@ -1,0 +1,159 @@
+"""Strategies as tidy tables (one row per infoset and action) and back.
+
+A table has the columns ``player`` (P1/P2), ``infoset`` (the acting player's
+information state: the record as that player saw it, for Agent Hunter),
+``action`` (record notation) and ``probability``; tables written by spycfr add
+``reach_probability`` (total probability that play reaches the infoset) and
+``counterfactual_value`` (the acting player's expected payoff of the action,
+conditional on reaching the infoset; empty where the opponent never gets there).
+The same format, with only the first four columns, is how users hand their own
+strategies to ``spycfr exploitability``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from solver.errors import SpycfrError
+from solver.io import atomic_path
+from solver.labels import tree_labels
+from solver.tree import Tree
+
+REQUIRED_COLUMNS = ("player", "infoset", "action", "probability")
+FORMATS = ("csv", "parquet", "json")
+PLAYER_NAMES = ("P1", "P2")
+
+
+def strategy_table(
+    tree: Tree,
+    strategy: np.ndarray,
+    cfv: np.ndarray | None = None,
+    reach: np.ndarray | None = None,
+    opponent_reach: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Tidy table of ``strategy``; ``cfv``/``reach`` come from best_response.counterfactual_values.
+
+    ``opponent_reach`` (sum over the infoset's nodes of the opponent-and-chance reach) turns
+    counterfactual values into conditional values; where it is 0 the value is left empty.
+    """
+    keys, actions = tree_labels(tree)
+    counts = tree.infoset_num_actions.astype(np.int64)
+    rows = np.repeat(np.arange(tree.num_infosets), counts)
+    cols = np.concatenate([np.arange(k) for k in counts]) if len(counts) else np.zeros(0, int)
+    table = pd.DataFrame(
+        {
+            "player": np.array(PLAYER_NAMES)[tree.infoset_player[rows]],
+            "infoset": np.array(keys, dtype=object)[rows],
+            "action": [actions[i][k] for i, k in zip(rows, cols, strict=True)],
+            "probability": strategy[rows, cols],
+        }
+    )
+    if reach is not None:
+        table["reach_probability"] = reach[rows]
+    if cfv is not None:
+        values = cfv[rows, cols].astype(float)
+        if opponent_reach is not None:
+            denom = opponent_reach[rows]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values = np.where(denom > 0, values / denom, np.nan)
+        table["counterfactual_value"] = values
+    return table
+
+
+def write_table(table: pd.DataFrame, path: str | Path, fmt: str | None = None) -> Path:
+    """Write ``table`` atomically as CSV, Parquet or JSON (floats written losslessly)."""
+    path = Path(path)
+    fmt = fmt or path.suffix.lstrip(".")
+    if fmt not in FORMATS:
+        raise SpycfrError(f"unknown table format {fmt!r}; allowed: {', '.join(FORMATS)}")
+    with atomic_path(path) as tmp:
+        if fmt == "csv":
+            # repr-style floats: %.17g round-trips every float64 exactly
+            table.to_csv(tmp, index=False, float_format="%.17g")
+        elif fmt == "parquet":
+            table.to_parquet(tmp, index=False)
+        else:
+            table.to_json(tmp, orient="records", double_precision=15, indent=1)
+    return path
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a strategy table (by extension: .csv, .parquet, .json); errors name the problem."""
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    if not path.is_file():
+        raise SpycfrError(f"strategy table {str(path)!r} does not exist")
+    if fmt not in FORMATS:
+        raise SpycfrError(
+            f"strategy table {str(path)!r}: unknown extension; allowed: .csv, .parquet, .json"
+        )
+    try:
+        if fmt == "csv":
+            table = pd.read_csv(path, dtype={"player": str, "infoset": str, "action": str})
+        elif fmt == "parquet":
+            table = pd.read_parquet(path)
+        else:
+            table = pd.read_json(path, orient="records", dtype={"infoset": str, "action": str})
+    except Exception as exc:  # pandas raises many types for unreadable files
+        raise SpycfrError(f"cannot read strategy table {str(path)!r}: {exc}") from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in table.columns]
+    if missing:
+        raise SpycfrError(
+            f"strategy table {str(path)!r} lacks column(s) {', '.join(missing)}; "
+            f"required: {', '.join(REQUIRED_COLUMNS)}"
+        )
+    return table
+
+
+def strategy_from_table(
+    tree: Tree, table: pd.DataFrame, default: str = "uniform", tolerance: float = 1e-6
+) -> tuple[np.ndarray, int]:
+    """Strategy array from a table; infosets the table omits get ``default`` (uniform).
+
+    Returns the array and how many infosets were filled by default. Unknown infosets or
+    actions, negative or non-numeric probabilities and rows not summing to 1 are errors.
+    """
+    keys, actions = tree_labels(tree)
+    index = {(PLAYER_NAMES[tree.infoset_player[i]], k): i for i, k in enumerate(keys)}
+    strategy = np.zeros((tree.num_infosets, max(tree.max_actions, 1)))
+    seen = np.zeros(tree.num_infosets, dtype=bool)
+    probs = pd.to_numeric(table["probability"], errors="coerce")
+    for row, (player, key, action, p) in enumerate(
+        zip(table["player"], table["infoset"], table["action"], probs, strict=True), start=1
+    ):
+        where = f"strategy table row {row}"
+        if player not in PLAYER_NAMES:
+            raise SpycfrError(f"{where}: player {player!r} is not one of P1, P2")
+        i = index.get((player, key))
+        if i is None:
+            raise SpycfrError(f"{where}: {player} has no information state {key!r} in this game")
+        try:
+            k = actions[i].index(action)
+        except ValueError:
+            raise SpycfrError(
+                f"{where}: action {action!r} is not legal at {key!r}; "
+                f"legal: {', '.join(actions[i])}"
+            ) from None
+        if not np.isfinite(p) or p < 0:
+            raise SpycfrError(f"{where}: probability {p!r} must be a number >= 0")
+        strategy[i, k] = p
+        seen[i] = True
+    sums = strategy.sum(axis=1)
+    bad = np.flatnonzero(seen & (np.abs(sums - 1.0) > tolerance))
+    if len(bad):
+        i = bad[0]
+        raise SpycfrError(
+            f"strategy table: probabilities at {PLAYER_NAMES[tree.infoset_player[i]]} "
+            f"{keys[i]!r} sum to {sums[i]:.9g}, not 1 ({len(bad)} infoset(s) affected)"
+        )
+    strategy[seen] /= sums[seen][:, None]
+    n_default = int((~seen).sum())
+    if n_default:
+        if default != "uniform":
+            raise SpycfrError(f"strategy table omits {n_default} information state(s)")
+        for i in np.flatnonzero(~seen):
+            strategy[i, : tree.infoset_num_actions[i]] = 1.0 / tree.infoset_num_actions[i]
+    return strategy, n_default
