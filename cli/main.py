@@ -46,6 +46,7 @@ def _register() -> None:
         ("cli.record", ["record"]),
         ("cli.solve", ["solve", "info"]),
         ("cli.export_efg", ["export_efg"]),
+        ("cli.analyse", ["openings", "query", "best_response_cmd", "exploitability", "export"]),
     ]:
         try:
             module = importlib.import_module(module_name)

@@ -265,4 +265,23 @@ def load_run(path: str | Path) -> Run:
         raise SpycfrError(
             f"run {str(path)!r} does not match the tree of its variant (made by another version?)"
         )
+    if tree.infoset_keys is None:
+        _labels_from_table(tree, path / "strategy.parquet")
     return Run(path, meta, tree, strategy)
+
+
+def _labels_from_table(tree: Tree, table_path: Path) -> None:
+    """Take the infoset keys and action labels from the run's own table (rows are in infoset
+    and action order), which is much faster than replaying every infoset."""
+    try:
+        table = pd.read_parquet(table_path, columns=["infoset", "action"])
+    except Exception:
+        return  # labels are recomputed on demand
+    counts = tree.infoset_num_actions.astype(np.int64)
+    if len(table) != int(counts.sum()):
+        return
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    keys = table["infoset"].to_numpy()
+    actions = table["action"].tolist()
+    tree.infoset_keys = [str(keys[i]) for i in starts]
+    tree.action_labels = [actions[i:i + k] for i, k in zip(starts, counts, strict=True)]

@@ -12,6 +12,7 @@ strategies to ``spycfr exploitability``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -76,7 +77,9 @@ def write_table(table: pd.DataFrame, path: str | Path, fmt: str | None = None) -
         elif fmt == "parquet":
             table.to_parquet(tmp, index=False)
         else:
-            table.to_json(tmp, orient="records", double_precision=15, indent=1)
+            # json's float repr is the shortest exact one (pandas caps at 15 digits)
+            records = table.astype(object).where(table.notna(), None).to_dict(orient="records")
+            tmp.write_text(json.dumps(records, indent=1) + "\n")
     return path
 
 
@@ -92,11 +95,13 @@ def read_table(path: str | Path) -> pd.DataFrame:
         )
     try:
         if fmt == "csv":
-            table = pd.read_csv(path, dtype={"player": str, "infoset": str, "action": str})
+            # keep_default_na=False: the empty record (P1's placement) is a real infoset key
+            table = pd.read_csv(path, dtype={"player": str, "infoset": str, "action": str},
+                                keep_default_na=False, na_values={"probability": [""]})
         elif fmt == "parquet":
             table = pd.read_parquet(path)
         else:
-            table = pd.read_json(path, orient="records", dtype={"infoset": str, "action": str})
+            table = pd.DataFrame(json.loads(path.read_text()))
     except Exception as exc:  # pandas raises many types for unreadable files
         raise SpycfrError(f"cannot read strategy table {str(path)!r}: {exc}") from None
     missing = [c for c in REQUIRED_COLUMNS if c not in table.columns]

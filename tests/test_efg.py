@@ -153,7 +153,7 @@ def test_agent_hunter_tiny_export(hunter_tiny, tmp_path):
     text = path.read_text()
     assert size == path.stat().st_size and text == efg_text(tree)
     efg = read_efg(text)
-    assert "agent-hunter" in efg["title"] and "houses=1" in efg["title"]
+    assert "agent-hunter" in efg["title"] and "houses=2" in efg["title"]
     nodes = efg["nodes"]
     summ, s = efg_summary(text), tree.summary()
     assert summ["nodes"] == s["nodes"] and summ["terminal_nodes"] == s["terminal_nodes"]
@@ -244,12 +244,12 @@ def test_cli_export(tmp_path):
 def test_cli_variant_options(tmp_path):
     path = tmp_path / "h.efg"
     r = CliRunner().invoke(
-        cli, ["export-efg", "agent-hunter", "--preset", "tiny", "--max-turns", "2", "-o", str(path)]
+        cli, ["export-efg", "agent-hunter", "--preset", "tiny", "--max-turns", "1", "-o", str(path)]
     )
     assert r.exit_code == 0, r.output
-    tree = build_tree(make_game("agent-hunter", "tiny", {"max_turns": "2"}))
+    tree = build_tree(make_game("agent-hunter", "tiny", {"max_turns": "1"}))
     assert efg_summary(path.read_text())["nodes"] == tree.num_nodes
-    assert "max_turns=2" in read_efg(path.read_text())["title"]
+    assert "max_turns=1" in read_efg(path.read_text())["title"]
 
 
 @pytest.mark.parametrize(

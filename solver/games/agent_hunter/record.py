@@ -389,6 +389,11 @@ def parse_view(variant: Variant, text: str, player: int) -> str:
     return " ".join(_replay_view(variant, _tokens(text), player).tokens)
 
 
+def replay_view(variant: Variant, text: str, player: int) -> Replay:
+    """Replay ``player``'s view record over every full history consistent with it."""
+    return _replay_view(variant, _tokens(text), player)
+
+
 def _replay_view(variant: Variant, toks: list[str], viewer: int) -> Replay:
     """Follow every full history consistent with ``viewer``'s view (at most the ways of
     filling the opponent's houses), with the numba rules deciding each step."""

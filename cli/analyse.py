@@ -1,0 +1,232 @@
+"""Commands that read a run directory: openings, query, best-response, exploitability, export."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import click
+import numpy as np
+
+from cli.options import build_game, variant_options
+from solver.errors import SpycfrError
+
+PLAYER_CHOICE = click.Choice(["P1", "P2"], case_sensitive=False)
+
+
+def _load(run_dir: str):
+    from solver.run import load_run
+
+    return load_run(run_dir)
+
+
+def _fmt(x) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:+.4f}"
+
+
+def _header(run) -> str:
+    m = run.meta
+    variant = " ".join(f"{k}={v}" for k, v in m["variant"].items())
+    return (f"{m['game']} {variant}: {m['algorithm']} x{m['iterations']}, value(P1) "
+            f"{m['value_p1']:+.5f}, exploitability {m['exploitability']:.3g}")
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the placement table as CSV.")
+@click.option("--top", default=10, show_default=True, type=click.IntRange(min=1),
+              help="Rows per player in the text output.")
+def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
+    """Optimal openings: equilibrium placement distribution and the value of every placement."""
+    from solver.openings import openings_by_cards, openings_table
+
+    run = _load(run_dir)
+    table = openings_table(run.tree, run.strategy)
+    if as_csv:
+        click.echo(table.to_csv(index=False, float_format="%.17g"), nl=False)
+        return
+    by_cards = openings_by_cards(table)
+    if as_json:
+        out = {"run": {k: run.meta[k] for k in ("game", "variant", "algorithm", "iterations",
+                                                 "value_p1", "exploitability")}}
+        for player in ("P1", "P2"):
+            out[player] = {
+                "placements": table[table.player == player].drop(columns="player")
+                .to_dict(orient="records"),
+                "card_sets": by_cards[by_cards.player == player].drop(columns="player")
+                .to_dict(orient="records"),
+            }
+        click.echo(json.dumps(out))
+        return
+    click.echo(_header(run))
+    for player in ("P1", "P2"):
+        rows = table[table.player == player]
+        click.echo(f"\n{player} placements, best first (values are {player}'s payoff; "
+                   f"equilibrium value {_fmt(_player_value(run, player))})")
+        click.echo(f"  {'rank':>4}  {'placement':<16} {'eq prob':>8} {'BR value':>9} "
+                   f"{'eq value':>9}")
+        for r in rows.head(top).itertuples():
+            click.echo(f"  {r.rank:>4}  {r.opening:<16} {r.probability:>8.4f} "
+                       f"{_fmt(r.br_value):>9} {_fmt(r.eq_value):>9}")
+        if len(rows) > top:
+            click.echo(f"  ... {len(rows) - top} more (--top, --csv or --json for all)")
+        sets = by_cards[(by_cards.player == player) & (by_cards.probability > 1e-6)]
+        click.echo("  card sets played at equilibrium: " + ", ".join(
+            f"{{{c}}} {p:.3f}" for c, p in zip(sets.cards, sets.probability, strict=True)))
+
+
+def _player_value(run, player: str) -> float:
+    v = run.meta["value_p1"]
+    return v if player == "P1" else -v
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path())
+@click.argument("record", nargs=-1, required=True)
+@click.option("--as", "as_player", required=True, type=PLAYER_CHOICE,
+              help="Whose view the record is written from.")
+@click.option("--against", default=None,
+              help="Value moves against this opponent instead: a run directory, a strategy "
+                   "table file, or 'uniform'.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | None,
+          as_json: bool) -> None:
+    """Best move from a position: RECORD is the game so far as that player saw it ('?' hidden)."""
+    from solver.query import opponent_strategy
+    from solver.query import query as run_query
+
+    run = _load(run_dir)
+    player = 0 if as_player.upper() == "P1" else 1
+    other = None if against is None else opponent_strategy(run.tree, against)
+    result = run_query(run, player, " ".join(record), other)
+    result["against"] = against or "equilibrium"
+    result["exploitability"] = run.meta["exploitability"]
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    click.echo(_header(run))
+    click.echo(f"{result['player']} to move after: {result['information_state'] or '(start)'}")
+    click.echo(f"opponent: {result['against']}; values are {result['player']}'s expected payoff")
+    if not result["opponent_reaches"]:
+        click.echo("note: the opponent's strategy never leads here; values are undefined")
+    click.echo(f"  {'move':<22} {'eq prob':>8} {'value':>9} {'BR value':>9}")
+    for m in sorted(result["moves"], key=lambda m: -(m["value"] if m["value"] is not None
+                                                     else -math.inf)):
+        click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {_fmt(m['value']):>9} "
+                   f"{_fmt(m['br_value']):>9}")
+    click.echo(f"best move: {result['best_move']}   position value: "
+               f"{_fmt(result['position_value'])}")
+
+
+@click.command("best-response")
+@click.argument("run_dir", type=click.Path())
+@click.option("--player", required=True, type=PLAYER_CHOICE, help="The best-responding player.")
+@click.option("--against", default=None,
+              help="Opponent strategy: a run directory, a strategy table file or 'uniform' "
+                   "(default: the run's own strategy).")
+@click.option("-o", "--output", default=None, type=click.Path(),
+              help="Write the best-response strategy table (.csv, .parquet or .json).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def best_response_cmd(run_dir: str, player: str, against: str | None, output: str | None,
+                      as_json: bool) -> None:
+    """The best response of PLAYER to the opponent's strategy: its value and the strategy."""
+    from solver.best_response import best_response, expected_value
+    from solver.query import combine, opponent_strategy
+    from solver.strategy_table import strategy_table, write_table
+
+    run = _load(run_dir)
+    tree = run.tree
+    p = 0 if player.upper() == "P1" else 1
+    profile = run.strategy
+    if against is not None:
+        profile = combine(run.strategy, opponent_strategy(tree, against), tree, p)
+    value, best = best_response(tree, profile, p)
+    own = expected_value(tree, profile) * (1 if p == 0 else -1)
+    br_strategy = np.zeros_like(run.strategy)
+    rows = np.flatnonzero(tree.infoset_player == p)
+    br_strategy[rows, best[rows]] = 1.0
+    written = None
+    if output is not None:
+        table = strategy_table(tree, br_strategy)
+        written = str(write_table(table[table.player == player.upper()], output))
+    out = {"player": player.upper(), "against": against or "run strategy",
+           "best_response_value": value, "strategy_value": own, "gain": value - own,
+           "infosets": int(len(rows)), "table": written}
+    if as_json:
+        click.echo(json.dumps(out))
+        return
+    click.echo(_header(run))
+    click.echo(f"{out['player']} best response against {out['against']}: value {value:+.6f} "
+               f"(the run's own strategy gets {own:+.6f}; gain {value - own:.6g})")
+    if written:
+        click.echo(f"best-response strategy ({len(rows)} infosets) written to {written}")
+
+
+@click.command()
+@click.argument("source", type=click.Path())
+@click.option("--game", default=None, help="With a strategy table: the game it plays.")
+@variant_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def exploitability(source: str, game: str | None, preset: str | None, variant_params: dict,
+                   as_json: bool) -> None:
+    """Exploitability of a run (RUN_DIR) or of a strategy table (a .csv/.parquet/.json file).
+
+    A table needs --game and the variant (--preset or parameters). Columns: player (P1/P2),
+    infoset (the player's view record), action (record notation), probability; infosets the
+    table omits play uniformly at random.
+    """
+    from solver.best_response import best_response, expected_value
+    from solver.build import build_tree
+    from solver.strategy_table import read_table, strategy_from_table
+
+    path = Path(source)
+    defaulted = 0
+    if path.is_dir():
+        run = _load(source)
+        tree, strategy = run.tree, run.strategy
+    elif path.is_file():
+        if game is None:
+            raise SpycfrError("a strategy table needs --game (and its variant options)")
+        tree = build_tree(build_game(game, preset, variant_params))
+        strategy, defaulted = strategy_from_table(tree, read_table(path))
+    else:
+        raise SpycfrError(f"{source!r} is neither a run directory nor a strategy table file")
+    br0 = best_response(tree, strategy, 0)[0]
+    br1 = best_response(tree, strategy, 1)[0]
+    out = {"source": source, "game": tree.game, "variant": tree.variant,
+           "value_p1": expected_value(tree, strategy), "best_response_p1": br0,
+           "best_response_p2": br1, "nash_conv": br0 + br1, "exploitability": (br0 + br1) / 2,
+           "infosets": tree.num_infosets, "infosets_defaulted_uniform": defaulted}
+    if as_json:
+        click.echo(json.dumps(out))
+        return
+    click.echo(f"{tree.game} {' '.join(f'{k}={v}' for k, v in tree.variant.items())}")
+    click.echo(f"  value (P1)               {out['value_p1']:+.6f}")
+    click.echo(f"  P1 best response (vs P2) {br0:+.6f}")
+    click.echo(f"  P2 best response (vs P1) {br1:+.6f}")
+    click.echo(f"  NashConv                 {out['nash_conv']:.6g}")
+    click.echo(f"  exploitability           {out['exploitability']:.6g}")
+    if defaulted:
+        click.echo(f"  ({defaulted} of {tree.num_infosets} infosets not in the table: uniform)")
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path())
+@click.option("--format", "fmt", required=True, type=click.Choice(["csv", "json", "parquet"]),
+              help="Table format (floats are written losslessly).")
+@click.option("-o", "--output", default=None, type=click.Path(),
+              help="Output file (default: RUN_DIR/strategy.FORMAT).")
+def export(run_dir: str, fmt: str, output: str | None) -> None:
+    """Export a run's average strategy as a tidy table."""
+    from solver.run import strategy_run_table
+    from solver.strategy_table import write_table
+
+    run = _load(run_dir)
+    target = Path(output) if output else Path(run_dir) / f"strategy.{fmt}"
+    table = strategy_run_table(run.tree, run.strategy)
+    write_table(table, target, fmt)
+    click.echo(f"wrote {target}: {len(table):,} rows ({run.tree.num_infosets:,} infosets)")
