@@ -30,11 +30,15 @@ iteration = both):
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
 
+from solver.best_response import exploitability
 from solver.errors import SpycfrError
 from solver.games.agent_hunter import rules as R
 from solver.games.agent_hunter.variant import Variant
@@ -639,6 +643,25 @@ def estimate_es_nodes(variant: Variant, probes: int = 200, seed: int = 0) -> flo
                                  np.int64(probes), np.int64(seed)))
 
 
+REGRET_BOUND_KIND = "regret bound estimate from sampled regrets (not an exact best response)"
+
+
+@dataclass
+class MCCFRResult:
+    """Outcome of :meth:`MCCFRSolver.solve`; ``log`` rows: (iteration, seconds, value).
+
+    ``value`` is the exact exploitability when ``kind == "exact"``, otherwise the regret
+    bound ESTIMATE (``kind`` spells that out).
+    """
+
+    iterations: int
+    seconds: float
+    value: float
+    kind: str
+    stopped_by: str
+    log: list[tuple[int, float, float]] = field(default_factory=list)
+
+
 class MCCFRSolver:
     """External- or outcome-sampling MCCFR on an Agent Hunter variant, no tree needed.
 
@@ -686,6 +709,8 @@ class MCCFRSolver:
                 )
         self._reset()
         self.seconds = 0.0
+        self.log: list[tuple[int, float, float]] = []
+        self.last_tree_coverage: float | None = None
 
     def _reset(self) -> None:
         self.iteration = 0
@@ -795,7 +820,7 @@ class MCCFRSolver:
                             self._inf_player, self._regret) / t
         nash_conv = float(sums[0] + sums[1])
         return {
-            "kind": "regret bound estimate from sampled regrets (not an exact best response)",
+            "kind": REGRET_BOUND_KIND,
             "regret_p1": float(sums[0]),
             "regret_p2": float(sums[1]),
             "nash_conv_bound_estimate": nash_conv,
@@ -812,9 +837,100 @@ class MCCFRSolver:
         _average_row(self._ssum, self._inf_off[idx], k, out)
         return out
 
+    def average_table(self) -> dict:
+        """The whole average strategy, one row per stored infoset (for exports).
+
+        ``key``/``player``/``num_actions``/``offset`` per infoset; ``policy`` is the flat
+        pool of normalised rows (row j = policy[offset[j]:offset[j] + num_actions[j]],
+        actions in ``rules.legal_actions`` order).
+        """
+        n, used = self.num_infosets, int(self._counts[C_POOL])
+        off, nact = self._inf_off[:n].copy(), self._inf_nact[:n].copy()
+        return {
+            "key": self._inf_key[:n].copy(),
+            "player": self._inf_player[:n].copy(),
+            "num_actions": nact,
+            "offset": off,
+            "policy": _average_pool(np.int64(n), off, nact, self._ssum[:used]),
+        }
+
     def strategy_on_tree(self, tree: Tree) -> np.ndarray:
         """See :func:`strategy_on_tree`."""
         return strategy_on_tree(self, tree)
+
+    def solve(
+        self,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        check_every: int | None = None,
+        tree: Tree | None = None,
+        target_exploitability: float | None = None,
+        progress: Callable[[int, float, float | None], None] | None = None,
+    ) -> MCCFRResult:
+        """Iterate until ``iterations`` more are done or ``time_limit`` seconds have passed.
+
+        Every ``check_every`` iterations (and at the end) the log gets the EXACT
+        exploitability if ``tree`` (the enumerated variant) is given, else the regret
+        bound estimate (:meth:`regret_bound`); ``MCCFRResult.kind`` says which.
+        ``target_exploitability`` needs ``tree`` (an estimate is no stopping proof).
+        """
+        if iterations is None and time_limit is None:
+            iterations = 1000
+        if iterations is not None and iterations < 1:
+            raise SpycfrError(f"iterations must be >= 1, got {iterations}")
+        if time_limit is not None and not time_limit > 0:
+            raise SpycfrError(f"time limit must be > 0 seconds, got {time_limit}")
+        if target_exploitability is not None and tree is None:
+            raise SpycfrError(
+                "a target exploitability needs an enumerable variant (exact best response); "
+                "MCCFR on a variant that cannot be enumerated only has a regret bound estimate"
+            )
+        check_every = check_every or 1000
+        if check_every < 1:
+            raise SpycfrError(f"check-every must be >= 1, got {check_every}")
+        kind = "exact" if tree is not None else REGRET_BOUND_KIND
+
+        def measure() -> float:
+            if tree is not None:
+                return exploitability(tree, strategy_on_tree(self, tree))
+            return self.regret_bound()["exploitability_bound_estimate"]
+
+        self.warm_up()
+        end = None if iterations is None else self.iteration + iterations
+        seconds, since, batch, stopped, value = 0.0, 0, 1, "iterations", math.inf
+        while True:
+            step = check_every - since
+            if end is not None:
+                step = min(step, end - self.iteration)
+            if time_limit is not None:
+                step = min(step, batch)
+            t0 = time.perf_counter()
+            self.iterate(step)
+            dt = time.perf_counter() - t0
+            seconds += dt
+            since += step
+            if dt < 0.05:
+                batch *= 2
+            done = end is not None and self.iteration >= end
+            out_of_time = time_limit is not None and seconds >= time_limit
+            measured = None
+            if since >= check_every or done or out_of_time:
+                since = 0
+                value = measured = measure()
+                self.log.append((self.iteration, self.seconds, value))
+            if progress is not None:
+                progress(self.iteration, seconds, measured)
+            if target_exploitability is not None and measured is not None and (
+                value <= target_exploitability
+            ):
+                stopped = "target"
+                break
+            if done:
+                break
+            if out_of_time:
+                stopped = "time"
+                break
+        return MCCFRResult(self.iteration, seconds, value, kind, stopped, list(self.log))
 
     # --- checkpoint -------------------------------------------------------------------
     def state_dict(self) -> dict:
@@ -890,6 +1006,14 @@ def _resized(a: np.ndarray, n: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def _average_pool(n, inf_off, inf_nact, ssum):
+    out = np.empty(ssum.shape[0])
+    for j in range(n):
+        _average_row(ssum, inf_off[j], inf_nact[j], out[inf_off[j]:])
+    return out
+
+
+@njit(cache=True)
 def _rebuild_table(inf_key, n):
     table, size = hm_new(2 * n + 16)
     for j in range(n):
@@ -946,6 +1070,6 @@ def time_run(solver: MCCFRSolver, seconds: float, batch: int = 1) -> dict:
 
 
 __all__ = [
-    "SCHEMES", "MCCFRSolver", "strategy_on_tree", "regrets_on_tree", "estimate_es_nodes",
-    "root_key", "combine_key", "max_depth", "time_run",
+    "SCHEMES", "MCCFRSolver", "MCCFRResult", "REGRET_BOUND_KIND", "strategy_on_tree",
+    "regrets_on_tree", "estimate_es_nodes", "root_key", "combine_key", "max_depth", "time_run",
 ]

@@ -1,0 +1,200 @@
+"""Monte-Carlo CFR on Agent Hunter: exact exploitability on enumerable variants, unbiased
+sampled regrets, reproducibility and bit-identical resume."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from solver.best_response import counterfactual_values, exploitability
+from solver.cfr.mccfr import MCCFRSolver, regrets_on_tree, root_key, strategy_on_tree
+from solver.errors import SpycfrError
+from solver.games.agent_hunter.enumerate import build_tree
+from solver.games.agent_hunter.variant import make_variant
+
+T3 = {"cards": 3, "houses": 1, "decoys": 1, "max_turns": 3}
+
+
+@pytest.fixture(scope="module")
+def t3():
+    variant = make_variant(None, T3)
+    return variant, build_tree(variant)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    variant = make_variant("tiny")
+    return variant, build_tree(variant)
+
+
+@pytest.mark.parametrize(
+    ("scheme", "checkpoints", "factor"),
+    [("external", (1000, 10000), 0.15), ("outcome", (10000, 100000), 0.3)],
+)
+@pytest.mark.parametrize("game", ["t3", "tiny"])
+def test_exact_exploitability_falls(game, scheme, checkpoints, factor, request):
+    variant, tree = request.getfixturevalue(game)
+    uniform = exploitability(tree, tree.uniform_strategy())
+    solver = MCCFRSolver(variant, scheme, seed=3)
+    values = []
+    for n in checkpoints:
+        solver.iterate(n - solver.iteration)
+        values.append(exploitability(tree, strategy_on_tree(solver, tree)))
+    assert values[-1] < factor * uniform
+    assert values[-1] < 0.6 * values[0]
+
+
+def test_infosets_match_the_enumerator(t3):
+    """The observation-sequence keys are exactly the enumerator's infosets."""
+    variant, tree = t3
+    solver = MCCFRSolver(variant, "external", seed=0)
+    assert np.allclose(strategy_on_tree(solver, tree), tree.uniform_strategy())  # nothing seen
+    solver.iterate(2000)
+    strategy_on_tree(solver, tree)  # raises if a tree infoset is split or two are merged
+    assert solver.last_tree_coverage == 1.0
+    assert solver.num_infosets == tree.num_infosets
+    stats = solver.stats()
+    assert stats["infosets_p1"] == len(tree.infosets_of(0))
+    assert stats["infosets_p2"] == len(tree.infosets_of(1))
+
+
+@pytest.mark.parametrize(("scheme", "runs"), [("external", 1000), ("outcome", 5000)])
+def test_first_iteration_regrets_are_unbiased(tiny, scheme, runs):
+    """P1's sampled regrets after one iteration average to the exact counterfactual regrets
+    of the uniform profile (P1's traversal comes first, against uniform P2)."""
+    variant, tree = tiny
+    uniform = tree.uniform_strategy()
+    cfv, _ = counterfactual_values(tree, uniform)
+    exact = cfv - (uniform * cfv).sum(axis=1, keepdims=True)
+    total = np.zeros_like(exact)
+    total_sq = np.zeros_like(exact)
+    for seed in range(runs):
+        solver = MCCFRSolver(variant, scheme, seed=seed)
+        solver.iterate(1)
+        r = regrets_on_tree(solver, tree)
+        total += r
+        total_sq += r * r
+    mean = total / runs
+    se = np.sqrt(np.maximum(total_sq / runs - mean**2, 0.0) / runs)
+    mask = (tree.infoset_player == 0)[:, None] & (uniform > 0)
+    assert np.abs(exact[mask]).max() > 0.1  # the check is not vacuous
+    assert np.all(np.abs(mean - exact)[mask] <= 5 * se[mask] + 0.02)
+
+
+def _tables(solver: MCCFRSolver) -> dict:
+    return {k: v for k, v in solver.state_dict().items() if isinstance(v, np.ndarray)}
+
+
+@pytest.mark.parametrize("scheme", ["external", "outcome"])
+def test_seeds_reproduce_and_differ(tiny, scheme):
+    variant, _ = tiny
+    runs = []
+    for seed in (5, 5, 6):
+        solver = MCCFRSolver(variant, scheme, seed=seed)
+        solver.iterate(300)
+        runs.append(_tables(solver))
+    assert all(np.array_equal(runs[0][k], runs[1][k]) for k in runs[0])
+    assert not (
+        runs[0]["regret"].shape == runs[2]["regret"].shape
+        and np.array_equal(runs[0]["regret"], runs[2]["regret"])
+    )
+
+
+@pytest.mark.parametrize("scheme", ["external", "outcome"])
+def test_resume_is_bit_identical(tiny, scheme, tmp_path):
+    variant, tree = tiny
+    straight = MCCFRSolver(variant, scheme, seed=11)
+    straight.iterate(700)
+
+    first = MCCFRSolver(variant, scheme, seed=11)
+    first.iterate(250)
+    first.iterate(150)
+    state = first.state_dict()
+    # Through a checkpoint file: arrays in an .npz, scalars in JSON (as run directories do).
+    arrays = {k: v for k, v in state.items() if isinstance(v, np.ndarray)}
+    scalars = json.loads(json.dumps({k: v for k, v in state.items() if k not in arrays}))
+    np.savez(tmp_path / "ck.npz", **arrays)
+    with np.load(tmp_path / "ck.npz") as data:
+        loaded = {k: data[k] for k in data.files}
+    loaded.update(scalars)
+
+    resumed = MCCFRSolver(variant, scheme, seed=11)
+    resumed.load_state_dict(loaded)
+    assert resumed.iteration == 400
+    resumed.iterate(300)
+    assert resumed.iteration == straight.iteration == 700
+    a, b = _tables(straight), _tables(resumed)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert np.array_equal(strategy_on_tree(straight, tree), strategy_on_tree(resumed, tree))
+
+
+def test_checkpoint_of_other_settings_is_refused(tiny):
+    variant, _ = tiny
+    solver = MCCFRSolver(variant, "outcome", seed=1)
+    solver.iterate(10)
+    other = MCCFRSolver(variant, "outcome", seed=2)
+    with pytest.raises(SpycfrError, match="seed"):
+        other.load_state_dict(solver.state_dict())
+
+
+def test_regret_bound_is_labelled_and_shrinks(t3):
+    variant, _ = t3
+    solver = MCCFRSolver(variant, "external", seed=0)
+    solver.iterate(500)
+    early = solver.regret_bound()
+    solver.iterate(9500)
+    late = solver.regret_bound()
+    assert "not an exact" in late["kind"]
+    assert 0 <= late["nash_conv_bound_estimate"] < 0.5 * early["nash_conv_bound_estimate"]
+    assert late["exploitability_bound_estimate"] == pytest.approx(
+        late["nash_conv_bound_estimate"] / 2
+    )
+
+
+def test_standard_outcome_sampling_runs_and_memory_limit():
+    variant = make_variant("standard")
+    solver = MCCFRSolver(variant, "outcome", seed=0, memory_limit=40 * 2**20)
+    with pytest.raises(SpycfrError, match="memory limit"):
+        solver.iterate(100_000)
+    stats = solver.stats()
+    assert 0 < solver.iteration < 100_000
+    assert stats["bytes_allocated"] <= 40 * 2**20
+    assert stats["infosets_p1"] > 0 and stats["infosets_p2"] > 0
+    # A placement row holds all 720 = 10*9*8 placements.
+    assert len(solver.average_policy(root_key(0))) == 720
+    # The state is consistent after the refusal: a checkpoint restores and runs on.
+    again = MCCFRSolver(variant, "outcome", seed=0)
+    again.load_state_dict(solver.state_dict())
+    again.iterate(10)
+    assert again.iteration == solver.iteration + 10
+
+
+def test_bad_input():
+    with pytest.raises(SpycfrError, match="outcome sampling"):
+        MCCFRSolver(make_variant("standard"), "external")  # ~1e14 nodes per iteration
+    with pytest.raises(SpycfrError, match="scheme"):
+        MCCFRSolver(make_variant("tiny"), "chance")
+    with pytest.raises(SpycfrError, match="epsilon"):
+        MCCFRSolver(make_variant("tiny"), "outcome", epsilon=0.0)
+    with pytest.raises(SpycfrError, match="seed"):
+        MCCFRSolver(make_variant("tiny"), "outcome", seed=-1)
+    with pytest.raises(SpycfrError, match="max-turns"):
+        MCCFRSolver(make_variant("tiny", {"max_turns": "inf"}), "outcome")
+
+
+def test_solve_reports_what_it_measured(t3):
+    variant, tree = t3
+    solver = MCCFRSolver(variant, "outcome", seed=2)
+    exact = solver.solve(iterations=3000, check_every=1000, tree=tree)
+    assert exact.kind == "exact" and exact.iterations == 3000 and len(exact.log) == 3
+    assert exact.value == exploitability(tree, strategy_on_tree(solver, tree))
+    estimate = solver.solve(iterations=1000)
+    assert "not an exact" in estimate.kind
+    assert estimate.value == solver.regret_bound()["exploitability_bound_estimate"]
+    with pytest.raises(SpycfrError, match="target"):
+        solver.solve(iterations=10, target_exploitability=0.1)
+    table = solver.average_table()
+    sums = np.add.reduceat(table["policy"], table["offset"])
+    assert np.allclose(sums, 1.0) and len(sums) == solver.num_infosets == tree.num_infosets
