@@ -51,9 +51,10 @@ def write_json(target: str | os.PathLike, obj) -> None:
 
 
 def save_npz(target: str | os.PathLike, **arrays: np.ndarray) -> None:
-    """Atomically save arrays as an uncompressed .npz (exact float64 round trip)."""
+    """Atomically save arrays as a compressed .npz (exact round trip; strategy tables are
+    padded to the widest infoset, so they are mostly zeros and compress well)."""
     with atomic_path(target) as tmp, open(tmp, "wb") as fh:
-        np.savez(fh, **arrays)
+        np.savez_compressed(fh, **arrays)
 
 
 def _json_default(obj):

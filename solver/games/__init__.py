@@ -16,6 +16,7 @@ _MODULES = {
     "agent-hunter": "solver.games.agent_hunter",
     "kuhn": "solver.games.kuhn",
     "leduc": "solver.games.leduc",
+    "liars-dice": "solver.games.liars_dice",
 }
 
 
