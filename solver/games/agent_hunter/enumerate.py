@@ -11,15 +11,11 @@ mover's obs node, numbered at first discovery.
 
 from __future__ import annotations
 
-import hashlib
 import time
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from solver import hashmap
-from solver import tree as tree_module
 from solver.errors import SpycfrError
 from solver.games.agent_hunter import rules as R
 from solver.games.agent_hunter.variant import Variant
@@ -236,37 +232,6 @@ def estimate_nodes(variant: Variant, samples: int = 2000, seed: int = 0) -> floa
         return float("inf")
     return float(_estimate_nodes(variant.to_array(), np.int64(R.max_actions(variant)),
                                  np.int64(samples), np.int64(seed)))
-
-
-def _drop_stale_cache() -> None:
-    """Forget the cached machine code of the kernels here if a module compiled into them changed.
-
-    numba's on-disk cache only notices edits to the file of the cached function itself, so
-    an edit of the rules would otherwise keep enumerating with the old rules.
-    """
-    digest = hashlib.sha256()
-    for module in (R, hashmap, tree_module):
-        digest.update(Path(module.__file__).read_bytes())
-    stamp = digest.hexdigest()
-    for kernel in (_run, _estimate_nodes):
-        cache = getattr(kernel, "_cache", None)
-        path = getattr(cache, "_cache_path", None)
-        if path is None:
-            continue
-        marker = Path(path) / f"enumerate.{kernel.__name__}.deps"
-        try:
-            if marker.read_text() == stamp:
-                continue
-        except OSError:
-            pass
-        cache.flush()
-        try:
-            marker.write_text(stamp)
-        except OSError:
-            pass
-
-
-_drop_stale_cache()
 
 
 def _too_big(variant: Variant, max_nodes: int, estimate: float) -> str:
