@@ -47,6 +47,7 @@ def _register() -> None:
         ("cli.solve", ["solve", "info"]),
         ("cli.export_efg", ["export_efg"]),
         ("cli.analyse", ["openings", "query", "best_response_cmd", "exploitability", "export"]),
+        ("cli.report", ["report"]),
     ]:
         try:
             module = importlib.import_module(module_name)
