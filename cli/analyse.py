@@ -43,7 +43,12 @@ def _header(run) -> str:
 def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
     """Optimal openings: equilibrium placement distribution and the value of every placement."""
     from solver.openings import openings_by_cards, openings_table
+    from solver.run import treeless_openings
 
+    treeless = treeless_openings(run_dir)
+    if treeless is not None:
+        _treeless_openings(*treeless, as_json, as_csv, top)
+        return
     run = _load(run_dir)
     table = openings_table(run.tree, run.strategy)
     if as_csv:
@@ -79,6 +84,50 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
             f"{{{c}}} {p:.3f}" for c, p in zip(sets.cards, sets.probability, strict=True)))
 
 
+def _treeless_openings(meta: dict, table, as_json: bool, as_csv: bool, top: int) -> None:
+    """Openings of an MCCFR run without a tree: placement probabilities only (no values)."""
+    from solver.openings import openings_by_cards
+    from solver.run import TREELESS_CAVEAT
+
+    if as_csv:
+        click.echo(table.to_csv(index=False, float_format="%.17g"), nl=False)
+        return
+    table = table.assign(eq_value=np.nan, br_value=np.nan)
+    by_cards = openings_by_cards(table)
+    estimate = meta.get("exploitability_estimate") or {}
+    if as_json:
+        clean = table.astype(object).where(table.notna(), None)
+        sets = by_cards.astype(object).where(by_cards.notna(), None)
+        out = {"caveat": TREELESS_CAVEAT,
+               "run": {k: meta.get(k) for k in ("game", "variant", "algorithm", "iterations",
+                                                "value_p1", "exploitability",
+                                                "exploitability_estimate")}}
+        for player in ("P1", "P2"):
+            out[player] = {
+                "placements": clean[clean.player == player].drop(columns="player")
+                .to_dict(orient="records"),
+                "card_sets": sets[sets.player == player].drop(columns=["player", "best_br_value"])
+                .to_dict(orient="records"),
+            }
+        click.echo(json.dumps(out))
+        return
+    variant = " ".join(f"{k}={v}" for k, v in meta["variant"].items())
+    click.echo(f"{meta['game']} {variant}: {meta['algorithm']} x{meta['iterations']}")
+    click.echo(f"{TREELESS_CAVEAT} (regret-bound estimate {estimate.get('value', math.nan):.3g}; "
+               "values need a tree)")
+    for player in ("P1", "P2"):
+        rows = table[table.player == player]
+        click.echo(f"\n{player} placements, most played first")
+        click.echo(f"  {'rank':>4}  {'placement':<16} {'avg prob':>8}")
+        for r in rows.head(top).itertuples():
+            click.echo(f"  {r.rank:>4}  {r.opening:<16} {r.probability:>8.4f}")
+        if len(rows) > top:
+            click.echo(f"  ... {len(rows) - top} more (--top, --csv or --json for all)")
+        sets = by_cards[by_cards.player == player].head(top)
+        click.echo("  most played card sets: " + ", ".join(
+            f"{{{c}}} {p:.3f}" for c, p in zip(sets.cards, sets.probability, strict=True)))
+
+
 def _player_value(run, player: str) -> float:
     v = run.meta["value_p1"]
     return v if player == "P1" else -v
@@ -86,7 +135,7 @@ def _player_value(run, player: str) -> float:
 
 @click.command()
 @click.argument("run_dir", type=click.Path())
-@click.argument("record", nargs=-1, required=True)
+@click.argument("record", nargs=-1)
 @click.option("--as", "as_player", required=True, type=PLAYER_CHOICE,
               help="Whose view the record is written from.")
 @click.option("--against", default=None,
@@ -95,7 +144,10 @@ def _player_value(run, player: str) -> float:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | None,
           as_json: bool) -> None:
-    """Best move from a position: RECORD is the game so far as that player saw it ('?' hidden)."""
+    """Best move from a position: RECORD is the game so far as that player saw it ('?' hidden).
+
+    With no RECORD (or an empty one) the position is the start: P1's placement.
+    """
     from solver.query import opponent_strategy
     from solver.query import query as run_query
 
@@ -152,7 +204,9 @@ def best_response_cmd(run_dir: str, player: str, against: str | None, output: st
     written = None
     if output is not None:
         table = strategy_table(tree, br_strategy)
-        written = str(write_table(table[table.player == player.upper()], output))
+        # a pure strategy: one row per infoset of the player, its chosen action (probability 1)
+        chosen = (table.player == player.upper()) & (table.probability == 1.0)
+        written = str(write_table(table[chosen].reset_index(drop=True), output))
     out = {"player": player.upper(), "against": against or "run strategy",
            "best_response_value": value, "strategy_value": own, "gain": value - own,
            "infosets": int(len(rows)), "table": written}

@@ -80,7 +80,11 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
+    except BaseException as exc:  # Ctrl-C, possibly wrapped by numba in a SystemError
+        from solver.run import is_interrupt
+
+        if not is_interrupt(exc):
+            raise
         click.echo("interrupted", err=True)
         sys.exit(130)
     except BrokenPipeError:

@@ -84,22 +84,30 @@ def _variant_text(variant: dict) -> str:
 
 
 class _Progress:
-    """Progress lines on stderr: iterations, exploitability, it/s, ETA (at most ~1 per second)."""
+    """Progress lines on stderr: iterations, exploitability, it/s, ETA (at most ~1 per second).
 
-    def __init__(self, start_iteration: int, iterations: int | None, time_limit: float | None,
-                 quiet: bool) -> None:
-        self.start = start_iteration
+    The first call gives the starting point (a resumed run's iteration and seconds); the rate
+    counts the iterations and seconds since then, the ETA the run's totals.
+    """
+
+    def __init__(self, iterations: int | None, time_limit: float | None, quiet: bool) -> None:
         self.iterations = iterations
         self.time_limit = time_limit
         self.quiet = quiet
         self.last_print = -math.inf
+        self.start: tuple[int, float] | None = None
         self.expl: float | None = None
-        self.iteration, self.seconds = start_iteration, 0.0
+        self.label = "exploitability"
+        self.iteration, self.seconds = 0, 0.0
 
     def __call__(self, iteration: int, seconds: float, expl: float | None,
-                 final: bool = False) -> None:
+                 label: str = "exploitability", details=None, final: bool = False) -> None:
+        if self.start is None:
+            self.start = (iteration, seconds)
+            return
         if expl is not None:
             self.expl = expl
+        self.label = label
         self.iteration, self.seconds = iteration, seconds
         if self.quiet:
             return
@@ -107,17 +115,18 @@ class _Progress:
         if now - self.last_print < 1.0 and not final:
             return
         self.last_print = now
-        done = iteration - self.start
-        rate = done / seconds if seconds > 0 else math.inf
+        done, spent = iteration - self.start[0], seconds - self.start[1]
+        rate = done / spent if spent > 0 else math.inf
         etas = []
         if self.iterations is not None and rate > 0 and math.isfinite(rate):
-            etas.append((self.start + self.iterations - iteration) / rate)
+            etas.append(max(self.iterations - iteration, 0) / rate)
         if self.time_limit is not None:
             etas.append(max(self.time_limit - seconds, 0.0))
         eta = f"{min(etas):.1f}s" if etas else "?"
         shown = "?" if self.expl is None else f"{self.expl:.6g}"
+        extra = details() if details is not None else ""
         click.echo(
-            f"iteration {iteration}  exploitability {shown}  {rate:,.0f} it/s  ETA {eta}",
+            f"iteration {iteration}  {label} {shown}{extra}  {rate:,.0f} it/s  ETA {eta}",
             err=True,
         )
 
@@ -125,23 +134,33 @@ class _Progress:
 @click.command()
 @click.argument("game", required=False)
 @variant_options
-@click.option("--algorithm", default="cfr+", show_default=True,
-              help="cfr, cfr+, lcfr, dcfr or pcfr+.")
+@click.option("--algorithm", default=None,
+              help="cfr, cfr+ (default), lcfr, dcfr, pcfr+, or Monte-Carlo CFR for agent-hunter: "
+                   "es-mccfr (external sampling) or os-mccfr (outcome sampling).")
 @click.option("--iterations", default=None, help="Stop after this many iterations (>= 1).")
 @click.option("--target-exploitability", default=None,
               help="Stop once the average strategy's exploitability is at most this (> 0).")
 @click.option("--time-limit", default=None, help="Stop after this many seconds of iterations.")
-@click.option("--seed", default="0", show_default=True,
-              help="Recorded with the result (the full-tree solvers are deterministic).")
+@click.option("--seed", default=None,
+              help="Random seed of es-mccfr/os-mccfr (default 0); recorded for the "
+                   "deterministic full-tree solvers.")
+@click.option("--epsilon", default=None,
+              help="os-mccfr exploration, in (0, 1] (default 0.6).")
+@click.option("--memory-limit", default=None,
+              help="es-mccfr/os-mccfr: stop cleanly (stopped by memory, checkpoint kept) before "
+                   "the tables outgrow this many GiB (default 8; at most half the RAM).")
 @click.option("--alpha", default=None, help="DCFR positive-regret discount exponent (1.5).")
 @click.option("--beta", default=None, help="DCFR negative-regret discount exponent (0).")
 @click.option("--gamma", default=None, help="DCFR strategy-sum discount exponent (2).")
 @click.option("--check-every", default=None,
-              help="Iterations between exploitability checks (default 100).")
+              help="Iterations between exploitability checks (default 100; MCCFR: a tenth of "
+                   "--iterations, else 1000 for es-mccfr and 100000 for os-mccfr).")
 @click.option("--simultaneous", is_flag=True,
               help="Update both players from one traversal (default: alternating updates).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(),
               help="Write a run directory (run.json, strategy tables, convergence, checkpoint).")
+@click.option("--overwrite", is_flag=True,
+              help="With -o: replace the run already in that directory.")
 @click.option("--checkpoint-every", default=None,
               help="With -o: save the solver state atomically every K iterations.")
 @click.option("--resume", default=None, type=click.Path(),
@@ -149,10 +168,11 @@ class _Progress:
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def solve(
-    game: str | None, preset: str | None, variant_params: dict, algorithm: str,
+    game: str | None, preset: str | None, variant_params: dict, algorithm: str | None,
     iterations: str | None, target_exploitability: str | None, time_limit: str | None,
-    seed: str, alpha: str | None, beta: str | None, gamma: str | None, check_every: str | None,
-    simultaneous: bool, output: str | None, checkpoint_every: str | None, resume: str | None,
+    seed: str | None, epsilon: str | None, memory_limit: str | None, alpha: str | None,
+    beta: str | None, gamma: str | None, check_every: str | None, simultaneous: bool,
+    output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
     quiet: bool, as_json: bool,
 ) -> None:
     """Solve GAME with a CFR-family algorithm; report value, exploitability and timing.
@@ -160,15 +180,37 @@ def solve(
     With -o RUN_DIR the run is saved for the analysis commands (openings, query, report,
     best-response, exploitability, export); --resume RUN_DIR continues a saved run, giving
     the same result as an uninterrupted run. Ctrl-C keeps the last checkpoint.
-    """
-    from solver.run import SolveConfig, solve_run
 
-    if algorithm not in ALGORITHMS:
-        raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
+    es-mccfr/os-mccfr (agent-hunter) sample the game instead of enumerating it. On a variant
+    small enough to enumerate the exploitability is still exact; on larger ones (the standard
+    preset) it cannot be measured: the run reports a labelled regret-bound estimate instead,
+    and only `spycfr openings` reads its run directory.
+    """
+    from solver.run import MCCFR_ALGORITHMS, SolveConfig, solve_run
+
+    if resume is not None:
+        given = [name for name, value in (
+            ("GAME", game), ("--preset", preset), ("variant options", variant_params or None),
+            ("--algorithm", algorithm), ("--seed", seed), ("--epsilon", epsilon),
+            ("--alpha", alpha), ("--beta", beta), ("--gamma", gamma),
+            ("--simultaneous", simultaneous or None), ("-o", output)) if value is not None]
+        if given:
+            raise SpycfrError(
+                f"--resume continues the run with its own game, variant and algorithm settings: "
+                f"drop {', '.join(given)} (limits such as --iterations, --time-limit, "
+                "--memory-limit still apply)"
+            )
+    algorithm = algorithm or "cfr+"
+    mccfr = algorithm in MCCFR_ALGORITHMS
+    if algorithm not in ALGORITHMS and not mccfr:
+        raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: "
+                          f"{', '.join(ALGORITHMS + tuple(MCCFR_ALGORITHMS))}")
     n_iter = _parse_number("iterations", iterations, int, 1, strict=False)
     target = _parse_number("target-exploitability", target_exploitability, float, 0, strict=True)
     limit = _parse_number("time-limit", time_limit, float, 0, strict=True)
-    seed_value = _parse_number("seed", seed, int, 0, strict=False)
+    seed_value = _parse_number("seed", seed, int, 0, strict=False) or 0
+    eps = _parse_number("epsilon", epsilon, float, 0, strict=True)
+    mem = _parse_number("memory-limit", memory_limit, float, 0, strict=True)
     every = _parse_number("check-every", check_every, int, 1, strict=False)
     ckpt = _parse_number("checkpoint-every", checkpoint_every, int, 1, strict=False)
     a = _parse_float("alpha", alpha, 1.5)
@@ -176,40 +218,67 @@ def solve(
     g = _parse_float("gamma", gamma, 2.0)
     if algorithm != "dcfr" and any(x is not None for x in (alpha, beta, gamma)):
         raise SpycfrError("--alpha/--beta/--gamma apply to --algorithm dcfr only")
-    if resume is not None and output is not None:
-        raise SpycfrError("--resume continues the run in place: give either --resume or -o")
     if resume is None:
         if game is None:
             raise SpycfrError("missing GAME; games: " + ", ".join(_game_names()))
         game_module(game)  # unknown game -> one-line error before anything else
     if n_iter is None and target is None and limit is None and resume is None:
         n_iter = DEFAULT_ITERATIONS
-    if every is None and n_iter is not None:
-        every = min(100, n_iter)
+    if every is None and resume is None:  # a resumed run keeps its own
+        if mccfr:  # measuring costs far more than an MCCFR iteration
+            every = max(1, n_iter // 10) if n_iter else (
+                1000 if algorithm == "es-mccfr" else 100_000)
+        elif n_iter is not None:
+            every = min(100, n_iter)
 
     config = SolveConfig(
         game=game or "", preset=preset, params=variant_params, algorithm=algorithm,
         alpha=a, beta=b, gamma=g, alternating=not simultaneous, iterations=n_iter,
         target_exploitability=target, time_limit=limit, check_every=every, seed=seed_value,
+        epsilon=eps, memory_limit=mem,
     )
-    progress = _Progress(0, n_iter, limit, quiet)
+    progress = _Progress(n_iter, limit, quiet)
     out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,
-                    progress=progress)
-    progress(out["iterations"], out["solve_seconds"], out["exploitability"], final=True)
+                    progress=progress, overwrite=overwrite)
+    estimate = out.get("exploitability_estimate")
+    shown = estimate["value"] if estimate else out["exploitability"]
+    progress(out["iterations"], out["solve_seconds"], shown,
+             label="exploitability~" if estimate else "exploitability", final=True)
     if as_json:
         click.echo(json.dumps(out))
         return
     echo = click.echo
+    params = out["algorithm_params"]
     echo(f"{out['game']}  {_variant_text(out['variant'])}")
-    echo(f"  algorithm       {out['algorithm']}"
-         f"{'' if out['algorithm_params']['alternating'] else ' (simultaneous)'}")
-    echo(f"  tree            {out['nodes']:,} nodes, {out['infosets']:,} infosets, "
-         f"built in {out['build_seconds']:.2f}s")
+    if out["algorithm"] in MCCFR_ALGORITHMS:
+        extra = f" (epsilon {params['epsilon']:g})" if params["epsilon"] is not None else ""
+        echo(f"  algorithm       {out['algorithm']}{extra}, seed {out['seed']}")
+    else:
+        echo(f"  algorithm       {out['algorithm']}"
+             f"{'' if params['alternating'] else ' (simultaneous)'}")
+    if out["nodes"] is not None:
+        echo(f"  tree            {out['nodes']:,} nodes, {out['infosets']:,} infosets, "
+             f"built in {out['build_seconds']:.2f}s")
+    else:
+        echo(f"  tree            not enumerated (about {out['estimated_nodes']:.2g} nodes)")
     echo(f"  iterations      {out['iterations']} (stopped by {out['stopped_by']})")
     echo(f"  solve time      {out['solve_seconds']:.3f}s "
          f"({out['ms_per_iteration']:.4f} ms/iteration)")
-    echo(f"  value (P1)      {out['value_p1']:+.6f}")
-    echo(f"  exploitability  {out['exploitability']:.6g} (NashConv {out['nash_conv']:.6g})")
+    if "infosets_seen" in out:
+        mem_used = out["memory"]
+        echo(f"  infosets seen   {out['infosets_seen']:,} (P1 {out['infosets_seen_p1']:,}, "
+             f"P2 {out['infosets_seen_p2']:,})")
+        echo(f"  memory          {mem_used['bytes_allocated'] / 2**30:.3f} GiB allocated "
+             f"(limit {mem_used['limit_bytes'] / 2**30:.3g} GiB)")
+    if out["exploitability"] is not None:
+        echo(f"  value (P1)      {out['value_p1']:+.6f}")
+        echo(f"  exploitability  {out['exploitability']:.6g} (NashConv {out['nash_conv']:.6g})")
+    else:
+        echo("  value (P1)      not measured (no tree)")
+        echo(f"  exploitability  not measured; estimate {estimate['value']:.6g} "
+             f"({estimate['kind']})")
+    if out.get("memory_stop"):
+        echo(f"  memory stop     {out['memory_stop']}")
     if out.get("run_dir"):
         echo(f"  run directory   {out['run_dir']}")
     sys.stdout.flush()

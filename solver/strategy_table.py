@@ -125,11 +125,16 @@ def strategy_from_table(
     index = {(PLAYER_NAMES[tree.infoset_player[i]], k): i for i, k in enumerate(keys)}
     strategy = np.zeros((tree.num_infosets, max(tree.max_actions, 1)))
     seen = np.zeros(tree.num_infosets, dtype=bool)
+    given = np.zeros_like(strategy, dtype=bool)
     probs = pd.to_numeric(table["probability"], errors="coerce")
-    for row, (player, key, action, p) in enumerate(
-        zip(table["player"], table["infoset"], table["action"], probs, strict=True), start=1
+    for row, (player, key, action, p, raw) in enumerate(
+        zip(table["player"], table["infoset"], table["action"], probs, table["probability"],
+            strict=True),
+        start=1,
     ):
         where = f"strategy table row {row}"
+        # JSON/parquet tables may carry numbers where a key is meant (Kuhn's infoset 0)
+        key, action = _text(key), _text(action)
         if player not in PLAYER_NAMES:
             raise SpycfrError(f"{where}: player {player!r} is not one of P1, P2")
         i = index.get((player, key))
@@ -143,7 +148,11 @@ def strategy_from_table(
                 f"legal: {', '.join(actions[i])}"
             ) from None
         if not np.isfinite(p) or p < 0:
-            raise SpycfrError(f"{where}: probability {p!r} must be a number >= 0")
+            shown = repr(raw) if isinstance(raw, str) else str(raw)
+            raise SpycfrError(f"{where}: probability {shown} must be a number >= 0")
+        if given[i, k]:
+            raise SpycfrError(f"{where}: {player} {key!r} action {action!r} is given twice")
+        given[i, k] = True
         strategy[i, k] = p
         seen[i] = True
     sums = strategy.sum(axis=1)
@@ -154,7 +163,10 @@ def strategy_from_table(
             f"strategy table: probabilities at {PLAYER_NAMES[tree.infoset_player[i]]} "
             f"{keys[i]!r} sum to {sums[i]:.9g}, not 1 ({len(bad)} infoset(s) affected)"
         )
-    strategy[seen] /= sums[seen][:, None]
+    # Renormalise only rows that need it: a table spycfr wrote (sums 1 up to rounding) must
+    # load back bit-identical to the run's own strategy.
+    fix = seen & (np.abs(sums - 1.0) > 1e-12)
+    strategy[fix] /= sums[fix][:, None]
     n_default = int((~seen).sum())
     if n_default:
         if default != "uniform":
@@ -162,3 +174,14 @@ def strategy_from_table(
         for i in np.flatnonzero(~seen):
             strategy[i, : tree.infoset_num_actions[i]] = 1.0 / tree.infoset_num_actions[i]
     return strategy, n_default
+
+
+def _text(value) -> str:
+    """A table cell as text: integral numbers without a decimal point."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, np.integer)) or (
+        isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer()
+    ):
+        return str(int(value))
+    return str(value)
