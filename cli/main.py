@@ -7,6 +7,11 @@ import sys
 
 import click
 
+from cli.analyse import best_response_cmd, exploitability, export, openings, query
+from cli.export_efg import export_efg
+from cli.record import record
+from cli.report import report
+from cli.solve import info, solve
 from solver import __version__
 from solver.errors import Interrupted, SpycfrError
 from solver.games import game_module, game_names
@@ -29,37 +34,19 @@ def games(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(out, indent=2))
         return
-    for name, info in out.items():
+    for name, entry in out.items():
         click.echo(f"{name}")
-        for p, desc in info["parameters"].items():
+        for p, desc in entry["parameters"].items():
             click.echo(f"  --{p.replace('_', '-'):<12} {desc}")
-        for preset, params in info["presets"].items():
-            shown = " ".join(f"{k}={v}" for k, v in params.items())
+        for preset, params in entry["presets"].items():
+            shown = " ".join(f"{k}={v}" for k, v in params.items()) or "(no parameters)"
             click.echo(f"  preset {preset:<10} {shown}")
 
 
-# --- command modules register here ------------------------------------------------
-def _register() -> None:
-    import importlib
-
-    for module_name, attrs in [
-        ("cli.record", ["record"]),
-        ("cli.solve", ["solve", "info"]),
-        ("cli.export_efg", ["export_efg"]),
-        ("cli.analyse", ["openings", "query", "best_response_cmd", "exploitability", "export"]),
-        ("cli.report", ["report"]),
-    ]:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:  # a command module not written yet
-            if exc.name != module_name:
-                raise
-            continue
-        for attr in attrs:
-            cli.add_command(getattr(module, attr))
-
-
-_register()
+# The commands live in one module per job; importing them is cheap (the solver loads lazily).
+for _command in (record, solve, info, openings, query, best_response_cmd, exploitability, export,
+                 export_efg, report):
+    cli.add_command(_command)
 
 
 def main() -> None:
