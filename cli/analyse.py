@@ -24,7 +24,7 @@ def _load(run_dir: str):
 def _fmt(x) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
-    return f"{x:+.4f}"
+    return f"{x:+.4f}" if abs(x) >= 0.5e-4 else " 0.0000"  # no "-0.0000"
 
 
 def _header(run) -> str:

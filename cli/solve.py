@@ -90,11 +90,15 @@ class _Progress:
     counts the iterations and seconds since then, the ETA the run's totals.
     """
 
-    def __init__(self, iterations: int | None, time_limit: float | None, quiet: bool) -> None:
+    def __init__(self, iterations: int | None, time_limit: float | None, quiet: bool,
+                 target: float | None = None) -> None:
         self.iterations = iterations
         self.time_limit = time_limit
+        self.target = target
+        self.measured: list[tuple[int, float]] = []  # (iteration, exploitability) checks
         self.quiet = quiet
         self.last_print = -math.inf
+        self.printed = -1  # iteration of the last line printed
         self.start: tuple[int, float] | None = None
         self.expl: float | None = None
         self.label = "exploitability"
@@ -107,14 +111,16 @@ class _Progress:
             return
         if expl is not None:
             self.expl = expl
+            if label == "exploitability" and expl > 0:
+                self.measured.append((iteration, expl))
         self.label = label
         self.iteration, self.seconds = iteration, seconds
         if self.quiet:
             return
         now = time.monotonic()
-        if now - self.last_print < 1.0 and not final:
+        if (now - self.last_print < 1.0 and not final) or (final and self.printed == iteration):
             return
-        self.last_print = now
+        self.last_print, self.printed = now, iteration
         done, spent = iteration - self.start[0], seconds - self.start[1]
         rate = done / spent if spent > 0 else math.inf
         etas = []
@@ -122,13 +128,32 @@ class _Progress:
             etas.append(max(self.iterations - iteration, 0) / rate)
         if self.time_limit is not None:
             etas.append(max(self.time_limit - seconds, 0.0))
+        to_target = self._iterations_to_target()
+        if to_target is not None and rate > 0 and math.isfinite(rate):
+            etas.append(to_target / rate)
         eta = f"{min(etas):.1f}s" if etas else "?"
+        if etas and to_target is not None and min(etas) == to_target / rate:
+            eta = "~" + eta  # extrapolated from the exploitability curve
         shown = "?" if self.expl is None else f"{self.expl:.6g}"
         extra = details() if details is not None else ""
         click.echo(
             f"iteration {iteration}  {label} {shown}{extra}  {rate:,.0f} it/s  ETA {eta}",
             err=True,
         )
+
+
+    def _iterations_to_target(self) -> float | None:
+        """Iterations still needed to reach the target, extrapolating the log-log slope of the
+        exploitability measured over the second half of the run so far (None if unknown)."""
+        if self.target is None or len(self.measured) < 3:
+            return None
+        (t0, e0), (t1, e1) = self.measured[len(self.measured) // 2], self.measured[-1]
+        if t1 <= t0 or e1 >= e0:
+            return None
+        if e1 <= self.target:
+            return 0.0
+        slope = math.log(e1 / e0) / math.log(t1 / t0)
+        return t1 * ((self.target / e1) ** (1.0 / slope) - 1.0)
 
 
 @click.command()
@@ -237,7 +262,7 @@ def solve(
         target_exploitability=target, time_limit=limit, check_every=every, seed=seed_value,
         epsilon=eps, memory_limit=mem,
     )
-    progress = _Progress(n_iter, limit, quiet)
+    progress = _Progress(n_iter, limit, quiet, target)
     out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,
                     progress=progress, overwrite=overwrite)
     estimate = out.get("exploitability_estimate")
