@@ -137,7 +137,7 @@ class _Progress:
         shown = "?" if self.expl is None else f"{self.expl:.6g}"
         extra = details() if details is not None else ""
         click.echo(
-            f"iteration {iteration}  {label} {shown}{extra}  {rate:,.0f} it/s  ETA {eta}",
+            f"iteration {iteration}  {label} {shown}{extra}  {_rate(rate)} it/s  ETA {eta}",
             err=True,
         )
 
@@ -154,6 +154,10 @@ class _Progress:
             return 0.0
         slope = math.log(e1 / e0) / math.log(t1 / t0)
         return t1 * ((self.target / e1) ** (1.0 / slope) - 1.0)
+
+
+def _rate(rate: float) -> str:
+    return f"{rate:,.0f}" if not math.isfinite(rate) or rate >= 10 else f"{rate:.2f}"
 
 
 @click.command()
