@@ -15,3 +15,8 @@ class RecordError(SpycfrError):
 
 class Interrupted(SpycfrError):
     """The user pressed Ctrl-C; the message says what was kept (exit code 130)."""
+
+
+class MemoryLimitReached(SpycfrError):
+    """A solver's tables would outgrow the memory limit; raised between iterations, so the
+    solver's state is consistent and can be checkpointed."""

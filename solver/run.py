@@ -40,7 +40,7 @@ from solver import __version__
 from solver.best_response import best_response, expected_value, infoset_values
 from solver.build import build_tree
 from solver.cfr import CFRSolver
-from solver.errors import Interrupted, SpycfrError
+from solver.errors import Interrupted, MemoryLimitReached, SpycfrError
 from solver.games import make_game
 from solver.io import atomic_path, save_npz, write_json, write_text
 from solver.strategy_table import strategy_table, write_table
@@ -239,9 +239,7 @@ class _MonteCarlo:
                 iterations=chunk, time_limit=time_left, check_every=c.check_every,
                 tree=self.tree, target_exploitability=c.target_exploitability, progress=report,
             )
-        except SpycfrError as exc:
-            if "memory limit" not in str(exc):
-                raise
+        except MemoryLimitReached as exc:
             # Raised between two iterations: the state is consistent and can be saved.
             self.memory_message = str(exc)
             spent = time.perf_counter() - t0

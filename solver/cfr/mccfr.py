@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from solver.best_response import exploitability
-from solver.errors import SpycfrError
+from solver.errors import MemoryLimitReached, SpycfrError
 from solver.games.agent_hunter import rules as R
 from solver.games.agent_hunter.variant import Variant
 from solver.hashmap import hm_get, hm_get_or_put, hm_new
@@ -762,7 +762,7 @@ class MCCFRSolver:
             if self.memory_limit is not None:
                 extra = 16 * (new - pcap)
                 if self.stats()["bytes_allocated"] + extra > self.memory_limit:
-                    raise SpycfrError(
+                    raise MemoryLimitReached(
                         f"MCCFR memory limit of {self.memory_limit / 2**30:.3g} GiB reached "
                         f"after {self.iteration} iterations ({n:,} infosets stored)"
                     )

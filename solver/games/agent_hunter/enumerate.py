@@ -238,7 +238,8 @@ def _too_big(variant: Variant, max_nodes: int, estimate: float) -> str:
     return (
         f"the agent-hunter tree of {variant.describe()} has more than {max_nodes:,} nodes "
         f"(the node limit; about {estimate:.2g} estimated): choose fewer cards, houses, "
-        "decoys or max_turns"
+        "decoys or max_turns, or solve it without a tree (spycfr solve --algorithm es-mccfr "
+        "or os-mccfr)"
     )
 
 
@@ -257,12 +258,18 @@ def _finished(a: np.ndarray, n: int) -> np.ndarray:
     return a[:n].copy() if n < (1 << 22) else a[:n]
 
 
+# The smallest variant: building it once compiles the kernels before a timed build.
+WARM_UP = Variant(cards=2, houses=1, decoys=0, max_turns=1)
+
+
 def build_tree(variant: Variant, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
     """The flat tree of ``variant``: ``max_turns`` must be bounded; at most ``max_nodes`` nodes."""
     if variant.max_turns is None:
         raise SpycfrError(
             "agent-hunter with unbounded max_turns has an infinite game tree: give --max-turns"
         )
+    if not _run.signatures and variant != WARM_UP:
+        build_tree(WARM_UP)  # compile (or load from the cache) outside the timed build
     start = time.perf_counter()
     # Refuse hopeless sizes at once rather than after building max_nodes nodes; the
     # margin keeps the noise of the estimate from refusing a tree that would fit.
