@@ -10,39 +10,17 @@ from __future__ import annotations
 import io
 import json
 import math
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 from itertools import permutations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from cli.main import main
 from solver.best_response import best_response
 from solver.run import load_run
 from solver.tree import CHANCE, TERMINAL
-
-try:  # tests/ as a package, or (pytest's default rootless mode) tests/ on sys.path
-    from tests.reference import reference_best_response
-except ModuleNotFoundError:
-    from reference import reference_best_response
-
-
-def spycfr(*args: str) -> tuple[int, str, str]:
-    """Run the real entry point in-process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.argv
-    sys.argv = ["spycfr", *args]
-    code = 0
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = saved
-    return code, out.getvalue(), err.getvalue()
+from tests.cli_helpers import spycfr
+from tests.reference import reference_best_response
 
 
 def ok_json(*args: str) -> dict:

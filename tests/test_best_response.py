@@ -17,15 +17,11 @@ from solver.best_response import (
 from solver.build import build_tree
 from solver.games import make_game
 from solver.tree import CHANCE, TERMINAL, Tree
-
-try:  # tests/ as a package, or tests/ on sys.path
-    from tests.reference import (
-        reference_best_response,
-        reference_expected_value,
-        reference_nash_conv,
-    )
-except ModuleNotFoundError:
-    from reference import reference_best_response, reference_expected_value, reference_nash_conv
+from tests.reference import (
+    reference_best_response,
+    reference_expected_value,
+    reference_nash_conv,
+)
 
 T, C = TERMINAL, CHANCE
 

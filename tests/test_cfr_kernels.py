@@ -12,11 +12,7 @@ from solver.errors import SpycfrError
 from solver.games import make_game
 from solver.lp import solve_lp
 from solver.tree import TERMINAL, Tree
-
-try:  # tests/ as a package, or tests/ on sys.path
-    from tests.reference import ReferenceCFR
-except ModuleNotFoundError:
-    from reference import ReferenceCFR
+from tests.reference import ReferenceCFR
 
 # OpenSpiel 1.x C++ solvers (pyspiel.CFRSolver / CFRPlusSolver) on leduc_poker, exploitability
 # of the average policy after 10, 100 and 1000 iterations.

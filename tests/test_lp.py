@@ -10,11 +10,7 @@ from solver.errors import SpycfrError
 from solver.games import make_game
 from solver.lp import solve_lp
 from solver.tree import Tree
-
-try:  # tests/ as a package, or (pytest's default rootless mode) tests/ on sys.path
-    from tests.reference import reference_expected_value, reference_nash_conv
-except ModuleNotFoundError:
-    from reference import reference_expected_value, reference_nash_conv
+from tests.reference import reference_expected_value, reference_nash_conv
 
 # Leduc's value for P1 as asserted by OpenSpiel's own LP test
 # (open_spiel/algorithms/ortools/sequence_form_lp_test.cc: -0.085606424078).

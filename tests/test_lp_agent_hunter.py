@@ -14,11 +14,7 @@ from solver.build import build_tree
 from solver.cfr import CFRSolver
 from solver.games import make_game
 from solver.lp import solve_lp
-
-try:  # tests/ as a package, or (pytest's default rootless mode) tests/ on sys.path
-    from tests.reference import reference_nash_conv
-except ModuleNotFoundError:
-    from reference import reference_nash_conv
+from tests.reference import reference_nash_conv
 
 # Both decoy rules, both payoff modes, one and two safe houses.
 VARIANTS = {

@@ -9,23 +9,13 @@ import pytest
 
 from solver.build import build_tree
 from solver.games import make_game
-
-try:  # tests/ as a package, or (pytest's default rootless mode) tests/ on sys.path
-    from tests.reference import (
-        ALGORITHMS,
-        ReferenceCFR,
-        reference_best_response,
-        reference_expected_value,
-        reference_nash_conv,
-    )
-except ModuleNotFoundError:
-    from reference import (
-        ALGORITHMS,
-        ReferenceCFR,
-        reference_best_response,
-        reference_expected_value,
-        reference_nash_conv,
-    )
+from tests.reference import (
+    ALGORITHMS,
+    ReferenceCFR,
+    reference_best_response,
+    reference_expected_value,
+    reference_nash_conv,
+)
 
 # OpenSpiel's CFRSolver / CFRPlusSolver exploitability of the average policy on leduc_poker
 # after 10 and 100 iterations (open_spiel/python/algorithms/cfr_test.py and its docs).

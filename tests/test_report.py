@@ -9,26 +9,19 @@ the game records (rulesheet notation), not off the numba state.
 
 from __future__ import annotations
 
-import io
 import re
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
 import pytest
 from matplotlib.image import imread
 
-from cli.main import main
 from solver.games import make_game
 from solver.lp import solve_lp
 from solver.report import agent_hunter_stats, write_report
 from solver.run import SolveConfig, load_run, solve_run
-
-try:  # tests/ as a package, or (pytest's default rootless mode) tests/ on sys.path
-    from tests.reference import reference_best_response, reference_expected_value
-except ModuleNotFoundError:
-    from reference import reference_best_response, reference_expected_value
+from tests.cli_helpers import spycfr
+from tests.reference import reference_best_response, reference_expected_value
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 AH_SECTIONS = ("## Optimal openings", "## How the game is played at equilibrium",
@@ -36,22 +29,6 @@ AH_SECTIONS = ("## Optimal openings", "## How the game is played at equilibrium"
                "### How games end at equilibrium")
 COMMON_SECTIONS = ("## Headline numbers", "## Convergence", "## Best responses",
                    "## What a player can learn")
-
-
-def spycfr(*args: str) -> tuple[int, str, str]:
-    """Run the real entry point in-process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.argv
-    sys.argv = ["spycfr", *args]
-    code = 0
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = saved
-    return code, out.getvalue(), err.getvalue()
 
 
 def _solve(tmp: Path, name: str, game: str, preset, params: dict, iterations: int) -> Path:

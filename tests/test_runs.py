@@ -7,7 +7,6 @@ bit-identical to uninterrupted ones.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
@@ -15,14 +14,12 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from cli.main import main
 from solver import __version__
 from solver.best_response import best_response, expected_value
 from solver.build import build_tree
@@ -30,6 +27,7 @@ from solver.cfr import CFRSolver
 from solver.games import make_game
 from solver.labels import tree_labels
 from solver.tree import CHANCE, TERMINAL
+from tests.cli_helpers import spycfr
 
 RUN_FILES = ("run.json", "strategy.parquet", "strategy.csv", "convergence.csv",
              "checkpoint.npz", "strategy.npz")
@@ -39,22 +37,6 @@ CASES = {
     "tiny": ("agent-hunter", ["--preset", "tiny"], ("agent-hunter", "tiny", {})),
     "kuhn": ("kuhn", [], ("kuhn", None, {})),
 }
-
-
-def spycfr(*args: str) -> tuple[int, str, str]:
-    """Run the real entry point in-process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.argv
-    sys.argv = ["spycfr", *args]
-    code = 0
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = saved
-    return code, out.getvalue(), err.getvalue()
 
 
 def solve(*args: str) -> dict:
