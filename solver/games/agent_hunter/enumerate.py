@@ -266,7 +266,8 @@ def build_tree(variant: Variant, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
     """The flat tree of ``variant``: ``max_turns`` must be bounded; at most ``max_nodes`` nodes."""
     if variant.max_turns is None:
         raise SpycfrError(
-            "agent-hunter with unbounded max_turns has an infinite game tree: give --max-turns"
+            "agent-hunter with unbounded max_turns has an infinite game tree: give --max-turns "
+            "or a preset (--preset tiny, mini, small or standard)"
         )
     if not _run.signatures and variant != WARM_UP:
         build_tree(WARM_UP)  # compile (or load from the cache) outside the timed build
