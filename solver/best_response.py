@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.cfr.kernels import forward_reach
+from solver.cfr.kernels import backward_values, child_average, forward_reach
 from solver.tree import Tree
 
 CHANCE = 2
@@ -21,23 +21,10 @@ CHANCE = 2
 @njit(cache=True)
 def _values(first_child, num_children, node_player, node_infoset, utility, chance_prob, sigma):
     """values[n]: P1's expected payoff below n when both players follow sigma."""
-    n_nodes = first_child.shape[0]
-    values = np.empty(n_nodes)
-    for n in range(n_nodes - 1, -1, -1):
-        k = num_children[n]
-        if k == 0:
-            values[n] = utility[n]
-            continue
-        s = first_child[n]
-        j = node_infoset[n]
-        acc = 0.0
-        if node_player[n] == CHANCE:
-            for a in range(k):
-                acc += chance_prob[j + a] * values[s + a]
-        else:
-            for a in range(k):
-                acc += sigma[j, a] * values[s + a]
-        values[n] = acc
+    values = utility.copy()  # terminal entries stay; the others are rewritten bottom-up
+    no_reach = np.empty((1, 3))  # unused without pruning
+    backward_values(first_child, num_children, node_player, node_infoset, chance_prob, sigma,
+                    no_reach, values, -1)
     return values
 
 
@@ -129,14 +116,7 @@ def _best_response(
             if pl == p:
                 values[n] = values[s + best[j]]
                 continue
-            acc = 0.0
-            if pl == CHANCE:
-                for a in range(k):
-                    acc += chance_prob[j + a] * values[s + a]
-            else:
-                for a in range(k):
-                    acc += sigma[j, a] * values[s + a]
-            values[n] = acc
+            values[n] = child_average(pl, s, j, k, chance_prob, sigma, values)
     return values[0], best, q, opp_sum
 
 
