@@ -5,34 +5,21 @@ resume, the memory stop and one-line errors."""
 from __future__ import annotations
 
 import json
-import sys
 
 import numpy as np
 import pytest
 
-from cli.main import main
 from solver.best_response import exploitability
 from solver.cfr.mccfr import REGRET_BOUND_KIND
 from solver.games.agent_hunter.enumerate import build_tree
 from solver.games.agent_hunter.variant import make_variant
+from tests.cli_helpers import spycfr
 
 AH = "agent-hunter"
 
 
-def run(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    """Run the real entry point in-process: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["spycfr", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def solve_json(monkeypatch, capsys, *args: str) -> dict:
-    code, out, err = run(monkeypatch, capsys, "solve", *args, "--json")
+def solve_json(*args: str) -> dict:
+    code, out, err = spycfr("solve", *args, "--json")
     assert code == 0, err
     return json.loads(out)
 
@@ -47,9 +34,9 @@ def tiny_tree():
     return build_tree(make_variant("tiny"))
 
 
-def test_es_mccfr_small_variant_is_exact(monkeypatch, capsys, tmp_path, tiny_tree):
+def test_es_mccfr_small_variant_is_exact(tmp_path, tiny_tree):
     out_dir = tmp_path / "es"
-    res = solve_json(monkeypatch, capsys, AH, "--preset", "tiny", "--algorithm", "es-mccfr",
+    res = solve_json(AH, "--preset", "tiny", "--algorithm", "es-mccfr",
                      "--iterations", "2000", "--seed", "3", "-o", str(out_dir))
     assert res["algorithm"] == "es-mccfr" and res["iterations"] == 2000 and res["seed"] == 3
     assert res["tree_enumerated"] is True and res["exploitability_estimate"] is None
@@ -65,15 +52,15 @@ def test_es_mccfr_small_variant_is_exact(monkeypatch, capsys, tmp_path, tiny_tre
                  "convergence.csv", "checkpoint.npz"):
         assert (out_dir / name).is_file(), name
     # The analysis commands read it like a full-tree run.
-    code, out, _ = run(monkeypatch, capsys, "openings", str(out_dir), "--json")
+    code, out, _ = spycfr("openings", str(out_dir), "--json")
     assert code == 0
     p1 = json.loads(out)["P1"]["placements"]
     assert len(p1) == 6 and sum(r["probability"] for r in p1) == pytest.approx(1.0)
 
 
-def test_os_mccfr_standard_reports_an_estimate_only(monkeypatch, capsys, tmp_path):
+def test_os_mccfr_standard_reports_an_estimate_only(tmp_path):
     out_dir = tmp_path / "std"
-    code, out, err = run(monkeypatch, capsys, "solve", AH, "--preset", "standard",
+    code, out, err = spycfr("solve", AH, "--preset", "standard",
                          "--algorithm", "os-mccfr", "--iterations", "1000000", "--memory-limit",
                          "0.03", "--epsilon", "0.5", "-o", str(out_dir), "--json")
     assert code == 0, err
@@ -98,7 +85,7 @@ def test_os_mccfr_standard_reports_an_estimate_only(monkeypatch, capsys, tmp_pat
     assert header == "iteration,seconds,exploitability_estimate"
 
     # openings.csv: 10*9*8 placements per player, a distribution each, values empty.
-    code, out, _ = run(monkeypatch, capsys, "openings", str(out_dir), "--json")
+    code, out, _ = spycfr("openings", str(out_dir), "--json")
     assert code == 0
     openings = json.loads(out)
     assert "exploitability not measured" in openings["caveat"]
@@ -108,15 +95,15 @@ def test_os_mccfr_standard_reports_an_estimate_only(monkeypatch, capsys, tmp_pat
         assert sum(r["probability"] for r in rows) == pytest.approx(1.0)
         assert all(r["br_value"] is None and r["eq_value"] is None for r in rows)
         assert rows[0]["probability"] > 1 / 720  # learnt, not uniform
-    code, out, _ = run(monkeypatch, capsys, "openings", str(out_dir), "--top", "3")
+    code, out, _ = spycfr("openings", str(out_dir), "--top", "3")
     assert code == 0 and "approximate: MCCFR, exploitability not measured" in out
     # Commands that need a tree refuse in one line.
-    code, out, err = run(monkeypatch, capsys, "export", str(out_dir), "--format", "csv")
+    code, out, err = spycfr("export", str(out_dir), "--format", "csv")
     assert code == 2 and err.startswith("error: ") and "openings" in err
 
     # Resuming with a larger memory limit continues the same run.
     more = res["iterations"] + 10
-    again = solve_json(monkeypatch, capsys, "--resume", str(out_dir), "--iterations", str(more),
+    again = solve_json("--resume", str(out_dir), "--iterations", str(more),
                        "--memory-limit", "0.2", "-q")
     assert again["iterations"] == more and again["stopped_by"] == "iterations"
 
@@ -125,14 +112,14 @@ def test_os_mccfr_standard_reports_an_estimate_only(monkeypatch, capsys, tmp_pat
     ("preset", "algorithm", "key"),
     [("standard", "os-mccfr", "state_sha256"), ("tiny", "es-mccfr", "strategy_sha256")],
 )
-def test_resume_is_bit_identical(monkeypatch, capsys, tmp_path, preset, algorithm, key):
+def test_resume_is_bit_identical(tmp_path, preset, algorithm, key):
     common = (AH, "--preset", preset, "--algorithm", algorithm, "--seed", "7", "-q")
-    straight = solve_json(monkeypatch, capsys, *common, "--iterations", "4",
+    straight = solve_json(*common, "--iterations", "4",
                           "-o", str(tmp_path / "straight"))
-    first = solve_json(monkeypatch, capsys, *common, "--iterations", "2", "--checkpoint-every",
+    first = solve_json(*common, "--iterations", "2", "--checkpoint-every",
                        "1", "-o", str(tmp_path / "split"))
     assert first["iterations"] == 2 and first[key] != straight[key]
-    resumed = solve_json(monkeypatch, capsys, "--resume", str(tmp_path / "split"),
+    resumed = solve_json("--resume", str(tmp_path / "split"),
                          "--iterations", "4", "-q")
     assert resumed["iterations"] == 4 and resumed[key] == straight[key]
     a, b = checkpoint_arrays(tmp_path / "straight"), checkpoint_arrays(tmp_path / "split")
@@ -166,8 +153,8 @@ def test_resume_is_bit_identical(monkeypatch, capsys, tmp_path, preset, algorith
         (["--resume", "nowhere", "--algorithm", "es-mccfr"], "drop --algorithm"),
     ],
 )
-def test_bad_input_is_one_line(monkeypatch, capsys, args, fragment):
-    code, out, err = run(monkeypatch, capsys, "solve", *args)
+def test_bad_input_is_one_line(args, fragment):
+    code, out, err = spycfr("solve", *args)
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], err

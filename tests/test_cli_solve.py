@@ -9,26 +9,14 @@ import sys
 
 import pytest
 
-from cli.main import main
+from tests.cli_helpers import spycfr
 
 LEDUC_VALUE = -0.085606424078  # OpenSpiel's sequence-form LP test value for P1
 
 
-def run(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    """Run the real entry point in-process: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["spycfr", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_solve_leduc_json(monkeypatch, capsys):
-    code, out, err = run(
-        monkeypatch, capsys, "solve", "leduc", "--algorithm", "cfr+", "--iterations", "1000",
+def test_solve_leduc_json():
+    code, out, err = spycfr(
+        "solve", "leduc", "--algorithm", "cfr+", "--iterations", "1000",
         "--json",
     )
     assert code == 0
@@ -46,9 +34,9 @@ def test_solve_leduc_json(monkeypatch, capsys):
     assert "iteration 1000" in err and "exploitability" in err  # progress on stderr
 
 
-def test_solve_kuhn_human_and_target(monkeypatch, capsys):
-    code, out, err = run(
-        monkeypatch, capsys, "solve", "kuhn", "--algorithm", "dcfr", "--target-exploitability",
+def test_solve_kuhn_human_and_target():
+    code, out, err = spycfr(
+        "solve", "kuhn", "--algorithm", "dcfr", "--target-exploitability",
         "0.01", "--check-every", "10", "--quiet",
     )
     assert code == 0 and err == ""
@@ -56,22 +44,22 @@ def test_solve_kuhn_human_and_target(monkeypatch, capsys):
     assert "value (P1)      -0.05" in out
 
 
-def test_solve_default_iterations_and_seed(monkeypatch, capsys):
-    code, out, _ = run(monkeypatch, capsys, "solve", "kuhn", "--seed", "5", "--json", "-q")
+def test_solve_default_iterations_and_seed():
+    code, out, _ = spycfr("solve", "kuhn", "--seed", "5", "--json", "-q")
     res = json.loads(out)
     assert code == 0 and res["iterations"] == 1000 and res["seed"] == 5
     assert res["value_p1"] == pytest.approx(-1 / 18, abs=1e-3)
 
 
-def test_info(monkeypatch, capsys):
-    code, out, _ = run(monkeypatch, capsys, "info", "kuhn", "--json")
+def test_info():
+    code, out, _ = spycfr("info", "kuhn", "--json")
     res = json.loads(out)
     assert code == 0
     assert (res["nodes"], res["terminal_nodes"], res["infosets_p1"], res["infosets_p2"]) == (
         58, 30, 6, 6
     )
     assert res["max_actions"] == 2 and res["depth"] == 5 and res["bytes"] > 0
-    code, out, _ = run(monkeypatch, capsys, "info", "leduc")
+    code, out, _ = spycfr("info", "leduc")
     assert code == 0 and "9,457" in out and "P1 468" in out
 
 
@@ -91,8 +79,8 @@ def test_info(monkeypatch, capsys):
         (["solve", "kuhn", "--cards", "3"], "cards"),
     ],
 )
-def test_bad_input_is_one_line(monkeypatch, capsys, args, fragment):
-    code, out, err = run(monkeypatch, capsys, *args)
+def test_bad_input_is_one_line(args, fragment):
+    code, out, err = spycfr(*args)
     assert code != 0
     assert out == ""
     lines = err.strip().splitlines()
