@@ -14,8 +14,6 @@ from solver.best_response import (
     exploitability,
     nash_conv,
 )
-from solver.build import build_tree
-from solver.games import make_game
 from solver.tree import CHANCE, TERMINAL, Tree
 from tests.reference import (
     reference_best_response,
@@ -116,16 +114,6 @@ def test_chance_game_by_hand(a, b, c):
     assert cfv[1] == pytest.approx([-0.75, 0.75 * play_high], abs=1e-15)
     assert cfv[2] == pytest.approx([q_fold, q_call], abs=1e-15)
     assert reach == pytest.approx([0.25, 0.75, lo + hi], abs=1e-15)
-
-
-@pytest.fixture(scope="module")
-def kuhn() -> Tree:
-    return build_tree(make_game("kuhn"))
-
-
-@pytest.fixture(scope="module")
-def leduc() -> Tree:
-    return build_tree(make_game("leduc"))
 
 
 def test_kuhn_known_nash_convs(kuhn):

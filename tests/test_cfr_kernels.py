@@ -6,10 +6,8 @@ import numpy as np
 import pytest
 
 from solver.best_response import expected_value, exploitability
-from solver.build import build_tree
 from solver.cfr import ALGORITHMS, CFRSolver
 from solver.errors import SpycfrError
-from solver.games import make_game
 from solver.lp import solve_lp
 from solver.tree import TERMINAL, Tree
 from tests.reference import ReferenceCFR
@@ -24,16 +22,6 @@ OPENSPIEL_LEDUC = {
 # (exploitability x 1e4): cfr 7.9 at 32000 (still 10.3 at 30000), lcfr 7.7 at 14000,
 # cfr+ 6.4 at 600, dcfr 6.8 at 400, pcfr+ 7.1 at 1000. The curves are not monotone.
 LEDUC_ITERATIONS_TO_1E3 = {"cfr": 32000, "cfr+": 600, "lcfr": 14000, "dcfr": 400, "pcfr+": 1000}
-
-
-@pytest.fixture(scope="module")
-def kuhn() -> Tree:
-    return build_tree(make_game("kuhn"))
-
-
-@pytest.fixture(scope="module")
-def leduc() -> Tree:
-    return build_tree(make_game("leduc"))
 
 
 def rock_paper_scissors() -> Tree:

@@ -21,11 +21,6 @@ from solver.tree import CHANCE, TERMINAL, Tree
 
 
 @pytest.fixture(scope="module")
-def kuhn():
-    return build_tree(make_game("kuhn"))
-
-
-@pytest.fixture(scope="module")
 def hunter_tiny():
     return build_tree(make_game("agent-hunter", "tiny", {}))
 

@@ -7,8 +7,6 @@ import itertools
 import numpy as np
 import pytest
 
-from solver.build import build_tree
-from solver.games import make_game
 from tests.reference import (
     ALGORITHMS,
     ReferenceCFR,
@@ -21,16 +19,6 @@ from tests.reference import (
 # after 10 and 100 iterations (open_spiel/python/algorithms/cfr_test.py and its docs).
 OPENSPIEL_CFR = {10: 0.888578983168769, 100: 0.09571635300459762}
 OPENSPIEL_CFR_PLUS = {10: 0.6104389015904066, 100: 0.013415994970897835}
-
-
-@pytest.fixture(scope="module")
-def kuhn():
-    return build_tree(make_game("kuhn"))
-
-
-@pytest.fixture(scope="module")
-def leduc():
-    return build_tree(make_game("leduc"))
 
 
 def test_known_nash_conv(kuhn, leduc):
