@@ -36,8 +36,9 @@ def _check_output(out: Path) -> None:
 def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
     """A strategy report of a run: values, openings, how the game is played, best responses."""
     from solver.report import write_report
-    from solver.run import load_run
+    from solver.run import load_run, read_run_meta
 
+    read_run_meta(run_dir)  # a missing or broken run is named before the output is checked
     out = Path(output) if output else Path(run_dir) / "report.md"
     _check_output(out)
     if figures_dir is not None:
