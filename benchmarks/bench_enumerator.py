@@ -1,10 +1,13 @@
-"""Speed and memory of the Agent Hunter numba enumerator on a few presets.
+"""Speed and memory of the generic numba enumerator, against the plain-Python reference
+builder on the same game in the same process.
 
-Each preset is built twice: the first build includes numba compilation (or
-loading the cache), the second is the steady-state speed reported as nodes/s.
-bytes/node counts the numeric arrays of the Tree (labels and keys excluded).
+Each tree is built ``--repeat`` times; the first build includes numba compilation (or
+loading the cache), the best of the others is the steady-state speed reported as nodes/s.
+bytes/node counts the numeric arrays of the Tree (labels and keys excluded). The reference
+builder (solver/engine/reference.py, the Python state protocol) is timed once on trees of
+at most ``--reference-max`` nodes; ratio = reference seconds / enumerator seconds.
 
-Run from the repo root: ``python benchmarks/bench_enumerator.py [--presets tiny,mini,small]``.
+Run from the repo root: ``python benchmarks/bench_enumerator.py [--cases ...]``.
 """
 
 from __future__ import annotations
@@ -16,29 +19,35 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver.build import build_tree  # noqa: E402
 from solver.errors import SpycfrError  # noqa: E402
-from solver.games import make_game  # noqa: E402
+from solver.games import build_reference_tree, build_tree, make_game  # noqa: E402
+
+DEFAULT_CASES = ("kuhn,leduc,liars-dice,agent-hunter:tiny,agent-hunter:mini,"
+                 "agent-hunter:small")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--presets", default="tiny,mini,small",
-                        help="comma-separated Agent Hunter presets (default tiny,mini,small)")
-    parser.add_argument("--repeat", type=int, default=2,
-                        help="builds per preset; the last one is reported (default 2)")
+    parser.add_argument("--cases", default=DEFAULT_CASES,
+                        help="comma-separated GAME or GAME:PRESET (default: every game, "
+                             "Agent Hunter's tiny, mini, small)")
+    parser.add_argument("--repeat", type=int, default=4,
+                        help="builds per case; the best after the first is reported (default 4)")
+    parser.add_argument("--reference-max", type=int, default=300_000,
+                        help="largest tree also built by the Python reference (default 300000)")
     args = parser.parse_args(argv)
-    if args.repeat < 1:
-        print("error: --repeat must be >= 1", file=sys.stderr)
+    if args.repeat < 2:
+        print("error: --repeat must be >= 2", file=sys.stderr)
         return 2
 
-    header = (f"{'preset':<9} {'nodes':>12} {'infosets':>10} {'1st build s':>11} "
-              f"{'build s':>9} {'nodes/s':>12} {'bytes/node':>10}")
+    header = (f"{'case':<20} {'nodes':>10} {'infosets':>9} {'1st build s':>11} {'build s':>8} "
+              f"{'nodes/s':>11} {'bytes/node':>10} {'reference s':>11} {'ratio':>7}")
     print(header)
     print("-" * len(header))
-    for preset in [p.strip() for p in args.presets.split(",") if p.strip()]:
+    for case in [c.strip() for c in args.cases.split(",") if c.strip()]:
+        name, _, preset = case.partition(":")
         try:
-            game = make_game("agent-hunter", preset, {})
+            game = make_game(name, preset or None, {})
         except SpycfrError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -47,9 +56,15 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             tree = build_tree(game)
             times.append(time.perf_counter() - t0)
-        n = tree.num_nodes
-        print(f"{preset:<9} {n:>12} {tree.num_infosets:>10} {times[0]:>11.3f} {times[-1]:>9.3f} "
-              f"{n / times[-1]:>12.0f} {tree.nbytes / n:>10.1f}")
+        n, best = tree.num_nodes, min(times[1:])
+        ref = ratio = "-"
+        if n <= args.reference_max:
+            t0 = time.perf_counter()
+            build_reference_tree(game)
+            seconds = time.perf_counter() - t0
+            ref, ratio = f"{seconds:.4f}", f"{seconds / best:.1f}x"
+        print(f"{case:<20} {n:>10} {tree.num_infosets:>9} {times[0]:>11.3f} {best:>8.3f} "
+              f"{n / best:>11.0f} {tree.nbytes / n:>10.1f} {ref:>11} {ratio:>7}")
     return 0
 
 

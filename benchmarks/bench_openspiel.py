@@ -20,10 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver.best_response import exploitability  # noqa: E402
-from solver.build import build_tree  # noqa: E402
 from solver.cfr.solver import CFRSolver  # noqa: E402
-from solver.games import make_game  # noqa: E402
+from solver.exact.best_response import exploitability  # noqa: E402
+from solver.games import build_tree, make_game  # noqa: E402
 
 # spycfr game name -> OpenSpiel game name (both with default parameters).
 OPENSPIEL_NAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker", "liars-dice": "liars_dice"}
@@ -106,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
 
-    print("Tree build (spycfr generic builder, Python):")
+    print("Tree build (spycfr numba enumerator; the first build of a process may compile):")
     print(f"{'game':<11} {'nodes':>9} {'infosets':>8} {'seconds':>8} {'nodes/s':>10}")
     trees = {}
     for name in args.games:

@@ -9,14 +9,14 @@ from pathlib import Path
 import click
 import numpy as np
 
-from cli.options import build_game, variant_options
+from cli.options import build_game, game_command
 from solver.errors import SpycfrError
 
 PLAYER_CHOICE = click.Choice(["P1", "P2"], case_sensitive=False)
 
 
 def _load(run_dir: str):
-    from solver.run import load_run
+    from solver.runs.store import load_run
 
     return load_run(run_dir)
 
@@ -37,77 +37,90 @@ def _header(run) -> str:
 @click.command()
 @click.argument("run_dir", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--csv", "as_csv", is_flag=True, help="Print the placement table as CSV.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the openings table as CSV.")
 @click.option("--top", default=10, show_default=True, type=click.IntRange(min=1),
               help="Rows per player in the text output.")
 def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
-    """Optimal openings: equilibrium placement distribution and the value of every placement."""
-    from solver.openings import openings_by_cards, openings_table
-    from solver.run import treeless_openings
+    """Optimal openings (e.g. Agent Hunter's placements): their equilibrium distribution and
+    the value of every opening move against the equilibrium opponent."""
+    from solver.analysis.openings import (
+        openings_by_group,
+        openings_spec,
+        openings_table,
+        treeless_table,
+    )
+    from solver.runs.store import read_run_meta, treeless_openings
 
+    spec = openings_spec(read_run_meta(run_dir)["game"])
     treeless = treeless_openings(run_dir)
     if treeless is not None:
-        _treeless_openings(*treeless, as_json, as_csv, top)
+        meta, raw = treeless
+        _treeless_openings(meta, treeless_table(meta["game"], raw), spec, as_json, as_csv, top)
         return
     run = _load(run_dir)
     table = openings_table(run.tree, run.strategy)
     if as_csv:
         click.echo(table.to_csv(index=False, float_format="%.17g"), nl=False)
         return
-    by_cards = openings_by_cards(table)
+    group = spec.group_name
+    by_group = openings_by_group(table, group)
     if as_json:
         out = {"run": {k: run.meta[k] for k in ("game", "variant", "algorithm", "iterations",
                                                  "value_p1", "exploitability")}}
         for player in ("P1", "P2"):
             out[player] = {
-                "placements": table[table.player == player].drop(columns="player")
+                spec.whats: table[table.player == player].drop(columns="player")
                 .to_dict(orient="records"),
-                "card_sets": by_cards[by_cards.player == player].drop(columns="player")
-                .to_dict(orient="records"),
+                _key(spec.group_title): by_group[by_group.player == player]
+                .drop(columns="player").to_dict(orient="records"),
             }
         click.echo(json.dumps(out))
         return
     click.echo(_header(run))
     for player in ("P1", "P2"):
         rows = table[table.player == player]
-        click.echo(f"\n{player} placements, best first (values are {player}'s payoff; "
+        click.echo(f"\n{player} {spec.whats}, best first (values are {player}'s payoff; "
                    f"equilibrium value {_fmt(_player_value(run, player))})")
-        click.echo(f"  {'rank':>4}  {'placement':<16} {'eq prob':>8} {'BR value':>9} "
+        click.echo(f"  {'rank':>4}  {spec.what:<16} {'eq prob':>8} {'BR value':>9} "
                    f"{'eq value':>9}")
         for r in rows.head(top).itertuples():
             click.echo(f"  {r.rank:>4}  {r.opening:<16} {r.probability:>8.4f} "
                        f"{_fmt(r.br_value):>9} {_fmt(r.eq_value):>9}")
         if len(rows) > top:
             click.echo(f"  ... {len(rows) - top} more (--top, --csv or --json for all)")
-        sets = by_cards[(by_cards.player == player) & (by_cards.probability > 1e-6)]
-        click.echo("  card sets played at equilibrium: " + ", ".join(
-            f"{{{c}}} {p:.3f}" for c, p in zip(sets.cards, sets.probability, strict=True)))
+        sets = by_group[(by_group.player == player) & (by_group.probability > 1e-6)]
+        click.echo(f"  {spec.group_title} played at equilibrium: " + ", ".join(
+            f"{{{c}}} {p:.3f}" for c, p in zip(sets[group], sets.probability, strict=True)))
 
 
-def _treeless_openings(meta: dict, table, as_json: bool, as_csv: bool, top: int) -> None:
-    """Openings of an MCCFR run without a tree: placement probabilities only (no values)."""
-    from solver.openings import openings_by_cards
-    from solver.run import TREELESS_CAVEAT
+def _key(title: str) -> str:
+    return title.replace(" ", "_")
+
+
+def _treeless_openings(meta: dict, table, spec, as_json: bool, as_csv: bool, top: int) -> None:
+    """Openings of an MCCFR run without a tree: average probabilities only (no values)."""
+    from solver.analysis.openings import openings_by_group
+    from solver.runs.store import TREELESS_CAVEAT
 
     if as_csv:
         click.echo(table.to_csv(index=False, float_format="%.17g"), nl=False)
         return
-    table = table.assign(eq_value=np.nan, br_value=np.nan)
-    by_cards = openings_by_cards(table)
+    group = spec.group_name
+    by_group = openings_by_group(table, group)
     estimate = meta.get("exploitability_estimate") or {}
     if as_json:
         clean = table.astype(object).where(table.notna(), None)
-        sets = by_cards.astype(object).where(by_cards.notna(), None)
+        sets = by_group.astype(object).where(by_group.notna(), None)
         out = {"caveat": TREELESS_CAVEAT,
                "run": {k: meta.get(k) for k in ("game", "variant", "algorithm", "iterations",
                                                 "value_p1", "exploitability",
                                                 "exploitability_estimate")}}
         for player in ("P1", "P2"):
             out[player] = {
-                "placements": clean[clean.player == player].drop(columns="player")
+                spec.whats: clean[clean.player == player].drop(columns="player")
                 .to_dict(orient="records"),
-                "card_sets": sets[sets.player == player].drop(columns=["player", "best_br_value"])
-                .to_dict(orient="records"),
+                _key(spec.group_title): sets[sets.player == player]
+                .drop(columns=["player", "best_br_value"]).to_dict(orient="records"),
             }
         click.echo(json.dumps(out))
         return
@@ -117,15 +130,15 @@ def _treeless_openings(meta: dict, table, as_json: bool, as_csv: bool, top: int)
                "values need a tree)")
     for player in ("P1", "P2"):
         rows = table[table.player == player]
-        click.echo(f"\n{player} placements, most played first")
-        click.echo(f"  {'rank':>4}  {'placement':<16} {'avg prob':>8}")
+        click.echo(f"\n{player} {spec.whats}, most played first")
+        click.echo(f"  {'rank':>4}  {spec.what:<16} {'avg prob':>8}")
         for r in rows.head(top).itertuples():
             click.echo(f"  {r.rank:>4}  {r.opening:<16} {r.probability:>8.4f}")
         if len(rows) > top:
             click.echo(f"  ... {len(rows) - top} more (--top, --csv or --json for all)")
-        sets = by_cards[by_cards.player == player].head(top)
-        click.echo("  most played card sets: " + ", ".join(
-            f"{{{c}}} {p:.3f}" for c, p in zip(sets.cards, sets.probability, strict=True)))
+        sets = by_group[by_group.player == player].head(top)
+        click.echo(f"  most played {spec.group_title}: " + ", ".join(
+            f"{{{c}}} {p:.3f}" for c, p in zip(sets[group], sets.probability, strict=True)))
 
 
 def _player_value(run, player: str) -> float:
@@ -146,10 +159,10 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
           as_json: bool) -> None:
     """Best move from a position: RECORD is the game so far as that player saw it ('?' hidden).
 
-    With no RECORD (or an empty one) the position is the start: P1's placement.
+    With no RECORD (or an empty one) the position is the start of the game.
     """
-    from solver.query import opponent_strategy
-    from solver.query import query as run_query
+    from solver.analysis.query import opponent_strategy
+    from solver.analysis.query import query as run_query
 
     run = _load(run_dir)
     player = 0 if as_player.upper() == "P1" else 1
@@ -186,9 +199,9 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
 def best_response_cmd(run_dir: str, player: str, against: str | None, output: str | None,
                       as_json: bool) -> None:
     """The best response of PLAYER to the opponent's strategy: its value and the strategy."""
-    from solver.best_response import best_response, expected_value
-    from solver.query import combine, opponent_strategy
-    from solver.strategy_table import strategy_table, write_table
+    from solver.analysis.query import combine, opponent_strategy
+    from solver.exact.best_response import best_response, expected_value
+    from solver.formats.strategy_table import strategy_table, write_table
 
     run = _load(run_dir)
     tree = run.tree
@@ -220,10 +233,9 @@ def best_response_cmd(run_dir: str, player: str, against: str | None, output: st
         click.echo(f"best-response strategy ({len(rows)} infosets) written to {written}")
 
 
-@click.command()
+@game_command(game_option="--game")
 @click.argument("source", type=click.Path())
 @click.option("--game", default=None, help="With a strategy table: the game it plays.")
-@variant_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def exploitability(source: str, game: str | None, preset: str | None, variant_params: dict,
                    as_json: bool) -> None:
@@ -233,9 +245,9 @@ def exploitability(source: str, game: str | None, preset: str | None, variant_pa
     infoset (the player's view record), action (record notation), probability; infosets the
     table omits play uniformly at random.
     """
-    from solver.best_response import best_response, expected_value
-    from solver.build import build_tree
-    from solver.strategy_table import read_table, strategy_from_table
+    from solver.exact.best_response import best_response, expected_value
+    from solver.formats.strategy_table import read_table, strategy_from_table
+    from solver.games import build_tree
 
     path = Path(source)
     defaulted = 0
@@ -276,8 +288,8 @@ def exploitability(source: str, game: str | None, preset: str | None, variant_pa
               help="Output file (default: RUN_DIR/strategy.FORMAT).")
 def export(run_dir: str, fmt: str, output: str | None) -> None:
     """Export a run's average strategy as a tidy table."""
-    from solver.run import strategy_run_table
-    from solver.strategy_table import write_table
+    from solver.formats.strategy_table import write_table
+    from solver.runs.store import strategy_run_table
 
     run = _load(run_dir)
     target = Path(output) if output else Path(run_dir) / f"strategy.{fmt}"

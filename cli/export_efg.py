@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import click
 
-from cli.options import build_game, variant_options
+from cli.options import build_game, game_command
 from solver.errors import SpycfrError
-from solver.games import game_module
 
 
-@click.command("export-efg")
+@game_command("export-efg")
 @click.argument("game")
-@variant_options
 @click.option(
     "-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
     help="The .efg file to write (replaced atomically).",
@@ -21,10 +19,9 @@ def export_efg(
     game: str, preset: str | None, variant_params: dict, output: str, title: str | None
 ) -> None:
     """Export GAME's full tree as a Gambit extensive-form (.efg) file."""
-    from solver.build import build_tree
-    from solver.efg import write_efg
+    from solver.formats.efg import write_efg
+    from solver.games import build_tree
 
-    game_module(game)  # unknown game -> one-line error before anything else
     tree = build_tree(build_game(game, preset, variant_params))
     try:
         size = write_efg(tree, output, title=title)

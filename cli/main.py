@@ -13,8 +13,8 @@ from cli.record import record
 from cli.report import report
 from cli.solve import info, solve
 from solver import __version__
-from solver.errors import Interrupted, SpycfrError
-from solver.games import game_module, game_names
+from solver.errors import Interrupted, SpycfrError, is_interrupt
+from solver.games import game_names, get_plugin
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,13 +29,18 @@ def games(as_json: bool) -> None:
     """List the games, their parameters and presets."""
     out = {}
     for name in game_names():
-        mod = game_module(name)
-        out[name] = {"parameters": mod.PARAMETERS, "presets": mod.PRESETS}
+        plugin = get_plugin(name)
+        out[name] = {
+            "title": plugin.title, "summary": plugin.summary,
+            "parameters": {p.name: p.help for p in plugin.parameters},
+            "presets": plugin.presets,
+            "records": plugin.records is not None, "openings": plugin.openings is not None,
+        }
     if as_json:
         click.echo(json.dumps(out, indent=2))
         return
     for name, entry in out.items():
-        click.echo(f"{name}")
+        click.echo(f"{name}: {entry['title']}, {entry['summary']}")
         for p, desc in entry["parameters"].items():
             click.echo(f"  --{p.replace('_', '-'):<12} {desc}")
         for preset, params in entry["presets"].items():
@@ -68,8 +73,6 @@ def main() -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except BaseException as exc:  # Ctrl-C, possibly wrapped by numba in a SystemError
-        from solver.run import is_interrupt
-
         if not is_interrupt(exc):
             raise
         click.echo("interrupted", err=True)

@@ -35,8 +35,8 @@ def _check_output(out: Path) -> None:
               help="Folder for the PNG figures (default: <report name>_files next to it).")
 def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
     """A strategy report of a run: values, openings, how the game is played, best responses."""
-    from solver.report import write_report
-    from solver.run import load_run, read_run_meta
+    from solver.analysis.report import write_report
+    from solver.runs.store import load_run, read_run_meta
 
     read_run_meta(run_dir)  # a missing or broken run is named before the output is checked
     out = Path(output) if output else Path(run_dir) / "report.md"

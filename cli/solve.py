@@ -9,9 +9,9 @@ import time
 
 import click
 
-from cli.options import build_game, variant_options
+from cli.options import build_game, game_command
 from solver.errors import SpycfrError
-from solver.games import game_module
+from solver.games import get_plugin
 
 DEFAULT_ITERATIONS = 1000
 ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
@@ -45,16 +45,13 @@ def _parse_float(name: str, text: str | None, default: float) -> float:
 
 
 def _build(game_name: str, preset: str | None, variant_params: dict):
-    from solver.build import build_tree
+    from solver.games import build_tree
 
-    game_module(game_name)  # unknown game -> one-line error before anything else
-    game = build_game(game_name, preset, variant_params)
-    return build_tree(game)
+    return build_tree(build_game(game_name, preset, variant_params))
 
 
-@click.command()
+@game_command()
 @click.argument("game")
-@variant_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def info(game: str, preset: str | None, variant_params: dict, as_json: bool) -> None:
     """Build GAME's tree and print its size: nodes, infosets, actions, depth, memory."""
@@ -160,12 +157,11 @@ def _rate(rate: float) -> str:
     return f"{rate:,.0f}" if not math.isfinite(rate) or rate >= 10 else f"{rate:.2f}"
 
 
-@click.command()
+@game_command()
 @click.argument("game", required=False)
-@variant_options
 @click.option("--algorithm", default=None,
-              help="cfr, cfr+ (default), lcfr, dcfr, pcfr+, or Monte-Carlo CFR for agent-hunter: "
-                   "es-mccfr (external sampling) or os-mccfr (outcome sampling).")
+              help="cfr, cfr+ (default), lcfr, dcfr, pcfr+, or Monte-Carlo CFR: es-mccfr "
+                   "(external sampling) or os-mccfr (outcome sampling).")
 @click.option("--iterations", default=None, help="Stop after this many iterations (>= 1).")
 @click.option("--target-exploitability", default=None,
               help="Stop once the average strategy's exploitability is at most this (> 0).")
@@ -210,12 +206,12 @@ def solve(
     best-response, exploitability, export); --resume RUN_DIR continues a saved run, giving
     the same result as an uninterrupted run. Ctrl-C keeps the last checkpoint.
 
-    es-mccfr/os-mccfr (agent-hunter) sample the game instead of enumerating it. On a variant
+    es-mccfr/os-mccfr sample the game instead of enumerating it. On a variant
     small enough to enumerate the exploitability is still exact; on larger ones (the standard
     preset) it cannot be measured: the run reports a labelled regret-bound estimate instead,
     and only `spycfr openings` reads its run directory.
     """
-    from solver.run import MCCFR_ALGORITHMS, SolveConfig, solve_run
+    from solver.runs.solve import MCCFR_ALGORITHMS, SolveConfig, solve_run
 
     if resume is not None:
         given = [name for name, value in (
@@ -250,7 +246,7 @@ def solve(
     if resume is None:
         if game is None:
             raise SpycfrError("missing GAME; games: " + ", ".join(_game_names()))
-        game_module(game)  # unknown game -> one-line error before anything else
+        get_plugin(game)  # unknown game -> one-line error before anything else
     if n_iter is None and target is None and limit is None and resume is None:
         n_iter = DEFAULT_ITERATIONS
     if every is None and resume is None:  # a resumed run keeps its own

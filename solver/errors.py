@@ -20,3 +20,15 @@ class Interrupted(SpycfrError):
 class MemoryLimitReached(SpycfrError):
     """A solver's tables would outgrow the memory limit; raised between iterations, so the
     solver's state is consistent and can be checkpointed."""
+
+
+def is_interrupt(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is Ctrl-C: a KeyboardInterrupt, possibly wrapped by numba in a
+    SystemError when the signal lands as a compiled function returns."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from solver.build import build_tree
-from solver.games import make_game
+from solver.games import build_tree, make_game, tree_labels
 from solver.tree import Tree
+
+
+def labelled_tree(name: str, preset: str | None = None, params: dict | None = None) -> Tree:
+    """The game's numba tree with its infoset keys and action labels attached."""
+    tree = build_tree(make_game(name, preset, params))
+    tree_labels(tree)
+    return tree
 
 
 @pytest.fixture(scope="session")
 def kuhn() -> Tree:
-    return build_tree(make_game("kuhn"))
+    return labelled_tree("kuhn")
 
 
 @pytest.fixture(scope="session")
 def leduc() -> Tree:
-    return build_tree(make_game("leduc"))
+    return labelled_tree("leduc")

@@ -255,7 +255,7 @@ def test_format_parse_roundtrip_and_views(v, seed, max_moves):
             assert any((c == rep.state).all() for c in vrep.candidates)
             if R.current_player(rep.state) == p:
                 buf = np.empty(R.max_actions(v), np.int32)
-                lists = {tuple(buf[:R.legal_actions(c, v.to_array(), buf)])
+                lists = {tuple(buf[:R.legal_actions(c, v.to_params(), buf)])
                          for c in vrep.candidates[:50]}
                 assert len(lists) == 1
 

@@ -43,29 +43,29 @@ def out(s, p):
 
 def legal(variant, s):
     buf = np.empty(R.max_actions(variant), dtype=np.int32)
-    n = R.legal_actions(s, variant.to_array(), buf)
+    n = R.legal_actions(s, variant.to_params(), buf)
     return [int(a) for a in buf[:n]]
 
 
 def child(variant, s, action):
     out_ = np.empty_like(s)
-    R.apply_action(s, variant.to_array(), np.int32(action), out_)
+    R.apply_action(s, variant.to_params(), np.int32(action), out_)
     return out_
 
 
 def ret(variant, s):
-    return float(R.returns_p1(s, variant.to_array()))
+    return float(R.returns_p1(s, variant.to_params()))
 
 
 def terminal(variant, s):
-    return bool(R.is_terminal(s, variant.to_array()))
+    return bool(R.is_terminal(s, variant.to_params()))
 
 
 # --- set-up ----------------------------------------------------------------------------
 
 
 def test_initial_state_and_placements():
-    s = R.initial_state(V10.to_array())
+    s = R.initial_state(V10.to_params())
     assert hand(s, 0) == hand(s, 1) == set(range(10))
     assert s[R.O_SUPPLY] == s[R.PSTRIDE + R.O_SUPPLY] == 5
     assert R.current_player(s) == 0
@@ -76,11 +76,11 @@ def test_initial_state_and_placements():
 
 
 def test_p2_places_without_seeing_p1():
-    s = R.initial_state(V10.to_array())
+    s = R.initial_state(V10.to_params())
     a1, a2 = R.encode_place([3, 7, 1], 10), R.encode_place([0, 1, 2], 10)
     s1, s2 = child(V10, s, a1), child(V10, s, a2)
     assert R.current_player(s1) == 1 and legal(V10, s1) == legal(V10, s2)
-    p = V10.to_array()
+    p = V10.to_params()
     assert R.observation(s, p, a1, 1) == R.observation(s, p, a2, 1)
     assert R.observation(s, p, a1, 0) != R.observation(s, p, a2, 0)
     s = play(V10, "place:3-7-1 place:2-5-8")
@@ -140,7 +140,7 @@ def test_switch_returns_v_to_hand_and_places_w():
     s = play(V10, f"{BASE} switch:1=3>0@1")
     assert house(s, 0, 1) == 0 and 3 in hand(s, 0) and 0 not in hand(s, 0)
     assert decoys(s, 0, 1) == 1
-    p = V10.to_array()
+    p = V10.to_params()
     s0 = play(V10, BASE)
     a, b = R.encode_switch(0, 0, 0), R.encode_switch(0, 9, 0)
     assert R.observation(s0, p, a, 1) == R.observation(s0, p, b, 1)  # new card hidden
@@ -176,7 +176,7 @@ def test_no_switch_without_decoys_in_supply():
 
 def test_house_attack_eq_then_attacker_refills():
     pre = play(V10, "place:3-7-1 place:2-3-8")
-    p = V10.to_array()
+    p = V10.to_params()
     mid = child(V10, pre, R.encode_house(0, 1))  # P1 house 1 (3) hits P2 house 2 (3)
     assert mid[R.PHASE] == R.PH_REFILL_ATT and R.current_player(mid) == 0
     assert house(mid, 0, 1) == R.EMPTY and house(mid, 1, 2) == R.ELIM
@@ -238,7 +238,7 @@ def test_miss_that_ends_the_game_has_no_defender_refill():
 def test_readings_2_out_sets_stay_equal_and_x_never_out():
     for seed in range(30):
         v = Variant(5, 3, 2, 40)
-        s = R.initial_state(v.to_array())
+        s = R.initial_state(v.to_params())
         for a in random_playout(v, seed):
             if R.decode_action(a, 5, 3)[0] == "house":
                 x = house(s, int(s[R.TO_MOVE]), R.decode_action(a, 5, 3)[1][0] + 1)
@@ -357,9 +357,9 @@ def test_variant_defaults_presets_and_strings():
     assert make_variant("tiny", {"payoff": "margin"}).payoff == "margin"
     with pytest.raises(VariantError, match="unknown preset 'huge'.*tiny, mini, small, standard"):
         make_variant("huge")
-    a = make_variant("mini", {"decoy_rule": "switched", "payoff": "margin"}).to_array()
-    assert a.dtype == np.int64 and list(a) == [3, 2, 1, 4, 1, 1]
-    assert list(make_variant().to_array()) == [10, 3, 5, 0, 0, 0]
+    a = make_variant("mini", {"decoy_rule": "switched", "payoff": "margin"}).to_params()
+    assert all(type(x) is np.int64 for x in a) and list(a) == [3, 2, 1, 4, 1, 1]
+    assert list(make_variant().to_params()) == [10, 3, 5, 0, 0, 0]
     sizes = [math.perm(PRESETS[n]["cards"], PRESETS[n]["houses"])
              for n in ("tiny", "mini", "small")]
     assert sizes == sorted(sizes)
@@ -380,7 +380,7 @@ def variants(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variants(), st.integers(0, 2**32 - 1))
 def test_random_playouts_keep_the_invariants(v, seed):
-    params = v.to_array()
+    params = v.to_params()
     s = R.initial_state(params)
     full = (1 << v.cards) - 1
     for a in random_playout(v, seed):

@@ -1,20 +1,20 @@
 """The numba Agent Hunter enumerator: tree invariants, hand-counted trees, and agreement
-with the generic protocol builder (solver.build) node by node."""
+with the reference builder (plain Python, solver.engine.reference) node by node."""
 
 from __future__ import annotations
-
-from collections import Counter
 
 import numpy as np
 import pytest
 from numba import njit
 
-from solver.build import build_tree as generic_build
+from solver.engine.hashmap import hm_get, hm_get_or_put, hm_grown, hm_new, hm_put
+from solver.engine.playout import estimate_nodes
 from solver.errors import SpycfrError
-from solver.games.agent_hunter import make_game, make_variant
-from solver.games.agent_hunter.enumerate import build_tree, estimate_nodes, infoset_labels
-from solver.hashmap import hm_get, hm_get_or_put, hm_grown, hm_new, hm_put
+from solver.games import build_reference_tree as generic_build
+from solver.games import build_tree as build_game_tree
+from solver.games.agent_hunter import AgentHunterGame, make_game, make_variant
 from solver.tree import TERMINAL
+from tests.tree_compare import assert_same_tree
 
 CROSS_CHECK = [
     {"cards": 3, "houses": 1, "decoys": 1, "max_turns": 4},
@@ -23,6 +23,10 @@ CROSS_CHECK = [
     {"cards": 3, "houses": 2, "decoys": 1, "max_turns": 3, "payoff": "margin"},
     {"cards": 3, "houses": 2, "decoys": 2, "max_turns": 3, "decoy_rule": "switched"},
 ]
+
+
+def build_tree(variant, **kwargs):
+    return build_game_tree(AgentHunterGame(variant), **kwargs)
 
 
 def check_invariants(tree) -> None:
@@ -126,38 +130,9 @@ def test_hand_counted_tiny_with_a_decoy() -> None:
 @pytest.mark.parametrize("params", CROSS_CHECK, ids=lambda p: "-".join(map(str, p.values())))
 def test_matches_generic_builder(params: dict) -> None:
     ours = build_tree(make_variant(None, params))
-    ref = generic_build(make_game(None, params), generic=True)
+    ref = generic_build(make_game(None, params))
     check_invariants(ours)
-    assert ours.num_nodes == ref.num_nodes
-    for p in (0, 1):
-        assert len(ours.infosets_of(p)) == len(ref.infosets_of(p))
-    # Align the trees by action paths (both list children in legal_actions order).
-    to_ref = np.full(ours.num_nodes, -1, dtype=np.int64)
-    to_ref[0] = 0
-    for v in range(ours.num_nodes):
-        g = to_ref[v]
-        k = ours.num_children[v]
-        assert k == ref.num_children[g]
-        a, b = ours.first_child[v], ref.first_child[g]
-        assert np.array_equal(ours.node_action[a:a + k], ref.node_action[b:b + k])
-        to_ref[a:a + k] = np.arange(b, b + k)
-    assert np.array_equal(np.sort(to_ref), np.arange(ref.num_nodes))
-    assert np.array_equal(ours.node_player, ref.node_player[to_ref])
-    assert np.array_equal(ours.utility, ref.utility[to_ref])
-    term = ours.node_player == TERMINAL
-    assert Counter(ours.utility[term]) == Counter(ref.utility[ref.node_player == TERMINAL])
-    # Same infoset partition: the map our infoset -> generic infoset key is a bijection.
-    dec = ~term
-    pairs = set(zip(ours.node_infoset[dec].tolist(),
-                    [ref.infoset_keys[i] for i in ref.node_infoset[to_ref[dec]]], strict=True))
-    assert len(pairs) == ours.num_infosets == ref.num_infosets
-    assert len({key for _, key in pairs}) == ours.num_infosets
-    # The labels replayed through the Python game are the generic builder's.
-    keys, labels = infoset_labels(ours, make_variant(None, params))
-    for i, v in enumerate(ours.infoset_node):
-        j = ref.node_infoset[to_ref[v]]
-        assert keys[i] == ref.infoset_keys[j]
-        assert labels[i] == ref.action_labels[j]
+    assert_same_tree(ours, ref, make_game(None, params))
 
 
 def test_presets_tiny_and_mini_are_well_formed() -> None:
@@ -183,7 +158,7 @@ def test_refusals() -> None:
 def test_size_estimate_and_early_refusal() -> None:
     mini = make_variant("mini", {})
     exact = build_tree(mini).num_nodes
-    assert abs(estimate_nodes(mini) / exact - 1) < 0.25
+    assert abs(estimate_nodes(mini.to_params()) / exact - 1) < 0.25
     # The rulesheet-sized game (10/3/5, 12 turns) is refused at once, not after 300M nodes.
     with pytest.raises(SpycfrError, match="node limit"):
         build_tree(make_variant("standard", {"max_turns": 12}))

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from solver.best_response import best_response
-from solver.run import load_run
+from solver.exact.best_response import best_response
+from solver.runs import load_run
 from solver.tree import CHANCE, TERMINAL
 from tests.cli_helpers import spycfr
 from tests.reference import reference_best_response
@@ -313,7 +313,7 @@ def test_query_position_the_opponent_never_reaches(tiny, tmp_path):
     rows = table_rows(run_dir, "P2", record)
     assert [m["probability"] for m in res["moves"]] == rows.probability.tolist()
     assert res["best_move"] == rows.action.iloc[int(np.argmax(rows.probability.to_numpy()))]
-    from solver.strategy_table import read_table, strategy_from_table
+    from solver.formats.strategy_table import read_table, strategy_from_table
 
     p1_only = strategy_from_table(run.tree, read_table(table))[0]
     assert conditional_values(run.tree, mix(run.strategy, p1_only, run.tree, 1),
@@ -378,7 +378,7 @@ def test_best_response(request, tmp_path, which, player):
     assert len(table) == len(own_infosets) == table.infoset.nunique()  # one row per infoset
     assert table.infoset.tolist() == [tree.infoset_keys[i] for i in own_infosets]
     # the written pure strategy, played against the run's opponent, earns the BR value
-    from solver.strategy_table import read_table, strategy_from_table
+    from solver.formats.strategy_table import read_table, strategy_from_table
 
     br_strategy, defaulted = strategy_from_table(tree, read_table(out_file))
     assert defaulted == tree.num_infosets - len(own_infosets)

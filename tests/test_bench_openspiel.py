@@ -9,10 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.best_response import exploitability
-from solver.build import build_tree
 from solver.cfr.solver import CFRSolver
-from solver.games import make_game
+from solver.exact.best_response import exploitability
+from tests.conftest import labelled_tree
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -44,7 +43,7 @@ def openspiel_tree(name: str) -> tuple[int, int, set[str]]:
 
 @pytest.fixture(scope="module")
 def trees():
-    return {name: build_tree(make_game(name)) for name in OPENSPIEL_NAMES}
+    return {name: labelled_tree(name) for name in OPENSPIEL_NAMES}
 
 
 @pytest.mark.parametrize("name", list(OPENSPIEL_NAMES))

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from solver.best_response import (
+from solver.exact.best_response import (
     best_response,
     counterfactual_values,
     expected_value,

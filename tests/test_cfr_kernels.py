@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.best_response import expected_value, exploitability
 from solver.cfr import ALGORITHMS, CFRSolver
 from solver.errors import SpycfrError
-from solver.lp import solve_lp
+from solver.exact.best_response import expected_value, exploitability
+from solver.exact.lp import solve_lp
 from solver.tree import TERMINAL, Tree
 from tests.reference import ReferenceCFR
 

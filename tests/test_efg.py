@@ -11,12 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli, main
-from solver.build import build_tree
-from solver.efg import efg_summary, efg_text, format_number, pre_order, read_efg, write_efg
 from solver.errors import SpycfrError
-from solver.games import make_game
-from solver.labels import tree_labels
-from solver.lp import solve_lp
+from solver.exact.lp import solve_lp
+from solver.formats.efg import efg_summary, efg_text, format_number, pre_order, read_efg, write_efg
+from solver.games import build_tree, make_game, tree_labels
 from solver.tree import CHANCE, TERMINAL, Tree
 
 

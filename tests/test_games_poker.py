@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.build import build_tree
 from solver.errors import SpycfrError, VariantError
-from solver.games import make_game
+from solver.games import build_tree, make_game
 from solver.games.kuhn import BET, PASS
 from solver.games.leduc import CALL, FOLD, RAISE
 from solver.tree import CHANCE, TERMINAL
+from tests.conftest import labelled_tree
 
 # Sizes of OpenSpiel's kuhn_poker / leduc_poker (2 players, default options), counted by a
 # full traversal with pyspiel (open_spiel 1.x): nodes, terminals, chance nodes, infosets.
@@ -23,7 +23,7 @@ OPENSPIEL_SIZES = {
 
 @pytest.fixture(scope="module", params=["kuhn", "leduc"])
 def tree(request):
-    return build_tree(make_game(request.param))
+    return labelled_tree(request.param)
 
 
 def play(game_name: str, actions: list[int]):
@@ -39,6 +39,16 @@ def test_sizes_match_openspiel(tree):
     assert (s["nodes"], s["terminal_nodes"], s["chance_nodes"], s["infosets"]) == (
         nodes, terminals, chance, infosets)
     assert s["infosets_p1"] == s["infosets_p2"] == infosets // 2
+
+
+def _preorder(tree) -> list[int]:
+    out, stack = [], [0]
+    while stack:
+        v = stack.pop()
+        out.append(v)
+        s, k = int(tree.first_child[v]), int(tree.num_children[v])
+        stack.extend(range(s + k - 1, s - 1, -1))
+    return out
 
 
 def test_tree_invariants(tree):
@@ -61,9 +71,12 @@ def test_tree_invariants(tree):
             assert tree.infoset_num_actions[i] == nc[v]
     assert seen_child[0] == 0 and np.all(seen_child[1:] == 1)  # a tree, root 0
     assert np.all(tree.utility[pl != TERMINAL] == 0)
-    # Infosets are numbered in order of first discovery, at their first node.
-    assert np.all(np.diff(tree.infoset_node) > 0)
+    # Infosets are numbered in order of first discovery (depth first: the enumerator expands
+    # the subtree of child 0 first), each at the node where it was discovered.
     assert np.all(tree.node_infoset[tree.infoset_node] == np.arange(tree.num_infosets))
+    order = _preorder(tree)
+    first_seen = [int(tree.node_infoset[v]) for v in order if pl[v] in (0, 1)]
+    assert list(dict.fromkeys(first_seen)) == list(range(tree.num_infosets))
     assert len(tree.infoset_keys) == len(set(tree.infoset_keys)) == tree.num_infosets
     assert [len(lab) for lab in tree.action_labels] == tree.infoset_num_actions.tolist()
     assert tree.node_action[0] == -1
@@ -144,20 +157,24 @@ def test_no_parameters(name):
         make_game(name, "big", {})
 
 
-def test_generic_flag_and_fast_path():
-    class Fast:
-        name = "fast"
-        variant: dict = {}
+def test_numba_and_reference_builders():
+    """The numba enumerator and the plain-Python reference builder give the same tree sizes;
+    only a registered game can be enumerated, any State-protocol game can be referenced."""
+    from solver.games import build_reference_tree
 
-        def build_tree(self):
-            return build_tree(make_game("kuhn"), generic=True)
+    fast, ref = build_tree(make_game("kuhn")), build_reference_tree(make_game("kuhn"))
+    assert (fast.num_nodes, fast.num_infosets) == (ref.num_nodes, ref.num_infosets) == (58, 12)
+
+    class Other:
+        name = "other"
+        variant: dict = {}
 
         def new_initial_state(self):
             return make_game("kuhn").new_initial_state()
 
-    fast = build_tree(Fast())
-    assert fast.game == "kuhn"  # produced by the game's own builder
-    assert build_tree(Fast(), generic=True).game == "fast"
+    with pytest.raises(SpycfrError, match="unknown game"):
+        build_tree(Other())
+    assert build_reference_tree(Other()).game == "other"
 
 
 class _ForgetfulState:
@@ -199,5 +216,7 @@ def test_generic_builder_rejects_imperfect_recall():
         def new_initial_state(self):
             return _ForgetfulState()
 
+    from solver.games import build_reference_tree
+
     with pytest.raises(SpycfrError, match="perfect recall"):
-        build_tree(Forgetful())
+        build_reference_tree(Forgetful())

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from solver.best_response import exploitability
-from solver.build import build_tree
 from solver.cfr.solver import CFRSolver
 from solver.errors import VariantError
-from solver.games import make_game
+from solver.exact.best_response import exploitability
+from solver.games import build_tree, make_game
 from solver.games.liars_dice import LIAR, unrank_bid
 
 # OpenSpiel liars_dice (default options), counted by a full traversal with pyspiel

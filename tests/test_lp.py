@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.build import build_tree
 from solver.errors import SpycfrError
-from solver.games import make_game
-from solver.lp import solve_lp
+from solver.exact.lp import solve_lp
+from solver.games import build_tree, make_game
 from solver.tree import Tree
+from tests.conftest import labelled_tree
 from tests.reference import reference_expected_value, reference_nash_conv
 
 # Leduc's value for P1 as asserted by OpenSpiel's own LP test
@@ -34,7 +34,7 @@ def test_lp_value_and_equilibrium(name, value):
 
 def test_kuhn_lp_strategy_is_in_the_known_family():
     """Kuhn equilibria: P1 bets K three times as often as J (alpha family); P2's is unique."""
-    tree = build_tree(make_game("kuhn"))
+    tree = labelled_tree("kuhn")
     s = solve_lp(tree).strategy
     row = {key: s[i] for i, key in enumerate(tree.infoset_keys)}
     alpha = row["0"][1]

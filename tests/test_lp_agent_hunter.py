@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from solver.best_response import best_response, expected_value, exploitability
-from solver.build import build_tree
 from solver.cfr import CFRSolver
-from solver.games import make_game
-from solver.lp import solve_lp
+from solver.exact.best_response import best_response, expected_value, exploitability
+from solver.exact.lp import solve_lp
+from solver.games import build_tree, make_game
 from tests.reference import reference_nash_conv
 
 # Both decoy rules, both payoff modes, one and two safe houses.

@@ -8,25 +8,26 @@ import json
 import numpy as np
 import pytest
 
-from solver.best_response import counterfactual_values, exploitability
-from solver.cfr.mccfr import MCCFRSolver, regrets_on_tree, root_key, strategy_on_tree
+from solver.cfr.mccfr import MCCFRSolver, regrets_on_tree, strategy_on_tree
+from solver.engine.rng import root_key
 from solver.errors import SpycfrError
-from solver.games.agent_hunter.enumerate import build_tree
-from solver.games.agent_hunter.variant import make_variant
+from solver.exact.best_response import counterfactual_values, exploitability
+from solver.games import build_tree
+from solver.games.agent_hunter import make_game
 
 T3 = {"cards": 3, "houses": 1, "decoys": 1, "max_turns": 3}
 
 
 @pytest.fixture(scope="module")
 def t3():
-    variant = make_variant(None, T3)
-    return variant, build_tree(variant)
+    game = make_game(None, T3)
+    return game, build_tree(game)
 
 
 @pytest.fixture(scope="module")
 def tiny():
-    variant = make_variant("tiny")
-    return variant, build_tree(variant)
+    game = make_game("tiny")
+    return game, build_tree(game)
 
 
 @pytest.mark.parametrize(
@@ -35,9 +36,9 @@ def tiny():
 )
 @pytest.mark.parametrize("game", ["t3", "tiny"])
 def test_exact_exploitability_falls(game, scheme, checkpoints, factor, request):
-    variant, tree = request.getfixturevalue(game)
+    game, tree = request.getfixturevalue(game)
     uniform = exploitability(tree, tree.uniform_strategy())
-    solver = MCCFRSolver(variant, scheme, seed=3)
+    solver = MCCFRSolver(game, scheme, seed=3)
     values = []
     for n in checkpoints:
         solver.iterate(n - solver.iteration)
@@ -48,8 +49,8 @@ def test_exact_exploitability_falls(game, scheme, checkpoints, factor, request):
 
 def test_infosets_match_the_enumerator(t3):
     """The observation-sequence keys are exactly the enumerator's infosets."""
-    variant, tree = t3
-    solver = MCCFRSolver(variant, "external", seed=0)
+    game, tree = t3
+    solver = MCCFRSolver(game, "external", seed=0)
     assert np.allclose(strategy_on_tree(solver, tree), tree.uniform_strategy())  # nothing seen
     solver.iterate(2000)
     strategy_on_tree(solver, tree)  # raises if a tree infoset is split or two are merged
@@ -64,14 +65,14 @@ def test_infosets_match_the_enumerator(t3):
 def test_first_iteration_regrets_are_unbiased(tiny, scheme, runs):
     """P1's sampled regrets after one iteration average to the exact counterfactual regrets
     of the uniform profile (P1's traversal comes first, against uniform P2)."""
-    variant, tree = tiny
+    game, tree = tiny
     uniform = tree.uniform_strategy()
     cfv, _ = counterfactual_values(tree, uniform)
     exact = cfv - (uniform * cfv).sum(axis=1, keepdims=True)
     total = np.zeros_like(exact)
     total_sq = np.zeros_like(exact)
     for seed in range(runs):
-        solver = MCCFRSolver(variant, scheme, seed=seed)
+        solver = MCCFRSolver(game, scheme, seed=seed)
         solver.iterate(1)
         r = regrets_on_tree(solver, tree)
         total += r
@@ -89,10 +90,10 @@ def _tables(solver: MCCFRSolver) -> dict:
 
 @pytest.mark.parametrize("scheme", ["external", "outcome"])
 def test_seeds_reproduce_and_differ(tiny, scheme):
-    variant, _ = tiny
+    game, _ = tiny
     runs = []
     for seed in (5, 5, 6):
-        solver = MCCFRSolver(variant, scheme, seed=seed)
+        solver = MCCFRSolver(game, scheme, seed=seed)
         solver.iterate(300)
         runs.append(_tables(solver))
     assert all(np.array_equal(runs[0][k], runs[1][k]) for k in runs[0])
@@ -104,11 +105,11 @@ def test_seeds_reproduce_and_differ(tiny, scheme):
 
 @pytest.mark.parametrize("scheme", ["external", "outcome"])
 def test_resume_is_bit_identical(tiny, scheme, tmp_path):
-    variant, tree = tiny
-    straight = MCCFRSolver(variant, scheme, seed=11)
+    game, tree = tiny
+    straight = MCCFRSolver(game, scheme, seed=11)
     straight.iterate(700)
 
-    first = MCCFRSolver(variant, scheme, seed=11)
+    first = MCCFRSolver(game, scheme, seed=11)
     first.iterate(250)
     first.iterate(150)
     state = first.state_dict()
@@ -120,7 +121,7 @@ def test_resume_is_bit_identical(tiny, scheme, tmp_path):
         loaded = {k: data[k] for k in data.files}
     loaded.update(scalars)
 
-    resumed = MCCFRSolver(variant, scheme, seed=11)
+    resumed = MCCFRSolver(game, scheme, seed=11)
     resumed.load_state_dict(loaded)
     assert resumed.iteration == 400
     resumed.iterate(300)
@@ -131,17 +132,17 @@ def test_resume_is_bit_identical(tiny, scheme, tmp_path):
 
 
 def test_checkpoint_of_other_settings_is_refused(tiny):
-    variant, _ = tiny
-    solver = MCCFRSolver(variant, "outcome", seed=1)
+    game, _ = tiny
+    solver = MCCFRSolver(game, "outcome", seed=1)
     solver.iterate(10)
-    other = MCCFRSolver(variant, "outcome", seed=2)
+    other = MCCFRSolver(game, "outcome", seed=2)
     with pytest.raises(SpycfrError, match="seed"):
         other.load_state_dict(solver.state_dict())
 
 
 def test_regret_bound_is_labelled_and_shrinks(t3):
-    variant, _ = t3
-    solver = MCCFRSolver(variant, "external", seed=0)
+    game, _ = t3
+    solver = MCCFRSolver(game, "external", seed=0)
     solver.iterate(500)
     early = solver.regret_bound()
     solver.iterate(9500)
@@ -154,8 +155,8 @@ def test_regret_bound_is_labelled_and_shrinks(t3):
 
 
 def test_standard_outcome_sampling_runs_and_memory_limit():
-    variant = make_variant("standard")
-    solver = MCCFRSolver(variant, "outcome", seed=0, memory_limit=40 * 2**20)
+    game = make_game("standard")
+    solver = MCCFRSolver(game, "outcome", seed=0, memory_limit=40 * 2**20)
     with pytest.raises(SpycfrError, match="memory limit"):
         solver.iterate(100_000)
     stats = solver.stats()
@@ -165,7 +166,7 @@ def test_standard_outcome_sampling_runs_and_memory_limit():
     # A placement row holds all 720 = 10*9*8 placements.
     assert len(solver.average_policy(root_key(0))) == 720
     # The state is consistent after the refusal: a checkpoint restores and runs on.
-    again = MCCFRSolver(variant, "outcome", seed=0)
+    again = MCCFRSolver(game, "outcome", seed=0)
     again.load_state_dict(solver.state_dict())
     again.iterate(10)
     assert again.iteration == solver.iteration + 10
@@ -173,20 +174,20 @@ def test_standard_outcome_sampling_runs_and_memory_limit():
 
 def test_bad_input():
     with pytest.raises(SpycfrError, match="outcome sampling"):
-        MCCFRSolver(make_variant("standard"), "external")  # ~1e14 nodes per iteration
+        MCCFRSolver(make_game("standard"), "external")  # ~1e14 nodes per iteration
     with pytest.raises(SpycfrError, match="scheme"):
-        MCCFRSolver(make_variant("tiny"), "chance")
+        MCCFRSolver(make_game("tiny"), "chance")
     with pytest.raises(SpycfrError, match="epsilon"):
-        MCCFRSolver(make_variant("tiny"), "outcome", epsilon=0.0)
+        MCCFRSolver(make_game("tiny"), "outcome", epsilon=0.0)
     with pytest.raises(SpycfrError, match="seed"):
-        MCCFRSolver(make_variant("tiny"), "outcome", seed=-1)
+        MCCFRSolver(make_game("tiny"), "outcome", seed=-1)
     with pytest.raises(SpycfrError, match="max-turns"):
-        MCCFRSolver(make_variant("tiny", {"max_turns": "inf"}), "outcome")
+        MCCFRSolver(make_game("tiny", {"max_turns": "inf"}), "outcome")
 
 
 def test_solve_reports_what_it_measured(t3):
-    variant, tree = t3
-    solver = MCCFRSolver(variant, "outcome", seed=2)
+    game, tree = t3
+    solver = MCCFRSolver(game, "outcome", seed=2)
     exact = solver.solve(iterations=3000, check_every=1000, tree=tree)
     assert exact.kind == "exact" and exact.iterations == 3000 and len(exact.log) == 3
     assert exact.value == exploitability(tree, strategy_on_tree(solver, tree))

@@ -16,10 +16,11 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
+from solver.analysis.report import write_report
+from solver.exact.lp import solve_lp
 from solver.games import make_game
-from solver.lp import solve_lp
-from solver.report import agent_hunter_stats, write_report
-from solver.run import SolveConfig, load_run, solve_run
+from solver.games.agent_hunter.report import agent_hunter_stats
+from solver.runs import SolveConfig, load_run, solve_run
 from tests.cli_helpers import spycfr
 from tests.reference import reference_best_response, reference_expected_value
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from solver.best_response import best_response, expected_value
-from solver.run import load_run
+from solver.exact.best_response import best_response, expected_value
+from solver.runs import load_run
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 

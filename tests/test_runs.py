@@ -21,11 +21,9 @@ import pandas as pd
 import pytest
 
 from solver import __version__
-from solver.best_response import best_response, expected_value
-from solver.build import build_tree
 from solver.cfr import CFRSolver
-from solver.games import make_game
-from solver.labels import tree_labels
+from solver.exact.best_response import best_response, expected_value
+from solver.games import build_tree, make_game, tree_labels
 from solver.tree import CHANCE, TERMINAL
 from tests.cli_helpers import spycfr
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-TERMINAL = -1
-CHANCE = 2
+from solver.tree.passes import backward_values, forward_reach
 
 ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
 
@@ -42,79 +41,6 @@ def algorithm_params(
     if algorithm == "pcfr+":
         return 1, 0, 1, 2, 0.0, 0.0, 0.0
     raise ValueError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
-
-
-@njit(cache=True)
-def forward_reach(first_child, num_children, node_player, node_infoset, chance_prob, sigma, reach):
-    """reach[n, 0/1/2]: P1's, P2's and chance's contribution to the probability of reaching n."""
-    reach[0, 0] = 1.0
-    reach[0, 1] = 1.0
-    reach[0, 2] = 1.0
-    for n in range(first_child.shape[0]):
-        k = num_children[n]
-        if k == 0:
-            continue
-        s = first_child[n]
-        r0 = reach[n, 0]
-        r1 = reach[n, 1]
-        rc = reach[n, 2]
-        pl = node_player[n]
-        j = node_infoset[n]
-        if pl == 0:
-            for a in range(k):
-                reach[s + a, 0] = r0 * sigma[j, a]
-                reach[s + a, 1] = r1
-                reach[s + a, 2] = rc
-        elif pl == 1:
-            for a in range(k):
-                reach[s + a, 0] = r0
-                reach[s + a, 1] = r1 * sigma[j, a]
-                reach[s + a, 2] = rc
-        else:
-            for a in range(k):
-                reach[s + a, 0] = r0
-                reach[s + a, 1] = r1
-                reach[s + a, 2] = rc * chance_prob[j + a]
-
-
-@njit(cache=True, inline="always")
-def child_average(player, s, j, k, chance_prob, sigma, values):
-    """Expected value of the ``k`` children from ``s`` of a node with infoset (or chance
-    offset) ``j``: weighted by the chance probabilities or by ``sigma``."""
-    acc = 0.0
-    if player == CHANCE:
-        for a in range(k):
-            acc += chance_prob[j + a] * values[s + a]
-    else:
-        for a in range(k):
-            acc += sigma[j, a] * values[s + a]
-    return acc
-
-
-@njit(cache=True)
-def backward_values(
-    first_child, num_children, node_player, node_infoset, chance_prob, sigma, reach,
-    values, prune_for,
-):
-    """values[n]: P1's expected payoff below n under sigma, computed bottom-up.
-
-    Terminal entries of ``values`` must already hold the utilities (never rewritten).
-
-    With ``prune_for`` = p in (0, 1), nodes that p's opponent never reaches are
-    skipped (value 0): every regret of p below them is weighted by pi_-p = 0 and
-    their parent weighs them by an opponent probability of exactly 0. ``prune_for``
-    = -1 computes every node.
-    """
-    opp = 1 - prune_for
-    for n in range(first_child.shape[0] - 1, -1, -1):
-        k = num_children[n]
-        if k == 0:
-            continue
-        if prune_for >= 0 and reach[n, opp] == 0.0:
-            values[n] = 0.0
-            continue
-        values[n] = child_average(node_player[n], first_child[n], node_infoset[n], k,
-                                  chance_prob, sigma, values)
 
 
 @njit(cache=True)

@@ -1,29 +1,19 @@
-"""The CFR driver: owns the regret/strategy tables and runs the numba kernels in batches."""
+"""The full-tree CFR solver: owns the regret/strategy tables and runs the numba kernels."""
 
 from __future__ import annotations
 
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from solver.cfr import kernels
+from solver.cfr.driver import SolveResult, drive
 from solver.cfr.kernels import ALGORITHMS, algorithm_params
 from solver.errors import SpycfrError
+from solver.exact.best_response import exploitability
 from solver.tree import Tree
-
-
-@dataclass
-class SolveResult:
-    """Outcome of :meth:`CFRSolver.solve`; ``log`` rows are (iteration, seconds, exploitability)."""
-
-    iterations: int
-    seconds: float
-    exploitability: float
-    stopped_by: str
-    log: list[tuple[int, float, float]] = field(default_factory=list)
 
 
 class CFRSolver:
@@ -82,7 +72,7 @@ class CFRSolver:
         self._reach = np.zeros((tree.num_nodes, 3))
         self._values = np.zeros(tree.num_nodes)
         self.log: list[tuple[int, float, float]] = []
-        self.solve_seconds = 0.0
+        self.seconds = 0.0  # iteration time, over every run (a resumed run keeps counting)
 
     # --- iterations -------------------------------------------------------------------
     def _run(self, n: int) -> None:
@@ -104,7 +94,11 @@ class CFRSolver:
         if n < 0:
             raise ValueError(f"iterations must be >= 0, got {n}")
         if n:
-            self._run(int(n))
+            t0 = time.perf_counter()
+            try:
+                self._run(int(n))
+            finally:  # a memory stop or Ctrl-C between iterations keeps the time spent
+                self.seconds += time.perf_counter() - t0
 
     def average_strategy(self) -> np.ndarray:
         """The normalised strategy sums (the profile that converges to equilibrium)."""
@@ -116,8 +110,6 @@ class CFRSolver:
 
     def exploitability(self) -> float:
         """Exploitability (NashConv / 2) of the average strategy."""
-        from solver.best_response import exploitability  # best_response imports the kernels
-
         return exploitability(self.tree, self.average_strategy())
 
     # --- checkpoint ---------------------------------------------------------------------
@@ -163,69 +155,10 @@ class CFRSolver:
         check_every: int | None = None,
         progress: Callable[[int, float, float | None], None] | None = None,
     ) -> SolveResult:
-        """Iterate until ``iterations`` more are done, the target is met or time runs out.
-
-        Exploitability is measured every ``check_every`` iterations (and at the end);
-        only iteration time counts toward ``seconds`` and the time limit.
-        ``progress(iteration, seconds, exploitability or None)`` is called after each batch.
-        """
-        if iterations is None and target_exploitability is None and time_limit is None:
-            iterations = 1000
-        if iterations is not None and iterations < 1:
-            raise SpycfrError(f"iterations must be >= 1, got {iterations}")
-        if target_exploitability is not None and not target_exploitability > 0:
-            raise SpycfrError(f"target exploitability must be > 0, got {target_exploitability}")
-        if time_limit is not None and not time_limit > 0:
-            raise SpycfrError(f"time limit must be > 0 seconds, got {time_limit}")
+        """Iterate until ``iterations`` more are done, the target is met or time runs out
+        (:func:`solver.cfr.driver.drive`); the exploitability is measured exactly every
+        ``check_every`` iterations (default 100) and at the end."""
         if check_every is None:
             check_every = min(100, iterations) if iterations else 100
-        if check_every < 1:
-            raise SpycfrError(f"check-every must be >= 1, got {check_every}")
-
-        self.warm_up()
-        end = None if iterations is None else self.iteration + iterations
-        seconds = 0.0
-        done = 0
-        expl = math.inf
-        stopped = "iterations"
-        since_check = 0
-        while True:
-            step = check_every - since_check
-            if end is not None:
-                step = min(step, end - self.iteration)
-            if time_limit is not None:
-                # Aim each batch at about 0.1 s and never (by the current rate) past the limit.
-                rate = done / seconds if done and seconds > 0 else 0.0
-                if rate:
-                    left = max(time_limit - seconds, 0.0)
-                    step = min(step, max(1, int(min(left, 0.1) * rate)))
-                else:
-                    step = 1
-            t0 = time.perf_counter()
-            self._run(step)
-            seconds += time.perf_counter() - t0
-            done += step
-            since_check += step
-            done_iters = end is not None and self.iteration >= end
-            out_of_time = time_limit is not None and seconds >= time_limit
-            measured = None
-            if since_check >= check_every or done_iters or out_of_time:
-                since_check = 0
-                expl = self.exploitability()
-                measured = expl
-                self.log.append((self.iteration, self.solve_seconds + seconds, expl))
-            if progress is not None:
-                progress(self.iteration, seconds, measured)
-            if target_exploitability is not None and measured is not None and (
-                expl <= target_exploitability
-            ):
-                stopped = "target"
-                break
-            if done_iters:
-                stopped = "iterations"
-                break
-            if out_of_time:
-                stopped = "time"
-                break
-        self.solve_seconds += seconds
-        return SolveResult(self.iteration, seconds, expl, stopped, list(self.log))
+        return drive(self, self.exploitability, "exact", iterations, target_exploitability,
+                     time_limit, check_every, progress)

@@ -1,16 +1,21 @@
-"""Registry of the built-in games.
+"""Registry of the built-in games: name -> plug-in record (:class:`GamePlugin`).
 
-Each game module exposes ``make_game(preset: str | None, params: dict) -> Game``,
-``PRESETS`` (name -> parameter dict) and ``PARAMETERS`` (name -> description of
-the allowed values). Parameters not given keep the preset's (or the default)
-value; bad ones raise VariantError.
+Each game module exposes ``PLUGIN``. Generic code reaches games only through this
+registry; adding a game is adding its module here (the engines, the CLI, the conformance
+tests all pick it up from its record).
 """
 
 from __future__ import annotations
 
 import importlib
 
+from solver.engine import reference
+from solver.engine.enumerate import DEFAULT_MAX_NODES, enumerate_tree
+from solver.engine.labels import infoset_labels
+from solver.engine.playout import game_bounds
 from solver.errors import SpycfrError
+from solver.games.plugin import GamePlugin
+from solver.tree import Tree
 
 _MODULES = {
     "agent-hunter": "solver.games.agent_hunter",
@@ -24,13 +29,60 @@ def game_names() -> list[str]:
     return list(_MODULES)
 
 
-def game_module(name: str):
-    """The module implementing game ``name``; unknown names raise SpycfrError."""
+def get_plugin(name: str) -> GamePlugin:
+    """The plug-in record of game ``name``; unknown names raise SpycfrError."""
     if name not in _MODULES:
         raise SpycfrError(f"unknown game {name!r}; known games: {', '.join(_MODULES)}")
-    return importlib.import_module(_MODULES[name])
+    return importlib.import_module(_MODULES[name]).PLUGIN
+
+
+def feature(name: str, attribute: str, what: str):
+    """The plug-in field ``attribute`` of game ``name`` (a feature only some games have), or a
+    one-line error naming the games that have it (``what`` names the feature)."""
+    value = getattr(get_plugin(name), attribute)
+    if value is None:
+        having = [g for g in _MODULES if getattr(get_plugin(g), attribute) is not None]
+        raise SpycfrError(f"game {name!r} has no {what}; games with one: "
+                          f"{', '.join(having) or 'none'}")
+    return value
+
+
+def make_variant(name: str, preset: str | None = None, params: dict | None = None):
+    """The validated variant of game ``name`` from a preset and/or explicit parameters."""
+    return get_plugin(name).make_variant(preset, dict(params or {}))
 
 
 def make_game(name: str, preset: str | None = None, params: dict | None = None):
-    """Instantiate game ``name`` from a preset and/or explicit parameters."""
-    return game_module(name).make_game(preset, dict(params or {}))
+    """The Python game (:mod:`solver.engine.states`) of ``name`` for a preset and/or parameters."""
+    plugin = get_plugin(name)
+    return plugin.python_game(plugin.make_variant(preset, dict(params or {})))
+
+
+def build_tree(game, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
+    """The flat tree of a game object (from :func:`make_game`), by the numba enumerator."""
+    plugin = get_plugin(game.name)
+    variant = game.variant_obj
+    params = plugin.numba_params(variant)
+    if game_bounds(params)[2] < 0:
+        raise SpycfrError(f"{plugin.name} {variant.describe()} has an infinite game tree"
+                          + (f": {plugin.unbounded_hint}" if plugin.unbounded_hint else ""))
+    return enumerate_tree(params, plugin.name, variant.as_dict(), variant.describe(),
+                          max_nodes, plugin.too_big_hint)
+
+
+def build_reference_tree(game) -> Tree:
+    """The same tree built in plain Python through the State protocol (slow; a cross-check)."""
+    return reference.build_reference_tree(game)
+
+
+def game_of_tree(tree: Tree):
+    """The Python game a tree was built from."""
+    return make_game(tree.game, None, tree.variant)
+
+
+def tree_labels(tree: Tree) -> tuple[list[str], list[list[str]]]:
+    """(infoset key, action labels) per infoset; cached on the tree once computed."""
+    if tree.infoset_keys is None or tree.action_labels is None:
+        keys, actions = infoset_labels(tree, game_of_tree(tree))
+        tree.infoset_keys, tree.action_labels = list(keys), [list(a) for a in actions]
+    return tree.infoset_keys, tree.action_labels

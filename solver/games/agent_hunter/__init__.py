@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+from solver.games.agent_hunter import position as _position
+from solver.games.agent_hunter import rules as R
 from solver.games.agent_hunter.game import AgentHunterGame, AgentHunterState
-from solver.games.agent_hunter.variant import PARAMETERS, PRESETS, Variant, make_variant
+from solver.games.agent_hunter.variant import (
+    PARAMETERS,
+    PRESETS,
+    Variant,
+    make_variant,
+    payoff_unit,
+    variant_words,
+)
+from solver.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
 
 
 def make_game(preset: str | None = None, params: dict | None = None) -> AgentHunterGame:
@@ -11,7 +21,44 @@ def make_game(preset: str | None = None, params: dict | None = None) -> AgentHun
     return AgentHunterGame(make_variant(preset, params))
 
 
+def _opening_paths(variant: Variant) -> list[tuple[int, list[int]]]:
+    """P1's placement at the root; P2's after any placement of P1 (P2 does not see it)."""
+    first = R.encode_place(range(variant.houses), variant.cards)
+    return [(0, []), (1, [first])]
+
+
+def _card_set(label: str) -> str:
+    """place:2-0 -> "0,2": the cards placed, whatever the houses."""
+    return ",".join(sorted(label.split(":", 1)[1].split("-"), key=int))
+
+
+PLUGIN = GamePlugin(
+    name="agent-hunter",
+    title="Agent Hunter",
+    summary="hide agents in safe houses, hunt the opponent's (AEG 2013); the rulesheet game "
+            "is preset standard",
+    make_variant=make_variant,
+    python_game=AgentHunterGame,
+    numba_params=lambda variant: variant.to_params(),
+    parameters=tuple(Parameter(name, text) for name, text in PARAMETERS.items()),
+    presets=PRESETS,
+    too_big_hint="choose fewer cards, houses, decoys or max_turns",
+    unbounded_hint="give --max-turns or a preset (--preset tiny, mini, small or standard)",
+    words=variant_words,
+    payoff_unit=payoff_unit,
+    win_payoff=lambda variant: variant.get("payoff") == "win",
+    seat_note="The rulesheet draws the first player at random",
+    records=RecordNotation(
+        summary=_position.summary, fields=tuple(_position.NULL_SUMMARY),
+        lines=_position.position_lines, view_key=_position.view_key,
+        example="place:0-2 place:2-1 hand:1>1:lo",
+    ),
+    openings=Openings(paths=_opening_paths, group=_card_set, group_name="cards",
+                      group_title="card sets", what="placement", whats="placements"),
+    report_sections="solver.games.agent_hunter.report:sections",
+)
+
 __all__ = [
-    "PARAMETERS", "PRESETS", "Variant", "AgentHunterGame", "AgentHunterState", "make_game",
-    "make_variant",
+    "PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentHunterGame", "AgentHunterState",
+    "make_game", "make_variant",
 ]

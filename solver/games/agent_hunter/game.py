@@ -1,4 +1,4 @@
-"""The game protocol of solver/games/base.py for Agent Hunter, as a thin shell over rules.py."""
+"""Agent Hunter as Python states (solver/engine/states.py): a thin shell over rules.py."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ class AgentHunterGame:
 
     def __init__(self, variant: Variant | None = None) -> None:
         self.variant_obj = variant or Variant()
-        self.params = self.variant_obj.to_array()
+        self.params = self.variant_obj.to_params()
         self.max_actions = R.max_actions(self.variant_obj)
 
     @property
@@ -24,12 +24,6 @@ class AgentHunterGame:
 
     def new_initial_state(self) -> AgentHunterState:
         return AgentHunterState(self, R.initial_state(self.params), ((), ()), ())
-
-    def build_tree(self):
-        """The flat game tree of this variant (solver/games/agent_hunter/enumerate.py)."""
-        from solver.games.agent_hunter.enumerate import build_tree
-
-        return build_tree(self.variant_obj)
 
     def __repr__(self) -> str:
         return f"AgentHunterGame({self.variant_obj.describe()})"

@@ -90,7 +90,7 @@ def action_label(state: np.ndarray, params: np.ndarray, action: int) -> str:
 
 
 def _walk(variant: Variant, actions, viewer: int | None) -> list[str]:
-    params = variant.to_array()
+    params = variant.to_params()
     s = R.initial_state(params)
     out = np.empty_like(s)
     tokens: tuple[str, ...] = ()
@@ -313,7 +313,7 @@ parse_record = record_to_actions
 
 def _replay_full(variant: Variant, toks: list[str]) -> Replay:
     ctx = _Ctx(variant)
-    params = variant.to_array()
+    params = variant.to_params()
     buf = np.empty(R.max_actions(variant), dtype=np.int32)
     s = R.initial_state(params)
     nxt = np.empty_like(s)
@@ -398,7 +398,7 @@ def _replay_view(variant: Variant, toks: list[str], viewer: int) -> Replay:
     """Follow every full history consistent with ``viewer``'s view (at most the ways of
     filling the opponent's houses), with the numba rules deciding each step."""
     ctx = _Ctx(variant)
-    params = variant.to_array()
+    params = variant.to_params()
     width = R.max_actions(variant)
     buf = np.empty(width, dtype=np.int32)
     cands = R.initial_state(params)[None, :].copy()
@@ -483,7 +483,7 @@ def random_playout(variant: Variant, rng, max_moves: int | None = None) -> list[
     """Uniformly random legal action codes from the start, stopping at the end of the game
     or after ``max_moves`` record moves (sometimes just before a pending refill)."""
     rng = np.random.default_rng(rng)
-    params = variant.to_array()
+    params = variant.to_params()
     buf = np.empty(R.max_actions(variant), dtype=np.int32)
     s = R.initial_state(params)
     nxt = np.empty_like(s)
@@ -505,83 +505,3 @@ def random_playout(variant: Variant, rng, max_moves: int | None = None) -> list[
 def random_record(variant: Variant, rng, max_moves: int | None = None) -> str:
     """A random legal full record (complete unless ``max_moves`` cuts it)."""
     return format_record(variant, random_playout(variant, rng, max_moves))
-
-
-# --- describing a position -------------------------------------------------------------
-
-PHASE_NAMES = {R.PH_PLACE1: "placement", R.PH_PLACE2: "placement", R.PH_TURN: "turn",
-               R.PH_REFILL_ATT: "refill", R.PH_REFILL_DEF: "refill", R.PH_OVER: "over"}
-
-
-def _cards(mask: int) -> list[int]:
-    return [c for c in range(16) if (mask >> c) & 1]
-
-
-def _agreed(values):
-    """The common value of ``values``, or None when they differ (hidden information)."""
-    first = values[0]
-    return first if all(v == first for v in values) else None
-
-
-def position_summary(rep: Replay) -> dict:
-    """The position after a replayed record, as plain data (JSON-ready).
-
-    For a view, what the viewer cannot know (the opponent's house cards, hand and, when
-    hidden cards decide it, hand sum and payoff) is ``"?"``/None.
-    """
-    v = rep.variant
-    params = v.to_array()
-    s = rep.state
-    cands = rep.candidates if rep.candidates is not None else s[None, :]
-    phase = int(s[R.PHASE])
-    terminal = phase == R.PH_OVER
-    to_move = int(s[R.TO_MOVE])
-    players = []
-    for p in range(2):
-        base = p * R.PSTRIDE
-        known = rep.viewer is None or rep.viewer == p
-        houses = []
-        for i in range(v.houses):
-            c = int(s[base + R.O_HOUSE + i])
-            status = {R.ELIM: "eliminated", R.EMPTY: "empty"}.get(c, "in play")
-            card = c if c >= 0 and known else ("?" if c >= 0 else None)
-            houses.append({"house": i + 1, "status": status, "card": card,
-                           "decoys": int(s[base + R.O_DECOYS + i])})
-        players.append({
-            "houses": houses,
-            "hand": _cards(int(s[base + R.O_HAND])) if known else None,
-            "out": _cards(int(s[base + R.O_OUT])),
-            "supply": int(s[base + R.O_SUPPLY]),
-        })
-    hand_sum = [_agreed([int(R.hand_sum(c, p)) for c in cands]) for p in range(2)]
-    payoff = None
-    if terminal:
-        u = _agreed([float(R.returns_p1(c, params)) for c in cands])
-        payoff = None if u is None else [u + 0.0, 0.0 - u]  # no -0.0 in the output
-    legal = None
-    if not terminal and (rep.viewer is None or rep.viewer == to_move):
-        buf = np.empty(R.max_actions(v), dtype=np.int32)
-        n = R.legal_actions(s, params, buf)
-        legal = [action_label(s, params, int(a)) for a in buf[:n]]
-    refill = None
-    if phase in (R.PH_REFILL_ATT, R.PH_REFILL_DEF):
-        refill = {"player": PLAYER_NAMES[to_move], "house": int(s[R.REFILL]) + 1}
-    return {
-        "valid": True,
-        "error": None,
-        "record": rep.record,
-        "view": None if rep.viewer is None else PLAYER_NAMES[rep.viewer],
-        "moves": len(rep.tokens),
-        "turns": int(s[R.TURN]),
-        "phase": PHASE_NAMES[phase],
-        "terminal": terminal,
-        "to_move": None if terminal else PLAYER_NAMES[to_move],
-        "pending_refill": refill,
-        "vp": [int(R.vp(s, 0)), int(R.vp(s, 1))],
-        "hand_sum": hand_sum,
-        "payoff": payoff,
-        "legal_moves": legal,
-        "players": players,
-        "consistent_positions": None if rep.candidates is None else int(cands.shape[0]),
-        "variant": v.as_dict(),
-    }

@@ -1,7 +1,9 @@
 """Agent Hunter rules as numba functions over a small int16 state array (the only rules code).
 
-``params`` is ``Variant.to_array()``: int64[6] = [cards N, houses K, decoys D,
-max_turns (0 = unbounded), decoy_rule (0 any, 1 switched), payoff (0 win, 1 margin)].
+``params`` is ``Variant.to_params()``, an :class:`AgentHunterParams` of six int64 =
+(cards N, houses K, decoys D, max_turns (0 = unbounded), decoy_rule (0 any, 1 switched),
+payoff (0 win, 1 margin)); its type selects these rules in the generic engines
+(:mod:`solver.engine.protocol`, registered at the end of this module).
 
 State layout (``np.int16[STATE_SIZE]``), per player p at offset ``p * PSTRIDE``:
 
@@ -33,9 +35,13 @@ d), house attack (a, x, t, answer, source: 0 after eq, 1 hand, 2 + g house g), r
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+
+from solver.engine import protocol
+from solver.tree import CHANCE, TERMINAL
 
 STATE_SIZE = 24
 PSTRIDE = 10
@@ -81,6 +87,19 @@ P_DECOYS = 2
 P_MAX_TURNS = 3
 P_DECOY_RULE = 4
 P_PAYOFF = 5
+
+
+
+
+class AgentHunterParams(NamedTuple):
+    """The numba parameters record of a variant (indexable by the P_* constants)."""
+
+    cards: np.int64
+    houses: np.int64
+    decoys: np.int64
+    max_turns: np.int64
+    decoy_rule: np.int64
+    payoff: np.int64
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -500,3 +519,42 @@ def max_actions(variant) -> int:
     placements = math.perm(n, k)
     turn = n * k + k * n * k + k * k
     return max(placements, turn, n, 1)
+
+
+# --- the numba game protocol -----------------------------------------------------------
+
+
+@njit(cache=True)
+def _protocol_player(state, params):
+    p = state[TO_MOVE]
+    return TERMINAL if p < 0 else np.int64(p)
+
+
+@njit(cache=True)
+def _no_chance(state, params, codes, probs):
+    return 0
+
+
+@njit(cache=True)
+def _max_actions(params):
+    n, k = params[P_CARDS], params[P_HOUSES]
+    placements = 1
+    for i in range(k):
+        placements *= n - i
+    return max(placements, n * k + k * n * k + k * k, n, 1)
+
+
+@njit(cache=True)
+def _max_depth(params):
+    # Two placements, then per turn a move and possibly a refill.
+    t = params[P_MAX_TURNS]
+    return -1 if t <= 0 else 2 + 2 * t
+
+
+assert CHANCE not in (0, 1)  # the two players' codes of TO_MOVE
+protocol.register(
+    AgentHunterParams, initial_state=initial_state, current_player=_protocol_player,
+    legal_actions=legal_actions, chance_outcomes=_no_chance, apply_action=apply_action,
+    observation=observation, returns_p1=returns_p1, max_actions=_max_actions,
+    max_depth=_max_depth,
+)

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from solver.errors import VariantError
+from solver.games.agent_hunter.rules import AgentHunterParams
 
 DECOY_RULES = ("any", "switched")
 PAYOFFS = ("win", "margin")
@@ -76,13 +77,11 @@ class Variant:
     def as_dict(self) -> dict:
         return asdict(self)
 
-    def to_array(self) -> np.ndarray:
-        """int64[6] params of the numba rules (see rules.py)."""
-        return np.array(
-            [self.cards, self.houses, self.decoys, self.max_turns or 0,
-             DECOY_RULES.index(self.decoy_rule), PAYOFFS.index(self.payoff)],
-            dtype=np.int64,
-        )
+    def to_params(self) -> AgentHunterParams:
+        """The params record of the numba rules (see rules.py)."""
+        return AgentHunterParams(*(np.int64(x) for x in (
+            self.cards, self.houses, self.decoys, self.max_turns or 0,
+            DECOY_RULES.index(self.decoy_rule), PAYOFFS.index(self.payoff))))
 
     def describe(self) -> str:
         t = "inf" if self.max_turns is None else self.max_turns
@@ -131,3 +130,31 @@ def make_variant(preset: str | None = None, params: dict | None = None) -> Varia
             )
         values[name] = _coerce(name, value)
     return Variant(**values)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def variant_words(v: dict) -> str:
+    """A variant (as a dict) in plain words, for reports."""
+    n, k, d, t = v["cards"], v["houses"], v["decoys"], v["max_turns"]
+    parts = [f"each player owns {n} cards (0–{n - 1}) and hides {k} of them in "
+             f"{_plural(k, 'safe house')}"]
+    parts.append(f"{_plural(d, 'decoy')} each" if d else "no decoys (so no switches)")
+    if t is None:
+        parts.append("no turn limit")
+    else:
+        parts.append(f"the game is scored after {_plural(t, 'turn')} "
+                     f"({(t + 1) // 2} for P1, {t // 2} for P2) unless a player loses every house")
+    if d:
+        parts.append("a switch's decoy goes beside any own house (English rule)"
+                     if v["decoy_rule"] == "any"
+                     else "a switch's decoy goes beside the switched house (French rule)")
+    parts.append("payoff: win +1 / draw 0 / loss −1, equal VP decided by the higher hand sum"
+                 if v["payoff"] == "win" else "payoff: the VP margin (P1's VP − P2's VP)")
+    return "; ".join(parts) + "."
+
+
+def payoff_unit(v: dict) -> str:
+    return "VP" if v.get("payoff") == "margin" else "points"

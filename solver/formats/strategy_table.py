@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from solver.errors import SpycfrError
+from solver.games import tree_labels
 from solver.io import atomic_path
-from solver.labels import tree_labels
 from solver.tree import Tree
 
 REQUIRED_COLUMNS = ("player", "infoset", "action", "probability")

@@ -1,8 +1,8 @@
-"""Enumerate a game into a flat :class:`~solver.tree.Tree`.
+"""The reference builder: a game's Python states (:mod:`solver.engine.states`) -> flat Tree.
 
-Games with their own fast builder (``game.build_tree()``) use it; any other game
-is enumerated generically, breadth first, through the State protocol of
-:mod:`solver.games.base` (BFS keeps the children of a node contiguous).
+Plain Python, breadth first (BFS keeps the children of a node contiguous), with infosets
+keyed by the information-state strings. Slow, and independent of the numba protocol:
+the conformance tests check that the numba enumerator builds the same tree.
 """
 
 from __future__ import annotations
@@ -12,25 +12,20 @@ from collections import deque
 
 import numpy as np
 
+from solver.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
 from solver.errors import SpycfrError
-from solver.games.base import CHANCE_PLAYER, TERMINAL_PLAYER
 from solver.tree import CHANCE, TERMINAL, Tree
 
 
-def build_tree(game, generic: bool = False) -> Tree:
-    """The game's flat tree; ``generic=True`` forces the protocol enumerator."""
+def build_reference_tree(game) -> Tree:
+    """BFS over the State protocol; checks the perfect-recall and action-order invariants."""
     start = time.perf_counter()
-    if not generic and hasattr(game, "build_tree"):
-        tree = game.build_tree()
-    else:
-        tree = _build_generic(game)
-    if not tree.build_seconds:
-        tree.build_seconds = time.perf_counter() - start
+    tree = _build(game)
+    tree.build_seconds = time.perf_counter() - start
     return tree
 
 
-def _build_generic(game) -> Tree:
-    """BFS over the protocol; checks the perfect-recall and action-order invariants."""
+def _build(game) -> Tree:
     first_child: list[int] = []
     num_children: list[int] = []
     node_player: list[int] = []

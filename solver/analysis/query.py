@@ -1,5 +1,5 @@
-"""Best move from a position: a player's view of a game record -> every legal move with its
-equilibrium probability and its value against the opponent's strategy."""
+"""Best move from a position: a player's view of a game record (in the game's notation) ->
+every legal move with its equilibrium probability and its value against the opponent."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.best_response import best_response_values, infoset_values
 from solver.errors import SpycfrError
-from solver.labels import tree_labels
-from solver.run import Run, load_run
-from solver.strategy_table import read_table, strategy_from_table
+from solver.exact.best_response import best_response_values, infoset_values
+from solver.formats.strategy_table import read_table, strategy_from_table
+from solver.games import feature, make_variant, tree_labels
+from solver.runs.store import Run, load_run
 from solver.tree import Tree
 
 PLAYERS = {"P1": 0, "P2": 1}
@@ -54,20 +54,13 @@ def infoset_index(tree: Tree) -> dict[tuple[int, str], int]:
 def query(run: Run, player: int, record: str, against: np.ndarray | None = None) -> dict:
     """Every legal move of ``player`` at the position its view ``record`` describes."""
     tree = run.tree
-    if tree.game != "agent-hunter":
-        raise SpycfrError("query takes Agent Hunter records; this run solves " + tree.game)
-    from solver.games.agent_hunter.record import position_summary, replay_view
-    from solver.games.agent_hunter.variant import make_variant
-
-    variant = make_variant(None, dict(tree.variant))
-    replay = replay_view(variant, record, player)
-    position = position_summary(replay)
+    records = feature(tree.game, "records", "record notation to name a position in")
+    key, position = records.view_key(make_variant(tree.game, None, tree.variant), record, player)
     name = "P1" if player == 0 else "P2"
     if position["terminal"]:
         raise SpycfrError(f"the game is over after this record (payoff {position['payoff']})")
     if position["to_move"] != name:
         raise SpycfrError(f"it is {position['to_move']}'s move after this record, not {name}'s")
-    key = " ".join(replay.tokens)
     infoset = infoset_index(tree).get((player, key))
     if infoset is None:
         raise SpycfrError(f"{name}'s position {key!r} is not in the solved tree of this variant")

@@ -12,11 +12,8 @@ OpenSpiel's: the player's die then " q-f" per bid and " Liar".
 
 from __future__ import annotations
 
-from solver.games.base import CHANCE_PLAYER, TERMINAL_PLAYER
-from solver.games.kuhn import check_no_parameters
-
-PARAMETERS: dict[str, str] = {}
-PRESETS: dict[str, dict] = {"default": {}}
+from solver.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
+from solver.games.plugin import NoParameters
 
 NUM_PLAYERS = 2
 DICE_SIDES = 6
@@ -107,6 +104,7 @@ class LiarsDiceGame:
     """Liar's dice, 2 players x 1 six-sided die (no parameters)."""
 
     name = "liars-dice"
+    variant_obj = NoParameters()
 
     @property
     def variant(self) -> dict:
@@ -114,9 +112,3 @@ class LiarsDiceGame:
 
     def new_initial_state(self) -> LiarsDiceState:
         return LiarsDiceState()
-
-
-def make_game(preset: str | None = None, params: dict | None = None) -> LiarsDiceGame:
-    """Liar's dice; it has no parameters, only the preset 'default'."""
-    check_no_parameters("liars-dice", preset, dict(params or {}))
-    return LiarsDiceGame()

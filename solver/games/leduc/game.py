@@ -11,11 +11,8 @@ information-state strings are OpenSpiel's, so strategies can be compared by key.
 
 from __future__ import annotations
 
-from solver.games.base import CHANCE_PLAYER, TERMINAL_PLAYER
-from solver.games.kuhn import check_no_parameters
-
-PARAMETERS: dict[str, str] = {}
-PRESETS: dict[str, dict] = {"default": {}}
+from solver.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
+from solver.games.plugin import NoParameters
 
 FOLD, CALL, RAISE = 0, 1, 2
 CARD_NAMES = ("J1", "J2", "Q1", "Q2", "K1", "K2")
@@ -208,6 +205,7 @@ class LeducGame:
     """Leduc poker (no parameters)."""
 
     name = "leduc"
+    variant_obj = NoParameters()
 
     @property
     def variant(self) -> dict:
@@ -215,9 +213,3 @@ class LeducGame:
 
     def new_initial_state(self) -> LeducState:
         return LeducState()
-
-
-def make_game(preset: str | None = None, params: dict | None = None) -> LeducGame:
-    """Leduc poker; it has no parameters, only the preset 'default'."""
-    check_no_parameters("leduc", preset, dict(params or {}))
-    return LeducGame()

@@ -1,4 +1,5 @@
-"""The small protocol every game implements, so one generic builder can enumerate it.
+"""The Python state protocol: a game as plain Python states, for the reference builder,
+labels and records (the fast path is the numba protocol of :mod:`solver.engine.protocol`).
 
 A game is a factory of immutable-looking states. Chance nodes list their
 outcomes with explicit probabilities. Payoffs are zero-sum; ``returns()`` gives

@@ -4,8 +4,14 @@ A game is enumerated once into parallel numpy arrays; nodes are numbered so
 that every parent has a smaller index than its children, and the children of a
 node are contiguous: ``first_child[n] .. first_child[n] + num_children[n] - 1``.
 Child ``k`` of a decision node is the infoset's action ``k`` (every node of an
-infoset lists its actions in the same order). Utilities are zero-sum and stored
-for P1 only; P2 receives the negative.
+infoset lists its actions in the same order); child ``k`` of a chance node has
+probability ``chance_prob[node_infoset[node] + k]``.
+
+Seats and teams: a decision's ``node_player`` is the team it plays for (0 or 1; the
+game is zero-sum between the two teams) and ``infoset_seat`` the seat that acts there
+(a seat is one hand of cards and one information state). In a two-player game seat and
+team coincide. Utilities are zero-sum and stored for team 0 (P1) only; team 1 receives
+the negative.
 """
 
 from __future__ import annotations
@@ -26,18 +32,24 @@ class Tree:
     variant: dict
     first_child: np.ndarray  # int64[n]: index of the first child (0 for terminals)
     num_children: np.ndarray  # int16[n]: 0 for terminals
-    node_player: np.ndarray  # int8[n]: 0 (P1), 1 (P2), CHANCE or TERMINAL
+    node_player: np.ndarray  # int8[n]: team 0 (P1), team 1 (P2), CHANCE or TERMINAL
     node_infoset: np.ndarray  # int32[n]: infoset id; chance: offset in chance_prob; terminal: -1
     node_action: np.ndarray  # int32[n]: action code of the edge from the parent (-1 at root)
     utility: np.ndarray  # float64[n]: P1's payoff at terminals, 0 elsewhere
     chance_prob: np.ndarray  # float64[m]: outcome probabilities of chance nodes, in child order
-    infoset_player: np.ndarray  # int8[n_infosets]
+    infoset_player: np.ndarray  # int8[n_infosets]: the team acting there
     infoset_num_actions: np.ndarray  # int16[n_infosets]
     infoset_node: np.ndarray  # int64[n_infosets]: one node of the infoset (the first enumerated)
+    infoset_seat: np.ndarray | None = None  # int8[n_infosets]: the seat acting (None: = team)
+    num_seats: int = 2
     infoset_keys: list[str] | None = None  # information-state strings, when the builder keeps them
     action_labels: list[list[str]] | None = None  # per infoset, label of each action
     build_seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.infoset_seat is None:
+            self.infoset_seat = self.infoset_player.copy()
 
     @property
     def num_nodes(self) -> int:
@@ -61,7 +73,7 @@ class Tree:
         arrays = (
             self.first_child, self.num_children, self.node_player, self.node_infoset,
             self.node_action, self.utility, self.chance_prob, self.infoset_player,
-            self.infoset_num_actions, self.infoset_node,
+            self.infoset_num_actions, self.infoset_node, self.infoset_seat,
         )
         return int(sum(a.nbytes for a in arrays))
 
@@ -92,6 +104,7 @@ class Tree:
             "infosets": self.num_infosets,
             "infosets_p1": int(np.count_nonzero(self.infoset_player == 0)),
             "infosets_p2": int(np.count_nonzero(self.infoset_player == 1)),
+            "seats": self.num_seats,
             "max_actions": self.max_actions,
             "depth": self.depth(),
             "bytes": self.nbytes,
@@ -101,12 +114,12 @@ class Tree:
 
 
 def _max_depth(first_child: np.ndarray, num_children: np.ndarray) -> int:
-    from solver._tree_kernels import max_depth
+    from solver.tree.kernels import max_depth
 
     return max_depth(first_child, num_children)
 
 
 def _parents(first_child: np.ndarray, num_children: np.ndarray) -> np.ndarray:
-    from solver._tree_kernels import parents
+    from solver.tree.kernels import parents
 
     return parents(first_child, num_children)

@@ -12,10 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.cfr.kernels import backward_values, child_average, forward_reach
-from solver.tree import Tree
-
-CHANCE = 2
+from solver.tree import CHANCE, Tree
+from solver.tree.passes import backward_values, child_average, forward_reach
 
 
 @njit(cache=True)

@@ -53,12 +53,13 @@ def default_title(tree: Tree) -> str:
 
 
 def _labels(tree: Tree) -> tuple[list[str], list[list[str]]]:
-    """Infoset names and action labels; generic ones for a tree that carries none."""
-    from solver.labels import tree_labels
+    """Infoset names and action labels; generic ones for a tree of no registered game."""
+    from solver.games import game_names, tree_labels
 
-    try:
+    if tree.infoset_keys is not None and tree.action_labels is not None or (
+            tree.game in game_names()):
         keys, actions = tree_labels(tree)
-    except ValueError:
+    else:
         nact = tree.infoset_num_actions.tolist()
         keys = [f"infoset {i}" for i in range(tree.num_infosets)]
         actions = [[f"a{k}" for k in range(nact[i])] for i in range(tree.num_infosets)]

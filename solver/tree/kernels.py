@@ -1,4 +1,4 @@
-"""Small numba passes over the flat tree used by :mod:`solver.tree`."""
+"""Small numba passes over the flat tree (parents, depth) used by :class:`Tree`."""
 
 import numpy as np
 from numba import njit

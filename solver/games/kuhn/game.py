@@ -8,26 +8,13 @@ Information-state strings are OpenSpiel's (card then the p/b betting string).
 
 from __future__ import annotations
 
-from solver.errors import VariantError
-from solver.games.base import CHANCE_PLAYER, TERMINAL_PLAYER
-
-PARAMETERS: dict[str, str] = {}
-PRESETS: dict[str, dict] = {"default": {}}
+from solver.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
+from solver.games.plugin import NoParameters
 
 PASS, BET = 0, 1
 CARD_NAMES = ("J", "Q", "K")
 _TERMINAL_BETS = {"pp", "bp", "bb", "pbp", "pbb"}
 
-
-def check_no_parameters(game: str, preset: str | None, params: dict) -> None:
-    """Parameterless games accept only the preset 'default' (or none) and no parameters."""
-    if params:
-        names = ", ".join(sorted(params))
-        raise VariantError(f"{game} takes no parameters (got: {names})")
-    if preset not in (None, "default"):
-        raise VariantError(
-            f"{game} takes no parameters; unknown preset {preset!r} (allowed: default)"
-        )
 
 
 class KuhnState:
@@ -93,6 +80,7 @@ class KuhnGame:
     """Kuhn poker (no parameters)."""
 
     name = "kuhn"
+    variant_obj = NoParameters()
 
     @property
     def variant(self) -> dict:
@@ -100,9 +88,3 @@ class KuhnGame:
 
     def new_initial_state(self) -> KuhnState:
         return KuhnState()
-
-
-def make_game(preset: str | None = None, params: dict | None = None) -> KuhnGame:
-    """Kuhn poker; it has no parameters, only the preset 'default'."""
-    check_no_parameters("kuhn", preset, dict(params or {}))
-    return KuhnGame()

@@ -1,0 +1,592 @@
+"""Numba kernels of Monte-Carlo CFR, generic over the game protocol (compiled per game).
+
+An infoset is keyed by a 63-bit hash of the acting seat's observation sequence
+(:mod:`solver.engine.rng`); by perfect recall this is exactly the enumerator's infoset,
+up to hash collisions (about n**2 / 2**64 for n infosets).
+
+Storage is a flat pool: an infoset gets a row of exactly its action count in the
+``regret`` and ``ssum`` pools on first visit (offset ``inf_off``), so wide rows (720
+placements) do not inflate the many small ones; a hash map (:mod:`solver.engine.hashmap`)
+maps key -> infoset id.
+
+Schemes (Lanctot et al. 2009; alternating updates: team 0's traversal then team 1's, one
+iteration = both). Chance is sampled from its own distribution in both schemes (chance
+sampling), so its probabilities cancel in the importance weights.
+
+- ``external``: the traverser's actions are all explored, the opponent's and chance's
+  sampled; sampled regrets v(I,a) - v(I) at the traverser's nodes; the opponent's current
+  strategy is added to its strategy sum at every sampled opponent node ("simple"
+  averaging).
+- ``outcome``: one trajectory per traversal; the traverser samples from
+  epsilon*uniform + (1-epsilon)*sigma, the opponent from sigma; importance-weighted
+  regrets and stochastically weighted strategy sums, as OpenSpiel's
+  ``OutcomeSamplingSolver`` (no baseline).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.engine import protocol as P
+from solver.engine.hashmap import hm_get, hm_get_or_put, hm_new
+from solver.engine.rng import ADD, combine_key, fmix, root_key, sample, uniform
+from solver.tree import CHANCE, TERMINAL
+
+# counts[] slots kept by the kernels.
+C_NINF = 0  # infosets stored
+C_POOL = 1  # pool entries used (sum of the stored infosets' action counts)
+C_NODES = 2  # decision nodes visited (all iterations)
+C_MISMATCH = 3  # lookups whose key was stored with another action count or player
+N_COUNTS = 4
+
+# Kernel status codes.
+OK = 0
+MISMATCH = 1
+NEED_ROOM = 2  # returned between iterations: the caller grows the pool, then calls again
+
+
+# --- the pool ----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _grow_store(counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum):
+    """Room for one more infoset of up to ``max_act`` actions (arrays reallocated if needed)."""
+    n_inf = counts[C_NINF]
+    if n_inf + 1 > inf_off.shape[0]:
+        cap = max(2 * inf_off.shape[0], 16)
+        a = np.zeros(cap, dtype=np.int64)
+        a[:n_inf] = inf_off[:n_inf]
+        inf_off = a
+        b = np.zeros(cap, dtype=np.int32)
+        b[:n_inf] = inf_nact[:n_inf]
+        inf_nact = b
+        c = np.zeros(cap, dtype=np.int8)
+        c[:n_inf] = inf_player[:n_inf]
+        inf_player = c
+        d = np.zeros(cap, dtype=np.int64)
+        d[:n_inf] = inf_key[:n_inf]
+        inf_key = d
+    used = counts[C_POOL]
+    if used + max_act > regret.shape[0]:
+        cap = regret.shape[0]
+        # Doubling while small, then 1.5x so that a large pool does not overshoot RAM.
+        cap = 2 * cap if cap < (1 << 24) else cap + cap // 2
+        cap = max(cap, used + max_act, 1024)
+        r = np.zeros(cap)
+        r[:used] = regret[:used]
+        regret = r
+        s = np.zeros(cap)
+        s[:used] = ssum[:used]
+        ssum = s
+    return inf_off, inf_nact, inf_player, inf_key, regret, ssum
+
+
+@njit(cache=True, inline="always")
+def _reserve(counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum):
+    """The store, grown first if one more infoset of ``max_act`` actions would not fit."""
+    if counts[C_NINF] + 1 > inf_off.shape[0] or counts[C_POOL] + max_act > regret.shape[0]:
+        return _grow_store(counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum)
+    return inf_off, inf_nact, inf_player, inf_key, regret, ssum
+
+
+@njit(cache=True, inline="always")
+def _lookup(table, tsize, key, k, player, counts, inf_off, inf_nact, inf_player, inf_key):
+    """(infoset id, table) of ``key``, storing a zero row of ``k`` actions on first visit.
+
+    The caller has reserved room (``_grow_store``). Returns id -1 if ``key`` is stored
+    with another action count or player (a hash collision).
+    """
+    n_inf = counts[C_NINF]
+    idx, inserted, table = hm_get_or_put(table, tsize, key, n_inf)
+    if inserted:
+        inf_off[n_inf] = counts[C_POOL]
+        inf_nact[n_inf] = k
+        inf_player[n_inf] = player
+        inf_key[n_inf] = key
+        counts[C_NINF] = n_inf + 1
+        counts[C_POOL] += k
+        return idx, table
+    if inf_nact[idx] != k or inf_player[idx] != player:
+        counts[C_MISMATCH] += 1
+        return -1, table
+    return idx, table
+
+
+@njit(cache=True, inline="always")
+def _regret_matching(regret, off, k, out):
+    """out[:k] = positive regrets normalised, uniform if none is positive."""
+    total = 0.0
+    for a in range(k):
+        r = regret[off + a]
+        if r > 0.0:
+            total += r
+    if total > 0.0:
+        for a in range(k):
+            r = regret[off + a]
+            out[a] = r / total if r > 0.0 else 0.0
+    else:
+        u = 1.0 / k
+        for a in range(k):
+            out[a] = u
+
+
+@njit(cache=True, inline="always")
+def _advance(params, cur, nxt, act, h):
+    """cur <- the state after ``act``; every seat's key h[s] extended by its observation."""
+    for s in range(h.shape[0]):
+        h[s] = combine_key(h[s], P.observation(cur, params, act, s))
+    P.apply_action(cur, params, act, nxt)
+    cur[:] = nxt
+
+
+@njit(cache=True, inline="always")
+def _chance_step(params, rng, cur, nxt, acts, probs, h):
+    """Sample a chance outcome at ``cur`` from its distribution and apply it."""
+    k = P.chance_outcomes(cur, params, acts, probs)
+    _advance(params, cur, nxt, acts[sample(probs, k, uniform(rng))], h)
+
+
+@njit(cache=True, inline="always")
+def _root_keys(h):
+    for s in range(h.shape[0]):
+        h[s] = root_key(s)
+
+
+# --- external sampling ---------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _es_traverse(
+    p, params, max_act, rng, counts, table, tsize, inf_off, inf_nact, inf_player, inf_key,
+    regret, ssum, f_state, f_acts, f_sigma, f_vals, f_k, f_next, f_inf, f_h, acts, sigma,
+    probs, cur, nxt, h,
+):
+    """One external-sampling traversal for traverser ``p``; returns (status, value, arrays...).
+
+    Explicit stack of the traverser's nodes (frames ``f_*``); the opponent's and chance's
+    nodes are passed through by sampling, so they need no frame.
+    """
+    sign = 1.0 if p == 0 else -1.0
+    cur[:] = P.initial_state(params)
+    _root_keys(h)
+    depth = 0
+    status = OK
+    value = 0.0
+    descend = True
+    while True:
+        if descend:
+            # Walk down from cur until a terminal (value) or a traverser node (new frame).
+            pushed = False
+            while True:
+                pl = P.current_player(cur, params)
+                if pl == TERMINAL:
+                    value = sign * P.returns_p1(cur, params)
+                    break
+                if pl == CHANCE:
+                    _chance_step(params, rng, cur, nxt, acts, probs, h)
+                    continue
+                k = P.legal_actions(cur, params, acts)
+                counts[C_NODES] += 1
+                inf_off, inf_nact, inf_player, inf_key, regret, ssum = _reserve(
+                    counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum)
+                key = h[P.current_seat(cur, params)]
+                idx, table = _lookup(
+                    table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key
+                )
+                if idx < 0:
+                    status = MISMATCH
+                    break
+                off = inf_off[idx]
+                if pl == p:
+                    _regret_matching(regret, off, k, f_sigma[depth])
+                    f_state[depth] = cur
+                    for a in range(k):
+                        f_acts[depth, a] = acts[a]
+                    f_k[depth] = k
+                    f_next[depth] = 0
+                    f_inf[depth] = idx
+                    f_h[depth] = h
+                    depth += 1
+                    pushed = True
+                    break
+                _regret_matching(regret, off, k, sigma)
+                for a in range(k):
+                    ssum[off + a] += sigma[a]
+                _advance(params, cur, nxt, acts[sample(sigma, k, uniform(rng))], h)
+            if status != OK:
+                break
+            if not pushed:
+                # A value came back: hand it to the frame on top.
+                if depth == 0:
+                    break
+                top = depth - 1
+                f_vals[top, f_next[top]] = value
+                f_next[top] += 1
+            descend = False
+            continue
+        top = depth - 1
+        j = f_next[top]
+        if j < f_k[top]:
+            cur[:] = f_state[top]
+            h[:] = f_h[top]
+            _advance(params, cur, nxt, f_acts[top, j], h)
+            descend = True
+            continue
+        # All children done: sampled counterfactual regrets of this traverser node.
+        k = f_k[top]
+        off = inf_off[f_inf[top]]
+        v = 0.0
+        for a in range(k):
+            v += f_sigma[top, a] * f_vals[top, a]
+        for a in range(k):
+            regret[off + a] += f_vals[top, a] - v
+        depth -= 1
+        value = v
+        if depth == 0:
+            break
+        top = depth - 1
+        f_vals[top, f_next[top]] = value
+        f_next[top] += 1
+    return status, value, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum
+
+
+# --- outcome sampling ----------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _os_traverse(
+    p, params, epsilon, max_act, rng, counts, table, tsize, inf_off, inf_nact, inf_player,
+    inf_key, regret, ssum, path_inf, path_k, path_i, path_pl, path_opp, path_samp, path_sprob,
+    path_policy, acts, splice, probs, cur, nxt, h,
+):
+    """One outcome-sampling episode for traverser ``p``; returns (status, value, arrays...)."""
+    sign = 1.0 if p == 0 else -1.0
+    cur[:] = P.initial_state(params)
+    _root_keys(h)
+    opp = 1.0  # reach of the non-traverser
+    samp = 1.0  # probability of the sampled trajectory so far (chance left out: it cancels)
+    n = 0
+    while True:
+        pl = P.current_player(cur, params)
+        if pl == TERMINAL:
+            break
+        if pl == CHANCE:
+            _chance_step(params, rng, cur, nxt, acts, probs, h)
+            continue
+        k = P.legal_actions(cur, params, acts)
+        counts[C_NODES] += 1
+        inf_off, inf_nact, inf_player, inf_key, regret, ssum = _reserve(
+            counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum)
+        key = h[P.current_seat(cur, params)]
+        idx, table = _lookup(
+            table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key
+        )
+        if idx < 0:
+            return MISMATCH, 0.0, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum
+        policy = path_policy[n]
+        _regret_matching(regret, inf_off[idx], k, policy)
+        if pl == p:
+            u = epsilon / k
+            for a in range(k):
+                splice[a] = u + (1.0 - epsilon) * policy[a]
+        else:
+            for a in range(k):
+                splice[a] = policy[a]
+        i = sample(splice, k, uniform(rng))
+        path_inf[n] = idx
+        path_k[n] = k
+        path_i[n] = i
+        path_pl[n] = pl
+        path_opp[n] = opp
+        path_samp[n] = samp
+        path_sprob[n] = splice[i]
+        if pl != p:
+            opp *= policy[i]
+        samp *= splice[i]
+        n += 1
+        _advance(params, cur, nxt, acts[i], h)
+    v = sign * P.returns_p1(cur, params)
+    for d in range(n - 1, -1, -1):
+        k = path_k[d]
+        i = path_i[d]
+        off = inf_off[path_inf[d]]
+        policy = path_policy[d]
+        cv = v / path_sprob[d]  # estimate of the sampled child's value, 0 for the others
+        ve = policy[i] * cv
+        w = path_opp[d] / path_samp[d]
+        if path_pl[d] == p:
+            for a in range(k):
+                regret[off + a] -= ve * w
+            regret[off + i] += cv * w
+        else:
+            # Stochastically weighted average: this player's own reach over the sample reach.
+            for a in range(k):
+                ssum[off + a] += w * policy[a]
+        v = ve
+    return OK, v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum
+
+
+# --- iterations ----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def run_iterations(
+    scheme, params, epsilon, n_iter, max_act, max_depth, rng, counts, table, tsize, inf_off,
+    inf_nact, inf_player, inf_key, regret, ssum,
+):
+    """Run ``n_iter`` iterations (team 0's traversal then team 1's); returns
+    (status, done, arrays...).
+
+    Stops early with NEED_ROOM, between iterations, when the pool has less room than one
+    outcome-sampling iteration could need (2 * max_depth rows of max_act): the Python side
+    grows it in place (realloc, no copy) and checks its memory limit. An external-sampling
+    traversal may still outgrow that room; it then grows the pool here (by copying).
+    """
+    root = P.initial_state(params)
+    n_seats = P.num_seats(params)
+    acts = np.empty(max_act, dtype=np.int32)
+    scratch = np.empty(max_act)
+    probs = np.empty(max_act)
+    cur = np.empty_like(root)
+    nxt = np.empty_like(root)
+    h = np.empty(n_seats, dtype=np.int64)
+    D = max_depth
+    f_state = np.empty((D, root.shape[0]), dtype=root.dtype)
+    f_acts = np.empty((D, max_act), dtype=np.int32)
+    f_sigma = np.empty((D, max_act))
+    f_vals = np.empty((D, max_act))
+    f_k = np.empty(D, dtype=np.int64)
+    f_next = np.empty(D, dtype=np.int64)
+    f_inf = np.empty(D, dtype=np.int64)
+    f_h = np.empty((D, n_seats), dtype=np.int64)
+    path_pl = np.empty(D, dtype=np.int64)
+    path_opp = np.empty(D)
+    path_samp = np.empty(D)
+    path_sprob = np.empty(D)
+    status = OK
+    done = 0
+    need_inf = 2 * D
+    need_pool = 2 * D * max_act
+    for _ in range(n_iter):
+        if counts[C_NINF] + need_inf > inf_off.shape[0] or (
+            counts[C_POOL] + need_pool > regret.shape[0]
+        ):
+            status = NEED_ROOM
+            break
+        for p in range(2):
+            if scheme == 0:
+                status, _v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = (
+                    _es_traverse(
+                        p, params, max_act, rng, counts, table, tsize, inf_off, inf_nact,
+                        inf_player, inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals,
+                        f_k, f_next, f_inf, f_h, acts, scratch, probs, cur, nxt, h,
+                    )
+                )
+            else:
+                status, _v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = (
+                    _os_traverse(
+                        p, params, epsilon, max_act, rng, counts, table, tsize, inf_off,
+                        inf_nact, inf_player, inf_key, regret, ssum, f_inf, f_k, f_next,
+                        path_pl, path_opp, path_samp, path_sprob, f_sigma, acts, scratch,
+                        probs, cur, nxt, h,
+                    )
+                )
+            if status != OK:
+                break
+        if status != OK:
+            break
+        done += 1
+    return status, done, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum
+
+
+# --- read-outs -----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def regret_sums(n_inf, inf_off, inf_nact, inf_player, regret):
+    """Per team: sum over infosets of max_a max(R[I, a], 0)."""
+    out = np.zeros(2)
+    for j in range(n_inf):
+        off = inf_off[j]
+        best = 0.0
+        for a in range(inf_nact[j]):
+            if regret[off + a] > best:
+                best = regret[off + a]
+        out[inf_player[j]] += best
+    return out
+
+
+@njit(cache=True)
+def average_row(ssum, off, k, out):
+    """out[:k] = normalised strategy sums, uniform if they sum to 0."""
+    total = 0.0
+    for a in range(k):
+        total += ssum[off + a]
+    if total > 0.0:
+        for a in range(k):
+            out[a] = ssum[off + a] / total
+    else:
+        for a in range(k):
+            out[a] = 1.0 / k
+
+
+@njit(cache=True)
+def average_pool(n, inf_off, inf_nact, ssum):
+    out = np.empty(ssum.shape[0])
+    for j in range(n):
+        average_row(ssum, inf_off[j], inf_nact[j], out[inf_off[j]:])
+    return out
+
+
+@njit(cache=True)
+def rebuild_table(inf_key, n):
+    table, size = hm_new(2 * n + 16)
+    for j in range(n):
+        _v, _ins, table = hm_get_or_put(table, size, inf_key[j], j)
+    return table, size
+
+
+@njit(cache=True)
+def path_key(params, actions, seat):
+    """The key of ``seat``'s information state after the action path ``actions``."""
+    cur = P.initial_state(params)
+    nxt = np.empty_like(cur)
+    h = np.empty(P.num_seats(params), dtype=np.int64)
+    _root_keys(h)
+    for i in range(actions.shape[0]):
+        _advance(params, cur, nxt, actions[i], h)
+    return h[seat]
+
+
+# Status codes of tree_strategy.
+TREE_OK = 0
+TREE_SPLIT = 1  # one tree infoset whose nodes have different observation keys
+TREE_MERGED = 2  # two tree infosets with the same key
+TREE_ACTIONS = 3  # a key stored by MCCFR with another action count
+
+
+@njit(cache=True)
+def tree_strategy(
+    first_child, num_children, node_player, node_infoset, node_action, infoset_seat,
+    n_tree_inf, max_a, params, table, inf_off, inf_nact, pool, average,
+):
+    """(status, info, rows, found): an MCCFR pool mapped onto the tree's infosets.
+
+    ``average``: rows are normalised (the average strategy from ``pool`` = ssum, uniform
+    where unseen), else copied raw (e.g. regrets, 0 where unseen). Depth-first over the
+    tree, replaying the rules alongside to compute each node's observation keys;
+    ``found`` counts the tree infosets MCCFR has stored.
+    """
+    root = P.initial_state(params)
+    n_seats = P.num_seats(params)
+    strat = np.zeros((n_tree_inf, max_a))
+    keyof = np.full(n_tree_inf, -1, dtype=np.int64)
+    back, bsize = hm_new(2 * n_tree_inf + 16)
+    found = 0
+    cap = 1024
+    st_node = np.empty(cap, dtype=np.int64)
+    st_state = np.empty((cap, root.shape[0]), dtype=root.dtype)
+    st_h = np.empty((cap, n_seats), dtype=np.int64)
+    st_node[0] = 0
+    st_state[0] = root
+    for s in range(n_seats):
+        st_h[0, s] = root_key(s)
+    sp = 1
+    st = np.empty_like(root)
+    child = np.empty_like(root)
+    tmp = np.empty_like(root)
+    h = np.empty(n_seats, dtype=np.int64)
+    while sp > 0:
+        sp -= 1
+        node = st_node[sp]
+        k = num_children[node]
+        if k == 0:
+            continue
+        j = node_infoset[node]
+        if node_player[node] != CHANCE:
+            key = st_h[sp, infoset_seat[j]]
+            if keyof[j] < 0:
+                keyof[j] = key
+                other, _ins, back = hm_get_or_put(back, bsize, key, j)
+                if other != j:
+                    return TREE_MERGED, j, strat, found
+                idx = hm_get(table, key, -1)
+                if idx >= 0:
+                    if inf_nact[idx] != k:
+                        return TREE_ACTIONS, j, strat, found
+                    if average:
+                        average_row(pool, inf_off[idx], k, strat[j])
+                    else:
+                        for a in range(k):
+                            strat[j, a] = pool[inf_off[idx] + a]
+                    found += 1
+                elif average:
+                    for a in range(k):
+                        strat[j, a] = 1.0 / k
+            elif keyof[j] != key:
+                return TREE_SPLIT, j, strat, found
+        if sp + k > cap:
+            while cap < sp + k:
+                cap *= 2
+            a1 = np.empty(cap, dtype=np.int64)
+            a1[:sp] = st_node[:sp]
+            st_node = a1
+            a2 = np.empty((cap, root.shape[0]), dtype=root.dtype)
+            a2[:sp] = st_state[:sp]
+            st_state = a2
+            a3 = np.empty((cap, n_seats), dtype=np.int64)
+            a3[:sp] = st_h[:sp]
+            st_h = a3
+        st[:] = st_state[sp]
+        hp = st_h[sp].copy()
+        s0 = first_child[node]
+        for c in range(k):
+            act = node_action[s0 + c]
+            child[:] = st
+            h[:] = hp
+            _advance(params, child, tmp, act, h)
+            st_node[sp] = s0 + c
+            st_state[sp] = child
+            st_h[sp] = h
+            sp += 1
+    return TREE_OK, 0, strat, found
+
+
+@njit(cache=True)
+def knuth_es_nodes(params, max_act, probes, seed):
+    """Knuth's estimate of the decision nodes one ES iteration visits (both traversals).
+
+    A probe walks one random path (uniform actions, i.e. the opponent's first-iteration
+    strategy; chance by its probabilities, as ES samples it) and adds, per decision node,
+    the product of the traverser's branching factors above it: an unbiased estimate of the
+    traversal size for that opponent.
+    """
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = fmix(np.uint64(seed) + ADD)
+    acts = np.empty(max_act, dtype=np.int32)
+    probs = np.empty(max_act)
+    cur = P.initial_state(params)
+    nxt = np.empty_like(cur)
+    total = 0.0
+    for _ in range(probes):
+        for p in range(2):
+            cur[:] = P.initial_state(params)
+            weight = 1.0
+            while True:
+                pl = P.current_player(cur, params)
+                if pl == TERMINAL:
+                    break
+                if pl == CHANCE:
+                    k = P.chance_outcomes(cur, params, acts, probs)
+                    P.apply_action(cur, params, acts[sample(probs, k, uniform(rng))], nxt)
+                    cur[:] = nxt
+                    continue
+                total += weight
+                k = P.legal_actions(cur, params, acts)
+                if pl == p:
+                    weight *= k
+                i = min(int(uniform(rng) * k), k - 1)
+                P.apply_action(cur, params, acts[i], nxt)
+                cur[:] = nxt
+    return total / probes

@@ -1,0 +1,23 @@
+"""Kuhn poker (OpenSpiel's ``kuhn_poker``): a validation game with a known value, -1/18."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.games.kuhn.game import BET, PASS, KuhnGame, KuhnState
+from solver.games.kuhn.rules import KuhnParams
+from solver.games.plugin import GamePlugin, no_parameters
+
+PLUGIN = GamePlugin(
+    name="kuhn",
+    title="Kuhn poker",
+    summary="validation game: three cards, one betting round (value -1/18 for P1)",
+    make_variant=no_parameters("kuhn"),
+    python_game=lambda variant: KuhnGame(),
+    numba_params=lambda variant: KuhnParams(np.int64(3)),
+    words=lambda variant: "three cards (J, Q, K), one dealt to each player, ante 1, one "
+                          "betting round (pass or bet 1)",
+    payoff_unit=lambda variant: "chips",
+)
+
+__all__ = ["BET", "PASS", "PLUGIN", "KuhnGame", "KuhnState"]

@@ -1,0 +1,125 @@
+"""The game plug-in record: what a game declares once so that every command can use it.
+
+In the spirit of OpenSpiel's ``GameType``: generic code asks the record, never the game's
+name. A game module exposes ``PLUGIN = GamePlugin(...)``; registering its module path in
+:mod:`solver.games` is all it takes to appear in every command, engine and test suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from solver.errors import VariantError
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One variant parameter: its name (``max_turns``; CLI ``--max-turns``) and a help text
+    saying what it means and which values are allowed. Validation is the game's."""
+
+    name: str
+    help: str
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class RecordNotation:
+    """A game's record notation: replay full records and one seat's view of them.
+
+    ``summary(variant, text)``: the position after a full record or a view (a dict with
+    at least ``valid``, ``terminal``, ``to_move`` ("P1"/"P2"), ``payoff`` and
+    ``legal_moves``), raising RecordError naming the bad token. ``lines(summary, variant)``:
+    the position in words, one string per line. ``view_key(variant, text, seat)``: the
+    information-state key of the tree at the position of a seat's view, and its summary.
+    """
+
+    summary: Callable[[Any, str], dict]
+    fields: tuple[str, ...]
+    lines: Callable[[dict, Any], list[str]]
+    view_key: Callable[[Any, str, int], tuple[str, dict]]
+    example: str = ""
+
+
+@dataclass(frozen=True)
+class Openings:
+    """The first decisions worth a table of their own (Agent Hunter's placements).
+
+    ``paths(variant)``: (player, action path from the root) of each decision to tabulate;
+    the path may go through any node of the infoset. ``group(label)``: what the action
+    amounts to, for a summary by group (e.g. the set of cards placed).
+    """
+
+    paths: Callable[[Any], list[tuple[int, list[int]]]]
+    group: Callable[[str], str]
+    group_name: str = "group"
+    group_title: str = "groups"
+    what: str = "opening"
+    whats: str = "openings"
+
+
+@dataclass(frozen=True)
+class NoParameters:
+    """The variant of a game without parameters."""
+
+    def as_dict(self) -> dict:
+        return {}
+
+    def describe(self) -> str:
+        return "(no parameters)"
+
+
+def no_parameters(game: str) -> Callable[[str | None, dict], NoParameters]:
+    """``make_variant`` of a parameterless game: only the preset 'default' (or none)."""
+
+    def make_variant(preset: str | None = None, params: dict | None = None) -> NoParameters:
+        if params:
+            raise VariantError(f"{game} takes no parameters (got: {', '.join(sorted(params))})")
+        if preset not in (None, "default"):
+            raise VariantError(
+                f"{game} takes no parameters; unknown preset {preset!r} (allowed: default)")
+        return NoParameters()
+
+    return make_variant
+
+
+@dataclass(frozen=True)
+class GamePlugin:
+    """Everything generic code may know about one game.
+
+    ``make_variant(preset, params)`` validates (VariantError naming the parameter, the value
+    and what is allowed) and returns a variant object with ``as_dict()`` and
+    ``describe()``; ``python_game(variant)`` the game of :mod:`solver.engine.states` (labels,
+    records, the reference builder); ``numba_params(variant)`` the params record of the
+    numba protocol (:mod:`solver.engine.protocol`).
+    """
+
+    name: str
+    title: str
+    summary: str
+    make_variant: Callable[[str | None, dict], Any]
+    python_game: Callable[[Any], Any]
+    numba_params: Callable[[Any], Any]
+    parameters: tuple[Parameter, ...] = ()
+    presets: dict[str, dict] = field(default_factory=lambda: {"default": {}})
+    # Words for errors and reports.
+    too_big_hint: str = ""  # how to shrink a variant whose tree is too big
+    unbounded_hint: str = ""  # how to bound a variant whose tree is infinite
+    words: Callable[[dict], str] | None = None  # the variant in plain words
+    payoff_unit: Callable[[dict], str] = lambda variant: "points"
+    win_payoff: Callable[[dict], bool] = lambda variant: False  # payoffs are +1/0/-1
+    seat_note: str = "When the first player is drawn at random"
+    # Optional features.
+    records: RecordNotation | None = None
+    openings: Openings | None = None
+    # The game's report sections, as "module:function" (analysis code, loaded by the report):
+    # function(ctx) adds sections to a report (see solver.analysis.report.ReportContext).
+    report_sections: str | None = None
+
+    def describe_variant(self, variant: dict) -> str:
+        return self.words(variant) if self.words else (
+            ", ".join(f"{k} = {v}" for k, v in variant.items()) or "no parameters")

@@ -1,0 +1,443 @@
+"""Solving into a run directory: configuration, the full-tree and Monte-Carlo engines,
+checkpoints every K iterations, bit-identical resume and Ctrl-C that keeps the last
+checkpoint (files: :mod:`solver.runs.store`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from solver import __version__
+from solver.cfr import CFRSolver
+from solver.cfr.driver import drive
+from solver.cfr.mccfr import REGRET_BOUND_KIND, MCCFRSolver, strategy_on_tree
+from solver.engine.labels import state_at
+from solver.engine.playout import estimate_nodes
+from solver.errors import Interrupted, SpycfrError, is_interrupt
+from solver.exact.best_response import best_response, expected_value, exploitability
+from solver.formats.strategy_table import write_table
+from solver.games import build_tree, get_plugin, make_game
+from solver.io import save_npz, write_json, write_text
+from solver.runs.store import (
+    CHECKPOINT,
+    CONVERGENCE,
+    OPENINGS_CSV,
+    RUN_FILES,
+    RUN_JSON,
+    STRATEGY_NPZ,
+    convergence_csv,
+    fingerprint,
+    holds_run,
+    load_checkpoint,
+    save_checkpoint,
+    strategy_run_table,
+)
+
+# Monte-Carlo CFR: algorithm name -> sampling scheme of solver.cfr.mccfr.
+MCCFR_ALGORITHMS = {"es-mccfr": "external", "os-mccfr": "outcome"}
+DEFAULT_EPSILON = 0.6  # outcome sampling's exploration (OpenSpiel's default)
+DEFAULT_MEMORY_LIMIT_GIB = 8.0
+# Variants whose estimated tree is at most this big are enumerated, so that an MCCFR
+# run gets its exact exploitability and the strategy tables of a full-tree run.
+ENUMERABLE_NODES = 30_000_000
+
+
+@dataclass
+class SolveConfig:
+    """What a solve was asked to do (stored in run.json, reused by --resume)."""
+
+    game: str
+    preset: str | None
+    params: dict
+    algorithm: str = "cfr+"
+    alpha: float = 1.5
+    beta: float = 0.0
+    gamma: float = 2.0
+    alternating: bool = True
+    iterations: int | None = None
+    target_exploitability: float | None = None
+    time_limit: float | None = None
+    check_every: int | None = None
+    seed: int = 0
+    epsilon: float | None = None  # os-mccfr only (None: DEFAULT_EPSILON)
+    memory_limit: float | None = None  # MCCFR only, GiB (None: DEFAULT_MEMORY_LIMIT_GIB)
+
+
+# Settings a resumed run takes from the command line rather than from its checkpoint.
+RESUME_LIMITS = ("iterations", "target_exploitability", "time_limit", "check_every",
+                 "memory_limit")
+
+
+# --- solver engines: what differs between the full-tree and the Monte-Carlo solvers ----------
+
+
+class _FullTree:
+    """A CFR-family solver on the enumerated tree (any game)."""
+
+    value_column = "exploitability"
+    kind = "exact"
+    default_check_every = 100
+
+    def __init__(self, config: SolveConfig) -> None:
+        self.config = config
+        self.tree = build_tree(make_game(config.game, config.preset, config.params))
+        self.solver = CFRSolver(self.tree, config.algorithm, config.alpha, config.beta,
+                                config.gamma, config.alternating)
+
+    def restore(self, state: dict, log: list, seconds: float) -> None:
+        self.solver.load_state_dict(state)
+        self.solver.log = list(log)
+        self.solver.seconds = seconds
+
+    def measure(self) -> float:
+        return self.solver.exploitability()
+
+    def report(self, progress) -> Callable:
+        return progress
+
+    def strategy(self) -> np.ndarray:
+        return self.solver.average_strategy()
+
+    def extra_meta(self) -> dict:
+        return {}
+
+
+class _MonteCarlo:
+    """External- or outcome-sampling MCCFR straight on the game's rules.
+
+    The tree is built only if the variant is enumerable (then the exploitability is exact);
+    otherwise the run reports the solver's labelled regret-bound estimate.
+    """
+
+    default_check_every = 1000
+
+    def __init__(self, config: SolveConfig) -> None:
+        self.config = config
+        self.game = game = make_game(config.game, config.preset, config.params)
+        self.variant = game.variant_obj
+        self.estimated_nodes = estimate_nodes(get_plugin(game.name).numba_params(self.variant))
+        self.enumerable = self.estimated_nodes <= ENUMERABLE_NODES
+        if not self.enumerable and config.target_exploitability is not None:
+            raise SpycfrError(
+                f"--target-exploitability needs an exact best response, and this variant is too "
+                f"big to enumerate (about {self.estimated_nodes:.2g} nodes > "
+                f"{ENUMERABLE_NODES:,}): use --iterations or --time-limit"
+            )
+        self.solver = MCCFRSolver(
+            game, MCCFR_ALGORITHMS[config.algorithm], seed=config.seed,
+            epsilon=_epsilon(config) or DEFAULT_EPSILON,
+            memory_limit=_memory_limit_gib(config) * 2**30,
+        )
+        self.tree = build_tree(game) if self.enumerable else None
+        self.value_column = "exploitability" if self.enumerable else "exploitability_estimate"
+        self.kind = "exact" if self.enumerable else REGRET_BOUND_KIND
+        self.memory_message: str | None = None
+
+    def restore(self, state: dict, log: list, seconds: float) -> None:
+        self.solver.load_state_dict(state)
+        self.solver.log = list(log)
+        self.solver.seconds = seconds
+
+    def measure(self) -> float:
+        if self.tree is not None:
+            return exploitability(self.tree, strategy_on_tree(self.solver, self.tree))
+        return self.solver.regret_bound()["exploitability_bound_estimate"]
+
+    def report(self, progress) -> Callable:
+        """``progress`` with the value's label and the tables' size."""
+        label = "exploitability" if self.enumerable else "exploitability~"
+        note = "" if self.enumerable else f" ({REGRET_BOUND_KIND.split(' (')[0]})"
+
+        def details() -> str:
+            gib = self.solver.stats()["bytes_allocated"] / 2**30
+            return f"{note}  {self.solver.num_infosets:,} infosets  {gib:.2f} GiB"
+
+        def report(iteration: int, seconds: float, value: float | None) -> None:
+            progress(iteration, seconds, value, label=label, details=details)
+        return report
+
+    def strategy(self) -> np.ndarray | None:
+        return None if self.tree is None else strategy_on_tree(self.solver, self.tree)
+
+    def extra_meta(self) -> dict:
+        stats = self.solver.stats()
+        meta = {
+            "epsilon": _epsilon(self.config),
+            "tree_enumerated": self.enumerable,
+            "estimated_nodes": self.estimated_nodes,
+            "enumerable_node_limit": ENUMERABLE_NODES,
+            "infosets_seen": stats["infosets"],
+            "infosets_seen_p1": stats["infosets_p1"],
+            "infosets_seen_p2": stats["infosets_p2"],
+            "nodes_visited": stats["nodes_visited"],
+            "memory": {"bytes_allocated": stats["bytes_allocated"],
+                       "bytes_used": stats["bytes_used"],
+                       "limit_bytes": int(self.solver.memory_limit)},
+            "memory_stop": self.memory_message,
+            "exploitability_estimate": None,
+        }
+        if self.tree is not None:
+            meta["tree_coverage"] = self.solver.last_tree_coverage
+        else:
+            bound = self.solver.regret_bound()
+            meta["exploitability_estimate"] = {
+                "value": bound["exploitability_bound_estimate"],
+                "kind": REGRET_BOUND_KIND,
+                "method": "sum over both players of sum over stored infosets of the largest "
+                          "positive cumulative sampled regret, divided by the iterations "
+                          "(CFR's NashConv bound evaluated on sampled regrets), halved",
+                "nash_conv_bound_estimate": bound["nash_conv_bound_estimate"],
+                "regret_p1": bound["regret_p1"],
+                "regret_p2": bound["regret_p2"],
+                "iteration": self.solver.iteration,
+            }
+        return meta
+
+
+def _epsilon(config: SolveConfig) -> float | None:
+    if config.algorithm != "os-mccfr":
+        return None
+    return DEFAULT_EPSILON if config.epsilon is None else float(config.epsilon)
+
+
+def _memory_limit_gib(config: SolveConfig) -> float:
+    return DEFAULT_MEMORY_LIMIT_GIB if config.memory_limit is None else float(config.memory_limit)
+
+
+def _check_config(config: SolveConfig) -> None:
+    """Settings that only make sense with some algorithms or games: one-line errors."""
+    mccfr = config.algorithm in MCCFR_ALGORITHMS
+    if config.epsilon is not None:
+        if config.algorithm != "os-mccfr":
+            raise SpycfrError("--epsilon applies to --algorithm os-mccfr only")
+        if not 0.0 < config.epsilon <= 1.0:
+            raise SpycfrError(f"--epsilon must be in (0, 1], got {config.epsilon!r}")
+    if config.memory_limit is not None:
+        if not mccfr:
+            raise SpycfrError("--memory-limit applies to --algorithm es-mccfr or os-mccfr only")
+        ram = _physical_gib()
+        if not 0.0 < config.memory_limit <= ram / 2:
+            raise SpycfrError(
+                f"--memory-limit must be > 0 and at most half the RAM ({ram / 2:.3g} GiB here: a "
+                f"checkpoint copies the tables), got {config.memory_limit!r}"
+            )
+    if mccfr and not config.alternating:
+        raise SpycfrError("MCCFR always alternates the players' updates: drop --simultaneous")
+    if mccfr and not 0 <= config.seed < 2**63:
+        raise SpycfrError(f"--seed must be an integer 0..2**63-1, got {config.seed}")
+
+
+def _physical_gib() -> float:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError, AttributeError):
+        return 2 * DEFAULT_MEMORY_LIMIT_GIB
+
+
+def solve_run(
+    config: SolveConfig,
+    out_dir: str | Path | None = None,
+    resume: str | Path | None = None,
+    checkpoint_every: int | None = None,
+    progress: Callable[..., None] | None = None,
+    write_tables: bool = True,
+    overwrite: bool = False,
+) -> dict:
+    """Build, solve and (with ``out_dir``) write a run directory; returns run.json's content.
+
+    With ``resume`` the configuration comes from the run's checkpoint (only the limits of
+    ``config`` (:data:`RESUME_LIMITS`) apply) and the run continues in place. ``iterations``
+    counts the run's total, so a resumed run ends exactly where an uninterrupted one would.
+    ``overwrite`` replaces the run files of an existing run in ``out_dir`` (nothing else).
+    ``progress(iteration, seconds, value, label=..., details=...)`` is called once with the
+    starting point (value None), then after every batch; ``seconds`` counts the whole run.
+    """
+    seconds_before = 0.0
+    state = None
+    log: list = []
+    if resume is not None:
+        out_dir = Path(resume)
+        saved, state, seconds_before, log = load_checkpoint(out_dir)
+        limits = {k: getattr(config, k) for k in RESUME_LIMITS}
+        config = SolveConfig(**{**saved, **{k: v for k, v in limits.items() if v is not None}})
+    run_dir = Path(out_dir) if out_dir is not None else None
+    if run_dir is not None and resume is None and holds_run(run_dir):
+        if not overwrite:
+            raise SpycfrError(f"{str(run_dir)!r} already holds a run; choose another -o, "
+                              "add --overwrite to replace it, or use --resume")
+        for name in RUN_FILES:
+            (run_dir / name).unlink(missing_ok=True)
+    if checkpoint_every is not None and checkpoint_every < 1:
+        raise SpycfrError(f"--checkpoint-every must be >= 1, got {checkpoint_every}")
+    if checkpoint_every is not None and run_dir is None:
+        raise SpycfrError("--checkpoint-every needs an output run directory (-o RUN_DIR)")
+    _check_config(config)
+
+    mccfr = config.algorithm in MCCFR_ALGORITHMS
+    engine = _MonteCarlo(config) if mccfr else _FullTree(config)
+    solver, tree = engine.solver, engine.tree
+    if state is not None:
+        engine.restore(state, log, seconds_before)
+    if run_dir is not None:
+        run_dir.mkdir(parents=True, exist_ok=True)
+
+    total = config.iterations
+    if total is None and config.target_exploitability is None and config.time_limit is None:
+        total = 1000
+    if progress is not None:
+        progress(solver.iteration, seconds_before, None)
+    try:
+        seconds, stopped = _iterate(engine, config, total, checkpoint_every, run_dir,
+                                    seconds_before, progress)
+        if not solver.log or solver.log[-1][0] != solver.iteration:
+            solver.log.append((solver.iteration, solver.seconds, engine.measure()))
+    except BaseException as exc:
+        if not is_interrupt(exc):
+            raise
+        where = "no checkpoint was written"
+        if run_dir is not None and (run_dir / CHECKPOINT).is_file():
+            where = (f"the last checkpoint in {str(run_dir)!r} is intact: continue with "
+                     f"spycfr solve --resume {run_dir}")
+        raise Interrupted(f"stopped at iteration {solver.iteration}; {where}") from None
+
+    strategy = engine.strategy()
+    meta = {
+        "game": config.game,
+        "variant": tree.variant if tree is not None else engine.variant.as_dict(),
+        "preset": config.preset,
+        "algorithm": config.algorithm,
+        "algorithm_params": _algorithm_params(config),
+        "iterations": solver.iteration,
+        "seed": config.seed,
+        "best_response_p1": None,
+        "best_response_p2": None,
+        "stopped_by": stopped,
+        "value_p1": None,
+        "exploitability": None,
+        "nash_conv": None,
+        "nodes": None if tree is None else tree.num_nodes,
+        "infosets": None if tree is None else tree.num_infosets,
+        "build_seconds": None if tree is None else tree.build_seconds,
+        "solve_seconds": seconds,
+        "ms_per_iteration": 1e3 * seconds / max(solver.iteration, 1),
+        "version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "fingerprint": None if tree is None else fingerprint(tree),
+    }
+    if strategy is not None:
+        br = [best_response(tree, strategy, p)[0] for p in (0, 1)]
+        meta.update(best_response_p1=br[0], best_response_p2=br[1],
+                    value_p1=expected_value(tree, strategy), nash_conv=br[0] + br[1],
+                    exploitability=(br[0] + br[1]) / 2.0,
+                    strategy_sha256=hashlib.sha256(strategy.tobytes()).hexdigest())
+    meta.update(engine.extra_meta())
+    final_state = None
+    if mccfr:
+        final_state = solver.state_dict()
+        meta["state_sha256"] = _state_hash(final_state)
+    meta["log"] = [{"iteration": it, "seconds": sec, engine.value_column: e}
+                   for it, sec, e in solver.log]
+    meta["run_dir"] = None if run_dir is None else str(run_dir)
+    if run_dir is not None:
+        if checkpoint_every is None:
+            # a run without periodic checkpoints still gets one at the end, to extend it later
+            _checkpoint(run_dir, engine, config, seconds, final_state)
+        write_text(run_dir / CONVERGENCE, convergence_csv(solver.log, engine.value_column))
+        if strategy is not None:
+            save_npz(run_dir / STRATEGY_NPZ, average=strategy,
+                     fingerprint=np.array(json.dumps(meta["fingerprint"])))
+            if write_tables:
+                table = strategy_run_table(tree, strategy)
+                write_table(table, run_dir / "strategy.parquet")
+                write_table(table, run_dir / "strategy.csv")
+        else:
+            table = treeless_openings_table(engine.game, solver)
+            if table is not None:
+                write_text(run_dir / OPENINGS_CSV,
+                           table.to_csv(index=False, float_format="%.17g"))
+        meta["config"] = config.__dict__
+        write_json(run_dir / RUN_JSON, meta)
+    return meta
+
+
+def _algorithm_params(config: SolveConfig) -> dict:
+    if config.algorithm in MCCFR_ALGORITHMS:
+        return {"scheme": MCCFR_ALGORITHMS[config.algorithm], "epsilon": _epsilon(config),
+                "memory_limit_gib": _memory_limit_gib(config), "alternating": True}
+    return {"alpha": config.alpha, "beta": config.beta, "gamma": config.gamma,
+            "alternating": config.alternating}
+
+
+def _state_hash(state: dict) -> str:
+    """sha256 of a solver state's arrays (names and bytes, in name order)."""
+    digest = hashlib.sha256()
+    for name in sorted(k for k, v in state.items() if isinstance(v, np.ndarray)):
+        digest.update(name.encode())
+        digest.update(memoryview(np.ascontiguousarray(state[name])).cast("B"))
+    return digest.hexdigest()
+
+
+def _iterate(engine, config, total, checkpoint_every, run_dir, seconds, progress):
+    """Run the solver to the limits of ``config`` (``total`` iterations counting those
+    already done), checkpointing every ``checkpoint_every`` iterations and at the end;
+    returns (the run's seconds, what stopped it)."""
+    solver = engine.solver
+    remaining = None if total is None else total - solver.iteration
+    time_left = None if config.time_limit is None else config.time_limit - seconds
+    if remaining is not None and remaining <= 0:
+        return seconds, "iterations"
+    if time_left is not None and time_left <= 0:
+        return seconds, "time"
+    report = checkpoint = None
+    if progress is not None:
+        def report(iteration, secs, value, **kw):
+            progress(iteration, seconds + secs, value, **kw)
+        report = engine.report(report)
+    if run_dir is not None and checkpoint_every is not None:
+        def checkpoint(secs):
+            _checkpoint(run_dir, engine, config, seconds + secs)
+    result = drive(solver, engine.measure, engine.kind, remaining, config.target_exploitability,
+                   time_left, config.check_every or engine.default_check_every, report,
+                   checkpoint_every, checkpoint)
+    engine.memory_message = result.note
+    return seconds + result.seconds, result.stopped_by
+
+def _checkpoint(run_dir: Path, engine, config: SolveConfig, seconds: float,
+                state: dict | None = None) -> None:
+    solver = engine.solver
+    save_checkpoint(run_dir, config.__dict__, solver.state_dict() if state is None else state,
+                    seconds, solver.log, engine.value_column)
+
+
+def treeless_openings_table(game, solver: MCCFRSolver) -> pd.DataFrame | None:
+    """The average strategy of an MCCFR solver at the game's opening decisions, without a
+    tree (None if the game defines no openings): player, opening, probability, seen."""
+    spec = get_plugin(game.name).openings
+    if spec is None:
+        return None
+    frames = []
+    for player, path in spec.paths(game.variant_obj):
+        state = state_at(game, path)
+        actions = [int(a) for a in state.legal_actions()]
+        policy = solver.policy_at(path, player)
+        seen = policy is not None
+        if policy is None:
+            policy = np.full(len(actions), 1.0 / len(actions))
+        if len(policy) != len(actions):
+            raise RuntimeError(f"P{player + 1}'s opening infoset has {len(policy)} actions, "
+                               f"the rules give {len(actions)}")
+        frames.append(pd.DataFrame({
+            "player": "P1" if player == 0 else "P2",
+            "opening": [state.action_label(a) for a in actions],
+            "probability": policy,
+            "seen": seen,
+        }))
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,114 @@
+"""The package reads top-down: every import points to the same or a lower layer, no generic
+module names a specific game, and module-level imports form no cycle."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = {p.name for p in (ROOT / "solver" / "games").iterdir()
+         if p.is_dir() and (p / "__init__.py").exists()}
+
+# Lower layers first; a module may import its own layer and the ones below.
+LAYERS = [
+    ("solver", "solver.errors", "solver.io", "solver._numba_cache"),  # utilities
+    ("solver.tree",),  # the flat tree and the passes over it
+    ("solver.engine",),  # the numba game protocol and the generic engines
+    ("solver.games",),  # the registry, the plug-in record and the games' rules
+    ("solver.exact",),  # best response, exploitability, LP
+    ("solver.cfr", "solver.formats"),  # iterative solvers; strategy tables and .efg files
+    ("solver.runs",),  # run directories
+    ("solver.analysis",),  # openings, query, reports (and the games' report sections)
+    ("cli",),
+]
+# A game's report sections are analysis: they sit in the game's folder but above it.
+ANALYSIS_IN_GAMES = ("report", "figures")
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    if len(parts) >= 4 and parts[:2] == ["solver", "games"] and parts[3] in ANALYSIS_IN_GAMES:
+        return 7
+    best, best_len = None, -1
+    for rank, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
+                best, best_len = rank, len(prefix)
+    assert best is not None, module
+    return best
+
+
+def _imports(tree: ast.AST, module: str, top_level_only: bool) -> set[str]:
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    out = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    return {m for m in out if m.split(".")[0] in ("solver", "cli") and _exists(m)}
+
+
+def _exists(module: str) -> bool:
+    path = ROOT.joinpath(*module.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+SOURCES = {_module(p): ast.parse(p.read_text())
+           for folder in ("solver", "cli") for p in (ROOT / folder).rglob("*.py")}
+
+
+def _game_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["solver", "games"] and len(parts) > 2 and (
+        parts[2] in GAMES) else None
+
+
+@pytest.mark.parametrize("module", sorted(SOURCES))
+def test_imports_point_down_and_name_no_game(module):
+    mine = _layer(module)
+    own_game = _game_of(module)
+    for target in _imports(SOURCES[module], module, top_level_only=False):
+        assert _layer(target) <= mine, f"{module} (layer {mine}) imports {target} " \
+                                       f"(layer {_layer(target)})"
+        game = _game_of(target)
+        assert game is None or game == own_game, f"generic module {module} imports {target}"
+
+
+def test_no_import_cycles():
+    graph = {m: {t for t in _imports(tree, m, top_level_only=True) if t in SOURCES and t != m}
+             for m, tree in SOURCES.items()}
+    # A package's __init__ re-exporting its own submodules is not a cycle back into it.
+    for m, targets in graph.items():
+        graph[m] = {t for t in targets if not m.startswith(t + ".")}
+    state: dict[str, int] = {}
+
+    def visit(m: str, path: list[str]) -> None:
+        state[m] = 1
+        for t in graph[m]:
+            if state.get(t) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(path + [m, t]))
+            if t not in state:
+                visit(t, path + [m])
+        state[m] = 2
+
+    for m in graph:
+        if m not in state:
+            visit(m, [])
+    assert len(state) == len(SOURCES)
+
+
+def test_the_layer_map_covers_every_module():
+    for module in SOURCES:
+        _layer(module)
