@@ -9,6 +9,7 @@ import click
 
 from cli.analyse import best_response_cmd, exploitability, export, openings, query
 from cli.export_efg import export_efg
+from cli.match import head_to_head
 from cli.record import record
 from cli.report import report
 from cli.solve import info, solve
@@ -50,7 +51,7 @@ def games(as_json: bool) -> None:
 
 # The commands live in one module per job; importing them is cheap (the solver loads lazily).
 for _command in (record, solve, info, openings, query, best_response_cmd, exploitability, export,
-                 export_efg, report):
+                 export_efg, report, head_to_head):
     cli.add_command(_command)
 
 

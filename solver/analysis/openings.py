@@ -37,30 +37,42 @@ def node_at(tree: Tree, path) -> int:
     return node
 
 
-def opening_infosets(tree: Tree) -> list[tuple[int, int]]:
-    """(player, infoset id) of each opening decision of the tree's game."""
+def opening_infosets(tree: Tree) -> list[tuple[int, int, str]]:
+    """(player, infoset id, context) of each opening decision of the tree's game (one row
+    per infoset, in the order the game lists them)."""
     spec = openings_spec(tree.game)
     variant = make_variant(tree.game, None, tree.variant)
-    return [(player, int(tree.node_infoset[node_at(tree, path)]))
-            for player, path in spec.paths(variant)]
+    out, seen = [], set()
+    for player, path, context in spec.paths(variant):
+        infoset = int(tree.node_infoset[node_at(tree, path)])
+        if infoset not in seen:
+            seen.add(infoset)
+            out.append((player, infoset, context))
+    return out
 
 
 def openings_table(tree: Tree, strategy: np.ndarray) -> pd.DataFrame:
-    """One row per (player, opening move), ranked by best-response value within each player."""
+    """One row per (player, context, opening move), ranked by best-response value within
+    each player and context."""
     spec = openings_spec(tree.game)
     _, labels = tree_labels(tree)
-    cfv, _, opp_reach = infoset_values(tree, strategy)
+    cfv, reach, opp_reach = infoset_values(tree, strategy)
+    best = {p: best_response_values(tree, strategy, p) for p in (0, 1)}
     frames = []
-    for player, infoset in opening_infosets(tree):
-        q, _, opp = best_response_values(tree, strategy, player)
+    for player, infoset, context in opening_infosets(tree):
+        q, _, opp = best[player]
         k = int(tree.infoset_num_actions[infoset])
-        frames.append(pd.DataFrame({
+        frame = pd.DataFrame({
             "player": "P1" if player == 0 else "P2",
             "opening": labels[infoset][:k],
             "probability": strategy[infoset, :k],
             "eq_value": cfv[infoset, :k] / opp_reach[infoset],
             "br_value": q[infoset, :k] / opp[infoset],
-        }))
+        })
+        if spec.context_name:
+            frame.insert(1, spec.context_name, context)
+            frame["reach"] = reach[infoset]
+        frames.append(frame)
     return _ranked(pd.concat(frames, ignore_index=True), spec, ["br_value", "probability"])
 
 
@@ -68,16 +80,18 @@ def treeless_table(game: str, raw: pd.DataFrame) -> pd.DataFrame:
     """The openings of a tree-less MCCFR run (``openings.csv``): probabilities only, values
     NaN (they need a tree), most played first."""
     spec = openings_spec(game)
-    table = raw[["player", "opening", "probability", "seen"]].assign(
-        eq_value=np.nan, br_value=np.nan)
+    keep = ["player", *([spec.context_name] if spec.context_name else []), "opening",
+            "probability", "seen"]
+    table = raw[keep].assign(eq_value=np.nan, br_value=np.nan)
     return _ranked(table, spec, ["probability"])
 
 
 def _ranked(table: pd.DataFrame, spec: Openings, by: list[str]) -> pd.DataFrame:
-    table.insert(2, spec.group_name, table.opening.map(spec.group))
-    table = table.sort_values(["player", *by], ascending=[True] + [False] * len(by),
+    keys = ["player", *([spec.context_name] if spec.context_name else [])]
+    table.insert(len(keys) + 1, spec.group_name, table.opening.map(spec.group))
+    table = table.sort_values([*keys, *by], ascending=[True] * len(keys) + [False] * len(by),
                               kind="stable")
-    table["rank"] = table.groupby("player").cumcount() + 1
+    table["rank"] = table.groupby(keys, sort=False).cumcount() + 1
     return table.reset_index(drop=True)
 
 

@@ -34,6 +34,7 @@ from solver.cfr.mccfr_kernels import (
     rebuild_table,
     regret_sums,
     run_iterations,
+    tree_keys,
     tree_strategy,
 )
 from solver.engine.hashmap import hm_get, hm_new
@@ -390,18 +391,31 @@ def regrets_on_tree(solver: MCCFRSolver, tree: Tree) -> np.ndarray:
     return _on_tree(solver, tree, solver._regret, False)
 
 
+def tree_infoset_keys(tree: Tree, params) -> tuple[int, int, np.ndarray]:
+    """(status, info, key of every infoset) of a tree of the game whose params are given;
+    cached on the tree (the walk replays the rules over the whole tree)."""
+    cached = tree.extra.get("observation_keys")
+    if cached is not None:
+        return TREE_OK, 0, cached
+    status, info, keys = tree_keys(
+        tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
+        tree.node_action, tree.infoset_seat, np.int64(tree.num_infosets), params)
+    if status == TREE_OK:
+        tree.extra["observation_keys"] = keys
+    return int(status), int(info), keys
+
+
 def _on_tree(solver: MCCFRSolver, tree: Tree, pool: np.ndarray, average: bool) -> np.ndarray:
     if tree.game != solver.game.name or tree.variant != solver.variant.as_dict():
         raise SpycfrError(
             f"tree of {tree.game} {tree.variant} does not match the solver's variant "
             f"{solver.variant.describe()}"
         )
-    status, info, strat, found = tree_strategy(
-        tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
-        tree.node_action, tree.infoset_seat, np.int64(tree.num_infosets),
-        np.int64(max(tree.max_actions, 1)),
-        solver._params, solver._table, solver._inf_off, solver._inf_nact, pool, average,
-    )
+    status, info, keys = tree_infoset_keys(tree, solver._params)
+    if status == TREE_OK:
+        status, info, strat, found = tree_strategy(
+            keys, tree.infoset_num_actions, np.int64(max(tree.max_actions, 1)), solver._table,
+            solver._inf_off, solver._inf_nact, pool, average)
     if status != TREE_OK:
         what = {
             TREE_SPLIT: "has nodes with different observation keys",

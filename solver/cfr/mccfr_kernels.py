@@ -132,7 +132,7 @@ def _regret_matching(regret, off, k, out):
 
 
 @njit(cache=True, inline="always")
-def _advance(params, cur, nxt, act, h):
+def advance_keys(params, cur, nxt, act, h):
     """cur <- the state after ``act``; every seat's key h[s] extended by its observation."""
     for s in range(h.shape[0]):
         h[s] = combine_key(h[s], P.observation(cur, params, act, s))
@@ -144,7 +144,7 @@ def _advance(params, cur, nxt, act, h):
 def _chance_step(params, rng, cur, nxt, acts, probs, h):
     """Sample a chance outcome at ``cur`` from its distribution and apply it."""
     k = P.chance_outcomes(cur, params, acts, probs)
-    _advance(params, cur, nxt, acts[sample(probs, k, uniform(rng))], h)
+    advance_keys(params, cur, nxt, acts[sample(probs, k, uniform(rng))], h)
 
 
 @njit(cache=True, inline="always")
@@ -213,7 +213,7 @@ def _es_traverse(
                 _regret_matching(regret, off, k, sigma)
                 for a in range(k):
                     ssum[off + a] += sigma[a]
-                _advance(params, cur, nxt, acts[sample(sigma, k, uniform(rng))], h)
+                advance_keys(params, cur, nxt, acts[sample(sigma, k, uniform(rng))], h)
             if status != OK:
                 break
             if not pushed:
@@ -230,7 +230,7 @@ def _es_traverse(
         if j < f_k[top]:
             cur[:] = f_state[top]
             h[:] = f_h[top]
-            _advance(params, cur, nxt, f_acts[top, j], h)
+            advance_keys(params, cur, nxt, f_acts[top, j], h)
             descend = True
             continue
         # All children done: sampled counterfactual regrets of this traverser node.
@@ -305,7 +305,7 @@ def _os_traverse(
             opp *= policy[i]
         samp *= splice[i]
         n += 1
-        _advance(params, cur, nxt, acts[i], h)
+        advance_keys(params, cur, nxt, acts[i], h)
     v = sign * P.returns_p1(cur, params)
     for d in range(n - 1, -1, -1):
         k = path_k[d]
@@ -455,11 +455,11 @@ def path_key(params, actions, seat):
     h = np.empty(P.num_seats(params), dtype=np.int64)
     _root_keys(h)
     for i in range(actions.shape[0]):
-        _advance(params, cur, nxt, actions[i], h)
+        advance_keys(params, cur, nxt, actions[i], h)
     return h[seat]
 
 
-# Status codes of tree_strategy.
+# Status codes of tree_keys and tree_strategy.
 TREE_OK = 0
 TREE_SPLIT = 1  # one tree infoset whose nodes have different observation keys
 TREE_MERGED = 2  # two tree infosets with the same key
@@ -467,23 +467,17 @@ TREE_ACTIONS = 3  # a key stored by MCCFR with another action count
 
 
 @njit(cache=True)
-def tree_strategy(
-    first_child, num_children, node_player, node_infoset, node_action, infoset_seat,
-    n_tree_inf, max_a, params, table, inf_off, inf_nact, pool, average,
-):
-    """(status, info, rows, found): an MCCFR pool mapped onto the tree's infosets.
+def tree_keys(first_child, num_children, node_player, node_infoset, node_action, infoset_seat,
+              n_tree_inf, params):
+    """(status, info, keys): the observation key of every infoset of a tree of the game.
 
-    ``average``: rows are normalised (the average strategy from ``pool`` = ssum, uniform
-    where unseen), else copied raw (e.g. regrets, 0 where unseen). Depth-first over the
-    tree, replaying the rules alongside to compute each node's observation keys;
-    ``found`` counts the tree infosets MCCFR has stored.
+    Depth-first over the tree, replaying the rules alongside to compute each node's keys;
+    checks that every node of an infoset has one key and that no two infosets share one.
     """
     root = P.initial_state(params)
     n_seats = P.num_seats(params)
-    strat = np.zeros((n_tree_inf, max_a))
     keyof = np.full(n_tree_inf, -1, dtype=np.int64)
     back, bsize = hm_new(2 * n_tree_inf + 16)
-    found = 0
     cap = 1024
     st_node = np.empty(cap, dtype=np.int64)
     st_state = np.empty((cap, root.shape[0]), dtype=root.dtype)
@@ -510,22 +504,9 @@ def tree_strategy(
                 keyof[j] = key
                 other, _ins, back = hm_get_or_put(back, bsize, key, j)
                 if other != j:
-                    return TREE_MERGED, j, strat, found
-                idx = hm_get(table, key, -1)
-                if idx >= 0:
-                    if inf_nact[idx] != k:
-                        return TREE_ACTIONS, j, strat, found
-                    if average:
-                        average_row(pool, inf_off[idx], k, strat[j])
-                    else:
-                        for a in range(k):
-                            strat[j, a] = pool[inf_off[idx] + a]
-                    found += 1
-                elif average:
-                    for a in range(k):
-                        strat[j, a] = 1.0 / k
+                    return TREE_MERGED, j, keyof
             elif keyof[j] != key:
-                return TREE_SPLIT, j, strat, found
+                return TREE_SPLIT, j, keyof
         if sp + k > cap:
             while cap < sp + k:
                 cap *= 2
@@ -542,14 +523,43 @@ def tree_strategy(
         hp = st_h[sp].copy()
         s0 = first_child[node]
         for c in range(k):
-            act = node_action[s0 + c]
             child[:] = st
             h[:] = hp
-            _advance(params, child, tmp, act, h)
+            advance_keys(params, child, tmp, node_action[s0 + c], h)
             st_node[sp] = s0 + c
             st_state[sp] = child
             st_h[sp] = h
             sp += 1
+    return TREE_OK, 0, keyof
+
+
+@njit(cache=True)
+def tree_strategy(keyof, infoset_num_actions, max_a, table, inf_off, inf_nact, pool, average):
+    """(status, info, rows, found): an MCCFR pool mapped onto the infosets of a tree whose
+    infoset keys are ``keyof`` (:func:`tree_keys`).
+
+    ``average``: rows are normalised (the average strategy from ``pool`` = ssum, uniform
+    where unseen), else copied raw (e.g. regrets, 0 where unseen); ``found`` counts the tree
+    infosets MCCFR has stored.
+    """
+    n = keyof.shape[0]
+    strat = np.zeros((n, max_a))
+    found = 0
+    for j in range(n):
+        k = infoset_num_actions[j]
+        idx = hm_get(table, keyof[j], -1)
+        if idx >= 0:
+            if inf_nact[idx] != k:
+                return TREE_ACTIONS, j, strat, found
+            if average:
+                average_row(pool, inf_off[idx], k, strat[j])
+            else:
+                for a in range(k):
+                    strat[j, a] = pool[inf_off[idx] + a]
+            found += 1
+        elif average:
+            for a in range(k):
+                strat[j, a] = 1.0 / k
     return TREE_OK, 0, strat, found
 
 

@@ -7,6 +7,8 @@ import numpy as np
 from numba import njit
 
 from solver.engine import protocol as P
+from solver.engine.hashmap import hm_get_or_put, hm_new
+from solver.engine.rng import fmix
 from solver.tree import CHANCE, TERMINAL
 
 
@@ -147,3 +149,63 @@ def check_playouts(params, n, seed):
                 break  # an unbounded game: a long random game proves nothing more
         out[1] = g + 1
     return out
+
+
+@njit(cache=True)
+def _row_key(row):
+    """A 63-bit hash of a state row (FNV-1a, then splitmix's finaliser)."""
+    h = np.uint64(1469598103934665603)
+    for x in row:
+        h = (h ^ np.uint64(np.int64(x) & 0xFFFF)) * np.uint64(1099511628211)
+    return np.int64(fmix(h) >> np.uint64(1))
+
+
+@njit(cache=True)
+def expand_consistent(params, states, seat, code):
+    """The distinct children of the rows of ``states`` whose observation for ``seat`` is
+    ``code`` (every action or chance outcome tried), with the action taken to each: how
+    one seat's view of a game is followed over every hidden history consistent with it."""
+    max_act = max(P.max_actions(params), 1)
+    acts = np.empty(max_act, dtype=np.int32)
+    probs = np.empty(max_act)
+    n = states.shape[0]
+    cap = max(n * 4, 16)
+    out = np.empty((cap, states.shape[1]), dtype=states.dtype)
+    taken = np.empty(cap, dtype=np.int64)
+    child = np.empty_like(states[0])
+    table, size = hm_new(2 * cap)
+    m = 0
+    for i in range(n):
+        s = states[i]
+        p = P.current_player(s, params)
+        if p == TERMINAL:
+            continue
+        if p == CHANCE:
+            k = P.chance_outcomes(s, params, acts, probs)
+        else:
+            k = P.legal_actions(s, params, acts)
+        for j in range(k):
+            if P.observation(s, params, acts[j], seat) != code:
+                continue
+            P.apply_action(s, params, acts[j], child)
+            at, inserted, table = hm_get_or_put(table, size, _row_key(child), m)
+            if not inserted:
+                same = True
+                for q in range(child.shape[0]):
+                    if out[at, q] != child[q]:
+                        same = False
+                        break
+                if same:
+                    continue  # a duplicate (a true hash collision just keeps both rows)
+            if m == cap:
+                cap *= 2
+                bigger = np.empty((cap, states.shape[1]), dtype=states.dtype)
+                bigger[:m] = out[:m]
+                out = bigger
+                more = np.empty(cap, dtype=np.int64)
+                more[:m] = taken[:m]
+                taken = more
+            out[m] = child
+            taken[m] = acts[j]
+            m += 1
+    return out[:m], taken[:m]

@@ -30,6 +30,9 @@ The functions a game registers (:func:`register`), all ``@njit``:
 - ``max_actions(params)``: an upper bound on legal actions and chance outcomes.
 - ``max_depth(params)``: an upper bound on the edges of a root-to-leaf path, or -1 when
   the game is unbounded (it cannot then be enumerated or sampled).
+- ``heuristic_policy(state, params, actions, k, probs)`` (optional): a simple heuristic
+  player, for head-to-head measurements: writes into ``probs[:k]`` a distribution over the
+  ``k`` legal ``actions`` at a decision, using only what the seat to move can see.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ OBS_BITS = 24  # observation codes are in [0, 2**OBS_BITS)
 
 REQUIRED = ("initial_state", "current_player", "legal_actions", "chance_outcomes",
             "apply_action", "observation", "returns_p1", "max_actions", "max_depth")
-OPTIONAL = ("current_seat", "num_seats")
+OPTIONAL = ("current_seat", "num_seats", "heuristic_policy")
 
 _REGISTRY: dict[type, dict] = {}
 
@@ -113,6 +116,15 @@ def max_actions(params):
 
 def max_depth(params):
     raise NotImplementedError("protocol functions run inside numba code only")
+
+
+def heuristic_policy(state, params, actions, k, probs):
+    raise NotImplementedError("protocol functions run inside numba code only")
+
+
+def has_heuristic(params_class: type) -> bool:
+    """Whether the game of ``params_class`` registered a heuristic player."""
+    return "heuristic_policy" in _REGISTRY.get(params_class, {})
 
 
 # --- dispatch ----------------------------------------------------------------------------
@@ -196,3 +208,17 @@ def _max_depth(params):
     f = _impl("max_depth", params)
     if f is not None:
         return lambda params: f(params)
+
+
+@overload(heuristic_policy)
+def _heuristic_policy(state, params, actions, k, probs):
+    if _impl("initial_state", params) is None:
+        return None
+    f = _impl("heuristic_policy", params)
+    if f is not None:
+        return lambda state, params, actions, k, probs: f(state, params, actions, k, probs)
+
+    def uniform(state, params, actions, k, probs):  # no heuristic: the caller refuses first
+        for a in range(k):
+            probs[a] = 1.0 / k
+    return uniform

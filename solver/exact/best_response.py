@@ -171,8 +171,13 @@ def _check(tree: Tree, strategy: np.ndarray) -> np.ndarray:
 
 def expected_value(tree: Tree, strategy: np.ndarray) -> float:
     """P1's expected payoff when both players follow ``strategy``."""
+    return float(node_values(tree, strategy)[0])
+
+
+def node_values(tree: Tree, strategy: np.ndarray) -> np.ndarray:
+    """float64[n]: P1's expected payoff below every node when both follow ``strategy``."""
     strategy = _check(tree, strategy)
-    return float(_values(*_arrays(tree), strategy)[0])
+    return _values(*_arrays(tree), strategy)
 
 
 def best_response(tree: Tree, strategy: np.ndarray, player: int) -> tuple[float, np.ndarray]:

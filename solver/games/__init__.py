@@ -19,6 +19,7 @@ from solver.tree import Tree
 
 _MODULES = {
     "agent-hunter": "solver.games.agent_hunter",
+    "agent-avenue": "solver.games.agent_avenue",
     "kuhn": "solver.games.kuhn",
     "leduc": "solver.games.leduc",
     "liars-dice": "solver.games.liars_dice",

@@ -47,19 +47,24 @@ class RecordNotation:
 
 @dataclass(frozen=True)
 class Openings:
-    """The first decisions worth a table of their own (Agent Hunter's placements).
+    """The first decisions worth a table of their own (Agent Hunter's placements, Agent
+    Avenue's first turn for each starting hand).
 
-    ``paths(variant)``: (player, action path from the root) of each decision to tabulate;
-    the path may go through any node of the infoset. ``group(label)``: what the action
-    amounts to, for a summary by group (e.g. the set of cards placed).
+    ``paths(variant)``: (player, action path from the root, context) of each decision to
+    tabulate; the path may go through any node of the infoset, chance outcomes included;
+    ``context`` says which situation the decision is in (e.g. the starting hand; "" when a
+    player has one opening decision) and ``context_name`` names that column (None: no
+    column). ``group(label)``: what a move amounts to, for a summary by group (e.g. the set
+    of cards placed).
     """
 
-    paths: Callable[[Any], list[tuple[int, list[int]]]]
+    paths: Callable[[Any], list[tuple[int, list[int], str]]]
     group: Callable[[str], str]
     group_name: str = "group"
     group_title: str = "groups"
     what: str = "opening"
     whats: str = "openings"
+    context_name: str | None = None
 
 
 @dataclass(frozen=True)

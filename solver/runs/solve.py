@@ -419,12 +419,13 @@ def _checkpoint(run_dir: Path, engine, config: SolveConfig, seconds: float,
 
 def treeless_openings_table(game, solver: MCCFRSolver) -> pd.DataFrame | None:
     """The average strategy of an MCCFR solver at the game's opening decisions, without a
-    tree (None if the game defines no openings): player, opening, probability, seen."""
+    tree (None if the game defines no openings): player, [context], opening, probability,
+    seen (whether MCCFR ever visited the infoset; unseen ones are uniform)."""
     spec = get_plugin(game.name).openings
     if spec is None:
         return None
     frames = []
-    for player, path in spec.paths(game.variant_obj):
+    for player, path, context in spec.paths(game.variant_obj):
         state = state_at(game, path)
         actions = [int(a) for a in state.legal_actions()]
         policy = solver.policy_at(path, player)
@@ -434,10 +435,13 @@ def treeless_openings_table(game, solver: MCCFRSolver) -> pd.DataFrame | None:
         if len(policy) != len(actions):
             raise RuntimeError(f"P{player + 1}'s opening infoset has {len(policy)} actions, "
                                f"the rules give {len(actions)}")
-        frames.append(pd.DataFrame({
+        frame = pd.DataFrame({
             "player": "P1" if player == 0 else "P2",
             "opening": [state.action_label(a) for a in actions],
             "probability": policy,
             "seen": seen,
-        }))
+        })
+        if spec.context_name:
+            frame.insert(1, spec.context_name, context)
+        frames.append(frame)
     return pd.concat(frames, ignore_index=True)

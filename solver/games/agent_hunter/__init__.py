@@ -21,10 +21,10 @@ def make_game(preset: str | None = None, params: dict | None = None) -> AgentHun
     return AgentHunterGame(make_variant(preset, params))
 
 
-def _opening_paths(variant: Variant) -> list[tuple[int, list[int]]]:
+def _opening_paths(variant: Variant) -> list[tuple[int, list[int], str]]:
     """P1's placement at the root; P2's after any placement of P1 (P2 does not see it)."""
     first = R.encode_place(range(variant.houses), variant.cards)
-    return [(0, []), (1, [first])]
+    return [(0, [], ""), (1, [first], "")]
 
 
 def _card_set(label: str) -> str:

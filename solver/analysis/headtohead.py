@@ -1,0 +1,193 @@
+"""Head-to-head matches: two players play sampled games of any game of the protocol, with a
+confidence interval on the result. What can be measured when exploitability cannot.
+
+A player is uniform (every legal move equally likely), the game's heuristic (its plug-in's
+``heuristic_policy``), or a strategy table keyed by observation sequences: an MCCFR
+solver's average strategy, or a run's strategy on its tree (its infosets keyed the same
+way). A table player meeting an infoset it has no row for plays uniformly; the result says
+how often that happened. Player A plays half the games as P1 and half as P2, each game's
+chance and sampled moves from its own seeded stream, so a match is reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from solver.cfr.mccfr import MCCFRSolver, tree_infoset_keys
+from solver.cfr.mccfr_kernels import TREE_OK, advance_keys, average_row, rebuild_table
+from solver.engine import protocol as P
+from solver.engine.hashmap import hm_get
+from solver.engine.rng import fmix, root_key, sample, uniform
+from solver.errors import SpycfrError
+from solver.games import get_plugin
+from solver.tree import CHANCE, TERMINAL, Tree
+
+UNIFORM = 0
+HEURISTIC = 1
+TABLE = 2
+
+
+@dataclass
+class Player:
+    """A player of a match: a kind and, for a table player, its table (pool format)."""
+
+    name: str
+    kind: int
+    table: tuple | None = None  # (hash map, row offsets, action counts, rows)
+
+
+def uniform_player() -> Player:
+    return Player("uniform", UNIFORM)
+
+
+def heuristic_player(game) -> Player:
+    params = get_plugin(game.name).numba_params(game.variant_obj)
+    if not P.has_heuristic(type(params)):
+        raise SpycfrError(f"{game.name} has no heuristic player")
+    return Player("heuristic", HEURISTIC)
+
+
+def mccfr_player(solver: MCCFRSolver, name: str = "mccfr") -> Player:
+    """The average strategy of an MCCFR solver (its strategy sums, normalised at use)."""
+    n = solver.num_infosets
+    used = int(solver._inf_off[n - 1] + solver._inf_nact[n - 1]) if n else 0
+    return Player(name, TABLE, (solver._table, solver._inf_off[:n], solver._inf_nact[:n],
+                                solver._ssum[:used]))
+
+
+def tree_player(tree: Tree, strategy: np.ndarray, params, name: str = "run") -> Player:
+    """A strategy on a tree, keyed by the observation sequences of its infosets."""
+    status, info, keys = tree_infoset_keys(tree, params)
+    if status != TREE_OK:
+        raise RuntimeError(f"tree infoset {info} has no single observation key")
+    counts = tree.infoset_num_actions.astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    rows = strategy[np.repeat(np.arange(tree.num_infosets), counts),
+                    np.concatenate([np.arange(k) for k in counts])] if len(counts) else \
+        np.zeros(0)
+    table, _ = rebuild_table(np.ascontiguousarray(keys), np.int64(len(keys)))
+    return Player(name, TABLE, (table, offsets, counts.astype(np.int32),
+                                np.ascontiguousarray(rows, dtype=np.float64)))
+
+
+_EMPTY = (np.full(32, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+          np.zeros(1, dtype=np.int32), np.zeros(1))
+
+
+@njit(cache=True)
+def _policy(kind, state, params, acts, k, key, table, off, nact, pool, out):
+    """The move distribution of a player at a decision; returns 1 if a table had no row."""
+    if kind == HEURISTIC:
+        P.heuristic_policy(state, params, acts, k, out)
+        return 0
+    if kind == TABLE:
+        idx = hm_get(table, key, -1)
+        if idx >= 0 and nact[idx] == k:
+            average_row(pool, off[idx], k, out)
+            return 0
+    for a in range(k):
+        out[a] = 1.0 / k
+    return 1 if kind == TABLE else 0
+
+
+@njit(cache=True)
+def _play(params, games, seed, a_first, kind_a, tab_a, off_a, nact_a, pool_a,
+          kind_b, tab_b, off_b, nact_b, pool_b):
+    """Team 0's payoff in each game (A is team 0 in the games with ``a_first``), and the
+    decisions where a table player had no row."""
+    max_act = max(P.max_actions(params), 2)
+    acts = np.empty(max_act, dtype=np.int32)
+    probs = np.empty(max_act)
+    cur = P.initial_state(params)
+    nxt = np.empty_like(cur)
+    h = np.empty(P.num_seats(params), dtype=np.int64)
+    payoff = np.empty(games)
+    rng = np.empty(1, dtype=np.uint64)
+    misses = 0
+    for g in range(games):
+        rng[0] = fmix(np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(g))
+        cur[:] = P.initial_state(params)
+        for s in range(h.shape[0]):
+            h[s] = root_key(s)
+        while True:
+            p = P.current_player(cur, params)
+            if p == TERMINAL:
+                payoff[g] = P.returns_p1(cur, params)
+                break
+            if p == CHANCE:
+                k = P.chance_outcomes(cur, params, acts, probs)
+            else:
+                k = P.legal_actions(cur, params, acts)
+                key = h[P.current_seat(cur, params)]
+                if (p == 0) == a_first:
+                    misses += _policy(kind_a, cur, params, acts, k, key, tab_a, off_a, nact_a,
+                                      pool_a, probs)
+                else:
+                    misses += _policy(kind_b, cur, params, acts, k, key, tab_b, off_b, nact_b,
+                                      pool_b, probs)
+            advance_keys(params, cur, nxt, acts[sample(probs, k, uniform(rng))], h)
+    return payoff, misses
+
+
+def _mean_ci(x: np.ndarray) -> dict:
+    n = len(x)
+    mean = float(x.mean())
+    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+    return {"mean": mean, "ci95": [mean - half, mean + half], "games": n}
+
+
+def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0) -> dict:
+    """Play ``games`` games of A against B (half with A as P1), each reproducible from
+    ``seed``; returns A's mean payoff with a 95% confidence interval (normal
+    approximation), the same per seat, A's win/draw/loss rates and table misses."""
+    if games < 2:
+        raise SpycfrError(f"--games must be >= 2, got {games}")
+    params = get_plugin(game.name).numba_params(game.variant_obj)
+    ta, tb = a.table or _EMPTY, b.table or _EMPTY
+    half = games // 2
+    first, m1 = _play(params, np.int64(half), np.int64(seed), True, a.kind, *ta, b.kind, *tb)
+    second, m2 = _play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
+                       False, a.kind, *ta, b.kind, *tb)
+    mine = np.concatenate([first, -second])  # A's payoff: as P1, then as P2
+    return {
+        "game": game.name, "variant": game.variant_obj.as_dict(), "a": a.name, "b": b.name,
+        "seed": seed, "a_payoff": _mean_ci(mine), "a_as_p1": _mean_ci(first),
+        "a_as_p2": _mean_ci(-second),
+        "a_wins": float(np.mean(mine > 0)), "draws": float(np.mean(mine == 0)),
+        "a_losses": float(np.mean(mine < 0)), "table_misses": int(m1 + m2),
+        "method": f"{games} sampled games, A as P1 in {half} and as P2 in {games - half}; "
+                  "95% interval: mean +- 1.96 standard errors",
+    }
+
+
+def player_from(source: str, game) -> Player:
+    """A player named on the command line: ``uniform``, ``heuristic`` or a run directory
+    (a tree run plays its strategy; an MCCFR run without a tree its average strategy)."""
+    from pathlib import Path
+
+    from solver.runs.solve import MCCFR_ALGORITHMS
+    from solver.runs.store import is_treeless, load_checkpoint, load_run, read_run_meta
+
+    if source == "uniform":
+        return uniform_player()
+    if source == "heuristic":
+        return heuristic_player(game)
+    if not Path(source).is_dir():
+        raise SpycfrError(f"player {source!r}: not 'uniform', 'heuristic' or a run directory")
+    meta = read_run_meta(source)
+    if meta["game"] != game.name or meta["variant"] != game.variant_obj.as_dict():
+        raise SpycfrError(f"run {source!r} plays {meta['game']} {meta['variant']}, not "
+                          f"{game.name} {game.variant_obj.as_dict()}")
+    if not is_treeless(meta):
+        run = load_run(source)
+        params = get_plugin(game.name).numba_params(game.variant_obj)
+        return tree_player(run.tree, run.strategy, params, source)
+    config, state, _, _ = load_checkpoint(Path(source))
+    solver = MCCFRSolver(game, MCCFR_ALGORITHMS[config["algorithm"]], seed=config["seed"],
+                         epsilon=float(state["epsilon"]), es_node_limit=None)
+    solver.load_state_dict(state)
+    return mccfr_player(solver, source)

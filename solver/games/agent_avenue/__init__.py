@@ -1,0 +1,45 @@
+"""Agent Avenue (Kudahl 2024), simple mode: variants, numba rules, game records."""
+
+from __future__ import annotations
+
+from solver.games.agent_avenue import position as _position
+from solver.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
+from solver.games.agent_avenue.openings import group as _group
+from solver.games.agent_avenue.openings import opening_paths as _opening_paths
+from solver.games.agent_avenue.variant import PARAMETERS, PRESETS, Variant, make_variant
+from solver.games.agent_avenue.variant import variant_words as _words
+from solver.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
+
+
+def make_game(preset: str | None = None, params: dict | None = None) -> AgentAvenueGame:
+    """An Agent Avenue game from a preset and/or parameters (bad ones raise VariantError)."""
+    return AgentAvenueGame(make_variant(preset, params))
+
+
+PLUGIN = GamePlugin(
+    name="agent-avenue",
+    title="Agent Avenue",
+    summary="recruit agents shown face up or hidden face down, catch the other meeple "
+            "(Kudahl 2024); the full simple game is preset standard",
+    make_variant=make_variant,
+    python_game=AgentAvenueGame,
+    numba_params=lambda variant: variant.to_params(),
+    parameters=tuple(Parameter(name, text) for name, text in PARAMETERS.items()),
+    presets=PRESETS,
+    too_big_hint="choose fewer names, copies, a smaller hand or fewer discards",
+    words=_words,
+    win_payoff=lambda variant: True,
+    seat_note="The rulebook lets the players choose who starts",
+    records=RecordNotation(
+        summary=_position.summary, fields=tuple(_position.NULL_SUMMARY),
+        lines=_position.position_lines, view_key=_position.view_key,
+        example="deal:EN.CB|CB.DD play:EN/CB draw:DD take:up=CB",
+    ),
+    openings=Openings(paths=_opening_paths, group=_group, group_name="move",
+                      group_title="moves", what="first move", whats="first moves",
+                      context_name="situation"),
+    report_sections="solver.games.agent_avenue.report:sections",
+)
+
+__all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",
+           "make_game", "make_variant"]

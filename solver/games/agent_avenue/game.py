@@ -1,0 +1,89 @@
+"""Agent Avenue as Python states (solver/engine/states.py): a thin shell over rules.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.games.agent_avenue import rules as R
+from solver.games.agent_avenue.record import action_label, extend_view
+from solver.games.agent_avenue.variant import Variant
+
+
+class AgentAvenueGame:
+    """Agent Avenue for one variant; states call the numba rules (the only rules code)."""
+
+    name = "agent-avenue"
+
+    def __init__(self, variant: Variant | None = None) -> None:
+        self.variant_obj = variant or Variant()
+        self.params = self.variant_obj.to_params()
+        self.max_actions = int(R.max_actions(self.params))
+
+    @property
+    def variant(self) -> dict:
+        return self.variant_obj.as_dict()
+
+    def new_initial_state(self) -> AgentAvenueState:
+        return AgentAvenueState(self, R.initial_state(self.params), ((), ()))
+
+    def __repr__(self) -> str:
+        return f"AgentAvenueGame({self.variant_obj.describe()})"
+
+
+class AgentAvenueState:
+    """One position plus each player's view of the record so far (the information states)."""
+
+    def __init__(self, game: AgentAvenueGame, array: np.ndarray,
+                 views: tuple[tuple[str, ...], tuple[str, ...]]) -> None:
+        self.game = game
+        self.array = array
+        self.views = views
+
+    def is_terminal(self) -> bool:
+        return int(self.array[R.PHASE]) == R.PH_OVER
+
+    def current_player(self) -> int:
+        return int(R.current_player(self.array, self.game.params))
+
+    def _list(self) -> tuple[np.ndarray, np.ndarray, int]:
+        codes = np.empty(self.game.max_actions, dtype=np.int32)
+        probs = np.empty(self.game.max_actions)
+        if self.current_player() == R.CHANCE:
+            k = R.chance_outcomes(self.array, self.game.params, codes, probs)
+        else:
+            k = R.legal_actions(self.array, self.game.params, codes)
+        return codes, probs, int(k)
+
+    def legal_actions(self) -> list[int]:
+        if self.current_player() == R.CHANCE:
+            return []
+        codes, _, k = self._list()
+        return [int(a) for a in codes[:k]]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.current_player() != R.CHANCE:
+            return []
+        codes, probs, k = self._list()
+        return [(int(c), float(p)) for c, p in zip(codes[:k], probs[:k], strict=True)]
+
+    def child(self, action: int) -> AgentAvenueState:
+        g = self.game
+        views = tuple(extend_view(self.views[p], g.variant_obj, self.array, g.params, action, p)
+                      for p in range(2))
+        out = np.empty(R.STATE_SIZE, dtype=np.int16)
+        R.apply_action(self.array, g.params, np.int32(action), out)
+        return AgentAvenueState(g, out, views)
+
+    def returns(self) -> tuple[float, float]:
+        u = float(R.returns_p1(self.array, self.game.params))
+        return u, 0.0 - u
+
+    def information_state(self, player: int) -> str:
+        """``player``'s view of the record so far (spec notation, ``?`` for hidden cards)."""
+        return " ".join(self.views[player])
+
+    def action_label(self, action: int) -> str:
+        return action_label(self.game.variant_obj, self.array, action)
+
+    def __repr__(self) -> str:
+        return f"AgentAvenueState({' '.join(self.views[0])!r})"

@@ -1,0 +1,147 @@
+"""Agent Avenue positions as data and words: what ``spycfr record check`` and ``query`` show
+after a record (full, or one player's view with what it cannot know left out)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.games.agent_avenue import rules as R
+from solver.games.agent_avenue.record import (
+    PLAYER_NAMES,
+    Replay,
+    action_label,
+    replay,
+    replay_view,
+)
+from solver.games.agent_avenue.variant import Variant
+
+PHASES = {R.PH_DEAL0: "deal", R.PH_DEAL1: "deal", R.PH_PLAY: "play", R.PH_SWAP_DRAW: "swap draw",
+          R.PH_REFILL: "draw", R.PH_RECRUIT: "recruit", R.PH_OVER: "over"}
+ENDINGS = ((R.END_P1_CATCH, "P1 caught P2's meeple"), (R.END_P2_CATCH, "P2 caught P1's meeple"),
+           (R.END_P1_CB, "P1 has three Codebreakers"), (R.END_P2_CB, "P2 has three Codebreakers"),
+           (R.END_P1_DD, "P1 has three Daredevils"), (R.END_P2_DD, "P2 has three Daredevils"),
+           (R.END_DECK_OUT, "the deck ran out"), (R.END_TIE, "a tie, won by the active player"))
+
+NULL_SUMMARY = {
+    "valid": False, "error": None, "record": None, "view": None, "tokens": None, "turns": None,
+    "phase": None, "terminal": None, "to_move": None, "active": None, "payoff": None,
+    "ended": None, "legal_moves": None, "gap": None, "deck_size": None, "shown": None,
+    "players": None, "consistent_positions": None, "variant": None,
+}
+
+
+def _counts(v: Variant, s: np.ndarray, base: int) -> dict:
+    return {c: int(s[base + i]) for i, c in enumerate(v.names) if s[base + i]}
+
+
+def _agreed(values):
+    first = values[0]
+    return first if all(x == first for x in values) else None
+
+
+def position_summary(rep: Replay) -> dict:
+    """The position after a replayed record, as plain data (JSON-ready); for a view, what
+    the viewer cannot know (the other hand, its discards, a face-down card) is None."""
+    v, s = rep.variant, rep.state
+    params = v.to_params()
+    ph = int(s[R.PHASE])
+    terminal = ph == R.PH_OVER
+    a = int(s[R.ACTIVE])
+    mover = int(R.current_player(s, params))
+    players = []
+    for p in range(2):
+        known = rep.viewer is None or rep.viewer == p
+        players.append({
+            "hand": _counts(v, s, R.HAND + 8 * p) if known else None,
+            "hand_size": int(s[R.HANDSIZE + p]),
+            "in_play": _counts(v, s, R.PLAY + 8 * p),
+            "discards_left": int(s[R.DLEFT + p]),
+            "discarded": int(sum(s[R.DISC + 8 * p + i] for i in range(len(v.names)))),
+            "discard_pile": _counts(v, s, R.DISC + 8 * p) if known else None,
+        })
+    legal = None
+    if mover in (0, 1) and (rep.viewer is None or rep.viewer == mover):
+        buf = np.empty(max(int(R.max_actions(params)), 2), dtype=np.int32)
+        k = R.legal_actions(s, params, buf)
+        legal = [action_label(v, s, int(x)) for x in buf[:k]]
+    shown = None
+    if int(s[R.UP]) >= 0:
+        down = _agreed([int(c[R.DOWN]) for c in rep.candidates])
+        shown = {"up": v.names[int(s[R.UP])],
+                 "down": None if down is None or (rep.viewer is not None and rep.viewer != a)
+                 else v.names[down]}
+    ended = None
+    payoff = None
+    if terminal:
+        ended = [text for bit, text in ENDINGS if int(s[R.ENDED]) & bit]
+        u = float(R.returns_p1(s, params))
+        payoff = [u, -u]
+    return {
+        "valid": True,
+        "error": None,
+        "record": rep.record,
+        "view": None if rep.viewer is None else PLAYER_NAMES[rep.viewer],
+        "tokens": len(rep.tokens),
+        "turns": int(s[R.TURN]),
+        "phase": PHASES[ph],
+        "terminal": terminal,
+        "to_move": PLAYER_NAMES[mover] if mover in (0, 1) else None,
+        "active": None if terminal else PLAYER_NAMES[a],
+        "payoff": payoff,
+        "ended": ended,
+        "legal_moves": legal,
+        "gap": int(s[R.GAP]),
+        "deck_size": int(s[R.DECKSIZE]),
+        "shown": shown,
+        "players": players,
+        "consistent_positions": None if rep.viewer is None else int(len(rep.candidates)),
+        "variant": v.as_dict(),
+    }
+
+
+def summary(variant: Variant, text: str) -> dict:
+    """The position after a full record or a view (RecordError if illegal)."""
+    return position_summary(replay(variant, text))
+
+
+def view_key(variant: Variant, text: str, player: int) -> tuple[str, dict]:
+    """(``player``'s information-state key, position summary) of the view ``text``."""
+    rep = replay_view(variant, text, player)
+    return " ".join(rep.tokens), position_summary(rep)
+
+
+def _cards(counts: dict | None) -> str:
+    if counts is None:
+        return "?"
+    return " ".join(f"{c}x{k}" for c, k in counts.items()) or "-"
+
+
+def position_lines(info: dict, variant: Variant) -> list[str]:
+    """The position of a summary in words, for the terminal."""
+    board = variant.board
+    lines = [f"agent-avenue  {variant.describe()}"]
+    view = f"  (view of {info['view']})" if info["view"] else ""
+    lines.append(f"record: {info['record'] or '(empty)'}{view}")
+    g = info["gap"]
+    lines.append(f"turns played: {info['turns']}   gap: P2's meeple is {g} spaces ahead of P1's "
+                 f"({board - g} the other way; P1 catches at 0, P2 at {board})   deck: "
+                 f"{info['deck_size']}")
+    for p, pl in enumerate(info["players"]):
+        lines.append(f"P{p + 1}  hand: {_cards(pl['hand'])} ({pl['hand_size']} cards)   in play: "
+                     f"{_cards(pl['in_play'])}   discards left: {pl['discards_left']}   "
+                     f"discarded: {pl['discarded']}")
+    if info["terminal"]:
+        who = "P1" if info["payoff"][0] > 0 else "P2"
+        lines.append(f"game over: {who} wins ({'; '.join(info['ended'])})")
+        return lines
+    if info["shown"]:
+        down = info["shown"]["down"] or "?"
+        lines.append(f"on the table: {info['shown']['up']} face up, {down} face down")
+    lines.append(f"{info['to_move'] or 'chance'} to move ({info['phase']})")
+    legal = info["legal_moves"]
+    if legal is None:
+        lines.append("legal moves: " + ("a draw (chance)" if info["to_move"] is None
+                                        else "hidden from this view"))
+    else:
+        lines.append(f"legal moves ({len(legal)}): {' '.join(legal)}")
+    return lines

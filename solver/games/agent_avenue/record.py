@@ -1,0 +1,408 @@
+"""Agent Avenue game records (spec, "Record notation"): format, parse, views, replay.
+
+Tokens in the order things happen: ``deal:EN.CB.DD.SE|DA.EN.CB.CB`` (P1's hand, P2's hand,
+each sorted in table order), ``swap:DD>CB`` (discarded DD, drew CB), ``play:EN/CB`` (EN face
+up, CB face down), ``draw:DA.SE`` (left out when nothing is drawn), ``take:up=CB`` or
+``take:down=CB`` (the opponent's choice; ``=CB`` names the face-down card, revealed by the
+recruitment). A player's view writes ``?`` for what that player cannot see
+(``deal:EN.CB.DD.SE|?``, ``swap:?>?``, ``play:EN/?``, ``draw:?.?``).
+
+Every token is the formatting of the observation codes (rules.observation) of its tree
+edges: the full record uses the codes of the seat that sees the edge (the mover, the
+drawer), a view uses the viewer's. Replaying follows every hidden history consistent with
+the codes, so the numba rules alone decide legality; the Python here parses, formats and
+words the errors. Pending tokens end a game in progress: ``swap:DD`` (its draw not made
+yet); legal moves are labelled ``swap:DD``, ``play:EN/CB``, ``take:up``, ready to paste.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.engine.playout import expand_consistent
+from solver.errors import RecordError
+from solver.games.agent_avenue import rules as R
+from solver.games.agent_avenue.variant import CODES, Variant
+
+PLAYER_NAMES = ("P1", "P2")
+_CARDS = r"((?:[A-Za-z]{2}|\?)(?:\.(?:[A-Za-z]{2}|\?))*)"
+_ONE = r"([A-Za-z]{2}|\?)"
+_RE = {
+    "deal": re.compile(rf"deal:{_CARDS}\|{_CARDS}"),
+    "swap": re.compile(rf"swap:{_ONE}(?:>{_ONE})?"),
+    "play": re.compile(rf"play:{_ONE}/{_ONE}"),
+    "draw": re.compile(rf"draw:{_CARDS}"),
+    "take": re.compile(rf"take:(up|down)(?:={_ONE})?"),
+}
+SHAPES = "deal:A.B|C.D, swap:X>Y, play:UP/DOWN, draw:A.B, take:up=X or take:down=X"
+
+
+# --- formatting ------------------------------------------------------------------------
+
+
+def _sorted_cards(variant: Variant, code: int) -> list[str]:
+    out = []
+    for name in variant.names:
+        c = code % R.BASE
+        code //= R.BASE
+        out.extend([name] * c)
+    return sorted(out, key=CODES.index)
+
+
+def draw_text(variant: Variant, code: int) -> str:
+    """``EN.CB.CB`` for the chance code of a draw."""
+    return ".".join(_sorted_cards(variant, code))
+
+
+def edge_text(variant: Variant, state: np.ndarray, obs: int, part: str) -> str:
+    """The text an observation code adds to the record: a new token, or ``part`` of one."""
+    kind, pay = obs >> 21, obs & ((1 << 21) - 1)
+    name = variant.names
+    if kind == R.O_DEAL:
+        return draw_text(variant, pay)
+    if kind == R.O_DEAL_HIDDEN:
+        return "?"
+    if kind == R.O_DRAW:
+        if pay >> 20:
+            return ".".join(["?"] * (pay & 0xFFFF))
+        return draw_text(variant, pay)
+    if kind == R.O_SWAP:
+        return "?" if pay == R.HIDDEN else name[pay]
+    if kind == R.O_PLAY:
+        up, down = pay >> 4, pay & 15
+        return f"play:{name[up]}/{'?' if down == R.HIDDEN else name[down]}"
+    if kind == R.O_TAKE:
+        return f"take:{'down' if (pay >> 4) & 1 else 'up'}={name[pay & 15]}"
+    raise ValueError(f"not an Agent Avenue observation code: {obs}")
+
+
+def extend_view(tokens: tuple[str, ...], variant: Variant, state: np.ndarray, params,
+                action: int, seat: int) -> tuple[str, ...]:
+    """``seat``'s record tokens after ``action`` (or chance outcome) is applied at ``state``."""
+    ph = int(state[R.PHASE])
+    text = edge_text(variant, state, int(R.observation(state, params, np.int32(action), seat)),
+                     "")
+    if ph == R.PH_DEAL0:
+        return tokens + (f"deal:{text}|",)
+    if ph == R.PH_DEAL1:
+        return tokens[:-1] + (tokens[-1] + text,)
+    if ph == R.PH_SWAP_DRAW:
+        return tokens[:-1] + (tokens[-1] + ">" + text,)
+    if ph == R.PH_REFILL:
+        return tokens + (f"draw:{text}",)
+    if (int(action) >> 20) == R.T_SWAP:
+        return tokens + (f"swap:{text}",)
+    return tokens + (text,)
+
+
+def action_label(variant: Variant, state: np.ndarray, action: int) -> str:
+    """Label of a legal action or chance outcome at ``state``, in record notation."""
+    ph = int(state[R.PHASE])
+    if ph in (R.PH_DEAL0, R.PH_DEAL1, R.PH_SWAP_DRAW, R.PH_REFILL):
+        return f"draw:{draw_text(variant, int(action))}"
+    typ, pay = int(action) >> 20, int(action) & 0xFFFFF
+    if typ == R.T_SWAP:
+        return f"swap:{variant.names[pay & 7]}"
+    if typ == R.T_PLAY:
+        return f"play:{variant.names[(pay >> 3) & 7]}/{variant.names[pay & 7]}"
+    return f"take:{'down' if pay & 1 else 'up'}"
+
+
+# --- replay ----------------------------------------------------------------------------
+
+
+@dataclass
+class Replay:
+    """The outcome of replaying a record (full, or one player's view)."""
+
+    variant: Variant
+    tokens: list[str]  # canonical tokens (a pending swap without its draw)
+    actions: list[int] | None  # tree action and chance codes (full records)
+    state: np.ndarray  # final state (for a view: one state consistent with it)
+    viewer: int | None  # None for a full record
+    candidates: np.ndarray  # every state consistent with the record (one for a full record)
+
+    @property
+    def record(self) -> str:
+        return " ".join(self.tokens)
+
+
+class _Ctx:
+    def __init__(self, variant: Variant, viewer: int | None) -> None:
+        self.v = variant
+        self.params = variant.to_params()
+        self.viewer = viewer
+
+    def err(self, number: int, token: str, reason: str) -> RecordError:
+        return RecordError(f"token {number} `{token}`: {reason}")
+
+    def name(self, number: int, token: str, text: str) -> int:
+        """Local index of a card code, or R.HIDDEN for ``?``."""
+        if text == "?":
+            return R.HIDDEN
+        code = text.upper()
+        if code not in CODES:
+            raise self.err(number, token, f"{text} is not an agent code ({','.join(CODES)})")
+        if code not in self.v.names:
+            raise self.err(number, token, f"{code} is not in this variant's deck "
+                                          f"({','.join(self.v.names)})")
+        return self.v.names.index(code)
+
+    def cards(self, number: int, token: str, text: str) -> int | tuple[str, int]:
+        """The chance code of a list of cards, or ("hidden", count) for ``?.?``."""
+        parts = text.split(".")
+        hidden = [p == "?" for p in parts]
+        if all(hidden):
+            return ("hidden", len(parts))
+        if any(hidden):
+            raise self.err(number, token, "cards are all shown or all hidden (?)")
+        counts = np.zeros(R.MAX_NAMES, dtype=np.int64)
+        for p in parts:
+            counts[self.name(number, token, p)] += 1
+        if counts.max() >= R.BASE:
+            raise self.err(number, token, "more cards of one name than any draw holds")
+        return int(R.draw_code(counts, len(self.v.names)))
+
+
+def _tokens(text: str) -> list[str]:
+    if not isinstance(text, str):
+        raise RecordError("a record is a string of tokens separated by spaces")
+    return text.split()
+
+
+def replay(variant: Variant, text: str) -> Replay:
+    """Replay a full record, or a player's view when it contains ``?``; RecordError if
+    illegal (naming the token number, the token and why)."""
+    toks = _tokens(text)
+    viewer = None
+    if "?" in text:
+        first = toks[0] if toks else ""
+        viewer = 1 if first.startswith("deal:?|") else 0
+    return _replay(variant, toks, viewer)
+
+
+def replay_view(variant: Variant, text: str, player: int) -> Replay:
+    """Replay ``player``'s view of a record (``?`` for what the player cannot see)."""
+    return _replay(variant, _tokens(text), player)
+
+
+def record_to_actions(variant: Variant, text: str) -> list[int]:
+    """The tree codes of a full record (games in progress allowed)."""
+    return _replay(variant, _tokens(text), None).actions
+
+
+def _edges(ctx: _Ctx, number: int, token: str, state: np.ndarray, last: bool, down: int):
+    """(seat, observation code) of each tree edge of ``token`` from ``state``'s phase;
+    ``down`` is the face-down card on the table where every history agrees on it, else -1."""
+    kind = token.split(":", 1)[0].lower()
+    rx = _RE.get(kind)
+    m = rx.fullmatch(token) if rx else None
+    if m is None:
+        raise ctx.err(number, token, f"not a token (shapes: {SHAPES})")
+    ph = int(state[R.PHASE])
+    a = int(state[R.ACTIVE])
+    viewer = ctx.viewer
+    expected = {R.PH_DEAL0: "deal", R.PH_PLAY: "swap or play", R.PH_REFILL: "draw",
+                R.PH_RECRUIT: "take", R.PH_SWAP_DRAW: "the draw of the swap"}.get(ph, "nothing")
+    if ph == R.PH_OVER:
+        raise ctx.err(number, token, "the game is already over")
+    if kind not in expected:
+        who = PLAYER_NAMES[a if ph != R.PH_RECRUIT else 1 - a]
+        raise ctx.err(number, token, f"expected {expected} here ({who} to move)")
+    if kind == "deal":
+        out = []
+        for p, text in enumerate(m.groups()):
+            seat = p if viewer is None else viewer
+            code = ctx.cards(number, token, text)
+            if isinstance(code, tuple):
+                if seat == p:
+                    raise ctx.err(number, token, f"{PLAYER_NAMES[p]} sees its own hand")
+                if code[1] != 1:
+                    raise ctx.err(number, token, "the other player's hand is written `?`")
+                out.append((seat, R.O_DEAL_HIDDEN << 21))
+            else:
+                if seat != p:
+                    raise ctx.err(number, token, f"{PLAYER_NAMES[viewer]} cannot see "
+                                                 f"{PLAYER_NAMES[p]}'s hand: write ?")
+                out.append((seat, (R.O_DEAL << 21) | code))
+        return out
+    seat_a = a if viewer is None else viewer
+    if kind == "swap":
+        first, drawn = m.groups()
+        i = ctx.name(number, token, first)
+        if (i == R.HIDDEN) != (seat_a != a):
+            raise ctx.err(number, token, "only the swapper sees its card (the other "
+                                         "player writes swap:?>?)")
+        out = [(seat_a, (R.O_SWAP << 21) | i)]
+        if drawn is None:
+            if not last:
+                raise ctx.err(number, token, "a swap is followed by its draw: swap:X>Y")
+            return out
+        d = R.HIDDEN if drawn == "?" else ctx.name(number, token, drawn)
+        if (d == R.HIDDEN) != (seat_a != a):
+            raise ctx.err(number, token, "only the swapper sees the card it draws")
+        code = (R.O_DRAW << 21) | ((1 << 20) | 1 if d == R.HIDDEN else int(
+            R.draw_code(_unit(d), len(ctx.v.names))))
+        return out + [(seat_a, code)]
+    if kind == "play":
+        up = ctx.name(number, token, m.group(1))
+        down = ctx.name(number, token, m.group(2))
+        if up == R.HIDDEN:
+            raise ctx.err(number, token, "the face-up card is seen by both players")
+        if (down == R.HIDDEN) != (seat_a != a):
+            raise ctx.err(number, token, "only the player who plays sees the face-down card "
+                                         "(the other writes play:X/?)")
+        return [(seat_a, (R.O_PLAY << 21) | (up << 4) | down)]
+    if kind == "draw":
+        code = ctx.cards(number, token, m.group(1))
+        if isinstance(code, tuple):
+            if seat_a == a:
+                raise ctx.err(number, token, "the drawer sees its cards")
+            return [(seat_a, (R.O_DRAW << 21) | (1 << 20) | code[1])]
+        if seat_a != a:
+            raise ctx.err(number, token, f"{PLAYER_NAMES[viewer]} cannot see "
+                                         f"{PLAYER_NAMES[a]}'s draw: write ?")
+        return [(seat_a, (R.O_DRAW << 21) | code)]
+    # take: the down card may be left out in a full record (it follows from the play).
+    side = 1 if m.group(1) == "down" else 0
+    seat = seat_a
+    if m.group(2) is None:
+        if down < 0:
+            raise ctx.err(number, token, "write the face-down card the recruitment reveals: "
+                                         f"take:{m.group(1)}=X")
+    else:
+        down = ctx.name(number, token, m.group(2))
+        if down == R.HIDDEN:
+            raise ctx.err(number, token, "the recruitment reveals the face-down card: name it")
+    return [(seat, (R.O_TAKE << 21) | (side << 4) | down)]
+
+
+def _unit(i: int) -> np.ndarray:
+    x = np.zeros(R.MAX_NAMES, dtype=np.int64)
+    x[i] = 1
+    return x
+
+
+def _expand(ctx: _Ctx, states: np.ndarray, seat: int, code: int
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct children of ``states`` whose observation for ``seat`` is ``code``, and
+    the action taken to each (for a full record, where one child is found)."""
+    return expand_consistent(ctx.params, states, np.int64(seat), np.int64(code))
+
+
+def _replay(variant: Variant, toks: list[str], viewer: int | None) -> Replay:
+    ctx = _Ctx(variant, viewer)
+    states = R.initial_state(ctx.params)[None, :]
+    actions: list[int] = []
+    canon: list[str] = []
+    for number, token in enumerate(toks, 1):
+        last = number == len(toks)
+        downs = set(np.unique(states[:, R.DOWN]).tolist())
+        edges = _edges(ctx, number, token, states[0], last, downs.pop() if len(downs) == 1 else -1)
+        for seat, code in edges:
+            nxt, acts = _expand(ctx, states, seat, code)
+            if not len(nxt):
+                why = _why(ctx, states[0], token)
+                if len(states) > 1:
+                    why = f"no position consistent with this view allows it (e.g. {why})"
+                raise ctx.err(number, token, why)
+            states = nxt
+            if viewer is None:
+                actions.append(int(acts[0]))
+        canon.append(_canonical(ctx, token, edges, states[0]))
+    return Replay(variant, canon, actions if viewer is None else None, states[0], viewer, states)
+
+
+def _canonical(ctx: _Ctx, token: str, edges, after: np.ndarray) -> str:
+    """The token as spycfr writes it (codes upper case, cards sorted, take's card named)."""
+    kind = token.split(":", 1)[0].lower()
+    texts = [edge_text(ctx.v, after, code, "") for _, code in edges]
+    if kind == "deal":
+        return f"deal:{texts[0]}|{texts[1]}"
+    if kind == "swap":
+        return "swap:" + texts[0] + (f">{texts[1]}" if len(texts) > 1 else "")
+    if kind == "draw":
+        return f"draw:{texts[0]}"
+    return texts[0]
+
+
+def _why(ctx: _Ctx, s: np.ndarray, token: str) -> str:
+    """Why no history continues with ``token`` (for a full record: the exact reason)."""
+    kind = token.split(":", 1)[0].lower()
+    a = int(s[R.ACTIVE])
+    me = PLAYER_NAMES[a]
+    names = ctx.v.names
+    hand = {names[i]: int(s[R.HAND + 8 * a + i]) for i in range(len(names))}
+    held = ", ".join(f"{c}x{k}" for c, k in hand.items() if k) or "nothing"
+    if kind == "swap":
+        if int(s[R.DLEFT + a]) == 0:
+            return f"{me} has no discards left"
+        if int(s[R.DECKSIZE]) == 0:
+            return "the deck is empty: no discard-and-draw"
+        return f"{me} cannot swap that card (hand: {held}) or cannot draw that card"
+    if kind == "play":
+        if len([c for c, k in hand.items() if k]) > 1 and token.split(":")[1].split("/")[0] \
+                .upper() == token.split("/")[-1].upper():
+            return ("the two cards must have different names (the same name only when the "
+                    "whole hand is one name)")
+        return f"{me} cannot play that (hand: {held})"
+    if kind in ("draw", "deal"):
+        deck = {names[i]: int(s[R.DECK + i]) for i in range(len(names))}
+        need = int(R._draw_count(s, ctx.params, a)) if kind == "draw" else int(ctx.v.hand)
+        return (f"the deck cannot give that: {need} card(s) are drawn from "
+                + (", ".join(f"{c}x{k}" for c, k in deck.items() if k) or "an empty deck"))
+    if kind == "take":
+        return "the face-down card was not that one"
+    return "illegal here"
+
+
+# --- random records (tests, benchmarks) --------------------------------------------------
+
+
+def random_playout(variant: Variant, rng, max_tokens: int | None = None) -> list[int]:
+    """Tree codes of a random game: legal actions uniformly, chance by its probabilities;
+    cut after about ``max_tokens`` decisions when given (a game in progress)."""
+    rng = np.random.default_rng(rng)
+    params = variant.to_params()
+    s = R.initial_state(params)
+    out = np.empty_like(s)
+    buf = np.empty(max(int(R.max_actions(params)), 2), dtype=np.int32)
+    probs = np.empty(buf.shape[0])
+    actions: list[int] = []
+    decisions = 0
+    while int(s[R.PHASE]) != R.PH_OVER:
+        if R.current_player(s, params) == R.CHANCE:
+            k = R.chance_outcomes(s, params, buf, probs)
+            a = int(buf[rng.choice(k, p=probs[:k] / probs[:k].sum())])
+        else:
+            if max_tokens is not None and decisions >= max_tokens:
+                break
+            k = R.legal_actions(s, params, buf)
+            a = int(buf[rng.integers(k)])
+            decisions += 1
+        R.apply_action(s, params, np.int32(a), out)
+        s, out = out, s
+        actions.append(a)
+    return actions
+
+
+def format_record(variant: Variant, actions, viewer: int | None = None) -> str:
+    """The full record of tree codes (or ``viewer``'s view of it)."""
+    params = variant.to_params()
+    s = R.initial_state(params)
+    out = np.empty_like(s)
+    tokens: tuple[str, ...] = ()
+    for a in actions:
+        seat = viewer
+        if seat is None:  # the seat that sees the edge: the dealt player, else the mover
+            ph = int(s[R.PHASE])
+            seat = ph - R.PH_DEAL0 if ph in (R.PH_DEAL0, R.PH_DEAL1) else int(s[R.ACTIVE])
+        tokens = extend_view(tokens, variant, s, params, a, seat)
+        R.apply_action(s, params, np.int32(a), out)
+        s, out = out, s
+    if tokens and tokens[-1].startswith("swap:") and tokens[-1].endswith(">"):
+        tokens = tokens[:-1] + (tokens[-1][:-1],)  # a pending swap: its draw is not made yet
+    return " ".join(tokens)

@@ -1,0 +1,282 @@
+"""Agent Avenue's sections of the strategy report: how games end, the first turn, the
+recruit and its bluffs, discards, game length.
+
+Every number is exact for the run's strategy on its tree: one numba depth-first pass
+replays the rules along every path of positive probability (chance included) and
+accumulates, weighted by that probability, how games end, how long they last, how often
+each player swaps, and at every recruit whether the hidden card was the better one for the
+recruiter (by the exact values of both choices under the strategy) and whether the
+recruiter took the better one. Called by the generic report through the plug-in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from solver.analysis.markdown import Doc, fmt_eps, md_table, pct, save_figure, signed
+from solver.exact.best_response import node_values
+from solver.games.agent_avenue import rules as R
+from solver.games.agent_avenue.variant import make_variant
+from solver.tree import CHANCE, Tree
+
+PLAYERS = ("P1", "P2")
+ENDS = ("a catch", "three Codebreakers", "three Daredevils", "the deck running out")
+
+
+@njit(cache=True)
+def _aa_stats(first_child, num_children, node_player, node_infoset, node_action, chance_prob,
+              sigma, values, params, max_turns, stack_cap):
+    """Probability-weighted statistics of play (see the module docstring).
+
+    Returns ends[reason, winner] (reason: 0 catch, 1 Codebreakers, 2 Daredevils, 3 deck-out),
+    ties (games decided by the active-player rule), length[turns], swaps[p] (per game),
+    recruit[o, k] for recruiter o: k=0 recruits per game, 1 the hidden card was better for
+    o, 2 o took the better card, 3 o took the hidden card, 4 value gained over the worse
+    choice, shown[p, name] (cards p shows per game), won_active (games won by the mover).
+    """
+    ends = np.zeros((4, 2))
+    ties = 0.0
+    length = np.zeros(max_turns + 2)
+    swaps = np.zeros(2)
+    recruit = np.zeros((2, 5))
+    shown = np.zeros((2, R.MAX_NAMES))
+    won_active = 0.0
+    st_node = np.empty(stack_cap, dtype=np.int64)
+    st_state = np.empty((stack_cap, R.STATE_SIZE), dtype=np.int16)
+    st_reach = np.empty(stack_cap)
+    child = np.empty(R.STATE_SIZE, dtype=np.int16)
+    st_node[0] = 0
+    st_state[0] = R.initial_state(params)
+    st_reach[0] = 1.0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        n = st_node[sp]
+        r = st_reach[sp]
+        cur = st_state[sp].copy()
+        p = node_player[n]
+        j = node_infoset[n]
+        s = first_child[n]
+        k = num_children[n]
+        if p != CHANCE and cur[R.PHASE] == R.PH_RECRUIT:
+            sign = 1.0 if p == 0 else -1.0
+            v_up = sign * values[s]
+            v_down = sign * values[s + 1]
+            recruit[p, 0] += r
+            if v_down > v_up + 1e-12:
+                recruit[p, 1] += r
+                recruit[p, 2] += r * sigma[j, 1]
+            elif v_up > v_down + 1e-12:
+                recruit[p, 2] += r * sigma[j, 0]
+            else:
+                recruit[p, 2] += r
+            recruit[p, 3] += r * sigma[j, 1]
+            recruit[p, 4] += r * (sigma[j, 0] * v_up + sigma[j, 1] * v_down - min(v_up, v_down))
+        for a in range(k):
+            w = r * (chance_prob[j + a] if p == CHANCE else sigma[j, a])
+            if w <= 0.0:
+                continue
+            code = node_action[s + a]
+            if p != CHANCE and cur[R.PHASE] == R.PH_PLAY:
+                typ = code >> 20
+                if typ == R.T_SWAP:
+                    swaps[p] += w
+                elif typ == R.T_PLAY:
+                    shown[p, (code >> 3) & 7] += w
+            R.apply_action(cur, params, code, child)
+            if num_children[s + a] == 0:
+                fired = child[R.ENDED]
+                winner = child[R.WINNER]
+                if fired & R.END_TIE:
+                    ties += w
+                if winner == child[R.ACTIVE]:
+                    won_active += w
+                if fired & (R.END_P1_CATCH | R.END_P2_CATCH):
+                    ends[0, winner] += w
+                elif fired & (R.END_P1_CB | R.END_P2_CB):
+                    ends[1, winner] += w
+                elif fired & (R.END_P1_DD | R.END_P2_DD):
+                    ends[2, winner] += w
+                else:
+                    ends[3, winner] += w
+                length[min(child[R.TURN], max_turns + 1)] += w
+                continue
+            st_node[sp] = s + a
+            st_reach[sp] = w
+            st_state[sp] = child
+            sp += 1
+    return ends, ties, length, swaps, recruit, shown, won_active
+
+
+@dataclass
+class AAStats:
+    """What :func:`_aa_stats` returns, by name."""
+
+    ends: np.ndarray
+    ties: float
+    length: np.ndarray
+    swaps: np.ndarray
+    recruit: np.ndarray
+    shown: np.ndarray
+    won_active: float
+
+
+def agent_avenue_stats(tree: Tree, strategy: np.ndarray) -> AAStats:
+    """Probability-weighted statistics of play under ``strategy`` (see :func:`_aa_stats`)."""
+    variant = make_variant(None, dict(tree.variant))
+    params = variant.to_params()
+    depth = tree.depth()
+    cap = (depth + 1) * max(int(tree.num_children.max()), 1) + 1
+    out = _aa_stats(tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
+                    tree.node_action, tree.chance_prob, np.ascontiguousarray(strategy),
+                    node_values(tree, strategy), params, np.int64(depth), np.int64(cap))
+    return AAStats(out[0], float(out[1]), out[2], out[3], out[4], out[5], float(out[6]))
+
+
+def sections(ctx) -> None:
+    """Add Agent Avenue's sections to the report of ``ctx`` (see ReportContext)."""
+    variant = make_variant(None, dict(ctx.tree.variant))
+    st = agent_avenue_stats(ctx.tree, ctx.strategy)
+    _endings(ctx.summary, st, ctx.figures_dir, ctx.rel)
+    _first_turn(ctx.body, ctx.openings(), st, variant, ctx.eps, ctx.dec)
+    _recruit(ctx.body, st, ctx.eps)
+    if variant.discards:
+        _discards(ctx.body, st, ctx)
+
+
+def _endings(doc: Doc, st: AAStats, figdir: Path, rel: Path) -> None:
+    total = st.ends.sum()
+    doc.add("### How games end at equilibrium\n")
+    rows = [[ENDS[i], pct(st.ends[i].sum() / total), pct(st.ends[i, 0] / total),
+             pct(st.ends[i, 1] / total)] for i in range(4)]
+    doc.add(md_table(["the game ends by", "probability", "P1 wins so", "P2 wins so"], rows,
+                     "lrrr") + "\n")
+    turns = np.arange(st.length.shape[0])
+    mean = float((turns * st.length).sum() / st.length.sum())
+    doc.add(f"Games last {mean:.2f} turns on average (a turn is one player's play and the "
+            f"other's recruit). {pct(st.ties / total)} of games are decided by the tie rule "
+            f"(the active player wins), and the player whose turn it is wins "
+            f"{pct(st.won_active / total)} of all games.\n")
+    fig = _length_figure(st, figdir / "game_length.png")
+    doc.add(f"![game length]({(rel / fig.name).as_posix()})\n")
+    main = int(np.argmax(st.ends.sum(axis=1)))
+    doc.takeaways.append(f"Most games end by {ENDS[main]} "
+                         f"({pct(st.ends[main].sum() / total, 0)}); they last {mean:.1f} turns "
+                         "on average.")
+
+
+def _length_figure(st: AAStats, path: Path) -> Path:
+    from matplotlib.figure import Figure
+
+    turns = np.arange(st.length.shape[0])
+    keep = st.length > 1e-9
+    fig = Figure(figsize=(6.4, 3.6), layout="constrained")
+    ax = fig.subplots()
+    ax.bar(turns[keep], st.length[keep] / st.length.sum(), color="#4C72B0")
+    ax.set_xticks(turns[keep])
+    ax.set_xlabel("turns played when the game ends")
+    ax.set_ylabel("probability")
+    ax.set_title("Game length at equilibrium")
+    ax.grid(True, axis="y", alpha=0.3)
+    return save_figure(fig, path)
+
+
+def _first_turn(doc: Doc, table: pd.DataFrame, st: AAStats, variant, eps: float,
+                dec: int) -> None:
+    p1 = table[table.player == "P1"]
+    doc.add("## The first turn\n")
+    doc.add("For each hand P1 can be dealt: how often it arises, P1's equilibrium play "
+            "(`play:UP/DOWN`: the face-up card, then the face-down one; `swap:X`: discard X "
+            "and draw) and its value for P1 (exploitability " + fmt_eps(eps) + "). "
+            "`spycfr openings RUN_DIR` lists every move with its value.\n")
+    rows = []
+    for hand, moves in p1.groupby("situation", sort=False):
+        played = moves[moves.probability > 1e-3].sort_values("probability", ascending=False)
+        value = float((moves.probability * moves.eq_value).sum())
+        rows.append([hand, pct(float(moves.reach.iloc[0])),
+                     ", ".join(f"{m} {pct(q, 0)}" for m, q in zip(played.opening,
+                                                                   played.probability,
+                                                                   strict=True)),
+                     signed(value, dec)])
+    rows.sort(key=lambda r: -float(r[1].rstrip("%").lstrip("<")))
+    shown = rows if len(rows) <= 30 else rows[:30]
+    doc.add(md_table(["P1's hand", "dealt", "equilibrium play", "value for P1"], shown,
+                     "lrlr") + "\n")
+    if len(rows) > len(shown):
+        doc.add(f"({len(rows) - len(shown)} rarer hands left out.)\n")
+    names = variant.names
+    for p in (0, 1):
+        total = st.shown[p].sum()
+        if total <= 0:
+            continue
+        share = {names[i]: st.shown[p, i] / total for i in range(len(names))}
+        top = max(share, key=share.get)
+        doc.takeaways.append(f"{PLAYERS[p]} shows (plays face up) {top} most often: "
+                             f"{pct(share[top], 0)} of its face-up cards.")
+
+
+def _recruit(doc: Doc, st: AAStats, eps: float) -> None:
+    doc.add("## The recruit: bluffs and reads\n")
+    doc.add("At every recruit, the exact values of taking the face-up and the face-down card "
+            "(the game then going on at equilibrium) say which card is better for the "
+            "recruiter. The hidden card is the better one in the share of recruits below: "
+            "that is how often the player who plays hides the card the opponent would want. "
+            "Counted per recruit of equilibrium play, weighted by how often it arises.\n")
+    rows = []
+    for o in (0, 1):
+        n = st.recruit[o, 0]
+        if n <= 0:
+            continue
+        rows.append([PLAYERS[o], f"{n:.2f}", pct(st.recruit[o, 1] / n),
+                     pct(st.recruit[o, 3] / n), pct(st.recruit[o, 2] / n),
+                     f"{st.recruit[o, 4] / n:.4f}"])
+    doc.add(md_table(["recruiter", "recruits per game", "hidden card better for the recruiter",
+                      "takes the hidden card", "takes the better card",
+                      "value gained over the worse choice"], rows, "lrrrrr") + "\n")
+    for o in (0, 1):
+        n = st.recruit[o, 0]
+        if n > 0:
+            doc.takeaways.append(
+                f"When {PLAYERS[1 - o]} plays, the face-down card is the better one for "
+                f"{PLAYERS[o]} {pct(st.recruit[o, 1] / n, 0)} of the time; {PLAYERS[o]} "
+                f"takes the better card {pct(st.recruit[o, 2] / n, 0)} of the time "
+                f"(exploitability {fmt_eps(eps)}).")
+
+
+def _discards(doc: Doc, st: AAStats, ctx) -> None:
+    tree, strategy = ctx.tree, ctx.strategy
+    cfv, reach, opp = ctx.cfv, ctx.reach, ctx.opp_reach
+    fc = tree.first_child[tree.infoset_node]
+    width = strategy.shape[1]
+    cols = np.arange(width)
+    legal = cols[None, :] < tree.infoset_num_actions[:, None]
+    codes = tree.node_action[np.where(legal, fc[:, None] + cols[None, :], 0)]
+    is_swap = legal & ((codes >> 20) == R.T_SWAP)
+    ok = (opp > 0) & (reach > 0) & is_swap.any(axis=1)
+    values = np.full((tree.num_infosets, width), -np.inf)
+    np.divide(cfv[:, :width], opp[:, None], out=values, where=ok[:, None] & legal)
+    rows = []
+    for p in (0, 1):
+        mine = ok & (tree.infoset_player == p)
+        if not mine.any():
+            continue
+        best_swap = np.where(is_swap, values, -np.inf).max(axis=1)[mine]
+        best_play = np.where(legal & ~is_swap, values, -np.inf).max(axis=1)[mine]
+        wts = reach[mine]
+        gain = float(np.sum(wts * (best_swap - best_play)) / wts.sum())
+        rows.append([PLAYERS[p], f"{st.swaps[p]:.3f}", f"{wts.sum():.3f}", f"{gain:+.4f}"])
+    for p in (0, 1):
+        if not (ok & (tree.infoset_player == p)).any():
+            rows.insert(p, [PLAYERS[p], f"{st.swaps[p]:.3f}", "0 (never allowed)", "—"])
+    doc.add("## Discards\n")
+    doc.add("How often each player discards a card to draw a new one, and what the best "
+            "discard is worth against the best play at the positions where a discard is "
+            "allowed (the game then going on at equilibrium; positive: discarding is better "
+            "there on average).\n")
+    doc.add(md_table(["player", "discards per game", "positions with a discard allowed "
+                      "(per game)", "best discard − best play"], rows, "lrrr") + "\n")

@@ -1,0 +1,537 @@
+"""Agent Avenue (simple mode) as numba rules of the game protocol (the only rules code).
+
+``params`` is ``Variant.to_params()``, an :class:`AgentAvenueParams`; its type selects these
+rules in the generic engines (:mod:`solver.engine.protocol`, registered at the end).
+Names are local indices 0..n-1 of the variant's agents, in the spec's table order.
+
+State layout (``np.int16[STATE_SIZE]``), 8 slots per name table:
+HAND + 8p + i (cards of name i in player p's hand), PLAY + 8p + i (in play), DECK + i (in the
+agent deck), DISC + 8p + i (discarded); GAP (clockwise distance from P1's meeple to P2's),
+ACTIVE (player whose turn it is), PHASE, UP/DOWN (the pending face-up and face-down
+names), DLEFT + p (discards left), TURN (turns completed), WINNER (-1 while playing),
+DECKSIZE, HANDSIZE + p, ENDED (bits: how the game ended, see END_*).
+
+A turn of the active player A against O: PH_PLAY (A swaps a card, then chance draws one,
+back to PH_PLAY; or A plays up/down), PH_REFILL (chance: A draws back up, skipped when no
+card can be drawn), PH_RECRUIT (O takes up or down), then the End step. The deal is two
+chance nodes (P1's hand, P2's hand). Draws of several cards are one chance outcome: the
+multiset drawn, code ``sum x_i * 5**i``, with the multivariate hypergeometric probability.
+
+Action codes: swap ``T_SWAP << 20 | i``; play ``T_PLAY << 20 | up << 3 | down``; take
+``T_TAKE << 20 | d`` (d = 0 up, 1 down). Observation codes: ``kind << 21 | payload``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from solver.engine import protocol
+from solver.tree import CHANCE, TERMINAL
+
+MAX_NAMES = 8
+HAND = 0
+PLAY = 16
+DECK = 32
+DISC = 40
+GAP = 56
+ACTIVE = 57
+PHASE = 58
+UP = 59
+DOWN = 60
+DLEFT = 61
+TURN = 63
+WINNER = 64
+DECKSIZE = 65
+HANDSIZE = 66
+ENDED = 68
+STATE_SIZE = 72
+
+PH_DEAL0 = 0
+PH_DEAL1 = 1
+PH_PLAY = 2
+PH_SWAP_DRAW = 3
+PH_REFILL = 4
+PH_RECRUIT = 5
+PH_OVER = 6
+
+T_SWAP = 1
+T_PLAY = 2
+T_TAKE = 3
+TAKE_UP = 0
+TAKE_DOWN = 1
+
+# Bits of ENDED: which conditions fired in the End step that ended the game.
+END_P1_CATCH = 1  # P1 reached or passed P2's meeple
+END_P2_CATCH = 2
+END_P1_CB = 4  # three Codebreakers in play: a win
+END_P2_CB = 8
+END_P1_DD = 16  # three Daredevils in play: a loss
+END_P2_DD = 32
+END_DECK_OUT = 64  # the deck is empty and the next player holds fewer than 2 cards
+END_TIE = 128  # a tie, won by the active player
+
+# Observation kinds.
+O_DEAL = 1
+O_DEAL_HIDDEN = 2
+O_SWAP = 3
+O_DRAW = 4
+O_PLAY = 5
+O_TAKE = 6
+HIDDEN = 15
+BASE = 5  # a draw is at most 4 cards of a name: counts are base-5 digits
+
+
+class AgentAvenueParams(NamedTuple):
+    """The numba parameters record of a variant (see variant.py)."""
+
+    n: np.int64  # names in the deck
+    copies: np.ndarray  # int64[n]: cards of each name
+    moves: np.ndarray  # int64[n, 3]: spaces moved with 1, 2, 3+ of the name in play
+    cb: np.int64  # local index of the Codebreaker (-1: not in the deck)
+    dd: np.int64  # local index of the Daredevil (-1: not in the deck)
+    hand: np.int64
+    discards: np.int64
+    board: np.int64
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _comb(n, k):
+    if k < 0 or k > n:
+        return 0.0
+    out = 1.0
+    for j in range(k):
+        out = out * (n - j) / (j + 1)
+    return out
+
+
+@njit(cache=True)
+def draw_code(x, n):
+    """The chance code of drawing the multiset ``x[:n]`` (counts per name)."""
+    code = 0
+    w = 1
+    for i in range(n):
+        code += x[i] * w
+        w *= BASE
+    return code
+
+
+@njit(cache=True)
+def _draw_count(state, params, p):
+    """Cards player ``p`` draws back up to the hand size (fewer if the deck runs short)."""
+    need = params.hand - state[HANDSIZE + p]
+    if need <= 0:
+        return 0
+    return min(need, state[DECKSIZE])
+
+
+@njit(cache=True)
+def _draws(state, params, d, codes, probs):
+    """Every multiset of ``d`` cards the deck can give, with its probability; returns the
+    count. Enumerated in decreasing lexicographic order of the count vector."""
+    n = params.n
+    x = np.zeros(MAX_NAMES, dtype=np.int64)
+    rem = d
+    for i in range(n):
+        x[i] = min(state[DECK + i], rem)
+        rem -= x[i]
+    total = _comb(state[DECKSIZE], d)
+    m = 0
+    while True:
+        p = 1.0
+        for i in range(n):
+            p *= _comb(state[DECK + i], x[i])
+        codes[m] = draw_code(x, n)
+        probs[m] = p / total
+        m += 1
+        # Next: the rightmost j < n-1 whose unit can move right, then refill from j+1.
+        found = -1
+        right_x = 0
+        right_cap = 0
+        for j in range(n - 1, -1, -1):
+            if x[j] > 0 and right_cap >= right_x + 1:
+                found = j
+                break
+            right_x += x[j]
+            right_cap += state[DECK + j]
+        if found < 0:
+            return m
+        x[found] -= 1
+        r = right_x + 1
+        for k in range(found + 1, n):
+            x[k] = min(state[DECK + k], r)
+            r -= x[k]
+
+
+@njit(cache=True)
+def _add_draw(out, params, p, code):
+    """Move the multiset of chance code ``code`` from the deck to player ``p``'s hand."""
+    k = 0
+    for i in range(params.n):
+        c = code % BASE
+        code //= BASE
+        out[DECK + i] -= c
+        out[HAND + 8 * p + i] += c
+        k += c
+    out[DECKSIZE] -= k
+    out[HANDSIZE + p] += k
+
+
+@njit(cache=True)
+def _one_name(state, params, p):
+    """The only name in ``p``'s hand, or -1 if it holds two names or more (or nothing)."""
+    only = -1
+    for i in range(params.n):
+        if state[HAND + 8 * p + i] > 0:
+            if only >= 0:
+                return -1
+            only = i
+    return only
+
+
+# --- the contract ----------------------------------------------------------------------
+
+
+@njit(cache=True)
+def initial_state(params):
+    """Before the deal: every card in the deck, the meeples half the board apart."""
+    s = np.zeros(STATE_SIZE, dtype=np.int16)
+    total = 0
+    for i in range(params.n):
+        s[DECK + i] = params.copies[i]
+        total += params.copies[i]
+    s[DECKSIZE] = total
+    s[GAP] = params.board // 2
+    s[ACTIVE] = 0
+    s[PHASE] = PH_DEAL0
+    s[UP] = -1
+    s[DOWN] = -1
+    s[DLEFT] = params.discards
+    s[DLEFT + 1] = params.discards
+    s[WINNER] = -1
+    return s
+
+
+@njit(cache=True)
+def current_player(state, params):
+    ph = state[PHASE]
+    if ph == PH_OVER:
+        return TERMINAL
+    if ph == PH_PLAY:
+        return np.int64(state[ACTIVE])
+    if ph == PH_RECRUIT:
+        return np.int64(1 - state[ACTIVE])
+    return CHANCE
+
+
+@njit(cache=True)
+def legal_actions(state, params, out):
+    """Swaps (one per name in hand, while discards and the deck last), then plays (ordered
+    pairs up/down of different names, or of the hand's only name); or take up/down."""
+    ph = state[PHASE]
+    n = 0
+    if ph == PH_RECRUIT:
+        out[0] = (T_TAKE << 20) | TAKE_UP
+        out[1] = (T_TAKE << 20) | TAKE_DOWN
+        return 2
+    if ph != PH_PLAY:
+        return 0
+    a = state[ACTIVE]
+    h = HAND + 8 * a
+    if state[DLEFT + a] > 0 and state[DECKSIZE] > 0:
+        for i in range(params.n):
+            if state[h + i] > 0:
+                out[n] = (T_SWAP << 20) | i
+                n += 1
+    only = _one_name(state, params, a)
+    if only >= 0:
+        if state[h + only] >= 2:
+            out[n] = (T_PLAY << 20) | (only << 3) | only
+            n += 1
+        return n
+    for up in range(params.n):
+        if state[h + up] == 0:
+            continue
+        for down in range(params.n):
+            if down != up and state[h + down] > 0:
+                out[n] = (T_PLAY << 20) | (up << 3) | down
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def chance_outcomes(state, params, codes, probs):
+    ph = state[PHASE]
+    if ph == PH_DEAL0 or ph == PH_DEAL1:
+        return _draws(state, params, params.hand, codes, probs)
+    if ph == PH_SWAP_DRAW:
+        return _draws(state, params, 1, codes, probs)
+    if ph == PH_REFILL:
+        return _draws(state, params, _draw_count(state, params, state[ACTIVE]), codes, probs)
+    return 0
+
+
+@njit(cache=True)
+def _after_play_draws(out, params):
+    """Go to the refill draw, or straight to the recruit when no card can be drawn."""
+    if _draw_count(out, params, out[ACTIVE]) > 0:
+        out[PHASE] = PH_REFILL
+    else:
+        out[PHASE] = PH_RECRUIT
+
+
+@njit(cache=True)
+def apply_action(state, params, action, out):
+    """Write the state after ``action`` (a legal action or chance outcome) into ``out``."""
+    out[:] = state
+    ph = state[PHASE]
+    a = state[ACTIVE]
+    if ph == PH_DEAL0 or ph == PH_DEAL1:
+        _add_draw(out, params, ph - PH_DEAL0, action)
+        out[PHASE] = PH_DEAL1 if ph == PH_DEAL0 else PH_PLAY
+        return
+    if ph == PH_SWAP_DRAW:
+        _add_draw(out, params, a, action)
+        out[PHASE] = PH_PLAY
+        return
+    if ph == PH_REFILL:
+        _add_draw(out, params, a, action)
+        out[PHASE] = PH_RECRUIT
+        return
+    typ = action >> 20
+    if typ == T_SWAP:
+        i = action & 7
+        out[HAND + 8 * a + i] -= 1
+        out[HANDSIZE + a] -= 1
+        out[DISC + 8 * a + i] += 1
+        out[DLEFT + a] -= 1
+        out[PHASE] = PH_SWAP_DRAW
+        return
+    if typ == T_PLAY:
+        up = (action >> 3) & 7
+        down = action & 7
+        out[HAND + 8 * a + up] -= 1
+        out[HAND + 8 * a + down] -= 1
+        out[HANDSIZE + a] -= 2
+        out[UP] = up
+        out[DOWN] = down
+        _after_play_draws(out, params)
+        return
+    _recruit(out, params, action & 1)
+
+
+@njit(cache=True)
+def _move(out, params, p, name):
+    """Recruit ``name`` for ``p`` and move p's meeple by the name's column for its count."""
+    out[PLAY + 8 * p + name] += 1
+    col = min(out[PLAY + 8 * p + name], 3) - 1
+    m = params.moves[name, col]
+    if p == 0:
+        out[GAP] -= m
+    else:
+        out[GAP] += m
+
+
+@njit(cache=True)
+def _recruit(out, params, take):
+    """O recruits the card it took, A the other; both move; then the End step."""
+    a = out[ACTIVE]
+    o = 1 - a
+    taken = out[UP] if take == TAKE_UP else out[DOWN]
+    left = out[DOWN] if take == TAKE_UP else out[UP]
+    _move(out, params, o, taken)
+    _move(out, params, a, left)
+    out[UP] = -1
+    out[DOWN] = -1
+    _end_step(out, params)
+
+
+@njit(cache=True)
+def _end_step(out, params):
+    """Check every condition for both players; ties go to the active player (spec)."""
+    a = out[ACTIVE]
+    o = 1 - a
+    g = out[GAP]
+    fired = 0
+    if g <= 0:
+        fired |= END_P1_CATCH
+    if g >= params.board:
+        fired |= END_P2_CATCH
+    if params.cb >= 0:
+        if out[PLAY + params.cb] >= 3:
+            fired |= END_P1_CB
+        if out[PLAY + 8 + params.cb] >= 3:
+            fired |= END_P2_CB
+    if params.dd >= 0:
+        if out[PLAY + params.dd] >= 3:
+            fired |= END_P1_DD
+        if out[PLAY + 8 + params.dd] >= 3:
+            fired |= END_P2_DD
+    if fired:
+        # A player wins by a win condition of its own or a lose condition of the other.
+        p1 = (fired & (END_P1_CATCH | END_P1_CB | END_P2_DD)) != 0
+        p2 = (fired & (END_P2_CATCH | END_P2_CB | END_P1_DD)) != 0
+        if p1 and p2:
+            _over(out, a, fired | END_TIE)
+        else:
+            _over(out, 0 if p1 else 1, fired)
+        return
+    if out[DECKSIZE] == 0 and out[HANDSIZE + o] < 2:
+        half = params.board // 2
+        if g < half:
+            _over(out, 0, END_DECK_OUT)
+        elif g > half:
+            _over(out, 1, END_DECK_OUT)
+        else:
+            _over(out, a, END_DECK_OUT | END_TIE)
+        return
+    out[TURN] += 1
+    out[ACTIVE] = o
+    out[PHASE] = PH_PLAY
+
+
+@njit(cache=True)
+def _over(out, winner, fired):
+    out[TURN] += 1
+    out[WINNER] = winner
+    out[ENDED] = fired
+    out[PHASE] = PH_OVER
+
+
+@njit(cache=True)
+def observation(state, params, action, seat):
+    """What ``seat`` observes when ``action`` is applied (module docstring: the codes)."""
+    ph = state[PHASE]
+    a = state[ACTIVE]
+    if ph == PH_DEAL0 or ph == PH_DEAL1:
+        if seat == ph - PH_DEAL0:
+            return (O_DEAL << 21) | action
+        return O_DEAL_HIDDEN << 21
+    if ph == PH_SWAP_DRAW or ph == PH_REFILL:
+        if seat == a:
+            return (O_DRAW << 21) | action
+        k = 0
+        code = action
+        for _ in range(params.n):
+            k += code % BASE
+            code //= BASE
+        return (O_DRAW << 21) | (1 << 20) | k
+    typ = action >> 20
+    if typ == T_SWAP:
+        return (O_SWAP << 21) | ((action & 7) if seat == a else HIDDEN)
+    if typ == T_PLAY:
+        up = (action >> 3) & 7
+        down = action & 7
+        return (O_PLAY << 21) | (up << 4) | (down if seat == a else HIDDEN)
+    # The recruitment turns the face-down card face up: both see it.
+    return (O_TAKE << 21) | ((action & 1) << 4) | state[DOWN]
+
+
+@njit(cache=True)
+def returns_p1(state, params):
+    return 1.0 if state[WINNER] == 0 else -1.0
+
+
+@njit(cache=True)
+def max_actions(params):
+    # Swaps and plays: at most n + n(n-1); a draw of `hand` cards: multisets of that size.
+    n = params.n
+    return max(n + n * (n - 1), int(_comb(n + params.hand - 1, params.hand) + 0.5), 2)
+
+
+@njit(cache=True)
+def max_depth(params):
+    # Each turn puts 2 cards in play: at most total/2 turns of play, refill and recruit,
+    # plus the deal and each discard with its draw.
+    total = 0
+    for i in range(params.n):
+        total += params.copies[i]
+    return 2 + 3 * (total // 2 + 1) + 4 * params.discards
+
+
+# --- a heuristic player (head-to-head measurements) ---------------------------------------
+
+WIN_BONUS = 50.0  # a third Codebreaker; a third Daredevil costs as much
+
+
+@njit(cache=True)
+def _gain(state, params, p, name):
+    """What recruiting ``name`` now is worth to ``p``: the spaces it moves p's meeple
+    forward, plus a win or a loss it brings by Codebreakers or Daredevils."""
+    count = state[PLAY + 8 * p + name] + 1
+    g = float(params.moves[name, min(count, 3) - 1])
+    if name == params.cb and count >= 3:
+        g += WIN_BONUS
+    if name == params.dd and count >= 3:
+        g -= WIN_BONUS
+    return g
+
+
+@njit(cache=True)
+def _unseen_mean(state, params, viewer, who):
+    """The mean gain to ``who`` of a card ``viewer`` cannot see: every card but the viewer's
+    hand and discards, the cards in play and a face-up card on the table, by name."""
+    total = 0.0
+    weight = 0.0
+    for i in range(params.n):
+        k = (params.copies[i] - state[HAND + 8 * viewer + i] - state[DISC + 8 * viewer + i]
+             - state[PLAY + i] - state[PLAY + 8 + i])
+        if i == state[UP]:
+            k -= 1
+        if k > 0:
+            total += k * _gain(state, params, who, i)
+            weight += k
+    return total / weight if weight > 0 else 0.0
+
+
+@njit(cache=True)
+def _takes_up(state, params, up, o, a, viewer):
+    """The heuristic recruiter ``o``'s choice for face-up ``up``, the hidden card judged by
+    its mean among the cards ``viewer`` cannot see."""
+    keep = _gain(state, params, o, up) - _unseen_mean(state, params, viewer, a)
+    swap = _unseen_mean(state, params, viewer, o) - _gain(state, params, a, up)
+    return keep >= swap
+
+
+@njit(cache=True)
+def heuristic_policy(state, params, actions, k, probs):
+    """A simple player who never discards: it plays the pair (up, down) that is best for it
+    if the opponent recruits like this heuristic, and recruits the card whose gain for it,
+    against what the other card gives the opponent, is best on average (module notes)."""
+    for j in range(k):
+        probs[j] = 0.0
+    if state[PHASE] == PH_RECRUIT:
+        o = 1 - state[ACTIVE]
+        probs[0 if _takes_up(state, params, state[UP], o, state[ACTIVE], o) else 1] = 1.0
+        return
+    a = state[ACTIVE]
+    o = 1 - a
+    best = -1
+    best_score = -1e300
+    for j in range(k):
+        act = actions[j]
+        if (act >> 20) != T_PLAY:
+            continue
+        up = (act >> 3) & 7
+        down = act & 7
+        if _takes_up(state, params, up, o, a, a):
+            score = _gain(state, params, a, down) - _gain(state, params, o, up)
+        else:
+            score = _gain(state, params, a, up) - _gain(state, params, o, down)
+        if score > best_score:
+            best_score = score
+            best = j
+    probs[best] = 1.0
+
+
+protocol.register(
+    AgentAvenueParams, initial_state=initial_state, current_player=current_player,
+    legal_actions=legal_actions, chance_outcomes=chance_outcomes, apply_action=apply_action,
+    observation=observation, returns_p1=returns_p1, max_actions=max_actions,
+    max_depth=max_depth, heuristic_policy=heuristic_policy,
+)

@@ -1,0 +1,125 @@
+"""Agent Avenue records: the spec's notation, views, games in progress, illegal records,
+and the CLI (`spycfr record check agent-avenue`)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from solver.errors import RecordError
+from solver.games.agent_avenue import rules as R
+from solver.games.agent_avenue.position import summary
+from solver.games.agent_avenue.record import (
+    format_record,
+    random_playout,
+    record_to_actions,
+    replay,
+    replay_view,
+)
+from solver.games.agent_avenue.variant import make_variant
+from tests.cli_helpers import spycfr
+
+TINY = make_variant("tiny")
+MINI = make_variant("mini")
+FULL = make_variant()
+
+
+@pytest.mark.parametrize("variant", [TINY, MINI, FULL], ids=["tiny", "mini", "full"])
+def test_random_records_round_trip(variant):
+    rng = np.random.default_rng(5)
+    for _ in range(40 if variant is not FULL else 15):
+        actions = random_playout(variant, rng, max_tokens=int(rng.integers(1, 30)))
+        full = format_record(variant, actions)
+        rep = replay(variant, full)
+        assert rep.actions == actions and rep.record == full
+        for p in (0, 1):
+            view = format_record(variant, actions, p)
+            seen = replay_view(variant, view, p)
+            assert seen.record == view
+            # The true state is among those consistent with the view.
+            assert any(np.array_equal(c, rep.state) for c in seen.candidates)
+
+
+def test_spec_notation():
+    full = "deal:EN.CB.DD.SE|DA.EN.CB.CB swap:DD>CB play:EN/CB draw:DA.SE take:up=CB"
+    rep = replay(FULL, full)
+    assert rep.record == full
+    s = rep.state
+    en, cb = FULL.names.index("EN"), FULL.names.index("CB")
+    assert s[R.PLAY + 8 + en] == 1 and s[R.PLAY + cb] == 1  # P2 took EN up, P1 recruits CB
+    assert s[R.DLEFT] == 3 and s[R.HANDSIZE] == 4 and s[R.ACTIVE] == 1
+    assert replay(FULL, "deal:EN.CB.DD.SE|? swap:DD>CB play:EN/CB draw:DA.SE take:up=CB"
+                  ).viewer == 0
+    p2 = replay(FULL, "deal:?|DA.EN.CB.CB swap:?>? play:EN/? draw:?.? take:up=CB")
+    assert p2.viewer == 1 and len(p2.candidates) > 1
+    # Lower case and any order of a hand are accepted; output is canonical.
+    assert replay(FULL, "deal:se.dd.cb.en|DA.EN.CB.CB").record == (
+        "deal:EN.CB.DD.SE|DA.EN.CB.CB")
+
+
+def test_games_in_progress_and_pending_swap():
+    rep = replay(FULL, "deal:EN.CB.DD.SE|DA.EN.CB.CB swap:DD")
+    assert int(rep.state[R.PHASE]) == R.PH_SWAP_DRAW and rep.record.endswith("swap:DD")
+    info = summary(FULL, "deal:EN.CB.DD.SE|DA.EN.CB.CB play:EN/CB draw:DA.SE")
+    assert info["to_move"] == "P2" and info["legal_moves"] == ["take:up", "take:down"]
+    assert info["shown"] == {"up": "EN", "down": "CB"}
+    # take without the card: filled in from the play in a full record.
+    assert replay(FULL, "deal:EN.CB.DD.SE|DA.EN.CB.CB play:EN/CB draw:DA.SE take:down"
+                  ).tokens[-1] == "take:down=CB"
+    view = summary(FULL, "deal:?|DA.EN.CB.CB play:EN/? draw:?.?")
+    assert view["shown"] == {"up": "EN", "down": None} and view["players"][0]["hand"] is None
+
+
+@pytest.mark.parametrize("record,needle", [
+    ("deal:EN.CB.DD.SE|DA.EN.CB.CB play:EN/EN", "token 2 `play:EN/EN`: the two cards must"),
+    ("deal:EN.CB.DD.SE|DA.EN.CB.CB play:DA/CB", "token 2 `play:DA/CB`: P1 cannot play"),
+    ("deal:EN.CB.DD.SE|DA.EN.CB.CB take:up=CB", "token 2 `take:up=CB`: expected swap or play"),
+    ("deal:EN.CB.DD.SE|DA.EN.CB.CB play:EN/CB take:up", "expected draw"),
+    ("deal:EN.CB.DD.SE|DA.EN.CB.CB play:EN/CB draw:DA", "token 3 `draw:DA`: the deck cannot"),
+    ("deal:EN.CB.DD.SE|DA.EN.CB.CB play:EN/CB draw:DA.SE take:up=DD", "face-down card was"),
+    ("deal:EN.CB.DD.SE|DA.EN.CB.CB swap:DD play:EN/CB", "token 2 `swap:DD`: a swap is "),
+    ("deal:EN.CB.DD.XX|DA.EN.CB.CB", "XX is not an agent code"),
+    ("deal:EN.CB.DD|DA.EN.CB.CB", "token 1"),
+    ("deal:EN.CB.DD.SE|? play:EN/?", "only the player who plays sees the face-down card"),
+    ("hello", "token 1 `hello`: not a token"),
+    ("deal:SK.SK.EN.EN|DA.EN.CB.CB", "the deck cannot give that"),
+])
+def test_illegal_records_name_the_token(record, needle):
+    with pytest.raises(RecordError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        replay(FULL, record)
+
+
+def test_no_discard_once_the_allowance_is_spent():
+    v = make_variant(None, {"names": "EN,CB,DD", "copies": 3, "hand": 2, "discards": 1,
+                            "board": 8})  # one discard each
+    acts = record_to_actions(v, "deal:EN.CB|CB.DD swap:EN>DD")
+    with pytest.raises(RecordError, match="no discards left"):
+        replay(v, format_record(v, acts) + " swap:DD>EN")
+
+
+def test_cli_record_check_json_and_errors(tmp_path):
+    code, out, err = spycfr("record", "check", "agent-avenue", "--preset", "tiny", "--json",
+                            "deal:EN.CB|CB.DD play:EN/CB draw:EN.DD take:up=CB")
+    assert code == 0, err
+    info = json.loads(out)
+    for key in ("valid", "error", "terminal", "turns", "payoff", "to_move", "legal_moves", "gap",
+                "deck_size", "players"):
+        assert key in info
+    assert info["valid"] and info["turns"] == 1 and info["deck_size"] == 0
+    assert info["players"][0]["in_play"] == {"CB": 1} and info["players"][1]["hand_size"] == 2
+    code, out, err = spycfr("record", "check", "agent-avenue", "--preset", "tiny",
+                            "deal:EN.CB|CB.DD play:EN/EN")
+    assert code == 2 and err.startswith("error: token 2 `play:EN/EN`") and "Traceback" not in err
+    rng = np.random.default_rng(2)
+    lines = [format_record(TINY, random_playout(TINY, rng)) for _ in range(50)] + ["nonsense"]
+    path = tmp_path / "records.txt"
+    path.write_text("\n".join(lines) + "\n")
+    code, out, _ = spycfr("record", "check", "agent-avenue", "--preset", "tiny", "--file",
+                          str(path))
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and len(results) == 51
+    assert all(r["valid"] for r in results[:50]) and not results[50]["valid"]
+    assert all(r["terminal"] for r in results[:50])
+    assert set(results[50]) >= {"valid", "error", "line"}
