@@ -131,10 +131,11 @@ class _Progress:
         eta = f"{min(etas):.1f}s" if etas else "?"
         if etas and to_target is not None and min(etas) == to_target / rate:
             eta = "~" + eta  # extrapolated from the exploitability curve
-        shown = "?" if self.expl is None else f"{self.expl:.6g}"
+        shown = "" if label.endswith("unknown") else (
+            " ?" if self.expl is None else f" {self.expl:.6g}")
         extra = details() if details is not None else ""
         click.echo(
-            f"iteration {iteration}  {label} {shown}{extra}  {_rate(rate)} it/s  ETA {eta}",
+            f"iteration {iteration}  {label}{shown}{extra}  {_rate(rate)} it/s  ETA {eta}",
             err=True,
         )
 
@@ -173,7 +174,8 @@ def _rate(rate: float) -> str:
               help="os-mccfr exploration, in (0, 1] (default 0.6).")
 @click.option("--memory-limit", default=None,
               help="es-mccfr/os-mccfr: stop cleanly (stopped by memory, checkpoint kept) before "
-                   "the tables outgrow this many GiB (default 8; at most half the RAM).")
+                   "the process's resident memory would pass this many GiB (default 8; at most "
+                   "half the RAM).")
 @click.option("--alpha", default=None, help="DCFR positive-regret discount exponent (1.5).")
 @click.option("--beta", default=None, help="DCFR negative-regret discount exponent (0).")
 @click.option("--gamma", default=None, help="DCFR strategy-sum discount exponent (2).")
@@ -266,9 +268,14 @@ def solve(
     out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,
                     progress=progress, overwrite=overwrite)
     estimate = out.get("exploitability_estimate")
-    shown = estimate["value"] if estimate else out["exploitability"]
-    progress(out["iterations"], out["solve_seconds"], shown,
-             label="exploitability~" if estimate else "exploitability", final=True)
+    if estimate is None:
+        progress(out["iterations"], out["solve_seconds"], out["exploitability"], final=True)
+    elif estimate["informative"]:
+        progress(out["iterations"], out["solve_seconds"], estimate["value"], final=True,
+                 label="exploitability~ (sampled-regret bound estimate)")
+    else:
+        progress(out["iterations"], out["solve_seconds"], None, final=True,
+                 label="exploitability unknown")
     if as_json:
         click.echo(json.dumps(out))
         return
@@ -293,15 +300,23 @@ def solve(
         mem_used = out["memory"]
         echo(f"  infosets seen   {out['infosets_seen']:,} (P1 {out['infosets_seen_p1']:,}, "
              f"P2 {out['infosets_seen_p2']:,})")
-        echo(f"  memory          {mem_used['bytes_allocated'] / 2**30:.3f} GiB allocated "
-             f"(limit {mem_used['limit_bytes'] / 2**30:.3g} GiB)")
+        echo(f"  memory          {mem_used['bytes_allocated'] / 2**30:.3f} GiB of tables "
+             f"(limit {mem_used['limit_bytes'] / 2**30:.3g} GiB on the resident memory)")
     if out["exploitability"] is not None:
         echo(f"  value (P1)      {out['value_p1']:+.6f}")
         echo(f"  exploitability  {out['exploitability']:.6g} (NashConv {out['nash_conv']:.6g})")
     else:
         echo("  value (P1)      not measured (no tree)")
-        echo(f"  exploitability  not measured; estimate {estimate['value']:.6g} "
-             f"({estimate['kind']})")
+        if estimate["informative"]:
+            echo(f"  exploitability  not measured; estimate {estimate['value']:.6g} "
+                 f"({estimate['kind']})")
+        else:
+            echo(f"  exploitability  unknown: not measured (no tree); the sampled-regret bound "
+                 f"{estimate['value']:.3g} is above the payoff span {estimate['payoff_span']:g}"
+                 " and bounds nothing (measure it with spycfr head-to-head)")
+    if out.get("peak_rss_bytes"):
+        echo(f"  peak memory     {out['peak_rss_bytes'] / 2**30:.3f} GiB resident (measured: "
+             "getrusage)")
     if out.get("memory_stop"):
         echo(f"  memory stop     {out['memory_stop']}")
     if out.get("run_dir"):

@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
-# Regenerate the committed results: solve each enumerable Agent Hunter preset with CFR+ to
-# exploitability <= 1e-4, then write its strategy report.
-#   bash results/regenerate.sh [PRESET ...]      (default: tiny mini small)
+# Regenerate the committed results: solve each enumerable preset with CFR+ to
+# exploitability <= 1e-4 and write its strategy report; sample the full games with MCCFR
+# and measure them head to head.
+#   bash results/regenerate.sh [DIR ...]      (default: every run below; DIR as listed)
 # Needs spycfr installed (pip install -e .); set SPYCFR to use another executable.
 set -euo pipefail
 cd "$(dirname "$0")"
 SPYCFR=${SPYCFR:-spycfr}
-presets=("$@")
-[ ${#presets[@]} -gt 0 ] || presets=(tiny mini small)
-for preset in "${presets[@]}"; do
-  "$SPYCFR" solve agent-hunter --preset "$preset" --algorithm cfr+ \
-    --target-exploitability 1e-4 --check-every 100 -o "$preset" --overwrite
-  "$SPYCFR" report "$preset" -o "$preset/report.md"
+# directory, game, preset
+exact=(
+  "tiny agent-hunter tiny"
+  "mini agent-hunter mini"
+  "small agent-hunter small"
+  "agent-avenue/tiny agent-avenue tiny"
+  "agent-avenue/mini agent-avenue mini"
+  "agent-avenue/small agent-avenue small"
+)
+wanted() { [ $# -eq 0 ] && return 0; local d; for d in "${selected[@]}"; do [ "$d" = "$1" ] && return 0; done; return 1; }
+selected=("$@")
+for entry in "${exact[@]}"; do
+  read -r dir game preset <<< "$entry"
+  if [ ${#selected[@]} -gt 0 ] && ! wanted "$dir"; then continue; fi
+  "$SPYCFR" solve "$game" --preset "$preset" --algorithm cfr+ \
+    --target-exploitability 1e-4 --check-every 100 -o "$dir" --overwrite
+  "$SPYCFR" report "$dir" -o "$dir/report.md"
 done

@@ -5,6 +5,9 @@ resume, the memory stop and one-line errors."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +16,7 @@ from solver.cfr.mccfr import REGRET_BOUND_KIND
 from solver.exact.best_response import exploitability
 from solver.games import build_tree
 from solver.games.agent_hunter import make_game
+from solver.memory import rss_bytes
 from tests.cli_helpers import spycfr
 
 AH = "agent-hunter"
@@ -60,21 +64,27 @@ def test_es_mccfr_small_variant_is_exact(tmp_path, tiny_tree):
 
 def test_os_mccfr_standard_reports_an_estimate_only(tmp_path):
     out_dir = tmp_path / "std"
+    # The limit is on the resident memory of this (test) process: 30 MiB more than now.
+    limit = (rss_bytes() + 30 * 2**20) / 2**30
     code, out, err = spycfr("solve", AH, "--preset", "standard",
                          "--algorithm", "os-mccfr", "--iterations", "1000000", "--memory-limit",
-                         "0.03", "--epsilon", "0.5", "-o", str(out_dir), "--json")
+                         f"{limit:.6f}", "--epsilon", "0.5", "-o", str(out_dir), "--json")
     assert code == 0, err
     res = json.loads(out)
-    assert "exploitability~" in err and "it/s" in err  # progress on stderr, marked as estimate
+    # Progress on stderr says the exploitability is unknown: the sampled bound (far above the
+    # payoff span 2) bounds nothing.
+    assert "exploitability unknown" in err and "it/s" in err
     assert res["exploitability"] is None and res["nash_conv"] is None
     assert res["value_p1"] is None and res["tree_enumerated"] is False
     assert res["estimated_nodes"] > 1e20
     est = res["exploitability_estimate"]
     assert est["kind"] == REGRET_BOUND_KIND and "not an exact" in est["kind"]
     assert est["value"] > 0 and np.isfinite(est["value"]) and est["iteration"] == res["iterations"]
+    assert est["value"] > est["payoff_span"] == 2.0 and not est["informative"]
+    assert "bounds nothing" in est["note"]
     # Stopped cleanly by the memory limit, below it, with the state checkpointed.
     assert res["stopped_by"] == "memory" and 0 < res["iterations"] < 1_000_000
-    assert res["memory"]["bytes_allocated"] <= 0.03 * 2**30
+    assert res["memory"]["bytes_allocated"] <= 30 * 2**20 and rss_bytes() <= limit * 2**30
     assert res["infosets_seen"] == res["infosets_seen_p1"] + res["infosets_seen_p2"] > 0
     saved = json.loads((out_dir / "run.json").read_text())
     assert saved["exploitability"] is None and saved["epsilon"] == 0.5
@@ -104,7 +114,7 @@ def test_os_mccfr_standard_reports_an_estimate_only(tmp_path):
     # Resuming with a larger memory limit continues the same run.
     more = res["iterations"] + 10
     again = solve_json("--resume", str(out_dir), "--iterations", str(more),
-                       "--memory-limit", "0.2", "-q")
+                       "--memory-limit", f"{(rss_bytes() + 200 * 2**20) / 2**30:.6f}", "-q")
     assert again["iterations"] == more and again["stopped_by"] == "iterations"
 
 
@@ -169,3 +179,16 @@ def test_mccfr_samples_chance_on_kuhn(algorithm):
     assert res["tree_enumerated"] is True
     assert res["exploitability"] < 0.02
     assert abs(res["value_p1"] + 1 / 18) < 0.02
+
+
+def test_memory_limit_holds_for_the_peak_resident_memory(tmp_path):
+    """In a process of its own, the peak resident memory (getrusage) stays under the limit."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli.main", "solve", "agent-avenue", "--preset", "standard",
+         "--algorithm", "os-mccfr", "--iterations", "100000000", "--memory-limit", "0.6",
+         "-o", str(tmp_path / "std"), "--json", "-q"],
+        capture_output=True, text=True, timeout=600, cwd=Path(__file__).resolve().parent.parent)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert res["stopped_by"] == "memory" and res["iterations"] > 1000
+    assert 0.3 * 2**30 < res["peak_rss_bytes"] <= 0.6 * 2**30

@@ -14,6 +14,7 @@ from solver.errors import SpycfrError
 from solver.exact.best_response import counterfactual_values, exploitability
 from solver.games import build_tree
 from solver.games.agent_hunter import make_game
+from solver.memory import rss_bytes
 
 T3 = {"cards": 3, "houses": 1, "decoys": 1, "max_turns": 3}
 
@@ -156,12 +157,15 @@ def test_regret_bound_is_labelled_and_shrinks(t3):
 
 def test_standard_outcome_sampling_runs_and_memory_limit():
     game = make_game("standard")
-    solver = MCCFRSolver(game, "outcome", seed=0, memory_limit=40 * 2**20)
+    # The limit is on the process's resident memory: leave the solver 40 MiB of room.
+    limit = rss_bytes() + 40 * 2**20
+    solver = MCCFRSolver(game, "outcome", seed=0, memory_limit=limit)
     with pytest.raises(SpycfrError, match="memory limit"):
         solver.iterate(100_000)
     stats = solver.stats()
     assert 0 < solver.iteration < 100_000
     assert stats["bytes_allocated"] <= 40 * 2**20
+    assert rss_bytes() <= limit
     assert stats["infosets_p1"] > 0 and stats["infosets_p2"] > 0
     # A placement row holds all 720 = 10*9*8 placements.
     assert len(solver.average_policy(root_key(0))) == 720

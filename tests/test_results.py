@@ -15,7 +15,16 @@ from solver.runs import load_run
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
 
-@pytest.mark.parametrize("preset", ["tiny", "mini", "small"])
+# Every committed run that has a tree (the sampled full games are checked by their own test).
+RUNS = sorted(str(p.parent.relative_to(RESULTS)) for p in RESULTS.rglob("strategy.npz"))
+
+
+def test_the_results_are_there():
+    assert {"tiny", "mini", "small", "agent-avenue/tiny", "agent-avenue/mini",
+            "agent-avenue/small"} <= set(RUNS)
+
+
+@pytest.mark.parametrize("preset", RUNS)
 def test_committed_run_is_current(preset):
     meta = json.loads((RESULTS / preset / "run.json").read_text())
     run = load_run(RESULTS / preset)

@@ -37,12 +37,13 @@ from solver.cfr.mccfr_kernels import (
     tree_keys,
     tree_strategy,
 )
-from solver.engine.hashmap import hm_get, hm_new
+from solver.engine.hashmap import hm_get, hm_grown, hm_has_room, hm_new
 from solver.engine.playout import game_bounds
 from solver.engine.rng import new_rng
 from solver.errors import MemoryLimitReached, SpycfrError
 from solver.exact.best_response import exploitability
 from solver.games import get_plugin
+from solver.memory import rss_bytes
 from solver.tree import Tree
 
 SCHEMES = ("external", "outcome")
@@ -75,7 +76,8 @@ class MCCFRSolver:
     ``epsilon`` is outcome sampling's exploration (ignored by external sampling).
     ``es_node_limit``: refuse external sampling when one iteration is estimated
     (:func:`estimate_es_nodes`) to visit more decision nodes than this (None: no check).
-    ``memory_limit`` (bytes): :meth:`iterate` raises :class:`SpycfrError`, between two
+    ``memory_limit`` (bytes, of the process's resident memory): :meth:`iterate` raises
+    :class:`MemoryLimitReached`, between two
     iterations (the state stays consistent), when the tables would grow beyond it.
     """
 
@@ -152,27 +154,35 @@ class MCCFRSolver:
             self._grow()
 
     def _grow(self) -> None:
-        """Room for at least one more iteration: grow the tables in place (realloc)."""
+        """Room for at least one more iteration: grow the hash map, the infoset arrays and
+        the pool. With a memory limit, refuse (MemoryLimitReached, the state intact) when the
+        process's resident memory plus what the growth allocates (old and new copies side by
+        side, the worst case) would pass the limit."""
         d, ma = 2 * self._max_depth, self._max_act
         n, used = self.num_infosets, int(self._counts[C_POOL])
+        plan = []  # (attribute, new size)
         cap = self._inf_off.shape[0]
         if n + d > cap:
             new = max(2 * cap, n + d)
-            for name in ("_inf_off", "_inf_nact", "_inf_player", "_inf_key"):
-                setattr(self, name, _resized(getattr(self, name), new))
+            plan += [(name, new) for name in ("_inf_off", "_inf_nact", "_inf_player", "_inf_key")]
         pcap = self._regret.shape[0]
         if used + d * ma > pcap:
             # Doubling while small, then +25% (the new part is zeroed, so committed to RAM).
             new = max(2 * pcap if pcap < (1 << 24) else pcap + pcap // 4, used + d * ma)
-            if self.memory_limit is not None:
-                extra = 16 * (new - pcap)
-                if self.stats()["bytes_allocated"] + extra > self.memory_limit:
-                    raise MemoryLimitReached(
-                        f"MCCFR memory limit of {self.memory_limit / 2**30:.3g} GiB reached "
-                        f"after {self.iteration} iterations ({n:,} infosets stored)"
-                    )
-            self._regret = _resized(self._regret, new)
-            self._ssum = _resized(self._ssum, new)
+            plan += [("_regret", new), ("_ssum", new)]
+        grow_table = not hm_has_room(self._table, self._tsize, d)
+        if self.memory_limit is not None:
+            extra = sum(getattr(self, name).itemsize * size for name, size in plan)
+            extra += 2 * self._table.nbytes if grow_table else 0
+            if rss_bytes() + extra > self.memory_limit:
+                raise MemoryLimitReached(
+                    f"MCCFR memory limit of {self.memory_limit / 2**30:.3g} GiB reached "
+                    f"after {self.iteration} iterations ({n:,} infosets stored): growing the "
+                    f"tables would take the process past it")
+        for name, size in plan:
+            setattr(self, name, _resized(getattr(self, name), size))
+        if grow_table:
+            self._table = hm_grown(self._table)
 
     def warm_up(self) -> None:
         """Compile (or load from cache) the kernels without running an iteration."""
@@ -304,9 +314,11 @@ class MCCFRSolver:
                      check_every or 1000, progress)
 
     # --- checkpoint -------------------------------------------------------------------
-    def state_dict(self) -> dict:
-        """Everything needed to resume bit-identically (arrays are trimmed copies)."""
+    def state_dict(self, copy: bool = True) -> dict:
+        """Everything needed to resume bit-identically: trimmed copies of the tables, or views
+        with ``copy=False`` (to write at once: no second copy of GiBs of tables in RAM)."""
         n, used = self.num_infosets, int(self._counts[C_POOL])
+        keep = (lambda a: a.copy()) if copy else (lambda a: a)
         return {
             "scheme": self.scheme,
             "seed": self.seed,
@@ -314,12 +326,12 @@ class MCCFRSolver:
             "iteration": self.iteration,
             "rng": self._rng.copy(),
             "counts": self._counts.copy(),
-            "inf_off": self._inf_off[:n].copy(),
-            "inf_nact": self._inf_nact[:n].copy(),
-            "inf_player": self._inf_player[:n].copy(),
-            "inf_key": self._inf_key[:n].copy(),
-            "regret": self._regret[:used].copy(),
-            "ssum": self._ssum[:used].copy(),
+            "inf_off": keep(self._inf_off[:n]),
+            "inf_nact": keep(self._inf_nact[:n]),
+            "inf_player": keep(self._inf_player[:n]),
+            "inf_key": keep(self._inf_key[:n]),
+            "regret": keep(self._regret[:used]),
+            "ssum": keep(self._ssum[:used]),
         }
 
     def load_state_dict(self, state: dict) -> None:

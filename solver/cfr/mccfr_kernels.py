@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from solver.engine import protocol as P
-from solver.engine.hashmap import hm_get, hm_get_or_put, hm_new
+from solver.engine.hashmap import hm_get, hm_get_or_put, hm_has_room, hm_new
 from solver.engine.rng import ADD, combine_key, fmix, root_key, sample, uniform
 from solver.tree import CHANCE, TERMINAL
 
@@ -338,9 +338,9 @@ def run_iterations(
     """Run ``n_iter`` iterations (team 0's traversal then team 1's); returns
     (status, done, arrays...).
 
-    Stops early with NEED_ROOM, between iterations, when the pool has less room than one
-    outcome-sampling iteration could need (2 * max_depth rows of max_act): the Python side
-    grows it in place (realloc, no copy) and checks its memory limit. An external-sampling
+    Stops early with NEED_ROOM, between iterations, when the pool or the hash map has less
+    room than one outcome-sampling iteration could need (2 * max_depth rows of max_act): the
+    Python side grows them and checks its memory limit first. An external-sampling
     traversal may still outgrow that room; it then grows the pool here (by copying).
     """
     root = P.initial_state(params)
@@ -371,7 +371,7 @@ def run_iterations(
     for _ in range(n_iter):
         if counts[C_NINF] + need_inf > inf_off.shape[0] or (
             counts[C_POOL] + need_pool > regret.shape[0]
-        ):
+        ) or not hm_has_room(table, tsize, need_inf):
             status = NEED_ROOM
             break
         for p in range(2):

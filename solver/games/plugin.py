@@ -117,6 +117,7 @@ class GamePlugin:
     words: Callable[[dict], str] | None = None  # the variant in plain words
     payoff_unit: Callable[[dict], str] = lambda variant: "points"
     win_payoff: Callable[[dict], bool] = lambda variant: False  # payoffs are +1/0/-1
+    payoff_bound: Callable[[dict], float] = lambda variant: 1.0  # max |payoff| of a game
     seat_note: str = "When the first player is drawn at random"
     # Optional features.
     records: RecordNotation | None = None

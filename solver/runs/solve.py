@@ -26,6 +26,7 @@ from solver.exact.best_response import best_response, expected_value, exploitabi
 from solver.formats.strategy_table import write_table
 from solver.games import build_tree, get_plugin, make_game
 from solver.io import save_npz, write_json, write_text
+from solver.memory import peak_rss_bytes, rss_bytes
 from solver.runs.store import (
     CHECKPOINT,
     CONVERGENCE,
@@ -140,6 +141,8 @@ class _MonteCarlo:
         self.value_column = "exploitability" if self.enumerable else "exploitability_estimate"
         self.kind = "exact" if self.enumerable else REGRET_BOUND_KIND
         self.memory_message: str | None = None
+        # Exploitability is at most the payoff span: a larger estimate says nothing.
+        self.span = 2.0 * get_plugin(game.name).payoff_bound(self.variant.as_dict())
 
     def restore(self, state: dict, log: list, seconds: float) -> None:
         self.solver.load_state_dict(state)
@@ -153,15 +156,19 @@ class _MonteCarlo:
 
     def report(self, progress) -> Callable:
         """``progress`` with the value's label and the tables' size."""
-        label = "exploitability" if self.enumerable else "exploitability~"
-        note = "" if self.enumerable else f" ({REGRET_BOUND_KIND.split(' (')[0]})"
-
         def details() -> str:
-            gib = self.solver.stats()["bytes_allocated"] / 2**30
-            return f"{note}  {self.solver.num_infosets:,} infosets  {gib:.2f} GiB"
+            gib = rss_bytes() / 2**30
+            return f"  {self.solver.num_infosets:,} infosets  {gib:.2f} GiB resident"
 
         def report(iteration: int, seconds: float, value: float | None) -> None:
-            progress(iteration, seconds, value, label=label, details=details)
+            if self.enumerable:
+                progress(iteration, seconds, value, label="exploitability", details=details)
+            elif value is not None and value <= self.span:
+                progress(iteration, seconds, value, label="exploitability~ (sampled-regret "
+                         "bound estimate)", details=details)
+            else:  # a sampled bound above the payoff span bounds nothing: say so
+                progress(iteration, seconds, None, label="exploitability unknown",
+                         details=details)
         return report
 
     def strategy(self) -> np.ndarray | None:
@@ -188,8 +195,14 @@ class _MonteCarlo:
             meta["tree_coverage"] = self.solver.last_tree_coverage
         else:
             bound = self.solver.regret_bound()
+            value = bound["exploitability_bound_estimate"]
             meta["exploitability_estimate"] = {
-                "value": bound["exploitability_bound_estimate"],
+                "value": value,
+                "informative": value <= self.span,
+                "payoff_span": self.span,
+                "note": ("an estimate, not a measurement" if value <= self.span else
+                         f"above the payoff span {self.span:g}, so it bounds nothing: the "
+                         "exploitability is unknown; measure the strategy head to head"),
                 "kind": REGRET_BOUND_KIND,
                 "method": "sum over both players of sum over stored infosets of the largest "
                           "positive cumulative sampled regret, divided by the iterations "
@@ -339,9 +352,11 @@ def solve_run(
                     exploitability=(br[0] + br[1]) / 2.0,
                     strategy_sha256=hashlib.sha256(strategy.tobytes()).hexdigest())
     meta.update(engine.extra_meta())
+    meta["peak_rss_bytes"] = peak_rss_bytes()
+    meta["peak_rss_method"] = "getrusage(RUSAGE_SELF).ru_maxrss of the solving process"
     final_state = None
     if mccfr:
-        final_state = solver.state_dict()
+        final_state = solver.state_dict(copy=False)
         meta["state_sha256"] = _state_hash(final_state)
     meta["log"] = [{"iteration": it, "seconds": sec, engine.value_column: e}
                    for it, sec, e in solver.log]
@@ -413,8 +428,10 @@ def _iterate(engine, config, total, checkpoint_every, run_dir, seconds, progress
 def _checkpoint(run_dir: Path, engine, config: SolveConfig, seconds: float,
                 state: dict | None = None) -> None:
     solver = engine.solver
-    save_checkpoint(run_dir, config.__dict__, solver.state_dict() if state is None else state,
-                    seconds, solver.log, engine.value_column)
+    if state is None:  # views where the solver allows it: written at once, never kept
+        state = solver.state_dict(copy=False) if isinstance(solver, MCCFRSolver) else \
+            solver.state_dict()
+    save_checkpoint(run_dir, config.__dict__, state, seconds, solver.log, engine.value_column)
 
 
 def treeless_openings_table(game, solver: MCCFRSolver) -> pd.DataFrame | None:

@@ -47,6 +47,8 @@ PLUGIN = GamePlugin(
     words=variant_words,
     payoff_unit=payoff_unit,
     win_payoff=lambda variant: variant.get("payoff") == "win",
+    # margin: every house of one player eliminated with every decoy beside them
+    payoff_bound=lambda v: 1.0 if v["payoff"] == "win" else v["houses"] * (1 + v["decoys"]),
     seat_note="The rulesheet draws the first player at random",
     records=RecordNotation(
         summary=_position.summary, fields=tuple(_position.NULL_SUMMARY),

@@ -18,6 +18,7 @@ PLUGIN = GamePlugin(
     words=lambda variant: "three cards (J, Q, K), one dealt to each player, ante 1, one "
                           "betting round (pass or bet 1)",
     payoff_unit=lambda variant: "chips",
+    payoff_bound=lambda variant: 2.0,  # the most a player can put in the pot
 )
 
 __all__ = ["BET", "PASS", "PLUGIN", "KuhnGame", "KuhnState"]

@@ -18,6 +18,7 @@ PLUGIN = GamePlugin(
     words=lambda variant: "six cards (two suits of J, Q, K), one private card each and one "
                           "public card, two betting rounds with raises of 2 then 4",
     payoff_unit=lambda variant: "chips",
+    payoff_bound=lambda variant: 13.0,  # the most a player can put in the pot
 )
 
 __all__ = ["CALL", "FOLD", "PLUGIN", "RAISE", "LeducGame", "LeducState"]
