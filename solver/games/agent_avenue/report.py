@@ -209,6 +209,17 @@ def _first_turn(doc: Doc, table: pd.DataFrame, st: AAStats, variant, eps: float,
                      "lrlr") + "\n")
     if len(rows) > len(shown):
         doc.add(f"({len(rows) - len(shown)} rarer hands left out.)\n")
+    p2 = table[table.player == "P2"].copy()
+    if len(p2):
+        p2["shown"] = p2.situation.str.split(" sees ").str[1]
+        up = p2[p2.opening == "take:up"]
+        by_card = up.groupby("shown").apply(
+            lambda g: float((g.reach * g.probability).sum() / g.reach.sum())
+            if g.reach.sum() > 0 else float("nan"), include_groups=False)
+        doc.add("P2's first recruit, by the card P1 shows: how often P2 takes the face-up "
+                "card (over P2's hands, weighted by how often each situation arises).\n")
+        doc.add(md_table(["P1 shows", "P2 takes it"],
+                         [[c, pct(q)] for c, q in by_card.items() if q == q], "lr") + "\n")
     names = variant.names
     for p in (0, 1):
         total = st.shown[p].sum()
