@@ -63,7 +63,7 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
         click.echo(table.to_csv(index=False, float_format="%.17g"), nl=False)
         return
     group = spec.group_name
-    by_group = openings_by_group(table, group)
+    by_group = openings_by_group(table, group, spec.context_name)
     if as_json:
         out = {"run": {k: run.meta[k] for k in ("game", "variant", "algorithm", "iterations",
                                                  "value_p1", "exploitability")}}
@@ -77,20 +77,43 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
         click.echo(json.dumps(out))
         return
     click.echo(_header(run))
-    for player in ("P1", "P2"):
-        rows = table[table.player == player]
-        click.echo(f"\n{player} {spec.whats}, best first (values are {player}'s payoff; "
-                   f"equilibrium value {_fmt(_player_value(run, player))})")
-        click.echo(f"  {'rank':>4}  {spec.what:<16} {'eq prob':>8} {'BR value':>9} "
-                   f"{'eq value':>9}")
+    columns = (f"  {'rank':>4}  {spec.what:<16} {'eq prob':>8} {'BR value':>9} "
+               f"{'eq value':>9}")
+
+    def show(rows) -> None:
+        click.echo(columns)
         for r in rows.head(top).itertuples():
             click.echo(f"  {r.rank:>4}  {r.opening:<16} {r.probability:>8.4f} "
                        f"{_fmt(r.br_value):>9} {_fmt(r.eq_value):>9}")
         if len(rows) > top:
             click.echo(f"  ... {len(rows) - top} more (--top, --csv or --json for all)")
+
+    for player in ("P1", "P2"):
+        rows = table[table.player == player]
+        click.echo(f"\n{player} {spec.whats}, best first (values are {player}'s payoff; "
+                   f"equilibrium value {_fmt(_player_value(run, player))})")
+        if spec.context_name:
+            _by_situation(rows, spec.context_name, top, show)
+        else:
+            show(rows)
         sets = by_group[(by_group.player == player) & (by_group.probability > 1e-6)]
         click.echo(f"  {spec.group_title} played at equilibrium: " + ", ".join(
             f"{{{c}}} {p:.3f}" for c, p in zip(sets[group], sets.probability, strict=True)))
+
+
+def _by_situation(rows, context: str, top: int, show) -> None:
+    """Print the ``top`` situations (the most frequent first, where the table knows how often
+    each arises), each with its moves."""
+    order = rows.drop_duplicates(context)
+    if "reach" in rows:
+        order = order.sort_values("reach", ascending=False, kind="stable")
+    for situation in order[context].head(top):
+        mine = rows[rows[context] == situation]
+        arises = f" (arises {100 * mine.reach.iloc[0]:.1f}% of games)" if "reach" in mine else ""
+        click.echo(f"  {context} {situation}{arises}:")
+        show(mine)
+    if len(order) > top:
+        click.echo(f"  ... {len(order) - top} more {context}s (--top, --csv or --json for all)")
 
 
 def _key(title: str) -> str:
@@ -106,7 +129,7 @@ def _treeless_openings(meta: dict, table, spec, as_json: bool, as_csv: bool, top
         click.echo(table.to_csv(index=False, float_format="%.17g"), nl=False)
         return
     group = spec.group_name
-    by_group = openings_by_group(table, group)
+    by_group = openings_by_group(table, group, spec.context_name)
     estimate = meta.get("exploitability_estimate") or {}
     if as_json:
         clean = table.astype(object).where(table.notna(), None)
@@ -126,18 +149,30 @@ def _treeless_openings(meta: dict, table, spec, as_json: bool, as_csv: bool, top
         return
     variant = " ".join(f"{k}={v}" for k, v in meta["variant"].items())
     click.echo(f"{meta['game']} {variant}: {meta['algorithm']} x{meta['iterations']}")
-    click.echo(f"{TREELESS_CAVEAT} (regret-bound estimate {estimate.get('value', math.nan):.3g}; "
-               "values need a tree)")
-    for player in ("P1", "P2"):
-        rows = table[table.player == player]
-        click.echo(f"\n{player} {spec.whats}, most played first")
+    if estimate.get("informative", True) and "value" in estimate:
+        click.echo(f"{TREELESS_CAVEAT} (regret-bound estimate {estimate['value']:.3g}; values "
+                   "need a tree)")
+    else:
+        click.echo(f"{TREELESS_CAVEAT}: unknown (spycfr head-to-head measures the strategy "
+                   "against other players); values need a tree")
+
+    def show(rows) -> None:
         click.echo(f"  {'rank':>4}  {spec.what:<16} {'avg prob':>8}")
         for r in rows.head(top).itertuples():
             click.echo(f"  {r.rank:>4}  {r.opening:<16} {r.probability:>8.4f}")
         if len(rows) > top:
             click.echo(f"  ... {len(rows) - top} more (--top, --csv or --json for all)")
+
+    for player in ("P1", "P2"):
+        rows = table[table.player == player]
+        click.echo(f"\n{player} {spec.whats}, most played first")
+        if spec.context_name:
+            _by_situation(rows, spec.context_name, top, show)
+        else:
+            show(rows)
         sets = by_group[by_group.player == player].head(top)
-        click.echo(f"  most played {spec.group_title}: " + ", ".join(
+        weighting = " (situations weighted equally)" if spec.context_name else ""
+        click.echo(f"  most played {spec.group_title}{weighting}: " + ", ".join(
             f"{{{c}}} {p:.3f}" for c, p in zip(sets[group], sets.probability, strict=True)))
 
 

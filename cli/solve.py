@@ -176,6 +176,10 @@ def _rate(rate: float) -> str:
               help="es-mccfr/os-mccfr: stop cleanly (stopped by memory, checkpoint kept) before "
                    "the process's resident memory would pass this many GiB (default 8; at most "
                    "half the RAM).")
+@click.option("--abstraction", is_flag=True,
+              help="es-mccfr/os-mccfr: key information states by the game's information "
+                   "abstraction (what matters, history order forgotten) instead of the whole "
+                   "history: far fewer to learn on big games (see `spycfr games`).")
 @click.option("--alpha", default=None, help="DCFR positive-regret discount exponent (1.5).")
 @click.option("--beta", default=None, help="DCFR negative-regret discount exponent (0).")
 @click.option("--gamma", default=None, help="DCFR strategy-sum discount exponent (2).")
@@ -197,7 +201,8 @@ def _rate(rate: float) -> str:
 def solve(
     game: str | None, preset: str | None, variant_params: dict, algorithm: str | None,
     iterations: str | None, target_exploitability: str | None, time_limit: str | None,
-    seed: str | None, epsilon: str | None, memory_limit: str | None, alpha: str | None,
+    seed: str | None, epsilon: str | None, memory_limit: str | None, abstraction: bool,
+    alpha: str | None,
     beta: str | None, gamma: str | None, check_every: str | None, simultaneous: bool,
     output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
     quiet: bool, as_json: bool,
@@ -220,6 +225,7 @@ def solve(
             ("GAME", game), ("--preset", preset), ("variant options", variant_params or None),
             ("--algorithm", algorithm), ("--seed", seed), ("--epsilon", epsilon),
             ("--alpha", alpha), ("--beta", beta), ("--gamma", gamma),
+            ("--abstraction", abstraction or None),
             ("--simultaneous", simultaneous or None), ("-o", output)) if value is not None]
         if given:
             raise SpycfrError(
@@ -262,7 +268,7 @@ def solve(
         game=game or "", preset=preset, params=variant_params, algorithm=algorithm,
         alpha=a, beta=b, gamma=g, alternating=not simultaneous, iterations=n_iter,
         target_exploitability=target, time_limit=limit, check_every=every, seed=seed_value,
-        epsilon=eps, memory_limit=mem,
+        epsilon=eps, memory_limit=mem, abstraction=abstraction,
     )
     progress = _Progress(n_iter, limit, quiet, target)
     out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,
@@ -284,6 +290,7 @@ def solve(
     echo(f"{out['game']}  {_variant_text(out['variant'])}")
     if out["algorithm"] in MCCFR_ALGORITHMS:
         extra = f" (epsilon {params['epsilon']:g})" if params["epsilon"] is not None else ""
+        extra += ", information abstraction" if params.get("abstraction") else ""
         echo(f"  algorithm       {out['algorithm']}{extra}, seed {out['seed']}")
     else:
         echo(f"  algorithm       {out['algorithm']}"

@@ -158,6 +158,8 @@ def test_resume_is_bit_identical(tmp_path, preset, algorithm, key):
         ([AH, "--preset", "standard", "--algorithm", "os-mccfr", "--target-exploitability",
           "0.1"], "too big to enumerate"),
         ([AH, "--preset", "tiny", "--algorithm", "mccfr"], "unknown algorithm"),
+        (["kuhn", "--algorithm", "os-mccfr", "--abstraction"], "no information abstraction"),
+        (["agent-avenue", "--preset", "tiny", "--abstraction"], "--abstraction applies"),
         (["--resume", "nowhere", "--algorithm", "es-mccfr"], "drop --algorithm"),
     ],
 )
@@ -190,5 +192,6 @@ def test_memory_limit_holds_for_the_peak_resident_memory(tmp_path):
         capture_output=True, text=True, timeout=600, cwd=Path(__file__).resolve().parent.parent)
     assert proc.returncode == 0, proc.stderr
     res = json.loads(proc.stdout)
-    assert res["stopped_by"] == "memory" and res["iterations"] > 1000
-    assert 0.3 * 2**30 < res["peak_rss_bytes"] <= 0.6 * 2**30
+    got = {k: res[k] for k in ("stopped_by", "iterations", "peak_rss_bytes", "memory")}
+    assert res["stopped_by"] == "memory" and res["iterations"] > 1000, got
+    assert 0.3 * 2**30 < res["peak_rss_bytes"] <= 0.6 * 2**30, got

@@ -15,8 +15,10 @@ import pytest
 
 from solver.cfr import CFRSolver
 from solver.cfr.mccfr import MCCFRSolver, strategy_on_tree
+from solver.engine import protocol
 from solver.engine.playout import PLAYOUT_OK, PLAYOUT_PROBLEMS, check_playouts, estimate_nodes
-from solver.exact.best_response import expected_value
+from solver.errors import SpycfrError
+from solver.exact.best_response import expected_value, exploitability
 from solver.exact.lp import solve_lp
 from solver.games import (
     build_reference_tree,
@@ -126,3 +128,22 @@ def test_mccfr_keys_are_the_enumerators_infosets(game, preset):
     strategy_on_tree(solver, tree)  # raises if an infoset is split or two are merged
     assert solver.num_infosets <= tree.num_infosets
     assert solver.last_tree_coverage > 0.5
+
+
+@pytest.mark.parametrize("game,preset", _cases(LP_NODES))
+def test_abstraction_uses_only_the_seats_information(game, preset):
+    """A game's information abstraction (if any) gives one key per infoset of the tree: every
+    node of an infoset, whatever the hidden history, maps to the same abstract key; and MCCFR
+    in the abstraction gets closer to equilibrium."""
+    params = get_plugin(game).numba_params(make_variant(game, preset))
+    if not protocol.has_abstraction(type(params)):
+        with pytest.raises(SpycfrError, match="no information abstraction"):
+            MCCFRSolver(make_game(game, preset), "outcome", abstraction=True)
+        return
+    tree = _tree(game, preset)
+    solver = MCCFRSolver(make_game(game, preset), "outcome", seed=2, abstraction=True)
+    solver.iterate(200)
+    early = exploitability(tree, strategy_on_tree(solver, tree))  # raises on a split infoset
+    solver.iterate(20_000)
+    assert exploitability(tree, strategy_on_tree(solver, tree)) < early
+    assert solver.num_infosets <= tree.num_infosets

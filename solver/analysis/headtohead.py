@@ -18,7 +18,13 @@ import numpy as np
 from numba import njit
 
 from solver.cfr.mccfr import MCCFRSolver, tree_infoset_keys
-from solver.cfr.mccfr_kernels import TREE_OK, advance_keys, average_row, rebuild_table
+from solver.cfr.mccfr_kernels import (
+    TREE_OK,
+    advance_keys,
+    average_row,
+    infoset_key,
+    rebuild_table,
+)
 from solver.engine import protocol as P
 from solver.engine.hashmap import hm_get
 from solver.engine.rng import fmix, root_key, sample, uniform
@@ -38,6 +44,7 @@ class Player:
     name: str
     kind: int
     table: tuple | None = None  # (hash map, row offsets, action counts, rows)
+    abstract: bool = False  # the table is keyed by the game's information abstraction
 
 
 def uniform_player() -> Player:
@@ -56,7 +63,7 @@ def mccfr_player(solver: MCCFRSolver, name: str = "mccfr") -> Player:
     n = solver.num_infosets
     used = int(solver._inf_off[n - 1] + solver._inf_nact[n - 1]) if n else 0
     return Player(name, TABLE, (solver._table, solver._inf_off[:n], solver._inf_nact[:n],
-                                solver._ssum[:used]))
+                                solver._ssum[:used]), solver.abstraction)
 
 
 def tree_player(tree: Tree, strategy: np.ndarray, params, name: str = "run") -> Player:
@@ -95,8 +102,8 @@ def _policy(kind, state, params, acts, k, key, table, off, nact, pool, out):
 
 
 @njit(cache=True)
-def _play(params, games, seed, a_first, kind_a, tab_a, off_a, nact_a, pool_a,
-          kind_b, tab_b, off_b, nact_b, pool_b):
+def _play(params, games, seed, a_first, kind_a, abs_a, tab_a, off_a, nact_a, pool_a,
+          kind_b, abs_b, tab_b, off_b, nact_b, pool_b):
     """Team 0's payoff in each game (A is team 0 in the games with ``a_first``), and the
     decisions where a table player had no row."""
     max_act = max(P.max_actions(params), 2)
@@ -122,11 +129,13 @@ def _play(params, games, seed, a_first, kind_a, tab_a, off_a, nact_a, pool_a,
                 k = P.chance_outcomes(cur, params, acts, probs)
             else:
                 k = P.legal_actions(cur, params, acts)
-                key = h[P.current_seat(cur, params)]
+                seat = P.current_seat(cur, params)
                 if (p == 0) == a_first:
+                    key = infoset_key(cur, params, seat, h, abs_a)
                     misses += _policy(kind_a, cur, params, acts, k, key, tab_a, off_a, nact_a,
                                       pool_a, probs)
                 else:
+                    key = infoset_key(cur, params, seat, h, abs_b)
                     misses += _policy(kind_b, cur, params, acts, k, key, tab_b, off_b, nact_b,
                                       pool_b, probs)
             advance_keys(params, cur, nxt, acts[sample(probs, k, uniform(rng))], h)
@@ -149,9 +158,10 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0)
     params = get_plugin(game.name).numba_params(game.variant_obj)
     ta, tb = a.table or _EMPTY, b.table or _EMPTY
     half = games // 2
-    first, m1 = _play(params, np.int64(half), np.int64(seed), True, a.kind, *ta, b.kind, *tb)
+    first, m1 = _play(params, np.int64(half), np.int64(seed), True, a.kind, a.abstract, *ta,
+                      b.kind, b.abstract, *tb)
     second, m2 = _play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
-                       False, a.kind, *ta, b.kind, *tb)
+                       False, a.kind, a.abstract, *ta, b.kind, b.abstract, *tb)
     mine = np.concatenate([first, -second])  # A's payoff: as P1, then as P2
     return {
         "game": game.name, "variant": game.variant_obj.as_dict(), "a": a.name, "b": b.name,
@@ -188,6 +198,7 @@ def player_from(source: str, game) -> Player:
         return tree_player(run.tree, run.strategy, params, source)
     config, state, _, _ = load_checkpoint(Path(source))
     solver = MCCFRSolver(game, MCCFR_ALGORITHMS[config["algorithm"]], seed=config["seed"],
-                         epsilon=float(state["epsilon"]), es_node_limit=None)
+                         epsilon=float(state["epsilon"]), es_node_limit=None,
+                         abstraction=bool(config.get("abstraction", False)))
     solver.load_state_dict(state)
     return mccfr_player(solver, source)

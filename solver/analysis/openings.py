@@ -95,8 +95,20 @@ def _ranked(table: pd.DataFrame, spec: Openings, by: list[str]) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
-def openings_by_group(table: pd.DataFrame, group: str) -> pd.DataFrame:
-    """Opening moves grouped by ``group`` (e.g. the set of cards placed, arrangement ignored)."""
+def openings_by_group(table: pd.DataFrame, group: str, context: str | None = None
+                      ) -> pd.DataFrame:
+    """Opening moves grouped by ``group`` (e.g. the set of cards placed, arrangement ignored).
+
+    With ``context`` (several opening decisions per player), a group's probability is its
+    share of the player's opening moves: situations weighted by how often they arise
+    (``reach``) where the table has it, equally otherwise.
+    """
+    if context is not None:
+        table = table.copy()
+        weight = table["reach"] if "reach" in table else pd.Series(1.0, index=table.index)
+        per_player = table.assign(w=weight).drop_duplicates(["player", context]).groupby(
+            "player").w.sum()
+        table["probability"] = table.probability * weight / table.player.map(per_player)
     grouped = table.groupby(["player", group], sort=False).agg(
         probability=("probability", "sum"),
         best_br_value=("br_value", "max"),

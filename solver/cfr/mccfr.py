@@ -37,6 +37,7 @@ from solver.cfr.mccfr_kernels import (
     tree_keys,
     tree_strategy,
 )
+from solver.engine import protocol
 from solver.engine.hashmap import hm_get, hm_grown, hm_has_room, hm_new
 from solver.engine.playout import game_bounds
 from solver.engine.rng import new_rng
@@ -89,6 +90,7 @@ class MCCFRSolver:
         epsilon: float = 0.6,
         es_node_limit: float | None = 1e9,
         memory_limit: float | None = None,
+        abstraction: bool = False,
     ) -> None:
         self._params, self._max_act, self._max_depth = _bounds(game)
         if scheme not in SCHEMES:
@@ -99,6 +101,9 @@ class MCCFRSolver:
             raise SpycfrError(f"seed must be an integer 0..2**63-1, got {seed!r}")
         if not (isinstance(epsilon, int | float) and 0.0 < epsilon <= 1.0):
             raise SpycfrError(f"epsilon must be in (0, 1], got {epsilon!r}")
+        if abstraction and not protocol.has_abstraction(type(self._params)):
+            raise SpycfrError(f"{game.name} has no information abstraction: drop --abstraction")
+        self.abstraction = bool(abstraction)
         self.game = game
         self.variant = game.variant_obj
         self.scheme = scheme
@@ -137,7 +142,8 @@ class MCCFRSolver:
         while True:
             (status, done, self._table, self._inf_off, self._inf_nact, self._inf_player,
              self._inf_key, self._regret, self._ssum) = run_iterations(
-                0 if self.scheme == "external" else 1, self._params, self.epsilon,
+                0 if self.scheme == "external" else 1, self._params, self.abstraction,
+                self.epsilon,
                 np.int64(left), np.int64(self._max_act), np.int64(self._max_depth), self._rng,
                 self._counts, self._table, self._tsize, self._inf_off, self._inf_nact,
                 self._inf_player, self._inf_key, self._regret, self._ssum,
@@ -277,7 +283,8 @@ class MCCFRSolver:
 
     def policy_at(self, path, seat: int) -> np.ndarray | None:
         """Average strategy of ``seat`` after the action path ``path`` (None if never seen)."""
-        key = path_key(self._params, np.asarray(path, dtype=np.int32), np.int64(seat))
+        key = path_key(self._params, np.asarray(path, dtype=np.int32), np.int64(seat),
+                       self.abstraction)
         return self.average_policy(int(key))
 
     def solve(
@@ -323,6 +330,7 @@ class MCCFRSolver:
             "scheme": self.scheme,
             "seed": self.seed,
             "epsilon": self.epsilon,
+            "abstraction": self.abstraction,
             "iteration": self.iteration,
             "rng": self._rng.copy(),
             "counts": self._counts.copy(),
@@ -336,8 +344,9 @@ class MCCFRSolver:
 
     def load_state_dict(self, state: dict) -> None:
         """Restore a :meth:`state_dict` made by a solver with the same scheme, seed, epsilon."""
-        for key in ("scheme", "seed", "epsilon"):
-            value = state[key]
+        for key in ("scheme", "seed", "epsilon", "abstraction"):
+            # checkpoints made before abstractions used observation keys
+            value = state.get(key, False) if key == "abstraction" else state[key]
             value = value.item() if isinstance(value, np.ndarray) else value
             if value != getattr(self, key):
                 raise SpycfrError(
@@ -403,17 +412,20 @@ def regrets_on_tree(solver: MCCFRSolver, tree: Tree) -> np.ndarray:
     return _on_tree(solver, tree, solver._regret, False)
 
 
-def tree_infoset_keys(tree: Tree, params) -> tuple[int, int, np.ndarray]:
-    """(status, info, key of every infoset) of a tree of the game whose params are given;
-    cached on the tree (the walk replays the rules over the whole tree)."""
-    cached = tree.extra.get("observation_keys")
+def tree_infoset_keys(tree: Tree, params, abstract: bool = False
+                      ) -> tuple[int, int, np.ndarray]:
+    """(status, info, table key of every infoset) of a tree of the game whose params are
+    given: observation keys, or abstraction keys; cached on the tree (the walk replays the
+    rules over the whole tree)."""
+    name = "abstraction_keys" if abstract else "observation_keys"
+    cached = tree.extra.get(name)
     if cached is not None:
         return TREE_OK, 0, cached
     status, info, keys = tree_keys(
         tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
-        tree.node_action, tree.infoset_seat, np.int64(tree.num_infosets), params)
+        tree.node_action, tree.infoset_seat, np.int64(tree.num_infosets), params, abstract)
     if status == TREE_OK:
-        tree.extra["observation_keys"] = keys
+        tree.extra[name] = keys
     return int(status), int(info), keys
 
 
@@ -423,14 +435,15 @@ def _on_tree(solver: MCCFRSolver, tree: Tree, pool: np.ndarray, average: bool) -
             f"tree of {tree.game} {tree.variant} does not match the solver's variant "
             f"{solver.variant.describe()}"
         )
-    status, info, keys = tree_infoset_keys(tree, solver._params)
+    status, info, keys = tree_infoset_keys(tree, solver._params, solver.abstraction)
     if status == TREE_OK:
         status, info, strat, found = tree_strategy(
             keys, tree.infoset_num_actions, np.int64(max(tree.max_actions, 1)), solver._table,
             solver._inf_off, solver._inf_nact, pool, average)
     if status != TREE_OK:
         what = {
-            TREE_SPLIT: "has nodes with different observation keys",
+            TREE_SPLIT: "has nodes with different keys (an abstraction that uses hidden "
+                        "information?)",
             TREE_MERGED: "shares its observation key with another infoset",
             TREE_ACTIONS: "has another action count than the MCCFR table",
         }[status]

@@ -148,6 +148,15 @@ def _chance_step(params, rng, cur, nxt, acts, probs, h):
 
 
 @njit(cache=True, inline="always")
+def infoset_key(cur, params, seat, h, abstract):
+    """The table key of ``seat``'s infoset: its observation sequence's hash, or with
+    ``abstract`` the game's information abstraction of the state."""
+    if abstract:
+        return P.abstraction_key(cur, params, seat)
+    return h[seat]
+
+
+@njit(cache=True, inline="always")
 def _root_keys(h):
     for s in range(h.shape[0]):
         h[s] = root_key(s)
@@ -158,8 +167,8 @@ def _root_keys(h):
 
 @njit(cache=True)
 def _es_traverse(
-    p, params, max_act, rng, counts, table, tsize, inf_off, inf_nact, inf_player, inf_key,
-    regret, ssum, f_state, f_acts, f_sigma, f_vals, f_k, f_next, f_inf, f_h, acts, sigma,
+    p, params, abstract, max_act, rng, counts, table, tsize, inf_off, inf_nact, inf_player,
+    inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals, f_k, f_next, f_inf, f_h, acts, sigma,
     probs, cur, nxt, h,
 ):
     """One external-sampling traversal for traverser ``p``; returns (status, value, arrays...).
@@ -190,7 +199,7 @@ def _es_traverse(
                 counts[C_NODES] += 1
                 inf_off, inf_nact, inf_player, inf_key, regret, ssum = _reserve(
                     counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum)
-                key = h[P.current_seat(cur, params)]
+                key = infoset_key(cur, params, P.current_seat(cur, params), h, abstract)
                 idx, table = _lookup(
                     table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key
                 )
@@ -256,9 +265,9 @@ def _es_traverse(
 
 @njit(cache=True)
 def _os_traverse(
-    p, params, epsilon, max_act, rng, counts, table, tsize, inf_off, inf_nact, inf_player,
-    inf_key, regret, ssum, path_inf, path_k, path_i, path_pl, path_opp, path_samp, path_sprob,
-    path_policy, acts, splice, probs, cur, nxt, h,
+    p, params, abstract, epsilon, max_act, rng, counts, table, tsize, inf_off, inf_nact,
+    inf_player, inf_key, regret, ssum, path_inf, path_k, path_i, path_pl, path_opp, path_samp,
+    path_sprob, path_policy, acts, splice, probs, cur, nxt, h,
 ):
     """One outcome-sampling episode for traverser ``p``; returns (status, value, arrays...)."""
     sign = 1.0 if p == 0 else -1.0
@@ -278,7 +287,7 @@ def _os_traverse(
         counts[C_NODES] += 1
         inf_off, inf_nact, inf_player, inf_key, regret, ssum = _reserve(
             counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum)
-        key = h[P.current_seat(cur, params)]
+        key = infoset_key(cur, params, P.current_seat(cur, params), h, abstract)
         idx, table = _lookup(
             table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key
         )
@@ -332,8 +341,8 @@ def _os_traverse(
 
 @njit(cache=True)
 def run_iterations(
-    scheme, params, epsilon, n_iter, max_act, max_depth, rng, counts, table, tsize, inf_off,
-    inf_nact, inf_player, inf_key, regret, ssum,
+    scheme, params, abstract, epsilon, n_iter, max_act, max_depth, rng, counts, table, tsize,
+    inf_off, inf_nact, inf_player, inf_key, regret, ssum,
 ):
     """Run ``n_iter`` iterations (team 0's traversal then team 1's); returns
     (status, done, arrays...).
@@ -378,7 +387,7 @@ def run_iterations(
             if scheme == 0:
                 status, _v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = (
                     _es_traverse(
-                        p, params, max_act, rng, counts, table, tsize, inf_off, inf_nact,
+                        p, params, abstract, max_act, rng, counts, table, tsize, inf_off, inf_nact,
                         inf_player, inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals,
                         f_k, f_next, f_inf, f_h, acts, scratch, probs, cur, nxt, h,
                     )
@@ -386,7 +395,7 @@ def run_iterations(
             else:
                 status, _v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = (
                     _os_traverse(
-                        p, params, epsilon, max_act, rng, counts, table, tsize, inf_off,
+                        p, params, abstract, epsilon, max_act, rng, counts, table, tsize, inf_off,
                         inf_nact, inf_player, inf_key, regret, ssum, f_inf, f_k, f_next,
                         path_pl, path_opp, path_samp, path_sprob, f_sigma, acts, scratch,
                         probs, cur, nxt, h,
@@ -448,15 +457,15 @@ def rebuild_table(inf_key, n):
 
 
 @njit(cache=True)
-def path_key(params, actions, seat):
-    """The key of ``seat``'s information state after the action path ``actions``."""
+def path_key(params, actions, seat, abstract):
+    """The table key of ``seat``'s information state after the action path ``actions``."""
     cur = P.initial_state(params)
     nxt = np.empty_like(cur)
     h = np.empty(P.num_seats(params), dtype=np.int64)
     _root_keys(h)
     for i in range(actions.shape[0]):
         advance_keys(params, cur, nxt, actions[i], h)
-    return h[seat]
+    return infoset_key(cur, params, seat, h, abstract)
 
 
 # Status codes of tree_keys and tree_strategy.
@@ -468,11 +477,12 @@ TREE_ACTIONS = 3  # a key stored by MCCFR with another action count
 
 @njit(cache=True)
 def tree_keys(first_child, num_children, node_player, node_infoset, node_action, infoset_seat,
-              n_tree_inf, params):
-    """(status, info, keys): the observation key of every infoset of a tree of the game.
+              n_tree_inf, params, abstract):
+    """(status, info, keys): the table key of every infoset of a tree of the game.
 
     Depth-first over the tree, replaying the rules alongside to compute each node's keys;
-    checks that every node of an infoset has one key and that no two infosets share one.
+    checks that every node of an infoset has one key and, without ``abstract``, that no two
+    infosets share one (an abstraction merges infosets: that is its purpose).
     """
     root = P.initial_state(params)
     n_seats = P.num_seats(params)
@@ -499,11 +509,11 @@ def tree_keys(first_child, num_children, node_player, node_infoset, node_action,
             continue
         j = node_infoset[node]
         if node_player[node] != CHANCE:
-            key = st_h[sp, infoset_seat[j]]
+            key = infoset_key(st_state[sp], params, infoset_seat[j], st_h[sp], abstract)
             if keyof[j] < 0:
                 keyof[j] = key
                 other, _ins, back = hm_get_or_put(back, bsize, key, j)
-                if other != j:
+                if other != j and not abstract:
                     return TREE_MERGED, j, keyof
             elif keyof[j] != key:
                 return TREE_SPLIT, j, keyof

@@ -33,10 +33,16 @@ The functions a game registers (:func:`register`), all ``@njit``:
 - ``heuristic_policy(state, params, actions, k, probs)`` (optional): a simple heuristic
   player, for head-to-head measurements: writes into ``probs[:k]`` a distribution over the
   ``k`` legal ``actions`` at a decision, using only what the seat to move can see.
+- ``abstraction_key(state, params, seat)`` (optional): an information abstraction for
+  Monte-Carlo CFR on games too big to enumerate: a 63-bit key (>= 0) of what the seat to
+  move knows at a decision, keeping what matters and forgetting the rest (e.g. the order of
+  history). It must depend only on the seat's information: on an enumerable variant every
+  node of an infoset must give the same key (checked when a strategy is mapped on a tree).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba.core import types
 from numba.extending import overload
 
@@ -46,7 +52,7 @@ OBS_BITS = 24  # observation codes are in [0, 2**OBS_BITS)
 
 REQUIRED = ("initial_state", "current_player", "legal_actions", "chance_outcomes",
             "apply_action", "observation", "returns_p1", "max_actions", "max_depth")
-OPTIONAL = ("current_seat", "num_seats", "heuristic_policy")
+OPTIONAL = ("current_seat", "num_seats", "heuristic_policy", "abstraction_key")
 
 _REGISTRY: dict[type, dict] = {}
 
@@ -122,9 +128,18 @@ def heuristic_policy(state, params, actions, k, probs):
     raise NotImplementedError("protocol functions run inside numba code only")
 
 
+def abstraction_key(state, params, seat):
+    raise NotImplementedError("protocol functions run inside numba code only")
+
+
 def has_heuristic(params_class: type) -> bool:
     """Whether the game of ``params_class`` registered a heuristic player."""
     return "heuristic_policy" in _REGISTRY.get(params_class, {})
+
+
+def has_abstraction(params_class: type) -> bool:
+    """Whether the game of ``params_class`` registered an information abstraction."""
+    return "abstraction_key" in _REGISTRY.get(params_class, {})
 
 
 # --- dispatch ----------------------------------------------------------------------------
@@ -222,3 +237,13 @@ def _heuristic_policy(state, params, actions, k, probs):
         for a in range(k):
             probs[a] = 1.0 / k
     return uniform
+
+
+@overload(abstraction_key)
+def _abstraction_key(state, params, seat):
+    if _impl("initial_state", params) is None:
+        return None
+    f = _impl("abstraction_key", params)
+    if f is not None:
+        return lambda state, params, seat: f(state, params, seat)
+    return lambda state, params, seat: np.int64(-1)  # none: the caller refuses first

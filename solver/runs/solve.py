@@ -70,6 +70,7 @@ class SolveConfig:
     seed: int = 0
     epsilon: float | None = None  # os-mccfr only (None: DEFAULT_EPSILON)
     memory_limit: float | None = None  # MCCFR only, GiB (None: DEFAULT_MEMORY_LIMIT_GIB)
+    abstraction: bool = False  # MCCFR only: key infosets by the game's information abstraction
 
 
 # Settings a resumed run takes from the command line rather than from its checkpoint.
@@ -135,7 +136,7 @@ class _MonteCarlo:
         self.solver = MCCFRSolver(
             game, MCCFR_ALGORITHMS[config.algorithm], seed=config.seed,
             epsilon=_epsilon(config) or DEFAULT_EPSILON,
-            memory_limit=_memory_limit_gib(config) * 2**30,
+            memory_limit=_memory_limit_gib(config) * 2**30, abstraction=config.abstraction,
         )
         self.tree = build_tree(game) if self.enumerable else None
         self.value_column = "exploitability" if self.enumerable else "exploitability_estimate"
@@ -242,6 +243,8 @@ def _check_config(config: SolveConfig) -> None:
                 f"--memory-limit must be > 0 and at most half the RAM ({ram / 2:.3g} GiB here: a "
                 f"checkpoint copies the tables), got {config.memory_limit!r}"
             )
+    if config.abstraction and not mccfr:
+        raise SpycfrError("--abstraction applies to --algorithm es-mccfr or os-mccfr only")
     if mccfr and not config.alternating:
         raise SpycfrError("MCCFR always alternates the players' updates: drop --simultaneous")
     if mccfr and not 0 <= config.seed < 2**63:
@@ -386,7 +389,8 @@ def solve_run(
 def _algorithm_params(config: SolveConfig) -> dict:
     if config.algorithm in MCCFR_ALGORITHMS:
         return {"scheme": MCCFR_ALGORITHMS[config.algorithm], "epsilon": _epsilon(config),
-                "memory_limit_gib": _memory_limit_gib(config), "alternating": True}
+                "memory_limit_gib": _memory_limit_gib(config), "alternating": True,
+                "abstraction": config.abstraction}
     return {"alpha": config.alpha, "beta": config.beta, "gamma": config.gamma,
             "alternating": config.alternating}
 

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from solver.engine import protocol
+from solver.engine.rng import combine_key, root_key
 from solver.tree import CHANCE, TERMINAL
 
 MAX_NAMES = 8
@@ -529,9 +530,28 @@ def heuristic_policy(state, params, actions, k, probs):
     probs[best] = 1.0
 
 
+# --- the information abstraction (Monte-Carlo CFR on the full game) ---------------------
+
+
+@njit(cache=True)
+def abstraction_key(state, params, seat):
+    """What ``seat`` knows that matters, history order forgotten: its hand and discards,
+    every card in play, the gap, the hand and deck sizes, the discards left, whose turn and
+    step it is and the face-up card on the table (all but the hand and discards public)."""
+    h = root_key(seat)
+    for i in range(params.n):
+        h = combine_key(h, state[HAND + 8 * seat + i])
+        h = combine_key(h, state[DISC + 8 * seat + i])
+        h = combine_key(h, state[PLAY + i])
+        h = combine_key(h, state[PLAY + 8 + i])
+    for f in (GAP, DECKSIZE, HANDSIZE, HANDSIZE + 1, DLEFT, DLEFT + 1, ACTIVE, PHASE, UP):
+        h = combine_key(h, state[f] + 64)  # the offset keeps -1 (no card) a small positive
+    return h
+
+
 protocol.register(
     AgentAvenueParams, initial_state=initial_state, current_player=current_player,
     legal_actions=legal_actions, chance_outcomes=chance_outcomes, apply_action=apply_action,
     observation=observation, returns_p1=returns_p1, max_actions=max_actions,
-    max_depth=max_depth, heuristic_policy=heuristic_policy,
+    max_depth=max_depth, heuristic_policy=heuristic_policy, abstraction_key=abstraction_key,
 )
