@@ -25,3 +25,23 @@ for entry in "${exact[@]}"; do
     --target-exploitability 1e-4 --check-every 100 -o "$dir" --overwrite
   "$SPYCFR" report "$dir" -o "$dir/report.md"
 done
+# The full Agent Avenue game: sampled (no tree), measured head to head.
+if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
+  "$SPYCFR" solve agent-avenue --preset standard --algorithm os-mccfr --abstraction \
+    --memory-limit 3 --time-limit 900 --seed 0 -o agent-avenue/standard --overwrite
+  for b in uniform heuristic; do
+    "$SPYCFR" head-to-head agent-avenue/standard "$b" --games 20000 --seed 1 --json \
+      > "agent-avenue/standard/headtohead-$b.json"
+  done
+  "$SPYCFR" head-to-head heuristic uniform --game agent-avenue --preset standard \
+    --games 20000 --seed 1 --json > agent-avenue/standard/headtohead-heuristic-vs-uniform.json
+fi
+# Agent Double Double Agent's enumerable presets (a few seconds to a minute
+# each); its full game is only sampled (docs/games/agent-double-double-agent.md).
+for preset in tiny small medium; do
+  dir="agent-double-double-agent/$preset"
+  if [ ${#selected[@]} -gt 0 ] && ! wanted "$dir"; then continue; fi
+  "$SPYCFR" solve agent-double-double-agent --preset "$preset" --algorithm cfr+ \
+    --target-exploitability 1e-4 --check-every 100 -o "$dir" --overwrite
+  "$SPYCFR" report "$dir" -o "$dir/report.md"
+done

@@ -20,6 +20,7 @@ from solver.tree import Tree
 _MODULES = {
     "agent-hunter": "solver.games.agent_hunter",
     "agent-avenue": "solver.games.agent_avenue",
+    "agent-double-double-agent": "solver.games.agent_double_double_agent",
     "kuhn": "solver.games.kuhn",
     "leduc": "solver.games.leduc",
     "liars-dice": "solver.games.liars_dice",

@@ -1,0 +1,97 @@
+"""Agent Double Double Agent variants: defaults, presets, and one-line refusals that name the
+parameter, the value and what is allowed."""
+
+from __future__ import annotations
+
+import pytest
+
+from solver.errors import VariantError
+from solver.games import get_plugin, make_variant
+from solver.games.agent_double_double_agent.variant import (
+    PARAMETERS,
+    PRESETS,
+    STANDARD_DECK,
+    Variant,
+    variant_words,
+)
+
+GAME = "agent-double-double-agent"
+
+
+def test_every_parameter_is_an_option_and_every_preset_is_valid():
+    plugin = get_plugin(GAME)
+    assert [p.name for p in plugin.parameters] == list(PARAMETERS)
+    assert {p.flag for p in plugin.parameters} >= {"--agents", "--deck", "--neighbour-threshold",
+                                                   "--plus-one"}
+    for preset in PRESETS:
+        v = make_variant(GAME, preset)
+        assert Variant(**v.as_dict()) == v  # as_dict round-trips (run directories rely on it)
+        assert make_variant(GAME, None, v.as_dict()) == v
+
+
+def test_defaults_follow_the_number_of_agents():
+    v = make_variant(GAME, None, {"agents": "3"})
+    assert v.loyalty == "1,2,3" and v.start == "121" and v.neighbour_threshold == 3
+    v = make_variant(GAME, None, {"agents": "4", "threshold": "3"})
+    assert v.loyalty == "1,2,3,4" and v.start == "1212" and v.neighbour_threshold == 2
+    assert make_variant(GAME, "standard").deck == Variant(deck=STANDARD_DECK).deck
+
+
+def test_cli_strings_are_accepted_and_canonicalised():
+    v = make_variant(GAME, None, {"agents": "3", "loyalty": "3-1-2", "deck": "2,1,1, ?=3",
+                                  "hand": "2", "plus_one": "3,1", "faceup": "Always",
+                                  "payoff": "MARGIN", "track": "6", "start": "212"})
+    assert v.loyalty == "3,1,2" and v.deck == "1*2,2,?=3" and v.plus_one == "1,3"
+    assert v.faceup == "always" and v.payoff == "margin" and v.track == 6
+    assert v.start_space(0) == 3 and v.start_space(1) == 2  # inner spaces of a 6-space track
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"agents": "7"}, "agents=7 is not allowed: an integer 2..6"),
+    ({"agents": "x"}, "agents='x' is not allowed: an integer"),
+    ({"loyalty": "1,2,3"}, "loyalty='1,2,3' is not allowed: 6 tokens, one per agent (agents=6), "
+                           "got 3"),
+    ({"loyalty": "1,2,2,3,4,10"}, "loyalty='1,2,2,3,4,10' is not allowed: 6 tokens 0..9"),
+    ({"deck": "1,8"}, "deck='1,8' is not allowed: '8' is not a card (cards 0..7, P, 0/7=0, "
+                      "0/7=7, ?=0..?=7, each optionally *N)"),
+    ({"deck": "1*31"}, "deck='1*31' is not allowed: 1..30 cards (got 31)"),
+    ({"deck": "0,P,1,2,3"}, "deck='0,P,1,2,3' is not allowed: a simple 0 and Personal Files (P) "
+                            "would share the back `0`"),
+    ({"deck": "1,2", "hand": "3"}, "hand=3 is not allowed: at most the deck's 2 cards"),
+    ({"hand": "9"}, "hand=9 is not allowed: an integer 1..8"),
+    ({"threshold": "1"}, "threshold=1 is not allowed: an integer 2..8"),
+    ({"neighbour_threshold": "5"}, "neighbour_threshold=5 is not allowed with threshold=4: an "
+                                   "integer 1..4"),
+    ({"track": "5"}, "track=5 is not allowed: an even integer 2..8"),
+    ({"track": "10"}, "track=10 is not allowed: an integer 2..8"),
+    ({"start": "12"}, "start='12' is not allowed: 6 digits 1 or 2, one per agent (e.g. 121212)"),
+    ({"start": "123123"}, "start='123123' is not allowed"),
+    ({"counters": "7"}, "counters=7 is not allowed: an integer 0..6"),
+    ({"plus_one": "7"}, "plus_one='7' is not allowed: distinct agents 1..6 separated by commas, "
+                        "or none"),
+    ({"plus_one": "2,2"}, "plus_one='2,2' is not allowed"),
+    ({"faceup": "never"}, "faceup='never' is not allowed: one of stuck, always"),
+    ({"payoff": "vp"}, "payoff='vp' is not allowed: one of win, margin"),
+    ({"deck": "0,1,2,3,4,5,6,7,0/7=0,0/7=7,?=0,?=1,?=2,?=3,?=4,?=5,?=6,?=7", "hand": "8"},
+     "possible first hands (at most 20,000)"),
+    ({"cards": "3"}, "unknown parameter 'cards' for agent-double-double-agent; parameters: "
+                     "agents, loyalty"),
+])
+def test_bad_parameters_are_refused_in_one_line(params, message):
+    with pytest.raises(VariantError) as exc:
+        make_variant(GAME, None, params)
+    assert message in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_unknown_preset():
+    with pytest.raises(VariantError, match="unknown preset 'huge' for agent-double-double-agent; "
+                                           "presets: tiny, small, medium, standard"):
+        make_variant(GAME, "huge")
+
+
+def test_words_say_what_is_assumed():
+    words = variant_words(make_variant(GAME, "standard").as_dict())
+    assert "Assumed (not in the rulebook)" in words and "22-card deck" in words
+    assert "counters' starting sides 121212" in words
+    words = variant_words(make_variant(GAME, "tiny").as_dict())
+    assert "a reduced deck" in words and "first turn" in words
