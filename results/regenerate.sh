@@ -45,3 +45,13 @@ for preset in tiny small medium; do
     --target-exploitability 1e-4 --check-every 100 -o "$dir" --overwrite
   "$SPYCFR" report "$dir" -o "$dir/report.md"
 done
+if [ ${#selected[@]} -eq 0 ] || wanted agent-double-double-agent/standard; then
+  dir=agent-double-double-agent/standard
+  "$SPYCFR" solve agent-double-double-agent --preset standard --algorithm os-mccfr \
+    --memory-limit 2 --time-limit 300 --seed 0 -o "$dir" --overwrite
+  for b in uniform heuristic; do
+    "$SPYCFR" head-to-head "$dir" "$b" --games 20000 --seed 1 --json > "$dir/headtohead-$b.json"
+  done
+  "$SPYCFR" head-to-head heuristic uniform --game agent-double-double-agent --preset standard \
+    --games 20000 --seed 1 --json > "$dir/headtohead-heuristic-vs-uniform.json"
+fi
