@@ -304,7 +304,8 @@ def test_variant_parameters_and_errors():
         ({"names": "EN"}, "names"), ({"names": "EN,XX"}, "XX"), ({"names": "EN,EN,CB"}, "distinct"),
         ({"copies": 7}, "copies=7"), ({"copies": "x"}, "integer"), ({"hand": 5}, "hand=5"),
         ({"discards": -1}, "discards"), ({"board": 7}, "even"), ({"board": 16}, "board=16"),
-        ({"mode": "pro"}, "mode"), ({"mode": "advanced"}, "advanced"), ({"nope": 1}, "nope"),
+        ({"mode": "pro"}, "mode"), ({"nope": 1}, "nope"),
+        ({"mode": "advanced", "board": 10}, "mode=advanced is only played with the full"),
         ({"names": "EN,CB", "copies": 2, "hand": 2}, "at least 2"),
     ]:
         with pytest.raises(VariantError, match=needle):

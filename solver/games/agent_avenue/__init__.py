@@ -1,4 +1,5 @@
-"""Agent Avenue (Kudahl 2024), simple mode: variants, numba rules, game records."""
+"""Agent Avenue (Kudahl 2024), simple and advanced mode (black market cards): variants, numba
+rules, game records."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from solver.games.agent_avenue import position as _position
 from solver.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
 from solver.games.agent_avenue.openings import group as _group
 from solver.games.agent_avenue.openings import opening_paths as _opening_paths
+from solver.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
 from solver.games.agent_avenue.variant import PARAMETERS, PRESETS, Variant, make_variant
 from solver.games.agent_avenue.variant import variant_words as _words
 from solver.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
@@ -16,11 +18,17 @@ def make_game(preset: str | None = None, params: dict | None = None) -> AgentAve
     return AgentAvenueGame(make_variant(preset, params))
 
 
+def _paths(variant: Variant) -> list[tuple[int, list[int], str]]:
+    """The opening decisions of the variant's mode (openings.py, openings_advanced.py)."""
+    return _advanced_paths(variant) if variant.mode == "advanced" else _opening_paths(variant)
+
+
 PLUGIN = GamePlugin(
     name="agent-avenue",
     title="Agent Avenue",
     summary="recruit agents shown face up or hidden face down, catch the other meeple "
-            "(Kudahl 2024); the full simple game is preset standard",
+            "(Kudahl 2024); the full simple game is preset standard, the full advanced game "
+            "(black market cards) preset advanced",
     make_variant=make_variant,
     python_game=AgentAvenueGame,
     numba_params=lambda variant: variant.to_params(),
@@ -35,7 +43,7 @@ PLUGIN = GamePlugin(
         lines=_position.position_lines, view_key=_position.view_key,
         example="deal:EN.CB|CB.DD play:EN/CB draw:DD take:up=CB",
     ),
-    openings=Openings(paths=_opening_paths, group=_group, group_name="move",
+    openings=Openings(paths=_paths, group=_group, group_name="move",
                       group_title="moves", what="first move", whats="first moves",
                       context_name="situation"),
     report_sections="solver.games.agent_avenue.report:sections",

@@ -1,4 +1,5 @@
-"""Agent Avenue as Python states (solver/engine/states.py): a thin shell over rules.py."""
+"""Agent Avenue as Python states (solver/engine/states.py): a thin shell over the numba
+rules of the variant's mode (rules.py, or advanced.py for the black market)."""
 
 from __future__ import annotations
 
@@ -17,14 +18,15 @@ class AgentAvenueGame:
     def __init__(self, variant: Variant | None = None) -> None:
         self.variant_obj = variant or Variant()
         self.params = self.variant_obj.to_params()
-        self.max_actions = int(R.max_actions(self.params))
+        self.rules = self.variant_obj.rules
+        self.max_actions = int(self.rules.max_actions(self.params))
 
     @property
     def variant(self) -> dict:
         return self.variant_obj.as_dict()
 
     def new_initial_state(self) -> AgentAvenueState:
-        return AgentAvenueState(self, R.initial_state(self.params), ((), ()))
+        return AgentAvenueState(self, self.rules.initial_state(self.params), ((), ()))
 
     def __repr__(self) -> str:
         return f"AgentAvenueGame({self.variant_obj.describe()})"
@@ -43,15 +45,15 @@ class AgentAvenueState:
         return int(self.array[R.PHASE]) == R.PH_OVER
 
     def current_player(self) -> int:
-        return int(R.current_player(self.array, self.game.params))
+        return int(self.game.rules.current_player(self.array, self.game.params))
 
     def _list(self) -> tuple[np.ndarray, np.ndarray, int]:
         codes = np.empty(self.game.max_actions, dtype=np.int32)
         probs = np.empty(self.game.max_actions)
         if self.current_player() == R.CHANCE:
-            k = R.chance_outcomes(self.array, self.game.params, codes, probs)
+            k = self.game.rules.chance_outcomes(self.array, self.game.params, codes, probs)
         else:
-            k = R.legal_actions(self.array, self.game.params, codes)
+            k = self.game.rules.legal_actions(self.array, self.game.params, codes)
         return codes, probs, int(k)
 
     def legal_actions(self) -> list[int]:
@@ -70,12 +72,12 @@ class AgentAvenueState:
         g = self.game
         views = tuple(extend_view(self.views[p], g.variant_obj, self.array, g.params, action, p)
                       for p in range(2))
-        out = np.empty(R.STATE_SIZE, dtype=np.int16)
-        R.apply_action(self.array, g.params, np.int32(action), out)
+        out = np.empty_like(self.array)
+        g.rules.apply_action(self.array, g.params, np.int32(action), out)
         return AgentAvenueState(g, out, views)
 
     def returns(self) -> tuple[float, float]:
-        u = float(R.returns_p1(self.array, self.game.params))
+        u = float(self.game.rules.returns_p1(self.array, self.game.params))
         return u, 0.0 - u
 
     def information_state(self, player: int) -> str:

@@ -1,10 +1,13 @@
 """Agent Avenue positions as data and words: what ``spycfr record check`` and ``query`` show
-after a record (full, or one player's view with what it cannot know left out)."""
+after a record (full, or one player's view with what it cannot know left out). In advanced
+mode the summary adds the meeples' spaces and the black market (all public)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from solver.games.agent_avenue import advanced as A
+from solver.games.agent_avenue import market as M
 from solver.games.agent_avenue import rules as R
 from solver.games.agent_avenue.record import (
     PLAYER_NAMES,
@@ -16,10 +19,19 @@ from solver.games.agent_avenue.record import (
 from solver.games.agent_avenue.variant import Variant
 
 PHASES = {R.PH_DEAL0: "deal", R.PH_DEAL1: "deal", R.PH_PLAY: "play", R.PH_SWAP_DRAW: "swap draw",
-          R.PH_REFILL: "draw", R.PH_RECRUIT: "recruit", R.PH_OVER: "over"}
+          R.PH_REFILL: "draw", R.PH_RECRUIT: "recruit", R.PH_OVER: "over",
+          A.PH_MARKET: "black market setup", A.PH_BM_TAKE: "black market take",
+          A.PH_BM_SUPPLY: "black market supply refill", A.PH_CHOOSE: "black market ability",
+          A.PH_EFFECT: "black market ability", A.PH_HAND_DRAW: "draw after an ability"}
 ENDINGS = ((R.END_P1_CATCH, "P1 caught P2's meeple"), (R.END_P2_CATCH, "P2 caught P1's meeple"),
            (R.END_P1_CB, "P1 has three Codebreakers"), (R.END_P2_CB, "P2 has three Codebreakers"),
            (R.END_P1_DD, "P1 has three Daredevils"), (R.END_P2_DD, "P2 has three Daredevils"),
+           (A.END_P1_LEADER, "P1 has three Daredevils and Leader of the Pack"),
+           (A.END_P2_LEADER, "P2 has three Daredevils and Leader of the Pack"),
+           (A.END_P1_MASTER, "P1 has seven different agents in play and Masterplan"),
+           (A.END_P2_MASTER, "P2 has seven different agents in play and Masterplan"),
+           (A.END_P1_SECURITY, "P2's meeple is on P1's home space and P1 has Security System"),
+           (A.END_P2_SECURITY, "P1's meeple is on P2's home space and P2 has Security System"),
            (R.END_DECK_OUT, "the deck ran out"), (R.END_TIE, "a tie, won by the active player"))
 
 NULL_SUMMARY = {
@@ -44,10 +56,11 @@ def position_summary(rep: Replay) -> dict:
     the viewer cannot know (the other hand, its discards, a face-down card) is None."""
     v, s = rep.variant, rep.state
     params = v.to_params()
+    rules = v.rules
     ph = int(s[R.PHASE])
     terminal = ph == R.PH_OVER
     a = int(s[R.ACTIVE])
-    mover = int(R.current_player(s, params))
+    mover = int(rules.current_player(s, params))
     players = []
     for p in range(2):
         known = rep.viewer is None or rep.viewer == p
@@ -61,8 +74,8 @@ def position_summary(rep: Replay) -> dict:
         })
     legal = None
     if mover in (0, 1) and (rep.viewer is None or rep.viewer == mover):
-        buf = np.empty(max(int(R.max_actions(params)), 2), dtype=np.int32)
-        k = R.legal_actions(s, params, buf)
+        buf = np.empty(max(int(rules.max_actions(params)), 2), dtype=np.int32)
+        k = rules.legal_actions(s, params, buf)
         legal = [action_label(v, s, int(x)) for x in buf[:k]]
     shown = None
     if int(s[R.UP]) >= 0:
@@ -74,9 +87,9 @@ def position_summary(rep: Replay) -> dict:
     payoff = None
     if terminal:
         ended = [text for bit, text in ENDINGS if int(s[R.ENDED]) & bit]
-        u = float(R.returns_p1(s, params))
+        u = float(rules.returns_p1(s, params))
         payoff = [u, -u]
-    return {
+    info = {
         "valid": True,
         "error": None,
         "record": rep.record,
@@ -96,6 +109,25 @@ def position_summary(rep: Replay) -> dict:
         "players": players,
         "consistent_positions": None if rep.viewer is None else int(len(rep.candidates)),
         "variant": v.as_dict(),
+    }
+    if v.mode == "advanced":
+        info.update(_black_market(s))
+    return info
+
+
+def _black_market(s: np.ndarray) -> dict:
+    """The advanced mode's public position: the meeples' spaces and the black market."""
+    card = int(s[A.CARD])
+    return {
+        "spaces": [int(s[A.POS]), int(s[A.POS + 1])],
+        "black_market": {
+            "supply": M.card_list(s, A.L_SUPPLY),
+            "deck_size": int(s[A.BMDECK]),
+            "discard_pile": M.card_list(s, A.L_DISCARD),
+            "ongoing": [M.card_list(s, A.L_OWNER + p) for p in range(2)],
+            "resolving": None if card < 0 else M.KEYS[card],
+            "player": None if int(s[A.BMP]) < 0 else PLAYER_NAMES[int(s[A.BMP])],
+        },
     }
 
 
@@ -130,6 +162,15 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
         lines.append(f"P{p + 1}  hand: {_cards(pl['hand'])} ({pl['hand_size']} cards)   in play: "
                      f"{_cards(pl['in_play'])}   discards left: {pl['discards_left']}   "
                      f"discarded: {pl['discarded']}")
+    if "black_market" in info:
+        bm = info["black_market"]
+        for p in range(2):
+            lines.append(f"P{p + 1}  on space {info['spaces'][p]}   black market cards: "
+                         f"{' '.join(bm['ongoing'][p]) or '-'}")
+        lines.append(f"black market: supply {' '.join(bm['supply']) or '-'}   deck "
+                     f"{bm['deck_size']}   discarded {' '.join(bm['discard_pile']) or '-'}"
+                     + (f"   {bm['player']} resolves {bm['resolving']}" if bm["resolving"]
+                        else ""))
     if info["terminal"]:
         who = "P1" if info["payoff"][0] > 0 else "P2"
         lines.append(f"game over: {who} wins ({'; '.join(info['ended'])})")

@@ -7,6 +7,10 @@ up, CB face down), ``draw:DA.SE`` (left out when nothing is drawn), ``take:up=CB
 recruitment). A player's view writes ``?`` for what that player cannot see
 (``deal:EN.CB.DD.SE|?``, ``swap:?>?``, ``play:EN/?``, ``draw:?.?``).
 
+In advanced mode the black market's tokens (market.py: ``market:``, ``bm:P1=X>Y``, the
+abilities' ``mind:CB`` ...) come in too, and ``draw:`` also refills a hand after a player's
+abilities (seen by that player only).
+
 Every token is the formatting of the observation codes (rules.observation) of its tree
 edges: the full record uses the codes of the seat that sees the edge (the mover, the
 drawer), a view uses the viewer's. Replaying follows every hidden history consistent with
@@ -24,6 +28,8 @@ import numpy as np
 
 from solver.engine.playout import expand_consistent
 from solver.errors import RecordError
+from solver.games.agent_avenue import advanced as A
+from solver.games.agent_avenue import market as M
 from solver.games.agent_avenue import rules as R
 from solver.games.agent_avenue.variant import CODES, Variant
 
@@ -36,8 +42,13 @@ _RE = {
     "play": re.compile(rf"play:{_ONE}/{_ONE}"),
     "draw": re.compile(rf"draw:{_CARDS}"),
     "take": re.compile(rf"take:(up|down)(?:={_ONE})?"),
+    **M.RE,
 }
 SHAPES = "deal:A.B|C.D, swap:X>Y, play:UP/DOWN, draw:A.B, take:up=X or take:down=X"
+EXPECTED = {R.PH_DEAL0: "deal", R.PH_PLAY: "swap or play", R.PH_REFILL: "draw",
+            R.PH_RECRUIT: "take", R.PH_SWAP_DRAW: "the draw of the swap", A.PH_MARKET: "market",
+            A.PH_BM_TAKE: "bm", A.PH_HAND_DRAW: "draw",
+            A.PH_BM_SUPPLY: "the card that refills the black market supply"}
 
 
 # --- formatting ------------------------------------------------------------------------
@@ -76,6 +87,8 @@ def edge_text(variant: Variant, state: np.ndarray, obs: int, part: str) -> str:
         return f"play:{name[up]}/{'?' if down == R.HIDDEN else name[down]}"
     if kind == R.O_TAKE:
         return f"take:{'down' if (pay >> 4) & 1 else 'up'}={name[pay & 15]}"
+    if kind == A.O_MARKET and variant.mode == "advanced":
+        return M.observation_text(name, int(state[A.BMP]), obs)[1]
     raise ValueError(f"not an Agent Avenue observation code: {obs}")
 
 
@@ -83,8 +96,12 @@ def extend_view(tokens: tuple[str, ...], variant: Variant, state: np.ndarray, pa
                 action: int, seat: int) -> tuple[str, ...]:
     """``seat``'s record tokens after ``action`` (or chance outcome) is applied at ``state``."""
     ph = int(state[R.PHASE])
-    text = edge_text(variant, state, int(R.observation(state, params, np.int32(action), seat)),
-                     "")
+    obs = int(variant.rules.observation(state, params, np.int32(action), seat))
+    text = edge_text(variant, state, obs, "")
+    if ph == A.PH_HAND_DRAW:
+        return tokens + (f"draw:{text}",)
+    if ph >= A.PH_MARKET:  # the black market: a new token, or the refill of the supply
+        return tokens[:-1] + (tokens[-1] + text,) if ph == A.PH_BM_SUPPLY else tokens + (text,)
     if ph == R.PH_DEAL0:
         return tokens + (f"deal:{text}|",)
     if ph == R.PH_DEAL1:
@@ -101,8 +118,16 @@ def extend_view(tokens: tuple[str, ...], variant: Variant, state: np.ndarray, pa
 def action_label(variant: Variant, state: np.ndarray, action: int) -> str:
     """Label of a legal action or chance outcome at ``state``, in record notation."""
     ph = int(state[R.PHASE])
-    if ph in (R.PH_DEAL0, R.PH_DEAL1, R.PH_SWAP_DRAW, R.PH_REFILL):
+    if ph in (R.PH_DEAL0, R.PH_DEAL1, R.PH_SWAP_DRAW, R.PH_REFILL, A.PH_HAND_DRAW):
         return f"draw:{draw_text(variant, int(action))}"
+    if ph == A.PH_MARKET:
+        return M.market_text(int(action))
+    if ph == A.PH_BM_TAKE:
+        return M.take_text(int(state[A.BMP]), int(action) & 31)
+    if ph == A.PH_BM_SUPPLY:
+        return f"supply:{M.KEYS[int(action)]}"
+    if ph in (A.PH_CHOOSE, A.PH_EFFECT):
+        return M.ability_text(variant.names, int(state[A.CARD]), int(action) & 31)
     typ, pay = int(action) >> 20, int(action) & 0xFFFFF
     if typ == R.T_SWAP:
         return f"swap:{variant.names[pay & 7]}"
@@ -134,6 +159,7 @@ class _Ctx:
     def __init__(self, variant: Variant, viewer: int | None) -> None:
         self.v = variant
         self.params = variant.to_params()
+        self.rules = variant.rules
         self.viewer = viewer
 
     def err(self, number: int, token: str, reason: str) -> RecordError:
@@ -205,11 +231,14 @@ def _edges(ctx: _Ctx, number: int, token: str, state: np.ndarray, last: bool, do
     ph = int(state[R.PHASE])
     a = int(state[R.ACTIVE])
     viewer = ctx.viewer
-    expected = {R.PH_DEAL0: "deal", R.PH_PLAY: "swap or play", R.PH_REFILL: "draw",
-                R.PH_RECRUIT: "take", R.PH_SWAP_DRAW: "the draw of the swap"}.get(ph, "nothing")
+    expected = EXPECTED.get(ph, "nothing")
+    if ph in (A.PH_CHOOSE, A.PH_EFFECT):
+        expected = M.KEYS[int(state[A.CARD])].lower()
     if ph == R.PH_OVER:
         raise ctx.err(number, token, "the game is already over")
-    if kind not in expected:
+    if kind not in expected if ph < A.PH_MARKET else kind != expected.split()[-1]:
+        if ph >= A.PH_MARKET:
+            raise ctx.err(number, token, f"expected {expected} here ({_bm_who(state)})")
         who = PLAYER_NAMES[a if ph != R.PH_RECRUIT else 1 - a]
         raise ctx.err(number, token, f"expected {expected} here ({who} to move)")
     if kind == "deal":
@@ -230,6 +259,8 @@ def _edges(ctx: _Ctx, number: int, token: str, state: np.ndarray, last: bool, do
                 out.append((seat, (R.O_DEAL << 21) | code))
         return out
     seat_a = a if viewer is None else viewer
+    if ph >= A.PH_MARKET and kind != "draw":
+        return _bm_edges(ctx, number, token, kind, m, state, last, seat_a)
     if kind == "swap":
         first, drawn = m.groups()
         i = ctx.name(number, token, first)
@@ -257,6 +288,9 @@ def _edges(ctx: _Ctx, number: int, token: str, state: np.ndarray, last: bool, do
                                          "(the other writes play:X/?)")
         return [(seat_a, (R.O_PLAY << 21) | (up << 4) | down)]
     if kind == "draw":
+        if ph == A.PH_HAND_DRAW:  # a hand refilled after a player's abilities
+            a = int(state[A.BMP])
+            seat_a = a if viewer is None else viewer
         code = ctx.cards(number, token, m.group(1))
         if isinstance(code, tuple):
             if seat_a == a:
@@ -280,6 +314,60 @@ def _edges(ctx: _Ctx, number: int, token: str, state: np.ndarray, last: bool, do
     return [(seat, (R.O_TAKE << 21) | (side << 4) | down)]
 
 
+def _bm_who(state: np.ndarray) -> str:
+    p = int(state[A.BMP])
+    ph = int(state[R.PHASE])
+    if ph == A.PH_MARKET:
+        return "the black market supply is dealt"
+    if ph in (A.PH_CHOOSE, A.PH_EFFECT):
+        return f"{PLAYER_NAMES[p]} resolves {M.CARDS[int(state[A.CARD])][1]}"
+    if ph == A.PH_BM_TAKE:
+        return f"{PLAYER_NAMES[p]} takes a black market card"
+    return f"{PLAYER_NAMES[p]} to move"
+
+
+def _bm_card(ctx: _Ctx, number: int, token: str, text: str) -> int:
+    c = M.card_index(text)
+    if c is None:
+        raise ctx.err(number, token, f"{text} is not a black market card (keys: "
+                                     f"{','.join(M.KEYS)}, or numbers 1..15)")
+    return c
+
+
+def _bm_edges(ctx: _Ctx, number: int, token: str, kind: str, m, state: np.ndarray,
+              last: bool, seat: int) -> list[tuple[int, int]]:
+    """The edges of a black market token (public: every seat sees the same codes)."""
+    base = A.O_MARKET << 21
+    if kind == "market":
+        cards = [_bm_card(ctx, number, token, t) for t in m.group(1).split(".")]
+        if len(set(cards)) != len(cards) or len(cards) != A.SUPPLY_SIZE:
+            raise ctx.err(number, token, f"the supply is {A.SUPPLY_SIZE} different cards")
+        return [(seat, base | (A.SUB_MARKET << 18) | sum(1 << c for c in cards))]
+    if kind == "bm":
+        who, took, refill = m.groups()
+        taker = PLAYER_NAMES[int(state[A.BMP])]
+        if who is not None and who != taker:
+            raise ctx.err(number, token, f"{taker} takes a card here, not {who}")
+        out = [(seat, base | (A.SUB_TAKE << 18) | _bm_card(ctx, number, token, took))]
+        if refill is None:
+            if int(state[A.BMDECK]) > 0 and not last:
+                raise ctx.err(number, token, "the supply is refilled before the ability "
+                                             f"resolves: write bm:{taker}={took}>CARD")
+            return out
+        if int(state[A.BMDECK]) == 0:
+            raise ctx.err(number, token, "the black market deck is empty: nothing refills "
+                                         f"the supply (write bm:{taker}={took})")
+        return out + [(seat, base | (A.SUB_SUPPLY << 18) | _bm_card(ctx, number, token, refill))]
+    what, again = m.groups()
+    card = M.ABILITIES[kind]
+    if again and (card != A.SPYCATION or what in ("-", "+1")):
+        raise ctx.err(number, token, "+recruit follows Spycation's agent only")
+    x = {"-": A.EFF_NONE, "+1": A.EFF_MOVED}.get(what)
+    if x is None:
+        x = ctx.name(number, token, what)
+    return [(seat, base | (A.SUB_ABILITY << 18) | (card << 5) | (bool(again) << 4) | x)]
+
+
 def _unit(i: int) -> np.ndarray:
     x = np.zeros(R.MAX_NAMES, dtype=np.int64)
     x[i] = 1
@@ -295,13 +383,14 @@ def _expand(ctx: _Ctx, states: np.ndarray, seat: int, code: int
 
 def _replay(variant: Variant, toks: list[str], viewer: int | None) -> Replay:
     ctx = _Ctx(variant, viewer)
-    states = R.initial_state(ctx.params)[None, :]
+    states = ctx.rules.initial_state(ctx.params)[None, :]
     actions: list[int] = []
     canon: list[str] = []
     for number, token in enumerate(toks, 1):
         last = number == len(toks)
         downs = set(np.unique(states[:, R.DOWN]).tolist())
-        edges = _edges(ctx, number, token, states[0], last, downs.pop() if len(downs) == 1 else -1)
+        before = states[0]
+        edges = _edges(ctx, number, token, before, last, downs.pop() if len(downs) == 1 else -1)
         for seat, code in edges:
             nxt, acts = _expand(ctx, states, seat, code)
             if not len(nxt):
@@ -312,14 +401,16 @@ def _replay(variant: Variant, toks: list[str], viewer: int | None) -> Replay:
             states = nxt
             if viewer is None:
                 actions.append(int(acts[0]))
-        canon.append(_canonical(ctx, token, edges, states[0]))
+        canon.append(_canonical(ctx, token, edges, before))
     return Replay(variant, canon, actions if viewer is None else None, states[0], viewer, states)
 
 
-def _canonical(ctx: _Ctx, token: str, edges, after: np.ndarray) -> str:
+def _canonical(ctx: _Ctx, token: str, edges, before: np.ndarray) -> str:
     """The token as spycfr writes it (codes upper case, cards sorted, take's card named)."""
     kind = token.split(":", 1)[0].lower()
-    texts = [edge_text(ctx.v, after, code, "") for _, code in edges]
+    texts = [edge_text(ctx.v, before, code, "") for _, code in edges]
+    if kind == "bm":
+        return "".join(texts)
     if kind == "deal":
         return f"deal:{texts[0]}|{texts[1]}"
     if kind == "swap":
@@ -333,6 +424,10 @@ def _why(ctx: _Ctx, s: np.ndarray, token: str) -> str:
     """Why no history continues with ``token`` (for a full record: the exact reason)."""
     kind = token.split(":", 1)[0].lower()
     a = int(s[R.ACTIVE])
+    if int(s[R.PHASE]) >= A.PH_MARKET:
+        if kind != "draw":
+            return _bm_why(ctx, s)
+        a = int(s[A.BMP])  # a hand refilled after a player's abilities
     me = PLAYER_NAMES[a]
     names = ctx.v.names
     hand = {names[i]: int(s[R.HAND + 8 * a + i]) for i in range(len(names))}
@@ -351,11 +446,30 @@ def _why(ctx: _Ctx, s: np.ndarray, token: str) -> str:
         return f"{me} cannot play that (hand: {held})"
     if kind in ("draw", "deal"):
         deck = {names[i]: int(s[R.DECK + i]) for i in range(len(names))}
-        need = int(R._draw_count(s, ctx.params, a)) if kind == "draw" else int(ctx.v.hand)
+        need = int(A.hand_need(s, ctx.params, a) if int(s[R.PHASE]) == A.PH_HAND_DRAW else
+                   R._draw_count(s, ctx.params, a)) if kind == "draw" else int(ctx.v.hand)
         return (f"the deck cannot give that: {need} card(s) are drawn from "
                 + (", ".join(f"{c}x{k}" for c, k in deck.items() if k) or "an empty deck"))
     if kind == "take":
         return "the face-down card was not that one"
+    return "illegal here"
+
+
+def _bm_why(ctx: _Ctx, s: np.ndarray) -> str:
+    """Why a black market token cannot follow (the supply, the deck, the possible choices)."""
+    ph = int(s[R.PHASE])
+    if ph == A.PH_BM_TAKE:
+        return f"that card is not in the supply ({', '.join(M.card_list(s, A.L_SUPPLY))})"
+    if ph == A.PH_BM_SUPPLY:
+        return "that card is not in the black market deck (it is in the supply, in play or " \
+               "discarded)"
+    if ph in (A.PH_CHOOSE, A.PH_EFFECT):
+        buf = np.empty(int(A.max_actions(ctx.params)), dtype=np.int32)
+        probs = np.empty(buf.shape[0])
+        k = A.legal_actions(s, ctx.params, buf) if ph == A.PH_CHOOSE else \
+            A.chance_outcomes(s, ctx.params, buf, probs)
+        labels = [action_label(ctx.v, s, int(x)) for x in buf[:k]]
+        return f"{M.CARDS[int(s[A.CARD])][1]} allows only {', '.join(labels)} here"
     return "illegal here"
 
 
@@ -367,23 +481,24 @@ def random_playout(variant: Variant, rng, max_tokens: int | None = None) -> list
     cut after about ``max_tokens`` decisions when given (a game in progress)."""
     rng = np.random.default_rng(rng)
     params = variant.to_params()
-    s = R.initial_state(params)
+    rules = variant.rules
+    s = rules.initial_state(params)
     out = np.empty_like(s)
-    buf = np.empty(max(int(R.max_actions(params)), 2), dtype=np.int32)
+    buf = np.empty(max(int(rules.max_actions(params)), 2), dtype=np.int32)
     probs = np.empty(buf.shape[0])
     actions: list[int] = []
     decisions = 0
     while int(s[R.PHASE]) != R.PH_OVER:
-        if R.current_player(s, params) == R.CHANCE:
-            k = R.chance_outcomes(s, params, buf, probs)
+        if rules.current_player(s, params) == R.CHANCE:
+            k = rules.chance_outcomes(s, params, buf, probs)
             a = int(buf[rng.choice(k, p=probs[:k] / probs[:k].sum())])
         else:
             if max_tokens is not None and decisions >= max_tokens:
                 break
-            k = R.legal_actions(s, params, buf)
+            k = rules.legal_actions(s, params, buf)
             a = int(buf[rng.integers(k)])
             decisions += 1
-        R.apply_action(s, params, np.int32(a), out)
+        rules.apply_action(s, params, np.int32(a), out)
         s, out = out, s
         actions.append(a)
     return actions
@@ -392,16 +507,18 @@ def random_playout(variant: Variant, rng, max_tokens: int | None = None) -> list
 def format_record(variant: Variant, actions, viewer: int | None = None) -> str:
     """The full record of tree codes (or ``viewer``'s view of it)."""
     params = variant.to_params()
-    s = R.initial_state(params)
+    rules = variant.rules
+    s = rules.initial_state(params)
     out = np.empty_like(s)
     tokens: tuple[str, ...] = ()
     for a in actions:
         seat = viewer
-        if seat is None:  # the seat that sees the edge: the dealt player, else the mover
-            ph = int(s[R.PHASE])
-            seat = ph - R.PH_DEAL0 if ph in (R.PH_DEAL0, R.PH_DEAL1) else int(s[R.ACTIVE])
+        if seat is None:  # the seat that sees the edge: the dealt player or the drawer, else
+            ph = int(s[R.PHASE])  # the active player (the black market is public)
+            seat = ph - R.PH_DEAL0 if ph in (R.PH_DEAL0, R.PH_DEAL1) else int(
+                s[A.BMP] if ph == A.PH_HAND_DRAW else s[R.ACTIVE])
         tokens = extend_view(tokens, variant, s, params, a, seat)
-        R.apply_action(s, params, np.int32(a), out)
+        rules.apply_action(s, params, np.int32(a), out)
         s, out = out, s
     if tokens and tokens[-1].startswith("swap:") and tokens[-1].endswith(">"):
         tokens = tokens[:-1] + (tokens[-1][:-1],)  # a pending swap: its draw is not made yet

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.errors import VariantError
+from solver.games.agent_avenue import advanced, rules
+from solver.games.agent_avenue.advanced import AgentAvenueAdvancedParams
 from solver.games.agent_avenue.rules import AgentAvenueParams
 
 # The agents in the spec's table order, with their two-letter codes.
@@ -22,13 +24,16 @@ MODES = ("simple", "advanced")
 # Presets sized by measuring the enumerated trees (spycfr info agent-avenue --preset NAME):
 # tiny 1,324 nodes (an LP solves it), mini 288,513 (CFR+ to 1e-4 in seconds), small
 # 11,344,867 (CFR+ to 1e-4 in about 10 minutes); standard is the full simple game (~1e44
-# nodes), solved by Monte-Carlo CFR.
+# nodes), solved by Monte-Carlo CFR; advanced is the full advanced game (black market
+# cards), also sampled.
 PRESETS: dict[str, dict] = {
     "tiny": {"names": "EN,CB,DD", "copies": 2, "hand": 2, "discards": 0, "board": 6},
     "mini": {"names": "DA,EN,CB,DD", "copies": 2, "hand": 3, "discards": 2, "board": 10},
     "small": {"names": "DA,EN,CB,SA,DD", "copies": 2, "hand": 3, "discards": 0, "board": 10},
     "standard": {"names": ",".join(CODES), "copies": 6, "hand": 4, "discards": 4, "board": 14,
                  "mode": "simple"},
+    "advanced": {"names": ",".join(CODES), "copies": 6, "hand": 4, "discards": 4, "board": 14,
+                 "mode": "advanced"},
 }
 
 PARAMETERS: dict[str, str] = {
@@ -39,7 +44,8 @@ PARAMETERS: dict[str, str] = {
     "discards": "discard-and-draw allowance per player per game, integer 0..4 (full game 4)",
     "board": "spaces of the loop, even integer 4..14 (full game 14); the meeples start "
              "half the board apart",
-    "mode": "simple (default) or advanced (black market cards: not available yet)",
+    "mode": "simple (default) or advanced (the black market cards; only with the full deck: "
+            "all eight names, copies 6, board 14)",
 }
 
 
@@ -70,9 +76,12 @@ class Variant:
             raise VariantError(f"board={self.board} is not allowed: an even integer 4..14")
         if self.mode not in MODES:
             raise VariantError(f"mode={self.mode!r} is not allowed: one of {', '.join(MODES)}")
-        if self.mode == "advanced":
-            raise VariantError("mode=advanced is not available yet (the black market cards are "
-                               "not modelled); use mode=simple")
+        if self.mode == "advanced" and (self.names != CODES or self.copies != 6
+                                        or self.board != 14):
+            raise VariantError(
+                f"mode=advanced is only played with the full deck and board (names="
+                f"{','.join(CODES)}, copies=6, board=14), not names={','.join(self.names)} "
+                f"copies={self.copies} board={self.board}")
         if self.deck_size < 2 * self.hand + 2:
             raise VariantError(
                 f"the deck of {','.join(self.names)} x{self.copies} holds {self.deck_size} "
@@ -90,11 +99,17 @@ class Variant:
         return {"names": ",".join(self.names), "copies": self.copies, "hand": self.hand,
                 "discards": self.discards, "board": self.board, "mode": self.mode}
 
-    def to_params(self) -> AgentAvenueParams:
-        """The params record of the numba rules (rules.py)."""
+    @property
+    def rules(self):
+        """The numba rules module of this variant's mode (rules.py or advanced.py)."""
+        return advanced if self.mode == "advanced" else rules
+
+    def to_params(self) -> AgentAvenueParams | AgentAvenueAdvancedParams:
+        """The params record of the numba rules (rules.py; advanced.py in advanced mode)."""
         n = len(self.names)
         local = {c: i for i, c in enumerate(self.names)}
-        return AgentAvenueParams(
+        cls = AgentAvenueAdvancedParams if self.mode == "advanced" else AgentAvenueParams
+        return cls(
             np.int64(n), np.array(self.copies_of, dtype=np.int64),
             np.array([MOVES[c] for c in self.names], dtype=np.int64).reshape(n, 3),
             np.int64(local.get("CB", -1)), np.int64(local.get("DD", -1)),

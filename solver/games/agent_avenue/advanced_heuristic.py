@@ -1,0 +1,166 @@
+"""Agent Avenue, advanced mode: a simple heuristic player for head-to-head measurements
+(registered with the rules in advanced.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.games.agent_avenue.advanced_core import (
+    BMP,
+    CARD,
+    CB,
+    DD,
+    DEVICE,
+    DOUBLE,
+    GETAWAY,
+    LEADER,
+    MASTERPLAN,
+    MIND,
+    OUTPOST,
+    PH_BM_TAKE,
+    PH_CHOOSE,
+    POS,
+    SECRET,
+    SECURITY,
+    SMOKE,
+    SPYCATION,
+    SUPERCOMPUTER,
+    TRUCK,
+    TWIN,
+    WATCHTOWER,
+    is_bm_space,
+    owns,
+    recruit_move,
+)
+from solver.games.agent_avenue.rules import (
+    ACTIVE,
+    DISC,
+    HAND,
+    PH_RECRUIT,
+    PHASE,
+    PLAY,
+    T_PLAY,
+    UP,
+)
+
+WIN_BONUS = 50.0  # a third Codebreaker; a third Daredevil costs as much (wins with Leader)
+LAND_BONUS = 1.0  # landing on a black market space: a card to take
+# The heuristic's fixed preference among the supply, best first: the ongoing cards that
+# speed common agents up, a saved Daredevil loss, then instant moves and the other wins.
+PREFERENCE = np.array([SUPERCOMPUTER, DEVICE, WATCHTOWER, LEADER, TWIN, SMOKE, OUTPOST, SECRET,
+                       DOUBLE, MIND, TRUCK, GETAWAY, SECURITY, MASTERPLAN, SPYCATION])
+
+
+@njit(cache=True)
+def _gain(state, params, p, name, count):
+    """What recruiting ``name`` as p's ``count``-th is worth to ``p``: the spaces it moves
+    p forward (ongoing cards applied), a card if it lands on a black market space, and a
+    win or a loss by Codebreakers or Daredevils."""
+    m = recruit_move(state, params, p, name, count)
+    g = float(m)
+    if m != 0 and is_bm_space((state[POS + p] + m) % params.board):
+        g += LAND_BONUS
+    if name == CB and count >= 3:
+        g += WIN_BONUS
+    if name == DD and count >= 3:
+        g += WIN_BONUS if owns(state, p, LEADER) else -WIN_BONUS
+    return g
+
+
+@njit(cache=True)
+def _next_gain(state, params, p, name):
+    return _gain(state, params, p, name, state[PLAY + 8 * p + name] + 1)
+
+
+@njit(cache=True)
+def _unseen_mean(state, params, viewer, who):
+    """The mean gain to ``who`` of a card ``viewer`` cannot see (as rules.py's heuristic)."""
+    total = 0.0
+    weight = 0.0
+    for i in range(params.n):
+        k = (params.copies[i] - state[HAND + 8 * viewer + i] - state[DISC + 8 * viewer + i]
+             - state[PLAY + i] - state[PLAY + 8 + i])
+        if i == state[UP]:
+            k -= 1
+        if k > 0:
+            total += k * _next_gain(state, params, who, i)
+            weight += k
+    return total / weight if weight > 0 else 0.0
+
+
+@njit(cache=True)
+def _takes_up(state, params, up, o, a, viewer):
+    keep = _next_gain(state, params, o, up) - _unseen_mean(state, params, viewer, a)
+    swap = _unseen_mean(state, params, viewer, o) - _next_gain(state, params, a, up)
+    return keep >= swap
+
+
+@njit(cache=True)
+def _choice_score(state, params, p, action):
+    """The heuristic's score of an ability's target (module notes)."""
+    c = state[CARD]
+    i = action & 7
+    if c == MIND:  # the opponent's card whose loss hurts it most (its third CB first)
+        o = 1 - p
+        n = state[PLAY + 8 * o + i]
+        s = _gain(state, params, o, i, n + 1) - _gain(state, params, o, i, n)
+        if i == CB and n >= 3:
+            s += 20 * WIN_BONUS
+        if i == DD and n >= 3:
+            s += 20 * WIN_BONUS if owns(state, o, LEADER) else -20 * WIN_BONUS
+        return s + 0.1 * _next_gain(state, params, p, i)
+    if c == SPYCATION:
+        n = state[PLAY + 8 * p + i]
+        if (action >> 4) & 1:  # recruited again at once: the same column as before
+            return _gain(state, params, p, i, n)
+        risky = i == DD and n >= 2 and not owns(state, p, LEADER)
+        return 0.5 + (WIN_BONUS / 10 if risky else 0.0)
+    return _next_gain(state, params, p, i)  # Double Trouble, Secret Recruit
+
+
+@njit(cache=True)
+def heuristic_policy(state, params, actions, k, probs):
+    """rules.py's simple player (no discards; the best pair if the opponent recruits like
+    it; recruit the better card on average), with the ongoing cards in its gains; it takes
+    the first card of PREFERENCE in the supply and the best-scored ability target."""
+    for j in range(k):
+        probs[j] = 0.0
+    ph = state[PHASE]
+    best = 0
+    best_score = -1e300
+    if ph == PH_RECRUIT:
+        o = 1 - state[ACTIVE]
+        probs[0 if _takes_up(state, params, state[UP], o, state[ACTIVE], o) else 1] = 1.0
+        return
+    if ph == PH_BM_TAKE:
+        for j in range(k):
+            rank = 0
+            while PREFERENCE[rank] != (actions[j] & 31):
+                rank += 1
+            if -rank > best_score:
+                best_score = -rank
+                best = j
+    elif ph == PH_CHOOSE:
+        for j in range(k):
+            score = _choice_score(state, params, state[BMP], actions[j])
+            if score > best_score:
+                best_score = score
+                best = j
+    else:
+        a = state[ACTIVE]
+        o = 1 - a
+        for j in range(k):
+            act = actions[j]
+            if (act >> 20) != T_PLAY:
+                continue
+            up = (act >> 3) & 7
+            down = act & 7
+            if _takes_up(state, params, up, o, a, a):
+                score = _next_gain(state, params, a, down) - _next_gain(state, params, o, up)
+            else:
+                score = _next_gain(state, params, a, up) - _next_gain(state, params, o, down)
+            if score > best_score:
+                best_score = score
+                best = j
+    probs[best] = 1.0
