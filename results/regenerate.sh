@@ -36,6 +36,16 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
   "$SPYCFR" head-to-head heuristic uniform --game agent-avenue --preset standard \
     --games 20000 --seed 1 --json > agent-avenue/standard/headtohead-heuristic-vs-uniform.json
 fi
+if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
+  dir=agent-avenue/advanced
+  "$SPYCFR" solve agent-avenue --preset advanced --algorithm os-mccfr --abstraction \
+    --memory-limit 2 --time-limit 300 --seed 0 -o "$dir" --overwrite
+  for b in uniform heuristic; do
+    "$SPYCFR" head-to-head "$dir" "$b" --games 20000 --seed 1 --json > "$dir/headtohead-$b.json"
+  done
+  "$SPYCFR" head-to-head heuristic uniform --game agent-avenue --preset advanced \
+    --games 20000 --seed 1 --json > "$dir/headtohead-heuristic-vs-uniform.json"
+fi
 # Agent Double Double Agent's enumerable presets (a few seconds to a minute
 # each); its full game is only sampled (docs/games/agent-double-double-agent.md).
 for preset in tiny small medium; do
