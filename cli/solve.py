@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import threading
 import time
 
 import click
@@ -101,9 +102,25 @@ class _Progress:
         self.label = "exploitability"
         self.iteration, self.seconds = 0, 0.0
 
+    def preparing(self) -> None:
+        """Once the settings are checked, before the tree is built: if that takes more than
+        two seconds (numba compiling on a first run), say so rather than stay silent."""
+        if not self.quiet:
+            self._timer = threading.Timer(2.0, click.echo, args=(
+                "preparing the game and the solver (after installing, the first run also "
+                "compiles the numba kernels: about a minute)",), kwargs={"err": True})
+            self._timer.daemon = True
+            self._timer.start()
+
+    def stop_preparing(self) -> None:
+        timer = getattr(self, "_timer", None)
+        if timer is not None:
+            timer.cancel()
+
     def __call__(self, iteration: int, seconds: float, expl: float | None,
                  label: str = "exploitability", details=None, final: bool = False) -> None:
         if self.start is None:
+            self.stop_preparing()
             self.start = (iteration, seconds)
             return
         if expl is not None:
@@ -271,8 +288,11 @@ def solve(
         epsilon=eps, memory_limit=mem, abstraction=abstraction,
     )
     progress = _Progress(n_iter, limit, quiet, target)
-    out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,
-                    progress=progress, overwrite=overwrite)
+    try:
+        out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,
+                        progress=progress, overwrite=overwrite)
+    finally:
+        progress.stop_preparing()
     estimate = out.get("exploitability_estimate")
     if estimate is None:
         progress(out["iterations"], out["solve_seconds"], out["exploitability"], final=True)

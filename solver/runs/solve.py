@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -224,14 +225,18 @@ def _compile_elsewhere(config: SolveConfig) -> None:
     """Fill numba's cache in a child process: a first run's compilation can take more than a
     GiB of resident memory for a while (1.4 GiB measured for Agent Avenue's MCCFR), which a
     memory limit on this process must not pay for; this process then loads the kernels.
-    A few seconds when the cache is already full; a failed child changes nothing."""
+    The child solves two iterations into a scratch run directory, so that it goes through
+    every compiled step of a run (the openings included). A few seconds when the cache is
+    already full; a failed child changes nothing."""
     child = dict(config.__dict__, iterations=2, target_exploitability=None, time_limit=None,
                  check_every=1, memory_limit=None)
     code = ("import json, sys\nfrom solver.runs.solve import SolveConfig, solve_run\n"
-            "solve_run(SolveConfig(**json.loads(sys.argv[1])), write_tables=False)")
+            "solve_run(SolveConfig(**json.loads(sys.argv[1])), out_dir=sys.argv[2])")
     try:
-        subprocess.run([sys.executable, "-c", code, json.dumps(child)], capture_output=True,
-                       timeout=1800, check=False, cwd=Path(__file__).resolve().parents[2])
+        with tempfile.TemporaryDirectory(prefix="spycfr-compile-") as scratch:
+            subprocess.run([sys.executable, "-c", code, json.dumps(child), scratch],
+                           capture_output=True, timeout=1800, check=False,
+                           cwd=Path(__file__).resolve().parents[2])
     except (OSError, subprocess.SubprocessError):
         pass
 
@@ -318,6 +323,8 @@ def solve_run(
     _check_config(config)
 
     mccfr = config.algorithm in MCCFR_ALGORITHMS
+    if progress is not None and hasattr(progress, "preparing"):
+        progress.preparing()
     engine = _MonteCarlo(config) if mccfr else _FullTree(config)
     solver, tree = engine.solver, engine.tree
     if state is not None:
