@@ -343,7 +343,7 @@ def solve(
                  " and bounds nothing (measure it with spycfr head-to-head)")
     if out.get("peak_rss_bytes"):
         echo(f"  peak memory     {out['peak_rss_bytes'] / 2**30:.3f} GiB resident (measured: "
-             "getrusage)")
+             "the process's peak resident set size)")
     if out.get("memory_stop"):
         echo(f"  memory stop     {out['memory_stop']}")
     if out.get("run_dir"):

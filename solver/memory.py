@@ -18,6 +18,15 @@ def rss_bytes() -> int:
 
 
 def peak_rss_bytes() -> int:
-    """The largest resident set size of this process so far (getrusage)."""
+    """The largest resident set size of this process so far: VmHWM on Linux (getrusage's
+    ru_maxrss survives exec, so a process started by a big parent would report the parent's
+    size); ru_maxrss elsewhere."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return int(peak) if sys.platform == "darwin" else int(peak) * 1024

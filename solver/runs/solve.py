@@ -383,7 +383,8 @@ def solve_run(
                     strategy_sha256=hashlib.sha256(strategy.tobytes()).hexdigest())
     meta.update(engine.extra_meta())
     meta["peak_rss_bytes"] = peak_rss_bytes()
-    meta["peak_rss_method"] = "getrusage(RUSAGE_SELF).ru_maxrss of the solving process"
+    meta["peak_rss_method"] = ("the solving process's peak resident set size: VmHWM of "
+                               "/proc/self/status (Linux), else getrusage's ru_maxrss")
     final_state = None
     if mccfr:
         final_state = solver.state_dict(copy=False)
