@@ -104,8 +104,9 @@ class _Progress:
 
     def preparing(self) -> None:
         """Once the settings are checked, before the tree is built: if that takes more than
-        two seconds (numba compiling on a first run), say so rather than stay silent."""
-        if not self.quiet:
+        two seconds (numba compiling on a first run), tell the person waiting at a terminal
+        rather than stay silent."""
+        if not self.quiet and sys.stderr.isatty():
             self._timer = threading.Timer(2.0, click.echo, args=(
                 "preparing the game and the solver (after installing, the first run also "
                 "compiles the numba kernels: about a minute)",), kwargs={"err": True})
