@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import textwrap
 from pathlib import Path
 
 import click
@@ -11,6 +13,7 @@ import numpy as np
 
 from cli.options import build_game, game_command
 from solver.errors import SpycfrError
+from solver.io import check_output_file
 
 PLAYER_CHOICE = click.Choice(["P1", "P2"], case_sensitive=False)
 
@@ -58,12 +61,13 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
         _treeless_openings(meta, treeless_table(meta["game"], raw), spec, as_json, as_csv, top)
         return
     run = _load(run_dir)
-    table = openings_table(run.tree, run.strategy)
+    table = openings_table(run.tree, run.strategy, run.meta)
     if as_csv:
         click.echo(table.to_csv(index=False, float_format="%.17g"), nl=False)
         return
     group = spec.group_name
     by_group = openings_by_group(table, group, spec.context_name)
+    words = {p: _words(table[table.player == p], spec, p) for p in ("P1", "P2")}
     if as_json:
         out = {"run": {k: run.meta[k] for k in ("game", "variant", "algorithm", "iterations",
                                                  "value_p1", "exploitability")}}
@@ -73,25 +77,38 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
                 .to_dict(orient="records"),
                 _key(spec.group_title): by_group[by_group.player == player]
                 .drop(columns="player").to_dict(orient="records"),
+                "summary": words[player],
             }
         click.echo(json.dumps(out))
         return
     click.echo(_header(run))
+    click.echo(textwrap.fill(
+        f"Columns: eq prob = how often the equilibrium plays the {spec.what}; BR value = its "
+        f"value against the equilibrium opponent when the player then plays as well as "
+        f"possible; eq value = the same when the game then goes on at equilibrium; loss = how "
+        f"far the BR value falls below the best {spec.what}'s ('tie': within what the run's "
+        f"exploitability allows, no real difference); tied {spec.whats} share a rank. Values "
+        f"are the player's payoff.", 100))
     columns = (f"  {'rank':>4}  {spec.what:<16} {'eq prob':>8} {'BR value':>9} "
-               f"{'eq value':>9}")
+               f"{'eq value':>9} {'loss':>8}")
 
     def show(rows) -> None:
         click.echo(columns)
         for r in rows.head(top).itertuples():
+            loss = "tie" if r.tie else f"{r.loss:.4f}"
             click.echo(f"  {r.rank:>4}  {r.opening:<16} {r.probability:>8.4f} "
-                       f"{_fmt(r.br_value):>9} {_fmt(r.eq_value):>9}")
+                       f"{_fmt(r.br_value):>9} {_fmt(r.eq_value):>9} {loss:>8}")
         if len(rows) > top:
             click.echo(f"  ... {len(rows) - top} more (--top, --csv or --json for all)")
+        if spec.context_name:
+            for line in _words(rows, spec, rows.player.iloc[0]):
+                click.echo(textwrap.fill(line, 100, initial_indent="  ",
+                                         subsequent_indent="    "))
 
     for player in ("P1", "P2"):
         rows = table[table.player == player]
-        click.echo(f"\n{player} {spec.whats}, best first (values are {player}'s payoff; "
-                   f"equilibrium value {_fmt(_player_value(run, player))})")
+        click.echo(f"\n{player} {spec.whats}, best first (equilibrium value "
+                   f"{_fmt(_player_value(run, player))})")
         if spec.context_name:
             _by_situation(rows, spec.context_name, top, show)
         else:
@@ -99,6 +116,23 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
         sets = by_group[(by_group.player == player) & (by_group.probability > 1e-6)]
         click.echo(f"  {spec.group_title} played at equilibrium: " + ", ".join(
             f"{{{c}}} {p:.3f}" for c, p in zip(sets[group], sets.probability, strict=True)))
+        if not spec.context_name:
+            click.echo(textwrap.fill("In words: " + " ".join(words[player]), 100,
+                                     initial_indent="  ", subsequent_indent="  "))
+
+
+def _words(rows, spec, player: str) -> list[str]:
+    """The plain-language summary of one player's openings (per situation where the game
+    has several)."""
+    from solver.analysis.openings import openings_words
+
+    if not spec.context_name:
+        return openings_words(rows, spec, player)
+    out = []
+    for situation, mine in rows.groupby(spec.context_name, sort=False):
+        lines = openings_words(mine, spec, player)
+        out.append(f"{spec.context_name} {situation}: " + " ".join(lines))
+    return out
 
 
 def _by_situation(rows, context: str, top: int, show) -> None:
@@ -194,7 +228,9 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
           as_json: bool) -> None:
     """Best move from a position: RECORD is the game so far as that player saw it ('?' hidden).
 
-    With no RECORD (or an empty one) the position is the start of the game.
+    With no RECORD (or an empty one) the position is the start of the game. Moves whose
+    values are within the run's exploitability of each other are ties; the equilibrium's
+    mix and the best reply against the opponent are shown apart.
     """
     from solver.analysis.query import opponent_strategy
     from solver.analysis.query import query as run_query
@@ -208,18 +244,50 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
     if as_json:
         click.echo(json.dumps(result))
         return
+    name = result["player"]
     click.echo(_header(run))
-    click.echo(f"{result['player']} to move after: {result['information_state'] or '(start)'}")
-    click.echo(f"opponent: {result['against']}; values are {result['player']}'s expected payoff")
-    if not result["opponent_reaches"]:
-        click.echo("note: the opponent's strategy never leads here; values are undefined")
-    click.echo(f"  {'move':<22} {'eq prob':>8} {'value':>9} {'BR value':>9}")
-    for m in sorted(result["moves"], key=lambda m: -(m["value"] if m["value"] is not None
-                                                     else -math.inf)):
+    click.echo(f"{name} to move after: {result['information_state'] or '(start)'}")
+    reach = result["equilibrium_reach_probability"]
+    click.echo(f"opponent: {result['against']}; values are {name}'s expected payoff; this "
+               f"position arises in {_share(reach)} of games at equilibrium")
+    if result["warning"]:
+        click.echo(textwrap.fill(f"warning: {result['warning']}", 100, subsequent_indent="  "))
+    click.echo(f"  {'move':<22} {'eq prob':>8} {'value':>9} {'loss':>8} {'BR value':>9}")
+    for m in sorted(result["moves"], key=lambda m: (
+            -(m["value"] if m["value"] is not None else -math.inf), -m["probability"])):
+        loss = ("-" if m["loss"] is None else f"{m['loss']:.4f}" if m["tie"] is None
+                else "tie" if m["tie"] else f"{m['loss']:.4f}")
         click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {_fmt(m['value']):>9} "
-                   f"{_fmt(m['br_value']):>9}")
-    click.echo(f"best move: {result['best_move']}   position value: "
-               f"{_fmt(result['position_value'])}")
+                   f"{loss:>8} {_fmt(m['br_value']):>9}")
+    tol = result["tolerance"]
+    tie = ("not ranked here: off the equilibrium path" if tol is None else
+           f"within {tol:.2g}, what the exploitability allows at a position this frequent")
+    click.echo(textwrap.fill(
+        f"value: {name}'s payoff when the game then goes on at equilibrium; loss: below the "
+        f"best move's value (tie: {tie}); BR value: with {name}'s best play afterwards", 100,
+        initial_indent="  ", subsequent_indent="  "))
+    for line in result["advice"]:
+        click.echo(textwrap.fill(line, 100, subsequent_indent="  "))
+    click.echo(f"position value: {_fmt(result['position_value'])}")
+    written = [m for m in result["moves"] if m["record"] != [m["move"]]]
+    if written:
+        click.echo("in the record, these moves are written with the result they get:")
+        for m in written:
+            click.echo(f"  {m['move']:<22} {_alternatives(m['record'])}")
+
+
+def _share(p: float) -> str:
+    return f"{100 * p:.3g}%" if p >= 1e-4 else f"{p:.2g}"
+
+
+def _alternatives(forms: list[str]) -> str:
+    """hand:1>1:lo, hand:1>1:hi -> hand:1>1:lo|hi (the common prefix, up to a separator of
+    the notation, written once)."""
+    if len(forms) == 1:
+        return forms[0]
+    common = os.path.commonprefix(forms)
+    cut = max(common.rfind(c) for c in ":=+>") + 1  # at a separator of the notation
+    return forms[0][:cut] + "|".join(f[cut:] for f in forms)
 
 
 @click.command("best-response")
@@ -236,8 +304,11 @@ def best_response_cmd(run_dir: str, player: str, against: str | None, output: st
     """The best response of PLAYER to the opponent's strategy: its value and the strategy."""
     from solver.analysis.query import combine, opponent_strategy
     from solver.exact.best_response import best_response, expected_value
-    from solver.formats.strategy_table import strategy_table, write_table
+    from solver.formats.strategy_table import strategy_table, table_format, write_table
 
+    if output is not None:  # a bad target fails before the work
+        check_output_file(output, "-o")
+        table_format(output)
     run = _load(run_dir)
     tree = run.tree
     p = 0 if player.upper() == "P1" else 1
@@ -328,6 +399,8 @@ def export(run_dir: str, fmt: str, output: str | None) -> None:
 
     run = _load(run_dir)
     target = Path(output) if output else Path(run_dir) / f"strategy.{fmt}"
+    check_output_file(target, "-o")
     table = strategy_run_table(run.tree, run.strategy)
     write_table(table, target, fmt)
-    click.echo(f"wrote {target}: {len(table):,} rows ({run.tree.num_infosets:,} infosets)")
+    click.echo(f"wrote {target}: {len(table):,} rows ({run.tree.num_infosets:,} infosets)",
+               err=not target.is_file())  # -o /dev/stdout: the table alone on stdout

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from cli.options import build_game, game_command
 from solver.errors import SpycfrError
+from solver.io import check_output_file
 
 
 @game_command("export-efg")
@@ -22,6 +25,7 @@ def export_efg(
     from solver.formats.efg import write_efg
     from solver.games import build_tree
 
+    check_output_file(output, "-o")  # before the tree is built
     tree = build_tree(build_game(game, preset, variant_params))
     try:
         size = write_efg(tree, output, title=title)
@@ -32,7 +36,8 @@ def export_efg(
         f"wrote {output}: {game}{_variant(tree.variant)}, {s['nodes']:,} nodes "
         f"({s['terminal_nodes']:,} terminal, "
         f"{s['chance_nodes']:,} chance), {s['infosets']:,} infosets "
-        f"(P1 {s['infosets_p1']:,}, P2 {s['infosets_p2']:,}), {size:,} bytes"
+        f"(P1 {s['infosets_p1']:,}, P2 {s['infosets_p2']:,}), {size:,} bytes",
+        err=not Path(output).is_file(),  # -o /dev/stdout: the file alone on stdout
     )
 
 

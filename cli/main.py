@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -10,6 +11,7 @@ import click
 from cli.analyse import best_response_cmd, exploitability, export, openings, query
 from cli.export_efg import export_efg
 from cli.match import head_to_head
+from cli.play import play
 from cli.record import record
 from cli.report import report
 from cli.solve import info, solve
@@ -18,7 +20,20 @@ from solver.errors import Interrupted, SpycfrError, is_interrupt
 from solver.games import game_names, get_plugin
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _PipeClosed(Exception):
+    """The reader of our output went away (``spycfr ... | head``); not an OSError, so that
+    click does not turn it into exit code 1 on its own."""
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _PipeClosed from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="spycfr")
 def cli() -> None:
     """spycfr: solve and analyse two-player hidden-information espionage card games."""
@@ -51,8 +66,20 @@ def games(as_json: bool) -> None:
 
 # The commands live in one module per job; importing them is cheap (the solver loads lazily).
 for _command in (record, solve, info, openings, query, best_response_cmd, exploitability, export,
-                 export_efg, report, head_to_head):
+                 export_efg, report, head_to_head, play):
     cli.add_command(_command)
+
+
+# An error is one line: a message longer than this is cut (it quotes what the user gave).
+MAX_ERROR_CHARS = 2000
+
+
+def _fail(prefix: str, exc: BaseException | str, code: int) -> None:
+    text = " ".join(str(exc).split("\n"))
+    if len(text) > MAX_ERROR_CHARS:
+        text = text[:MAX_ERROR_CHARS] + f"... ({len(text) - MAX_ERROR_CHARS:,} more characters)"
+    click.echo(f"{prefix}{text}", err=True)
+    sys.exit(code)
 
 
 def main() -> None:
@@ -60,26 +87,35 @@ def main() -> None:
     try:
         cli.main(standalone_mode=False)
     except Interrupted as exc:
-        click.echo(f"interrupted: {exc}", err=True)
-        sys.exit(130)
+        _fail("interrupted: ", exc, 130)
     except SpycfrError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        _fail("error: ", exc, 2)
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(130)
+        _fail("", "aborted", 130)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except (_PipeClosed, BrokenPipeError):  # nothing to say, and no one to say it to
+        _quiet_stdout()
+        sys.exit(141)  # as if killed by SIGPIPE, like other Unix tools
+    except OSError as exc:  # a disk full, a file vanished: not a bug of ours
+        where = f" ({exc.filename})" if exc.filename else ""
+        _fail("error: ", f"{exc.strerror or exc}{where}", 1)
     except BaseException as exc:  # Ctrl-C, possibly wrapped by numba in a SystemError
         if not is_interrupt(exc):
             raise
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(141)
+        _fail("", "interrupted", 130)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that Python's final flush does not complain again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

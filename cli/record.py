@@ -10,6 +10,7 @@ import click
 from cli.options import GameCommand, build_game
 from solver.errors import RecordError, SpycfrError
 from solver.games import feature
+from solver.games.plugin import MAX_RECORD_CHARS
 
 
 @click.group()
@@ -58,23 +59,55 @@ def check(game: str, moves: tuple[str, ...], preset: str | None, variant_params:
 
 
 def _check_file(notation, variant, path: str) -> None:
+    """One JSON line per record line; a file and stdin are read alike (bytes, one line at a
+    time, so that a huge or binary line is one invalid record, not the end of the run)."""
     try:
-        stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+    except BrokenPipeError:
+        raise  # our reader went away, not the file
     except OSError as exc:
         raise SpycfrError(f"cannot read --file {path!r}: {exc.strerror}") from None
     bad = 0
     out = sys.stdout
     try:
-        for lineno, line in enumerate(stream, 1):
-            info = _check_one(notation, variant, line.strip())
+        for lineno, line in enumerate(_record_lines(stream), 1):
+            if isinstance(line, RecordError):
+                info = dict(dict.fromkeys(notation.fields), valid=False, error=str(line))
+            else:
+                info = _check_one(notation, variant, line.strip(" "))
             info["line"] = lineno
             bad += not info["valid"]
             out.write(json.dumps(info) + "\n")
-    except UnicodeDecodeError:
-        raise SpycfrError(f"--file {path!r} is not UTF-8 text") from None
+    except BrokenPipeError:
+        raise  # our reader went away, not the file
+    except OSError as exc:
+        raise SpycfrError(f"cannot read --file {path!r}: {exc.strerror or exc}") from None
     finally:
-        if stream is not sys.stdin:
+        if stream is not sys.stdin.buffer:
             stream.close()
     out.flush()
     if bad:
         sys.exit(1)
+
+
+def _record_lines(stream):
+    """The lines of a binary stream as text (``\\n`` or ``\\r\\n`` ended), each at most
+    MAX_RECORD_CHARS long; a line too long or not UTF-8 comes as a RecordError instead."""
+    cap = 4 * MAX_RECORD_CHARS + 2  # bytes: UTF-8 takes at most 4 per character
+    while True:
+        raw = stream.readline(cap)
+        if not raw:
+            return
+        if not raw.endswith(b"\n") and len(raw) == cap:
+            size = len(raw)
+            while (more := stream.readline(cap)) and not more.endswith(b"\n"):
+                size += len(more)  # the rest of an overlong line is skipped, not kept
+            size += len(more.rstrip(b"\r\n"))
+            yield RecordError(f"the line is {size:,} bytes long; a record is at most "
+                              f"{MAX_RECORD_CHARS:,} characters")
+            continue
+        raw = raw.removesuffix(b"\n").removesuffix(b"\r")
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield RecordError(f"the line is not UTF-8 text (byte {exc.start + 1})")

@@ -191,9 +191,11 @@ def _rate(rate: float) -> str:
 @click.option("--epsilon", default=None,
               help="os-mccfr exploration, in (0, 1] (default 0.6).")
 @click.option("--memory-limit", default=None,
-              help="es-mccfr/os-mccfr: stop cleanly (stopped by memory, checkpoint kept) before "
-                   "the process's resident memory would pass this many GiB (default 8; at most "
-                   "half the RAM).")
+              help="Keep the process's peak resident memory under this many GiB (default and "
+                   "most: half the RAM). Full tree: refuse at once, or as soon as enumerating "
+                   "shows it, a tree or solver that would not fit. es-mccfr/os-mccfr: stop "
+                   "cleanly (stopped by memory, checkpoint kept) before the tables would pass "
+                   "it.")
 @click.option("--abstraction", is_flag=True,
               help="es-mccfr/os-mccfr: key information states by the game's information "
                    "abstraction (what matters, history order forgotten) instead of the whole "
@@ -347,6 +349,10 @@ def solve(
              "the process's peak resident set size)")
     if out.get("memory_stop"):
         echo(f"  memory stop     {out['memory_stop']}")
+    if out.get("tree_not_enumerated_because"):
+        echo(f"  no tree         {out['tree_not_enumerated_because']}")
+    if out.get("tables_skipped"):
+        echo(f"  tables          {out['tables_skipped']}")
     if out.get("run_dir"):
         echo(f"  run directory   {out['run_dir']}")
     sys.stdout.flush()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -19,8 +20,17 @@ import numpy as np
 
 @contextmanager
 def atomic_path(target: str | os.PathLike):
-    """Yield a temporary path next to ``target``; rename it over ``target`` on success."""
+    """Yield a temporary path next to ``target``; rename it over ``target`` on success.
+
+    A symbolic link is followed (the file it points to is replaced, the link kept); a target
+    that is not a regular file (``/dev/stdout``, a FIFO) is written directly, never replaced.
+    """
     target = Path(target)
+    if target.exists() and not target.is_file() and not target.is_dir():  # links followed
+        yield target
+        return
+    if target.is_symlink():
+        target = target.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
@@ -65,3 +75,66 @@ def _json_default(obj):
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def check_output_dir(path: str | os.PathLike, what: str = "output directory") -> Path:
+    """Make sure ``path`` is (or can be made) a writable directory before any work starts;
+    creates it. One-line SpycfrError otherwise (a file, a file as parent, no permission)."""
+    from solver.errors import SpycfrError
+
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise SpycfrError(f"{what} {str(path)!r} is a file, not a directory")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise SpycfrError(f"cannot create {what} {str(path)!r}: {str(existing)!r} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise SpycfrError(f"cannot write {what} {str(path)!r}: {str(existing)!r} is not writable")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SpycfrError(f"cannot create {what} {str(path)!r}: {exc.strerror or exc}") from None
+    return path
+
+
+def check_output_file(path: str | os.PathLike, what: str = "output file") -> Path:
+    """Make sure ``path`` can be written (its folder made) before any work starts."""
+    from solver.errors import SpycfrError
+
+    path = Path(path)
+    if path.is_dir():
+        raise SpycfrError(f"{what} {str(path)!r} is a directory; give a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    check_output_dir(parent, f"the folder of {what}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise SpycfrError(f"cannot write {what} {str(path)!r}: the file is not writable")
+    return path
+
+
+def check_free_space(folder: str | os.PathLike, need_bytes: float, what: str) -> None:
+    """One-line SpycfrError when ``folder``'s file system has less than ``need_bytes`` free
+    (an estimate of what ``what`` will write); silent when the free space cannot be read."""
+    from solver.errors import SpycfrError
+
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return
+    if free < need_bytes:
+        raise SpycfrError(f"{what} needs about {need_bytes / 2**30:.3g} GiB of disk and "
+                          f"{str(folder)!r} has {free / 2**30:.3g} GiB free")
+
+
+def remove_stale_temporaries(folder: str | os.PathLike) -> int:
+    """Delete the temporary files an interrupted atomic write left in ``folder`` (only call
+    while holding the folder's lock: no other writer is then using them)."""
+    removed = 0
+    for tmp in Path(folder).glob(".*.tmp"):
+        try:
+            tmp.unlink()
+            removed += 1
+        except OSError:
+            pass
+    return removed

@@ -156,8 +156,18 @@ def test_openings_json(tiny):
         # every placement of 2 distinct cards out of 3, in houses 1..2, once
         expected = {f"place:{a}-{b}" for a, b in permutations(range(3), 2)}
         assert {r["opening"] for r in rows} == expected == set(labels)
-        assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
-        assert [r["br_value"] for r in rows] == sorted((r["br_value"] for r in rows), reverse=True)
+        # Noise-aware ranking (issue 11): moves within the tolerance (the run's NashConv at a
+        # decision every game reaches) tie and share a rank; rows go by rank.
+        best_br = max(r["br_value"] for r in rows)
+        for r in rows:
+            assert r["tolerance"] == pytest.approx(nash_conv, rel=1e-12)
+            assert r["loss"] == pytest.approx(best_br - r["br_value"], abs=1e-15)
+            assert r["tie"] == (r["loss"] <= r["tolerance"])
+            assert r["rank"] == 1 + sum(o["br_value"] > r["br_value"] + r["tolerance"]
+                                        for o in rows)
+        assert [r["rank"] for r in rows] == sorted(r["rank"] for r in rows)
+        assert rows[0]["rank"] == 1 and rows[0]["tie"]
+        assert isinstance(res[player]["summary"], list) and res[player]["summary"]
         assert math.fsum(r["probability"] for r in rows) == pytest.approx(1.0, abs=1e-12)
         value = sign * run.meta["value_p1"]
         assert math.fsum(r["probability"] * r["eq_value"] for r in rows) == pytest.approx(
@@ -238,8 +248,15 @@ def check_query(run, res, player: str, key: str, opponent_strategy=None):
         assert m["br_value"] >= m["value"] - 1e-12  # playing on optimally can only help
     assert res["position_value"] == pytest.approx(
         math.fsum(m["probability"] * m["value"] for m in res["moves"]), abs=1e-12)
-    best = max(res["moves"], key=lambda m: m["value"])
-    assert res["best_move"] == best["move"]
+    # Honest advice (issue 11): a best move is named only when no other move ties with it
+    # (values within the tolerance); the tied moves are listed instead.
+    top = max(m["value"] for m in res["moves"])
+    if res["tolerance"] is None:  # off the equilibrium path: moves are not ranked
+        assert res["best_moves"] == [] and res["best_move"] is None
+    else:
+        tied = [m["move"] for m in res["moves"] if top - m["value"] <= res["tolerance"]]
+        assert sorted(res["best_moves"]) == sorted(tied)
+        assert res["best_move"] == (tied[0] if len(tied) == 1 else None)
     if opponent_strategy is None:  # the table's values were computed at the equilibrium
         assert rows.counterfactual_value.to_numpy() == pytest.approx(expected, abs=1e-12)
     return expected
@@ -312,7 +329,10 @@ def test_query_position_the_opponent_never_reaches(tiny, tmp_path):
     assert all(m["value"] is None and m["br_value"] is None for m in res["moves"])
     rows = table_rows(run_dir, "P2", record)
     assert [m["probability"] for m in res["moves"]] == rows.probability.tolist()
-    assert res["best_move"] == rows.action.iloc[int(np.argmax(rows.probability.to_numpy()))]
+    # no values, so no best move (issue 11); the equilibrium's own mix is still shown
+    assert res["best_move"] is None and res["best_moves"] == []
+    assert res["equilibrium_mix"][0]["move"] == \
+        rows.action.iloc[int(np.argmax(rows.probability.to_numpy()))]
     from solver.formats.strategy_table import read_table, strategy_from_table
 
     p1_only = strategy_from_table(run.tree, read_table(table))[0]
@@ -326,7 +346,13 @@ def test_query_text_output(tiny):
     run_dir, _ = tiny
     code, out, _ = spycfr("query", run_dir, "--as", "P1", "place:0-2", "place:?")
     assert code == 0
-    assert "P1 to move after: place:0-2 place:?" in out and "best move: " in out
+    res = ok_json("query", run_dir, "--as", "P1", "place:0-2", "place:?")
+    assert "P1 to move after: place:0-2 place:?" in out
+    # "best move: X" only for a move no other ties with (issue 11); else the tied moves
+    if res["best_move"] is not None:
+        assert f"best move: {res['best_move']}" in out
+    else:
+        assert "best move:" not in out and ("tie as best" in out or "as good as" in out)
     assert "switch:2=2>1@1" in out  # a legal switch of P1 (house 2 holds card 2, hand {1})
 
 

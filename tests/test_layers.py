@@ -14,7 +14,7 @@ GAMES = {p.name for p in (ROOT / "solver" / "games").iterdir()
 
 # Lower layers first; a module may import its own layer and the ones below.
 LAYERS = [
-    ("solver", "solver.errors", "solver.io", "solver._numba_cache"),  # utilities
+    ("solver", "solver.errors", "solver.io", "solver.memory", "solver._numba_cache"),  # utilities
     ("solver.tree",),  # the flat tree and the passes over it
     ("solver.engine",),  # the numba game protocol and the generic engines
     ("solver.games",),  # the registry, the plug-in record and the games' rules

@@ -264,6 +264,6 @@ def test_errors(runs, tmp_path):
                                                     str(tmp_path / "r.md"))
     blocker = tmp_path / "file.txt"
     blocker.write_text("x")
-    assert "cannot write" in _one_line_error(kuhn, "-o", str(blocker / "report.md"))
+    assert "is a file, not a directory" in _one_line_error(kuhn, "-o", str(blocker / "report.md"))
     assert "is a directory" in _one_line_error(kuhn, "-o", str(tmp_path))
     assert not (tmp_path / "file.txt_files").exists()

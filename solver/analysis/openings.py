@@ -7,6 +7,10 @@ the equilibrium (``eq_value``) and its best-response value (``br_value``: the mo
 can earn against the equilibrium opponent when the rest of the game is played as well as
 possible). Values are the moving player's payoff. The plug-in's ``group`` names what a move
 amounts to (Agent Hunter: the set of cards placed), for a summary by group.
+
+The ranking knows the run is approximate: ``loss`` is how far a move's best-response value
+falls below the best move's, and moves within the tolerance of ``spycfr query`` (what the
+run's exploitability allows at that decision) tie and share a rank.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from solver.exact.best_response import best_response_values, infoset_values
 from solver.games import feature, make_variant, tree_labels
 from solver.games.plugin import Openings
 from solver.tree import Tree
+
+SHOWN = 0.005  # openings played at least this often are "played" in the words
 
 
 def openings_spec(game: str) -> Openings:
@@ -51,13 +57,17 @@ def opening_infosets(tree: Tree) -> list[tuple[int, int, str]]:
     return out
 
 
-def openings_table(tree: Tree, strategy: np.ndarray) -> pd.DataFrame:
+def openings_table(tree: Tree, strategy: np.ndarray, meta: dict | None = None) -> pd.DataFrame:
     """One row per (player, context, opening move), ranked by best-response value within
-    each player and context."""
+    each player and context, ties (``loss`` within ``tolerance``) sharing a rank. ``meta``:
+    the run's exploitability and best-response values (computed here when not given)."""
+    from solver.analysis.query import tie_tolerance
+
     spec = openings_spec(tree.game)
     _, labels = tree_labels(tree)
     cfv, reach, opp_reach = infoset_values(tree, strategy)
     best = {p: best_response_values(tree, strategy, p) for p in (0, 1)}
+    meta = meta if meta is not None else _accuracy(tree, strategy)
     frames = []
     for player, infoset, context in opening_infosets(tree):
         q, _, opp = best[player]
@@ -72,8 +82,18 @@ def openings_table(tree: Tree, strategy: np.ndarray) -> pd.DataFrame:
         if spec.context_name:
             frame.insert(1, spec.context_name, context)
             frame["reach"] = reach[infoset]
+        eps = float(meta.get("exploitability") or 0.0)
+        tol = tie_tolerance(eps, float(reach[infoset]))
+        frame["tolerance"] = 2 * eps if tol is None else tol
         frames.append(frame)
     return _ranked(pd.concat(frames, ignore_index=True), spec, ["br_value", "probability"])
+
+
+def _accuracy(tree: Tree, strategy: np.ndarray) -> dict:
+    """The run's exploitability (what the tie tolerance needs), computed exactly."""
+    from solver.exact.best_response import exploitability
+
+    return {"exploitability": exploitability(tree, strategy)}
 
 
 def treeless_table(game: str, raw: pd.DataFrame) -> pd.DataFrame:
@@ -87,12 +107,83 @@ def treeless_table(game: str, raw: pd.DataFrame) -> pd.DataFrame:
 
 
 def _ranked(table: pd.DataFrame, spec: Openings, by: list[str]) -> pd.DataFrame:
+    """Rank within each player (and context): by ``by``; with values, moves whose
+    best-response values are within the tolerance share a rank (the most played first)."""
     keys = ["player", *([spec.context_name] if spec.context_name else [])]
     table.insert(len(keys) + 1, spec.group_name, table.opening.map(spec.group))
-    table = table.sort_values([*keys, *by], ascending=[True] * len(keys) + [False] * len(by),
-                              kind="stable")
-    table["rank"] = table.groupby(keys, sort=False).cumcount() + 1
+    if "tolerance" not in table or table.br_value.isna().all():
+        table = table.sort_values([*keys, *by], ascending=[True] * len(keys) + [False] * len(by),
+                                  kind="stable")
+        table["rank"] = table.groupby(keys, sort=False).cumcount() + 1
+        return table.reset_index(drop=True)
+    top = table.groupby(keys, sort=False).br_value.transform("max")
+    table["loss"] = top - table.br_value
+    table["tie"] = table.loss <= table.tolerance
+    table["rank"] = 1 + table.groupby(keys, sort=False, group_keys=False)[
+        ["br_value", "tolerance"]].apply(_tied_rank)
+    table = table.sort_values([*keys, "rank", "probability", "br_value"],
+                              ascending=[True] * (len(keys) + 1) + [False, False], kind="stable")
     return table.reset_index(drop=True)
+
+
+def _tied_rank(group: pd.DataFrame) -> pd.Series:
+    """How many moves of the group are better than each one by more than the tolerance."""
+    v, tol = group.br_value.to_numpy(), group.tolerance.to_numpy()
+    return pd.Series([(v > x + t).sum() for x, t in zip(v, tol, strict=True)],
+                     index=group.index)
+
+
+def openings_words(rows: pd.DataFrame, spec: Openings, player: str, top: int = 6) -> list[str]:
+    """One player's openings (at one situation) in plain words: what the equilibrium plays
+    and how often, by group; what is as good without being played; what loses value."""
+    played = rows[rows.probability >= SHOWN]
+    out = []
+    groups = played.groupby(spec.group_name, sort=False).probability.sum().sort_values(
+        ascending=False)
+    if spec.group(rows.opening.iloc[0]) == rows.opening.iloc[0] or len(groups) == len(played):
+        out.append(f"{player} plays " + _listing(played, top) + ".")
+    else:
+        parts = []
+        for g, p in list(groups.items())[:top]:
+            inner = played[played[spec.group_name] == g]
+            parts.append(f"{{{g}}} {_pct(p)} ({_listing(inner, 4)})")
+        more = f", and {len(groups) - top} more" if len(groups) > top else ""
+        out.append(f"{player} uses the {spec.group_title} " + ", ".join(parts) + more + ".")
+    if "tie" not in rows or rows.tie.isna().all():
+        return out
+    tol = float(rows.tolerance.max())
+    ties, losing = rows[rows.tie], rows[~rows.tie.astype(bool)].sort_values("loss")
+    if losing.empty:
+        out.append(f"Every {spec.what} is as good as the best against the equilibrium opponent "
+                   f"(within {tol:.2g}): any is fine against it; mixing them as above keeps an "
+                   f"opponent who adapts from exploiting you.")
+    else:
+        unplayed = ties[ties.probability < SHOWN]
+        if not unplayed.empty:
+            out.append(f"As good, though the equilibrium does not play "
+                       f"{'it' if len(unplayed) == 1 else 'them'}: "
+                       + ", ".join(unplayed.opening.head(top)) + ".")
+        shown = ", ".join(f"{o} (-{_loss(x)})" for o, x in
+                          zip(losing.opening.head(top), losing.loss.head(top), strict=True))
+        more = f" and {len(losing) - top} more" if len(losing) > top else ""
+        out.append(f"Losing value against the equilibrium opponent even with the best play "
+                   f"afterwards (ties within {tol:.2g}): {shown}{more}.")
+    return out
+
+
+def _listing(rows: pd.DataFrame, top: int) -> str:
+    rows = rows.sort_values("probability", ascending=False)
+    text = ", ".join(f"{o} {_pct(p)}" for o, p in
+                     zip(rows.opening.head(top), rows.probability.head(top), strict=True))
+    return text + (f", ... ({len(rows) - top} more)" if len(rows) > top else "")
+
+
+def _loss(x: float) -> str:
+    return f"{x:.4f}" if x >= 1e-3 else f"{x:.1e}"
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.0f}%" if p >= 0.095 else f"{100 * p:.1f}%"
 
 
 def openings_by_group(table: pd.DataFrame, group: str, context: str | None = None

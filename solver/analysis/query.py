@@ -1,5 +1,13 @@
 """Best move from a position: a player's view of a game record (in the game's notation) ->
-every legal move with its equilibrium probability and its value against the opponent."""
+every legal move with its equilibrium probability and its value against the opponent, and
+advice in plain words that is honest about noise.
+
+A solved run is an approximate equilibrium: values within its exploitability of each other
+are ties (never "the best move"), the equilibrium's own mix is shown apart from the best
+reply against the opponent, and a position the equilibrium (almost) never reaches is flagged
+with its reach probability. Every move is listed as the record accepts it, appended to the
+view (e.g. an Agent Hunter hand attack with each answer it may get).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +15,18 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.errors import SpycfrError
+from solver.engine.labels import state_at
+from solver.errors import RecordError, SpycfrError
 from solver.exact.best_response import best_response_values, infoset_values
 from solver.formats.strategy_table import read_table, strategy_from_table
-from solver.games import feature, make_variant, tree_labels
+from solver.games import feature, game_of_tree, make_variant, tree_labels
 from solver.runs.store import Run, load_run
 from solver.tree import Tree
 
 PLAYERS = {"P1": 0, "P2": 1}
+OFF_PATH = 1e-6  # below this reach probability a position is off the equilibrium path
+SHOWN = 0.005  # moves played at least this often make "the equilibrium's mix" in words
+MAX_NODES = 400  # histories of an infoset replayed to find how each move is written
 
 
 def opponent_strategy(tree: Tree, source: str, run_fingerprint: dict | None = None) -> np.ndarray:
@@ -52,10 +64,12 @@ def infoset_index(tree: Tree) -> dict[tuple[int, str], int]:
 
 
 def query(run: Run, player: int, record: str, against: np.ndarray | None = None) -> dict:
-    """Every legal move of ``player`` at the position its view ``record`` describes."""
+    """Every legal move of ``player`` at the position its view ``record`` describes, with
+    the advice in data (see :func:`advise`) and in words (``advice``)."""
     tree = run.tree
     records = feature(tree.game, "records", "record notation to name a position in")
-    key, position = records.view_key(make_variant(tree.game, None, tree.variant), record, player)
+    variant = make_variant(tree.game, None, tree.variant)
+    key, position = records.view_key(variant, record, player)
     name = "P1" if player == 0 else "P2"
     if position["terminal"]:
         raise SpycfrError(f"the game is over after this record (payoff {position['payoff']})")
@@ -67,30 +81,211 @@ def query(run: Run, player: int, record: str, against: np.ndarray | None = None)
     profile = run.strategy if against is None else combine(run.strategy, against, tree, player)
     cfv, reach, opp_reach = infoset_values(tree, profile)
     q, best, opp = best_response_values(tree, profile, player)
+    eq_reach = reach if against is None else infoset_values(tree, run.strategy)[1]
     k = int(tree.infoset_num_actions[infoset])
     _, labels = tree_labels(tree)
     probs = run.strategy[infoset, :k]
     reachable = opp_reach[infoset] > 0
     values = cfv[infoset, :k] / opp_reach[infoset] if reachable else np.full(k, np.nan)
     br_values = q[infoset, :k] / opp[infoset] if reachable else np.full(k, np.nan)
+    forms = record_forms(tree, infoset, records, variant, key)
     moves = [
         {"move": labels[infoset][a], "probability": float(probs[a]),
-         "value": _num(values[a]), "br_value": _num(br_values[a])}
+         "value": _num(values[a]), "br_value": _num(br_values[a]), "record": forms[a]}
         for a in range(k)
     ]
-    best_move = int(np.nanargmax(values)) if reachable else int(np.argmax(probs))
-    return {
+    eps = float(run.meta.get("exploitability") or 0.0)
+    result = {
         "player": name,
         "information_state": key,
         "infoset": infoset,
         "reach_probability": float(reach[infoset]),
+        "equilibrium_reach_probability": float(eq_reach[infoset]),
+        "own_reach_probability": _own_reach(reach[infoset], opp_reach[infoset]),
+        "opponent_reach_probability": float(opp_reach[infoset]),
         "opponent_reaches": bool(reachable),
         "position_value": _num(float(probs @ values)) if reachable else None,
-        "best_move": labels[infoset][best_move],
         "best_response_move": labels[infoset][int(best[infoset])] if reachable else None,
         "moves": moves,
         "position": position,
     }
+    # against another opponent the position's frequency is the one that opponent gives it
+    tolerance = tie_tolerance(eps, float((reach if against is not None else eq_reach)[infoset]))
+    result.update(advise(moves, tolerance, 2 * eps if tolerance is None else tolerance,
+                         against is not None))
+    result["warning"] = path_warning(result, name)
+    result["advice"] = advice_words(result)
+    return result
+
+
+def tie_tolerance(eps: float, reach: float) -> float | None:
+    """How far apart two moves' values may be and still tie, at a position reached with
+    probability ``reach``: the run's NashConv (twice its exploitability ``eps``: both
+    players' approximation errors) per visit, i.e. 2 eps / reach; None below ``OFF_PATH``
+    (off the equilibrium path the run does not rank the moves)."""
+    if reach < OFF_PATH:
+        return None
+    return 2.0 * eps / min(reach, 1.0)
+
+
+def advise(moves: list[dict], tolerance: float | None, br_tolerance: float,
+           other_opponent: bool = False) -> dict:
+    """Ties, losses and the best reply of ``moves`` (dicts with move, probability, value,
+    br_value); adds ``loss``, ``tie`` and ``best_reply`` to each move. Values within
+    ``tolerance`` of the best tie (None: off the equilibrium path, values not ranked); best-
+    reply values within ``br_tolerance``."""
+    out = {"tolerance": tolerance, "br_tolerance": br_tolerance,
+           "against_other": other_opponent}
+    mix = sorted((m for m in moves if m["probability"] >= SHOWN),
+                 key=lambda m: -m["probability"])
+    out["equilibrium_mix"] = [{"move": m["move"], "probability": m["probability"]} for m in mix]
+    out.update(best_move=None, best_moves=[], as_good=[], losing=[], best_reply=[],
+               best_reply_value=None)
+    for m in moves:
+        m.update(loss=None, tie=None, best_reply=None)
+    if any(m["value"] is None for m in moves):
+        return out
+    top = max(m["value"] for m in moves)
+    top_br = max(m["br_value"] for m in moves)
+    for m in moves:
+        m["loss"] = top - m["value"]
+        m["best_reply"] = top_br - m["br_value"] <= br_tolerance
+    out["best_reply"] = [m["move"] for m in sorted(moves, key=lambda m: -m["br_value"])
+                         if m["best_reply"]]
+    out["best_reply_value"] = top_br
+    if tolerance is None:
+        return out
+    for m in moves:
+        m["tie"] = m["loss"] <= tolerance
+    best = [m["move"] for m in sorted(moves, key=lambda m: -m["value"]) if m["tie"]]
+    out["best_moves"] = best
+    out["best_move"] = best[0] if len(best) == 1 else None
+    out["as_good"] = [m["move"] for m in moves if m["tie"] and m["probability"] < SHOWN]
+    out["losing"] = [{"move": m["move"], "loss": m["loss"]}
+                     for m in sorted(moves, key=lambda m: m["loss"]) if not m["tie"]]
+    return out
+
+
+def path_warning(result: dict, name: str) -> str | None:
+    """Words for a position off the equilibrium path (or never reached by the opponent)."""
+    if not result["opponent_reaches"]:
+        return ("the opponent's strategy never leads here: the values are undefined, and the "
+                "equilibrium's move probabilities here were never trained against anything")
+    r = result["equilibrium_reach_probability"]
+    if r >= OFF_PATH:
+        return None
+    own = result["own_reach_probability"]
+    who = (f"{name}'s own equilibrium moves never lead here" if own is not None and own < OFF_PATH
+           else "the opponent (or the deal) almost never leads here")
+    return (f"off the equilibrium path: this position arises in {r:.2g} of games at "
+            f"equilibrium ({who}). The equilibrium's moves here are not certified by the "
+            f"run's exploitability: follow the best reply against the equilibrium opponent")
+
+
+def advice_words(result: dict) -> list[str]:
+    """The advice of :func:`advise` in plain words, one sentence a line."""
+    tol, eps = result["tolerance"], result["br_tolerance"]
+    mix = result["equilibrium_mix"]
+    lines = ["equilibrium: play " + ", ".join(
+        f"{m['move']} {_pct(m['probability'])}" for m in mix) + (
+        "" if len(mix) == len(result["moves"]) else " (other moves: never or almost never)")]
+    if result["best_reply_value"] is None:
+        return lines
+    best, as_good = result["best_moves"], result["as_good"]
+    within = f"within {tol:.2g}" if tol else "exactly"
+    if len(result["moves"]) == 1:
+        lines.append(f"the only legal move: {result['moves'][0]['move']}")
+        return lines
+    if tol is None:
+        lines.append("the moves are not ranked by their equilibrium values here (off the "
+                     "equilibrium path)")
+    elif result["best_move"] is not None:
+        lines.append(f"best move: {result['best_move']} (better than every other move by more "
+                     f"than {tol:.2g})")
+    elif len(best) == len(result["moves"]):
+        lines.append(f"{'both' if len(best) == 2 else f'all {len(best)}'} moves are as good "
+                     f"as each other ({within}): none is the best move")
+    else:
+        lines.append(f"{len(best)} moves tie as best ({within}): " + ", ".join(best))
+    if as_good:
+        lines.append(", ".join(as_good) + (" is" if len(as_good) == 1 else " are")
+                     + " as good, though the equilibrium does not play "
+                     + ("it" if len(as_good) == 1 else "them"))
+    losing = result["losing"]
+    if losing:
+        shown = ", ".join(f"{m['move']} (-{m['loss']:.4f})" for m in losing[:4])
+        more = f" and {len(losing) - 4} more" if len(losing) > 4 else ""
+        lines.append(f"losing value (then playing on at equilibrium): {shown}{more}")
+    reply = result["best_reply"]
+    opponent = "this opponent" if result["against_other"] else "the equilibrium opponent"
+    value = f"{result['best_reply_value']:+.4f}"
+    if len(reply) == 1:
+        lines.append(f"best reply against {opponent} (best play afterwards): {reply[0]} "
+                     f"({value}; the next is more than {eps:.2g} below)")
+    else:
+        lines.append(f"best reply against {opponent} (best play afterwards): any of "
+                     f"{len(reply)} moves tied at {value} (within {eps:.2g}): "
+                     + ", ".join(reply[:6]) + (" ..." if len(reply) > 6 else ""))
+    return lines
+
+
+def record_forms(tree: Tree, infoset: int, records, variant, key: str) -> list[list[str]]:
+    """How each move of ``infoset`` is written after the view ``key``: the move's label when
+    the record accepts it, else every token it can become (e.g. ``hand:1>1:lo`` and
+    ``hand:1>1:hi``: the answer is known only once given)."""
+    seat = int(tree.infoset_seat[infoset])
+    player = int(tree.infoset_player[infoset])
+    game = game_of_tree(tree)
+    parents = tree.parents()
+    nodes = np.flatnonzero((tree.node_infoset == infoset) & (tree.node_player == player))
+    k = int(tree.infoset_num_actions[infoset])
+    after: list[set[str]] = [set() for _ in range(k)]
+    label = [""] * k
+    for n in nodes[:MAX_NODES]:
+        path = []
+        v = int(n)
+        while v > 0:
+            path.append(int(tree.node_action[v]))
+            v = int(parents[v])
+        state = state_at(game, path[::-1])
+        for a, code in enumerate(tree.node_action[tree.first_child[n]:tree.first_child[n] + k]):
+            after[a].add(state.child(int(code)).information_state(seat))
+            label[a] = state.action_label(int(code))
+    forms = []
+    for a in range(k):
+        views = sorted(after[a])
+        written = [_suffix(key, v) for v in views]
+        if len(views) == 1 and _parses(records, variant, _join(key, label[a]), seat, views[0]):
+            written = [label[a]]
+        forms.append(written)
+    return forms
+
+
+def _suffix(key: str, view: str) -> str:
+    """What the view ``view`` adds to ``key``: the new tokens, or the whole record when the
+    move rewrites the last token (e.g. a refill written at the end of the attack)."""
+    if key == "":
+        return view
+    return view[len(key) + 1:] if view.startswith(key + " ") else view
+
+
+def _join(key: str, token: str) -> str:
+    return f"{key} {token}" if key else token
+
+
+def _parses(records, variant, text: str, seat: int, expected: str) -> bool:
+    try:
+        return records.view_key(variant, text, seat)[0] == expected
+    except (RecordError, SpycfrError):
+        return False
+
+
+def _own_reach(reach: float, opp_reach: float) -> float | None:
+    return float(reach / opp_reach) if opp_reach > 0 else None
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.0f}%" if p >= 0.095 else f"{100 * p:.1f}%"
 
 
 def _num(x: float) -> float | None:

@@ -23,6 +23,7 @@ from solver.engine import protocol as P
 from solver.engine.hashmap import EMPTY, hm_get_or_put, hm_grown, hm_has_room
 from solver.engine.playout import estimate_nodes, game_bounds
 from solver.errors import SpycfrError
+from solver.memory import MemoryBudget
 from solver.tree import CHANCE, TERMINAL, Tree
 
 DEFAULT_MAX_NODES = 300_000_000
@@ -269,12 +270,15 @@ def _finished(a: np.ndarray, n: int) -> np.ndarray:
 
 
 def enumerate_tree(params, game: str, variant: dict, describe: str,
-                   max_nodes: int = DEFAULT_MAX_NODES, too_big_hint: str = "") -> Tree:
+                   max_nodes: int = DEFAULT_MAX_NODES, too_big_hint: str = "",
+                   memory: MemoryBudget | None = None) -> Tree:
     """The flat tree of the game whose protocol ``params`` selects (at most ``max_nodes``).
 
     ``game``, ``variant`` and ``describe`` name it in the tree and in errors;
     ``too_big_hint`` says how to shrink it when it is too big. An unbounded game
-    (``max_depth`` -1) is refused by the caller, which knows how to word it.
+    (``max_depth`` -1) is refused by the caller, which knows how to word it. ``memory``:
+    every growth of the buffers is checked against it first (the old and the new copy
+    side by side, the worst case).
     """
     state_size, max_act, depth, n_seats, state_dtype = game_bounds(params)
     if depth < 0:
@@ -330,6 +334,13 @@ def enumerate_tree(params, game: str, variant: dict, describe: str,
     else:
         ctx[CTX_SP] = 1
 
+    def afford(arrays, size: int) -> None:
+        if memory is not None:
+            row = sum(a.nbytes // max(a.shape[0], 1) for a in arrays)
+            memory.require(f"enumerating the {game} tree of {describe} (past "
+                           f"{int(ctx[CTX_NODES]):,} nodes)", row * size,
+                           too_big_hint or "choose a smaller variant")
+
     while True:
         status = run()
         need = int(ctx[CTX_INFO])
@@ -340,20 +351,27 @@ def enumerate_tree(params, game: str, variant: dict, describe: str,
             while size < need:
                 size *= 4
             size = min(size, max_nodes)
+            afford(nodes, size)
             nodes = [_enlarged(a, size) for a in nodes]
         elif status == NEED_INFOSETS:
+            afford(infosets, 2 * infosets[0].shape[0])
             infosets = [_enlarged(a, 2 * a.shape[0]) for a in infosets]
         elif status == NEED_CHANCE:
-            chance_prob = _enlarged(chance_prob, 2 * max(chance_prob.shape[0], need))
+            size = 2 * max(chance_prob.shape[0], need)
+            afford([chance_prob], size)
+            chance_prob = _enlarged(chance_prob, size)
         elif status == NEED_OBS:
             size = obs_infoset.shape[0]
             while size < need:
                 size *= 2
+            afford([obs_infoset], size)
             obs_infoset = _enlarged(obs_infoset, size, fill=-1)
         elif status == NEED_TABLE:
+            afford([table], 2 * table.shape[0])
             table = hm_grown(table)
         elif status == NEED_STACK:
             size = 2 * max(st_node.shape[0], need)
+            afford([st_state, st_node, st_obs, st_code], size)
             st_state, st_node, st_obs, st_code = (
                 _enlarged(a, size) for a in (st_state, st_node, st_obs, st_code))
         elif status == TOO_MANY_NODES:
@@ -363,6 +381,8 @@ def enumerate_tree(params, game: str, variant: dict, describe: str,
             raise RuntimeError(f"{game} enumeration found {what} at node {need}")
 
     n, n_inf = int(ctx[CTX_NODES]), int(ctx[CTX_INFOSETS])
+    if n < (1 << 22):
+        afford(nodes, n)  # _finished copies these
     first_child, num_children, node_player, node_infoset, node_action, utility = (
         _finished(a, n) for a in nodes)
     tree = Tree(

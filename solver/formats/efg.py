@@ -10,6 +10,7 @@ Big trees are streamed to the file in chunks; the walk uses an explicit stack.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -157,13 +158,17 @@ def write_efg(
     chunks = _iter_chunks(tree, title, max_nodes)
     first = next(chunks)  # size check and labels before any file is created
 
+    size = 0
+
     def writer(fh) -> None:
-        fh.write(first.encode())
-        for chunk in chunks:
-            fh.write(chunk.encode())
+        nonlocal size
+        for chunk in itertools.chain([first], chunks):
+            data = chunk.encode()
+            fh.write(data)
+            size += len(data)
 
     atomic_write(path, writer, mode="wb")
-    return os.path.getsize(path)
+    return size
 
 
 # --- a small reader, for tests and sanity checks ---------------------------------------

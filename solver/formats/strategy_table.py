@@ -64,12 +64,19 @@ def strategy_table(
     return table
 
 
+def table_format(path: str | Path, fmt: str | None = None) -> str:
+    """The format a table written to ``path`` gets (``fmt``, else the extension), checked."""
+    fmt = fmt or Path(path).suffix.lstrip(".").lower()
+    if fmt not in FORMATS:
+        raise SpycfrError(f"unknown table format {fmt or Path(path).name!r}; allowed: "
+                          f"{', '.join(FORMATS)} (by the file's extension)")
+    return fmt
+
+
 def write_table(table: pd.DataFrame, path: str | Path, fmt: str | None = None) -> Path:
     """Write ``table`` atomically as CSV, Parquet or JSON (floats written losslessly)."""
     path = Path(path)
-    fmt = fmt or path.suffix.lstrip(".")
-    if fmt not in FORMATS:
-        raise SpycfrError(f"unknown table format {fmt!r}; allowed: {', '.join(FORMATS)}")
+    fmt = table_format(path, fmt)
     with atomic_path(path) as tmp:
         if fmt == "csv":
             # repr-style floats: %.17g round-trips every float64 exactly

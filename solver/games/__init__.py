@@ -11,10 +11,11 @@ import importlib
 
 from solver.engine import reference
 from solver.engine.enumerate import DEFAULT_MAX_NODES, enumerate_tree
-from solver.engine.labels import infoset_labels
+from solver.engine.labels import infoset_labels, state_at
 from solver.engine.playout import game_bounds
 from solver.errors import SpycfrError
 from solver.games.plugin import GamePlugin
+from solver.memory import MemoryBudget
 from solver.tree import Tree
 
 _MODULES = {
@@ -60,8 +61,10 @@ def make_game(name: str, preset: str | None = None, params: dict | None = None):
     return plugin.python_game(plugin.make_variant(preset, dict(params or {})))
 
 
-def build_tree(game, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
-    """The flat tree of a game object (from :func:`make_game`), by the numba enumerator."""
+def build_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
+               memory: MemoryBudget | None = None) -> Tree:
+    """The flat tree of a game object (from :func:`make_game`), by the numba enumerator
+    (within ``memory``'s limit when given)."""
     plugin = get_plugin(game.name)
     variant = game.variant_obj
     params = plugin.numba_params(variant)
@@ -69,7 +72,7 @@ def build_tree(game, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
         raise SpycfrError(f"{plugin.name} {variant.describe()} has an infinite game tree"
                           + (f": {plugin.unbounded_hint}" if plugin.unbounded_hint else ""))
     return enumerate_tree(params, plugin.name, variant.as_dict(), variant.describe(),
-                          max_nodes, plugin.too_big_hint)
+                          max_nodes, plugin.too_big_hint, memory)
 
 
 def build_reference_tree(game) -> Tree:
@@ -80,6 +83,24 @@ def build_reference_tree(game) -> Tree:
 def game_of_tree(tree: Tree):
     """The Python game a tree was built from."""
     return make_game(tree.game, None, tree.variant)
+
+
+def sample_labels(tree: Tree, infosets) -> list[tuple[str, list[str]]]:
+    """(key, action labels) of a few infosets, replayed from the root (no cache)."""
+    game = game_of_tree(tree)
+    parents = tree.parents()
+    out = []
+    for i in infosets:
+        v, path = int(tree.infoset_node[int(i)]), []
+        while v > 0:
+            path.append(int(tree.node_action[v]))
+            v = int(parents[v])
+        state = state_at(game, path[::-1])
+        node = int(tree.infoset_node[int(i)])
+        s, k = int(tree.first_child[node]), int(tree.num_children[node])
+        out.append((state.information_state(int(tree.infoset_seat[int(i)])),
+                    [state.action_label(int(a)) for a in tree.node_action[s:s + k]]))
+    return out
 
 
 def tree_labels(tree: Tree) -> tuple[list[str], list[list[str]]]:

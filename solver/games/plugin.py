@@ -7,11 +7,37 @@ name. A game module exposes ``PLUGIN = GamePlugin(...)``; registering its module
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from solver.errors import VariantError
+from solver.errors import RecordError, VariantError
+
+# Records are short lines of printable text: these bound what a malformed one can cost.
+MAX_RECORD_CHARS = 100_000
+MAX_MOVE_CHARS = 64
+
+
+def check_record_text(text: str) -> str:
+    """``text`` if it can be a record: at most MAX_RECORD_CHARS characters of printable text,
+    moves separated by spaces (the specs' notation: no other whitespace), none longer than
+    MAX_MOVE_CHARS; else RecordError."""
+    if not isinstance(text, str):
+        raise RecordError(f"a record is text, got {type(text).__name__}")
+    if len(text) > MAX_RECORD_CHARS:
+        raise RecordError(f"the record is {len(text):,} characters long; at most "
+                          f"{MAX_RECORD_CHARS:,} are allowed")
+    for column, char in enumerate(text, 1):
+        if char != " " and unicodedata.category(char)[0] in "CZ":
+            raise RecordError(f"character U+{ord(char):04X} at column {column} is not "
+                              "allowed: a record is printable text, its moves separated by "
+                              "spaces")
+    for number, move in enumerate(text.split(), 1):
+        if len(move) > MAX_MOVE_CHARS:
+            raise RecordError(f"move {number} ({move[:20]}...) is {len(move):,} characters "
+                              f"long; moves are at most {MAX_MOVE_CHARS}")
+    return text
 
 
 @dataclass(frozen=True)
@@ -43,6 +69,14 @@ class RecordNotation:
     lines: Callable[[dict, Any], list[str]]
     view_key: Callable[[Any, str, int], tuple[str, dict]]
     example: str = ""
+
+    def __post_init__(self) -> None:
+        # Every record reaches the game's parser through check_record_text first.
+        summary, view_key = self.summary, self.view_key
+        object.__setattr__(self, "summary",
+                           lambda variant, text: summary(variant, check_record_text(text)))
+        object.__setattr__(self, "view_key", lambda variant, text, seat: view_key(
+            variant, check_record_text(text), seat))
 
 
 @dataclass(frozen=True)

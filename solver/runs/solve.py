@@ -28,8 +28,16 @@ from solver.errors import Interrupted, SpycfrError, is_interrupt
 from solver.exact.best_response import best_response, expected_value, exploitability
 from solver.formats.strategy_table import write_table
 from solver.games import build_tree, get_plugin, make_game
-from solver.io import save_npz, write_json, write_text
-from solver.memory import peak_rss_bytes, rss_bytes
+from solver.io import (
+    check_free_space,
+    check_output_dir,
+    remove_stale_temporaries,
+    save_npz,
+    write_json,
+    write_text,
+)
+from solver.memory import MemoryBudget, MemoryLimitError, peak_rss_bytes, rss_bytes
+from solver.runs.lock import RunLock
 from solver.runs.store import (
     CHECKPOINT,
     CONVERGENCE,
@@ -38,20 +46,38 @@ from solver.runs.store import (
     RUN_JSON,
     STRATEGY_NPZ,
     convergence_csv,
+    file_sha256,
     fingerprint,
     holds_run,
     load_checkpoint,
     save_checkpoint,
     strategy_run_table,
 )
+from solver.tree import Tree
 
 # Monte-Carlo CFR: algorithm name -> sampling scheme of solver.cfr.mccfr.
 MCCFR_ALGORITHMS = {"es-mccfr": "external", "os-mccfr": "outcome"}
 DEFAULT_EPSILON = 0.6  # outcome sampling's exploration (OpenSpiel's default)
-DEFAULT_MEMORY_LIMIT_GIB = 8.0
 # Variants whose estimated tree is at most this big are enumerated, so that an MCCFR
 # run gets its exact exploitability and the strategy tables of a full-tree run.
 ENUMERABLE_NODES = 30_000_000
+
+# What a full-tree solve allocates, for --memory-limit (checked before allocating): the tree
+# (27 B of arrays per node, grown 4x at a time, so 34 B with the old copy beside the new);
+# per node beyond it CFR's reach and values (32 B) and the best response's order, levels and
+# values (28 B), rounded up; per (infoset, action) cell the regrets, strategy sums, current
+# strategy, the best response's q-values, the average strategy and a checkpoint's copies of
+# the regrets and sums (7 x 8 B; predictive CFR+ keeps two more).
+TREE_BYTES_PER_NODE = 34
+SOLVE_BYTES_PER_NODE = 80
+SOLVE_BYTES_PER_CELL = 56
+PREDICTIVE_BYTES_PER_CELL = 16
+# The strategy tables (labels as Python strings, then Parquet and CSV): 470 B per row
+# measured on Agent Hunter small (2.07 M rows), and pandas/pyarrow's own start-up.
+TABLE_BYTES_PER_ROW = 600
+TABLE_BYTES_FIXED = 150 * 2**20
+FULL_TREE_ADVICE = ("raise --memory-limit, choose a smaller variant, or solve without a tree "
+                    "(--algorithm es-mccfr or os-mccfr)")
 
 
 @dataclass
@@ -72,7 +98,7 @@ class SolveConfig:
     check_every: int | None = None
     seed: int = 0
     epsilon: float | None = None  # os-mccfr only (None: DEFAULT_EPSILON)
-    memory_limit: float | None = None  # MCCFR only, GiB (None: DEFAULT_MEMORY_LIMIT_GIB)
+    memory_limit: float | None = None  # GiB of resident memory (None: half the RAM)
     abstraction: bool = False  # MCCFR only: key infosets by the game's information abstraction
 
 
@@ -93,8 +119,18 @@ class _FullTree:
 
     def __init__(self, config: SolveConfig) -> None:
         self.config = config
-        self.tree = build_tree(make_game(config.game, config.preset, config.params))
-        self.solver = CFRSolver(self.tree, config.algorithm, config.alpha, config.beta,
+        game = make_game(config.game, config.preset, config.params)
+        # Refused at once from the estimate; then checked as the tree grows and once it is known.
+        self.memory = _memory_budget(config)
+        nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
+        self.memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its solver",
+                            nodes * (TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE),
+                            FULL_TREE_ADVICE)
+        self.tree = tree = build_tree(game, memory=self.memory)
+        self.memory.require(f"solving the tree of {tree.num_nodes:,} nodes and "
+                            f"{tree.num_infosets:,} infosets", _solve_bytes(tree, config),
+                            FULL_TREE_ADVICE)
+        self.solver = CFRSolver(tree, config.algorithm, config.alpha, config.beta,
                                 config.gamma, config.alternating)
 
     def restore(self, state: dict, log: list, seconds: float) -> None:
@@ -115,6 +151,27 @@ class _FullTree:
         return {}
 
 
+def _solve_bytes(tree: Tree, config: SolveConfig) -> float:
+    """What CFR and the exact best response allocate on ``tree`` (see SOLVE_BYTES_*)."""
+    per_cell = SOLVE_BYTES_PER_CELL + (
+        PREDICTIVE_BYTES_PER_CELL if config.algorithm == "pcfr+" else 0)
+    return (tree.num_nodes * SOLVE_BYTES_PER_NODE
+            + tree.num_infosets * max(tree.max_actions, 1) * per_cell)
+
+
+def _disk_bytes(tree: Tree, tables: bool) -> float:
+    """An upper estimate of a run directory's files: the checkpoint and the strategy
+    (uncompressed float64 tables, the worst case of their compression) and the tables (about
+    60 B per row in CSV, as much again in Parquet)."""
+    cells = tree.num_infosets * max(tree.max_actions, 1)
+    return 4 * 8 * cells + (120 * int(tree.infoset_num_actions.sum()) if tables else 0)
+
+
+def _table_bytes(tree: Tree) -> float:
+    """What building and writing the strategy tables of ``tree`` takes (see TABLE_BYTES_*)."""
+    return TABLE_BYTES_FIXED + TABLE_BYTES_PER_ROW * int(tree.infoset_num_actions.sum())
+
+
 class _MonteCarlo:
     """External- or outcome-sampling MCCFR straight on the game's rules.
 
@@ -130,12 +187,23 @@ class _MonteCarlo:
         self.variant = game.variant_obj
         self.estimated_nodes = estimate_nodes(get_plugin(game.name).numba_params(self.variant))
         self.enumerable = self.estimated_nodes <= ENUMERABLE_NODES
+        self.tree, self.tree_note = None, None
+        self.memory = memory = _memory_budget(config)
+        if self.enumerable:  # within the memory limit, or not at all
+            try:
+                memory.require(
+                    f"the tree of about {self.estimated_nodes:.3g} nodes (estimated), for an "
+                    "exact exploitability", self.estimated_nodes * (
+                        TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE))
+                self.tree = build_tree(game, memory=memory)
+            except MemoryLimitError as exc:
+                self.enumerable = False
+                self.tree_note = str(exc)
         if not self.enumerable and config.target_exploitability is not None:
-            raise SpycfrError(
-                f"--target-exploitability needs an exact best response, and this variant is too "
-                f"big to enumerate (about {self.estimated_nodes:.2g} nodes > "
-                f"{ENUMERABLE_NODES:,}): use --iterations or --time-limit"
-            )
+            why = self.tree_note or (f"this variant is too big to enumerate (about "
+                                     f"{self.estimated_nodes:.2g} nodes > {ENUMERABLE_NODES:,})")
+            raise SpycfrError(f"--target-exploitability needs an exact best response, and "
+                              f"{why}: use --iterations or --time-limit")
         if config.memory_limit is not None and not self.enumerable:
             _compile_elsewhere(config)
         self.solver = MCCFRSolver(
@@ -143,7 +211,6 @@ class _MonteCarlo:
             epsilon=_epsilon(config) or DEFAULT_EPSILON,
             memory_limit=_memory_limit_gib(config) * 2**30, abstraction=config.abstraction,
         )
-        self.tree = build_tree(game) if self.enumerable else None
         self.value_column = "exploitability" if self.enumerable else "exploitability_estimate"
         self.kind = "exact" if self.enumerable else REGRET_BOUND_KIND
         self.memory_message: str | None = None
@@ -185,6 +252,7 @@ class _MonteCarlo:
         meta = {
             "epsilon": _epsilon(self.config),
             "tree_enumerated": self.enumerable,
+            "tree_not_enumerated_because": self.tree_note,
             "estimated_nodes": self.estimated_nodes,
             "enumerable_node_limit": ENUMERABLE_NODES,
             "infosets_seen": stats["infosets"],
@@ -230,8 +298,9 @@ def _compile_elsewhere(config: SolveConfig) -> None:
     already full; a failed child changes nothing."""
     child = dict(config.__dict__, iterations=2, target_exploitability=None, time_limit=None,
                  check_every=1, memory_limit=None)
-    code = ("import json, sys\nfrom solver.runs.solve import SolveConfig, solve_run\n"
-            "solve_run(SolveConfig(**json.loads(sys.argv[1])), out_dir=sys.argv[2])")
+    code = ("import json, sys\nfrom solver.runs import solve\n"
+            "solve.ENUMERABLE_NODES = 0  # compiling needs no tree\n"
+            "solve.solve_run(solve.SolveConfig(**json.loads(sys.argv[1])), out_dir=sys.argv[2])")
     try:
         with tempfile.TemporaryDirectory(prefix="spycfr-compile-") as scratch:
             subprocess.run([sys.executable, "-c", code, json.dumps(child), scratch],
@@ -248,7 +317,14 @@ def _epsilon(config: SolveConfig) -> float | None:
 
 
 def _memory_limit_gib(config: SolveConfig) -> float:
-    return DEFAULT_MEMORY_LIMIT_GIB if config.memory_limit is None else float(config.memory_limit)
+    """--memory-limit, by default half the machine's RAM (the most it may be)."""
+    return _physical_gib() / 2 if config.memory_limit is None else float(config.memory_limit)
+
+
+def _memory_budget(config: SolveConfig) -> MemoryBudget:
+    gib = _memory_limit_gib(config)
+    return MemoryBudget(gib * 2**30, None if config.memory_limit is not None else
+                        f"the default --memory-limit of {gib:.3g} GiB (half the RAM)")
 
 
 def _check_config(config: SolveConfig) -> None:
@@ -260,8 +336,6 @@ def _check_config(config: SolveConfig) -> None:
         if not 0.0 < config.epsilon <= 1.0:
             raise SpycfrError(f"--epsilon must be in (0, 1], got {config.epsilon!r}")
     if config.memory_limit is not None:
-        if not mccfr:
-            raise SpycfrError("--memory-limit applies to --algorithm es-mccfr or os-mccfr only")
         ram = _physical_gib()
         if not 0.0 < config.memory_limit <= ram / 2:
             raise SpycfrError(
@@ -280,7 +354,7 @@ def _physical_gib() -> float:
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     except (ValueError, OSError, AttributeError):
-        return 2 * DEFAULT_MEMORY_LIMIT_GIB
+        return 16.0  # unknown: assume a small machine
 
 
 def solve_run(
@@ -301,25 +375,44 @@ def solve_run(
     ``progress(iteration, seconds, value, label=..., details=...)`` is called once with the
     starting point (value None), then after every batch; ``seconds`` counts the whole run.
     """
-    seconds_before = 0.0
-    state = None
-    log: list = []
     if resume is not None:
         out_dir = Path(resume)
-        saved, state, seconds_before, log = load_checkpoint(out_dir)
-        limits = {k: getattr(config, k) for k in RESUME_LIMITS}
-        config = SolveConfig(**{**saved, **{k: v for k, v in limits.items() if v is not None}})
+        if not (out_dir / CHECKPOINT).is_file():
+            raise SpycfrError(f"cannot resume: {str(out_dir / CHECKPOINT)!r} does not exist")
     run_dir = Path(out_dir) if out_dir is not None else None
-    if run_dir is not None and resume is None and holds_run(run_dir):
-        if not overwrite:
-            raise SpycfrError(f"{str(run_dir)!r} already holds a run; choose another -o, "
-                              "add --overwrite to replace it, or use --resume")
-        for name in RUN_FILES:
-            (run_dir / name).unlink(missing_ok=True)
     if checkpoint_every is not None and checkpoint_every < 1:
         raise SpycfrError(f"--checkpoint-every must be >= 1, got {checkpoint_every}")
     if checkpoint_every is not None and run_dir is None:
         raise SpycfrError("--checkpoint-every needs an output run directory (-o RUN_DIR)")
+    if run_dir is None:
+        return _solve(config, None, None, checkpoint_every, progress, write_tables)
+    check_output_dir(run_dir, "run directory")  # before any work: a bad -o fails at once
+    with RunLock(run_dir):
+        remove_stale_temporaries(run_dir)  # left by a writer killed mid-write
+        if resume is None and holds_run(run_dir):
+            if not overwrite:
+                raise SpycfrError(f"{str(run_dir)!r} already holds a run; choose another -o, "
+                                  "add --overwrite to replace it, or use --resume")
+            for name in RUN_FILES:
+                (run_dir / name).unlink(missing_ok=True)
+        return _solve(config, run_dir, resume, checkpoint_every, progress, write_tables)
+
+
+def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: int | None,
+           progress, write_tables: bool) -> dict:
+    """solve_run's work, holding the run directory's lock when there is one."""
+    seconds_before = 0.0
+    state = None
+    log: list = []
+    if resume is not None:
+        saved, state, seconds_before, log = load_checkpoint(run_dir)
+        limits = {k: getattr(config, k) for k in RESUME_LIMITS}
+        try:
+            config = SolveConfig(**{**saved, **{k: v for k, v in limits.items()
+                                                if v is not None}})
+        except TypeError as exc:
+            raise SpycfrError(f"cannot resume: the checkpoint's settings are corrupt "
+                              f"({str(exc)[:200]}): solve again") from None
     _check_config(config)
 
     mccfr = config.algorithm in MCCFR_ALGORITHMS
@@ -327,10 +420,10 @@ def solve_run(
         progress.preparing()
     engine = _MonteCarlo(config) if mccfr else _FullTree(config)
     solver, tree = engine.solver, engine.tree
+    if run_dir is not None and tree is not None:  # before the iterations, not after
+        check_free_space(run_dir, _disk_bytes(tree, write_tables), "the run directory")
     if state is not None:
         engine.restore(state, log, seconds_before)
-    if run_dir is not None:
-        run_dir.mkdir(parents=True, exist_ok=True)
 
     total = config.iterations
     if total is None and config.target_exploitability is None and config.time_limit is None:
@@ -382,6 +475,7 @@ def solve_run(
                     exploitability=(br[0] + br[1]) / 2.0,
                     strategy_sha256=hashlib.sha256(strategy.tobytes()).hexdigest())
     meta.update(engine.extra_meta())
+    meta["memory_limit_gib"] = _memory_limit_gib(config)
     meta["peak_rss_bytes"] = peak_rss_bytes()
     meta["peak_rss_method"] = ("the solving process's peak resident set size: VmHWM of "
                                "/proc/self/status (Linux), else getrusage's ru_maxrss")
@@ -393,22 +487,35 @@ def solve_run(
                    for it, sec, e in solver.log]
     meta["run_dir"] = None if run_dir is None else str(run_dir)
     if run_dir is not None:
+        # Every file first (each atomically), run.json last with the hashes of what it vouches
+        # for: a run killed between two of these writes is detected when loaded.
         if checkpoint_every is None:
             # a run without periodic checkpoints still gets one at the end, to extend it later
             _checkpoint(run_dir, engine, config, seconds, final_state)
         write_text(run_dir / CONVERGENCE, convergence_csv(solver.log, engine.value_column))
+        written = [CONVERGENCE]
         if strategy is not None:
             save_npz(run_dir / STRATEGY_NPZ, average=strategy,
                      fingerprint=np.array(json.dumps(meta["fingerprint"])))
+            written.append(STRATEGY_NPZ)
+            if write_tables and not engine.memory.fits(_table_bytes(tree)):
+                write_tables = False
+                meta["tables_skipped"] = (
+                    f"the strategy tables (Parquet, CSV) were not written: they need about "
+                    f"{_table_bytes(tree) / 2**30:.3g} GiB more than the memory limit leaves; "
+                    f"write them later with spycfr export {run_dir} --format parquet")
             if write_tables:
                 table = strategy_run_table(tree, strategy)
                 write_table(table, run_dir / "strategy.parquet")
                 write_table(table, run_dir / "strategy.csv")
+                written += ["strategy.parquet", "strategy.csv"]
         else:
             table = treeless_openings_table(engine.game, solver)
             if table is not None:
                 write_text(run_dir / OPENINGS_CSV,
                            table.to_csv(index=False, float_format="%.17g"))
+                written.append(OPENINGS_CSV)
+        meta["files"] = {name: file_sha256(run_dir / name) for name in written}
         meta["config"] = config.__dict__
         write_json(run_dir / RUN_JSON, meta)
     return meta

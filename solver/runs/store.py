@@ -22,7 +22,9 @@ decisions (player, opening, probability, seen), where the game defines them.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +36,7 @@ from solver import __version__
 from solver.errors import SpycfrError
 from solver.exact.best_response import infoset_values
 from solver.formats.strategy_table import strategy_table
-from solver.games import build_tree, make_game
+from solver.games import build_tree, make_game, sample_labels
 from solver.io import atomic_path, write_text
 from solver.tree import Tree
 
@@ -47,6 +49,7 @@ RUN_FILES = (RUN_JSON, CHECKPOINT, STRATEGY_NPZ, CONVERGENCE, OPENINGS_CSV,
              "strategy.parquet", "strategy.csv")
 
 TREELESS_CAVEAT = "approximate: MCCFR, exploitability not measured"
+MAX_RUN_JSON = 64 << 20  # bytes: far above any run.json spycfr writes
 
 
 @dataclass
@@ -99,7 +102,8 @@ def _save_fast_npz(target: Path, **arrays: np.ndarray) -> None:
 
 
 def load_checkpoint(run_dir: Path) -> tuple[dict, dict, float, list]:
-    """(config, solver state, seconds, log) of a run's checkpoint."""
+    """(config, solver state, seconds, log) of a run's checkpoint, checked: its metadata has
+    every field, and its tables hold finite numbers."""
     path = run_dir / CHECKPOINT
     if not path.is_file():
         raise SpycfrError(f"cannot resume: {str(path)!r} does not exist")
@@ -107,18 +111,65 @@ def load_checkpoint(run_dir: Path) -> tuple[dict, dict, float, list]:
         with np.load(path) as data:
             meta = json.loads(str(data["meta"]))
             state = {k: data[k] for k in data.files if k != "meta"}
-    except Exception as exc:
-        raise SpycfrError(f"cannot resume: {str(path)!r} is unreadable ({exc})") from None
-    state.update(meta["solver"])
-    return meta["config"], state, float(meta["seconds"]), [tuple(r) for r in meta["log"]]
+        config, solver, seconds, log = (meta["config"], meta["solver"], float(meta["seconds"]),
+                                        [tuple(r) for r in meta["log"]])
+        if not isinstance(config, dict) or not isinstance(solver, dict):
+            raise TypeError("config and solver must be objects")
+    except Exception as exc:  # numpy, zipfile, json and the checks raise many types
+        why = f"no {exc}" if isinstance(exc, KeyError) else str(exc)[:200]
+        raise SpycfrError(f"cannot resume: {str(path)!r} is unreadable or incomplete "
+                          f"({why}): solve again") from None
+    for name, array in state.items():
+        if array.dtype.kind == "f" and not np.isfinite(array).all():
+            raise SpycfrError(f"cannot resume: {str(path)!r} holds non-finite numbers in its "
+                              f"table {name!r} (corrupt): solve again")
+    state.update(solver)
+    return config, state, seconds, log
 
 
 def holds_run(run_dir: Path) -> bool:
     return any((run_dir / name).exists() for name in (RUN_JSON, CHECKPOINT))
 
 
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes (read in chunks)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 22), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _recover(run_dir: Path) -> str:
+    """How to get a sound run back: from its checkpoint if it has one, else by solving."""
+    if (run_dir / CHECKPOINT).is_file():
+        return (f"rewrite it from the checkpoint with `spycfr solve --resume {run_dir}` "
+                "(or solve again)")
+    return "solve again"
+
+
+def _fail(path: Path, what: str) -> SpycfrError:
+    return SpycfrError(f"{str(path)!r} {what}")
+
+
+def _expect(meta: dict, key: str, kinds: tuple, meta_path: Path, optional: bool = True):
+    value = meta.get(key)
+    if value is None:
+        if optional:
+            return None
+        raise _fail(meta_path, f"is corrupt: {key} is missing")
+    if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
+        names = " or ".join(k.__name__.replace("dict", "an object").replace("str", "a string")
+                            .replace("int", "an integer").replace("float", "a number")
+                            for k in kinds)
+        raise _fail(meta_path, f"is corrupt: {key} must be {names}, got "
+                               f"{type(value).__name__}")
+    return value
+
+
 def read_run_meta(path: str | Path) -> dict:
-    """run.json of a run directory (errors say what is missing or corrupt)."""
+    """run.json of a run directory, checked: its fields have the right types (errors say
+    what is missing or corrupt, and how to recover)."""
     path = Path(path)
     if path.is_file():
         raise SpycfrError(f"{str(path)!r} is a file, not a run directory")
@@ -128,12 +179,30 @@ def read_run_meta(path: str | Path) -> dict:
     if not meta_path.is_file():
         raise SpycfrError(f"{str(path)!r} is not a run directory: {RUN_JSON} is missing")
     try:
+        if meta_path.stat().st_size > MAX_RUN_JSON:
+            raise ValueError(f"{meta_path.stat().st_size:,} bytes, more than any run.json")
         meta = json.loads(meta_path.read_text())
-        config = meta["config"]
-        for key in ("game", "preset", "params"):
-            config[key]  # noqa: B018 (a run is rebuilt from these)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise SpycfrError(f"{str(meta_path)!r} is corrupt ({exc})") from None
+    except (ValueError, RecursionError, UnicodeDecodeError, OSError) as exc:
+        raise _fail(meta_path, f"is corrupt ({str(exc)[:200]})") from None
+    if not isinstance(meta, dict):
+        raise _fail(meta_path, "is corrupt: not a JSON object")
+    config = _expect(meta, "config", (dict,), meta_path, optional=False)
+    for key, kinds in (("game", (str,)), ("params", (dict,))):
+        _expect(config, key, kinds, meta_path, optional=False)
+    _expect(config, "preset", (str,), meta_path)
+    _expect(meta, "game", (str,), meta_path, optional=False)
+    _expect(meta, "variant", (dict,), meta_path, optional=False)
+    _expect(meta, "iterations", (int,), meta_path, optional=False)
+    for key in ("value_p1", "exploitability", "nash_conv", "best_response_p1",
+                "best_response_p2"):
+        value = _expect(meta, key, (int, float), meta_path)
+        if value is not None and not math.isfinite(value):
+            raise _fail(meta_path, f"is corrupt: {key} is {value}")
+    if not is_treeless(meta):
+        for key in ("value_p1", "exploitability", "fingerprint"):
+            if meta.get(key) is None:
+                raise _fail(meta_path, f"is corrupt: {key} is missing")
+    _expect(meta, "files", (dict,), meta_path)
     return meta
 
 
@@ -148,6 +217,7 @@ def treeless_openings(path: str | Path) -> tuple[dict, pd.DataFrame] | None:
     if not is_treeless(meta):
         return None
     target = Path(path) / OPENINGS_CSV
+    _verify(Path(path), meta, OPENINGS_CSV)
     try:
         table = pd.read_csv(target)
     except Exception as exc:
@@ -161,8 +231,45 @@ def strategy_run_table(tree: Tree, strategy: np.ndarray) -> pd.DataFrame:
     return strategy_table(tree, strategy, cfv=cfv, reach=reach, opponent_reach=opp)
 
 
+def _verify(path: Path, meta: dict, name: str, required: bool = True) -> bool:
+    """Whether ``name`` is the file run.json vouches for (its sha256); a mismatch means a write
+    was interrupted or the file changed: an error when ``required``, else False."""
+    expected = (meta.get("files") or {}).get(name)
+    target = path / name
+    if expected is None or not target.is_file():
+        return expected is None
+    if file_sha256(target) == expected:
+        return True
+    if required:
+        raise SpycfrError(f"{str(target)!r} does not match {RUN_JSON} (its hash differs: an "
+                          f"interrupted write, or the file changed since): {_recover(path)}")
+    return False
+
+
+def check_strategy(strategy: np.ndarray, tree: Tree, where: str, recover: str) -> None:
+    """A strategy array fits the tree: finite, non-negative, rows summing to 1 over each
+    infoset's legal actions and 0 beyond; else a one-line error naming the first bad row."""
+    k = tree.infoset_num_actions.astype(np.int64)
+    if strategy.ndim != 2 or strategy.shape[0] != tree.num_infosets or (
+            strategy.shape[1] < tree.max_actions):
+        raise SpycfrError(f"{where}: shape {strategy.shape} does not fit the tree "
+                          f"({tree.num_infosets} infosets, {tree.max_actions} actions)")
+    legal = np.arange(strategy.shape[1])[None, :] < k[:, None]
+    bad = ~np.isfinite(strategy).all(axis=1) | (strategy < 0).any(axis=1)
+    bad |= (np.where(legal, 0.0, strategy) != 0).any(axis=1)
+    bad |= np.abs(np.where(legal, strategy, 0.0).sum(axis=1) - 1.0) > 1e-6
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        row = ", ".join(f"{x:.6g}" for x in strategy[i, :k[i]])
+        raise SpycfrError(f"{where}: infoset {i} has probabilities [{row}] (negative, not "
+                          f"finite or not summing to 1; {int(bad.sum())} infoset(s) affected): "
+                          f"{recover}")
+
+
 def load_run(path: str | Path) -> Run:
-    """Load a run directory (rebuilding its tree); errors say what is missing or wrong."""
+    """Load a run directory (rebuilding its tree), checked: run.json's fields, the files it
+    vouches for (hashes), the strategy's shape and probabilities; errors say what is wrong
+    and how to recover."""
     path = Path(path)
     meta = read_run_meta(path)
     config = meta["config"]
@@ -171,24 +278,33 @@ def load_run(path: str | Path) -> Run:
             f"run {str(path)!r} was solved by MCCFR on a variant too big to enumerate: it has "
             "no tree or strategy tables, only `spycfr openings` can read it"
         )
+    _verify(path, meta, STRATEGY_NPZ)
     try:
         with np.load(path / STRATEGY_NPZ) as data:
             strategy = np.array(data["average"], dtype=np.float64)
     except Exception as exc:
-        raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} is missing or corrupt ({exc})") from None
+        raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} is missing or corrupt "
+                          f"({str(exc)[:200]}): {_recover(path)}") from None
+    expected = meta.get("strategy_sha256")
+    if expected is not None and hashlib.sha256(strategy.tobytes()).hexdigest() != expected:
+        raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} does not match {RUN_JSON} (not the "
+                          f"strategy it was written with: an interrupted write?): "
+                          f"{_recover(path)}")
     tree = build_tree(make_game(config["game"], config["preset"], config["params"]))
     if fingerprint(tree) != meta.get("fingerprint") or strategy.shape[0] != tree.num_infosets:
         raise SpycfrError(
             f"run {str(path)!r} does not match the tree of its variant (made by another version?)"
         )
-    if tree.infoset_keys is None:
+    check_strategy(strategy, tree, str(path / STRATEGY_NPZ), _recover(path))
+    if tree.infoset_keys is None and _verify(path, meta, "strategy.parquet", required=False):
         _labels_from_table(tree, path / "strategy.parquet")
     return Run(path, meta, tree, strategy)
 
 
 def _labels_from_table(tree: Tree, table_path: Path) -> None:
     """Take the infoset keys and action labels from the run's own table (rows are in infoset
-    and action order), which is much faster than replaying every infoset."""
+    and action order), which is much faster than replaying every infoset; spot-checked
+    against a replay of a few infosets, and not used when they disagree."""
     try:
         table = pd.read_parquet(table_path, columns=["infoset", "action"])
     except Exception:
@@ -199,5 +315,10 @@ def _labels_from_table(tree: Tree, table_path: Path) -> None:
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     keys = table["infoset"].to_numpy()
     actions = table["action"].tolist()
-    tree.infoset_keys = [str(keys[i]) for i in starts]
-    tree.action_labels = [actions[i:i + k] for i, k in zip(starts, counts, strict=True)]
+    infoset_keys = [str(keys[i]) for i in starts]
+    action_labels = [actions[i:i + k] for i, k in zip(starts, counts, strict=True)]
+    sample = np.unique(np.linspace(0, tree.num_infosets - 1, 16).astype(np.int64))
+    for i, (key, labels) in zip(sample, sample_labels(tree, sample), strict=True):
+        if infoset_keys[i] != key or action_labels[i] != labels:
+            return  # a table that does not belong to this tree: labels are replayed instead
+    tree.infoset_keys, tree.action_labels = infoset_keys, action_labels

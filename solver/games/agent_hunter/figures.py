@@ -18,51 +18,69 @@ COLORS = {R.T_HAND: "#4C72B0", R.T_SWITCH: "#DD8452", R.T_HOUSE: "#C44E52"}
 
 
 def openings_figure(table: pd.DataFrame, values: dict, eps: float, path: Path) -> Path:
-    """Per player: value of each pure placement against the equilibrium vs its probability."""
+    """Per player, one row per placement (card sets by how often they are used): how often
+    the equilibrium plays it (left) and the value it loses against the equilibrium opponent
+    with best play afterwards (right; the grey band is what the run's accuracy calls a tie)."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(10, 4.4), layout="constrained")
-    axes = fig.subplots(1, 2)
-    for ax, player in zip(axes, PLAYERS, strict=True):
-        rows = table[table.player == player]
-        v = values[player]
-        ax.axhspan(v - eps, v + eps, color="grey", alpha=0.15,
-                   label=f"equilibrium value {signed(v, 4)} ± exploitability")
-        ax.axhline(v, color="grey", lw=1, ls="--")
-        spread = max(float(rows.br_value.max() - rows.br_value.min()), 4 * eps, 0.02)
-        lo = min(float(rows.br_value.min()), v) - 0.15 * spread
-        hi = max(float(rows.br_value.max()), v) + 0.15 * spread
-        ax.set_ylim(lo, hi)
-        ax.scatter(rows.probability, rows.br_value, s=36, color="#4C72B0", zorder=3)
-        labelled = rows if len(rows) <= 24 else pd.concat(
-            [rows.sort_values("probability", ascending=False).head(8),
-             rows.sort_values("br_value").head(2)]).drop_duplicates("opening")
-        xr = (0.0, max(1.0, float(rows.probability.max())))
-        for (x, y), names in _clusters(labelled, (xr[1] - xr[0]) * 0.02, (hi - lo) * 0.03):
-            ax.annotate(", ".join(names), (x, y), fontsize=8, textcoords="offset points",
-                        xytext=(5, 2))
-        ax.set_xlabel("probability at equilibrium")
-        ax.set_ylabel(f"{player}'s value of the placement")
-        ax.set_title(f"{player}'s placements")
-        ax.set_xlim(-0.03, max(1.0, float(rows.probability.max())) + 0.03)
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="lower right", fontsize=8)
-    fig.suptitle("Placements: value against the equilibrium opponent (best play afterwards)")
+    shown = {p: _figure_rows(table[table.player == p], eps) for p in PLAYERS}
+    fig = Figure(figsize=(10, 1.9 + 0.24 * sum(len(r) for r in shown.values())),
+                 layout="constrained")
+    axes = fig.subplots(2, 2, sharex="col", gridspec_kw={
+        "height_ratios": [max(len(shown[p]), 1) for p in PLAYERS], "width_ratios": [1, 1.3]})
+    band = max(max(float(r.tolerance.max()) for r in shown.values()), 1e-12)
+    span = max(max(float(r.loss.max()) for r in shown.values()) * 1.3, 3 * band)
+    top_p = max(float(r.probability.max()) for r in shown.values())
+    for (left, right), player in zip(axes, PLAYERS, strict=True):
+        rows = shown[player]
+        y = np.arange(len(rows))[::-1]
+        colors = ["#4C72B0" if t else "#C44E52" for t in rows.tie]
+        left.barh(y, rows.probability, color=colors, height=0.7)
+        for yy, p in zip(y, rows.probability, strict=True):
+            left.text(p + 0.01 * top_p, yy, f"{100 * p:.1f}%", va="center", fontsize=8)
+        left.set_yticks(y, [f"{o.split(':', 1)[1]}  {{{c}}}" for o, c in
+                            zip(rows.opening, rows.cards, strict=True)], fontsize=8)
+        left.set_xlim(0, min(1.0, top_p * 1.2 + 0.02))
+        left.set_title(f"{player}: how often each placement is used", fontsize=10)
+        right.axvspan(0, band, color="grey", alpha=0.2, lw=0,
+                      label=f"tie (within {band:.2g} of the best)")
+        right.barh(y, rows.loss, color=colors, height=0.7)
+        for yy, loss, tie in zip(y, rows.loss, rows.tie, strict=True):
+            right.text(max(loss, band) + span * 0.01, yy, "tie" if tie else f"−{loss:.4f}",
+                       va="center", fontsize=8)
+        right.set_yticks(y, [""] * len(y))
+        right.set_xlim(0, span)
+        right.set_title(f"{player}: value lost against the best placement "
+                        f"(equilibrium value {signed(values[player], 4)})", fontsize=10)
+        for ax in (left, right):
+            ax.set_ylim(-0.6, len(rows) - 0.4)
+            ax.grid(True, axis="x", alpha=0.3)
+    handles, labels = axes[0][1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower right", fontsize=8)
+    axes[1][0].set_xlabel("probability at equilibrium")
+    axes[1][1].set_xlabel("value lost per game (the player's payoff), with best play afterwards")
+    fig.suptitle("Placements: how often each is played, and what each costs against the "
+                 "equilibrium opponent", fontsize=11)
     return save_figure(fig, path)
 
 
-def _clusters(rows: pd.DataFrame, dx: float, dy: float) -> list:
-    """Placements whose points (nearly) coincide, labelled together: [((x, y), names)]."""
-    groups: list = []
-    for r in rows.sort_values("probability", ascending=False).itertuples():
-        name = r.opening.split(":", 1)[1]
-        for (x, y), names in groups:
-            if abs(r.probability - x) <= dx and abs(r.br_value - y) <= dy:
-                names.append(name)
-                break
-        else:
-            groups.append(((r.probability, r.br_value), [name]))
-    return groups
+def _figure_rows(rows: pd.DataFrame, eps: float, most: int = 24) -> pd.DataFrame:
+    """One player's placements for the figure, card sets by probability, placements by
+    probability within a set; with more than ``most``, the most played and the costliest."""
+    rows = rows.copy()
+    if "loss" not in rows:  # a table without the noise-aware columns: ties within 2 eps
+        rows["loss"] = rows.br_value.max() - rows.br_value
+        rows["tolerance"] = 2 * eps
+        rows["tie"] = rows.loss <= rows.tolerance
+    if "cards" not in rows:
+        rows["cards"] = rows.opening.map(
+            lambda o: ",".join(sorted(o.split(":", 1)[1].split("-"), key=int)))
+    if len(rows) > most:
+        keep = pd.concat([rows.nlargest(most - 4, "probability"), rows.nlargest(4, "loss")])
+        rows = rows.loc[keep.index.unique()]
+    set_prob = rows.groupby("cards").probability.transform("sum")
+    return rows.assign(_s=set_prob).sort_values(
+        ["_s", "cards", "probability"], ascending=[False, True, False]).drop(columns="_s")
 
 
 def turns_figure(stats, path: Path) -> Path:

@@ -5,6 +5,11 @@ player's observation code(s) (rules.observation): the full record uses the mover
 a player's view uses that player's (``?`` where hidden). A house attack and its refill
 are two tree edges but one token (``house:2=6>3:eq>5``). Legality is decided by the
 numba rules only; the Python here parses, formats and words the errors.
+
+Moves as spycfr lists them are accepted too: a refill as a token of its own (``refill:5``,
+merged into the attack's token), and, as the last token only, an attack without its result
+(``hand:5>2``, ``house:2=6>3``) where the record decides the result; where it does not (the
+attacker's own view), the error lists the results to choose from.
 """
 
 from __future__ import annotations
@@ -30,6 +35,14 @@ _RE = {
     "house": re.compile(rf"house:(\d+)=(\d+)>(\d+):(hi|lo|eq)(?:\+(hand|h\d+))?(?:>{_NUM})?"),
 }
 _SHAPES = "place:A-B-C, hand:C>T:ANS, switch:H=V>W@D, house:A=X>T:ANS[+hand|+hG][>F]"
+# A move written without its result (the answer, where the defender's card came from): only
+# as the last token, completed where the record decides it (spycfr lists moves this way).
+_PENDING = {
+    "hand": re.compile(r"hand:(\d+)>(\d+)"),
+    "house": re.compile(r"house:(\d+)=(\d+)>(\d+)"),
+}
+# A refill written as a token of its own (the move label): merged into the attack's token.
+_REFILL_TOKEN = re.compile(r"refill:(\d+|\?)")
 
 
 # --- formatting ------------------------------------------------------------------------
@@ -294,6 +307,62 @@ def _tokens(text: str) -> list[str]:
     return text.split()
 
 
+def _pending(ctx: _Ctx, move: int, token: str, last: int) -> tuple | None:
+    """(kind, canonical token up to the result, tree action, fields written) of a hand or
+    house attack written without its result, or None; only move ``last`` may be one."""
+    kind = token.split(":", 1)[0]
+    m = _PENDING[kind].fullmatch(token) if kind in _PENDING else None
+    if m is None:
+        return None
+    if kind == "hand":
+        c, t = ctx.card(move, token, m.group(1)), ctx.house(move, token, m.group(2))
+        pend = (kind, f"hand:{c}>{t + 1}", R.encode_hand(c, t), (c, t))
+    else:
+        a, x = ctx.house(move, token, m.group(1)), ctx.card(move, token, m.group(2))
+        t = ctx.house(move, token, m.group(3))
+        pend = (kind, f"house:{a + 1}={x}>{t + 1}", R.encode_house(a, t), (a, x, t))
+    if pend[1] != token:
+        raise ctx.err(move, token, f"should be written `{pend[1]}`")
+    if move != last:
+        raise ctx.err(move, token, "the result is missing (e.g. `:lo`, `:eq>F`, `:hi+hand`): "
+                                   "only the last move of a record may leave it out")
+    return pend
+
+
+def _complete(ctx: _Ctx, cands: np.ndarray, params: np.ndarray, viewer: int | None, move: int,
+              token: str, pend: tuple) -> str:
+    """The token of a pending move with its result, where the record (a full record, or
+    what ``viewer`` knows) decides it; RecordError listing the possible results otherwise."""
+    kind, prefix, action, claimed = pend
+    s0 = cands[0]
+    mover = int(s0[R.TO_MOVE])
+    if int(s0[R.PHASE]) in (R.PH_PLACE1, R.PH_PLACE2):
+        raise ctx.err(move, token, f"expected {PLAYER_NAMES[mover]}'s placement")
+    own = viewer is None or viewer == mover
+    buf = np.empty(R.max_actions(ctx.v), dtype=np.int32)
+
+    def legal(s) -> bool:
+        return bool((buf[:R.legal_actions(s, params, buf)] == action).any())
+
+    if own and not legal(s0):
+        raise ctx.err(move, token, _explain_illegal(ctx, s0, kind, action))
+    who = mover if viewer is None else viewer
+    seen = {format_obs_token(int(R.observation(s, params, np.int32(action), who)), ctx.k)
+            for s in cands if own or legal(s)}
+    fits = sorted(t for t in seen if t.startswith(prefix + ":"))
+    if len(fits) == 1:
+        return fits[0]
+    if not fits:
+        actual = R.unpack_obs(int(R.observation(s0, params, np.int32(action), mover)))
+        if own and kind == "house" and actual[2] != claimed[1]:
+            raise ctx.err(move, token, _explain_mismatch(ctx, s0, kind, claimed, actual[1:6]))
+        raise ctx.err(move, token, "impossible after the earlier moves")
+    raise ctx.err(move, token, f"the {'answer' if kind == 'hand' else 'result'} is not written, "
+                               f"and {PLAYER_NAMES[viewer]} cannot know it before "
+                               f"{PLAYER_NAMES[1 - mover]} answers: write one of "
+                  + ", ".join(f"`{t}`" for t in fits))
+
+
 def replay(variant: Variant, text: str) -> Replay:
     """Replay a full record, or a player's view when it contains ``?``; RecordError if illegal."""
     if "?" in text:
@@ -330,10 +399,27 @@ def _replay_full(variant: Variant, toks: list[str]) -> Replay:
         if phase == R.PH_OVER:
             raise ctx.err(move, token, f"the game is over after move {move - 1}")
         if phase in (R.PH_REFILL_ATT, R.PH_REFILL_DEF):
-            who = PLAYER_NAMES[int(s[R.TO_MOVE])]
-            raise ctx.err(move - 1, toks[i - 1],
-                          f"the refill is missing ({who} refills house {int(s[R.REFILL]) + 1}, "
-                          "written `>F` at the end of the move)")
+            f = _refill_token(ctx, move, token)
+            if f is None:
+                who = PLAYER_NAMES[int(s[R.TO_MOVE])]
+                raise ctx.err(move - 1, toks[i - 1],
+                              f"the refill is missing ({who} refills house "
+                              f"{int(s[R.REFILL]) + 1}, written `>F` at the end of the move)")
+            if f == R.HIDDEN:
+                raise ctx.err(move, token, "`?` (hidden) is only allowed in a player's view; "
+                                           "a full record shows every card")
+            act = R.encode_refill(f)
+            if not legal(act):
+                raise ctx.err(move, token, _explain_illegal(ctx, s, "refill", act))
+            R.apply_action(s, params, np.int32(act), nxt)
+            s, nxt = nxt, s
+            actions.append(act)
+            canon[-1] += f">{f}"
+            continue
+        _no_refill_pending(ctx, move, token)
+        pend = _pending(ctx, move, token, len(toks))
+        if pend is not None:
+            token = _complete(ctx, s[None, :], params, None, move, token, pend)
         pt = _parse_token(ctx, move, token)
         if pt.hidden:
             raise ctx.err(move, token, "`?` (hidden) is only allowed in a player's view; "
@@ -369,6 +455,26 @@ def _replay_full(variant: Variant, toks: list[str]) -> Replay:
             raise ctx.err(move, token, f"should be written `{tok}`")
         canon.append(tok)
     return Replay(variant, canon, actions, s, None, None)
+
+
+def _refill_token(ctx: _Ctx, move: int, token: str) -> int | None:
+    """The card of a refill written as its own token (``refill:5``; ``refill:?`` in a view
+    for the opponent's), or None when ``token`` is not one."""
+    m = _REFILL_TOKEN.fullmatch(token)
+    if m is None:
+        return None
+    if m.group(1) == "?":
+        return R.HIDDEN
+    f = ctx.card(move, token, m.group(1))
+    if token != f"refill:{f}":
+        raise ctx.err(move, token, f"should be written `refill:{f}`")
+    return f
+
+
+def _no_refill_pending(ctx: _Ctx, move: int, token: str) -> None:
+    if _REFILL_TOKEN.fullmatch(token):
+        raise ctx.err(move, token, "no refill is pending here (a refill follows a house attack "
+                                   "that eliminated a house, or a missed one answered `+hG`)")
 
 
 def _loser(s: np.ndarray, k: int) -> str:
@@ -419,6 +525,20 @@ def _replay_view(variant: Variant, toks: list[str], viewer: int) -> Replay:
                 seen.add(int(R.observation(s, params, np.int32(a), viewer)))
         return seen
 
+    def refill(cands, card, move, token):
+        """The candidates after the pending refill with ``card`` (HIDDEN: the opponent's)."""
+        s0 = cands[0]
+        refiller = int(s0[R.TO_MOVE])
+        if (refiller == viewer) == (card == R.HIDDEN):
+            raise ctx.err(move, token, f"in {me}'s view the refill by "
+                          f"{PLAYER_NAMES[refiller]} is written "
+                          + ("with its card" if refiller == viewer else "`>?`"))
+        fixed = R.encode_refill(card) if refiller == viewer else -1
+        if fixed >= 0 and not bool((buf[:R.legal_actions(s0, params, buf)] == fixed).any()):
+            raise ctx.err(move, token, _explain_illegal(ctx, s0, "refill", fixed))
+        obs = int(R.pack_obs(R.T_REFILL, card, int(s0[R.REFILL]), 0, 0, 0))
+        return step(cands, obs, fixed)
+
     for i, token in enumerate(toks):
         move = i + 1
         s0 = cands[0]
@@ -426,9 +546,18 @@ def _replay_view(variant: Variant, toks: list[str], viewer: int) -> Replay:
         if phase == R.PH_OVER:
             raise ctx.err(move, token, f"the game is over after move {move - 1}")
         if phase in (R.PH_REFILL_ATT, R.PH_REFILL_DEF):
-            who = PLAYER_NAMES[int(s0[R.TO_MOVE])]
-            raise ctx.err(move - 1, toks[i - 1], f"the refill is missing ({who} refills house "
-                                                 f"{int(s0[R.REFILL]) + 1})")
+            f = _refill_token(ctx, move, token)
+            if f is None:
+                who = PLAYER_NAMES[int(s0[R.TO_MOVE])]
+                raise ctx.err(move - 1, toks[i - 1], f"the refill is missing ({who} refills "
+                                                     f"house {int(s0[R.REFILL]) + 1})")
+            cands = refill(cands, f, move, token)
+            canon[-1] += ">?" if f == R.HIDDEN else f">{f}"
+            continue
+        _no_refill_pending(ctx, move, token)
+        pend = _pending(ctx, move, token, len(toks))
+        if pend is not None:
+            token = _complete(ctx, cands, params, viewer, move, token, pend)
         pt = _parse_token(ctx, move, token)
         mover = int(s0[R.TO_MOVE])
         if (pt.kind == "place") != (phase in (R.PH_PLACE1, R.PH_PLACE2)):
@@ -458,17 +587,7 @@ def _replay_view(variant: Variant, toks: list[str], viewer: int) -> Replay:
             if not pending:
                 raise ctx.err(move, token, f"no refill: the game is over (all of "
                                            f"{_loser(s0, ctx.k)}'s houses are eliminated)")
-            refiller = int(s0[R.TO_MOVE])
-            rname = PLAYER_NAMES[refiller]
-            if (refiller == viewer) == (pt.refill == R.HIDDEN):
-                raise ctx.err(move, token, f"in {me}'s view the refill by {rname} is written "
-                              + ("with its card" if refiller == viewer else "`>?`"))
-            fixed = R.encode_refill(pt.refill) if refiller == viewer else -1
-            if fixed >= 0 and not bool(
-                    (buf[:R.legal_actions(s0, params, buf)] == fixed).any()):
-                raise ctx.err(move, token, _explain_illegal(ctx, s0, "refill", fixed))
-            obs = int(R.pack_obs(R.T_REFILL, pt.refill, int(s0[R.REFILL]), 0, 0, 0))
-            cands = step(cands, obs, fixed)
+            cands = refill(cands, pt.refill, move, token)
             tok += ">?" if pt.refill == R.HIDDEN else f">{pt.refill}"
         if tok != token:
             raise ctx.err(move, token, f"should be written `{tok}`")

@@ -275,10 +275,12 @@ def _openings(doc: Doc, table: pd.DataFrame, meta: dict, tree: Tree, eps: float,
     doc.add(f"Each player hides {k} of their {n_cards} cards, P2 without seeing P1's choice. "
             f"For each placement: its probability at equilibrium, and its value against the "
             f"equilibrium opponent, when the placing player then plays as well as possible "
-            f"(\"best value\") or follows the equilibrium (\"eq value\"). Placements played "
-            f"at equilibrium all have (about) the game's value: the opponent's strategy makes "
-            f"them equally good. Values are the placing player's payoff (exploitability "
-            f"{fmt_eps(eps)}).\n")
+            f"(\"best value\") or follows the equilibrium (\"eq value\"), and how far its best "
+            f"value falls below the best placement's (\"loss\"; \"tie\" when within "
+            f"{fmt_eps(2 * eps)}, the run's NashConv: no difference the run can tell). "
+            f"Placements played at equilibrium all have (about) the game's value: the "
+            f"opponent's strategy makes them equally good. Values are the placing player's "
+            f"payoff (exploitability {fmt_eps(eps)}).\n")
     fig = openings_figure(table, values, eps, figdir / "openings.png")
     for player in PLAYERS:
         rows = table[table.player == player].sort_values(
@@ -287,11 +289,11 @@ def _openings(doc: Doc, table: pd.DataFrame, meta: dict, tree: Tree, eps: float,
         doc.add(f"### {player}'s placements\n")
         doc.add(md_table(
             ["placement"] + [f"house {h + 1}" for h in range(k)]
-            + ["probability", "best value", "eq value"],
+            + ["probability", "best value", "eq value", "loss"],
             [[r.opening] + list(r.house_cards) + [pct(r.probability), signed(r.br_value, dec),
-                                                   signed(r.eq_value, dec)]
+                                                   signed(r.eq_value, dec), _loss(r, dec)]
              for r in shown.itertuples()],
-            "l" + "c" * k + "rrr") + "\n")
+            "l" + "c" * k + "rrrr") + "\n")
         if len(rows) > len(shown):
             doc.add(f"({len(rows) - len(shown)} more placements, with probability "
                     f"{pct(rows.probability.iloc[20:].sum())} in all, are left out: "
@@ -324,9 +326,17 @@ def _openings(doc: Doc, table: pd.DataFrame, meta: dict, tree: Tree, eps: float,
             doc.takeaways.append(f"{p} rarely hides card {least} "
                                  f"({pct(hidden[p][least], 0)} of games).")
     if fig is not None:
-        doc.add(f"![placement values against probabilities]({(rel / fig.name).as_posix()})\n")
-        doc.add("Points on the dashed line are placements as good as the equilibrium; the "
-                "further below, the more a placement costs against a good opponent.\n")
+        doc.add(f"![how often each placement is played, and what it costs]"
+                f"({(rel / fig.name).as_posix()})\n")
+        doc.add("Left: how often the equilibrium uses each placement (grouped by the cards "
+                "hidden). Right: the value it loses against the best placement when the game "
+                "then goes on with best play against the equilibrium opponent; blue bars in "
+                "the grey band tie with the best, red ones cost that much per game.\n")
+
+
+def _loss(r, dec: int) -> str:
+    """A placement's loss cell: "tie" within the tolerance, else the value it loses."""
+    return "tie" if r.tie else f"−{r.loss:.{dec}f}"
 
 
 def _opening_takeaways(doc, player, rows, sets, value, n_cards, k, eps, dec) -> None:
@@ -359,17 +369,16 @@ def _opening_takeaways(doc, player, rows, sets, value, n_cards, k, eps, dec) -> 
             doc.takeaways.append(f"{player} puts the highest of the hidden cards in house "
                                  f"{h + 1} in {pct(highest_in[h])} of games.")
     worst = rows.sort_values("br_value").iloc[0]
-    loss = value - worst.br_value
-    if loss > 2 * eps:
+    if not worst.tie:
         doc.takeaways.append(
             f"The worst placement for {player}, {worst.opening.split(':')[1]}, costs "
-            f"{loss:.{dec}f} per game against the equilibrium opponent even with perfect play "
-            f"afterwards (exploitability {fmt_eps(eps)}).")
+            f"{worst.loss:.{dec}f} per game against the equilibrium opponent even with perfect "
+            f"play afterwards (exploitability {fmt_eps(eps)}).")
     elif len(rows) > 1:
         doc.takeaways.append(
             f"No placement is a blunder for {player}: against the equilibrium opponent, with "
-            f"perfect play afterwards, every placement is within {2 * eps:.{dec}f} (twice the "
-            f"exploitability) of the game's value.")
+            f"perfect play afterwards, every placement ties with the best (within "
+            f"{fmt_eps(float(rows.tolerance.max()))}, the run's NashConv).")
 
 
 def _hidden_by_card(rows: pd.DataFrame, n_cards: int) -> np.ndarray:

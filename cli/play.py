@@ -1,0 +1,64 @@
+"""`spycfr play`: a game in the terminal against a run's strategy, then a review."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from solver.errors import SpycfrError
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path())
+@click.option("--seat", type=click.Choice(["P1", "P2"], case_sensitive=False), default="P1",
+              show_default=True, help="Your seat (P1 moves first).")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+              help="Seed of the program's moves and of chance (default: a random one, shown).")
+@click.option("--moves", "moves_from", default=None, metavar="FILE|-",
+              help="Read your moves from FILE, one a line ('-': stdin; the default reads "
+                   "stdin too): scripted games end with an error if the moves run out.")
+@click.option("--json", "as_json", is_flag=True,
+              help="After the game, print the result and the review as one JSON object.")
+def play(run_dir: str, seat: str, seed: int | None, moves_from: str | None,
+         as_json: bool) -> None:
+    """Play a game against the strategy of RUN_DIR, then review your moves.
+
+    The program deals the cards and plays the other seat, sampling its moves from the run's
+    strategy; you see only what your seat sees. After the game: the result and, for each of
+    your moves, how often the equilibrium plays it and the value it lost against the best
+    move there (exact on a run with a tree).
+    """
+    import numpy as np
+
+    from solver.analysis.play import Moves, play_game
+
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 1_000_000)
+    stream = sys.stdin
+    if moves_from not in (None, "-"):
+        try:
+            stream = open(moves_from, encoding="utf-8")  # noqa: SIM115 (closed below)
+        except OSError as exc:
+            raise SpycfrError(f"cannot read --moves {moves_from!r}: {exc.strerror}") from None
+    interactive = stream is sys.stdin and sys.stdin.isatty()
+    out = sys.stderr if as_json else sys.stdout
+
+    def say(line: str) -> None:
+        if line.endswith(": ") and interactive:
+            click.echo(line, nl=False, file=out)
+        else:
+            click.echo(line, file=out)
+
+    try:
+        result = play_game(run_dir, 0 if seat.upper() == "P1" else 1, seed,
+                           Moves(iter(stream.readline, ""), echo=not interactive), say)
+    except UnicodeDecodeError:
+        raise SpycfrError("the moves are not UTF-8 text") from None
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    result["seed"] = seed
+    if as_json:
+        click.echo(json.dumps(result))

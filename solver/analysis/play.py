@@ -1,0 +1,356 @@
+"""A game in the terminal against a run's strategy, then a review of the player's moves.
+
+The program deals chance and samples its own moves from the run's strategy (seeded), and
+shows the player only what that seat sees: its view of the record in the game's notation,
+in words where the game has a record notation, else its information-state key. It runs on
+the game's Python states (:mod:`solver.engine.states`), so it plays every game of the
+registry. A tree run's strategy is read on its tree; a Monte-Carlo CFR run without a tree
+plays its average strategy from its checkpoint (``MCCFRSolver.policy_at``).
+
+The review is exact on a tree run: at each of the player's positions, every move's value
+against the run's strategy (the game then going on at equilibrium, ``infoset_values``) and
+the value the chosen move lost against the best one, ties judged as in ``spycfr query``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from solver.engine.states import CHANCE_PLAYER
+from solver.errors import RecordError, SpycfrError
+from solver.games import get_plugin, make_game
+from solver.tree import Tree
+
+SEATS = ("P1", "P2")
+QUIT = ("quit", "q", "exit")
+HELP = ("?", "help", "h")
+
+
+@dataclass
+class Opponent:
+    """The run's strategy, on its tree (``tree``/``strategy``) or from an MCCFR solver."""
+
+    meta: dict
+    tree: Tree | None = None
+    strategy: np.ndarray | None = None
+    solver: object | None = None
+
+    def policy(self, node: int, path: list[int], seat: int, k: int) -> np.ndarray:
+        """The move distribution at the current decision (uniform where a sampled run
+        never met it)."""
+        if self.tree is not None:
+            return self.strategy[int(self.tree.node_infoset[node]), :k]
+        probs = self.solver.policy_at(path, seat)
+        return np.full(k, 1.0 / k) if probs is None or len(probs) != k else probs
+
+
+@dataclass
+class Decision:
+    """One of the player's moves: where (tree node), what was chosen, and the view then."""
+
+    view: str
+    move: str
+    index: int
+    node: int
+    path: list[int]
+    labels: list[str] = field(default_factory=list)
+
+
+def load_opponent(run_dir: str) -> Opponent:
+    """The strategy of a run directory: a tree run, or an MCCFR run from its checkpoint."""
+    from solver.runs.store import CHECKPOINT, is_treeless, load_run, read_run_meta
+
+    meta = read_run_meta(run_dir)
+    if not is_treeless(meta):
+        run = load_run(run_dir)
+        return Opponent(run.meta, run.tree, run.strategy)
+    if not (Path(run_dir) / CHECKPOINT).is_file():
+        raise SpycfrError(f"run {run_dir!r} was sampled without a tree and has no "
+                          f"{CHECKPOINT}: its strategy is in the checkpoint (not committed "
+                          "with results/); solve it again, or play a run with a tree")
+    from solver.cfr.mccfr import MCCFRSolver
+    from solver.runs.solve import MCCFR_ALGORITHMS
+    from solver.runs.store import load_checkpoint
+
+    game = make_game(meta["game"], None, meta["variant"])
+    config, state, _, _ = load_checkpoint(Path(run_dir))
+    solver = MCCFRSolver(game, MCCFR_ALGORITHMS[config["algorithm"]], seed=config["seed"],
+                         epsilon=float(state["epsilon"]), es_node_limit=None,
+                         abstraction=bool(config.get("abstraction", False)))
+    solver.load_state_dict(state)
+    return Opponent(meta, solver=solver)
+
+
+class Moves:
+    """The player's input, line by line (a terminal, stdin or a file): EOF is an error."""
+
+    def __init__(self, lines: Iterator[str], echo: bool) -> None:
+        self.lines = lines
+        self.echo = echo  # print what was read (input that is not typed at a terminal)
+
+    def read(self, say: Callable[[str], None], prompt: str) -> str:
+        say(prompt)
+        try:
+            line = next(self.lines)
+        except StopIteration:
+            raise SpycfrError("the moves ran out before the game ended") from None
+        line = line.strip()
+        if self.echo:
+            say(f"  < {line}")
+        return line
+
+
+def choose(labels: list[str], text: str) -> int | None:
+    """The move ``text`` names: its number in the list (1-based) or its label (any case)."""
+    # ASCII digits only, and few: int() refuses other digits and very long numbers
+    if text.isascii() and text.isdigit() and len(text) < 8 and 1 <= int(text) <= len(labels):
+        return int(text) - 1
+    wanted = text.lower()
+    hits = [i for i, label in enumerate(labels) if label.lower() == wanted]
+    return hits[0] if hits else None
+
+
+def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[str], None],
+              opponent: Opponent | None = None) -> dict:
+    """Play one game as ``seat`` (0: P1) against the run's strategy; returns the result and
+    the review (see :func:`review`). ``say`` prints a line; ``moves`` gives the input."""
+    opp = opponent or load_opponent(run_dir)
+    meta = opp.meta
+    game = make_game(meta["game"], None, meta["variant"])
+    plugin = get_plugin(meta["game"])
+    rng = np.random.default_rng(seed)
+    me, them = SEATS[seat], SEATS[1 - seat]
+    variant = meta.get("preset") or " ".join(f"{k}={v}" for k, v in meta["variant"].items())
+    variant = f" ({variant})" if variant and variant != "default" else ""
+    eps = meta.get("exploitability")
+    quality = (f"exploitability {eps:.2g}" if eps is not None else
+               "sampled, exploitability unknown")
+    say(f"{plugin.title}{variant}: you are {me}; the program plays {them} with the strategy "
+        f"of {run_dir} ({meta.get('algorithm')}, {quality}); seed {seed}")
+    say("type a move's number or the move as listed; 'help' lists the moves again, "
+        "'quit' stops")
+    state, node, path, decisions = game.new_initial_state(), 0, [], []
+    told = (None, "")  # who moved since the player's view was last told, and that view
+    while not state.is_terminal():
+        p = state.current_player()
+        before = state.information_state(seat)
+        if p != told[0]:  # one line per run of steps by the same actor (a deal, a refill)
+            _tell(plugin, told[0], seat, told[1], before, say)
+            told = (p, before)
+        if p == CHANCE_PLAYER:
+            codes, probs = zip(*state.chance_outcomes(), strict=True)
+            a = int(codes[_sample(rng, np.asarray(probs, dtype=float))])
+        elif p == seat:
+            actions = state.legal_actions()
+            labels = [state.action_label(x) for x in actions]
+            show_position(plugin, game, before, seat, say)
+            i = _ask(labels, moves, say)
+            if i is None:
+                say("game abandoned")
+                return {"abandoned": True, "seat": me, "moves": [d.move for d in decisions]}
+            a = actions[i]
+            decisions.append(Decision(before, labels[i], i, node, list(path), labels))
+        else:
+            actions = state.legal_actions()
+            a = int(actions[_sample(rng, opp.policy(node, path, p, len(actions)))])
+        node = _child_node(opp.tree, node, a)
+        path.append(a)
+        state = state.child(a)
+        if p == seat:
+            if plugin.records is None:
+                say(f"you: {labels[i]}")
+            else:
+                _tell(plugin, p, seat, before, state.information_state(seat), say)
+            told = (None, state.information_state(seat))
+    _tell(plugin, told[0], seat, told[1], state.information_state(seat), say)
+    return finish(plugin, game, state, seat, decisions, opp, say)
+
+
+def finish(plugin, game, state, seat: int, decisions: list[Decision], opp: Opponent,
+           say: Callable[[str], None]) -> dict:
+    """The end of the game: the final position, the result, the full record, the review."""
+    me = SEATS[seat]
+    show_position(plugin, game, state.information_state(seat), seat, say, final=True)
+    u = state.returns()[seat]
+    verdict = "you win" if u > 0 else "you lose" if u < 0 else "a draw"
+    say(f"result: {verdict} ({me}'s payoff {u:+g})")
+    full = state.record() if hasattr(state, "record") else None
+    if full is not None:
+        say(f"the whole record: {full}")
+    else:
+        say(f"{SEATS[1 - seat]} saw: {state.information_state(1 - seat)}")
+    rows = review(opp, seat, decisions)
+    _say_review(rows, opp, say)
+    return {"abandoned": False, "seat": me, "payoff": u, "result": verdict, "record": full,
+            "view": state.information_state(seat), "moves": [d.move for d in decisions],
+            "review": rows}
+
+
+def review(opp: Opponent, seat: int, decisions: list[Decision]) -> list[dict]:
+    """Each of the player's moves with its equilibrium probability and, on a tree run, its
+    value against the run's strategy, the best move's, and what it lost (``tie`` when
+    within the tolerance of ``spycfr query``; off the equilibrium path the best-reply values
+    are compared instead, within the exploitability)."""
+    if not decisions:
+        return []
+    if opp.tree is None:
+        return [{"move": d.move, "view": d.view, "probability": _sampled_prob(opp, d, seat)}
+                for d in decisions]
+    from solver.analysis.query import tie_tolerance
+    from solver.exact.best_response import best_response_values, infoset_values
+
+    tree, strategy = opp.tree, opp.strategy
+    cfv, reach, opp_reach = infoset_values(tree, strategy)
+    q, _, opp_br = best_response_values(tree, strategy, seat)
+    eps = float(opp.meta.get("exploitability") or 0.0)
+    rows = []
+    for d in decisions:
+        i = int(tree.node_infoset[d.node])
+        k = int(tree.infoset_num_actions[i])
+        values = cfv[i, :k] / opp_reach[i]
+        tol = tie_tolerance(eps, float(reach[i]))
+        basis = "equilibrium"
+        if tol is None:  # off the equilibrium path: compare best replies instead
+            values, tol, basis = q[i, :k] / opp_br[i], 2 * eps, "best reply"
+        best = [j for j in range(k) if values.max() - values[j] <= tol]
+        loss = float(values.max() - values[d.index])
+        rows.append({
+            "move": d.move, "view": d.view, "probability": float(strategy[i, d.index]),
+            "value": float(values[d.index]), "best_value": float(values.max()),
+            "loss": loss, "tie": loss <= tol, "tolerance": tol, "basis": basis,
+            "best_moves": [d.labels[j] for j in sorted(best, key=lambda j: -values[j])],
+            "reach_probability": float(reach[i]),
+        })
+    return rows
+
+
+def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> None:
+    if not rows:
+        return
+    say("")
+    if opp.tree is None:
+        say("review (a sampled run: move values need a tree; here is how often the run "
+            "plays each of your moves):")
+        for n, r in enumerate(rows, 1):
+            p = r["probability"]
+            say(f"  {n:>3}  {r['move']:<22} " + ("the run never met this position"
+                                                 if p is None else f"run plays it {100 * p:.1f}%"))
+        return
+    say("review of your moves")
+    say("  value: your expected payoff from that position against the program, the game then "
+        "going on at equilibrium")
+    say("  loss: how far below the best move there ('tie': within what the run's "
+        "exploitability allows there)")
+    say(f"  {'#':>3}  {'move':<22} {'eq prob':>8} {'value':>8} {'best':>8} {'loss':>8}")
+    for n, r in enumerate(rows, 1):
+        loss = "tie" if r["tie"] else f"{r['loss']:.4f}"
+        note = ""
+        if not r["tie"]:
+            others = ", ".join(r["best_moves"][:3]) + (" ..." if len(r["best_moves"]) > 3
+                                                       else "")
+            note = f"  better: {others}"
+        if r["basis"] != "equilibrium":
+            note += "  (off the equilibrium path: best-reply values)"
+        say(f"  {n:>3}  {r['move']:<22} {100 * r['probability']:>7.1f}% {r['value']:>+8.4f} "
+            f"{r['best_value']:>+8.4f} {loss:>8}{note}")
+    lost = [r for r in rows if not r["tie"]]
+    if not lost:
+        say(f"every one of your {len(rows)} moves was as good as the best move there")
+    else:
+        worst = max(lost, key=lambda r: r["loss"])
+        say(f"{len(lost)} of your {len(rows)} moves lost value; the costliest: "
+            f"{worst['move']} (-{worst['loss']:.4f}, best: {worst['best_moves'][0]})")
+
+
+def show_position(plugin, game, view: str, seat: int, say: Callable[[str], None],
+                  final: bool = False) -> None:
+    """The position as ``seat`` sees it: in words where the game has a record notation
+    (legal moves left out: the caller lists them numbered), else the information state."""
+    say("")
+    if plugin.records is not None:
+        try:
+            _, summary = plugin.records.view_key(game.variant_obj, view, seat)
+            for line in plugin.records.lines(summary, game.variant_obj):
+                if not line.startswith("legal moves"):
+                    say(line)
+            return
+        except RecordError:  # a view the notation cannot replay: show the key
+            pass
+    say(f"{'your final view' if final else 'you see'}: {view or '(nothing yet)'}")
+
+
+def _ask(labels: list[str], moves: Moves, say: Callable[[str], None]) -> int | None:
+    _list_moves(labels, say)
+    while True:
+        span = "1" if len(labels) == 1 else f"1-{len(labels)}"
+        text = moves.read(say, f"your move ({span} or a move): ")
+        if text.lower() in QUIT:
+            return None
+        if text.lower() in HELP:
+            _list_moves(labels, say)
+            continue
+        i = choose(labels, text)
+        if i is not None:
+            return i
+        shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+        say(f"{shown} is not one of your moves: type a number 1..{len(labels)} or a move "
+            "exactly as listed ('help' lists them)" if text else
+            f"type a number 1..{len(labels)} or a move as listed")
+
+
+def _list_moves(labels: list[str], say: Callable[[str], None]) -> None:
+    width = max(len(x) for x in labels) + 6
+    per_line = max(1, 88 // width)
+    cells = [f"{n:>3} {label}".ljust(width) for n, label in enumerate(labels, 1)]
+    say(f"your moves ({len(labels)}):")
+    for start in range(0, len(cells), per_line):
+        say("".join(cells[start:start + per_line]).rstrip())
+
+
+def _tell(plugin, p: int | None, seat: int, before: str, after: str,
+          say: Callable[[str], None]) -> None:
+    """Say what the steps of actor ``p`` showed the player: what they added to its view."""
+    if p is None:
+        return
+    who = "you" if p == seat else "chance" if p == CHANCE_PLAYER else SEATS[p]
+    if after == before:
+        say(f"{who}: (hidden from you)")
+    elif plugin.records is None:  # a bare information-state key: show it whole
+        say(f"{who}: you now see {after}")
+    else:
+        say(f"{who}: {_news(before, after)}")
+
+
+def _news(before: str, after: str) -> str:
+    """What a move added to a view: the new tokens, or the rewritten last one."""
+    if after == before:
+        return ""
+    if before and after.startswith(before + " "):
+        return after[len(before) + 1:]
+    if not before:
+        return after
+    return f"{after.split()[-1]} (completes the last move)"
+
+
+def _sample(rng: np.random.Generator, probs: np.ndarray) -> int:
+    p = np.clip(np.asarray(probs, dtype=float), 0.0, None)
+    total = p.sum()
+    p = p / total if total > 0 else np.full(len(p), 1.0 / len(p))
+    return int(rng.choice(len(p), p=p))
+
+
+def _child_node(tree: Tree | None, node: int, action: int) -> int:
+    if tree is None:
+        return -1
+    s, k = int(tree.first_child[node]), int(tree.num_children[node])
+    hits = np.flatnonzero(tree.node_action[s:s + k] == action)
+    return s + int(hits[0])
+
+
+def _sampled_prob(opp: Opponent, d: Decision, seat: int) -> float | None:
+    probs = opp.solver.policy_at(d.path, seat)
+    return float(probs[d.index]) if probs is not None and len(probs) > d.index else None

@@ -1,0 +1,115 @@
+"""--memory-limit on full-tree solves: hopeless trees are refused at once, enumeration and the
+solver are checked before they allocate, tables that would not fit are left for later, and
+the process's measured peak resident memory stays under the limit."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from solver.errors import SpycfrError
+from solver.memory import MemoryLimitError, rss_bytes
+from solver.runs import solve as solve_module
+from solver.runs.solve import SolveConfig, solve_run
+from solver.runs.store import RUN_JSON, load_run
+
+ROOT = Path(__file__).resolve().parent.parent
+AH = "agent-hunter"
+
+# Runs the CLI in a process of its own and prints its exit code and peak resident memory.
+CHILD = """
+import json, sys
+from solver.memory import peak_rss_bytes
+from cli.main import main
+sys.argv = ["spycfr"] + json.loads(sys.argv[1])
+code = 0
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "peak": peak_rss_bytes()}), file=sys.stderr)
+"""
+
+
+def _run_cli(args: list[str], timeout: float = 600) -> tuple[dict, str, str, float]:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT)
+    seconds = time.perf_counter() - start
+    *err, last = proc.stderr.strip().splitlines()
+    return json.loads(last), proc.stdout, "\n".join(err), seconds
+
+
+def test_a_hopeless_tree_is_refused_at_once_under_the_limit():
+    """About 55 M nodes need some 6 GiB: refused from the estimate, before enumerating."""
+    got, out, err, seconds = _run_cli(
+        ["solve", AH, "--cards", "5", "--houses", "2", "--decoys", "1", "--max-turns", "4",
+         "--memory-limit", "2"])
+    assert got["code"] == 2 and out == ""
+    assert err.startswith("error: --memory-limit 2 GiB: the tree of about") and \
+        "(estimated)" in err and "es-mccfr" in err, err
+    assert len(err.splitlines()) == 1
+    assert got["peak"] < 2 * 2**30, got
+    assert seconds < 120, seconds  # no enumeration was attempted (generous for a cold cache)
+
+
+def test_a_full_tree_run_under_a_limit_stays_under_it(tmp_path):
+    got, out, err, _ = _run_cli(
+        ["solve", "agent-avenue", "--preset", "mini", "--iterations", "20", "--memory-limit",
+         "1", "-o", str(tmp_path / "run"), "--json", "-q"])
+    assert got["code"] in (0, None), err
+    res = json.loads(out)
+    assert res["peak_rss_bytes"] <= 2**30 and got["peak"] <= 2**30, got
+    assert "tables_skipped" not in res and (tmp_path / "run" / "strategy.parquet").is_file()
+
+
+def test_enumeration_checks_every_growth(monkeypatch):
+    """An estimate far too low gets past the first check; the enumerator's own check refuses
+    before growing its buffers past the limit."""
+    monkeypatch.setattr(solve_module, "estimate_nodes", lambda params: 1.0)
+    limit = (rss_bytes() + 100 * 2**20) / 2**30
+    with pytest.raises(MemoryLimitError, match="enumerating the agent-hunter tree") as info:
+        solve_run(SolveConfig(game=AH, preset="small", params={}, iterations=1,
+                              memory_limit=limit))
+    assert "GiB are resident already" in str(info.value)
+    assert rss_bytes() < limit * 2**30
+
+
+def test_the_solver_is_checked_once_the_tree_is_known(monkeypatch):
+    monkeypatch.setattr(solve_module, "_solve_bytes", lambda tree, config: 1e15)
+    with pytest.raises(MemoryLimitError, match=r"solving the tree of 7,339 nodes"):
+        solve_run(SolveConfig(game=AH, preset="tiny", params={}, iterations=1,
+                              memory_limit=4.0))
+
+
+def test_tables_that_would_not_fit_are_left_for_export(tmp_path, monkeypatch):
+    monkeypatch.setattr(solve_module, "TABLE_BYTES_FIXED", 1e15)
+    meta = solve_run(SolveConfig(game=AH, preset="tiny", params={}, iterations=10,
+                                 memory_limit=4.0), out_dir=tmp_path / "run")
+    assert "spycfr export" in meta["tables_skipped"]
+    assert not (tmp_path / "run" / "strategy.parquet").exists()
+    assert "strategy.parquet" not in meta["files"]
+    assert json.loads((tmp_path / "run" / RUN_JSON).read_text())["tables_skipped"]
+    run = load_run(tmp_path / "run")  # the run is whole without its tables
+    assert run.strategy.shape[0] == run.tree.num_infosets
+    monkeypatch.undo()
+    meta2 = solve_run(SolveConfig(game=AH, preset="tiny", params={}, iterations=10,
+                                  memory_limit=4.0), out_dir=tmp_path / "run2")
+    assert "tables_skipped" not in meta2 and "strategy.parquet" in meta2["files"]
+
+
+def test_mccfr_goes_without_a_tree_that_would_not_fit(monkeypatch):
+    monkeypatch.setattr(solve_module, "TREE_BYTES_PER_NODE", 1e12)
+    meta = solve_run(SolveConfig(game=AH, preset="tiny", params={}, algorithm="es-mccfr",
+                                 iterations=20, memory_limit=4.0))
+    assert meta["tree_enumerated"] is False and meta["exploitability"] is None
+    assert "--memory-limit 4 GiB" in meta["tree_not_enumerated_because"]
+    with pytest.raises(SpycfrError, match="--target-exploitability needs an exact best "
+                                          "response, and --memory-limit"):
+        solve_run(SolveConfig(game=AH, preset="tiny", params={}, algorithm="es-mccfr",
+                              target_exploitability=0.1, memory_limit=4.0))

@@ -1,0 +1,188 @@
+"""`spycfr play`: seeded games against a run's strategy, read move by move from a file or
+stdin, with hidden information kept hidden, bad input re-prompted, and an exact review of
+the player's moves (the values `spycfr query` gives at the same positions)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import numpy as np
+import pytest
+
+from tests.cli_helpers import spycfr
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Small solved runs: Agent Hunter tiny, Agent Avenue tiny and Kuhn poker."""
+    root = tmp_path_factory.mktemp("runs")
+    out = {}
+    for name, args in (("ah", ("agent-hunter", "--preset", "tiny")),
+                       ("avenue", ("agent-avenue", "--preset", "tiny")),
+                       ("kuhn", ("kuhn",))):
+        code, _, err = spycfr("solve", *args, "--algorithm", "pcfr+",
+                              "--target-exploitability", "1e-5", "-o", str(root / name), "-q")
+        assert code == 0, err
+        out[name] = str(root / name)
+    return out
+
+
+def play(tmp_path, run_dir: str, moves: list[str], *args: str) -> tuple[int, str, str]:
+    path = tmp_path / "moves.txt"
+    path.write_text("".join(f"{m}\n" for m in moves))
+    return spycfr("play", run_dir, "--moves", str(path), *args)
+
+
+def play_json(tmp_path, run_dir: str, moves: list[str], *args: str) -> tuple[dict, str]:
+    code, out, err = play(tmp_path, run_dir, moves, "--json", *args)
+    assert code == 0, err
+    return json.loads(out), err
+
+
+def test_a_seeded_game_is_reproducible_and_ends_with_a_result(runs, tmp_path):
+    code, first, err = play(tmp_path, runs["ah"], ["1"] * 30, "--seed", "7")
+    assert code == 0, err
+    code, second, _ = play(tmp_path, runs["ah"], ["1"] * 30, "--seed", "7")
+    assert first == second
+    assert "you are P1" in first and "seed 7" in first
+    assert re.search(r"^result: (you win|you lose|a draw) \(P1's payoff [+-]\d", first, re.M)
+    assert "the whole record: place:" in first and "review of your moves" in first
+    games = {json.dumps(play_json(tmp_path, runs["ah"], ["1"] * 30, "--seed", str(s))[0]
+                        ["record"]) for s in range(6)}
+    assert len(games) > 1  # the program's sampled moves depend on the seed
+
+
+@pytest.mark.parametrize("seat", ["P1", "P2"])
+def test_hidden_information_stays_hidden(runs, tmp_path, seat):
+    other = "P2" if seat == "P1" else "P1"
+    for seed in range(4):
+        result, transcript = play_json(tmp_path, runs["ah"], ["1"] * 30, "--seat", seat,
+                                       "--seed", str(seed))
+        before_end = transcript.split("the whole record:")[0]
+        for line in before_end.splitlines():
+            if line.startswith("record: "):
+                assert f"(view of {seat})" in line
+                tokens = line[len("record: "):].split("  (view")[0].split()
+                hidden = 0 if seat == "P2" else 1  # the opponent's placement
+                if len(tokens) > hidden and tokens != ["(empty)"]:
+                    assert tokens[hidden] == "place:?"
+            if line.startswith(f"{other}: "):
+                assert "place:" not in line or "place:?" in line  # the placement is hidden
+        assert "hand: ?" in before_end  # the opponent's hand is never shown
+        assert result["view"].split()[0 if seat == "P2" else 1] == "place:?"
+        assert result["record"].split()[0] != "place:?"  # revealed at the end only
+
+
+def test_review_values_are_the_exact_values_query_gives(runs, tmp_path):
+    rng = np.random.default_rng(1)
+    moves = [str(int(rng.integers(1, 7))) for _ in range(30)]
+    result, _ = play_json(tmp_path, runs["ah"], moves, "--seed", "3")
+    assert result["review"] and len(result["review"]) == len(result["moves"])
+    for row in result["review"]:
+        code, out, err = spycfr("query", runs["ah"], "--as", "P1", row["view"], "--json")
+        assert code == 0, err
+        q = json.loads(out)
+        values = {m["move"]: m for m in q["moves"]}
+        chosen = values[row["move"]]
+        assert row["probability"] == chosen["probability"]
+        if q["tolerance"] is not None:  # on the equilibrium path: equilibrium values
+            assert row["basis"] == "equilibrium"
+            assert row["value"] == pytest.approx(chosen["value"], abs=1e-12)
+            assert row["best_value"] == pytest.approx(max(m["value"] for m in q["moves"]),
+                                                      abs=1e-12)
+            assert row["tie"] == chosen["tie"] and row["tolerance"] == q["tolerance"]
+        else:  # off the path: best-reply values
+            assert row["basis"] == "best reply"
+            assert row["value"] == pytest.approx(chosen["br_value"], abs=1e-12)
+        assert row["loss"] == pytest.approx(row["best_value"] - row["value"], abs=1e-12)
+        assert row["loss"] >= -1e-12 and (row["tie"] or row["loss"] > row["tolerance"])
+
+
+def test_bad_input_is_re_prompted_and_moves_can_be_typed(runs, tmp_path):
+    code, out, err = play(tmp_path, runs["ah"], ["bogus", "0", "99", "", "PLACE:0-2"]
+                          + ["1"] * 30, "--seed", "2")
+    assert code == 0, err
+    assert "'bogus' is not one of your moves: type a number 1..6" in out
+    assert "'0' is not one of your moves" in out and "'99' is not one of your moves" in out
+    assert "type a number 1..6 or a move as listed" in out
+    assert "you: place:0-2" in out
+    assert out.count("your move (1-6 or a move):") == 5  # asked again after each bad line
+    assert "Traceback" not in out + err
+
+
+def test_help_lists_the_moves_again_and_quit_stops(runs, tmp_path):
+    code, out, _ = play(tmp_path, runs["ah"], ["help", "quit"], "--seed", "0")
+    assert code == 0 and out.count("your moves (6):") == 2 and "game abandoned" in out
+
+
+@pytest.mark.parametrize("args,fragment", [
+    ((), "the moves ran out before the game ended"),
+    (("--seat", "P3"), "P3"),
+])
+def test_errors_are_one_line(runs, tmp_path, args, fragment):
+    code, _, err = play(tmp_path, runs["ah"], ["1"], "--seed", "0", *args)
+    assert code == 2 and "Traceback" not in err
+    assert fragment in err.strip().splitlines()[-1]
+
+
+def test_a_missing_run_or_moves_file_is_a_one_line_error(runs, tmp_path):
+    code, _, err = spycfr("play", str(tmp_path / "nowhere"))
+    assert code == 2 and err.startswith("error: ") and len(err.strip().splitlines()) == 1
+    code, _, err = spycfr("play", runs["ah"], "--moves", str(tmp_path / "none.txt"))
+    assert code == 2 and "cannot read --moves" in err
+
+
+def test_moves_from_stdin(runs, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 30))
+    code, out, err = spycfr("play", runs["ah"], "--seed", "4", "--moves", "-")
+    assert code == 0, err
+    assert "result: " in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 30))
+    code, plain, _ = spycfr("play", runs["ah"], "--seed", "4")
+    assert code == 0 and plain == out
+
+
+def test_random_games_from_both_seats_all_end(runs, tmp_path):
+    rng = np.random.default_rng(5)
+    for game in range(8):
+        seat = ("P1", "P2")[game % 2]
+        moves = [str(int(rng.integers(1, 20))) for _ in range(80)]  # some out of range
+        result, transcript = play_json(tmp_path, runs["ah"], moves, "--seat", seat,
+                                       "--seed", str(game))
+        assert result["seat"] == seat and result["payoff"] in (-1.0, 0.0, 1.0)
+        assert len(result["review"]) == len(result["moves"]) >= 2
+        assert "review of your moves" in transcript
+
+
+def test_agent_avenue_deals_and_hides_the_other_hand(runs, tmp_path):
+    result, transcript = play_json(tmp_path, runs["avenue"], ["1"] * 40, "--seed", "1")
+    assert re.search(r"^chance: deal:[A-Z.]+\|\?$", transcript, re.M)
+    assert "P2  hand: ? " in transcript
+    assert result["review"] and all(r["basis"] in ("equilibrium", "best reply")
+                                    for r in result["review"])
+
+
+def test_a_game_without_record_notation_shows_the_information_state(runs, tmp_path):
+    result, transcript = play_json(tmp_path, runs["kuhn"], ["2"] * 5, "--seat", "P2",
+                                   "--seed", "0")
+    assert "you see: " in transcript and "chance: you now see " in transcript
+    assert result["record"] is None and result["review"]
+    assert "P1 saw: " in transcript
+
+
+def test_a_sampled_run_without_a_tree_plays_its_average_strategy(tmp_path):
+    run_dir = tmp_path / "std"
+    code, _, err = spycfr("solve", "agent-hunter", "--preset", "standard", "--algorithm",
+                          "os-mccfr", "--iterations", "300", "-o", str(run_dir), "-q")
+    assert code == 0, err
+    result, transcript = play_json(tmp_path, str(run_dir), ["1"] * 40, "--seed", "0")
+    assert "sampled, exploitability unknown" in transcript
+    assert "move values need a tree" in transcript
+    assert len(result["review"]) == len(result["moves"])
+    first = result["review"][0]  # P1's placement: the run met the root, a distribution
+    assert 0.0 <= first["probability"] <= 1.0 and "value" not in first
+    (run_dir / "checkpoint.npz").unlink()
+    code, _, err = play(tmp_path, str(run_dir), ["1"])
+    assert code == 2 and "has no checkpoint.npz" in err

@@ -1,0 +1,184 @@
+"""`spycfr query`'s advice (issue 11): ties within the run's accuracy are never "the best
+move", the equilibrium's mix is shown apart from the best reply, positions off the
+equilibrium path are flagged with their reach, and every move is listed as a record accepts
+it (appended to the view, it parses: Agent Hunter's attacks with each result they may get,
+its refills as `refill:F`)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from solver.analysis.query import advise, record_forms, tie_tolerance
+from solver.errors import RecordError
+from solver.exact.best_response import infoset_values
+from solver.games import build_tree, get_plugin, make_game, make_variant, tree_labels
+from solver.games.agent_hunter.record import parse_view, record_to_actions, replay
+from solver.games.agent_hunter.variant import Variant
+from solver.runs import load_run
+from tests.cli_helpers import spycfr
+
+MINI = Variant(3, 2, 1, 4)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = tmp_path_factory.mktemp("runs") / "tiny"
+    code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm", "pcfr+",
+                          "--target-exploitability", "1e-5", "-o", str(path), "-q")
+    assert code == 0, err
+    return str(path), load_run(path)
+
+
+def query_json(run_dir: str, player: str, record: str, *extra: str) -> dict:
+    code, out, err = spycfr("query", run_dir, "--as", player, record, "--json", *extra)
+    assert code == 0, err
+    return json.loads(out)
+
+
+# --- every listed move parses back ------------------------------------------------------
+
+
+@pytest.mark.parametrize("game,preset", [("agent-hunter", "tiny"), ("agent-avenue", "tiny"),
+                                         ("agent-double-double-agent", "tiny")])
+def test_every_listed_move_appended_to_the_view_parses(game, preset):
+    """For sampled infosets of each game with a record notation: each way a move is listed,
+    appended to the view, parses; a move listed by its label leads to its child's view."""
+    tree = build_tree(make_game(game, preset))
+    keys, labels = tree_labels(tree)
+    records = get_plugin(game).records
+    variant = make_variant(game, preset)
+    rng = np.random.default_rng(0)
+    picked = rng.choice(tree.num_infosets, size=min(60, tree.num_infosets), replace=False)
+    checked = 0
+    for i in picked:
+        seat, key = int(tree.infoset_seat[i]), keys[i]
+        forms = record_forms(tree, int(i), records, variant, key)
+        assert len(forms) == int(tree.infoset_num_actions[i])
+        for label, written in zip(labels[i], forms, strict=True):
+            assert written, label
+            for token in written:
+                text = f"{key} {token}" if key else token
+                records.view_key(variant, text, seat)  # raises RecordError if refused
+                checked += 1
+            if written == [label]:
+                continue
+            # a move written otherwise is completed by a result its player cannot know yet
+            assert len(written) > 1 or not written[0].startswith(label), (label, written)
+    assert checked > 60
+
+
+def test_agent_hunter_moves_are_listed_with_their_possible_results(tiny):
+    run_dir, _ = tiny
+    res = query_json(run_dir, "P1", "place:0-2 place:?")
+    forms = {m["move"]: m["record"] for m in res["moves"]}
+    assert forms["hand:1>1"] == ["hand:1>1:eq", "hand:1>1:hi", "hand:1>1:lo"]
+    assert forms["house:1=0>1"] == ["house:1=0>1:eq", "house:1=0>1:lo+h2", "house:1=0>1:lo+hand"]
+    assert forms["switch:1=0>1@2"] == ["switch:1=0>1@2"]  # the mover sees its own card
+    for move in res["moves"]:
+        for token in move["record"]:
+            parse_view(MINI, f"place:0-2 place:? {token}", 0)
+    refill = query_json(run_dir, "P1", "place:0-2 place:? house:1=0>1:eq")
+    assert [m["record"] for m in refill["moves"]] == [["refill:1"]]
+    assert parse_view(MINI, "place:0-2 place:? house:1=0>1:eq refill:1", 0) == \
+        "place:0-2 place:? house:1=0>1:eq>1"
+
+
+# --- the record parser: moves as spycfr lists them -------------------------------------
+
+
+def test_pending_results_are_completed_where_the_record_decides_them():
+    assert replay(MINI, "place:0-2 place:1-0 hand:1>1").record == \
+        "place:0-2 place:1-0 hand:1>1:eq"
+    assert replay(MINI, "place:0-2 place:1-0 house:1=0>1").record == \
+        "place:0-2 place:1-0 house:1=0>1:lo+h2"
+    # the defender's view knows the answer to the attacker's move
+    assert parse_view(MINI, "place:? place:1-0 hand:2>1", 1) == "place:? place:1-0 hand:2>1:hi"
+    # a refill as its own token is merged into the attack's
+    assert replay(MINI, "place:0-2 place:1-0 house:1=0>2:eq refill:1").record == \
+        "place:0-2 place:1-0 house:1=0>2:eq>1"
+    assert parse_view(MINI, "place:? place:1-0 house:1=0>1:lo+h2 refill:2", 1).endswith(
+        "house:1=0>1:lo+h2>2")
+
+
+@pytest.mark.parametrize("text,viewer,pattern", [
+    ("place:0-2 place:? hand:1>1", 0,
+     r"move 3 `hand:1>1`: the answer is not written, and P1 cannot know it before P2 answers: "
+     r"write one of `hand:1>1:eq`, `hand:1>1:hi`, `hand:1>1:lo`"),
+    ("place:0-2 place:? house:1=0>1", 0, r"the result is not written.*`house:1=0>1:lo\+h2`"),
+    ("place:0-2 place:1-0 hand:1>1 hand:0>1:lo", None, r"move 3 .*only the last move"),
+    ("place:0-2 place:1-0 house:1=2>1", None, r"move 3 .*P1's house 1 holds 0, not 2"),
+    ("place:0-2 place:1-0 hand:0>1", None, r"move 3 .*card 0 is not in P1's hand"),
+    ("place:0-2 hand:1>1", None, r"move 2 .*expected P2's placement"),
+    ("place:0-2 place:1-0 refill:1", None, r"move 3 `refill:1`: no refill is pending"),
+    ("place:0-2 place:1-0 house:1=0>2:eq refill:0", None, r"move 4 .*not in P1's hand"),
+    ("place:0-2 place:1-0 house:1=0>2:eq refill:?", None, r"only allowed in a player's view"),
+    ("place:0-2 place:? house:1=0>1:eq refill:?", 0, r"written with its card"),
+])
+def test_pending_moves_that_cannot_be_completed_are_refused(text, viewer, pattern):
+    with pytest.raises(RecordError, match=pattern):
+        record_to_actions(MINI, text) if viewer is None else parse_view(MINI, text, viewer)
+
+
+# --- ties, the mix, the best reply ----------------------------------------------------------
+
+
+def test_tied_moves_are_never_called_the_best_move():
+    moves = [{"move": m, "probability": p, "value": v, "br_value": b}
+             for m, p, v, b in [("a", 0.4, 0.10, 0.10), ("b", 0.6, 0.1005, 0.1005),
+                                ("c", 0.0, 0.0999, 0.12), ("d", 0.0, -0.3, -0.2)]]
+    out = advise(moves, tolerance=0.001, br_tolerance=0.001)
+    assert out["best_move"] is None and out["best_moves"] == ["b", "a", "c"]
+    assert out["as_good"] == ["c"] and [m["move"] for m in out["losing"]] == ["d"]
+    assert out["losing"][0]["loss"] == pytest.approx(0.4005)
+    assert [m["move"] for m in out["equilibrium_mix"]] == ["b", "a"]
+    # the best reply is judged on best-response values, apart from the mix
+    assert out["best_reply"] == ["c"] and out["best_reply_value"] == 0.12
+    unique = advise([dict(m) for m in moves], tolerance=0.0001, br_tolerance=0.0001)
+    assert unique["best_move"] == "b" and unique["best_moves"] == ["b"]
+
+
+def test_tolerance_scales_with_how_often_a_position_arises():
+    assert tie_tolerance(1e-4, 1.0) == pytest.approx(2e-4)
+    assert tie_tolerance(1e-4, 0.01) == pytest.approx(2e-2)
+    assert tie_tolerance(1e-4, 1e-7) is None
+
+
+def test_query_mix_ties_and_best_reply_in_words_and_json(tiny):
+    run_dir, run = tiny
+    res = query_json(run_dir, "P1", "")
+    eps = run.meta["exploitability"]
+    assert res["tolerance"] == pytest.approx(2 * eps)  # the root: reached in every game
+    assert res["equilibrium_reach_probability"] == pytest.approx(1.0)
+    assert res["warning"] is None
+    tied = [m for m in res["moves"] if m["tie"]]
+    assert len(res["best_moves"]) == len(tied) >= 2 and res["best_move"] is None
+    mix = {m["move"]: m["probability"] for m in res["equilibrium_mix"]}
+    assert all(p >= 0.005 for p in mix.values())
+    code, out, _ = spycfr("query", run_dir, "--as", "P1")
+    assert code == 0
+    assert "equilibrium: play " in out and "best move:" not in out
+    assert "best reply against the equilibrium opponent" in out
+    for move in mix:
+        assert move in out
+
+
+def test_off_the_equilibrium_path_is_flagged_with_its_reach(tiny):
+    run_dir, run = tiny
+    tree = run.tree
+    _, reach, opp_reach = infoset_values(tree, run.strategy)
+    keys, _ = tree_labels(tree)
+    # a position of P1's that P1's own equilibrium play never reaches (the opponent may)
+    off = next(i for i in range(tree.num_infosets) if tree.infoset_player[i] == 0
+               and reach[i] < 1e-9 and opp_reach[i] > 0 and keys[i])
+    res = query_json(run_dir, "P1", keys[off])
+    assert res["equilibrium_reach_probability"] < 1e-9 and res["own_reach_probability"] < 1e-6
+    assert "off the equilibrium path" in res["warning"] and "P1's own" in res["warning"]
+    assert res["tolerance"] is None and res["best_moves"] == [] and res["best_move"] is None
+    assert res["best_reply"] and all(m["loss"] is not None for m in res["moves"])
+    code, out, _ = spycfr("query", run_dir, "--as", "P1", keys[off])
+    assert code == 0
+    assert "warning: off the equilibrium path: this position arises in" in out
+    assert "not ranked" in out and "best reply against the equilibrium opponent" in out
