@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from solver.errors import SpycfrError
-from solver.games import get_plugin, make_game
+from solver.games import foreign_kind, get_plugin, make_game
 
 PLUGIN_KEY = "spycfr.plugin"
 
@@ -69,7 +69,7 @@ class GameCommand(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         name = self._game_in(ctx, list(args))
-        if name is not None:
+        if name is not None and foreign_kind(name) is None:  # a foreign game has no options
             ctx.meta[PLUGIN_KEY] = get_plugin(name)  # an unknown game: one-line error here
         try:
             return super().parse_args(ctx, args)

@@ -10,9 +10,9 @@ import time
 
 import click
 
-from cli.options import build_game, game_command
+from cli.options import game_command
 from solver.errors import SpycfrError
-from solver.games import get_plugin
+from solver.games import foreign_kind, get_plugin
 
 DEFAULT_ITERATIONS = 1000
 ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
@@ -46,16 +46,18 @@ def _parse_float(name: str, text: str | None, default: float) -> float:
 
 
 def _build(game_name: str, preset: str | None, variant_params: dict):
-    from solver.games import build_tree
+    from solver.runs.source import game_tree
 
-    return build_tree(build_game(game_name, preset, variant_params))
+    return game_tree(game_name, preset, variant_params)
 
 
 @game_command()
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def info(game: str, preset: str | None, variant_params: dict, as_json: bool) -> None:
-    """Build GAME's tree and print its size: nodes, infosets, actions, depth, memory."""
+    """Build GAME's tree and print its size: nodes, infosets, actions, depth, memory.
+
+    GAME is a built-in game, an .efg file or openspiel:GAME_STRING (as for solve)."""
     tree = _build(game, preset, variant_params)
     summary = tree.summary()
     if as_json:
@@ -233,6 +235,11 @@ def solve(
     best-response, exploitability, export); --resume RUN_DIR continues a saved run, giving
     the same result as an uninterrupted run. Ctrl-C keeps the last checkpoint.
 
+    GAME is a built-in game (`spycfr games`), a Gambit .efg file (two-player zero-sum,
+    perfect recall: e.g. one written by `spycfr export-efg`), or openspiel:GAME_STRING, any
+    two-player zero-sum OpenSpiel game (needs the bench extra), e.g. openspiel:leduc_poker.
+    Their trees are saved with the run.
+
     es-mccfr/os-mccfr sample the game instead of enumerating it. On a variant
     small enough to enumerate the exploitability is still exact; on larger ones (the standard
     preset) it cannot be measured: the run reports a labelled regret-bound estimate instead,
@@ -274,7 +281,8 @@ def solve(
     if resume is None:
         if game is None:
             raise SpycfrError("missing GAME; games: " + ", ".join(_game_names()))
-        get_plugin(game)  # unknown game -> one-line error before anything else
+        if foreign_kind(game) is None:
+            get_plugin(game)  # unknown game -> one-line error before anything else
     if n_iter is None and target is None and limit is None and resume is None:
         n_iter = DEFAULT_ITERATIONS
     if every is None and resume is None:  # a resumed run keeps its own

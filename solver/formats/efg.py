@@ -172,12 +172,14 @@ def write_efg(
 
 
 # --- a small reader, for tests and sanity checks ---------------------------------------
-_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([^\s{},"]+)|([{}])')
+_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([^\s{},"]+)|([{}])|(")')
 
 
 def _tokens(text: str) -> Iterator[tuple[str, str]]:
     """("str", value) for quoted strings, ("sym", value) for words, numbers and braces."""
     for m in _TOKEN.finditer(text):
+        if m.group(4) is not None:
+            raise ValueError(f"a string opened at character {m.start()} is never closed")
         if m.group(1) is not None:
             yield "str", re.sub(r"\\(.)", r"\1", m.group(1))
         else:
@@ -189,12 +191,15 @@ def _number(tok: str) -> Fraction:
 
 
 def read_efg(text: str) -> dict:
-    """Parse an .efg written by :func:`efg_text` into plain lists (pre-order nodes).
+    """Parse a Gambit .efg (version 2, ``R`` or ``D``) into plain lists (pre-order nodes).
 
     Returns ``{"title", "players", "nodes"}``; each node is a dict with ``type``
     ("p", "c" or "t") and: ``player``, ``infoset``, ``name``, ``actions`` (p);
     ``infoset``, ``actions``, ``probs`` as Fractions (c); ``outcome``, ``payoffs``
-    as Fractions (t). Also checks that the node list forms exactly one tree.
+    as Fractions (t, and p/c nodes whose outcome is not 0). Gambit's shorthands are
+    accepted: an outcome's payoffs given once and referred to by number after, a
+    repeated infoset's action list left out. Also checks that the node list forms
+    exactly one tree. Errors are ValueErrors naming the token.
     """
     toks = list(_tokens(text))
     pos = 0
@@ -209,16 +214,61 @@ def read_efg(text: str) -> dict:
         pos += 1
         return v
 
-    for word in ("EFG", "2", "R"):
-        take("sym", word)
+    def peek() -> tuple[str, str]:
+        return toks[pos] if pos < len(toks) else ("", "")
+
+    def number(tok: str) -> Fraction:
+        try:
+            return _number(tok)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"token {pos - 1}: expected a number, got {tok!r}") from None
+
+    def integer() -> int:
+        tok = take("sym")
+        if not tok.isdigit():
+            raise ValueError(f"token {pos - 1}: expected a non-negative integer, got {tok!r}")
+        return int(tok)
+
+    def braced(read) -> list:
+        take("sym", "{")
+        items = []
+        while peek() != ("sym", "}"):
+            if not peek()[0]:
+                raise ValueError("unexpected end of .efg")
+            items.append(read())
+        take("sym", "}")
+        return items
+
+    take("sym", "EFG")
+    take("sym", "2")
+    if peek() not in (("sym", "R"), ("sym", "D")):
+        raise ValueError(f"token {pos}: expected R or D, got {peek()[1]!r}")
+    take()
     title = take("str")
-    take("sym", "{")
-    players = []
-    while toks[pos] != ("sym", "}"):
-        players.append(take("str"))
-    take("sym", "}")
-    if pos < len(toks) and toks[pos][0] == "str":
+    players = braced(lambda: take("str"))
+    if peek()[0] == "str":
         take("str")  # optional comment
+    outcomes: dict[int, list[Fraction]] = {}
+    infosets: dict[tuple, dict] = {}
+
+    def outcome(node: dict, terminal: bool) -> None:
+        """The outcome number, then its name and payoffs (which may be left out once known);
+        outcome 0 is no payoff (a terminal node's payoffs are then 0)."""
+        number_ = integer()
+        node["outcome"] = number_
+        if peek()[0] == "str":
+            take("str")
+        if peek() == ("sym", "{"):
+            outcomes[number_] = braced(lambda: number(take("sym")))
+        if number_ == 0:
+            if terminal:
+                node["payoffs"] = [Fraction(0)] * len(players)
+            return
+        if number_ not in outcomes:
+            raise ValueError(f"token {pos - 1}: outcome {number_} is used before its payoffs "
+                             "are given")
+        node["payoffs"] = outcomes[number_]
+
     nodes: list[dict] = []
     pending = 1  # subtrees still to read (pre-order)
     while pending:
@@ -227,32 +277,31 @@ def read_efg(text: str) -> dict:
         node: dict = {"type": kind}
         take("str")  # node name
         if kind == "t":
-            node["outcome"] = int(take("sym"))
-            if toks[pos][0] == "str":
-                take("str")
-            take("sym", "{")
-            pays = []
-            while toks[pos] != ("sym", "}"):
-                pays.append(_number(take("sym")))
-            take("sym", "}")
-            node["payoffs"] = pays
+            outcome(node, terminal=True)
         elif kind in ("p", "c"):
             if kind == "p":
-                node["player"] = int(take("sym"))
-            node["infoset"] = int(take("sym"))
-            node["name"] = take("str") if toks[pos][0] == "str" else ""
-            take("sym", "{")
-            acts, probs = [], []
-            while toks[pos] != ("sym", "}"):
-                acts.append(take("str"))
+                node["player"] = integer()
+            node["infoset"] = integer()
+            node["name"] = take("str") if peek()[0] == "str" else ""
+            key = (kind, node.get("player"), node["infoset"])
+            if peek() == ("sym", "{"):
                 if kind == "c":
-                    probs.append(_number(take("sym")))
-            take("sym", "}")
-            node["actions"] = acts
-            if kind == "c":
-                node["probs"] = probs
-            node["outcome"] = int(take("sym"))
-            pending += len(acts)
+                    pairs = braced(lambda: (take("str"), number(take("sym"))))
+                    node["actions"] = [a for a, _ in pairs]
+                    node["probs"] = [q for _, q in pairs]
+                else:
+                    node["actions"] = braced(lambda: take("str"))
+                infosets.setdefault(key, node)
+            elif key in infosets:  # a later member of an infoset: its actions are known
+                node["actions"] = infosets[key]["actions"]
+                if kind == "c":
+                    node["probs"] = infosets[key]["probs"]
+            elif pos >= len(toks):
+                raise ValueError("unexpected end of .efg")
+            else:
+                raise ValueError(f"token {pos}: infoset {node['infoset']} has no action list")
+            outcome(node, terminal=False)
+            pending += len(node["actions"])
         else:
             raise ValueError(f"unknown node type {kind!r}")
         nodes.append(node)
@@ -288,3 +337,127 @@ def pre_order(tree: Tree) -> np.ndarray:
         out.append(v)
         stack.extend(range(fc[v] + nc[v] - 1, fc[v] - 1, -1))
     return np.asarray(out, dtype=np.int64)
+
+
+def tree_from_efg(text: str, game: str, variant: dict | None = None) -> Tree:
+    """The flat tree of a two-player zero-sum .efg game with perfect recall (SpycfrError
+    naming what is wrong otherwise). Nodes are renumbered breadth-first; a payoff on an
+    inner node (a non-terminal outcome) is added to every terminal below it; infosets keep
+    their names (or "P1 infoset 3") and their actions' names."""
+    try:
+        efg = read_efg(text)
+    except ValueError as exc:
+        raise SpycfrError(f"{game}: not a valid .efg file ({exc})") from None
+    if len(efg["players"]) != 2:
+        raise SpycfrError(f"{game} has {len(efg['players'])} players; spycfr solves "
+                          "two-player zero-sum games")
+    nodes = efg["nodes"]
+    children: list[list[int]] = [[] for _ in nodes]
+    stack: list[int] = []  # nodes still waiting for children, in pre-order
+    for i, nd in enumerate(nodes):
+        if stack:
+            parent = stack[-1]
+            children[parent].append(i)
+            if len(children[parent]) == len(nodes[parent]["actions"]):
+                stack.pop()
+        if nd["type"] != "t" and nd["actions"]:
+            stack.append(i)
+    for nd in nodes:
+        if nd["type"] != "t" and not nd["actions"]:
+            raise SpycfrError(f"{game}: a {'chance' if nd['type'] == 'c' else 'player'} node "
+                              "has no actions")
+
+    order, gained = [0], [Fraction(0)] * len(nodes)  # breadth-first; payoff from inner nodes
+    new_id = {0: 0}
+    for i in order:
+        nd = nodes[i]
+        if nd["type"] != "t":
+            gain = gained[i] + (_zero_sum(nd, game) if "payoffs" in nd else 0)
+            for c in children[i]:
+                new_id[c] = len(order)
+                order.append(c)
+                gained[c] = gain
+    n = len(order)
+    first_child = np.zeros(n, np.int64)
+    num_children = np.zeros(n, np.int16)
+    node_player = np.full(n, TERMINAL, np.int8)
+    node_infoset = np.full(n, -1, np.int32)
+    node_action = np.full(n, -1, np.int32)
+    utility = np.zeros(n)
+    probs: list[float] = []
+    infoset_of: dict[tuple[int, int], int] = {}
+    info_player, info_actions, info_node, keys, labels = [], [], [], [], []
+    own_moves: dict[int, tuple] = {0: ((), ())}  # per node: each player's (infoset, action)s
+    info_moves: list[tuple] = []
+    for new, old in enumerate(order):
+        nd = nodes[old]
+        kids = children[old]
+        moves = own_moves.pop(new)
+        if nd["type"] == "t":
+            utility[new] = float(gained[old] + _zero_sum(nd, game))
+            continue
+        if len(nd["actions"]) > np.iinfo(np.int16).max:
+            raise SpycfrError(f"{game}: a node has {len(nd['actions'])} actions (at most "
+                              f"{np.iinfo(np.int16).max})")
+        first_child[new], num_children[new] = new_id[kids[0]], len(kids)
+        for k, c in enumerate(kids):
+            node_action[new_id[c]] = k
+        if nd["type"] == "c":
+            total = sum(nd["probs"])
+            if any(q < 0 for q in nd["probs"]) or abs(total - 1) > Fraction(1, 10**6):
+                raise SpycfrError(f"{game}: chance node {nd['infoset']}'s probabilities sum "
+                                  f"to {float(total):g}, not 1")
+            node_player[new], node_infoset[new] = CHANCE, len(probs)
+            probs.extend(float(q / total) for q in nd["probs"])
+            for c in kids:
+                own_moves[new_id[c]] = moves
+            continue
+        player = nd["player"] - 1
+        if player not in (0, 1):
+            raise SpycfrError(f"{game}: a node of player {nd['player']}; the players are 1 "
+                              "and 2")
+        key = (player, nd["infoset"])
+        if key not in infoset_of:
+            infoset_of[key] = len(info_player)
+            info_player.append(player)
+            info_actions.append(len(kids))
+            info_node.append(new)
+            info_moves.append(moves[player])
+            keys.append(nd["name"] or f"P{player + 1} infoset {nd['infoset']}")
+            labels.append(list(nd["actions"]))
+        j = infoset_of[key]
+        if labels[j] != list(nd["actions"]):
+            raise SpycfrError(f"{game}: P{player + 1} infoset {nd['infoset']} lists different "
+                              "actions at different nodes")
+        if info_moves[j] != moves[player]:  # CFR's guarantees need perfect recall
+            raise SpycfrError(f"{game} does not have perfect recall: P{player + 1} infoset "
+                              f"{nd['infoset']} ({keys[j]!r}) is reached after different "
+                              "moves of that player; spycfr solves perfect-recall games")
+        node_player[new], node_infoset[new] = player, j
+        for k, c in enumerate(kids):
+            after = list(moves)
+            after[player] = moves[player] + ((j, k),)
+            own_moves[new_id[c]] = tuple(after)
+    if len(set(keys)) < len(keys):  # keys are identifiers: make repeated names unique
+        keys = [f"{key} [P{p + 1} infoset {number}]"
+                for key, (p, number) in zip(keys, infoset_of, strict=True)]
+    return Tree(
+        game=game, variant=dict(variant or {}, title=efg["title"]),
+        first_child=first_child, num_children=num_children, node_player=node_player,
+        node_infoset=node_infoset, node_action=node_action, utility=utility,
+        chance_prob=np.asarray(probs, dtype=np.float64),
+        infoset_player=np.asarray(info_player, np.int8),
+        infoset_num_actions=np.asarray(info_actions, np.int16),
+        infoset_node=np.asarray(info_node, np.int64),
+        infoset_keys=keys, action_labels=labels,
+    )
+
+
+def _zero_sum(node: dict, game: str) -> Fraction:
+    """P1's payoff of an outcome, checked zero-sum."""
+    pays = node["payoffs"]
+    if len(pays) != 2 or pays[0] + pays[1] != 0:
+        shown = ", ".join(f"{float(x):g}" for x in pays)
+        raise SpycfrError(f"{game} is not zero-sum: an outcome pays ({shown}); spycfr solves "
+                          "two-player zero-sum games")
+    return pays[0]

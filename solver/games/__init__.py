@@ -28,12 +28,33 @@ _MODULES = {
 }
 
 
+OPENSPIEL_PREFIX = "openspiel:"
+FOREIGN_USES = ("solve (full-tree algorithms), info, exploitability, best-response and "
+                "export")
+
+
 def game_names() -> list[str]:
     return list(_MODULES)
 
 
+def foreign_kind(name: str) -> str | None:
+    """Games from outside: "efg" for a path to a Gambit .efg file, "openspiel" for
+    ``openspiel:GAME``; None for a built-in game's name."""
+    if name.startswith(OPENSPIEL_PREFIX):
+        return "openspiel"
+    if name.lower().endswith(".efg"):
+        return "efg"
+    return None
+
+
 def get_plugin(name: str) -> GamePlugin:
     """The plug-in record of game ``name``; unknown names raise SpycfrError."""
+    kind = foreign_kind(name)
+    if kind is not None:
+        source = "an .efg file" if kind == "efg" else "OpenSpiel"
+        raise SpycfrError(f"{name!r} is a game from {source}, not one of spycfr's games: "
+                          f"this needs a built-in game's rules; such games work with "
+                          f"{FOREIGN_USES}")
     if name not in _MODULES:
         raise SpycfrError(f"unknown game {name!r}; known games: {', '.join(_MODULES)}")
     return importlib.import_module(_MODULES[name]).PLUGIN

@@ -21,13 +21,14 @@ import pandas as pd
 from solver import __version__
 from solver.cfr import CFRSolver
 from solver.cfr.driver import drive
+from solver.cfr.kernels import ALGORITHMS
 from solver.cfr.mccfr import REGRET_BOUND_KIND, MCCFRSolver, strategy_on_tree
 from solver.engine.labels import state_at
 from solver.engine.playout import estimate_nodes
 from solver.errors import Interrupted, SpycfrError, is_interrupt
 from solver.exact.best_response import best_response, expected_value, exploitability
 from solver.formats.strategy_table import write_table
-from solver.games import build_tree, get_plugin, make_game
+from solver.games import build_tree, foreign_kind, get_plugin, make_game
 from solver.io import (
     check_free_space,
     check_output_dir,
@@ -38,6 +39,7 @@ from solver.io import (
 )
 from solver.memory import MemoryBudget, MemoryLimitError, peak_rss_bytes, rss_bytes
 from solver.runs.lock import RunLock
+from solver.runs.source import TREE_NPZ, game_tree, load_tree, save_tree
 from solver.runs.store import (
     CHECKPOINT,
     CONVERGENCE,
@@ -117,16 +119,22 @@ class _FullTree:
     kind = "exact"
     default_check_every = 100
 
-    def __init__(self, config: SolveConfig) -> None:
+    def __init__(self, config: SolveConfig, stored_tree: Path | None = None) -> None:
         self.config = config
-        game = make_game(config.game, config.preset, config.params)
-        # Refused at once from the estimate; then checked as the tree grows and once it is known.
         self.memory = _memory_budget(config)
-        nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
-        self.memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its solver",
-                            nodes * (TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE),
-                            FULL_TREE_ADVICE)
-        self.tree = tree = build_tree(game, memory=self.memory)
+        if stored_tree is not None:  # a foreign game's tree, saved with its run
+            tree = load_tree(stored_tree)
+        elif foreign_kind(config.game) is not None:
+            tree = game_tree(config.game, config.preset, config.params, self.memory)
+        else:
+            game = make_game(config.game, config.preset, config.params)
+            # Refused at once from the estimate; then checked as the tree grows and once known.
+            nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
+            self.memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its "
+                                "solver", nodes * (TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE),
+                                FULL_TREE_ADVICE)
+            tree = build_tree(game, memory=self.memory)
+        self.tree = tree
         self.memory.require(f"solving the tree of {tree.num_nodes:,} nodes and "
                             f"{tree.num_infosets:,} infosets", _solve_bytes(tree, config),
                             FULL_TREE_ADVICE)
@@ -342,6 +350,9 @@ def _check_config(config: SolveConfig) -> None:
                 f"--memory-limit must be > 0 and at most half the RAM ({ram / 2:.3g} GiB here: a "
                 f"checkpoint copies the tables), got {config.memory_limit!r}"
             )
+    if mccfr and foreign_kind(config.game) is not None:
+        raise SpycfrError(f"es-mccfr/os-mccfr sample a built-in game's rules; {config.game} is "
+                          f"solved on its full tree: --algorithm {', '.join(ALGORITHMS)}")
     if config.abstraction and not mccfr:
         raise SpycfrError("--abstraction applies to --algorithm es-mccfr or os-mccfr only")
     if mccfr and not config.alternating:
@@ -418,8 +429,14 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
     mccfr = config.algorithm in MCCFR_ALGORITHMS
     if progress is not None and hasattr(progress, "preparing"):
         progress.preparing()
-    engine = _MonteCarlo(config) if mccfr else _FullTree(config)
+    foreign = foreign_kind(config.game) is not None
+    if mccfr:
+        engine = _MonteCarlo(config)
+    else:
+        engine = _FullTree(config, run_dir / TREE_NPZ if foreign and resume is not None else None)
     solver, tree = engine.solver, engine.tree
+    if foreign and run_dir is not None and resume is None:
+        save_tree(run_dir / TREE_NPZ, tree)  # what --resume and the analysis commands load
     if run_dir is not None and tree is not None:  # before the iterations, not after
         check_free_space(run_dir, _disk_bytes(tree, write_tables), "the run directory")
     if state is not None:
@@ -493,7 +510,7 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
             # a run without periodic checkpoints still gets one at the end, to extend it later
             _checkpoint(run_dir, engine, config, seconds, final_state)
         write_text(run_dir / CONVERGENCE, convergence_csv(solver.log, engine.value_column))
-        written = [CONVERGENCE]
+        written = [CONVERGENCE] + ([TREE_NPZ] if foreign else [])
         if strategy is not None:
             save_npz(run_dir / STRATEGY_NPZ, average=strategy,
                      fingerprint=np.array(json.dumps(meta["fingerprint"])))

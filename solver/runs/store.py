@@ -9,6 +9,8 @@ Layout of ``RUN_DIR``:
 - ``strategy.parquet`` and ``strategy.csv``: the same strategy as a tidy table
   (see :mod:`solver.formats.strategy_table`).
 - ``convergence.csv``: iteration, seconds, exploitability.
+- ``tree.npz``: the tree, for a game read from an .efg file or OpenSpiel (built-in games'
+  trees are rebuilt from their variant).
 - ``checkpoint.npz``: the solver's full state (regrets, strategy sums, ...), written
   atomically every ``checkpoint_every`` iterations; ``resume`` continues from it
   bit-identically.
@@ -36,8 +38,9 @@ from solver import __version__
 from solver.errors import SpycfrError
 from solver.exact.best_response import infoset_values
 from solver.formats.strategy_table import strategy_table
-from solver.games import build_tree, make_game, sample_labels
+from solver.games import build_tree, foreign_kind, make_game, sample_labels
 from solver.io import atomic_path, write_text
+from solver.runs.source import TREE_NPZ, load_tree
 from solver.tree import Tree
 
 RUN_JSON = "run.json"
@@ -46,7 +49,7 @@ STRATEGY_NPZ = "strategy.npz"
 CONVERGENCE = "convergence.csv"
 OPENINGS_CSV = "openings.csv"
 RUN_FILES = (RUN_JSON, CHECKPOINT, STRATEGY_NPZ, CONVERGENCE, OPENINGS_CSV,
-             "strategy.parquet", "strategy.csv")
+             "strategy.parquet", "strategy.csv", TREE_NPZ)
 
 TREELESS_CAVEAT = "approximate: MCCFR, exploitability not measured"
 MAX_RUN_JSON = 64 << 20  # bytes: far above any run.json spycfr writes
@@ -290,7 +293,11 @@ def load_run(path: str | Path) -> Run:
         raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} does not match {RUN_JSON} (not the "
                           f"strategy it was written with: an interrupted write?): "
                           f"{_recover(path)}")
-    tree = build_tree(make_game(config["game"], config["preset"], config["params"]))
+    if foreign_kind(config["game"]) is not None:  # its tree was saved with it
+        _verify(path, meta, TREE_NPZ)
+        tree = load_tree(path / TREE_NPZ)
+    else:
+        tree = build_tree(make_game(config["game"], config["preset"], config["params"]))
     if fingerprint(tree) != meta.get("fingerprint") or strategy.shape[0] != tree.num_infosets:
         raise SpycfrError(
             f"run {str(path)!r} does not match the tree of its variant (made by another version?)"

@@ -1,0 +1,84 @@
+"""The tree of a run's game: a built-in game's, rebuilt from its variant, or a foreign
+game's, read from a Gambit .efg file or enumerated through OpenSpiel and stored in the run
+directory (``tree.npz``), so that the run never needs the file or the library again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from solver.errors import SpycfrError
+from solver.formats.efg import tree_from_efg
+from solver.formats.openspiel import tree_from_openspiel
+from solver.games import OPENSPIEL_PREFIX, build_tree, foreign_kind, make_game
+from solver.io import save_npz
+from solver.memory import MemoryBudget
+from solver.tree import Tree
+
+TREE_NPZ = "tree.npz"
+MAX_EFG_BYTES = 1 << 30
+_ARRAYS = ("first_child", "num_children", "node_player", "node_infoset", "node_action",
+           "utility", "chance_prob", "infoset_player", "infoset_num_actions", "infoset_node",
+           "infoset_seat")
+
+
+def game_tree(name: str, preset: str | None = None, params: dict | None = None,
+              memory: MemoryBudget | None = None) -> Tree:
+    """The tree of game ``name``: a built-in game's variant, a path to an .efg file, or
+    ``openspiel:GAME_STRING``."""
+    kind = foreign_kind(name)
+    if kind is None:
+        return build_tree(make_game(name, preset, params), memory=memory)
+    start = time.perf_counter()
+    tree = _foreign_tree(name, kind, preset, params, memory)
+    tree.build_seconds = time.perf_counter() - start
+    return tree
+
+
+def _foreign_tree(name: str, kind: str, preset: str | None, params: dict | None,
+                  memory: MemoryBudget | None) -> Tree:
+    if preset is not None or params:
+        given = ", ".join((["--preset"] if preset is not None else []) +
+                          [f"--{k.replace('_', '-')}" for k in params or {}])
+        raise SpycfrError(f"{name} is a complete game description: it takes no {given}")
+    if kind == "openspiel":
+        return tree_from_openspiel(name[len(OPENSPIEL_PREFIX):], memory=memory)
+    path = Path(name)
+    try:
+        if path.stat().st_size > MAX_EFG_BYTES:
+            raise SpycfrError(f"{name} is larger than {MAX_EFG_BYTES >> 30} GiB: too big to "
+                              "read as one .efg")
+        data = path.read_bytes()
+        text = data.decode("utf-8")
+    except FileNotFoundError:
+        raise SpycfrError(f"no such .efg file: {name!r}") from None
+    except IsADirectoryError:
+        raise SpycfrError(f"{name!r} is a directory, not an .efg file") from None
+    except UnicodeDecodeError:
+        raise SpycfrError(f"{name!r} is not a text .efg file (not UTF-8)") from None
+    except OSError as exc:
+        raise SpycfrError(f"cannot read {name!r}: {exc.strerror or exc}") from None
+    return tree_from_efg(text, name, {"sha256": hashlib.sha256(data).hexdigest()})
+
+
+def save_tree(path: Path, tree: Tree) -> None:
+    """Store a tree with its labels (atomically)."""
+    text = json.dumps({"game": tree.game, "variant": tree.variant,
+                       "infoset_keys": tree.infoset_keys, "action_labels": tree.action_labels})
+    save_npz(path, meta=np.array(text), **{k: getattr(tree, k) for k in _ARRAYS})
+
+
+def load_tree(path: Path) -> Tree:
+    """A tree stored by :func:`save_tree` (SpycfrError if missing or corrupt)."""
+    try:
+        with np.load(path) as data:
+            meta = json.loads(str(data["meta"]))
+            arrays = {k: np.array(data[k]) for k in _ARRAYS}
+        return Tree(game=meta["game"], variant=meta["variant"], **arrays,
+                    infoset_keys=meta["infoset_keys"], action_labels=meta["action_labels"])
+    except Exception as exc:  # numpy, zipfile and json raise many types
+        raise SpycfrError(f"{str(path)!r} is missing or corrupt ({str(exc)[:200]})") from None
