@@ -22,6 +22,7 @@ LAYERS = [
     ("solver.cfr", "solver.formats"),  # iterative solvers; strategy tables and .efg files
     ("solver.runs",),  # run directories
     ("solver.analysis",),  # openings, query, reports (and the games' report sections)
+    ("solver.sweep",),  # variant sweeps on Dask (runs and reports of many variants)
     ("cli",),
 ]
 # A game's report sections are analysis: they sit in the game's folder but above it.

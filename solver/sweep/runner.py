@@ -1,0 +1,271 @@
+"""Solving a sweep on Dask: one task per variant, largest first, each into its own run
+directory, its table row written atomically the moment it finishes.
+
+Dask does the scheduling, the workers and the recovery: a ``LocalCluster`` (one
+single-threaded worker process per core, a memory limit each) by default, or any running
+cluster by its scheduler's address. A worker that dies mid-variant has its task rerun on
+another worker by the scheduler; a variant that fails (invalid, too big, out of memory) is
+recorded with its error while the rest go on. A re-run of the same sweep skips the variants
+already solved with the same settings (resume).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from solver import __version__
+from solver.engine.playout import estimate_nodes
+from solver.errors import Interrupted, SpycfrError, is_interrupt
+from solver.exact.outcomes import outcome_stats
+from solver.formats.strategy_table import write_table
+from solver.games import get_plugin
+from solver.io import check_output_dir, write_json
+from solver.runs.lock import RunLock
+from solver.runs.solve import SolveConfig, solve_run
+from solver.runs.store import load_run
+from solver.sweep.grid import Cell, expand
+from solver.sweep.report import write_report
+
+SWEEP_JSON = "sweep.json"
+TABLE = "sweep"  # sweep.parquet and sweep.csv
+VARIANTS = "variants"  # VARIANTS/KEY/ is a run directory, VARIANTS/KEY.json its row
+SOLVE_KEYS = ("algorithm", "target_exploitability", "max_iterations", "time_limit")
+MEASURES = ("status", "nodes", "infosets", "value_p1", "value_lower", "value_upper",
+            "exploitability", "iterations", "stopped_by", "seconds", "p1_win", "draw",
+            "p2_win", "mean_decisions", "error")
+
+
+@dataclass
+class SweepSettings:
+    """What a sweep solves: a game's base variant, the swept parameters, how each is solved."""
+
+    game: str
+    preset: str | None
+    fixed: dict  # variant parameters given once (strings, as on the command line)
+    swept: dict  # swept parameter -> its value list as typed (see grid.parse_values)
+    algorithm: str = "cfr+"
+    target_exploitability: float = 1e-3
+    max_iterations: int | None = 100_000
+    time_limit: float | None = None  # seconds per variant
+    memory_per_worker: float = 2.0  # GiB
+
+    def solve_settings(self) -> dict:
+        return {k: getattr(self, k) for k in SOLVE_KEYS}
+
+
+def solve_variant(task: dict) -> dict:
+    """Solve one variant into its run directory and write its row (on a Dask worker)."""
+    start = time.perf_counter()
+    row: dict = {"variant": task["key"], **task["cell"], "solve_settings": task["settings"]}
+    settings = task["settings"]
+    try:
+        config = SolveConfig(
+            game=task["game"], preset=task["preset"], params=task["params"],
+            algorithm=settings["algorithm"], iterations=settings["max_iterations"],
+            target_exploitability=settings["target_exploitability"],
+            time_limit=settings["time_limit"], memory_limit=task["memory_limit"],
+            check_every=task["check_every"],
+        )
+        meta = solve_run(config, out_dir=task["run_dir"], overwrite=True, write_tables=False)
+        run = load_run(task["run_dir"])
+        row.update(
+            status="done", nodes=meta["nodes"], infosets=meta["infosets"],
+            value_p1=meta["value_p1"], value_lower=-meta["best_response_p2"],
+            value_upper=meta["best_response_p1"], exploitability=meta["exploitability"],
+            iterations=meta["iterations"], stopped_by=meta["stopped_by"],
+            **outcome_stats(run.tree, run.strategy),
+        )
+    except BaseException as exc:  # recorded, so that the rest of the sweep goes on
+        if is_interrupt(exc):
+            raise
+        row.update(status="failed", error=_error_text(exc))
+    row["seconds"] = time.perf_counter() - start
+    write_json(task["row_path"], row)  # atomically: the variant counts as finished from here
+    return row
+
+
+def _error_text(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return (text if isinstance(exc, SpycfrError) else f"{type(exc).__name__}: {text}")[:500]
+
+
+def _size(settings: SweepSettings, params: dict) -> float:
+    """The variant's estimated tree size (its scheduling priority); 0 if it is invalid."""
+    try:
+        plugin = get_plugin(settings.game)
+        return float(estimate_nodes(plugin.numba_params(plugin.make_variant(settings.preset,
+                                                                            dict(params)))))
+    except SpycfrError:
+        return 0.0
+
+
+def _reusable(row_path: Path, settings: dict) -> dict | None:
+    """The row of a variant already solved with these settings, else None."""
+    try:
+        row = json.loads(row_path.read_text())
+    except (OSError, ValueError):
+        return None
+    if row.get("status") == "done" and row.get("solve_settings") == settings:
+        return row
+    return None
+
+
+def run_sweep(settings: SweepSettings, out_dir: str | Path, scheduler: str | None = None,
+              workers: int | None = None,
+              progress: Callable[[dict], None] | None = None) -> dict:
+    """Solve every variant of the grid (skipping those already solved), then write the table
+    and sweep.json; returns sweep.json's content. ``progress`` gets counts as they change."""
+    out = check_output_dir(out_dir, "sweep directory")
+    names, cells = expand(settings.swept)
+    get_plugin(settings.game)  # an unknown game fails before any cluster starts
+    with RunLock(out):
+        (out / VARIANTS).mkdir(exist_ok=True)
+        solve = settings.solve_settings()
+        rows: dict[str, dict] = {}
+        todo: list[tuple[float, Cell]] = []
+        for cell in cells:
+            row = _reusable(out / VARIANTS / f"{cell.key}.json", solve)
+            if row is not None:
+                rows[cell.key] = row
+            else:
+                todo.append((_size(settings, {**settings.fixed, **cell.params}), cell))
+        todo.sort(key=lambda t: -t[0])  # largest first: the long poles start early
+        counts = {"variants": len(cells), "skipped": len(rows), "done": 0, "failed": 0,
+                  "running": 0, "todo": len(todo)}
+        start = time.perf_counter()
+        interrupted = None
+        cluster_text = scheduler or "LocalCluster"
+        if todo:
+            try:
+                cluster_text = _solve_all(settings, out, todo, rows, counts, scheduler,
+                                          workers, progress, start)
+            except BaseException as exc:
+                if not is_interrupt(exc):
+                    raise
+                interrupted = exc
+        table = _table(names, cells, rows)
+        summary = {
+            "game": settings.game, "preset": settings.preset, "fixed": settings.fixed,
+            "swept": settings.swept, "solve": solve,
+            "memory_per_worker_gib": settings.memory_per_worker,
+            "cluster": cluster_text, "workers": workers, "counts": counts,
+            "wall_seconds": time.perf_counter() - start,
+            "finished": int((table["status"] == "done").sum()),
+            "failed": int((table["status"] == "failed").sum()),
+            "version": __version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        write_table(table, out / f"{TABLE}.parquet")
+        write_table(table, out / f"{TABLE}.csv")
+        report = write_report(summary, table, out)
+        summary["files"] = [f"{TABLE}.parquet", f"{TABLE}.csv", SWEEP_JSON, report.name]
+        write_json(out / SWEEP_JSON, summary)
+        if interrupted is not None:
+            raise Interrupted(f"sweep stopped: {summary['finished']} of {len(cells)} variants "
+                              f"are solved and kept in {str(out)!r}; run the same command "
+                              "again to solve the rest") from None
+        return summary
+
+
+def _solve_all(settings, out, todo, rows, counts, scheduler, workers, progress,
+               start) -> str:
+    """Submit the variants to Dask and collect their rows as they finish."""
+    from distributed import Client, LocalCluster, as_completed
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+
+    cluster = None
+    try:
+        if scheduler is not None:
+            try:
+                client = Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise SpycfrError(f"cannot reach the Dask scheduler at {scheduler!r}: "
+                                  f"{str(exc)[:200]}") from None
+            text = f"scheduler {scheduler}"
+        else:
+            n = workers or os.cpu_count() or 1
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                   memory_limit=f"{settings.memory_per_worker}GiB",
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+            client = Client(cluster)
+            text = f"LocalCluster of {n} worker processes"
+        memory_limit = min(settings.memory_per_worker, _half_ram_gib())
+        futures = {}
+        for size, cell in todo:
+            task = {
+                "key": cell.key, "cell": cell.params, "game": settings.game,
+                "preset": settings.preset, "params": {**settings.fixed, **cell.params},
+                "settings": settings.solve_settings(), "memory_limit": memory_limit,
+                "check_every": 100, "run_dir": str(out / VARIANTS / cell.key),
+                "row_path": str(out / VARIANTS / f"{cell.key}.json"),
+            }
+            future = client.submit(solve_variant, task, key=f"spycfr-sweep-{cell.key}",
+                                   priority=int(min(size, 2**62)), pure=False)
+            futures[future] = (cell, task)
+        _report(counts, client, progress, start)
+        for future in as_completed(futures):
+            cell, task = futures[future]
+            try:
+                row = future.result()
+            except (KilledWorker, FutureCancelledError) as exc:
+                row = {"variant": cell.key, **cell.params, "status": "failed",
+                       "solve_settings": task["settings"],
+                       "error": f"its worker died repeatedly ({type(exc).__name__}: out of "
+                                f"memory past {settings.memory_per_worker:g} GiB?)"}
+                write_json(task["row_path"], row)
+            rows[cell.key] = row
+            counts["done" if row["status"] == "done" else "failed"] += 1
+            counts["todo"] -= 1
+            _report(counts, client, progress, start)
+        client.close()
+        return text
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _report(counts: dict, client, progress, start: float) -> None:
+    if progress is None:
+        return
+    try:  # tasks a worker holds, at most one per thread (the rest wait there)
+        counts["running"] = min(sum(len(v) for v in client.processing().values()),
+                                sum(client.nthreads().values()))
+    except Exception:  # the count is informative only
+        counts["running"] = 0
+    finished = counts["done"] + counts["failed"]
+    elapsed = time.perf_counter() - start
+    eta = elapsed / finished * counts["todo"] if finished else math.nan
+    progress({**counts, "elapsed": elapsed, "eta": eta})
+
+
+def _half_ram_gib() -> float:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**31
+    except (ValueError, OSError, AttributeError):
+        return 8.0
+
+
+def _table(names: list[str], cells: list[Cell], rows: dict[str, dict]) -> pd.DataFrame:
+    """One row per grid cell in grid order: the swept parameters, then the measures (a cell
+    not solved yet has status "todo")."""
+    records = []
+    for cell in cells:
+        row = rows.get(cell.key, {"status": "todo"})
+        records.append({"variant": cell.key, **cell.params,
+                        **{m: row.get(m) for m in MEASURES}})
+    table = pd.DataFrame.from_records(records, columns=["variant", *names, *MEASURES])
+    for name in names:  # integer parameters as numbers, so that they sort and plot as such
+        converted = pd.to_numeric(table[name], errors="coerce")
+        if converted.notna().all():
+            table[name] = converted
+    return table
