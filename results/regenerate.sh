@@ -65,3 +65,9 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-double-double-agent/standard; then
   "$SPYCFR" head-to-head heuristic uniform --game agent-double-double-agent --preset standard \
     --games 20000 --seed 1 --json > "$dir/headtohead-heuristic-vs-uniform.json"
 fi
+# A designer's sweep: decoy rules x turn limits x decoys x cards (results/sweeps/README.md).
+if [ ${#selected[@]} -eq 0 ] || wanted sweeps/agent-hunter-decoys; then
+  "$SPYCFR" sweep agent-hunter --cards 3,4 --houses 2 --decoys 0..2 --decoy-rule any,switched \
+    --max-turns 1..3 --target-exploitability 1e-4 --workers 2 --memory-per-worker 4 \
+    -o sweeps/agent-hunter-decoys
+fi

@@ -95,10 +95,14 @@ def _verdicts(done: pd.DataFrame, names: list[str], decimals: int) -> list[str]:
 def _figure(done: pd.DataFrame, name: str, others: list[str], out: Path) -> Path:
     """Value for P1 (interval as error bars) and the draw rate against ``name``, one line
     per combination of the other swept parameters."""
+    from matplotlib import colormaps
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(9, 3.8))
+    fig = Figure(figsize=(11.5 if others else 9, 3.8), layout="constrained")
     ax_value, ax_draw = fig.subplots(1, 2)
+    colors = colormaps["tab20"].colors  # up to 20 lines before a colour repeats
+    for ax in (ax_value, ax_draw):
+        ax.set_prop_cycle(color=colors)
     groups = (done.groupby(others, sort=True) if others
               else [((), done)])
     for key, group in groups:
@@ -117,7 +121,7 @@ def _figure(done: pd.DataFrame, name: str, others: list[str], out: Path) -> Path
     ax_draw.set(xlabel=name, ylabel="probability of a draw", title=f"Draws by {name}",
                 ylim=(0, 1))
     if others:
-        ax_value.legend(fontsize=7, title=", ".join(others), title_fontsize=7)
-    fig.tight_layout()
+        fig.legend(*ax_value.get_legend_handles_labels(), loc="outside right upper",
+                   fontsize=7, title=", ".join(others), title_fontsize=7)
     return save_figure(fig, out / f"value-by-{name}.png")
 

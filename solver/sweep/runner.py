@@ -196,7 +196,7 @@ def _solve_all(settings, out, todo, rows, counts, scheduler, workers, progress,
             n = workers or os.cpu_count() or 1
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                    memory_limit=f"{settings.memory_per_worker}GiB",
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+                                   dashboard_address=None, silence_logs=logging.CRITICAL)
             client = Client(cluster)
             text = f"LocalCluster of {n} worker processes"
         memory_limit = min(settings.memory_per_worker, _half_ram_gib())
