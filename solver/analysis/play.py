@@ -99,8 +99,8 @@ class Moves:
         except StopIteration:
             raise SpycfrError("the moves ran out before the game ended") from None
         line = line.strip()
-        if self.echo:
-            say(f"  < {line}")
+        if self.echo:  # what was read, cut to a screen line (a pasted file can be anything)
+            say(f"  < {line if len(line) <= 80 else line[:80] + f'... ({len(line):,} characters)'}")
         return line
 
 
