@@ -15,7 +15,7 @@ from solver.errors import SpycfrError
 from solver.games import foreign_kind, get_plugin
 
 DEFAULT_ITERATIONS = 1000
-ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
+ALGORITHMS = ("auto", "lp", "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
 
 
 def _parse_number(name: str, text: str | None, kind: type, minimum: float, strict: bool):
@@ -33,9 +33,9 @@ def _parse_number(name: str, text: str | None, kind: type, minimum: float, stric
     return value
 
 
-def _parse_float(name: str, text: str | None, default: float) -> float:
+def _parse_float(name: str, text: str | None) -> float | None:
     if text is None:
-        return default
+        return None
     try:
         value = float(text)
     except ValueError:
@@ -115,6 +115,11 @@ class _Progress:
             self._timer.daemon = True
             self._timer.start()
 
+    def choice(self, choice: dict) -> None:
+        """What --algorithm auto picked and why, before the work starts."""
+        if not self.quiet:
+            click.echo(f"auto: {choice['chosen']}, because {choice['why']}", err=True)
+
     def stop_preparing(self) -> None:
         timer = getattr(self, "_timer", None)
         if timer is not None:
@@ -181,8 +186,13 @@ def _rate(rate: float) -> str:
 @game_command()
 @click.argument("game", required=False)
 @click.option("--algorithm", default=None,
-              help="cfr, cfr+ (default), lcfr, dcfr, pcfr+, or Monte-Carlo CFR: es-mccfr "
-                   "(external sampling) or os-mccfr (outcome sampling).")
+              help="auto (default: the exact LP on trees up to 1M nodes, pdcfr+ above, for a "
+                   "target of 1e-3 or looser on trees over 100k nodes, or with --iterations or "
+                   "--time-limit, es-mccfr when the tree would not fit; it says what it picked "
+                   "and why: README, Choosing the algorithm), lp "
+                   "(exact sequence-form LP), cfr, cfr+, lcfr, dcfr, pcfr+, pdcfr+ (discounted "
+                   "predictive CFR+), or Monte-Carlo CFR: es-mccfr (external sampling) or "
+                   "os-mccfr (outcome sampling).")
 @click.option("--iterations", default=None, help="Stop after this many iterations (>= 1).")
 @click.option("--target-exploitability", default=None,
               help="Stop once the average strategy's exploitability is at most this (> 0).")
@@ -202,9 +212,11 @@ def _rate(rate: float) -> str:
               help="es-mccfr/os-mccfr: key information states by the game's information "
                    "abstraction (what matters, history order forgotten) instead of the whole "
                    "history: far fewer to learn on big games (see `spycfr games`).")
-@click.option("--alpha", default=None, help="DCFR positive-regret discount exponent (1.5).")
-@click.option("--beta", default=None, help="DCFR negative-regret discount exponent (0).")
-@click.option("--gamma", default=None, help="DCFR strategy-sum discount exponent (2).")
+@click.option("--alpha", default=None,
+              help="dcfr/pdcfr+ positive-regret discount exponent (1.5; pdcfr+ 2.3).")
+@click.option("--beta", default=None, help="dcfr negative-regret discount exponent (0).")
+@click.option("--gamma", default=None,
+              help="dcfr/pdcfr+ strategy-sum discount exponent (2; pdcfr+ 5).")
 @click.option("--check-every", default=None,
               help="Iterations between exploitability checks (default 100; MCCFR: a tenth of "
                    "--iterations, else 1000 for es-mccfr and 100000 for os-mccfr).")
@@ -260,7 +272,7 @@ def solve(
                 f"drop {', '.join(given)} (limits such as --iterations, --time-limit, "
                 "--memory-limit still apply)"
             )
-    algorithm = algorithm or "cfr+"
+    algorithm = algorithm or "auto"
     mccfr = algorithm in MCCFR_ALGORITHMS
     if algorithm not in ALGORITHMS and not mccfr:
         raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: "
@@ -273,17 +285,21 @@ def solve(
     mem = _parse_number("memory-limit", memory_limit, float, 0, strict=True)
     every = _parse_number("check-every", check_every, int, 1, strict=False)
     ckpt = _parse_number("checkpoint-every", checkpoint_every, int, 1, strict=False)
-    a = _parse_float("alpha", alpha, 1.5)
-    b = _parse_float("beta", beta, 0.0)
-    g = _parse_float("gamma", gamma, 2.0)
-    if algorithm != "dcfr" and any(x is not None for x in (alpha, beta, gamma)):
-        raise SpycfrError("--alpha/--beta/--gamma apply to --algorithm dcfr only")
+    a = _parse_float("alpha", alpha)
+    b = _parse_float("beta", beta)
+    g = _parse_float("gamma", gamma)
+    if algorithm not in ("dcfr", "pdcfr+") and any(x is not None for x in (alpha, gamma)):
+        raise SpycfrError("--alpha/--gamma apply to --algorithm dcfr or pdcfr+ only")
+    if algorithm != "dcfr" and beta is not None:
+        raise SpycfrError("--beta applies to --algorithm dcfr only (pdcfr+ keeps no negative "
+                          "regrets)")
     if resume is None:
         if game is None:
             raise SpycfrError("missing GAME; games: " + ", ".join(_game_names()))
         if foreign_kind(game) is None:
             get_plugin(game)  # unknown game -> one-line error before anything else
-    if n_iter is None and target is None and limit is None and resume is None:
+    if n_iter is None and target is None and limit is None and resume is None and (
+            algorithm not in ("auto", "lp")):  # auto: the iterative choices default to it too
         n_iter = DEFAULT_ITERATIONS
     if every is None and resume is None:  # a resumed run keeps its own
         if mccfr:  # measuring costs far more than an MCCFR iteration
@@ -305,7 +321,9 @@ def solve(
     finally:
         progress.stop_preparing()
     estimate = out.get("exploitability_estimate")
-    if estimate is None:
+    if out["algorithm"] == "lp":
+        pass  # no iterations to report: the summary below has the exact result
+    elif estimate is None:
         progress(out["iterations"], out["solve_seconds"], out["exploitability"], final=True)
     elif estimate["informative"]:
         progress(out["iterations"], out["solve_seconds"], estimate["value"], final=True,
@@ -326,14 +344,19 @@ def solve(
     else:
         echo(f"  algorithm       {out['algorithm']}"
              f"{'' if params['alternating'] else ' (simultaneous)'}")
+    if out.get("algorithm_choice"):
+        echo(f"  chosen by auto  {out['algorithm_choice']['why']}")
     if out["nodes"] is not None:
         echo(f"  tree            {out['nodes']:,} nodes, {out['infosets']:,} infosets, "
              f"built in {out['build_seconds']:.2f}s")
     else:
         echo(f"  tree            not enumerated (about {out['estimated_nodes']:.2g} nodes)")
-    echo(f"  iterations      {out['iterations']} (stopped by {out['stopped_by']})")
-    echo(f"  solve time      {out['solve_seconds']:.3f}s "
-         f"({out['ms_per_iteration']:.4f} ms/iteration)")
+    if out["algorithm"] == "lp":
+        echo(f"  solve time      {out['solve_seconds']:.3f}s (one HiGHS program; exact)")
+    else:
+        echo(f"  iterations      {out['iterations']} (stopped by {out['stopped_by']})")
+        echo(f"  solve time      {out['solve_seconds']:.3f}s "
+             f"({out['ms_per_iteration']:.4f} ms/iteration)")
     if "infosets_seen" in out:
         mem_used = out["memory"]
         echo(f"  infosets seen   {out['infosets_seen']:,} (P1 {out['infosets_seen_p1']:,}, "
@@ -341,7 +364,10 @@ def solve(
         echo(f"  memory          {mem_used['bytes_allocated'] / 2**30:.3f} GiB of tables "
              f"(limit {mem_used['limit_bytes'] / 2**30:.3g} GiB on the resident memory)")
     if out["exploitability"] is not None:
+        lo, hi = out["value_interval"]
         echo(f"  value (P1)      {out['value_p1']:+.6f}")
+        echo(f"  game value      in [{lo:+.9g}, {hi:+.9g}] (P1's; certified by the two best "
+             "responses)")
         echo(f"  exploitability  {out['exploitability']:.6g} (NashConv {out['nash_conv']:.6g})")
     else:
         echo("  value (P1)      not measured (no tree)")

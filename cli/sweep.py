@@ -49,14 +49,14 @@ class _Progress:
               help="Sweep directory: one run directory per variant, sweep.parquet/.csv, "
                    "sweep.json and report.md. Running the same sweep again skips the "
                    "variants already solved.")
-@click.option("--algorithm", default="cfr+",
-              help="Full-tree algorithm for every variant: cfr, cfr+ (default), lcfr, dcfr, "
-                   "pcfr+.")
+@click.option("--algorithm", default="auto",
+              help="How each variant is solved, exactly: auto (default: what `spycfr solve` "
+                   "picks for it), lp, or a full-tree CFR variant (cfr, cfr+, pcfr+, ...).")
 @click.option("--target-exploitability", default=None,
               help="Solve each variant to this exploitability (default 1e-3).")
 @click.option("--max-iterations", default=None,
-              help="Stop a variant after this many iterations if the target is not reached "
-                   "(default 100000; the row records its exploitability).")
+              help="CFR algorithms: stop a variant after this many iterations if the target "
+                   "is not reached (default 100000; the row records its exploitability).")
 @click.option("--time-limit", default=None, help="Seconds of iterations per variant at most.")
 @click.option("--scheduler", default=None,
               help="Address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786); default: "
@@ -88,9 +88,10 @@ def sweep(game: str, preset: str | None, variant_params: dict, output: str, algo
     from solver.sweep.runner import SweepSettings, run_sweep
 
     get_plugin(game)
-    if algorithm not in ALGORITHMS:
+    allowed = ("auto", "lp", *ALGORITHMS)
+    if algorithm not in allowed:
         raise SpycfrError(f"sweeps solve each variant exactly on its tree: --algorithm "
-                          f"{algorithm!r} is not one of {', '.join(ALGORITHMS)}")
+                          f"{algorithm!r} is not one of {', '.join(allowed)}")
     fixed, swept = split_grid(variant_params)
     settings = SweepSettings(
         game=game, preset=preset, fixed=fixed, swept=swept, algorithm=algorithm,

@@ -13,7 +13,7 @@ import numpy as np
 
 from solver.tree import CHANCE, TERMINAL, Tree
 
-ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
 
 
 def _ensure_recursion(tree: Tree) -> None:
@@ -43,19 +43,27 @@ def _regret_matching(values: list[float]) -> list[float]:
 
 
 class ReferenceCFR:
-    """CFR / CFR+ / LCFR / DCFR / PCFR+ exactly per the shared conventions."""
+    """CFR / CFR+ / LCFR / DCFR / PCFR+ / PDCFR+ exactly per the shared conventions.
+
+    PDCFR+ (Xu et al. 2024): R_t = [R_{t-1} + r_t]^+ t^a/(t^a + 1), sigma_{t+1} regret-matches
+    R_t + r_t, strategy sum S_t = (S_{t-1} + pi_i sigma_t) (t/(t+1))^g; a, g default 2.3, 5.
+    """
 
     def __init__(
         self,
         tree: Tree,
         algorithm: str,
-        alpha: float = 1.5,
-        beta: float = 0.0,
-        gamma: float = 2.0,
+        alpha: float | None = None,
+        beta: float | None = None,
+        gamma: float | None = None,
         alternating: bool = True,
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
+        default = (2.3, 0.0, 5.0) if algorithm == "pdcfr+" else (1.5, 0.0, 2.0)
+        alpha = default[0] if alpha is None else alpha
+        beta = default[1] if beta is None else beta
+        gamma = default[2] if gamma is None else gamma
         _ensure_recursion(tree)
         self.tree = tree
         self.algorithm = algorithm
@@ -162,7 +170,7 @@ class ReferenceCFR:
         """Steps 2-3 of the conventions on player p's infosets."""
         algo = self.algorithm
         t = float(self.t)
-        if algo in ("lcfr", "dcfr"):
+        if algo in ("lcfr", "dcfr", "pdcfr+"):
             pos = t**self.alpha / (t**self.alpha + 1.0)
             neg = t**self.beta / (t**self.beta + 1.0)
             sdisc = (t / (t + 1.0)) ** self.gamma
@@ -181,6 +189,13 @@ class ReferenceCFR:
                     R[i] = x if x > 0.0 else 0.0
                 if algo == "pcfr+":
                     self._m[inf] = list(r)
+            elif algo == "pdcfr+":
+                S = self._S[inf]
+                for i in range(k):
+                    x = R[i] + r[i]
+                    R[i] = x * pos if x > 0.0 else 0.0
+                    S[i] *= sdisc
+                self._m[inf] = list(r)
             else:
                 S = self._S[inf]
                 for i in range(k):
@@ -191,7 +206,7 @@ class ReferenceCFR:
                         x *= neg
                     R[i] = x
                     S[i] *= sdisc
-            if algo == "pcfr+":
+            if algo in ("pcfr+", "pdcfr+"):
                 m = self._m[inf]
                 self._sigma[inf] = _regret_matching([R[i] + m[i] for i in range(k)])
             else:

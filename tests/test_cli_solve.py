@@ -45,10 +45,26 @@ def test_solve_kuhn_human_and_target():
 
 
 def test_solve_default_iterations_and_seed():
-    code, out, _ = spycfr("solve", "kuhn", "--seed", "5", "--json", "-q")
+    code, out, _ = spycfr("solve", "kuhn", "--algorithm", "cfr+", "--seed", "5", "--json", "-q")
     res = json.loads(out)
     assert code == 0 and res["iterations"] == 1000 and res["seed"] == 5
     assert res["value_p1"] == pytest.approx(-1 / 18, abs=1e-3)
+
+
+def test_solve_default_is_auto_and_says_why():
+    """Kuhn is small: auto solves the exact LP, prints why, and certifies the value."""
+    code, out, err = spycfr("solve", "kuhn")
+    assert code == 0, err
+    assert "auto: lp, because the tree has about" in err
+    assert "algorithm       lp" in out and "chosen by auto  the tree has about" in out
+    assert "game value      in [-0.0555555" in out
+    code, out, _ = spycfr("solve", "kuhn", "--json", "-q")
+    res = json.loads(out)
+    assert res["algorithm"] == "lp" and res["algorithm_choice"]["requested"] == "auto"
+    assert res["iterations"] == 0 and res["stopped_by"] == "exact"
+    assert res["exploitability"] < 1e-12
+    lo, hi = res["value_interval"]
+    assert lo <= -1 / 18 + 1e-12 and hi >= -1 / 18 - 1e-12 and hi - lo < 1e-12
 
 
 def test_info():
@@ -75,7 +91,9 @@ def test_info():
         (["solve", "leduc", "--target-exploitability", "-1"], "--target-exploitability"),
         (["solve", "leduc", "--check-every", "0"], "--check-every"),
         (["solve", "leduc", "--algorithm", "dcfr", "--alpha", "nan"], "--alpha"),
-        (["solve", "leduc", "--gamma", "3"], "dcfr only"),
+        (["solve", "leduc", "--gamma", "3"], "dcfr or pdcfr+ only"),
+        (["solve", "leduc", "--algorithm", "pdcfr+", "--beta", "1"], "dcfr only"),
+        (["solve", "leduc", "--algorithm", "lp", "--iterations", "5"], "no iterations"),
         (["solve", "kuhn", "--cards", "3"], "cards"),
     ],
 )

@@ -32,6 +32,17 @@ def test_lp_value_and_equilibrium(name, value):
     assert reference_expected_value(tree, res.strategy) == pytest.approx(value, abs=1e-8)
 
 
+@pytest.mark.parametrize("name,value", [("kuhn", -1 / 18), ("leduc", LEDUC_VALUE)])
+def test_one_program_and_its_duals_give_an_exact_equilibrium(name, value):
+    """P2's half read from the duals of P1's program is an equilibrium too (NashConv 0)."""
+    tree = build_tree(make_game(name))
+    res = solve_lp(tree, both_sides=False)
+    assert res.value_p2_side is None
+    assert res.value_p1 == pytest.approx(value, abs=1e-9)
+    assert np.allclose(res.strategy.sum(axis=1), 1.0)
+    assert reference_nash_conv(tree, res.strategy) == pytest.approx(0.0, abs=1e-8)
+
+
 def test_kuhn_lp_strategy_is_in_the_known_family():
     """Kuhn equilibria: P1 bets K three times as often as J (alpha family); P2's is unique."""
     tree = labelled_tree("kuhn")

@@ -48,8 +48,8 @@ def _run_cli(args: list[str], timeout: float = 600) -> tuple[dict, str, str, flo
 def test_a_hopeless_tree_is_refused_at_once_under_the_limit():
     """About 55 M nodes need some 6 GiB: refused from the estimate, before enumerating."""
     got, out, err, seconds = _run_cli(
-        ["solve", AH, "--cards", "5", "--houses", "2", "--decoys", "1", "--max-turns", "4",
-         "--memory-limit", "2"])
+        ["solve", AH, "--algorithm", "cfr+", "--cards", "5", "--houses", "2", "--decoys", "1",
+         "--max-turns", "4", "--memory-limit", "2"])
     assert got["code"] == 2 and out == ""
     assert err.startswith("error: --memory-limit 2 GiB: the tree of about") and \
         "(estimated)" in err and "es-mccfr" in err, err

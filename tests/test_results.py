@@ -56,6 +56,7 @@ def test_committed_sweep_is_current():
     row = table[(table["cards"] == 3) & (table["decoys"] == 1) & (table["max_turns"] == 2)
                 & (table["decoy_rule"] == "switched")].iloc[0]
     config = SolveConfig(game="agent-hunter", preset=None,
+                         algorithm=summary["solve"]["algorithm"],
                          params={**summary["fixed"], "cards": "3", "decoys": "1",
                                  "max_turns": "2", "decoy_rule": "switched"},
                          iterations=summary["solve"]["max_iterations"],

@@ -70,7 +70,8 @@ def runs(tmp_path_factory):
     out = {}
     for case, (game, variant, _) in CASES.items():
         path = tmp_path_factory.mktemp("runs") / case
-        res = solve(game, *variant, "--iterations", "150", "--seed", "7", "-o", str(path))
+        res = solve(game, *variant, "--algorithm", "cfr+", "--iterations", "150", "--seed", "7",
+                    "-o", str(path))
         out[case] = (path, res)
     return out
 
@@ -238,7 +239,8 @@ def test_extend_a_finished_run(tmp_path):
 def test_ctrl_c_keeps_the_checkpoint_and_resume_completes(tmp_path):
     run_dir = tmp_path / "mini"
     cmd = [sys.executable, "-m", "cli.main", "solve", "agent-hunter", "--preset", "mini",
-           "--iterations", "1000000", "--checkpoint-every", "10", "-o", str(run_dir), "-q"]
+           "--algorithm", "cfr+", "--iterations", "1000000", "--checkpoint-every", "10", "-o",
+           str(run_dir), "-q"]
     # A background job may inherit SIGINT as ignored: give the child the default disposition
     # so Python installs its KeyboardInterrupt handler, as in an interactive shell.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -51,7 +51,7 @@ def test_grid_is_the_product_of_the_swept_values():
 
 def _settings(**swept) -> SweepSettings:
     return SweepSettings(game="agent-hunter", preset="tiny", fixed={}, swept=swept,
-                         target_exploitability=1e-3, memory_per_worker=1.5)
+                         algorithm="cfr+", target_exploitability=1e-3, memory_per_worker=1.5)
 
 
 def _direct_value(params: dict) -> float:
@@ -89,6 +89,14 @@ def test_local_cluster_sweep_then_resume(tmp_path):
     for path, mtime in mtimes.items():
         if json.loads(path.read_text())["status"] == "done":
             assert path.stat().st_mtime_ns == mtime
+
+    # By default each variant is solved as `spycfr solve` would (auto: the exact LP here).
+    summary = run_sweep(SweepSettings(game="agent-hunter", preset="tiny", fixed={},
+                                      swept={"max_turns": "1,2"}), tmp_path / "auto",
+                        workers=1)
+    table = pd.read_parquet(tmp_path / "auto" / "sweep.parquet")
+    assert list(table["algorithm"]) == ["lp", "lp"]
+    assert (table["exploitability"] < 1e-9).all()
 
 
 def test_sweep_cli_errors(tmp_path):
@@ -138,7 +146,8 @@ def test_scheduler_and_two_workers_survive_a_killed_worker(tmp_path):
             settings = SweepSettings(game="agent-hunter", preset="tiny", fixed={},
                                      swept={"decoy_rule": "any,switched", "decoys": "0..1",
                                             "max_turns": "1,2"},
-                                     target_exploitability=1e-5, memory_per_worker=1.5)
+                                     algorithm="cfr+", target_exploitability=1e-5,
+                                     memory_per_worker=1.5)
             result: dict = {}
             thread = threading.Thread(target=lambda: result.update(
                 summary=run_sweep(settings, out, scheduler=address)))

@@ -39,7 +39,8 @@ from solver.tree import Tree
 PLAYERS = ("P1", "P2")
 SMALL_GAME_INFOSETS = 40  # up to this many infosets, a report lists the whole strategy
 ALGORITHM_NAMES = {"cfr": "CFR", "cfr+": "CFR+", "lcfr": "Linear CFR", "dcfr": "Discounted CFR",
-                   "pcfr+": "Predictive CFR+", "es-mccfr": "external-sampling MCCFR",
+                   "pcfr+": "Predictive CFR+", "pdcfr+": "Discounted predictive CFR+",
+                   "lp": "exact sequence-form LP", "es-mccfr": "external-sampling MCCFR",
                    "os-mccfr": "outcome-sampling MCCFR"}
 
 
@@ -176,14 +177,22 @@ def _header(doc: Doc, meta: dict, tree: Tree) -> None:
     params = meta.get("algorithm_params") or {}
     updates = "alternating" if params.get("alternating", True) else "simultaneous"
     seconds = float(meta.get("solve_seconds", 0.0))
+    build = f"{meta.get('build_seconds') or 0:.1f} s to build the tree"
+    if meta["algorithm"] == "lp":
+        solved = [["algorithm", f"{alg} (one HiGHS program, exact)"],
+                  ["solve time", f"{seconds:,.1f} s + {build}"]]
+    else:
+        solved = [
+            ["algorithm", f"{alg} ({updates} updates)"],
+            ["iterations",
+             f"{int(meta['iterations']):,} (stopped by {meta.get('stopped_by', '?')})"],
+            ["seed", str(meta.get("seed", "-"))],
+            ["solve time", f"{seconds:,.1f} s ({meta.get('ms_per_iteration') or 0:.3g} ms per "
+                           f"iteration) + {build}"]]
     rows = [
         ["game", f"{title}: {variant_words(meta)}"],
         ["parameters", " ".join(f"{k}={v}" for k, v in meta["variant"].items()) or "none"],
-        ["algorithm", f"{alg} ({updates} updates)"],
-        ["iterations", f"{int(meta['iterations']):,} (stopped by {meta.get('stopped_by', '?')})"],
-        ["seed", str(meta.get("seed", "-"))],
-        ["solve time", f"{seconds:,.1f} s ({meta.get('ms_per_iteration') or 0:.3g} ms per "
-                       f"iteration) + {meta.get('build_seconds') or 0:.1f} s to build the tree"],
+        *solved,
         ["tree", f"{tree.num_nodes:,} nodes, {tree.num_infosets:,} information sets"],
         ["spycfr", f"{meta.get('version', '?')}, run made {meta.get('created', '?')}"],
     ]
@@ -250,6 +259,9 @@ def _convergence(doc: Doc, run: Run, eps: float, figdir: Path, rel: Path) -> Non
             text += (f" Over the last three quarters of the run it fell like "
                      f"iterations^{slope:.2f}.")
         doc.add(text + "\n")
+    elif run.meta["algorithm"] == "lp":
+        doc.add(f"Solved exactly by the sequence-form LP: exploitability {fmt_eps(eps)} (the "
+                f"floating-point rounding of an exact equilibrium).\n")
     else:
         doc.add(f"The run logged too few points for a curve; final exploitability "
                 f"{fmt_eps(eps)} after {int(run.meta['iterations']):,} iterations.\n")

@@ -18,7 +18,18 @@ from numba import njit
 
 from solver.tree.passes import backward_values, forward_reach
 
-ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
+
+# (alpha, beta, gamma) when none are given: DCFR's (Brown & Sandholm 2019) for every algorithm
+# but discounted predictive CFR+, whose own (Xu et al. 2024: 2.3, -, 5) converge fastest on the
+# games measured (benchmarks/README.md); the others ignore them.
+DEFAULT_DISCOUNT = (1.5, 0.0, 2.0)
+ALGORITHM_DISCOUNT = {"pdcfr+": (2.3, 0.0, 5.0)}
+
+
+def discount_defaults(algorithm: str) -> tuple[float, float, float]:
+    """The (alpha, beta, gamma) an algorithm uses when none are given."""
+    return ALGORITHM_DISCOUNT.get(algorithm, DEFAULT_DISCOUNT)
 
 
 def algorithm_params(
@@ -28,7 +39,9 @@ def algorithm_params(
 
     floor: clamp cumulative regrets at 0 (regret matching+); discount: DCFR
     discounting with (alpha, beta, gamma); predictive: regret matching on R + m;
-    weight_power: the strategy-sum weight is t**weight_power.
+    weight_power: the strategy-sum weight is t**weight_power. Discounted predictive
+    CFR+ (pdcfr+) is all three switches at once: R = [R + r]^+ t^a/(t^a + 1), the next
+    strategy regret-matches R + r, and the strategy sum is discounted by (t/(t+1))^gamma.
     """
     if algorithm == "cfr":
         return 0, 0, 0, 0, 0.0, 0.0, 0.0
@@ -40,6 +53,8 @@ def algorithm_params(
         return 0, 1, 0, 0, float(alpha), float(beta), float(gamma)
     if algorithm == "pcfr+":
         return 1, 0, 1, 2, 0.0, 0.0, 0.0
+    if algorithm == "pdcfr+":
+        return 1, 1, 1, 0, float(alpha), float(beta), float(gamma)
     raise ValueError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
 
 
@@ -76,8 +91,8 @@ def update_player(
 ):
     """Steps 2-3 of an iteration on player p's infosets: S, R (and m), then regret matching.
 
-    R already holds R + r (regrets are accumulated in place), except for predictive
-    CFR+ where r is in ``inst`` (it becomes the prediction m; ``inst`` is reset to 0).
+    R already holds R + r (regrets are accumulated in place), except for the predictive
+    algorithms where r is in ``inst`` (it becomes the prediction m; ``inst`` is reset to 0).
     The strategy sum is added once per infoset with the infoset's own reach (all its
     nodes share it, by perfect recall).
     """

@@ -10,30 +10,35 @@ import numpy as np
 
 from solver.cfr import kernels
 from solver.cfr.driver import SolveResult, drive
-from solver.cfr.kernels import ALGORITHMS, algorithm_params
+from solver.cfr.kernels import ALGORITHMS, algorithm_params, discount_defaults
 from solver.errors import SpycfrError
 from solver.exact.best_response import exploitability
 from solver.tree import Tree
 
 
 class CFRSolver:
-    """CFR, CFR+, linear CFR, discounted CFR or predictive CFR+ on a flat tree.
+    """CFR, CFR+, linear CFR, discounted CFR, predictive CFR+ or discounted predictive CFR+
+    on a flat tree.
 
     ``alternating=True`` updates P1 then P2 within an iteration (P2 already sees
-    P1's new strategy); ``False`` updates both from the same traversal.
+    P1's new strategy); ``False`` updates both from the same traversal. ``alpha``, ``beta``,
+    ``gamma`` left None take the algorithm's defaults (:func:`discount_defaults`).
     """
 
     def __init__(
         self,
         tree: Tree,
         algorithm: str = "cfr+",
-        alpha: float = 1.5,
-        beta: float = 0.0,
-        gamma: float = 2.0,
+        alpha: float | None = None,
+        beta: float | None = None,
+        gamma: float | None = None,
         alternating: bool = True,
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
+        default = discount_defaults(algorithm)
+        alpha, beta, gamma = (default[i] if x is None else x
+                              for i, x in enumerate((alpha, beta, gamma)))
         for name, value in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
             if not math.isfinite(value):
                 raise SpycfrError(f"{name} must be a finite number, got {value}")
@@ -62,7 +67,7 @@ class CFRSolver:
         self.R = np.zeros((n_inf, max_a))
         self.S = np.zeros((n_inf, max_a))
         self.sigma = tree.uniform_strategy()
-        # The prediction m and the instantaneous-regret scratch exist for pcfr+ only
+        # The prediction m and the instantaneous-regret scratch exist for pcfr+/pdcfr+ only
         # (the other algorithms accumulate regrets straight into R).
         n_pred = n_inf if self._predictive else 0
         self.m = np.zeros((n_pred, max_a))

@@ -1,9 +1,10 @@
 """Exact equilibrium of a small tree by the sequence-form linear program (HiGHS).
 
-Used to validate the CFR solvers: the LP gives the game value and an
-equilibrium to compare against. P1 maximises min_y x'Ay over realisation plans
-(Ex = e, x >= 0), written with the dual of the inner minimisation; P2's
-problem is solved the same way to get its half of the strategy.
+Used to validate the CFR solvers and, on trees small enough, as the fastest exact solver
+(``spycfr solve --algorithm lp``, or ``auto``). P1 maximises min_y x'Ay over realisation plans
+(Ex = e, x >= 0), written with the dual of the inner minimisation. P2's half of the strategy
+is read from the duals of that program (the opponent's realisation plan), or, with
+``both_sides``, found by solving P2's program too (a cross-check of the value, twice the time).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ class LPResult:
 
     value_p1: float
     strategy: np.ndarray  # float64[n_infosets, max_actions]
-    value_p2_side: float = 0.0  # P1's value as found by P2's LP (equals value_p1 up to tolerance)
+    # P1's value as found by P2's LP (equals value_p1 up to tolerance); None unless both_sides
+    value_p2_side: float | None = None
     seconds: float = 0.0
 
 
@@ -101,9 +103,11 @@ def _constraints(tree: Tree, player: int, seq_start, parent_seq, n_seq_p: int):
 
 
 def _solve_side(payoff: sparse.csr_matrix, own: sparse.csr_matrix, opp: sparse.csr_matrix):
-    """max_z min_w z'Mw over Ez=e, Fw=f: variables (z, q); returns (value, z).
+    """max_z min_w z'Mw over Ez=e, Fw=f: variables (z, q); returns (value, z, w).
 
-    ``payoff`` is M (own sequences x opponent sequences) for the maximising player.
+    ``payoff`` is M (own sequences x opponent sequences) for the maximising player. The
+    minimiser's plan w is the dual of the constraints F'q - M'z <= 0 (one per opponent
+    sequence): linprog's marginals of a minimisation are <= 0, so w = -marginals.
     """
     n_z = own.shape[1]
     n_q = opp.shape[0]
@@ -122,11 +126,15 @@ def _solve_side(payoff: sparse.csr_matrix, own: sparse.csr_matrix, opp: sparse.c
     )
     if res.status != 0 or res.x is None:
         raise SpycfrError(f"sequence-form LP failed: {res.message}")
-    return -float(res.fun), np.asarray(res.x[:n_z])
+    w = np.clip(-np.asarray(res.ineqlin.marginals), 0.0, None)
+    return -float(res.fun), np.asarray(res.x[:n_z]), w
 
 
-def solve_lp(tree: Tree) -> LPResult:
-    """Game value for P1 and an equilibrium strategy of a small tree, exactly (up to HiGHS)."""
+def solve_lp(tree: Tree, both_sides: bool = True) -> LPResult:
+    """Game value for P1 and an equilibrium strategy of a small tree, exactly (up to HiGHS).
+
+    ``both_sides=False`` solves P1's program only and takes P2's plan from its duals.
+    """
     if tree.num_nodes > MAX_LP_NODES:
         raise SpycfrError(
             f"tree too big for the exact LP ({tree.num_nodes} nodes; at most {MAX_LP_NODES})"
@@ -135,8 +143,11 @@ def solve_lp(tree: Tree) -> LPResult:
     seq_start, parent_seq, n_seq, a = _sequences(tree)
     e = _constraints(tree, 0, seq_start, parent_seq, n_seq[0])
     f = _constraints(tree, 1, seq_start, parent_seq, n_seq[1])
-    value_p1, x = _solve_side(a, e, f)
-    neg_value_p2, y = _solve_side((-a.T).tocsr(), f, e)
+    value_p1, x, y = _solve_side(a, e, f)
+    value_p2_side = None
+    if both_sides:
+        neg_value_p2, y, _ = _solve_side((-a.T).tocsr(), f, e)
+        value_p2_side = -neg_value_p2
 
     strategy = tree.uniform_strategy()
     nact = tree.infoset_num_actions.tolist()
@@ -149,6 +160,6 @@ def solve_lp(tree: Tree) -> LPResult:
     return LPResult(
         value_p1=value_p1,
         strategy=strategy,
-        value_p2_side=-neg_value_p2,
+        value_p2_side=value_p2_side,
         seconds=time.perf_counter() - start,
     )

@@ -21,12 +21,13 @@ import pandas as pd
 from solver import __version__
 from solver.cfr import CFRSolver
 from solver.cfr.driver import drive
-from solver.cfr.kernels import ALGORITHMS
+from solver.cfr.kernels import ALGORITHMS, algorithm_params
 from solver.cfr.mccfr import REGRET_BOUND_KIND, MCCFRSolver, strategy_on_tree
 from solver.engine.labels import state_at
 from solver.engine.playout import estimate_nodes
 from solver.errors import Interrupted, SpycfrError, is_interrupt
 from solver.exact.best_response import best_response, expected_value, exploitability
+from solver.exact.lp import MAX_LP_NODES, solve_lp
 from solver.formats.strategy_table import write_table
 from solver.games import build_tree, foreign_kind, get_plugin, make_game
 from solver.io import (
@@ -80,6 +81,23 @@ TABLE_BYTES_PER_ROW = 600
 TABLE_BYTES_FIXED = 150 * 2**20
 FULL_TREE_ADVICE = ("raise --memory-limit, choose a smaller variant, or solve without a tree "
                     "(--algorithm es-mccfr or os-mccfr)")
+# The exact LP (one HiGHS program, both halves of the strategy): peak resident memory beyond
+# the tree measured at 0.9 kB per node on Agent Hunter mini (205,723 nodes), 0.35 kB on
+# liar's dice; rounded up.
+LP_BYTES_PER_NODE = 1500
+# `--algorithm auto` (measured side by side, benchmarks/README.md): the exact LP (exploitability
+# ~1e-16) up to AUTO_LP_NODES nodes (estimated): it reached 1e-6 first on every tree measured
+# (Kuhn to an Agent Hunter variant of 716,605 nodes: 36 s against pdcfr+'s 49 s), while a
+# 2.3 M-node tree did not finish in 900 s. Discounted predictive CFR+ on the full tree for a
+# loose target (at least AUTO_LOOSE_TARGET) on a tree of more than AUTO_CFR_NODES nodes (to
+# 1e-3 it was 4.6x faster than the LP on Agent Hunter mini, 4x at 716,605 nodes), above the
+# LP's size, or when iterations or a time limit are asked for; external-sampling MCCFR when
+# the full tree would not fit.
+AUTO_LP_NODES = 1_000_000
+AUTO_CFR_NODES = 100_000
+AUTO_LOOSE_TARGET = 1e-3
+AUTO_CFR = "pdcfr+"
+AUTO_SAMPLED = "es-mccfr"
 
 
 @dataclass
@@ -89,10 +107,10 @@ class SolveConfig:
     game: str
     preset: str | None
     params: dict
-    algorithm: str = "cfr+"
-    alpha: float = 1.5
-    beta: float = 0.0
-    gamma: float = 2.0
+    algorithm: str = "cfr+"  # the library's; `spycfr solve` defaults to "auto"
+    alpha: float | None = None  # None: the algorithm's own (solver.cfr.kernels.discount_defaults)
+    beta: float | None = None
+    gamma: float | None = None
     alternating: bool = True
     iterations: int | None = None
     target_exploitability: float | None = None
@@ -112,6 +130,30 @@ RESUME_LIMITS = ("iterations", "target_exploitability", "time_limit", "check_eve
 # --- solver engines: what differs between the full-tree and the Monte-Carlo solvers ----------
 
 
+def _build(config: SolveConfig, memory: MemoryBudget, bytes_per_node: float, what: str,
+           advice: str) -> Tree:
+    """A built-in game's tree, refused at once from the size estimate (with ``bytes_per_node``
+    of the solver's on top of the tree's), then checked as it grows."""
+    game = make_game(config.game, config.preset, config.params)
+    nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
+    memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its {what}",
+                   nodes * (TREE_BYTES_PER_NODE + bytes_per_node), advice)
+    return build_tree(game, memory=memory)
+
+
+def _foreign_tree(config: SolveConfig, run_dir: Path | None, resume) -> Tree | None:
+    """The tree of a game from an .efg file or OpenSpiel (None for a built-in game): the one
+    saved with the run when resuming, else read and then saved there (if there is a run)."""
+    if foreign_kind(config.game) is None:
+        return None
+    if resume is not None:
+        return load_tree(run_dir / TREE_NPZ)
+    tree = game_tree(config.game, config.preset, config.params, _memory_budget(config))
+    if run_dir is not None:
+        save_tree(run_dir / TREE_NPZ, tree)  # what --resume and the analysis commands load
+    return tree
+
+
 class _FullTree:
     """A CFR-family solver on the enumerated tree (any game)."""
 
@@ -119,22 +161,11 @@ class _FullTree:
     kind = "exact"
     default_check_every = 100
 
-    def __init__(self, config: SolveConfig, stored_tree: Path | None = None) -> None:
+    def __init__(self, config: SolveConfig, tree: Tree | None = None) -> None:
         self.config = config
         self.memory = _memory_budget(config)
-        if stored_tree is not None:  # a foreign game's tree, saved with its run
-            tree = load_tree(stored_tree)
-        elif foreign_kind(config.game) is not None:
-            tree = game_tree(config.game, config.preset, config.params, self.memory)
-        else:
-            game = make_game(config.game, config.preset, config.params)
-            # Refused at once from the estimate; then checked as the tree grows and once known.
-            nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
-            self.memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its "
-                                "solver", nodes * (TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE),
-                                FULL_TREE_ADVICE)
-            tree = build_tree(game, memory=self.memory)
-        self.tree = tree
+        self.tree = tree = tree or _build(config, self.memory, SOLVE_BYTES_PER_NODE,
+                                          "solver", FULL_TREE_ADVICE)
         self.memory.require(f"solving the tree of {tree.num_nodes:,} nodes and "
                             f"{tree.num_infosets:,} infosets", _solve_bytes(tree, config),
                             FULL_TREE_ADVICE)
@@ -158,11 +189,104 @@ class _FullTree:
     def extra_meta(self) -> dict:
         return {}
 
+    def run(self, *args) -> tuple[float, str]:
+        return _iterate(self, *args)
+
+
+class _LPRun:
+    """The exact LP as a run's solver: no iterations, one program."""
+
+    def __init__(self) -> None:
+        self.iteration = 0
+        self.seconds = 0.0
+        self.log: list[tuple[int, float, float]] = []
+
+
+class _ExactLP:
+    """The sequence-form LP (HiGHS) on the enumerated tree: an exact equilibrium at once."""
+
+    value_column = "exploitability"
+    kind = "exact"
+
+    def __init__(self, config: SolveConfig, tree: Tree | None = None) -> None:
+        self.config = config
+        self.memory = _memory_budget(config)
+        advice = "raise --memory-limit, or solve iteratively (--algorithm pdcfr+)"
+        self.tree = tree = tree or _build(config, self.memory, LP_BYTES_PER_NODE, "LP", advice)
+        if tree.num_nodes > MAX_LP_NODES:
+            raise SpycfrError(f"the tree has {tree.num_nodes:,} nodes, too many for the exact LP "
+                              f"(at most {MAX_LP_NODES:,}): solve iteratively (--algorithm "
+                              "pdcfr+)")
+        self.memory.require(f"the LP of the tree of {tree.num_nodes:,} nodes",
+                            tree.num_nodes * LP_BYTES_PER_NODE, advice)
+        self.solver = _LPRun()
+        self._strategy: np.ndarray | None = None
+
+    def run(self, config, total, checkpoint_every, run_dir, seconds, progress):
+        """Solve the LP (one program; P2's half from its duals); returns (seconds, "exact")."""
+        result = solve_lp(self.tree, both_sides=False)
+        self._strategy = result.strategy
+        self.solver.seconds = seconds + result.seconds
+        value = self.measure()
+        self.solver.log.append((0, self.solver.seconds, value))
+        if progress is not None:
+            progress(0, self.solver.seconds, value)
+        return self.solver.seconds, "exact"
+
+    def measure(self) -> float:
+        return exploitability(self.tree, self._strategy)
+
+    def strategy(self) -> np.ndarray:
+        return self._strategy
+
+    def extra_meta(self) -> dict:
+        return {"ms_per_iteration": None,
+                "lp": {"method": "HiGHS (scipy linprog) on P1's sequence-form program; P2's "
+                                 "strategy from its duals", "node_limit": MAX_LP_NODES}}
+
+
+def choose_algorithm(config: SolveConfig, tree: Tree | None = None) -> tuple[str, str]:
+    """What ``--algorithm auto`` runs for ``config``, and why (one sentence).
+
+    The rule (README, "Choosing the algorithm"): the exact LP when no iterations or time limit
+    are asked for, the tree has at most AUTO_LP_NODES nodes (estimated) and the target is not
+    loose on a tree of more than AUTO_CFR_NODES; otherwise AUTO_CFR on the full tree if it
+    fits the memory limit (or a target needs it); otherwise AUTO_SAMPLED.
+    """
+    if tree is not None:  # a foreign game's, already built
+        nodes, size = tree.num_nodes, f"the tree has {tree.num_nodes:,} nodes"
+    else:
+        game = make_game(config.game, config.preset, config.params)
+        nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
+        size = f"the tree has about {nodes:.3g} nodes (estimated)"
+    memory = _memory_budget(config)
+    full_tree = nodes * (TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE)
+    iterative = [name for name, value in (("--iterations", config.iterations),
+                                          ("--time-limit", config.time_limit))
+                 if value is not None]
+    target = config.target_exploitability
+    loose = target is not None and target >= AUTO_LOOSE_TARGET and nodes > AUTO_CFR_NODES
+    if not iterative and not loose and nodes <= AUTO_LP_NODES and memory.fits(
+            nodes * (TREE_BYTES_PER_NODE + LP_BYTES_PER_NODE)):
+        return "lp", (f"{size}, at most {AUTO_LP_NODES:,}: the exact LP reached "
+                      "exploitability 1e-6 first on every tree of this size measured")
+    if memory.fits(full_tree) or target is not None or tree is not None:
+        if iterative:
+            why = f"iterations were asked for ({' and '.join(iterative)})"
+        elif loose:
+            why = (f"{size} and the target {target:g} is loose: discounted predictive CFR+ "
+                   "reached 1e-3 several times sooner than the LP on such trees")
+        else:
+            why = f"{size}, more than {AUTO_LP_NODES:,} for the exact LP"
+        return AUTO_CFR, f"{why}; {AUTO_CFR} is the fastest CFR variant measured on Agent Hunter"
+    return AUTO_SAMPLED, (f"{size}: the full tree would not fit the memory limit "
+                          f"({memory.limit_bytes / 2**30:.3g} GiB), so the game is sampled")
+
 
 def _solve_bytes(tree: Tree, config: SolveConfig) -> float:
     """What CFR and the exact best response allocate on ``tree`` (see SOLVE_BYTES_*)."""
-    per_cell = SOLVE_BYTES_PER_CELL + (
-        PREDICTIVE_BYTES_PER_CELL if config.algorithm == "pcfr+" else 0)
+    predictive = algorithm_params(config.algorithm)[2]
+    per_cell = SOLVE_BYTES_PER_CELL + (PREDICTIVE_BYTES_PER_CELL if predictive else 0)
     return (tree.num_nodes * SOLVE_BYTES_PER_NODE
             + tree.num_infosets * max(tree.max_actions, 1) * per_cell)
 
@@ -254,6 +378,9 @@ class _MonteCarlo:
 
     def strategy(self) -> np.ndarray | None:
         return None if self.tree is None else strategy_on_tree(self.solver, self.tree)
+
+    def run(self, *args) -> tuple[float, str]:
+        return _iterate(self, *args)
 
     def extra_meta(self) -> dict:
         stats = self.solver.stats()
@@ -359,6 +486,14 @@ def _check_config(config: SolveConfig) -> None:
         raise SpycfrError("MCCFR always alternates the players' updates: drop --simultaneous")
     if mccfr and not 0 <= config.seed < 2**63:
         raise SpycfrError(f"--seed must be an integer 0..2**63-1, got {config.seed}")
+    if config.algorithm == "lp":
+        given = [name for name, value in (
+            ("--iterations", config.iterations), ("--time-limit", config.time_limit),
+            ("--check-every", config.check_every),
+            ("--simultaneous", None if config.alternating else True)) if value is not None]
+        if given:
+            raise SpycfrError(f"{', '.join(given)} apply to the iterative algorithms; the exact "
+                              "LP has no iterations: drop them, or choose --algorithm pdcfr+")
 
 
 def _physical_gib() -> float:
@@ -424,19 +559,29 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
         except TypeError as exc:
             raise SpycfrError(f"cannot resume: the checkpoint's settings are corrupt "
                               f"({str(exc)[:200]}): solve again") from None
+    foreign_tree = _foreign_tree(config, run_dir, resume)
+    choice = None
+    if config.algorithm == "auto":
+        chosen, why = choose_algorithm(config, foreign_tree)
+        choice = {"requested": "auto", "chosen": chosen, "why": why}
+        config = SolveConfig(**{**config.__dict__, "algorithm": chosen})
     _check_config(config)
+    if config.algorithm == "lp" and checkpoint_every is not None:
+        raise SpycfrError("--checkpoint-every applies to the iterative algorithms; the exact LP "
+                          "has no iterations")
 
     mccfr = config.algorithm in MCCFR_ALGORITHMS
+    if progress is not None and hasattr(progress, "choice") and choice is not None:
+        progress.choice(choice)
     if progress is not None and hasattr(progress, "preparing"):
         progress.preparing()
-    foreign = foreign_kind(config.game) is not None
-    if mccfr:
+    if config.algorithm == "lp":
+        engine = _ExactLP(config, foreign_tree)
+    elif mccfr:
         engine = _MonteCarlo(config)
     else:
-        engine = _FullTree(config, run_dir / TREE_NPZ if foreign and resume is not None else None)
+        engine = _FullTree(config, foreign_tree)
     solver, tree = engine.solver, engine.tree
-    if foreign and run_dir is not None and resume is None:
-        save_tree(run_dir / TREE_NPZ, tree)  # what --resume and the analysis commands load
     if run_dir is not None and tree is not None:  # before the iterations, not after
         check_free_space(run_dir, _disk_bytes(tree, write_tables), "the run directory")
     if state is not None:
@@ -448,8 +593,8 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
     if progress is not None:
         progress(solver.iteration, seconds_before, None)
     try:
-        seconds, stopped = _iterate(engine, config, total, checkpoint_every, run_dir,
-                                    seconds_before, progress)
+        seconds, stopped = engine.run(config, total, checkpoint_every, run_dir, seconds_before,
+                                      progress)
         if not solver.log or solver.log[-1][0] != solver.iteration:
             solver.log.append((solver.iteration, solver.seconds, engine.measure()))
     except BaseException as exc:
@@ -467,13 +612,15 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
         "variant": tree.variant if tree is not None else engine.variant.as_dict(),
         "preset": config.preset,
         "algorithm": config.algorithm,
-        "algorithm_params": _algorithm_params(config),
+        "algorithm_choice": choice,
+        "algorithm_params": _algorithm_params(config, solver),
         "iterations": solver.iteration,
         "seed": config.seed,
         "best_response_p1": None,
         "best_response_p2": None,
         "stopped_by": stopped,
         "value_p1": None,
+        "value_interval": None,
         "exploitability": None,
         "nash_conv": None,
         "nodes": None if tree is None else tree.num_nodes,
@@ -487,8 +634,11 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
     }
     if strategy is not None:
         br = [best_response(tree, strategy, p)[0] for p in (0, 1)]
+        # The game value (P1's) lies between what P1 gets against P2's half by best responding
+        # and what P2's best response leaves P1: certified, whatever the solver.
         meta.update(best_response_p1=br[0], best_response_p2=br[1],
-                    value_p1=expected_value(tree, strategy), nash_conv=br[0] + br[1],
+                    value_p1=expected_value(tree, strategy), value_interval=[0.0 - br[1], br[0]],
+                    nash_conv=br[0] + br[1],
                     exploitability=(br[0] + br[1]) / 2.0,
                     strategy_sha256=hashlib.sha256(strategy.tobytes()).hexdigest())
     meta.update(engine.extra_meta())
@@ -506,11 +656,11 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
     if run_dir is not None:
         # Every file first (each atomically), run.json last with the hashes of what it vouches
         # for: a run killed between two of these writes is detected when loaded.
-        if checkpoint_every is None:
+        if checkpoint_every is None and config.algorithm != "lp":
             # a run without periodic checkpoints still gets one at the end, to extend it later
             _checkpoint(run_dir, engine, config, seconds, final_state)
         write_text(run_dir / CONVERGENCE, convergence_csv(solver.log, engine.value_column))
-        written = [CONVERGENCE] + ([TREE_NPZ] if foreign else [])
+        written = [CONVERGENCE] + ([TREE_NPZ] if foreign_tree is not None else [])
         if strategy is not None:
             save_npz(run_dir / STRATEGY_NPZ, average=strategy,
                      fingerprint=np.array(json.dumps(meta["fingerprint"])))
@@ -538,12 +688,14 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
     return meta
 
 
-def _algorithm_params(config: SolveConfig) -> dict:
+def _algorithm_params(config: SolveConfig, solver) -> dict:
     if config.algorithm in MCCFR_ALGORITHMS:
         return {"scheme": MCCFR_ALGORITHMS[config.algorithm], "epsilon": _epsilon(config),
                 "memory_limit_gib": _memory_limit_gib(config), "alternating": True,
                 "abstraction": config.abstraction}
-    return {"alpha": config.alpha, "beta": config.beta, "gamma": config.gamma,
+    if config.algorithm == "lp":
+        return {"alternating": True}  # no updates; the field the readers expect
+    return {"alpha": solver.alpha, "beta": solver.beta, "gamma": solver.gamma,
             "alternating": config.alternating}
 
 

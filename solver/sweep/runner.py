@@ -40,7 +40,7 @@ TABLE = "sweep"  # sweep.parquet and sweep.csv
 VARIANTS = "variants"  # VARIANTS/KEY/ is a run directory, VARIANTS/KEY.json its row
 SOLVE_KEYS = ("algorithm", "target_exploitability", "max_iterations", "time_limit")
 MEASURES = ("status", "nodes", "infosets", "value_p1", "value_lower", "value_upper",
-            "exploitability", "iterations", "stopped_by", "seconds", "p1_win", "draw",
+            "exploitability", "algorithm", "iterations", "stopped_by", "seconds", "p1_win", "draw",
             "p2_win", "mean_decisions", "error")
 
 
@@ -52,7 +52,7 @@ class SweepSettings:
     preset: str | None
     fixed: dict  # variant parameters given once (strings, as on the command line)
     swept: dict  # swept parameter -> its value list as typed (see grid.parse_values)
-    algorithm: str = "cfr+"
+    algorithm: str = "auto"
     target_exploitability: float = 1e-3
     max_iterations: int | None = 100_000
     time_limit: float | None = None  # seconds per variant
@@ -67,21 +67,28 @@ def solve_variant(task: dict) -> dict:
     start = time.perf_counter()
     row: dict = {"variant": task["key"], **task["cell"], "solve_settings": task["settings"]}
     settings = task["settings"]
+    # auto and the LP take no iteration count (one given would make auto pick CFR)
+    iterative = settings["algorithm"] not in ("auto", "lp")
     try:
         config = SolveConfig(
             game=task["game"], preset=task["preset"], params=task["params"],
-            algorithm=settings["algorithm"], iterations=settings["max_iterations"],
+            algorithm=settings["algorithm"],
+            iterations=settings["max_iterations"] if iterative else None,
             target_exploitability=settings["target_exploitability"],
             time_limit=settings["time_limit"], memory_limit=task["memory_limit"],
-            check_every=task["check_every"],
+            check_every=100 if iterative else None,
         )
         meta = solve_run(config, out_dir=task["run_dir"], overwrite=True, write_tables=False)
+        if meta["exploitability"] is None:  # auto sampled it: no exact value to compare
+            raise SpycfrError(f"too big to solve exactly within {task['memory_limit']:g} GiB "
+                              f"(auto chose {meta['algorithm']})")
         run = load_run(task["run_dir"])
         row.update(
             status="done", nodes=meta["nodes"], infosets=meta["infosets"],
             value_p1=meta["value_p1"], value_lower=-meta["best_response_p2"],
             value_upper=meta["best_response_p1"], exploitability=meta["exploitability"],
-            iterations=meta["iterations"], stopped_by=meta["stopped_by"],
+            algorithm=meta["algorithm"], iterations=meta["iterations"],
+            stopped_by=meta["stopped_by"],
             **outcome_stats(run.tree, run.strategy),
         )
     except BaseException as exc:  # recorded, so that the rest of the sweep goes on
@@ -206,7 +213,7 @@ def _solve_all(settings, out, todo, rows, counts, scheduler, workers, progress,
                 "key": cell.key, "cell": cell.params, "game": settings.game,
                 "preset": settings.preset, "params": {**settings.fixed, **cell.params},
                 "settings": settings.solve_settings(), "memory_limit": memory_limit,
-                "check_every": 100, "run_dir": str(out / VARIANTS / cell.key),
+                "run_dir": str(out / VARIANTS / cell.key),
                 "row_path": str(out / VARIANTS / f"{cell.key}.json"),
             }
             future = client.submit(solve_variant, task, key=f"spycfr-sweep-{cell.key}",

@@ -1,0 +1,86 @@
+"""`--algorithm auto` (the rule of choose_algorithm), exact LP runs, and the certified value
+interval of every full-tree run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from solver.runs import solve as solve_module
+from solver.runs.solve import SolveConfig, choose_algorithm, solve_run
+from solver.runs.store import load_run
+from tests.cli_helpers import spycfr
+
+AH = "agent-hunter"
+
+
+def config(**kw) -> SolveConfig:
+    return SolveConfig(**{"game": AH, "preset": "tiny", "params": {}, "algorithm": "auto", **kw})
+
+
+def test_the_rule():
+    """LP on a small tree with no iteration limit; pdcfr+ when iterations or a time limit are
+    asked for, or above the LP's size; es-mccfr when the full tree would not fit."""
+    assert choose_algorithm(config())[0] == "lp"
+    assert choose_algorithm(config(target_exploitability=1e-6))[0] == "lp"
+    chosen, why = choose_algorithm(config(iterations=10))
+    assert chosen == "pdcfr+" and "--iterations" in why
+    assert choose_algorithm(config(time_limit=5.0))[0] == "pdcfr+"
+    assert choose_algorithm(config(preset="mini"))[0] == "lp"  # 205,723 nodes
+    assert choose_algorithm(config(preset="mini", target_exploitability=1e-4))[0] == "lp"
+    chosen, why = choose_algorithm(config(preset="mini", target_exploitability=1e-3))
+    assert chosen == "pdcfr+" and "loose" in why
+    assert choose_algorithm(config(target_exploitability=1e-2))[0] == "lp"  # tiny: 7,339 nodes
+
+
+def test_the_rule_by_size_and_memory(monkeypatch):
+    monkeypatch.setattr(solve_module, "AUTO_LP_NODES", 1000)
+    chosen, why = choose_algorithm(config())
+    assert chosen == "pdcfr+" and "more than 1,000 for the exact LP" in why
+    # a memory limit the full tree cannot fit: sampled, unless a target needs the tree
+    monkeypatch.setattr(solve_module, "SOLVE_BYTES_PER_NODE", 10**9)
+    chosen, why = choose_algorithm(config(memory_limit=1.0))
+    assert chosen == "es-mccfr" and "would not fit" in why
+    assert choose_algorithm(config(memory_limit=1.0, target_exploitability=1e-3))[0] == "pdcfr+"
+
+
+def test_an_lp_run_directory(tmp_path):
+    """An exact LP run: no iterations, no checkpoint, exploitability ~0, loadable; resuming
+    it or asking it for iterations is a clear error."""
+    d = tmp_path / "run"
+    meta = solve_run(config(), out_dir=d)
+    assert meta["algorithm"] == "lp" and meta["algorithm_choice"]["chosen"] == "lp"
+    assert meta["iterations"] == 0 and meta["stopped_by"] == "exact"
+    assert meta["exploitability"] < 1e-12 and meta["ms_per_iteration"] is None
+    assert not (d / "checkpoint.npz").exists()
+    run = load_run(d)
+    assert run.meta["config"]["algorithm"] == "lp"
+    code, _, err = spycfr("solve", "--resume", str(d), "-q")
+    assert code == 2 and "checkpoint.npz" in err
+    code, _, err = spycfr("solve", AH, "--preset", "tiny", "--algorithm", "lp",
+                          "--checkpoint-every", "5", "-o", str(tmp_path / "x"), "-q")
+    assert code == 2 and "no iterations" in err
+
+
+@pytest.mark.parametrize("algorithm", ["cfr+", "pdcfr+"])
+def test_the_value_interval_is_certified(algorithm):
+    """[lower, upper] = [-BR of P2, BR of P1]: it holds the value of the strategy (and the
+    game's, 0 on this variant), and its width is NashConv."""
+    meta = solve_run(config(algorithm=algorithm, iterations=30))
+    lo, hi = meta["value_interval"]
+    assert lo <= meta["value_p1"] <= hi and lo <= 0.0 <= hi
+    assert hi - lo == pytest.approx(meta["nash_conv"], rel=1e-12, abs=1e-15)
+    assert hi - lo > 0
+
+
+def test_pdcfr_plus_through_the_cli_records_its_parameters():
+    code, out, err = spycfr("solve", AH, "--preset", "tiny", "--algorithm", "pdcfr+",
+                            "--iterations", "20", "--json", "-q")
+    assert code == 0, err
+    params = json.loads(out)["algorithm_params"]
+    assert (params["alpha"], params["gamma"]) == (2.3, 5.0)
+    code, out, err = spycfr("solve", AH, "--preset", "tiny", "--algorithm", "pdcfr+",
+                            "--alpha", "1.5", "--iterations", "20", "--json", "-q")
+    assert code == 0, err
+    assert json.loads(out)["algorithm_params"]["alpha"] == 1.5
