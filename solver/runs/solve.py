@@ -21,6 +21,7 @@ import pandas as pd
 from solver import __version__
 from solver.cfr import CFRSolver
 from solver.cfr.driver import drive
+from solver.cfr.gpu import DEVICES, GPUCFRSolver, resolve_device
 from solver.cfr.kernels import ALGORITHMS
 from solver.cfr.mccfr import REGRET_BOUND_KIND, MCCFRSolver, strategy_on_tree
 from solver.engine.labels import state_at
@@ -72,6 +73,10 @@ ENUMERABLE_NODES = 30_000_000
 # the regrets and sums (7 x 8 B; predictive CFR+ keeps two more).
 TREE_BYTES_PER_NODE = 34
 SOLVE_BYTES_PER_NODE = 80
+# On the GPU the host holds no per-node working arrays; it lays the tree out breadth-first
+# (two int64 maps, 23 B of renumbered arrays, the infosets' node lists and the best
+# response's levels: 16 + 23 + 8 + 4 B) before copying it to the GPU.
+GPU_HOST_BYTES_PER_NODE = 51  # 43 measured on Agent Hunter small
 SOLVE_BYTES_PER_CELL = 56
 PREDICTIVE_BYTES_PER_CELL = 16
 # The strategy tables (labels as Python strings, then Parquet and CSV): 470 B per row
@@ -102,11 +107,12 @@ class SolveConfig:
     epsilon: float | None = None  # os-mccfr only (None: DEFAULT_EPSILON)
     memory_limit: float | None = None  # GiB of resident memory (None: half the RAM)
     abstraction: bool = False  # MCCFR only: key infosets by the game's information abstraction
+    device: str = "cpu"  # full tree: cpu, gpu or auto (a GPU when numba finds one)
 
 
 # Settings a resumed run takes from the command line rather than from its checkpoint.
 RESUME_LIMITS = ("iterations", "target_exploitability", "time_limit", "check_every",
-                 "memory_limit")
+                 "memory_limit", "device")
 
 
 # --- solver engines: what differs between the full-tree and the Monte-Carlo solvers ----------
@@ -121,6 +127,7 @@ class _FullTree:
 
     def __init__(self, config: SolveConfig, stored_tree: Path | None = None) -> None:
         self.config = config
+        self.device = resolve_device(config.device)  # before the tree: a missing GPU fails fast
         self.memory = _memory_budget(config)
         if stored_tree is not None:  # a foreign game's tree, saved with its run
             tree = load_tree(stored_tree)
@@ -130,16 +137,19 @@ class _FullTree:
             game = make_game(config.game, config.preset, config.params)
             # Refused at once from the estimate; then checked as the tree grows and once known.
             nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
+            per_node = (GPU_HOST_BYTES_PER_NODE if self.device == "gpu"
+                        else SOLVE_BYTES_PER_NODE)
             self.memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its "
-                                "solver", nodes * (TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE),
+                                "solver", nodes * (TREE_BYTES_PER_NODE + per_node),
                                 FULL_TREE_ADVICE)
             tree = build_tree(game, memory=self.memory)
         self.tree = tree
         self.memory.require(f"solving the tree of {tree.num_nodes:,} nodes and "
                             f"{tree.num_infosets:,} infosets", _solve_bytes(tree, config),
                             FULL_TREE_ADVICE)
-        self.solver = CFRSolver(tree, config.algorithm, config.alpha, config.beta,
-                                config.gamma, config.alternating)
+        solver_class = GPUCFRSolver if self.device == "gpu" else CFRSolver
+        self.solver = solver_class(tree, config.algorithm, config.alpha, config.beta,
+                                   config.gamma, config.alternating)
 
     def restore(self, state: dict, log: list, seconds: float) -> None:
         self.solver.load_state_dict(state)
@@ -155,15 +165,29 @@ class _FullTree:
     def strategy(self) -> np.ndarray:
         return self.solver.average_strategy()
 
+    def profile_values(self, strategy: np.ndarray) -> tuple[float, float, float]:
+        """(P1's best-response value, P2's, P1's expected value) of ``strategy``."""
+        if self.device == "gpu":
+            return self.solver.profile_values()
+        return _profile_values(self.tree, strategy)
+
     def extra_meta(self) -> dict:
-        return {}
+        return {"device": self.device}
+
+
+def _profile_values(tree: Tree, strategy: np.ndarray) -> tuple[float, float, float]:
+    return (best_response(tree, strategy, 0)[0], best_response(tree, strategy, 1)[0],
+            expected_value(tree, strategy))
 
 
 def _solve_bytes(tree: Tree, config: SolveConfig) -> float:
-    """What CFR and the exact best response allocate on ``tree`` (see SOLVE_BYTES_*)."""
+    """What CFR and the exact best response allocate on ``tree`` in the host's memory (see
+    SOLVE_BYTES_* and GPU_HOST_BYTES_PER_NODE)."""
     per_cell = SOLVE_BYTES_PER_CELL + (
         PREDICTIVE_BYTES_PER_CELL if config.algorithm == "pcfr+" else 0)
-    return (tree.num_nodes * SOLVE_BYTES_PER_NODE
+    per_node = (GPU_HOST_BYTES_PER_NODE if resolve_device(config.device) == "gpu"
+                else SOLVE_BYTES_PER_NODE)
+    return (tree.num_nodes * per_node
             + tree.num_infosets * max(tree.max_actions, 1) * per_cell)
 
 
@@ -254,6 +278,9 @@ class _MonteCarlo:
 
     def strategy(self) -> np.ndarray | None:
         return None if self.tree is None else strategy_on_tree(self.solver, self.tree)
+
+    def profile_values(self, strategy: np.ndarray) -> tuple[float, float, float]:
+        return _profile_values(self.tree, strategy)
 
     def extra_meta(self) -> dict:
         stats = self.solver.stats()
@@ -353,6 +380,11 @@ def _check_config(config: SolveConfig) -> None:
     if mccfr and foreign_kind(config.game) is not None:
         raise SpycfrError(f"es-mccfr/os-mccfr sample a built-in game's rules; {config.game} is "
                           f"solved on its full tree: --algorithm {', '.join(ALGORITHMS)}")
+    if config.device not in DEVICES:
+        raise SpycfrError(f"--device must be one of {', '.join(DEVICES)}, got {config.device!r}")
+    if mccfr and config.device == "gpu":
+        raise SpycfrError("--device gpu runs the full-tree algorithms (cfr, cfr+, lcfr, dcfr, "
+                          "pcfr+); es-mccfr and os-mccfr run on the CPU: drop --device gpu")
     if config.abstraction and not mccfr:
         raise SpycfrError("--abstraction applies to --algorithm es-mccfr or os-mccfr only")
     if mccfr and not config.alternating:
@@ -486,9 +518,9 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
         "fingerprint": None if tree is None else fingerprint(tree),
     }
     if strategy is not None:
-        br = [best_response(tree, strategy, p)[0] for p in (0, 1)]
+        *br, value = engine.profile_values(strategy)
         meta.update(best_response_p1=br[0], best_response_p2=br[1],
-                    value_p1=expected_value(tree, strategy), nash_conv=br[0] + br[1],
+                    value_p1=value, nash_conv=br[0] + br[1],
                     exploitability=(br[0] + br[1]) / 2.0,
                     strategy_sha256=hashlib.sha256(strategy.tobytes()).hexdigest())
     meta.update(engine.extra_meta())

@@ -1,0 +1,419 @@
+"""The GPU backend (numba.cuda) of the full-tree CFR solver, bit-identical to the CPU one.
+
+The tree goes to the GPU renumbered breadth-first (each depth one contiguous range, children
+still contiguous), so a pass over the tree is one kernel launch per depth over coalesced
+arrays. Regrets are summed per infoset over its nodes listed in the CPU's node order, so
+each sum adds in the CPU's order; :mod:`solver.cfr.gpu_kernels` does each operation as the
+CPU does. The exploitability (the best response of each player) runs on the GPU too.
+
+numba.cuda is imported only when a GPU is asked for (``--device gpu|auto``); under
+``NUMBA_ENABLE_CUDASIM=1`` the same kernels run on the CPU (how the tests check them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.cfr.kernels import iteration_factors
+from solver.cfr.solver import CFRSolver
+from solver.errors import SpycfrError
+from solver.tree import Tree
+
+DEVICES = ("cpu", "gpu", "auto")
+THREADS = 256  # threads per block
+SIMULATOR_THREADS = 16  # the simulator runs each thread as a Python thread: fewer idle ones
+INSTALL_HINT = "install numba-cuda (pip install 'spycfr[gpu]') on a machine with an NVIDIA GPU"
+
+
+def _cuda():
+    """numba.cuda, or None when it cannot be imported."""
+    try:
+        from solver.cfr import gpu_kernels
+    except Exception:  # noqa: BLE001 - any import failure means: no GPU backend
+        return None
+    return gpu_kernels.cuda
+
+
+def gpu_unavailable() -> str | None:
+    """Why the GPU backend cannot run here, or None when it can."""
+    cuda = _cuda()
+    if cuda is None:
+        return "numba.cuda cannot be imported"
+    try:
+        if not cuda.is_available():
+            return "numba finds no usable CUDA GPU (no GPU, no driver, or no CUDA toolkit)"
+    except Exception as exc:  # noqa: BLE001 - a broken driver install reports itself here
+        return f"numba's CUDA driver failed: {str(exc).splitlines()[0][:200]}"
+    return None
+
+
+def resolve_device(device: str) -> str:
+    """'cpu' or 'gpu' for ``--device`` cpu, gpu or auto (a GPU when numba finds one)."""
+    if device not in DEVICES:
+        raise SpycfrError(f"unknown device {device!r}; allowed: {', '.join(DEVICES)}")
+    if device == "cpu":
+        return "cpu"
+    why = gpu_unavailable()
+    if why is None:
+        return "gpu"
+    if device == "auto":
+        return "cpu"
+    raise SpycfrError(f"--device gpu: {why}; {INSTALL_HINT}, or use --device cpu")
+
+
+# --- the breadth-first layout (host side, numba on the CPU) ----------------------------------
+
+
+@njit(cache=True)
+def breadth_first(first_child, num_children):
+    """(old_of_new, new_of_old, depth_start): a breadth-first renumbering in which each node's
+    children stay contiguous and in order; depth d holds the new ids depth_start[d] ..
+    depth_start[d + 1] - 1."""
+    n = first_child.shape[0]
+    old_of_new = np.empty(n, dtype=np.int64)
+    new_of_old = np.empty(n, dtype=np.int64)
+    old_of_new[0] = 0
+    new_of_old[0] = 0
+    starts = [0, 1]
+    nxt = 1
+    u = 0
+    while u < nxt:
+        if u == starts[-1]:  # the previous depth is done: its children make the next one
+            starts.append(nxt)
+        o = old_of_new[u]
+        s = first_child[o]
+        for a in range(num_children[o]):
+            old_of_new[nxt] = s + a
+            new_of_old[s + a] = nxt
+            nxt += 1
+        u += 1
+    if starts[-1] != nxt:
+        starts.append(nxt)
+    depth_start = np.empty(len(starts), dtype=np.int64)
+    for i in range(len(starts)):
+        depth_start[i] = starts[i]
+    return old_of_new, new_of_old, depth_start
+
+
+@njit(cache=True)
+def _renumbered(first_child, num_children, node_player, node_infoset, utility, old_of_new,
+                new_of_old):
+    n = first_child.shape[0]
+    fc = np.zeros(n, dtype=np.int64)
+    nc = np.empty(n, dtype=num_children.dtype)
+    pl = np.empty(n, dtype=node_player.dtype)
+    inf = np.empty(n, dtype=node_infoset.dtype)
+    ut = np.empty(n, dtype=np.float64)
+    for u in range(n):
+        o = old_of_new[u]
+        nc[u] = num_children[o]
+        if num_children[o] > 0:
+            fc[u] = new_of_old[first_child[o]]
+        pl[u] = node_player[o]
+        inf[u] = node_infoset[o]
+        ut[u] = utility[o]
+    return fc, nc, pl, inf, ut
+
+
+@njit(cache=True)
+def _infoset_nodes(node_player, node_infoset, new_of_old, n_infosets):
+    """(start, nodes): the decision nodes of infoset j are nodes[start[j]:start[j + 1]], as new
+    ids in increasing old id (the CPU kernels' order)."""
+    start = np.zeros(n_infosets + 1, dtype=np.int64)
+    for o in range(node_player.shape[0]):
+        if node_player[o] == 0 or node_player[o] == 1:
+            start[node_infoset[o] + 1] += 1
+    for j in range(n_infosets):
+        start[j + 1] += start[j]
+    fill = start[:-1].copy()
+    nodes = np.empty(start[n_infosets], dtype=np.int64)
+    for o in range(node_player.shape[0]):
+        if node_player[o] == 0 or node_player[o] == 1:
+            j = node_infoset[o]
+            nodes[fill[j]] = new_of_old[o]
+            fill[j] += 1
+    return start, nodes
+
+
+@njit(cache=True)
+def _decision_levels(first_child, num_children, node_player, p):
+    """int16[n]: how many of p's decisions lie above each node (breadth-first ids; the best
+    response's buckets)."""
+    n = first_child.shape[0]
+    level = np.zeros(n, dtype=np.int16)
+    for u in range(n):
+        lv = level[u] + (1 if node_player[u] == p else 0)
+        s = first_child[u]
+        for a in range(num_children[u]):
+            level[s + a] = lv
+    return level
+
+
+@njit(cache=True)
+def _levels_at_depths(level, depth_start, max_level):
+    """bool[max_level + 1, depths]: whether depth d holds a node of decision level lv."""
+    present = np.zeros((max_level + 1, depth_start.shape[0] - 1), dtype=np.bool_)
+    for d in range(depth_start.shape[0] - 1):
+        for u in range(depth_start[d], depth_start[d + 1]):
+            present[level[u], d] = True
+    return present
+
+
+class _BestResponsePlan:
+    """Player p's best-response schedule (as solver.exact.best_response buckets it): per
+    decision level, deepest first, the level's infosets, then its nodes depth by depth."""
+
+    def __init__(self, cuda, fc, nc, pl, depth_start, node_start, node_list, infosets, p):
+        level = _decision_levels(fc, nc, pl, p)
+        max_level = int(level.max())
+        inf_level = level[node_list[node_start[infosets]]]
+        order = np.argsort(inf_level, kind="stable")
+        self.infosets = cuda.to_device(infosets[order])
+        self.infoset_start = np.searchsorted(inf_level[order], np.arange(max_level + 2))
+        self.present = _levels_at_depths(level, depth_start, max_level)
+        self.level = cuda.to_device(level)
+        self.max_level = max_level
+
+
+def device_bytes(tree: Tree, predictive: bool) -> int:
+    """GPU memory the solver allocates for ``tree`` (arrays of :class:`GPUCFRSolver`)."""
+    n = tree.num_nodes
+    decisions = int(np.count_nonzero((tree.node_player == 0) | (tree.node_player == 1)))
+    per_node = 8 + tree.num_children.itemsize + 1 + 4 + 3 * 8 + 8 + 2 * 2
+    cells = tree.num_infosets * max(tree.max_actions, 1)
+    tables = (4 + (2 if predictive else 0)) * 8 * cells  # R, S, sigma, average (m, inst)
+    per_infoset = 8 + 8 + 8 + 8 + 4 + 2  # node lists, infoset lists (2), own node, best, k
+    return n * per_node + 8 * decisions + per_infoset * tree.num_infosets + tables
+
+
+class GPUCFRSolver(CFRSolver):
+    """:class:`CFRSolver` with the iterations and the exploitability on a CUDA GPU.
+
+    The tables live on the GPU; the host copies (``R``, ``S``, ``sigma``, ``m``) are brought
+    up to date by :meth:`state_dict` and :meth:`sync`. Results equal the CPU solver's bit for
+    bit.
+    """
+
+    device = "gpu"
+
+    def __init__(self, tree: Tree, algorithm: str = "cfr+", alpha: float = 1.5,
+                 beta: float = 0.0, gamma: float = 2.0, alternating: bool = True,
+                 threads: int | None = None) -> None:
+        why = gpu_unavailable()
+        if why is not None:
+            raise SpycfrError(f"the GPU solver cannot run: {why}; {INSTALL_HINT}")
+        from solver.cfr import gpu_kernels as K
+
+        super().__init__(tree, algorithm, alpha, beta, gamma, alternating)
+        self._K, cuda = K, K.cuda
+        if threads is None:
+            threads = SIMULATOR_THREADS if K.config.ENABLE_CUDASIM else THREADS
+        self._threads = int(threads)
+        need = device_bytes(tree, bool(self._predictive))
+        free = _free_gpu_bytes(cuda)
+        if free is not None and need > free:
+            raise SpycfrError(f"the tree of {tree.num_nodes:,} nodes needs about "
+                              f"{need / 2**30:.3g} GiB of GPU memory, {free / 2**30:.3g} GiB "
+                              "are free: choose a smaller variant or --device cpu")
+        old_of_new, new_of_old, depth_start = breadth_first(tree.first_child, tree.num_children)
+        fc, nc, pl, inf, ut = _renumbered(tree.first_child, tree.num_children, tree.node_player,
+                                          tree.node_infoset, tree.utility, old_of_new,
+                                          new_of_old)
+        del old_of_new
+        node_start, node_list = _infoset_nodes(tree.node_player, tree.node_infoset, new_of_old,
+                                               tree.num_infosets)
+        infoset_node = new_of_old[tree.infoset_node]
+        del new_of_old
+        self._depth_start = [int(x) for x in depth_start]
+        players = [tree.infosets_of(p).astype(np.int64) for p in (0, 1)]
+        self._br = [_BestResponsePlan(cuda, fc, nc, pl, depth_start, node_start, node_list,
+                                      players[p], p) for p in (0, 1)]
+        dev = cuda.to_device
+        self._fc, self._nc, self._pl, self._inf = dev(fc), dev(nc), dev(pl), dev(inf)
+        self._values = dev(ut)  # terminal entries hold the utilities for good
+        del fc, nc, pl, inf, ut
+        self._chance = dev(np.ascontiguousarray(tree.chance_prob, dtype=np.float64)
+                           if tree.chance_prob.size else np.zeros(1))
+        self._node_start, self._node_list = dev(node_start), dev(node_list)
+        self._infoset_node = dev(infoset_node)
+        self._num_actions = dev(np.ascontiguousarray(tree.infoset_num_actions))
+        self._players = [dev(x) for x in players]
+        self._reach = [cuda.device_array(tree.num_nodes) for _ in range(3)]
+        shape = self.R.shape
+        self._dR, self._dS, self._dsigma = dev(self.R), dev(self.S), dev(self.sigma)
+        rows = max(self.m.shape[0], 1)  # a kernel needs an array even where it reads none
+        self._dm = cuda.to_device(np.zeros((rows, shape[1])))
+        self._dinst = cuda.to_device(np.zeros((rows, shape[1])))
+        self._avg = cuda.to_device(np.zeros(shape))  # columns past an infoset's actions stay 0
+        self._best = cuda.device_array(tree.num_infosets, dtype=np.int32)
+        self._stale = 7  # reach rows to recompute before the next pass (bits: P1, P2, chance)
+        self._host_current = True  # whether R, S, sigma, m on the host equal the GPU's
+
+    def _prepare(self) -> None:
+        """The GPU keeps the tree and its working arrays on the device: nothing on the host."""
+
+    def _launch(self, kernel, count: int, *args) -> None:
+        t = self._threads
+        kernel[max(1, (count + t - 1) // t), t](*args)
+
+    # --- iterations -------------------------------------------------------------------
+    def _forward(self) -> None:
+        K, ds, r = self._K, self._depth_start, self._reach
+        if not self._stale:
+            return
+        if self._stale & 4:
+            r[2][0:1].copy_to_device(np.ones(1))
+        for q in (0, 1):
+            if self._stale & (1 << q):
+                r[q][0:1].copy_to_device(np.ones(1))
+        for d in range(len(ds) - 2):
+            self._launch(K.forward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
+                         self._nc, self._pl, self._inf, self._chance, self._dsigma, r[0], r[1],
+                         r[2], self._stale)
+        self._stale = 0
+
+    def _backward(self, prune_for: int) -> None:
+        K, ds = self._K, self._depth_start
+        opp = self._reach[1 - prune_for] if prune_for >= 0 else self._reach[0]
+        for d in range(len(ds) - 3, -1, -1):
+            self._launch(K.backward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
+                         self._nc, self._pl, self._inf, self._chance, self._dsigma, opp,
+                         self._values, 1 if prune_for >= 0 else 0)
+
+    def _update(self, p: int, factors) -> None:
+        infosets = self._players[p]
+        target = self._dinst if self._predictive else self._dR
+        self._launch(self._K.regrets_and_update, infosets.shape[0], 0, infosets.shape[0],
+                     infosets, self._node_start, self._node_list, self._fc, self._nc,
+                     self._infoset_node, self._num_actions, *self._reach, self._values, p,
+                     target, self._dR, self._dS, self._dsigma, self._dm, self._dinst,
+                     self._floor, self._discount, self._predictive, *factors)
+        self._stale |= 1 << p
+
+    def _run(self, n: int) -> None:
+        self._host_current = False
+        for _ in range(n):
+            t = self.iteration + 1
+            factors = iteration_factors(t, self._discount, self._weight_power, self._a,
+                                        self._b, self._g)
+            if self.alternating:
+                for p in (0, 1):
+                    self._forward()
+                    self._backward(p)
+                    self._update(p, factors)
+            else:
+                self._forward()
+                self._backward(-1)
+                self._update(0, factors)
+                self._update(1, factors)
+            self.iteration = t
+        self._K.cuda.synchronize()
+
+    def warm_up(self) -> None:
+        """Compile the kernels (one empty launch each) and the host's factor function."""
+        K, infosets = self._K, self._players[0]
+        iteration_factors(1, self._discount, self._weight_power, self._a, self._b, self._g)
+        for kernel in (K.forward_level, K.backward_level, K.br_forward_level):
+            args = (0, 0, self._fc, self._nc, self._pl, self._inf, self._chance, self._dsigma)
+            if kernel is K.forward_level:
+                args += (*self._reach, 0)
+            elif kernel is K.backward_level:
+                args += (self._reach[0], self._values, 0)
+            else:
+                args += (0, self._reach[0])
+            self._launch(kernel, 0, *args)
+        self._launch(K.regrets_and_update, 0, 0, 0, infosets, self._node_start, self._node_list,
+                     self._fc, self._nc, self._infoset_node, self._num_actions, *self._reach,
+                     self._values, 0, self._dinst if self._predictive else self._dR, self._dR,
+                     self._dS, self._dsigma, self._dm, self._dinst, self._floor, self._discount,
+                     self._predictive, 1.0, 1.0, 1.0, 1.0)
+        self._K.cuda.synchronize()
+
+    # --- read-outs ----------------------------------------------------------------------
+    def sync(self) -> None:
+        """Copy the GPU's tables into the host's ``R``, ``S``, ``sigma`` and ``m``."""
+        if self._host_current:
+            return
+        self._dR.copy_to_host(self.R)
+        self._dS.copy_to_host(self.S)
+        self._dsigma.copy_to_host(self.sigma)
+        if self.m.shape[0]:
+            self._dm.copy_to_host(self.m)
+        self._host_current = True
+
+    def _device_average(self):
+        self._launch(self._K.average_strategy, self.S.shape[0], self._dS, self._num_actions,
+                     self._avg)
+        return self._avg
+
+    def average_strategy(self) -> np.ndarray:
+        return self._device_average().copy_to_host()
+
+    def current_strategy(self) -> np.ndarray:
+        return self._dsigma.copy_to_host()
+
+    def best_response_value(self, strategy, p: int) -> float:
+        """Player p's best-response value against ``strategy`` (a device array of the
+        tree's infosets), as solver.exact.best_response.best_response computes it."""
+        K, ds, plan = self._K, self._depth_start, self._br[p]
+        opp, values = self._reach[0], self._reach[1]  # scratch: the next pass rewrites them
+        self._stale |= 3
+        opp[0:1].copy_to_device(np.ones(1))
+        for d in range(len(ds) - 2):
+            self._launch(K.br_forward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
+                         self._nc, self._pl, self._inf, self._chance, strategy, p, opp)
+        sign = 1.0 if p == 0 else -1.0
+        for lv in range(plan.max_level, -1, -1):
+            lo, hi = int(plan.infoset_start[lv]), int(plan.infoset_start[lv + 1])
+            if hi > lo:
+                self._launch(K.br_choose, hi - lo, plan.infosets, lo, hi, self._node_start,
+                             self._node_list, self._fc, self._num_actions, opp, values,
+                             self._best)
+            for d in range(len(ds) - 2, -1, -1):
+                if plan.present[lv, d]:
+                    self._launch(K.br_values_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], lv,
+                                 plan.level, self._fc, self._nc, self._pl, self._inf,
+                                 self._chance, strategy, self._values, sign, p, self._best,
+                                 values)
+        return float(values[0:1].copy_to_host()[0])
+
+    def exploitability(self) -> float:
+        """Exploitability (NashConv / 2) of the average strategy, computed on the GPU."""
+        avg = self._device_average()
+        return (self.best_response_value(avg, 0) + self.best_response_value(avg, 1)) / 2.0
+
+    def profile_values(self) -> tuple[float, float, float]:
+        """(P1's best-response value, P2's, P1's expected value) of the average strategy,
+        as solver.exact.best_response computes them."""
+        avg = self._device_average()
+        br = (self.best_response_value(avg, 0), self.best_response_value(avg, 1))
+        ds = self._depth_start
+        for d in range(len(ds) - 3, -1, -1):  # non-terminal values are scratch
+            self._launch(self._K.backward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
+                         self._nc, self._pl, self._inf, self._chance, avg, self._reach[0],
+                         self._values, 0)
+        return br[0], br[1], float(self._values[0:1].copy_to_host()[0])
+
+    # --- checkpoint ---------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        self.sync()
+        return super().state_dict()
+
+    def load_state_dict(self, state: dict) -> None:
+        super().load_state_dict(state)
+        self._dR.copy_to_device(self.R)
+        self._dS.copy_to_device(self.S)
+        self._dsigma.copy_to_device(self.sigma)
+        if self.m.shape[0]:
+            self._dm.copy_to_device(self.m)
+            self._dinst.copy_to_device(np.zeros_like(self.m))
+        self._stale = 7
+        self._host_current = True
+
+
+def _free_gpu_bytes(cuda) -> int | None:
+    try:
+        return int(cuda.current_context().get_memory_info()[0])
+    except Exception:  # noqa: BLE001 - the simulator has no such figure
+        return None
