@@ -14,10 +14,12 @@ os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 
 import numpy as np  # noqa: E402
 
+from solver.cfr import ALGORITHMS  # noqa: E402 (imports numba, not numba.cuda)
+
 TABLES = ("R", "S", "sigma", "m")
-# (game, preset, algorithm, alternating, iterations, exploitability too)
-CASES = [("kuhn", None, a, alt, 5, True) for a in ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
-         for alt in (True, False)] + [
+# (game, preset, algorithm, alternating, iterations, exploitability too): every algorithm,
+# a new one included, in both update modes on Kuhn.
+CASES = [("kuhn", None, a, alt, 5, True) for a in ALGORITHMS for alt in (True, False)] + [
     ("leduc", None, "cfr+", True, 1, False),
     ("agent-hunter", "tiny", "dcfr", True, 2, True),
 ]
