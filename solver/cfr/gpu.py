@@ -98,12 +98,14 @@ def breadth_first(first_child, num_children):
 
 @njit(cache=True)
 def _renumbered(first_child, num_children, node_player, node_infoset, utility, old_of_new,
-                new_of_old):
+                new_of_old, cell_start):
+    """The node arrays in breadth-first order; a decision node's infoset becomes its first
+    table cell (a chance node keeps its offset in chance_prob)."""
     n = first_child.shape[0]
     fc = np.zeros(n, dtype=np.int64)
     nc = np.empty(n, dtype=num_children.dtype)
     pl = np.empty(n, dtype=node_player.dtype)
-    inf = np.empty(n, dtype=node_infoset.dtype)
+    cell = np.empty(n, dtype=np.int64)
     ut = np.empty(n, dtype=np.float64)
     for u in range(n):
         o = old_of_new[u]
@@ -111,9 +113,28 @@ def _renumbered(first_child, num_children, node_player, node_infoset, utility, o
         if num_children[o] > 0:
             fc[u] = new_of_old[first_child[o]]
         pl[u] = node_player[o]
-        inf[u] = node_infoset[o]
+        j = node_infoset[o]
+        cell[u] = cell_start[j] if (pl[u] == 0 or pl[u] == 1) else j
         ut[u] = utility[o]
-    return fc, nc, pl, inf, ut
+    return fc, nc, pl, cell, ut
+
+
+@njit(cache=True)
+def _pack(table, num_actions, cell_start):
+    """A (infosets, max actions) table as the GPU's flat cells."""
+    out = np.empty(cell_start[-1])
+    for j in range(num_actions.shape[0]):
+        for a in range(num_actions[j]):
+            out[cell_start[j] + a] = table[j, a]
+    return out
+
+
+@njit(cache=True)
+def _unpack(flat, num_actions, cell_start, table):
+    """The GPU's flat cells into a (infosets, max actions) table (padding left as it is)."""
+    for j in range(num_actions.shape[0]):
+        for a in range(num_actions[j]):
+            table[j, a] = flat[cell_start[j] + a]
 
 
 @njit(cache=True)
@@ -176,26 +197,32 @@ class _BestResponsePlan:
         self.max_level = max_level
 
 
+def _index_type(num_nodes: int):
+    """The GPU's node-index type: 4 bytes while every node id fits."""
+    return np.int32 if num_nodes < 2**31 else np.int64
+
+
 def device_bytes(tree: Tree, predictive: bool) -> int:
     """GPU memory the solver allocates for ``tree`` (arrays of :class:`GPUCFRSolver`)."""
     n = tree.num_nodes
+    index = np.dtype(_index_type(n)).itemsize
     decisions = int(np.count_nonzero((tree.node_player == 0) | (tree.node_player == 1)))
-    per_node = 8 + tree.num_children.itemsize + 1 + 4 + 3 * 8 + 8 + 2 * 2
-    cells = tree.num_infosets * max(tree.max_actions, 1)
-    tables = (4 + (2 if predictive else 0)) * 8 * cells  # R, S, sigma, average (m, inst)
-    per_infoset = 8 + 8 + 8 + 8 + 4 + 2  # node lists, infoset lists (2), own node, best, k
-    return n * per_node + 8 * decisions + per_infoset * tree.num_infosets + tables
+    cells = int(tree.infoset_num_actions.sum())
+    per_node = index + tree.num_children.itemsize + 1 + np.dtype(_index_type(cells)).itemsize \
+        + 3 * 8 + 8 + 2 * 2
+    # R, S, sigma, the average (m, inst), the best response's choice
+    tables = (4 + (2 if predictive else 0)) * 8 * cells + 2 * cells
+    per_infoset = 8 + 8 + 8 + 8 + 8 + 2  # node lists, infoset lists (2), own node, cells, k
+    return n * per_node + index * decisions + per_infoset * tree.num_infosets + tables
 
 
 class GPUCFRSolver(CFRSolver):
     """:class:`CFRSolver` with the iterations and the exploitability on a CUDA GPU.
 
-    The tables live on the GPU; the host copies (``R``, ``S``, ``sigma``, ``m``) are brought
-    up to date by :meth:`state_dict` and :meth:`sync`. Results equal the CPU solver's bit for
-    bit.
+    The tables live on the GPU as flat cells (see :mod:`solver.cfr.gpu_kernels`); the host's
+    (infosets, max actions) copies ``R``, ``S``, ``sigma``, ``m`` are brought up to date by
+    :meth:`state_dict` and :meth:`sync`. Results equal the CPU solver's bit for bit.
     """
-
-    device = "gpu"
 
     def __init__(self, tree: Tree, algorithm: str = "cfr+", alpha: float = 1.5,
                  beta: float = 0.0, gamma: float = 2.0, alternating: bool = True,
@@ -216,10 +243,14 @@ class GPUCFRSolver(CFRSolver):
             raise SpycfrError(f"the tree of {tree.num_nodes:,} nodes needs about "
                               f"{need / 2**30:.3g} GiB of GPU memory, {free / 2**30:.3g} GiB "
                               "are free: choose a smaller variant or --device cpu")
+        num_actions = np.ascontiguousarray(tree.infoset_num_actions)
+        cell_start = np.zeros(tree.num_infosets + 1, dtype=np.int64)
+        np.cumsum(num_actions, out=cell_start[1:])
+        self._cells = (num_actions, cell_start)
         old_of_new, new_of_old, depth_start = breadth_first(tree.first_child, tree.num_children)
-        fc, nc, pl, inf, ut = _renumbered(tree.first_child, tree.num_children, tree.node_player,
-                                          tree.node_infoset, tree.utility, old_of_new,
-                                          new_of_old)
+        fc, nc, pl, cell, ut = _renumbered(tree.first_child, tree.num_children, tree.node_player,
+                                           tree.node_infoset, tree.utility, old_of_new,
+                                           new_of_old, cell_start)
         del old_of_new
         node_start, node_list = _infoset_nodes(tree.node_player, tree.node_infoset, new_of_old,
                                                tree.num_infosets)
@@ -230,28 +261,42 @@ class GPUCFRSolver(CFRSolver):
         self._br = [_BestResponsePlan(cuda, fc, nc, pl, depth_start, node_start, node_list,
                                       players[p], p) for p in (0, 1)]
         dev = cuda.to_device
-        self._fc, self._nc, self._pl, self._inf = dev(fc), dev(nc), dev(pl), dev(inf)
+        index = _index_type(tree.num_nodes)
+        self._fc, self._nc, self._pl = dev(fc.astype(index)), dev(nc), dev(pl)
+        self._cell = dev(cell.astype(_index_type(int(cell_start[-1]))))
         self._values = dev(ut)  # terminal entries hold the utilities for good
-        del fc, nc, pl, inf, ut
+        del fc, nc, pl, cell, ut
         self._chance = dev(np.ascontiguousarray(tree.chance_prob, dtype=np.float64)
                            if tree.chance_prob.size else np.zeros(1))
-        self._node_start, self._node_list = dev(node_start), dev(node_list)
-        self._infoset_node = dev(infoset_node)
-        self._num_actions = dev(np.ascontiguousarray(tree.infoset_num_actions))
+        self._node_start, self._node_list = dev(node_start), dev(node_list.astype(index))
+        self._infoset_node = dev(infoset_node.astype(index))
+        self._num_actions, self._cell_start = dev(num_actions), dev(cell_start)
         self._players = [dev(x) for x in players]
         self._reach = [cuda.device_array(tree.num_nodes) for _ in range(3)]
-        shape = self.R.shape
-        self._dR, self._dS, self._dsigma = dev(self.R), dev(self.S), dev(self.sigma)
-        rows = max(self.m.shape[0], 1)  # a kernel needs an array even where it reads none
-        self._dm = cuda.to_device(np.zeros((rows, shape[1])))
-        self._dinst = cuda.to_device(np.zeros((rows, shape[1])))
-        self._avg = cuda.to_device(np.zeros(shape))  # columns past an infoset's actions stay 0
-        self._best = cuda.device_array(tree.num_infosets, dtype=np.int32)
+        cells = int(cell_start[-1])
+        self._dR, self._dS, self._dsigma = (dev(self._pack(x)) for x in (self.R, self.S,
+                                                                           self.sigma))
+        pred = cells if self._predictive else 1  # a kernel needs an array even where it reads none
+        self._dm = cuda.to_device(np.zeros(pred))
+        self._dinst = cuda.to_device(np.zeros(pred))
+        self._target = self._dinst if self._predictive else self._dR  # where regrets add up
+        self._avg = cuda.device_array(cells)
+        self._best = cuda.device_array(cells, dtype=np.int16)
         self._stale = 7  # reach rows to recompute before the next pass (bits: P1, P2, chance)
         self._host_current = True  # whether R, S, sigma, m on the host equal the GPU's
 
     def _prepare(self) -> None:
         """The GPU keeps the tree and its working arrays on the device: nothing on the host."""
+
+    def _pack(self, table: np.ndarray) -> np.ndarray:
+        return _pack(table, *self._cells)
+
+    def _unpacked(self, flat, table: np.ndarray | None = None) -> np.ndarray:
+        """A device table's cells as an (infosets, max actions) host table (zero padding)."""
+        if table is None:
+            table = np.zeros(self.R.shape)
+        _unpack(flat.copy_to_host(), *self._cells, table)
+        return table
 
     def _launch(self, kernel, count: int, *args) -> None:
         t = self._threads
@@ -269,7 +314,7 @@ class GPUCFRSolver(CFRSolver):
                 r[q][0:1].copy_to_device(np.ones(1))
         for d in range(len(ds) - 2):
             self._launch(K.forward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
-                         self._nc, self._pl, self._inf, self._chance, self._dsigma, r[0], r[1],
+                         self._nc, self._pl, self._cell, self._chance, self._dsigma, r[0], r[1],
                          r[2], self._stale)
         self._stale = 0
 
@@ -278,17 +323,16 @@ class GPUCFRSolver(CFRSolver):
         opp = self._reach[1 - prune_for] if prune_for >= 0 else self._reach[0]
         for d in range(len(ds) - 3, -1, -1):
             self._launch(K.backward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
-                         self._nc, self._pl, self._inf, self._chance, self._dsigma, opp,
+                         self._nc, self._pl, self._cell, self._chance, self._dsigma, opp,
                          self._values, 1 if prune_for >= 0 else 0)
 
     def _update(self, p: int, factors) -> None:
         infosets = self._players[p]
-        target = self._dinst if self._predictive else self._dR
         self._launch(self._K.regrets_and_update, infosets.shape[0], 0, infosets.shape[0],
                      infosets, self._node_start, self._node_list, self._fc, self._nc,
-                     self._infoset_node, self._num_actions, *self._reach, self._values, p,
-                     target, self._dR, self._dS, self._dsigma, self._dm, self._dinst,
-                     self._floor, self._discount, self._predictive, *factors)
+                     self._infoset_node, self._num_actions, self._cell_start, *self._reach,
+                     self._values, p, self._target, self._dR, self._dS, self._dsigma, self._dm,
+                     self._dinst, self._floor, self._discount, self._predictive, *factors)
         self._stale |= 1 << p
 
     def _run(self, n: int) -> None:
@@ -315,7 +359,7 @@ class GPUCFRSolver(CFRSolver):
         K, infosets = self._K, self._players[0]
         iteration_factors(1, self._discount, self._weight_power, self._a, self._b, self._g)
         for kernel in (K.forward_level, K.backward_level, K.br_forward_level):
-            args = (0, 0, self._fc, self._nc, self._pl, self._inf, self._chance, self._dsigma)
+            args = (0, 0, self._fc, self._nc, self._pl, self._cell, self._chance, self._dsigma)
             if kernel is K.forward_level:
                 args += (*self._reach, 0)
             elif kernel is K.backward_level:
@@ -324,8 +368,8 @@ class GPUCFRSolver(CFRSolver):
                 args += (0, self._reach[0])
             self._launch(kernel, 0, *args)
         self._launch(K.regrets_and_update, 0, 0, 0, infosets, self._node_start, self._node_list,
-                     self._fc, self._nc, self._infoset_node, self._num_actions, *self._reach,
-                     self._values, 0, self._dinst if self._predictive else self._dR, self._dR,
+                     self._fc, self._nc, self._infoset_node, self._num_actions,
+                     self._cell_start, *self._reach, self._values, 0, self._target, self._dR,
                      self._dS, self._dsigma, self._dm, self._dinst, self._floor, self._discount,
                      self._predictive, 1.0, 1.0, 1.0, 1.0)
         self._K.cuda.synchronize()
@@ -335,23 +379,22 @@ class GPUCFRSolver(CFRSolver):
         """Copy the GPU's tables into the host's ``R``, ``S``, ``sigma`` and ``m``."""
         if self._host_current:
             return
-        self._dR.copy_to_host(self.R)
-        self._dS.copy_to_host(self.S)
-        self._dsigma.copy_to_host(self.sigma)
+        for flat, table in ((self._dR, self.R), (self._dS, self.S), (self._dsigma, self.sigma)):
+            self._unpacked(flat, table)
         if self.m.shape[0]:
-            self._dm.copy_to_host(self.m)
+            self._unpacked(self._dm, self.m)
         self._host_current = True
 
     def _device_average(self):
         self._launch(self._K.average_strategy, self.S.shape[0], self._dS, self._num_actions,
-                     self._avg)
+                     self._cell_start, self._avg)
         return self._avg
 
     def average_strategy(self) -> np.ndarray:
-        return self._device_average().copy_to_host()
+        return self._unpacked(self._device_average())
 
     def current_strategy(self) -> np.ndarray:
-        return self._dsigma.copy_to_host()
+        return self._unpacked(self._dsigma)
 
     def best_response_value(self, strategy, p: int) -> float:
         """Player p's best-response value against ``strategy`` (a device array of the
@@ -362,18 +405,18 @@ class GPUCFRSolver(CFRSolver):
         opp[0:1].copy_to_device(np.ones(1))
         for d in range(len(ds) - 2):
             self._launch(K.br_forward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
-                         self._nc, self._pl, self._inf, self._chance, strategy, p, opp)
+                         self._nc, self._pl, self._cell, self._chance, strategy, p, opp)
         sign = 1.0 if p == 0 else -1.0
         for lv in range(plan.max_level, -1, -1):
             lo, hi = int(plan.infoset_start[lv]), int(plan.infoset_start[lv + 1])
             if hi > lo:
                 self._launch(K.br_choose, hi - lo, plan.infosets, lo, hi, self._node_start,
-                             self._node_list, self._fc, self._num_actions, opp, values,
-                             self._best)
+                             self._node_list, self._fc, self._num_actions, self._cell_start,
+                             opp, values, self._best)
             for d in range(len(ds) - 2, -1, -1):
                 if plan.present[lv, d]:
                     self._launch(K.br_values_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], lv,
-                                 plan.level, self._fc, self._nc, self._pl, self._inf,
+                                 plan.level, self._fc, self._nc, self._pl, self._cell,
                                  self._chance, strategy, self._values, sign, p, self._best,
                                  values)
         return float(values[0:1].copy_to_host()[0])
@@ -391,7 +434,7 @@ class GPUCFRSolver(CFRSolver):
         ds = self._depth_start
         for d in range(len(ds) - 3, -1, -1):  # non-terminal values are scratch
             self._launch(self._K.backward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
-                         self._nc, self._pl, self._inf, self._chance, avg, self._reach[0],
+                         self._nc, self._pl, self._cell, self._chance, avg, self._reach[0],
                          self._values, 0)
         return br[0], br[1], float(self._values[0:1].copy_to_host()[0])
 
@@ -402,12 +445,11 @@ class GPUCFRSolver(CFRSolver):
 
     def load_state_dict(self, state: dict) -> None:
         super().load_state_dict(state)
-        self._dR.copy_to_device(self.R)
-        self._dS.copy_to_device(self.S)
-        self._dsigma.copy_to_device(self.sigma)
+        for flat, table in ((self._dR, self.R), (self._dS, self.S), (self._dsigma, self.sigma)):
+            flat.copy_to_device(self._pack(table))
         if self.m.shape[0]:
-            self._dm.copy_to_device(self.m)
-            self._dinst.copy_to_device(np.zeros_like(self.m))
+            self._dm.copy_to_device(self._pack(self.m))
+            self._dinst.copy_to_device(np.zeros(self._dinst.shape[0]))
         self._stale = 7
         self._host_current = True
 

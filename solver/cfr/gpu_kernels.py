@@ -7,6 +7,10 @@ rounded adds and multiplies (libdevice ``dadd_rn``/``dmul_rn``): left to itself 
 compiler fuses ``a * b + c`` into one fused multiply-add, whose single rounding differs in
 the last bit, and CFR+ amplifies such differences. Parallel work is only ever split where
 the CPU's operations are independent: nodes of one depth, infosets of one player.
+
+The tables are flat on the GPU (no padding to the widest infoset): action a of infoset j is
+cell ``cell_start[j] + a``; a decision node's ``node_cell`` is its infoset's first cell, a chance
+node's its first outcome in ``chance_prob``.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ def sub(x, y):
 
 
 @cuda.jit(cache=True)
-def forward_level(lo, hi, first_child, num_children, node_player, node_infoset, chance_prob,
+def forward_level(lo, hi, first_child, num_children, node_player, node_cell, chance_prob,
                   sigma, reach0, reach1, reach2, mask):
     """forward_reach on the nodes lo..hi-1 of one depth: their children's reach. ``mask``
     picks the reach rows to write (1: P1's, 2: P2's, 4: chance's); the others still hold
@@ -65,15 +69,15 @@ def forward_level(lo, hi, first_child, num_children, node_player, node_infoset, 
         return
     s = first_child[n]
     pl = node_player[n]
-    j = node_infoset[n]
+    j = node_cell[n]
     if mask & 1:
         r0 = reach0[n]
         for a in range(k):
-            reach0[s + a] = mul(r0, sigma[j, a]) if pl == 0 else r0
+            reach0[s + a] = mul(r0, sigma[j + a]) if pl == 0 else r0
     if mask & 2:
         r1 = reach1[n]
         for a in range(k):
-            reach1[s + a] = mul(r1, sigma[j, a]) if pl == 1 else r1
+            reach1[s + a] = mul(r1, sigma[j + a]) if pl == 1 else r1
     if mask & 4:
         rc = reach2[n]
         for a in range(k):
@@ -89,12 +93,12 @@ def child_average(player, s, j, k, chance_prob, sigma, values):
             acc = add(acc, mul(chance_prob[j + a], values[s + a]))
     else:
         for a in range(k):
-            acc = add(acc, mul(sigma[j, a], values[s + a]))
+            acc = add(acc, mul(sigma[j + a], values[s + a]))
     return acc
 
 
 @cuda.jit(cache=True)
-def backward_level(lo, hi, first_child, num_children, node_player, node_infoset, chance_prob,
+def backward_level(lo, hi, first_child, num_children, node_player, node_cell, chance_prob,
                    sigma, reach_opp, values, prune):
     """backward_values on the nodes lo..hi-1 of one depth (their children are done); with
     ``prune``, nodes the opponent never reaches (reach_opp == 0) get value 0."""
@@ -107,22 +111,23 @@ def backward_level(lo, hi, first_child, num_children, node_player, node_infoset,
     if prune and reach_opp[n] == 0.0:
         values[n] = 0.0
         return
-    values[n] = child_average(node_player[n], first_child[n], node_infoset[n], k, chance_prob,
+    values[n] = child_average(node_player[n], first_child[n], node_cell[n], k, chance_prob,
                               sigma, values)
 
 
 @cuda.jit(device=True)
-def update_infoset(j, k, w, R, S, sigma, m, inst, floor, discount, predictive, pos_factor,
+def update_infoset(o, k, w, R, S, sigma, m, inst, floor, discount, predictive, pos_factor,
                    neg_factor, sum_factor):
-    """solver.cfr.kernels.update_infoset, switch for switch (keep the two in step)."""
+    """solver.cfr.kernels.update_infoset, switch for switch (keep the two in step), on the
+    infoset whose cells start at o."""
     if w != 0.0:
         for a in range(k):
-            S[j, a] = add(S[j, a], mul(w, sigma[j, a]))
+            S[o + a] = add(S[o + a], mul(w, sigma[o + a]))
     total = 0.0
     for a in range(k):
-        x = R[j, a]
+        x = R[o + a]
         if predictive:
-            x = add(x, inst[j, a])
+            x = add(x, inst[o + a])
         if floor and x < 0.0:
             x = 0.0
         if discount:
@@ -130,29 +135,29 @@ def update_infoset(j, k, w, R, S, sigma, m, inst, floor, discount, predictive, p
                 x = mul(x, pos_factor)
             elif x < 0.0:
                 x = mul(x, neg_factor)
-        R[j, a] = x
+        R[o + a] = x
         if predictive:
-            m[j, a] = inst[j, a]
-            inst[j, a] = 0.0
-            x = add(x, m[j, a])
+            m[o + a] = inst[o + a]
+            inst[o + a] = 0.0
+            x = add(x, m[o + a])
         if x > 0.0:
             total = add(total, x)
     if discount:
         for a in range(k):
-            S[j, a] = mul(S[j, a], sum_factor)
+            S[o + a] = mul(S[o + a], sum_factor)
     if total > 0.0:
         for a in range(k):
-            x = add(R[j, a], m[j, a]) if predictive else R[j, a]
-            sigma[j, a] = x / total if x > 0.0 else 0.0
+            x = add(R[o + a], m[o + a]) if predictive else R[o + a]
+            sigma[o + a] = x / total if x > 0.0 else 0.0
     else:
         for a in range(k):
-            sigma[j, a] = 1.0 / k
+            sigma[o + a] = 1.0 / k
 
 
 @cuda.jit(cache=True)
 def regrets_and_update(lo, hi, infosets, node_start, node_list, first_child, num_children,
-                       infoset_node, infoset_num_actions, reach0, reach1, reach2, values, p,
-                       target, R, S, sigma, m, inst, floor, discount, predictive, weight,
+                       infoset_node, infoset_num_actions, cell_start, reach0, reach1, reach2,
+                       values, p, target, R, S, sigma, m, inst, floor, discount, predictive, weight,
                        pos_factor, neg_factor, sum_factor):
     """accumulate_regrets then update_player, one thread per infoset infosets[lo:hi] of
     player p: its nodes (node_list[node_start[j]:node_start[j + 1]]) in the CPU's node order,
@@ -161,6 +166,7 @@ def regrets_and_update(lo, hi, infosets, node_start, node_list, first_child, num
     if i >= hi:
         return
     j = infosets[i]
+    o = cell_start[j]
     for t in range(node_start[j], node_start[j + 1]):
         n = node_list[t]
         if p == 0:
@@ -172,35 +178,36 @@ def regrets_and_update(lo, hi, infosets, node_start, node_list, first_child, num
         s = first_child[n]
         v = values[n]
         for a in range(num_children[n]):
-            target[j, a] = add(target[j, a], mul(w, sub(values[s + a], v)))
+            target[o + a] = add(target[o + a], mul(w, sub(values[s + a], v)))
     own = reach0 if p == 0 else reach1
-    update_infoset(j, infoset_num_actions[j], mul(weight, own[infoset_node[j]]), R, S, sigma,
+    update_infoset(o, infoset_num_actions[j], mul(weight, own[infoset_node[j]]), R, S, sigma,
                    m, inst, floor, discount, predictive, pos_factor, neg_factor, sum_factor)
 
 
 @cuda.jit(cache=True)
-def average_strategy(S, infoset_num_actions, out):
+def average_strategy(S, infoset_num_actions, cell_start, out):
     """solver.cfr.kernels.average_strategy, one thread per infoset."""
     j = cuda.grid(1)
-    if j >= S.shape[0]:
+    if j >= infoset_num_actions.shape[0]:
         return
     k = infoset_num_actions[j]
+    o = cell_start[j]
     total = 0.0
     for a in range(k):
-        total = add(total, S[j, a])
+        total = add(total, S[o + a])
     if total > 0.0:
         for a in range(k):
-            out[j, a] = S[j, a] / total
+            out[o + a] = S[o + a] / total
     else:
         for a in range(k):
-            out[j, a] = 1.0 / k
+            out[o + a] = 1.0 / k
 
 
 # --- best response (solver.exact.best_response._best_response) -------------------------------
 
 
 @cuda.jit(cache=True)
-def br_forward_level(lo, hi, first_child, num_children, node_player, node_infoset,
+def br_forward_level(lo, hi, first_child, num_children, node_player, node_cell,
                      chance_prob, sigma, p, opp):
     """The opponent-and-chance reach of the children of the nodes lo..hi-1 of one depth."""
     n = lo + cuda.grid(1)
@@ -211,7 +218,7 @@ def br_forward_level(lo, hi, first_child, num_children, node_player, node_infose
         return
     s = first_child[n]
     pl = node_player[n]
-    j = node_infoset[n]
+    j = node_cell[n]
     r = opp[n]
     for a in range(k):
         if pl == p:
@@ -219,15 +226,15 @@ def br_forward_level(lo, hi, first_child, num_children, node_player, node_infose
         elif pl == CHANCE:
             opp[s + a] = mul(r, chance_prob[j + a])
         else:
-            opp[s + a] = mul(r, sigma[j, a])
+            opp[s + a] = mul(r, sigma[j + a])
 
 
 @cuda.jit(cache=True)
-def br_choose(infosets, lo, hi, node_start, node_list, first_child, infoset_num_actions, opp,
-              values, best):
+def br_choose(infosets, lo, hi, node_start, node_list, first_child, infoset_num_actions,
+              cell_start, opp, values, best):
     """Best action of the responder's infosets infosets[lo:hi] (one decision level): argmax
     over a of q[I, a] = sum over the infoset's nodes, in node order, of opp * value of the
-    child a; ties go to the lowest action."""
+    child a; ties go to the lowest action. Stored in the infoset's first cell of ``best``."""
     i = lo + cuda.grid(1)
     if i >= hi:
         return
@@ -242,11 +249,11 @@ def br_choose(infosets, lo, hi, node_start, node_list, first_child, infoset_num_
         if a == 0 or q > qb:
             b = a
             qb = q
-    best[j] = b
+    best[cell_start[j]] = b
 
 
 @cuda.jit(cache=True)
-def br_values_level(lo, hi, lv, level, first_child, num_children, node_player, node_infoset,
+def br_values_level(lo, hi, lv, level, first_child, num_children, node_player, node_cell,
                     chance_prob, sigma, utility, sign, p, best, values):
     """The responder's value of the nodes lo..hi-1 of one depth that lie at decision level
     ``lv`` (their children are done). ``utility`` holds P1's payoff at terminals."""
@@ -258,7 +265,7 @@ def br_values_level(lo, hi, lv, level, first_child, num_children, node_player, n
         values[n] = mul(sign, utility[n])
         return
     s = first_child[n]
-    j = node_infoset[n]
+    j = node_cell[n]
     pl = node_player[n]
     if pl == p:
         values[n] = values[s + best[j]]
