@@ -26,20 +26,12 @@ SIMULATOR_THREADS = 16  # the simulator runs each thread as a Python thread: few
 INSTALL_HINT = "install numba-cuda (pip install 'spycfr[gpu]') on a machine with an NVIDIA GPU"
 
 
-def _cuda():
-    """numba.cuda, or None when it cannot be imported."""
-    try:
-        from solver.cfr import gpu_kernels
-    except Exception:  # noqa: BLE001 - any import failure means: no GPU backend
-        return None
-    return gpu_kernels.cuda
-
-
 def gpu_unavailable() -> str | None:
     """Why the GPU backend cannot run here, or None when it can."""
-    cuda = _cuda()
-    if cuda is None:
-        return "numba.cuda cannot be imported"
+    try:
+        from solver.cfr.gpu_kernels import cuda
+    except Exception as exc:  # noqa: BLE001 - any import failure means: no GPU backend
+        return f"numba.cuda cannot be imported ({str(exc).splitlines()[0][:200]})"
     try:
         if not cuda.is_available():
             return "numba finds no usable CUDA GPU (no GPU, no driver, or no CUDA toolkit)"
@@ -98,25 +90,23 @@ def breadth_first(first_child, num_children):
 
 @njit(cache=True)
 def _renumbered(first_child, num_children, node_player, node_infoset, utility, old_of_new,
-                new_of_old, cell_start):
-    """The node arrays in breadth-first order; a decision node's infoset becomes its first
-    table cell (a chance node keeps its offset in chance_prob)."""
+                new_of_old, cell_start, fc, cell):
+    """The node arrays in breadth-first order, into ``fc`` and ``cell`` (of the GPU's index
+    types) and new arrays; a decision node's infoset becomes its first table cell (a chance
+    node keeps its offset in chance_prob)."""
     n = first_child.shape[0]
-    fc = np.zeros(n, dtype=np.int64)
     nc = np.empty(n, dtype=num_children.dtype)
     pl = np.empty(n, dtype=node_player.dtype)
-    cell = np.empty(n, dtype=np.int64)
     ut = np.empty(n, dtype=np.float64)
     for u in range(n):
         o = old_of_new[u]
         nc[u] = num_children[o]
-        if num_children[o] > 0:
-            fc[u] = new_of_old[first_child[o]]
+        fc[u] = new_of_old[first_child[o]] if num_children[o] > 0 else 0
         pl[u] = node_player[o]
         j = node_infoset[o]
         cell[u] = cell_start[j] if (pl[u] == 0 or pl[u] == 1) else j
         ut[u] = utility[o]
-    return fc, nc, pl, cell, ut
+    return nc, pl, ut
 
 
 @njit(cache=True)
@@ -235,7 +225,7 @@ class GPUCFRSolver(CFRSolver):
         super().__init__(tree, algorithm, alpha, beta, gamma, alternating)
         self._K, cuda = K, K.cuda
         if threads is None:
-            threads = SIMULATOR_THREADS if K.config.ENABLE_CUDASIM else THREADS
+            threads = SIMULATOR_THREADS if K.SIMULATOR else THREADS
         self._threads = int(threads)
         need = device_bytes(tree, bool(self._predictive))
         free = _free_gpu_bytes(cuda)
@@ -248,9 +238,12 @@ class GPUCFRSolver(CFRSolver):
         np.cumsum(num_actions, out=cell_start[1:])
         self._cells = (num_actions, cell_start)
         old_of_new, new_of_old, depth_start = breadth_first(tree.first_child, tree.num_children)
-        fc, nc, pl, cell, ut = _renumbered(tree.first_child, tree.num_children, tree.node_player,
-                                           tree.node_infoset, tree.utility, old_of_new,
-                                           new_of_old, cell_start)
+        index = _index_type(tree.num_nodes)
+        fc = np.empty(tree.num_nodes, dtype=index)
+        cell = np.empty(tree.num_nodes, dtype=_index_type(int(cell_start[-1])))
+        nc, pl, ut = _renumbered(tree.first_child, tree.num_children, tree.node_player,
+                                 tree.node_infoset, tree.utility, old_of_new, new_of_old,
+                                 cell_start, fc, cell)
         del old_of_new
         node_start, node_list = _infoset_nodes(tree.node_player, tree.node_infoset, new_of_old,
                                                tree.num_infosets)
@@ -261,9 +254,7 @@ class GPUCFRSolver(CFRSolver):
         self._br = [_BestResponsePlan(cuda, fc, nc, pl, depth_start, node_start, node_list,
                                       players[p], p) for p in (0, 1)]
         dev = cuda.to_device
-        index = _index_type(tree.num_nodes)
-        self._fc, self._nc, self._pl = dev(fc.astype(index)), dev(nc), dev(pl)
-        self._cell = dev(cell.astype(_index_type(int(cell_start[-1]))))
+        self._fc, self._nc, self._pl, self._cell = dev(fc), dev(nc), dev(pl), dev(cell)
         self._values = dev(ut)  # terminal entries hold the utilities for good
         del fc, nc, pl, cell, ut
         self._chance = dev(np.ascontiguousarray(tree.chance_prob, dtype=np.float64)

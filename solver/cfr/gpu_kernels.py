@@ -30,7 +30,9 @@ from solver.tree import CHANCE  # noqa: E402
 # that such a grid cannot fill the GPU says nothing to a solver's user.
 warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU under")
 
-if config.ENABLE_CUDASIM:  # the simulator's libdevice functions are stubs; Python's + and *
+SIMULATOR = bool(getattr(config, "ENABLE_CUDASIM", 0))  # NUMBA_ENABLE_CUDASIM=1
+
+if SIMULATOR:  # the simulator's libdevice functions are stubs; Python's + and *
     # on floats are the correctly rounded IEEE operations already
     @cuda.jit(device=True)
     def add(x, y):
