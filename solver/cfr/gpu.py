@@ -264,6 +264,8 @@ class GPUCFRSolver(CFRSolver):
         self._num_actions, self._cell_start = dev(num_actions), dev(cell_start)
         self._players = [dev(x) for x in players]
         self._reach = [cuda.device_array(tree.num_nodes) for _ in range(3)]
+        for r in self._reach:  # the root's; the passes write every other node's
+            r[0:1].copy_to_device(np.ones(1))
         cells = int(cell_start[-1])
         self._dR, self._dS, self._dsigma = (dev(self._pack(x)) for x in (self.R, self.S,
                                                                            self.sigma))
@@ -298,23 +300,20 @@ class GPUCFRSolver(CFRSolver):
         K, ds, r = self._K, self._depth_start, self._reach
         if not self._stale:
             return
-        if self._stale & 4:
-            r[2][0:1].copy_to_device(np.ones(1))
-        for q in (0, 1):
-            if self._stale & (1 << q):
-                r[q][0:1].copy_to_device(np.ones(1))
         for d in range(len(ds) - 2):
             self._launch(K.forward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
                          self._nc, self._pl, self._cell, self._chance, self._dsigma, r[0], r[1],
                          r[2], self._stale)
         self._stale = 0
 
-    def _backward(self, prune_for: int) -> None:
+    def _backward(self, prune_for: int, sigma=None) -> None:
+        """backward_values under ``sigma`` (default: the current strategy)."""
         K, ds = self._K, self._depth_start
+        sigma = self._dsigma if sigma is None else sigma
         opp = self._reach[1 - prune_for] if prune_for >= 0 else self._reach[0]
         for d in range(len(ds) - 3, -1, -1):
             self._launch(K.backward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
-                         self._nc, self._pl, self._cell, self._chance, self._dsigma, opp,
+                         self._nc, self._pl, self._cell, self._chance, sigma, opp,
                          self._values, 1 if prune_for >= 0 else 0)
 
     def _update(self, p: int, factors) -> None:
@@ -346,18 +345,13 @@ class GPUCFRSolver(CFRSolver):
         self._K.cuda.synchronize()
 
     def warm_up(self) -> None:
-        """Compile the kernels (one empty launch each) and the host's factor function."""
+        """Compile (or load from numba's cache) the iteration's kernels, one empty launch each,
+        and the host's factor function, so that iteration time excludes compiling."""
         K, infosets = self._K, self._players[0]
         iteration_factors(1, self._discount, self._weight_power, self._a, self._b, self._g)
-        for kernel in (K.forward_level, K.backward_level, K.br_forward_level):
-            args = (0, 0, self._fc, self._nc, self._pl, self._cell, self._chance, self._dsigma)
-            if kernel is K.forward_level:
-                args += (*self._reach, 0)
-            elif kernel is K.backward_level:
-                args += (self._reach[0], self._values, 0)
-            else:
-                args += (0, self._reach[0])
-            self._launch(kernel, 0, *args)
+        nodes = (0, 0, self._fc, self._nc, self._pl, self._cell, self._chance, self._dsigma)
+        self._launch(K.forward_level, 0, *nodes, *self._reach, 0)
+        self._launch(K.backward_level, 0, *nodes, self._reach[0], self._values, 0)
         self._launch(K.regrets_and_update, 0, 0, 0, infosets, self._node_start, self._node_list,
                      self._fc, self._nc, self._infoset_node, self._num_actions,
                      self._cell_start, *self._reach, self._values, 0, self._target, self._dR,
@@ -388,29 +382,33 @@ class GPUCFRSolver(CFRSolver):
         return self._unpacked(self._dsigma)
 
     def best_response_value(self, strategy, p: int) -> float:
-        """Player p's best-response value against ``strategy`` (a device array of the
-        tree's infosets), as solver.exact.best_response.best_response computes it."""
+        """Player p's best-response value against ``strategy`` (a profile's flat cells on the
+        GPU), as solver.exact.best_response.best_response computes it."""
         K, ds, plan = self._K, self._depth_start, self._br[p]
-        opp, values = self._reach[0], self._reach[1]  # scratch: the next pass rewrites them
+        # Scratch: the next forward pass rewrites them (the root's reach stays 1 for CFR and
+        # is the root's opponent reach here; its value is put back to 1 at the end).
+        opp, values = self._reach[0], self._reach[1]
         self._stale |= 3
-        opp[0:1].copy_to_device(np.ones(1))
         for d in range(len(ds) - 2):
             self._launch(K.br_forward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
                          self._nc, self._pl, self._cell, self._chance, strategy, p, opp)
         sign = 1.0 if p == 0 else -1.0
-        for lv in range(plan.max_level, -1, -1):
-            lo, hi = int(plan.infoset_start[lv]), int(plan.infoset_start[lv + 1])
-            if hi > lo:
-                self._launch(K.br_choose, hi - lo, plan.infosets, lo, hi, self._node_start,
-                             self._node_list, self._fc, self._num_actions, self._cell_start,
-                             opp, values, self._best)
-            for d in range(len(ds) - 2, -1, -1):
-                if plan.present[lv, d]:
-                    self._launch(K.br_values_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], lv,
-                                 plan.level, self._fc, self._nc, self._pl, self._cell,
-                                 self._chance, strategy, self._values, sign, p, self._best,
-                                 values)
-        return float(values[0:1].copy_to_host()[0])
+        try:
+            for lv in range(plan.max_level, -1, -1):
+                lo, hi = int(plan.infoset_start[lv]), int(plan.infoset_start[lv + 1])
+                if hi > lo:
+                    self._launch(K.br_choose, hi - lo, plan.infosets, lo, hi, self._node_start,
+                                 self._node_list, self._fc, self._num_actions,
+                                 self._cell_start, opp, values, self._best)
+                for d in range(len(ds) - 2, -1, -1):
+                    if plan.present[lv, d]:
+                        self._launch(K.br_values_level, ds[d + 1] - ds[d], ds[d], ds[d + 1],
+                                     lv, plan.level, self._fc, self._nc, self._pl, self._cell,
+                                     self._chance, strategy, self._values, sign, p,
+                                     self._best, values)
+            return float(values[0:1].copy_to_host()[0])
+        finally:
+            values[0:1].copy_to_device(np.ones(1))
 
     def exploitability(self) -> float:
         """Exploitability (NashConv / 2) of the average strategy, computed on the GPU."""
@@ -422,11 +420,7 @@ class GPUCFRSolver(CFRSolver):
         as solver.exact.best_response computes them."""
         avg = self._device_average()
         br = (self.best_response_value(avg, 0), self.best_response_value(avg, 1))
-        ds = self._depth_start
-        for d in range(len(ds) - 3, -1, -1):  # non-terminal values are scratch
-            self._launch(self._K.backward_level, ds[d + 1] - ds[d], ds[d], ds[d + 1], self._fc,
-                         self._nc, self._pl, self._cell, self._chance, avg, self._reach[0],
-                         self._values, 0)
+        self._backward(-1, avg)  # non-terminal values are scratch
         return br[0], br[1], float(self._values[0:1].copy_to_host()[0])
 
     # --- checkpoint ---------------------------------------------------------------------
