@@ -220,6 +220,10 @@ def _rate(rate: float) -> str:
 @click.option("--check-every", default=None,
               help="Iterations between exploitability checks (default 100; MCCFR: a tenth of "
                    "--iterations, else 1000 for es-mccfr and 100000 for os-mccfr).")
+@click.option("--device", default=None,
+              help="Full-tree algorithms: cpu (default), gpu (numba.cuda: needs numba-cuda, "
+                   "pip install 'spycfr[gpu]', and an NVIDIA GPU; same results bit for bit) or "
+                   "auto (the GPU when numba finds one). A resumed run may change it.")
 @click.option("--simultaneous", is_flag=True,
               help="Update both players from one traversal (default: alternating updates).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(),
@@ -237,7 +241,8 @@ def solve(
     iterations: str | None, target_exploitability: str | None, time_limit: str | None,
     seed: str | None, epsilon: str | None, memory_limit: str | None, abstraction: bool,
     alpha: str | None,
-    beta: str | None, gamma: str | None, check_every: str | None, simultaneous: bool,
+    beta: str | None, gamma: str | None, check_every: str | None, device: str | None,
+    simultaneous: bool,
     output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
     quiet: bool, as_json: bool,
 ) -> None:
@@ -313,6 +318,7 @@ def solve(
         alpha=a, beta=b, gamma=g, alternating=not simultaneous, iterations=n_iter,
         target_exploitability=target, time_limit=limit, check_every=every, seed=seed_value,
         epsilon=eps, memory_limit=mem, abstraction=abstraction,
+        device=device or (None if resume else "cpu"),  # a resumed run keeps its own unless given
     )
     progress = _Progress(n_iter, limit, quiet, target)
     try:
@@ -343,7 +349,8 @@ def solve(
         echo(f"  algorithm       {out['algorithm']}{extra}, seed {out['seed']}")
     else:
         echo(f"  algorithm       {out['algorithm']}"
-             f"{'' if params['alternating'] else ' (simultaneous)'}")
+             f"{'' if params['alternating'] else ' (simultaneous)'}, on the {out['device']}"
+             f"{'' if out['device'] == 'cpu' else ' (numba.cuda)'}")
     if out.get("algorithm_choice"):
         echo(f"  chosen by auto  {out['algorithm_choice']['why']}")
     if out["nodes"] is not None:

@@ -84,54 +84,81 @@ def accumulate_regrets(
             target[j, a] += w * (values[s + a] - v)
 
 
+@njit(cache=True, inline="always")
+def update_infoset(j, k, w, R, S, sigma, m, inst, floor, discount, predictive, pos_factor,
+                   neg_factor, sum_factor):
+    """Steps 2-3 of an iteration on infoset j (k actions, strategy-sum weight w): S, R (and
+    m), then regret matching. solver/cfr/gpu_kernels.py mirrors it switch for switch: a new
+    switch goes into both.
+
+    R already holds R + r (regrets are accumulated in place), except for the predictive
+    algorithms where r is in ``inst`` (it becomes the prediction m; ``inst`` is reset to 0).
+    """
+    if w != 0.0:
+        for a in range(k):
+            S[j, a] += w * sigma[j, a]
+    total = 0.0
+    for a in range(k):
+        x = R[j, a]
+        if predictive:
+            x += inst[j, a]
+        if floor and x < 0.0:
+            x = 0.0
+        if discount:
+            if x > 0.0:
+                x *= pos_factor
+            elif x < 0.0:
+                x *= neg_factor
+        R[j, a] = x
+        if predictive:
+            m[j, a] = inst[j, a]
+            inst[j, a] = 0.0
+            x += m[j, a]
+        if x > 0.0:
+            total += x
+    if discount:
+        for a in range(k):
+            S[j, a] *= sum_factor
+    if total > 0.0:
+        for a in range(k):
+            x = R[j, a] + m[j, a] if predictive else R[j, a]
+            sigma[j, a] = x / total if x > 0.0 else 0.0
+    else:
+        for a in range(k):
+            sigma[j, a] = 1.0 / k
+
+
 @njit(cache=True)
 def update_player(
     infosets, infoset_node, infoset_num_actions, reach, p, R, S, sigma, m, inst,
     floor, discount, predictive, weight, pos_factor, neg_factor, sum_factor,
 ):
-    """Steps 2-3 of an iteration on player p's infosets: S, R (and m), then regret matching.
-
-    R already holds R + r (regrets are accumulated in place), except for the predictive
-    algorithms where r is in ``inst`` (it becomes the prediction m; ``inst`` is reset to 0).
-    The strategy sum is added once per infoset with the infoset's own reach (all its
-    nodes share it, by perfect recall).
-    """
+    """update_infoset on each of player p's infosets. The strategy sum is added once per
+    infoset with the infoset's own reach (all its nodes share it, by perfect recall)."""
     for i in range(infosets.shape[0]):
         j = infosets[i]
-        k = infoset_num_actions[j]
-        w = weight * reach[infoset_node[j], p]
-        if w != 0.0:
-            for a in range(k):
-                S[j, a] += w * sigma[j, a]
-        total = 0.0
-        for a in range(k):
-            x = R[j, a]
-            if predictive:
-                x += inst[j, a]
-            if floor and x < 0.0:
-                x = 0.0
-            if discount:
-                if x > 0.0:
-                    x *= pos_factor
-                elif x < 0.0:
-                    x *= neg_factor
-            R[j, a] = x
-            if predictive:
-                m[j, a] = inst[j, a]
-                inst[j, a] = 0.0
-                x += m[j, a]
-            if x > 0.0:
-                total += x
-        if discount:
-            for a in range(k):
-                S[j, a] *= sum_factor
-        if total > 0.0:
-            for a in range(k):
-                x = R[j, a] + m[j, a] if predictive else R[j, a]
-                sigma[j, a] = x / total if x > 0.0 else 0.0
-        else:
-            for a in range(k):
-                sigma[j, a] = 1.0 / k
+        update_infoset(j, infoset_num_actions[j], weight * reach[infoset_node[j], p], R, S,
+                       sigma, m, inst, floor, discount, predictive, pos_factor, neg_factor,
+                       sum_factor)
+
+
+@njit(cache=True)
+def iteration_factors(t, discount, weight_power, alpha, beta, gamma):
+    """(weight, pos_factor, neg_factor, sum_factor) of iteration t: the strategy-sum weight
+    t**weight_power and DCFR's discounts (1 without discounting). The GPU backend calls this
+    same compiled function, so both get the same bits."""
+    tf = float(t)
+    weight = tf**weight_power
+    pos_factor = 1.0
+    neg_factor = 1.0
+    sum_factor = 1.0
+    if discount:
+        ta = tf**alpha
+        tb = tf**beta
+        pos_factor = ta / (ta + 1.0)
+        neg_factor = tb / (tb + 1.0)
+        sum_factor = (tf / (tf + 1.0)) ** gamma
+    return weight, pos_factor, neg_factor, sum_factor
 
 
 @njit(cache=True)
@@ -154,17 +181,8 @@ def run_iterations(
     t = t_start
     for _ in range(n_iter):
         t += 1
-        tf = float(t)
-        weight = tf**weight_power
-        pos_factor = 1.0
-        neg_factor = 1.0
-        sum_factor = 1.0
-        if discount:
-            ta = tf**alpha
-            tb = tf**beta
-            pos_factor = ta / (ta + 1.0)
-            neg_factor = tb / (tb + 1.0)
-            sum_factor = (tf / (tf + 1.0)) ** gamma
+        weight, pos_factor, neg_factor, sum_factor = iteration_factors(
+            t, discount, weight_power, alpha, beta, gamma)
         if alternating:
             for p in range(2):
                 forward_reach(

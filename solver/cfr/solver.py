@@ -50,6 +50,21 @@ class CFRSolver:
          self._a, self._b, self._g) = algorithm_params(algorithm, alpha, beta, gamma)
 
         n_inf, max_a = tree.num_infosets, max(tree.max_actions, 1)
+        self.R = np.zeros((n_inf, max_a))
+        self.S = np.zeros((n_inf, max_a))
+        self.sigma = tree.uniform_strategy()
+        # The prediction m exists for pcfr+ and pdcfr+ only (the others accumulate regrets
+        # straight into R).
+        self.m = np.zeros((n_inf if self._predictive else 0, max_a))
+        self.iteration = 0
+        self._prepare()
+        self.log: list[tuple[int, float, float]] = []
+        self.seconds = 0.0  # iteration time, over every run (a resumed run keeps counting)
+
+    def _prepare(self) -> None:
+        """The kernels' tree arrays and working arrays (rewritten before being read in each
+        pass; the instantaneous-regret scratch ``inst`` exists for pcfr+ and pdcfr+ only)."""
+        tree = self.tree
         self._tree_arrays = (
             np.ascontiguousarray(tree.first_child),
             np.ascontiguousarray(tree.num_children),
@@ -64,20 +79,9 @@ class CFRSolver:
             np.flatnonzero(tree.node_player == 0).astype(np.int64),
             np.flatnonzero(tree.node_player == 1).astype(np.int64),
         )
-        self.R = np.zeros((n_inf, max_a))
-        self.S = np.zeros((n_inf, max_a))
-        self.sigma = tree.uniform_strategy()
-        # The prediction m and the instantaneous-regret scratch exist for pcfr+/pdcfr+ only
-        # (the other algorithms accumulate regrets straight into R).
-        n_pred = n_inf if self._predictive else 0
-        self.m = np.zeros((n_pred, max_a))
-        self.iteration = 0
-        # Working arrays, reused by every call (rewritten before being read in each pass).
-        self._inst = np.zeros((n_pred, max_a))
+        self._inst = np.zeros_like(self.m)
         self._reach = np.zeros((tree.num_nodes, 3))
         self._values = np.zeros(tree.num_nodes)
-        self.log: list[tuple[int, float, float]] = []
-        self.seconds = 0.0  # iteration time, over every run (a resumed run keeps counting)
 
     # --- iterations -------------------------------------------------------------------
     def _run(self, n: int) -> None:
@@ -107,7 +111,7 @@ class CFRSolver:
 
     def average_strategy(self) -> np.ndarray:
         """The normalised strategy sums (the profile that converges to equilibrium)."""
-        return kernels.average_strategy(self.S, self._tree_arrays[7])
+        return kernels.average_strategy(self.S, self.tree.infoset_num_actions)
 
     def current_strategy(self) -> np.ndarray:
         """The strategy the next iteration will play (regret matching on the current regrets)."""

@@ -26,7 +26,8 @@ from solver.errors import SpycfrError
 from solver.memory import MemoryBudget
 from solver.tree import CHANCE, TERMINAL, Tree
 
-DEFAULT_MAX_NODES = 300_000_000
+# A safety net for runaway variants; memory is what --memory-limit (MemoryBudget) guards.
+DEFAULT_MAX_NODES = 2_000_000_000
 ESTIMATE_MARGIN = 10  # refuse before enumerating when the estimate exceeds this x the limit
 
 OBS_BITS = P.OBS_BITS

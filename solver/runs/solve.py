@@ -21,6 +21,7 @@ import pandas as pd
 from solver import __version__
 from solver.cfr import CFRSolver
 from solver.cfr.driver import drive
+from solver.cfr.gpu import DEVICES, GPUCFRSolver, resolve_device
 from solver.cfr.kernels import ALGORITHMS, algorithm_params
 from solver.cfr.mccfr import REGRET_BOUND_KIND, MCCFRSolver, strategy_on_tree
 from solver.engine.labels import state_at
@@ -73,6 +74,11 @@ ENUMERABLE_NODES = 30_000_000
 # the regrets and sums (7 x 8 B; predictive CFR+ keeps two more).
 TREE_BYTES_PER_NODE = 34
 SOLVE_BYTES_PER_NODE = 80
+# On the GPU the host holds no per-node working arrays; it lays the tree out breadth-first
+# (two int64 maps, 19 B of renumbered arrays, the infosets' node lists and the best
+# response's levels) before copying it to the GPU: 35.5 B per node at the peak, measured on
+# Agent Hunter small.
+GPU_HOST_BYTES_PER_NODE = 40
 SOLVE_BYTES_PER_CELL = 56
 PREDICTIVE_BYTES_PER_CELL = 16
 # The strategy tables (labels as Python strings, then Parquet and CSV): 470 B per row
@@ -120,11 +126,12 @@ class SolveConfig:
     epsilon: float | None = None  # os-mccfr only (None: DEFAULT_EPSILON)
     memory_limit: float | None = None  # GiB of resident memory (None: half the RAM)
     abstraction: bool = False  # MCCFR only: key infosets by the game's information abstraction
+    device: str = "cpu"  # full tree: cpu, gpu or auto (a GPU when numba finds one)
 
 
 # Settings a resumed run takes from the command line rather than from its checkpoint.
 RESUME_LIMITS = ("iterations", "target_exploitability", "time_limit", "check_every",
-                 "memory_limit")
+                 "memory_limit", "device")
 
 
 # --- solver engines: what differs between the full-tree and the Monte-Carlo solvers ----------
@@ -163,14 +170,17 @@ class _FullTree:
 
     def __init__(self, config: SolveConfig, tree: Tree | None = None) -> None:
         self.config = config
+        self.device = resolve_device(config.device)  # before the tree: a missing GPU fails fast
         self.memory = _memory_budget(config)
-        self.tree = tree = tree or _build(config, self.memory, SOLVE_BYTES_PER_NODE,
-                                          "solver", FULL_TREE_ADVICE)
+        per_node = GPU_HOST_BYTES_PER_NODE if self.device == "gpu" else SOLVE_BYTES_PER_NODE
+        self.tree = tree = tree or _build(config, self.memory, per_node, "solver",
+                                          FULL_TREE_ADVICE)
         self.memory.require(f"solving the tree of {tree.num_nodes:,} nodes and "
                             f"{tree.num_infosets:,} infosets", _solve_bytes(tree, config),
                             FULL_TREE_ADVICE)
-        self.solver = CFRSolver(tree, config.algorithm, config.alpha, config.beta,
-                                config.gamma, config.alternating)
+        solver_class = GPUCFRSolver if self.device == "gpu" else CFRSolver
+        self.solver = solver_class(tree, config.algorithm, config.alpha, config.beta,
+                                   config.gamma, config.alternating)
 
     def restore(self, state: dict, log: list, seconds: float) -> None:
         self.solver.load_state_dict(state)
@@ -186,11 +196,23 @@ class _FullTree:
     def strategy(self) -> np.ndarray:
         return self.solver.average_strategy()
 
+    def profile_values(self, strategy: np.ndarray) -> tuple[float, float, float]:
+        """(P1's best-response value, P2's, P1's expected value) of ``strategy``."""
+        if self.device == "gpu":
+            return self.solver.profile_values()
+        return _profile_values(self.tree, strategy)
+
     def extra_meta(self) -> dict:
-        return {}
+        return {"device": self.device}
 
     def run(self, *args) -> tuple[float, str]:
         return _iterate(self, *args)
+
+
+def _profile_values(tree: Tree, strategy: np.ndarray) -> tuple[float, float, float]:
+    """(P1's best-response value, P2's, P1's expected value) of ``strategy`` on the CPU."""
+    return (best_response(tree, strategy, 0)[0], best_response(tree, strategy, 1)[0],
+            expected_value(tree, strategy))
 
 
 class _LPRun:
@@ -239,8 +261,11 @@ class _ExactLP:
     def strategy(self) -> np.ndarray:
         return self._strategy
 
+    def profile_values(self, strategy: np.ndarray) -> tuple[float, float, float]:
+        return _profile_values(self.tree, strategy)
+
     def extra_meta(self) -> dict:
-        return {"ms_per_iteration": None,
+        return {"device": "cpu", "ms_per_iteration": None,
                 "lp": {"method": "HiGHS (scipy linprog) on P1's sequence-form program; P2's "
                                  "strategy from its duals", "node_limit": MAX_LP_NODES}}
 
@@ -266,6 +291,8 @@ def choose_algorithm(config: SolveConfig, tree: Tree | None = None) -> tuple[str
                  if value is not None]
     target = config.target_exploitability
     loose = target is not None and target >= AUTO_LOOSE_TARGET and nodes > AUTO_CFR_NODES
+    if config.device == "gpu":  # asked for: the LP runs on the CPU only
+        return AUTO_CFR, f"--device gpu was asked for; {AUTO_CFR} runs there ({size})"
     if not iterative and not loose and nodes <= AUTO_LP_NODES and memory.fits(
             nodes * (TREE_BYTES_PER_NODE + LP_BYTES_PER_NODE)):
         return "lp", (f"{size}, at most {AUTO_LP_NODES:,}: the exact LP reached "
@@ -284,10 +311,13 @@ def choose_algorithm(config: SolveConfig, tree: Tree | None = None) -> tuple[str
 
 
 def _solve_bytes(tree: Tree, config: SolveConfig) -> float:
-    """What CFR and the exact best response allocate on ``tree`` (see SOLVE_BYTES_*)."""
+    """What CFR and the exact best response allocate on ``tree`` in the host's memory (see
+    SOLVE_BYTES_* and GPU_HOST_BYTES_PER_NODE)."""
     predictive = algorithm_params(config.algorithm)[2]
     per_cell = SOLVE_BYTES_PER_CELL + (PREDICTIVE_BYTES_PER_CELL if predictive else 0)
-    return (tree.num_nodes * SOLVE_BYTES_PER_NODE
+    per_node = (GPU_HOST_BYTES_PER_NODE if resolve_device(config.device) == "gpu"
+                else SOLVE_BYTES_PER_NODE)
+    return (tree.num_nodes * per_node
             + tree.num_infosets * max(tree.max_actions, 1) * per_cell)
 
 
@@ -381,6 +411,9 @@ class _MonteCarlo:
 
     def run(self, *args) -> tuple[float, str]:
         return _iterate(self, *args)
+
+    def profile_values(self, strategy: np.ndarray) -> tuple[float, float, float]:
+        return _profile_values(self.tree, strategy)
 
     def extra_meta(self) -> dict:
         stats = self.solver.stats()
@@ -480,12 +513,20 @@ def _check_config(config: SolveConfig) -> None:
     if mccfr and foreign_kind(config.game) is not None:
         raise SpycfrError(f"es-mccfr/os-mccfr sample a built-in game's rules; {config.game} is "
                           f"solved on its full tree: --algorithm {', '.join(ALGORITHMS)}")
+    if config.device not in DEVICES:
+        raise SpycfrError(f"--device must be one of {', '.join(DEVICES)}, got {config.device!r}")
+    if mccfr and config.device == "gpu":
+        raise SpycfrError("--device gpu runs the full-tree algorithms (cfr, cfr+, lcfr, dcfr, "
+                          "pcfr+); es-mccfr and os-mccfr run on the CPU: drop --device gpu")
     if config.abstraction and not mccfr:
         raise SpycfrError("--abstraction applies to --algorithm es-mccfr or os-mccfr only")
     if mccfr and not config.alternating:
         raise SpycfrError("MCCFR always alternates the players' updates: drop --simultaneous")
     if mccfr and not 0 <= config.seed < 2**63:
         raise SpycfrError(f"--seed must be an integer 0..2**63-1, got {config.seed}")
+    if config.algorithm == "lp" and config.device == "gpu":
+        raise SpycfrError("the exact LP runs on the CPU: drop --device gpu, or choose a CFR "
+                          "algorithm (e.g. --algorithm pdcfr+)")
     if config.algorithm == "lp":
         given = [name for name, value in (
             ("--iterations", config.iterations), ("--time-limit", config.time_limit),
@@ -559,6 +600,8 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
         except TypeError as exc:
             raise SpycfrError(f"cannot resume: the checkpoint's settings are corrupt "
                               f"({str(exc)[:200]}): solve again") from None
+    if config.device == "gpu" and config.algorithm not in MCCFR_ALGORITHMS:
+        resolve_device("gpu")  # no GPU: one line before anything is chosen or built
     foreign_tree = _foreign_tree(config, run_dir, resume)
     choice = None
     if config.algorithm == "auto":
@@ -633,11 +676,11 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
         "fingerprint": None if tree is None else fingerprint(tree),
     }
     if strategy is not None:
-        br = [best_response(tree, strategy, p)[0] for p in (0, 1)]
+        *br, value = engine.profile_values(strategy)
         # The game value (P1's) lies between what P1 gets against P2's half by best responding
         # and what P2's best response leaves P1: certified, whatever the solver.
         meta.update(best_response_p1=br[0], best_response_p2=br[1],
-                    value_p1=expected_value(tree, strategy), value_interval=[0.0 - br[1], br[0]],
+                    value_p1=value, value_interval=[0.0 - br[1], br[0]],
                     nash_conv=br[0] + br[1],
                     exploitability=(br[0] + br[1]) / 2.0,
                     strategy_sha256=hashlib.sha256(strategy.tobytes()).hexdigest())
