@@ -85,13 +85,13 @@ FULL_TREE_ADVICE = ("raise --memory-limit, choose a smaller variant, or solve wi
 # liar's dice; rounded up.
 LP_BYTES_PER_NODE = 1500
 # `--algorithm auto` (measured side by side, benchmarks/README.md): the exact LP (exploitability
-# ~1e-16) up to AUTO_LP_NODES nodes (estimated): it reached 1e-6 first on every tree measured
-# (Kuhn to an Agent Hunter variant of 716,605 nodes: 36 s against pdcfr+'s 49 s), while a
-# 2.3 M-node tree did not finish in 900 s. Discounted predictive CFR+ on the full tree for a
-# loose target (at least AUTO_LOOSE_TARGET) on a tree of more than AUTO_CFR_NODES nodes (to
-# 1e-3 it was 4.6x faster than the LP on Agent Hunter mini, 4x at 716,605 nodes), above the
-# LP's size, or when iterations or a time limit are asked for; external-sampling MCCFR when
-# the full tree would not fit.
+# ~1e-16) up to AUTO_LP_NODES nodes (estimated): first or tied to 1e-6 on every tree measured
+# but the smallest (Kuhn to an Agent Hunter variant of 716,605 nodes: 15-36 s against
+# pdcfr+'s 29-49 s), while a 2.3 M-node tree did not finish in 900 s. Discounted predictive
+# CFR+ on the full tree for a loose target (at least AUTO_LOOSE_TARGET) on a tree of more than
+# AUTO_CFR_NODES nodes (to 1e-3 it was 2.5-4.6x sooner than the LP on Agent Hunter mini, 4x at
+# 716,605 nodes, 1.7x later on liar's dice), above the LP's size, or when iterations or a
+# time limit are asked for; external-sampling MCCFR when the full tree would not fit.
 AUTO_LP_NODES = 1_000_000
 AUTO_CFR_NODES = 100_000
 AUTO_LOOSE_TARGET = 1e-3
