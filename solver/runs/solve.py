@@ -90,8 +90,8 @@ LP_BYTES_PER_NODE = 1500
 # pdcfr+'s 29-49 s), while a 2.3 M-node tree did not finish in 900 s. Discounted predictive
 # CFR+ on the full tree for a loose target (at least AUTO_LOOSE_TARGET) on a tree of more than
 # AUTO_CFR_NODES nodes (to 1e-3 it was 2.5-4.6x sooner than the LP on Agent Hunter mini, 4x at
-# 716,605 nodes, 1.7x later on liar's dice), above the LP's size, or when iterations or a
-# time limit are asked for; external-sampling MCCFR when the full tree would not fit.
+# 716,605 nodes, 1.7x later on liar's dice), above the LP's size, or when something iterative
+# is asked for; external-sampling MCCFR when the full tree would not fit.
 AUTO_LP_NODES = 1_000_000
 AUTO_CFR_NODES = 100_000
 AUTO_LOOSE_TARGET = 1e-3
@@ -129,7 +129,26 @@ RESUME_LIMITS = ("iterations", "target_exploitability", "time_limit", "check_eve
 # --- solver engines: what differs between the full-tree and the Monte-Carlo solvers ----------
 
 
-class _FullTree:
+def _tree_within(config: SolveConfig, memory: MemoryBudget, per_node: float, solver: str,
+                 advice: str) -> Tree:
+    """The enumerated tree of ``config``'s variant, refused at once when the estimated tree and
+    ``per_node`` bytes of ``solver`` per node would not fit ``memory``; then checked as the
+    tree grows."""
+    game = make_game(config.game, config.preset, config.params)
+    nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
+    memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its {solver}",
+                   nodes * (TREE_BYTES_PER_NODE + per_node), advice)
+    return build_tree(game, memory=memory)
+
+
+class _Iterative:
+    """What the iterative engines share: run = iterate to the limits (:func:`_iterate`)."""
+
+    def run(self, *args) -> tuple[float, str]:
+        return _iterate(self, *args)
+
+
+class _FullTree(_Iterative):
     """A CFR-family solver on the enumerated tree (any game)."""
 
     value_column = "exploitability"
@@ -138,14 +157,10 @@ class _FullTree:
 
     def __init__(self, config: SolveConfig) -> None:
         self.config = config
-        game = make_game(config.game, config.preset, config.params)
         # Refused at once from the estimate; then checked as the tree grows and once it is known.
         self.memory = _memory_budget(config)
-        nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
-        self.memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its solver",
-                            nodes * (TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE),
-                            FULL_TREE_ADVICE)
-        self.tree = tree = build_tree(game, memory=self.memory)
+        self.tree = tree = _tree_within(config, self.memory, SOLVE_BYTES_PER_NODE, "solver",
+                                        FULL_TREE_ADVICE)
         self.memory.require(f"solving the tree of {tree.num_nodes:,} nodes and "
                             f"{tree.num_infosets:,} infosets", _solve_bytes(tree, config),
                             FULL_TREE_ADVICE)
@@ -169,9 +184,6 @@ class _FullTree:
     def extra_meta(self) -> dict:
         return {}
 
-    def run(self, *args) -> tuple[float, str]:
-        return _iterate(self, *args)
-
 
 class _LPRun:
     """The exact LP as a run's solver: no iterations, one program."""
@@ -190,13 +202,9 @@ class _ExactLP:
 
     def __init__(self, config: SolveConfig) -> None:
         self.config = config
-        game = make_game(config.game, config.preset, config.params)
         self.memory = _memory_budget(config)
-        nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
         advice = "raise --memory-limit, or solve iteratively (--algorithm pdcfr+)"
-        self.memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its LP",
-                            nodes * (TREE_BYTES_PER_NODE + LP_BYTES_PER_NODE), advice)
-        self.tree = tree = build_tree(game, memory=self.memory)
+        self.tree = tree = _tree_within(config, self.memory, LP_BYTES_PER_NODE, "LP", advice)
         if tree.num_nodes > MAX_LP_NODES:
             raise SpycfrError(f"the tree has {tree.num_nodes:,} nodes, too many for the exact LP "
                               f"(at most {MAX_LP_NODES:,}): solve iteratively (--algorithm "
@@ -229,28 +237,31 @@ class _ExactLP:
                                  "strategy from its duals", "node_limit": MAX_LP_NODES}}
 
 
-def choose_algorithm(config: SolveConfig) -> tuple[str, str]:
+def choose_algorithm(config: SolveConfig, checkpoint_every: int | None = None
+                     ) -> tuple[str, str]:
     """What ``--algorithm auto`` runs for ``config``, and why (one sentence).
 
-    The rule (README, "Choosing the algorithm"): the exact LP when no iterations or time limit
-    are asked for, the tree has at most AUTO_LP_NODES nodes (estimated) and the target is not
-    loose on a tree of more than AUTO_CFR_NODES; otherwise AUTO_CFR on the full tree if it
-    fits the memory limit (or a target needs it); otherwise AUTO_SAMPLED.
+    The rule (README, "Choosing the algorithm"): the exact LP when nothing iterative is asked
+    for (iterations, a time limit, checks, checkpoints, simultaneous updates), the tree has
+    at most AUTO_LP_NODES nodes (estimated) and the target is not loose on a tree of more than
+    AUTO_CFR_NODES; otherwise AUTO_CFR on the full tree if it fits the memory limit (or a
+    target needs it); otherwise AUTO_SAMPLED.
     """
     game = make_game(config.game, config.preset, config.params)
     nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
     size = f"the tree has about {nodes:.3g} nodes (estimated)"
     memory = _memory_budget(config)
     full_tree = nodes * (TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE)
-    iterative = [name for name, value in (("--iterations", config.iterations),
-                                          ("--time-limit", config.time_limit))
-                 if value is not None]
+    iterative = [name for name, value in (
+        ("--iterations", config.iterations), ("--time-limit", config.time_limit),
+        ("--check-every", config.check_every), ("--checkpoint-every", checkpoint_every),
+        ("--simultaneous", None if config.alternating else True)) if value is not None]
     target = config.target_exploitability
     loose = target is not None and target >= AUTO_LOOSE_TARGET and nodes > AUTO_CFR_NODES
     if not iterative and not loose and nodes <= AUTO_LP_NODES and memory.fits(
             nodes * (TREE_BYTES_PER_NODE + LP_BYTES_PER_NODE)):
-        return "lp", (f"{size}, at most {AUTO_LP_NODES:,}: the exact LP reached "
-                      "exploitability 1e-6 first on every tree of this size measured")
+        return "lp", (f"{size}, at most {AUTO_LP_NODES:,}: the exact LP, exact and first or "
+                      "about tied to 1e-6 on the trees of this size measured")
     if memory.fits(full_tree) or target is not None:
         if iterative:
             why = f"iterations were asked for ({' and '.join(iterative)})"
@@ -285,7 +296,7 @@ def _table_bytes(tree: Tree) -> float:
     return TABLE_BYTES_FIXED + TABLE_BYTES_PER_ROW * int(tree.infoset_num_actions.sum())
 
 
-class _MonteCarlo:
+class _MonteCarlo(_Iterative):
     """External- or outcome-sampling MCCFR straight on the game's rules.
 
     The tree is built only if the variant is enumerable (then the exploitability is exact);
@@ -359,9 +370,6 @@ class _MonteCarlo:
 
     def strategy(self) -> np.ndarray | None:
         return None if self.tree is None else strategy_on_tree(self.solver, self.tree)
-
-    def run(self, *args) -> tuple[float, str]:
-        return _iterate(self, *args)
 
     def extra_meta(self) -> dict:
         stats = self.solver.stats()
@@ -539,7 +547,7 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
                               f"({str(exc)[:200]}): solve again") from None
     choice = None
     if config.algorithm == "auto":
-        chosen, why = choose_algorithm(config)
+        chosen, why = choose_algorithm(config, checkpoint_every)
         choice = {"requested": "auto", "chosen": chosen, "why": why}
         config = SolveConfig(**{**config.__dict__, "algorithm": chosen})
     _check_config(config)
