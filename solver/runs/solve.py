@@ -215,14 +215,12 @@ class _ExactLP:
         self._strategy: np.ndarray | None = None
 
     def run(self, config, total, checkpoint_every, run_dir, seconds, progress):
-        """Solve the LP (one program; P2's half from its duals); returns (seconds, "exact")."""
+        """Solve the LP (one program; P2's half from its duals); returns (seconds, "exact").
+        HiGHS reports no progress: the run's summary gives the result."""
         result = solve_lp(self.tree, both_sides=False)
         self._strategy = result.strategy
         self.solver.seconds = seconds + result.seconds
-        value = self.measure()
-        self.solver.log.append((0, self.solver.seconds, value))
-        if progress is not None:
-            progress(0, self.solver.seconds, value)
+        self.solver.log.append((0, self.solver.seconds, self.measure()))
         return self.solver.seconds, "exact"
 
     def measure(self) -> float:
