@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             print("(open_spiel not installed: OpenSpiel rows skipped; pip install -e '.[bench]')")
     targets = args.targets
     heads = " ".join(f"{f'to {tg:g}':>17}" for tg in targets)
-    header = f"{'game':<18} {'method':<15} {heads}  {'final expl':>10}"
+    header = f"{'game':<18} {'method':<20} {heads}  {'final expl':>10}"
     print(header)
     print("-" * len(header))
     for case in args.games:
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             final = statistics.median(r["final"] for r in runs[picked[-1]])
             if label == "auto":
                 label = f"auto ({'/'.join(method[tg] for tg in targets)})"
-            print(f"{'':<18} {label:<15} {' '.join(cells)}  {final:>10.2g}")
+            print(f"{'':<18} {label:<20} {' '.join(cells)}  {final:>10.2g}")
         sys.stdout.flush()
     print("\nseconds: median over rounds; 'xR': R times the two-program LP (lp-both) on the "
           "same tree; '> cap': not reached within --cap seconds of iterations")

@@ -186,10 +186,11 @@ def _rate(rate: float) -> str:
 @game_command()
 @click.argument("game", required=False)
 @click.option("--algorithm", default=None,
-              help="auto (default: the exact LP on trees up to 1M nodes, pdcfr+ above, for a "
-                   "target of 1e-3 or looser on trees over 100k nodes, or with --iterations or "
-                   "--time-limit, es-mccfr when the tree would not fit; it says what it picked "
-                   "and why: README, Choosing the algorithm), lp "
+              help="auto (default: the exact LP on trees up to 1M nodes; pdcfr+ above, for a "
+                   "target of 1e-3 or looser on trees over 100k nodes, or with --iterations, "
+                   "--time-limit or other iteration settings; es-mccfr when the tree would "
+                   "not fit; it says what it picked and why: README, Choosing the algorithm), "
+                   "lp "
                    "(exact sequence-form LP), cfr, cfr+, lcfr, dcfr, pcfr+, pdcfr+ (discounted "
                    "predictive CFR+), or Monte-Carlo CFR: es-mccfr (external sampling) or "
                    "os-mccfr (outcome sampling).")

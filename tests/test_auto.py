@@ -27,6 +27,9 @@ def test_the_rule():
     chosen, why = choose_algorithm(config(iterations=10))
     assert chosen == "pdcfr+" and "--iterations" in why
     assert choose_algorithm(config(time_limit=5.0))[0] == "pdcfr+"
+    assert choose_algorithm(config(alternating=False))[0] == "pdcfr+"
+    chosen, why = choose_algorithm(config(target_exploitability=1e-6), checkpoint_every=10)
+    assert chosen == "pdcfr+" and "--checkpoint-every" in why
     assert choose_algorithm(config(preset="mini"))[0] == "lp"  # 205,723 nodes
     assert choose_algorithm(config(preset="mini", target_exploitability=1e-4))[0] == "lp"
     chosen, why = choose_algorithm(config(preset="mini", target_exploitability=1e-3))

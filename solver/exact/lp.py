@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 from scipy import sparse
 from scipy.optimize import linprog
 
@@ -33,72 +34,79 @@ class LPResult:
     seconds: float = 0.0
 
 
-def _sequences(tree: Tree):
-    """Sequence numbering, parent sequences of infosets and the sparse payoff matrix A."""
-    n_inf = tree.num_infosets
-    nact = tree.infoset_num_actions.tolist()
-    owner = tree.infoset_player.tolist()
-    seq_start = [0] * n_inf
-    n_seq = [1, 1]  # sequence 0 of each player is the empty sequence
-    for i in range(n_inf):
-        seq_start[i] = n_seq[owner[i]]
-        n_seq[owner[i]] += nact[i]
-
-    fc, nc = tree.first_child.tolist(), tree.num_children.tolist()
-    pl, inf = tree.node_player.tolist(), tree.node_infoset.tolist()
-    util, cprob = tree.utility.tolist(), tree.chance_prob.tolist()
-    n = tree.num_nodes
-    s0 = [0] * n
-    s1 = [0] * n
-    reach = [0.0] * n
+@njit(cache=True)
+def _sequence_pass(first_child, num_children, node_player, node_infoset, utility, chance_prob,
+                   seq_start):
+    """One pass in node order (parents first): every node's pair of sequences and chance
+    reach; returns the payoff entries (row, col, value) and each infoset's parent sequence
+    (-2 where an infoset has two: imperfect recall)."""
+    n = first_child.shape[0]
+    s0 = np.zeros(n, dtype=np.int64)
+    s1 = np.zeros(n, dtype=np.int64)
+    reach = np.zeros(n)
     reach[0] = 1.0
-    parent_seq = [-1] * n_inf
-    rows, cols, vals = [], [], []
-    for v in range(n):  # parents precede children
-        p = pl[v]
+    parent_seq = np.full(seq_start.shape[0], -1, dtype=np.int64)
+    rows = np.empty(n, dtype=np.int64)
+    cols = np.empty(n, dtype=np.int64)
+    vals = np.empty(n)
+    m = 0
+    for v in range(n):
+        p = node_player[v]
         if p == TERMINAL:
-            if util[v] != 0.0 and reach[v] != 0.0:
-                rows.append(s0[v])
-                cols.append(s1[v])
-                vals.append(reach[v] * util[v])
+            if utility[v] != 0.0 and reach[v] != 0.0:
+                rows[m], cols[m], vals[m] = s0[v], s1[v], reach[v] * utility[v]
+                m += 1
             continue
-        c = fc[v]
+        c = first_child[v]
+        i = node_infoset[v]
+        for k in range(num_children[v]):
+            s0[c + k], s1[c + k] = s0[v], s1[v]
+            reach[c + k] = reach[v] * chance_prob[i + k] if p == CHANCE else reach[v]
         if p == CHANCE:
-            off = inf[v]
-            for k in range(nc[v]):
-                s0[c + k], s1[c + k] = s0[v], s1[v]
-                reach[c + k] = reach[v] * cprob[off + k]
             continue
-        i = inf[v]
         own = s0[v] if p == 0 else s1[v]
         if parent_seq[i] == -1:
             parent_seq[i] = own
         elif parent_seq[i] != own:
-            raise SpycfrError("LP needs perfect recall: an infoset has two parent sequences")
-        for k in range(nc[v]):
-            s0[c + k], s1[c + k] = s0[v], s1[v]
+            parent_seq[i] = -2
+        for k in range(num_children[v]):
             if p == 0:
                 s0[c + k] = seq_start[i] + k
             else:
                 s1[c + k] = seq_start[i] + k
-            reach[c + k] = reach[v]
+    return rows[:m], cols[:m], vals[:m], parent_seq
+
+
+def _sequences(tree: Tree):
+    """Sequence numbering, parent sequences of infosets and the sparse payoff matrix A."""
+    nact = tree.infoset_num_actions.astype(np.int64)
+    owner = tree.infoset_player.astype(np.int64)
+    seq_start = np.zeros(tree.num_infosets, dtype=np.int64)
+    n_seq = [1, 1]  # sequence 0 of each player is the empty sequence
+    for p in (0, 1):
+        mine = np.flatnonzero(owner == p)
+        ends = 1 + np.cumsum(nact[mine])
+        seq_start[mine] = ends - nact[mine]
+        n_seq[p] = int(ends[-1]) if len(mine) else 1
+    rows, cols, vals, parent_seq = _sequence_pass(
+        tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
+        np.asarray(tree.utility, dtype=np.float64), np.asarray(tree.chance_prob, np.float64),
+        seq_start)
+    if (parent_seq == -2).any():
+        raise SpycfrError("LP needs perfect recall: an infoset has two parent sequences")
     a = sparse.coo_matrix((vals, (rows, cols)), shape=(n_seq[0], n_seq[1])).tocsr()
     return seq_start, parent_seq, n_seq, a
 
 
 def _constraints(tree: Tree, player: int, seq_start, parent_seq, n_seq_p: int):
     """Sparse E (one row for the root plus one per infoset of ``player``) with E z = e."""
-    rows, cols, vals = [0], [0], [1.0]
-    infosets = tree.infosets_of(player).tolist()
-    nact = tree.infoset_num_actions.tolist()
-    for r, i in enumerate(infosets, start=1):
-        rows.append(r)
-        cols.append(parent_seq[i])
-        vals.append(-1.0)
-        for k in range(nact[i]):
-            rows.append(r)
-            cols.append(seq_start[i] + k)
-            vals.append(1.0)
+    infosets = tree.infosets_of(player).astype(np.int64)
+    nact = tree.infoset_num_actions.astype(np.int64)[infosets]
+    r = np.arange(1, len(infosets) + 1)
+    first = np.repeat(seq_start[infosets] - np.concatenate([[0], np.cumsum(nact)[:-1]]), nact)
+    rows = np.concatenate([[0], r, np.repeat(r, nact)])
+    cols = np.concatenate([[0], parent_seq[infosets], first + np.arange(int(nact.sum()))])
+    vals = np.concatenate([[1.0], -np.ones(len(infosets)), np.ones(int(nact.sum()))])
     return sparse.coo_matrix((vals, (rows, cols)), shape=(len(infosets) + 1, n_seq_p)).tocsr()
 
 
@@ -149,14 +157,18 @@ def solve_lp(tree: Tree, both_sides: bool = True) -> LPResult:
         neg_value_p2, y, _ = _solve_side((-a.T).tocsr(), f, e)
         value_p2_side = -neg_value_p2
 
+    # Behavioural strategy: each infoset's slice of its owner's plan, normalised (uniform
+    # where the plan gives the infoset no weight).
     strategy = tree.uniform_strategy()
-    nact = tree.infoset_num_actions.tolist()
-    for i in range(tree.num_infosets):
-        plan = x if tree.infoset_player[i] == 0 else y
-        row = np.clip(plan[seq_start[i]: seq_start[i] + nact[i]], 0.0, None)
-        total = row.sum()
-        if total > 1e-12:
-            strategy[i, : nact[i]] = row / total
+    nact = tree.infoset_num_actions.astype(np.int64)
+    legal = np.arange(strategy.shape[1])[None, :] < nact[:, None]
+    index = np.where(legal, seq_start[:, None] + np.arange(strategy.shape[1])[None, :], 0)
+    plans = np.where((tree.infoset_player == 0)[:, None], x[np.minimum(index, len(x) - 1)],
+                     y[np.minimum(index, len(y) - 1)])
+    rows = np.where(legal, np.clip(plans, 0.0, None), 0.0)
+    total = rows.sum(axis=1)
+    weighted = total > 1e-12
+    strategy[weighted] = rows[weighted] / total[weighted, None]
     return LPResult(
         value_p1=value_p1,
         strategy=strategy,

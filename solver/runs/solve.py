@@ -92,13 +92,13 @@ FULL_TREE_ADVICE = ("raise --memory-limit, choose a smaller variant, or solve wi
 # liar's dice; rounded up.
 LP_BYTES_PER_NODE = 1500
 # `--algorithm auto` (measured side by side, benchmarks/README.md): the exact LP (exploitability
-# ~1e-16) up to AUTO_LP_NODES nodes (estimated): it reached 1e-6 first on every tree measured
-# (Kuhn to an Agent Hunter variant of 716,605 nodes: 36 s against pdcfr+'s 49 s), while a
-# 2.3 M-node tree did not finish in 900 s. Discounted predictive CFR+ on the full tree for a
-# loose target (at least AUTO_LOOSE_TARGET) on a tree of more than AUTO_CFR_NODES nodes (to
-# 1e-3 it was 4.6x faster than the LP on Agent Hunter mini, 4x at 716,605 nodes), above the
-# LP's size, or when iterations or a time limit are asked for; external-sampling MCCFR when
-# the full tree would not fit.
+# ~1e-16) up to AUTO_LP_NODES nodes (estimated): first or tied to 1e-6 on every tree measured
+# but the smallest (Kuhn to an Agent Hunter variant of 716,605 nodes: 15-36 s against
+# pdcfr+'s 29-49 s), while a 2.3 M-node tree did not finish in 900 s. Discounted predictive
+# CFR+ on the full tree for a loose target (at least AUTO_LOOSE_TARGET) on a tree of more than
+# AUTO_CFR_NODES nodes (to 1e-3 it was 2.5-4.6x sooner than the LP on Agent Hunter mini, 4x at
+# 716,605 nodes, 1.7x later on liar's dice), above the LP's size, or when something iterative
+# is asked for; external-sampling MCCFR when the full tree would not fit.
 AUTO_LP_NODES = 1_000_000
 AUTO_CFR_NODES = 100_000
 AUTO_LOOSE_TARGET = 1e-3
@@ -137,14 +137,15 @@ RESUME_LIMITS = ("iterations", "target_exploitability", "time_limit", "check_eve
 # --- solver engines: what differs between the full-tree and the Monte-Carlo solvers ----------
 
 
-def _build(config: SolveConfig, memory: MemoryBudget, bytes_per_node: float, what: str,
-           advice: str) -> Tree:
-    """A built-in game's tree, refused at once from the size estimate (with ``bytes_per_node``
-    of the solver's on top of the tree's), then checked as it grows."""
+def _tree_within(config: SolveConfig, memory: MemoryBudget, per_node: float, solver: str,
+                 advice: str) -> Tree:
+    """The enumerated tree of ``config``'s variant, refused at once when the estimated tree and
+    ``per_node`` bytes of ``solver`` per node would not fit ``memory``; then checked as the
+    tree grows."""
     game = make_game(config.game, config.preset, config.params)
     nodes = estimate_nodes(get_plugin(game.name).numba_params(game.variant_obj))
-    memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its {what}",
-                   nodes * (TREE_BYTES_PER_NODE + bytes_per_node), advice)
+    memory.require(f"the tree of about {nodes:.3g} nodes (estimated) and its {solver}",
+                   nodes * (TREE_BYTES_PER_NODE + per_node), advice)
     return build_tree(game, memory=memory)
 
 
@@ -161,7 +162,14 @@ def _foreign_tree(config: SolveConfig, run_dir: Path | None, resume) -> Tree | N
     return tree
 
 
-class _FullTree:
+class _Iterative:
+    """What the iterative engines share: run = iterate to the limits (:func:`_iterate`)."""
+
+    def run(self, *args) -> tuple[float, str]:
+        return _iterate(self, *args)
+
+
+class _FullTree(_Iterative):
     """A CFR-family solver on the enumerated tree (any game)."""
 
     value_column = "exploitability"
@@ -172,9 +180,10 @@ class _FullTree:
         self.config = config
         self.device = resolve_device(config.device)  # before the tree: a missing GPU fails fast
         self.memory = _memory_budget(config)
+        # Refused at once from the estimate; then checked as the tree grows and once it is known.
         per_node = GPU_HOST_BYTES_PER_NODE if self.device == "gpu" else SOLVE_BYTES_PER_NODE
-        self.tree = tree = tree or _build(config, self.memory, per_node, "solver",
-                                          FULL_TREE_ADVICE)
+        self.tree = tree = tree or _tree_within(config, self.memory, per_node, "solver",
+                                                FULL_TREE_ADVICE)
         self.memory.require(f"solving the tree of {tree.num_nodes:,} nodes and "
                             f"{tree.num_infosets:,} infosets", _solve_bytes(tree, config),
                             FULL_TREE_ADVICE)
@@ -205,9 +214,6 @@ class _FullTree:
     def extra_meta(self) -> dict:
         return {"device": self.device}
 
-    def run(self, *args) -> tuple[float, str]:
-        return _iterate(self, *args)
-
 
 def _profile_values(tree: Tree, strategy: np.ndarray) -> tuple[float, float, float]:
     """(P1's best-response value, P2's, P1's expected value) of ``strategy`` on the CPU."""
@@ -234,7 +240,8 @@ class _ExactLP:
         self.config = config
         self.memory = _memory_budget(config)
         advice = "raise --memory-limit, or solve iteratively (--algorithm pdcfr+)"
-        self.tree = tree = tree or _build(config, self.memory, LP_BYTES_PER_NODE, "LP", advice)
+        self.tree = tree = tree or _tree_within(config, self.memory, LP_BYTES_PER_NODE, "LP",
+                                                advice)
         if tree.num_nodes > MAX_LP_NODES:
             raise SpycfrError(f"the tree has {tree.num_nodes:,} nodes, too many for the exact LP "
                               f"(at most {MAX_LP_NODES:,}): solve iteratively (--algorithm "
@@ -245,14 +252,12 @@ class _ExactLP:
         self._strategy: np.ndarray | None = None
 
     def run(self, config, total, checkpoint_every, run_dir, seconds, progress):
-        """Solve the LP (one program; P2's half from its duals); returns (seconds, "exact")."""
+        """Solve the LP (one program; P2's half from its duals); returns (seconds, "exact").
+        HiGHS reports no progress: the run's summary gives the result."""
         result = solve_lp(self.tree, both_sides=False)
         self._strategy = result.strategy
         self.solver.seconds = seconds + result.seconds
-        value = self.measure()
-        self.solver.log.append((0, self.solver.seconds, value))
-        if progress is not None:
-            progress(0, self.solver.seconds, value)
+        self.solver.log.append((0, self.solver.seconds, self.measure()))
         return self.solver.seconds, "exact"
 
     def measure(self) -> float:
@@ -270,13 +275,15 @@ class _ExactLP:
                                  "strategy from its duals", "node_limit": MAX_LP_NODES}}
 
 
-def choose_algorithm(config: SolveConfig, tree: Tree | None = None) -> tuple[str, str]:
+def choose_algorithm(config: SolveConfig, checkpoint_every: int | None = None,
+                     tree: Tree | None = None) -> tuple[str, str]:
     """What ``--algorithm auto`` runs for ``config``, and why (one sentence).
 
-    The rule (README, "Choosing the algorithm"): the exact LP when no iterations or time limit
-    are asked for, the tree has at most AUTO_LP_NODES nodes (estimated) and the target is not
-    loose on a tree of more than AUTO_CFR_NODES; otherwise AUTO_CFR on the full tree if it
-    fits the memory limit (or a target needs it); otherwise AUTO_SAMPLED.
+    The rule (README, "Choosing the algorithm"): the exact LP when nothing iterative is asked
+    for (iterations, a time limit, checks, checkpoints, simultaneous updates), the tree has
+    at most AUTO_LP_NODES nodes (estimated) and the target is not loose on a tree of more than
+    AUTO_CFR_NODES; otherwise AUTO_CFR on the full tree if it fits the memory limit (or a
+    target needs it); otherwise AUTO_SAMPLED.
     """
     if tree is not None:  # a foreign game's, already built
         nodes, size = tree.num_nodes, f"the tree has {tree.num_nodes:,} nodes"
@@ -286,17 +293,18 @@ def choose_algorithm(config: SolveConfig, tree: Tree | None = None) -> tuple[str
         size = f"the tree has about {nodes:.3g} nodes (estimated)"
     memory = _memory_budget(config)
     full_tree = nodes * (TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE)
-    iterative = [name for name, value in (("--iterations", config.iterations),
-                                          ("--time-limit", config.time_limit))
-                 if value is not None]
+    iterative = [name for name, value in (
+        ("--iterations", config.iterations), ("--time-limit", config.time_limit),
+        ("--check-every", config.check_every), ("--checkpoint-every", checkpoint_every),
+        ("--simultaneous", None if config.alternating else True)) if value is not None]
     target = config.target_exploitability
     loose = target is not None and target >= AUTO_LOOSE_TARGET and nodes > AUTO_CFR_NODES
     if config.device == "gpu":  # asked for: the LP runs on the CPU only
         return AUTO_CFR, f"--device gpu was asked for; {AUTO_CFR} runs there ({size})"
     if not iterative and not loose and nodes <= AUTO_LP_NODES and memory.fits(
             nodes * (TREE_BYTES_PER_NODE + LP_BYTES_PER_NODE)):
-        return "lp", (f"{size}, at most {AUTO_LP_NODES:,}: the exact LP reached "
-                      "exploitability 1e-6 first on every tree of this size measured")
+        return "lp", (f"{size}, at most {AUTO_LP_NODES:,}: the exact LP, exact and first or "
+                      "about tied to 1e-6 on the trees of this size measured")
     if memory.fits(full_tree) or target is not None or tree is not None:
         if iterative:
             why = f"iterations were asked for ({' and '.join(iterative)})"
@@ -305,7 +313,8 @@ def choose_algorithm(config: SolveConfig, tree: Tree | None = None) -> tuple[str
                    "reached 1e-3 several times sooner than the LP on such trees")
         else:
             why = f"{size}, more than {AUTO_LP_NODES:,} for the exact LP"
-        return AUTO_CFR, f"{why}; {AUTO_CFR} is the fastest CFR variant measured on Agent Hunter"
+        return AUTO_CFR, (f"{why}; {AUTO_CFR} converged fastest of the CFR variants on most "
+                          "trees measured")
     return AUTO_SAMPLED, (f"{size}: the full tree would not fit the memory limit "
                           f"({memory.limit_bytes / 2**30:.3g} GiB), so the game is sampled")
 
@@ -334,7 +343,7 @@ def _table_bytes(tree: Tree) -> float:
     return TABLE_BYTES_FIXED + TABLE_BYTES_PER_ROW * int(tree.infoset_num_actions.sum())
 
 
-class _MonteCarlo:
+class _MonteCarlo(_Iterative):
     """External- or outcome-sampling MCCFR straight on the game's rules.
 
     The tree is built only if the variant is enumerable (then the exploitability is exact);
@@ -408,9 +417,6 @@ class _MonteCarlo:
 
     def strategy(self) -> np.ndarray | None:
         return None if self.tree is None else strategy_on_tree(self.solver, self.tree)
-
-    def run(self, *args) -> tuple[float, str]:
-        return _iterate(self, *args)
 
     def profile_values(self, strategy: np.ndarray) -> tuple[float, float, float]:
         return _profile_values(self.tree, strategy)
@@ -605,7 +611,7 @@ def _solve(config: SolveConfig, run_dir: Path | None, resume, checkpoint_every: 
     foreign_tree = _foreign_tree(config, run_dir, resume)
     choice = None
     if config.algorithm == "auto":
-        chosen, why = choose_algorithm(config, foreign_tree)
+        chosen, why = choose_algorithm(config, checkpoint_every, foreign_tree)
         choice = {"requested": "auto", "chosen": chosen, "why": why}
         config = SolveConfig(**{**config.__dict__, "algorithm": chosen})
     _check_config(config)
