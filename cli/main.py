@@ -10,7 +10,7 @@ import click
 
 from cli.analyse import best_response_cmd, exploitability, export, openings, query
 from cli.export_efg import export_efg
-from cli.match import head_to_head
+from cli.match import head_to_head, measure
 from cli.play import play
 from cli.record import record
 from cli.report import report
@@ -66,7 +66,7 @@ def games(as_json: bool) -> None:
 
 # The commands live in one module per job; importing them is cheap (the solver loads lazily).
 for _command in (record, solve, info, openings, query, best_response_cmd, exploitability, export,
-                 export_efg, report, head_to_head, play):
+                 export_efg, report, head_to_head, measure, play):
     cli.add_command(_command)
 
 

@@ -1,8 +1,9 @@
 """Head-to-head matches: two players play sampled games of any game of the protocol, with a
 confidence interval on the result. What can be measured when exploitability cannot.
 
-A player is uniform (every legal move equally likely), the game's heuristic (its plug-in's
-``heuristic_policy``), or a strategy table keyed by observation sequences: an MCCFR
+A player is uniform (every legal move equally likely), the game's heuristic (its protocol's
+``heuristic_policy``), one of its styled heuristics (``styled_heuristic``, named by the
+plug-in's ``heuristic_styles``), or a strategy table keyed by observation sequences: an MCCFR
 solver's average strategy, or a run's strategy on its tree (its infosets keyed the same
 way). A table player meeting an infoset it has no row for plays uniformly; the result says
 how often that happened. Player A plays half the games as P1 and half as P2, each game's
@@ -35,6 +36,7 @@ from solver.tree import CHANCE, TERMINAL, Tree
 UNIFORM = 0
 HEURISTIC = 1
 TABLE = 2
+STYLED = 3  # a styled heuristic: Player.style picks it
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Player:
     kind: int
     table: tuple | None = None  # (hash map, row offsets, action counts, rows)
     abstract: bool = False  # the table is keyed by the game's information abstraction
+    style: int = 0  # a STYLED player's style number
 
 
 def uniform_player() -> Player:
@@ -56,6 +59,16 @@ def heuristic_player(game) -> Player:
     if not P.has_heuristic(type(params)):
         raise SpycfrError(f"{game.name} has no heuristic player")
     return Player("heuristic", HEURISTIC)
+
+
+def styled_player(game, name: str) -> Player:
+    """The game's styled heuristic player ``name`` (one of its plug-in's heuristic_styles)."""
+    styles = get_plugin(game.name).heuristic_styles
+    if name not in styles:
+        allowed = ", ".join(f"heuristic:{s}" for s in styles) or "none"
+        raise SpycfrError(f"{game.name} has no heuristic player {name!r}; styled heuristic "
+                          f"players: {allowed}")
+    return Player(f"heuristic:{name}", STYLED, style=styles.index(name))
 
 
 def mccfr_player(solver: MCCFRSolver, name: str = "mccfr") -> Player:
@@ -86,10 +99,13 @@ _EMPTY = (np.full(32, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
 
 
 @njit(cache=True)
-def _policy(kind, state, params, acts, k, key, table, off, nact, pool, out):
+def _policy(kind, style, state, params, acts, k, key, table, off, nact, pool, out):
     """The move distribution of a player at a decision; returns 1 if a table had no row."""
     if kind == HEURISTIC:
         P.heuristic_policy(state, params, acts, k, out)
+        return 0
+    if kind == STYLED:
+        P.styled_heuristic(state, params, style, acts, k, out)
         return 0
     if kind == TABLE:
         idx = hm_get(table, key, -1)
@@ -102,8 +118,8 @@ def _policy(kind, state, params, acts, k, key, table, off, nact, pool, out):
 
 
 @njit(cache=True)
-def _play(params, games, seed, a_first, kind_a, abs_a, tab_a, off_a, nact_a, pool_a,
-          kind_b, abs_b, tab_b, off_b, nact_b, pool_b):
+def _play(params, games, seed, a_first, kind_a, style_a, abs_a, tab_a, off_a, nact_a, pool_a,
+          kind_b, style_b, abs_b, tab_b, off_b, nact_b, pool_b):
     """Team 0's payoff in each game (A is team 0 in the games with ``a_first``), and the
     decisions where a table player had no row."""
     max_act = max(P.max_actions(params), 2)
@@ -132,12 +148,12 @@ def _play(params, games, seed, a_first, kind_a, abs_a, tab_a, off_a, nact_a, poo
                 seat = P.current_seat(cur, params)
                 if (p == 0) == a_first:
                     key = infoset_key(cur, params, seat, h, abs_a)
-                    misses += _policy(kind_a, cur, params, acts, k, key, tab_a, off_a, nact_a,
-                                      pool_a, probs)
+                    misses += _policy(kind_a, style_a, cur, params, acts, k, key, tab_a,
+                                      off_a, nact_a, pool_a, probs)
                 else:
                     key = infoset_key(cur, params, seat, h, abs_b)
-                    misses += _policy(kind_b, cur, params, acts, k, key, tab_b, off_b, nact_b,
-                                      pool_b, probs)
+                    misses += _policy(kind_b, style_b, cur, params, acts, k, key, tab_b,
+                                      off_b, nact_b, pool_b, probs)
             advance_keys(params, cur, nxt, acts[sample(probs, k, uniform(rng))], h)
     return payoff, misses
 
@@ -158,10 +174,11 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0)
     params = get_plugin(game.name).numba_params(game.variant_obj)
     ta, tb = a.table or _EMPTY, b.table or _EMPTY
     half = games // 2
-    first, m1 = _play(params, np.int64(half), np.int64(seed), True, a.kind, a.abstract, *ta,
-                      b.kind, b.abstract, *tb)
+    sa, sb = np.int64(a.style), np.int64(b.style)
+    first, m1 = _play(params, np.int64(half), np.int64(seed), True, a.kind, sa, a.abstract,
+                      *ta, b.kind, sb, b.abstract, *tb)
     second, m2 = _play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
-                       False, a.kind, a.abstract, *ta, b.kind, b.abstract, *tb)
+                       False, a.kind, sa, a.abstract, *ta, b.kind, sb, b.abstract, *tb)
     mine = np.concatenate([first, -second])  # A's payoff: as P1, then as P2
     return {
         "game": game.name, "variant": game.variant_obj.as_dict(), "a": a.name, "b": b.name,
@@ -175,17 +192,20 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0)
 
 
 def player_from(source: str, game) -> Player:
-    """A player named on the command line: ``uniform``, ``heuristic`` or a run directory
-    (a tree run plays its strategy; an MCCFR run without a tree its average strategy)."""
+    """A player named on the command line: ``uniform``, ``heuristic``, ``heuristic:STYLE``
+    or a run directory (a tree run plays its strategy; an MCCFR run without a tree its
+    average strategy)."""
     from pathlib import Path
 
-    from solver.runs.solve import MCCFR_ALGORITHMS
-    from solver.runs.store import is_treeless, load_checkpoint, load_run, read_run_meta
+    from solver.runs.solve import load_sampled_solver
+    from solver.runs.store import is_treeless, load_run, read_run_meta
 
     if source == "uniform":
         return uniform_player()
     if source == "heuristic":
         return heuristic_player(game)
+    if source.startswith("heuristic:"):
+        return styled_player(game, source.split(":", 1)[1])
     if not Path(source).is_dir():
         raise SpycfrError(f"player {source!r}: not 'uniform', 'heuristic' or a run directory")
     meta = read_run_meta(source)
@@ -196,9 +216,4 @@ def player_from(source: str, game) -> Player:
         run = load_run(source)
         params = get_plugin(game.name).numba_params(game.variant_obj)
         return tree_player(run.tree, run.strategy, params, source)
-    config, state, _, _ = load_checkpoint(Path(source))
-    solver = MCCFRSolver(game, MCCFR_ALGORITHMS[config["algorithm"]], seed=config["seed"],
-                         epsilon=float(state["epsilon"]), es_node_limit=None,
-                         abstraction=bool(config.get("abstraction", False)))
-    solver.load_state_dict(state)
-    return mccfr_player(solver, source)
+    return mccfr_player(load_sampled_solver(source), source)
