@@ -293,8 +293,8 @@ def _sampled_query(run_dir: str, player: int, record: str, as_json: bool) -> Non
     name = result["player"]
     click.echo(f"{name} to move after: {result['information_state'] or '(start)'}")
     click.echo(textwrap.fill(f"source: {result['source']}; {result['iterations']:,} iterations"
-                             + ("" if result["seen"] else "; the run never met this position, "
-                                "so every move is equally likely"), 100,
+                             + ("" if result["seen"] else "; the run never met this position: "
+                                f"it plays its fallback there ({result['fallback']})"), 100,
                              subsequent_indent="  "))
     click.echo(f"  {'move':<22} {'avg prob':>8}")
     for m in result["moves"][:20]:

@@ -51,6 +51,7 @@ def games(as_json: bool) -> None:
             "parameters": {p.name: p.help for p in plugin.parameters},
             "presets": plugin.presets,
             "records": plugin.records is not None, "openings": plugin.openings is not None,
+            "heuristic_players": [f"heuristic:{h}" for h in plugin.heuristic_styles],
         }
     if as_json:
         click.echo(json.dumps(out, indent=2))
@@ -62,6 +63,8 @@ def games(as_json: bool) -> None:
         for preset, params in entry["presets"].items():
             shown = " ".join(f"{k}={v}" for k, v in params.items()) or "(no parameters)"
             click.echo(f"  preset {preset:<10} {shown}")
+        if entry["heuristic_players"]:
+            click.echo("  head-to-head players: " + ", ".join(entry["heuristic_players"]))
 
 
 # The commands live in one module per job; importing them is cheap (the solver loads lazily).

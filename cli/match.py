@@ -59,7 +59,7 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
                f"{100 * out['a_losses']:.1f}%")
     if out["table_misses"]:
         click.echo(f"({out['table_misses']} decisions met an infoset a table player never "
-                   "visited: played uniformly)")
+                   "visited: it played its fallback, uniform or the heuristic)")
 
 
 @click.command()

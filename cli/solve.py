@@ -200,6 +200,10 @@ def _rate(rate: float) -> str:
               help="es-mccfr/os-mccfr at the memory limit: stop (default), or freeze the "
                    "table and go on until the other limits: the infosets stored keep "
                    "learning, one met for the first time plays uniformly and is not stored.")
+@click.option("--fallback", default=None, type=click.Choice(["uniform", "heuristic"]),
+              help="es-mccfr/os-mccfr: how an information state the table does not hold (a "
+                   "full table, --when-full freeze) is played, in the run and by its strategy: "
+                   "uniformly (default) or as the game's heuristic player.")
 @click.option("--abstraction", is_flag=True,
               help="es-mccfr/os-mccfr: key information states by the game's information "
                    "abstraction (what matters, history order forgotten) instead of the whole "
@@ -226,7 +230,7 @@ def solve(
     game: str | None, preset: str | None, variant_params: dict, algorithm: str | None,
     iterations: str | None, target_exploitability: str | None, time_limit: str | None,
     seed: str | None, epsilon: str | None, memory_limit: str | None, when_full: str | None,
-    abstraction: bool,
+    fallback: str | None, abstraction: bool,
     alpha: str | None,
     beta: str | None, gamma: str | None, check_every: str | None, simultaneous: bool,
     output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
@@ -251,7 +255,7 @@ def solve(
             ("GAME", game), ("--preset", preset), ("variant options", variant_params or None),
             ("--algorithm", algorithm), ("--seed", seed), ("--epsilon", epsilon),
             ("--alpha", alpha), ("--beta", beta), ("--gamma", gamma),
-            ("--abstraction", abstraction or None),
+            ("--abstraction", abstraction or None), ("--fallback", fallback),
             ("--simultaneous", simultaneous or None), ("-o", output)) if value is not None]
         if given:
             raise SpycfrError(
@@ -295,6 +299,7 @@ def solve(
         alpha=a, beta=b, gamma=g, alternating=not simultaneous, iterations=n_iter,
         target_exploitability=target, time_limit=limit, check_every=every, seed=seed_value,
         epsilon=eps, memory_limit=mem, abstraction=abstraction, when_full=when_full,
+        fallback=fallback,
     )
     progress = _Progress(n_iter, limit, quiet, target)
     try:
@@ -320,6 +325,7 @@ def solve(
     if out["algorithm"] in MCCFR_ALGORITHMS:
         extra = f" (epsilon {params['epsilon']:g})" if params["epsilon"] is not None else ""
         extra += ", information abstraction" if params.get("abstraction") else ""
+        extra += ", heuristic fallback" if params.get("fallback") == "heuristic" else ""
         echo(f"  algorithm       {out['algorithm']}{extra}, seed {out['seed']}")
     else:
         echo(f"  algorithm       {out['algorithm']}"
@@ -358,7 +364,7 @@ def solve(
     if out.get("frozen_at_iteration") is not None:
         echo(f"  table full      frozen at iteration {out['frozen_at_iteration']:,} by the memory "
              f"limit; {out['unstored_decisions']:,} decisions met an infoset not stored "
-             "(played uniformly)")
+             f"(played as the fallback: {params.get('fallback', 'uniform')})")
     if out.get("tree_not_enumerated_because"):
         echo(f"  no tree         {out['tree_not_enumerated_because']}")
     if out.get("tables_skipped"):

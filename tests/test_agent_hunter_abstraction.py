@@ -10,7 +10,9 @@ import pytest
 
 from solver.cfr.mccfr import MCCFRSolver, tree_infoset_keys
 from solver.cfr.mccfr_kernels import TREE_OK
+from solver.errors import SpycfrError
 from solver.games import build_tree
+from solver.games import make_game as make_any_game
 from solver.games.agent_hunter import make_game, make_variant
 from solver.games.agent_hunter import rules as R
 from solver.games.agent_hunter.heuristic import HEURISTIC_STYLES, styled_heuristic
@@ -157,3 +159,27 @@ def test_sampled_run_tools(tmp_path):
     assert code == 0, err
     lines = (tmp_path / "s.csv").read_text().splitlines()
     assert lines[0] == "player,infoset_key,action_index,probability" and len(lines) > 720
+
+
+def test_heuristic_fallback_plays_the_heuristic_where_the_table_has_no_row():
+    game = make_game("standard")
+    solver = MCCFRSolver(game, "outcome", seed=0, abstraction=True, fallback="heuristic",
+                         when_full="freeze", memory_limit=rss_bytes() + 20 * 2**20)
+    solver.iterate(2000)
+    assert solver.frozen_at is not None
+    # P1 knows P2's house 1 holds 6 (and holds the 6): a position the short run never met.
+    state = replay(STANDARD, "place:1-2-3 place:6-7-8 hand:5>1:lo hand:9>1:hi hand:7>1:hi "
+                             "hand:9>2:hi").state
+    assert solver.policy_at_state(state, 0) is None
+    played = solver.fallback_at(state)
+    buf = np.empty(R.max_actions(STANDARD), dtype=np.int32)
+    k = R.legal_actions(state, PARAMS, buf)
+    assert len(played) == k and played.max() == 1.0
+    assert R.decode_action(buf[int(np.argmax(played))], 10, 3) == ("hand", (6, 0))
+    # Its table player plays the same fallback, so it beats uniform play clearly.
+    from solver.analysis.headtohead import head_to_head, mccfr_player, uniform_player
+
+    result = head_to_head(game, mccfr_player(solver), uniform_player(), 400, seed=2)
+    assert result["table_misses"] > 0 and result["a_payoff"]["ci95"][0] > 0.5
+    with pytest.raises(SpycfrError, match="no heuristic"):
+        MCCFRSolver(make_any_game("kuhn"), "outcome", fallback="heuristic")

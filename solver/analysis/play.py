@@ -39,12 +39,14 @@ class Opponent:
     solver: object | None = None
 
     def policy(self, node: int, path: list[int], seat: int, k: int) -> np.ndarray:
-        """The move distribution at the current decision (uniform where a sampled run
-        never met it)."""
+        """The move distribution at the current decision (a sampled run's fallback where it
+        never met it: uniform, or the game's heuristic)."""
         if self.tree is not None:
             return self.strategy[int(self.tree.node_infoset[node]), :k]
-        probs = self.solver.policy_at(path, seat)
-        return np.full(k, 1.0 / k) if probs is None or len(probs) != k else probs
+        probs = self.solver.played_policy_at(path, seat)
+        if len(probs) != k:
+            raise RuntimeError(f"the run's row has {len(probs)} moves, the rules give {k}")
+        return probs
 
 
 @dataclass

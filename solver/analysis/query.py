@@ -321,15 +321,17 @@ def sampled_query(run_dir: str | Path, player: int, record: str) -> dict:
     if position["to_move"] != name:
         raise SpycfrError(f"it is {position['to_move']}'s move after this record, not {name}'s")
     solver = load_sampled_solver(run_dir)
-    policy = solver.policy_at_state(records.view_state(variant, record, player), player)
+    state = records.view_state(variant, record, player)
+    policy = solver.policy_at_state(state, player)
     labels = position["legal_moves"]
     seen = policy is not None
-    if policy is None:
-        policy = np.full(len(labels), 1.0 / len(labels))
+    if policy is None:  # what the run plays where its table has no row
+        policy = solver.fallback_at(state)
     if len(policy) != len(labels):
         raise RuntimeError(f"the run's row has {len(policy)} moves, the rules give {len(labels)}")
     order = np.argsort(-policy, kind="stable")
     return {"player": name, "information_state": key, "seen": seen, "source": SAMPLED_SOURCE,
+            "fallback": solver.fallback,
             "moves": [{"move": labels[i], "probability": float(policy[i])} for i in order],
             "iterations": meta["iterations"], "exploitability": None,
             "measured": meta.get("measured")}

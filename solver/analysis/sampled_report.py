@@ -55,7 +55,8 @@ def _header(doc: Doc, meta: dict) -> None:
     if frozen is not None:
         memory += (f"; table full (frozen) from iteration {frozen:,}, after which "
                    f"{meta.get('unstored_decisions', 0):,} sampled decisions met an information "
-                   "state not stored (played uniformly, not learnt)")
+                   f"state not stored (played as the fallback, "
+                   f"{params.get('fallback', 'uniform')}; not learnt)")
     rows = [
         ["game", f"{title}: {variant_words(meta)}"],
         ["parameters", " ".join(f"{k}={v}" for k, v in meta["variant"].items())],
@@ -64,6 +65,8 @@ def _header(doc: Doc, meta: dict) -> None:
         ["iterations", f"{int(meta['iterations']):,} (stopped by {meta.get('stopped_by')}) in "
                        f"{float(meta.get('solve_seconds', 0)):,.0f} s"],
         ["memory", memory],
+        ["where the table has no row", "the strategy plays the game's heuristic player"
+         if params.get("fallback") == "heuristic" else "the strategy plays uniformly"],
         ["tree", f"not enumerated (about {meta.get('estimated_nodes', 0):.2g} nodes)"],
         ["spycfr", f"{meta.get('version', '?')}, run made {meta.get('created', '?')}"],
     ]

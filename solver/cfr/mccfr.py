@@ -22,6 +22,8 @@ from solver.cfr.mccfr_kernels import (
     C_NODES,
     C_POOL,
     C_UNSTORED,
+    FALLBACK_HEURISTIC,
+    FALLBACK_UNIFORM,
     MISMATCH,
     N_COUNTS,
     NEED_ROOM,
@@ -33,10 +35,12 @@ from solver.cfr.mccfr_kernels import (
     average_row,
     knuth_es_nodes,
     path_key,
+    path_state,
     rebuild_table,
     regret_sums,
     run_iterations,
     state_abstraction_key,
+    state_fallback,
     tree_keys,
     tree_strategy,
 )
@@ -52,6 +56,7 @@ from solver.tree import Tree
 
 SCHEMES = ("external", "outcome")
 WHEN_FULL = ("stop", "freeze")  # what a run does at its memory limit
+FALLBACKS = {"uniform": FALLBACK_UNIFORM, "heuristic": FALLBACK_HEURISTIC}
 MEMORY_MARGIN = 1 / 32  # of a memory limit, kept free (for what a run allocates at its end)
 INFOSET_ARRAYS = ("_inf_off", "_inf_nact", "_inf_player", "_inf_key")
 REGRET_BOUND_KIND = "regret bound estimate from sampled regrets (not an exact best response)"
@@ -87,7 +92,8 @@ class MCCFRSolver:
     beyond it, between two iterations (the state stays consistent), :meth:`iterate` raises
     :class:`MemoryLimitReached` (``when_full="stop"``), or the table is frozen
     (``"freeze"``): the run goes on refining the infosets stored, and an infoset met for
-    the first time is played uniformly and not stored (``stats()["unstored_decisions"]``).
+    the first time is not stored and plays uniformly, or as the game's heuristic player with
+    ``fallback="heuristic"`` (``stats()["unstored_decisions"]``).
     """
 
     def __init__(
@@ -100,6 +106,7 @@ class MCCFRSolver:
         memory_limit: float | None = None,
         abstraction: bool = False,
         when_full: str = "stop",
+        fallback: str = "uniform",
     ) -> None:
         self._params, self._max_act, self._max_depth = _bounds(game)
         if scheme not in SCHEMES:
@@ -113,6 +120,11 @@ class MCCFRSolver:
         if when_full not in WHEN_FULL:
             raise SpycfrError(f"unknown --when-full {when_full!r}; allowed: {', '.join(WHEN_FULL)}")
         self.when_full = when_full
+        if fallback not in FALLBACKS:
+            raise SpycfrError(f"unknown --fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
+        if fallback == "heuristic" and not protocol.has_heuristic(type(self._params)):
+            raise SpycfrError(f"{game.name} has no heuristic player: --fallback uniform")
+        self.fallback = fallback
         if abstraction and not protocol.has_abstraction(type(self._params)):
             raise SpycfrError(f"{game.name} has no information abstraction: drop --abstraction")
         self.abstraction = bool(abstraction)
@@ -155,7 +167,7 @@ class MCCFRSolver:
             (status, done, self._table, self._inf_off, self._inf_nact, self._inf_player,
              self._inf_key, self._regret, self._ssum) = run_iterations(
                 0 if self.scheme == "external" else 1, self._params, self.abstraction,
-                self.epsilon,
+                np.int64(FALLBACKS[self.fallback]), self.epsilon,
                 np.int64(left), np.int64(self._max_act), np.int64(self._max_depth), self._rng,
                 self._counts, self._table, self._tsize, self._inf_off, self._inf_nact,
                 self._inf_player, self._inf_key, self._regret, self._ssum,
@@ -324,6 +336,19 @@ class MCCFRSolver:
                        self.abstraction)
         return self.average_policy(int(key))
 
+    def played_policy_at(self, path, seat: int) -> np.ndarray:
+        """What ``seat`` plays after the action path ``path``: its average strategy, or where
+        the table has no row the fallback (uniform, or the game's heuristic)."""
+        policy = self.policy_at(path, seat)
+        if policy is not None:
+            return policy
+        return self.fallback_at(path_state(self._params, np.asarray(path, dtype=np.int32)))
+
+    def fallback_at(self, state: np.ndarray) -> np.ndarray:
+        """The fallback policy at the decision ``state`` (see ``fallback``)."""
+        return state_fallback(state, self._params, np.int64(FALLBACKS[self.fallback]),
+                              np.int64(self._max_act))
+
     def policy_at_state(self, state: np.ndarray, seat: int) -> np.ndarray | None:
         """Average strategy of ``seat`` at a game state, by the information abstraction's key
         (which depends only on what the seat knows; None if never seen)."""
@@ -377,6 +402,7 @@ class MCCFRSolver:
             "seed": self.seed,
             "epsilon": self.epsilon,
             "abstraction": self.abstraction,
+            "fallback": self.fallback,
             "iteration": self.iteration,
             "rng": self._rng.copy(),
             "counts": self._counts.copy(),
@@ -390,9 +416,9 @@ class MCCFRSolver:
 
     def load_state_dict(self, state: dict) -> None:
         """Restore a :meth:`state_dict` made by a solver with the same scheme, seed, epsilon."""
-        for key in ("scheme", "seed", "epsilon", "abstraction"):
-            # checkpoints made before abstractions used observation keys
-            value = state.get(key, False) if key == "abstraction" else state[key]
+        older = {"abstraction": False, "fallback": "uniform"}  # keys older checkpoints lack
+        for key in ("scheme", "seed", "epsilon", "abstraction", "fallback"):
+            value = state.get(key, older[key]) if key in older else state[key]
             value = value.item() if isinstance(value, np.ndarray) else value
             if value != getattr(self, key):
                 raise SpycfrError(

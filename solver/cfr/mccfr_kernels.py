@@ -42,6 +42,8 @@ C_FROZEN = 4  # 1 once the table is full (memory limit, --when-full freeze): no 
 C_UNSTORED = 5  # decisions met at an infoset that was not stored (the table being full)
 N_COUNTS = 6
 UNSTORED = -2  # _lookup's id of an infoset met while the table is frozen
+FALLBACK_UNIFORM = 0  # an unstored infoset plays uniformly ...
+FALLBACK_HEURISTIC = 1  # ... or as the game's heuristic player
 
 # Kernel status codes.
 OK = 0
@@ -146,10 +148,20 @@ def _regret_matching(regret, off, k, out):
 
 
 @njit(cache=True, inline="always")
-def _strategy(regret, off, k, out):
-    """Regret matching at a stored row (``off`` >= 0), uniform at an unstored infoset."""
+def _strategy(regret, off, k, out, fallback, state, params, acts):
+    """Regret matching at a stored row (``off`` >= 0); at an unstored infoset the game's
+    heuristic player with ``fallback`` == FALLBACK_HEURISTIC, else uniform."""
     if off >= 0:
         _regret_matching(regret, off, k, out)
+    else:
+        fallback_policy(fallback, state, params, acts, k, out)
+
+
+@njit(cache=True, inline="always")
+def fallback_policy(fallback, state, params, acts, k, out):
+    """How an infoset that the table does not hold is played (see ``_strategy``)."""
+    if fallback == FALLBACK_HEURISTIC:
+        P.heuristic_policy(state, params, acts, k, out)
     else:
         for a in range(k):
             out[a] = 1.0 / k
@@ -191,9 +203,9 @@ def _root_keys(h):
 
 @njit(cache=True)
 def _es_traverse(
-    p, params, abstract, max_act, rng, counts, table, tsize, inf_off, inf_nact, inf_player,
-    inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals, f_k, f_next, f_inf, f_h, acts, sigma,
-    probs, cur, nxt, h,
+    p, params, abstract, fallback, max_act, rng, counts, table, tsize, inf_off, inf_nact,
+    inf_player, inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals, f_k, f_next, f_inf, f_h,
+    acts, sigma, probs, cur, nxt, h,
 ):
     """One external-sampling traversal for traverser ``p``; returns (status, value, arrays...).
 
@@ -232,7 +244,7 @@ def _es_traverse(
                     break
                 off = inf_off[idx] if idx >= 0 else -1
                 if pl == p:
-                    _strategy(regret, off, k, f_sigma[depth])
+                    _strategy(regret, off, k, f_sigma[depth], fallback, cur, params, acts)
                     f_state[depth] = cur
                     for a in range(k):
                         f_acts[depth, a] = acts[a]
@@ -243,7 +255,7 @@ def _es_traverse(
                     depth += 1
                     pushed = True
                     break
-                _strategy(regret, off, k, sigma)
+                _strategy(regret, off, k, sigma, fallback, cur, params, acts)
                 if off >= 0:
                     for a in range(k):
                         ssum[off + a] += sigma[a]
@@ -291,7 +303,7 @@ def _es_traverse(
 
 @njit(cache=True)
 def _os_traverse(
-    p, params, abstract, epsilon, max_act, rng, counts, table, tsize, inf_off, inf_nact,
+    p, params, abstract, fallback, epsilon, max_act, rng, counts, table, tsize, inf_off, inf_nact,
     inf_player, inf_key, regret, ssum, path_inf, path_k, path_i, path_pl, path_opp, path_samp,
     path_sprob, path_policy, acts, splice, probs, cur, nxt, h,
 ):
@@ -320,7 +332,8 @@ def _os_traverse(
         if idx == -1:
             return MISMATCH, 0.0, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum
         policy = path_policy[n]
-        _strategy(regret, inf_off[idx] if idx >= 0 else -1, k, policy)
+        _strategy(regret, inf_off[idx] if idx >= 0 else -1, k, policy, fallback, cur, params,
+                  acts)
         if pl == p:
             u = epsilon / k
             for a in range(k):
@@ -369,8 +382,8 @@ def _os_traverse(
 
 @njit(cache=True)
 def run_iterations(
-    scheme, params, abstract, epsilon, n_iter, max_act, max_depth, rng, counts, table, tsize,
-    inf_off, inf_nact, inf_player, inf_key, regret, ssum,
+    scheme, params, abstract, fallback, epsilon, n_iter, max_act, max_depth, rng, counts, table,
+    tsize, inf_off, inf_nact, inf_player, inf_key, regret, ssum,
 ):
     """Run ``n_iter`` iterations (team 0's traversal then team 1's); returns
     (status, done, arrays...).
@@ -416,17 +429,17 @@ def run_iterations(
             if scheme == 0:
                 status, _v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = (
                     _es_traverse(
-                        p, params, abstract, max_act, rng, counts, table, tsize, inf_off, inf_nact,
-                        inf_player, inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals,
-                        f_k, f_next, f_inf, f_h, acts, scratch, probs, cur, nxt, h,
+                        p, params, abstract, fallback, max_act, rng, counts, table, tsize,
+                        inf_off, inf_nact, inf_player, inf_key, regret, ssum, f_state, f_acts,
+                        f_sigma, f_vals, f_k, f_next, f_inf, f_h, acts, scratch, probs, cur, nxt, h,
                     )
                 )
             else:
                 status, _v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = (
                     _os_traverse(
-                        p, params, abstract, epsilon, max_act, rng, counts, table, tsize, inf_off,
-                        inf_nact, inf_player, inf_key, regret, ssum, f_inf, f_k, f_next,
-                        path_pl, path_opp, path_samp, path_sprob, f_sigma, acts, scratch,
+                        p, params, abstract, fallback, epsilon, max_act, rng, counts, table,
+                        tsize, inf_off, inf_nact, inf_player, inf_key, regret, ssum, f_inf, f_k,
+                        f_next, path_pl, path_opp, path_samp, path_sprob, f_sigma, acts, scratch,
                         probs, cur, nxt, h,
                     )
                 )
@@ -495,6 +508,28 @@ def path_key(params, actions, seat, abstract):
     for i in range(actions.shape[0]):
         advance_keys(params, cur, nxt, actions[i], h)
     return infoset_key(cur, params, seat, h, abstract)
+
+
+@njit(cache=True)
+def state_fallback(state, params, fallback, max_act):
+    """The fallback policy (``fallback_policy``) at the decision ``state``, over its legal
+    actions in the rules' order (a Python entry point)."""
+    acts = np.empty(max_act, dtype=np.int32)
+    k = P.legal_actions(state, params, acts)
+    out = np.empty(k)
+    fallback_policy(fallback, state, params, acts, k, out)
+    return out
+
+
+@njit(cache=True)
+def path_state(params, actions):
+    """The state after the action path ``actions`` from the root."""
+    cur = P.initial_state(params)
+    nxt = np.empty_like(cur)
+    for i in range(actions.shape[0]):
+        P.apply_action(cur, params, actions[i], nxt)
+        cur[:] = nxt
+    return cur
 
 
 @njit(cache=True)

@@ -101,6 +101,7 @@ class SolveConfig:
     memory_limit: float | None = None  # GiB of resident memory (None: half the RAM)
     abstraction: bool = False  # MCCFR only: key infosets by the game's information abstraction
     when_full: str | None = None  # MCCFR only, at the memory limit: stop (None) or freeze
+    fallback: str | None = None  # MCCFR only: how unstored infosets play (None: uniform)
 
 
 # Settings a resumed run takes from the command line rather than from its checkpoint.
@@ -211,7 +212,7 @@ class _MonteCarlo:
             game, MCCFR_ALGORITHMS[config.algorithm], seed=config.seed,
             epsilon=_epsilon(config) or DEFAULT_EPSILON,
             memory_limit=_memory_limit_gib(config) * 2**30, abstraction=config.abstraction,
-            when_full=config.when_full or "stop",
+            when_full=config.when_full or "stop", fallback=config.fallback or "uniform",
         )
         self.value_column = "exploitability" if self.enumerable else "exploitability_estimate"
         self.kind = "exact" if self.enumerable else REGRET_BOUND_KIND
@@ -326,7 +327,8 @@ def load_sampled_solver(run_dir: str | Path) -> MCCFRSolver:
     game = make_game(config["game"], config["preset"], config["params"])
     solver = MCCFRSolver(game, MCCFR_ALGORITHMS[config["algorithm"]], seed=config["seed"],
                          epsilon=float(state["epsilon"]), es_node_limit=None,
-                         abstraction=bool(config.get("abstraction", False)))
+                         abstraction=bool(config.get("abstraction", False)),
+                         fallback=config.get("fallback") or "uniform")
     solver.load_state_dict(state)
     return solver
 
@@ -367,6 +369,8 @@ def _check_config(config: SolveConfig) -> None:
         raise SpycfrError("--abstraction applies to --algorithm es-mccfr or os-mccfr only")
     if config.when_full is not None and not mccfr:
         raise SpycfrError("--when-full applies to --algorithm es-mccfr or os-mccfr only")
+    if config.fallback is not None and not mccfr:
+        raise SpycfrError("--fallback applies to --algorithm es-mccfr or os-mccfr only")
     if mccfr and not config.alternating:
         raise SpycfrError("MCCFR always alternates the players' updates: drop --simultaneous")
     if mccfr and not 0 <= config.seed < 2**63:
@@ -548,7 +552,8 @@ def _algorithm_params(config: SolveConfig) -> dict:
     if config.algorithm in MCCFR_ALGORITHMS:
         return {"scheme": MCCFR_ALGORITHMS[config.algorithm], "epsilon": _epsilon(config),
                 "memory_limit_gib": _memory_limit_gib(config), "alternating": True,
-                "abstraction": config.abstraction, "when_full": config.when_full or "stop"}
+                "abstraction": config.abstraction, "when_full": config.when_full or "stop",
+                "fallback": config.fallback or "uniform"}
     return {"alpha": config.alpha, "beta": config.beta, "gamma": config.gamma,
             "alternating": config.alternating}
 
