@@ -23,6 +23,7 @@ from solver.analysis.headtohead import head_to_head, player_from
 from solver.errors import SpycfrError
 from solver.games import get_plugin, make_game
 from solver.io import write_json
+from solver.runs.lock import RunLock
 from solver.runs.store import RUN_JSON, read_run_meta, treeless_openings
 
 LOWER_BOUND_METHOD = (
@@ -97,8 +98,10 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
     measured = {"games": games, "seed": seed, "head_to_head": matches,
                 "exploitability_lower_bound": bound, "openings_stability": stability,
                 "command": _command(run_dir, games, seed, compare)}
-    meta["measured"] = measured
-    write_json(Path(run_dir) / RUN_JSON, meta)
+    with RunLock(run_dir):  # no solve may rewrite the run meanwhile
+        meta = read_run_meta(run_dir)
+        meta["measured"] = measured
+        write_json(Path(run_dir) / RUN_JSON, meta)
     return measured
 
 
