@@ -234,9 +234,15 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
     """
     from solver.analysis.query import opponent_strategy
     from solver.analysis.query import query as run_query
+    from solver.runs.store import is_treeless, read_run_meta
 
-    run = _load(run_dir)
     player = 0 if as_player.upper() == "P1" else 1
+    if is_treeless(read_run_meta(run_dir)):
+        if against is not None:
+            raise SpycfrError("--against needs a run with a tree (values against an opponent)")
+        _sampled_query(run_dir, player, " ".join(record), as_json)
+        return
+    run = _load(run_dir)
     other = None if against is None else opponent_strategy(run.tree, against)
     result = run_query(run, player, " ".join(record), other)
     result["against"] = against or "equilibrium"
@@ -274,6 +280,32 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
         click.echo("in the record, these moves are written with the result they get:")
         for m in written:
             click.echo(f"  {m['move']:<22} {_alternatives(m['record'])}")
+
+
+def _sampled_query(run_dir: str, player: int, record: str, as_json: bool) -> None:
+    """query on a run sampled without a tree: the abstraction's probabilities only."""
+    from solver.analysis.query import sampled_query
+
+    result = sampled_query(run_dir, player, record)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    name = result["player"]
+    click.echo(f"{name} to move after: {result['information_state'] or '(start)'}")
+    click.echo(textwrap.fill(f"source: {result['source']}; {result['iterations']:,} iterations"
+                             + ("" if result["seen"] else "; the run never met this position: "
+                                f"it plays its fallback there ({result['fallback']})"), 100,
+                             subsequent_indent="  "))
+    click.echo(f"  {'move':<22} {'avg prob':>8}")
+    for m in result["moves"][:20]:
+        click.echo(f"  {m['move']:<22} {m['probability']:>8.4f}")
+    if len(result["moves"]) > 20:
+        click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
+    measured = result["measured"]
+    bound = measured["exploitability_lower_bound"] if measured else None
+    click.echo("exploitability: unknown" + (
+        f" (at least {bound['value']:.3g}, measured head to head by {bound['by']}; see "
+        "spycfr report)" if bound else " (not measured: spycfr measure RUN_DIR)"))
 
 
 def _share(p: float) -> str:
@@ -394,11 +426,22 @@ def exploitability(source: str, game: str | None, preset: str | None, variant_pa
               help="Output file (default: RUN_DIR/strategy.FORMAT).")
 def export(run_dir: str, fmt: str, output: str | None) -> None:
     """Export a run's average strategy as a tidy table."""
-    from solver.formats.strategy_table import write_table
-    from solver.runs.store import strategy_run_table
+    from solver.formats.strategy_table import write_sampled_table, write_table
+    from solver.runs.store import is_treeless, read_run_meta, strategy_run_table
 
-    run = _load(run_dir)
     target = Path(output) if output else Path(run_dir) / f"strategy.{fmt}"
+    if is_treeless(read_run_meta(run_dir)):  # sampled: the table of the infosets it stored
+        from solver.runs.solve import load_sampled_solver
+
+        check_output_file(target, "-o")
+        solver = load_sampled_solver(run_dir)
+        rows = write_sampled_table(solver.average_table(), target, fmt)
+        keys = "information abstraction" if solver.abstraction else "observation history"
+        click.echo(f"wrote {target}: {rows:,} rows ({solver.num_infosets:,} infosets stored; "
+                   f"infoset_key is the {keys} key, action_index the rules' order of legal "
+                   "moves)", err=not target.is_file())
+        return
+    run = _load(run_dir)
     check_output_file(target, "-o")
     table = strategy_run_table(run.tree, run.strategy)
     write_table(table, target, fmt)

@@ -10,7 +10,7 @@ import click
 
 from cli.analyse import best_response_cmd, exploitability, export, openings, query
 from cli.export_efg import export_efg
-from cli.match import head_to_head
+from cli.match import head_to_head, measure
 from cli.play import play
 from cli.record import record
 from cli.report import report
@@ -52,6 +52,7 @@ def games(as_json: bool) -> None:
             "parameters": {p.name: p.help for p in plugin.parameters},
             "presets": plugin.presets,
             "records": plugin.records is not None, "openings": plugin.openings is not None,
+            "heuristic_players": [f"heuristic:{h}" for h in plugin.heuristic_styles],
         }
     if as_json:
         click.echo(json.dumps(out, indent=2))
@@ -63,11 +64,13 @@ def games(as_json: bool) -> None:
         for preset, params in entry["presets"].items():
             shown = " ".join(f"{k}={v}" for k, v in params.items()) or "(no parameters)"
             click.echo(f"  preset {preset:<10} {shown}")
+        if entry["heuristic_players"]:
+            click.echo("  head-to-head players: " + ", ".join(entry["heuristic_players"]))
 
 
 # The commands live in one module per job; importing them is cheap (the solver loads lazily).
 for _command in (record, solve, info, openings, query, best_response_cmd, exploitability, export,
-                 export_efg, report, head_to_head, play, sweep):
+                 export_efg, report, head_to_head, measure, play, sweep):
     cli.add_command(_command)
 
 

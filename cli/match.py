@@ -23,7 +23,8 @@ from solver.errors import SpycfrError
 def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | None,
                  variant_params: dict, games: int, seed: int, as_json: bool) -> None:
     """Play PLAYER_A against PLAYER_B: each is `uniform`, `heuristic` (the game's simple
-    heuristic player) or a run directory (its strategy). Prints A's mean payoff per game with
+    heuristic player), `heuristic:STYLE` (another of the game's heuristic players, see
+    `spycfr games`) or a run directory (its strategy). Prints A's mean payoff per game with
     a 95% confidence interval, per seat, and A's win rate."""
     from solver.analysis.headtohead import head_to_head as match
     from solver.analysis.headtohead import player_from
@@ -58,4 +59,58 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
                f"{100 * out['a_losses']:.1f}%")
     if out["table_misses"]:
         click.echo(f"({out['table_misses']} decisions met an infoset a table player never "
-                   "visited: played uniformly)")
+                   "visited: it played its fallback, uniform or the heuristic)")
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path())
+@click.option("--games", default=20_000, show_default=True, type=int,
+              help="Games against each opponent (half with the run as P1).")
+@click.option("--seed", default=1, show_default=True, type=int, help="Random seed.")
+@click.option("--compare", multiple=True, type=click.Path(),
+              help="Another sampled run of the same variant (another seed or length): the "
+                   "openings' total variation distance to it (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def measure(run_dir: str, games: int, seed: int, compare: tuple[str, ...],
+            as_json: bool) -> None:
+    """Measure a sampled run's strength where its exploitability cannot be computed: head to
+    head against the uniform and heuristic players (95% intervals), the lower bound on its
+    exploitability that implies, and its openings' stability against --compare runs.
+    Recorded in RUN_DIR/run.json (`measured`), shown by `spycfr report`."""
+    from solver.analysis.measure import measure_run
+
+    def say(text: str) -> None:
+        if not as_json:
+            click.echo(text, err=True)
+
+    out = measure_run(run_dir, games, seed, compare, progress=say)
+    if as_json:
+        click.echo(json.dumps(out))
+        return
+    for line in measured_lines(out):
+        click.echo(line)
+
+
+def measured_lines(m: dict) -> list[str]:
+    """A run's measured figures (run.json ``measured``) as text lines."""
+    lines = [f"head to head, {m['games']:,} games each (half in each seat), seed {m['seed']}; "
+             "the run's payoff per game, 95% interval:"]
+    for r in m["head_to_head"]:
+        lo, hi = r["payoff"]["ci95"]
+        lines.append(f"  vs {r['opponent']:<20} {r['payoff']['mean']:+.4f} [{lo:+.4f}, {hi:+.4f}]"
+                     f"  wins {100 * r['wins']:.1f}%  (as P1 {r['as_p1']:+.4f}, as P2 "
+                     f"{r['as_p2']:+.4f})")
+    b = m["exploitability_lower_bound"]
+    lines.append(f"exploitability >= {b['value']:.4f} [{b['ci95'][0]:.4f}, {b['ci95'][1]:.4f}] "
+                 f"(lower bound from {b['by']}'s payoff against the run; not a best response: "
+                 "the exploitability itself is unknown)")
+    s = m.get("openings_stability")
+    if s:
+        u = s["against_uniform"]
+        lines.append("openings: total variation distance to uniform play " + ", ".join(
+            f"{p} {u[p]['tvd']:.3f}" for p in sorted(u)))
+        for o in s["against_runs"]:
+            lines.append(f"  to {o['run']} (seed {o['seed']}, {o['iterations']:,} iterations): "
+                         + ", ".join(f"{p} {o[p]['tvd']:.3f} (top 5 shared {o[p]['top5_shared']})"
+                                     for p in ("P1", "P2") if p in o))
+    return lines

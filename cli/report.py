@@ -20,14 +20,21 @@ from solver.io import check_output_dir, check_output_file
 def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
     """A strategy report of a run: values, openings, how the game is played, best responses."""
     from solver.analysis.report import write_report
-    from solver.runs.store import load_run, read_run_meta
+    from solver.runs.store import is_treeless, load_run, read_run_meta
 
-    read_run_meta(run_dir)  # a missing or broken run is named before the output is checked
+    # a missing or broken run is named before the output is checked
+    treeless = is_treeless(read_run_meta(run_dir))
     out = Path(output) if output else Path(run_dir) / "report.md"
     check_output_file(out, "the report")
     if figures_dir is not None:
         check_output_dir(figures_dir, "--figures-dir")
     start = time.perf_counter()
+    if treeless:  # sampled without a tree: what was run and measured, no figures
+        from solver.analysis.sampled_report import write_sampled_report
+
+        path = write_sampled_report(run_dir, out)
+        click.echo(f"wrote {path} ({time.perf_counter() - start:.1f} s)")
+        return
     run = load_run(run_dir)
     path = write_report(run, out, figures_dir)
     click.echo(f"wrote {path} ({time.perf_counter() - start:.1f} s)")

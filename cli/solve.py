@@ -208,7 +208,15 @@ def _rate(rate: float) -> str:
                    "most: half the RAM). Full tree: refuse at once, or as soon as enumerating "
                    "shows it, a tree or solver that would not fit. es-mccfr/os-mccfr: stop "
                    "cleanly (stopped by memory, checkpoint kept) before the tables would pass "
-                   "it.")
+                   "it, or with --when-full freeze go on with the table full.")
+@click.option("--when-full", default=None, type=click.Choice(["stop", "freeze"]),
+              help="es-mccfr/os-mccfr at the memory limit: stop (default), or freeze the "
+                   "table and go on until the other limits: the infosets stored keep "
+                   "learning, one met for the first time plays uniformly and is not stored.")
+@click.option("--fallback", default=None, type=click.Choice(["uniform", "heuristic"]),
+              help="es-mccfr/os-mccfr: how an information state the table does not hold (a "
+                   "full table, --when-full freeze) is played, in the run and by its strategy: "
+                   "uniformly (default) or as the game's heuristic player.")
 @click.option("--abstraction", is_flag=True,
               help="es-mccfr/os-mccfr: key information states by the game's information "
                    "abstraction (what matters, history order forgotten) instead of the whole "
@@ -240,7 +248,8 @@ def _rate(rate: float) -> str:
 def solve(
     game: str | None, preset: str | None, variant_params: dict, algorithm: str | None,
     iterations: str | None, target_exploitability: str | None, time_limit: str | None,
-    seed: str | None, epsilon: str | None, memory_limit: str | None, abstraction: bool,
+    seed: str | None, epsilon: str | None, memory_limit: str | None, when_full: str | None,
+    fallback: str | None, abstraction: bool,
     alpha: str | None,
     beta: str | None, gamma: str | None, check_every: str | None, device: str | None,
     simultaneous: bool,
@@ -260,8 +269,9 @@ def solve(
 
     es-mccfr/os-mccfr sample the game instead of enumerating it. On a variant
     small enough to enumerate the exploitability is still exact; on larger ones (the standard
-    preset) it cannot be measured: the run reports a labelled regret-bound estimate instead,
-    and only `spycfr openings` reads its run directory.
+    preset) it cannot be computed: the run says "unknown"; `spycfr measure` measures its
+    strength instead (head to head, a lower bound, the openings' stability), and openings,
+    query (runs with --abstraction), report, export and head-to-head read its run directory.
     """
     from solver.runs.solve import MCCFR_ALGORITHMS, SolveConfig, solve_run
 
@@ -270,7 +280,7 @@ def solve(
             ("GAME", game), ("--preset", preset), ("variant options", variant_params or None),
             ("--algorithm", algorithm), ("--seed", seed), ("--epsilon", epsilon),
             ("--alpha", alpha), ("--beta", beta), ("--gamma", gamma),
-            ("--abstraction", abstraction or None),
+            ("--abstraction", abstraction or None), ("--fallback", fallback),
             ("--simultaneous", simultaneous or None), ("-o", output)) if value is not None]
         if given:
             raise SpycfrError(
@@ -318,7 +328,8 @@ def solve(
         game=game or "", preset=preset, params=variant_params, algorithm=algorithm,
         alpha=a, beta=b, gamma=g, alternating=not simultaneous, iterations=n_iter,
         target_exploitability=target, time_limit=limit, check_every=every, seed=seed_value,
-        epsilon=eps, memory_limit=mem, abstraction=abstraction,
+        epsilon=eps, memory_limit=mem, abstraction=abstraction, when_full=when_full,
+        fallback=fallback,
         device=device or (None if resume else "cpu"),  # a resumed run keeps its own unless given
     )
     progress = _Progress(n_iter, limit, quiet, target)
@@ -347,6 +358,7 @@ def solve(
     if out["algorithm"] in MCCFR_ALGORITHMS:
         extra = f" (epsilon {params['epsilon']:g})" if params["epsilon"] is not None else ""
         extra += ", information abstraction" if params.get("abstraction") else ""
+        extra += ", heuristic fallback" if params.get("fallback") == "heuristic" else ""
         echo(f"  algorithm       {out['algorithm']}{extra}, seed {out['seed']}")
     else:
         echo(f"  algorithm       {out['algorithm']}"
@@ -383,14 +395,18 @@ def solve(
             echo(f"  exploitability  not measured; estimate {estimate['value']:.6g} "
                  f"({estimate['kind']})")
         else:
-            echo(f"  exploitability  unknown: not measured (no tree); the sampled-regret bound "
-                 f"{estimate['value']:.3g} is above the payoff span {estimate['payoff_span']:g}"
-                 " and bounds nothing (measure it with spycfr head-to-head)")
+            echo("  exploitability  unknown: no tree for a best response, and the sampled-regret"
+                 f" bound is above the payoff span {estimate['payoff_span']:g}, so it bounds "
+                 "nothing; measure the run's strength with spycfr measure RUN_DIR")
     if out.get("peak_rss_bytes"):
         echo(f"  peak memory     {out['peak_rss_bytes'] / 2**30:.3f} GiB resident (measured: "
              "the process's peak resident set size)")
     if out.get("memory_stop"):
         echo(f"  memory stop     {out['memory_stop']}")
+    if out.get("frozen_at_iteration") is not None:
+        echo(f"  table full      frozen at iteration {out['frozen_at_iteration']:,} by the memory "
+             f"limit; {out['unstored_decisions']:,} decisions met an infoset not stored "
+             f"(played as the fallback: {params.get('fallback', 'uniform')})")
     if out.get("tree_not_enumerated_because"):
         echo(f"  no tree         {out['tree_not_enumerated_because']}")
     if out.get("tables_skipped"):

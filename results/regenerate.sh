@@ -46,6 +46,23 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
   "$SPYCFR" head-to-head heuristic uniform --game agent-avenue --preset advanced \
     --games 20000 --seed 1 --json > "$dir/headtohead-heuristic-vs-uniform.json"
 fi
+# Agent Hunter's rulesheet game (`standard`): sampled in the information abstraction under a
+# 4 GiB limit on the resident memory, the table frozen when full (states it does not hold
+# play the game's heuristic); two shorter runs (seeds 0 and 1) measure how stable the
+# openings are; then its strength is measured head to head (about 13 minutes in all).
+if [ ${#selected[@]} -eq 0 ] || wanted standard; then
+  sampled=(--preset standard --algorithm os-mccfr --abstraction --fallback heuristic
+           --memory-limit 4 --when-full freeze)
+  for seed in 0 1; do
+    "$SPYCFR" solve agent-hunter "${sampled[@]}" --iterations 1000000 --seed "$seed" \
+      --check-every 250000 -o "standard/stability/seed$seed-1M" --overwrite
+  done
+  "$SPYCFR" solve agent-hunter "${sampled[@]}" --iterations 4000000 --seed 0 \
+    --check-every 500000 -o standard --overwrite
+  "$SPYCFR" measure standard --games 20000 --seed 1 \
+    --compare standard/stability/seed0-1M --compare standard/stability/seed1-1M
+  "$SPYCFR" report standard -o standard/report.md
+fi
 # Agent Double Double Agent's enumerable presets (a few seconds to a minute
 # each); its full game is only sampled (docs/games/agent-double-double-agent.md).
 for preset in tiny small medium; do

@@ -107,9 +107,11 @@ def test_os_mccfr_standard_reports_an_estimate_only(tmp_path):
         assert rows[0]["probability"] > 1 / 720  # learnt, not uniform
     code, out, _ = spycfr("openings", str(out_dir), "--top", "3")
     assert code == 0 and "approximate: MCCFR, exploitability not measured" in out
-    # Commands that need a tree refuse in one line.
-    code, out, err = spycfr("export", str(out_dir), "--format", "csv")
-    assert code == 2 and err.startswith("error: ") and "openings" in err
+    # export writes the table it stored; query needs a run keyed by the abstraction.
+    code, out, err = spycfr("export", str(out_dir), "--format", "parquet")
+    assert code == 0 and "infosets stored" in err + out
+    code, out, err = spycfr("query", str(out_dir), "--as", "P1")
+    assert code == 2 and err.startswith("error: ") and "--abstraction" in err
 
     # Resuming with a larger memory limit continues the same run.
     more = res["iterations"] + 10

@@ -1,10 +1,12 @@
 """Head-to-head matches: two players play sampled games of any game of the protocol, with a
 confidence interval on the result. What can be measured when exploitability cannot.
 
-A player is uniform (every legal move equally likely), the game's heuristic (its plug-in's
-``heuristic_policy``), or a strategy table keyed by observation sequences: an MCCFR
+A player is uniform (every legal move equally likely), the game's heuristic (its protocol's
+``heuristic_policy``), one of its styled heuristics (``styled_heuristic``, named by the
+plug-in's ``heuristic_styles``), or a strategy table keyed by observation sequences: an MCCFR
 solver's average strategy, or a run's strategy on its tree (its infosets keyed the same
-way). A table player meeting an infoset it has no row for plays uniformly; the result says
+way). A table player meeting an infoset it has no row for plays its fallback (uniform, or the
+game's heuristic for a sampled run solved with ``--fallback heuristic``); the result says
 how often that happened. Player A plays half the games as P1 and half as P2, each game's
 chance and sampled moves from its own seeded stream, so a match is reproducible.
 """
@@ -17,11 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from solver.cfr.mccfr import MCCFRSolver, tree_infoset_keys
+from solver.cfr.mccfr import FALLBACKS, MCCFRSolver, tree_infoset_keys
 from solver.cfr.mccfr_kernels import (
+    FALLBACK_UNIFORM,
     TREE_OK,
     advance_keys,
     average_row,
+    fallback_policy,
     infoset_key,
     rebuild_table,
 )
@@ -35,6 +39,7 @@ from solver.tree import CHANCE, TERMINAL, Tree
 UNIFORM = 0
 HEURISTIC = 1
 TABLE = 2
+STYLED = 3  # a styled heuristic: Player.style picks it
 
 
 @dataclass
@@ -45,6 +50,8 @@ class Player:
     kind: int
     table: tuple | None = None  # (hash map, row offsets, action counts, rows)
     abstract: bool = False  # the table is keyed by the game's information abstraction
+    style: int = 0  # a STYLED player's style number
+    fallback: int = FALLBACK_UNIFORM  # how a TABLE player plays where it has no row
 
 
 def uniform_player() -> Player:
@@ -58,12 +65,23 @@ def heuristic_player(game) -> Player:
     return Player("heuristic", HEURISTIC)
 
 
+def styled_player(game, name: str) -> Player:
+    """The game's styled heuristic player ``name`` (one of its plug-in's heuristic_styles)."""
+    styles = get_plugin(game.name).heuristic_styles
+    if name not in styles:
+        allowed = ", ".join(f"heuristic:{s}" for s in styles) or "none"
+        raise SpycfrError(f"{game.name} has no heuristic player {name!r}; styled heuristic "
+                          f"players: {allowed}")
+    return Player(f"heuristic:{name}", STYLED, style=styles.index(name))
+
+
 def mccfr_player(solver: MCCFRSolver, name: str = "mccfr") -> Player:
     """The average strategy of an MCCFR solver (its strategy sums, normalised at use)."""
     n = solver.num_infosets
     used = int(solver._inf_off[n - 1] + solver._inf_nact[n - 1]) if n else 0
     return Player(name, TABLE, (solver._table, solver._inf_off[:n], solver._inf_nact[:n],
-                                solver._ssum[:used]), solver.abstraction)
+                                solver._ssum[:used]), solver.abstraction,
+                  fallback=FALLBACKS[solver.fallback])
 
 
 def tree_player(tree: Tree, strategy: np.ndarray, params, name: str = "run") -> Player:
@@ -86,24 +104,30 @@ _EMPTY = (np.full(32, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
 
 
 @njit(cache=True)
-def _policy(kind, state, params, acts, k, key, table, off, nact, pool, out):
-    """The move distribution of a player at a decision; returns 1 if a table had no row."""
+def _policy(kind, style, fallback, state, params, acts, k, key, table, off, nact, pool, out):
+    """The move distribution of a player at a decision; returns 1 if a table had no row
+    (it then plays its fallback)."""
     if kind == HEURISTIC:
         P.heuristic_policy(state, params, acts, k, out)
+        return 0
+    if kind == STYLED:
+        P.styled_heuristic(state, params, style, acts, k, out)
         return 0
     if kind == TABLE:
         idx = hm_get(table, key, -1)
         if idx >= 0 and nact[idx] == k:
             average_row(pool, off[idx], k, out)
             return 0
+        fallback_policy(fallback, state, params, acts, k, out)
+        return 1
     for a in range(k):
         out[a] = 1.0 / k
-    return 1 if kind == TABLE else 0
+    return 0
 
 
 @njit(cache=True)
-def _play(params, games, seed, a_first, kind_a, abs_a, tab_a, off_a, nact_a, pool_a,
-          kind_b, abs_b, tab_b, off_b, nact_b, pool_b):
+def _play(params, games, seed, a_first, kind_a, style_a, fb_a, abs_a, tab_a, off_a, nact_a,
+          pool_a, kind_b, style_b, fb_b, abs_b, tab_b, off_b, nact_b, pool_b):
     """Team 0's payoff in each game (A is team 0 in the games with ``a_first``), and the
     decisions where a table player had no row."""
     max_act = max(P.max_actions(params), 2)
@@ -132,12 +156,12 @@ def _play(params, games, seed, a_first, kind_a, abs_a, tab_a, off_a, nact_a, poo
                 seat = P.current_seat(cur, params)
                 if (p == 0) == a_first:
                     key = infoset_key(cur, params, seat, h, abs_a)
-                    misses += _policy(kind_a, cur, params, acts, k, key, tab_a, off_a, nact_a,
-                                      pool_a, probs)
+                    misses += _policy(kind_a, style_a, fb_a, cur, params, acts, k, key, tab_a,
+                                      off_a, nact_a, pool_a, probs)
                 else:
                     key = infoset_key(cur, params, seat, h, abs_b)
-                    misses += _policy(kind_b, cur, params, acts, k, key, tab_b, off_b, nact_b,
-                                      pool_b, probs)
+                    misses += _policy(kind_b, style_b, fb_b, cur, params, acts, k, key, tab_b,
+                                      off_b, nact_b, pool_b, probs)
             advance_keys(params, cur, nxt, acts[sample(probs, k, uniform(rng))], h)
     return payoff, misses
 
@@ -158,10 +182,12 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0)
     params = get_plugin(game.name).numba_params(game.variant_obj)
     ta, tb = a.table or _EMPTY, b.table or _EMPTY
     half = games // 2
-    first, m1 = _play(params, np.int64(half), np.int64(seed), True, a.kind, a.abstract, *ta,
-                      b.kind, b.abstract, *tb)
+    sa, sb = np.int64(a.style), np.int64(b.style)
+    fa, fb = np.int64(a.fallback), np.int64(b.fallback)
+    first, m1 = _play(params, np.int64(half), np.int64(seed), True, a.kind, sa, fa, a.abstract,
+                      *ta, b.kind, sb, fb, b.abstract, *tb)
     second, m2 = _play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
-                       False, a.kind, a.abstract, *ta, b.kind, b.abstract, *tb)
+                       False, a.kind, sa, fa, a.abstract, *ta, b.kind, sb, fb, b.abstract, *tb)
     mine = np.concatenate([first, -second])  # A's payoff: as P1, then as P2
     return {
         "game": game.name, "variant": game.variant_obj.as_dict(), "a": a.name, "b": b.name,
@@ -175,17 +201,20 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0)
 
 
 def player_from(source: str, game) -> Player:
-    """A player named on the command line: ``uniform``, ``heuristic`` or a run directory
-    (a tree run plays its strategy; an MCCFR run without a tree its average strategy)."""
+    """A player named on the command line: ``uniform``, ``heuristic``, ``heuristic:STYLE``
+    or a run directory (a tree run plays its strategy; an MCCFR run without a tree its
+    average strategy)."""
     from pathlib import Path
 
-    from solver.runs.solve import MCCFR_ALGORITHMS
-    from solver.runs.store import is_treeless, load_checkpoint, load_run, read_run_meta
+    from solver.runs.solve import load_sampled_solver
+    from solver.runs.store import is_treeless, load_run, read_run_meta
 
     if source == "uniform":
         return uniform_player()
     if source == "heuristic":
         return heuristic_player(game)
+    if source.startswith("heuristic:"):
+        return styled_player(game, source.split(":", 1)[1])
     if not Path(source).is_dir():
         raise SpycfrError(f"player {source!r}: not 'uniform', 'heuristic' or a run directory")
     meta = read_run_meta(source)
@@ -196,9 +225,4 @@ def player_from(source: str, game) -> Player:
         run = load_run(source)
         params = get_plugin(game.name).numba_params(game.variant_obj)
         return tree_player(run.tree, run.strategy, params, source)
-    config, state, _, _ = load_checkpoint(Path(source))
-    solver = MCCFRSolver(game, MCCFR_ALGORITHMS[config["algorithm"]], seed=config["seed"],
-                         epsilon=float(state["epsilon"]), es_node_limit=None,
-                         abstraction=bool(config.get("abstraction", False)))
-    solver.load_state_dict(state)
-    return mccfr_player(solver, source)
+    return mccfr_player(load_sampled_solver(source), source)

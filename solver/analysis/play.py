@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -40,12 +39,14 @@ class Opponent:
     solver: object | None = None
 
     def policy(self, node: int, path: list[int], seat: int, k: int) -> np.ndarray:
-        """The move distribution at the current decision (uniform where a sampled run
-        never met it)."""
+        """The move distribution at the current decision (a sampled run's fallback where it
+        never met it: uniform, or the game's heuristic)."""
         if self.tree is not None:
             return self.strategy[int(self.tree.node_infoset[node]), :k]
-        probs = self.solver.policy_at(path, seat)
-        return np.full(k, 1.0 / k) if probs is None or len(probs) != k else probs
+        probs = self.solver.played_policy_at(path, seat)
+        if len(probs) != k:
+            raise RuntimeError(f"the run's row has {len(probs)} moves, the rules give {k}")
+        return probs
 
 
 @dataclass
@@ -62,26 +63,15 @@ class Decision:
 
 def load_opponent(run_dir: str) -> Opponent:
     """The strategy of a run directory: a tree run, or an MCCFR run from its checkpoint."""
-    from solver.runs.store import CHECKPOINT, is_treeless, load_run, read_run_meta
+    from solver.runs.store import is_treeless, load_run, read_run_meta
 
     meta = read_run_meta(run_dir)
     if not is_treeless(meta):
         run = load_run(run_dir)
         return Opponent(run.meta, run.tree, run.strategy)
-    if not (Path(run_dir) / CHECKPOINT).is_file():
-        raise SpycfrError(f"run {run_dir!r} was sampled without a tree and has no "
-                          f"{CHECKPOINT}: its strategy is in the checkpoint (not committed "
-                          "with results/); solve it again, or play a run with a tree")
-    from solver.cfr.mccfr import MCCFRSolver
-    from solver.runs.solve import MCCFR_ALGORITHMS
-    from solver.runs.store import load_checkpoint
+    from solver.runs.solve import load_sampled_solver
 
-    game = make_game(meta["game"], None, meta["variant"])
-    config, state, _, _ = load_checkpoint(Path(run_dir))
-    solver = MCCFRSolver(game, MCCFR_ALGORITHMS[config["algorithm"]], seed=config["seed"],
-                         epsilon=float(state["epsilon"]), es_node_limit=None,
-                         abstraction=bool(config.get("abstraction", False)))
-    solver.load_state_dict(state)
+    solver = load_sampled_solver(run_dir)
     return Opponent(meta, solver=solver)
 
 

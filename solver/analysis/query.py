@@ -290,3 +290,48 @@ def _pct(p: float) -> str:
 
 def _num(x: float) -> float | None:
     return None if not np.isfinite(x) else float(x)
+
+
+SAMPLED_SOURCE = ("the average strategy of a sampled run (Monte-Carlo CFR) in the game's "
+                  "information abstraction: this position shares its row with every position "
+                  "the seat cannot tell apart in the abstraction; no values (no tree), its "
+                  "exploitability unknown")
+
+
+def sampled_query(run_dir: str | Path, player: int, record: str) -> dict:
+    """``player``'s moves at the position of its view ``record`` in a run sampled without a
+    tree: the average strategy's probabilities, read by the information abstraction."""
+    from solver.runs.solve import load_sampled_solver
+    from solver.runs.store import read_run_meta
+
+    meta = read_run_meta(run_dir)
+    if not meta["config"].get("abstraction"):
+        raise SpycfrError(f"run {str(run_dir)!r} was sampled without --abstraction: its table "
+                          "is keyed by whole move histories, which a player's view does not "
+                          "give; query a run solved with --abstraction")
+    records = feature(meta["game"], "records", "record notation to name a position in")
+    if records.view_state is None:
+        raise SpycfrError(f"{meta['game']} cannot rebuild a position from a view: query "
+                          "needs a run with a tree")
+    variant = make_variant(meta["game"], None, meta["variant"])
+    key, position = records.view_key(variant, record, player)
+    name = "P1" if player == 0 else "P2"
+    if position["terminal"]:
+        raise SpycfrError(f"the game is over after this record (payoff {position['payoff']})")
+    if position["to_move"] != name:
+        raise SpycfrError(f"it is {position['to_move']}'s move after this record, not {name}'s")
+    solver = load_sampled_solver(run_dir)
+    state = records.view_state(variant, record, player)
+    policy = solver.policy_at_state(state, player)
+    labels = position["legal_moves"]
+    seen = policy is not None
+    if policy is None:  # what the run plays where its table has no row
+        policy = solver.fallback_at(state)
+    if len(policy) != len(labels):
+        raise RuntimeError(f"the run's row has {len(policy)} moves, the rules give {len(labels)}")
+    order = np.argsort(-policy, kind="stable")
+    return {"player": name, "information_state": key, "seen": seen, "source": SAMPLED_SOURCE,
+            "fallback": solver.fallback,
+            "moves": [{"move": labels[i], "probability": float(policy[i])} for i in order],
+            "iterations": meta["iterations"], "exploitability": None,
+            "measured": meta.get("measured")}

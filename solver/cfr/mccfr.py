@@ -17,9 +17,13 @@ import numpy as np
 
 from solver.cfr.driver import SolveResult, drive
 from solver.cfr.mccfr_kernels import (
+    C_FROZEN,
     C_NINF,
     C_NODES,
     C_POOL,
+    C_UNSTORED,
+    FALLBACK_HEURISTIC,
+    FALLBACK_UNIFORM,
     MISMATCH,
     N_COUNTS,
     NEED_ROOM,
@@ -31,9 +35,12 @@ from solver.cfr.mccfr_kernels import (
     average_row,
     knuth_es_nodes,
     path_key,
+    path_state,
     rebuild_table,
     regret_sums,
     run_iterations,
+    state_abstraction_key,
+    state_fallback,
     tree_keys,
     tree_strategy,
 )
@@ -48,6 +55,10 @@ from solver.memory import rss_bytes
 from solver.tree import Tree
 
 SCHEMES = ("external", "outcome")
+WHEN_FULL = ("stop", "freeze")  # what a run does at its memory limit
+FALLBACKS = {"uniform": FALLBACK_UNIFORM, "heuristic": FALLBACK_HEURISTIC}
+MEMORY_MARGIN = 1 / 32  # of a memory limit, kept free (for what a run allocates at its end)
+INFOSET_ARRAYS = ("_inf_off", "_inf_nact", "_inf_player", "_inf_key")
 REGRET_BOUND_KIND = "regret bound estimate from sampled regrets (not an exact best response)"
 MCCFRResult = SolveResult
 
@@ -77,9 +88,12 @@ class MCCFRSolver:
     ``epsilon`` is outcome sampling's exploration (ignored by external sampling).
     ``es_node_limit``: refuse external sampling when one iteration is estimated
     (:func:`estimate_es_nodes`) to visit more decision nodes than this (None: no check).
-    ``memory_limit`` (bytes, of the process's resident memory): :meth:`iterate` raises
-    :class:`MemoryLimitReached`, between two
-    iterations (the state stays consistent), when the tables would grow beyond it.
+    ``memory_limit`` (bytes, of the process's resident memory): when the tables would grow
+    beyond it, between two iterations (the state stays consistent), :meth:`iterate` raises
+    :class:`MemoryLimitReached` (``when_full="stop"``), or the table is frozen
+    (``"freeze"``): the run goes on refining the infosets stored, and an infoset met for
+    the first time is not stored and plays uniformly, or as the game's heuristic player with
+    ``fallback="heuristic"`` (``stats()["unstored_decisions"]``).
     """
 
     def __init__(
@@ -91,6 +105,8 @@ class MCCFRSolver:
         es_node_limit: float | None = 1e9,
         memory_limit: float | None = None,
         abstraction: bool = False,
+        when_full: str = "stop",
+        fallback: str = "uniform",
     ) -> None:
         self._params, self._max_act, self._max_depth = _bounds(game)
         if scheme not in SCHEMES:
@@ -101,6 +117,14 @@ class MCCFRSolver:
             raise SpycfrError(f"seed must be an integer 0..2**63-1, got {seed!r}")
         if not (isinstance(epsilon, int | float) and 0.0 < epsilon <= 1.0):
             raise SpycfrError(f"epsilon must be in (0, 1], got {epsilon!r}")
+        if when_full not in WHEN_FULL:
+            raise SpycfrError(f"unknown --when-full {when_full!r}; allowed: {', '.join(WHEN_FULL)}")
+        self.when_full = when_full
+        if fallback not in FALLBACKS:
+            raise SpycfrError(f"unknown --fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
+        if fallback == "heuristic" and not protocol.has_heuristic(type(self._params)):
+            raise SpycfrError(f"{game.name} has no heuristic player: --fallback uniform")
+        self.fallback = fallback
         if abstraction and not protocol.has_abstraction(type(self._params)):
             raise SpycfrError(f"{game.name} has no information abstraction: drop --abstraction")
         self.abstraction = bool(abstraction)
@@ -143,7 +167,7 @@ class MCCFRSolver:
             (status, done, self._table, self._inf_off, self._inf_nact, self._inf_player,
              self._inf_key, self._regret, self._ssum) = run_iterations(
                 0 if self.scheme == "external" else 1, self._params, self.abstraction,
-                self.epsilon,
+                np.int64(FALLBACKS[self.fallback]), self.epsilon,
                 np.int64(left), np.int64(self._max_act), np.int64(self._max_depth), self._rng,
                 self._counts, self._table, self._tsize, self._inf_off, self._inf_nact,
                 self._inf_player, self._inf_key, self._regret, self._ssum,
@@ -161,34 +185,52 @@ class MCCFRSolver:
 
     def _grow(self) -> None:
         """Room for at least one more iteration: grow the hash map, the infoset arrays and
-        the pool. With a memory limit, refuse (MemoryLimitReached, the state intact) when the
-        process's resident memory plus what the growth allocates (old and new copies side by
-        side, the worst case) would pass the limit."""
+        the pool. With a memory limit the growth is cut down, to the least that makes room,
+        so that the process's resident memory plus what it allocates (an array that numpy
+        owns grows in place, another is copied; the hash map is copied) stays under the
+        limit less a margin; when even that does not fit: MemoryLimitReached (the state
+        intact), or the table is frozen (when_full="freeze")."""
         d, ma = 2 * self._max_depth, self._max_act
         n, used = self.num_infosets, int(self._counts[C_POOL])
-        plan = []  # (attribute, new size)
-        cap = self._inf_off.shape[0]
-        if n + d > cap:
-            new = max(2 * cap, n + d)
-            plan += [(name, new) for name in ("_inf_off", "_inf_nact", "_inf_player", "_inf_key")]
-        pcap = self._regret.shape[0]
-        if used + d * ma > pcap:
-            # Doubling while small, then +25% (the new part is zeroed, so committed to RAM).
-            new = max(2 * pcap if pcap < (1 << 24) else pcap + pcap // 4, used + d * ma)
-            plan += [("_regret", new), ("_ssum", new)]
+        cap, pcap = self._inf_off.shape[0], self._regret.shape[0]
+        inf_least, pool_least = max(cap, n + d), max(pcap, used + d * ma)
+        # Doubling while small, then +25% (the new part is zeroed, so committed to RAM).
+        inf_new = max(2 * cap, n + d) if inf_least > cap else cap
+        pool_new = max(2 * pcap if pcap < (1 << 24) else pcap + pcap // 4,
+                       pool_least) if pool_least > pcap else pcap
         grow_table = not hm_has_room(self._table, self._tsize, d)
         if self.memory_limit is not None:
-            extra = sum(getattr(self, name).itemsize * size for name, size in plan)
-            extra += 2 * self._table.nbytes if grow_table else 0
-            if rss_bytes() + extra > self.memory_limit:
-                raise MemoryLimitReached(
-                    f"MCCFR memory limit of {self.memory_limit / 2**30:.3g} GiB reached "
-                    f"after {self.iteration} iterations ({n:,} infosets stored): growing the "
-                    f"tables would take the process past it")
-        for name, size in plan:
-            setattr(self, name, _resized(getattr(self, name), size))
+            room = self.memory_limit * (1 - MEMORY_MARGIN) - rss_bytes()
+            room -= 2 * self._table.nbytes if grow_table else 0
+            while self._growth_bytes(inf_new, pool_new) > room:
+                if (inf_new, pool_new) == (inf_least, pool_least):
+                    if self.when_full == "freeze":
+                        self._counts[C_FROZEN] = self.iteration + 1
+                        return
+                    raise MemoryLimitReached(
+                        f"MCCFR memory limit of {self.memory_limit / 2**30:.3g} GiB reached "
+                        f"after {self.iteration} iterations ({n:,} infosets stored): growing "
+                        f"the tables would take the process past it")
+                inf_new = max(inf_least, cap + (inf_new - cap) // 2)
+                pool_new = max(pool_least, pcap + (pool_new - pcap) // 2)
+        if inf_new > cap:
+            for name in INFOSET_ARRAYS:
+                setattr(self, name, _resized(getattr(self, name), inf_new))
+        if pool_new > pcap:
+            self._regret = _resized(self._regret, pool_new)
+            self._ssum = _resized(self._ssum, pool_new)
         if grow_table:
             self._table = hm_grown(self._table)
+
+    def _growth_bytes(self, inf_new: int, pool_new: int) -> int:
+        """Bytes that growing the infoset arrays and the pool to these sizes allocates."""
+        total = 0
+        for name in INFOSET_ARRAYS + ("_regret", "_ssum"):
+            a = getattr(self, name)
+            new = pool_new if name in ("_regret", "_ssum") else inf_new
+            if new > a.shape[0]:
+                total += a.itemsize * (new - a.shape[0] if _owned(a) else new)
+        return total
 
     def warm_up(self) -> None:
         """Compile (or load from cache) the kernels without running an iteration."""
@@ -210,6 +252,11 @@ class MCCFRSolver:
     def num_infosets(self) -> int:
         return int(self._counts[C_NINF])
 
+    @property
+    def frozen_at(self) -> int | None:
+        """The iteration at which the table was frozen by the memory limit (None: never)."""
+        return int(self._counts[C_FROZEN]) - 1 if self._counts[C_FROZEN] else None
+
     def stats(self) -> dict:
         """Sizes and counters: infosets stored, pool entries, decision nodes visited, bytes."""
         n, used = self.num_infosets, int(self._counts[C_POOL])
@@ -225,6 +272,8 @@ class MCCFRSolver:
             "infosets_p2": int(np.count_nonzero(players == 1)),
             "pool_entries": used,
             "nodes_visited": int(self._counts[C_NODES]),
+            "frozen_at_iteration": self.frozen_at,
+            "unstored_decisions": int(self._counts[C_UNSTORED]),
             "bytes_allocated": int(sum(a.nbytes for a in arrays)),
             # Trimmed tables (what a checkpoint holds) plus the hash map.
             "bytes_used": int(21 * n + 16 * used + self._table.nbytes),
@@ -287,6 +336,28 @@ class MCCFRSolver:
                        self.abstraction)
         return self.average_policy(int(key))
 
+    def played_policy_at(self, path, seat: int) -> np.ndarray:
+        """What ``seat`` plays after the action path ``path``: its average strategy, or where
+        the table has no row the fallback (uniform, or the game's heuristic)."""
+        policy = self.policy_at(path, seat)
+        if policy is not None:
+            return policy
+        return self.fallback_at(path_state(self._params, np.asarray(path, dtype=np.int32)))
+
+    def fallback_at(self, state: np.ndarray) -> np.ndarray:
+        """The fallback policy at the decision ``state`` (see ``fallback``)."""
+        return state_fallback(state, self._params, np.int64(FALLBACKS[self.fallback]),
+                              np.int64(self._max_act))
+
+    def policy_at_state(self, state: np.ndarray, seat: int) -> np.ndarray | None:
+        """Average strategy of ``seat`` at a game state, by the information abstraction's key
+        (which depends only on what the seat knows; None if never seen)."""
+        if not self.abstraction:
+            raise SpycfrError("this run keys infosets by their whole history, not by the "
+                              "information abstraction: it needs the moves, not a state")
+        return self.average_policy(int(state_abstraction_key(state, self._params,
+                                                             np.int64(seat))))
+
     def solve(
         self,
         iterations: int | None = None,
@@ -331,6 +402,7 @@ class MCCFRSolver:
             "seed": self.seed,
             "epsilon": self.epsilon,
             "abstraction": self.abstraction,
+            "fallback": self.fallback,
             "iteration": self.iteration,
             "rng": self._rng.copy(),
             "counts": self._counts.copy(),
@@ -344,16 +416,18 @@ class MCCFRSolver:
 
     def load_state_dict(self, state: dict) -> None:
         """Restore a :meth:`state_dict` made by a solver with the same scheme, seed, epsilon."""
-        for key in ("scheme", "seed", "epsilon", "abstraction"):
-            # checkpoints made before abstractions used observation keys
-            value = state.get(key, False) if key == "abstraction" else state[key]
+        older = {"abstraction": False, "fallback": "uniform"}  # keys older checkpoints lack
+        for key in ("scheme", "seed", "epsilon", "abstraction", "fallback"):
+            value = state.get(key, older[key]) if key in older else state[key]
             value = value.item() if isinstance(value, np.ndarray) else value
             if value != getattr(self, key):
                 raise SpycfrError(
                     f"checkpoint was made with {key}={value!r}, this solver has "
                     f"{getattr(self, key)!r}"
                 )
-        counts = np.asarray(state["counts"], dtype=np.int64).copy()
+        counts = np.zeros(N_COUNTS, dtype=np.int64)
+        saved = np.asarray(state["counts"], dtype=np.int64)  # older checkpoints: fewer slots
+        counts[:saved.shape[0]] = saved
         n, used = int(counts[C_NINF]), int(counts[C_POOL])
         inf_off = np.asarray(state["inf_off"], dtype=np.int64)
         inf_nact = np.asarray(state["inf_nact"], dtype=np.int32)
@@ -383,10 +457,16 @@ class MCCFRSolver:
         self._table, self._tsize = rebuild_table(self._inf_key, np.int64(n))
 
 
+def _owned(a: np.ndarray) -> bool:
+    """Whether numpy owns ``a``'s buffer (it can then grow in place)."""
+    return bool(a.flags.owndata) and a.base is None
+
+
 def _resized(a: np.ndarray, n: int) -> np.ndarray:
-    """``a`` grown to ``n`` entries, the new ones zero: in place (realloc) when ``a`` owns
-    its buffer, else copied (arrays allocated inside numba kernels)."""
-    if a.flags.owndata and a.base is None:
+    """``a`` grown to ``n`` entries, the new ones zero: in place (realloc, which the C
+    library does by remapping pages for large arrays: no second copy) when numpy owns its
+    buffer, else copied (arrays allocated inside numba kernels)."""
+    if _owned(a):
         try:
             a.resize(n, refcheck=False)
             return a

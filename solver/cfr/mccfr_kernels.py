@@ -38,7 +38,12 @@ C_NINF = 0  # infosets stored
 C_POOL = 1  # pool entries used (sum of the stored infosets' action counts)
 C_NODES = 2  # decision nodes visited (all iterations)
 C_MISMATCH = 3  # lookups whose key was stored with another action count or player
-N_COUNTS = 4
+C_FROZEN = 4  # 1 once the table is full (memory limit, --when-full freeze): no new infosets
+C_UNSTORED = 5  # decisions met at an infoset that was not stored (the table being full)
+N_COUNTS = 6
+UNSTORED = -2  # _lookup's id of an infoset met while the table is frozen
+FALLBACK_UNIFORM = 0  # an unstored infoset plays uniformly ...
+FALLBACK_HEURISTIC = 1  # ... or as the game's heuristic player
 
 # Kernel status codes.
 OK = 0
@@ -85,7 +90,8 @@ def _grow_store(counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret,
 @njit(cache=True, inline="always")
 def _reserve(counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum):
     """The store, grown first if one more infoset of ``max_act`` actions would not fit."""
-    if counts[C_NINF] + 1 > inf_off.shape[0] or counts[C_POOL] + max_act > regret.shape[0]:
+    if counts[C_FROZEN] == 0 and (counts[C_NINF] + 1 > inf_off.shape[0]
+                                  or counts[C_POOL] + max_act > regret.shape[0]):
         return _grow_store(counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum)
     return inf_off, inf_nact, inf_player, inf_key, regret, ssum
 
@@ -95,8 +101,18 @@ def _lookup(table, tsize, key, k, player, counts, inf_off, inf_nact, inf_player,
     """(infoset id, table) of ``key``, storing a zero row of ``k`` actions on first visit.
 
     The caller has reserved room (``_grow_store``). Returns id -1 if ``key`` is stored
-    with another action count or player (a hash collision).
+    with another action count or player (a hash collision), UNSTORED if the table is
+    frozen and ``key`` is not in it (the infoset then plays uniformly and learns nothing).
     """
+    if counts[C_FROZEN]:
+        idx = hm_get(table, key, -1)
+        if idx < 0:
+            counts[C_UNSTORED] += 1
+            return UNSTORED, table
+        if inf_nact[idx] != k or inf_player[idx] != player:
+            counts[C_MISMATCH] += 1
+            return -1, table
+        return idx, table
     n_inf = counts[C_NINF]
     idx, inserted, table = hm_get_or_put(table, tsize, key, n_inf)
     if inserted:
@@ -129,6 +145,26 @@ def _regret_matching(regret, off, k, out):
         u = 1.0 / k
         for a in range(k):
             out[a] = u
+
+
+@njit(cache=True, inline="always")
+def _strategy(regret, off, k, out, fallback, state, params, acts):
+    """Regret matching at a stored row (``off`` >= 0); at an unstored infoset the game's
+    heuristic player with ``fallback`` == FALLBACK_HEURISTIC, else uniform."""
+    if off >= 0:
+        _regret_matching(regret, off, k, out)
+    else:
+        fallback_policy(fallback, state, params, acts, k, out)
+
+
+@njit(cache=True, inline="always")
+def fallback_policy(fallback, state, params, acts, k, out):
+    """How an infoset that the table does not hold is played (see ``_strategy``)."""
+    if fallback == FALLBACK_HEURISTIC:
+        P.heuristic_policy(state, params, acts, k, out)
+    else:
+        for a in range(k):
+            out[a] = 1.0 / k
 
 
 @njit(cache=True, inline="always")
@@ -167,9 +203,9 @@ def _root_keys(h):
 
 @njit(cache=True)
 def _es_traverse(
-    p, params, abstract, max_act, rng, counts, table, tsize, inf_off, inf_nact, inf_player,
-    inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals, f_k, f_next, f_inf, f_h, acts, sigma,
-    probs, cur, nxt, h,
+    p, params, abstract, fallback, max_act, rng, counts, table, tsize, inf_off, inf_nact,
+    inf_player, inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals, f_k, f_next, f_inf, f_h,
+    acts, sigma, probs, cur, nxt, h,
 ):
     """One external-sampling traversal for traverser ``p``; returns (status, value, arrays...).
 
@@ -203,12 +239,12 @@ def _es_traverse(
                 idx, table = _lookup(
                     table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key
                 )
-                if idx < 0:
+                if idx == -1:
                     status = MISMATCH
                     break
-                off = inf_off[idx]
+                off = inf_off[idx] if idx >= 0 else -1
                 if pl == p:
-                    _regret_matching(regret, off, k, f_sigma[depth])
+                    _strategy(regret, off, k, f_sigma[depth], fallback, cur, params, acts)
                     f_state[depth] = cur
                     for a in range(k):
                         f_acts[depth, a] = acts[a]
@@ -219,9 +255,10 @@ def _es_traverse(
                     depth += 1
                     pushed = True
                     break
-                _regret_matching(regret, off, k, sigma)
-                for a in range(k):
-                    ssum[off + a] += sigma[a]
+                _strategy(regret, off, k, sigma, fallback, cur, params, acts)
+                if off >= 0:
+                    for a in range(k):
+                        ssum[off + a] += sigma[a]
                 advance_keys(params, cur, nxt, acts[sample(sigma, k, uniform(rng))], h)
             if status != OK:
                 break
@@ -244,12 +281,13 @@ def _es_traverse(
             continue
         # All children done: sampled counterfactual regrets of this traverser node.
         k = f_k[top]
-        off = inf_off[f_inf[top]]
         v = 0.0
         for a in range(k):
             v += f_sigma[top, a] * f_vals[top, a]
-        for a in range(k):
-            regret[off + a] += f_vals[top, a] - v
+        if f_inf[top] >= 0:
+            off = inf_off[f_inf[top]]
+            for a in range(k):
+                regret[off + a] += f_vals[top, a] - v
         depth -= 1
         value = v
         if depth == 0:
@@ -265,7 +303,7 @@ def _es_traverse(
 
 @njit(cache=True)
 def _os_traverse(
-    p, params, abstract, epsilon, max_act, rng, counts, table, tsize, inf_off, inf_nact,
+    p, params, abstract, fallback, epsilon, max_act, rng, counts, table, tsize, inf_off, inf_nact,
     inf_player, inf_key, regret, ssum, path_inf, path_k, path_i, path_pl, path_opp, path_samp,
     path_sprob, path_policy, acts, splice, probs, cur, nxt, h,
 ):
@@ -291,10 +329,11 @@ def _os_traverse(
         idx, table = _lookup(
             table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key
         )
-        if idx < 0:
+        if idx == -1:
             return MISMATCH, 0.0, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum
         policy = path_policy[n]
-        _regret_matching(regret, inf_off[idx], k, policy)
+        _strategy(regret, inf_off[idx] if idx >= 0 else -1, k, policy, fallback, cur, params,
+                  acts)
         if pl == p:
             u = epsilon / k
             for a in range(k):
@@ -319,12 +358,14 @@ def _os_traverse(
     for d in range(n - 1, -1, -1):
         k = path_k[d]
         i = path_i[d]
-        off = inf_off[path_inf[d]]
         policy = path_policy[d]
         cv = v / path_sprob[d]  # estimate of the sampled child's value, 0 for the others
         ve = policy[i] * cv
         w = path_opp[d] / path_samp[d]
-        if path_pl[d] == p:
+        off = inf_off[path_inf[d]] if path_inf[d] >= 0 else -1
+        if off < 0:
+            pass  # not stored (frozen table): plays uniformly, learns nothing
+        elif path_pl[d] == p:
             for a in range(k):
                 regret[off + a] -= ve * w
             regret[off + i] += cv * w
@@ -341,15 +382,16 @@ def _os_traverse(
 
 @njit(cache=True)
 def run_iterations(
-    scheme, params, abstract, epsilon, n_iter, max_act, max_depth, rng, counts, table, tsize,
-    inf_off, inf_nact, inf_player, inf_key, regret, ssum,
+    scheme, params, abstract, fallback, epsilon, n_iter, max_act, max_depth, rng, counts, table,
+    tsize, inf_off, inf_nact, inf_player, inf_key, regret, ssum,
 ):
     """Run ``n_iter`` iterations (team 0's traversal then team 1's); returns
     (status, done, arrays...).
 
     Stops early with NEED_ROOM, between iterations, when the pool or the hash map has less
     room than one outcome-sampling iteration could need (2 * max_depth rows of max_act): the
-    Python side grows them and checks its memory limit first. An external-sampling
+    Python side grows them and checks its memory limit first (or freezes the table:
+    counts[C_FROZEN], after which nothing is stored and nothing grows). An external-sampling
     traversal may still outgrow that room; it then grows the pool here (by copying).
     """
     root = P.initial_state(params)
@@ -378,26 +420,26 @@ def run_iterations(
     need_inf = 2 * D
     need_pool = 2 * D * max_act
     for _ in range(n_iter):
-        if counts[C_NINF] + need_inf > inf_off.shape[0] or (
+        if counts[C_FROZEN] == 0 and (counts[C_NINF] + need_inf > inf_off.shape[0] or (
             counts[C_POOL] + need_pool > regret.shape[0]
-        ) or not hm_has_room(table, tsize, need_inf):
+        ) or not hm_has_room(table, tsize, need_inf)):
             status = NEED_ROOM
             break
         for p in range(2):
             if scheme == 0:
                 status, _v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = (
                     _es_traverse(
-                        p, params, abstract, max_act, rng, counts, table, tsize, inf_off, inf_nact,
-                        inf_player, inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals,
-                        f_k, f_next, f_inf, f_h, acts, scratch, probs, cur, nxt, h,
+                        p, params, abstract, fallback, max_act, rng, counts, table, tsize,
+                        inf_off, inf_nact, inf_player, inf_key, regret, ssum, f_state, f_acts,
+                        f_sigma, f_vals, f_k, f_next, f_inf, f_h, acts, scratch, probs, cur, nxt, h,
                     )
                 )
             else:
                 status, _v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = (
                     _os_traverse(
-                        p, params, abstract, epsilon, max_act, rng, counts, table, tsize, inf_off,
-                        inf_nact, inf_player, inf_key, regret, ssum, f_inf, f_k, f_next,
-                        path_pl, path_opp, path_samp, path_sprob, f_sigma, acts, scratch,
+                        p, params, abstract, fallback, epsilon, max_act, rng, counts, table,
+                        tsize, inf_off, inf_nact, inf_player, inf_key, regret, ssum, f_inf, f_k,
+                        f_next, path_pl, path_opp, path_samp, path_sprob, f_sigma, acts, scratch,
                         probs, cur, nxt, h,
                     )
                 )
@@ -466,6 +508,34 @@ def path_key(params, actions, seat, abstract):
     for i in range(actions.shape[0]):
         advance_keys(params, cur, nxt, actions[i], h)
     return infoset_key(cur, params, seat, h, abstract)
+
+
+@njit(cache=True)
+def state_fallback(state, params, fallback, max_act):
+    """The fallback policy (``fallback_policy``) at the decision ``state``, over its legal
+    actions in the rules' order (a Python entry point)."""
+    acts = np.empty(max_act, dtype=np.int32)
+    k = P.legal_actions(state, params, acts)
+    out = np.empty(k)
+    fallback_policy(fallback, state, params, acts, k, out)
+    return out
+
+
+@njit(cache=True)
+def path_state(params, actions):
+    """The state after the action path ``actions`` from the root."""
+    cur = P.initial_state(params)
+    nxt = np.empty_like(cur)
+    for i in range(actions.shape[0]):
+        P.apply_action(cur, params, actions[i], nxt)
+        cur[:] = nxt
+    return cur
+
+
+@njit(cache=True)
+def state_abstraction_key(state, params, seat):
+    """The information abstraction's key of ``seat`` at ``state`` (a Python entry point)."""
+    return P.abstraction_key(state, params, seat)
 
 
 # Status codes of tree_keys and tree_strategy.

@@ -33,6 +33,9 @@ The functions a game registers (:func:`register`), all ``@njit``:
 - ``heuristic_policy(state, params, actions, k, probs)`` (optional): a simple heuristic
   player, for head-to-head measurements: writes into ``probs[:k]`` a distribution over the
   ``k`` legal ``actions`` at a decision, using only what the seat to move can see.
+- ``styled_heuristic(state, params, style, actions, k, probs)`` (optional): more heuristic
+  players, as ``heuristic_policy`` for the style number ``style`` (their names are the
+  plug-in's ``heuristic_styles``).
 - ``abstraction_key(state, params, seat)`` (optional): an information abstraction for
   Monte-Carlo CFR on games too big to enumerate: a 63-bit key (>= 0) of what the seat to
   move knows at a decision, keeping what matters and forgetting the rest (e.g. the order of
@@ -52,7 +55,8 @@ OBS_BITS = 24  # observation codes are in [0, 2**OBS_BITS)
 
 REQUIRED = ("initial_state", "current_player", "legal_actions", "chance_outcomes",
             "apply_action", "observation", "returns_p1", "max_actions", "max_depth")
-OPTIONAL = ("current_seat", "num_seats", "heuristic_policy", "abstraction_key")
+OPTIONAL = ("current_seat", "num_seats", "heuristic_policy", "styled_heuristic",
+            "abstraction_key")
 
 _REGISTRY: dict[type, dict] = {}
 
@@ -125,6 +129,10 @@ def max_depth(params):
 
 
 def heuristic_policy(state, params, actions, k, probs):
+    raise NotImplementedError("protocol functions run inside numba code only")
+
+
+def styled_heuristic(state, params, style, actions, k, probs):
     raise NotImplementedError("protocol functions run inside numba code only")
 
 
@@ -234,6 +242,21 @@ def _heuristic_policy(state, params, actions, k, probs):
         return lambda state, params, actions, k, probs: f(state, params, actions, k, probs)
 
     def uniform(state, params, actions, k, probs):  # no heuristic: the caller refuses first
+        for a in range(k):
+            probs[a] = 1.0 / k
+    return uniform
+
+
+@overload(styled_heuristic)
+def _styled_heuristic(state, params, style, actions, k, probs):
+    if _impl("initial_state", params) is None:
+        return None
+    f = _impl("styled_heuristic", params)
+    if f is not None:
+        return lambda state, params, style, actions, k, probs: f(state, params, style, actions,
+                                                                 k, probs)
+
+    def uniform(state, params, style, actions, k, probs):  # none: the caller refuses first
         for a in range(k):
             probs[a] = 1.0 / k
     return uniform

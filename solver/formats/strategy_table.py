@@ -192,3 +192,59 @@ def _text(value) -> str:
     ):
         return str(int(value))
     return str(value)
+
+
+SAMPLED_CHUNK_ROWS = 1 << 20  # rows built and written at a time
+SAMPLED_JSON_ROWS = 1 << 20  # JSON is one document: written only up to this many rows
+
+
+def write_sampled_table(average: dict, path: str | Path, fmt: str | None = None) -> int:
+    """Write the average strategy of a run sampled without a tree (``MCCFRSolver.
+    average_table()``) atomically, a chunk of rows at a time: player, infoset_key (the
+    table's 63-bit key: the information abstraction's or the observation history's),
+    action_index (in the rules' order of legal actions), probability. Returns the rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    fmt = table_format(path, fmt)
+    rows = int(average["num_actions"].sum())
+    if fmt == "json" and rows > SAMPLED_JSON_ROWS:
+        raise SpycfrError(f"the table has {rows:,} rows, too many for one JSON document "
+                          f"(at most {SAMPLED_JSON_ROWS:,}): use --format csv or parquet")
+    chunks = _sampled_chunks(average)
+    with atomic_path(path) as tmp:
+        if fmt == "json":
+            write_table(pd.concat(list(chunks), ignore_index=True), tmp, "json")
+        elif fmt == "csv":
+            for n, chunk in enumerate(chunks):
+                chunk.to_csv(tmp, index=False, float_format="%.17g", mode="a", header=n == 0)
+        else:
+            writer = None
+            for chunk in chunks:
+                batch = pa.Table.from_pandas(chunk, preserve_index=False)
+                writer = writer or pq.ParquetWriter(tmp, batch.schema)
+                writer.write_table(batch)
+            writer.close()
+    return rows
+
+
+def _sampled_chunks(average: dict):
+    """The rows of write_sampled_table, about SAMPLED_CHUNK_ROWS at a time (one empty
+    chunk for an empty table)."""
+    counts = average["num_actions"].astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    first = 0
+    while True:
+        last = max(int(np.searchsorted(starts, starts[first] + SAMPLED_CHUNK_ROWS, "right")) - 1,
+                   min(first + 1, len(counts)))
+        k = counts[first:last]
+        idx = np.repeat(np.arange(first, last), k)
+        action = np.arange(int(k.sum())) - np.repeat(starts[first:last] - starts[first], k)
+        yield pd.DataFrame({
+            "player": np.where(average["player"][idx] == 0, "P1", "P2"),
+            "infoset_key": average["key"][idx], "action_index": action,
+            "probability": average["policy"][average["offset"][idx] + action]})
+        first = last
+        if first >= len(counts):
+            return

@@ -69,14 +69,20 @@ class RecordNotation:
     lines: Callable[[dict, Any], list[str]]
     view_key: Callable[[Any, str, int], tuple[str, dict]]
     example: str = ""
+    # One full state (the numba rules' array) consistent with a seat's view: where the
+    # seat's information abstraction is read (a sampled run's query); None if not given.
+    view_state: Callable[[Any, str, int], Any] | None = None
 
     def __post_init__(self) -> None:
         # Every record reaches the game's parser through check_record_text first.
-        summary, view_key = self.summary, self.view_key
+        summary, view_key, view_state = self.summary, self.view_key, self.view_state
         object.__setattr__(self, "summary",
                            lambda variant, text: summary(variant, check_record_text(text)))
         object.__setattr__(self, "view_key", lambda variant, text, seat: view_key(
             variant, check_record_text(text), seat))
+        if view_state is not None:
+            object.__setattr__(self, "view_state", lambda variant, text, seat: view_state(
+                variant, check_record_text(text), seat))
 
 
 @dataclass(frozen=True)
@@ -152,6 +158,8 @@ class GamePlugin:
     payoff_unit: Callable[[dict], str] = lambda variant: "points"
     win_payoff: Callable[[dict], bool] = lambda variant: False  # payoffs are +1/0/-1
     payoff_bound: Callable[[dict], float] = lambda variant: 1.0  # max |payoff| of a game
+    # names of the protocol's styled heuristic players (style i = heuristic_styles[i])
+    heuristic_styles: tuple[str, ...] = ()
     seat_note: str = "When the first player is drawn at random"
     # Optional features.
     records: RecordNotation | None = None

@@ -127,11 +127,13 @@ class SolveConfig:
     memory_limit: float | None = None  # GiB of resident memory (None: half the RAM)
     abstraction: bool = False  # MCCFR only: key infosets by the game's information abstraction
     device: str = "cpu"  # full tree: cpu, gpu or auto (a GPU when numba finds one)
+    when_full: str | None = None  # MCCFR only, at the memory limit: stop (None) or freeze
+    fallback: str | None = None  # MCCFR only: how unstored infosets play (None: uniform)
 
 
 # Settings a resumed run takes from the command line rather than from its checkpoint.
 RESUME_LIMITS = ("iterations", "target_exploitability", "time_limit", "check_every",
-                 "memory_limit", "device")
+                 "memory_limit", "device", "when_full")
 
 
 # --- solver engines: what differs between the full-tree and the Monte-Carlo solvers ----------
@@ -381,6 +383,7 @@ class _MonteCarlo(_Iterative):
             game, MCCFR_ALGORITHMS[config.algorithm], seed=config.seed,
             epsilon=_epsilon(config) or DEFAULT_EPSILON,
             memory_limit=_memory_limit_gib(config) * 2**30, abstraction=config.abstraction,
+            when_full=config.when_full or "stop", fallback=config.fallback or "uniform",
         )
         self.value_column = "exploitability" if self.enumerable else "exploitability_estimate"
         self.kind = "exact" if self.enumerable else REGRET_BOUND_KIND
@@ -437,6 +440,9 @@ class _MonteCarlo(_Iterative):
                        "bytes_used": stats["bytes_used"],
                        "limit_bytes": int(self.solver.memory_limit)},
             "memory_stop": self.memory_message,
+            "when_full": self.solver.when_full,
+            "frozen_at_iteration": stats["frozen_at_iteration"],
+            "unstored_decisions": stats["unstored_decisions"],
             "exploitability_estimate": None,
         }
         if self.tree is not None:
@@ -484,6 +490,23 @@ def _compile_elsewhere(config: SolveConfig) -> None:
         pass
 
 
+def load_sampled_solver(run_dir: str | Path) -> MCCFRSolver:
+    """The MCCFR solver of a run without a tree, from its checkpoint (what its strategy is)."""
+    path = Path(run_dir)
+    if not (path / CHECKPOINT).is_file():
+        raise SpycfrError(f"run {str(path)!r} was sampled without a tree and has no "
+                          f"{CHECKPOINT}: its strategy is in the checkpoint (not committed "
+                          "with results/); solve it again (results/regenerate.sh)")
+    config, state, _, _ = load_checkpoint(path)
+    game = make_game(config["game"], config["preset"], config["params"])
+    solver = MCCFRSolver(game, MCCFR_ALGORITHMS[config["algorithm"]], seed=config["seed"],
+                         epsilon=float(state["epsilon"]), es_node_limit=None,
+                         abstraction=bool(config.get("abstraction", False)),
+                         fallback=config.get("fallback") or "uniform")
+    solver.load_state_dict(state)
+    return solver
+
+
 def _epsilon(config: SolveConfig) -> float | None:
     if config.algorithm != "os-mccfr":
         return None
@@ -526,6 +549,10 @@ def _check_config(config: SolveConfig) -> None:
                           "pcfr+); es-mccfr and os-mccfr run on the CPU: drop --device gpu")
     if config.abstraction and not mccfr:
         raise SpycfrError("--abstraction applies to --algorithm es-mccfr or os-mccfr only")
+    if config.when_full is not None and not mccfr:
+        raise SpycfrError("--when-full applies to --algorithm es-mccfr or os-mccfr only")
+    if config.fallback is not None and not mccfr:
+        raise SpycfrError("--fallback applies to --algorithm es-mccfr or os-mccfr only")
     if mccfr and not config.alternating:
         raise SpycfrError("MCCFR always alternates the players' updates: drop --simultaneous")
     if mccfr and not 0 <= config.seed < 2**63:
@@ -741,7 +768,8 @@ def _algorithm_params(config: SolveConfig, solver) -> dict:
     if config.algorithm in MCCFR_ALGORITHMS:
         return {"scheme": MCCFR_ALGORITHMS[config.algorithm], "epsilon": _epsilon(config),
                 "memory_limit_gib": _memory_limit_gib(config), "alternating": True,
-                "abstraction": config.abstraction}
+                "abstraction": config.abstraction, "when_full": config.when_full or "stop",
+                "fallback": config.fallback or "uniform"}
     if config.algorithm == "lp":
         return {"alternating": True}  # no updates; the field the readers expect
     return {"alpha": solver.alpha, "beta": solver.beta, "gamma": solver.gamma,

@@ -19,7 +19,9 @@ Monte-Carlo CFR runs on variants too big to enumerate have no tree: ``exploitabi
 and ``nash_conv`` are null, ``exploitability_estimate`` holds the sampled-regret bound and
 says so, ``convergence.csv`` has an ``exploitability_estimate`` column, there are no
 strategy tables, and ``openings.csv`` holds the average strategy at the game's opening
-decisions (player, opening, probability, seen), where the game defines them.
+decisions (player, opening, probability, seen), where the game defines them. The strategy
+itself is in the checkpoint; ``spycfr measure`` adds ``measured`` to run.json (head to head,
+a lower bound on the exploitability, the openings' stability).
 """
 
 from __future__ import annotations
@@ -279,7 +281,8 @@ def load_run(path: str | Path) -> Run:
     if is_treeless(meta):
         raise SpycfrError(
             f"run {str(path)!r} was solved by MCCFR on a variant too big to enumerate: it has "
-            "no tree or strategy tables, only `spycfr openings` can read it"
+            "no tree for this (openings, query, report, export, measure and head-to-head read "
+            "it)"
         )
     _verify(path, meta, STRATEGY_NPZ)
     try:

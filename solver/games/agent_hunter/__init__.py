@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from solver.games.agent_hunter import position as _position
+from solver.games.agent_hunter import registration as _registration  # noqa: F401 (registers)
 from solver.games.agent_hunter import rules as R
 from solver.games.agent_hunter.game import AgentHunterGame, AgentHunterState
+from solver.games.agent_hunter.heuristic import HEURISTIC_STYLES
 from solver.games.agent_hunter.variant import (
     PARAMETERS,
     PRESETS,
@@ -49,10 +51,12 @@ PLUGIN = GamePlugin(
     win_payoff=lambda variant: variant.get("payoff") == "win",
     # margin: every house of one player eliminated with every decoy beside them
     payoff_bound=lambda v: 1.0 if v["payoff"] == "win" else v["houses"] * (1 + v["decoys"]),
+    heuristic_styles=HEURISTIC_STYLES,
     seat_note="The rulesheet draws the first player at random",
     records=RecordNotation(
         summary=_position.summary, fields=tuple(_position.NULL_SUMMARY),
         lines=_position.position_lines, view_key=_position.view_key,
+        view_state=_position.view_state,
         example="place:0-2 place:2-1 hand:1>1:lo",
     ),
     openings=Openings(paths=_opening_paths, group=_card_set, group_name="cards",

@@ -112,6 +112,11 @@ def view_key(variant: Variant, text: str, player: int) -> tuple[str, dict]:
     return " ".join(rep.tokens), position_summary(rep)
 
 
+def view_state(variant: Variant, text: str, player: int) -> np.ndarray:
+    """One full state consistent with ``player``'s view ``text``."""
+    return replay_view(variant, text, player).state
+
+
 def position_lines(info: dict, variant: Variant) -> list[str]:
     """The position of a summary in words, for the terminal."""
     lines = [f"agent-hunter  {variant.describe()}"]

@@ -3,7 +3,7 @@
 ``params`` is ``Variant.to_params()``, an :class:`AgentHunterParams` of six int64 =
 (cards N, houses K, decoys D, max_turns (0 = unbounded), decoy_rule (0 any, 1 switched),
 payoff (0 win, 1 margin)); its type selects these rules in the generic engines
-(:mod:`solver.engine.protocol`, registered at the end of this module).
+(:mod:`solver.engine.protocol`, registered in registration.py).
 
 State layout (``np.int16[STATE_SIZE]``), per player p at offset ``p * PSTRIDE``:
 
@@ -19,6 +19,12 @@ Global fields: TURN (20, turns completed), PHASE (21: PH_PLACE1, PH_PLACE2, PH_T
 PH_REFILL_ATT, PH_REFILL_DEF, PH_OVER), REFILL (22: index of the house awaiting a refill
 of the player to move, else -1), TO_MOVE (23: 0 = P1, 1 = P2, -1 when terminal).
 Every own card is in exactly one of HAND, OUT or a HOUSE.
+
+KNOW (24..29): KNOW + 3 * p + k is the bit mask of the values that player p's observations
+still allow in the opponent's safe house k (a hi/lo answer narrows it, a card the opponent
+showed from hand or from another house leaves it, a switch or refill of k resets it; cards
+out are removed when it is read). It is bookkeeping for the information abstraction
+(:func:`abstraction_key`), a function of public information only, never read by the rules.
 
 Action codes (int32) are ``type << 12 | payload``:
 placement (type 0): sum of card_i * N**i over houses i = 0..K-1; hand attack (1): c << 2 | t;
@@ -40,10 +46,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol
-from solver.tree import CHANCE, TERMINAL
+from solver.engine.rng import combine_key, root_key
+from solver.tree import TERMINAL
 
-STATE_SIZE = 24
+STATE_SIZE = 30
 PSTRIDE = 10
 O_HOUSE = 0
 O_DECOYS = 3
@@ -54,6 +60,7 @@ TURN = 20
 PHASE = 21
 REFILL = 22
 TO_MOVE = 23
+KNOW = 24
 
 EMPTY = -1
 ELIM = -2
@@ -153,6 +160,16 @@ def _end_game(out):
     out[TO_MOVE] = -1
 
 
+@njit(cache=True)
+def _narrow(out, p, t, c, v):
+    """Player ``p`` attacked the opponent's house ``t`` (holding ``v``) with card ``c``:
+    the answer hi (c > v) or lo (c < v) narrows what p knows of t (eq eliminates it)."""
+    if c > v:
+        out[KNOW + 3 * p + t] &= (1 << c) - 1
+    elif c < v:
+        out[KNOW + 3 * p + t] &= ~((1 << (c + 1)) - 1)
+
+
 # --- the contract ----------------------------------------------------------------------
 
 
@@ -169,6 +186,8 @@ def initial_state(params):
         s[base + O_SUPPLY] = params[P_DECOYS]
         s[base + O_HAND] = (1 << n) - 1
         s[base + O_OUT] = 0
+        for i in range(3):
+            s[KNOW + 3 * p + i] = (1 << n) - 1
     s[TURN] = 0
     s[PHASE] = PH_PLACE1
     s[REFILL] = -1
@@ -289,6 +308,9 @@ def apply_action(state, params, action, out):
     if typ == T_HAND:
         c = pay >> 2
         t = pay & 3
+        _narrow(out, p, t, c, state[obase + O_HOUSE + t])
+        for i in range(k):  # c was in the attacker's hand, so in none of its houses
+            out[KNOW + 3 * o + i] &= ~(1 << c)
         if state[obase + O_HOUSE + t] == c:
             out[obase + O_HOUSE + t] = ELIM
             out[base + O_HAND] &= ~(1 << c)
@@ -308,6 +330,9 @@ def apply_action(state, params, action, out):
         out[base + O_HOUSE + h] = w
         out[base + O_DECOYS + d] += 1
         out[base + O_SUPPLY] -= 1
+        for i in range(k):  # v was in h, so in no other house; h now holds any card
+            out[KNOW + 3 * o + i] &= ~(1 << v)
+        out[KNOW + 3 * o + h] = (1 << n_cards) - 1
         _finish_turn(out, params)
         return
     if typ == T_HOUSE:
@@ -315,6 +340,7 @@ def apply_action(state, params, action, out):
         t = pay & 3
         x = state[base + O_HOUSE + a]
         v = state[obase + O_HOUSE + t]
+        _narrow(out, p, t, x, v)
         if x == v:
             out[obase + O_HOUSE + t] = ELIM
             out[base + O_HOUSE + a] = EMPTY
@@ -347,9 +373,10 @@ def apply_action(state, params, action, out):
             return
         _finish_turn(out, params)
         return
-    # Refill by the player to move of house REFILL.
+    # Refill by the player to move of house REFILL (the opponent knows nothing of f).
     f = pay
     out[base + O_HOUSE + state[REFILL]] = f
+    out[KNOW + 3 * o + state[REFILL]] = (1 << n_cards) - 1
     out[base + O_HAND] &= ~(1 << f)
     _finish_turn(out, params)
 
@@ -551,10 +578,55 @@ def _max_depth(params):
     return -1 if t <= 0 else 2 + 2 * t
 
 
-assert CHANCE not in (0, 1)  # the two players' codes of TO_MOVE
-protocol.register(
-    AgentHunterParams, initial_state=initial_state, current_player=_protocol_player,
-    legal_actions=legal_actions, chance_outcomes=_no_chance, apply_action=apply_action,
-    observation=observation, returns_p1=returns_p1, max_actions=_max_actions,
-    max_depth=_max_depth,
-)
+# --- the information abstraction (Monte-Carlo CFR on the rulesheet game) ---------------
+
+
+@njit(cache=True, inline="always")
+def known_sets(state, p, k, out):
+    """What player ``p`` knows of each opposing house: its consistent values if in play
+    (KNOW minus the cards out; a value known to be in one house is removed from the others;
+    bit 15 marks a house in play), else its status (ELIM, EMPTY, ABSENT, offset by 8)."""
+    obase = (1 - p) * PSTRIDE
+    m = np.zeros(3, dtype=np.int64)
+    for i in range(k):
+        if state[obase + O_HOUSE + i] >= 0:
+            m[i] = state[KNOW + 3 * p + i] & ~out
+    for _ in range(k - 1):  # singletons leave the other houses (houses hold distinct cards)
+        for i in range(k):
+            if m[i] != 0 and (m[i] & (m[i] - 1)) == 0:
+                for j in range(k):
+                    if j != i:
+                        m[j] &= ~m[i]
+    for i in range(3):
+        c = state[obase + O_HOUSE + i]
+        m[i] = (m[i] | (1 << 15)) if c >= 0 else c + 8
+    return m
+
+
+@njit(cache=True)
+def abstraction_key(state, params, seat):
+    """What ``seat`` knows that matters, the order of history forgotten: its own houses,
+    decoys, supply and hand exactly; the public position (cards out, the opponent's
+    eliminated houses, decoys and supply, turn, phase, refill); for each opposing house in
+    play only the set of values still consistent with what was revealed (KNOW minus the
+    cards out, a value pinned to one house removed from the others), and the same of the
+    opponent about each own house (public too). Lost: the order and the moves that led
+    there, and the links between houses that per-house sets do not carry (e.g. that two
+    houses cannot both hold the same one of two values)."""
+    k = params[P_HOUSES]
+    base = seat * PSTRIDE
+    obase = (1 - seat) * PSTRIDE
+    out = state[base + O_OUT]
+    h = root_key(seat)
+    mine = known_sets(state, 1 - seat, k, out)  # what the opponent knows of my houses
+    theirs = known_sets(state, seat, k, out)
+    for i in range(k):
+        h = combine_key(h, state[base + O_HOUSE + i] + 8)  # >= 0: ABSENT is -3
+        h = combine_key(h, state[base + O_DECOYS + i])
+        h = combine_key(h, mine[i])
+        h = combine_key(h, theirs[i])
+        h = combine_key(h, state[obase + O_DECOYS + i])
+    for f in (base + O_SUPPLY, base + O_HAND, obase + O_SUPPLY, base + O_OUT, TURN, PHASE,
+              REFILL, TO_MOVE):
+        h = combine_key(h, state[f] + 8)
+    return h

@@ -1,0 +1,130 @@
+"""Report of a run sampled without a tree (Monte-Carlo CFR on a game too big to enumerate):
+what was run, what was measured (head to head, the lower bound it implies, the openings'
+stability, from run.json's ``measured``: :mod:`solver.analysis.measure`) and the most
+played openings. No value or exploitability can be computed: the report says "unknown"
+and what was measured instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from solver.analysis.markdown import Doc, md_table, pct, signed
+from solver.analysis.openings import openings_spec, treeless_table
+from solver.analysis.report import ALGORITHM_NAMES, variant_words
+from solver.errors import SpycfrError
+from solver.games import get_plugin
+from solver.io import write_text
+from solver.runs.store import treeless_openings
+
+TOP = 10  # openings listed per player (per situation)
+
+
+def write_sampled_report(run_dir: str | Path, out_path: str | Path) -> Path:
+    """Write the markdown report of the sampled run in ``run_dir`` to ``out_path``."""
+    loaded = treeless_openings(run_dir)
+    if loaded is None:
+        raise SpycfrError(f"run {str(run_dir)!r} has a tree: use its full report")
+    meta, raw = loaded
+    doc = Doc()
+    _header(doc, meta)
+    _measured(doc, meta)
+    _openings(doc, meta, raw)
+    out_path = Path(out_path)
+    try:
+        write_text(out_path, "\n".join(doc.parts))
+    except OSError as exc:
+        raise SpycfrError(f"cannot write the report {str(out_path)!r}: "
+                          f"{exc.strerror or exc}") from None
+    return out_path
+
+
+def _header(doc: Doc, meta: dict) -> None:
+    title = get_plugin(meta["game"]).title
+    preset = meta.get("preset")
+    doc.add(f"# Strategy report: {title}" + (f", preset `{preset}`" if preset else "") + "\n")
+    params = meta.get("algorithm_params") or {}
+    alg = ALGORITHM_NAMES.get(meta["algorithm"], meta["algorithm"])
+    if params.get("epsilon") is not None:
+        alg += f" (exploration {params['epsilon']:g})"
+    keys = ("the game's information abstraction" if params.get("abstraction") else
+            "the whole history of each seat's observations")
+    frozen = meta.get("frozen_at_iteration")
+    memory = (f"limit {meta.get('memory_limit_gib', 0):g} GiB on the resident memory; peak "
+              f"measured {meta.get('peak_rss_bytes', 0) / 2**30:.2f} GiB")
+    if frozen is not None:
+        memory += (f"; table full (frozen) from iteration {frozen:,}, after which "
+                   f"{meta.get('unstored_decisions', 0):,} sampled decisions met an information "
+                   f"state not stored (played as the fallback, "
+                   f"{params.get('fallback', 'uniform')}; not learnt)")
+    rows = [
+        ["game", f"{title}: {variant_words(meta)}"],
+        ["parameters", " ".join(f"{k}={v}" for k, v in meta["variant"].items())],
+        ["algorithm", f"{alg}, seed {meta.get('seed')}"],
+        ["information states", f"keyed by {keys}; {meta.get('infosets_seen', 0):,} stored"],
+        ["iterations", f"{int(meta['iterations']):,} (stopped by {meta.get('stopped_by')}) in "
+                       f"{float(meta.get('solve_seconds', 0)):,.0f} s"],
+        ["memory", memory],
+        ["where the table has no row", "the strategy plays the game's heuristic player"
+         if params.get("fallback") == "heuristic" else "the strategy plays uniformly"],
+        ["tree", f"not enumerated (about {meta.get('estimated_nodes', 0):.2g} nodes)"],
+        ["spycfr", f"{meta.get('version', '?')}, run made {meta.get('created', '?')}"],
+    ]
+    doc.add(md_table(["", ""], rows, "ll") + "\n")
+
+
+def _measured(doc: Doc, meta: dict) -> None:
+    doc.add("## How strong it is\n")
+    doc.add("**Exploitability: unknown.** The game is far too big for an exact best response, "
+            "and the sampled-regret bound is above the payoff span, so it bounds nothing. "
+            "What was measured instead:\n")
+    m = meta.get("measured")
+    if not m:
+        doc.add("Nothing yet: head-to-head results, a lower bound on the exploitability and "
+                "the openings' stability are **unknown** (`spycfr measure RUN_DIR` measures "
+                "them).\n")
+        return
+    doc.add(f"Head to head, {m['games']:,} sampled games against each player, half in each "
+            f"seat (`{m['command']}`); the run's mean payoff per game with its 95% "
+            "interval:\n")
+    rows = []
+    for r in m["head_to_head"]:
+        lo, hi = r["payoff"]["ci95"]
+        rows.append([r["opponent"], f"{signed(r['payoff']['mean'], 3)} [{signed(lo, 3)}, "
+                     f"{signed(hi, 3)}]", signed(r["as_p1"], 3), signed(r["as_p2"], 3),
+                     pct(r["wins"]), pct(r["draws"])])
+    doc.add(md_table(["against", "payoff", "as P1", "as P2", "wins", "draws"], rows,
+                     "lrrrrr") + "\n")
+    b = m["exploitability_lower_bound"]
+    doc.add(f"**Lower bound on the exploitability: {b['value']:.3f}** (95% interval "
+            f"{b['ci95'][0]:.3f} to {b['ci95'][1]:.3f}), from {b['by']}: {b['method']}.\n")
+    s = m.get("openings_stability")
+    if s:
+        u = s["against_uniform"]
+        doc.add("**Openings' stability** (" + s["method"] + "). Distance to uniform play: "
+                + ", ".join(f"{p} {u[p]['tvd']:.3f}" for p in sorted(u)) + ".\n")
+        if s["against_runs"]:
+            rows = [[o["run"], str(o["seed"]), f"{o['iterations']:,}"]
+                    + [f"{o[p]['tvd']:.3f} ({o[p]['top5_shared']}/5)" for p in ("P1", "P2")]
+                    for o in s["against_runs"]]
+            doc.add(md_table(["other run", "seed", "iterations", "P1 distance (top 5 shared)",
+                              "P2 distance (top 5 shared)"], rows, "lrrrr") + "\n")
+        else:
+            doc.add("Against other runs: unknown (no run compared).\n")
+
+
+def _openings(doc: Doc, meta: dict, raw) -> None:
+    spec = openings_spec(meta["game"])
+    table = treeless_table(meta["game"], raw)
+    doc.add(f"## Most played {spec.whats}\n")
+    doc.add(f"The run's average strategy at the opening decisions (top {TOP} per player; the "
+            "full list is `spycfr openings RUN_DIR --csv`). Read them with the measurements "
+            "above: they are only as good as the strategy.\n")
+    for player in ("P1", "P2"):
+        rows = table[table.player == player]
+        keys = [spec.context_name] if spec.context_name else []
+        shown = [[*(str(getattr(r, k)) for k in keys), r.opening, f"{r.probability:.4f}"]
+                 for r in rows.head(TOP).itertuples()]
+        doc.add(f"**{player}**\n")
+        doc.add(md_table([*keys, spec.what, "probability"], shown,
+                         "l" * (len(keys) + 1) + "r") + "\n")
