@@ -23,6 +23,7 @@ from solver.cfr import CFRSolver
 from solver.cfr.driver import drive
 from solver.cfr.kernels import ALGORITHMS
 from solver.cfr.mccfr import REGRET_BOUND_KIND, MCCFRSolver, strategy_on_tree
+from solver.engine import protocol
 from solver.engine.labels import state_at
 from solver.engine.playout import estimate_nodes
 from solver.errors import Interrupted, SpycfrError, is_interrupt
@@ -353,6 +354,14 @@ def _check_config(config: SolveConfig) -> None:
     if mccfr and foreign_kind(config.game) is not None:
         raise SpycfrError(f"es-mccfr/os-mccfr sample a built-in game's rules; {config.game} is "
                           f"solved on its full tree: --algorithm {', '.join(ALGORITHMS)}")
+    if foreign_kind(config.game) is None:
+        plugin = get_plugin(config.game)
+        params = plugin.numba_params(plugin.make_variant(config.preset, dict(config.params)))
+        if protocol.seats(params) > 2:
+            raise SpycfrError(
+                f"this variant has {protocol.seats(params)} seats in two teams whose members "
+                "see different cards: CFR and MCCFR have no guarantee there; solve it with "
+                f"`spycfr team {config.game}` (team equilibrium)")
     if config.abstraction and not mccfr:
         raise SpycfrError("--abstraction applies to --algorithm es-mccfr or os-mccfr only")
     if mccfr and not config.alternating:

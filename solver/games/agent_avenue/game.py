@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.errors import SpycfrError
 from solver.games.agent_avenue import rules as R
 from solver.games.agent_avenue.record import action_label, extend_view
 from solver.games.agent_avenue.variant import Variant
@@ -26,6 +27,10 @@ class AgentAvenueGame:
         return self.variant_obj.as_dict()
 
     def new_initial_state(self) -> AgentAvenueState:
+        if self.variant_obj.teams != "1v1":
+            raise SpycfrError(
+                f"records, labels and positions of teams={self.variant_obj.teams} are not "
+                "modelled yet (the tree is): solve it with `spycfr team agent-avenue`")
         return AgentAvenueState(self, self.rules.initial_state(self.params), ((), ()))
 
     def __repr__(self) -> str:
