@@ -188,15 +188,43 @@ def test_teammates_do_not_see_each_others_cards_unless_hands_are_open():
     assert T.observation(s, params, down, 2) & 0xF == R.HIDDEN
 
 
-def test_team_variants_are_refused_where_they_are_not_modelled(tmp_path):
+def test_cfr_refuses_a_team_variant(tmp_path):
     from solver.runs.solve import SolveConfig, solve_run
 
-    with pytest.raises(SpycfrError, match="not modelled yet"):
-        make_game("agent-avenue", "team-tiny").new_initial_state()
     config = SolveConfig(game="agent-avenue", preset="team-tiny", params={},
                          algorithm="cfr+", iterations=10)
     with pytest.raises(SpycfrError, match="spycfr team agent-avenue"):
         solve_run(config, tmp_path / "run")
+
+
+def test_seat_views_are_the_trees_infosets_and_name_the_seat():
+    """Walking the Python states of team-tiny: each seat's view of the record is one key per
+    infoset of the numba tree (no split, no merge), and tokens name the seat that moved."""
+    game = make_game("agent-avenue", "team-tiny")
+    tree = build_tree(game)
+    key_of: dict = {}
+    stack = [(0, game.new_initial_state())]
+    while stack:
+        v, state = stack.pop()
+        player = int(tree.node_player[v])
+        if player in (0, 1):
+            i = int(tree.node_infoset[v])
+            key = (int(tree.infoset_seat[i]),
+                   state.information_state(int(tree.infoset_seat[i])))
+            assert key_of.setdefault(key, i) == i
+        first, k = int(tree.first_child[v]), int(tree.num_children[v])
+        for c in range(first, first + k):
+            stack.append((c, state.child(int(tree.node_action[c]))))
+    assert len(key_of) == tree.num_infosets
+    state = game.new_initial_state()
+    for c in (0, 0, 0):  # the deal: S1, S2, S3's hands
+        state = state.child(state.chance_outcomes()[c][0])
+    assert state.information_state(0).split() == ["S1:deal:EN.EN", "S2:deal:?", "S3:deal:?"]
+    assert [state.action_label(a) for a in state.legal_actions()] == ["lead:S1", "lead:S2"]
+    state = state.child(state.legal_actions()[1])  # S1 names S2 to play face up
+    assert state.information_state(2).split()[-1] == "S1:lead:S2"
+    assert state.current_player() == 0 and "up:EN" in [
+        state.action_label(a) for a in state.legal_actions()]
 
 
 def test_spycfr_team_writes_a_run(tmp_path):
