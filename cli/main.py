@@ -16,6 +16,7 @@ from cli.record import record
 from cli.report import report
 from cli.solve import info, solve
 from cli.sweep import sweep
+from cli.team import team
 from solver import __version__
 from solver.errors import Interrupted, SpycfrError, is_interrupt
 from solver.games import game_names, get_plugin
@@ -70,7 +71,7 @@ def games(as_json: bool) -> None:
 
 # The commands live in one module per job; importing them is cheap (the solver loads lazily).
 for _command in (record, solve, info, openings, query, best_response_cmd, exploitability, export,
-                 export_efg, report, head_to_head, measure, play, sweep):
+                 export_efg, report, head_to_head, measure, play, sweep, team):
     cli.add_command(_command)
 
 

@@ -145,6 +145,12 @@ def has_heuristic(params_class: type) -> bool:
     return "heuristic_policy" in _REGISTRY.get(params_class, {})
 
 
+def seats(params) -> int:
+    """Seats at the table of the game of ``params`` (from Python; 2 unless it says)."""
+    f = _REGISTRY.get(type(params), {}).get("num_seats")
+    return 2 if f is None else int(f(params))
+
+
 def has_abstraction(params_class: type) -> bool:
     """Whether the game of ``params_class`` registered an information abstraction."""
     return "abstraction_key" in _REGISTRY.get(params_class, {})

@@ -151,6 +151,9 @@ class GamePlugin:
     numba_params: Callable[[Any], Any]
     parameters: tuple[Parameter, ...] = ()
     presets: dict[str, dict] = field(default_factory=lambda: {"default": {}})
+    # Presets of team variants (more than two seats): not two-player games, so kept out of
+    # the presets every two-player engine is checked on; solved by `spycfr team`.
+    team_presets: dict[str, dict] = field(default_factory=dict)
     # Words for errors and reports.
     too_big_hint: str = ""  # how to shrink a variant whose tree is too big
     unbounded_hint: str = ""  # how to bound a variant whose tree is infinite
@@ -167,6 +170,10 @@ class GamePlugin:
     # The game's report sections, as "module:function" (analysis code, loaded by the report):
     # function(ctx) adds sections to a report (see solver.analysis.report.ReportContext).
     report_sections: str | None = None
+    # pooled(variant): the same team variant with each team's information pooled (teammates
+    # see each other's cards): one player with perfect recall per team, the bound of a team
+    # that could talk; None if the game has no team variants.
+    pooled: Callable[[Any], Any] | None = None
 
     def describe_variant(self, variant: dict) -> str:
         return self.words(variant) if self.words else (

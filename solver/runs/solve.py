@@ -24,6 +24,7 @@ from solver.cfr.driver import drive
 from solver.cfr.gpu import DEVICES, GPUCFRSolver, resolve_device
 from solver.cfr.kernels import ALGORITHMS, algorithm_params
 from solver.cfr.mccfr import REGRET_BOUND_KIND, MCCFRSolver, strategy_on_tree
+from solver.engine import protocol
 from solver.engine.labels import state_at
 from solver.engine.playout import estimate_nodes
 from solver.errors import Interrupted, SpycfrError, is_interrupt
@@ -547,6 +548,14 @@ def _check_config(config: SolveConfig) -> None:
     if mccfr and config.device == "gpu":
         raise SpycfrError("--device gpu runs the full-tree algorithms (cfr, cfr+, lcfr, dcfr, "
                           "pcfr+); es-mccfr and os-mccfr run on the CPU: drop --device gpu")
+    if foreign_kind(config.game) is None:
+        plugin = get_plugin(config.game)
+        params = plugin.numba_params(plugin.make_variant(config.preset, dict(config.params)))
+        if protocol.seats(params) > 2:
+            raise SpycfrError(
+                f"this variant has {protocol.seats(params)} seats in two teams whose members "
+                "see different cards: CFR and MCCFR have no guarantee there; solve it with "
+                f"`spycfr team {config.game}` (team equilibrium)")
     if config.abstraction and not mccfr:
         raise SpycfrError("--abstraction applies to --algorithm es-mccfr or os-mccfr only")
     if config.when_full is not None and not mccfr:

@@ -3,12 +3,20 @@ rules, game records."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from solver.games.agent_avenue import position as _position
 from solver.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
 from solver.games.agent_avenue.openings import group as _group
 from solver.games.agent_avenue.openings import opening_paths as _opening_paths
 from solver.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
-from solver.games.agent_avenue.variant import PARAMETERS, PRESETS, Variant, make_variant
+from solver.games.agent_avenue.variant import (
+    PARAMETERS,
+    PRESETS,
+    TEAM_PRESETS,
+    Variant,
+    make_variant,
+)
 from solver.games.agent_avenue.variant import variant_words as _words
 from solver.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
 
@@ -34,6 +42,7 @@ PLUGIN = GamePlugin(
     numba_params=lambda variant: variant.to_params(),
     parameters=tuple(Parameter(name, text) for name, text in PARAMETERS.items()),
     presets=PRESETS,
+    team_presets=TEAM_PRESETS,
     too_big_hint="choose fewer names, copies, a smaller hand or fewer discards",
     words=_words,
     win_payoff=lambda variant: True,
@@ -47,6 +56,7 @@ PLUGIN = GamePlugin(
                       group_title="moves", what="first move", whats="first moves",
                       context_name="situation"),
     report_sections="solver.games.agent_avenue.report:sections",
+    pooled=lambda variant: replace(variant, open_hands=1),
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",

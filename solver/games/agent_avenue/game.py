@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.games.agent_avenue import rules as R
+from solver.games.agent_avenue import team_record
 from solver.games.agent_avenue.record import action_label, extend_view
 from solver.games.agent_avenue.variant import Variant
 
@@ -25,18 +26,23 @@ class AgentAvenueGame:
     def variant(self) -> dict:
         return self.variant_obj.as_dict()
 
+    @property
+    def num_seats(self) -> int:
+        return self.variant_obj.num_seats
+
     def new_initial_state(self) -> AgentAvenueState:
-        return AgentAvenueState(self, self.rules.initial_state(self.params), ((), ()))
+        return AgentAvenueState(self, self.rules.initial_state(self.params),
+                                ((),) * self.num_seats)
 
     def __repr__(self) -> str:
         return f"AgentAvenueGame({self.variant_obj.describe()})"
 
 
 class AgentAvenueState:
-    """One position plus each player's view of the record so far (the information states)."""
+    """One position plus each seat's view of the record so far (the information states)."""
 
     def __init__(self, game: AgentAvenueGame, array: np.ndarray,
-                 views: tuple[tuple[str, ...], tuple[str, ...]]) -> None:
+                 views: tuple[tuple[str, ...], ...]) -> None:
         self.game = game
         self.array = array
         self.views = views
@@ -70,8 +76,12 @@ class AgentAvenueState:
 
     def child(self, action: int) -> AgentAvenueState:
         g = self.game
-        views = tuple(extend_view(self.views[p], g.variant_obj, self.array, g.params, action, p)
-                      for p in range(2))
+        if g.num_seats > 2:  # a team variant: tokens name the seat (team_record.py)
+            views = tuple(v + (team_record.token(g.variant_obj, self.array, g.params, action,
+                                                 p),) for p, v in enumerate(self.views))
+        else:
+            views = tuple(extend_view(v, g.variant_obj, self.array, g.params, action, p)
+                          for p, v in enumerate(self.views))
         out = np.empty_like(self.array)
         g.rules.apply_action(self.array, g.params, np.int32(action), out)
         return AgentAvenueState(g, out, views)
@@ -81,11 +91,14 @@ class AgentAvenueState:
         return u, 0.0 - u
 
     def information_state(self, player: int) -> str:
-        """``player``'s view of the record so far (spec notation, ``?`` for hidden cards)."""
+        """Seat ``player``'s view of the record so far (``?`` for hidden cards)."""
         return " ".join(self.views[player])
 
     def action_label(self, action: int) -> str:
-        return action_label(self.game.variant_obj, self.array, action)
+        g = self.game
+        if g.num_seats > 2:
+            return team_record.action_label(g.variant_obj, self.array, g.params, action)
+        return action_label(g.variant_obj, self.array, action)
 
     def __repr__(self) -> str:
         return f"AgentAvenueState({' '.join(self.views[0])!r})"

@@ -355,8 +355,35 @@ def _recruit(out, params, take):
 @njit(cache=True)
 def _end_step(out, params):
     """Check every condition for both players; ties go to the active player (spec)."""
+    if end_conditions(out, params):
+        return
+    o = 1 - out[ACTIVE]
+    if out[DECKSIZE] == 0 and out[HANDSIZE + o] < 2:
+        deck_out(out, params)
+        return
+    out[TURN] += 1
+    out[ACTIVE] = o
+    out[PHASE] = PH_PLAY
+
+
+@njit(cache=True)
+def deck_out(out, params):
+    """End by the deck-out: the side closer to catching the other wins, a tie the active."""
+    g = out[GAP]
+    half = params.board // 2
+    if g < half:
+        _over(out, 0, END_DECK_OUT)
+    elif g > half:
+        _over(out, 1, END_DECK_OUT)
+    else:
+        _over(out, out[ACTIVE], END_DECK_OUT | END_TIE)
+
+
+@njit(cache=True)
+def end_conditions(out, params):
+    """The End step's win and lose conditions (catch, Codebreakers, Daredevils) of both
+    sides, ties to the active side; ends the game and returns True if one fired."""
     a = out[ACTIVE]
-    o = 1 - a
     g = out[GAP]
     fired = 0
     if g <= 0:
@@ -381,19 +408,8 @@ def _end_step(out, params):
             _over(out, a, fired | END_TIE)
         else:
             _over(out, 0 if p1 else 1, fired)
-        return
-    if out[DECKSIZE] == 0 and out[HANDSIZE + o] < 2:
-        half = params.board // 2
-        if g < half:
-            _over(out, 0, END_DECK_OUT)
-        elif g > half:
-            _over(out, 1, END_DECK_OUT)
-        else:
-            _over(out, a, END_DECK_OUT | END_TIE)
-        return
-    out[TURN] += 1
-    out[ACTIVE] = o
-    out[PHASE] = PH_PLAY
+        return True
+    return False
 
 
 @njit(cache=True)

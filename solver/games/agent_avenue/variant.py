@@ -7,9 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.errors import VariantError
-from solver.games.agent_avenue import advanced, rules
+from solver.games.agent_avenue import advanced, rules, team_rules
 from solver.games.agent_avenue.advanced import AgentAvenueAdvancedParams
 from solver.games.agent_avenue.rules import AgentAvenueParams
+from solver.games.agent_avenue.team_rules import AgentAvenueTeamParams
 
 # The agents in the spec's table order, with their two-letter codes.
 CODES = ("DA", "EN", "CB", "SA", "DD", "SE", "SK", "MO")
@@ -20,6 +21,7 @@ MOVES = {"DA": (-1, 6, -1), "EN": (1, 2, 3), "CB": (0, 0, 0), "SA": (-1, -1, -2)
          "DD": (2, 3, 0), "SE": (0, 2, 6), "SK": (4, 4, 4), "MO": (-3, -3, -3)}
 SINGLE = ("SK", "MO")  # always one copy
 MODES = ("simple", "advanced")
+TEAMS = {"1v1": (1, 1), "2v1": (2, 1), "2v2": (2, 2)}  # seats of team 0 (it starts), team 1
 
 # Presets sized by measuring the enumerated trees (spycfr info agent-avenue --preset NAME):
 # tiny 1,324 nodes (an LP solves it), mini 288,513 (CFR+ to 1e-4 in seconds), small
@@ -36,6 +38,16 @@ PRESETS: dict[str, dict] = {
                  "mode": "advanced"},
 }
 
+# Team variants (rulebook "Team Variant"), sized by measuring their trees; kept apart from
+# PRESETS (whose trees are all two-seat games checked against the plain-Python reference):
+# team-tiny 2v1 5,510 nodes, team-duo 2v2 14,871 nodes.
+TEAM_PRESETS: dict[str, dict] = {
+    "team-tiny": {"names": "EN,CB", "copies": 4, "hand": 2, "discards": 0, "board": 6,
+                  "teams": "2v1"},
+    "team-duo": {"names": "DA,EN", "copies": 5, "hand": 2, "discards": 0, "board": 4,
+                 "teams": "2v2"},
+}
+
 PARAMETERS: dict[str, str] = {
     "names": "which agents are in the deck: 2..8 distinct codes, comma-separated, among "
              "DA,EN,CB,SA,DD,SE,SK,MO (full game: all eight)",
@@ -46,6 +58,11 @@ PARAMETERS: dict[str, str] = {
              "half the board apart",
     "mode": "simple (default) or advanced (the black market cards; only with the full deck: "
             "all eight names, copies 6, board 14)",
+    "teams": "1v1 (default: the plain game), 2v1 (a team of two, which starts, against a "
+             "lone player) or 2v2 (the rulebook's team variant; simple mode; discards is "
+             "then per teammate and a lone player has twice as many)",
+    "open_hands": "0 (default, the rulebook) or 1: teammates see each other's cards (not "
+                  "the rulebook: the value of a team that could talk); team variants only",
 }
 
 
@@ -59,6 +76,8 @@ class Variant:
     discards: int = 4
     board: int = 14
     mode: str = "simple"
+    teams: str = "1v1"
+    open_hands: int = 0
 
     def __post_init__(self) -> None:
         bad = [c for c in self.names if c not in CODES]
@@ -82,10 +101,26 @@ class Variant:
                 f"mode=advanced is only played with the full deck and board (names="
                 f"{','.join(CODES)}, copies=6, board=14), not names={','.join(self.names)} "
                 f"copies={self.copies} board={self.board}")
-        if self.deck_size < 2 * self.hand + 2:
+        if self.teams not in TEAMS:
+            raise VariantError(f"teams={self.teams!r} is not allowed: one of "
+                               f"{', '.join(TEAMS)}")
+        _check_int("open_hands", self.open_hands, 0, 1)
+        if self.teams != "1v1" and self.mode != "simple":
+            raise VariantError(f"teams={self.teams} is played in simple mode only, not "
+                               f"mode={self.mode}")
+        if self.teams == "1v1" and self.open_hands:
+            raise VariantError("open_hands=1 is not allowed with teams=1v1: it opens "
+                               "teammates' hands to each other (teams 2v1 or 2v2)")
+        seats = self.num_seats
+        if self.deck_size < seats * self.hand + 2:
             raise VariantError(
                 f"the deck of {','.join(self.names)} x{self.copies} holds {self.deck_size} "
-                f"cards: a variant needs at least 2*hand+2 = {2 * self.hand + 2}")
+                f"cards: a variant of {seats} seats needs at least {seats}*hand+2 = "
+                f"{seats * self.hand + 2}")
+
+    @property
+    def num_seats(self) -> int:
+        return sum(TEAMS[self.teams])
 
     @property
     def copies_of(self) -> tuple[int, ...]:
@@ -96,24 +131,34 @@ class Variant:
         return sum(self.copies_of)
 
     def as_dict(self) -> dict:
-        return {"names": ",".join(self.names), "copies": self.copies, "hand": self.hand,
-                "discards": self.discards, "board": self.board, "mode": self.mode}
+        d = {"names": ",".join(self.names), "copies": self.copies, "hand": self.hand,
+             "discards": self.discards, "board": self.board, "mode": self.mode}
+        if self.teams != "1v1":  # the plain game's records keep their old variant dicts
+            d.update(teams=self.teams, open_hands=self.open_hands)
+        return d
 
     @property
     def rules(self):
-        """The numba rules module of this variant's mode (rules.py or advanced.py)."""
+        """The numba rules module of this variant (rules.py, advanced.py or team_rules.py)."""
+        if self.teams != "1v1":
+            return team_rules
         return advanced if self.mode == "advanced" else rules
 
-    def to_params(self) -> AgentAvenueParams | AgentAvenueAdvancedParams:
-        """The params record of the numba rules (rules.py; advanced.py in advanced mode)."""
+    def to_params(self) -> AgentAvenueParams | AgentAvenueAdvancedParams | AgentAvenueTeamParams:
+        """The params record of the variant's numba rules (see :attr:`rules`)."""
         n = len(self.names)
         local = {c: i for i, c in enumerate(self.names)}
+        common = (np.int64(n), np.array(self.copies_of, dtype=np.int64),
+                  np.array([MOVES[c] for c in self.names], dtype=np.int64).reshape(n, 3),
+                  np.int64(local.get("CB", -1)), np.int64(local.get("DD", -1)),
+                  np.int64(self.hand), np.int64(self.discards))
+        if self.teams != "1v1":
+            size0, size1 = TEAMS[self.teams]
+            return AgentAvenueTeamParams(
+                *common, np.int64(2 * self.discards), np.int64(self.board), np.int64(size0),
+                np.int64(size1), np.int64(self.open_hands))
         cls = AgentAvenueAdvancedParams if self.mode == "advanced" else AgentAvenueParams
-        return cls(
-            np.int64(n), np.array(self.copies_of, dtype=np.int64),
-            np.array([MOVES[c] for c in self.names], dtype=np.int64).reshape(n, 3),
-            np.int64(local.get("CB", -1)), np.int64(local.get("DD", -1)),
-            np.int64(self.hand), np.int64(self.discards), np.int64(self.board))
+        return cls(*common, np.int64(self.board))
 
     def describe(self) -> str:
         return " ".join(f"{k}={v}" for k, v in self.as_dict().items())
@@ -136,7 +181,7 @@ def _coerce(name: str, value):
             raise VariantError(f"names: {','.join(bad)} is not an agent code; codes: "
                                f"{','.join(CODES)}")
         return tuple(sorted(codes, key=CODES.index))
-    if name == "mode":
+    if name in ("mode", "teams"):
         return str(value).strip().lower()
     if isinstance(value, str):
         try:
@@ -150,10 +195,11 @@ def make_variant(preset: str | None = None, params: dict | None = None) -> Varia
     """The variant of ``preset`` (or the full simple game) with ``params`` overriding it."""
     values: dict = {}
     if preset is not None:
-        if preset not in PRESETS:
+        presets = PRESETS | TEAM_PRESETS
+        if preset not in presets:
             raise VariantError(
-                f"unknown preset {preset!r} for agent-avenue; presets: {', '.join(PRESETS)}")
-        values.update(PRESETS[preset])
+                f"unknown preset {preset!r} for agent-avenue; presets: {', '.join(presets)}")
+        values.update(presets[preset])
     for name, value in (params or {}).items():
         if name not in PARAMETERS:
             raise VariantError(f"unknown parameter {name!r} for agent-avenue; parameters: "

@@ -1,0 +1,42 @@
+"""`spycfr team`: the team equilibrium (TMECor) of a game with teams into a run directory."""
+
+from __future__ import annotations
+
+import click
+
+from cli.options import game_command
+
+
+@game_command()
+@click.argument("game")
+@click.option("--out", "out_dir", default=None, help="Run directory for team.json, "
+              "team_plans.npz and report.md (default: print only).")
+@click.option("--tolerance", default=1e-9, type=float, show_default=True,
+              help="Stop when the certified interval is this narrow.")
+@click.option("--time-limit", default=None, type=float,
+              help="Stop after this many seconds (the interval stays certified).")
+@click.option("--quiet", is_flag=True, help="No progress lines.")
+def team(game: str, preset: str | None, variant_params: dict, out_dir: str | None,
+         tolerance: float, time_limit: float | None, quiet: bool) -> None:
+    """Solve GAME's team variant (e.g. agent-avenue --teams 2v1) for a team equilibrium
+    with ex-ante coordination (TMECor); print the value, its certified interval, the
+    exploitability and the value when teammates could see each other's cards."""
+    from solver.errors import SpycfrError
+    from solver.runs.team import team_run
+
+    if tolerance < 0 or (time_limit is not None and time_limit <= 0):
+        raise SpycfrError("--tolerance must be >= 0 and --time-limit > 0")
+
+    def progress(it: int, lower: float, upper: float) -> None:
+        if not quiet:
+            click.echo(f"iteration {it}: value in [{lower:+.6f}, {upper:+.6f}]", err=True)
+
+    meta = team_run(game, preset, variant_params, out_dir, tolerance, time_limit, progress)
+    click.echo(f"{game}  team 0 seats {meta['teams'][0]}, team 1 seats {meta['teams'][1]}; "
+               f"{meta['nodes']:,} nodes")
+    click.echo(f"  TMECor value    {meta['value_team0']:+.6f} in [{meta['lower']:+.6f}, "
+               f"{meta['upper']:+.6f}], exploitability {meta['exploitability']:.2e}")
+    click.echo(f"  iterations      {meta['iterations']} in {meta['solve_seconds']:.1f} s")
+    if "pooled" in meta:
+        click.echo(f"  pooled (teammates see each other's cards)  "
+                   f"{meta['pooled']['value_team0']:+.6f}")
