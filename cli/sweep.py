@@ -65,7 +65,7 @@ class _Progress:
               help="LocalCluster: worker processes (default: one per core).")
 @click.option("--memory-per-worker", default=None,
               help="GiB of memory per LocalCluster worker, also each variant's --memory-limit "
-                   "(default 2).")
+                   "(default 4: a first run compiles the numba kernels in each worker).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def sweep(game: str, preset: str | None, variant_params: dict, output: str, algorithm: str,
           target_exploitability: str | None, max_iterations: str | None,
@@ -99,7 +99,7 @@ def sweep(game: str, preset: str | None, variant_params: dict, output: str, algo
                                       1e-3),
         max_iterations=_number("max-iterations", max_iterations, int, 100_000),
         time_limit=_number("time-limit", time_limit, float, None),
-        memory_per_worker=_number("memory-per-worker", memory_per_worker, float, 2.0),
+        memory_per_worker=_number("memory-per-worker", memory_per_worker, float, 4.0),
     )
     n_workers = _number("workers", workers, int, None)
     if scheduler is not None and (workers is not None or memory_per_worker is not None):

@@ -157,6 +157,7 @@ def test_regret_bound_is_labelled_and_shrinks(t3):
 
 def test_standard_outcome_sampling_runs_and_memory_limit():
     game = make_game("standard")
+    MCCFRSolver(game, "outcome", seed=0).iterate(2)  # compiled first (a fresh cache costs MiBs)
     # The limit is on the process's resident memory: leave the solver 40 MiB of room.
     limit = rss_bytes() + 40 * 2**20
     solver = MCCFRSolver(game, "outcome", seed=0, memory_limit=limit)

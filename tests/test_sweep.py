@@ -51,14 +51,14 @@ def test_grid_is_the_product_of_the_swept_values():
 
 def _settings(**swept) -> SweepSettings:
     return SweepSettings(game="agent-hunter", preset="tiny", fixed={}, swept=swept,
-                         algorithm="cfr+", target_exploitability=1e-3, memory_per_worker=1.5)
+                         algorithm="cfr+", target_exploitability=1e-3, memory_per_worker=4.0)
 
 
 def _direct_value(params: dict) -> float:
     """The value of the variant solved in this process with the sweep's settings."""
     config = SolveConfig(game="agent-hunter", preset="tiny", params=params,
                          iterations=100_000, target_exploitability=1e-3, check_every=100,
-                         memory_limit=1.5)
+                         memory_limit=4.0)
     return solve_run(config, write_tables=False)["value_p1"]
 
 
@@ -147,7 +147,7 @@ def test_scheduler_and_two_workers_survive_a_killed_worker(tmp_path):
                                      swept={"decoy_rule": "any,switched", "decoys": "0..1",
                                             "max_turns": "1,2"},
                                      algorithm="cfr+", target_exploitability=1e-5,
-                                     memory_per_worker=1.5)
+                                     memory_per_worker=4.0)
             result: dict = {}
             thread = threading.Thread(target=lambda: result.update(
                 summary=run_sweep(settings, out, scheduler=address)))
@@ -175,7 +175,7 @@ def test_scheduler_and_two_workers_survive_a_killed_worker(tmp_path):
                                          "decoys": str(row["decoys"]),
                                          "max_turns": str(row["max_turns"])},
                                  iterations=100_000, target_exploitability=1e-5,
-                                 check_every=100, memory_limit=1.5)
+                                 check_every=100, memory_limit=4.0)
             assert row["value_p1"] == solve_run(config, write_tables=False)["value_p1"]
         assert result["summary"]["cluster"] == f"scheduler {address}"
     finally:

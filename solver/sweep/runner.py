@@ -56,7 +56,7 @@ class SweepSettings:
     target_exploitability: float = 1e-3
     max_iterations: int | None = 100_000
     time_limit: float | None = None  # seconds per variant
-    memory_per_worker: float = 2.0  # GiB
+    memory_per_worker: float = 4.0  # GiB (a first run compiles numba kernels: ~2 GiB)
 
     def solve_settings(self) -> dict:
         return {k: getattr(self, k) for k in SOLVE_KEYS}
