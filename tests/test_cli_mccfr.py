@@ -67,8 +67,9 @@ def test_os_mccfr_standard_reports_an_estimate_only(tmp_path):
     # Compile first (a fresh cache compiles in this process, which takes far more than 30 MiB)
     assert spycfr("solve", AH, "--preset", "standard", "--algorithm", "os-mccfr",
                   "--iterations", "2", "-q")[0] == 0
-    # The limit is on the resident memory of this (test) process: 30 MiB more than now.
-    limit = (rss_bytes() + 30 * 2**20) / 2**30
+    # The limit is on the resident memory of this (test) process: 120 MiB more than now (the
+    # solver keeps a margin of 1/32 of the limit, about 45 MiB in a big test process).
+    limit = (rss_bytes() + 120 * 2**20) / 2**30
     code, out, err = spycfr("solve", AH, "--preset", "standard",
                          "--algorithm", "os-mccfr", "--iterations", "1000000", "--memory-limit",
                          f"{limit:.6f}", "--epsilon", "0.5", "-o", str(out_dir), "--json")
@@ -87,7 +88,7 @@ def test_os_mccfr_standard_reports_an_estimate_only(tmp_path):
     assert "bounds nothing" in est["note"]
     # Stopped cleanly by the memory limit, below it, with the state checkpointed.
     assert res["stopped_by"] == "memory" and 0 < res["iterations"] < 1_000_000
-    assert res["memory"]["bytes_allocated"] <= 30 * 2**20 and rss_bytes() <= limit * 2**30
+    assert res["memory"]["bytes_allocated"] <= 120 * 2**20 and rss_bytes() <= limit * 2**30
     assert res["infosets_seen"] == res["infosets_seen_p1"] + res["infosets_seen_p2"] > 0
     saved = json.loads((out_dir / "run.json").read_text())
     assert saved["exploitability"] is None and saved["epsilon"] == 0.5
