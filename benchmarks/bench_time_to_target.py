@@ -35,7 +35,7 @@ from solver.games import build_tree, make_game  # noqa: E402
 from solver.runs.solve import SolveConfig, choose_algorithm  # noqa: E402
 
 GAMES = ("kuhn", "leduc", "liars-dice", "agent-hunter:tiny", "agent-hunter:mini")
-CFR_METHODS = ("cfr+", "dcfr", "pcfr+", "pdcfr+")
+CFR_METHODS = ("cfr+", "dcfr", "pcfr+", "pdcfr+", "hs-pcfr+")
 METHODS = ("lp-both", "lp") + CFR_METHODS + ("openspiel-cfr+",)
 # OpenSpiel's built-in games; the others are loaded from spycfr's EFG export.
 OPENSPIEL_NAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker", "liars-dice": "liars_dice"}
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             print("(open_spiel not installed: OpenSpiel rows skipped; pip install -e '.[bench]')")
     targets = args.targets
-    heads = " ".join(f"{f'to {tg:g}':>17}" for tg in targets)
+    heads = " ".join(f"{f'to {tg:g}':>23}" for tg in targets)
     header = f"{'game':<18} {'method':<20} {heads}  {'final expl':>10}"
     print(header)
     print("-" * len(header))
@@ -170,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         for method, rounds in runs.items():
             if rounds:
                 medians[method] = {tg: _median(rounds, tg) for tg in targets}
+        iters = {m: {tg: _median(rounds, tg, 1) for tg in targets}
+                 for m, rounds in runs.items() if rounds}
         base = medians.get("lp-both", {})
         rows = [(m, {tg: m for tg in targets}) for m in medians]
         if all(m in medians for m in chosen.values()):
@@ -180,12 +182,14 @@ def main(argv: list[str] | None = None) -> int:
             for tg in targets:
                 got = medians[method[tg]][tg]
                 if got is None:
-                    cells.append(f"{'> cap':>17}")
+                    cells.append(f"{'> cap':>23}")
                     continue
                 ratio = ""
                 if base.get(tg) is not None and base[tg] > 0:
                     ratio = f" x{got / base[tg]:.2g}"
-                cells.append(f"{f'{got:.3g}s{ratio}':>17}")
+                n = iters[method[tg]][tg]
+                its = f" {n:.0f}it" if n is not None else ""
+                cells.append(f"{f'{got:.3g}s{ratio}{its}':>23}")
             picked = sorted(set(method.values()))
             final = statistics.median(r["final"] for r in runs[picked[-1]])
             if label == "auto":
@@ -193,13 +197,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{'':<18} {label:<20} {' '.join(cells)}  {final:>10.2g}")
         sys.stdout.flush()
     print("\nseconds: median over rounds; 'xR': R times the two-program LP (lp-both) on the "
-          "same tree; '> cap': not reached within --cap seconds of iterations")
+          "same tree; 'Nit': iterations (median); '> cap': not reached within --cap seconds "
+          "of iterations")
     return 0
 
 
-def _median(rounds: list[dict], target: float) -> float | None:
-    """Median seconds to ``target`` over the rounds; None if any round missed it."""
-    got = [r[target][0] for r in rounds if target in r]
+def _median(rounds: list[dict], target: float, field: int = 0) -> float | None:
+    """Median seconds (``field`` 0; iterations: 1, None for the LP) to ``target`` over the
+    rounds; None if any round missed it."""
+    got = [r[target][field] for r in rounds if target in r]
+    if any(x is None for x in got):
+        return None
     return statistics.median(got) if len(got) == len(rounds) else None
 
 

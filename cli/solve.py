@@ -15,7 +15,7 @@ from solver.errors import SpycfrError
 from solver.games import foreign_kind, get_plugin
 
 DEFAULT_ITERATIONS = 1000
-ALGORITHMS = ("auto", "lp", "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
+ALGORITHMS = ("auto", "lp", "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "hs-pcfr+")
 
 
 def _parse_number(name: str, text: str | None, kind: type, minimum: float, strict: bool):
@@ -192,7 +192,8 @@ def _rate(rate: float) -> str:
                    "not fit; it says what it picked and why: README, Choosing the algorithm), "
                    "lp "
                    "(exact sequence-form LP), cfr, cfr+, lcfr, dcfr, pcfr+, pdcfr+ (discounted "
-                   "predictive CFR+), or Monte-Carlo CFR: es-mccfr (external sampling) or "
+                   "predictive CFR+), hs-pcfr+ (predictive CFR+, hyperparameter schedule), or "
+                   "Monte-Carlo CFR: es-mccfr (external sampling) or "
                    "os-mccfr (outcome sampling).")
 @click.option("--iterations", default=None, help="Stop after this many iterations (>= 1).")
 @click.option("--target-exploitability", default=None,
@@ -225,7 +226,8 @@ def _rate(rate: float) -> str:
               help="dcfr/pdcfr+ positive-regret discount exponent (1.5; pdcfr+ 2.3).")
 @click.option("--beta", default=None, help="dcfr negative-regret discount exponent (0).")
 @click.option("--gamma", default=None,
-              help="dcfr/pdcfr+ strategy-sum discount exponent (2; pdcfr+ 5).")
+              help="dcfr/pdcfr+/hs-pcfr+ strategy-sum discount exponent (2; pdcfr+ 5; "
+                   "hs-pcfr+ 30 at the start, falling by 5 over 1,000 iterations).")
 @click.option("--check-every", default=None,
               help="Iterations between exploitability checks (default 100; MCCFR: a tenth of "
                    "--iterations, else 1000 for es-mccfr and 100000 for os-mccfr).")
@@ -304,8 +306,10 @@ def solve(
     a = _parse_float("alpha", alpha)
     b = _parse_float("beta", beta)
     g = _parse_float("gamma", gamma)
-    if algorithm not in ("dcfr", "pdcfr+") and any(x is not None for x in (alpha, gamma)):
-        raise SpycfrError("--alpha/--gamma apply to --algorithm dcfr or pdcfr+ only")
+    if algorithm not in ("dcfr", "pdcfr+") and alpha is not None:
+        raise SpycfrError("--alpha applies to --algorithm dcfr or pdcfr+ only")
+    if algorithm not in ("dcfr", "pdcfr+", "hs-pcfr+") and gamma is not None:
+        raise SpycfrError("--gamma applies to --algorithm dcfr, pdcfr+ or hs-pcfr+ only")
     if algorithm != "dcfr" and beta is not None:
         raise SpycfrError("--beta applies to --algorithm dcfr only (pdcfr+ keeps no negative "
                           "regrets)")

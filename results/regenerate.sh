@@ -1,28 +1,29 @@
 #!/usr/bin/env bash
-# Regenerate the committed results: solve each enumerable preset with CFR+ to
-# exploitability <= 1e-4 and write its strategy report; sample the full games with MCCFR
+# Regenerate the committed results: solve each enumerable preset to exploitability <= 1e-4
+# (CFR+, or the default `auto` where it is named: discounted predictive CFR+ on `small`) and
+# write its strategy report; sample the full games with MCCFR
 # and measure them head to head.
 #   bash results/regenerate.sh [DIR ...]      (default: every run below; DIR as listed)
 # Needs spycfr installed (pip install -e .); set SPYCFR to use another executable.
 set -euo pipefail
 cd "$(dirname "$0")"
 SPYCFR=${SPYCFR:-spycfr}
-# directory, game, preset
+# directory, game, preset, algorithm, iterations between exploitability checks
 exact=(
-  "tiny agent-hunter tiny"
-  "mini agent-hunter mini"
-  "small agent-hunter small"
-  "agent-avenue/tiny agent-avenue tiny"
-  "agent-avenue/mini agent-avenue mini"
-  "agent-avenue/small agent-avenue small"
+  "tiny agent-hunter tiny cfr+ 100"
+  "mini agent-hunter mini cfr+ 100"
+  "small agent-hunter small auto 50"
+  "agent-avenue/tiny agent-avenue tiny cfr+ 100"
+  "agent-avenue/mini agent-avenue mini cfr+ 100"
+  "agent-avenue/small agent-avenue small cfr+ 100"
 )
 wanted() { [ $# -eq 0 ] && return 0; local d; for d in "${selected[@]}"; do [ "$d" = "$1" ] && return 0; done; return 1; }
 selected=("$@")
 for entry in "${exact[@]}"; do
-  read -r dir game preset <<< "$entry"
+  read -r dir game preset algorithm check <<< "$entry"
   if [ ${#selected[@]} -gt 0 ] && ! wanted "$dir"; then continue; fi
-  "$SPYCFR" solve "$game" --preset "$preset" --algorithm cfr+ \
-    --target-exploitability 1e-4 --check-every 100 -o "$dir" --overwrite
+  "$SPYCFR" solve "$game" --preset "$preset" --algorithm "$algorithm" \
+    --target-exploitability 1e-4 --check-every "$check" -o "$dir" --overwrite
   "$SPYCFR" report "$dir" -o "$dir/report.md"
 done
 # The full Agent Avenue game: sampled (no tree), measured head to head.

@@ -13,7 +13,7 @@ import numpy as np
 
 from solver.tree import CHANCE, TERMINAL, Tree
 
-ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "hs-pcfr+")
 
 
 def _ensure_recursion(tree: Tree) -> None:
@@ -47,6 +47,8 @@ class ReferenceCFR:
 
     PDCFR+ (Xu et al. 2024): R_t = [R_{t-1} + r_t]^+ t^a/(t^a + 1), sigma_{t+1} regret-matches
     R_t + r_t, strategy sum S_t = (S_{t-1} + pi_i sigma_t) (t/(t+1))^g; a, g default 2.3, 5.
+    HS-PCFR+ (Zhang, McAleer & Sandholm 2024): PCFR+'s regrets, S_t = (S_{t-1} + pi_i sigma_t)
+    (t/(t+1))^g_t with g_t = g - 5 min(t, 1000)/1000, g default 30.
     """
 
     def __init__(
@@ -60,7 +62,8 @@ class ReferenceCFR:
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
-        default = (2.3, 0.0, 5.0) if algorithm == "pdcfr+" else (1.5, 0.0, 2.0)
+        default = {"pdcfr+": (2.3, 0.0, 5.0), "hs-pcfr+": (0.0, 0.0, 30.0)}.get(
+            algorithm, (1.5, 0.0, 2.0))
         alpha = default[0] if alpha is None else alpha
         beta = default[1] if beta is None else beta
         gamma = default[2] if gamma is None else gamma
@@ -174,6 +177,8 @@ class ReferenceCFR:
             pos = t**self.alpha / (t**self.alpha + 1.0)
             neg = t**self.beta / (t**self.beta + 1.0)
             sdisc = (t / (t + 1.0)) ** self.gamma
+        if algo == "hs-pcfr+":
+            sdisc = (t / (t + 1.0)) ** (self.gamma - 5.0 * min(t, 1000.0) / 1000.0)
         for inf, owner in enumerate(self._ipl):
             if owner != p:
                 continue
@@ -183,11 +188,15 @@ class ReferenceCFR:
             if algo == "cfr":
                 for i in range(k):
                     R[i] += r[i]
-            elif algo in ("cfr+", "pcfr+"):
+            elif algo in ("cfr+", "pcfr+", "hs-pcfr+"):
                 for i in range(k):
                     x = R[i] + r[i]
                     R[i] = x if x > 0.0 else 0.0
-                if algo == "pcfr+":
+                if algo == "hs-pcfr+":
+                    S = self._S[inf]
+                    for i in range(k):
+                        S[i] *= sdisc
+                if algo in ("pcfr+", "hs-pcfr+"):
                     self._m[inf] = list(r)
             elif algo == "pdcfr+":
                 S = self._S[inf]
@@ -206,7 +215,7 @@ class ReferenceCFR:
                         x *= neg
                     R[i] = x
                     S[i] *= sdisc
-            if algo in ("pcfr+", "pdcfr+"):
+            if algo in ("pcfr+", "pdcfr+", "hs-pcfr+"):
                 m = self._m[inf]
                 self._sigma[inf] = _regret_matching([R[i] + m[i] for i in range(k)])
             else:

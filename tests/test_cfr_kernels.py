@@ -24,7 +24,7 @@ OPENSPIEL_LEDUC = {
 # cfr+ 6.4 at 600, dcfr 6.8 at 400, pcfr+ 7.1 at 1000, pdcfr+ 9.0 at 1000 (10.07 at 900). The
 # curves are not monotone.
 LEDUC_ITERATIONS_TO_1E3 = {"cfr": 32000, "cfr+": 600, "lcfr": 14000, "dcfr": 400, "pcfr+": 1000,
-                           "pdcfr+": 1000}
+                           "pdcfr+": 1000, "hs-pcfr+": 1000}
 
 
 def rock_paper_scissors() -> Tree:
@@ -135,6 +135,24 @@ def test_pdcfr_plus_defaults_and_parameters(kuhn):
     assert np.abs(solver.R - twin.regrets).max() < 1e-12
     assert np.abs(solver.average_strategy() - twin.average_strategy()).max() < 1e-12
     assert np.abs(solver.R - default.R).max() > 1e-6
+
+
+def test_hs_pcfr_plus_schedule_crosses_its_horizon(kuhn):
+    """hs-pcfr+'s strategy-sum exponent falls from gamma to gamma - 5 over 1,000 iterations and
+    then stays: the kernels follow the twin across the horizon, and a given gamma is used."""
+    from solver.cfr.kernels import iteration_factors
+    t = 1500
+    assert iteration_factors(t, 2, 0, 0.0, 0.0, 30.0)[3] == (t / (t + 1.0)) ** 25.0
+    assert iteration_factors(500, 2, 0, 0.0, 0.0, 30.0)[3] == (500 / 501.0) ** 27.5
+    assert iteration_factors(500, 2, 0, 0.0, 0.0, 30.0)[:3] == (1.0, 1.0, 1.0)
+    for gamma in (None, 12.0):
+        solver = CFRSolver(kuhn, "hs-pcfr+", gamma=gamma)
+        twin = ReferenceCFR(kuhn, "hs-pcfr+", gamma=gamma)
+        solver.iterate(1010)
+        twin.iterate(1010)
+        assert np.abs(solver.R - twin.regrets).max() < 1e-12
+        assert np.abs(solver.average_strategy() - twin.average_strategy()).max() < 1e-12
+    assert exploitability(kuhn, solver.average_strategy()) < 1e-4
 
 
 def test_pdcfr_plus_is_the_fastest_on_agent_hunter_tiny():

@@ -40,6 +40,7 @@ PLAYERS = ("P1", "P2")
 SMALL_GAME_INFOSETS = 40  # up to this many infosets, a report lists the whole strategy
 ALGORITHM_NAMES = {"cfr": "CFR", "cfr+": "CFR+", "lcfr": "Linear CFR", "dcfr": "Discounted CFR",
                    "pcfr+": "Predictive CFR+", "pdcfr+": "Discounted predictive CFR+",
+                   "hs-pcfr+": "Predictive CFR+ with a hyperparameter schedule",
                    "lp": "exact sequence-form LP", "es-mccfr": "external-sampling MCCFR",
                    "os-mccfr": "outcome-sampling MCCFR"}
 

@@ -309,13 +309,15 @@ def choose_algorithm(config: SolveConfig, checkpoint_every: int | None = None,
         return "lp", (f"{size}, at most {AUTO_LP_NODES:,}: the exact LP, exact and first or "
                       "about tied to 1e-6 on the trees of this size measured")
     if memory.fits(full_tree) or target is not None or tree is not None:
-        if iterative:
+        if nodes > AUTO_LP_NODES:
+            why = f"{size}, more than {AUTO_LP_NODES:,} for the exact LP"
+        elif iterative:
             why = f"iterations were asked for ({' and '.join(iterative)})"
         elif loose:
             why = (f"{size} and the target {target:g} is loose: discounted predictive CFR+ "
                    "reached 1e-3 several times sooner than the LP on such trees")
-        else:
-            why = f"{size}, more than {AUTO_LP_NODES:,} for the exact LP"
+        else:  # small enough, but the LP's tables would not fit the memory limit
+            why = f"{size}: the exact LP would not fit the memory limit"
         return AUTO_CFR, (f"{why}; {AUTO_CFR} converged fastest of the CFR variants on most "
                           "trees measured")
     return AUTO_SAMPLED, (f"{size}: the full tree would not fit the memory limit "
