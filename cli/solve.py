@@ -235,6 +235,12 @@ def _rate(rate: float) -> str:
               help="Full-tree algorithms: cpu (default), gpu (numba.cuda: needs numba-cuda, "
                    "pip install 'spycfr[gpu]', and an NVIDIA GPU; same results bit for bit) or "
                    "auto (the GPU when numba finds one). A resumed run may change it.")
+@click.option("--threads", default=None,
+              help="Full-tree CFR on the CPU: threads of the iterations (default 1), or auto "
+                   "(every available CPU on trees of 5,000 nodes or more); the same results "
+                   "bit for bit whatever the number. For a machine of your own: threads "
+                   "that share busy CPUs wait for each other and run slower than one. A "
+                   "resumed run may change it.")
 @click.option("--simultaneous", is_flag=True,
               help="Update both players from one traversal (default: alternating updates).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(),
@@ -254,7 +260,7 @@ def solve(
     fallback: str | None, abstraction: bool,
     alpha: str | None,
     beta: str | None, gamma: str | None, check_every: str | None, device: str | None,
-    simultaneous: bool,
+    threads: str | None, simultaneous: bool,
     output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
     quiet: bool, as_json: bool,
 ) -> None:
@@ -275,7 +281,7 @@ def solve(
     strength instead (head to head, a lower bound, the openings' stability), and openings,
     query (runs with --abstraction), report, export and head-to-head read its run directory.
     """
-    from solver.runs.solve import MCCFR_ALGORITHMS, SolveConfig, solve_run
+    from solver.runs.solve import AUTO_THREADS, MCCFR_ALGORITHMS, SolveConfig, solve_run
 
     if resume is not None:
         given = [name for name, value in (
@@ -303,6 +309,13 @@ def solve(
     mem = _parse_number("memory-limit", memory_limit, float, 0, strict=True)
     every = _parse_number("check-every", check_every, int, 1, strict=False)
     ckpt = _parse_number("checkpoint-every", checkpoint_every, int, 1, strict=False)
+    n_threads = None if resume else 1  # a resumed run keeps its own unless given
+    if threads is not None and threads.strip().lower() == "auto":
+        n_threads = AUTO_THREADS
+    elif threads is not None:
+        if not threads.strip().isdigit():
+            raise SpycfrError(f"--threads must be a number >= 1 or auto, got {threads!r}")
+        n_threads = _parse_number("threads", threads, int, 1, strict=False)
     a = _parse_float("alpha", alpha)
     b = _parse_float("beta", beta)
     g = _parse_float("gamma", gamma)
@@ -335,6 +348,7 @@ def solve(
         epsilon=eps, memory_limit=mem, abstraction=abstraction, when_full=when_full,
         fallback=fallback,
         device=device or (None if resume else "cpu"),  # a resumed run keeps its own unless given
+        threads=n_threads,
     )
     progress = _Progress(n_iter, limit, quiet, target)
     try:
@@ -367,7 +381,8 @@ def solve(
     else:
         echo(f"  algorithm       {out['algorithm']}"
              f"{'' if params['alternating'] else ' (simultaneous)'}, on the {out['device']}"
-             f"{'' if out['device'] == 'cpu' else ' (numba.cuda)'}")
+             f"{'' if out['device'] == 'cpu' else ' (numba.cuda)'}"
+             f"{_threads_text(out)}")
     if out.get("algorithm_choice"):
         echo(f"  chosen by auto  {out['algorithm_choice']['why']}")
     if out["nodes"] is not None:
@@ -424,3 +439,12 @@ def _game_names() -> list[str]:
     from solver.games import game_names
 
     return game_names()
+
+
+def _threads_text(out: dict) -> str:
+    """', N threads' for a CPU run (and why only one when the tree did not allow more)."""
+    n = out.get("threads")
+    if n is None:
+        return ""
+    text = f", {n} thread{'s' if n != 1 else ''}"
+    return text + (f" ({out['threads_note']})" if out.get("threads_note") else "")

@@ -6,9 +6,10 @@ import math
 import time
 from collections.abc import Callable
 
+import numba
 import numpy as np
 
-from solver.cfr import kernels
+from solver.cfr import kernels, threaded
 from solver.cfr.driver import SolveResult, drive
 from solver.cfr.kernels import ALGORITHMS, algorithm_params, discount_defaults
 from solver.errors import SpycfrError
@@ -23,6 +24,9 @@ class CFRSolver:
     ``alternating=True`` updates P1 then P2 within an iteration (P2 already sees
     P1's new strategy); ``False`` updates both from the same traversal. ``alpha``, ``beta``,
     ``gamma`` left None take the algorithm's defaults (:func:`discount_defaults`).
+    ``threads`` > 1 runs the iterations on that many threads (:mod:`solver.cfr.threaded`), with
+    the same results bit for bit; a tree whose numbering does not allow it runs on one
+    (``threads_note`` says why).
     """
 
     def __init__(
@@ -33,6 +37,7 @@ class CFRSolver:
         beta: float | None = None,
         gamma: float | None = None,
         alternating: bool = True,
+        threads: int = 1,
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
@@ -46,6 +51,12 @@ class CFRSolver:
         self.algorithm = algorithm
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self.alternating = bool(alternating)
+        most = numba.config.NUMBA_NUM_THREADS
+        if not 1 <= int(threads) <= most:
+            raise SpycfrError(f"threads must be between 1 and {most} (the CPUs numba may use "
+                              f"here), got {threads}")
+        self.threads = int(threads)
+        self.threads_note: str | None = None
         (self._floor, self._discount, self._predictive, self._weight_power,
          self._a, self._b, self._g) = algorithm_params(algorithm, alpha, beta, gamma)
 
@@ -82,17 +93,27 @@ class CFRSolver:
         self._inst = np.zeros_like(self.m)
         self._reach = np.zeros((tree.num_nodes, 3))
         self._values = np.zeros(tree.num_nodes)
+        self._layout = None
+        if self.threads > 1:
+            split = threaded.subtree_layout(tree.first_child, tree.num_children, self.threads)
+            if split is None:
+                self.threads, self.threads_note = 1, (
+                    "the tree's numbering does not keep each subtree contiguous: one thread")
+            else:
+                self._layout = split + threaded.infoset_nodes(
+                    tree.node_player, tree.node_infoset, tree.num_infosets)
 
     # --- iterations -------------------------------------------------------------------
     def _run(self, n: int) -> None:
-        self.iteration = int(
-            kernels.run_iterations(
-                *self._tree_arrays,
-                self.R, self.S, self.sigma, self.m, self._inst, self._reach, self._values,
-                self.iteration, n, self.alternating, self._floor, self._discount,
-                self._predictive, self._weight_power, self._a, self._b, self._g,
-            )
-        )
+        tables = (self.R, self.S, self.sigma, self.m, self._inst, self._reach, self._values,
+                  self.iteration, n, self.alternating, self._floor, self._discount,
+                  self._predictive, self._weight_power, self._a, self._b, self._g)
+        if self._layout is None:
+            t = kernels.run_iterations(*self._tree_arrays, *tables)
+        else:
+            numba.set_num_threads(self.threads)
+            t = threaded.run_iterations(*self._layout, *self._tree_arrays[:10], *tables)
+        self.iteration = int(t)
 
     def warm_up(self) -> None:
         """Compile (or load from cache) the kernels without running an iteration."""

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 import pandas as pd
 
@@ -75,6 +76,12 @@ ENUMERABLE_NODES = 30_000_000
 # the regrets and sums (7 x 8 B; predictive CFR+ keeps two more).
 TREE_BYTES_PER_NODE = 34
 SOLVE_BYTES_PER_NODE = 80
+# Several threads (solver.cfr.threaded) add each infoset's list of its nodes (8 B per node).
+THREADED_BYTES_PER_NODE = 8
+# --threads auto uses every CPU from this many nodes on: below, one thread (Kuhn's 58 nodes
+# ran 3x slower on two threads than on one; Agent Hunter tiny's 7,339 2.4x faster).
+THREADS_MIN_NODES = 5_000
+AUTO_THREADS = 0  # SolveConfig.threads meaning --threads auto
 # On the GPU the host holds no per-node working arrays; it lays the tree out breadth-first
 # (two int64 maps, 19 B of renumbered arrays, the infosets' node lists and the best
 # response's levels) before copying it to the GPU: 35.5 B per node at the peak, measured on
@@ -128,13 +135,14 @@ class SolveConfig:
     memory_limit: float | None = None  # GiB of resident memory (None: half the RAM)
     abstraction: bool = False  # MCCFR only: key infosets by the game's information abstraction
     device: str = "cpu"  # full tree: cpu, gpu or auto (a GPU when numba finds one)
+    threads: int | None = 1  # full tree on the CPU: threads of the iterations (0: auto)
     when_full: str | None = None  # MCCFR only, at the memory limit: stop (None) or freeze
     fallback: str | None = None  # MCCFR only: how unstored infosets play (None: uniform)
 
 
 # Settings a resumed run takes from the command line rather than from its checkpoint.
 RESUME_LIMITS = ("iterations", "target_exploitability", "time_limit", "check_every",
-                 "memory_limit", "device", "when_full")
+                 "memory_limit", "device", "threads", "when_full")
 
 
 # --- solver engines: what differs between the full-tree and the Monte-Carlo solvers ----------
@@ -190,9 +198,13 @@ class _FullTree(_Iterative):
         self.memory.require(f"solving the tree of {tree.num_nodes:,} nodes and "
                             f"{tree.num_infosets:,} infosets", _solve_bytes(tree, config),
                             FULL_TREE_ADVICE)
-        solver_class = GPUCFRSolver if self.device == "gpu" else CFRSolver
-        self.solver = solver_class(tree, config.algorithm, config.alpha, config.beta,
-                                   config.gamma, config.alternating)
+        if self.device == "gpu":
+            self.solver = GPUCFRSolver(tree, config.algorithm, config.alpha, config.beta,
+                                       config.gamma, config.alternating)
+        else:
+            self.solver = CFRSolver(tree, config.algorithm, config.alpha, config.beta,
+                                    config.gamma, config.alternating,
+                                    threads=resolve_threads(config.threads, tree.num_nodes))
 
     def restore(self, state: dict, log: list, seconds: float) -> None:
         self.solver.load_state_dict(state)
@@ -215,7 +227,28 @@ class _FullTree(_Iterative):
         return _profile_values(self.tree, strategy)
 
     def extra_meta(self) -> dict:
-        return {"device": self.device}
+        if self.device == "gpu":
+            return {"device": self.device}
+        return {"device": self.device, "threads": self.solver.threads,
+                **({"threads_note": self.solver.threads_note} if self.solver.threads_note
+                   else {})}
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on that numba may use."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, numba.config.NUMBA_NUM_THREADS))
+
+
+def resolve_threads(threads: int | None, nodes: int) -> int:
+    """The threads of a full-tree CPU solve: as given (None: one), or (AUTO_THREADS) every
+    available CPU on a tree of at least THREADS_MIN_NODES nodes, else one."""
+    if threads != AUTO_THREADS:
+        return threads or 1
+    return available_cpus() if nodes >= THREADS_MIN_NODES else 1
 
 
 def _profile_values(tree: Tree, strategy: np.ndarray) -> tuple[float, float, float]:
@@ -330,7 +363,8 @@ def _solve_bytes(tree: Tree, config: SolveConfig) -> float:
     predictive = algorithm_params(config.algorithm)[2]
     per_cell = SOLVE_BYTES_PER_CELL + (PREDICTIVE_BYTES_PER_CELL if predictive else 0)
     per_node = (GPU_HOST_BYTES_PER_NODE if resolve_device(config.device) == "gpu"
-                else SOLVE_BYTES_PER_NODE)
+                else SOLVE_BYTES_PER_NODE
+                + (0 if config.threads in (None, 1) else THREADED_BYTES_PER_NODE))
     return (tree.num_nodes * per_node
             + tree.num_infosets * max(tree.max_actions, 1) * per_cell)
 
@@ -568,6 +602,15 @@ def _check_config(config: SolveConfig) -> None:
         raise SpycfrError("MCCFR always alternates the players' updates: drop --simultaneous")
     if mccfr and not 0 <= config.seed < 2**63:
         raise SpycfrError(f"--seed must be an integer 0..2**63-1, got {config.seed}")
+    if config.threads not in (None, AUTO_THREADS):
+        most = available_cpus()
+        if not 1 <= config.threads <= most:
+            raise SpycfrError(f"--threads must be between 1 and {most} (the CPUs available "
+                              f"here) or auto, got {config.threads}")
+        if config.threads > 1 and (mccfr or config.algorithm == "lp" or config.device == "gpu"):
+            raise SpycfrError("--threads applies to the full-tree CFR algorithms on the CPU "
+                              f"(not {config.algorithm}"
+                              f"{' on the GPU' if config.device == 'gpu' else ''}): drop it")
     if config.algorithm == "lp" and config.device == "gpu":
         raise SpycfrError("the exact LP runs on the CPU: drop --device gpu, or choose a CFR "
                           "algorithm (e.g. --algorithm pdcfr+)")
