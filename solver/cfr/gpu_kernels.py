@@ -88,7 +88,7 @@ def forward_level(lo, hi, first_child, num_children, node_player, node_cell, cha
 
 @cuda.jit(device=True)
 def child_average(player, s, j, k, chance_prob, sigma, values):
-    """solver.tree.passes.child_average."""
+    """The children's average of solver.tree.passes.backward_values."""
     acc = 0.0
     if player == CHANCE:
         for a in range(k):
@@ -120,8 +120,8 @@ def backward_level(lo, hi, first_child, num_children, node_player, node_cell, ch
 @cuda.jit(device=True)
 def update_infoset(o, k, w, R, S, sigma, m, inst, floor, discount, predictive, pos_factor,
                    neg_factor, sum_factor):
-    """solver.cfr.kernels.update_infoset, switch for switch (keep the two in step), on the
-    infoset whose cells start at o."""
+    """solver.cfr.kernels.update_player's step on one infoset, switch for switch (keep the two
+    in step), on the infoset whose cells start at o."""
     if w != 0.0:
         for a in range(k):
             S[o + a] = add(S[o + a], mul(w, sigma[o + a]))

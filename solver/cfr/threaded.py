@@ -15,10 +15,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from solver.cfr.kernels import iteration_factors, update_infoset
-from solver.tree.passes import child_average
+from solver.cfr import kernels
+from solver.cfr.kernels import iteration_factors
+from solver.tree.tree import CHANCE
 
 SUBTREES_PER_THREAD = 16  # load balance: subtrees differ in size
+UPDATE_CHUNKS = 1024  # the infosets' updates run in this many chunks (fewer if fewer infosets)
 
 
 @njit(cache=True)
@@ -169,8 +171,16 @@ def _backward_node(n, first_child, num_children, node_player, node_infoset, chan
     if prune_for >= 0 and reach[n, 1 - prune_for] == 0.0:
         values[n] = 0.0
         return
-    values[n] = child_average(node_player[n], first_child[n], node_infoset[n], k, chance_prob,
-                              sigma, values)
+    s = first_child[n]
+    j = node_infoset[n]
+    acc = 0.0  # the children's average, inline (see passes.backward_values)
+    if node_player[n] == CHANCE:
+        for a in range(k):
+            acc += chance_prob[j + a] * values[s + a]
+    else:
+        for a in range(k):
+            acc += sigma[j, a] * values[s + a]
+    values[n] = acc
 
 
 @njit(cache=True, parallel=True)
@@ -233,12 +243,15 @@ def accumulate_regrets(infosets, node_start, node_list, first_child, num_childre
 @njit(cache=True, parallel=True)
 def update_player(infosets, infoset_node, infoset_num_actions, reach, p, R, S, sigma, m, inst,
                   floor, discount, predictive, weight, pos_factor, neg_factor, sum_factor):
-    """kernels.update_player, one infoset per thread."""
-    for i in prange(infosets.shape[0]):
-        j = infosets[i]
-        update_infoset(j, infoset_num_actions[j], weight * reach[infoset_node[j], p], R, S,
-                       sigma, m, inst, floor, discount, predictive, pos_factor, neg_factor,
-                       sum_factor)
+    """kernels.update_player on a chunk of the infosets per thread (each infoset's update is
+    independent of the others')."""
+    chunks = min(infosets.shape[0], UPDATE_CHUNKS)
+    for c in prange(chunks):
+        lo = infosets.shape[0] * c // chunks
+        hi = infosets.shape[0] * (c + 1) // chunks
+        kernels.update_player(infosets[lo:hi], infoset_node, infoset_num_actions, reach, p, R,
+                              S, sigma, m, inst, floor, discount, predictive, weight,
+                              pos_factor, neg_factor, sum_factor)
 
 
 @njit(cache=True)

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from solver.tree import CHANCE, Tree
-from solver.tree.passes import backward_values, child_average, forward_reach
+from solver.tree.passes import backward_values, forward_reach
 
 
 @njit(cache=True)
@@ -114,7 +114,14 @@ def _best_response(
             if pl == p:
                 values[n] = values[s + best[j]]
                 continue
-            values[n] = child_average(pl, s, j, k, chance_prob, sigma, values)
+            acc = 0.0  # the children's average, inline (see passes.backward_values)
+            if pl == CHANCE:
+                for a in range(k):
+                    acc += chance_prob[j + a] * values[s + a]
+            else:
+                for a in range(k):
+                    acc += sigma[j, a] * values[s + a]
+            values[n] = acc
     return values[0], best, q, opp_sum
 
 
