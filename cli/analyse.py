@@ -316,14 +316,16 @@ def _team_query(run_dir: str, seat: int, record: str, as_json: bool) -> None:
         subsequent_indent="  "))
     if result["warning"]:
         click.echo(textwrap.fill(f"warning: {result['warning']}", 100, subsequent_indent="  "))
-    click.echo(f"  {'move':<22} {'plan prob':>9} {'value':>9}")
+    click.echo(f"  {'move':<22} {'plan prob':>9} {'plan value':>10} {'forced':>9}")
     for m in sorted(result["moves"], key=lambda m: -m["probability"]):
-        click.echo(f"  {m['record']:<22} {m['probability']:>9.4f} {_fmt(m['value']):>9}")
+        click.echo(f"  {m['record']:<22} {m['probability']:>9.4f} {_fmt(m['plan_value']):>10} "
+                   f"{_fmt(m['value']):>9}")
     click.echo(textwrap.fill(
         f"plan prob: how often the consistent plans, weighted given this view, play the move; "
-        f"value: team {result['team']}'s expected payoff given this view if {name} plays it "
-        f"and both teams otherwise follow their plans", 100, initial_indent="  ",
-        subsequent_indent="  "))
+        f"plan value: team {result['team']}'s expected payoff given this view when the drawn "
+        f"plan plays it; forced: if {name} plays it whatever the plan (the teammate answering "
+        "as its plan does) and both teams otherwise follow their plans", 100,
+        initial_indent="  ", subsequent_indent="  "))
     click.echo(f"position value: {_fmt(result['position_value'])}")
     click.echo("consistent plans (most likely first):")
     click.echo(f"  {'plan':>4} {'weight':>8} {'given view':>10} {'move':<22} {'value':>9}")

@@ -107,8 +107,11 @@ def test_plans_are_those_consistent_with_the_seats_view(which, count, request):
                 sum(p["weight_given_view"] * p["value"] for p in res["plans"]
                     if p["value"] is not None), abs=1e-9)
             played = [m for m in res["moves"] if m["probability"] > 0]
+            assert res["position_value"] == pytest.approx(
+                sum(m["probability"] * m["plan_value"] for m in played), abs=1e-9)
             if len(played) == 1:  # every consistent plan plays it: its value is the position's
                 assert played[0]["value"] == pytest.approx(res["position_value"], abs=1e-9)
+            assert all(m["plan_value"] is None for m in res["moves"] if m["probability"] == 0)
             stats["subset"] += len(res["plans"]) < len(run.weights[res["team"]])
             stats["reweighted"] += any(abs(p["weight_given_view"] - p["weight"]) > 1e-6
                                        for p in res["plans"])

@@ -111,9 +111,12 @@ def seat_name(seat: int) -> str:
 
 def team_query(run: TeamRun, seat: int, record: str) -> dict:
     """What the TMECor plans prescribe to ``seat`` at the position its view ``record``
-    describes: each move's probability (the plans consistent with the view, weighted given
-    the view) and value (the team's payoff if the seat plays it here and both teams otherwise
-    follow their plans), and each consistent plan (module docstring)."""
+    describes (module docstring): each consistent plan with its weight given the view, its
+    move and value; per move, its probability (the plans that prescribe it), ``plan_value``
+    (the team's payoff given the view when the drawn plan prescribes it) and ``value`` (the
+    payoff if the seat plays it whatever the plan, both teams otherwise following their
+    plans: a teammate answers as its plan does, so this can fall below the position's
+    value)."""
     tree = run.tree
     if not 0 <= seat < tree.num_seats:
         raise SpycfrError(f"{seat_name(seat)} is not a seat of this run (S1..S{tree.num_seats})")
@@ -159,9 +162,15 @@ def team_query(run: TeamRun, seat: int, record: str) -> dict:
     choice = run.plans[t][:, i].astype(int)
     probs = np.bincount(choice[consistent], weights=post[consistent], minlength=n_act)
     move_values = gain.T @ lam / total if reached else np.full(n_act, np.nan)
+    own_values = np.zeros(k_own)  # each plan's value given the view, when it reaches it
+    np.divide(gain[np.arange(k_own), choice], mass, out=own_values, where=mass > 0)
+    plan_values = np.bincount(choice[consistent], weights=(post * own_values)[consistent],
+                              minlength=n_act)
+    plan_values = np.divide(plan_values, probs, out=np.full(n_act, np.nan),
+                            where=(probs > 0) & reached)
     plans = [{"plan": int(k), "weight": float(lam[k]),
               "weight_given_view": float(post[k]), "move": labels[i][choice[k]],
-              "value": _num(gain[k, choice[k]] / mass[k]) if mass[k] > 0 else None}
+              "value": float(own_values[k]) if mass[k] > 0 else None}
              for k in sorted(consistent.tolist(), key=lambda k: -post[k])]
     return {
         "seat": name, "team": t, "information_state": key, "infoset": int(i),
@@ -172,10 +181,9 @@ def team_query(run: TeamRun, seat: int, record: str) -> dict:
         "reach_probability": total,
         "opponents_reach": bool(reached),
         "moves": [{"move": labels[i][a], "record": f"{name}:{labels[i][a]}",
-                   "probability": float(probs[a]), "value": _num(move_values[a])}
-                  for a in range(n_act)],
-        "position_value": _num(float(lam @ gain[np.arange(k_own), choice] / total))
-        if reached else None,
+                   "probability": float(probs[a]), "plan_value": _num(plan_values[a]),
+                   "value": _num(move_values[a])} for a in range(n_act)],
+        "position_value": float(post @ own_values) if reached else None,
         "plans": plans,
         "warning": None if reached else (
             "no plan of the run leads here: the team's own moves in this view are not what "
