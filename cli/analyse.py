@@ -218,8 +218,10 @@ def _player_value(run, player: str) -> float:
 @click.command()
 @click.argument("run_dir", type=click.Path())
 @click.argument("record", nargs=-1)
-@click.option("--as", "as_player", required=True, type=PLAYER_CHOICE,
-              help="Whose view the record is written from.")
+@click.option("--as", "as_player", required=True,
+              type=click.Choice(["P1", "P2", "S1", "S2", "S3", "S4"], case_sensitive=False),
+              help="Whose view the record is written from: P1 or P2; on a team run (spycfr "
+                   "team) a seat, S1..S4.")
 @click.option("--against", default=None,
               help="Value moves against this opponent instead: a run directory, a strategy "
                    "table file, or 'uniform'.")
@@ -234,8 +236,19 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
     """
     from solver.analysis.query import opponent_strategy
     from solver.analysis.query import query as run_query
+    from solver.analysis.team import is_team_run
     from solver.runs.store import is_treeless, read_run_meta
 
+    if is_team_run(run_dir) != as_player.upper().startswith("S"):
+        raise SpycfrError("--as names a seat (S1..S4) on a team run of `spycfr team`, and a "
+                          f"player (P1 or P2) on other runs; {run_dir!r} is "
+                          + ("a team run" if is_team_run(run_dir) else "not a team run"))
+    if is_team_run(run_dir):
+        if against is not None:
+            raise SpycfrError("--against is for two-player runs; a team run answers from its "
+                              "TMECor plans")
+        _team_query(run_dir, int(as_player[1:]) - 1, " ".join(record), as_json)
+        return
     player = 0 if as_player.upper() == "P1" else 1
     if is_treeless(read_run_meta(run_dir)):
         if against is not None:
@@ -280,6 +293,45 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
         click.echo("in the record, these moves are written with the result they get:")
         for m in written:
             click.echo(f"  {m['move']:<22} {_alternatives(m['record'])}")
+
+
+def _team_query(run_dir: str, seat: int, record: str, as_json: bool) -> None:
+    """query on a team run: what the TMECor plans prescribe from the seat's view."""
+    from solver.analysis.team import load_team_run, team_query
+
+    run = load_team_run(run_dir)
+    result = team_query(run, seat, record)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    meta, name = run.meta, result["seat"]
+    click.echo(f"{meta['game']} {meta['preset'] or ''}  team equilibrium (TMECor): team 0's "
+               f"value {meta['value_team0']:+.6f}, exploitability {meta['exploitability']:.2e}")
+    click.echo(f"{name} (team {result['team']}) to move after: "
+               f"{result['information_state'] or '(start)'}")
+    click.echo(textwrap.fill(
+        f"source: {result['source']}: {result['plans_consistent']} of the team's "
+        f"{result['plans_in_support']} plans; this position arises in "
+        f"{_share(result['reach_probability'])} of games at equilibrium", 100,
+        subsequent_indent="  "))
+    if result["warning"]:
+        click.echo(textwrap.fill(f"warning: {result['warning']}", 100, subsequent_indent="  "))
+    click.echo(f"  {'move':<22} {'plan prob':>9} {'plan value':>10} {'forced':>9}")
+    for m in sorted(result["moves"], key=lambda m: -m["probability"]):
+        click.echo(f"  {m['record']:<22} {m['probability']:>9.4f} {_fmt(m['plan_value']):>10} "
+                   f"{_fmt(m['value']):>9}")
+    click.echo(textwrap.fill(
+        f"plan prob: how often the consistent plans, weighted given this view, play the move; "
+        f"plan value: team {result['team']}'s expected payoff given this view when the drawn "
+        f"plan plays it; forced: if {name} plays it whatever the plan (the teammate answering "
+        "as its plan does) and both teams otherwise follow their plans", 100,
+        initial_indent="  ", subsequent_indent="  "))
+    click.echo(f"position value: {_fmt(result['position_value'])}")
+    click.echo("consistent plans (most likely first):")
+    click.echo(f"  {'plan':>4} {'weight':>8} {'given view':>10} {'move':<22} {'value':>9}")
+    for p in result["plans"]:
+        click.echo(f"  {p['plan']:>4} {p['weight']:>8.4f} {p['weight_given_view']:>10.4f} "
+                   f"{p['move']:<22} {_fmt(p['value']):>9}")
 
 
 def _sampled_query(run_dir: str, player: int, record: str, as_json: bool) -> None:

@@ -18,10 +18,19 @@ from solver.io import check_output_dir, check_output_file
 @click.option("--figures-dir", default=None, type=click.Path(),
               help="Folder for the PNG figures (default: <report name>_files next to it).")
 def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
-    """A strategy report of a run: values, openings, how the game is played, best responses."""
+    """A strategy report of a run: values, openings, how the game is played, best responses
+    (a team run of `spycfr team`: its value, bounds and how teammates coordinate)."""
     from solver.analysis.report import write_report
+    from solver.analysis.team import is_team_run, load_team_run, write_team_report
     from solver.runs.store import is_treeless, load_run, read_run_meta
 
+    if is_team_run(run_dir):
+        out = check_output_file(Path(output) if output else Path(run_dir) / "report.md",
+                                "the report")
+        start = time.perf_counter()
+        path = write_team_report(load_team_run(run_dir), out)
+        click.echo(f"wrote {path} ({time.perf_counter() - start:.1f} s)")
+        return
     # a missing or broken run is named before the output is checked
     treeless = is_treeless(read_run_meta(run_dir))
     out = Path(output) if output else Path(run_dir) / "report.md"

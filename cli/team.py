@@ -32,6 +32,10 @@ def team(game: str, preset: str | None, variant_params: dict, out_dir: str | Non
             click.echo(f"iteration {it}: value in [{lower:+.6f}, {upper:+.6f}]", err=True)
 
     meta = team_run(game, preset, variant_params, out_dir, tolerance, time_limit, progress)
+    if out_dir is not None:
+        from solver.analysis.team import load_team_run, write_team_report
+
+        write_team_report(load_team_run(out_dir))
     click.echo(f"{game}  team 0 seats {meta['teams'][0]}, team 1 seats {meta['teams'][1]}; "
                f"{meta['nodes']:,} nodes")
     click.echo(f"  TMECor value    {meta['value_team0']:+.6f} in [{meta['lower']:+.6f}, "

@@ -26,6 +26,15 @@ for entry in "${exact[@]}"; do
     --target-exploitability 1e-4 --check-every "$check" -o "$dir" --overwrite
   "$SPYCFR" report "$dir" -o "$dir/report.md"
 done
+# Agent Avenue's team variant: team equilibria (TMECor, `spycfr team`) and their reports;
+# team-duo stops at its time limit with a certified interval.
+teams=("team-tiny" "team-price" "team-duo --time-limit 540")
+for entry in "${teams[@]}"; do
+  read -r preset extra <<< "$entry"
+  if [ ${#selected[@]} -gt 0 ] && ! wanted "agent-avenue/$preset"; then continue; fi
+  # shellcheck disable=SC2086
+  "$SPYCFR" team agent-avenue --preset "$preset" $extra --out "agent-avenue/$preset" --quiet
+done
 # The full Agent Avenue game: sampled (no tree), measured head to head.
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
   "$SPYCFR" solve agent-avenue --preset standard --algorithm os-mccfr --abstraction \

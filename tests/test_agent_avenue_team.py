@@ -72,7 +72,9 @@ def test_team_presets_sizes_seats_and_teams():
     assert np.bincount(tiny.infoset_seat).tolist() == [904, 577, 404]
     duo = build_tree(make_game("agent-avenue", "team-duo"))
     assert (duo.num_nodes, duo.num_seats) == (14_871, 4)
-    for tree, team0 in ((tiny, {0, 1}), (duo, {0, 1})):
+    price = build_tree(make_game("agent-avenue", "team-price"))
+    assert (price.num_nodes, price.num_infosets, price.num_seats) == (4_742, 1_373, 3)
+    for tree, team0 in ((tiny, {0, 1}), (duo, {0, 1}), (price, {0, 1})):
         for s in range(tree.num_seats):
             owner = set(tree.infoset_player[tree.infoset_seat == s].tolist())
             assert owner == ({0} if s in team0 else {1})
@@ -250,3 +252,13 @@ def test_spycfr_team_writes_a_run(tmp_path):
     assert abs(plans["team0_weights"].sum() - 1) < 1e-9
     assert "Price of not communicating" in (out / "report.md").read_text()
 
+
+
+def test_not_communicating_costs_the_team_in_team_price():
+    """team-price: the TMECor interval closes below the open-hands value, so the price of
+    not communicating is certified positive (results/agent-avenue/team-price)."""
+    from solver.runs.team import team_run
+
+    meta = team_run("agent-avenue", "team-price", {}, None)
+    assert meta["converged"] and meta["gap"] <= 1e-9
+    assert meta["pooled"]["value_team0"] - meta["upper"] > 0.2

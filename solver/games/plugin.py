@@ -174,6 +174,9 @@ class GamePlugin:
     # see each other's cards): one player with perfect recall per team, the bound of a team
     # that could talk; None if the game has no team variants.
     pooled: Callable[[Any], Any] | None = None
+    # The game's sections of a team run's report, as "module:function" (analysis code):
+    # function(run) -> markdown lines (see solver.analysis.team.TeamRun).
+    team_sections: str | None = None
 
     def describe_variant(self, variant: dict) -> str:
         return self.words(variant) if self.words else (

@@ -1,10 +1,11 @@
 """A team equilibrium into a run directory: TMECor of a game with teams (solver/exact/team.py),
 the value of the same variant with each team's information pooled (the bound of a team that
-could talk, by the sequence-form LP), and a short report.
+could talk, by the sequence-form LP).
 
 Files: ``team.json`` (game, variant, method, value, certified interval, exploitability,
-sizes, times, version), ``team_plans.npz`` (each team's joint pure plans in the support and
-their weights; -1 on infosets of other seats) and ``report.md``.
+sizes, times, version) and ``team_plans.npz`` (each team's joint pure plans in the support
+and their weights; -1 on infosets of other seats); the report is analysis
+(solver/analysis/team.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from solver import __version__
 from solver.exact.lp import solve_lp
 from solver.exact.team import TeamResult, solve_team
 from solver.games import get_plugin
-from solver.io import check_output_dir, save_npz, write_json, write_text
+from solver.io import check_output_dir, save_npz, write_json
 from solver.runs.source import game_tree
 from solver.tree import Tree
 
@@ -62,7 +63,6 @@ def team_run(game: str, preset: str | None, params: dict, out_dir: str | Path | 
     if out is not None:
         save_npz(out / "team_plans.npz", **_plans(tree, result))
         write_json(out / "team.json", meta)
-        write_text(out / "report.md", report(meta, plugin.describe_variant(meta["variant"])))
     return meta
 
 
@@ -78,41 +78,3 @@ def _plans(tree: Tree, result: TeamResult) -> dict:
         arrays[f"team{t}_plans"] = table
         arrays[f"team{t}_weights"] = side["weights"][keep]
     return arrays
-
-
-def report(meta: dict, words: str) -> str:
-    """The run in words: value, interval, the pooled bound and the price of not talking."""
-    lines = [
-        f"# Team equilibrium: {meta['game']}" + (f" ({meta['preset']})" if meta["preset"]
-                                                  else ""),
-        "", f"Variant: {words}", "",
-        f"Teams (seats): team 0 {meta['teams'][0]}, team 1 {meta['teams'][1]}; "
-        f"{meta['nodes']:,} nodes, {meta['infosets']:,} infosets.", "",
-        f"Method: {meta['method']}.", "",
-        "| quantity | team 0's payoff |", "|---|---|",
-        f"| TMECor value (last master LP) | {meta['value_team0']:+.6f} |",
-        f"| certified interval [team 1's best response, team 0's best response] | "
-        f"[{meta['lower']:+.6f}, {meta['upper']:+.6f}] |",
-        f"| exploitability (gap / 2) | {meta['exploitability']:.2e} |",
-    ]
-    pooled = meta.get("pooled")
-    if pooled:
-        lines += [
-            f"| pooled information (teammates see each other's cards; LP) | "
-            f"{pooled['value_team0']:+.6f} |",
-        ]
-    lines += [
-        "",
-        f"{meta['iterations']} iterations, {meta['solve_seconds']:.1f} s "
-        f"({'converged' if meta['converged'] else 'stopped by the time limit'}); "
-        f"joint plans in the support: team 0 {meta['support'][0]}, "
-        f"team 1 {meta['support'][1]}.",
-    ]
-    if pooled:
-        price = [pooled["value_team0"] - meta["upper"], pooled["value_team0"] - meta["lower"]]
-        lines += ["", "Price of not communicating (pooled value minus the TMECor value, "
-                  f"for team 0): between {price[0]:+.6f} and {price[1]:+.6f} (pooled: "
-                  f"{pooled['nodes']:,} nodes, LP {pooled['solve_seconds']:.1f} s). Team 0 "
-                  "is the team of two in 2v1; in 2v2 both teams are pooled, so the "
-                  "difference mixes both teams' prices."]
-    return "\n".join(lines) + "\n"

@@ -57,6 +57,7 @@ PLUGIN = GamePlugin(
                       context_name="situation"),
     report_sections="solver.games.agent_avenue.report:sections",
     pooled=lambda variant: replace(variant, open_hands=1),
+    team_sections="solver.games.agent_avenue.report:team_sections",
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",

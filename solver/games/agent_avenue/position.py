@@ -9,6 +9,8 @@ import numpy as np
 from solver.games.agent_avenue import advanced as A
 from solver.games.agent_avenue import market as M
 from solver.games.agent_avenue import rules as R
+from solver.games.agent_avenue import team_record as TR
+from solver.games.agent_avenue import team_rules as T
 from solver.games.agent_avenue.record import (
     PLAYER_NAMES,
     Replay,
@@ -39,7 +41,12 @@ NULL_SUMMARY = {
     "phase": None, "terminal": None, "to_move": None, "active": None, "payoff": None,
     "ended": None, "legal_moves": None, "gap": None, "deck_size": None, "shown": None,
     "players": None, "consistent_positions": None, "variant": None,
+    "seats": None,  # the team variant: each seat's cards (players: each team's)
 }
+TEAM_PHASES = {T.PH_DEAL: "deal", T.PH_LEAD: "lead (the captain names the face-up seat)",
+               T.PH_UP: "face up", T.PH_DOWN: "face down", T.PH_PAIR: "pair",
+               T.PH_SWAP_DRAW: "discard draw", T.PH_REFILL: "draw", T.PH_RECRUIT: "recruit",
+               T.PH_OVER: "over"}
 
 
 def _counts(v: Variant, s: np.ndarray, base: int) -> dict:
@@ -109,6 +116,7 @@ def position_summary(rep: Replay) -> dict:
         "players": players,
         "consistent_positions": None if rep.viewer is None else int(len(rep.candidates)),
         "variant": v.as_dict(),
+        "seats": None,
     }
     if v.mode == "advanced":
         info.update(_black_market(s))
@@ -131,13 +139,76 @@ def _black_market(s: np.ndarray) -> dict:
     }
 
 
+def team_summary(rep: Replay) -> dict:
+    """The position of the team variant after a replayed record, as plain data: players
+    are the teams (cards in play), seats the seats (a card the viewer cannot see: None)."""
+    v, s = rep.variant, rep.state
+    params = v.to_params()
+    ph = int(s[T.PHASE])
+    terminal = ph == T.PH_OVER
+    a = int(s[T.ACTIVE])
+    mover = int(T.current_seat(s, params)) if int(T.current_player(s, params)) in (0, 1) \
+        else None
+    seen = [rep.viewer is None or bool(T.sees(params, rep.viewer, p))
+            for p in range(v.num_seats)]
+    seats = []
+    for p in range(v.num_seats):
+        seats.append({
+            "seat": TR.seat_name(p), "team": int(T.team_of(params, p)),
+            "hand": _counts(v, s, T.HAND + 8 * p) if seen[p] else None,
+            "hand_size": int(s[T.HANDSIZE + p]),
+            "discards_left": int(s[T.DLEFT + p]),
+            "discarded": int(sum(s[T.DISC + 8 * p + i] for i in range(len(v.names)))),
+            "discard_pile": _counts(v, s, T.DISC + 8 * p) if seen[p] else None,
+        })
+    teams = [{"team": t, "seats": [x["seat"] for x in seats if x["team"] == t],
+              "in_play": _counts(v, s, T.PLAY + 8 * t)} for t in range(2)]
+    legal = None
+    if mover is not None and seen[mover]:
+        buf = np.empty(max(int(T.max_actions(params)), 2), dtype=np.int32)
+        k = T.legal_actions(s, params, buf)
+        legal = [f"{TR.seat_name(mover)}:{TR.action_label(v, s, params, int(x))}"
+                 for x in buf[:k]]
+    shown = None
+    if int(s[T.UP]) >= 0:
+        down = _agreed([int(c[T.DOWN]) for c in rep.candidates])
+        lead = int(s[T.LEAD])
+        down_seat = lead if int(T.team_size(params, a)) == 1 else lead ^ 1
+        shown = {"up": v.names[int(s[T.UP])], "up_seat": TR.seat_name(lead),
+                 "down": None if down is None or down < 0 or not seen[down_seat]
+                 else v.names[down], "down_seat": TR.seat_name(down_seat)}
+    ended = payoff = None
+    if terminal:
+        ended = [text.replace("P1", "team 0").replace("P2", "team 1") for bit, text in ENDINGS
+                 if int(s[T.ENDED]) & bit]
+        u = float(T.returns_p1(s, params))
+        payoff = [u, -u]
+    return dict(NULL_SUMMARY, **{
+        "valid": True, "record": rep.record,
+        "view": None if rep.viewer is None else TR.seat_name(rep.viewer),
+        "tokens": len(rep.tokens), "turns": int(s[T.TURN]), "phase": TEAM_PHASES[ph],
+        "terminal": terminal, "to_move": None if mover is None else TR.seat_name(mover),
+        "active": None if terminal else f"team {a}", "payoff": payoff, "ended": ended,
+        "legal_moves": legal, "gap": int(s[T.GAP]), "deck_size": int(s[T.DECKSIZE]),
+        "shown": shown, "players": teams, "seats": seats,
+        "consistent_positions": None if rep.viewer is None else int(len(rep.candidates)),
+        "variant": v.as_dict(),
+    })
+
+
 def summary(variant: Variant, text: str) -> dict:
     """The position after a full record or a view (RecordError if illegal)."""
+    if variant.num_seats > 2:
+        return team_summary(TR.replay(variant, text))
     return position_summary(replay(variant, text))
 
 
 def view_key(variant: Variant, text: str, player: int) -> tuple[str, dict]:
-    """(``player``'s information-state key, position summary) of the view ``text``."""
+    """(``player``'s information-state key, position summary) of the view ``text``;
+    ``player`` is a seat (0 .. 3) in a team variant."""
+    if variant.num_seats > 2:
+        rep = TR.replay_view(variant, text, player)
+        return " ".join(rep.tokens), team_summary(rep)
     rep = replay_view(variant, text, player)
     return " ".join(rep.tokens), position_summary(rep)
 
@@ -150,6 +221,8 @@ def _cards(counts: dict | None) -> str:
 
 def position_lines(info: dict, variant: Variant) -> list[str]:
     """The position of a summary in words, for the terminal."""
+    if info["seats"] is not None:
+        return _team_lines(info, variant)
     board = variant.board
     lines = [f"agent-avenue  {variant.describe()}"]
     view = f"  (view of {info['view']})" if info["view"] else ""
@@ -178,6 +251,39 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
     if info["shown"]:
         down = info["shown"]["down"] or "?"
         lines.append(f"on the table: {info['shown']['up']} face up, {down} face down")
+    lines.append(f"{info['to_move'] or 'chance'} to move ({info['phase']})")
+    legal = info["legal_moves"]
+    if legal is None:
+        lines.append("legal moves: " + ("a draw (chance)" if info["to_move"] is None
+                                        else "hidden from this view"))
+    else:
+        lines.append(f"legal moves ({len(legal)}): {' '.join(legal)}")
+    return lines
+
+
+def _team_lines(info: dict, variant: Variant) -> list[str]:
+    """A team variant's position in words: the teams' cards in play, each seat's hand."""
+    lines = [f"agent-avenue  {variant.describe()}"]
+    view = f"  (view of {info['view']})" if info["view"] else ""
+    lines.append(f"record: {info['record'] or '(empty)'}{view}")
+    g = info["gap"]
+    lines.append(f"turns played: {info['turns']}   gap: team 1's meeple is {g} spaces ahead of "
+                 f"team 0's ({variant.board - g} the other way)   deck: {info['deck_size']}")
+    for team in info["players"]:
+        lines.append(f"team {team['team']} ({', '.join(team['seats'])})  in play: "
+                     f"{_cards(team['in_play'])}")
+    for seat in info["seats"]:
+        lines.append(f"{seat['seat']} (team {seat['team']})  hand: {_cards(seat['hand'])} "
+                     f"({seat['hand_size']} cards)   discards left: {seat['discards_left']}"
+                     f"   discarded: {seat['discarded']}")
+    if info["terminal"]:
+        lines.append(f"game over: team {0 if info['payoff'][0] > 0 else 1} wins "
+                     f"({'; '.join(info['ended'])})")
+        return lines
+    shown = info["shown"]
+    if shown:
+        lines.append(f"on the table: {shown['up']} face up ({shown['up_seat']}), "
+                     f"{shown['down'] or '?'} face down ({shown['down_seat']})")
     lines.append(f"{info['to_move'] or 'chance'} to move ({info['phase']})")
     legal = info["legal_moves"]
     if legal is None:

@@ -34,14 +34,15 @@ from solver.games.agent_avenue import rules as R
 from solver.games.agent_avenue.variant import CODES, Variant
 
 PLAYER_NAMES = ("P1", "P2")
-_CARDS = r"((?:[A-Za-z]{2}|\?)(?:\.(?:[A-Za-z]{2}|\?))*)"
-_ONE = r"([A-Za-z]{2}|\?)"
+# cards (``EN.CB``, ``?.?``) and one card, shared with the team records
+CARDS_RE = r"((?:[A-Za-z]{2}|\?)(?:\.(?:[A-Za-z]{2}|\?))*)"
+CARD_RE = r"([A-Za-z]{2}|\?)"
 _RE = {
-    "deal": re.compile(rf"deal:{_CARDS}\|{_CARDS}"),
-    "swap": re.compile(rf"swap:{_ONE}(?:>{_ONE})?"),
-    "play": re.compile(rf"play:{_ONE}/{_ONE}"),
-    "draw": re.compile(rf"draw:{_CARDS}"),
-    "take": re.compile(rf"take:(up|down)(?:={_ONE})?"),
+    "deal": re.compile(rf"deal:{CARDS_RE}\|{CARDS_RE}"),
+    "swap": re.compile(rf"swap:{CARD_RE}(?:>{CARD_RE})?"),
+    "play": re.compile(rf"play:{CARD_RE}/{CARD_RE}"),
+    "draw": re.compile(rf"draw:{CARDS_RE}"),
+    "take": re.compile(rf"take:(up|down)(?:={CARD_RE})?"),
     **M.RE,
 }
 SHAPES = "deal:A.B|C.D, swap:X>Y, play:UP/DOWN, draw:A.B, take:up=X or take:down=X"
@@ -155,7 +156,10 @@ class Replay:
         return " ".join(self.tokens)
 
 
-class _Ctx:
+class RecordContext:
+    """A replay's variant, numba params and viewer, with the card parsers and the error
+    wording shared by the plain and the team records."""
+
     def __init__(self, variant: Variant, viewer: int | None) -> None:
         self.v = variant
         self.params = variant.to_params()
@@ -220,7 +224,7 @@ def record_to_actions(variant: Variant, text: str) -> list[int]:
     return _replay(variant, _tokens(text), None).actions
 
 
-def _edges(ctx: _Ctx, number: int, token: str, state: np.ndarray, last: bool, down: int):
+def _edges(ctx: RecordContext, number: int, token: str, state: np.ndarray, last: bool, down: int):
     """(seat, observation code) of each tree edge of ``token`` from ``state``'s phase;
     ``down`` is the face-down card on the table where every history agrees on it, else -1."""
     kind = token.split(":", 1)[0].lower()
@@ -326,7 +330,7 @@ def _bm_who(state: np.ndarray) -> str:
     return f"{PLAYER_NAMES[p]} to move"
 
 
-def _bm_card(ctx: _Ctx, number: int, token: str, text: str) -> int:
+def _bm_card(ctx: RecordContext, number: int, token: str, text: str) -> int:
     c = M.card_index(text)
     if c is None:
         raise ctx.err(number, token, f"{text} is not a black market card (keys: "
@@ -334,7 +338,7 @@ def _bm_card(ctx: _Ctx, number: int, token: str, text: str) -> int:
     return c
 
 
-def _bm_edges(ctx: _Ctx, number: int, token: str, kind: str, m, state: np.ndarray,
+def _bm_edges(ctx: RecordContext, number: int, token: str, kind: str, m, state: np.ndarray,
               last: bool, seat: int) -> list[tuple[int, int]]:
     """The edges of a black market token (public: every seat sees the same codes)."""
     base = A.O_MARKET << 21
@@ -374,7 +378,7 @@ def _unit(i: int) -> np.ndarray:
     return x
 
 
-def _expand(ctx: _Ctx, states: np.ndarray, seat: int, code: int
+def _expand(ctx: RecordContext, states: np.ndarray, seat: int, code: int
             ) -> tuple[np.ndarray, np.ndarray]:
     """The distinct children of ``states`` whose observation for ``seat`` is ``code``, and
     the action taken to each (for a full record, where one child is found)."""
@@ -382,7 +386,7 @@ def _expand(ctx: _Ctx, states: np.ndarray, seat: int, code: int
 
 
 def _replay(variant: Variant, toks: list[str], viewer: int | None) -> Replay:
-    ctx = _Ctx(variant, viewer)
+    ctx = RecordContext(variant, viewer)
     states = ctx.rules.initial_state(ctx.params)[None, :]
     actions: list[int] = []
     canon: list[str] = []
@@ -405,7 +409,7 @@ def _replay(variant: Variant, toks: list[str], viewer: int | None) -> Replay:
     return Replay(variant, canon, actions if viewer is None else None, states[0], viewer, states)
 
 
-def _canonical(ctx: _Ctx, token: str, edges, before: np.ndarray) -> str:
+def _canonical(ctx: RecordContext, token: str, edges, before: np.ndarray) -> str:
     """The token as spycfr writes it (codes upper case, cards sorted, take's card named)."""
     kind = token.split(":", 1)[0].lower()
     texts = [edge_text(ctx.v, before, code, "") for _, code in edges]
@@ -420,7 +424,7 @@ def _canonical(ctx: _Ctx, token: str, edges, before: np.ndarray) -> str:
     return texts[0]
 
 
-def _why(ctx: _Ctx, s: np.ndarray, token: str) -> str:
+def _why(ctx: RecordContext, s: np.ndarray, token: str) -> str:
     """Why no history continues with ``token`` (for a full record: the exact reason)."""
     kind = token.split(":", 1)[0].lower()
     a = int(s[R.ACTIVE])
@@ -455,7 +459,7 @@ def _why(ctx: _Ctx, s: np.ndarray, token: str) -> str:
     return "illegal here"
 
 
-def _bm_why(ctx: _Ctx, s: np.ndarray) -> str:
+def _bm_why(ctx: RecordContext, s: np.ndarray) -> str:
     """Why a black market token cannot follow (the supply, the deck, the possible choices)."""
     ph = int(s[R.PHASE])
     if ph == A.PH_BM_TAKE:

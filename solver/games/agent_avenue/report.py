@@ -20,7 +20,9 @@ from numba import njit
 
 from solver.analysis.markdown import Doc, fmt_eps, md_table, pct, save_figure, signed
 from solver.exact.best_response import node_values
+from solver.games import tree_labels
 from solver.games.agent_avenue import rules as R
+from solver.games.agent_avenue import team_rules as T
 from solver.games.agent_avenue.variant import make_variant
 from solver.tree import CHANCE, Tree
 
@@ -291,3 +293,111 @@ def _discards(doc: Doc, st: AAStats, ctx) -> None:
             "there on average).\n")
     doc.add(md_table(["player", "discards per game", "positions with a discard allowed "
                       "(per game)", "best discard − best play"], rows, "lrrr") + "\n")
+
+
+# --- the team variant: how teammates coordinate (a team run's report) ----------------------
+
+
+def _lead_nodes(tree: Tree, variant) -> tuple[list[int], np.ndarray]:
+    """The nodes where a captain names the face-up seat, and the state at every node (the
+    tree walked with the numba rules, parents before children)."""
+    params = variant.to_params()
+    states = np.empty((tree.num_nodes, T.STATE_SIZE), dtype=np.int16)
+    states[0] = T.initial_state(params)
+    for v in range(tree.num_nodes):
+        s, k = int(tree.first_child[v]), int(tree.num_children[v])
+        for c in range(s, s + k):
+            T.apply_action(states[v], params, np.int32(tree.node_action[c]), states[c])
+    leads = [v for v in range(tree.num_nodes)
+             if int(states[v, T.PHASE]) == T.PH_LEAD]
+    return leads, states
+
+
+def _hand(variant, state: np.ndarray, seat: int) -> str:
+    return ".".join(name for i, name in enumerate(variant.names)
+                    for _ in range(int(state[T.HAND + 8 * seat + i])))
+
+
+def _first_turn_choice(tree: Tree, labels: list, plan: np.ndarray, v: int, cap: int) -> str:
+    """The team's first turn under ``plan`` from lead node ``v``: who plays which card."""
+    a = int(plan[tree.node_infoset[v]])
+    lead, other = f"S{cap + 1 + a}", f"S{cap + 2 - a}"
+    words = []
+    node = int(tree.first_child[v]) + a
+    for seat in (lead, other):  # the face-up card, then the face-down card
+        i = int(tree.node_infoset[node])
+        label = labels[i][int(plan[i])]
+        if label.startswith("discard"):
+            return ", ".join([*words, f"{seat} discards first"])
+        words.append(f"{seat} {label.replace(':', ' ')}")
+        node = int(tree.first_child[node]) + int(plan[i])
+    return ", ".join(words)
+
+
+def team_sections(run) -> list[str]:
+    """How each team of two coordinates at equilibrium: who plays face up first, and its
+    first turn for every pair of dealt hands (the run's plans, weighted by their
+    probabilities and by how often each history arises)."""
+    from solver.analysis.team import plan_reach
+
+    tree = run.tree
+    variant = make_variant(None, run.meta["variant"])
+    params = variant.to_params()
+    _, labels = tree_labels(tree)
+    chance, reach = plan_reach(run)
+    leads, states = _lead_nodes(tree, variant)
+    out = ["", "## How teammates coordinate", "",
+           "A TMECor team agrees before the game on a lottery over joint plans, then plays the "
+           "drawn plan without talking: the captain names who plays face up knowing only its "
+           "own hand, the face-up seat chooses its card knowing only its own hand, and the "
+           "teammate its face-down card knowing its own hand and the face-up card. Every "
+           "figure weighs the run's plans by their probabilities and each history by how often "
+           "it arises when both teams follow their plans (chance included). This is one "
+           "equilibrium: other optimal plans may coordinate differently."]
+    for t in (0, 1):
+        seats = run.meta["teams"][t]
+        if len(seats) != 2:
+            out += ["", f"Team {t} ({', '.join(f'S{s + 1}' for s in seats)}) is a lone "
+                    "player: nothing to coordinate."]
+            continue
+        cap, o = int(T.captain(params, t)), 1 - t
+        lam, mu = run.weights[t], run.weights[o]
+        mine = [v for v in leads if int(tree.node_player[v]) == t]
+        # weight of (lead node, plan): chance * the plan reaches it * the other team's mixture
+        w = (chance[mine] * (mu @ reach[o][:, mine]))[None, :] * lam[:, None] * \
+            reach[t][:, mine]
+        choice = run.plans[t][:, tree.node_infoset[mine]]  # 0: the captain leads
+        captain_all = float((w * (choice == 0)).sum() / w.sum())
+        first = np.asarray([int(states[v, T.TURN]) == t for v in mine])
+        wf, cf = w[:, first], choice[:, first]
+        captain_first = float((wf * (cf == 0)).sum() / wf.sum())
+        rows: dict = {}
+        for col, v in enumerate(np.asarray(mine)[first].tolist()):
+            hands = (_hand(variant, states[v], cap), _hand(variant, states[v], cap + 1))
+            row = rows.setdefault(hands, {"p": 0.0, "cap": 0.0, "choices": {}})
+            for k in np.flatnonzero(wf[:, col] > 0).tolist():
+                x = float(wf[k, col])
+                row["p"] += x
+                row["cap"] += x * (cf[k, col] == 0)
+                text = _first_turn_choice(tree, labels, run.plans[t][k], v, cap)
+                row["choices"][text] = row["choices"].get(text, 0.0) + x
+        total = sum(r["p"] for r in rows.values())
+        table = [[f"`{h[0]}`", f"`{h[1]}`", pct(r["p"] / total), pct(r["cap"] / r["p"]),
+                  "; ".join(f"{c} ({pct(x / r['p'])})" for c, x in sorted(
+                      r["choices"].items(), key=lambda cx: -cx[1]))]
+                 for h, r in sorted(rows.items())]
+        names = f"S{cap + 1}", f"S{cap + 2}"
+        out += ["", f"### Team {t} ({names[0]}, captain, and {names[1]}): "
+                f"{len(lam)} plan{'s' if len(lam) != 1 else ''} in the support", "",
+                f"Who plays face up: the captain {names[0]} in {pct(captain_first)} of team "
+                f"{t}'s first turns and {pct(captain_all)} of all its turns (weighted by how "
+                f"often each turn is played), {names[1]} otherwise.", "",
+                f"Team {t}'s first turn by dealt hands" + (
+                    " (the hands it holds at its first turn; its choices also depend on "
+                    "team 0's first turn, which they are averaged over; shares among the "
+                    "games that reach it)" if t == 1 else "")
+                + ":", "",
+                md_table([f"{names[0]}'s hand", f"{names[1]}'s hand", "share of first turns",
+                          f"{names[0]} leads", "first turn (share given the hands)"], table,
+                         "llrrl")]
+    return out

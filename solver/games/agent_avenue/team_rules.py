@@ -110,7 +110,7 @@ def team_size(params, team):
 
 
 @njit(cache=True)
-def _sees(params, viewer, owner):
+def sees(params, viewer, owner):
     """Whether ``viewer`` sees the private cards of ``owner``."""
     return viewer == owner or (params.open_hands == 1
                                and team_of(params, viewer) == team_of(params, owner))
@@ -396,11 +396,11 @@ def observation(state, params, action, seat):
     ph = state[PHASE]
     s = state[SEAT]
     if ph == PH_DEAL:
-        if _sees(params, seat, s):
+        if sees(params, seat, s):
             return (R.O_DEAL << 21) | action
         return R.O_DEAL_HIDDEN << 21
     if ph == PH_SWAP_DRAW or ph == PH_REFILL:
-        if _sees(params, seat, s):
+        if sees(params, seat, s):
             return (R.O_DRAW << 21) | action
         k = 0
         code = action
@@ -412,16 +412,16 @@ def observation(state, params, action, seat):
     if typ == T_LEAD:
         return (O_LEAD << 21) | (action & 1)
     if typ == T_SWAP:
-        return (R.O_SWAP << 21) | ((action & 7) if _sees(params, seat, s) else R.HIDDEN)
+        return (R.O_SWAP << 21) | ((action & 7) if sees(params, seat, s) else R.HIDDEN)
     if typ == T_UP:
         return (R.O_PLAY << 21) | O_UP | (action & 7)
     if typ == T_DOWN:
-        return (R.O_PLAY << 21) | O_DOWN | ((action & 7) if _sees(params, seat, s)
+        return (R.O_PLAY << 21) | O_DOWN | ((action & 7) if sees(params, seat, s)
                                             else R.HIDDEN)
     if typ == T_PLAY:
         up = (action >> 3) & 7
         down = action & 7
-        return (R.O_PLAY << 21) | (up << 4) | (down if _sees(params, seat, s) else R.HIDDEN)
+        return (R.O_PLAY << 21) | (up << 4) | (down if sees(params, seat, s) else R.HIDDEN)
     return (R.O_TAKE << 21) | ((action & 1) << 4) | state[DOWN]
 
 

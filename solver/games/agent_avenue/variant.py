@@ -40,12 +40,16 @@ PRESETS: dict[str, dict] = {
 
 # Team variants (rulebook "Team Variant"), sized by measuring their trees; kept apart from
 # PRESETS (whose trees are all two-seat games checked against the plain-Python reference):
-# team-tiny 2v1 5,510 nodes, team-duo 2v2 14,871 nodes.
+# team-tiny 2v1 5,510 nodes, team-duo 2v2 14,871 nodes, team-price 2v1 4,742 nodes (the
+# smallest 2v1 found where not communicating costs the team: a deck of Double Agents and
+# Enforcers).
 TEAM_PRESETS: dict[str, dict] = {
     "team-tiny": {"names": "EN,CB", "copies": 4, "hand": 2, "discards": 0, "board": 6,
                   "teams": "2v1"},
     "team-duo": {"names": "DA,EN", "copies": 5, "hand": 2, "discards": 0, "board": 4,
                  "teams": "2v2"},
+    "team-price": {"names": "DA,EN", "copies": 4, "hand": 2, "discards": 0, "board": 6,
+                   "teams": "2v1"},
 }
 
 PARAMETERS: dict[str, str] = {
