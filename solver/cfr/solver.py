@@ -100,8 +100,11 @@ class CFRSolver:
                 self.threads, self.threads_note = 1, (
                     "the tree's numbering does not keep each subtree contiguous: one thread")
             else:
-                self._layout = split + threaded.infoset_nodes(
-                    tree.node_player, tree.node_infoset, tree.num_infosets)
+                decision = (tree.node_player == 0) | (tree.node_player == 1)
+                counts = np.bincount(tree.node_infoset[decision], minlength=tree.num_infosets)
+                self._layout = split + tuple(
+                    x for infosets in self._tree_arrays[8:10]
+                    for x in threaded.player_nodes(tree.node_infoset, infosets, counts, decision))
 
     # --- iterations -------------------------------------------------------------------
     def _run(self, n: int) -> None:

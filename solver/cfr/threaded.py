@@ -7,7 +7,8 @@ whole subtrees, sweeping each in the sequential kernel's node order, so every no
 exactly what the sequential pass computes. Regrets are summed per infoset over its nodes in
 increasing id (the order the sequential kernel adds them), so each sum is bit for bit the same
 too; the infosets' updates are independent. numba's ``prange`` runs the subtrees and the
-infosets on ``numba.set_num_threads`` threads.
+infosets on ``numba.set_num_threads`` threads; each thread runs the sequential kernels' own
+functions (solver.tree.passes' ranges, solver.cfr.kernels' regrets and updates) on its part.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from numba import njit, prange
 
 from solver.cfr import kernels
 from solver.cfr.kernels import iteration_factors
-from solver.tree.tree import CHANCE
+from solver.tree.passes import backward_range, forward_range
 
 SUBTREES_PER_THREAD = 16  # load balance: subtrees differ in size
-UPDATE_CHUNKS = 1024  # the infosets' updates run in this many chunks (fewer if fewer infosets)
+CHUNKS = 1024  # the infosets' regrets and updates run in this many chunks (fewer if fewer)
 
 
 @njit(cache=True)
@@ -100,22 +101,24 @@ def _layout_holds(first_child, num_children, frontier, ends):
 
 
 @njit(cache=True)
-def infoset_nodes(node_player, node_infoset, n_infosets):
-    """(start, nodes): the decision nodes of infoset j are nodes[start[j]:start[j + 1]], in
-    increasing id."""
-    start = np.zeros(n_infosets + 1, dtype=np.int64)
-    for n in range(node_player.shape[0]):
-        if node_player[n] == 0 or node_player[n] == 1:
-            start[node_infoset[n] + 1] += 1
-    for j in range(n_infosets):
-        start[j + 1] += start[j]
+def player_nodes(node_infoset, infosets, infoset_num_nodes, is_decision):
+    """(start, nodes) of one player: the decision nodes of its infosets, grouped in the order of
+    ``infosets`` (those of infosets[i] are nodes[start[i]:start[i + 1]]), each group in
+    increasing id, the order in which kernels.accumulate_regrets adds them."""
+    n_inf = infosets.shape[0]
+    where = np.full(infoset_num_nodes.shape[0], -1, dtype=np.int64)
+    start = np.zeros(n_inf + 1, dtype=np.int64)
+    for i in range(n_inf):
+        where[infosets[i]] = i
+        start[i + 1] = start[i] + infoset_num_nodes[infosets[i]]
     fill = start[:-1].copy()
-    nodes = np.empty(start[n_infosets], dtype=np.int64)
-    for n in range(node_player.shape[0]):
-        if node_player[n] == 0 or node_player[n] == 1:
-            j = node_infoset[n]
-            nodes[fill[j]] = n
-            fill[j] += 1
+    nodes = np.empty(start[n_inf], dtype=np.int64)
+    for n in range(node_infoset.shape[0]):
+        if is_decision[n]:
+            i = where[node_infoset[n]]
+            if i >= 0:
+                nodes[fill[i]] = n
+                fill[i] += 1
     return start, nodes
 
 
@@ -131,58 +134,6 @@ def subtree_layout(first_child: np.ndarray, num_children: np.ndarray,
     return top, frontier, ends
 
 
-@njit(cache=True, inline="always")
-def _forward_node(n, first_child, num_children, node_player, node_infoset, chance_prob, sigma,
-                  reach):
-    """The sequential forward pass's step at node n: its children's reach."""
-    k = num_children[n]
-    if k == 0:
-        return
-    s = first_child[n]
-    r0 = reach[n, 0]
-    r1 = reach[n, 1]
-    rc = reach[n, 2]
-    pl = node_player[n]
-    j = node_infoset[n]
-    if pl == 0:
-        for a in range(k):
-            reach[s + a, 0] = r0 * sigma[j, a]
-            reach[s + a, 1] = r1
-            reach[s + a, 2] = rc
-    elif pl == 1:
-        for a in range(k):
-            reach[s + a, 0] = r0
-            reach[s + a, 1] = r1 * sigma[j, a]
-            reach[s + a, 2] = rc
-    else:
-        for a in range(k):
-            reach[s + a, 0] = r0
-            reach[s + a, 1] = r1
-            reach[s + a, 2] = rc * chance_prob[j + a]
-
-
-@njit(cache=True, inline="always")
-def _backward_node(n, first_child, num_children, node_player, node_infoset, chance_prob,
-                   sigma, reach, values, prune_for):
-    """The sequential backward pass's step at node n (see passes.backward_values)."""
-    k = num_children[n]
-    if k == 0:
-        return
-    if prune_for >= 0 and reach[n, 1 - prune_for] == 0.0:
-        values[n] = 0.0
-        return
-    s = first_child[n]
-    j = node_infoset[n]
-    acc = 0.0  # the children's average, inline (see passes.backward_values)
-    if node_player[n] == CHANCE:
-        for a in range(k):
-            acc += chance_prob[j + a] * values[s + a]
-    else:
-        for a in range(k):
-            acc += sigma[j, a] * values[s + a]
-    values[n] = acc
-
-
 @njit(cache=True, parallel=True)
 def forward_reach(top, frontier, ends, first_child, num_children, node_player, node_infoset,
                   chance_prob, sigma, reach):
@@ -191,16 +142,15 @@ def forward_reach(top, frontier, ends, first_child, num_children, node_player, n
     reach[0, 1] = 1.0
     reach[0, 2] = 1.0
     for i in range(top.shape[0]):
-        _forward_node(top[i], first_child, num_children, node_player, node_infoset,
-                      chance_prob, sigma, reach)
+        forward_range(first_child, num_children, node_player, node_infoset, chance_prob, sigma,
+                      reach, top[i], top[i] + 1)
     for i in prange(frontier.shape[0]):
         c = frontier[i]
-        _forward_node(c, first_child, num_children, node_player, node_infoset, chance_prob,
-                      sigma, reach)
+        forward_range(first_child, num_children, node_player, node_infoset, chance_prob, sigma,
+                      reach, c, c + 1)
         if num_children[c] > 0:
-            for n in range(first_child[c], ends[i]):
-                _forward_node(n, first_child, num_children, node_player, node_infoset,
-                              chance_prob, sigma, reach)
+            forward_range(first_child, num_children, node_player, node_infoset, chance_prob,
+                          sigma, reach, first_child[c], ends[i])
 
 
 @njit(cache=True, parallel=True)
@@ -210,34 +160,28 @@ def backward_values(top, frontier, ends, first_child, num_children, node_player,
     for i in prange(frontier.shape[0]):
         c = frontier[i]
         if num_children[c] > 0:
-            for n in range(ends[i] - 1, first_child[c] - 1, -1):
-                _backward_node(n, first_child, num_children, node_player, node_infoset,
-                               chance_prob, sigma, reach, values, prune_for)
-        _backward_node(c, first_child, num_children, node_player, node_infoset, chance_prob,
-                       sigma, reach, values, prune_for)
+            backward_range(first_child, num_children, node_player, node_infoset, chance_prob,
+                           sigma, reach, values, prune_for, first_child[c], ends[i])
+        backward_range(first_child, num_children, node_player, node_infoset, chance_prob, sigma,
+                       reach, values, prune_for, c, c + 1)
     for i in range(top.shape[0] - 1, -1, -1):
-        _backward_node(top[i], first_child, num_children, node_player, node_infoset,
-                       chance_prob, sigma, reach, values, prune_for)
+        backward_range(first_child, num_children, node_player, node_infoset, chance_prob, sigma,
+                       reach, values, prune_for, top[i], top[i] + 1)
 
 
 @njit(cache=True, parallel=True)
-def accumulate_regrets(infosets, node_start, node_list, first_child, num_children, p, reach,
-                       values, target):
-    """kernels.accumulate_regrets, one infoset per thread, its nodes in increasing id."""
-    for i in prange(infosets.shape[0]):
-        j = infosets[i]
-        for q in range(node_start[j], node_start[j + 1]):
-            n = node_list[q]
-            if p == 0:
-                w = reach[n, 1] * reach[n, 2]
-            else:
-                w = -(reach[n, 0] * reach[n, 2])
-            if w == 0.0:
-                continue
-            s = first_child[n]
-            v = values[n]
-            for a in range(num_children[n]):
-                target[j, a] += w * (values[s + a] - v)
+def accumulate_regrets(start, nodes, first_child, num_children, node_infoset, p, reach, values,
+                       target):
+    """kernels.accumulate_regrets on chunks of the player's infosets, one chunk per thread at a
+    time: each infoset's nodes in increasing id (``player_nodes``), so each sum adds in the
+    sequential kernel's order."""
+    n_inf = start.shape[0] - 1
+    chunks = min(n_inf, CHUNKS)
+    for c in prange(chunks):
+        lo = start[n_inf * c // chunks]
+        hi = start[n_inf * (c + 1) // chunks]
+        kernels.accumulate_regrets(first_child, num_children, node_infoset, nodes[lo:hi], p,
+                                   reach, values, target)
 
 
 @njit(cache=True, parallel=True)
@@ -245,7 +189,7 @@ def update_player(infosets, infoset_node, infoset_num_actions, reach, p, R, S, s
                   floor, discount, predictive, weight, pos_factor, neg_factor, sum_factor):
     """kernels.update_player on a chunk of the infosets per thread (each infoset's update is
     independent of the others')."""
-    chunks = min(infosets.shape[0], UPDATE_CHUNKS)
+    chunks = min(infosets.shape[0], CHUNKS)
     for c in prange(chunks):
         lo = infosets.shape[0] * c // chunks
         hi = infosets.shape[0] * (c + 1) // chunks
@@ -256,7 +200,7 @@ def update_player(infosets, infoset_node, infoset_num_actions, reach, p, R, S, s
 
 @njit(cache=True)
 def run_iterations(
-    top, frontier, ends, node_start, node_list,
+    top, frontier, ends, start0, nodes0, start1, nodes1,
     first_child, num_children, node_player, node_infoset, utility, chance_prob,
     infoset_node, infoset_num_actions, infosets0, infosets1,
     R, S, sigma, m, inst, reach, values,
@@ -278,8 +222,9 @@ def run_iterations(
                               node_infoset, chance_prob, sigma, reach)
                 backward_values(top, frontier, ends, first_child, num_children, node_player,
                                 node_infoset, chance_prob, sigma, reach, values, p)
-                accumulate_regrets(infosets0 if p == 0 else infosets1, node_start, node_list,
-                                   first_child, num_children, p, reach, values, target)
+                accumulate_regrets(start0 if p == 0 else start1, nodes0 if p == 0 else nodes1,
+                                   first_child, num_children, node_infoset, p, reach, values,
+                                   target)
                 update_player(infosets0 if p == 0 else infosets1, infoset_node,
                               infoset_num_actions, reach, p, R, S, sigma, m, inst, floor,
                               discount, predictive, weight, pos_factor, neg_factor, sum_factor)
@@ -289,8 +234,9 @@ def run_iterations(
             backward_values(top, frontier, ends, first_child, num_children, node_player,
                             node_infoset, chance_prob, sigma, reach, values, -1)
             for p in range(2):
-                accumulate_regrets(infosets0 if p == 0 else infosets1, node_start, node_list,
-                                   first_child, num_children, p, reach, values, target)
+                accumulate_regrets(start0 if p == 0 else start1, nodes0 if p == 0 else nodes1,
+                                   first_child, num_children, node_infoset, p, reach, values,
+                                   target)
             for p in range(2):
                 update_player(infosets0 if p == 0 else infosets1, infoset_node,
                               infoset_num_actions, reach, p, R, S, sigma, m, inst, floor,

@@ -18,7 +18,16 @@ def forward_reach(first_child, num_children, node_player, node_infoset, chance_p
     reach[0, 0] = 1.0
     reach[0, 1] = 1.0
     reach[0, 2] = 1.0
-    for n in range(first_child.shape[0]):
+    forward_range(first_child, num_children, node_player, node_infoset, chance_prob, sigma, reach,
+                  0, first_child.shape[0])
+
+
+@njit(cache=True)
+def forward_range(first_child, num_children, node_player, node_infoset, chance_prob, sigma, reach,
+                  lo, hi):
+    """The forward pass's step at the nodes lo .. hi - 1, in order: their children's reach
+    (the nodes' own reach must be known). solver.cfr.threaded runs it on subtrees."""
+    for n in range(lo, hi):
         k = num_children[n]
         if k == 0:
             continue
@@ -59,8 +68,16 @@ def backward_values(
     their parent weighs them by an opponent probability of exactly 0. ``prune_for``
     = -1 computes every node.
     """
+    backward_range(first_child, num_children, node_player, node_infoset, chance_prob, sigma,
+                   reach, values, prune_for, 0, first_child.shape[0])
+
+
+@njit(cache=True)
+def backward_range(first_child, num_children, node_player, node_infoset, chance_prob, sigma,
+                   reach, values, prune_for, lo, hi):
+    """The backward pass's step at the nodes hi - 1 down to lo (their children are done)."""
     opp = 1 - prune_for
-    for n in range(first_child.shape[0] - 1, -1, -1):
+    for n in range(hi - 1, lo - 1, -1):
         k = num_children[n]
         if k == 0:
             continue
