@@ -388,6 +388,27 @@ def test_too_little_free_space_is_refused_before_solving(tmp_path, monkeypatch):
     assert code == 0, err
 
 
+def test_export_checks_the_free_space_first(tmp_path, good_run, monkeypatch):
+    """export (a full-tree run and a sampled one) refuses a folder without room for the table,
+    writing nothing; with room it writes."""
+    from collections import namedtuple
+
+    sampled = tmp_path / "sampled"
+    assert spycfr("solve", AH, "--preset", "tiny", "--algorithm", "es-mccfr", "--iterations",
+                  "50", "-o", str(sampled), "-q")[0] == 0
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr("solver.io.shutil.disk_usage", lambda path: usage(10**9, 10**9, 1000))
+    for run, fmt in ((good_run, "csv"), (sampled, "parquet"), (good_run, "json")):
+        target = tmp_path / f"out-{run.name}.{fmt}"
+        line = one_line_error(["export", str(run), "--format", fmt, "-o", str(target)],
+                              "GiB of disk")
+        assert f"the table 'out-{run.name}.{fmt}'" in line and not target.exists()
+    monkeypatch.undo()
+    target = tmp_path / "out.csv"
+    assert spycfr("export", str(good_run), "--format", "csv", "-o", str(target))[0] == 0
+    assert target.stat().st_size > 0
+
+
 def test_outputs_follow_links_and_never_replace_devices(tmp_path, good_run):
     """-o through a symbolic link writes the file it points to (the link stays); -o a FIFO
     (like /dev/stdout) writes into it rather than replacing it with a file."""

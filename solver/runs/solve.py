@@ -31,7 +31,7 @@ from solver.engine.playout import estimate_nodes
 from solver.errors import Interrupted, SpycfrError, is_interrupt
 from solver.exact.best_response import best_response, expected_value, exploitability
 from solver.exact.lp import MAX_LP_NODES, solve_lp
-from solver.formats.strategy_table import write_table
+from solver.formats.strategy_table import DISK_BYTES_PER_ROW, write_table
 from solver.games import build_tree, foreign_kind, get_plugin, make_game
 from solver.io import (
     check_free_space,
@@ -371,10 +371,11 @@ def _solve_bytes(tree: Tree, config: SolveConfig) -> float:
 
 def _disk_bytes(tree: Tree, tables: bool) -> float:
     """An upper estimate of a run directory's files: the checkpoint and the strategy
-    (uncompressed float64 tables, the worst case of their compression) and the tables (about
-    60 B per row in CSV, as much again in Parquet)."""
+    (uncompressed float64 tables, the worst case of their compression) and the tables in CSV
+    and Parquet."""
     cells = tree.num_infosets * max(tree.max_actions, 1)
-    return 4 * 8 * cells + (120 * int(tree.infoset_num_actions.sum()) if tables else 0)
+    per_row = DISK_BYTES_PER_ROW["csv"] + DISK_BYTES_PER_ROW["parquet"]
+    return 4 * 8 * cells + (per_row * int(tree.infoset_num_actions.sum()) if tables else 0)
 
 
 def _table_bytes(tree: Tree) -> float:
