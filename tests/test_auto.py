@@ -87,3 +87,17 @@ def test_pdcfr_plus_through_the_cli_records_its_parameters():
                             "--alpha", "1.5", "--iterations", "20", "--json", "-q")
     assert code == 0, err
     assert json.loads(out)["algorithm_params"]["alpha"] == 1.5
+
+
+def test_the_lp_says_what_runs_and_the_time_spent(monkeypatch):
+    """HiGHS reports no progress: the CLI says at once that the exact LP runs, then the time
+    spent every LP_TICK seconds until it ends; -q says nothing."""
+    import cli.solve
+
+    monkeypatch.setattr(cli.solve, "LP_TICK", 0.05)
+    code, out, err = spycfr("solve", AH, "--preset", "mini")
+    assert code == 0, err
+    assert "exact LP: HiGHS on P1's sequence-form program, tree of 205,723 nodes" in err
+    assert "exact LP: solving," in err  # mini's LP takes more than a second
+    code, out, err = spycfr("solve", AH, "--preset", "tiny", "-q")
+    assert code == 0 and "exact LP" not in err

@@ -289,8 +289,16 @@ class _ExactLP:
 
     def run(self, config, total, checkpoint_every, run_dir, seconds, progress):
         """Solve the LP (one program; P2's half from its duals); returns (seconds, "exact").
-        HiGHS reports no progress: the run's summary gives the result."""
-        result = solve_lp(self.tree, both_sides=False)
+        HiGHS reports no progress: ``progress.solving_lp`` (when the caller has it) is told
+        when it starts and ends, so that a terminal can show the time spent."""
+        waiting = getattr(progress, "solving_lp", None)
+        if waiting is not None:
+            waiting(self.tree.num_nodes)
+        try:
+            result = solve_lp(self.tree, both_sides=False)
+        finally:
+            if waiting is not None:
+                waiting(None)
         self._strategy = result.strategy
         self.solver.seconds = seconds + result.seconds
         self.solver.log.append((0, self.solver.seconds, self.measure()))
