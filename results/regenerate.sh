@@ -50,7 +50,7 @@ fi
 # 4 GiB limit on the resident memory, the table frozen when full (states it does not hold
 # play the game's heuristic); two shorter runs (seeds 0 and 1) measure how stable the
 # openings are; then its strength is measured head to head and by a local best response
-# (3,000 games, 16 playouts per action: about 11 minutes of the 25 in all).
+# (3,000 games, 16 playouts per action: about 11 minutes of the 21 in all).
 if [ ${#selected[@]} -eq 0 ] || wanted standard; then
   sampled=(--preset standard --algorithm os-mccfr --abstraction --fallback heuristic
            --memory-limit 4 --when-full freeze)
