@@ -70,20 +70,30 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
 @click.option("--compare", multiple=True, type=click.Path(),
               help="Another sampled run of the same variant (another seed or length): the "
                    "openings' total variation distance to it (repeatable).")
+@click.option("--lbr-games", default=0, show_default=True, type=int,
+              help="Games of a local best response against the run (half in each seat; 0: "
+                   "none): a stronger lower bound on its exploitability.")
+@click.option("--lbr-rollouts", default=16, show_default=True, type=int,
+              help="Sampled playouts per legal action at each of LBR's decisions.")
+@click.option("--lbr-rollout", default=None,
+              help="How LBR plays in its playouts after the action valued: uniform, "
+                   "heuristic, heuristic:STYLE (default: as the run).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def measure(run_dir: str, games: int, seed: int, compare: tuple[str, ...],
-            as_json: bool) -> None:
+def measure(run_dir: str, games: int, seed: int, compare: tuple[str, ...], lbr_games: int,
+            lbr_rollouts: int, lbr_rollout: str | None, as_json: bool) -> None:
     """Measure a sampled run's strength where its exploitability cannot be computed: head to
-    head against the uniform and heuristic players (95% intervals), the lower bound on its
-    exploitability that implies, and its openings' stability against --compare runs.
-    Recorded in RUN_DIR/run.json (`measured`), shown by `spycfr report`."""
+    head against the uniform and heuristic players (95% intervals), with --lbr-games a local
+    best response (LBR) against it, the lower bound on its exploitability these imply, and
+    its openings' stability against --compare runs. Recorded in RUN_DIR/run.json
+    (`measured`), shown by `spycfr report`."""
     from solver.analysis.measure import measure_run
 
     def say(text: str) -> None:
         if not as_json:
             click.echo(text, err=True)
 
-    out = measure_run(run_dir, games, seed, compare, progress=say)
+    out = measure_run(run_dir, games, seed, compare, lbr_games, lbr_rollouts, lbr_rollout,
+                      progress=say)
     if as_json:
         click.echo(json.dumps(out))
         return
@@ -100,9 +110,18 @@ def measured_lines(m: dict) -> list[str]:
         lines.append(f"  vs {r['opponent']:<20} {r['payoff']['mean']:+.4f} [{lo:+.4f}, {hi:+.4f}]"
                      f"  wins {100 * r['wins']:.1f}%  (as P1 {r['as_p1']:+.4f}, as P2 "
                      f"{r['as_p2']:+.4f})")
+    r = m.get("local_best_response")
+    if r:
+        lo, hi = r["ci95"]
+        lines.append(f"local best response, {r['games']:,} games ({r['rollouts']} playouts per "
+                     f"action, then {r['rollout_policy']}): its payoff per game "
+                     f"{r['value']:+.4f} [{lo:+.4f}, {hi:+.4f}] (as P1 {r['as_p1']['mean']:+.4f}, "
+                     f"as P2 {r['as_p2']['mean']:+.4f})")
+    else:
+        lines.append("local best response: unknown (not measured: --lbr-games N)")
     b = m["exploitability_lower_bound"]
     lines.append(f"exploitability >= {b['value']:.4f} [{b['ci95'][0]:.4f}, {b['ci95'][1]:.4f}] "
-                 f"(lower bound from {b['by']}'s payoff against the run; not a best response: "
+                 f"(lower bound from the payoff of {b['by']} against the run; not a best response: "
                  "the exploitability itself is unknown)")
     s = m.get("openings_stability")
     if s:

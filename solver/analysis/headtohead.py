@@ -99,14 +99,23 @@ def tree_player(tree: Tree, strategy: np.ndarray, params, name: str = "run") -> 
                                 np.ascontiguousarray(rows, dtype=np.float64)))
 
 
-_EMPTY = (np.full(32, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-          np.zeros(1, dtype=np.int32), np.zeros(1))
+NO_TABLE = (np.full(32, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.int32), np.zeros(1))
+
+
+def player_args(player: Player) -> tuple:
+    """The player as one tuple for numba code (read by :func:`player_probs`): kind, style,
+    fallback, abstract, then its table (hash map, row offsets, action counts, rows)."""
+    return (np.int64(player.kind), np.int64(player.style), np.int64(player.fallback),
+            bool(player.abstract), *(player.table or NO_TABLE))
 
 
 @njit(cache=True)
-def _policy(kind, style, fallback, state, params, acts, k, key, table, off, nact, pool, out):
-    """The move distribution of a player at a decision; returns 1 if a table had no row
-    (it then plays its fallback)."""
+def player_probs(player, state, params, seat, h, acts, k, out):
+    """The move distribution of ``player`` (a :func:`player_args` tuple) as ``seat`` at the
+    decision ``state`` (``h``: every seat's observation-sequence key); returns 1 if a table
+    had no row (it then plays its fallback)."""
+    kind, style, fallback, abstract, table, off, nact, pool = player
     if kind == HEURISTIC:
         P.heuristic_policy(state, params, acts, k, out)
         return 0
@@ -114,7 +123,7 @@ def _policy(kind, style, fallback, state, params, acts, k, key, table, off, nact
         P.styled_heuristic(state, params, style, acts, k, out)
         return 0
     if kind == TABLE:
-        idx = hm_get(table, key, -1)
+        idx = hm_get(table, infoset_key(state, params, seat, h, abstract), -1)
         if idx >= 0 and nact[idx] == k:
             average_row(pool, off[idx], k, out)
             return 0
@@ -126,8 +135,7 @@ def _policy(kind, style, fallback, state, params, acts, k, key, table, off, nact
 
 
 @njit(cache=True)
-def _play(params, games, seed, a_first, kind_a, style_a, fb_a, abs_a, tab_a, off_a, nact_a,
-          pool_a, kind_b, style_b, fb_b, abs_b, tab_b, off_b, nact_b, pool_b):
+def _play(params, games, seed, a_first, pa, pb):
     """Team 0's payoff in each game (A is team 0 in the games with ``a_first``), and the
     decisions where a table player had no row."""
     max_act = max(P.max_actions(params), 2)
@@ -155,18 +163,15 @@ def _play(params, games, seed, a_first, kind_a, style_a, fb_a, abs_a, tab_a, off
                 k = P.legal_actions(cur, params, acts)
                 seat = P.current_seat(cur, params)
                 if (p == 0) == a_first:
-                    key = infoset_key(cur, params, seat, h, abs_a)
-                    misses += _policy(kind_a, style_a, fb_a, cur, params, acts, k, key, tab_a,
-                                      off_a, nact_a, pool_a, probs)
+                    misses += player_probs(pa, cur, params, seat, h, acts, k, probs)
                 else:
-                    key = infoset_key(cur, params, seat, h, abs_b)
-                    misses += _policy(kind_b, style_b, fb_b, cur, params, acts, k, key, tab_b,
-                                      off_b, nact_b, pool_b, probs)
+                    misses += player_probs(pb, cur, params, seat, h, acts, k, probs)
             advance_keys(params, cur, nxt, acts[sample(probs, k, uniform(rng))], h)
     return payoff, misses
 
 
-def _mean_ci(x: np.ndarray) -> dict:
+def mean_ci(x: np.ndarray) -> dict:
+    """Mean of ``x`` with its 95% interval (normal approximation) and its count."""
     n = len(x)
     mean = float(x.mean())
     half = 1.96 * float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
@@ -180,19 +185,16 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0)
     if games < 2:
         raise SpycfrError(f"--games must be >= 2, got {games}")
     params = get_plugin(game.name).numba_params(game.variant_obj)
-    ta, tb = a.table or _EMPTY, b.table or _EMPTY
+    pa, pb = player_args(a), player_args(b)
     half = games // 2
-    sa, sb = np.int64(a.style), np.int64(b.style)
-    fa, fb = np.int64(a.fallback), np.int64(b.fallback)
-    first, m1 = _play(params, np.int64(half), np.int64(seed), True, a.kind, sa, fa, a.abstract,
-                      *ta, b.kind, sb, fb, b.abstract, *tb)
+    first, m1 = _play(params, np.int64(half), np.int64(seed), True, pa, pb)
     second, m2 = _play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
-                       False, a.kind, sa, fa, a.abstract, *ta, b.kind, sb, fb, b.abstract, *tb)
+                       False, pa, pb)
     mine = np.concatenate([first, -second])  # A's payoff: as P1, then as P2
     return {
         "game": game.name, "variant": game.variant_obj.as_dict(), "a": a.name, "b": b.name,
-        "seed": seed, "a_payoff": _mean_ci(mine), "a_as_p1": _mean_ci(first),
-        "a_as_p2": _mean_ci(-second),
+        "seed": seed, "a_payoff": mean_ci(mine), "a_as_p1": mean_ci(first),
+        "a_as_p2": mean_ci(-second),
         "a_wins": float(np.mean(mine > 0)), "draws": float(np.mean(mine == 0)),
         "a_losses": float(np.mean(mine < 0)), "table_misses": int(m1 + m2),
         "method": f"{games} sampled games, A as P1 in {half} and as P2 in {games - half}; "

@@ -9,7 +9,10 @@ Lower bound: in a zero-sum game, a player B who plays half its games as each sea
 the run's strategy sigma scores at most (BR_P1(sigma) + BR_P2(sigma)) / 2, the
 exploitability (NashConv / 2). So B's mean payoff against the run bounds the
 exploitability from below; the bound here is the largest such mean over the opponents
-played, with the lower end of its 95% interval (a statistical bound, not a best response).
+played, with the lower end of its 95% interval a statistical bound. The opponents are the
+uniform and heuristic players and, when asked (``lbr_games``), a local best response
+(:mod:`solver.analysis.lbr`), which reads its belief of the hidden information from the
+run's own strategy and so plays against it far better than a fixed heuristic.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from solver.analysis.headtohead import head_to_head, player_from
+from solver.analysis.lbr import check_lbr_options, local_best_response
 from solver.errors import SpycfrError
 from solver.games import get_plugin, make_game
 from solver.io import write_json
@@ -27,10 +31,12 @@ from solver.runs.lock import RunLock
 from solver.runs.store import RUN_JSON, read_run_meta, treeless_openings
 
 LOWER_BOUND_METHOD = (
-    "the best mean payoff of the measured opponents against the run (each playing half its "
+    "the best mean payoff of the measured opponents (uniform, the heuristic players and, when "
+    "measured, a local best response) against the run (each playing half its "
     "games as each seat): every such payoff is at most the exploitability, (BR_P1 + BR_P2) / "
     "2; the interval is that opponent's 95% interval, its lower end a statistical lower bound. "
     "Not a best response: the exploitability itself may be larger")
+LBR = "local best response"  # the name of the LBR opponent in the lower bound's ``by``
 
 
 def opponents(game) -> list[str]:
@@ -73,12 +79,18 @@ def _uniform_like(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
-                compare: tuple[str, ...] = (),
+                compare: tuple[str, ...] = (), lbr_games: int = 0, lbr_rollouts: int = 16,
+                lbr_rollout: str | None = None,
                 progress: Callable[[str], None] | None = None) -> dict:
-    """Measure a tree-less run (see the module notes) and record it in its run.json."""
+    """Measure a tree-less run (see the module notes) and record it in its run.json; with
+    ``lbr_games`` > 0 also a local best response in that many games (``lbr_rollouts``
+    playouts per action, LBR continuing as the player ``lbr_rollout``, None: as the run)."""
     meta = read_run_meta(run_dir)
     config = meta["config"]
     game = make_game(config["game"], config["preset"], config["params"])
+    if lbr_games != 0:
+        check_lbr_options(lbr_games, lbr_rollouts)
+    roll = None if lbr_rollout is None else player_from(lbr_rollout, game)
     run = player_from(str(run_dir), game)
     matches = []
     for name in opponents(game):
@@ -94,10 +106,22 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
     low, high = worst["payoff"]["ci95"]
     bound = {"value": max(0.0, -worst["payoff"]["mean"]), "by": worst["opponent"],
              "ci95": [max(0.0, -high), max(0.0, -low)], "method": LOWER_BOUND_METHOD}
+    lbr = None
+    if lbr_games > 0:
+        lbr = local_best_response(
+            game, run, lbr_games, seed, lbr_rollouts, roll,
+            progress=(lambda done, total: progress(f"local best response: {done:,} of "
+                                                   f"{total:,} games")) if progress else None)
+        if lbr["value"] > bound["value"]:
+            low, high = lbr["ci95"]
+            bound = {"value": max(0.0, lbr["value"]), "by": LBR,
+                     "ci95": [max(0.0, low), max(0.0, high)], "method": LOWER_BOUND_METHOD}
     stability = _stability(run_dir, meta, compare)
     measured = {"games": games, "seed": seed, "head_to_head": matches,
+                "local_best_response": lbr,
                 "exploitability_lower_bound": bound, "openings_stability": stability,
-                "command": _command(run_dir, games, seed, compare)}
+                "command": _command(run_dir, games, seed, compare, lbr_games, lbr_rollouts,
+                                    lbr_rollout)}
     with RunLock(run_dir):  # no solve may rewrite the run meanwhile
         meta = read_run_meta(run_dir)
         meta["measured"] = measured
@@ -129,6 +153,10 @@ def _stability(run_dir, meta: dict, compare: tuple[str, ...]) -> dict | None:
             "against_runs": others}
 
 
-def _command(run_dir, games: int, seed: int, compare: tuple[str, ...]) -> str:
+def _command(run_dir, games: int, seed: int, compare: tuple[str, ...], lbr_games: int,
+             lbr_rollouts: int, lbr_rollout: str | None) -> str:
     extra = "".join(f" --compare {c}" for c in compare)
+    if lbr_games > 0:
+        extra += f" --lbr-games {lbr_games} --lbr-rollouts {lbr_rollouts}"
+        extra += f" --lbr-rollout {lbr_rollout}" if lbr_rollout else ""
     return f"spycfr measure {run_dir} --games {games} --seed {seed}{extra}"

@@ -80,9 +80,9 @@ def _measured(doc: Doc, meta: dict) -> None:
             "What was measured instead:\n")
     m = meta.get("measured")
     if not m:
-        doc.add("Nothing yet: head-to-head results, a lower bound on the exploitability and "
-                "the openings' stability are **unknown** (`spycfr measure RUN_DIR` measures "
-                "them).\n")
+        doc.add("Nothing yet: head-to-head results, a local best response, a lower bound on the "
+                "exploitability and the openings' stability are **unknown** (`spycfr measure "
+                "RUN_DIR --lbr-games N` measures them).\n")
         return
     doc.add(f"Head to head, {m['games']:,} sampled games against each player, half in each "
             f"seat (`{m['command']}`); the run's mean payoff per game with its 95% "
@@ -95,6 +95,15 @@ def _measured(doc: Doc, meta: dict) -> None:
                      pct(r["wins"]), pct(r["draws"])])
     doc.add(md_table(["against", "payoff", "as P1", "as P2", "wins", "draws"], rows,
                      "lrrrrr") + "\n")
+    r = m.get("local_best_response")
+    if r:
+        lo, hi = r["ci95"]
+        doc.add(f"**Local best response: {signed(r['value'], 3)}** per game (95% interval "
+                f"{signed(lo, 3)} to {signed(hi, 3)}; as P1 {signed(r['as_p1']['mean'], 3)}, as "
+                f"P2 {signed(r['as_p2']['mean'], 3)}; wins {pct(r['wins'])}): {r['method']}.\n")
+    else:
+        doc.add("**Local best response: unknown** (not measured: `spycfr measure RUN_DIR "
+                "--lbr-games N`).\n")
     b = m["exploitability_lower_bound"]
     doc.add(f"**Lower bound on the exploitability: {b['value']:.3f}** (95% interval "
             f"{b['ci95'][0]:.3f} to {b['ci95'][1]:.3f}), from {b['by']}: {b['method']}.\n")

@@ -1,0 +1,321 @@
+"""Local best response (LBR; Lisy and Bowling 2017, "Equilibrium approximation quality of
+current no-limit poker bots"), for any game of the protocol: a lower bound on a strategy's
+exploitability that needs no tree, measured by playing.
+
+The LBR player plays sampled games against a strategy sigma (a :class:`Player`: a run, or
+any player of :mod:`solver.analysis.headtohead`). It keeps a **belief** over the histories
+consistent with what it observed: every particle is a full state (with every seat's
+observation key), weighted by the probability that chance and sigma give to the moves that
+lead there; after each move, every particle is replaced by those of its successors whose
+observation for the LBR seat is the one observed, weighted by the probability of that move
+(chance's, or sigma's at the particle: the opponent's own information state there), and the
+weights are normalised. Nothing about the opponent's hidden information is read from the
+true state. The enumeration is the game protocol's (legal actions, chance outcomes,
+observations), so no game-specific code is needed.
+
+At each of its decisions LBR estimates the value of every legal action by ``rollouts``
+sampled continuations: a particle drawn from the belief by weight, the action, then the
+game played out with sigma for the opponent and the **rollout policy** for LBR itself (by
+default sigma, which makes the estimate sigma's action value averaged over the belief).
+The same particles and random streams serve every action (common random numbers). LBR plays
+the action of highest estimate (the first on ties).
+
+Why it bounds the exploitability: LBR is *some* strategy, so its expected payoff as seat i
+against sigma is at most the best response's, BR_i(sigma). Played half its games in each
+seat, its mean payoff estimates (u_1 + u_2) / 2 <= (BR_1 + BR_2) / 2 = NashConv / 2, the
+exploitability in :mod:`solver.exact.best_response`'s convention. The estimate is the real
+outcome of the games (the rollouts only choose moves; their optimism does not enter), with a
+95% interval (mean +- 1.96 standard errors of the two seats' means averaged). How close it
+comes to the exploitability depends on the rollouts; it is a lower bound, never an estimate
+of the exploitability itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+from solver.analysis.headtohead import Player, mean_ci, player_args, player_probs
+from solver.cfr.mccfr_kernels import advance_keys
+from solver.engine import protocol as P
+from solver.engine.rng import GOLDEN, combine_key, fmix, next_u64, root_key, sample, uniform
+from solver.errors import SpycfrError
+from solver.games import get_plugin
+from solver.tree import CHANCE, TERMINAL
+
+CHUNK = 25  # games per numba call (progress is reported between calls)
+SECOND_SEAT_SEED = 1 << 40  # the games with LBR as P2 draw from another stream
+
+
+@njit(cache=True)
+def _grown(bs, bh, bw):
+    """The particle arrays with twice the room (the first rows copied)."""
+    n = bs.shape[0]
+    ns = np.empty((2 * n, bs.shape[1]), dtype=bs.dtype)
+    nh = np.empty((2 * n, bh.shape[1]), dtype=np.int64)
+    nw = np.empty(2 * n)
+    ns[:n] = bs
+    nh[:n] = bh
+    nw[:n] = bw
+    return ns, nh, nw
+
+
+@njit(cache=True)
+def _update_belief(params, me, opp, obs, bs, bh, bw, n, ns, nh, nw, acts, probs, nxt):
+    """Particles after a move that the seat ``me`` observed as ``obs``: each particle's
+    successors with that observation, weighted by the move's probability (chance's, the
+    opponent's ``opp`` at the particle, or 1 for LBR's own move), normalised. Writes them
+    into (ns, nh, nw), grown if needed; returns (ns, nh, nw, count)."""
+    m = 0
+    total = 0.0
+    for i in range(n):
+        s = bs[i]
+        p = P.current_player(s, params)
+        if p == TERMINAL:
+            continue
+        if p == CHANCE:
+            k = P.chance_outcomes(s, params, acts, probs)
+        else:
+            k = P.legal_actions(s, params, acts)
+            if p == me:
+                for a in range(k):
+                    probs[a] = 1.0
+            else:
+                player_probs(opp, s, params, P.current_seat(s, params), bh[i], acts, k, probs)
+        for a in range(k):
+            if probs[a] <= 0.0 or P.observation(s, params, acts[a], me) != obs:
+                continue
+            if m == ns.shape[0]:
+                ns, nh, nw = _grown(ns, nh, nw)
+            for q in range(nh.shape[1]):
+                nh[m, q] = combine_key(bh[i, q], P.observation(s, params, acts[a], q))
+            P.apply_action(s, params, acts[a], nxt)
+            ns[m] = nxt
+            nw[m] = bw[i] * probs[a]
+            total += nw[m]
+            m += 1
+    if m == 0 or total <= 0.0:
+        raise ValueError("LBR belief: no history is consistent with the observations")
+    for i in range(m):
+        nw[i] /= total
+    return ns, nh, nw, m
+
+
+@njit(cache=True)
+def _rollout(params, me, opp, roll, state, h, act, rng, cur, nxt, hh, acts, probs):
+    """LBR's payoff after ``act`` at the particle (state, h): the game played out, the
+    opponent as ``opp``, LBR as ``roll``, chance sampled, all from the stream ``rng``."""
+    cur[:] = state
+    hh[:] = h
+    advance_keys(params, cur, nxt, act, hh)
+    while True:
+        p = P.current_player(cur, params)
+        if p == TERMINAL:
+            v = P.returns_p1(cur, params)
+            return v if me == 0 else -v
+        if p == CHANCE:
+            k = P.chance_outcomes(cur, params, acts, probs)
+        else:
+            k = P.legal_actions(cur, params, acts)
+            player_probs(roll if p == me else opp, cur, params, P.current_seat(cur, params),
+                         hh, acts, k, probs)
+        advance_keys(params, cur, nxt, acts[sample(probs, k, uniform(rng))], hh)
+
+
+@njit(cache=True)
+def _choose(params, me, opp, roll, rollouts, base, bs, bh, bw, n, acts, k, work):
+    """The index among ``acts[:k]`` of the highest estimated value (see the module notes):
+    ``rollouts`` particles drawn by weight, the same for every action, as their streams."""
+    cur, nxt, hh, acts2, probs, rng = work
+    picks = np.empty(rollouts, dtype=np.int64)
+    for r in range(rollouts):
+        rng[0] = fmix(base + np.uint64(r) * GOLDEN)
+        picks[r] = sample(bw, n, uniform(rng))
+    best = 0
+    best_value = -np.inf
+    for a in range(k):
+        total = 0.0
+        for r in range(rollouts):
+            rng[0] = fmix(base + np.uint64(r) * GOLDEN) ^ np.uint64(0x5DEECE66D)
+            i = picks[r]
+            total += _rollout(params, me, opp, roll, bs[i], bh[i], acts[a], rng, cur, nxt, hh,
+                              acts2, probs)
+        if total > best_value:
+            best_value = total
+            best = a
+    return best
+
+
+@njit(cache=True)
+def _lbr_games(params, me, opp, roll, rollouts, seed, first, count):
+    """LBR as team ``me`` against ``opp`` in games first..first+count-1: LBR's payoff in
+    each, the largest belief (particles) met and LBR's decisions with a choice."""
+    max_act = max(P.max_actions(params), 2)
+    acts = np.empty(max_act, dtype=np.int32)
+    probs = np.empty(max_act)
+    cur = P.initial_state(params)
+    nxt = np.empty_like(cur)
+    seats = P.num_seats(params)
+    h = np.empty(seats, dtype=np.int64)
+    cap = 64
+    bs = np.empty((cap, cur.shape[0]), dtype=cur.dtype)
+    bh = np.empty((cap, seats), dtype=np.int64)
+    bw = np.empty(cap)
+    ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
+    work = (np.empty_like(cur), np.empty_like(cur), np.empty(seats, dtype=np.int64),
+            np.empty(max_act, dtype=np.int32), np.empty(max_act), np.empty(1, dtype=np.uint64))
+    rng = np.empty(1, dtype=np.uint64)
+    payoff = np.empty(count)
+    largest = 0
+    decisions = 0
+    for g in range(count):
+        rng[0] = fmix(np.uint64(seed) * GOLDEN + np.uint64(first + g))
+        cur[:] = P.initial_state(params)
+        for s in range(seats):
+            h[s] = root_key(s)
+        bs[0] = cur
+        bh[0] = h
+        bw[0] = 1.0
+        n = 1
+        while True:
+            p = P.current_player(cur, params)
+            if p == TERMINAL:
+                v = P.returns_p1(cur, params)
+                payoff[g] = v if me == 0 else -v
+                break
+            if p == CHANCE:
+                k = P.chance_outcomes(cur, params, acts, probs)
+                j = sample(probs, k, uniform(rng))
+            elif p == me:
+                k = P.legal_actions(cur, params, acts)
+                base = next_u64(rng)
+                j = 0
+                if k > 1:
+                    j = _choose(params, me, opp, roll, rollouts, base, bs, bh, bw, n, acts, k,
+                                work)
+                    decisions += 1
+            else:
+                k = P.legal_actions(cur, params, acts)
+                player_probs(opp, cur, params, P.current_seat(cur, params), h, acts, k, probs)
+                j = sample(probs, k, uniform(rng))
+            act = acts[j]
+            obs = P.observation(cur, params, act, me)
+            ns, nh, nw, n = _update_belief(params, me, opp, obs, bs, bh, bw, n, ns, nh, nw,
+                                           work[3], work[4], nxt)
+            bs, ns = ns, bs
+            bh, nh = nh, bh
+            bw, nw = nw, bw
+            if ns.shape[0] < bs.shape[0]:  # keep both buffers the same size
+                ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
+            largest = max(largest, n)
+            advance_keys(params, cur, nxt, act, h)
+    return payoff, largest, decisions
+
+
+@njit(cache=True)
+def _belief_after(params, me, opp, actions):
+    """The belief of the seat ``me`` (particle states and weights) after the action path
+    ``actions`` from the root, ``opp`` being the opponent's strategy (a Python entry point
+    for checks)."""
+    max_act = max(P.max_actions(params), 2)
+    cur = P.initial_state(params)
+    nxt = np.empty_like(cur)
+    seats = P.num_seats(params)
+    h = np.empty(seats, dtype=np.int64)
+    for s in range(seats):
+        h[s] = root_key(s)
+    bs = np.empty((4, cur.shape[0]), dtype=cur.dtype)
+    bh = np.empty((4, seats), dtype=np.int64)
+    bw = np.empty(4)
+    bs[0] = cur
+    bh[0] = h
+    bw[0] = 1.0
+    n = 1
+    acts = np.empty(max_act, dtype=np.int32)
+    probs = np.empty(max_act)
+    for i in range(actions.shape[0]):
+        obs = P.observation(cur, params, actions[i], me)
+        ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
+        bs, bh, bw, n = _update_belief(params, me, opp, obs, bs, bh, bw, n, ns, nh, nw, acts,
+                                       probs, nxt)
+        advance_keys(params, cur, nxt, actions[i], h)
+    return bs[:n].copy(), bw[:n].copy()
+
+
+def _two_player_params(game):
+    params = get_plugin(game.name).numba_params(game.variant_obj)
+    if P.seats(params) != 2:
+        raise SpycfrError(f"local best response needs a two-seat game; {game.name} has "
+                          f"{P.seats(params)} seats")
+    return params
+
+
+def belief_after(game, opponent: Player, seat: int, actions: list[int]) -> tuple:
+    """(states, weights): what ``seat`` (0 or 1) believes after the action path ``actions``
+    when its opponent plays ``opponent`` (see the module notes)."""
+    params = _two_player_params(game)
+    return _belief_after(params, np.int64(seat), player_args(opponent),
+                         np.asarray(actions, dtype=np.int32))
+
+
+
+
+def check_lbr_options(games: int, rollouts: int) -> None:
+    """Refuse an LBR of fewer than 4 games (2 per seat, for an interval) or no playout."""
+    if games < 4:
+        raise SpycfrError(f"--lbr-games must be >= 4 (0: no local best response), got {games}")
+    if rollouts < 1:
+        raise SpycfrError(f"--lbr-rollouts must be >= 1, got {rollouts}")
+
+
+def local_best_response(game, strategy: Player, games: int, seed: int = 0,
+                        rollouts: int = 4, rollout_policy: Player | None = None,
+                        progress: Callable[[int, int], None] | None = None) -> dict:
+    """LBR against ``strategy`` (see the module notes): ``games`` games, half with LBR as
+    P1 and half as P2, each reproducible from ``seed``; ``rollouts`` sampled continuations
+    per action, LBR continuing as ``rollout_policy`` (None: as ``strategy``). Returns LBR's
+    mean payoff (the two seats averaged) with its 95% interval, per seat, and the work done;
+    ``progress(done, games)`` is called between chunks of games."""
+    check_lbr_options(games, rollouts)
+    params = _two_player_params(game)
+    roll = rollout_policy or strategy
+    opp, rp = player_args(strategy), player_args(roll)
+    halves = (games // 2, games - games // 2)
+    payoffs, largest, decisions, done = [], 0, 0, 0
+    for me, count in enumerate(halves):
+        parts = []
+        seat_seed = np.int64(seed) + np.int64(me * SECOND_SEAT_SEED)
+        for first in range(0, count, CHUNK):
+            part, big, dec = _lbr_games(params, np.int64(me), opp, rp, np.int64(rollouts),
+                                        seat_seed, np.int64(first),
+                                        np.int64(min(CHUNK, count - first)))
+            parts.append(part)
+            largest, decisions = max(largest, int(big)), decisions + int(dec)
+            done += len(part)
+            if progress:
+                progress(done, games)
+        payoffs.append(np.concatenate(parts))
+    p1, p2 = (mean_ci(x) for x in payoffs)
+    mean = (p1["mean"] + p2["mean"]) / 2
+    # the seats' halves of their intervals are 1.96 standard errors each
+    half = 0.5 * math.hypot(p1["ci95"][1] - p1["mean"], p2["ci95"][1] - p2["mean"])
+    both = np.concatenate(payoffs)
+    return {
+        "value": mean, "ci95": [mean - half, mean + half], "as_p1": p1, "as_p2": p2,
+        "games": games, "seed": seed, "rollouts": rollouts,
+        "rollout_policy": "the strategy itself" if rollout_policy is None else roll.name,
+        "wins": float(np.mean(both > 0)), "draws": float(np.mean(both == 0)),
+        "largest_belief": largest, "decisions": decisions,
+        "method": (f"local best response (Lisy and Bowling 2017) in {games} sampled games, "
+                   f"{halves[0]} as P1 and {halves[1]} as P2: a belief over every history "
+                   "consistent with its observations, weighted by the strategy's probabilities "
+                   f"of the opponent's moves; each legal action valued by {rollouts} sampled "
+                   "playouts (a particle drawn from the belief, the strategy for the opponent, "
+                   + ("the strategy" if rollout_policy is None else roll.name)
+                   + " for LBR afterwards), the best one played. Its mean payoff, the two "
+                   "seats averaged, is at most (BR_P1 + BR_P2) / 2, the exploitability; 95% "
+                   "interval: mean +- 1.96 standard errors"),
+    }
