@@ -205,3 +205,47 @@ def test_solve_reports_what_it_measured(t3):
     table = solver.average_table()
     sums = np.add.reduceat(table["policy"], table["offset"])
     assert np.allclose(sums, 1.0) and len(sums) == solver.num_infosets == tree.num_infosets
+
+
+LEAK_CHECK = """
+import gc
+from numba.core.runtime import rtsys
+from solver.cfr.mccfr import MCCFRSolver
+from solver.cfr.mccfr_kernels import C_FROZEN
+from solver.games.agent_hunter import make_game
+
+game = make_game("tiny")
+for scheme in ("external", "outcome"):
+    MCCFRSolver(game, scheme, seed=1).iterate(2)  # compiled (or loaded) first
+gc.collect()
+before = rtsys.get_allocation_stats()
+unstored = 0
+for scheme in ("external", "outcome"):
+    solver = MCCFRSolver(game, scheme, seed=1, fallback="heuristic")
+    solver.iterate(5)  # the tables grow, in the kernel (external) and between iterations
+    solver._counts[C_FROZEN] = solver.iteration + 1  # then frozen: unstored infosets met
+    solver.iterate(300)
+    unstored += solver.stats()["unstored_decisions"]
+    del solver
+gc.collect()
+after = rtsys.get_allocation_stats()
+print(after.alloc - before.alloc, after.alloc - after.free - (before.alloc - before.free),
+      after.mi_alloc - after.mi_free - (before.mi_alloc - before.mi_free), unstored)
+"""
+
+
+def test_kernels_free_what_they_allocate():
+    """The kernels' helpers compiled without reference counting (``_nrt=False``) neither
+    leak nor free early: after MCCFR runs whose tables grow inside the kernel, every array
+    numba allocated is freed (numba's allocation statistics, in a fresh process)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "NUMBA_NRT_STATS": "1"}
+    out = subprocess.run([sys.executable, "-c", LEAK_CHECK], env=env, check=True,
+                         capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    allocated, live, live_meminfos, unstored = (int(x) for x in out.stdout.split())
+    assert allocated > 0 and unstored > 0  # statistics on; the kernels allocated; frozen run
+    assert live == 0 and live_meminfos == 0

@@ -29,7 +29,14 @@ import numpy as np
 from numba import njit
 
 from solver.engine import protocol as P
-from solver.engine.hashmap import hm_get, hm_get_or_put, hm_has_room, hm_new
+from solver.engine.hashmap import (
+    hm_get,
+    hm_get_or_put,
+    hm_get_or_put_in_room,
+    hm_grow,
+    hm_has_room,
+    hm_new,
+)
 from solver.engine.rng import ADD, combine_key, fmix, root_key, sample, uniform
 from solver.tree import CHANCE, TERMINAL
 
@@ -52,11 +59,20 @@ NEED_ROOM = 2  # returned between iterations: the caller grows the pool, then ca
 
 
 # --- the pool ----------------------------------------------------------------------------
+# The helpers called at every node that call no game function (_short_of_room, _lookup,
+# _regret_matching) are compiled apart without reference counting (``_nrt=False``): inlined,
+# or compiled with it, numba counts references to their arrays at every call (up to 1.16x
+# slower iterations, benchmarks/README.md). They may neither allocate nor return an array. A
+# helper that calls the game's functions stays inlined: a game function called from an
+# ``_nrt=False`` helper would be compiled without reference counting too (and fail where it
+# allocates).
 
 
 @njit(cache=True)
-def _grow_store(counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum):
-    """Room for one more infoset of up to ``max_act`` actions (arrays reallocated if needed)."""
+def _grow_store(counts, max_act, table, tsize, inf_off, inf_nact, inf_player, inf_key, regret,
+                ssum):
+    """Room for one more infoset of up to ``max_act`` actions, in the hash map too (arrays
+    reallocated where needed)."""
     n_inf = counts[C_NINF]
     if n_inf + 1 > inf_off.shape[0]:
         cap = max(2 * inf_off.shape[0], 16)
@@ -84,52 +100,50 @@ def _grow_store(counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret,
         s = np.zeros(cap)
         s[:used] = ssum[:used]
         ssum = s
-    return inf_off, inf_nact, inf_player, inf_key, regret, ssum
+    if not hm_has_room(table, tsize, 1):
+        table = hm_grow(table)
+    return table, inf_off, inf_nact, inf_player, inf_key, regret, ssum
 
 
-@njit(cache=True, inline="always")
-def _reserve(counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum):
-    """The store, grown first if one more infoset of ``max_act`` actions would not fit."""
-    if counts[C_FROZEN] == 0 and (counts[C_NINF] + 1 > inf_off.shape[0]
-                                  or counts[C_POOL] + max_act > regret.shape[0]):
-        return _grow_store(counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum)
-    return inf_off, inf_nact, inf_player, inf_key, regret, ssum
+@njit(cache=True, _nrt=False)
+def _short_of_room(counts, max_act, table, tsize, inf_off, regret):
+    """Whether one more infoset of ``max_act`` actions would not fit (``_grow_store``)."""
+    return counts[C_FROZEN] == 0 and (counts[C_NINF] + 1 > inf_off.shape[0]
+                                      or counts[C_POOL] + max_act > regret.shape[0]
+                                      or not hm_has_room(table, tsize, 1))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _lookup(table, tsize, key, k, player, counts, inf_off, inf_nact, inf_player, inf_key):
-    """(infoset id, table) of ``key``, storing a zero row of ``k`` actions on first visit.
+    """The infoset id of ``key``, storing a zero row of ``k`` actions on first visit.
 
-    The caller has reserved room (``_grow_store``). Returns id -1 if ``key`` is stored
-    with another action count or player (a hash collision), UNSTORED if the table is
-    frozen and ``key`` is not in it (the infoset then plays uniformly and learns nothing).
+    The caller has made room (``_grow_store``). Returns -1 if ``key`` is stored with
+    another action count or player (a hash collision), UNSTORED if the table is frozen and
+    ``key`` is not in it (the infoset then plays uniformly and learns nothing).
     """
     if counts[C_FROZEN]:
         idx = hm_get(table, key, -1)
         if idx < 0:
             counts[C_UNSTORED] += 1
-            return UNSTORED, table
-        if inf_nact[idx] != k or inf_player[idx] != player:
-            counts[C_MISMATCH] += 1
-            return -1, table
-        return idx, table
-    n_inf = counts[C_NINF]
-    idx, inserted, table = hm_get_or_put(table, tsize, key, n_inf)
-    if inserted:
-        inf_off[n_inf] = counts[C_POOL]
-        inf_nact[n_inf] = k
-        inf_player[n_inf] = player
-        inf_key[n_inf] = key
-        counts[C_NINF] = n_inf + 1
-        counts[C_POOL] += k
-        return idx, table
+            return UNSTORED
+    else:
+        n_inf = counts[C_NINF]
+        idx, inserted = hm_get_or_put_in_room(table, tsize, key, n_inf)
+        if inserted:
+            inf_off[n_inf] = counts[C_POOL]
+            inf_nact[n_inf] = k
+            inf_player[n_inf] = player
+            inf_key[n_inf] = key
+            counts[C_NINF] = n_inf + 1
+            counts[C_POOL] += k
+            return idx
     if inf_nact[idx] != k or inf_player[idx] != player:
         counts[C_MISMATCH] += 1
-        return -1, table
-    return idx, table
+        return -1
+    return idx
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _regret_matching(regret, off, k, out):
     """out[:k] = positive regrets normalised, uniform if none is positive."""
     total = 0.0
@@ -233,12 +247,13 @@ def _es_traverse(
                     continue
                 k = P.legal_actions(cur, params, acts)
                 counts[C_NODES] += 1
-                inf_off, inf_nact, inf_player, inf_key, regret, ssum = _reserve(
-                    counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum)
+                if _short_of_room(counts, max_act, table, tsize, inf_off, regret):
+                    table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = _grow_store(
+                        counts, max_act, table, tsize, inf_off, inf_nact, inf_player, inf_key,
+                        regret, ssum)
                 key = infoset_key(cur, params, P.current_seat(cur, params), h, abstract)
-                idx, table = _lookup(
-                    table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key
-                )
+                idx = _lookup(table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player,
+                              inf_key)
                 if idx == -1:
                     status = MISMATCH
                     break
@@ -323,12 +338,10 @@ def _os_traverse(
             continue
         k = P.legal_actions(cur, params, acts)
         counts[C_NODES] += 1
-        inf_off, inf_nact, inf_player, inf_key, regret, ssum = _reserve(
-            counts, max_act, inf_off, inf_nact, inf_player, inf_key, regret, ssum)
+        # No room to make here: run_iterations leaves room (pool, infoset arrays, hash map)
+        # for the at most 2 * max_depth infosets of a whole iteration.
         key = infoset_key(cur, params, P.current_seat(cur, params), h, abstract)
-        idx, table = _lookup(
-            table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key
-        )
+        idx = _lookup(table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key)
         if idx == -1:
             return MISMATCH, 0.0, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum
         policy = path_policy[n]

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from solver.engine import protocol as P
-from solver.engine.hashmap import EMPTY, hm_get_or_put, hm_grown, hm_has_room
+from solver.engine.hashmap import EMPTY, hm_get_or_put_in_room, hm_grown, hm_has_room
 from solver.engine.playout import estimate_nodes, game_bounds
 from solver.errors import SpycfrError
 from solver.memory import MemoryBudget
@@ -68,17 +68,19 @@ _ERRORS = {
 }
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _obs_node(parent, code, table, tsize, obs_infoset, n_obs):
-    """(the observation node reached from ``parent`` by ``code``, node count, table); code -1
-    means ``parent`` is already the node itself. A new node has no infoset yet."""
+    """(the observation node reached from ``parent`` by ``code``, node count); code -1 means
+    ``parent`` is already the node itself. A new node has no infoset yet. The table has room
+    (checked before each expansion). Compiled apart without reference counting: inlined, numba
+    would count references to its arrays at every call."""
     if code < 0:
-        return parent, n_obs, table
-    node, inserted, table = hm_get_or_put(table, tsize, (parent << OBS_BITS) | code, n_obs)
+        return parent, n_obs
+    node, inserted = hm_get_or_put_in_room(table, tsize, (parent << OBS_BITS) | code, n_obs)
     if inserted:
         obs_infoset[n_obs] = -1
         n_obs += 1
-    return node, n_obs, table
+    return node, n_obs
 
 
 @njit(cache=True)
@@ -163,8 +165,8 @@ def _run(params, max_nodes, ctx, tsize, table,
         else:
             # The mover's observation node is its infoset.
             seat = P.current_seat(cur, params)
-            own[seat], n_obs, table = _obs_node(st_obs[top, seat], st_code[top, seat], table,
-                                                tsize, obs_infoset, n_obs)
+            own[seat], n_obs = _obs_node(st_obs[top, seat], st_code[top, seat], table, tsize,
+                                         obs_infoset, n_obs)
             h = np.uint64(1469598103934665603)
             for j in range(k):
                 h = (h ^ np.uint64(acts[j])) * np.uint64(1099511628211)
@@ -213,8 +215,8 @@ def _run(params, max_nodes, ctx, tsize, table,
             if not resolved:
                 for s in range(n_seats):
                     if own[s] < 0:
-                        own[s], n_obs, table = _obs_node(st_obs[top, s], st_code[top, s], table,
-                                                         tsize, obs_infoset, n_obs)
+                        own[s], n_obs = _obs_node(st_obs[top, s], st_code[top, s], table,
+                                                  tsize, obs_infoset, n_obs)
                 resolved = True
             for s in range(n_seats):
                 code = P.observation(cur, params, a, s)

@@ -101,7 +101,8 @@ def hm_grown(table: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _grow(table):
+def hm_grow(table):
+    """A copy of ``table`` with twice the capacity (in compiled code; see ``hm_grown``)."""
     new = np.full(2 * table.shape[0], EMPTY, dtype=np.int64)
     hm_rehash_into(table, new)
     return new
@@ -110,7 +111,7 @@ def _grow(table):
 @njit(cache=True, inline="always")
 def _reserve(table, size):
     if not hm_has_room(table, size, 1):
-        return _grow(table)
+        return hm_grow(table)
     return table
 
 
@@ -121,17 +122,26 @@ def hm_get_or_put(table, size, key, value):
     Returns ``(stored value, inserted?, table)``.
     """
     table = _reserve(table, size)
+    stored, inserted = hm_get_or_put_in_room(table, size, key, value)
+    return stored, inserted, table
+
+
+@njit(cache=True, _nrt=False)
+def hm_get_or_put_in_room(table, size, key, value):
+    """``hm_get_or_put`` on a table with room for one more entry (``hm_has_room(table, size,
+    1)``), which it does not grow: ``(stored value, inserted?)``. Compiled without reference
+    counting, so that a hot loop can call it without counting references to its arrays."""
     mask = (table.shape[0] >> 1) - 1
     i = _slot(key, mask)
     while True:
         k = table[2 * i]
         if k == key:
-            return table[2 * i + 1], False, table
+            return table[2 * i + 1], False
         if k == EMPTY:
             table[2 * i] = key
             table[2 * i + 1] = value
             size[0] += 1
-            return value, True, table
+            return value, True
         i = (i + 1) & mask
 
 
