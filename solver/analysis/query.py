@@ -69,12 +69,7 @@ def query(run: Run, player: int, record: str, against: np.ndarray | None = None)
     tree = run.tree
     records = feature(tree.game, "records", "record notation to name a position in")
     variant = make_variant(tree.game, None, tree.variant)
-    key, position = records.view_key(variant, record, player)
-    name = "P1" if player == 0 else "P2"
-    if position["terminal"]:
-        raise SpycfrError(f"the game is over after this record (payoff {position['payoff']})")
-    if position["to_move"] != name:
-        raise SpycfrError(f"it is {position['to_move']}'s move after this record, not {name}'s")
+    key, position, name = _view_to_move(records, variant, record, player)
     infoset = infoset_index(tree).get((player, key))
     if infoset is None:
         raise SpycfrError(f"{name}'s position {key!r} is not in the solved tree of this variant")
@@ -314,12 +309,7 @@ def sampled_query(run_dir: str | Path, player: int, record: str) -> dict:
         raise SpycfrError(f"{meta['game']} cannot rebuild a position from a view: query "
                           "needs a run with a tree")
     variant = make_variant(meta["game"], None, meta["variant"])
-    key, position = records.view_key(variant, record, player)
-    name = "P1" if player == 0 else "P2"
-    if position["terminal"]:
-        raise SpycfrError(f"the game is over after this record (payoff {position['payoff']})")
-    if position["to_move"] != name:
-        raise SpycfrError(f"it is {position['to_move']}'s move after this record, not {name}'s")
+    key, position, name = _view_to_move(records, variant, record, player)
     solver = load_sampled_solver(run_dir)
     state = records.view_state(variant, record, player)
     policy = solver.policy_at_state(state, player)
@@ -335,3 +325,15 @@ def sampled_query(run_dir: str | Path, player: int, record: str) -> dict:
             "moves": [{"move": labels[i], "probability": float(policy[i])} for i in order],
             "iterations": meta["iterations"], "exploitability": None,
             "measured": meta.get("measured")}
+
+
+def _view_to_move(records, variant, record: str, player: int) -> tuple[str, dict, str]:
+    """(infoset key, position, "P1"/"P2") of ``player``'s view of ``record``; a one-line error
+    when the game is over or it is the other player's move."""
+    key, position = records.view_key(variant, record, player)
+    name = "P1" if player == 0 else "P2"
+    if position["terminal"]:
+        raise SpycfrError(f"the game is over after this record (payoff {position['payoff']})")
+    if position["to_move"] != name:
+        raise SpycfrError(f"it is {position['to_move']}'s move after this record, not {name}'s")
+    return key, position, name

@@ -251,14 +251,7 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
     if info["shown"]:
         down = info["shown"]["down"] or "?"
         lines.append(f"on the table: {info['shown']['up']} face up, {down} face down")
-    lines.append(f"{info['to_move'] or 'chance'} to move ({info['phase']})")
-    legal = info["legal_moves"]
-    if legal is None:
-        lines.append("legal moves: " + ("a draw (chance)" if info["to_move"] is None
-                                        else "hidden from this view"))
-    else:
-        lines.append(f"legal moves ({len(legal)}): {' '.join(legal)}")
-    return lines
+    return lines + _move_lines(info)
 
 
 def _team_lines(info: dict, variant: Variant) -> list[str]:
@@ -284,7 +277,12 @@ def _team_lines(info: dict, variant: Variant) -> list[str]:
     if shown:
         lines.append(f"on the table: {shown['up']} face up ({shown['up_seat']}), "
                      f"{shown['down'] or '?'} face down ({shown['down_seat']})")
-    lines.append(f"{info['to_move'] or 'chance'} to move ({info['phase']})")
+    return lines + _move_lines(info)
+
+
+def _move_lines(info: dict) -> list[str]:
+    """Who moves, and the legal moves as the record writes them (or why they are not shown)."""
+    lines = [f"{info['to_move'] or 'chance'} to move ({info['phase']})"]
     legal = info["legal_moves"]
     if legal is None:
         lines.append("legal moves: " + ("a draw (chance)" if info["to_move"] is None
