@@ -334,6 +334,12 @@ def _team_query(run_dir: str, seat: int, record: str, as_json: bool) -> None:
                    f"{p['move']:<22} {_fmt(p['value']):>9}")
 
 
+def _depth_words(store_depth: int | None) -> str:
+    """How much of a game a sampled run learns, when --store-depth cut it."""
+    return "" if store_depth is None else (
+        f" (it learns only the first {store_depth} decisions of a game, --store-depth)")
+
+
 def _sampled_query(run_dir: str, player: int, record: str, as_json: bool) -> None:
     """query on a run sampled without a tree: the abstraction's probabilities only."""
     from solver.analysis.query import sampled_query
@@ -345,8 +351,9 @@ def _sampled_query(run_dir: str, player: int, record: str, as_json: bool) -> Non
     name = result["player"]
     click.echo(f"{name} to move after: {result['information_state'] or '(start)'}")
     click.echo(textwrap.fill(f"source: {result['source']}; {result['iterations']:,} iterations"
-                             + ("" if result["seen"] else "; the run never met this position: "
-                                f"it plays its fallback there ({result['fallback']})"), 100,
+                             + ("" if result["seen"] else "; the run never met this position"
+                                + _depth_words(result.get("store_depth"))
+                                + f": it plays its fallback there ({result['fallback']})"), 100,
                              subsequent_indent="  "))
     click.echo(f"  {'move':<22} {'avg prob':>8}")
     for m in result["moves"][:20]:

@@ -241,6 +241,12 @@ def _rate(rate: float) -> str:
               help="es-mccfr/os-mccfr: how an information state the table does not hold (a "
                    "full table, --when-full freeze) is played, in the run and by its strategy: "
                    "uniformly (default) or as the game's heuristic player.")
+@click.option("--store-depth", default=None,
+              help="es-mccfr/os-mccfr: learn only the first N decisions of a game (both "
+                   "players', placements included); in the run every deeper one plays the "
+                   "--fallback, and so does the strategy where it has no row. Memory and time "
+                   "then go to the states met again and again near the root (default: no "
+                   "limit).")
 @click.option("--abstraction", is_flag=True,
               help="es-mccfr/os-mccfr: key information states by the game's information "
                    "abstraction (what matters, history order forgotten) instead of the whole "
@@ -280,7 +286,7 @@ def solve(
     game: str | None, preset: str | None, variant_params: dict, algorithm: str | None,
     iterations: str | None, target_exploitability: str | None, time_limit: str | None,
     seed: str | None, epsilon: str | None, memory_limit: str | None, when_full: str | None,
-    fallback: str | None, abstraction: bool,
+    fallback: str | None, store_depth: str | None, abstraction: bool,
     alpha: str | None,
     beta: str | None, gamma: str | None, check_every: str | None, device: str | None,
     threads: str | None, simultaneous: bool,
@@ -312,6 +318,7 @@ def solve(
             ("--algorithm", algorithm), ("--seed", seed), ("--epsilon", epsilon),
             ("--alpha", alpha), ("--beta", beta), ("--gamma", gamma),
             ("--abstraction", abstraction or None), ("--fallback", fallback),
+            ("--store-depth", store_depth),
             ("--simultaneous", simultaneous or None), ("-o", output)) if value is not None]
         if given:
             raise SpycfrError(
@@ -332,6 +339,7 @@ def solve(
     mem = _parse_number("memory-limit", memory_limit, float, 0, strict=True)
     every = _parse_number("check-every", check_every, int, 1, strict=False)
     ckpt = _parse_number("checkpoint-every", checkpoint_every, int, 1, strict=False)
+    depth = _parse_number("store-depth", store_depth, int, 1, strict=False)
     n_threads = None if resume else 1  # a resumed run keeps its own unless given
     if threads is not None and threads.strip().lower() == "auto":
         n_threads = AUTO_THREADS
@@ -369,7 +377,7 @@ def solve(
         alpha=a, beta=b, gamma=g, alternating=not simultaneous, iterations=n_iter,
         target_exploitability=target, time_limit=limit, check_every=every, seed=seed_value,
         epsilon=eps, memory_limit=mem, abstraction=abstraction, when_full=when_full,
-        fallback=fallback,
+        fallback=fallback, store_depth=depth,
         device=device or (None if resume else "cpu"),  # a resumed run keeps its own unless given
         threads=n_threads,
     )
@@ -400,6 +408,8 @@ def solve(
         extra = f" (epsilon {params['epsilon']:g})" if params["epsilon"] is not None else ""
         extra += ", information abstraction" if params.get("abstraction") else ""
         extra += ", heuristic fallback" if params.get("fallback") == "heuristic" else ""
+        if params.get("store_depth") is not None:
+            extra += f", first {params['store_depth']} decisions stored"
         echo(f"  algorithm       {out['algorithm']}{extra}, seed {out['seed']}")
     else:
         echo(f"  algorithm       {out['algorithm']}"
@@ -437,9 +447,12 @@ def solve(
             echo(f"  exploitability  not measured; estimate {estimate['value']:.6g} "
                  f"({estimate['kind']})")
         else:
+            why = (f"is above the payoff span {estimate['payoff_span']:g}"
+                   if estimate["value"] > estimate["payoff_span"] else
+                   "covers only the decisions the table learnt, not those its fallback played")
             echo("  exploitability  unknown: no tree for a best response, and the sampled-regret"
-                 f" bound is above the payoff span {estimate['payoff_span']:g}, so it bounds "
-                 "nothing; measure the run's strength with spycfr measure RUN_DIR")
+                 f" bound {why}, so it bounds nothing; measure the run's strength with spycfr "
+                 "measure RUN_DIR")
     if out.get("peak_rss_bytes"):
         echo(f"  peak memory     {out['peak_rss_bytes'] / 2**30:.3f} GiB resident (measured: "
              "the process's peak resident set size)")

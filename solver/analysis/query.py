@@ -321,7 +321,7 @@ def sampled_query(run_dir: str | Path, player: int, record: str) -> dict:
         raise RuntimeError(f"the run's row has {len(policy)} moves, the rules give {len(labels)}")
     order = np.argsort(-policy, kind="stable")
     return {"player": name, "information_state": key, "seen": seen, "source": SAMPLED_SOURCE,
-            "fallback": solver.fallback,
+            "fallback": solver.fallback, "store_depth": solver.store_depth,
             "moves": [{"move": labels[i], "probability": float(policy[i])} for i in order],
             "iterations": meta["iterations"], "exploitability": None,
             "measured": meta.get("measured")}

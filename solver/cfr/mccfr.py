@@ -75,10 +75,12 @@ def _bounds(game) -> tuple:
     return params, max_act, depth + 1
 
 
-def estimate_es_nodes(game, probes: int = 200, seed: int = 0) -> float:
+def estimate_es_nodes(game, probes: int = 200, seed: int = 0,
+                      store_depth: int | None = None) -> float:
     """Estimated decision nodes visited by ONE external-sampling iteration (an estimate)."""
     params, max_act, _ = _bounds(game)
-    return float(knuth_es_nodes(params, np.int64(max_act), np.int64(probes), np.int64(seed)))
+    return float(knuth_es_nodes(params, np.int64(max_act), np.int64(probes), np.int64(seed),
+                                np.int64(-1 if store_depth is None else store_depth)))
 
 
 class MCCFRSolver:
@@ -94,6 +96,12 @@ class MCCFRSolver:
     (``"freeze"``): the run goes on refining the infosets stored, and an infoset met for
     the first time is not stored and plays uniformly, or as the game's heuristic player with
     ``fallback="heuristic"`` (``stats()["unstored_decisions"]``).
+    ``store_depth`` D: only the first D decisions of a path (both players', from the root)
+    have rows and learn; in the run every deeper decision plays the fallback (external
+    sampling samples the traverser's move there too), so memory and time go to the infosets
+    met again and again near the root instead of the deep ones met once (None: no limit).
+    Where the strategy is used, a position reads its row if its key was learnt, else plays
+    the fallback.
     """
 
     def __init__(
@@ -107,6 +115,7 @@ class MCCFRSolver:
         abstraction: bool = False,
         when_full: str = "stop",
         fallback: str = "uniform",
+        store_depth: int | None = None,
     ) -> None:
         self._params, self._max_act, self._max_depth = _bounds(game)
         if scheme not in SCHEMES:
@@ -125,6 +134,12 @@ class MCCFRSolver:
         if fallback == "heuristic" and not protocol.has_heuristic(type(self._params)):
             raise SpycfrError(f"{game.name} has no heuristic player: --fallback uniform")
         self.fallback = fallback
+        if store_depth is not None and (
+            isinstance(store_depth, bool) or not isinstance(store_depth, int | np.integer)
+            or store_depth < 1
+        ):
+            raise SpycfrError(f"--store-depth must be a positive integer, got {store_depth!r}")
+        self.store_depth = None if store_depth is None else int(store_depth)
         if abstraction and not protocol.has_abstraction(type(self._params)):
             raise SpycfrError(f"{game.name} has no information abstraction: drop --abstraction")
         self.abstraction = bool(abstraction)
@@ -136,7 +151,7 @@ class MCCFRSolver:
         self.memory_limit = memory_limit
         self.es_nodes_estimate: float | None = None
         if scheme == "external":
-            self.es_nodes_estimate = estimate_es_nodes(game)
+            self.es_nodes_estimate = estimate_es_nodes(game, store_depth=self.store_depth)
             if es_node_limit is not None and self.es_nodes_estimate > es_node_limit:
                 raise SpycfrError(
                     f"external sampling would visit about {self.es_nodes_estimate:.2g} nodes per "
@@ -168,6 +183,7 @@ class MCCFRSolver:
              self._inf_key, self._regret, self._ssum) = run_iterations(
                 0 if self.scheme == "external" else 1, self._params, self.abstraction,
                 np.int64(FALLBACKS[self.fallback]), self.epsilon,
+                np.int64(-1 if self.store_depth is None else self.store_depth),
                 np.int64(left), np.int64(self._max_act), np.int64(self._max_depth), self._rng,
                 self._counts, self._table, self._tsize, self._inf_off, self._inf_nact,
                 self._inf_player, self._inf_key, self._regret, self._ssum,
@@ -274,6 +290,7 @@ class MCCFRSolver:
             "nodes_visited": int(self._counts[C_NODES]),
             "frozen_at_iteration": self.frozen_at,
             "unstored_decisions": int(self._counts[C_UNSTORED]),
+            "store_depth": self.store_depth,
             "bytes_allocated": int(sum(a.nbytes for a in arrays)),
             # Trimmed tables (what a checkpoint holds) plus the hash map.
             "bytes_used": int(21 * n + 16 * used + self._table.nbytes),
@@ -403,6 +420,7 @@ class MCCFRSolver:
             "epsilon": self.epsilon,
             "abstraction": self.abstraction,
             "fallback": self.fallback,
+            "store_depth": -1 if self.store_depth is None else self.store_depth,
             "iteration": self.iteration,
             "rng": self._rng.copy(),
             "counts": self._counts.copy(),
@@ -416,10 +434,13 @@ class MCCFRSolver:
 
     def load_state_dict(self, state: dict) -> None:
         """Restore a :meth:`state_dict` made by a solver with the same scheme, seed, epsilon."""
-        older = {"abstraction": False, "fallback": "uniform"}  # keys older checkpoints lack
-        for key in ("scheme", "seed", "epsilon", "abstraction", "fallback"):
+        # Keys older checkpoints lack; store_depth is -1 in a checkpoint for "no limit".
+        older = {"abstraction": False, "fallback": "uniform", "store_depth": -1}
+        for key in ("scheme", "seed", "epsilon", "abstraction", "fallback", "store_depth"):
             value = state.get(key, older[key]) if key in older else state[key]
             value = value.item() if isinstance(value, np.ndarray) else value
+            if key == "store_depth":
+                value = None if value < 0 else int(value)
             if value != getattr(self, key):
                 raise SpycfrError(
                     f"checkpoint was made with {key}={value!r}, this solver has "

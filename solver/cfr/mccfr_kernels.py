@@ -46,9 +46,9 @@ C_POOL = 1  # pool entries used (sum of the stored infosets' action counts)
 C_NODES = 2  # decision nodes visited (all iterations)
 C_MISMATCH = 3  # lookups whose key was stored with another action count or player
 C_FROZEN = 4  # 1 once the table is full (memory limit, --when-full freeze): no new infosets
-C_UNSTORED = 5  # decisions met at an infoset that was not stored (the table being full)
+C_UNSTORED = 5  # decisions met at an infoset that was not stored (table full, or too deep)
 N_COUNTS = 6
-UNSTORED = -2  # _lookup's id of an infoset met while the table is frozen
+UNSTORED = -2  # _lookup's id of an infoset not stored (frozen table, or below the store depth)
 FALLBACK_UNIFORM = 0  # an unstored infoset plays uniformly ...
 FALLBACK_HEURISTIC = 1  # ... or as the game's heuristic player
 
@@ -114,13 +114,18 @@ def _short_of_room(counts, max_act, table, tsize, inf_off, regret):
 
 
 @njit(cache=True, _nrt=False)
-def _lookup(table, tsize, key, k, player, counts, inf_off, inf_nact, inf_player, inf_key):
+def _lookup(table, tsize, key, k, player, counts, inf_off, inf_nact, inf_player, inf_key,
+            storable):
     """The infoset id of ``key``, storing a zero row of ``k`` actions on first visit.
 
     The caller has made room (``_grow_store``). Returns -1 if ``key`` is stored with
-    another action count or player (a hash collision), UNSTORED if the table is frozen and
-    ``key`` is not in it (the infoset then plays uniformly and learns nothing).
+    another action count or player (a hash collision), UNSTORED if the decision is not
+    ``storable`` (deeper than the store depth), or if the table is frozen and ``key`` is not
+    in it (the infoset then plays the fallback and learns nothing).
     """
+    if not storable:
+        counts[C_UNSTORED] += 1
+        return UNSTORED
     if counts[C_FROZEN]:
         idx = hm_get(table, key, -1)
         if idx < 0:
@@ -217,9 +222,9 @@ def _root_keys(h):
 
 @njit(cache=True)
 def _es_traverse(
-    p, params, abstract, fallback, max_act, rng, counts, table, tsize, inf_off, inf_nact,
-    inf_player, inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals, f_k, f_next, f_inf, f_h,
-    acts, sigma, probs, cur, nxt, h,
+    p, params, abstract, fallback, store_depth, max_act, rng, counts, table, tsize, inf_off,
+    inf_nact, inf_player, inf_key, regret, ssum, f_state, f_acts, f_sigma, f_vals, f_k, f_next,
+    f_inf, f_h, f_dec, acts, sigma, probs, cur, nxt, h,
 ):
     """One external-sampling traversal for traverser ``p``; returns (status, value, arrays...).
 
@@ -230,6 +235,7 @@ def _es_traverse(
     cur[:] = P.initial_state(params)
     _root_keys(h)
     depth = 0
+    dec = 0  # decisions above the node being walked (for store_depth)
     status = OK
     value = 0.0
     descend = True
@@ -252,13 +258,16 @@ def _es_traverse(
                         counts, max_act, table, tsize, inf_off, inf_nact, inf_player, inf_key,
                         regret, ssum)
                 key = infoset_key(cur, params, P.current_seat(cur, params), h, abstract)
+                storable = store_depth < 0 or dec < store_depth
                 idx = _lookup(table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player,
-                              inf_key)
+                              inf_key, storable)
                 if idx == -1:
                     status = MISMATCH
                     break
                 off = inf_off[idx] if idx >= 0 else -1
-                if pl == p:
+                # Below the store depth the traverser's move is sampled too (nothing there
+                # learns), which keeps an iteration's size that of the stored part.
+                if pl == p and storable:
                     _strategy(regret, off, k, f_sigma[depth], fallback, cur, params, acts)
                     f_state[depth] = cur
                     for a in range(k):
@@ -267,6 +276,7 @@ def _es_traverse(
                     f_next[depth] = 0
                     f_inf[depth] = idx
                     f_h[depth] = h
+                    f_dec[depth] = dec
                     depth += 1
                     pushed = True
                     break
@@ -274,6 +284,7 @@ def _es_traverse(
                 if off >= 0:
                     for a in range(k):
                         ssum[off + a] += sigma[a]
+                dec += 1
                 advance_keys(params, cur, nxt, acts[sample(sigma, k, uniform(rng))], h)
             if status != OK:
                 break
@@ -291,6 +302,7 @@ def _es_traverse(
         if j < f_k[top]:
             cur[:] = f_state[top]
             h[:] = f_h[top]
+            dec = f_dec[top] + 1
             advance_keys(params, cur, nxt, f_acts[top, j], h)
             descend = True
             continue
@@ -318,8 +330,9 @@ def _es_traverse(
 
 @njit(cache=True)
 def _os_traverse(
-    p, params, abstract, fallback, epsilon, max_act, rng, counts, table, tsize, inf_off, inf_nact,
-    inf_player, inf_key, regret, ssum, path_inf, path_k, path_i, path_pl, path_opp, path_samp,
+    p, params, abstract, fallback, epsilon, store_depth, max_act, rng, counts, table, tsize,
+    inf_off, inf_nact, inf_player, inf_key, regret, ssum, path_inf, path_k, path_i, path_pl,
+    path_opp, path_samp,
     path_sprob, path_policy, acts, splice, probs, cur, nxt, h,
 ):
     """One outcome-sampling episode for traverser ``p``; returns (status, value, arrays...)."""
@@ -341,7 +354,8 @@ def _os_traverse(
         # No room to make here: run_iterations leaves room (pool, infoset arrays, hash map)
         # for the at most 2 * max_depth infosets of a whole iteration.
         key = infoset_key(cur, params, P.current_seat(cur, params), h, abstract)
-        idx = _lookup(table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key)
+        idx = _lookup(table, tsize, key, k, pl, counts, inf_off, inf_nact, inf_player, inf_key,
+                      store_depth < 0 or n < store_depth)
         if idx == -1:
             return MISMATCH, 0.0, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum
         policy = path_policy[n]
@@ -377,7 +391,7 @@ def _os_traverse(
         w = path_opp[d] / path_samp[d]
         off = inf_off[path_inf[d]] if path_inf[d] >= 0 else -1
         if off < 0:
-            pass  # not stored (frozen table): plays uniformly, learns nothing
+            pass  # not stored (frozen table, or too deep): plays the fallback, learns nothing
         elif path_pl[d] == p:
             for a in range(k):
                 regret[off + a] -= ve * w
@@ -395,8 +409,8 @@ def _os_traverse(
 
 @njit(cache=True)
 def run_iterations(
-    scheme, params, abstract, fallback, epsilon, n_iter, max_act, max_depth, rng, counts, table,
-    tsize, inf_off, inf_nact, inf_player, inf_key, regret, ssum,
+    scheme, params, abstract, fallback, epsilon, store_depth, n_iter, max_act, max_depth, rng,
+    counts, table, tsize, inf_off, inf_nact, inf_player, inf_key, regret, ssum,
 ):
     """Run ``n_iter`` iterations (team 0's traversal then team 1's); returns
     (status, done, arrays...).
@@ -424,6 +438,7 @@ def run_iterations(
     f_next = np.empty(D, dtype=np.int64)
     f_inf = np.empty(D, dtype=np.int64)
     f_h = np.empty((D, n_seats), dtype=np.int64)
+    f_dec = np.empty(D, dtype=np.int64)
     path_pl = np.empty(D, dtype=np.int64)
     path_opp = np.empty(D)
     path_samp = np.empty(D)
@@ -442,18 +457,19 @@ def run_iterations(
             if scheme == 0:
                 status, _v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = (
                     _es_traverse(
-                        p, params, abstract, fallback, max_act, rng, counts, table, tsize,
-                        inf_off, inf_nact, inf_player, inf_key, regret, ssum, f_state, f_acts,
-                        f_sigma, f_vals, f_k, f_next, f_inf, f_h, acts, scratch, probs, cur, nxt, h,
+                        p, params, abstract, fallback, store_depth, max_act, rng, counts, table,
+                        tsize, inf_off, inf_nact, inf_player, inf_key, regret, ssum, f_state,
+                        f_acts, f_sigma, f_vals, f_k, f_next, f_inf, f_h, f_dec, acts, scratch,
+                        probs, cur, nxt, h,
                     )
                 )
             else:
                 status, _v, table, inf_off, inf_nact, inf_player, inf_key, regret, ssum = (
                     _os_traverse(
-                        p, params, abstract, fallback, epsilon, max_act, rng, counts, table,
-                        tsize, inf_off, inf_nact, inf_player, inf_key, regret, ssum, f_inf, f_k,
-                        f_next, path_pl, path_opp, path_samp, path_sprob, f_sigma, acts, scratch,
-                        probs, cur, nxt, h,
+                        p, params, abstract, fallback, epsilon, store_depth, max_act, rng, counts,
+                        table, tsize, inf_off, inf_nact, inf_player, inf_key, regret, ssum, f_inf,
+                        f_k, f_next, path_pl, path_opp, path_samp, path_sprob, f_sigma, acts,
+                        scratch, probs, cur, nxt, h,
                     )
                 )
             if status != OK:
@@ -657,13 +673,14 @@ def tree_strategy(keyof, infoset_num_actions, max_a, table, inf_off, inf_nact, p
 
 
 @njit(cache=True)
-def knuth_es_nodes(params, max_act, probes, seed):
+def knuth_es_nodes(params, max_act, probes, seed, store_depth):
     """Knuth's estimate of the decision nodes one ES iteration visits (both traversals).
 
     A probe walks one random path (uniform actions, i.e. the opponent's first-iteration
     strategy; chance by its probabilities, as ES samples it) and adds, per decision node,
-    the product of the traverser's branching factors above it: an unbiased estimate of the
-    traversal size for that opponent.
+    the product of the traverser's branching factors above it (those within the first
+    ``store_depth`` decisions, if >= 0: ES samples the deeper ones): an unbiased estimate of
+    the traversal size for that opponent.
     """
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = fmix(np.uint64(seed) + ADD)
@@ -676,6 +693,7 @@ def knuth_es_nodes(params, max_act, probes, seed):
         for p in range(2):
             cur[:] = P.initial_state(params)
             weight = 1.0
+            dec = 0
             while True:
                 pl = P.current_player(cur, params)
                 if pl == TERMINAL:
@@ -687,8 +705,9 @@ def knuth_es_nodes(params, max_act, probes, seed):
                     continue
                 total += weight
                 k = P.legal_actions(cur, params, acts)
-                if pl == p:
+                if pl == p and (store_depth < 0 or dec < store_depth):
                     weight *= k
+                dec += 1
                 i = min(int(uniform(rng) * k), k - 1)
                 P.apply_action(cur, params, acts[i], nxt)
                 cur[:] = nxt

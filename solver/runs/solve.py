@@ -138,6 +138,7 @@ class SolveConfig:
     threads: int | None = 1  # full tree on the CPU: threads of the iterations (0: auto)
     when_full: str | None = None  # MCCFR only, at the memory limit: stop (None) or freeze
     fallback: str | None = None  # MCCFR only: how unstored infosets play (None: uniform)
+    store_depth: int | None = None  # MCCFR only: decisions deeper than this are not stored
 
 
 # Settings a resumed run takes from the command line rather than from its checkpoint.
@@ -430,6 +431,7 @@ class _MonteCarlo(_Iterative):
             epsilon=_epsilon(config) or DEFAULT_EPSILON,
             memory_limit=_memory_limit_gib(config) * 2**30, abstraction=config.abstraction,
             when_full=config.when_full or "stop", fallback=config.fallback or "uniform",
+            store_depth=config.store_depth,
         )
         self.value_column = "exploitability" if self.enumerable else "exploitability_estimate"
         self.kind = "exact" if self.enumerable else REGRET_BOUND_KIND
@@ -456,13 +458,18 @@ class _MonteCarlo(_Iterative):
         def report(iteration: int, seconds: float, value: float | None) -> None:
             if self.enumerable:
                 progress(iteration, seconds, value, label="exploitability", details=details)
-            elif value is not None and value <= self.span:
+            elif value is not None and value <= self.span and self._all_learnt():
                 progress(iteration, seconds, value, label="exploitability~ (sampled-regret "
                          "bound estimate)", details=details)
-            else:  # a sampled bound above the payoff span bounds nothing: say so
+            else:  # a sampled bound above the payoff span, or partial, bounds nothing: say so
                 progress(iteration, seconds, None, label="exploitability unknown",
                          details=details)
         return report
+
+    def _all_learnt(self) -> bool:
+        """Whether every decision sampled had a row: the regret bound then covers the game;
+        where the fallback played (store depth, frozen table) it covers only the rows."""
+        return self.solver.stats()["unstored_decisions"] == 0
 
     def strategy(self) -> np.ndarray | None:
         return None if self.tree is None else strategy_on_tree(self.solver, self.tree)
@@ -496,13 +503,18 @@ class _MonteCarlo(_Iterative):
         else:
             bound = self.solver.regret_bound()
             value = bound["exploitability_bound_estimate"]
+            learnt = self._all_learnt()
             meta["exploitability_estimate"] = {
                 "value": value,
-                "informative": value <= self.span,
+                "informative": value <= self.span and learnt,
                 "payoff_span": self.span,
-                "note": ("an estimate, not a measurement" if value <= self.span else
+                "note": ("an estimate, not a measurement" if value <= self.span and learnt else
                          f"above the payoff span {self.span:g}, so it bounds nothing: the "
-                         "exploitability is unknown; measure the strategy head to head"),
+                         "exploitability is unknown; measure the strategy head to head"
+                         if learnt else
+                         "it covers only the decisions the table learnt, not those its "
+                         "fallback played (store depth or full table), so it bounds nothing: "
+                         "the exploitability is unknown; measure the strategy head to head"),
                 "kind": REGRET_BOUND_KIND,
                 "method": "sum over both players of sum over stored infosets of the largest "
                           "positive cumulative sampled regret, divided by the iterations "
@@ -548,7 +560,8 @@ def load_sampled_solver(run_dir: str | Path) -> MCCFRSolver:
     solver = MCCFRSolver(game, MCCFR_ALGORITHMS[config["algorithm"]], seed=config["seed"],
                          epsilon=float(state["epsilon"]), es_node_limit=None,
                          abstraction=bool(config.get("abstraction", False)),
-                         fallback=config.get("fallback") or "uniform")
+                         fallback=config.get("fallback") or "uniform",
+                         store_depth=config.get("store_depth"))
     solver.load_state_dict(state)
     return solver
 
@@ -607,6 +620,8 @@ def _check_config(config: SolveConfig) -> None:
         raise SpycfrError("--when-full applies to --algorithm es-mccfr or os-mccfr only")
     if config.fallback is not None and not mccfr:
         raise SpycfrError("--fallback applies to --algorithm es-mccfr or os-mccfr only")
+    if config.store_depth is not None and not mccfr:
+        raise SpycfrError("--store-depth applies to --algorithm es-mccfr or os-mccfr only")
     if mccfr and not config.alternating:
         raise SpycfrError("MCCFR always alternates the players' updates: drop --simultaneous")
     if mccfr and not 0 <= config.seed < 2**63:
@@ -832,7 +847,7 @@ def _algorithm_params(config: SolveConfig, solver) -> dict:
         return {"scheme": MCCFR_ALGORITHMS[config.algorithm], "epsilon": _epsilon(config),
                 "memory_limit_gib": _memory_limit_gib(config), "alternating": True,
                 "abstraction": config.abstraction, "when_full": config.when_full or "stop",
-                "fallback": config.fallback or "uniform"}
+                "fallback": config.fallback or "uniform", "store_depth": config.store_depth}
     if config.algorithm == "lp":
         return {"alternating": True}  # no updates; the field the readers expect
     return {"alpha": solver.alpha, "beta": solver.beta, "gamma": solver.gamma,
