@@ -62,3 +62,37 @@ def test_committed_sweep_is_current():
                          iterations=summary["solve"]["max_iterations"],
                          target_exploitability=target, check_every=100, memory_limit=4.0)
     assert solve_run(config, write_tables=False)["value_p1"] == row["value_p1"]
+
+
+SAMPLED = ["standard", "agent-avenue/standard", "agent-double-double-agent/standard"]
+
+
+@pytest.mark.parametrize("run_name", SAMPLED)
+def test_committed_sampled_strategy_is_the_recorded_state(run_name):
+    """The sampled full games commit their strategy (the first two decisions' rows, kB):
+    the checkpoint loads and is the state its run recorded."""
+    from solver.runs.solve import _state_hash, load_sampled_solver
+
+    meta = json.loads((RESULTS / run_name / "run.json").read_text())
+    solver = load_sampled_solver(RESULTS / run_name)
+    assert solver.iteration == meta["iterations"] and solver.store_depth == 2
+    assert solver.fallback == "heuristic"
+    assert _state_hash(solver.state_dict()) == meta["state_sha256"]
+
+
+def test_committed_rulesheet_placements_are_its_openings_table():
+    """Agent Hunter standard's two rows are the two seats' placements of openings.csv."""
+    import numpy as np
+    import pandas as pd
+
+    from solver.runs.solve import load_sampled_solver
+
+    solver = load_sampled_solver(RESULTS / "standard")
+    state = solver.state_dict()
+    table = pd.read_csv(RESULTS / "standard" / "openings.csv")
+    for seat, name in enumerate(("P1", "P2")):
+        rows = table[table["player"] == name]
+        assert len(rows) == 720
+        key = int(state["inf_key"][list(state["inf_player"]).index(seat)])
+        assert np.allclose(np.sort(rows["probability"].to_numpy()),
+                           np.sort(solver.average_policy(key)))

@@ -132,3 +132,8 @@ def test_external_sampling_of_the_placements_only_on_the_rulesheet_game(tmp_path
     assert code == 0, err
     assert "covers only the decisions the table learnt" in out
     assert "first 2 decisions stored" in out
+    code, out, err = spycfr("report", str(run), "-o", str(tmp_path / "r.md"))
+    assert code == 0, err
+    text = (tmp_path / "r.md").read_text()
+    assert "bound covers only the decisions the table learnt" in text
+    assert "only the first 2 decisions of a game" in text and "--store-depth 2" in text

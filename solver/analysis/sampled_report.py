@@ -80,9 +80,16 @@ def _header(doc: Doc, meta: dict) -> None:
 
 def _measured(doc: Doc, meta: dict) -> None:
     doc.add("## How strong it is\n")
+    est = meta.get("exploitability_estimate") or {}
+    if est.get("informative"):
+        why = f", {est['value']:.3g}, is an estimate from sampled regrets, not a measurement"
+    elif est.get("value") is not None and est["value"] <= est.get("payoff_span", 0):
+        why = (" covers only the decisions the table learnt, not those its fallback played, "
+               "so it bounds nothing")
+    else:
+        why = " is above the payoff span, so it bounds nothing"
     doc.add("**Exploitability: unknown.** The game is far too big for an exact best response, "
-            "and the sampled-regret bound is above the payoff span, so it bounds nothing. "
-            "What was measured instead:\n")
+            f"and the sampled-regret bound{why}. What was measured instead:\n")
     m = meta.get("measured")
     if not m:
         doc.add("Nothing yet: head-to-head results, a local best response, a lower bound on the "
