@@ -41,6 +41,7 @@ from numba import njit
 from solver.analysis.headtohead import Player, mean_ci, player_args, player_probs
 from solver.cfr.mccfr_kernels import advance_keys
 from solver.engine import protocol as P
+from solver.engine.playout import node_moves
 from solver.engine.rng import GOLDEN, combine_key, fmix, next_u64, root_key, sample, uniform
 from solver.errors import SpycfrError
 from solver.games import get_plugin
@@ -73,18 +74,14 @@ def _update_belief(params, me, opp, obs, bs, bh, bw, n, ns, nh, nw, acts, probs,
     total = 0.0
     for i in range(n):
         s = bs[i]
-        p = P.current_player(s, params)
+        p, k = node_moves(s, params, acts, probs)
         if p == TERMINAL:
             continue
-        if p == CHANCE:
-            k = P.chance_outcomes(s, params, acts, probs)
-        else:
-            k = P.legal_actions(s, params, acts)
-            if p == me:
-                for a in range(k):
-                    probs[a] = 1.0
-            else:
-                player_probs(opp, s, params, P.current_seat(s, params), bh[i], acts, k, probs)
+        if p == me:
+            for a in range(k):
+                probs[a] = 1.0
+        elif p != CHANCE:
+            player_probs(opp, s, params, P.current_seat(s, params), bh[i], acts, k, probs)
         for a in range(k):
             if probs[a] <= 0.0 or P.observation(s, params, acts[a], me) != obs:
                 continue
@@ -112,14 +109,11 @@ def _rollout(params, me, opp, roll, state, h, act, rng, cur, nxt, hh, acts, prob
     hh[:] = h
     advance_keys(params, cur, nxt, act, hh)
     while True:
-        p = P.current_player(cur, params)
+        p, k = node_moves(cur, params, acts, probs)
         if p == TERMINAL:
             v = P.returns_p1(cur, params)
             return v if me == 0 else -v
-        if p == CHANCE:
-            k = P.chance_outcomes(cur, params, acts, probs)
-        else:
-            k = P.legal_actions(cur, params, acts)
+        if p != CHANCE:
             player_probs(roll if p == me else opp, cur, params, P.current_seat(cur, params),
                          hh, acts, k, probs)
         advance_keys(params, cur, nxt, acts[sample(probs, k, uniform(rng))], hh)
@@ -181,16 +175,14 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count):
         bw[0] = 1.0
         n = 1
         while True:
-            p = P.current_player(cur, params)
+            p, k = node_moves(cur, params, acts, probs)
             if p == TERMINAL:
                 v = P.returns_p1(cur, params)
                 payoff[g] = v if me == 0 else -v
                 break
             if p == CHANCE:
-                k = P.chance_outcomes(cur, params, acts, probs)
                 j = sample(probs, k, uniform(rng))
             elif p == me:
-                k = P.legal_actions(cur, params, acts)
                 base = next_u64(rng)
                 j = 0
                 if k > 1:
@@ -198,7 +190,6 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count):
                                 work)
                     decisions += 1
             else:
-                k = P.legal_actions(cur, params, acts)
                 player_probs(opp, cur, params, P.current_seat(cur, params), h, acts, k, probs)
                 j = sample(probs, k, uniform(rng))
             act = acts[j]

@@ -12,6 +12,19 @@ from solver.engine.rng import fmix
 from solver.tree import CHANCE, TERMINAL
 
 
+@njit(cache=True, inline="always")
+def node_moves(state, params, acts, probs):
+    """(the player to move, its number of moves): chance's outcomes written into ``acts``
+    with their probabilities into ``probs``, a team's legal actions into ``acts``, or none
+    (TERMINAL, 0) at the end of the game."""
+    p = P.current_player(state, params)
+    if p == TERMINAL:
+        return p, 0
+    if p == CHANCE:
+        return p, P.chance_outcomes(state, params, acts, probs)
+    return p, P.legal_actions(state, params, acts)
+
+
 @njit(cache=True)
 def _bounds(params):
     return (P.initial_state(params), np.int64(P.max_actions(params)),
@@ -39,14 +52,8 @@ def _estimate_nodes(params, max_act, samples, seed):
         weight = 1.0
         count = 1.0
         while True:
-            p = P.current_player(cur, params)
-            if p == TERMINAL:
-                break
-            if p == CHANCE:
-                k = P.chance_outcomes(cur, params, acts, probs)
-            else:
-                k = P.legal_actions(cur, params, acts)
-            if k <= 0:
+            _, k = node_moves(cur, params, acts, probs)
+            if k <= 0:  # the end of the game (or a state without moves)
                 break
             weight *= k
             count += weight
@@ -99,7 +106,7 @@ def check_playouts(params, n, seed):
         cur[:] = P.initial_state(params)
         depth = 0
         while True:
-            p = P.current_player(cur, params)
+            p, k = node_moves(cur, params, acts, probs)
             out[4] += 1
             if p == TERMINAL:
                 u = P.returns_p1(cur, params)
@@ -107,10 +114,7 @@ def check_playouts(params, n, seed):
                     out[0] = PLAYOUT_BAD_RETURN
                     return out
                 break
-            if p == CHANCE:
-                k = P.chance_outcomes(cur, params, acts, probs)
-            else:
-                k = P.legal_actions(cur, params, acts)
+            if p != CHANCE:
                 seat = P.current_seat(cur, params)
                 if seat < 0 or seat >= seats:
                     out[0] = PLAYOUT_BAD_SEAT
@@ -177,13 +181,7 @@ def expand_consistent(params, states, seat, code):
     m = 0
     for i in range(n):
         s = states[i]
-        p = P.current_player(s, params)
-        if p == TERMINAL:
-            continue
-        if p == CHANCE:
-            k = P.chance_outcomes(s, params, acts, probs)
-        else:
-            k = P.legal_actions(s, params, acts)
+        _, k = node_moves(s, params, acts, probs)  # none at the end of the game
         for j in range(k):
             if P.observation(s, params, acts[j], seat) != code:
                 continue

@@ -84,6 +84,11 @@ O_TAKE = 6
 HIDDEN = 15
 BASE = 5  # a draw is at most 4 cards of a name: counts are base-5 digits
 
+# A seat's slots, as bases to which the seat is added (to the hand and the discards: 8 *
+# seat): hand, hand size, discards, discards left. The helpers below take them as ``slots``
+# so that the team rules, whose layout has more seats, share them.
+SEAT_SLOTS = (HAND, HANDSIZE, DISC, DLEFT)
+
 
 class AgentAvenueParams(NamedTuple):
     """The numba parameters record of a variant (see variant.py)."""
@@ -123,9 +128,9 @@ def draw_code(x, n):
 
 
 @njit(cache=True)
-def _draw_count(state, params, p):
+def _draw_count(state, params, p, slots=SEAT_SLOTS):
     """Cards player ``p`` draws back up to the hand size (fewer if the deck runs short)."""
-    need = params.hand - state[HANDSIZE + p]
+    need = params.hand - state[slots[1] + p]
     if need <= 0:
         return 0
     return min(need, state[DECKSIZE])
@@ -170,29 +175,104 @@ def _draws(state, params, d, codes, probs):
 
 
 @njit(cache=True)
-def _add_draw(out, params, p, code):
+def _add_draw(out, params, p, code, slots=SEAT_SLOTS):
     """Move the multiset of chance code ``code`` from the deck to player ``p``'s hand."""
     k = 0
     for i in range(params.n):
         c = code % BASE
         code //= BASE
         out[DECK + i] -= c
-        out[HAND + 8 * p + i] += c
+        out[slots[0] + 8 * p + i] += c
         k += c
     out[DECKSIZE] -= k
-    out[HANDSIZE + p] += k
+    out[slots[1] + p] += k
 
 
 @njit(cache=True)
-def _one_name(state, params, p):
+def _one_name(state, params, p, slots=SEAT_SLOTS):
     """The only name in ``p``'s hand, or -1 if it holds two names or more (or nothing)."""
     only = -1
     for i in range(params.n):
-        if state[HAND + 8 * p + i] > 0:
+        if state[slots[0] + 8 * p + i] > 0:
             if only >= 0:
                 return -1
             only = i
     return only
+
+
+@njit(cache=True, inline="always")
+def _each_name(state, params, p, typ, out, n, slots=SEAT_SLOTS):
+    """Append to ``out[n:]`` the action ``typ << 20 | i`` for every name i in ``p``'s hand;
+    returns the new count."""
+    for i in range(params.n):
+        if state[slots[0] + 8 * p + i] > 0:
+            out[n] = (typ << 20) | i
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _pair_plays(state, params, p, out, n, slots=SEAT_SLOTS):
+    """Append to ``out[n:]`` the pair plays of ``p``'s hand (up/down of different names, or
+    of the hand's only name when it holds two); returns the new count."""
+    h = slots[0] + 8 * p
+    only = _one_name(state, params, p, slots)
+    if only >= 0:
+        if state[h + only] >= 2:
+            out[n] = (T_PLAY << 20) | (only << 3) | only
+            n += 1
+        return n
+    for up in range(params.n):
+        if state[h + up] == 0:
+            continue
+        for down in range(params.n):
+            if down != up and state[h + down] > 0:
+                out[n] = (T_PLAY << 20) | (up << 3) | down
+                n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _take_card(out, p, i, slots=SEAT_SLOTS):
+    """Take a card of name ``i`` out of ``p``'s hand."""
+    out[slots[0] + 8 * p + i] -= 1
+    out[slots[1] + p] -= 1
+
+
+@njit(cache=True, inline="always")
+def _discard(out, p, i, slots=SEAT_SLOTS):
+    """``p`` discards a card of name ``i`` (a swap, before its draw), using a discard."""
+    _take_card(out, p, i, slots)
+    out[slots[2] + 8 * p + i] += 1
+    out[slots[3] + p] -= 1
+
+
+@njit(cache=True, inline="always")
+def _play_pair(out, p, action, slots=SEAT_SLOTS):
+    """``p`` plays the pair of ``action`` (up and down) from its hand onto the table."""
+    up = (action >> 3) & 7
+    down = action & 7
+    _take_card(out, p, up, slots)
+    _take_card(out, p, down, slots)
+    out[UP] = up
+    out[DOWN] = down
+
+
+@njit(cache=True)
+def _new_state(params, size):
+    """A state of ``size`` slots before the deal: every card in the deck, the meeples half
+    the board apart, no card on the table, no winner."""
+    s = np.zeros(size, dtype=np.int16)
+    total = 0
+    for i in range(params.n):
+        s[DECK + i] = params.copies[i]
+        total += params.copies[i]
+    s[DECKSIZE] = total
+    s[GAP] = params.board // 2
+    s[UP] = -1
+    s[DOWN] = -1
+    s[WINNER] = -1
+    return s
 
 
 # --- the contract ----------------------------------------------------------------------
@@ -201,20 +281,11 @@ def _one_name(state, params, p):
 @njit(cache=True)
 def initial_state(params):
     """Before the deal: every card in the deck, the meeples half the board apart."""
-    s = np.zeros(STATE_SIZE, dtype=np.int16)
-    total = 0
-    for i in range(params.n):
-        s[DECK + i] = params.copies[i]
-        total += params.copies[i]
-    s[DECKSIZE] = total
-    s[GAP] = params.board // 2
+    s = _new_state(params, STATE_SIZE)
     s[ACTIVE] = 0
     s[PHASE] = PH_DEAL0
-    s[UP] = -1
-    s[DOWN] = -1
     s[DLEFT] = params.discards
     s[DLEFT + 1] = params.discards
-    s[WINNER] = -1
     return s
 
 
@@ -243,26 +314,9 @@ def legal_actions(state, params, out):
     if ph != PH_PLAY:
         return 0
     a = state[ACTIVE]
-    h = HAND + 8 * a
     if state[DLEFT + a] > 0 and state[DECKSIZE] > 0:
-        for i in range(params.n):
-            if state[h + i] > 0:
-                out[n] = (T_SWAP << 20) | i
-                n += 1
-    only = _one_name(state, params, a)
-    if only >= 0:
-        if state[h + only] >= 2:
-            out[n] = (T_PLAY << 20) | (only << 3) | only
-            n += 1
-        return n
-    for up in range(params.n):
-        if state[h + up] == 0:
-            continue
-        for down in range(params.n):
-            if down != up and state[h + down] > 0:
-                out[n] = (T_PLAY << 20) | (up << 3) | down
-                n += 1
-    return n
+        n = _each_name(state, params, a, T_SWAP, out, n)
+    return _pair_plays(state, params, a, out, n)
 
 
 @njit(cache=True)
@@ -306,24 +360,15 @@ def apply_action(state, params, action, out):
         return
     typ = action >> 20
     if typ == T_SWAP:
-        i = action & 7
-        out[HAND + 8 * a + i] -= 1
-        out[HANDSIZE + a] -= 1
-        out[DISC + 8 * a + i] += 1
-        out[DLEFT + a] -= 1
+        _discard(out, a, action & 7)
         out[PHASE] = PH_SWAP_DRAW
         return
     if typ == T_PLAY:
-        up = (action >> 3) & 7
-        down = action & 7
-        out[HAND + 8 * a + up] -= 1
-        out[HAND + 8 * a + down] -= 1
-        out[HANDSIZE + a] -= 2
-        out[UP] = up
-        out[DOWN] = down
+        _play_pair(out, a, action)
         _after_play_draws(out, params)
         return
     _recruit(out, params, action & 1)
+    _end_step(out, params)
 
 
 @njit(cache=True)
@@ -340,7 +385,7 @@ def _move(out, params, p, name):
 
 @njit(cache=True)
 def _recruit(out, params, take):
-    """O recruits the card it took, A the other; both move; then the End step."""
+    """O recruits the card it took, A the other; both move (the End step follows)."""
     a = out[ACTIVE]
     o = 1 - a
     taken = out[UP] if take == TAKE_UP else out[DOWN]
@@ -349,7 +394,6 @@ def _recruit(out, params, take):
     _move(out, params, a, left)
     out[UP] = -1
     out[DOWN] = -1
-    _end_step(out, params)
 
 
 @njit(cache=True)
@@ -426,25 +470,39 @@ def observation(state, params, action, seat):
     ph = state[PHASE]
     a = state[ACTIVE]
     if ph == PH_DEAL0 or ph == PH_DEAL1:
-        if seat == ph - PH_DEAL0:
-            return (O_DEAL << 21) | action
-        return O_DEAL_HIDDEN << 21
+        return _draw_observation(params, action, True, seat == ph - PH_DEAL0)
     if ph == PH_SWAP_DRAW or ph == PH_REFILL:
-        if seat == a:
-            return (O_DRAW << 21) | action
-        k = 0
-        code = action
-        for _ in range(params.n):
-            k += code % BASE
-            code //= BASE
-        return (O_DRAW << 21) | (1 << 20) | k
+        return _draw_observation(params, action, False, seat == a)
+    return _move_observation(state, action, seat == a)
+
+
+@njit(cache=True, inline="always")
+def _draw_observation(params, action, deal, sees):
+    """A deal or a draw (chance code ``action``) as observed by a seat that ``sees`` the
+    cards or not: the cards, or else nothing of a deal and the number of cards drawn."""
+    if deal:
+        return ((O_DEAL << 21) | action) if sees else O_DEAL_HIDDEN << 21
+    if sees:
+        return (O_DRAW << 21) | action
+    k = 0
+    code = action
+    for _ in range(params.n):
+        k += code % BASE
+        code //= BASE
+    return (O_DRAW << 21) | (1 << 20) | k
+
+
+@njit(cache=True, inline="always")
+def _move_observation(state, action, sees):
+    """A swap, a pair play or a take as observed by a seat that ``sees`` the mover's cards
+    (the discarded card, the face-down card) or not."""
     typ = action >> 20
     if typ == T_SWAP:
-        return (O_SWAP << 21) | ((action & 7) if seat == a else HIDDEN)
+        return (O_SWAP << 21) | ((action & 7) if sees else HIDDEN)
     if typ == T_PLAY:
         up = (action >> 3) & 7
         down = action & 7
-        return (O_PLAY << 21) | (up << 4) | (down if seat == a else HIDDEN)
+        return (O_PLAY << 21) | (up << 4) | (down if sees else HIDDEN)
     # The recruitment turns the face-down card face up: both see it.
     return (O_TAKE << 21) | ((action & 1) << 4) | state[DOWN]
 

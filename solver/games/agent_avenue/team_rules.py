@@ -54,6 +54,7 @@ RET = 71
 HAND = 72  # + 8 * seat
 DISC = 104  # + 8 * seat
 STATE_SIZE = 136
+SLOTS = (HAND, HANDSIZE, DISC, DLEFT)  # a seat's slots, for the plain rules' helpers
 
 PH_DEAL = 0
 PH_LEAD = 1
@@ -117,37 +118,15 @@ def sees(params, viewer, owner):
 
 
 @njit(cache=True)
+def teammate(params, team, seat):
+    """The other seat of ``seat``'s team of two."""
+    return 2 * captain(params, team) + 1 - seat
+
+
+@njit(cache=True)
 def _draw_count(state, params, s):
-    need = params.hand - state[HANDSIZE + s]
-    if need <= 0:
-        return 0
-    return min(need, state[DECKSIZE])
-
-
-@njit(cache=True)
-def _add_draw(out, params, s, code):
-    """Move the multiset of chance code ``code`` from the deck to seat ``s``'s hand."""
-    k = 0
-    for i in range(params.n):
-        c = code % R.BASE
-        code //= R.BASE
-        out[DECK + i] -= c
-        out[HAND + 8 * s + i] += c
-        k += c
-    out[DECKSIZE] -= k
-    out[HANDSIZE + s] += k
-
-
-@njit(cache=True)
-def _only_name(state, params, s):
-    """The only name in seat ``s``'s hand, or -1 if it holds two names or more."""
-    only = -1
-    for i in range(params.n):
-        if state[HAND + 8 * s + i] > 0:
-            if only >= 0:
-                return -1
-            only = i
-    return only
+    """Cards seat ``s`` draws back up to the hand size (fewer if the deck runs short)."""
+    return R._draw_count(state, params, s, SLOTS)
 
 
 @njit(cache=True)
@@ -162,14 +141,15 @@ def _start_turn(out, params, team):
 
 @njit(cache=True)
 def _refill_from(out, params, s):
-    """Draw back up: the face-up seat first, then its teammate; then the recruit."""
+    """Draw back up: the face-up seat first, then its teammate; then the recruit. (A seat
+    that has just drawn has nothing more to draw: from it, the next draw or the recruit.)"""
     while True:
         if _draw_count(out, params, s) > 0:
             out[SEAT] = s
             out[PHASE] = PH_REFILL
             return
         if s == out[LEAD] and team_size(params, out[ACTIVE]) == 2:
-            s = 2 * captain(params, out[ACTIVE]) + 1 - s  # the teammate
+            s = teammate(params, out[ACTIVE], s)
             continue
         out[PHASE] = PH_RECRUIT
         return
@@ -180,20 +160,11 @@ def _refill_from(out, params, s):
 
 @njit(cache=True)
 def initial_state(params):
-    s = np.zeros(STATE_SIZE, dtype=np.int16)
-    total = 0
-    for i in range(params.n):
-        s[DECK + i] = params.copies[i]
-        total += params.copies[i]
-    s[DECKSIZE] = total
-    s[GAP] = params.board // 2
+    s = R._new_state(params, STATE_SIZE)
     for seat in range(params.size0 + params.size1):
         size = team_size(params, team_of(params, seat))
         s[DLEFT + seat] = params.discards if size == 2 else params.lone_discards
-    s[UP] = -1
-    s[DOWN] = -1
     s[LEAD] = -1
-    s[WINNER] = -1
     s[PHASE] = PH_DEAL
     return s
 
@@ -243,17 +214,12 @@ def legal_actions(state, params, out):
     h = HAND + 8 * s
     n = 0
     if state[DLEFT + s] > 0 and state[DECKSIZE] > 0:
-        for i in range(params.n):
-            if state[h + i] > 0:
-                out[n] = (T_SWAP << 20) | i
-                n += 1
+        n = R._each_name(state, params, s, T_SWAP, out, n, SLOTS)
     if ph == PH_UP:
-        for i in range(params.n):
-            if state[h + i] > 0:
-                out[n] = (T_UP << 20) | i
-                n += 1
-        return n
+        return R._each_name(state, params, s, T_UP, out, n, SLOTS)
     if ph == PH_DOWN:
+        # The team variant's clause: a face-down card of another name than the face-up one,
+        # unless every card of the hand has that name.
         up = state[UP]
         other = False
         for i in range(params.n):
@@ -264,20 +230,7 @@ def legal_actions(state, params, out):
                 out[n] = (T_DOWN << 20) | i
                 n += 1
         return n
-    only = _only_name(state, params, s)
-    if only >= 0:
-        if state[h + only] >= 2:
-            out[n] = (T_PLAY << 20) | (only << 3) | only
-            n += 1
-        return n
-    for up in range(params.n):
-        if state[h + up] == 0:
-            continue
-        for down in range(params.n):
-            if down != up and state[h + down] > 0:
-                out[n] = (T_PLAY << 20) | (up << 3) | down
-                n += 1
-    return n
+    return R._pair_plays(state, params, s, out, n, SLOTS)
 
 
 @njit(cache=True)
@@ -299,22 +252,19 @@ def apply_action(state, params, action, out):
     ph = state[PHASE]
     s = state[SEAT]
     if ph == PH_DEAL:
-        _add_draw(out, params, s, action)
+        R._add_draw(out, params, s, action, SLOTS)
         if s + 1 < params.size0 + params.size1:
             out[SEAT] = s + 1
         else:
             _start_turn(out, params, 0)
         return
     if ph == PH_SWAP_DRAW:
-        _add_draw(out, params, s, action)
+        R._add_draw(out, params, s, action, SLOTS)
         out[PHASE] = out[RET]
         return
     if ph == PH_REFILL:
-        _add_draw(out, params, s, action)
-        if s == out[LEAD] and team_size(params, out[ACTIVE]) == 2:
-            _refill_from(out, params, 2 * captain(params, out[ACTIVE]) + 1 - s)
-        else:
-            out[PHASE] = PH_RECRUIT
+        R._add_draw(out, params, s, action, SLOTS)
+        _refill_from(out, params, s)
         return
     typ = action >> 20
     if typ == T_LEAD:
@@ -324,57 +274,40 @@ def apply_action(state, params, action, out):
         out[PHASE] = PH_UP
         return
     if typ == T_SWAP:
-        i = action & 7
-        out[HAND + 8 * s + i] -= 1
-        out[HANDSIZE + s] -= 1
-        out[DISC + 8 * s + i] += 1
-        out[DLEFT + s] -= 1
+        R._discard(out, s, action & 7, SLOTS)
         out[RET] = ph
         out[PHASE] = PH_SWAP_DRAW
         return
     if typ == T_UP:
         i = action & 7
-        out[HAND + 8 * s + i] -= 1
-        out[HANDSIZE + s] -= 1
+        R._take_card(out, s, i, SLOTS)
         out[UP] = i
-        out[SEAT] = 2 * captain(params, out[ACTIVE]) + 1 - s
+        out[SEAT] = teammate(params, out[ACTIVE], s)
         out[PHASE] = PH_DOWN
         return
     if typ == T_DOWN:
         i = action & 7
-        out[HAND + 8 * s + i] -= 1
-        out[HANDSIZE + s] -= 1
+        R._take_card(out, s, i, SLOTS)
         out[DOWN] = i
         _refill_from(out, params, out[LEAD])
         return
     if typ == T_PLAY:
-        up = (action >> 3) & 7
-        down = action & 7
-        out[HAND + 8 * s + up] -= 1
-        out[HAND + 8 * s + down] -= 1
-        out[HANDSIZE + s] -= 2
-        out[UP] = up
-        out[DOWN] = down
+        R._play_pair(out, s, action, SLOTS)
         out[LEAD] = s
         _refill_from(out, params, s)
         return
-    _recruit(out, params, action & 1)
+    R._recruit(out, params, action & 1)
+    _end_step(out, params)
 
 
 @njit(cache=True)
-def _recruit(out, params, take):
-    """O recruits the card it took, A the other; both move; then the End step."""
-    a = out[ACTIVE]
-    o = 1 - a
-    taken = out[UP] if take == R.TAKE_UP else out[DOWN]
-    left = out[DOWN] if take == R.TAKE_UP else out[UP]
-    R._move(out, params, o, taken)
-    R._move(out, params, a, left)
-    out[UP] = -1
-    out[DOWN] = -1
+def _end_step(out, params):
+    """The plain rules' End step (rules._end_step) but for the team variant's deck-out
+    clause (a seat of the next team cannot play: _can_play) and its next turn (a lead)."""
     if R.end_conditions(out, params):
         return
-    if out[DECKSIZE] == 0 and not _can_play(out, params, o):
+    o = 1 - out[ACTIVE]
+    if out[DECKSIZE] == 0 and not _can_play(out, params, o):  # the team deck-out clause
         R.deck_out(out, params)
         return
     out[TURN] += 1
@@ -395,45 +328,22 @@ def observation(state, params, action, seat):
     """What ``seat`` observes when ``action`` is applied (module docstring: the codes)."""
     ph = state[PHASE]
     s = state[SEAT]
-    if ph == PH_DEAL:
-        if sees(params, seat, s):
-            return (R.O_DEAL << 21) | action
-        return R.O_DEAL_HIDDEN << 21
-    if ph == PH_SWAP_DRAW or ph == PH_REFILL:
-        if sees(params, seat, s):
-            return (R.O_DRAW << 21) | action
-        k = 0
-        code = action
-        for _ in range(params.n):
-            k += code % R.BASE
-            code //= R.BASE
-        return (R.O_DRAW << 21) | (1 << 20) | k
+    if ph == PH_DEAL or ph == PH_SWAP_DRAW or ph == PH_REFILL:
+        return R._draw_observation(params, action, ph == PH_DEAL, sees(params, seat, s))
     typ = action >> 20
     if typ == T_LEAD:
         return (O_LEAD << 21) | (action & 1)
-    if typ == T_SWAP:
-        return (R.O_SWAP << 21) | ((action & 7) if sees(params, seat, s) else R.HIDDEN)
     if typ == T_UP:
         return (R.O_PLAY << 21) | O_UP | (action & 7)
     if typ == T_DOWN:
         return (R.O_PLAY << 21) | O_DOWN | ((action & 7) if sees(params, seat, s)
                                             else R.HIDDEN)
-    if typ == T_PLAY:
-        up = (action >> 3) & 7
-        down = action & 7
-        return (R.O_PLAY << 21) | (up << 4) | (down if sees(params, seat, s) else R.HIDDEN)
-    return (R.O_TAKE << 21) | ((action & 1) << 4) | state[DOWN]
+    return R._move_observation(state, action, sees(params, seat, s))
 
 
-@njit(cache=True)
-def returns_p1(state, params):
-    return 1.0 if state[WINNER] == 0 else -1.0
-
-
-@njit(cache=True)
-def max_actions(params):
-    n = params.n
-    return max(n + n * (n - 1), int(R._comb(n + params.hand - 1, params.hand) + 0.5), 2)
+# The same slots (WINNER) and bounds (swaps, pair plays, draws of a hand) as the plain game.
+returns_p1 = R.returns_p1
+max_actions = R.max_actions
 
 
 @njit(cache=True)
