@@ -58,8 +58,9 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
     click.echo(f"A wins {100 * out['a_wins']:.1f}%, draws {100 * out['draws']:.1f}%, loses "
                f"{100 * out['a_losses']:.1f}%")
     if out["table_misses"]:
-        click.echo(f"({out['table_misses']} decisions met an infoset a table player never "
-                   "visited: it played its fallback, uniform or the heuristic)")
+        click.echo(f"({out['table_misses']:,} decisions met an infoset a table player has no "
+                   "row for (never visited, or below its --store-depth): it played its "
+                   "fallback, uniform or the heuristic)")
 
 
 @click.command()
