@@ -123,3 +123,31 @@ def test_cli_record_check_json_and_errors(tmp_path):
     assert all(r["valid"] for r in results[:50]) and not results[50]["valid"]
     assert all(r["terminal"] for r in results[:50])
     assert set(results[50]) >= {"valid", "error", "line"}
+
+
+def test_a_view_reads_one_row_of_a_sampled_run(tmp_path):
+    """query on a run sampled in the abstraction: every full state consistent with a view has
+    the same abstraction key (so one state stands for the view), and the CLI answers from it;
+    a record that stops before a draw is refused in one line."""
+    from solver.cfr.mccfr_kernels import state_abstraction_key
+
+    view = "deal:?|EN.CB.DD.SA play:DA/? draw:?.?"
+    rep = replay_view(FULL, view, 1)
+    assert len(rep.candidates) > 1
+    params = FULL.to_params()
+    keys = {int(state_abstraction_key(s, params, np.int64(1))) for s in rep.candidates}
+    assert len(keys) == 1
+    run = tmp_path / "aa"
+    code, out, err = spycfr("solve", "agent-avenue", "--preset", "standard", "--algorithm",
+                            "es-mccfr", "--abstraction", "--fallback", "heuristic",
+                            "--store-depth", "2", "--iterations", "300", "-o", str(run), "-q")
+    assert code == 0, err
+    code, out, err = spycfr("query", str(run), "--as", "P2", view, "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert [m["move"] for m in sorted(answer["moves"], key=lambda m: m["move"])] == [
+        "take:down", "take:up"]
+    assert sum(m["probability"] for m in answer["moves"]) == pytest.approx(1.0)
+    assert "information abstraction" in answer["source"]
+    code, out, err = spycfr("query", str(run), "--as", "P2", "deal:?|EN.CB.DD.SA play:DA/?")
+    assert code != 0 and "a deal or draw (chance) comes next" in err and "None" not in err

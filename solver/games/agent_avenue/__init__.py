@@ -50,6 +50,7 @@ PLUGIN = GamePlugin(
     records=RecordNotation(
         summary=_position.summary, fields=tuple(_position.NULL_SUMMARY),
         lines=_position.position_lines, view_key=_position.view_key,
+        view_state=_position.view_state,
         example="deal:EN.CB|CB.DD play:EN/CB draw:DD take:up=CB",
     ),
     openings=Openings(paths=_paths, group=_group, group_name="move",

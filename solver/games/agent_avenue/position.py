@@ -203,6 +203,12 @@ def summary(variant: Variant, text: str) -> dict:
     return position_summary(replay(variant, text))
 
 
+def view_state(variant: Variant, text: str, player: int) -> np.ndarray:
+    """One full state consistent with ``player``'s view ``text`` (two-seat games: a sampled
+    run reads its row there by the information abstraction, the same for every such state)."""
+    return replay_view(variant, text, player).state
+
+
 def view_key(variant: Variant, text: str, player: int) -> tuple[str, dict]:
     """(``player``'s information-state key, position summary) of the view ``text``;
     ``player`` is a seat (0 .. 3) in a team variant."""
