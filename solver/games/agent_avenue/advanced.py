@@ -93,14 +93,12 @@ from solver.games.agent_avenue.advanced_core import (
 from solver.games.agent_avenue.advanced_heuristic import heuristic_policy
 from solver.games.agent_avenue.rules import (
     ACTIVE,
-    BASE,
     DECK,
     DECKSIZE,
     DOWN,
     GAP,
     HAND,
     HANDSIZE,
-    O_DRAW,
     PH_DEAL1,
     PH_OVER,
     PH_PLAY,
@@ -426,14 +424,7 @@ def observation(state, params, action, seat):
     if ph < PH_OVER:
         return R.observation(state, params, action, seat)
     if ph == PH_HAND_DRAW:
-        if seat == state[BMP]:
-            return (O_DRAW << 21) | action
-        k = 0
-        code = action
-        for _ in range(params.n):
-            k += code % BASE
-            code //= BASE
-        return (O_DRAW << 21) | (1 << 20) | k
+        return R._draw_observation(params, action, False, seat == state[BMP])
     if ph == PH_MARKET:
         return (O_MARKET << 21) | (SUB_MARKET << 18) | action
     if ph == PH_BM_TAKE:
