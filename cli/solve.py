@@ -243,7 +243,7 @@ def _rate(rate: float) -> str:
                    "uniformly (default) or as the game's heuristic player.")
 @click.option("--store-depth", default=None,
               help="es-mccfr/os-mccfr: learn only the first N decisions of a game (both "
-                   "players', placements included); in the run every deeper one plays the "
+                   "players', counted from the start); in the run every deeper one plays the "
                    "--fallback, and so does the strategy where it has no row. Memory and time "
                    "then go to the states met again and again near the root (default: no "
                    "limit).")

@@ -59,9 +59,9 @@ def _header(doc: Doc, meta: dict) -> None:
                    f"{params.get('fallback', 'uniform')}; not learnt)")
     depth = params.get("store_depth")
     if depth is not None:
-        memory += (f"; only the first {depth} decisions of a game (both players', placements "
-                   f"included) are learnt (--store-depth {depth}); every later decision plays "
-                   f"the fallback ({params.get('fallback', 'uniform')})")
+        memory += (f"; only the first {depth} decisions of a game (both players', counted "
+                   f"from the start) are learnt (--store-depth {depth}); every later decision "
+                   f"plays the fallback ({params.get('fallback', 'uniform')})")
     rows = [
         ["game", f"{title}: {variant_words(meta)}"],
         ["parameters", " ".join(f"{k}={v}" for k, v in meta["variant"].items())],
