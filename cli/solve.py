@@ -310,7 +310,13 @@ def solve(
     strength instead (head to head, a lower bound, the openings' stability), and openings,
     query (runs with --abstraction), report, export and head-to-head read its run directory.
     """
-    from solver.runs.solve import AUTO_THREADS, MCCFR_ALGORITHMS, SolveConfig, solve_run
+    from solver.runs.solve import (
+        AUTO_THREADS,
+        MCCFR_ALGORITHMS,
+        SolveConfig,
+        bound_shortfall,
+        solve_run,
+    )
 
     if resume is not None:
         given = [name for name, value in (
@@ -447,12 +453,9 @@ def solve(
             echo(f"  exploitability  not measured; estimate {estimate['value']:.6g} "
                  f"({estimate['kind']})")
         else:
-            why = (f"is above the payoff span {estimate['payoff_span']:g}"
-                   if estimate["value"] > estimate["payoff_span"] else
-                   "covers only the decisions the table learnt, not those its fallback played")
             echo("  exploitability  unknown: no tree for a best response, and the sampled-regret"
-                 f" bound {why}, so it bounds nothing; measure the run's strength with spycfr "
-                 "measure RUN_DIR")
+                 f" bound {bound_shortfall(estimate)}, so it bounds nothing; measure the run's "
+                 "strength with spycfr measure RUN_DIR")
     if out.get("peak_rss_bytes"):
         echo(f"  peak memory     {out['peak_rss_bytes'] / 2**30:.3f} GiB resident (measured: "
              "the process's peak resident set size)")

@@ -15,6 +15,7 @@ from solver.analysis.report import ALGORITHM_NAMES, variant_words
 from solver.errors import SpycfrError
 from solver.games import get_plugin
 from solver.io import write_text
+from solver.runs.solve import bound_shortfall
 from solver.runs.store import treeless_openings
 
 TOP = 10  # openings listed per player (per situation)
@@ -83,11 +84,10 @@ def _measured(doc: Doc, meta: dict) -> None:
     est = meta.get("exploitability_estimate") or {}
     if est.get("informative"):
         why = f", {est['value']:.3g}, is an estimate from sampled regrets, not a measurement"
-    elif est.get("value") is not None and est["value"] <= est.get("payoff_span", 0):
-        why = (" covers only the decisions the table learnt, not those its fallback played, "
-               "so it bounds nothing")
+    elif "value" in est:
+        why = f" {bound_shortfall(est)}, so it bounds nothing"
     else:
-        why = " is above the payoff span, so it bounds nothing"
+        why = " was not recorded"
     doc.add("**Exploitability: unknown.** The game is far too big for an exact best response, "
             f"and the sampled-regret bound{why}. What was measured instead:\n")
     m = meta.get("measured")

@@ -273,6 +273,11 @@ class MCCFRSolver:
         """The iteration at which the table was frozen by the memory limit (None: never)."""
         return int(self._counts[C_FROZEN]) - 1 if self._counts[C_FROZEN] else None
 
+    @property
+    def unstored_decisions(self) -> int:
+        """Decisions sampled at an infoset without a row (full table, or below store depth)."""
+        return int(self._counts[C_UNSTORED])
+
     def stats(self) -> dict:
         """Sizes and counters: infosets stored, pool entries, decision nodes visited, bytes."""
         n, used = self.num_infosets, int(self._counts[C_POOL])
@@ -289,7 +294,7 @@ class MCCFRSolver:
             "pool_entries": used,
             "nodes_visited": int(self._counts[C_NODES]),
             "frozen_at_iteration": self.frozen_at,
-            "unstored_decisions": int(self._counts[C_UNSTORED]),
+            "unstored_decisions": self.unstored_decisions,
             "store_depth": self.store_depth,
             "bytes_allocated": int(sum(a.nbytes for a in arrays)),
             # Trimmed tables (what a checkpoint holds) plus the hash map.

@@ -469,7 +469,7 @@ class _MonteCarlo(_Iterative):
     def _all_learnt(self) -> bool:
         """Whether every decision sampled had a row: the regret bound then covers the game;
         where the fallback played (store depth, frozen table) it covers only the rows."""
-        return self.solver.stats()["unstored_decisions"] == 0
+        return self.solver.unstored_decisions == 0
 
     def strategy(self) -> np.ndarray | None:
         return None if self.tree is None else strategy_on_tree(self.solver, self.tree)
@@ -503,18 +503,13 @@ class _MonteCarlo(_Iterative):
         else:
             bound = self.solver.regret_bound()
             value = bound["exploitability_bound_estimate"]
-            learnt = self._all_learnt()
+            estimate = {"value": value, "payoff_span": self.span,
+                        "informative": value <= self.span and self._all_learnt()}
             meta["exploitability_estimate"] = {
-                "value": value,
-                "informative": value <= self.span and learnt,
-                "payoff_span": self.span,
-                "note": ("an estimate, not a measurement" if value <= self.span and learnt else
-                         f"above the payoff span {self.span:g}, so it bounds nothing: the "
-                         "exploitability is unknown; measure the strategy head to head"
-                         if learnt else
-                         "it covers only the decisions the table learnt, not those its "
-                         "fallback played (store depth or full table), so it bounds nothing: "
-                         "the exploitability is unknown; measure the strategy head to head"),
+                **estimate,
+                "note": ("an estimate, not a measurement" if estimate["informative"] else
+                         f"it {bound_shortfall(estimate)}, so it bounds nothing: the "
+                         "exploitability is unknown; measure the strategy head to head"),
                 "kind": REGRET_BOUND_KIND,
                 "method": "sum over both players of sum over stored infosets of the largest "
                           "positive cumulative sampled regret, divided by the iterations "
@@ -525,6 +520,14 @@ class _MonteCarlo(_Iterative):
                 "iteration": self.solver.iteration,
             }
         return meta
+
+
+def bound_shortfall(estimate: dict) -> str:
+    """Why a run's sampled-regret bound (run.json's ``exploitability_estimate``, not
+    informative) bounds nothing, as words to follow "the bound": for the CLI and reports."""
+    if estimate["value"] > estimate["payoff_span"]:
+        return f"is above the payoff span {estimate['payoff_span']:g}"
+    return "covers only the decisions the table learnt, not those its fallback played"
 
 
 def _compile_elsewhere(config: SolveConfig) -> None:
