@@ -26,10 +26,12 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
     heuristic player), `heuristic:STYLE` (another of the game's heuristic players, see
     `spycfr games`) or a run directory (its strategy). Prints A's mean payoff per game with
     a 95% confidence interval, per seat, and A's win rate."""
+    from solver.analysis.headtohead import check_player_name, player_from
     from solver.analysis.headtohead import head_to_head as match
-    from solver.analysis.headtohead import player_from
     from solver.runs.store import read_run_meta
 
+    for player in (player_a, player_b):
+        check_player_name(player)
     runs = [p for p in (player_a, player_b) if Path(p).is_dir()]
     if runs:
         if game is not None or preset is not None or variant_params:

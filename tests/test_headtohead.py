@@ -87,6 +87,8 @@ def test_cli(tmp_path):
     assert np.isfinite(res["a_payoff"]["mean"])
     for args, needle in [
         (["nobody", "uniform", "--game", "kuhn"], "not 'uniform', 'heuristic'"),
+        # A run directory that does not exist is named as such, not taken for a missing --game.
+        ([str(tmp_path / "gone"), "uniform"], "or an existing run directory"),
         (["heuristic", "uniform", "--game", "kuhn"], "no heuristic"),
         (["uniform", "uniform"], "give --game"),
         ([str(run), "uniform", "--game", "kuhn"], "names its own game"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -202,12 +203,19 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0)
     }
 
 
+def check_player_name(source: str) -> None:
+    """A one-line error unless ``source`` names a player: uniform, heuristic[:STYLE] or an
+    existing run directory."""
+    if source not in ("uniform", "heuristic") and not source.startswith("heuristic:") and \
+            not Path(source).is_dir():
+        raise SpycfrError(f"player {source!r}: not 'uniform', 'heuristic', 'heuristic:STYLE' "
+                          "or an existing run directory")
+
+
 def player_from(source: str, game) -> Player:
     """A player named on the command line: ``uniform``, ``heuristic``, ``heuristic:STYLE``
     or a run directory (a tree run plays its strategy; an MCCFR run without a tree its
     average strategy)."""
-    from pathlib import Path
-
     from solver.runs.solve import load_sampled_solver
     from solver.runs.store import is_treeless, load_run, read_run_meta
 
@@ -217,8 +225,7 @@ def player_from(source: str, game) -> Player:
         return heuristic_player(game)
     if source.startswith("heuristic:"):
         return styled_player(game, source.split(":", 1)[1])
-    if not Path(source).is_dir():
-        raise SpycfrError(f"player {source!r}: not 'uniform', 'heuristic' or a run directory")
+    check_player_name(source)
     meta = read_run_meta(source)
     if meta["game"] != game.name or meta["variant"] != game.variant_obj.as_dict():
         raise SpycfrError(f"run {source!r} plays {meta['game']} {meta['variant']}, not "
