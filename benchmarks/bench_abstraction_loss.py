@@ -14,13 +14,10 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from solver.cfr.mccfr import MCCFRSolver, strategy_on_tree  # noqa: E402
-from solver.exact.best_response import exploitability  # noqa: E402
-from solver.games import build_tree, make_game  # noqa: E402
+from spycfr.cfr.mccfr import MCCFRSolver, strategy_on_tree  # noqa: E402
+from spycfr.exact.best_response import exploitability  # noqa: E402
+from spycfr.games import build_tree, make_game  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

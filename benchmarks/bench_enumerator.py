@@ -15,12 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from solver.errors import SpycfrError  # noqa: E402
-from solver.games import build_reference_tree, build_tree, make_game  # noqa: E402
+from spycfr.errors import SpycfrError  # noqa: E402
+from spycfr.games import build_reference_tree, build_tree, make_game  # noqa: E402
 
 DEFAULT_CASES = ("kuhn,leduc,liars-dice,agent-hunter:tiny,agent-hunter:mini,"
                  "agent-hunter:small")

@@ -20,11 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from solver.cfr import ALGORITHMS, CFRSolver  # noqa: E402
-from solver.cfr.gpu import GPUCFRSolver, device_bytes, gpu_unavailable  # noqa: E402
-from solver.games import build_tree, make_game  # noqa: E402
+from spycfr.cfr import ALGORITHMS, CFRSolver  # noqa: E402
+from spycfr.cfr.gpu import GPUCFRSolver, device_bytes, gpu_unavailable  # noqa: E402
+from spycfr.games import build_tree, make_game  # noqa: E402
 
 TABLES = ("R", "S", "sigma", "m")
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from solver.analysis.headtohead import tree_player
-from solver.analysis.lbr import local_best_response
-from solver.cfr import CFRSolver
-from solver.exact.best_response import best_response
-from solver.games import build_tree, get_plugin, make_game
+from spycfr.analysis.headtohead import tree_player
+from spycfr.analysis.lbr import local_best_response
+from spycfr.cfr import CFRSolver
+from spycfr.exact.best_response import best_response
+from spycfr.games import build_tree, get_plugin, make_game
 
 CASES = (("kuhn", None), ("leduc", None), ("agent-hunter", "tiny"), ("agent-hunter", "mini"))
 

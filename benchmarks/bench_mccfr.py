@@ -29,11 +29,10 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from solver.cfr import mccfr  # noqa: E402
-from solver.cfr.mccfr_kernels import C_FROZEN  # noqa: E402
-from solver.games import make_game  # noqa: E402
+from spycfr.cfr import mccfr  # noqa: E402
+from spycfr.cfr.mccfr_kernels import C_FROZEN  # noqa: E402
+from spycfr.games import make_game  # noqa: E402
 
 CASES = ("agent-hunter:tiny:external", "agent-hunter:standard:outcome",
          "agent-hunter:standard:outcome:abstraction", "agent-hunter:standard:outcome:freeze",
@@ -105,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=5000, help="per timed batch")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
-    from solver.cfr import mccfr_kernels
+    from spycfr.cfr import mccfr_kernels
     with tempfile.TemporaryDirectory() as tmp:
         kinds = {"this": mccfr_kernels}
         if args.baseline:

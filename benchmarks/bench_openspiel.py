@@ -16,13 +16,10 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from solver.cfr.solver import CFRSolver  # noqa: E402
-from solver.exact.best_response import exploitability  # noqa: E402
-from solver.games import build_tree, make_game  # noqa: E402
+from spycfr.cfr.solver import CFRSolver  # noqa: E402
+from spycfr.exact.best_response import exploitability  # noqa: E402
+from spycfr.games import build_tree, make_game  # noqa: E402
 
 # spycfr game name -> OpenSpiel game name (both with default parameters).
 OPENSPIEL_NAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker", "liars-dice": "liars_dice"}

@@ -16,11 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from solver.runs.solve import SolveConfig, solve_run  # noqa: E402
-from solver.sweep.grid import expand  # noqa: E402
-from solver.sweep.runner import SweepSettings, run_sweep  # noqa: E402
+from spycfr.runs.solve import SolveConfig, solve_run  # noqa: E402
+from spycfr.sweep.grid import expand  # noqa: E402
+from spycfr.sweep.runner import SweepSettings, run_sweep  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,7 +3,7 @@
 For each case and thread count, a solver runs ``--warm`` iterations (compilation and first
 touches excluded), then ``--iterations`` timed ones; the rounds alternate the thread counts so
 that a load change on the machine hits them alike, and the table gives the median ms per
-iteration and the speed-up over the one-thread kernel (the sequential ``solver.cfr.kernels``,
+iteration and the speed-up over the one-thread kernel (the sequential ``spycfr.cfr.kernels``,
 not the threaded kernel run on one thread). Every multi-threaded solver's tables are checked
 equal, bit for bit, to the one-thread solver's after the same iterations.
 
@@ -17,15 +17,12 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from solver.cfr.solver import CFRSolver  # noqa: E402
-from solver.games import build_tree, make_game  # noqa: E402
-from solver.runs.solve import available_cpus  # noqa: E402
+from spycfr.cfr.solver import CFRSolver  # noqa: E402
+from spycfr.games import build_tree, make_game  # noqa: E402
+from spycfr.runs.solve import available_cpus  # noqa: E402
 
 CASES = ("leduc", "liars-dice", "agent-hunter:tiny", "agent-hunter:mini", "agent-avenue:mini",
          "agent-hunter:small")

@@ -24,15 +24,12 @@ import math
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from solver.cfr.solver import CFRSolver  # noqa: E402
-from solver.exact.best_response import exploitability  # noqa: E402
-from solver.exact.lp import solve_lp  # noqa: E402
-from solver.games import build_tree, make_game  # noqa: E402
-from solver.runs.solve import SolveConfig, choose_algorithm  # noqa: E402
+from spycfr.cfr.solver import CFRSolver  # noqa: E402
+from spycfr.exact.best_response import exploitability  # noqa: E402
+from spycfr.exact.lp import solve_lp  # noqa: E402
+from spycfr.games import build_tree, make_game  # noqa: E402
+from spycfr.runs.solve import SolveConfig, choose_algorithm  # noqa: E402
 
 GAMES = ("kuhn", "leduc", "liars-dice", "agent-hunter:tiny", "agent-hunter:mini")
 CFR_METHODS = ("cfr+", "dcfr", "pcfr+", "pdcfr+", "hs-pcfr+")
@@ -117,7 +114,7 @@ def _openspiel_game(pyspiel, case: str, tree):
     game, preset = _split(case)
     if game in OPENSPIEL_NAMES and preset is None:
         return pyspiel.load_game(OPENSPIEL_NAMES[game])
-    from solver.formats.efg import efg_text
+    from spycfr.formats.efg import efg_text
     return pyspiel.load_efg_game(efg_text(tree))
 
 

@@ -11,15 +11,15 @@ from pathlib import Path
 import click
 import numpy as np
 
-from cli.options import build_game, game_command
-from solver.errors import SpycfrError
-from solver.io import check_output_file
+from spycfr.cli.options import build_game, game_command
+from spycfr.errors import SpycfrError
+from spycfr.io import check_output_file
 
 PLAYER_CHOICE = click.Choice(["P1", "P2"], case_sensitive=False)
 
 
 def _load(run_dir: str):
-    from solver.runs.store import load_run
+    from spycfr.runs.store import load_run
 
     return load_run(run_dir)
 
@@ -46,13 +46,13 @@ def _header(run) -> str:
 def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
     """Optimal openings (e.g. Agent Hunter's placements): their equilibrium distribution and
     the value of every opening move against the equilibrium opponent."""
-    from solver.analysis.openings import (
+    from spycfr.analysis.openings import (
         openings_by_group,
         openings_spec,
         openings_table,
         treeless_table,
     )
-    from solver.runs.store import read_run_meta, treeless_openings
+    from spycfr.runs.store import read_run_meta, treeless_openings
 
     spec = openings_spec(read_run_meta(run_dir)["game"])
     treeless = treeless_openings(run_dir)
@@ -124,7 +124,7 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
 def _words(rows, spec, player: str) -> list[str]:
     """The plain-language summary of one player's openings (per situation where the game
     has several)."""
-    from solver.analysis.openings import openings_words
+    from spycfr.analysis.openings import openings_words
 
     if not spec.context_name:
         return openings_words(rows, spec, player)
@@ -156,8 +156,8 @@ def _key(title: str) -> str:
 
 def _treeless_openings(meta: dict, table, spec, as_json: bool, as_csv: bool, top: int) -> None:
     """Openings of an MCCFR run without a tree: average probabilities only (no values)."""
-    from solver.analysis.openings import openings_by_group
-    from solver.runs.store import TREELESS_CAVEAT
+    from spycfr.analysis.openings import openings_by_group
+    from spycfr.runs.store import TREELESS_CAVEAT
 
     if as_csv:
         click.echo(table.to_csv(index=False, float_format="%.17g"), nl=False)
@@ -234,10 +234,10 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
     values are within the run's exploitability of each other are ties; the equilibrium's
     mix and the best reply against the opponent are shown apart.
     """
-    from solver.analysis.query import opponent_strategy
-    from solver.analysis.query import query as run_query
-    from solver.analysis.team import is_team_run
-    from solver.runs.store import is_treeless, read_run_meta
+    from spycfr.analysis.query import opponent_strategy
+    from spycfr.analysis.query import query as run_query
+    from spycfr.analysis.team import is_team_run
+    from spycfr.runs.store import is_treeless, read_run_meta
 
     if is_team_run(run_dir) != as_player.upper().startswith("S"):
         raise SpycfrError("--as names a seat (S1..S4) on a team run of `spycfr team`, and a "
@@ -297,7 +297,7 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
 
 def _team_query(run_dir: str, seat: int, record: str, as_json: bool) -> None:
     """query on a team run: what the TMECor plans prescribe from the seat's view."""
-    from solver.analysis.team import load_team_run, team_query
+    from spycfr.analysis.team import load_team_run, team_query
 
     run = load_team_run(run_dir)
     result = team_query(run, seat, record)
@@ -342,7 +342,7 @@ def _depth_words(store_depth: int | None) -> str:
 
 def _sampled_query(run_dir: str, player: int, record: str, as_json: bool) -> None:
     """query on a run sampled without a tree: the abstraction's probabilities only."""
-    from solver.analysis.query import sampled_query
+    from spycfr.analysis.query import sampled_query
 
     result = sampled_query(run_dir, player, record)
     if as_json:
@@ -393,9 +393,9 @@ def _alternatives(forms: list[str]) -> str:
 def best_response_cmd(run_dir: str, player: str, against: str | None, output: str | None,
                       as_json: bool) -> None:
     """The best response of PLAYER to the opponent's strategy: its value and the strategy."""
-    from solver.analysis.query import combine, opponent_strategy
-    from solver.exact.best_response import best_response, expected_value
-    from solver.formats.strategy_table import strategy_table, table_format, write_table
+    from spycfr.analysis.query import combine, opponent_strategy
+    from spycfr.exact.best_response import best_response, expected_value
+    from spycfr.formats.strategy_table import strategy_table, table_format, write_table
 
     if output is not None:  # a bad target fails before the work
         check_output_file(output, "-o")
@@ -442,9 +442,9 @@ def exploitability(source: str, game: str | None, preset: str | None, variant_pa
     infoset (the player's view record), action (record notation), probability; infosets the
     table omits play uniformly at random.
     """
-    from solver.exact.best_response import best_response, expected_value
-    from solver.formats.strategy_table import read_table, strategy_from_table
-    from solver.games import build_tree
+    from spycfr.exact.best_response import best_response, expected_value
+    from spycfr.formats.strategy_table import read_table, strategy_from_table
+    from spycfr.games import build_tree
 
     path = Path(source)
     defaulted = 0
@@ -485,12 +485,12 @@ def exploitability(source: str, game: str | None, preset: str | None, variant_pa
               help="Output file (default: RUN_DIR/strategy.FORMAT).")
 def export(run_dir: str, fmt: str, output: str | None) -> None:
     """Export a run's average strategy as a tidy table."""
-    from solver.formats.strategy_table import write_sampled_table, write_table
-    from solver.runs.store import is_treeless, read_run_meta, strategy_run_table
+    from spycfr.formats.strategy_table import write_sampled_table, write_table
+    from spycfr.runs.store import is_treeless, read_run_meta, strategy_run_table
 
     target = Path(output) if output else Path(run_dir) / f"strategy.{fmt}"
     if is_treeless(read_run_meta(run_dir)):  # sampled: the table of the infosets it stored
-        from solver.runs.solve import load_sampled_solver
+        from spycfr.runs.solve import load_sampled_solver
 
         check_output_file(target, "-o")
         solver = load_sampled_solver(run_dir)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from cli.options import build_game, game_command
-from solver.errors import SpycfrError
-from solver.io import check_output_file
+from spycfr.cli.options import build_game, game_command
+from spycfr.errors import SpycfrError
+from spycfr.io import check_output_file
 
 
 @game_command("export-efg")
@@ -22,8 +22,8 @@ def export_efg(
     game: str, preset: str | None, variant_params: dict, output: str, title: str | None
 ) -> None:
     """Export GAME's full tree as a Gambit extensive-form (.efg) file."""
-    from solver.formats.efg import write_efg
-    from solver.games import build_tree
+    from spycfr.formats.efg import write_efg
+    from spycfr.games import build_tree
 
     check_output_file(output, "-o")  # before the tree is built
     tree = build_tree(build_game(game, preset, variant_params))

@@ -8,18 +8,18 @@ import sys
 
 import click
 
-from cli.analyse import best_response_cmd, exploitability, export, openings, query
-from cli.export_efg import export_efg
-from cli.match import head_to_head, measure
-from cli.play import play
-from cli.record import record
-from cli.report import report
-from cli.solve import info, solve
-from cli.sweep import sweep
-from cli.team import team
-from solver import __version__
-from solver.errors import Interrupted, SpycfrError, is_interrupt
-from solver.games import game_names, get_plugin
+from spycfr import __version__
+from spycfr.cli.analyse import best_response_cmd, exploitability, export, openings, query
+from spycfr.cli.export_efg import export_efg
+from spycfr.cli.match import head_to_head, measure
+from spycfr.cli.play import play
+from spycfr.cli.record import record
+from spycfr.cli.report import report
+from spycfr.cli.solve import info, solve
+from spycfr.cli.sweep import sweep
+from spycfr.cli.team import team
+from spycfr.errors import Interrupted, SpycfrError, is_interrupt
+from spycfr.games import game_names, get_plugin
 
 
 class _PipeClosed(Exception):

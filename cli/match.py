@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from cli.options import build_game, game_command
-from solver.errors import SpycfrError
+from spycfr.cli.options import build_game, game_command
+from spycfr.errors import SpycfrError
 
 
 @game_command("head-to-head", game_option="--game")
@@ -26,9 +26,9 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
     heuristic player), `heuristic:STYLE` (another of the game's heuristic players, see
     `spycfr games`) or a run directory (its strategy). Prints A's mean payoff per game with
     a 95% confidence interval, per seat, and A's win rate."""
-    from solver.analysis.headtohead import check_player_name, player_from
-    from solver.analysis.headtohead import head_to_head as match
-    from solver.runs.store import read_run_meta
+    from spycfr.analysis.headtohead import check_player_name, player_from
+    from spycfr.analysis.headtohead import head_to_head as match
+    from spycfr.runs.store import read_run_meta
 
     for player in (player_a, player_b):
         check_player_name(player)
@@ -89,7 +89,7 @@ def measure(run_dir: str, games: int, seed: int, compare: tuple[str, ...], lbr_g
     best response (LBR) against it, the lower bound on its exploitability these imply, and
     its openings' stability against --compare runs. Recorded in RUN_DIR/run.json
     (`measured`), shown by `spycfr report`."""
-    from solver.analysis.measure import measure_run
+    from spycfr.analysis.measure import measure_run
 
     def say(text: str) -> None:
         if not as_json:

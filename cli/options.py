@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import click
 
-from solver.errors import SpycfrError
-from solver.games import foreign_kind, get_plugin, make_game
+from spycfr.errors import SpycfrError
+from spycfr.games import foreign_kind, get_plugin, make_game
 
 PLUGIN_KEY = "spycfr.plugin"
 

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from solver.errors import SpycfrError
+from spycfr.errors import SpycfrError
 
 
 @click.command()
@@ -32,7 +32,7 @@ def play(run_dir: str, seat: str, seed: int | None, moves_from: str | None,
     """
     import numpy as np
 
-    from solver.analysis.play import Moves, play_game
+    from spycfr.analysis.play import Moves, play_game
 
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 1_000_000)

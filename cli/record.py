@@ -7,10 +7,10 @@ import sys
 
 import click
 
-from cli.options import GameCommand, build_game
-from solver.errors import RecordError, SpycfrError
-from solver.games import feature
-from solver.games.plugin import MAX_RECORD_CHARS
+from spycfr.cli.options import GameCommand, build_game
+from spycfr.errors import RecordError, SpycfrError
+from spycfr.games import feature
+from spycfr.games.plugin import MAX_RECORD_CHARS
 
 
 @click.group()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from solver.io import check_output_dir, check_output_file
+from spycfr.io import check_output_dir, check_output_file
 
 
 @click.command()
@@ -20,9 +20,9 @@ from solver.io import check_output_dir, check_output_file
 def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
     """A strategy report of a run: values, openings, how the game is played, best responses
     (a team run of `spycfr team`: its value, bounds and how teammates coordinate)."""
-    from solver.analysis.report import write_report
-    from solver.analysis.team import is_team_run, load_team_run, write_team_report
-    from solver.runs.store import is_treeless, load_run, read_run_meta
+    from spycfr.analysis.report import write_report
+    from spycfr.analysis.team import is_team_run, load_team_run, write_team_report
+    from spycfr.runs.store import is_treeless, load_run, read_run_meta
 
     if is_team_run(run_dir):
         out = check_output_file(Path(output) if output else Path(run_dir) / "report.md",
@@ -39,7 +39,7 @@ def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
         check_output_dir(figures_dir, "--figures-dir")
     start = time.perf_counter()
     if treeless:  # sampled without a tree: what was run and measured, no figures
-        from solver.analysis.sampled_report import write_sampled_report
+        from spycfr.analysis.sampled_report import write_sampled_report
 
         path = write_sampled_report(run_dir, out)
         click.echo(f"wrote {path} ({time.perf_counter() - start:.1f} s)")

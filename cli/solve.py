@@ -10,9 +10,9 @@ import time
 
 import click
 
-from cli.options import game_command
-from solver.errors import SpycfrError
-from solver.games import foreign_kind, get_plugin
+from spycfr.cli.options import game_command
+from spycfr.errors import SpycfrError
+from spycfr.games import foreign_kind, get_plugin
 
 DEFAULT_ITERATIONS = 1000
 ALGORITHMS = ("auto", "lp", "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "hs-pcfr+")
@@ -46,7 +46,7 @@ def _parse_float(name: str, text: str | None) -> float | None:
 
 
 def _build(game_name: str, preset: str | None, variant_params: dict):
-    from solver.runs.source import game_tree
+    from spycfr.runs.source import game_tree
 
     return game_tree(game_name, preset, variant_params)
 
@@ -310,7 +310,7 @@ def solve(
     strength instead (head to head, a lower bound, the openings' stability), and openings,
     query (runs with --abstraction), report, export and head-to-head read its run directory.
     """
-    from solver.runs.solve import (
+    from spycfr.runs.solve import (
         AUTO_THREADS,
         MCCFR_ALGORITHMS,
         SolveConfig,
@@ -475,7 +475,7 @@ def solve(
 
 
 def _game_names() -> list[str]:
-    from solver.games import game_names
+    from spycfr.games import game_names
 
     return game_names()
 

@@ -6,8 +6,8 @@ import time
 
 import click
 
-from cli.options import game_command
-from solver.errors import SpycfrError
+from spycfr.cli.options import game_command
+from spycfr.errors import SpycfrError
 
 
 def _number(name: str, text: str | None, kind: type, default):
@@ -82,10 +82,10 @@ def sweep(game: str, preset: str | None, variant_params: dict, output: str, algo
     A variant that fails (invalid, too big) is recorded with its error; Ctrl-C keeps what
     finished, and running the same command again solves the rest.
     """
-    from solver.cfr.kernels import ALGORITHMS
-    from solver.games import get_plugin
-    from solver.sweep.grid import split_grid
-    from solver.sweep.runner import SweepSettings, run_sweep
+    from spycfr.cfr.kernels import ALGORITHMS
+    from spycfr.games import get_plugin
+    from spycfr.sweep.grid import split_grid
+    from spycfr.sweep.runner import SweepSettings, run_sweep
 
     get_plugin(game)
     allowed = ("auto", "lp", *ALGORITHMS)

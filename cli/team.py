@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cli.options import game_command
+from spycfr.cli.options import game_command
 
 
 @game_command()
@@ -21,8 +21,8 @@ def team(game: str, preset: str | None, variant_params: dict, out_dir: str | Non
     """Solve GAME's team variant (e.g. agent-avenue --teams 2v1) for a team equilibrium
     with ex-ante coordination (TMECor); print the value, its certified interval, the
     exploitability and the value when teammates could see each other's cards."""
-    from solver.errors import SpycfrError
-    from solver.runs.team import team_run
+    from spycfr.errors import SpycfrError
+    from spycfr.runs.team import team_run
 
     if tolerance < 0 or (time_limit is not None and time_limit <= 0):
         raise SpycfrError("--tolerance must be >= 0 and --time-limit > 0")
@@ -33,7 +33,7 @@ def team(game: str, preset: str | None, variant_params: dict, out_dir: str | Non
 
     meta = team_run(game, preset, variant_params, out_dir, tolerance, time_limit, progress)
     if out_dir is not None:
-        from solver.analysis.team import load_team_run, write_team_report
+        from spycfr.analysis.team import load_team_run, write_team_report
 
         write_team_report(load_team_run(out_dir))
     click.echo(f"{game}  team 0 seats {meta['teams'][0]}, team 1 seats {meta['teams'][1]}; "

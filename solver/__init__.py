@@ -3,7 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from solver._numba_cache import guard_cache
+from spycfr._numba_cache import guard_cache
 
 try:
     __version__ = version("spycfr")

@@ -80,7 +80,7 @@ def _json_default(obj):
 def check_output_dir(path: str | os.PathLike, what: str = "output directory") -> Path:
     """Make sure ``path`` is (or can be made) a writable directory before any work starts;
     creates it. One-line SpycfrError otherwise (a file, a file as parent, no permission)."""
-    from solver.errors import SpycfrError
+    from spycfr.errors import SpycfrError
 
     path = Path(path)
     if path.exists() and not path.is_dir():
@@ -101,7 +101,7 @@ def check_output_dir(path: str | os.PathLike, what: str = "output directory") ->
 
 def check_output_file(path: str | os.PathLike, what: str = "output file") -> Path:
     """Make sure ``path`` can be written (its folder made) before any work starts."""
-    from solver.errors import SpycfrError
+    from spycfr.errors import SpycfrError
 
     path = Path(path)
     if path.is_dir():
@@ -116,7 +116,7 @@ def check_output_file(path: str | os.PathLike, what: str = "output file") -> Pat
 def check_free_space(folder: str | os.PathLike, need_bytes: float, what: str) -> None:
     """One-line SpycfrError when ``folder``'s file system has less than ``need_bytes`` free
     (an estimate of what ``what`` will write); silent when the free space cannot be read."""
-    from solver.errors import SpycfrError
+    from spycfr.errors import SpycfrError
 
     try:
         free = shutil.disk_usage(folder).free

@@ -7,7 +7,7 @@ import os
 import resource
 import sys
 
-from solver.errors import SpycfrError
+from spycfr.errors import SpycfrError
 
 
 def rss_bytes() -> int:

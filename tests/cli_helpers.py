@@ -6,7 +6,7 @@ import io
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 
-from cli.main import main
+from spycfr.cli.main import main
 
 
 def spycfr(*args: str) -> tuple[int, str, str]:

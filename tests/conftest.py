@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from solver.games import build_tree, make_game, tree_labels
-from solver.tree import Tree
+from spycfr.games import build_tree, make_game, tree_labels
+from spycfr.tree import Tree
 
 
 def labelled_tree(name: str, preset: str | None = None, params: dict | None = None) -> Tree:

@@ -14,7 +14,7 @@ os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 
 import numpy as np  # noqa: E402
 
-from solver.cfr import ALGORITHMS  # noqa: E402 (imports numba, not numba.cuda)
+from spycfr.cfr import ALGORITHMS  # noqa: E402 (imports numba, not numba.cuda)
 
 TABLES = ("R", "S", "sigma", "m")
 # (game, preset, algorithm, alternating, iterations, exploitability too): every algorithm,
@@ -31,7 +31,7 @@ def identical(a: dict, b: dict) -> bool:
 
 def main() -> None:
     try:
-        from solver.cfr.gpu import GPUCFRSolver, gpu_unavailable
+        from spycfr.cfr.gpu import GPUCFRSolver, gpu_unavailable
     except ImportError as exc:
         print(json.dumps({"skip": f"numba.cuda cannot be imported: {exc}"}))
         return
@@ -39,9 +39,9 @@ def main() -> None:
     if why is not None:
         print(json.dumps({"skip": why}))
         return
-    from solver.cfr import CFRSolver
-    from solver.exact.best_response import best_response, expected_value
-    from solver.games import build_tree, make_game
+    from spycfr.cfr import CFRSolver
+    from spycfr.exact.best_response import best_response, expected_value
+    from spycfr.games import build_tree, make_game
 
     trees, results = {}, []
     for game, preset, algorithm, alternating, iterations, measure in CASES:
@@ -82,7 +82,7 @@ def main() -> None:
 
 def run_directories() -> list[dict]:
     """spycfr solve's runs: on the GPU, resumed on the CPU, against one CPU run."""
-    from solver.runs.solve import SolveConfig, solve_run
+    from spycfr.runs.solve import SolveConfig, solve_run
 
     def config(iterations: int, device: str | None) -> SolveConfig:
         return SolveConfig(game="kuhn", preset=None, params={}, algorithm="cfr+",

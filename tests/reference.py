@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "hs-pcfr+")
 

@@ -11,20 +11,20 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli.main import cli
-from solver.errors import RecordError
-from solver.games import build_tree, make_game, tree_labels
-from solver.games.agent_double_double_agent import PLUGIN
-from solver.games.agent_double_double_agent.position import summary, view_key
-from solver.games.agent_double_double_agent.record import (
+from cli_helpers import spycfr
+from spycfr.cli.main import cli
+from spycfr.errors import RecordError
+from spycfr.games import build_tree, make_game, tree_labels
+from spycfr.games.agent_double_double_agent import PLUGIN
+from spycfr.games.agent_double_double_agent.position import summary, view_key
+from spycfr.games.agent_double_double_agent.record import (
     format_record,
     random_playout,
     record_to_actions,
     replay,
     view_of,
 )
-from solver.games.agent_double_double_agent.variant import make_variant
-from tests.cli_helpers import spycfr
+from spycfr.games.agent_double_double_agent.variant import make_variant
 
 GAME = "agent-double-double-agent"
 SMALL = make_variant("small")

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.engine.playout import PLAYOUT_OK, PLAYOUT_PROBLEMS, check_playouts
-from solver.games.agent_double_double_agent import layout as L
-from solver.games.agent_double_double_agent import rules as R
-from solver.games.agent_double_double_agent.record import CARD_INDEX, random_playout
-from solver.games.agent_double_double_agent.variant import PRESETS, Variant, make_variant
-from solver.tree import CHANCE, TERMINAL
+from spycfr.engine.playout import PLAYOUT_OK, PLAYOUT_PROBLEMS, check_playouts
+from spycfr.games.agent_double_double_agent import layout as L
+from spycfr.games.agent_double_double_agent import rules as R
+from spycfr.games.agent_double_double_agent.record import CARD_INDEX, random_playout
+from spycfr.games.agent_double_double_agent.variant import PRESETS, Variant, make_variant
+from spycfr.tree import CHANCE, TERMINAL
 
 BIG_DECK = "1*3,2*3,3*3,4*3,5*3,P,0/7=0,0/7=7,?=1,?=2,?=3"
 

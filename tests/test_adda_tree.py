@@ -11,19 +11,19 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
-from solver.cfr import CFRSolver
-from solver.cfr.mccfr import MCCFRSolver
-from solver.engine import protocol
-from solver.exact.best_response import expected_value
-from solver.exact.lp import solve_lp
-from solver.games import build_reference_tree, build_tree, make_game
-from solver.games.agent_double_double_agent import layout as L
-from solver.games.agent_double_double_agent import rules as R
-from solver.games.agent_double_double_agent.heuristic import heuristic_policy
-from solver.games.agent_double_double_agent.layout import ADDAParams
-from solver.tree import CHANCE, TERMINAL
-from tests.tree_compare import assert_same_tree
+from spycfr.cfr import CFRSolver
+from spycfr.cfr.mccfr import MCCFRSolver
+from spycfr.cli.main import cli
+from spycfr.engine import protocol
+from spycfr.exact.best_response import expected_value
+from spycfr.exact.lp import solve_lp
+from spycfr.games import build_reference_tree, build_tree, make_game
+from spycfr.games.agent_double_double_agent import layout as L
+from spycfr.games.agent_double_double_agent import rules as R
+from spycfr.games.agent_double_double_agent.heuristic import heuristic_policy
+from spycfr.games.agent_double_double_agent.layout import ADDAParams
+from spycfr.tree import CHANCE, TERMINAL
+from tree_compare import assert_same_tree
 
 GAME = "agent-double-double-agent"
 THREE = {"agents": 3, "loyalty": "1,1,2", "hand": 1, "threshold": 2, "neighbour_threshold": 1,

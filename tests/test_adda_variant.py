@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from solver.errors import VariantError
-from solver.games import get_plugin, make_variant
-from solver.games.agent_double_double_agent.variant import (
+from spycfr.errors import VariantError
+from spycfr.games import get_plugin, make_variant
+from spycfr.games.agent_double_double_agent.variant import (
     PARAMETERS,
     PRESETS,
     STANDARD_DECK,

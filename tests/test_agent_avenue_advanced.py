@@ -11,17 +11,17 @@ import json
 import numpy as np
 import pytest
 
-from solver.analysis.headtohead import head_to_head, heuristic_player, uniform_player
-from solver.engine.playout import PLAYOUT_OK, check_playouts
-from solver.errors import RecordError, VariantError
-from solver.games import make_game
-from solver.games.agent_avenue import advanced as A
-from solver.games.agent_avenue import market as M
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue.position import summary
-from solver.games.agent_avenue.record import format_record, random_playout, replay, replay_view
-from solver.games.agent_avenue.variant import CODES, make_variant
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr.analysis.headtohead import head_to_head, heuristic_player, uniform_player
+from spycfr.engine.playout import PLAYOUT_OK, check_playouts
+from spycfr.errors import RecordError, VariantError
+from spycfr.games import make_game
+from spycfr.games.agent_avenue import advanced as A
+from spycfr.games.agent_avenue import market as M
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue.position import summary
+from spycfr.games.agent_avenue.record import format_record, random_playout, replay, replay_view
+from spycfr.games.agent_avenue.variant import CODES, make_variant
 
 ADV = make_variant("advanced")
 PARAMS = ADV.to_params()

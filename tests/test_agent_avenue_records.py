@@ -8,18 +8,18 @@ import json
 import numpy as np
 import pytest
 
-from solver.errors import RecordError
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue.position import summary
-from solver.games.agent_avenue.record import (
+from cli_helpers import spycfr
+from spycfr.errors import RecordError
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue.position import summary
+from spycfr.games.agent_avenue.record import (
     format_record,
     random_playout,
     record_to_actions,
     replay,
     replay_view,
 )
-from solver.games.agent_avenue.variant import make_variant
-from tests.cli_helpers import spycfr
+from spycfr.games.agent_avenue.variant import make_variant
 
 TINY = make_variant("tiny")
 MINI = make_variant("mini")
@@ -129,7 +129,7 @@ def test_a_view_reads_one_row_of_a_sampled_run(tmp_path):
     """query on a run sampled in the abstraction: every full state consistent with a view has
     the same abstraction key (so one state stands for the view), and the CLI answers from it;
     a record that stops before a draw is refused in one line."""
-    from solver.cfr.mccfr_kernels import state_abstraction_key
+    from spycfr.cfr.mccfr_kernels import state_abstraction_key
 
     view = "deal:?|EN.CB.DD.SA play:DA/? draw:?.?"
     rep = replay_view(FULL, view, 1)

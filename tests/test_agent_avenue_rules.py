@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from solver.errors import VariantError
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue.variant import CODES, MOVES, make_variant
+from spycfr.errors import VariantError
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue.variant import CODES, MOVES, make_variant
 
 FULL = make_variant()  # the full simple game
 SMALL = make_variant(None, {"names": "DA,EN,CB,DD,SE,SK,MO", "copies": 6, "hand": 4,

@@ -10,12 +10,12 @@ import re
 import numpy as np
 import pytest
 
-from solver.errors import SpycfrError, VariantError
-from solver.games import build_tree, make_game
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue import team_rules as T
-from solver.games.agent_avenue.variant import make_variant
-from solver.tree import CHANCE, TERMINAL
+from spycfr.errors import SpycfrError, VariantError
+from spycfr.games import build_tree, make_game
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue import team_rules as T
+from spycfr.games.agent_avenue.variant import make_variant
+from spycfr.tree import CHANCE, TERMINAL
 
 V21 = make_variant(None, {"names": "EN,CB,DD", "copies": 3, "hand": 2, "discards": 1,
                           "board": 6, "teams": "2v1"})
@@ -191,7 +191,7 @@ def test_teammates_do_not_see_each_others_cards_unless_hands_are_open():
 
 
 def test_cfr_refuses_a_team_variant(tmp_path):
-    from solver.runs.solve import SolveConfig, solve_run
+    from spycfr.runs.solve import SolveConfig, solve_run
 
     config = SolveConfig(game="agent-avenue", preset="team-tiny", params={},
                          algorithm="cfr+", iterations=10)
@@ -234,7 +234,7 @@ def test_spycfr_team_writes_a_run(tmp_path):
     0), and a team that cannot talk is worth at most a team that sees both hands."""
     from click.testing import CliRunner
 
-    from cli.main import cli
+    from spycfr.cli.main import cli
 
     out = tmp_path / "run"
     result = CliRunner().invoke(cli, [
@@ -257,7 +257,7 @@ def test_spycfr_team_writes_a_run(tmp_path):
 def test_not_communicating_costs_the_team_in_team_price():
     """team-price: the TMECor interval closes below the open-hands value, so the price of
     not communicating is certified positive (results/agent-avenue/team-price)."""
-    from solver.runs.team import team_run
+    from spycfr.runs.team import team_run
 
     meta = team_run("agent-avenue", "team-price", {}, None)
     assert meta["converged"] and meta["gap"] <= 1e-9

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
-from solver.errors import RecordError
-from solver.games import get_plugin
-from solver.games.agent_avenue import team_record as TR
-from solver.games.agent_avenue import team_rules as T
-from solver.games.agent_avenue.record import random_playout
-from solver.games.agent_avenue.variant import make_variant
+from spycfr.cli.main import cli
+from spycfr.errors import RecordError
+from spycfr.games import get_plugin
+from spycfr.games.agent_avenue import team_record as TR
+from spycfr.games.agent_avenue import team_rules as T
+from spycfr.games.agent_avenue.record import random_playout
+from spycfr.games.agent_avenue.variant import make_variant
 
 V22 = make_variant(None, {"names": "EN,CB,DD", "copies": 4, "hand": 2, "discards": 1,
                           "board": 6, "teams": "2v2"})

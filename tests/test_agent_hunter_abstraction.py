@@ -8,17 +8,17 @@ import json
 import numpy as np
 import pytest
 
-from solver.cfr.mccfr import MCCFRSolver, tree_infoset_keys
-from solver.cfr.mccfr_kernels import TREE_OK
-from solver.errors import SpycfrError
-from solver.games import build_tree
-from solver.games import make_game as make_any_game
-from solver.games.agent_hunter import make_game, make_variant
-from solver.games.agent_hunter import rules as R
-from solver.games.agent_hunter.heuristic import HEURISTIC_STYLES, styled_heuristic
-from solver.games.agent_hunter.record import replay, replay_view
-from solver.memory import rss_bytes
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr.cfr.mccfr import MCCFRSolver, tree_infoset_keys
+from spycfr.cfr.mccfr_kernels import TREE_OK
+from spycfr.errors import SpycfrError
+from spycfr.games import build_tree
+from spycfr.games import make_game as make_any_game
+from spycfr.games.agent_hunter import make_game, make_variant
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES, styled_heuristic
+from spycfr.games.agent_hunter.record import replay, replay_view
+from spycfr.memory import rss_bytes
 
 STANDARD = make_variant("standard")
 PARAMS = STANDARD.to_params()
@@ -177,7 +177,7 @@ def test_heuristic_fallback_plays_the_heuristic_where_the_table_has_no_row():
     assert len(played) == k and played.max() == 1.0
     assert R.decode_action(buf[int(np.argmax(played))], 10, 3) == ("hand", (6, 0))
     # Its table player plays the same fallback, so it beats uniform play clearly.
-    from solver.analysis.headtohead import head_to_head, mccfr_player, uniform_player
+    from spycfr.analysis.headtohead import head_to_head, mccfr_player, uniform_player
 
     result = head_to_head(game, mccfr_player(solver), uniform_player(), 400, seed=2)
     assert result["table_misses"] > 0 and result["a_payoff"]["ci95"][0] > 0.5

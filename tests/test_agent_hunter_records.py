@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.errors import RecordError
-from solver.games.agent_hunter import make_game
-from solver.games.agent_hunter import rules as R
-from solver.games.agent_hunter.record import (
+from spycfr.errors import RecordError
+from spycfr.games.agent_hunter import make_game
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.record import (
     format_record,
     parse_view,
     random_playout,
@@ -19,7 +19,7 @@ from solver.games.agent_hunter.record import (
     replay,
     view_of,
 )
-from solver.games.agent_hunter.variant import Variant
+from spycfr.games.agent_hunter.variant import Variant
 
 V10 = Variant(10, 3, 5, None)
 

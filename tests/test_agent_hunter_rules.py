@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.errors import RecordError, VariantError
-from solver.games.agent_hunter import PRESETS, make_game
-from solver.games.agent_hunter import rules as R
-from solver.games.agent_hunter.record import random_playout, replay
-from solver.games.agent_hunter.variant import Variant, make_variant
+from spycfr.errors import RecordError, VariantError
+from spycfr.games.agent_hunter import PRESETS, make_game
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.record import random_playout, replay
+from spycfr.games.agent_hunter.variant import Variant, make_variant
 
 V10 = Variant(10, 3, 5, None, "any", "win")
 

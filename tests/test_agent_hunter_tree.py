@@ -1,5 +1,5 @@
 """The numba Agent Hunter enumerator: tree invariants, hand-counted trees, and agreement
-with the reference builder (plain Python, solver.engine.reference) node by node."""
+with the reference builder (plain Python, spycfr.engine.reference) node by node."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from numba import njit
 
-from solver.engine.hashmap import hm_get, hm_get_or_put, hm_grown, hm_new, hm_put
-from solver.engine.playout import estimate_nodes
-from solver.errors import SpycfrError
-from solver.games import build_reference_tree as generic_build
-from solver.games import build_tree as build_game_tree
-from solver.games.agent_hunter import AgentHunterGame, make_game, make_variant
-from solver.tree import TERMINAL
-from tests.tree_compare import assert_same_tree
+from spycfr.engine.hashmap import hm_get, hm_get_or_put, hm_grown, hm_new, hm_put
+from spycfr.engine.playout import estimate_nodes
+from spycfr.errors import SpycfrError
+from spycfr.games import build_reference_tree as generic_build
+from spycfr.games import build_tree as build_game_tree
+from spycfr.games.agent_hunter import AgentHunterGame, make_game, make_variant
+from spycfr.tree import TERMINAL
+from tree_compare import assert_same_tree
 
 CROSS_CHECK = [
     {"cards": 3, "houses": 1, "decoys": 1, "max_turns": 4},

@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from solver.exact.best_response import best_response
-from solver.runs import load_run
-from solver.tree import CHANCE, TERMINAL
-from tests.cli_helpers import spycfr
-from tests.reference import reference_best_response
+from cli_helpers import spycfr
+from reference import reference_best_response
+from spycfr.exact.best_response import best_response
+from spycfr.runs import load_run
+from spycfr.tree import CHANCE, TERMINAL
 
 
 def ok_json(*args: str) -> dict:
@@ -333,7 +333,7 @@ def test_query_position_the_opponent_never_reaches(tiny, tmp_path):
     assert res["best_move"] is None and res["best_moves"] == []
     assert res["equilibrium_mix"][0]["move"] == \
         rows.action.iloc[int(np.argmax(rows.probability.to_numpy()))]
-    from solver.formats.strategy_table import read_table, strategy_from_table
+    from spycfr.formats.strategy_table import read_table, strategy_from_table
 
     p1_only = strategy_from_table(run.tree, read_table(table))[0]
     assert conditional_values(run.tree, mix(run.strategy, p1_only, run.tree, 1),
@@ -404,7 +404,7 @@ def test_best_response(request, tmp_path, which, player):
     assert len(table) == len(own_infosets) == table.infoset.nunique()  # one row per infoset
     assert table.infoset.tolist() == [tree.infoset_keys[i] for i in own_infosets]
     # the written pure strategy, played against the run's opponent, earns the BR value
-    from solver.formats.strategy_table import read_table, strategy_from_table
+    from spycfr.formats.strategy_table import read_table, strategy_from_table
 
     br_strategy, defaulted = strategy_from_table(tree, read_table(out_file))
     assert defaulted == tree.num_infosets - len(own_infosets)

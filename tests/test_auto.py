@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from solver.runs import solve as solve_module
-from solver.runs.solve import SolveConfig, choose_algorithm, solve_run
-from solver.runs.store import load_run
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr.runs import solve as solve_module
+from spycfr.runs.solve import SolveConfig, choose_algorithm, solve_run
+from spycfr.runs.store import load_run
 
 AH = "agent-hunter"
 
@@ -92,9 +92,9 @@ def test_pdcfr_plus_through_the_cli_records_its_parameters():
 def test_the_lp_says_what_runs_and_the_time_spent(monkeypatch):
     """HiGHS reports no progress: the CLI says at once that the exact LP runs, then the time
     spent every LP_TICK seconds until it ends; -q says nothing."""
-    import cli.solve
+    from spycfr.cli import solve as cli_solve
 
-    monkeypatch.setattr(cli.solve, "LP_TICK", 0.05)
+    monkeypatch.setattr(cli_solve, "LP_TICK", 0.05)
     code, out, err = spycfr("solve", AH, "--preset", "mini")
     assert code == 0, err
     assert "exact LP: HiGHS on P1's sequence-form program, tree of 205,723 nodes" in err

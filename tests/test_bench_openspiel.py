@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.cfr.solver import CFRSolver
-from solver.exact.best_response import exploitability
-from tests.conftest import labelled_tree
+from conftest import labelled_tree
+from spycfr.cfr.solver import CFRSolver
+from spycfr.exact.best_response import exploitability
 
 pyspiel = pytest.importorskip("pyspiel")
 

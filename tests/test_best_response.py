@@ -7,19 +7,19 @@ import itertools
 import numpy as np
 import pytest
 
-from solver.exact.best_response import (
+from reference import (
+    reference_best_response,
+    reference_expected_value,
+    reference_nash_conv,
+)
+from spycfr.exact.best_response import (
     best_response,
     counterfactual_values,
     expected_value,
     exploitability,
     nash_conv,
 )
-from solver.tree import CHANCE, TERMINAL, Tree
-from tests.reference import (
-    reference_best_response,
-    reference_expected_value,
-    reference_nash_conv,
-)
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 T, C = TERMINAL, CHANCE
 

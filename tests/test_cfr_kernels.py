@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.cfr import ALGORITHMS, CFRSolver
-from solver.errors import SpycfrError
-from solver.exact.best_response import expected_value, exploitability
-from solver.exact.lp import solve_lp
-from solver.games import build_tree, make_game
-from solver.tree import TERMINAL, Tree
-from tests.reference import ReferenceCFR
+from reference import ReferenceCFR
+from spycfr.cfr import ALGORITHMS, CFRSolver
+from spycfr.errors import SpycfrError
+from spycfr.exact.best_response import expected_value, exploitability
+from spycfr.exact.lp import solve_lp
+from spycfr.games import build_tree, make_game
+from spycfr.tree import TERMINAL, Tree
 
 # OpenSpiel 1.x C++ solvers (pyspiel.CFRSolver / CFRPlusSolver) on leduc_poker, exploitability
 # of the average policy after 10, 100 and 1000 iterations.
@@ -140,7 +140,7 @@ def test_pdcfr_plus_defaults_and_parameters(kuhn):
 def test_hs_pcfr_plus_schedule_crosses_its_horizon(kuhn):
     """hs-pcfr+'s strategy-sum exponent falls from gamma to gamma - 5 over 1,000 iterations and
     then stays: the kernels follow the twin across the horizon, and a given gamma is used."""
-    from solver.cfr.kernels import iteration_factors
+    from spycfr.cfr.kernels import iteration_factors
     t = 1500
     assert iteration_factors(t, 2, 0, 0.0, 0.0, 30.0)[3] == (t / (t + 1.0)) ** 25.0
     assert iteration_factors(500, 2, 0, 0.0, 0.0, 30.0)[3] == (500 / 501.0) ** 27.5

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver.cfr.mccfr import REGRET_BOUND_KIND
-from solver.exact.best_response import exploitability
-from solver.games import build_tree
-from solver.games.agent_hunter import make_game
-from solver.memory import rss_bytes
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr.cfr.mccfr import REGRET_BOUND_KIND
+from spycfr.exact.best_response import exploitability
+from spycfr.games import build_tree
+from spycfr.games.agent_hunter import make_game
+from spycfr.memory import rss_bytes
 
 AH = "agent-hunter"
 
@@ -195,7 +195,7 @@ def test_mccfr_samples_chance_on_kuhn(algorithm):
 def test_memory_limit_holds_for_the_peak_resident_memory(tmp_path):
     """In a process of its own, the peak resident memory (getrusage) stays under the limit."""
     proc = subprocess.run(
-        [sys.executable, "-m", "cli.main", "solve", "agent-avenue", "--preset", "standard",
+        [sys.executable, "-m", "spycfr.cli.main", "solve", "agent-avenue", "--preset", "standard",
          "--algorithm", "os-mccfr", "--iterations", "100000000", "--memory-limit", "0.6",
          "-o", str(tmp_path / "std"), "--json", "-q"],
         capture_output=True, text=True, timeout=600, cwd=Path(__file__).resolve().parent.parent)

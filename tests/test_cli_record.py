@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 from click.testing import CliRunner
 
-from cli.main import cli
-from solver.errors import RecordError, SpycfrError
-from solver.games.agent_hunter.record import random_record
-from solver.games.agent_hunter.variant import make_variant
+from spycfr.cli.main import cli
+from spycfr.errors import RecordError, SpycfrError
+from spycfr.games.agent_hunter.record import random_record
+from spycfr.games.agent_hunter.variant import make_variant
 
 SPYCFR = Path(sys.executable).parent / "spycfr"
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
 
 LEDUC_VALUE = -0.085606424078  # OpenSpiel's sequence-form LP test value for P1
 
@@ -110,7 +110,7 @@ def test_bad_input_is_one_line(args, fragment):
 def test_console_script_end_to_end():
     env = dict(os.environ)
     proc = subprocess.run(
-        [sys.executable, "-m", "cli.main", "solve", "leduc", "--iterations", "0"],
+        [sys.executable, "-m", "spycfr.cli.main", "solve", "leduc", "--iterations", "0"],
         capture_output=True, text=True, env=env, timeout=120,
     )
     assert proc.returncode == 2 and proc.stderr.startswith("error: ")

@@ -13,14 +13,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.cfr import CFRSolver
-from solver.cfr.mccfr import MCCFRSolver, strategy_on_tree
-from solver.engine import protocol
-from solver.engine.playout import PLAYOUT_OK, PLAYOUT_PROBLEMS, check_playouts, estimate_nodes
-from solver.errors import SpycfrError
-from solver.exact.best_response import expected_value, exploitability
-from solver.exact.lp import solve_lp
-from solver.games import (
+from spycfr.cfr import CFRSolver
+from spycfr.cfr.mccfr import MCCFRSolver, strategy_on_tree
+from spycfr.engine import protocol
+from spycfr.engine.playout import PLAYOUT_OK, PLAYOUT_PROBLEMS, check_playouts, estimate_nodes
+from spycfr.errors import SpycfrError
+from spycfr.exact.best_response import expected_value, exploitability
+from spycfr.exact.lp import solve_lp
+from spycfr.games import (
     build_reference_tree,
     build_tree,
     game_names,
@@ -28,8 +28,8 @@ from solver.games import (
     make_game,
     make_variant,
 )
-from solver.tree import CHANCE, TERMINAL
-from tests.tree_compare import assert_same_tree
+from spycfr.tree import CHANCE, TERMINAL
+from tree_compare import assert_same_tree
 
 ENUMERATE_NODES = 1_000_000  # (estimated) trees checked for well-formedness
 REFERENCE_NODES = 400_000  # (estimated) trees also built in plain Python and compared

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli, main
-from solver.errors import SpycfrError
-from solver.exact.lp import solve_lp
-from solver.formats.efg import efg_summary, efg_text, format_number, pre_order, read_efg, write_efg
-from solver.games import build_tree, make_game, tree_labels
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.cli.main import cli, main
+from spycfr.errors import SpycfrError
+from spycfr.exact.lp import solve_lp
+from spycfr.formats.efg import efg_summary, efg_text, format_number, pre_order, read_efg, write_efg
+from spycfr.games import build_tree, make_game, tree_labels
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 
 @pytest.fixture(scope="module")

@@ -19,22 +19,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.errors import RecordError, SpycfrError
-from solver.games import get_plugin, make_variant, tree_labels
-from solver.games.plugin import MAX_MOVE_CHARS, MAX_RECORD_CHARS
-from solver.runs import solve as solve_module
-from solver.runs.lock import LOCK, RunLock
-from solver.runs.solve import SolveConfig, solve_run
-from solver.runs.store import RUN_JSON, STRATEGY_NPZ, file_sha256, load_run
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr.errors import RecordError, SpycfrError
+from spycfr.games import get_plugin, make_variant, tree_labels
+from spycfr.games.plugin import MAX_MOVE_CHARS, MAX_RECORD_CHARS
+from spycfr.runs import solve as solve_module
+from spycfr.runs.lock import LOCK, RunLock
+from spycfr.runs.solve import SolveConfig, solve_run
+from spycfr.runs.store import RUN_JSON, STRATEGY_NPZ, file_sha256, load_run
 
 AH = "agent-hunter"
 # The games with a record notation, a preset each, and their record modules (random
 # legal records to mutate).
 RECORD_GAMES = {
-    "agent-hunter": ("small", "solver.games.agent_hunter.record"),
-    "agent-avenue": ("advanced", "solver.games.agent_avenue.record"),
-    "agent-double-double-agent": ("small", "solver.games.agent_double_double_agent.record"),
+    "agent-hunter": ("small", "spycfr.games.agent_hunter.record"),
+    "agent-avenue": ("advanced", "spycfr.games.agent_avenue.record"),
+    "agent-double-double-agent": ("small", "spycfr.games.agent_double_double_agent.record"),
 }
 
 
@@ -352,7 +352,7 @@ def _disk_full(*args, **kwargs):
 def test_a_full_disk_is_one_line_and_keeps_the_old_files(tmp_path, good_run, monkeypatch):
     d = copy_run(good_run, tmp_path / "run")
     before = {p.name: p.read_bytes() for p in d.iterdir()}
-    monkeypatch.setattr("solver.io.os.fsync", _disk_full)  # every atomic write fails
+    monkeypatch.setattr("spycfr.io.os.fsync", _disk_full)  # every atomic write fails
     one_line_error(["solve", "--resume", str(d), "--iterations", "30", "-q"],
                    "No space left on device", code=1)
     monkeypatch.undo()
@@ -364,7 +364,7 @@ def test_a_disk_full_midway_leaves_a_loadable_run(tmp_path, good_run, monkeypatc
     run.json and strategy untouched), and resuming goes on from the newer checkpoint."""
     d = copy_run(good_run, tmp_path / "run")
     before = {name: (d / name).read_bytes() for name in (RUN_JSON, STRATEGY_NPZ)}
-    monkeypatch.setattr("solver.io.np.savez_compressed", _disk_full)
+    monkeypatch.setattr("spycfr.io.np.savez_compressed", _disk_full)
     one_line_error(["solve", "--resume", str(d), "--iterations", "30", "-q"],
                    "No space left on device", code=1)
     monkeypatch.undo()
@@ -379,7 +379,7 @@ def test_too_little_free_space_is_refused_before_solving(tmp_path, monkeypatch):
     from collections import namedtuple
 
     usage = namedtuple("usage", "total used free")
-    monkeypatch.setattr("solver.io.shutil.disk_usage", lambda path: usage(10**9, 10**9, 1000))
+    monkeypatch.setattr("spycfr.io.shutil.disk_usage", lambda path: usage(10**9, 10**9, 1000))
     line = one_line_error(["solve", AH, "--preset", "tiny", "-o", str(tmp_path / "run"), "-q"],
                           "GiB of disk")
     assert "GiB free" in line and not list((tmp_path / "run").iterdir())
@@ -397,7 +397,7 @@ def test_export_checks_the_free_space_first(tmp_path, good_run, monkeypatch):
     assert spycfr("solve", AH, "--preset", "tiny", "--algorithm", "es-mccfr", "--iterations",
                   "50", "-o", str(sampled), "-q")[0] == 0
     usage = namedtuple("usage", "total used free")
-    monkeypatch.setattr("solver.io.shutil.disk_usage", lambda path: usage(10**9, 10**9, 1000))
+    monkeypatch.setattr("spycfr.io.shutil.disk_usage", lambda path: usage(10**9, 10**9, 1000))
     for run, fmt in ((good_run, "csv"), (sampled, "parquet"), (good_run, "json")):
         target = tmp_path / f"out-{run.name}.{fmt}"
         line = one_line_error(["export", str(run), "--format", fmt, "-o", str(target)],
@@ -440,7 +440,7 @@ def test_a_closed_pipe_ends_quietly_with_141(tmp_path):
     """`spycfr ... | head -1`: exit 141 (as if killed by SIGPIPE), nothing on stderr."""
     path = tmp_path / "many.txt"
     path.write_text("place:0-1 place:0-2\n" * 20000)
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "record", "check", AH,
+    proc = subprocess.Popen([sys.executable, "-m", "spycfr.cli.main", "record", "check", AH,
                              "--preset", "tiny", "--file", str(path)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent)
     proc.stdout.readline()

@@ -6,14 +6,14 @@ import json
 
 import numpy as np
 import pytest
-from cli_helpers import spycfr
 
-from solver.errors import SpycfrError
-from solver.exact.best_response import exploitability
-from solver.exact.lp import solve_lp
-from solver.formats.efg import efg_text, tree_from_efg
-from solver.runs.source import game_tree
-from solver.tree import CHANCE, TERMINAL
+from cli_helpers import spycfr
+from spycfr.errors import SpycfrError
+from spycfr.exact.best_response import exploitability
+from spycfr.exact.lp import solve_lp
+from spycfr.formats.efg import efg_text, tree_from_efg
+from spycfr.runs.source import game_tree
+from spycfr.tree import CHANCE, TERMINAL
 
 # Matching pennies with Gambit's shorthands: "D" header, a comment, P2's second node leaves
 # out its action list, outcomes 1 and 2 are given once and referred to after, and the root

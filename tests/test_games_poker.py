@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.errors import SpycfrError, VariantError
-from solver.games import build_tree, make_game
-from solver.games.kuhn import BET, PASS
-from solver.games.leduc import CALL, FOLD, RAISE
-from solver.tree import CHANCE, TERMINAL
-from tests.conftest import labelled_tree
+from conftest import labelled_tree
+from spycfr.errors import SpycfrError, VariantError
+from spycfr.games import build_tree, make_game
+from spycfr.games.kuhn import BET, PASS
+from spycfr.games.leduc import CALL, FOLD, RAISE
+from spycfr.tree import CHANCE, TERMINAL
 
 # Sizes of OpenSpiel's kuhn_poker / leduc_poker (2 players, default options), counted by a
 # full traversal with pyspiel (open_spiel 1.x): nodes, terminals, chance nodes, infosets.
@@ -160,7 +160,7 @@ def test_no_parameters(name):
 def test_numba_and_reference_builders():
     """The numba enumerator and the plain-Python reference builder give the same tree sizes;
     only a registered game can be enumerated, any State-protocol game can be referenced."""
-    from solver.games import build_reference_tree
+    from spycfr.games import build_reference_tree
 
     fast, ref = build_tree(make_game("kuhn")), build_reference_tree(make_game("kuhn"))
     assert (fast.num_nodes, fast.num_infosets) == (ref.num_nodes, ref.num_infosets) == (58, 12)
@@ -216,7 +216,7 @@ def test_generic_builder_rejects_imperfect_recall():
         def new_initial_state(self):
             return _ForgetfulState()
 
-    from solver.games import build_reference_tree
+    from spycfr.games import build_reference_tree
 
     with pytest.raises(SpycfrError, match="perfect recall"):
         build_reference_tree(Forgetful())

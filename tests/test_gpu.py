@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from solver.cfr import ALGORITHMS
-from solver.cfr.gpu import breadth_first, gpu_unavailable
-from solver.games import build_tree, make_game
-from tests.cli_helpers import spycfr
-from tests.test_runs import one_line_error, solve
+from cli_helpers import spycfr
+from spycfr.cfr import ALGORITHMS
+from spycfr.cfr.gpu import breadth_first, gpu_unavailable
+from spycfr.games import build_tree, make_game
+from test_runs import one_line_error, solve
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,20 +8,20 @@ import json
 import numpy as np
 import pytest
 
-from solver.analysis.headtohead import (
+from cli_helpers import spycfr
+from spycfr.analysis.headtohead import (
     head_to_head,
     heuristic_player,
     mccfr_player,
     tree_player,
     uniform_player,
 )
-from solver.analysis.query import combine
-from solver.cfr import CFRSolver
-from solver.cfr.mccfr import MCCFRSolver, strategy_on_tree
-from solver.errors import SpycfrError
-from solver.exact.best_response import expected_value
-from solver.games import build_tree, get_plugin, make_game
-from tests.cli_helpers import spycfr
+from spycfr.analysis.query import combine
+from spycfr.cfr import CFRSolver
+from spycfr.cfr.mccfr import MCCFRSolver, strategy_on_tree
+from spycfr.errors import SpycfrError
+from spycfr.exact.best_response import expected_value
+from spycfr.games import build_tree, get_plugin, make_game
 
 
 def _exact_vs_uniform(tree, strategy):

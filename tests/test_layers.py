@@ -14,23 +14,30 @@ GAMES = {p.name for p in (ROOT / "solver" / "games").iterdir()
 
 # Lower layers first; a module may import its own layer and the ones below.
 LAYERS = [
-    ("solver", "solver.errors", "solver.io", "solver.memory", "solver._numba_cache"),  # utilities
-    ("solver.tree",),  # the flat tree and the passes over it
-    ("solver.engine",),  # the numba game protocol and the generic engines
-    ("solver.games",),  # the registry, the plug-in record and the games' rules
-    ("solver.exact",),  # best response, exploitability, LP
-    ("solver.cfr", "solver.formats"),  # iterative solvers; strategy tables and .efg files
-    ("solver.runs",),  # run directories
-    ("solver.analysis",),  # openings, query, reports (and the games' report sections)
-    ("solver.sweep",),  # variant sweeps on Dask (runs and reports of many variants)
-    ("cli",),
+    ("spycfr", "spycfr.errors", "spycfr.io", "spycfr.memory", "spycfr._numba_cache"),  # utilities
+    ("spycfr.tree",),  # the flat tree and the passes over it
+    ("spycfr.engine",),  # the numba game protocol and the generic engines
+    ("spycfr.games",),  # the registry, the plug-in record and the games' rules
+    ("spycfr.exact",),  # best response, exploitability, LP
+    ("spycfr.cfr", "spycfr.formats"),  # iterative solvers; strategy tables and .efg files
+    ("spycfr.runs",),  # run directories
+    ("spycfr.analysis",),  # openings, query, reports (and the games' report sections)
+    ("spycfr.sweep",),  # variant sweeps on Dask (runs and reports of many variants)
+    ("spycfr.cli",),
 ]
 # A game's report sections are analysis: they sit in the game's folder but above it.
 ANALYSIS_IN_GAMES = ("report", "figures")
 
 
+# The installed package: solver/ is `spycfr`, cli/ is `spycfr.cli` (pyproject's package-dir).
+FOLDERS = {"spycfr.cli": ROOT / "cli", "spycfr": ROOT / "solver"}
+
+
 def _module(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for package, folder in FOLDERS.items():
+        if path.is_relative_to(folder):
+            parts = [package, *path.relative_to(folder).with_suffix("").parts]
+            break
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -38,7 +45,7 @@ def _module(path: Path) -> str:
 
 def _layer(module: str) -> int:
     parts = module.split(".")
-    if len(parts) >= 4 and parts[:2] == ["solver", "games"] and parts[3] in ANALYSIS_IN_GAMES:
+    if len(parts) >= 4 and parts[:2] == ["spycfr", "games"] and parts[3] in ANALYSIS_IN_GAMES:
         return 7
     best, best_len = None, -1
     for rank, prefixes in enumerate(LAYERS):
@@ -58,21 +65,24 @@ def _imports(tree: ast.AST, module: str, top_level_only: bool) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             out.add(node.module)
             out.update(f"{node.module}.{a.name}" for a in node.names)
-    return {m for m in out if m.split(".")[0] in ("solver", "cli") and _exists(m)}
+    return {m for m in out if m.split(".")[0] == "spycfr" and _exists(m)}
 
 
 def _exists(module: str) -> bool:
-    path = ROOT.joinpath(*module.split("."))
-    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+    for package, folder in FOLDERS.items():
+        if module == package or module.startswith(package + "."):
+            path = folder.joinpath(*module.split(".")[package.count(".") + 1:])
+            return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+    return False
 
 
 SOURCES = {_module(p): ast.parse(p.read_text())
-           for folder in ("solver", "cli") for p in (ROOT / folder).rglob("*.py")}
+           for folder in FOLDERS.values() for p in folder.rglob("*.py")}
 
 
 def _game_of(module: str) -> str | None:
     parts = module.split(".")
-    return parts[2] if parts[:2] == ["solver", "games"] and len(parts) > 2 and (
+    return parts[2] if parts[:2] == ["spycfr", "games"] and len(parts) > 2 and (
         parts[2] in GAMES) else None
 
 
@@ -113,3 +123,15 @@ def test_no_import_cycles():
 def test_the_layer_map_covers_every_module():
     for module in SOURCES:
         _layer(module)
+
+
+def test_every_folder_is_a_listed_package():
+    """pyproject lists the packages by hand (package-dir maps solver/ and cli/ into `spycfr`):
+    a new folder of modules must be listed, or `pip install .` would leave it out."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"])
+    folders = {_module(p / "__init__.py") for root in FOLDERS.values()
+               for p in [root, *root.rglob("*")] if p.is_dir() and any(p.glob("*.py"))}
+    assert listed == folders

@@ -9,16 +9,16 @@ import json
 import numpy as np
 import pytest
 
-from solver.analysis.headtohead import TABLE, Player, mccfr_player, tree_player, uniform_player
-from solver.analysis.lbr import belief_after, local_best_response
-from solver.cfr import CFRSolver
-from solver.cfr.mccfr import MCCFRSolver, strategy_on_tree
-from solver.cfr.mccfr_kernels import path_key, rebuild_table
-from solver.errors import SpycfrError
-from solver.exact.best_response import best_response
-from solver.games import build_tree, get_plugin, make_game
-from solver.games.agent_hunter import rules as R
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr.analysis.headtohead import TABLE, Player, mccfr_player, tree_player, uniform_player
+from spycfr.analysis.lbr import belief_after, local_best_response
+from spycfr.cfr import CFRSolver
+from spycfr.cfr.mccfr import MCCFRSolver, strategy_on_tree
+from spycfr.cfr.mccfr_kernels import path_key, rebuild_table
+from spycfr.errors import SpycfrError
+from spycfr.exact.best_response import best_response
+from spycfr.games import build_tree, get_plugin, make_game
+from spycfr.games.agent_hunter import rules as R
 
 BET = {0: 0.1, 1: 0.5, 2: 0.9}  # P1's probability of betting first in Kuhn, by card
 

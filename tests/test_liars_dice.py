@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from solver.cfr.solver import CFRSolver
-from solver.errors import VariantError
-from solver.exact.best_response import exploitability
-from solver.games import build_tree, make_game
-from solver.games.liars_dice import LIAR, unrank_bid
+from spycfr.cfr.solver import CFRSolver
+from spycfr.errors import VariantError
+from spycfr.exact.best_response import exploitability
+from spycfr.games import build_tree, make_game
+from spycfr.games.liars_dice import LIAR, unrank_bid
 
 # OpenSpiel liars_dice (default options), counted by a full traversal with pyspiel
 # (open_spiel 2.0.2): nodes, terminals, chance nodes, infosets. Independently: per roll pair

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.errors import SpycfrError
-from solver.exact.lp import solve_lp
-from solver.games import build_tree, make_game
-from solver.tree import Tree
-from tests.conftest import labelled_tree
-from tests.reference import reference_expected_value, reference_nash_conv
+from conftest import labelled_tree
+from reference import reference_expected_value, reference_nash_conv
+from spycfr.errors import SpycfrError
+from spycfr.exact.lp import solve_lp
+from spycfr.games import build_tree, make_game
+from spycfr.tree import Tree
 
 # Leduc's value for P1 as asserted by OpenSpiel's own LP test
 # (open_spiel/algorithms/ortools/sequence_form_lp_test.cc: -0.085606424078).

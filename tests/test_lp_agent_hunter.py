@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from solver.cfr import CFRSolver
-from solver.exact.best_response import best_response, expected_value, exploitability
-from solver.exact.lp import solve_lp
-from solver.games import build_tree, make_game
-from tests.reference import reference_nash_conv
+from reference import reference_nash_conv
+from spycfr.cfr import CFRSolver
+from spycfr.exact.best_response import best_response, expected_value, exploitability
+from spycfr.exact.lp import solve_lp
+from spycfr.games import build_tree, make_game
 
 # Both decoy rules, both payoff modes, one and two safe houses.
 VARIANTS = {

@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from solver.cfr.mccfr import MCCFRSolver, regrets_on_tree, strategy_on_tree
-from solver.engine.rng import root_key
-from solver.errors import SpycfrError
-from solver.exact.best_response import counterfactual_values, exploitability
-from solver.games import build_tree
-from solver.games.agent_hunter import make_game
-from solver.memory import rss_bytes
+from spycfr.cfr.mccfr import MCCFRSolver, regrets_on_tree, strategy_on_tree
+from spycfr.engine.rng import root_key
+from spycfr.errors import SpycfrError
+from spycfr.exact.best_response import counterfactual_values, exploitability
+from spycfr.games import build_tree
+from spycfr.games.agent_hunter import make_game
+from spycfr.memory import rss_bytes
 
 T3 = {"cards": 3, "houses": 1, "decoys": 1, "max_turns": 3}
 
@@ -212,9 +212,9 @@ def test_solve_reports_what_it_measured(t3):
 LEAK_CHECK = """
 import gc
 from numba.core.runtime import rtsys
-from solver.cfr.mccfr import MCCFRSolver
-from solver.cfr.mccfr_kernels import C_FROZEN
-from solver.games.agent_hunter import make_game
+from spycfr.cfr.mccfr import MCCFRSolver
+from spycfr.cfr.mccfr_kernels import C_FROZEN
+from spycfr.games.agent_hunter import make_game
 
 game = make_game("tiny")
 for scheme in ("external", "outcome"):

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from solver.errors import SpycfrError
-from solver.memory import MemoryLimitError, rss_bytes
-from solver.runs import solve as solve_module
-from solver.runs.solve import SolveConfig, solve_run
-from solver.runs.store import RUN_JSON, load_run
+from spycfr.errors import SpycfrError
+from spycfr.memory import MemoryLimitError, rss_bytes
+from spycfr.runs import solve as solve_module
+from spycfr.runs.solve import SolveConfig, solve_run
+from spycfr.runs.store import RUN_JSON, load_run
 
 ROOT = Path(__file__).resolve().parent.parent
 AH = "agent-hunter"
@@ -24,8 +24,8 @@ AH = "agent-hunter"
 # Runs the CLI in a process of its own and prints its exit code and peak resident memory.
 CHILD = """
 import json, sys
-from solver.memory import peak_rss_bytes
-from cli.main import main
+from spycfr.memory import peak_rss_bytes
+from spycfr.cli.main import main
 sys.argv = ["spycfr"] + json.loads(sys.argv[1])
 code = 0
 try:

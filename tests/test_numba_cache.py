@@ -31,7 +31,7 @@ class Listener(event.Listener):
 
 event.register("numba:compile", Listener())
 sys.argv = ["spycfr", *sys.argv[1:]]
-from cli.main import main
+from spycfr.cli.main import main
 
 try:
     main()

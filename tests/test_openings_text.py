@@ -11,10 +11,10 @@ from itertools import combinations
 import pandas as pd
 import pytest
 
-from solver.analysis.openings import openings_spec, openings_table, openings_words
-from solver.games.agent_hunter import figures
-from solver.runs import load_run
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr.analysis.openings import openings_spec, openings_table, openings_words
+from spycfr.games.agent_hunter import figures
+from spycfr.runs import load_run
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
 
 
 @pytest.fixture(scope="module")

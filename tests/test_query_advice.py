@@ -11,14 +11,14 @@ import json
 import numpy as np
 import pytest
 
-from solver.analysis.query import advise, record_forms, tie_tolerance
-from solver.errors import RecordError
-from solver.exact.best_response import infoset_values
-from solver.games import build_tree, get_plugin, make_game, make_variant, tree_labels
-from solver.games.agent_hunter.record import parse_view, record_to_actions, replay
-from solver.games.agent_hunter.variant import Variant
-from solver.runs import load_run
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr.analysis.query import advise, record_forms, tie_tolerance
+from spycfr.errors import RecordError
+from spycfr.exact.best_response import infoset_values
+from spycfr.games import build_tree, get_plugin, make_game, make_variant, tree_labels
+from spycfr.games.agent_hunter.record import parse_view, record_to_actions, replay
+from spycfr.games.agent_hunter.variant import Variant
+from spycfr.runs import load_run
 
 MINI = Variant(3, 2, 1, 4)
 

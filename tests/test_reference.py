@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from tests.reference import (
+from reference import (
     ALGORITHMS,
     ReferenceCFR,
     reference_best_response,

@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
-from solver.analysis.report import write_report
-from solver.exact.lp import solve_lp
-from solver.games import make_game
-from solver.games.agent_hunter.report import agent_hunter_stats
-from solver.runs import SolveConfig, load_run, solve_run
-from tests.cli_helpers import spycfr
-from tests.reference import reference_best_response, reference_expected_value
+from cli_helpers import spycfr
+from reference import reference_best_response, reference_expected_value
+from spycfr.analysis.report import write_report
+from spycfr.exact.lp import solve_lp
+from spycfr.games import make_game
+from spycfr.games.agent_hunter.report import agent_hunter_stats
+from spycfr.runs import SolveConfig, load_run, solve_run
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 AH_SECTIONS = ("## Optimal openings", "## How the game is played at equilibrium",

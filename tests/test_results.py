@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from solver.exact.best_response import best_response, expected_value
-from solver.runs import load_run
+from spycfr.exact.best_response import best_response, expected_value
+from spycfr.runs import load_run
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
@@ -43,7 +43,7 @@ def test_committed_sweep_is_current():
     with the sweep's settings, gives the recorded value bit for bit."""
     import pandas as pd
 
-    from solver.runs.solve import SolveConfig, solve_run
+    from spycfr.runs.solve import SolveConfig, solve_run
 
     out = RESULTS / "sweeps" / "agent-hunter-decoys"
     summary = json.loads((out / "sweep.json").read_text())
@@ -71,7 +71,7 @@ SAMPLED = ["standard", "agent-avenue/standard", "agent-double-double-agent/stand
 def test_committed_sampled_strategy_is_the_recorded_state(run_name):
     """The sampled full games commit their strategy (the first two decisions' rows, kB):
     the checkpoint loads and is the state its run recorded."""
-    from solver.runs.solve import _state_hash, load_sampled_solver
+    from spycfr.runs.solve import _state_hash, load_sampled_solver
 
     meta = json.loads((RESULTS / run_name / "run.json").read_text())
     solver = load_sampled_solver(RESULTS / run_name)
@@ -85,7 +85,7 @@ def test_committed_rulesheet_placements_are_its_openings_table():
     import numpy as np
     import pandas as pd
 
-    from solver.runs.solve import load_sampled_solver
+    from spycfr.runs.solve import load_sampled_solver
 
     solver = load_sampled_solver(RESULTS / "standard")
     state = solver.state_dict()

@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from solver import __version__
-from solver.cfr import CFRSolver
-from solver.exact.best_response import best_response, expected_value
-from solver.games import build_tree, make_game, tree_labels
-from solver.tree import CHANCE, TERMINAL
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr import __version__
+from spycfr.cfr import CFRSolver
+from spycfr.exact.best_response import best_response, expected_value
+from spycfr.games import build_tree, make_game, tree_labels
+from spycfr.tree import CHANCE, TERMINAL
 
 RUN_FILES = ("run.json", "strategy.parquet", "strategy.csv", "convergence.csv",
              "checkpoint.npz", "strategy.npz")
@@ -238,7 +238,7 @@ def test_extend_a_finished_run(tmp_path):
 
 def test_ctrl_c_keeps_the_checkpoint_and_resume_completes(tmp_path):
     run_dir = tmp_path / "mini"
-    cmd = [sys.executable, "-m", "cli.main", "solve", "agent-hunter", "--preset", "mini",
+    cmd = [sys.executable, "-m", "spycfr.cli.main", "solve", "agent-hunter", "--preset", "mini",
            "--algorithm", "cfr+", "--iterations", "1000000", "--checkpoint-every", "10", "-o",
            str(run_dir), "-q"]
     # A background job may inherit SIGINT as ignored: give the child the default disposition

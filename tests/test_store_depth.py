@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from solver.cfr.mccfr import MCCFRSolver
-from solver.errors import SpycfrError
-from solver.games import make_game
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr.cfr.mccfr import MCCFRSolver
+from spycfr.errors import SpycfrError
+from spycfr.games import make_game
 
 # Kuhn: P1 acts at depth 0 (3 infosets: its card), P2 at depth 1 (3 cards x 2 moves seen),
 # P1 again at depth 2 after check-bet (3 infosets).

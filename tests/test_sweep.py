@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_helpers import spycfr
 
-from solver.errors import SpycfrError
-from solver.runs.solve import SolveConfig, solve_run
-from solver.sweep.grid import expand, parse_values, split_grid
-from solver.sweep.runner import SweepSettings, run_sweep
+from cli_helpers import spycfr
+from spycfr.errors import SpycfrError
+from spycfr.runs.solve import SolveConfig, solve_run
+from spycfr.sweep.grid import expand, parse_values, split_grid
+from spycfr.sweep.runner import SweepSettings, run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
-from solver.analysis.team import load_team_run, team_query
-from solver.errors import SpycfrError
-from solver.games import make_variant, tree_labels
-from solver.games.agent_avenue import team_record as TR
-from solver.games.agent_avenue.record import random_playout
+from spycfr.analysis.team import load_team_run, team_query
+from spycfr.cli.main import cli
+from spycfr.errors import SpycfrError
+from spycfr.games import make_variant, tree_labels
+from spycfr.games.agent_avenue import team_record as TR
+from spycfr.games.agent_avenue.record import random_playout
 
 # A 2v1 variant solved here (seconds), and the committed 2v2 run whose teams mix 12 and 8
 # joint plans (so the weights given a view differ from the run's).
@@ -72,7 +72,7 @@ def _views(run, seat: int, count: int):
     variant = make_variant("agent-avenue", None, run.meta["variant"])
     rng = np.random.default_rng(seat)
     params = variant.to_params()
-    from solver.games.agent_avenue import team_rules as T
+    from spycfr.games.agent_avenue import team_rules as T
 
     out = []
     while len(out) < count:

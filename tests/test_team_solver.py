@@ -9,11 +9,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from solver.errors import SpycfrError
-from solver.exact.lp import solve_lp
-from solver.exact.team import solve_team
-from solver.games import build_tree, make_game
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.errors import SpycfrError
+from spycfr.exact.lp import solve_lp
+from spycfr.exact.team import solve_team
+from spycfr.games import build_tree, make_game
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 
 def tree_of(root, num_seats: int) -> Tree:

@@ -1,4 +1,4 @@
-"""Several threads (solver.cfr.threaded): the same bits as one thread, the subtree split, and
+"""Several threads (spycfr.cfr.threaded): the same bits as one thread, the subtree split, and
 `spycfr solve --threads`."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from solver.cfr import ALGORITHMS, CFRSolver
-from solver.cfr.threaded import subtree_layout
-from solver.games import build_tree, make_game
-from solver.runs.solve import available_cpus
-from solver.tree import Tree
-from solver.tree.tree import TERMINAL
-from tests.cli_helpers import spycfr
+from cli_helpers import spycfr
+from spycfr.cfr import ALGORITHMS, CFRSolver
+from spycfr.cfr.threaded import subtree_layout
+from spycfr.games import build_tree, make_game
+from spycfr.runs.solve import available_cpus
+from spycfr.tree import Tree
+from spycfr.tree.tree import TERMINAL
 
 TABLES = ("R", "S", "sigma", "m")
 

@@ -6,8 +6,8 @@ from collections import Counter
 
 import numpy as np
 
-from solver.engine.labels import infoset_labels
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.engine.labels import infoset_labels
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 
 def assert_same_tree(ours: Tree, ref: Tree, game=None) -> np.ndarray:

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from solver.cfr.mccfr import FALLBACKS, MCCFRSolver, tree_infoset_keys
-from solver.cfr.mccfr_kernels import (
+from spycfr.cfr.mccfr import FALLBACKS, MCCFRSolver, tree_infoset_keys
+from spycfr.cfr.mccfr_kernels import (
     FALLBACK_UNIFORM,
     TREE_OK,
     advance_keys,
@@ -30,12 +30,12 @@ from solver.cfr.mccfr_kernels import (
     infoset_key,
     rebuild_table,
 )
-from solver.engine import protocol as P
-from solver.engine.hashmap import hm_get
-from solver.engine.rng import fmix, root_key, sample, uniform
-from solver.errors import SpycfrError
-from solver.games import get_plugin
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.engine import protocol as P
+from spycfr.engine.hashmap import hm_get
+from spycfr.engine.rng import fmix, root_key, sample, uniform
+from spycfr.errors import SpycfrError
+from spycfr.games import get_plugin
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 UNIFORM = 0
 HEURISTIC = 1
@@ -216,8 +216,8 @@ def player_from(source: str, game) -> Player:
     """A player named on the command line: ``uniform``, ``heuristic``, ``heuristic:STYLE``
     or a run directory (a tree run plays its strategy; an MCCFR run without a tree its
     average strategy)."""
-    from solver.runs.solve import load_sampled_solver
-    from solver.runs.store import is_treeless, load_run, read_run_meta
+    from spycfr.runs.solve import load_sampled_solver
+    from spycfr.runs.store import is_treeless, load_run, read_run_meta
 
     if source == "uniform":
         return uniform_player()

@@ -3,7 +3,7 @@ current no-limit poker bots"), for any game of the protocol: a lower bound on a 
 exploitability that needs no tree, measured by playing.
 
 The LBR player plays sampled games against a strategy sigma (a :class:`Player`: a run, or
-any player of :mod:`solver.analysis.headtohead`). It keeps a **belief** over the histories
+any player of :mod:`spycfr.analysis.headtohead`). It keeps a **belief** over the histories
 consistent with what it observed: every particle is a full state (with every seat's
 observation key), weighted by the probability that chance and sigma give to the moves that
 lead there; after each move, every particle is replaced by those of its successors whose
@@ -23,7 +23,7 @@ the action of highest estimate (the first on ties).
 Why it bounds the exploitability: LBR is *some* strategy, so its expected payoff as seat i
 against sigma is at most the best response's, BR_i(sigma). Played half its games in each
 seat, its mean payoff estimates (u_1 + u_2) / 2 <= (BR_1 + BR_2) / 2 = NashConv / 2, the
-exploitability in :mod:`solver.exact.best_response`'s convention. The estimate is the real
+exploitability in :mod:`spycfr.exact.best_response`'s convention. The estimate is the real
 outcome of the games (the rollouts only choose moves; their optimism does not enter), with a
 95% interval (mean +- 1.96 standard errors of the two seats' means averaged). How close it
 comes to the exploitability depends on the rollouts; it is a lower bound, never an estimate
@@ -38,14 +38,14 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from solver.analysis.headtohead import Player, mean_ci, player_args, player_probs
-from solver.cfr.mccfr_kernels import advance_keys
-from solver.engine import protocol as P
-from solver.engine.playout import node_moves
-from solver.engine.rng import GOLDEN, combine_key, fmix, next_u64, root_key, sample, uniform
-from solver.errors import SpycfrError
-from solver.games import get_plugin
-from solver.tree import CHANCE, TERMINAL
+from spycfr.analysis.headtohead import Player, mean_ci, player_args, player_probs
+from spycfr.cfr.mccfr_kernels import advance_keys
+from spycfr.engine import protocol as P
+from spycfr.engine.playout import node_moves
+from spycfr.engine.rng import GOLDEN, combine_key, fmix, next_u64, root_key, sample, uniform
+from spycfr.errors import SpycfrError
+from spycfr.games import get_plugin
+from spycfr.tree import CHANCE, TERMINAL
 
 CHUNK = 25  # games per numba call (progress is reported between calls)
 SECOND_SEAT_SEED = 1 << 40  # the games with LBR as P2 draw from another stream

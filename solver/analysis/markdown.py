@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from solver.io import atomic_path
+from spycfr.io import atomic_path
 
 
 @dataclass

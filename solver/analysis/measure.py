@@ -11,7 +11,7 @@ exploitability (NashConv / 2). So B's mean payoff against the run bounds the
 exploitability from below; the bound here is the largest such mean over the opponents
 played, with the lower end of its 95% interval a statistical bound. The opponents are the
 uniform and heuristic players and, when asked (``lbr_games``), a local best response
-(:mod:`solver.analysis.lbr`), which reads its belief of the hidden information from the
+(:mod:`spycfr.analysis.lbr`), which reads its belief of the hidden information from the
 run's own strategy and so plays against it far better than a fixed heuristic.
 """
 
@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from solver.analysis.headtohead import head_to_head, player_from
-from solver.analysis.lbr import check_lbr_options, local_best_response
-from solver.errors import SpycfrError
-from solver.games import get_plugin, make_game
-from solver.io import write_json
-from solver.runs.lock import RunLock
-from solver.runs.store import RUN_JSON, read_run_meta, treeless_openings
+from spycfr.analysis.headtohead import head_to_head, player_from
+from spycfr.analysis.lbr import check_lbr_options, local_best_response
+from spycfr.errors import SpycfrError
+from spycfr.games import get_plugin, make_game
+from spycfr.io import write_json
+from spycfr.runs.lock import RunLock
+from spycfr.runs.store import RUN_JSON, read_run_meta, treeless_openings
 
 LOWER_BOUND_METHOD = (
     "the best mean payoff of the measured opponents (uniform, the heuristic players and, when "

@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from solver.exact.best_response import best_response_values, infoset_values
-from solver.games import feature, make_variant, tree_labels
-from solver.games.plugin import Openings
-from solver.tree import Tree
+from spycfr.exact.best_response import best_response_values, infoset_values
+from spycfr.games import feature, make_variant, tree_labels
+from spycfr.games.plugin import Openings
+from spycfr.tree import Tree
 
 SHOWN = 0.005  # openings played at least this often are "played" in the words
 
@@ -61,7 +61,7 @@ def openings_table(tree: Tree, strategy: np.ndarray, meta: dict | None = None) -
     """One row per (player, context, opening move), ranked by best-response value within
     each player and context, ties (``loss`` within ``tolerance``) sharing a rank. ``meta``:
     the run's exploitability and best-response values (computed here when not given)."""
-    from solver.analysis.query import tie_tolerance
+    from spycfr.analysis.query import tie_tolerance
 
     spec = openings_spec(tree.game)
     _, labels = tree_labels(tree)
@@ -91,7 +91,7 @@ def openings_table(tree: Tree, strategy: np.ndarray, meta: dict | None = None) -
 
 def _accuracy(tree: Tree, strategy: np.ndarray) -> dict:
     """The run's exploitability (what the tie tolerance needs), computed exactly."""
-    from solver.exact.best_response import exploitability
+    from spycfr.exact.best_response import exploitability
 
     return {"exploitability": exploitability(tree, strategy)}
 

@@ -3,7 +3,7 @@
 The program deals chance and samples its own moves from the run's strategy (seeded), and
 shows the player only what that seat sees: its view of the record in the game's notation,
 in words where the game has a record notation, else its information-state key. It runs on
-the game's Python states (:mod:`solver.engine.states`), so it plays every game of the
+the game's Python states (:mod:`spycfr.engine.states`), so it plays every game of the
 registry. A tree run's strategy is read on its tree; a Monte-Carlo CFR run without a tree
 plays its average strategy from its checkpoint (``MCCFRSolver.policy_at``).
 
@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solver.engine.states import CHANCE_PLAYER
-from solver.errors import RecordError, SpycfrError
-from solver.games import get_plugin, make_game
-from solver.tree import Tree
+from spycfr.engine.states import CHANCE_PLAYER
+from spycfr.errors import RecordError, SpycfrError
+from spycfr.games import get_plugin, make_game
+from spycfr.tree import Tree
 
 SEATS = ("P1", "P2")
 QUIT = ("quit", "q", "exit")
@@ -63,13 +63,13 @@ class Decision:
 
 def load_opponent(run_dir: str) -> Opponent:
     """The strategy of a run directory: a tree run, or an MCCFR run from its checkpoint."""
-    from solver.runs.store import is_treeless, load_run, read_run_meta
+    from spycfr.runs.store import is_treeless, load_run, read_run_meta
 
     meta = read_run_meta(run_dir)
     if not is_treeless(meta):
         run = load_run(run_dir)
         return Opponent(run.meta, run.tree, run.strategy)
-    from solver.runs.solve import load_sampled_solver
+    from spycfr.runs.solve import load_sampled_solver
 
     solver = load_sampled_solver(run_dir)
     return Opponent(meta, solver=solver)
@@ -190,8 +190,8 @@ def review(opp: Opponent, seat: int, decisions: list[Decision]) -> list[dict]:
     if opp.tree is None:
         return [{"move": d.move, "view": d.view, "probability": _sampled_prob(opp, d, seat)}
                 for d in decisions]
-    from solver.analysis.query import tie_tolerance
-    from solver.exact.best_response import best_response_values, infoset_values
+    from spycfr.analysis.query import tie_tolerance
+    from spycfr.exact.best_response import best_response_values, infoset_values
 
     tree, strategy = opp.tree, opp.strategy
     cfv, reach, opp_reach = infoset_values(tree, strategy)

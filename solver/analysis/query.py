@@ -15,13 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.engine.labels import state_at
-from solver.errors import RecordError, SpycfrError
-from solver.exact.best_response import best_response_values, infoset_values
-from solver.formats.strategy_table import read_table, strategy_from_table
-from solver.games import feature, game_of_tree, make_variant, tree_labels
-from solver.runs.store import Run, load_run
-from solver.tree import Tree
+from spycfr.engine.labels import state_at
+from spycfr.errors import RecordError, SpycfrError
+from spycfr.exact.best_response import best_response_values, infoset_values
+from spycfr.formats.strategy_table import read_table, strategy_from_table
+from spycfr.games import feature, game_of_tree, make_variant, tree_labels
+from spycfr.runs.store import Run, load_run
+from spycfr.tree import Tree
 
 PLAYERS = {"P1": 0, "P2": 1}
 OFF_PATH = 1e-6  # below this reach probability a position is off the equilibrium path
@@ -296,8 +296,8 @@ SAMPLED_SOURCE = ("the average strategy of a sampled run (Monte-Carlo CFR) in th
 def sampled_query(run_dir: str | Path, player: int, record: str) -> dict:
     """``player``'s moves at the position of its view ``record`` in a run sampled without a
     tree: the average strategy's probabilities, read by the information abstraction."""
-    from solver.runs.solve import load_sampled_solver
-    from solver.runs.store import read_run_meta
+    from spycfr.runs.solve import load_sampled_solver
+    from spycfr.runs.store import read_run_meta
 
     meta = read_run_meta(run_dir)
     if not meta["config"].get("abstraction"):

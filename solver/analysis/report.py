@@ -1,7 +1,7 @@
 """Strategy report of a run: a markdown document with PNG figures that a player can read.
 
 Every number is computed exactly on the run's tree under its average strategy: value and
-best responses (:mod:`solver.exact.best_response`), convergence, and the game's own
+best responses (:mod:`spycfr.exact.best_response`), convergence, and the game's own
 sections (its plug-in's ``report_sections``, e.g. Agent Hunter's openings and play);
 games without sections get a generic table of how often each action is taken. Values are
 always given with the strategy's exploitability, the only honest measure of how far they
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from solver.analysis.markdown import (
+from spycfr.analysis.markdown import (
     Doc,
     fmt_eps,
     md_table,
@@ -28,13 +28,13 @@ from solver.analysis.markdown import (
     signed,
     value_decimals,
 )
-from solver.analysis.openings import openings_table
-from solver.errors import SpycfrError
-from solver.exact.best_response import best_response, expected_value, infoset_values
-from solver.games import get_plugin, tree_labels
-from solver.io import write_text
-from solver.runs.store import Run
-from solver.tree import Tree
+from spycfr.analysis.openings import openings_table
+from spycfr.errors import SpycfrError
+from spycfr.exact.best_response import best_response, expected_value, infoset_values
+from spycfr.games import get_plugin, tree_labels
+from spycfr.io import write_text
+from spycfr.runs.store import Run
+from spycfr.tree import Tree
 
 PLAYERS = ("P1", "P2")
 SMALL_GAME_INFOSETS = 40  # up to this many infosets, a report lists the whole strategy

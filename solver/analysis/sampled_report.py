@@ -1,6 +1,6 @@
 """Report of a run sampled without a tree (Monte-Carlo CFR on a game too big to enumerate):
 what was run, what was measured (head to head, the lower bound it implies, the openings'
-stability, from run.json's ``measured``: :mod:`solver.analysis.measure`) and the most
+stability, from run.json's ``measured``: :mod:`spycfr.analysis.measure`) and the most
 played openings. No value or exploitability can be computed: the report says "unknown"
 and what was measured instead.
 """
@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solver.analysis.markdown import Doc, md_table, pct, signed
-from solver.analysis.openings import openings_spec, treeless_table
-from solver.analysis.report import ALGORITHM_NAMES, variant_words
-from solver.errors import SpycfrError
-from solver.games import get_plugin
-from solver.io import write_text
-from solver.runs.solve import bound_shortfall
-from solver.runs.store import treeless_openings
+from spycfr.analysis.markdown import Doc, md_table, pct, signed
+from spycfr.analysis.openings import openings_spec, treeless_table
+from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
+from spycfr.errors import SpycfrError
+from spycfr.games import get_plugin
+from spycfr.io import write_text
+from spycfr.runs.solve import bound_shortfall
+from spycfr.runs.store import treeless_openings
 
 TOP = 10  # openings listed per player (per situation)
 

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.errors import SpycfrError
-from solver.games import feature, get_plugin, make_variant, tree_labels
-from solver.io import write_text
-from solver.runs.source import game_tree
-from solver.tree import Tree
-from solver.tree.passes import backward_values, forward_reach
+from spycfr.errors import SpycfrError
+from spycfr.games import feature, get_plugin, make_variant, tree_labels
+from spycfr.io import write_text
+from spycfr.runs.source import game_tree
+from spycfr.tree import Tree
+from spycfr.tree.passes import backward_values, forward_reach
 
 SOURCE = ("the run's TMECor plans (team_plans.npz): a mixture of joint pure plans the team "
           "agreed on before the game, restricted to those consistent with this view")

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from solver.errors import MemoryLimitReached, SpycfrError
+from spycfr.errors import MemoryLimitReached, SpycfrError
 
 DEFAULT_ITERATIONS = 1000
 

@@ -3,7 +3,7 @@
 The tree goes to the GPU renumbered breadth-first (each depth one contiguous range, children
 still contiguous), so a pass over the tree is one kernel launch per depth over coalesced
 arrays. Regrets are summed per infoset over its nodes listed in the CPU's node order, so
-each sum adds in the CPU's order; :mod:`solver.cfr.gpu_kernels` does each operation as the
+each sum adds in the CPU's order; :mod:`spycfr.cfr.gpu_kernels` does each operation as the
 CPU does. The exploitability (the best response of each player) runs on the GPU too.
 
 numba.cuda is imported only when a GPU is asked for (``--device gpu|auto``); under
@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.cfr.kernels import iteration_factors
-from solver.cfr.solver import CFRSolver
-from solver.errors import SpycfrError
-from solver.tree import Tree
+from spycfr.cfr.kernels import iteration_factors
+from spycfr.cfr.solver import CFRSolver
+from spycfr.errors import SpycfrError
+from spycfr.tree import Tree
 
 DEVICES = ("cpu", "gpu", "auto")
 THREADS = 256  # threads per block
@@ -29,7 +29,7 @@ INSTALL_HINT = "install numba-cuda (pip install 'spycfr[gpu]') on a machine with
 def gpu_unavailable() -> str | None:
     """Why the GPU backend cannot run here, or None when it can."""
     try:
-        from solver.cfr.gpu_kernels import cuda
+        from spycfr.cfr.gpu_kernels import cuda
     except Exception as exc:  # noqa: BLE001 - any import failure means: no GPU backend
         return f"numba.cuda cannot be imported ({str(exc).splitlines()[0][:200]})"
     try:
@@ -172,7 +172,7 @@ def _levels_at_depths(level, depth_start, max_level):
 
 
 class _BestResponsePlan:
-    """Player p's best-response schedule (as solver.exact.best_response buckets it): per
+    """Player p's best-response schedule (as spycfr.exact.best_response buckets it): per
     decision level, deepest first, the level's infosets, then its nodes depth by depth."""
 
     def __init__(self, cuda, fc, nc, pl, depth_start, node_start, node_list, infosets, p):
@@ -209,7 +209,7 @@ def device_bytes(tree: Tree, predictive: bool) -> int:
 class GPUCFRSolver(CFRSolver):
     """:class:`CFRSolver` with the iterations and the exploitability on a CUDA GPU.
 
-    The tables live on the GPU as flat cells (see :mod:`solver.cfr.gpu_kernels`); the host's
+    The tables live on the GPU as flat cells (see :mod:`spycfr.cfr.gpu_kernels`); the host's
     (infosets, max actions) copies ``R``, ``S``, ``sigma``, ``m`` are brought up to date by
     :meth:`state_dict` and :meth:`sync`. Results equal the CPU solver's bit for bit.
     """
@@ -220,7 +220,7 @@ class GPUCFRSolver(CFRSolver):
         why = gpu_unavailable()
         if why is not None:
             raise SpycfrError(f"the GPU solver cannot run: {why}; {INSTALL_HINT}")
-        from solver.cfr import gpu_kernels as K
+        from spycfr.cfr import gpu_kernels as K
 
         super().__init__(tree, algorithm, alpha, beta, gamma, alternating)
         self._K, cuda = K, K.cuda
@@ -383,7 +383,7 @@ class GPUCFRSolver(CFRSolver):
 
     def best_response_value(self, strategy, p: int) -> float:
         """Player p's best-response value against ``strategy`` (a profile's flat cells on the
-        GPU), as solver.exact.best_response.best_response computes it."""
+        GPU), as spycfr.exact.best_response.best_response computes it."""
         K, ds, plan = self._K, self._depth_start, self._br[p]
         # Scratch: the next forward pass rewrites them (the root's reach stays 1 for CFR and
         # is the root's opponent reach here; its value is put back to 1 at the end).
@@ -417,7 +417,7 @@ class GPUCFRSolver(CFRSolver):
 
     def profile_values(self) -> tuple[float, float, float]:
         """(P1's best-response value, P2's, P1's expected value) of the average strategy,
-        as solver.exact.best_response computes them."""
+        as spycfr.exact.best_response computes them."""
         avg = self._device_average()
         br = (self.best_response_value(avg, 0), self.best_response_value(avg, 1))
         self._backward(-1, avg)  # non-terminal values are scratch

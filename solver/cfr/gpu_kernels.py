@@ -1,5 +1,5 @@
 """numba.cuda kernels of the CFR family and of the best response, on the breadth-first tree
-of :mod:`solver.cfr.gpu` (imported only when a GPU run is asked for: it imports numba.cuda).
+of :mod:`spycfr.cfr.gpu` (imported only when a GPU run is asked for: it imports numba.cuda).
 
 Every kernel repeats the floating-point operations of its CPU twin (solver/cfr/kernels.py,
 solver/tree/passes.py, solver/exact/best_response.py) in the same order, with correctly
@@ -24,7 +24,7 @@ if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still calls np.row_stack (go
 
 from numba import config, cuda  # noqa: E402
 
-from solver.tree import CHANCE  # noqa: E402
+from spycfr.tree import CHANCE  # noqa: E402
 
 # A pass launches one kernel per depth of the tree, small depths included: numba's warning
 # that such a grid cannot fill the GPU says nothing to a solver's user.
@@ -88,7 +88,7 @@ def forward_level(lo, hi, first_child, num_children, node_player, node_cell, cha
 
 @cuda.jit(device=True)
 def child_average(player, s, j, k, chance_prob, sigma, values):
-    """The children's average of solver.tree.passes.backward_values."""
+    """The children's average of spycfr.tree.passes.backward_values."""
     acc = 0.0
     if player == CHANCE:
         for a in range(k):
@@ -120,7 +120,7 @@ def backward_level(lo, hi, first_child, num_children, node_player, node_cell, ch
 @cuda.jit(device=True)
 def update_infoset(o, k, w, R, S, sigma, m, inst, floor, discount, predictive, pos_factor,
                    neg_factor, sum_factor):
-    """solver.cfr.kernels.update_player's step on one infoset, switch for switch (keep the two
+    """spycfr.cfr.kernels.update_player's step on one infoset, switch for switch (keep the two
     in step), on the infoset whose cells start at o."""
     if w != 0.0:
         for a in range(k):
@@ -188,7 +188,7 @@ def regrets_and_update(lo, hi, infosets, node_start, node_list, first_child, num
 
 @cuda.jit(cache=True)
 def average_strategy(S, infoset_num_actions, cell_start, out):
-    """solver.cfr.kernels.average_strategy, one thread per infoset."""
+    """spycfr.cfr.kernels.average_strategy, one thread per infoset."""
     j = cuda.grid(1)
     if j >= infoset_num_actions.shape[0]:
         return
@@ -205,7 +205,7 @@ def average_strategy(S, infoset_num_actions, cell_start, out):
             out[o + a] = 1.0 / k
 
 
-# --- best response (solver.exact.best_response._best_response) -------------------------------
+# --- best response (spycfr.exact.best_response._best_response) -------------------------------
 
 
 @cuda.jit(cache=True)

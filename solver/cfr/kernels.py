@@ -1,4 +1,4 @@
-"""Numba kernels of the CFR family over the flat :class:`~solver.tree.Tree` arrays.
+"""Numba kernels of the CFR family over the flat :class:`~spycfr.tree.Tree` arrays.
 
 One kernel family covers every algorithm (see ``notes/algorithms.md``); the
 algorithm is a handful of numeric switches (:func:`algorithm_params`). An
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.tree.passes import backward_values, forward_reach
+from spycfr.tree.passes import backward_values, forward_reach
 
 ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "hs-pcfr+")
 

@@ -1,7 +1,7 @@
 """Monte-Carlo CFR (external and outcome sampling) straight on a game's numba rules.
 
 No tree is built: every iteration walks sampled trajectories through the game protocol
-(:mod:`solver.engine.protocol`; the kernels are in :mod:`solver.cfr.mccfr_kernels`), so
+(:mod:`spycfr.engine.protocol`; the kernels are in :mod:`spycfr.cfr.mccfr_kernels`), so
 variants far too large to enumerate can be run. On variants that can be enumerated, the
 average strategy maps onto the tree (:func:`strategy_on_tree`) for an exact
 exploitability. The random generator's state is part of the checkpoint, so a resumed run
@@ -15,8 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from solver.cfr.driver import SolveResult, drive
-from solver.cfr.mccfr_kernels import (
+from spycfr.cfr.driver import SolveResult, drive
+from spycfr.cfr.mccfr_kernels import (
     C_FROZEN,
     C_NINF,
     C_NODES,
@@ -44,15 +44,15 @@ from solver.cfr.mccfr_kernels import (
     tree_keys,
     tree_strategy,
 )
-from solver.engine import protocol
-from solver.engine.hashmap import hm_get, hm_grown, hm_has_room, hm_new
-from solver.engine.playout import game_bounds
-from solver.engine.rng import new_rng
-from solver.errors import MemoryLimitReached, SpycfrError
-from solver.exact.best_response import exploitability
-from solver.games import get_plugin
-from solver.memory import rss_bytes
-from solver.tree import Tree
+from spycfr.engine import protocol
+from spycfr.engine.hashmap import hm_get, hm_grown, hm_has_room, hm_new
+from spycfr.engine.playout import game_bounds
+from spycfr.engine.rng import new_rng
+from spycfr.errors import MemoryLimitReached, SpycfrError
+from spycfr.exact.best_response import exploitability
+from spycfr.games import get_plugin
+from spycfr.memory import rss_bytes
+from spycfr.tree import Tree
 
 SCHEMES = ("external", "outcome")
 WHEN_FULL = ("stop", "freeze")  # what a run does at its memory limit
@@ -84,7 +84,7 @@ def estimate_es_nodes(game, probes: int = 200, seed: int = 0,
 
 
 class MCCFRSolver:
-    """External- or outcome-sampling MCCFR on a game (from :func:`solver.games.make_game`),
+    """External- or outcome-sampling MCCFR on a game (from :func:`spycfr.games.make_game`),
     no tree needed.
 
     ``epsilon`` is outcome sampling's exploration (ignored by external sampling).
@@ -506,9 +506,9 @@ def _resized(a: np.ndarray, n: int) -> np.ndarray:
 def strategy_on_tree(solver: MCCFRSolver, tree: Tree) -> np.ndarray:
     """float64[n_infosets, max_actions]: ``solver``'s average strategy on an enumerated tree.
 
-    ``tree`` must be the same game and variant (:func:`solver.games.build_tree`); infosets
+    ``tree`` must be the same game and variant (:func:`spycfr.games.build_tree`); infosets
     MCCFR never visited get the uniform strategy. Lets the exact exploitability of an MCCFR
-    run be measured with :func:`solver.exact.best_response.exploitability` on small variants.
+    run be measured with :func:`spycfr.exact.best_response.exploitability` on small variants.
     """
     return _on_tree(solver, tree, solver._ssum, True)
 

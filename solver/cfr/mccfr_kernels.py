@@ -1,12 +1,12 @@
 """Numba kernels of Monte-Carlo CFR, generic over the game protocol (compiled per game).
 
 An infoset is keyed by a 63-bit hash of the acting seat's observation sequence
-(:mod:`solver.engine.rng`); by perfect recall this is exactly the enumerator's infoset,
+(:mod:`spycfr.engine.rng`); by perfect recall this is exactly the enumerator's infoset,
 up to hash collisions (about n**2 / 2**64 for n infosets).
 
 Storage is a flat pool: an infoset gets a row of exactly its action count in the
 ``regret`` and ``ssum`` pools on first visit (offset ``inf_off``), so wide rows (720
-placements) do not inflate the many small ones; a hash map (:mod:`solver.engine.hashmap`)
+placements) do not inflate the many small ones; a hash map (:mod:`spycfr.engine.hashmap`)
 maps key -> infoset id.
 
 Schemes (Lanctot et al. 2009; alternating updates: team 0's traversal then team 1's, one
@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol as P
-from solver.engine.hashmap import (
+from spycfr.engine import protocol as P
+from spycfr.engine.hashmap import (
     hm_get,
     hm_get_or_put,
     hm_get_or_put_in_room,
@@ -37,8 +37,8 @@ from solver.engine.hashmap import (
     hm_has_room,
     hm_new,
 )
-from solver.engine.rng import ADD, combine_key, fmix, root_key, sample, uniform
-from solver.tree import CHANCE, TERMINAL
+from spycfr.engine.rng import ADD, combine_key, fmix, root_key, sample, uniform
+from spycfr.tree import CHANCE, TERMINAL
 
 # counts[] slots kept by the kernels.
 C_NINF = 0  # infosets stored

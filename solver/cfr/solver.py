@@ -9,12 +9,12 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
-from solver.cfr import kernels, threaded
-from solver.cfr.driver import SolveResult, drive
-from solver.cfr.kernels import ALGORITHMS, algorithm_params, discount_defaults
-from solver.errors import SpycfrError
-from solver.exact.best_response import exploitability
-from solver.tree import Tree
+from spycfr.cfr import kernels, threaded
+from spycfr.cfr.driver import SolveResult, drive
+from spycfr.cfr.kernels import ALGORITHMS, algorithm_params, discount_defaults
+from spycfr.errors import SpycfrError
+from spycfr.exact.best_response import exploitability
+from spycfr.tree import Tree
 
 
 class CFRSolver:
@@ -24,7 +24,7 @@ class CFRSolver:
     ``alternating=True`` updates P1 then P2 within an iteration (P2 already sees
     P1's new strategy); ``False`` updates both from the same traversal. ``alpha``, ``beta``,
     ``gamma`` left None take the algorithm's defaults (:func:`discount_defaults`).
-    ``threads`` > 1 runs the iterations on that many threads (:mod:`solver.cfr.threaded`), with
+    ``threads`` > 1 runs the iterations on that many threads (:mod:`spycfr.cfr.threaded`), with
     the same results bit for bit; a tree whose numbering does not allow it runs on one
     (``threads_note`` says why).
     """
@@ -189,7 +189,7 @@ class CFRSolver:
         progress: Callable[[int, float, float | None], None] | None = None,
     ) -> SolveResult:
         """Iterate until ``iterations`` more are done, the target is met or time runs out
-        (:func:`solver.cfr.driver.drive`); the exploitability is measured exactly every
+        (:func:`spycfr.cfr.driver.drive`); the exploitability is measured exactly every
         ``check_every`` iterations (default 100) and at the end."""
         if check_every is None:
             check_every = min(100, iterations) if iterations else 100

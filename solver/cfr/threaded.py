@@ -1,4 +1,4 @@
-"""Multi-threaded CPU kernels of the CFR family, bit-identical to :mod:`solver.cfr.kernels`.
+"""Multi-threaded CPU kernels of the CFR family, bit-identical to :mod:`spycfr.cfr.kernels`.
 
 The builders number a tree so that the descendants of every node form one contiguous range of
 ids right after its first child (checked by :func:`subtree_layout`). The passes split the tree
@@ -8,7 +8,7 @@ exactly what the sequential pass computes. Regrets are summed per infoset over i
 increasing id (the order the sequential kernel adds them), so each sum is bit for bit the same
 too; the infosets' updates are independent. numba's ``prange`` runs the subtrees and the
 infosets on ``numba.set_num_threads`` threads; each thread runs the sequential kernels' own
-functions (solver.tree.passes' ranges, solver.cfr.kernels' regrets and updates) on its part.
+functions (spycfr.tree.passes' ranges, spycfr.cfr.kernels' regrets and updates) on its part.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from solver.cfr import kernels
-from solver.cfr.kernels import iteration_factors
-from solver.tree.passes import backward_range, forward_range
+from spycfr.cfr import kernels
+from spycfr.cfr.kernels import iteration_factors
+from spycfr.tree.passes import backward_range, forward_range
 
 SUBTREES_PER_THREAD = 16  # load balance: subtrees differ in size
 CHUNKS = 1024  # the infosets' regrets and updates run in this many chunks (fewer if fewer)

@@ -9,7 +9,7 @@ observation codes the seat has received), child obs node = map[(parent obs node,
 a decision node's infoset is its mover's obs node, numbered at first discovery.
 
 Compiled once per game (the params type selects the game's rules, see
-:mod:`solver.engine.protocol`) and cached on disk.
+:mod:`spycfr.engine.protocol`) and cached on disk.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import time
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol as P
-from solver.engine.hashmap import EMPTY, hm_get_or_put_in_room, hm_grown, hm_has_room
-from solver.engine.playout import estimate_nodes, game_bounds
-from solver.errors import SpycfrError
-from solver.memory import MemoryBudget
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.engine import protocol as P
+from spycfr.engine.hashmap import EMPTY, hm_get_or_put_in_room, hm_grown, hm_has_room
+from spycfr.engine.playout import estimate_nodes, game_bounds
+from spycfr.errors import SpycfrError
+from spycfr.memory import MemoryBudget
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 # A safety net for runaway variants; memory is what --memory-limit (MemoryBudget) guards.
 DEFAULT_MAX_NODES = 2_000_000_000

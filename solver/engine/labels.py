@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.tree import Tree
+from spycfr.tree import Tree
 
 
 def infoset_labels(tree: Tree, game) -> tuple[list[str], list[list[str]]]:
     """(information-state key of the acting seat, action labels) for every infoset.
 
-    ``game`` is the tree's game as a :mod:`solver.engine.states` game. Replays the path to each
+    ``game`` is the tree's game as a :mod:`spycfr.engine.states` game. Replays the path to each
     ``infoset_node`` (one Python state per ancestor of an infoset node, visited in index
     order): meant for exports and analysis of trees of up to a few million nodes.
     """

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol as P
-from solver.engine.hashmap import hm_get_or_put, hm_new
-from solver.engine.rng import fmix
-from solver.tree import CHANCE, TERMINAL
+from spycfr.engine import protocol as P
+from spycfr.engine.hashmap import hm_get_or_put, hm_new
+from spycfr.engine.rng import fmix
+from spycfr.tree import CHANCE, TERMINAL
 
 
 @njit(cache=True, inline="always")

@@ -1,4 +1,4 @@
-"""The reference builder: a game's Python states (:mod:`solver.engine.states`) -> flat Tree.
+"""The reference builder: a game's Python states (:mod:`spycfr.engine.states`) -> flat Tree.
 
 Plain Python, breadth first (BFS keeps the children of a node contiguous), with infosets
 keyed by the information-state strings. Slow, and independent of the numba protocol:
@@ -12,9 +12,9 @@ from collections import deque
 
 import numpy as np
 
-from solver.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
-from solver.errors import SpycfrError
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
+from spycfr.errors import SpycfrError
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 
 def build_reference_tree(game) -> Tree:

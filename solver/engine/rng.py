@@ -3,7 +3,7 @@
 The generator state is one uint64 (an array of one, advanced in place), so a sampler's
 state is part of its checkpoint and a resumed run is bit-identical to an uninterrupted
 one. An information state is keyed by a 63-bit hash of the seat's observation sequence
-(the codes of :func:`solver.engine.protocol.observation`), folded from a per-seat root.
+(the codes of :func:`spycfr.engine.protocol.observation`), folded from a per-seat root.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The Python state protocol: a game as plain Python states, for the reference builder,
-labels and records (the fast path is the numba protocol of :mod:`solver.engine.protocol`).
+labels and records (the fast path is the numba protocol of :mod:`spycfr.engine.protocol`).
 
 A game is a factory of immutable-looking states. Chance nodes list their
 outcomes with explicit probabilities. Payoffs are zero-sum; ``returns()`` gives

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.tree import CHANCE, Tree
-from solver.tree.passes import backward_values, forward_reach
+from spycfr.tree import CHANCE, Tree
+from spycfr.tree.passes import backward_values, forward_reach
 
 
 @njit(cache=True)

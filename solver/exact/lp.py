@@ -17,8 +17,8 @@ from numba import njit
 from scipy import sparse
 from scipy.optimize import linprog
 
-from solver.errors import SpycfrError
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.errors import SpycfrError
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 MAX_LP_NODES = 2_000_000
 

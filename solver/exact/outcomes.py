@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.tree import TERMINAL, Tree
-from solver.tree.passes import forward_reach
+from spycfr.tree import TERMINAL, Tree
+from spycfr.tree.passes import forward_reach
 
 
 def outcome_stats(tree: Tree, strategy: np.ndarray) -> dict:

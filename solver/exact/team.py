@@ -31,8 +31,8 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from solver.errors import SpycfrError
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.errors import SpycfrError
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 MAX_TEAM_NODES = 500_000
 

@@ -19,9 +19,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from solver.errors import SpycfrError
-from solver.io import atomic_write
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.errors import SpycfrError
+from spycfr.io import atomic_write
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 MAX_EFG_NODES = 5_000_000  # ~50-100 bytes a node: a few hundred MB of text at most
 _CHUNK_LINES = 20_000
@@ -55,7 +55,7 @@ def default_title(tree: Tree) -> str:
 
 def _labels(tree: Tree) -> tuple[list[str], list[list[str]]]:
     """Infoset names and action labels; generic ones for a tree of no registered game."""
-    from solver.games import game_names, tree_labels
+    from spycfr.games import game_names, tree_labels
 
     if tree.infoset_keys is not None and tree.action_labels is not None or (
             tree.game in game_names()):

@@ -15,9 +15,9 @@ import sys
 
 import numpy as np
 
-from solver.errors import SpycfrError
-from solver.memory import MemoryBudget
-from solver.tree import CHANCE, TERMINAL, Tree
+from spycfr.errors import SpycfrError
+from spycfr.memory import MemoryBudget
+from spycfr.tree import CHANCE, TERMINAL, Tree
 
 DEFAULT_MAX_NODES = 5_000_000
 # Python lists of the walk per node (ints, floats and the list slots): measured about 180 B.

@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from solver.errors import SpycfrError
-from solver.games import tree_labels
-from solver.io import atomic_path, check_free_space
-from solver.tree import Tree
+from spycfr.errors import SpycfrError
+from spycfr.games import tree_labels
+from spycfr.io import atomic_path, check_free_space
+from spycfr.tree import Tree
 
 REQUIRED_COLUMNS = ("player", "infoset", "action", "probability")
 FORMATS = ("csv", "parquet", "json")

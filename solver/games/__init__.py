@@ -9,22 +9,22 @@ from __future__ import annotations
 
 import importlib
 
-from solver.engine import reference
-from solver.engine.enumerate import DEFAULT_MAX_NODES, enumerate_tree
-from solver.engine.labels import infoset_labels, state_at
-from solver.engine.playout import game_bounds
-from solver.errors import SpycfrError
-from solver.games.plugin import GamePlugin
-from solver.memory import MemoryBudget
-from solver.tree import Tree
+from spycfr.engine import reference
+from spycfr.engine.enumerate import DEFAULT_MAX_NODES, enumerate_tree
+from spycfr.engine.labels import infoset_labels, state_at
+from spycfr.engine.playout import game_bounds
+from spycfr.errors import SpycfrError
+from spycfr.games.plugin import GamePlugin
+from spycfr.memory import MemoryBudget
+from spycfr.tree import Tree
 
 _MODULES = {
-    "agent-hunter": "solver.games.agent_hunter",
-    "agent-avenue": "solver.games.agent_avenue",
-    "agent-double-double-agent": "solver.games.agent_double_double_agent",
-    "kuhn": "solver.games.kuhn",
-    "leduc": "solver.games.leduc",
-    "liars-dice": "solver.games.liars_dice",
+    "agent-hunter": "spycfr.games.agent_hunter",
+    "agent-avenue": "spycfr.games.agent_avenue",
+    "agent-double-double-agent": "spycfr.games.agent_double_double_agent",
+    "kuhn": "spycfr.games.kuhn",
+    "leduc": "spycfr.games.leduc",
+    "liars-dice": "spycfr.games.liars_dice",
 }
 
 
@@ -77,7 +77,7 @@ def make_variant(name: str, preset: str | None = None, params: dict | None = Non
 
 
 def make_game(name: str, preset: str | None = None, params: dict | None = None):
-    """The Python game (:mod:`solver.engine.states`) of ``name`` for a preset and/or parameters."""
+    """The Python game (:mod:`spycfr.engine.states`) of ``name`` for a preset and/or parameters."""
     plugin = get_plugin(name)
     return plugin.python_game(plugin.make_variant(preset, dict(params or {})))
 

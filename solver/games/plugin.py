@@ -2,7 +2,7 @@
 
 In the spirit of OpenSpiel's ``GameType``: generic code asks the record, never the game's
 name. A game module exposes ``PLUGIN = GamePlugin(...)``; registering its module path in
-:mod:`solver.games` is all it takes to appear in every command, engine and test suite.
+:mod:`spycfr.games` is all it takes to appear in every command, engine and test suite.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from solver.errors import RecordError, VariantError
+from spycfr.errors import RecordError, VariantError
 
 # Records are short lines of printable text: these bound what a malformed one can cost.
 MAX_RECORD_CHARS = 100_000
@@ -138,9 +138,9 @@ class GamePlugin:
 
     ``make_variant(preset, params)`` validates (VariantError naming the parameter, the value
     and what is allowed) and returns a variant object with ``as_dict()`` and
-    ``describe()``; ``python_game(variant)`` the game of :mod:`solver.engine.states` (labels,
+    ``describe()``; ``python_game(variant)`` the game of :mod:`spycfr.engine.states` (labels,
     records, the reference builder); ``numba_params(variant)`` the params record of the
-    numba protocol (:mod:`solver.engine.protocol`).
+    numba protocol (:mod:`spycfr.engine.protocol`).
     """
 
     name: str
@@ -168,14 +168,14 @@ class GamePlugin:
     records: RecordNotation | None = None
     openings: Openings | None = None
     # The game's report sections, as "module:function" (analysis code, loaded by the report):
-    # function(ctx) adds sections to a report (see solver.analysis.report.ReportContext).
+    # function(ctx) adds sections to a report (see spycfr.analysis.report.ReportContext).
     report_sections: str | None = None
     # pooled(variant): the same team variant with each team's information pooled (teammates
     # see each other's cards): one player with perfect recall per team, the bound of a team
     # that could talk; None if the game has no team variants.
     pooled: Callable[[Any], Any] | None = None
     # The game's sections of a team run's report, as "module:function" (analysis code):
-    # function(run) -> markdown lines (see solver.analysis.team.TeamRun).
+    # function(run) -> markdown lines (see spycfr.analysis.team.TeamRun).
     team_sections: str | None = None
 
     def describe_variant(self, variant: dict) -> str:

@@ -1,7 +1,7 @@
-"""Run directories: solve into one (:mod:`solver.runs.solve`), load it back
-(:mod:`solver.runs.store`)."""
+"""Run directories: solve into one (:mod:`spycfr.runs.solve`), load it back
+(:mod:`spycfr.runs.store`)."""
 
-from solver.runs.solve import SolveConfig, solve_run
-from solver.runs.store import Run, load_run, read_run_meta
+from spycfr.runs.solve import SolveConfig, solve_run
+from spycfr.runs.store import Run, load_run, read_run_meta
 
 __all__ = ["Run", "SolveConfig", "load_run", "read_run_meta", "solve_run"]

@@ -7,7 +7,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from solver.errors import SpycfrError
+from spycfr.errors import SpycfrError
 
 LOCK = ".spycfr.lock"
 

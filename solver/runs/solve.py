@@ -1,6 +1,6 @@
 """Solving into a run directory: configuration, the full-tree and Monte-Carlo engines,
 checkpoints every K iterations, bit-identical resume and Ctrl-C that keeps the last
-checkpoint (files: :mod:`solver.runs.store`)."""
+checkpoint (files: :mod:`spycfr.runs.store`)."""
 
 from __future__ import annotations
 
@@ -19,21 +19,21 @@ import numba
 import numpy as np
 import pandas as pd
 
-from solver import __version__
-from solver.cfr import CFRSolver
-from solver.cfr.driver import drive
-from solver.cfr.gpu import DEVICES, GPUCFRSolver, resolve_device
-from solver.cfr.kernels import ALGORITHMS, algorithm_params
-from solver.cfr.mccfr import REGRET_BOUND_KIND, MCCFRSolver, strategy_on_tree
-from solver.engine import protocol
-from solver.engine.labels import state_at
-from solver.engine.playout import estimate_nodes
-from solver.errors import Interrupted, SpycfrError, is_interrupt
-from solver.exact.best_response import best_response, expected_value, exploitability
-from solver.exact.lp import MAX_LP_NODES, solve_lp
-from solver.formats.strategy_table import DISK_BYTES_PER_ROW, write_table
-from solver.games import build_tree, foreign_kind, get_plugin, make_game
-from solver.io import (
+from spycfr import __version__
+from spycfr.cfr import CFRSolver
+from spycfr.cfr.driver import drive
+from spycfr.cfr.gpu import DEVICES, GPUCFRSolver, resolve_device
+from spycfr.cfr.kernels import ALGORITHMS, algorithm_params
+from spycfr.cfr.mccfr import REGRET_BOUND_KIND, MCCFRSolver, strategy_on_tree
+from spycfr.engine import protocol
+from spycfr.engine.labels import state_at
+from spycfr.engine.playout import estimate_nodes
+from spycfr.errors import Interrupted, SpycfrError, is_interrupt
+from spycfr.exact.best_response import best_response, expected_value, exploitability
+from spycfr.exact.lp import MAX_LP_NODES, solve_lp
+from spycfr.formats.strategy_table import DISK_BYTES_PER_ROW, write_table
+from spycfr.games import build_tree, foreign_kind, get_plugin, make_game
+from spycfr.io import (
     check_free_space,
     check_output_dir,
     remove_stale_temporaries,
@@ -41,10 +41,10 @@ from solver.io import (
     write_json,
     write_text,
 )
-from solver.memory import MemoryBudget, MemoryLimitError, peak_rss_bytes, rss_bytes
-from solver.runs.lock import RunLock
-from solver.runs.source import TREE_NPZ, game_tree, load_tree, save_tree
-from solver.runs.store import (
+from spycfr.memory import MemoryBudget, MemoryLimitError, peak_rss_bytes, rss_bytes
+from spycfr.runs.lock import RunLock
+from spycfr.runs.source import TREE_NPZ, game_tree, load_tree, save_tree
+from spycfr.runs.store import (
     CHECKPOINT,
     CONVERGENCE,
     OPENINGS_CSV,
@@ -59,9 +59,9 @@ from solver.runs.store import (
     save_checkpoint,
     strategy_run_table,
 )
-from solver.tree import Tree
+from spycfr.tree import Tree
 
-# Monte-Carlo CFR: algorithm name -> sampling scheme of solver.cfr.mccfr.
+# Monte-Carlo CFR: algorithm name -> sampling scheme of spycfr.cfr.mccfr.
 MCCFR_ALGORITHMS = {"es-mccfr": "external", "os-mccfr": "outcome"}
 DEFAULT_EPSILON = 0.6  # outcome sampling's exploration (OpenSpiel's default)
 # Variants whose estimated tree is at most this big are enumerated, so that an MCCFR
@@ -76,7 +76,7 @@ ENUMERABLE_NODES = 30_000_000
 # the regrets and sums (7 x 8 B; predictive CFR+ keeps two more).
 TREE_BYTES_PER_NODE = 34
 SOLVE_BYTES_PER_NODE = 80
-# Several threads (solver.cfr.threaded) add each infoset's list of its nodes (8 B per node).
+# Several threads (spycfr.cfr.threaded) add each infoset's list of its nodes (8 B per node).
 THREADED_BYTES_PER_NODE = 8
 # --threads auto uses every CPU from this many nodes on: below, one thread (Kuhn's 58 nodes
 # ran 3x slower on two threads than on one; Agent Hunter tiny's 7,339 2.4x faster).
@@ -122,7 +122,7 @@ class SolveConfig:
     preset: str | None
     params: dict
     algorithm: str = "cfr+"  # the library's; `spycfr solve` defaults to "auto"
-    alpha: float | None = None  # None: the algorithm's own (solver.cfr.kernels.discount_defaults)
+    alpha: float | None = None  # None: the algorithm's own (spycfr.cfr.kernels.discount_defaults)
     beta: float | None = None
     gamma: float | None = None
     alternating: bool = True
@@ -539,7 +539,7 @@ def _compile_elsewhere(config: SolveConfig) -> None:
     already full; a failed child changes nothing."""
     child = dict(config.__dict__, iterations=2, target_exploitability=None, time_limit=None,
                  check_every=1, memory_limit=None)
-    code = ("import json, sys\nfrom solver.runs import solve\n"
+    code = ("import json, sys\nfrom spycfr.runs import solve\n"
             "solve.ENUMERABLE_NODES = 0  # compiling needs no tree\n"
             "solve.solve_run(solve.SolveConfig(**json.loads(sys.argv[1])), out_dir=sys.argv[2])")
     try:

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.errors import SpycfrError
-from solver.formats.efg import tree_from_efg
-from solver.formats.openspiel import tree_from_openspiel
-from solver.games import OPENSPIEL_PREFIX, build_tree, foreign_kind, make_game
-from solver.io import save_npz
-from solver.memory import MemoryBudget
-from solver.tree import Tree
+from spycfr.errors import SpycfrError
+from spycfr.formats.efg import tree_from_efg
+from spycfr.formats.openspiel import tree_from_openspiel
+from spycfr.games import OPENSPIEL_PREFIX, build_tree, foreign_kind, make_game
+from spycfr.io import save_npz
+from spycfr.memory import MemoryBudget
+from spycfr.tree import Tree
 
 TREE_NPZ = "tree.npz"
 MAX_EFG_BYTES = 1 << 30

@@ -7,7 +7,7 @@ Layout of ``RUN_DIR``:
 - ``strategy.npz``: the average strategy as an exact float64 array (what the
   analysis commands load), with the tree fingerprint it belongs to.
 - ``strategy.parquet`` and ``strategy.csv``: the same strategy as a tidy table
-  (see :mod:`solver.formats.strategy_table`).
+  (see :mod:`spycfr.formats.strategy_table`).
 - ``convergence.csv``: iteration, seconds, exploitability.
 - ``tree.npz``: the tree, for a game read from an .efg file or OpenSpiel (built-in games'
   trees are rebuilt from their variant).
@@ -36,14 +36,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from solver import __version__
-from solver.errors import SpycfrError
-from solver.exact.best_response import infoset_values
-from solver.formats.strategy_table import strategy_table
-from solver.games import build_tree, foreign_kind, make_game, sample_labels
-from solver.io import atomic_path, write_text
-from solver.runs.source import TREE_NPZ, load_tree
-from solver.tree import Tree
+from spycfr import __version__
+from spycfr.errors import SpycfrError
+from spycfr.exact.best_response import infoset_values
+from spycfr.formats.strategy_table import strategy_table
+from spycfr.games import build_tree, foreign_kind, make_game, sample_labels
+from spycfr.io import atomic_path, write_text
+from spycfr.runs.source import TREE_NPZ, load_tree
+from spycfr.tree import Tree
 
 RUN_JSON = "run.json"
 CHECKPOINT = "checkpoint.npz"

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from solver import __version__
-from solver.exact.lp import solve_lp
-from solver.exact.team import TeamResult, solve_team
-from solver.games import get_plugin
-from solver.io import check_output_dir, save_npz, write_json
-from solver.runs.source import game_tree
-from solver.tree import Tree
+from spycfr import __version__
+from spycfr.exact.lp import solve_lp
+from spycfr.exact.team import TeamResult, solve_team
+from spycfr.games import get_plugin
+from spycfr.io import check_output_dir, save_npz, write_json
+from spycfr.runs.source import game_tree
+from spycfr.tree import Tree
 
 METHOD = ("TMECor (ex-ante coordinated team strategies) by double oracle column generation: "
           "master LP over joint pure plans (HiGHS), best-response oracle per team (one seat: "

@@ -7,7 +7,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from solver.errors import SpycfrError
+from spycfr.errors import SpycfrError
 
 MAX_VARIANTS = 10_000
 _RANGE = re.compile(r"^(-?\d+)\.\.(-?\d+)$")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from solver.analysis.markdown import md_table, pct, plural, save_figure, signed, value_decimals
-from solver.io import write_text
+from spycfr.analysis.markdown import md_table, pct, plural, save_figure, signed, value_decimals
+from spycfr.io import write_text
 
 
 def write_report(summary: dict, table: pd.DataFrame, out: Path) -> Path:

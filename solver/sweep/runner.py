@@ -22,18 +22,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from solver import __version__
-from solver.engine.playout import estimate_nodes
-from solver.errors import Interrupted, SpycfrError, is_interrupt
-from solver.exact.outcomes import outcome_stats
-from solver.formats.strategy_table import write_table
-from solver.games import get_plugin
-from solver.io import check_output_dir, write_json
-from solver.runs.lock import RunLock
-from solver.runs.solve import SolveConfig, solve_run
-from solver.runs.store import load_run
-from solver.sweep.grid import Cell, expand
-from solver.sweep.report import write_report
+from spycfr import __version__
+from spycfr.engine.playout import estimate_nodes
+from spycfr.errors import Interrupted, SpycfrError, is_interrupt
+from spycfr.exact.outcomes import outcome_stats
+from spycfr.formats.strategy_table import write_table
+from spycfr.games import get_plugin
+from spycfr.io import check_output_dir, write_json
+from spycfr.runs.lock import RunLock
+from spycfr.runs.solve import SolveConfig, solve_run
+from spycfr.runs.store import load_run
+from spycfr.sweep.grid import Cell, expand
+from spycfr.sweep.report import write_report
 
 SWEEP_JSON = "sweep.json"
 TABLE = "sweep"  # sweep.parquet and sweep.csv

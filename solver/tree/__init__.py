@@ -1,5 +1,5 @@
 """The flat-array game tree and the passes every solver shares (the bottom layer)."""
 
-from solver.tree.tree import CHANCE, TERMINAL, Tree
+from spycfr.tree.tree import CHANCE, TERMINAL, Tree
 
 __all__ = ["CHANCE", "TERMINAL", "Tree"]

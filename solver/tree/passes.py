@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from solver.tree.tree import CHANCE
+from spycfr.tree.tree import CHANCE
 
 
 @njit(cache=True)
@@ -26,7 +26,7 @@ def forward_reach(first_child, num_children, node_player, node_infoset, chance_p
 def forward_range(first_child, num_children, node_player, node_infoset, chance_prob, sigma, reach,
                   lo, hi):
     """The forward pass's step at the nodes lo .. hi - 1, in order: their children's reach
-    (the nodes' own reach must be known). solver.cfr.threaded runs it on subtrees."""
+    (the nodes' own reach must be known). spycfr.cfr.threaded runs it on subtrees."""
     for n in range(lo, hi):
         k = num_children[n]
         if k == 0:

@@ -114,12 +114,12 @@ class Tree:
 
 
 def _max_depth(first_child: np.ndarray, num_children: np.ndarray) -> int:
-    from solver.tree.kernels import max_depth
+    from spycfr.tree.kernels import max_depth
 
     return max_depth(first_child, num_children)
 
 
 def _parents(first_child: np.ndarray, num_children: np.ndarray) -> np.ndarray:
-    from solver.tree.kernels import parents
+    from spycfr.tree.kernels import parents
 
     return parents(first_child, num_children)

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from solver.games.agent_avenue import position as _position
-from solver.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
-from solver.games.agent_avenue.openings import group as _group
-from solver.games.agent_avenue.openings import opening_paths as _opening_paths
-from solver.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
-from solver.games.agent_avenue.variant import (
+from spycfr.games.agent_avenue import position as _position
+from spycfr.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
+from spycfr.games.agent_avenue.openings import group as _group
+from spycfr.games.agent_avenue.openings import opening_paths as _opening_paths
+from spycfr.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
+from spycfr.games.agent_avenue.variant import (
     PARAMETERS,
     PRESETS,
     TEAM_PRESETS,
     Variant,
     make_variant,
 )
-from solver.games.agent_avenue.variant import variant_words as _words
-from solver.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
+from spycfr.games.agent_avenue.variant import variant_words as _words
+from spycfr.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
 
 
 def make_game(preset: str | None = None, params: dict | None = None) -> AgentAvenueGame:
@@ -56,9 +56,9 @@ PLUGIN = GamePlugin(
     openings=Openings(paths=_paths, group=_group, group_name="move",
                       group_title="moves", what="first move", whats="first moves",
                       context_name="situation"),
-    report_sections="solver.games.agent_avenue.report:sections",
+    report_sections="spycfr.games.agent_avenue.report:sections",
     pooled=lambda variant: replace(variant, open_hands=1),
-    team_sections="solver.games.agent_avenue.report:team_sections",
+    team_sections="spycfr.games.agent_avenue.report:team_sections",
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",

@@ -29,11 +29,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol
-from solver.engine.rng import combine_key
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue.advanced_core import *  # noqa: F403  (the layout, re-exported)
-from solver.games.agent_avenue.advanced_core import (
+from spycfr.engine import protocol
+from spycfr.engine.rng import combine_key
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue.advanced_core import *  # noqa: F403  (the layout, re-exported)
+from spycfr.games.agent_avenue.advanced_core import (
     BMDECK,
     BMP,
     CARD,
@@ -90,8 +90,8 @@ from solver.games.agent_avenue.advanced_core import (
     owns,
     recruit_one,
 )
-from solver.games.agent_avenue.advanced_heuristic import heuristic_policy
-from solver.games.agent_avenue.rules import (
+from spycfr.games.agent_avenue.advanced_heuristic import heuristic_policy
+from spycfr.games.agent_avenue.rules import (
     ACTIVE,
     DECK,
     DECKSIZE,
@@ -110,7 +110,7 @@ from solver.games.agent_avenue.rules import (
     UP,
     WINNER,
 )
-from solver.tree import CHANCE, TERMINAL
+from spycfr.tree import CHANCE, TERMINAL
 
 # --- the contract ----------------------------------------------------------------------
 

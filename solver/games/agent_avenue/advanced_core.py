@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.games.agent_avenue.rules import DECKSIZE, GAP, HAND, HANDSIZE, PLAY
+from spycfr.games.agent_avenue.rules import DECKSIZE, GAP, HAND, HANDSIZE, PLAY
 
 # The agents' local indices: advanced mode has the full deck in the table order.
 DA, EN, CB, SA, DD, SE, SK, MO = range(8)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.games.agent_avenue.advanced_core import (
+from spycfr.games.agent_avenue.advanced_core import (
     BMP,
     CARD,
     CB,
@@ -33,7 +33,7 @@ from solver.games.agent_avenue.advanced_core import (
     owns,
     recruit_move,
 )
-from solver.games.agent_avenue.rules import (
+from spycfr.games.agent_avenue.rules import (
     ACTIVE,
     DISC,
     HAND,

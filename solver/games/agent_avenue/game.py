@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue import team_record
-from solver.games.agent_avenue.record import action_label, extend_view
-from solver.games.agent_avenue.variant import Variant
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue import team_record
+from spycfr.games.agent_avenue.record import action_label, extend_view
+from spycfr.games.agent_avenue.variant import Variant
 
 
 class AgentAvenueGame:

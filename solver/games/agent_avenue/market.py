@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from solver.games.agent_avenue import advanced as A
+from spycfr.games.agent_avenue import advanced as A
 
 CARDS = (  # (key, English name, kind), numbered 1..15 as in the spec's table
     ("DEVICE", "Distraction Device", "ongoing"),

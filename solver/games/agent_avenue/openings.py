@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue.record import draw_text
-from solver.games.agent_avenue.variant import Variant
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue.record import draw_text
+from spycfr.games.agent_avenue.variant import Variant
 
 
 def _outcomes(state: np.ndarray, params) -> list[int]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from solver.games.agent_avenue import market as M
-from solver.games.agent_avenue.openings import opening_paths as simple_paths
-from solver.games.agent_avenue.variant import Variant
+from spycfr.games.agent_avenue import market as M
+from spycfr.games.agent_avenue.openings import opening_paths as simple_paths
+from spycfr.games.agent_avenue.variant import Variant
 
 # The supply of the tabulated openings: the first three cards (ongoing ones that only speed
 # up later recruits: no first-turn landing is worth more or less for them than for others).

@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.games.agent_avenue import advanced as A
-from solver.games.agent_avenue import market as M
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue import team_record as TR
-from solver.games.agent_avenue import team_rules as T
-from solver.games.agent_avenue.record import (
+from spycfr.games.agent_avenue import advanced as A
+from spycfr.games.agent_avenue import market as M
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue import team_record as TR
+from spycfr.games.agent_avenue import team_rules as T
+from spycfr.games.agent_avenue.record import (
     PLAYER_NAMES,
     Replay,
     action_label,
     replay,
     replay_view,
 )
-from solver.games.agent_avenue.variant import Variant
+from spycfr.games.agent_avenue.variant import Variant
 
 PHASES = {R.PH_DEAL0: "deal", R.PH_DEAL1: "deal", R.PH_PLAY: "play", R.PH_SWAP_DRAW: "swap draw",
           R.PH_REFILL: "draw", R.PH_RECRUIT: "recruit", R.PH_OVER: "over",

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.engine.playout import expand_consistent
-from solver.errors import RecordError
-from solver.games.agent_avenue import advanced as A
-from solver.games.agent_avenue import market as M
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue.variant import CODES, Variant
+from spycfr.engine.playout import expand_consistent
+from spycfr.errors import RecordError
+from spycfr.games.agent_avenue import advanced as A
+from spycfr.games.agent_avenue import market as M
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue.variant import CODES, Variant
 
 PLAYER_NAMES = ("P1", "P2")
 # cards (``EN.CB``, ``?.?``) and one card, shared with the team records

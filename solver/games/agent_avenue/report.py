@@ -18,13 +18,13 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from solver.analysis.markdown import Doc, fmt_eps, md_table, pct, save_figure, signed
-from solver.exact.best_response import node_values
-from solver.games import tree_labels
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue import team_rules as T
-from solver.games.agent_avenue.variant import make_variant
-from solver.tree import CHANCE, Tree
+from spycfr.analysis.markdown import Doc, fmt_eps, md_table, pct, save_figure, signed
+from spycfr.exact.best_response import node_values
+from spycfr.games import tree_labels
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue import team_rules as T
+from spycfr.games.agent_avenue.variant import make_variant
+from spycfr.tree import CHANCE, Tree
 
 PLAYERS = ("P1", "P2")
 ENDS = ("a catch", "three Codebreakers", "three Daredevils", "the deck running out")
@@ -338,7 +338,7 @@ def team_sections(run) -> list[str]:
     """How each team of two coordinates at equilibrium: who plays face up first, and its
     first turn for every pair of dealt hands (the run's plans, weighted by their
     probabilities and by how often each history arises)."""
-    from solver.analysis.team import plan_reach
+    from spycfr.analysis.team import plan_reach
 
     tree = run.tree
     variant = make_variant(None, run.meta["variant"])

@@ -1,7 +1,7 @@
 """Agent Avenue (simple mode) as numba rules of the game protocol (the only rules code).
 
 ``params`` is ``Variant.to_params()``, an :class:`AgentAvenueParams`; its type selects these
-rules in the generic engines (:mod:`solver.engine.protocol`, registered at the end).
+rules in the generic engines (:mod:`spycfr.engine.protocol`, registered at the end).
 Names are local indices 0..n-1 of the variant's agents, in the spec's table order.
 
 State layout (``np.int16[STATE_SIZE]``), 8 slots per name table:
@@ -28,9 +28,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol
-from solver.engine.rng import combine_key, root_key
-from solver.tree import CHANCE, TERMINAL
+from spycfr.engine import protocol
+from spycfr.engine.rng import combine_key, root_key
+from spycfr.tree import CHANCE, TERMINAL
 
 MAX_NAMES = 8
 HAND = 0

@@ -19,12 +19,12 @@ import re
 
 import numpy as np
 
-from solver.engine.playout import expand_consistent
-from solver.errors import RecordError
-from solver.games.agent_avenue import rules as R
-from solver.games.agent_avenue import team_rules as T
-from solver.games.agent_avenue.record import CARD_RE, CARDS_RE, RecordContext, Replay, draw_text
-from solver.games.agent_avenue.variant import Variant
+from spycfr.engine.playout import expand_consistent
+from spycfr.errors import RecordError
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue import team_rules as T
+from spycfr.games.agent_avenue.record import CARD_RE, CARDS_RE, RecordContext, Replay, draw_text
+from spycfr.games.agent_avenue.variant import Variant
 
 _TOKEN = re.compile(r"[Ss](\d):([A-Za-z]+):(.*)")
 _PAYLOAD = {

@@ -31,9 +31,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol
-from solver.games.agent_avenue import rules as R
-from solver.tree import CHANCE, TERMINAL
+from spycfr.engine import protocol
+from spycfr.games.agent_avenue import rules as R
+from spycfr.tree import CHANCE, TERMINAL
 
 DLEFT = 0  # + seat
 HANDSIZE = 4  # + seat

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.errors import VariantError
-from solver.games.agent_avenue import advanced, rules, team_rules
-from solver.games.agent_avenue.advanced import AgentAvenueAdvancedParams
-from solver.games.agent_avenue.rules import AgentAvenueParams
-from solver.games.agent_avenue.team_rules import AgentAvenueTeamParams
+from spycfr.errors import VariantError
+from spycfr.games.agent_avenue import advanced, rules, team_rules
+from spycfr.games.agent_avenue.advanced import AgentAvenueAdvancedParams
+from spycfr.games.agent_avenue.rules import AgentAvenueParams
+from spycfr.games.agent_avenue.team_rules import AgentAvenueTeamParams
 
 # The agents in the spec's table order, with their two-letter codes.
 CODES = ("DA", "EN", "CB", "SA", "DD", "SE", "SK", "MO")

@@ -3,11 +3,11 @@ datum a variant parameter; numba rules, Python states, records, openings, report
 
 from __future__ import annotations
 
-from solver.games.agent_double_double_agent import position as _position
-from solver.games.agent_double_double_agent import rules as R
-from solver.games.agent_double_double_agent.game import ADDAGame, ADDAState
-from solver.games.agent_double_double_agent.layout import T_LOYAL, code
-from solver.games.agent_double_double_agent.variant import (
+from spycfr.games.agent_double_double_agent import position as _position
+from spycfr.games.agent_double_double_agent import rules as R
+from spycfr.games.agent_double_double_agent.game import ADDAGame, ADDAState
+from spycfr.games.agent_double_double_agent.layout import T_LOYAL, code
+from spycfr.games.agent_double_double_agent.variant import (
     PARAMETERS,
     PRESETS,
     Variant,
@@ -15,7 +15,7 @@ from solver.games.agent_double_double_agent.variant import (
     payoff_unit,
     variant_words,
 )
-from solver.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
+from spycfr.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
 
 
 def make_game(preset: str | None = None, params: dict | None = None) -> ADDAGame:
@@ -64,7 +64,7 @@ PLUGIN = GamePlugin(
     openings=Openings(paths=_opening_paths, group=highest_places, group_name="highest",
                       group_title="places of the highest token", what="loyalty assignment",
                       whats="loyalty assignments"),
-    report_sections="solver.games.agent_double_double_agent.report:sections",
+    report_sections="spycfr.games.agent_double_double_agent.report:sections",
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "R", "ADDAGame", "ADDAState", "Variant",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.analysis.markdown import save_figure
+from spycfr.analysis.markdown import save_figure
 
 PLAYERS = ("P1", "P2")
 COLORS = ("#4C72B0", "#C44E52", "#BBBBBB")

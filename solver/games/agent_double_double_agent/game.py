@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.games.agent_double_double_agent import layout as L
-from solver.games.agent_double_double_agent import rules as R
-from solver.games.agent_double_double_agent.record import (
+from spycfr.games.agent_double_double_agent import layout as L
+from spycfr.games.agent_double_double_agent import rules as R
+from spycfr.games.agent_double_double_agent.record import (
     board_after,
     edge_token,
     empty_board,
     format_record,
 )
-from solver.games.agent_double_double_agent.variant import Variant
+from spycfr.games.agent_double_double_agent.variant import Variant
 
 
 class ADDAGame:

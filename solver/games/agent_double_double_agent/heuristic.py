@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.games.agent_double_double_agent.layout import (
+from spycfr.games.agent_double_double_agent.layout import (
     CNT,
     K_P,
     KIND_VALUE,

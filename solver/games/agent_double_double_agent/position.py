@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.games.agent_double_double_agent import layout as L
-from solver.games.agent_double_double_agent import rules as R
-from solver.games.agent_double_double_agent.record import (
+from spycfr.games.agent_double_double_agent import layout as L
+from spycfr.games.agent_double_double_agent import rules as R
+from spycfr.games.agent_double_double_agent.record import (
     PLAYER_NAMES,
     Replay,
     card_label,
     edge_token,
     replay,
 )
-from solver.games.agent_double_double_agent.variant import Variant
-from solver.games.agent_double_double_agent.view import replay_view_tokens
+from spycfr.games.agent_double_double_agent.variant import Variant
+from spycfr.games.agent_double_double_agent.view import replay_view_tokens
 
 
 def _agreed(values):

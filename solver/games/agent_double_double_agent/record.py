@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.errors import RecordError
-from solver.games.agent_double_double_agent import layout as L
-from solver.games.agent_double_double_agent import rules as R
-from solver.games.agent_double_double_agent.variant import Variant
+from spycfr.errors import RecordError
+from spycfr.games.agent_double_double_agent import layout as L
+from spycfr.games.agent_double_double_agent import rules as R
+from spycfr.games.agent_double_double_agent.variant import Variant
 
 PLAYER_NAMES = ("P1", "P2")
 HIDDEN_ZS = -L.BACK_ZS  # an opponent's face-down card whose face is not known (yet)
@@ -349,7 +349,7 @@ def replay(variant: Variant, text: str) -> Replay:
     toks = _tokens(text)
     viewer = viewer_of(toks)
     if viewer is not None:
-        from solver.games.agent_double_double_agent.view import replay_view_tokens
+        from spycfr.games.agent_double_double_agent.view import replay_view_tokens
 
         return replay_view_tokens(variant, toks, viewer)
     return _replay_full(variant, toks)

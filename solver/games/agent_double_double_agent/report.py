@@ -17,18 +17,18 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from solver.analysis.markdown import Doc, fmt_eps, md_table, pct, signed
-from solver.games.agent_double_double_agent import layout as L
-from solver.games.agent_double_double_agent import rules as R
-from solver.games.agent_double_double_agent.figures import agents_figure, loyalty_figure
-from solver.games.agent_double_double_agent.variant import (
+from spycfr.analysis.markdown import Doc, fmt_eps, md_table, pct, signed
+from spycfr.games.agent_double_double_agent import layout as L
+from spycfr.games.agent_double_double_agent import rules as R
+from spycfr.games.agent_double_double_agent.figures import agents_figure, loyalty_figure
+from spycfr.games.agent_double_double_agent.variant import (
     GAME,
     PRESETS,
     Variant,
     assumptions,
     make_variant,
 )
-from solver.tree import CHANCE, Tree
+from spycfr.tree import CHANCE, Tree
 
 PLAYERS = ("P1", "P2")
 ALTERNATIVE_NODES = 500_000  # alternatives are solved inside the report up to this tree size
@@ -333,10 +333,10 @@ def _alternatives(doc: Doc, tree: Tree, v: Variant, meta: dict, eps: float, dec:
                              "--target-exploitability 1e-4 --json`"] for s in starts[1:]],
                          "lrl") + "\n")
         return
-    from solver.cfr import CFRSolver
-    from solver.exact.best_response import expected_value
-    from solver.games import build_tree
-    from solver.games.agent_double_double_agent.game import ADDAGame
+    from spycfr.cfr import CFRSolver
+    from spycfr.exact.best_response import expected_value
+    from spycfr.games import build_tree
+    from spycfr.games.agent_double_double_agent.game import ADDAGame
 
     rows = [[v.start, signed(float(meta["value_p1"]), dec), fmt_eps(eps), "this run"]]
     for s in starts[1:]:

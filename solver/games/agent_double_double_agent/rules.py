@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol
-from solver.games.agent_double_double_agent.heuristic import heuristic_policy
-from solver.games.agent_double_double_agent.layout import (
+from spycfr.engine import protocol
+from spycfr.games.agent_double_double_agent.heuristic import heuristic_policy
+from spycfr.games.agent_double_double_agent.layout import (
     ACT,
     BACK_Q,
     CNT,
@@ -80,7 +80,7 @@ from solver.games.agent_double_double_agent.layout import (
     in_play,
     winner,
 )
-from solver.tree import CHANCE, TERMINAL
+from spycfr.tree import CHANCE, TERMINAL
 
 
 @njit(cache=True)

@@ -11,8 +11,8 @@ from functools import cached_property
 
 import numpy as np
 
-from solver.errors import VariantError
-from solver.games.agent_double_double_agent.layout import (
+from spycfr.errors import VariantError
+from spycfr.games.agent_double_double_agent.layout import (
     K_P,
     KIND_LABELS,
     KIND_VALUE,

@@ -15,10 +15,10 @@ from collections import Counter
 import numpy as np
 from numba import njit
 
-from solver.errors import SpycfrError
-from solver.games.agent_double_double_agent import layout as L
-from solver.games.agent_double_double_agent import rules as R
-from solver.games.agent_double_double_agent.record import (
+from spycfr.errors import SpycfrError
+from spycfr.games.agent_double_double_agent import layout as L
+from spycfr.games.agent_double_double_agent import rules as R
+from spycfr.games.agent_double_double_agent.record import (
     _RE,
     HIDDEN_Q,
     HIDDEN_ZS,
@@ -37,7 +37,7 @@ from solver.games.agent_double_double_agent.record import (
     parse_token,
     seen_kind,
 )
-from solver.games.agent_double_double_agent.variant import Variant
+from spycfr.games.agent_double_double_agent.variant import Variant
 
 MAX_CANDIDATES = 500_000
 ROWS_PER_CHUNK = 200_000

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from solver.games.agent_hunter import position as _position
-from solver.games.agent_hunter import registration as _registration  # noqa: F401 (registers)
-from solver.games.agent_hunter import rules as R
-from solver.games.agent_hunter.game import AgentHunterGame, AgentHunterState
-from solver.games.agent_hunter.heuristic import HEURISTIC_STYLES
-from solver.games.agent_hunter.variant import (
+from spycfr.games.agent_hunter import position as _position
+from spycfr.games.agent_hunter import registration as _registration  # noqa: F401 (registers)
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.game import AgentHunterGame, AgentHunterState
+from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES
+from spycfr.games.agent_hunter.variant import (
     PARAMETERS,
     PRESETS,
     Variant,
@@ -15,7 +15,7 @@ from solver.games.agent_hunter.variant import (
     payoff_unit,
     variant_words,
 )
-from solver.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
+from spycfr.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
 
 
 def make_game(preset: str | None = None, params: dict | None = None) -> AgentHunterGame:
@@ -61,7 +61,7 @@ PLUGIN = GamePlugin(
     ),
     openings=Openings(paths=_opening_paths, group=_card_set, group_name="cards",
                       group_title="card sets", what="placement", whats="placements"),
-    report_sections="solver.games.agent_hunter.report:sections",
+    report_sections="spycfr.games.agent_hunter.report:sections",
 )
 
 __all__ = [

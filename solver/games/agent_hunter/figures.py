@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from solver.analysis.markdown import save_figure, signed
-from solver.games.agent_hunter import rules as R
+from spycfr.analysis.markdown import save_figure, signed
+from spycfr.games.agent_hunter import rules as R
 
 TYPE_NAMES = ("placement", "hand attack", "switch", "house attack", "refill")
 TURN_TYPES = (R.T_HAND, R.T_SWITCH, R.T_HOUSE)

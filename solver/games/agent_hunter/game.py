@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.games.agent_hunter import rules as R
-from solver.games.agent_hunter.variant import Variant
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.variant import Variant
 
 
 class AgentHunterGame:
@@ -54,7 +54,7 @@ class AgentHunterState:
         return []
 
     def child(self, action: int) -> AgentHunterState:
-        from solver.games.agent_hunter.record import extend_view
+        from spycfr.games.agent_hunter.record import extend_view
 
         params = self.game.params
         out = np.empty(R.STATE_SIZE, dtype=np.int16)
@@ -74,13 +74,13 @@ class AgentHunterState:
 
     def record(self) -> str:
         """The full record so far."""
-        from solver.games.agent_hunter.record import format_record
+        from spycfr.games.agent_hunter.record import format_record
 
         return format_record(self.game.variant_obj, self.history)
 
     def action_label(self, action: int) -> str:
         """Record-like label: place:3-7-1, hand:5>2, switch:1=4>6@2, house:2=6>3, refill:5."""
-        from solver.games.agent_hunter.record import action_label
+        from spycfr.games.agent_hunter.record import action_label
 
         return action_label(self.array, self.game.params, action)
 

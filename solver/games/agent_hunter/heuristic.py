@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter import rules as R
 
 HEURISTIC_STYLES = ("hunter", "switcher", "prober")
 HUNTER, SWITCHER, PROBER = 0, 1, 2

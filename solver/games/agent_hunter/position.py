@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.games.agent_hunter import rules as R
-from solver.games.agent_hunter.record import (
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.record import (
     PLAYER_NAMES,
     Replay,
     action_label,
     replay,
     replay_view,
 )
-from solver.games.agent_hunter.variant import Variant
+from spycfr.games.agent_hunter.variant import Variant
 
 PHASE_NAMES = {R.PH_PLACE1: "placement", R.PH_PLACE2: "placement", R.PH_TURN: "turn",
                R.PH_REFILL_ATT: "refill", R.PH_REFILL_DEF: "refill", R.PH_OVER: "over"}

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.errors import RecordError
-from solver.games.agent_hunter import rules as R
-from solver.games.agent_hunter.variant import Variant
+from spycfr.errors import RecordError
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.variant import Variant
 
 ANSWERS = {R.ANS_LO: "lo", R.ANS_EQ: "eq", R.ANS_HI: "hi"}
 ANSWER_CODES = {v: k for k, v in ANSWERS.items()}

@@ -1,13 +1,13 @@
-"""Agent Hunter on the numba game protocol (:mod:`solver.engine.protocol`): the rules, the
+"""Agent Hunter on the numba game protocol (:mod:`spycfr.engine.protocol`): the rules, the
 information abstraction (rules.py) and the heuristic players (heuristic.py), registered for
 the params class; the package imports this module, so any import of the game registers it."""
 
 from __future__ import annotations
 
-from solver.engine import protocol
-from solver.games.agent_hunter import rules as R
-from solver.games.agent_hunter.heuristic import heuristic_policy, styled_heuristic
-from solver.tree import CHANCE
+from spycfr.engine import protocol
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.heuristic import heuristic_policy, styled_heuristic
+from spycfr.tree import CHANCE
 
 assert CHANCE not in (0, 1)  # the two players' codes of TO_MOVE
 protocol.register(

@@ -4,7 +4,7 @@ game is played at equilibrium, how attacks fare, and what each kind of move is w
 Every number is exact for the run's strategy on its tree: one numba depth-first pass
 replays the rules along every path of positive probability and accumulates, weighted by
 that probability, which moves are played at which turn, how attacks end and how games
-end. Called by the generic report (:mod:`solver.analysis.report`) through the plug-in.
+end. Called by the generic report (:mod:`spycfr.analysis.report`) through the plug-in.
 """
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from solver.analysis.markdown import Doc, fmt_eps, md_table, pct, signed
-from solver.analysis.openings import openings_by_group
-from solver.games.agent_hunter import rules as R
-from solver.games.agent_hunter.figures import (
+from spycfr.analysis.markdown import Doc, fmt_eps, md_table, pct, signed
+from spycfr.analysis.openings import openings_by_group
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.figures import (
     PLAYERS,
     TURN_TYPES,
     TYPE_NAMES,
     openings_figure,
     turns_figure,
 )
-from solver.games.agent_hunter.variant import make_variant
-from solver.tree import Tree
+from spycfr.games.agent_hunter.variant import make_variant
+from spycfr.tree import Tree
 
 TYPE_PLURALS = ("placements", "hand attacks", "switches", "house attacks", "refills")
 

@@ -3,7 +3,7 @@
 ``params`` is ``Variant.to_params()``, an :class:`AgentHunterParams` of six int64 =
 (cards N, houses K, decoys D, max_turns (0 = unbounded), decoy_rule (0 any, 1 switched),
 payoff (0 win, 1 margin)); its type selects these rules in the generic engines
-(:mod:`solver.engine.protocol`, registered in registration.py).
+(:mod:`spycfr.engine.protocol`, registered in registration.py).
 
 State layout (``np.int16[STATE_SIZE]``), per player p at offset ``p * PSTRIDE``:
 
@@ -46,8 +46,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.engine.rng import combine_key, root_key
-from solver.tree import TERMINAL
+from spycfr.engine.rng import combine_key, root_key
+from spycfr.tree import TERMINAL
 
 STATE_SIZE = 30
 PSTRIDE = 10

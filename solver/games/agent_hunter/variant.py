@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from solver.errors import VariantError
-from solver.games.agent_hunter.rules import AgentHunterParams
+from spycfr.errors import VariantError
+from spycfr.games.agent_hunter.rules import AgentHunterParams
 
 DECOY_RULES = ("any", "switched")
 PAYOFFS = ("win", "margin")

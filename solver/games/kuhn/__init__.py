@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.games.kuhn.game import BET, PASS, KuhnGame, KuhnState
-from solver.games.kuhn.rules import KuhnParams
-from solver.games.plugin import GamePlugin, no_parameters
+from spycfr.games.kuhn.game import BET, PASS, KuhnGame, KuhnState
+from spycfr.games.kuhn.rules import KuhnParams
+from spycfr.games.plugin import GamePlugin, no_parameters
 
 PLUGIN = GamePlugin(
     name="kuhn",

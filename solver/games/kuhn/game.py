@@ -8,8 +8,8 @@ Information-state strings are OpenSpiel's (card then the p/b betting string).
 
 from __future__ import annotations
 
-from solver.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
-from solver.games.plugin import NoParameters
+from spycfr.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
+from spycfr.games.plugin import NoParameters
 
 PASS, BET = 0, 1
 CARD_NAMES = ("J", "Q", "K")

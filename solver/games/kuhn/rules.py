@@ -1,4 +1,4 @@
-"""Kuhn poker as numba rules of the game protocol (:mod:`solver.engine.protocol`).
+"""Kuhn poker as numba rules of the game protocol (:mod:`spycfr.engine.protocol`).
 
 The same game as the Python reference (``game.py``, OpenSpiel's ``kuhn_poker``), with
 the same action and chance codes. State ``int16[5]``: P1's card, P2's card (-1 until
@@ -13,8 +13,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol
-from solver.tree import CHANCE, TERMINAL
+from spycfr.engine import protocol
+from spycfr.tree import CHANCE, TERMINAL
 
 CARD0 = 0
 CARD1 = 1

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.games.leduc.game import CALL, FOLD, RAISE, LeducGame, LeducState
-from solver.games.leduc.rules import LeducParams
-from solver.games.plugin import GamePlugin, no_parameters
+from spycfr.games.leduc.game import CALL, FOLD, RAISE, LeducGame, LeducState
+from spycfr.games.leduc.rules import LeducParams
+from spycfr.games.plugin import GamePlugin, no_parameters
 
 PLUGIN = GamePlugin(
     name="leduc",

@@ -11,8 +11,8 @@ information-state strings are OpenSpiel's, so strategies can be compared by key.
 
 from __future__ import annotations
 
-from solver.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
-from solver.games.plugin import NoParameters
+from spycfr.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
+from spycfr.games.plugin import NoParameters
 
 FOLD, CALL, RAISE = 0, 1, 2
 CARD_NAMES = ("J1", "J2", "Q1", "Q2", "K1", "K2")

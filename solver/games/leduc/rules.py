@@ -1,4 +1,4 @@
-"""Leduc poker as numba rules of the game protocol (:mod:`solver.engine.protocol`).
+"""Leduc poker as numba rules of the game protocol (:mod:`spycfr.engine.protocol`).
 
 The same game as the Python reference (``game.py``, OpenSpiel's ``leduc_poker``), with
 the same codes: cards 0-5 (rank = code // 2), actions 0 fold, 1 call/check, 2 raise.
@@ -13,8 +13,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol
-from solver.tree import CHANCE, TERMINAL
+from spycfr.engine import protocol
+from spycfr.tree import CHANCE, TERMINAL
 
 CUR = 0  # player to move, -1 for chance
 CALLS = 1

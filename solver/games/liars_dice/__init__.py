@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.games.liars_dice.game import LIAR, LiarsDiceGame, LiarsDiceState, unrank_bid
-from solver.games.liars_dice.rules import LiarsDiceParams
-from solver.games.plugin import GamePlugin, no_parameters
+from spycfr.games.liars_dice.game import LIAR, LiarsDiceGame, LiarsDiceState, unrank_bid
+from spycfr.games.liars_dice.rules import LiarsDiceParams
+from spycfr.games.plugin import GamePlugin, no_parameters
 
 PLUGIN = GamePlugin(
     name="liars-dice",

@@ -12,8 +12,8 @@ OpenSpiel's: the player's die then " q-f" per bid and " Liar".
 
 from __future__ import annotations
 
-from solver.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
-from solver.games.plugin import NoParameters
+from spycfr.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
+from spycfr.games.plugin import NoParameters
 
 NUM_PLAYERS = 2
 DICE_SIDES = 6

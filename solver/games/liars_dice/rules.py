@@ -14,8 +14,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.engine import protocol
-from solver.tree import CHANCE, TERMINAL
+from spycfr.engine import protocol
+from spycfr.tree import CHANCE, TERMINAL
 
 DIE0 = 0
 DIE1 = 1
