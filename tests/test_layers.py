@@ -16,10 +16,11 @@ GAMES = {p.name for p in (ROOT / "solver" / "games").iterdir()
 LAYERS = [
     ("spycfr", "spycfr.errors", "spycfr.io", "spycfr.memory", "spycfr._numba_cache"),  # utilities
     ("spycfr.tree",),  # the flat tree and the passes over it
-    ("spycfr.engine",),  # the numba game protocol and the generic engines
+    ("spycfr.engine", "spycfr.public.protocol"),  # the numba game protocols, generic engines
     ("spycfr.games",),  # the registry, the plug-in record and the games' rules
     ("spycfr.exact",),  # best response, exploitability, LP
-    ("spycfr.cfr", "spycfr.formats"),  # iterative solvers; strategy tables and .efg files
+    ("spycfr.cfr", "spycfr.public", "spycfr.formats"),  # iterative solvers (history and public
+    # trees); strategy tables and .efg files
     ("spycfr.runs",),  # run directories
     ("spycfr.analysis",),  # openings, query, reports (and the games' report sections)
     ("spycfr.sweep",),  # variant sweeps on Dask (runs and reports of many variants)

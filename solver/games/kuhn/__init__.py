@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from spycfr.games.kuhn import public  # noqa: F401  (registers the public-state model)
 from spycfr.games.kuhn.game import BET, PASS, KuhnGame, KuhnState
 from spycfr.games.kuhn.rules import KuhnParams
 from spycfr.games.plugin import GamePlugin, no_parameters
