@@ -21,6 +21,7 @@ LAYERS = [
     ("spycfr.exact",),  # best response, exploitability, LP
     ("spycfr.cfr", "spycfr.public", "spycfr.formats"),  # iterative solvers (history and public
     # trees); strategy tables and .efg files
+    ("spycfr.search",),  # belief tracking, safe re-solving, value functions (public tree)
     ("spycfr.runs",),  # run directories
     ("spycfr.analysis",),  # openings, query, reports (and the games' report sections)
     ("spycfr.sweep",),  # variant sweeps on Dask (runs and reports of many variants)
@@ -47,7 +48,7 @@ def _module(path: Path) -> str:
 def _layer(module: str) -> int:
     parts = module.split(".")
     if len(parts) >= 4 and parts[:2] == ["spycfr", "games"] and parts[3] in ANALYSIS_IN_GAMES:
-        return 7
+        return next(r for r, prefixes in enumerate(LAYERS) if "spycfr.analysis" in prefixes)
     best, best_len = None, -1
     for rank, prefixes in enumerate(LAYERS):
         for prefix in prefixes:

@@ -1,0 +1,113 @@
+"""Measuring a re-solving agent exactly (ReBeL's ``recursive_eval``, DeepStack's continual
+re-solving): re-solve at every public node where the agent moves, assemble the strategy it
+plays everywhere, then take a full best response on the public tree.
+
+The agent first solves the subgame at the game's root from the deal's prior (its plan). Then,
+walking down the public tree, at each of its decisions (and wherever the walk leaves the last
+subgame through a depth-limited leaf) it re-solves the subgame rooted there from its own range,
+tracked from the strategy it played, with the gadget fed the opponent's counterfactual values
+that the last solve computed at that node; the re-solve's root strategy is what it plays.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from spycfr.public.protocol import TERMINAL
+from spycfr.search import passes
+from spycfr.search.beliefs import step
+from spycfr.search.resolve import Solution, best_response_value, solve
+from spycfr.search.tree import LEAF, GameModel, Subtree, build
+from spycfr.search.values import ValueFunction
+
+
+@dataclass
+class Settings:
+    """How the agent searches: CFR+ iterations per re-solve (and for the first plan), the
+    subgame's depth in public edges (None: to the end of the game), the leaves' value
+    function, and whether re-solving is safe (the gadget) or starts from the opponent's range
+    as the last solve left it (unsafe)."""
+
+    iterations: int = 500
+    depth: int | None = None
+    value_function: ValueFunction | None = None
+    plan_iterations: int | None = None  # the first solve's (default: ``iterations``)
+    gadget: bool = True
+
+
+@dataclass
+class Assembled:
+    """The strategy a re-solving agent plays at every public node (rows of ``tree``, its own
+    seat's decisions), with the cost of making it."""
+
+    tree: Subtree
+    seat: int
+    strategy: np.ndarray
+    resolves: int = 0
+    seconds: float = 0.0
+    subgame_nodes: list[int] = field(default_factory=list)
+
+
+def assemble(full: Subtree, seat: int, settings: Settings) -> Assembled:
+    """Re-solve at every public node of ``full`` (the whole game's tree) where ``seat`` moves."""
+    game = full.game
+    opp = 1 - seat
+    strategy = np.zeros(full.row_kid.shape)
+    passes.uniform(full.kind, full.row, full.row_count, strategy)
+    out = Assembled(full, seat, strategy)
+    t0 = time.perf_counter()
+
+    def subgame(f: int) -> Subtree:
+        sub = build(game, full.pub[f], settings.depth)
+        out.subgame_nodes.append(sub.size)
+        return sub
+
+    plan = solve(subgame(0), game.weights, settings.plan_iterations or settings.iterations,
+                 settings.value_function)
+    stack: list[tuple[int, Solution, int, np.ndarray, bool]] = [
+        (0, plan, 0, game.weights[seat].copy(), True)]
+    while stack:
+        f, sol, s, mine, fresh = stack.pop()
+        k = full.kind[f]
+        if k == TERMINAL or not mine.any():
+            continue  # the agent never gets here: its play below does not matter
+        if not fresh and (k == seat or sol.tree.kind[s] == LEAF):
+            ranges = [None, None]
+            ranges[seat] = mine
+            if settings.gadget:
+                ranges[opp] = np.zeros(game.n[opp])
+                sol = solve(subgame(f), tuple(ranges), settings.iterations,
+                            settings.value_function, opp_values=sol.values[opp][s], opponent=opp)
+            else:
+                ranges[opp] = sol.reach[opp][s]
+                sol = solve(subgame(f), tuple(ranges), settings.iterations,
+                            settings.value_function)
+            out.resolves += 1
+            s = 0
+        rows = None
+        if k == seat:
+            rows = sol.strategy[sol.tree.row[s]]
+            strategy[full.row[f]] = rows
+        for c in range(full.count[f]):
+            stack.append((full.first[f] + c, sol, sol.tree.first[s] + c,
+                          step(full, f, seat, mine, rows, c), False))
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def exploitability(game: GameModel, settings: Settings, full: Subtree | None = None
+                   ) -> tuple[float, list[Assembled]]:
+    """The re-solving agent's exploitability (half the sum of both seats' best-response values
+    against it, playing each seat) and the two assembled strategies."""
+    full = build(game) if full is None else full
+    agents = [assemble(full, s, settings) for s in (0, 1)]
+    br = [best_response_value(full, agents[1 - s].strategy, s) for s in (0, 1)]
+    return (br[0] + br[1]) / 2, agents
+
+
+def profile_exploitability(full: Subtree, strategy: np.ndarray) -> float:
+    """Half the sum of both best responses' values against one profile (rows for both seats)."""
+    return (best_response_value(full, strategy, 0) + best_response_value(full, strategy, 1)) / 2

@@ -1,0 +1,160 @@
+"""Range-vector passes over a :class:`~spycfr.search.tree.Subtree` (numba, flat arrays).
+
+One seat at a time: ``forward`` writes the seat's reach at every node from its strategy,
+chance masks and private chance; ``backward`` writes the seat's counterfactual values from
+the other seat's reach (the seat's own decisions weighted by its strategy, or maximised for a
+best response); ``regrets`` applies one CFR+ update and accumulates the average strategy.
+Reach excludes public chance probabilities, which enter the values on the way up (so a node's
+values and reaches are those of the node taken as a root). Conventions as docs/public-tree.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from spycfr.public.protocol import CHANCE, PRIVATE_CHANCE, TERMINAL
+from spycfr.search.tree import LEAF
+
+
+@njit(cache=True)
+def forward(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
+            sigma, root_reach, r):
+    """``r[node, i]``: seat's reach of private state i at each node (``sigma`` its strategy
+    rows)."""
+    r[:, :] = 0.0
+    r[0, :] = root_reach
+    for n in range(kind.shape[0]):
+        k = kind[n]
+        f = first[n]
+        if k == TERMINAL or k == LEAF:
+            continue
+        if k == seat:
+            q = row[n]
+            for i in range(r.shape[1]):
+                x = r[n, i]
+                if x == 0.0:
+                    continue
+                for e in range(row_count[q, i]):
+                    r[f + row_kid[q, i, e], row_next[q, i, e]] += x * sigma[q, i, e]
+        elif k == PRIVATE_CHANCE + seat:
+            q = row[n]
+            for i in range(r.shape[1]):
+                x = r[n, i]
+                for e in range(row_count[q, i]):
+                    r[f, row_next[q, i, e]] += x * row_prob[q, i, e]
+        elif k == CHANCE:
+            for c in range(f, f + count[n]):
+                for i in range(r.shape[1]):
+                    r[c, i] = r[n, i] * mask[c, i]
+        else:  # the other seat's decision or private chance: seat's range passes unchanged
+            for c in range(f, f + count[n]):
+                r[c, :] = r[n, :]
+
+
+@njit(cache=True)
+def backward(seat, kind, first, count, prob, mask, row, row_kid, row_next, row_prob,
+             row_count, term, payoff, z, sigma, opp_reach, leaf_index, leaf_values, best, v):
+    """``v[node, i]``: seat's counterfactual value of private state i at each node, against
+    the other seat's reach ``opp_reach``; a best response where ``best``."""
+    for n in range(kind.shape[0] - 1, -1, -1):
+        k = kind[n]
+        f = first[n]
+        if k == TERMINAL:
+            t = term[n]
+            if seat == 0:
+                for i in range(v.shape[1]):
+                    acc = 0.0
+                    for j in range(opp_reach.shape[1]):
+                        acc += payoff[t, i, j] * opp_reach[n, j]
+                    v[n, i] = acc / z
+            else:
+                for j in range(v.shape[1]):
+                    acc = 0.0
+                    for i in range(opp_reach.shape[1]):
+                        acc -= payoff[t, i, j] * opp_reach[n, i]
+                    v[n, j] = acc / z
+        elif k == LEAF:
+            v[n, :] = leaf_values[leaf_index[n]]
+        elif k == seat:
+            q = row[n]
+            for i in range(v.shape[1]):
+                acc = -np.inf if best else 0.0
+                for e in range(row_count[q, i]):
+                    x = v[f + row_kid[q, i, e], row_next[q, i, e]]
+                    if best:
+                        acc = max(acc, x)
+                    else:
+                        acc += sigma[q, i, e] * x
+                v[n, i] = acc if row_count[q, i] > 0 else 0.0
+        elif k == PRIVATE_CHANCE + seat:
+            q = row[n]
+            for i in range(v.shape[1]):
+                acc = 0.0
+                for e in range(row_count[q, i]):
+                    acc += row_prob[q, i, e] * v[f, row_next[q, i, e]]
+                v[n, i] = acc
+        elif k == CHANCE:
+            v[n, :] = 0.0
+            for c in range(f, f + count[n]):
+                for i in range(v.shape[1]):
+                    v[n, i] += prob[c] * mask[c, i] * v[c, i]
+        else:
+            v[n, :] = 0.0
+            for c in range(f, f + count[n]):
+                v[n, :] += v[c, :]
+
+
+@njit(cache=True)
+def regrets(seat, kind, first, row, row_kid, row_next, row_count, v, reach, weight, regret,
+            sigma, avg):
+    """CFR+ at seat's decisions: regrets from ``v``, floored at 0; ``avg`` += weight * reach *
+    sigma; then ``sigma`` = regret matching on the new regrets."""
+    for n in range(kind.shape[0]):
+        if kind[n] != seat:
+            continue
+        q = row[n]
+        f = first[n]
+        for i in range(v.shape[1]):
+            m = row_count[q, i]
+            if m == 0:
+                continue
+            x = reach[n, i]
+            total = 0.0
+            for e in range(m):
+                avg[q, i, e] += weight * x * sigma[q, i, e]
+                g = regret[q, i, e] + v[f + row_kid[q, i, e], row_next[q, i, e]] - v[n, i]
+                g = max(g, 0.0)
+                regret[q, i, e] = g
+                total += g
+            for e in range(m):
+                sigma[q, i, e] = regret[q, i, e] / total if total > 0.0 else 1.0 / m
+
+
+@njit(cache=True)
+def uniform(kind, row, row_count, sigma):
+    """Every row of every decision uniform over its actions."""
+    for n in range(kind.shape[0]):
+        if kind[n] != 0 and kind[n] != 1:
+            continue
+        q = row[n]
+        for i in range(row_count.shape[1]):
+            m = row_count[q, i]
+            for e in range(m):
+                sigma[q, i, e] = 1.0 / m
+
+
+@njit(cache=True)
+def normalise(kind, row, row_count, avg, out):
+    """The average strategy: each row of ``avg`` normalised (uniform where it is all 0)."""
+    for n in range(kind.shape[0]):
+        if kind[n] != 0 and kind[n] != 1:
+            continue
+        q = row[n]
+        for i in range(row_count.shape[1]):
+            m = row_count[q, i]
+            total = 0.0
+            for e in range(m):
+                total += avg[q, i, e]
+            for e in range(m):
+                out[q, i, e] = avg[q, i, e] / total if total > 0.0 else 1.0 / m

@@ -1,0 +1,142 @@
+"""Solving a public subgame from given ranges, safely: range-vector CFR+ on a
+:class:`~spycfr.search.tree.Subtree`, leaves valued by a value function, and DeepStack's
+re-solving gadget.
+
+Without a gadget the subgame starts from both seats' ranges (the game's root, or unsafe
+re-solving). With one (``opp_values``), the opponent chooses, for each of its private states
+j, between leaving with its counterfactual value from the previous plan, ``opp_values[j]``,
+and entering the subgame; its range in the subgame is the probability that it enters. The
+opponent's best counterfactual values in the re-solved subgame are then at most its previous
+ones (up to the solve's own error), so the re-solved strategy is no more exploitable than the
+previous plan (Burch, Johanson and Bowling 2014; Moravcik et al. 2017).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from spycfr.search import passes
+from spycfr.search.tree import Subtree
+from spycfr.search.values import ValueFunction
+
+
+@dataclass
+class Solution:
+    """A solved subgame: each seat's average strategy, reaches and counterfactual values at
+    every node under it; ``enter`` is the gadget's final entry probabilities (None without)."""
+
+    tree: Subtree
+    strategy: np.ndarray  # (R, nmax, PA) average strategy rows
+    reach: tuple[np.ndarray, np.ndarray]  # per seat (N, n_s)
+    values: tuple[np.ndarray, np.ndarray]  # per seat (N, n_s) counterfactual values
+    enter: np.ndarray | None
+    iterations: int
+
+    def root_strategy(self) -> np.ndarray:
+        """(n_mover, PA) the root's strategy rows (the root must be a decision)."""
+        return self.strategy[self.tree.row[0]]
+
+
+def _args(t: Subtree, seat: int):
+    return (t.kind, t.first, t.count, t.mask[seat], t.row, t.row_kid, t.row_next, t.row_prob,
+            t.row_count)
+
+
+class _Run:
+    """The arrays of one solve and the two passes that every iteration repeats."""
+
+    def __init__(self, tree: Subtree, value_function: ValueFunction | None):
+        if tree.leaves.size and value_function is None:
+            raise ValueError("a depth-limited subgame needs a value function for its leaves")
+        self.t = tree
+        self.vf = value_function
+        n = tree.game.n
+        self.reach = tuple(np.zeros((tree.size, n[s])) for s in (0, 1))
+        self.values = tuple(np.zeros((tree.size, n[s])) for s in (0, 1))
+        self.leaf_index = np.full(tree.size, -1, np.int64)
+        self.leaf_index[tree.leaves] = np.arange(tree.leaves.size)
+        self.leaf_values = tuple(np.zeros((max(tree.leaves.size, 1), n[s])) for s in (0, 1))
+
+    def reaches(self, sigma, roots) -> None:
+        for s in (0, 1):
+            passes.forward(s, *_args(self.t, s), sigma, roots[s], self.reach[s])
+
+    def evaluate(self, seat: int, sigma, best: bool = False) -> np.ndarray:
+        t = self.t
+        if t.leaves.size:
+            lv = self.vf.values(t.pub[t.leaves], self.reach[0][t.leaves], self.reach[1][t.leaves])
+            self.leaf_values = lv
+        passes.backward(seat, t.kind, t.first, t.count, t.prob, t.mask[seat], t.row, t.row_kid,
+                        t.row_next, t.row_prob, t.row_count, t.term, t.payoff, t.game.z, sigma,
+                        self.reach[1 - seat], self.leaf_index, self.leaf_values[seat], best,
+                        self.values[seat])
+        return self.values[seat]
+
+
+def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
+          value_function: ValueFunction | None = None, opp_values: np.ndarray | None = None,
+          opponent: int | None = None) -> Solution:
+    """CFR+ (alternating, linear averaging) on ``tree`` from the root ``ranges``; with
+    ``opp_values`` the re-solving gadget for ``opponent`` (its range is then ignored)."""
+    t = tree
+    run = _Run(t, value_function)
+    shape = t.row_kid.shape
+    sigma = np.zeros(shape)
+    passes.uniform(t.kind, t.row, t.row_count, sigma)
+    regret = np.zeros(shape)
+    avg = np.zeros(shape)
+    roots = [np.asarray(ranges[0], float).copy(), np.asarray(ranges[1], float).copy()]
+    gadget = opp_values is not None
+    if gadget:
+        if opponent not in (0, 1):
+            raise ValueError("the gadget needs the opponent's seat")
+        alt = np.asarray(opp_values, float)
+        g_regret = np.zeros((alt.shape[0], 2))  # actions: leave, enter
+        enter = np.full(alt.shape[0], 0.5)
+        enter_avg = np.zeros(alt.shape[0])
+        roots[opponent] = enter.copy()
+    for it in range(1, iterations + 1):
+        for seat in (0, 1):
+            run.reaches(sigma, roots)
+            v = run.evaluate(seat, sigma)
+            passes.regrets(seat, t.kind, t.first, t.row, t.row_kid, t.row_next, t.row_count, v,
+                           run.reach[seat], float(it), regret, sigma, avg)
+            if gadget and seat == opponent:
+                enter_avg += it * enter
+                u = (1 - enter) * alt + enter * v[0]
+                g_regret[:, 0] = np.maximum(g_regret[:, 0] + alt - u, 0.0)
+                g_regret[:, 1] = np.maximum(g_regret[:, 1] + v[0] - u, 0.0)
+                total = g_regret.sum(axis=1)
+                enter = np.where(total > 0, g_regret[:, 1] / np.where(total > 0, total, 1), 0.5)
+                roots[opponent] = enter.copy()
+    strategy = np.zeros(shape)
+    passes.normalise(t.kind, t.row, t.row_count, avg, strategy)
+    final_enter = None
+    if gadget:
+        final_enter = enter_avg / (iterations * (iterations + 1) / 2)
+        roots[opponent] = final_enter
+    run.reaches(strategy, roots)
+    for seat in (0, 1):
+        run.evaluate(seat, strategy)
+    return Solution(t, strategy, (run.reach[0].copy(), run.reach[1].copy()),
+                    (run.values[0].copy(), run.values[1].copy()), final_enter, iterations)
+
+
+def best_response_value(tree: Subtree, strategy: np.ndarray, seat: int) -> float:
+    """The value to ``seat`` of a best response to the other seat's rows of ``strategy`` on
+    ``tree`` (a tree to the end of the game, from the game's prior ranges at its root)."""
+    run = _Run(tree, None)
+    w = tree.game.weights
+    run.reaches(strategy, w)
+    v = run.evaluate(seat, strategy, best=True)
+    return float(w[seat] @ v[0])
+
+
+def profile_value(tree: Subtree, strategy: np.ndarray) -> float:
+    """Seat 0's expected payoff when both seats play ``strategy`` from the prior ranges."""
+    run = _Run(tree, None)
+    w = tree.game.weights
+    run.reaches(strategy, w)
+    return float(w[0] @ run.evaluate(0, strategy)[0])

@@ -1,0 +1,209 @@
+"""A public subtree in flat arrays: the part of a game's public tree below one public state,
+cut at a depth, enumerated through the public-state protocol (:mod:`spycfr.public.protocol`).
+
+The re-solver, the belief tracker and the measurement harness work on it. Nodes are in
+breadth-first order (a parent before its children, a node's children contiguous), so a
+forward pass is a loop up the indices and a backward pass a loop down them. Each node is a
+decision of seat 0 or 1, ``CHANCE``, ``PRIVATE_CHANCE + s``, ``TERMINAL`` or ``LEAF`` (cut by
+the depth: its value comes from a value function). Per-private-state rows (a decision's
+actions, a private chance's outcomes) are dense tables indexed by a row number per node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from spycfr.public import protocol as pp
+
+LEAF = -2  # cut by the depth limit
+
+
+@njit(cache=True)
+def _expand(pub, params, nmax, kids_pub, probs, masks, row_kid, row_next, row_prob,
+            row_count):
+    """One node: its kind and number of children; fills the children's public states, chance
+    probabilities and masks, and the per-private-state rows (decision or private chance)."""
+    kind = pp.current_player(pub, params)
+    if kind == pp.TERMINAL:
+        return kind, 0
+    labels = np.zeros(kids_pub.shape[0], np.int32)
+    if kind == pp.CHANCE:
+        k = pp.chance_outcomes(pub, params, labels, probs)
+        for o in range(k):
+            for s in range(2):
+                pp.chance_mask(pub, params, labels[o], s, masks[o, s, :pp.num_private(params, s)])
+    else:
+        k = pp.legal_actions(pub, params, labels)
+        for o in range(k):
+            probs[o] = 1.0
+            masks[o, :, :] = 1.0
+    for o in range(k):
+        pp.apply_action(pub, params, labels[o], kids_pub[o])
+    if kind == 0 or kind == 1:
+        for i in range(pp.num_private(params, kind)):
+            row_count[i] = pp.private_actions(pub, params, i, k, row_kid[i], row_next[i])
+            for e in range(row_count[i]):
+                row_prob[i, e] = 0.0
+    elif kind >= pp.PRIVATE_CHANCE:
+        s = kind - pp.PRIVATE_CHANCE
+        for i in range(pp.num_private(params, s)):
+            row_count[i] = pp.private_chance(pub, params, i, row_next[i], row_prob[i])
+            for e in range(row_count[i]):
+                row_kid[i, e] = 0
+    return kind, k
+
+
+@njit(cache=True)
+def _payoffs(pubs, params, compat, out):
+    """``out[t, i, j] = compat[i, j] * u_0(i, j)`` at each terminal public state."""
+    for t in range(pubs.shape[0]):
+        for i in range(out.shape[1]):
+            for j in range(out.shape[2]):
+                c = compat[i, j]
+                out[t, i, j] = c * pp.terminal_payoff(pubs[t], params, i, j) if c != 0.0 else 0.0
+
+
+@njit(cache=True)
+def _game_constants(params, w0, w1, compat):
+    pp.initial_weights(params, 0, w0)
+    pp.initial_weights(params, 1, w1)
+    for i in range(w0.shape[0]):
+        for j in range(w1.shape[0]):
+            compat[i, j] = pp.compatible(params, i, j)
+    return pp.max_actions(params), pp.max_private_actions(params)
+
+
+@njit(cache=True)
+def _root(params):
+    return pp.initial_state(params)
+
+
+@dataclass
+class GameModel:
+    """What every subtree of one game shares: sizes, priors, compatibility, normaliser."""
+
+    params: object
+    n: tuple[int, int]  # private states per seat
+    weights: tuple[np.ndarray, np.ndarray]  # the deal's prior weights per seat
+    compat: np.ndarray  # (n0, n1) compatibility weights
+    z: float  # sum of w0[i] w1[j] compat[i, j]: the deal's normaliser
+    max_actions: int
+    max_private_actions: int
+
+    @classmethod
+    def of(cls, params) -> GameModel:
+        if not pp.has_public(params):
+            raise ValueError(f"{type(params).__name__} has no public-state model")
+        n = tuple(int(pp.python_impl(params, "num_private")(params, s)) for s in (0, 1))
+        w0, w1 = np.zeros(n[0]), np.zeros(n[1])
+        compat = np.zeros(n)
+        a, pa = _game_constants(params, w0, w1, compat)
+        return cls(params, n, (w0, w1), compat, float(w0 @ compat @ w1), int(a), int(pa))
+
+    def root(self) -> np.ndarray:
+        return _root(self.params)
+
+
+@dataclass
+class Subtree:
+    """The public tree below ``pub[0]`` cut at ``depth`` edges (None: to the end)."""
+
+    game: GameModel
+    pub: np.ndarray  # (N, P) public states
+    kind: np.ndarray  # (N,) int64: 0, 1, CHANCE, PRIVATE_CHANCE + s, TERMINAL, LEAF
+    parent: np.ndarray  # (N,) parent node (-1 at the root)
+    label: np.ndarray  # (N,) index of this node among its parent's children
+    first: np.ndarray  # (N,) first child
+    count: np.ndarray  # (N,) number of children
+    prob: np.ndarray  # (N,) public chance probability of the edge into the node (1 if none)
+    mask: tuple[np.ndarray, np.ndarray]  # per seat (N, n_s): chance mask of the edge in
+    row: np.ndarray  # (N,) row of a decision or private chance (-1 otherwise)
+    row_kid: np.ndarray  # (R, nmax, PA) child (label index) of each private action
+    row_next: np.ndarray  # (R, nmax, PA) next private state of each action / outcome
+    row_prob: np.ndarray  # (R, nmax, PA) private chance probability (0 at decisions)
+    row_count: np.ndarray  # (R, nmax) actions (outcomes) per private state
+    term: np.ndarray  # (N,) index into ``payoff`` of a terminal (-1 otherwise)
+    payoff: np.ndarray  # (T, n0, n1) compat * seat 0's payoff
+    leaves: np.ndarray  # node indices of LEAF nodes
+
+    @property
+    def size(self) -> int:
+        return int(self.kind.shape[0])
+
+    def find(self, pub: np.ndarray) -> int:
+        """The node whose public state is ``pub`` (-1 if absent)."""
+        hit = np.flatnonzero((self.pub == pub).all(axis=1))
+        return int(hit[0]) if hit.size else -1
+
+
+def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = None,
+          max_nodes: int = 2_000_000) -> Subtree:
+    """Enumerate the public tree below ``root`` (the game's root by default), cutting every
+    non-terminal node ``depth`` edges below it into a LEAF."""
+    params = game.params
+    root = game.root() if root is None else np.asarray(root)
+    nmax, amax, pamax = max(game.n), game.max_actions, game.max_private_actions
+    kids_pub = np.zeros((amax, root.shape[0]), root.dtype)
+    probs = np.zeros(amax)
+    masks = np.ones((amax, 2, nmax))
+    rk = np.zeros((nmax, pamax), np.int64)
+    rn = np.zeros((nmax, pamax), np.int64)
+    rp = np.zeros((nmax, pamax))
+    rc = np.zeros(nmax, np.int64)
+    pubs, parents, labels, eprob = [root.copy()], [-1], [0], [1.0]
+    kinds, firsts, counts = [], [], []
+    emask = [np.ones((2, nmax))]
+    dep, rows, row_tabs = [0], [], []
+    i = 0
+    while i < len(pubs):
+        if len(pubs) > max_nodes:
+            raise ValueError(f"the subtree has more than {max_nodes} public nodes")
+        if depth is not None and dep[i] >= depth and \
+                pp.python_impl(params, "current_player")(pubs[i], params) != pp.TERMINAL:
+            kinds.append(LEAF)
+            firsts.append(len(pubs))
+            counts.append(0)
+            rows.append(-1)
+            i += 1
+            continue
+        masks[:] = 1.0
+        kind, k = _expand(pubs[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)
+        kinds.append(int(kind))
+        firsts.append(len(pubs))
+        counts.append(int(k))
+        if kind in (0, 1) or kind >= pp.PRIVATE_CHANCE:
+            rows.append(len(row_tabs))
+            row_tabs.append((rk.copy(), rn.copy(), rp.copy(), rc.copy()))
+        else:
+            rows.append(-1)
+        for o in range(k):
+            pubs.append(kids_pub[o].copy())
+            parents.append(i)
+            labels.append(o)
+            eprob.append(float(probs[o]))
+            emask.append(masks[o].copy())
+            dep.append(dep[i] + 1)
+        i += 1
+    kind = np.array(kinds, np.int64)
+    pub = np.array(pubs)
+    tnodes = np.flatnonzero(kind == pp.TERMINAL)
+    term = np.full(kind.shape[0], -1, np.int64)
+    term[tnodes] = np.arange(tnodes.size)
+    payoff = np.zeros((tnodes.size, *game.n))
+    if tnodes.size:
+        _payoffs(pub[tnodes], params, game.compat, payoff)
+    em = np.array(emask)
+    r = max(len(row_tabs), 1)
+    tab = [np.zeros((r, nmax, pamax), np.int64), np.zeros((r, nmax, pamax), np.int64),
+           np.zeros((r, nmax, pamax)), np.zeros((r, nmax), np.int64)]
+    for q, t in enumerate(row_tabs):
+        for a, b in zip(tab, t, strict=True):
+            a[q] = b
+    return Subtree(game, pub, kind, np.array(parents, np.int64), np.array(labels, np.int64),
+                   np.array(firsts, np.int64), np.array(counts, np.int64), np.array(eprob),
+                   (np.ascontiguousarray(em[:, 0, :game.n[0]]),
+                    np.ascontiguousarray(em[:, 1, :game.n[1]])),
+                   np.array(rows, np.int64), *tab, term, payoff, np.flatnonzero(kind == LEAF))

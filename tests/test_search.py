@@ -1,0 +1,119 @@
+"""Search on the public tree: subtrees, range-vector CFR+, belief tracking, safe re-solving
+and the exact measurement of the re-solving agent (Kuhn: small enough to check by hand and
+against the plain-Python twin of the public protocol)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from public_reference import values
+from spycfr.games import get_plugin, make_variant
+from spycfr.search import passes
+from spycfr.search.beliefs import Beliefs
+from spycfr.search.evaluate import Settings, exploitability, profile_exploitability
+from spycfr.search.resolve import best_response_value, profile_value, solve
+from spycfr.search.tree import LEAF, GameModel, build
+from spycfr.search.values import BlueprintValues
+
+
+@pytest.fixture(scope="module")
+def kuhn_model():
+    game = GameModel.of(get_plugin("kuhn").numba_params(make_variant("kuhn", None)))
+    full = build(game)
+    return game, full, solve(full, game.weights, 2000)
+
+
+def _policy(full, strategy):
+    def policy(pub, seat, i, n):
+        node = full.find(pub)
+        assert full.kind[node] == seat
+        return strategy[full.row[node], i, :n]
+    return policy
+
+
+def test_kuhn_subtree_shape_and_cut(kuhn_model):
+    game, full, _ = kuhn_model
+    assert full.size == 9 and (full.kind == -1).sum() == 5
+    assert game.z == pytest.approx(6 / 9)  # 3 x 3 deals, 6 compatible, weight 1/9 each
+    cut = build(game, depth=1)
+    assert cut.size == 3 and list(cut.kind[1:]) == [LEAF, LEAF]
+    below = build(game, full.pub[1])  # after a pass: seat 1 to move, 2 + 2 nodes below
+    assert below.size == 5 and below.kind[0] == 1
+
+
+def test_kuhn_value_and_best_responses_match_the_python_twin(kuhn_model):
+    game, full, sol = kuhn_model
+    assert profile_value(full, sol.strategy) == pytest.approx(-1 / 18, abs=1e-4)
+    policy = _policy(full, sol.strategy)
+    for seat in (0, 1):
+        assert best_response_value(full, sol.strategy, seat) == pytest.approx(
+            values(game.params, policy, seat, best_response=True), abs=1e-12)
+    uniform = np.zeros(full.row_kid.shape)
+    passes.uniform(full.kind, full.row, full.row_count, uniform)
+    assert 2 * profile_exploitability(full, uniform) == pytest.approx(11 / 12, abs=1e-12)
+    assert profile_exploitability(full, sol.strategy) < 1e-4
+
+
+def test_beliefs_follow_the_strategy_move_by_move(kuhn_model):
+    game, full, sol = kuhn_model
+    b = Beliefs(game)
+    rows0 = sol.strategy[full.row[0]]
+    b.advance(0, rows0)  # seat 0 passes
+    b.advance(1, sol.strategy[full.row[full.first[0]]])  # seat 1 bets
+    node = full.find(b.pub)
+    assert full.kind[node] == 0
+    r0 = game.weights[0] * rows0[:, 0]
+    r1 = game.weights[1] * sol.strategy[full.row[full.first[0]], :, 1]
+    assert np.allclose(b.ranges[0], r0) and np.allclose(b.ranges[1], r1)
+    # holding the queen (1), the bettor holds the king more often than the jack
+    post = b.posterior(0, 1)
+    assert post[1] == 0 and post[2] > post[0] and post.sum() == pytest.approx(1)
+    with pytest.raises(ValueError, match="child 5"):
+        b.advance(5)
+
+
+def test_resolving_with_the_gadget_is_as_good_as_the_plan_and_without_it_is_not(kuhn_model):
+    game, full, _ = kuhn_model
+    safe, agents = exploitability(game, Settings(iterations=2000), full)
+    assert safe < 1e-3
+    assert agents[0].resolves == 1 and agents[1].resolves == 2  # one per decision it reaches
+    unsafe, _ = exploitability(game, Settings(iterations=2000, gadget=False), full)
+    assert unsafe > 0.05  # re-solving from the opponent's range alone is exploitable
+
+
+def test_the_gadget_never_makes_a_poor_plan_worse(kuhn_model):
+    game, full, _ = kuhn_model
+    plan = solve(full, game.weights, 3)
+    poor = profile_exploitability(full, plan.strategy)
+    resolved, _ = exploitability(game, Settings(iterations=2000, plan_iterations=3), full)
+    assert poor > 0.1 and resolved <= poor + 1e-3
+
+
+def test_gadget_keeps_the_opponents_values(kuhn_model):
+    """In a re-solve at seat 0's second decision (pass, bet), seat 1's best counterfactual
+    values are at most those of the plan."""
+    game, full, sol = kuhn_model
+    node = full.find(np.array([2, 2], full.pub.dtype))
+    assert full.kind[node] == 0
+    sub = build(game, full.pub[node])
+    alt = sol.values[1][node]
+    new = solve(sub, (sol.reach[0][node], np.zeros(3)), 2000, opp_values=alt, opponent=1)
+    best = new.values[1][0]  # values against the re-solved strategy; best response below:
+    from spycfr.search.resolve import _Run
+    run = _Run(sub, None)
+    run.reaches(new.strategy, (sol.reach[0][node], np.ones(3)))
+    best = run.evaluate(1, new.strategy, best=True)[0]
+    assert (best <= alt + 1e-3).all()
+
+
+def test_depth_limited_resolving_with_blueprint_leaves(kuhn_model):
+    game, full, sol = kuhn_model
+    vf = BlueprintValues(full, sol.strategy)
+    pubs = full.pub[[1, 2]]
+    v0, v1 = vf.values(pubs, sol.reach[0][[1, 2]], sol.reach[1][[1, 2]])
+    assert np.allclose(v0, sol.values[0][[1, 2]]) and np.allclose(v1, sol.values[1][[1, 2]])
+    deep, _ = exploitability(game, Settings(iterations=2000, depth=2, value_function=vf), full)
+    assert deep < 1e-3
+    with pytest.raises(ValueError, match="value function"):
+        solve(build(game, depth=1), game.weights, 10)
