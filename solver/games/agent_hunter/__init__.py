@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from spycfr.games.agent_hunter import position as _position
+from spycfr.games.agent_hunter import public as _public  # noqa: F401 (registers)
 from spycfr.games.agent_hunter import registration as _registration  # noqa: F401 (registers)
 from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.game import AgentHunterGame, AgentHunterState

@@ -13,7 +13,10 @@ State layout (``np.int16[STATE_SIZE]``), per player p at offset ``p * PSTRIDE``:
 - ``+6`` SUPPLY: decoys left in supply.
 - ``+7`` HAND: bit mask of the cards in hand.
 - ``+8`` OUT: bit mask of the cards out (face up on an eliminated house).
-- ``+9`` unused.
+- ``+9`` LEFT: for each house k, bits 4k..4k+3 hold the own card that last left it without
+  another taking its place (eliminated, or emptied by a house attack); meaningful only while
+  k is not in play. Public (the card was revealed); read only by the public-state model
+  (public.py), which keeps it as part of the player's private state.
 
 Global fields: TURN (20, turns completed), PHASE (21: PH_PLACE1, PH_PLACE2, PH_TURN,
 PH_REFILL_ATT, PH_REFILL_DEF, PH_OVER), REFILL (22: index of the house awaiting a refill
@@ -56,6 +59,7 @@ O_DECOYS = 3
 O_SUPPLY = 6
 O_HAND = 7
 O_OUT = 8
+O_LEFT = 9
 TURN = 20
 PHASE = 21
 REFILL = 22
@@ -158,6 +162,13 @@ def _end_game(out):
     out[REFILL] = -1
     out[PHASE] = PH_OVER
     out[TO_MOVE] = -1
+
+
+@njit(cache=True)
+def _left(out, p, house, card):
+    """Record that own ``card`` left ``p``'s ``house`` (LEFT field)."""
+    f = p * PSTRIDE + O_LEFT
+    out[f] = (out[f] & ~(15 << (4 * house))) | (card << (4 * house))
 
 
 @njit(cache=True)
@@ -313,6 +324,7 @@ def apply_action(state, params, action, out):
             out[KNOW + 3 * o + i] &= ~(1 << c)
         if state[obase + O_HOUSE + t] == c:
             out[obase + O_HOUSE + t] = ELIM
+            _left(out, o, t, c)
             out[base + O_HAND] &= ~(1 << c)
             out[base + O_OUT] |= 1 << c
             out[obase + O_OUT] |= 1 << c
@@ -341,8 +353,10 @@ def apply_action(state, params, action, out):
         x = state[base + O_HOUSE + a]
         v = state[obase + O_HOUSE + t]
         _narrow(out, p, t, x, v)
+        _left(out, p, a, x)
         if x == v:
             out[obase + O_HOUSE + t] = ELIM
+            _left(out, o, t, x)
             out[base + O_HOUSE + a] = EMPTY
             out[base + O_OUT] |= 1 << x
             out[obase + O_OUT] |= 1 << x
@@ -363,6 +377,7 @@ def apply_action(state, params, action, out):
                 if state[obase + O_HOUSE + i] == x:
                     g = i
             out[obase + O_HOUSE + g] = EMPTY
+            _left(out, o, g, x)
         if _all_eliminated(out, p, k):
             _end_game(out)
             return
