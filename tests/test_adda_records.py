@@ -21,10 +21,10 @@ from spycfr.games.agent_double_double_agent.record import (
     format_record,
     random_playout,
     record_to_actions,
-    replay,
     view_of,
 )
 from spycfr.games.agent_double_double_agent.variant import make_variant
+from spycfr.games.agent_double_double_agent.view import replay
 
 GAME = "agent-double-double-agent"
 SMALL = make_variant("small")

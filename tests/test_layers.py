@@ -1,5 +1,5 @@
 """The package reads top-down: every import points to the same or a lower layer, no generic
-module names a specific game, and module-level imports form no cycle."""
+module names a specific game, and imports form no cycle, function-level imports included."""
 
 from __future__ import annotations
 
@@ -23,13 +23,13 @@ LAYERS = [
     # trees); strategy tables and .efg files
     ("spycfr.search",),  # belief tracking, safe re-solving, value functions (public tree)
     ("spycfr.runs",),  # run directories
-    ("spycfr.analysis",),  # openings, query, reports (and the games' report sections)
+    ("spycfr.analysis",),  # openings, query, reports and the games' report sections
     ("spycfr.sweep",),  # variant sweeps on Dask (runs and reports of many variants)
     ("spycfr.cli",),
 ]
-# A game's report sections are analysis: they sit in the game's folder but above it.
-ANALYSIS_IN_GAMES = ("report", "figures")
-
+# Where game-specific modules live: a game's rules (spycfr.games.<game>) and its report
+# sections (spycfr.analysis.sections.<game>); they may import their own game, nothing else may.
+GAME_PACKAGES = (("spycfr", "games"), ("spycfr", "analysis", "sections"))
 
 # The installed package: solver/ is `spycfr`, cli/ is `spycfr.cli` (pyproject's package-dir).
 FOLDERS = {"spycfr.cli": ROOT / "cli", "spycfr": ROOT / "solver"}
@@ -46,9 +46,6 @@ def _module(path: Path) -> str:
 
 
 def _layer(module: str) -> int:
-    parts = module.split(".")
-    if len(parts) >= 4 and parts[:2] == ["spycfr", "games"] and parts[3] in ANALYSIS_IN_GAMES:
-        return next(r for r, prefixes in enumerate(LAYERS) if "spycfr.analysis" in prefixes)
     best, best_len = None, -1
     for rank, prefixes in enumerate(LAYERS):
         for prefix in prefixes:
@@ -58,10 +55,10 @@ def _layer(module: str) -> int:
     return best
 
 
-def _imports(tree: ast.AST, module: str, top_level_only: bool) -> set[str]:
-    nodes = tree.body if top_level_only else ast.walk(tree)
+def _imports(tree: ast.AST) -> set[str]:
+    """The package's modules that ``tree`` imports, at any level (inside functions too)."""
     out = set()
-    for node in nodes:
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -83,16 +80,19 @@ SOURCES = {_module(p): ast.parse(p.read_text())
 
 
 def _game_of(module: str) -> str | None:
-    parts = module.split(".")
-    return parts[2] if parts[:2] == ["spycfr", "games"] and len(parts) > 2 and (
-        parts[2] in GAMES) else None
+    parts = tuple(module.split("."))
+    for package in GAME_PACKAGES:
+        n = len(package)
+        if parts[:n] == package and len(parts) > n and parts[n] in GAMES:
+            return parts[n]
+    return None
 
 
 @pytest.mark.parametrize("module", sorted(SOURCES))
 def test_imports_point_down_and_name_no_game(module):
     mine = _layer(module)
     own_game = _game_of(module)
-    for target in _imports(SOURCES[module], module, top_level_only=False):
+    for target in _imports(SOURCES[module]):
         assert _layer(target) <= mine, f"{module} (layer {mine}) imports {target} " \
                                        f"(layer {_layer(target)})"
         game = _game_of(target)
@@ -100,7 +100,9 @@ def test_imports_point_down_and_name_no_game(module):
 
 
 def test_no_import_cycles():
-    graph = {m: {t for t in _imports(tree, m, top_level_only=True) if t in SOURCES and t != m}
+    """Not even through an import inside a function: a cycle there is one that only shows
+    when that function runs, and a sign that two modules are one concept or mis-layered."""
+    graph = {m: {t for t in _imports(tree) if t in SOURCES and t != m}
              for m, tree in SOURCES.items()}
     # A package's __init__ re-exporting its own submodules is not a cycle back into it.
     for m, targets in graph.items():

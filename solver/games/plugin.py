@@ -167,8 +167,10 @@ class GamePlugin:
     # Optional features.
     records: RecordNotation | None = None
     openings: Openings | None = None
-    # The game's report sections, as "module:function" (analysis code, loaded by the report):
-    # function(ctx) adds sections to a report (see spycfr.analysis.report.ReportContext).
+    # The game's report sections, as "module:function" (analysis code, in
+    # spycfr.analysis.sections.<game>, loaded by name by the report, so that the game never
+    # imports the layer above it): function(ctx) adds sections to a report (see
+    # spycfr.analysis.report.ReportContext).
     report_sections: str | None = None
     # pooled(variant): the same team variant with each team's information pooled (teammates
     # see each other's cards): one player with perfect recall per team, the bound of a team

@@ -56,9 +56,9 @@ PLUGIN = GamePlugin(
     openings=Openings(paths=_paths, group=_group, group_name="move",
                       group_title="moves", what="first move", whats="first moves",
                       context_name="situation"),
-    report_sections="spycfr.games.agent_avenue.report:sections",
+    report_sections="spycfr.analysis.sections.agent_avenue.report:sections",
     pooled=lambda variant: replace(variant, open_hands=1),
-    team_sections="spycfr.games.agent_avenue.report:team_sections",
+    team_sections="spycfr.analysis.sections.agent_avenue.report:team_sections",
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",

@@ -1,5 +1,6 @@
 """Agent Double Double Agent (Maublanc & Faidutti): the spec's known rules, every unknown
-datum a variant parameter; numba rules, Python states, records, openings, report sections."""
+datum a variant parameter; numba rules, Python states, records, openings (its report
+sections are analysis code: :mod:`spycfr.analysis.sections.agent_double_double_agent`)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ PLUGIN = GamePlugin(
     openings=Openings(paths=_opening_paths, group=highest_places, group_name="highest",
                       group_title="places of the highest token", what="loyalty assignment",
                       whats="loyalty assignments"),
-    report_sections="spycfr.games.agent_double_double_agent.report:sections",
+    report_sections="spycfr.analysis.sections.agent_double_double_agent.report:sections",
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "R", "ADDAGame", "ADDAState", "Variant",

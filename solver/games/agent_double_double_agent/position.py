@@ -12,10 +12,9 @@ from spycfr.games.agent_double_double_agent.record import (
     Replay,
     card_label,
     edge_token,
-    replay,
 )
 from spycfr.games.agent_double_double_agent.variant import Variant
-from spycfr.games.agent_double_double_agent.view import replay_view_tokens
+from spycfr.games.agent_double_double_agent.view import replay, replay_view_tokens
 
 
 def _agreed(values):

@@ -1,4 +1,5 @@
-"""Agent Double Double Agent game records: the notation, formatting, views and replay.
+"""Agent Double Double Agent game records: the notation, formatting, views and the replay of
+full records (a seat's view is replayed by :mod:`.view`, which builds on this module).
 
 A record is tokens separated by spaces, one per step of the game (one tree edge):
 ``loyal:3-1-2-2-5-4`` (tokens under agents 1..n), ``deal:1,1,5,P,?=3`` (a first hand),
@@ -342,17 +343,6 @@ def viewer_of(toks: list[str]) -> int | None:
     if len(toks) > 1 and toks[1] == "loyal:?":
         return 0
     return None
-
-
-def replay(variant: Variant, text: str) -> Replay:
-    """Replay a full record, or a seat's view (one with the opponent's `loyal:?`)."""
-    toks = _tokens(text)
-    viewer = viewer_of(toks)
-    if viewer is not None:
-        from spycfr.games.agent_double_double_agent.view import replay_view_tokens
-
-        return replay_view_tokens(variant, toks, viewer)
-    return _replay_full(variant, toks)
 
 
 def record_to_actions(variant: Variant, text: str) -> list[int]:

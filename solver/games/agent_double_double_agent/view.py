@@ -26,6 +26,8 @@ from spycfr.games.agent_double_double_agent.record import (
     Replay,
     Token,
     _err,
+    _replay_full,
+    _tokens,
     action_of,
     card_label,
     cards_text,
@@ -36,6 +38,7 @@ from spycfr.games.agent_double_double_agent.record import (
     explain_illegal,
     parse_token,
     seen_kind,
+    viewer_of,
 )
 from spycfr.games.agent_double_double_agent.variant import Variant
 
@@ -293,3 +296,12 @@ def _board_after(board: tuple, s0: np.ndarray, tok: Token, obs: int, viewer: int
         side = tuple(revealed_side(board[i], (pay >> 7) & 15, (pay >> 11) & 15))
         return board[:i] + (side,) + board[i + 1:]
     return board
+
+
+def replay(variant: Variant, text: str) -> Replay:
+    """Replay a full record, or a seat's view (one with the opponent's `loyal:?`)."""
+    toks = _tokens(text)
+    viewer = viewer_of(toks)
+    if viewer is not None:
+        return replay_view_tokens(variant, toks, viewer)
+    return _replay_full(variant, toks)

@@ -62,7 +62,7 @@ PLUGIN = GamePlugin(
     ),
     openings=Openings(paths=_opening_paths, group=_card_set, group_name="cards",
                       group_title="card sets", what="placement", whats="placements"),
-    report_sections="spycfr.games.agent_hunter.report:sections",
+    report_sections="spycfr.analysis.sections.agent_hunter.report:sections",
 )
 
 __all__ = [

@@ -1,16 +1,17 @@
 """Agent Hunter's sections of the strategy report: how games end, optimal openings, how the
 game is played at equilibrium, how attacks fare, and what each kind of move is worth.
 
-Every number is exact for the run's strategy on its tree: one numba depth-first pass
-replays the rules along every path of positive probability and accumulates, weighted by
-that probability, which moves are played at which turn, how attacks end and how games
-end. Called by the generic report (:mod:`spycfr.analysis.report`) through the plug-in.
+Every number is exact for the run's strategy on its tree: the reach-weighted walk
+(:mod:`spycfr.analysis.sections.walk`) replays the rules along every path of positive
+probability and counts, weighted by that probability, which moves are played at which
+turn, how attacks end and how games end. Called by the generic report
+(:mod:`spycfr.analysis.report`) through the plug-in.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -18,14 +19,15 @@ from numba import njit
 
 from spycfr.analysis.markdown import Doc, fmt_eps, md_table, pct, signed
 from spycfr.analysis.openings import openings_by_group
-from spycfr.games.agent_hunter import rules as R
-from spycfr.games.agent_hunter.figures import (
+from spycfr.analysis.sections.agent_hunter.figures import (
     PLAYERS,
     TURN_TYPES,
     TYPE_NAMES,
     openings_figure,
     turns_figure,
 )
+from spycfr.analysis.sections.walk import reach_walk, register_tally
+from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.variant import make_variant
 from spycfr.tree import Tree
 
@@ -44,118 +46,14 @@ def sections(ctx) -> None:
                 eps)
 
 
-@njit(cache=True)
-def _ah_stats(first_child, num_children, node_player, node_infoset, node_action, utility,
-              sigma, params, n_turns, stack_cap):
-    """Probability-weighted statistics of equilibrium play, one depth-first pass.
-
-    Replays the rules along every path of positive probability (the reach is the product
-    of both players' action probabilities: Agent Hunter has no chance node). Returns
+class AHTally(NamedTuple):
+    """What equilibrium play is counted into (see :mod:`spycfr.analysis.sections.walk`):
     usage[p, turn, type], hand[p, turn, answer], house[p, turn, answer], house_src[p, s]
     (a missed house attack: defender's card from hand s=0 or from a house s=1),
     switch[p, same card, decoy beside the switched house], end[turn, by elimination],
-    outcome[P1 wins/draw/P2 wins], vp[p] (expected VP), tiebreak (probability that equal
-    VP were decided by hand sums), elim[p, how] (houses eliminated by p: hand eq,
-    house eq, defending against a missed house attack).
-    """
-    S = R.STATE_SIZE
-    k_houses = params[R.P_HOUSES]
-    usage = np.zeros((2, n_turns + 2, 5))
-    hand = np.zeros((2, n_turns + 2, 3))
-    house = np.zeros((2, n_turns + 2, 3))
-    house_src = np.zeros((2, 2))
-    switch = np.zeros((2, 2, 2))
-    end = np.zeros((n_turns + 2, 2))
-    outcome = np.zeros(3)
-    vp = np.zeros(2)
-    tiebreak = 0.0
-    elim = np.zeros((2, 3))
-    st_node = np.empty(stack_cap, dtype=np.int64)
-    st_state = np.empty((stack_cap, S), dtype=np.int16)
-    st_reach = np.empty(stack_cap)
-    cur = np.empty(S, dtype=np.int16)
-    child = np.empty(S, dtype=np.int16)
-    st_node[0] = 0
-    st_state[0] = R.initial_state(params)
-    st_reach[0] = 1.0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        n = st_node[sp]
-        r = st_reach[sp]
-        for i in range(S):
-            cur[i] = st_state[sp, i]
-        p = node_player[n]
-        j = node_infoset[n]
-        s = first_child[n]
-        turn = min(cur[R.TURN] + 1, n_turns + 1)
-        base = p * R.PSTRIDE
-        obase = (1 - p) * R.PSTRIDE
-        for a in range(num_children[n]):
-            w = r * sigma[j, a]
-            if w <= 0.0:
-                continue
-            c = s + a
-            code = node_action[c]
-            typ = code >> 12
-            pay = code & 0xFFF
-            if typ != R.T_PLACE:
-                usage[p, turn, typ] += w
-            if typ == R.T_HAND:
-                cc = pay >> 2
-                v = cur[obase + R.O_HOUSE + (pay & 3)]
-                ans = R._answer(cc, v)
-                hand[p, turn, ans] += w
-                if ans == R.ANS_EQ:
-                    elim[p, 0] += w
-            elif typ == R.T_HOUSE:
-                x = cur[base + R.O_HOUSE + (pay >> 2)]
-                v = cur[obase + R.O_HOUSE + (pay & 3)]
-                ans = R._answer(x, v)
-                house[p, turn, ans] += w
-                if ans == R.ANS_EQ:
-                    elim[p, 1] += w
-                else:
-                    elim[1 - p, 2] += w
-                    if (cur[obase + R.O_HAND] >> x) & 1:
-                        house_src[p, 0] += w
-                    else:
-                        house_src[p, 1] += w
-            elif typ == R.T_SWITCH:
-                h = pay >> 6
-                same = 1 if cur[base + R.O_HOUSE + h] == ((pay >> 2) & 15) else 0
-                beside = 1 if (pay & 3) == h else 0
-                switch[p, same, beside] += w
-            R.apply_action(cur, params, code, child)
-            if num_children[c] == 0:
-                early = 1 if (R._all_eliminated(child, 0, k_houses)
-                              or R._all_eliminated(child, 1, k_houses)) else 0
-                end[min(child[R.TURN], n_turns + 1), early] += w
-                u = utility[c]
-                v0 = R.vp(child, 0)
-                v1 = R.vp(child, 1)
-                vp[0] += w * v0
-                vp[1] += w * v1
-                if u > 0:
-                    outcome[0] += w
-                elif u < 0:
-                    outcome[2] += w
-                else:
-                    outcome[1] += w
-                if v0 == v1 and u != 0:
-                    tiebreak += w
-                continue
-            st_node[sp] = c
-            st_reach[sp] = w
-            for i in range(S):
-                st_state[sp, i] = child[i]
-            sp += 1
-    return usage, hand, house, house_src, switch, end, outcome, vp, tiebreak, elim
-
-
-@dataclass
-class AHStats:
-    """What :func:`_ah_stats` returns, by name."""
+    outcome[P1 wins/draw/P2 wins], vp[p] (expected VP), tiebreak[0] (probability that equal
+    VP were decided by hand sums), elim[p, how] (houses eliminated by p: hand eq, house eq,
+    defending against a missed house attack); n_turns: the last turn counted on its own."""
 
     usage: np.ndarray
     hand: np.ndarray
@@ -165,19 +63,78 @@ class AHStats:
     end: np.ndarray
     outcome: np.ndarray
     vp: np.ndarray
-    tiebreak: float
+    tiebreak: np.ndarray
     elim: np.ndarray
+    n_turns: int
 
 
-def agent_hunter_stats(tree: Tree, strategy: np.ndarray) -> AHStats:
-    """Probability-weighted statistics of play under ``strategy`` (see :func:`_ah_stats`)."""
+@njit(cache=True)
+def _count_edge(t, cur, child, params, p, code, w, leaf, u):
+    """One move of equilibrium play (Agent Hunter has no chance node: ``p`` moves)."""
+    turn = min(cur[R.TURN] + 1, t.n_turns + 1)
+    base = p * R.PSTRIDE
+    obase = (1 - p) * R.PSTRIDE
+    typ = code >> 12
+    pay = code & 0xFFF
+    if typ != R.T_PLACE:
+        t.usage[p, turn, typ] += w
+    if typ == R.T_HAND:
+        cc = pay >> 2
+        v = cur[obase + R.O_HOUSE + (pay & 3)]
+        ans = R._answer(cc, v)
+        t.hand[p, turn, ans] += w
+        if ans == R.ANS_EQ:
+            t.elim[p, 0] += w
+    elif typ == R.T_HOUSE:
+        x = cur[base + R.O_HOUSE + (pay >> 2)]
+        v = cur[obase + R.O_HOUSE + (pay & 3)]
+        ans = R._answer(x, v)
+        t.house[p, turn, ans] += w
+        if ans == R.ANS_EQ:
+            t.elim[p, 1] += w
+        else:
+            t.elim[1 - p, 2] += w
+            if (cur[obase + R.O_HAND] >> x) & 1:
+                t.house_src[p, 0] += w
+            else:
+                t.house_src[p, 1] += w
+    elif typ == R.T_SWITCH:
+        h = pay >> 6
+        same = 1 if cur[base + R.O_HOUSE + h] == ((pay >> 2) & 15) else 0
+        beside = 1 if (pay & 3) == h else 0
+        t.switch[p, same, beside] += w
+    if leaf:
+        k_houses = params[R.P_HOUSES]
+        early = 1 if (R._all_eliminated(child, 0, k_houses)
+                      or R._all_eliminated(child, 1, k_houses)) else 0
+        t.end[min(child[R.TURN], t.n_turns + 1), early] += w
+        v0 = R.vp(child, 0)
+        v1 = R.vp(child, 1)
+        t.vp[0] += w * v0
+        t.vp[1] += w * v1
+        if u > 0:
+            t.outcome[0] += w
+        elif u < 0:
+            t.outcome[2] += w
+        else:
+            t.outcome[1] += w
+        if v0 == v1 and u != 0:
+            t.tiebreak[0] += w
+
+
+register_tally(AHTally, edge=_count_edge)
+
+
+def agent_hunter_stats(tree: Tree, strategy: np.ndarray) -> AHTally:
+    """Probability-weighted statistics of play under ``strategy`` (see :class:`AHTally`)."""
     variant = make_variant(None, dict(tree.variant))
     n_turns = int(variant.max_turns or tree.depth())
-    cap = (tree.depth() + 1) * max(int(tree.num_children.max()), 1) + 1
-    out = _ah_stats(tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
-                    tree.node_action, tree.utility, np.ascontiguousarray(strategy),
-                    variant.to_params(), n_turns, cap)
-    return AHStats(*out[:8], float(out[8]), out[9])
+    z = np.zeros
+    tally = AHTally(z((2, n_turns + 2, 5)), z((2, n_turns + 2, 3)), z((2, n_turns + 2, 3)),
+                    z((2, 2)), z((2, 2, 2)), z((n_turns + 2, 2)), z(3), z(2), z(1), z((2, 3)),
+                    n_turns)
+    reach_walk(tree, strategy, variant.to_params(), tally)
+    return tally
 
 
 def action_types(tree: Tree) -> np.ndarray:
@@ -222,8 +179,9 @@ def move_type_costs(tree: Tree, strategy: np.ndarray, cfv: np.ndarray, reach: np
     return pd.DataFrame(rows)
 
 
-def _outcomes(doc: Doc, meta: dict, st: AHStats, eps: float) -> None:
+def _outcomes(doc: Doc, meta: dict, st: AHTally, eps: float) -> None:
     win = meta["variant"]["payoff"] == "win"
+    tiebreak = float(st.tiebreak[0])
     total_end = st.end.sum()
     early = st.end[:, 1].sum()
     rows = [["P1 wins" if win else "P1 ahead on VP", pct(st.outcome[0])],
@@ -232,14 +190,14 @@ def _outcomes(doc: Doc, meta: dict, st: AHStats, eps: float) -> None:
             ["game ends early (a player lost every house)", pct(early / total_end)],
             ["expected VP of P1 / P2", f"{st.vp[0]:.3f} / {st.vp[1]:.3f}"]]
     if win:
-        rows.append(["equal VP decided by the hand-sum tie-break", pct(st.tiebreak)])
+        rows.append(["equal VP decided by the hand-sum tie-break", pct(tiebreak)])
     doc.add("### How games end at equilibrium\n")
     doc.add(md_table(["", "probability"], rows, "lr") + "\n")
     if win:
         text = (f"At equilibrium P1 wins {pct(st.outcome[0])} of games, P2 "
                 f"{pct(st.outcome[2])}, and {pct(st.outcome[1])} are drawn.")
-        if st.tiebreak >= 0.05:
-            text += (f" {pct(st.tiebreak)} are won on the hand-sum tie-break (equal VP): the "
+        if tiebreak >= 0.05:
+            text += (f" {pct(tiebreak)} are won on the hand-sum tie-break (equal VP): the "
                      f"cards left in hand at the end matter.")
         doc.takeaways.append(text)
     if early / total_end < 0.05:
@@ -389,7 +347,7 @@ def _hidden_by_card(rows: pd.DataFrame, n_cards: int) -> np.ndarray:
     return hidden
 
 
-def _play(doc: Doc, st: AHStats, figdir: Path, rel: Path) -> None:
+def _play(doc: Doc, st: AHTally, figdir: Path, rel: Path) -> None:
     doc.add("## How the game is played at equilibrium\n")
     doc.add("Expected number of times each move is made per game, and its share of the "
             "player's turns (refills are not turns: they follow a successful attack, or a "
@@ -462,7 +420,7 @@ def _play(doc: Doc, st: AHStats, figdir: Path, rel: Path) -> None:
                                  f"turn.")
 
 
-def _attacks(doc: Doc, st: AHStats) -> None:
+def _attacks(doc: Doc, st: AHTally) -> None:
     doc.add("## How attacks fare\n")
     doc.add("The answer is the defender's, about the attacker's card (`hi`: the attacker's "
             "card is higher). A hand attack that is not `eq` changes nothing but tells both "

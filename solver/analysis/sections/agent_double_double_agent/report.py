@@ -3,24 +3,28 @@ how games end, how loyalty is spread, which agents are contested, what the first
 (the loyalty assignment) is worth, and how the value moves with the counters' assumed
 starting sides.
 
-Every number is exact for the run's strategy on its tree: one numba depth-first pass
-replays the rules along every path of positive probability (chance included) and
-accumulates, weighted by that probability, deliveries, counters, files and outcomes.
+Every number is exact for the run's strategy on its tree: the reach-weighted walk
+(:mod:`spycfr.analysis.sections.walk`) replays the rules along every path of positive
+probability (chance included) and counts, weighted by that probability, deliveries,
+counters, files and outcomes.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from numba import njit
 
 from spycfr.analysis.markdown import Doc, fmt_eps, md_table, pct, signed
+from spycfr.analysis.sections.agent_double_double_agent.figures import (
+    agents_figure,
+    loyalty_figure,
+)
+from spycfr.analysis.sections.walk import reach_walk, register_tally
 from spycfr.games.agent_double_double_agent import layout as L
-from spycfr.games.agent_double_double_agent import rules as R
-from spycfr.games.agent_double_double_agent.figures import agents_figure, loyalty_figure
 from spycfr.games.agent_double_double_agent.variant import (
     GAME,
     PRESETS,
@@ -28,7 +32,7 @@ from spycfr.games.agent_double_double_agent.variant import (
     assumptions,
     make_variant,
 )
-from spycfr.tree import CHANCE, Tree
+from spycfr.tree import Tree
 
 PLAYERS = ("P1", "P2")
 ALTERNATIVE_NODES = 500_000  # alternatives are solved inside the report up to this tree size
@@ -48,96 +52,13 @@ def sections(ctx) -> None:
     _alternatives(ctx.body, ctx.tree, variant, ctx.meta, ctx.eps, ctx.dec)
 
 
-@njit(cache=True)
-def _stats(first_child, num_children, node_player, node_infoset, node_action, chance_prob,
-           utility, sigma, params, stack_cap):
-    """Probability-weighted statistics of equilibrium play, one depth-first pass.
-
-    Returns deliver[a, w] (agent a's files go to w), points[a, w] (expected points w takes
-    from a), tie[a] (a's delivery decided by the counter's side), counter[p, a] (p activates
-    a's counter), files[p, a] and value[p, a] (cards and points p puts on a), faceup[p],
-    outcome[P1 wins, draw, P2 wins], score[p], tiebreak (equal scores decided by fewer
-    cards), by_agents (the game ended with at most one agent left).
-    """
-    S = L.STATE_SIZE
-    n_agents = params.agents
-    deliver = np.zeros((n_agents, 2))
-    points = np.zeros((n_agents, 2))
-    tie = np.zeros(n_agents)
-    counter = np.zeros((2, n_agents))
-    files = np.zeros((2, n_agents))
-    value = np.zeros((2, n_agents))
-    faceup = np.zeros(2)
-    outcome = np.zeros(3)
-    score = np.zeros(2)
-    extra = np.zeros(2)  # tiebreak, ended by agents
-    st_node = np.empty(stack_cap, dtype=np.int64)
-    st_state = np.empty((stack_cap, S), dtype=np.int16)
-    st_reach = np.empty(stack_cap)
-    cur = np.empty(S, dtype=np.int16)
-    child = np.empty(S, dtype=np.int16)
-    st_node[0] = 0
-    st_state[0] = R.initial_state(params)
-    st_reach[0] = 1.0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        n = st_node[sp]
-        r = st_reach[sp]
-        for i in range(S):
-            cur[i] = st_state[sp, i]
-        p = cur[L.MOVER]
-        j = node_infoset[n]
-        s = first_child[n]
-        chance = node_player[n] == CHANCE
-        for a in range(num_children[n]):
-            w = r * (chance_prob[j + a] if chance else sigma[j, a])
-            if w <= 0.0:
-                continue
-            c = s + a
-            code = node_action[c]
-            typ = code >> L.SHIFT
-            pay = code & L.PAYLOAD
-            if typ == L.T_REVEAL:
-                winner = cur[L.STAT + pay] - L.ST_P1
-                deliver[pay, winner] += w
-                points[pay, winner] += w * (cur[L.SUM + pay] + cur[L.SUM + L.A + pay])
-                if L.loyalty(cur, params, 0, pay) == L.loyalty(cur, params, 1, pay):
-                    tie[pay] += w
-            elif typ == L.T_COUNTER:
-                counter[p, pay] += w
-            elif typ == L.T_FILE:
-                files[p, pay >> 5] += w
-                value[p, pay >> 5] += w * L.KIND_VALUE[pay & 31]
-            elif typ == L.T_UP:
-                faceup[p] += w
-            R.apply_action(cur, params, code, child)
-            if num_children[c] == 0:
-                u = utility[c]
-                if u > 0:
-                    outcome[0] += w
-                elif u < 0:
-                    outcome[2] += w
-                else:
-                    outcome[1] += w
-                score[0] += w * child[L.SCORE]
-                score[1] += w * child[L.SCORE + 1]
-                if child[L.SCORE] == child[L.SCORE + 1] and u != 0:
-                    extra[0] += w
-                if L.in_play(child, params) <= 1:
-                    extra[1] += w
-                continue
-            st_node[sp] = c
-            st_reach[sp] = w
-            for i in range(S):
-                st_state[sp, i] = child[i]
-            sp += 1
-    return deliver, points, tie, counter, files, value, faceup, outcome, score, extra
-
-
-@dataclass
-class ADDAStats:
-    """What :func:`_stats` returns, by name."""
+class ADDATally(NamedTuple):
+    """What play is counted into (see :mod:`spycfr.analysis.sections.walk`):
+    deliver[a, w] (agent a's files go to w), points[a, w] (expected points w takes from a),
+    tie[a] (a's delivery decided by the counter's side), counter[p, a] (p activates a's
+    counter), files[p, a] and value[p, a] (cards and points p puts on a), faceup[p],
+    outcome[P1 wins, draw, P2 wins], score[p], extra[0]: tiebreak (equal scores decided by
+    fewer cards), extra[1]: by_agents (the game ended with at most one agent left)."""
 
     deliver: np.ndarray
     points: np.ndarray
@@ -148,17 +69,61 @@ class ADDAStats:
     faceup: np.ndarray
     outcome: np.ndarray
     score: np.ndarray
-    tiebreak: float
-    by_agents: float
+    extra: np.ndarray
+
+    @property
+    def tiebreak(self) -> float:
+        return float(self.extra[0])
+
+    @property
+    def by_agents(self) -> float:
+        return float(self.extra[1])
 
 
-def adda_stats(tree: Tree, strategy: np.ndarray, variant: Variant) -> ADDAStats:
-    """Probability-weighted statistics of play under ``strategy`` (see :func:`_stats`)."""
-    cap = (tree.depth() + 2) * max(int(tree.num_children.max()), 1) + 1
-    out = _stats(tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
-                 tree.node_action, tree.chance_prob, tree.utility,
-                 np.ascontiguousarray(strategy), variant.params, cap)
-    return ADDAStats(*out[:9], float(out[9][0]), float(out[9][1]))
+@njit(cache=True)
+def _count_edge(t, cur, child, params, player, code, w, leaf, u):
+    """A move (deliveries, counters, files, face-up cards) and, at the end, the outcome."""
+    p = cur[L.MOVER]
+    typ = code >> L.SHIFT
+    pay = code & L.PAYLOAD
+    if typ == L.T_REVEAL:
+        winner = cur[L.STAT + pay] - L.ST_P1
+        t.deliver[pay, winner] += w
+        t.points[pay, winner] += w * (cur[L.SUM + pay] + cur[L.SUM + L.A + pay])
+        if L.loyalty(cur, params, 0, pay) == L.loyalty(cur, params, 1, pay):
+            t.tie[pay] += w
+    elif typ == L.T_COUNTER:
+        t.counter[p, pay] += w
+    elif typ == L.T_FILE:
+        t.files[p, pay >> 5] += w
+        t.value[p, pay >> 5] += w * L.KIND_VALUE[pay & 31]
+    elif typ == L.T_UP:
+        t.faceup[p] += w
+    if leaf:
+        if u > 0:
+            t.outcome[0] += w
+        elif u < 0:
+            t.outcome[2] += w
+        else:
+            t.outcome[1] += w
+        t.score[0] += w * child[L.SCORE]
+        t.score[1] += w * child[L.SCORE + 1]
+        if child[L.SCORE] == child[L.SCORE + 1] and u != 0:
+            t.extra[0] += w
+        if L.in_play(child, params) <= 1:
+            t.extra[1] += w
+
+
+register_tally(ADDATally, edge=_count_edge)
+
+
+def adda_stats(tree: Tree, strategy: np.ndarray, variant: Variant) -> ADDATally:
+    """Probability-weighted statistics of play under ``strategy`` (see :class:`ADDATally`)."""
+    n, z = variant.agents, np.zeros
+    tally = ADDATally(z((n, 2)), z((n, 2)), z(n), z((2, n)), z((2, n)), z((2, n)), z(2), z(3),
+                      z(2), z(2))
+    reach_walk(tree, strategy, variant.params, tally)
+    return tally
 
 
 def loyalty_spread(table: pd.DataFrame, variant: Variant) -> tuple[np.ndarray, list[int]]:
@@ -188,7 +153,7 @@ def _assumptions(doc: Doc, v: Variant) -> None:
             "are fixed by the board (a delivered agent does not join its two neighbours).\n")
 
 
-def _outcomes(doc: Doc, meta: dict, st: ADDAStats) -> None:
+def _outcomes(doc: Doc, meta: dict, st: ADDATally) -> None:
     win = meta["variant"]["payoff"] == "win"
     rows = [["P1 wins" if win else "P1 ahead", pct(st.outcome[0])],
             ["draw" if win else "equal scores", pct(st.outcome[1])],
@@ -236,7 +201,7 @@ def _loyalty(doc: Doc, table: pd.DataFrame, v: Variant, figdir, rel) -> None:
         doc.takeaways.append(text + ".")
 
 
-def _agents(doc: Doc, st: ADDAStats, v: Variant, figdir, rel) -> None:
+def _agents(doc: Doc, st: ADDATally, v: Variant, figdir, rel) -> None:
     doc.add("## Which agents are contested\n")
     doc.add("For each agent: who takes its files at equilibrium, the expected points each "
             "player takes from it, how often its delivery is a loyalty tie (decided by the "
@@ -299,7 +264,7 @@ def _first_move(doc: Doc, table: pd.DataFrame, meta: dict, eps: float, dec: int)
                                  f"within {2 * eps:.{dec}f} of the game's value.")
 
 
-def _play(doc: Doc, st: ADDAStats, v: Variant) -> None:
+def _play(doc: Doc, st: ADDATally, v: Variant) -> None:
     doc.add("## Counters and files\n")
     if v.counters:
         turns = "turn" if v.counters == 1 else f"{v.counters} turns"

@@ -1,24 +1,26 @@
 """Agent Avenue's sections of the strategy report: how games end, the first turn, the
 recruit and its bluffs, discards, game length.
 
-Every number is exact for the run's strategy on its tree: one numba depth-first pass
-replays the rules along every path of positive probability (chance included) and
-accumulates, weighted by that probability, how games end, how long they last, how often
-each player swaps, and at every recruit whether the hidden card was the better one for the
-recruiter (by the exact values of both choices under the strategy) and whether the
-recruiter took the better one. Called by the generic report through the plug-in.
+Every number is exact for the run's strategy on its tree: the reach-weighted walk
+(:mod:`spycfr.analysis.sections.walk`) replays the rules along every path of positive
+probability (chance included) and counts, weighted by that probability, how games end, how
+long they last, how often each player swaps, and at every recruit whether the hidden card
+was the better one for the recruiter (by the exact values of both choices under the
+strategy) and whether the recruiter took the better one. Called by the generic report
+through the plug-in.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from numba import njit
 
 from spycfr.analysis.markdown import Doc, fmt_eps, md_table, pct, save_figure, signed
+from spycfr.analysis.sections.walk import reach_walk, register_tally
 from spycfr.exact.best_response import node_values
 from spycfr.games import tree_labels
 from spycfr.games.agent_avenue import rules as R
@@ -30,114 +32,84 @@ PLAYERS = ("P1", "P2")
 ENDS = ("a catch", "three Codebreakers", "three Daredevils", "the deck running out")
 
 
-@njit(cache=True)
-def _aa_stats(first_child, num_children, node_player, node_infoset, node_action, chance_prob,
-              sigma, values, params, max_turns, stack_cap):
-    """Probability-weighted statistics of play (see the module docstring).
-
-    Returns ends[reason, winner] (reason: 0 catch, 1 Codebreakers, 2 Daredevils, 3 deck-out),
-    ties (games decided by the active-player rule), length[turns], swaps[p] (per game),
+class AATally(NamedTuple):
+    """What play is counted into (see :mod:`spycfr.analysis.sections.walk`):
+    ends[reason, winner] (reason: 0 catch, 1 Codebreakers, 2 Daredevils, 3 deck-out),
+    ties[0] (games decided by the active-player rule), length[turns], swaps[p] (per game),
     recruit[o, k] for recruiter o: k=0 recruits per game, 1 the hidden card was better for
     o, 2 o took the better card, 3 o took the hidden card, 4 value gained over the worse
-    choice, shown[p, name] (cards p shows per game), won_active (games won by the mover).
-    """
-    ends = np.zeros((4, 2))
-    ties = 0.0
-    length = np.zeros(max_turns + 2)
-    swaps = np.zeros(2)
-    recruit = np.zeros((2, 5))
-    shown = np.zeros((2, R.MAX_NAMES))
-    won_active = 0.0
-    st_node = np.empty(stack_cap, dtype=np.int64)
-    st_state = np.empty((stack_cap, R.STATE_SIZE), dtype=np.int16)
-    st_reach = np.empty(stack_cap)
-    child = np.empty(R.STATE_SIZE, dtype=np.int16)
-    st_node[0] = 0
-    st_state[0] = R.initial_state(params)
-    st_reach[0] = 1.0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        n = st_node[sp]
-        r = st_reach[sp]
-        cur = st_state[sp].copy()
-        p = node_player[n]
-        j = node_infoset[n]
-        s = first_child[n]
-        k = num_children[n]
-        if p != CHANCE and cur[R.PHASE] == R.PH_RECRUIT:
-            sign = 1.0 if p == 0 else -1.0
-            v_up = sign * values[s]
-            v_down = sign * values[s + 1]
-            recruit[p, 0] += r
-            if v_down > v_up + 1e-12:
-                recruit[p, 1] += r
-                recruit[p, 2] += r * sigma[j, 1]
-            elif v_up > v_down + 1e-12:
-                recruit[p, 2] += r * sigma[j, 0]
-            else:
-                recruit[p, 2] += r
-            recruit[p, 3] += r * sigma[j, 1]
-            recruit[p, 4] += r * (sigma[j, 0] * v_up + sigma[j, 1] * v_down - min(v_up, v_down))
-        for a in range(k):
-            w = r * (chance_prob[j + a] if p == CHANCE else sigma[j, a])
-            if w <= 0.0:
-                continue
-            code = node_action[s + a]
-            if p != CHANCE and cur[R.PHASE] == R.PH_PLAY:
-                typ = code >> 20
-                if typ == R.T_SWAP:
-                    swaps[p] += w
-                elif typ == R.T_PLAY:
-                    shown[p, (code >> 3) & 7] += w
-            R.apply_action(cur, params, code, child)
-            if num_children[s + a] == 0:
-                fired = child[R.ENDED]
-                winner = child[R.WINNER]
-                if fired & R.END_TIE:
-                    ties += w
-                if winner == child[R.ACTIVE]:
-                    won_active += w
-                if fired & (R.END_P1_CATCH | R.END_P2_CATCH):
-                    ends[0, winner] += w
-                elif fired & (R.END_P1_CB | R.END_P2_CB):
-                    ends[1, winner] += w
-                elif fired & (R.END_P1_DD | R.END_P2_DD):
-                    ends[2, winner] += w
-                else:
-                    ends[3, winner] += w
-                length[min(child[R.TURN], max_turns + 1)] += w
-                continue
-            st_node[sp] = s + a
-            st_reach[sp] = w
-            st_state[sp] = child
-            sp += 1
-    return ends, ties, length, swaps, recruit, shown, won_active
-
-
-@dataclass
-class AAStats:
-    """What :func:`_aa_stats` returns, by name."""
+    choice, shown[p, name] (cards p shows per game), won_active[0] (games won by the
+    mover); values: P1's value at every node under the strategy (an input)."""
 
     ends: np.ndarray
-    ties: float
+    ties: np.ndarray
     length: np.ndarray
     swaps: np.ndarray
     recruit: np.ndarray
     shown: np.ndarray
-    won_active: float
+    won_active: np.ndarray
+    values: np.ndarray
+    max_turns: int
 
 
-def agent_avenue_stats(tree: Tree, strategy: np.ndarray) -> AAStats:
-    """Probability-weighted statistics of play under ``strategy`` (see :func:`_aa_stats`)."""
+@njit(cache=True)
+def _count_node(t, cur, params, p, j, s, k, r, sigma):
+    """A recruit: which card is better for the recruiter, and which one it takes."""
+    if p != CHANCE and cur[R.PHASE] == R.PH_RECRUIT:
+        sign = 1.0 if p == 0 else -1.0
+        v_up = sign * t.values[s]
+        v_down = sign * t.values[s + 1]
+        t.recruit[p, 0] += r
+        if v_down > v_up + 1e-12:
+            t.recruit[p, 1] += r
+            t.recruit[p, 2] += r * sigma[j, 1]
+        elif v_up > v_down + 1e-12:
+            t.recruit[p, 2] += r * sigma[j, 0]
+        else:
+            t.recruit[p, 2] += r
+        t.recruit[p, 3] += r * sigma[j, 1]
+        t.recruit[p, 4] += r * (sigma[j, 0] * v_up + sigma[j, 1] * v_down - min(v_up, v_down))
+
+
+@njit(cache=True)
+def _count_edge(t, cur, child, params, p, code, w, leaf, u):
+    """A move (swaps and cards shown) and, at the end of a game, how it ended."""
+    if p != CHANCE and cur[R.PHASE] == R.PH_PLAY:
+        typ = code >> 20
+        if typ == R.T_SWAP:
+            t.swaps[p] += w
+        elif typ == R.T_PLAY:
+            t.shown[p, (code >> 3) & 7] += w
+    if leaf:
+        fired = child[R.ENDED]
+        winner = child[R.WINNER]
+        if fired & R.END_TIE:
+            t.ties[0] += w
+        if winner == child[R.ACTIVE]:
+            t.won_active[0] += w
+        if fired & (R.END_P1_CATCH | R.END_P2_CATCH):
+            t.ends[0, winner] += w
+        elif fired & (R.END_P1_CB | R.END_P2_CB):
+            t.ends[1, winner] += w
+        elif fired & (R.END_P1_DD | R.END_P2_DD):
+            t.ends[2, winner] += w
+        else:
+            t.ends[3, winner] += w
+        t.length[min(child[R.TURN], t.max_turns + 1)] += w
+
+
+register_tally(AATally, node=_count_node, edge=_count_edge)
+
+
+def agent_avenue_stats(tree: Tree, strategy: np.ndarray) -> AATally:
+    """Probability-weighted statistics of play under ``strategy`` (see :class:`AATally`)."""
     variant = make_variant(None, dict(tree.variant))
-    params = variant.to_params()
     depth = tree.depth()
-    cap = (depth + 1) * max(int(tree.num_children.max()), 1) + 1
-    out = _aa_stats(tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
-                    tree.node_action, tree.chance_prob, np.ascontiguousarray(strategy),
-                    node_values(tree, strategy), params, np.int64(depth), np.int64(cap))
-    return AAStats(out[0], float(out[1]), out[2], out[3], out[4], out[5], float(out[6]))
+    z = np.zeros
+    tally = AATally(z((4, 2)), z(1), z(depth + 2), z(2), z((2, 5)), z((2, R.MAX_NAMES)), z(1),
+                    node_values(tree, strategy), depth)
+    reach_walk(tree, strategy, variant.to_params(), tally)
+    return tally
 
 
 def sections(ctx) -> None:
@@ -151,7 +123,7 @@ def sections(ctx) -> None:
         _discards(ctx.body, st, ctx)
 
 
-def _endings(doc: Doc, st: AAStats, figdir: Path, rel: Path) -> None:
+def _endings(doc: Doc, st: AATally, figdir: Path, rel: Path) -> None:
     total = st.ends.sum()
     doc.add("### How games end at equilibrium\n")
     rows = [[ENDS[i], pct(st.ends[i].sum() / total), pct(st.ends[i, 0] / total),
@@ -161,9 +133,9 @@ def _endings(doc: Doc, st: AAStats, figdir: Path, rel: Path) -> None:
     turns = np.arange(st.length.shape[0])
     mean = float((turns * st.length).sum() / st.length.sum())
     doc.add(f"Games last {mean:.2f} turns on average (a turn is one player's play and the "
-            f"other's recruit). {pct(st.ties / total)} of games are decided by the tie rule "
+            f"other's recruit). {pct(st.ties[0] / total)} of games are decided by the tie rule "
             f"(the active player wins), and the player whose turn it is wins "
-            f"{pct(st.won_active / total)} of all games.\n")
+            f"{pct(st.won_active[0] / total)} of all games.\n")
     fig = _length_figure(st, figdir / "game_length.png")
     doc.add(f"![game length]({(rel / fig.name).as_posix()})\n")
     main = int(np.argmax(st.ends.sum(axis=1)))
@@ -172,7 +144,7 @@ def _endings(doc: Doc, st: AAStats, figdir: Path, rel: Path) -> None:
                          "on average.")
 
 
-def _length_figure(st: AAStats, path: Path) -> Path:
+def _length_figure(st: AATally, path: Path) -> Path:
     from matplotlib.figure import Figure
 
     turns = np.arange(st.length.shape[0])
@@ -188,7 +160,7 @@ def _length_figure(st: AAStats, path: Path) -> Path:
     return save_figure(fig, path)
 
 
-def _first_turn(doc: Doc, table: pd.DataFrame, st: AAStats, variant, eps: float,
+def _first_turn(doc: Doc, table: pd.DataFrame, st: AATally, variant, eps: float,
                 dec: int) -> None:
     p1 = table[table.player == "P1"]
     doc.add("## The first turn\n")
@@ -233,7 +205,7 @@ def _first_turn(doc: Doc, table: pd.DataFrame, st: AAStats, variant, eps: float,
                              f"{pct(share[top], 0)} of its face-up cards.")
 
 
-def _recruit(doc: Doc, st: AAStats, eps: float) -> None:
+def _recruit(doc: Doc, st: AATally, eps: float) -> None:
     doc.add("## The recruit: bluffs and reads\n")
     doc.add("At every recruit, the exact values of taking the face-up and the face-down card "
             "(the game then going on at equilibrium) say which card is better for the "
@@ -261,7 +233,7 @@ def _recruit(doc: Doc, st: AAStats, eps: float) -> None:
                 f"(exploitability {fmt_eps(eps)}).")
 
 
-def _discards(doc: Doc, st: AAStats, ctx) -> None:
+def _discards(doc: Doc, st: AATally, ctx) -> None:
     tree, strategy = ctx.tree, ctx.strategy
     cfv, reach, opp = ctx.cfv, ctx.reach, ctx.opp_reach
     fc = tree.first_child[tree.infoset_node]

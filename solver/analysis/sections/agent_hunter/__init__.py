@@ -1,0 +1,1 @@
+"""Agent Hunter's sections of the strategy report (`report`) and their figures."""
