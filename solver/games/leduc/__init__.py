@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from spycfr.games.leduc import public  # noqa: F401  (registers the public-state model)
 from spycfr.games.leduc.game import CALL, FOLD, RAISE, LeducGame, LeducState
 from spycfr.games.leduc.rules import LeducParams
 from spycfr.games.plugin import GamePlugin, no_parameters

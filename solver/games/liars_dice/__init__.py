@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from spycfr.games.liars_dice import public  # noqa: F401  (registers the public-state model)
 from spycfr.games.liars_dice.game import LIAR, LiarsDiceGame, LiarsDiceState, unrank_bid
 from spycfr.games.liars_dice.rules import LiarsDiceParams
 from spycfr.games.plugin import GamePlugin, no_parameters

@@ -1,0 +1,121 @@
+"""The public-tree engine is exact: known values, and its strategies mapped onto the
+history tree have the exploitability the history tree's own best response computes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from public_reference import values as reference_values
+from spycfr.cfr import CFRSolver
+from spycfr.exact.best_response import exploitability
+from spycfr.exact.lp import solve_lp
+from spycfr.games import get_plugin, make_game, make_variant
+from spycfr.public.enumerate import build_public_tree
+from spycfr.public.mapping import HistoryMap
+from spycfr.public.solver import (
+    PublicCFRSolver,
+    profile_values,
+    public_exploitability,
+    uniform_strategy,
+)
+
+LEDUC_VALUE = -0.085606424078  # OpenSpiel's sequence-form LP value for P1
+
+_public: dict = {}
+
+
+def _tree(name: str):
+    if name not in _public:
+        _public[name] = build_public_tree(make_game(name))
+    return _public[name]
+
+
+def test_kuhn_public_tree_shape():
+    t = _tree("kuhn")
+    # pass/bet, then 2 or 3 more: 4 decisions, 5 terminals; 3 cards per seat.
+    assert t.summary()["decision_nodes"] == 4 and t.summary()["terminal_nodes"] == 5
+    assert t.n_private == (3, 3) and t.num_rows == 12
+    assert t.inv_z == pytest.approx(1.5)  # 6 of the 9 card pairs are dealt
+
+
+def test_kuhn_reaches_its_value_to_1e9():
+    t = _tree("kuhn")
+    solver = PublicCFRSolver(t, "pcfr+")
+    solver.iterate(6000)
+    avg = solver.average_strategy()
+    br = profile_values(t, avg, best=True)
+    # The game value lies in [-BR_2, BR_1]; both ends are within 1e-9 of -1/18.
+    assert -br[1] <= -1 / 18 + 1e-12 <= br[0] + 2e-12
+    assert br[0] + br[1] < 2e-9
+    assert profile_values(t, avg, best=False)[0] == pytest.approx(-1 / 18, abs=1e-9)
+
+
+def test_leduc_lp_equilibrium_is_worth_its_value_on_the_public_tree(leduc):
+    """The history tree's exact LP equilibrium, moved onto the public tree: both public
+    best responses are worth the game value, to 1e-9."""
+    public = _tree("leduc")
+    lp = solve_lp(leduc)
+    strategy = HistoryMap(public, leduc).public_strategy(lp.strategy, public)
+    br = profile_values(public, strategy, best=True)
+    assert br[0] == pytest.approx(LEDUC_VALUE, abs=1e-9)
+    assert -br[1] == pytest.approx(LEDUC_VALUE, abs=1e-9)
+    assert profile_values(public, strategy, best=False)[0] == pytest.approx(LEDUC_VALUE,
+                                                                            abs=1e-9)
+
+
+def test_the_public_solver_matches_the_plain_python_twin():
+    """Values and best responses of a CFR strategy: numba engine = Python recursion."""
+    t = _tree("kuhn")
+    solver = PublicCFRSolver(t, "cfr")
+    solver.iterate(7)
+    avg = solver.average_strategy()
+    row_of = {(int(t.row_node[r]), int(t.row_priv[r])): r for r in range(t.num_rows)}
+    node_of = {tuple(t.pub_states[q].tolist()): q for q in range(t.num_nodes)}
+
+    def policy(pub, seat, i, n):
+        return avg[row_of[(node_of[tuple(pub.tolist())], i)], :n]
+
+    params = get_plugin("kuhn").numba_params(make_variant("kuhn"))
+    for best in (False, True):
+        mine = profile_values(t, avg, best)
+        for seat in (0, 1):
+            assert mine[seat] == pytest.approx(reference_values(params, policy, seat, best),
+                                               abs=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+",
+                                       "hs-pcfr+"])
+def test_every_algorithm_follows_the_history_solver_on_kuhn(kuhn, algorithm):
+    """Same update rule, same iterates: the regrets differ only by a positive factor per
+    infoset (chance), so the average strategies agree (to rounding)."""
+    public = _tree("kuhn")
+    mapping = HistoryMap(public, kuhn)
+    for alternating in (True, False):
+        ours = PublicCFRSolver(public, algorithm, alternating=alternating)
+        theirs = CFRSolver(kuhn, algorithm, alternating=alternating)
+        ours.iterate(30)
+        theirs.iterate(30)
+        mapped = mapping.strategy(ours.average_strategy())
+        assert np.abs(mapped - theirs.average_strategy()).max() < 1e-9
+
+
+def test_checkpoint_state_resumes_bit_identically():
+    t = _tree("kuhn")
+    a = PublicCFRSolver(t, "pdcfr+")
+    a.iterate(20)
+    b = PublicCFRSolver(t, "pdcfr+")
+    b.iterate(8)
+    c = PublicCFRSolver(t, "pdcfr+")
+    c.load_state_dict(b.state_dict())
+    c.iterate(12)
+    assert c.iteration == 20 and np.array_equal(a.S, c.S) and np.array_equal(a.R, c.R)
+
+
+def test_uniform_exploitability_of_leduc(leduc):
+    """NashConv of the uniform Leduc profile, 4.7472222 (OpenSpiel), on both trees."""
+    public = _tree("leduc")
+    assert 2 * public_exploitability(public, uniform_strategy(public)) == pytest.approx(
+        4.7472222, abs=1e-6)
+    assert exploitability(leduc, leduc.uniform_strategy()) == pytest.approx(
+        public_exploitability(public, uniform_strategy(public)), abs=1e-12)
