@@ -92,14 +92,14 @@ def test_the_gadget_never_makes_a_poor_plan_worse(kuhn_model):
 
 def test_gadget_keeps_the_opponents_values(kuhn_model):
     """In a re-solve at seat 0's second decision (pass, bet), seat 1's best counterfactual
-    values are at most those of the plan."""
+    values are at most its best values against the plan."""
     game, full, sol = kuhn_model
     node = full.find(np.array([2, 2], full.pub.dtype))
     assert full.kind[node] == 0
     sub = build(game, full.pub[node])
-    alt = sol.values[1][node]
-    new = solve(sub, (sol.reach[0][node], np.zeros(3)), 2000, opp_values=alt, opponent=1)
-    best = new.values[1][0]  # values against the re-solved strategy; best response below:
+    alt = sol.best[1][node]
+    assert (alt >= sol.values[1][node] - 1e-12).all()
+    new = solve(sub, (sol.reach[0][node], np.ones(3)), 2000, opp_values=alt, opponent=1)
     from spycfr.search.resolve import _Run
     run = _Run(sub, None)
     run.reaches(new.strategy, (sol.reach[0][node], np.ones(3)))
@@ -117,3 +117,23 @@ def test_depth_limited_resolving_with_blueprint_leaves(kuhn_model):
     assert deep < 1e-3
     with pytest.raises(ValueError, match="value function"):
         solve(build(game, depth=1), game.weights, 10)
+
+
+@pytest.fixture(scope="module")
+def leduc_model():
+    game = GameModel.of(get_plugin("leduc").numba_params(make_variant("leduc", None)))
+    full = build(game)
+    return game, full, solve(full, game.weights, 1000)
+
+
+def test_leduc_public_model_value_and_resolving(leduc_model):
+    game, full, sol = leduc_model
+    assert full.size == 465 and game.z == pytest.approx(30 / 36)
+    assert profile_value(full, sol.strategy) == pytest.approx(-0.0856064, abs=1e-4)
+    plan = profile_exploitability(full, sol.strategy)
+    assert plan < 1e-3
+    # every re-solve after the public card keeps the opponent to its best-response values:
+    # the agent (either seat) is about as exploitable as the plan
+    resolved, agents = exploitability(game, Settings(iterations=300), full)
+    assert agents[0].resolves > 50
+    assert resolved < 5e-3

@@ -67,10 +67,12 @@ def assemble(full: Subtree, seat: int, settings: Settings) -> Assembled:
 
     plan = solve(subgame(0), game.weights, settings.plan_iterations or settings.iterations,
                  settings.value_function)
-    stack: list[tuple[int, Solution, int, np.ndarray, bool]] = [
-        (0, plan, 0, game.weights[seat].copy(), True)]
+    uniform = strategy.copy()
+    # the opponent's private states that it can hold (under some strategy) at each node
+    stack: list[tuple[int, Solution, int, np.ndarray, np.ndarray, bool]] = [
+        (0, plan, 0, game.weights[seat].copy(), game.weights[opp].copy(), True)]
     while stack:
-        f, sol, s, mine, fresh = stack.pop()
+        f, sol, s, mine, theirs, fresh = stack.pop()
         k = full.kind[f]
         if k == TERMINAL or not mine.any():
             continue  # the agent never gets here: its play below does not matter
@@ -78,9 +80,9 @@ def assemble(full: Subtree, seat: int, settings: Settings) -> Assembled:
             ranges = [None, None]
             ranges[seat] = mine
             if settings.gadget:
-                ranges[opp] = np.zeros(game.n[opp])
+                ranges[opp] = theirs
                 sol = solve(subgame(f), tuple(ranges), settings.iterations,
-                            settings.value_function, opp_values=sol.values[opp][s], opponent=opp)
+                            settings.value_function, opp_values=sol.best[opp][s], opponent=opp)
             else:
                 ranges[opp] = sol.reach[opp][s]
                 sol = solve(subgame(f), tuple(ranges), settings.iterations,
@@ -91,9 +93,11 @@ def assemble(full: Subtree, seat: int, settings: Settings) -> Assembled:
         if k == seat:
             rows = sol.strategy[sol.tree.row[s]]
             strategy[full.row[f]] = rows
+        them = uniform[full.row[f]] if k == opp else None
         for c in range(full.count[f]):
             stack.append((full.first[f] + c, sol, sol.tree.first[s] + c,
-                          step(full, f, seat, mine, rows, c), False))
+                          step(full, f, seat, mine, rows, c),
+                          step(full, f, opp, theirs, them, c), False))
     out.seconds = time.perf_counter() - t0
     return out
 

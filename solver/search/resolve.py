@@ -25,12 +25,15 @@ from spycfr.search.values import ValueFunction
 @dataclass
 class Solution:
     """A solved subgame: each seat's average strategy, reaches and counterfactual values at
-    every node under it; ``enter`` is the gadget's final entry probabilities (None without)."""
+    every node under it, and each seat's best-response counterfactual values against the
+    other's average strategy (what the next re-solve's gadget must keep the opponent to);
+    ``enter`` is the gadget's final entry probabilities (None without)."""
 
     tree: Subtree
     strategy: np.ndarray  # (R, nmax, PA) average strategy rows
     reach: tuple[np.ndarray, np.ndarray]  # per seat (N, n_s)
     values: tuple[np.ndarray, np.ndarray]  # per seat (N, n_s) counterfactual values
+    best: tuple[np.ndarray, np.ndarray]  # per seat (N, n_s) best-response values
     enter: np.ndarray | None
     iterations: int
 
@@ -79,7 +82,9 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
           value_function: ValueFunction | None = None, opp_values: np.ndarray | None = None,
           opponent: int | None = None) -> Solution:
     """CFR+ (alternating, linear averaging) on ``tree`` from the root ``ranges``; with
-    ``opp_values`` the re-solving gadget for ``opponent`` (its range is then ignored)."""
+    ``opp_values`` the re-solving gadget for ``opponent``: its range then says only which
+    private states it can hold here (> 0; e.g. not the board card), each entering the
+    subgame with the gadget's probability."""
     t = tree
     run = _Run(t, value_function)
     shape = t.row_kid.shape
@@ -93,10 +98,11 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
         if opponent not in (0, 1):
             raise ValueError("the gadget needs the opponent's seat")
         alt = np.asarray(opp_values, float)
+        support = (np.asarray(ranges[opponent]) > 0).astype(float)
         g_regret = np.zeros((alt.shape[0], 2))  # actions: leave, enter
         enter = np.full(alt.shape[0], 0.5)
         enter_avg = np.zeros(alt.shape[0])
-        roots[opponent] = enter.copy()
+        roots[opponent] = enter * support
     for it in range(1, iterations + 1):
         for seat in (0, 1):
             run.reaches(sigma, roots)
@@ -110,18 +116,18 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
                 g_regret[:, 1] = np.maximum(g_regret[:, 1] + v[0] - u, 0.0)
                 total = g_regret.sum(axis=1)
                 enter = np.where(total > 0, g_regret[:, 1] / np.where(total > 0, total, 1), 0.5)
-                roots[opponent] = enter.copy()
+                roots[opponent] = enter * support
     strategy = np.zeros(shape)
     passes.normalise(t.kind, t.row, t.row_count, avg, strategy)
     final_enter = None
     if gadget:
         final_enter = enter_avg / (iterations * (iterations + 1) / 2)
-        roots[opponent] = final_enter
+        roots[opponent] = final_enter * support
     run.reaches(strategy, roots)
-    for seat in (0, 1):
-        run.evaluate(seat, strategy)
-    return Solution(t, strategy, (run.reach[0].copy(), run.reach[1].copy()),
-                    (run.values[0].copy(), run.values[1].copy()), final_enter, iterations)
+    values = tuple(run.evaluate(seat, strategy).copy() for seat in (0, 1))
+    best = tuple(run.evaluate(seat, strategy, best=True).copy() for seat in (0, 1))
+    return Solution(t, strategy, (run.reach[0].copy(), run.reach[1].copy()), values, best,
+                    final_enter, iterations)
 
 
 def best_response_value(tree: Subtree, strategy: np.ndarray, seat: int) -> float:
