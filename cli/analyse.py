@@ -11,11 +11,15 @@ from pathlib import Path
 import click
 import numpy as np
 
-from spycfr.cli.options import build_game, game_command
+from spycfr.cli.options import (
+    build_game,
+    game_command,
+    memory_limit_option,
+    output_option,
+    seat_option,
+)
 from spycfr.errors import SpycfrError
 from spycfr.io import check_output_file
-
-PLAYER_CHOICE = click.Choice(["P1", "P2"], case_sensitive=False)
 
 
 def _load(run_dir: str):
@@ -41,9 +45,10 @@ def _header(run) -> str:
 @click.argument("run_dir", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the openings table as CSV.")
-@click.option("--top", default=10, show_default=True, type=click.IntRange(min=1),
-              help="Rows per player in the text output.")
-def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
+@click.option("--top", default=None, type=click.IntRange(min=1),
+              help="Rows per player (per situation where the game has several): 10 in the "
+                   "text output by default, all in --json and --csv unless given.")
+def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None:
     """Optimal openings (e.g. Agent Hunter's placements): their equilibrium distribution and
     the value of every opening move against the equilibrium opponent."""
     from spycfr.analysis.openings import (
@@ -56,14 +61,18 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
 
     spec = openings_spec(read_run_meta(run_dir)["game"])
     treeless = treeless_openings(run_dir)
+    if top is None and not (as_json or as_csv):
+        top = 10
     if treeless is not None:
         meta, raw = treeless
-        _treeless_openings(meta, treeless_table(meta["game"], raw), spec, as_json, as_csv, top)
+        _treeless_openings(meta, treeless_table(meta["game"], raw), spec, as_json, as_csv,
+                           top)
         return
     run = _load(run_dir)
     table = openings_table(run.tree, run.strategy, run.meta)
+    listed = _head(table, spec, top)  # --json and --csv: --top rows when given, else all
     if as_csv:
-        click.echo(table.to_csv(index=False, float_format="%.17g"), nl=False)
+        click.echo(listed.to_csv(index=False, float_format="%.17g"), nl=False)
         return
     group = spec.group_name
     by_group = openings_by_group(table, group, spec.context_name)
@@ -73,10 +82,10 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
                                                  "value_p1", "exploitability")}}
         for player in ("P1", "P2"):
             out[player] = {
-                spec.whats: table[table.player == player].drop(columns="player")
+                spec.whats: listed[listed.player == player].drop(columns="player")
                 .to_dict(orient="records"),
                 _key(spec.group_title): by_group[by_group.player == player]
-                .drop(columns="player").to_dict(orient="records"),
+                .drop(columns="player").head(top).to_dict(orient="records"),
                 "summary": words[player],
             }
         click.echo(json.dumps(out))
@@ -121,6 +130,15 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int) -> None:
                                      initial_indent="  ", subsequent_indent="  "))
 
 
+def _head(table, spec, top: int | None):
+    """The first ``top`` rows of each player (of each situation where the game has several;
+    the table lists them best or most played first); all rows when ``top`` is None."""
+    if top is None:
+        return table
+    keys = ["player"] + ([spec.context_name] if spec.context_name else [])
+    return table.groupby(keys, sort=False, group_keys=False).head(top)
+
+
 def _words(rows, spec, player: str) -> list[str]:
     """The plain-language summary of one player's openings (per situation where the game
     has several)."""
@@ -160,30 +178,39 @@ def _treeless_openings(meta: dict, table, spec, as_json: bool, as_csv: bool, top
     from spycfr.runs.store import TREELESS_CAVEAT
 
     if as_csv:
-        click.echo(table.to_csv(index=False, float_format="%.17g"), nl=False)
+        click.echo(_head(table, spec, top).to_csv(index=False, float_format="%.17g"), nl=False)
         return
     group = spec.group_name
     by_group = openings_by_group(table, group, spec.context_name)
     estimate = meta.get("exploitability_estimate") or {}
     if as_json:
-        clean = table.astype(object).where(table.notna(), None)
+        listed = _head(table, spec, top)
+        clean = listed.astype(object).where(listed.notna(), None)
         sets = by_group.astype(object).where(by_group.notna(), None)
         out = {"caveat": TREELESS_CAVEAT,
                "run": {k: meta.get(k) for k in ("game", "variant", "algorithm", "iterations",
                                                 "value_p1", "exploitability",
-                                                "exploitability_estimate")}}
+                                                "exploitability_estimate")},
+               "exploitability_lower_bound": ((meta.get("measured") or {})
+                                              .get("exploitability_lower_bound"))}
         for player in ("P1", "P2"):
             out[player] = {
                 spec.whats: clean[clean.player == player].drop(columns="player")
                 .to_dict(orient="records"),
                 _key(spec.group_title): sets[sets.player == player]
-                .drop(columns=["player", "best_br_value"]).to_dict(orient="records"),
+                .drop(columns=["player", "best_br_value"]).head(top).to_dict(orient="records"),
             }
         click.echo(json.dumps(out))
         return
     variant = " ".join(f"{k}={v}" for k, v in meta["variant"].items())
     click.echo(f"{meta['game']} {variant}: {meta['algorithm']} x{meta['iterations']}")
-    if estimate.get("informative", True) and "value" in estimate:
+    bound = ((meta.get("measured") or {}).get("exploitability_lower_bound") or {})
+    if "value" in bound:
+        low, high = bound.get("ci95", (math.nan, math.nan))
+        click.echo(f"approximate: MCCFR; exploitability measured at least {bound['value']:.3g} "
+                   f"(95% interval {low:.3g} to {high:.3g}, by {bound.get('by', 'spycfr measure')}"
+                   "; its exact value needs a tree, as the values do)")
+    elif estimate.get("informative", True) and "value" in estimate:
         click.echo(f"{TREELESS_CAVEAT} (regret-bound estimate {estimate['value']:.3g}; values "
                    "need a tree)")
     else:
@@ -218,15 +245,14 @@ def _player_value(run, player: str) -> float:
 @click.command()
 @click.argument("run_dir", type=click.Path())
 @click.argument("record", nargs=-1)
-@click.option("--as", "as_player", required=True,
-              type=click.Choice(["P1", "P2", "S1", "S2", "S3", "S4"], case_sensitive=False),
-              help="Whose view the record is written from: P1 or P2; on a team run (spycfr "
-                   "team) a seat, S1..S4.")
+@seat_option("Whose view the record is written from: P1 or P2; on a team run (spycfr "
+             "team) a seat, S1..S4. (--as is an older name.)", required=True,
+             choices=("P1", "P2", "S1", "S2", "S3", "S4"))
 @click.option("--against", default=None,
               help="Value moves against this opponent instead: a run directory, a strategy "
                    "table file, or 'uniform'.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | None,
+def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
           as_json: bool) -> None:
     """Best move from a position: RECORD is the game so far as that player saw it ('?' hidden).
 
@@ -239,8 +265,9 @@ def query(run_dir: str, record: tuple[str, ...], as_player: str, against: str | 
     from spycfr.analysis.team import is_team_run
     from spycfr.runs.store import is_treeless, read_run_meta
 
+    as_player = seat
     if is_team_run(run_dir) != as_player.upper().startswith("S"):
-        raise SpycfrError("--as names a seat (S1..S4) on a team run of `spycfr team`, and a "
+        raise SpycfrError("--seat names a seat (S1..S4) on a team run of `spycfr team`, and a "
                           f"player (P1 or P2) on other runs; {run_dir!r} is "
                           + ("a team run" if is_team_run(run_dir) else "not a team run"))
     if is_team_run(run_dir):
@@ -383,20 +410,22 @@ def _alternatives(forms: list[str]) -> str:
 
 @click.command("best-response")
 @click.argument("run_dir", type=click.Path())
-@click.option("--player", required=True, type=PLAYER_CHOICE, help="The best-responding player.")
+@seat_option("The best-responding player: P1 or P2 (--player is an older name).",
+             required=True, choices=("P1", "P2"))
 @click.option("--against", default=None,
               help="Opponent strategy: a run directory, a strategy table file or 'uniform' "
                    "(default: the run's own strategy).")
-@click.option("-o", "--output", default=None, type=click.Path(),
-              help="Write the best-response strategy table (.csv, .parquet or .json).")
+@output_option("Write the best-response strategy table (.csv, .parquet or .json).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def best_response_cmd(run_dir: str, player: str, against: str | None, output: str | None,
+@memory_limit_option
+def best_response_cmd(run_dir: str, seat: str, against: str | None, output: str | None,
                       as_json: bool) -> None:
     """The best response of PLAYER to the opponent's strategy: its value and the strategy."""
     from spycfr.analysis.query import combine, opponent_strategy
     from spycfr.exact.best_response import best_response, expected_value
     from spycfr.formats.strategy_table import strategy_table, table_format, write_table
 
+    player = seat
     if output is not None:  # a bad target fails before the work
         check_output_file(output, "-o")
         table_format(output)
@@ -434,6 +463,7 @@ def best_response_cmd(run_dir: str, player: str, against: str | None, output: st
 @click.argument("source", type=click.Path())
 @click.option("--game", default=None, help="With a strategy table: the game it plays.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@memory_limit_option
 def exploitability(source: str, game: str | None, preset: str | None, variant_params: dict,
                    as_json: bool) -> None:
     """Exploitability of a run (RUN_DIR) or of a strategy table (a .csv/.parquet/.json file).
@@ -481,8 +511,8 @@ def exploitability(source: str, game: str | None, preset: str | None, variant_pa
 @click.argument("run_dir", type=click.Path())
 @click.option("--format", "fmt", required=True, type=click.Choice(["csv", "json", "parquet"]),
               help="Table format (floats are written losslessly).")
-@click.option("-o", "--output", default=None, type=click.Path(),
-              help="Output file (default: RUN_DIR/strategy.FORMAT).")
+@output_option("Output file (default: RUN_DIR/strategy.FORMAT).")
+@memory_limit_option
 def export(run_dir: str, fmt: str, output: str | None) -> None:
     """Export a run's average strategy as a tidy table."""
     from spycfr.formats.strategy_table import write_sampled_table, write_table

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from spycfr.cli.options import build_game, game_command
+from spycfr.cli.options import build_game, game_command, memory_limit_option
 from spycfr.errors import SpycfrError
 from spycfr.io import check_output_file
 
@@ -18,6 +18,7 @@ from spycfr.io import check_output_file
     help="The .efg file to write (replaced atomically).",
 )
 @click.option("--title", default=None, help="Game title in the file (default: game and variant).")
+@memory_limit_option
 def export_efg(
     game: str, preset: str | None, variant_params: dict, output: str, title: str | None
 ) -> None:

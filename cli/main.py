@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import click
@@ -80,7 +81,7 @@ MAX_ERROR_CHARS = 2000
 
 
 def _fail(prefix: str, exc: BaseException | str, code: int) -> None:
-    text = " ".join(str(exc).split("\n"))
+    text = re.sub(r"[ \t]*\n[ \t]*|\t", " ", str(exc)).strip()
     if len(text) > MAX_ERROR_CHARS:
         text = text[:MAX_ERROR_CHARS] + f"... ({len(text) - MAX_ERROR_CHARS:,} more characters)"
     click.echo(f"{prefix}{text}", err=True)
@@ -97,9 +98,12 @@ def main() -> None:
         _fail("error: ", exc, 2)
     except click.exceptions.Abort:
         _fail("", "aborted", 130)
+    except click.UsageError as exc:  # one line like every other error, with where to look
+        ctx = exc.ctx
+        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        _fail("error: ", exc.format_message() + hint, exc.exit_code)
     except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
+        _fail("error: ", exc.format_message(), exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except (_PipeClosed, BrokenPipeError):  # nothing to say, and no one to say it to

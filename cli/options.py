@@ -8,6 +8,9 @@ argument, or ``--game NAME``) before parsing the rest.
 
 from __future__ import annotations
 
+import functools
+import math
+
 import click
 
 from spycfr.errors import SpycfrError
@@ -98,3 +101,130 @@ def game_command(name: str | None = None, game_option: str | None = None, **attr
 def build_game(game_name: str, preset: str | None, variant_params: dict):
     """Resolve a game from CLI options; errors surface as SpycfrError (one line, exit 2)."""
     return make_game(game_name, preset, variant_params)
+
+
+# --- one option vocabulary, shared by every command ---------------------------------------
+
+
+def _with_aliases(f, dest: str, aliases: dict[str, str]):
+    """Wrap a command callback so that hidden alias options (``alias dest -> flag``) fill
+    ``dest`` when the canonical option was not given; giving both is an error."""
+
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        for alias_dest, flag in aliases.items():
+            value = kwargs.pop(alias_dest)
+            if value is None or value is False:
+                continue
+            if kwargs.get(dest) not in (None, False) and kwargs[dest] != value:
+                raise SpycfrError(f"{flag} is another name of --{dest.replace('_', '-')}: "
+                                  "give one of them")
+            kwargs[dest] = value
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def output_option(help: str, required: bool = False, hidden_aliases: tuple[str, ...] = (),
+                  **kwargs):
+    """``-o/--output PATH`` (the one name of every command's output); older names of a
+    command stay as hidden aliases so that existing commands keep working."""
+
+    def decorate(f):
+        aliases = {f"output_alias_{i}": flag for i, flag in enumerate(hidden_aliases)}
+        if required and aliases:  # checked by hand, after an alias may have stood for it
+            f = _require(f, "output", "-o/--output")
+        wrapped = _with_aliases(f, "output", aliases) if aliases else f
+        for alias_dest, flag in aliases.items():
+            wrapped = click.option(flag, alias_dest, default=None, hidden=True,
+                                   type=click.Path())(wrapped)
+        return click.option("-o", "--output", "output", default=None, type=click.Path(),
+                            required=required and not aliases, help=help, **kwargs)(wrapped)
+
+    return decorate
+
+
+def _require(f, dest: str, flag: str):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        if kwargs.get(dest) is None:
+            raise click.UsageError(f"Missing option '{flag}'.")
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def quiet_option(help: str = "No progress lines on stderr."):
+    """``-q/--quiet``."""
+    return click.option("-q", "--quiet", "quiet", is_flag=True, help=help)
+
+
+SEAT_HELP = ("The seat: P1 or P2 (S1..S4 on a team run). --as and --player are older names "
+             "of this option.")
+
+
+def seat_option(help: str, required: bool = False, default: str | None = None,
+                choices: tuple[str, ...] | None = None):
+    """``--seat``: the one name of the seat a command plays or answers for (play, query,
+    best-response); ``--as`` and ``--player`` stay as hidden aliases."""
+
+    def decorate(f):
+        aliases = {"seat_alias_as": "--as", "seat_alias_player": "--player"}
+        if required:  # checked after an alias may have given it
+            f = _require(f, "seat", "--seat")
+        if default is not None:
+            f = _default(f, "seat", default)
+        wrapped = _with_aliases(f, "seat", aliases)
+        kind = (click.Choice(choices, case_sensitive=False) if choices is not None
+                else click.STRING)
+        for alias_dest, flag in aliases.items():
+            wrapped = click.option(flag, alias_dest, default=None, hidden=True,
+                                   type=kind)(wrapped)
+        return click.option("--seat", "seat", default=None, type=kind, help=help)(wrapped)
+
+    return decorate
+
+
+def _default(f, dest: str, value):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        if kwargs.get(dest) is None:
+            kwargs[dest] = value
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def parse_gib(text: str | None) -> float | None:
+    """A --memory-limit in GiB (None when not given); one-line error if not a number > 0."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise SpycfrError(f"--memory-limit must be a number of GiB > 0, got {text!r}")
+    return value
+
+
+MEMORY_HELP = ("Keep the process's peak resident memory under this many GiB (default: half "
+               "the RAM): big allocations are refused before they are made, with a one-line "
+               "error.")
+
+
+def memory_limit_option(f):
+    """``--memory-limit GIB``: the command runs under that memory budget
+    (:func:`spycfr.memory.use_budget`), which the library checks before it builds trees and
+    tables, and which a watchdog holds for what is not checked beforehand."""
+
+    @functools.wraps(f)
+    def wrapper(*args, memory_limit: str | None, **kwargs):
+        from spycfr.memory import budget_for, use_budget
+
+        budget = budget_for(parse_gib(memory_limit))
+        with use_budget(budget, f"spycfr {click.get_current_context().info_name}"):
+            return f(*args, **kwargs)
+
+    return click.option("--memory-limit", "memory_limit", default=None, metavar="GIB",
+                        help=MEMORY_HELP)(wrapper)

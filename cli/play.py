@@ -7,13 +7,14 @@ import sys
 
 import click
 
+from spycfr.cli.options import seat_option
 from spycfr.errors import SpycfrError
 
 
 @click.command()
 @click.argument("run_dir", type=click.Path())
-@click.option("--seat", type=click.Choice(["P1", "P2"], case_sensitive=False), default="P1",
-              show_default=True, help="Your seat (P1 moves first).")
+@seat_option("Your seat: P1 (the default, moves first) or P2.", default="P1",
+             choices=("P1", "P2"))
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
               help="Seed of the program's moves and of chance (default: a random one, shown).")
 @click.option("--moves", "moves_from", default=None, metavar="FILE|-",

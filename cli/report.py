@@ -7,16 +7,17 @@ from pathlib import Path
 
 import click
 
+from spycfr.cli.options import memory_limit_option, output_option
 from spycfr.io import check_output_dir, check_output_file
 
 
 @click.command()
 @click.argument("run_dir", type=click.Path())
-@click.option("-o", "--output", default=None, type=click.Path(),
-              help="Report file (default: RUN_DIR/report.md); figures go to a folder "
-                   "<name>_files next to it.")
+@output_option("Report file (default: RUN_DIR/report.md); figures go to a folder "
+               "<name>_files next to it.")
 @click.option("--figures-dir", default=None, type=click.Path(),
               help="Folder for the PNG figures (default: <report name>_files next to it).")
+@memory_limit_option
 def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
     """A strategy report of a run: values, openings, how the game is played, best responses
     (a team run of `spycfr team`: its value, bounds and how teammates coordinate)."""

@@ -10,7 +10,7 @@ import time
 
 import click
 
-from spycfr.cli.options import game_command
+from spycfr.cli.options import game_command, memory_limit_option
 from spycfr.errors import SpycfrError
 from spycfr.games import foreign_kind, get_plugin
 
@@ -54,6 +54,7 @@ def _build(game_name: str, preset: str | None, variant_params: dict):
 @game_command()
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@memory_limit_option
 def info(game: str, preset: str | None, variant_params: dict, as_json: bool) -> None:
     """Build GAME's tree and print its size: nodes, infosets, actions, depth, memory.
 

@@ -54,7 +54,7 @@ class _Progress:
                    "picks for it), lp, or a full-tree CFR variant (cfr, cfr+, pcfr+, ...).")
 @click.option("--target-exploitability", default=None,
               help="Solve each variant to this exploitability (default 1e-3).")
-@click.option("--max-iterations", default=None,
+@click.option("--iterations", "--max-iterations", "iterations", default=None,
               help="CFR algorithms: stop a variant after this many iterations if the target "
                    "is not reached (default 100000; the row records its exploitability).")
 @click.option("--time-limit", default=None, help="Seconds of iterations per variant at most.")
@@ -68,7 +68,7 @@ class _Progress:
                    "(default 4: a first run compiles the numba kernels in each worker).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def sweep(game: str, preset: str | None, variant_params: dict, output: str, algorithm: str,
-          target_exploitability: str | None, max_iterations: str | None,
+          target_exploitability: str | None, iterations: str | None,
           time_limit: str | None, scheduler: str | None, workers: str | None,
           memory_per_worker: str | None, quiet: bool) -> None:
     """Solve every variant of a grid of GAME's parameters and compare them.
@@ -82,12 +82,15 @@ def sweep(game: str, preset: str | None, variant_params: dict, output: str, algo
     A variant that fails (invalid, too big) is recorded with its error; Ctrl-C keeps what
     finished, and running the same command again solves the rest.
     """
-    from spycfr.cfr.kernels import ALGORITHMS
     from spycfr.games import get_plugin
+
+    get_plugin(game)
+    if not quiet:  # from the first second: the imports below and the checks take a while
+        click.echo(f"sweep: loading the solver and checking the grid of {game} ...", err=True)
+    from spycfr.cfr.kernels import ALGORITHMS
     from spycfr.sweep.grid import split_grid
     from spycfr.sweep.runner import SweepSettings, run_sweep
 
-    get_plugin(game)
     allowed = ("auto", "lp", *ALGORITHMS)
     if algorithm not in allowed:
         raise SpycfrError(f"sweeps solve each variant exactly on its tree: --algorithm "
@@ -97,7 +100,7 @@ def sweep(game: str, preset: str | None, variant_params: dict, output: str, algo
         game=game, preset=preset, fixed=fixed, swept=swept, algorithm=algorithm,
         target_exploitability=_number("target-exploitability", target_exploitability, float,
                                       1e-3),
-        max_iterations=_number("max-iterations", max_iterations, int, 100_000),
+        max_iterations=_number("iterations", iterations, int, 100_000),
         time_limit=_number("time-limit", time_limit, float, None),
         memory_per_worker=_number("memory-per-worker", memory_per_worker, float, 4.0),
     )
@@ -105,8 +108,14 @@ def sweep(game: str, preset: str | None, variant_params: dict, output: str, algo
     if scheduler is not None and (workers is not None or memory_per_worker is not None):
         raise SpycfrError("--workers and --memory-per-worker size a LocalCluster; with "
                           "--scheduler the cluster's own workers are used")
-    summary = run_sweep(settings, output, scheduler, n_workers, _Progress(quiet))
+    summary = run_sweep(settings, output, scheduler, n_workers, _Progress(quiet),
+                        None if quiet else lambda text: click.echo(f"sweep: {text}", err=True))
     click.echo(f"{game}: {summary['finished']} of {summary['counts']['variants']} variants "
                f"solved, {summary['failed']} failed, in {summary['wall_seconds']:.1f} s on "
                f"{summary['cluster']}")
     click.echo(f"wrote {', '.join(summary['files'])} in {output}")
+    if summary["failed"]:
+        for key, error in summary["failures"][:10]:
+            click.echo(f"failed: {key}: {error}", err=True)
+        raise SpycfrError(f"{summary['failed']} of {summary['counts']['variants']} variants "
+                          f"failed (their errors are above and in sweep.csv)")

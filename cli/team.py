@@ -4,23 +4,30 @@ from __future__ import annotations
 
 import click
 
-from spycfr.cli.options import game_command
+from spycfr.cli.options import (
+    game_command,
+    memory_limit_option,
+    output_option,
+    quiet_option,
+)
 
 
 @game_command()
 @click.argument("game")
-@click.option("--out", "out_dir", default=None, help="Run directory for team.json, "
-              "team_plans.npz and report.md (default: print only).")
+@output_option("Run directory for team.json, team_plans.npz and report.md (default: print "
+               "only).", hidden_aliases=("--out",))
 @click.option("--tolerance", default=1e-9, type=float, show_default=True,
               help="Stop when the certified interval is this narrow.")
 @click.option("--time-limit", default=None, type=float,
               help="Stop after this many seconds (the interval stays certified).")
-@click.option("--quiet", is_flag=True, help="No progress lines.")
-def team(game: str, preset: str | None, variant_params: dict, out_dir: str | None,
+@quiet_option("No progress lines.")
+@memory_limit_option
+def team(game: str, preset: str | None, variant_params: dict, output: str | None,
          tolerance: float, time_limit: float | None, quiet: bool) -> None:
     """Solve GAME's team variant (e.g. agent-avenue --teams 2v1) for a team equilibrium
     with ex-ante coordination (TMECor); print the value, its certified interval, the
     exploitability and the value when teammates could see each other's cards."""
+    out_dir = output
     from spycfr.errors import SpycfrError
     from spycfr.runs.team import team_run
 

@@ -3,9 +3,13 @@ peak, so that memory limits are promises about what is measured, not about table
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import resource
 import sys
+import threading
+from collections.abc import Iterator
 
 from spycfr.errors import SpycfrError
 
@@ -59,3 +63,126 @@ class MemoryBudget:
                 f"{self.name}: {what} needs about "
                 f"{extra_bytes / 2**30:.3g} GiB more and {now / 2**30:.3g} GiB are resident "
                 f"already" + (f"; {advice}" if advice else ""))
+
+    def tracker(self, what: str, advice: str = "", every: int = 4096) -> GrowthCheck:
+        """A check for work that grows in many small steps (nodes read, states expanded):
+        see :class:`GrowthCheck`."""
+        return GrowthCheck(self, what, advice, every)
+
+
+class GrowthCheck:
+    """Checks a budget every ``every`` steps of a growing piece of work, with the growth per
+    step measured as it goes (resident memory between two checks): the work is refused when
+    the next stretch of steps, at twice the growth measured so far, would pass the limit. No
+    bytes-per-step guess is needed, so it holds for any work (a chess state or a tree node)."""
+
+    def __init__(self, budget: MemoryBudget, what: str, advice: str, every: int) -> None:
+        self.budget, self.what, self.advice, self.every = budget, what, advice, every
+        self.start_steps, self.start_rss = 0, rss_bytes()
+        self.per_step = 0.0
+
+    def tick(self, steps: int) -> None:
+        """Call with the number of steps done so far (cheap: a check every ``every`` steps)."""
+        if steps % self.every:
+            return
+        now = rss_bytes()
+        if steps > self.start_steps:
+            self.per_step = max(self.per_step, (now - self.start_rss) / (steps - self.start_steps))
+        if steps >= 4 * self.every:  # past the first stretches: measure from here on
+            self.start_steps, self.start_rss = steps, now
+        self.budget.require(f"{self.what} ({steps:,} done)",
+                            2 * self.every * max(self.per_step, 0.0), self.advice)
+
+
+def physical_bytes() -> float:
+    """The machine's RAM (8 GiB if it cannot be read)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8.0 * 2**30
+
+
+def budget_for(limit_gib: float | None) -> MemoryBudget:
+    """The budget of a ``--memory-limit`` in GiB (None: half the RAM, the default); a one-line
+    error for a limit that is not > 0 or more than half the RAM."""
+    half = physical_bytes() / 2**31
+    if limit_gib is None:
+        return MemoryBudget(half * 2**30, f"the default --memory-limit of {half:.3g} GiB "
+                                          "(half the RAM)")
+    if not 0.0 < limit_gib <= half:
+        raise SpycfrError(f"--memory-limit must be > 0 and at most half the RAM ({half:.3g} "
+                          f"GiB here), got {limit_gib!r}")
+    return MemoryBudget(limit_gib * 2**30)
+
+
+# --- the budget of the running command ---------------------------------------------------
+_current: MemoryBudget | None = None
+
+
+def require(what: str, extra_bytes: float, advice: str = "") -> None:
+    """:meth:`MemoryBudget.require` of the running command's budget (nothing outside one)."""
+    if _current is not None:
+        _current.require(what, extra_bytes, advice)
+
+
+def current_budget() -> MemoryBudget | None:
+    """The budget the running command was given (None outside :func:`use_budget`): what
+    library code that builds big things checks when its caller passed no budget."""
+    return _current
+
+
+class MemoryWatchdogError(MemoryLimitError):
+    """Raised in the main thread by the watchdog of :func:`use_budget`."""
+
+    message = "memory limit reached"
+
+    def __init__(self, *args) -> None:
+        super().__init__(*(args or (self.message,)))
+
+
+WATCH_MARGIN = 0.04  # the watchdog stops the command this far below the limit
+WATCH_SECONDS = 0.01
+
+
+@contextlib.contextmanager
+def use_budget(budget: MemoryBudget, what: str = "this command") -> Iterator[MemoryBudget]:
+    """Run a command under ``budget``: library code finds it with :func:`current_budget` (and
+    refuses big allocations before making them), and a watchdog thread stops the command
+    (MemoryLimitError in the main thread) if its resident memory still comes within
+    WATCH_MARGIN of the limit, for the allocations no one checked beforehand."""
+    global _current
+    saved, _current = _current, budget
+    stop = threading.Event()
+    main = threading.main_thread().ident
+    threshold = budget.limit_bytes * (1 - WATCH_MARGIN)
+    hard = budget.limit_bytes * (1 - WATCH_MARGIN / 2)
+
+    def watch() -> None:
+        raised = False
+        while not stop.wait(WATCH_SECONDS):
+            now = rss_bytes()
+            if now <= threshold:
+                continue
+            text = (f"{budget.name}: {what} reached {now / 2**30:.3g} GiB resident and was "
+                    "stopped before passing the limit; give a larger --memory-limit")
+            if not raised:  # delivered when the main thread next runs Python code
+                MemoryWatchdogError.message = text
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                    ctypes.c_ulong(main), ctypes.py_object(MemoryWatchdogError))
+                raised = True
+            elif now > hard:  # still inside one long compiled call: stop the process now
+                # (outputs are written atomically, so nothing is left half-written)
+                os.write(2, f"error: {text}\n".encode())
+                os._exit(2)
+
+    watcher = None
+    if threading.current_thread() is threading.main_thread():
+        watcher = threading.Thread(target=watch, name="spycfr-memory-watchdog", daemon=True)
+        watcher.start()
+    try:
+        yield budget
+    finally:
+        stop.set()
+        if watcher is not None:
+            watcher.join()
+        _current = saved

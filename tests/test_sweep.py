@@ -65,30 +65,35 @@ def _direct_value(params: dict) -> float:
 @pytest.mark.slow
 def test_local_cluster_sweep_then_resume(tmp_path):
     out = tmp_path / "sweep"
-    settings = _settings(max_turns="0..2")  # 0 is not a valid turn limit: recorded, not fatal
-    seen = []
-    summary = run_sweep(settings, out, workers=2, progress=seen.append)
+    # 0 is not a valid turn limit: refused before any cluster starts, nothing solved
+    with pytest.raises(SpycfrError, match="1 of 3 variants are invalid, nothing was solved: "
+                                          "max_turns=0"):
+        run_sweep(_settings(max_turns="0..2"), out, workers=2)
+    assert not out.exists()
+    settings = _settings(max_turns="1..2")
+    seen, notes = [], []
+    summary = run_sweep(settings, out, workers=2, progress=seen.append, note=notes.append)
+    assert notes[0] == "2 variants checked: 2 to solve" and "LocalCluster of 2" in notes[1]
     table = pd.read_parquet(out / "sweep.parquet")
-    assert list(table["max_turns"]) == [0, 1, 2]
-    assert list(table["status"]) == ["failed", "done", "done"]
-    assert "max" in table["error"][0] and "turn" in table["error"][0]
+    assert list(table["max_turns"]) == [1, 2]
+    assert list(table["status"]) == ["done", "done"]
     for _, row in table[table["status"] == "done"].iterrows():
         assert row["value_p1"] == _direct_value({"max_turns": str(row["max_turns"])})
         assert row["value_lower"] <= row["value_p1"] <= row["value_upper"]
         assert row["p1_win"] + row["draw"] + row["p2_win"] == pytest.approx(1.0)
         assert (out / "variants" / row["variant"] / "run.json").is_file()
-    assert summary["finished"] == 2 and summary["failed"] == 1
+    assert summary["finished"] == 2 and summary["failed"] == 0
     assert seen[-1]["todo"] == 0
     report = (out / "report.md").read_text()
     assert "## By max_turns" in report and (out / "value-by-max_turns.png").is_file()
 
-    # Again: the solved variants are skipped, the failed one is tried again (and fails).
+    # Again: the solved variants are skipped (their rows verified against their runs).
     mtimes = {p: p.stat().st_mtime_ns for p in (out / "variants").glob("*.json")}
     summary = run_sweep(settings, out, workers=2)
-    assert summary["counts"]["skipped"] == 2 and summary["counts"]["failed"] == 1
+    assert summary["counts"]["skipped"] == 2 and summary["counts"]["todo"] == 0
     for path, mtime in mtimes.items():
-        if json.loads(path.read_text())["status"] == "done":
-            assert path.stat().st_mtime_ns == mtime
+        assert json.loads(path.read_text())["status"] == "done"
+        assert path.stat().st_mtime_ns == mtime
 
     # By default each variant is solved as `spycfr solve` would (auto: the exact LP here).
     summary = run_sweep(SweepSettings(game="agent-hunter", preset="tiny", fixed={},

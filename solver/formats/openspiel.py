@@ -20,8 +20,6 @@ from spycfr.memory import MemoryBudget
 from spycfr.tree import CHANCE, TERMINAL, Tree
 
 DEFAULT_MAX_NODES = 5_000_000
-# Python lists of the walk per node (ints, floats and the list slots): measured about 180 B.
-BYTES_PER_NODE = 200
 
 
 @contextlib.contextmanager
@@ -88,8 +86,16 @@ def tree_from_openspiel(game_string: str, max_nodes: int = DEFAULT_MAX_NODES,
     infoset_of: dict[str, int] = {}
     info_player, info_actions, info_node, labels = [], [], [], []
     stack = [(0, game.new_initial_state())]
+    # The walk's memory per node depends on the game (a chess state is far bigger than a
+    # poker one): measured as it grows, checked every 1,024 nodes expanded.
+    growth = memory.tracker(f"enumerating {name}", "choose a smaller game or give a larger "
+                            "--memory-limit", every=1024) if memory is not None else None
+    expanded = 0
     while stack:
         n, state = stack.pop()
+        expanded += 1
+        if growth is not None:
+            growth.tick(expanded)
         if state.is_terminal():
             utility[n] = float(state.returns()[0])
             continue
@@ -126,8 +132,9 @@ def tree_from_openspiel(game_string: str, max_nodes: int = DEFAULT_MAX_NODES,
         if len(node_player) > max_nodes:
             raise SpycfrError(f"{name} has more than {max_nodes:,} nodes: too big to enumerate "
                               "through OpenSpiel's Python API")
-        if memory is not None and len(node_player) % 65_536 < len(actions):
-            memory.require(f"enumerating {name}", len(node_player) * BYTES_PER_NODE)
+    if memory is not None:  # the flat arrays are built while the walk's lists still exist
+        memory.require(f"the tree of {name} ({len(node_player):,} nodes)",
+                       len(node_player) * 40, "choose a smaller game")
     return Tree(
         game=name, variant=variant,
         first_child=np.asarray(first_child, np.int64),

@@ -15,7 +15,7 @@ from spycfr.engine.labels import infoset_labels, state_at
 from spycfr.engine.playout import game_bounds
 from spycfr.errors import SpycfrError
 from spycfr.games.plugin import GamePlugin
-from spycfr.memory import MemoryBudget
+from spycfr.memory import MemoryBudget, current_budget
 from spycfr.tree import Tree
 
 _MODULES = {
@@ -85,7 +85,8 @@ def make_game(name: str, preset: str | None = None, params: dict | None = None):
 def build_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
                memory: MemoryBudget | None = None) -> Tree:
     """The flat tree of a game object (from :func:`make_game`), by the numba enumerator
-    (within ``memory``'s limit when given)."""
+    (within ``memory``'s limit, by default the running command's budget)."""
+    memory = memory if memory is not None else current_budget()
     plugin = get_plugin(game.name)
     variant = game.variant_obj
     params = plugin.numba_params(variant)

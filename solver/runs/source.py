@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 
 from spycfr.errors import SpycfrError
-from spycfr.formats.efg import tree_from_efg
+from spycfr.formats.efg_reader import check_utf8, tree_from_efg
 from spycfr.formats.openspiel import tree_from_openspiel
 from spycfr.games import OPENSPIEL_PREFIX, build_tree, foreign_kind, make_game
 from spycfr.io import save_npz
-from spycfr.memory import MemoryBudget
+from spycfr.memory import MemoryBudget, current_budget
 from spycfr.tree import Tree
 
 TREE_NPZ = "tree.npz"
@@ -29,7 +29,9 @@ _ARRAYS = ("first_child", "num_children", "node_player", "node_infoset", "node_a
 def game_tree(name: str, preset: str | None = None, params: dict | None = None,
               memory: MemoryBudget | None = None) -> Tree:
     """The tree of game ``name``: a built-in game's variant, a path to an .efg file, or
-    ``openspiel:GAME_STRING``."""
+    ``openspiel:GAME_STRING``; within ``memory``'s limit (by default the running command's
+    budget)."""
+    memory = memory if memory is not None else current_budget()
     kind = foreign_kind(name)
     if kind is None:
         return build_tree(make_game(name, preset, params), memory=memory)
@@ -49,11 +51,15 @@ def _foreign_tree(name: str, kind: str, preset: str | None, params: dict | None,
         return tree_from_openspiel(name[len(OPENSPIEL_PREFIX):], memory=memory)
     path = Path(name)
     try:
-        if path.stat().st_size > MAX_EFG_BYTES:
+        size = path.stat().st_size
+        if size > MAX_EFG_BYTES:
             raise SpycfrError(f"{name} is larger than {MAX_EFG_BYTES >> 30} GiB: too big to "
                               "read as one .efg")
+        if memory is not None:  # the file's bytes stay resident while they are parsed
+            memory.require(f"reading {name} ({size / 2**20:.3g} MiB)", size,
+                           "give a larger --memory-limit or a smaller game")
         data = path.read_bytes()
-        text = data.decode("utf-8")
+        check_utf8(data)
     except FileNotFoundError:
         raise SpycfrError(f"no such .efg file: {name!r}") from None
     except IsADirectoryError:
@@ -62,7 +68,7 @@ def _foreign_tree(name: str, kind: str, preset: str | None, params: dict | None,
         raise SpycfrError(f"{name!r} is not a text .efg file (not UTF-8)") from None
     except OSError as exc:
         raise SpycfrError(f"cannot read {name!r}: {exc.strerror or exc}") from None
-    return tree_from_efg(text, name, {"sha256": hashlib.sha256(data).hexdigest()})
+    return tree_from_efg(data, name, {"sha256": hashlib.sha256(data).hexdigest()}, memory)
 
 
 def save_tree(path: Path, tree: Tree) -> None:

@@ -13,11 +13,10 @@ MAX_VARIANTS = 10_000
 _RANGE = re.compile(r"^(-?\d+)\.\.(-?\d+)$")
 
 
-def parse_values(name: str, text: str) -> list[str]:
-    """The values of one swept parameter: ``a;b;c`` when a value itself holds commas (Agent
-    Avenue's --names), else ``a,b,c``; an integer item ``lo..hi`` is the range lo..hi."""
+def _items(name: str, text: str) -> list[str | range]:
+    """The items of one swept parameter, a range left as a range (never expanded here)."""
     items = text.split(";") if ";" in text else text.split(",")
-    values: list[str] = []
+    out: list[str | range] = []
     for item in (i.strip() for i in items):
         if not item:
             raise SpycfrError(f"--{name.replace('_', '-')} {text!r}: an empty value in the "
@@ -25,13 +24,35 @@ def parse_values(name: str, text: str) -> list[str]:
                               "commas, by ';')")
         m = _RANGE.match(item)
         if m:
+            if len(m.group(1)) > 18 or len(m.group(2)) > 18:
+                raise SpycfrError(f"--{name.replace('_', '-')} {item!r}: a range of more than "
+                                  f"{MAX_VARIANTS:,} values")
             lo, hi = int(m.group(1)), int(m.group(2))
             if hi < lo:
                 raise SpycfrError(f"--{name.replace('_', '-')} {item!r}: the range ends "
                                   "below its start")
-            values.extend(str(v) for v in range(lo, hi + 1))
+            out.append(range(lo, hi + 1))
         else:
-            values.append(item)
+            out.append(item)
+    return out
+
+
+def count_values(name: str, text: str) -> int:
+    """How many values ``text`` gives the parameter (ranges counted, not expanded)."""
+    return sum(len(i) if isinstance(i, range) else 1 for i in _items(name, text))
+
+
+def parse_values(name: str, text: str) -> list[str]:
+    """The values of one swept parameter: ``a;b;c`` when a value itself holds commas (Agent
+    Avenue's --names), else ``a,b,c``; an integer item ``lo..hi`` is the range lo..hi. The
+    values are counted before a range is expanded (at most MAX_VARIANTS)."""
+    count = count_values(name, text)
+    if count > MAX_VARIANTS:
+        raise SpycfrError(f"--{name.replace('_', '-')} {text[:80]!r} gives {count:,} values; "
+                          f"at most {MAX_VARIANTS:,} variants in one sweep")
+    values: list[str] = []
+    for item in _items(name, text):
+        values.extend(str(v) for v in item) if isinstance(item, range) else values.append(item)
     if len(set(values)) < len(values):
         raise SpycfrError(f"--{name.replace('_', '-')} {text!r} repeats a value")
     return values
@@ -53,17 +74,23 @@ class Cell:
         return "_".join(parts) or "base"
 
 
+def grid_size(swept: dict[str, str]) -> int:
+    """The number of cells of the grid, counted without expanding a range."""
+    size = 1
+    for name, text in swept.items():
+        size *= count_values(name, text)
+    return size
+
+
 def expand(swept: dict[str, str]) -> tuple[list[str], list[Cell]]:
     """(the swept parameter names, every cell of their grid in order); SpycfrError if the
-    grid has more than MAX_VARIANTS cells."""
-    names = list(swept)
-    lists = [parse_values(n, swept[n]) for n in names]
-    size = 1
-    for values in lists:
-        size *= len(values)
+    grid has more than MAX_VARIANTS cells (counted before anything is expanded)."""
+    size = grid_size(swept)
     if size > MAX_VARIANTS:
         raise SpycfrError(f"the grid has {size:,} variants; at most {MAX_VARIANTS:,} in one "
                           "sweep")
+    names = list(swept)
+    lists = [parse_values(n, swept[n]) for n in names]
     cells = [Cell(dict(zip(names, combo, strict=True)))
              for combo in itertools.product(*lists)]
     if len({c.key for c in cells}) < len(cells):
@@ -76,9 +103,8 @@ def split_grid(params: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     """(fixed, swept): the parameters given one value, and those given several."""
     fixed, swept = {}, {}
     for name, text in params.items():
-        values = parse_values(name, text)
-        if len(values) == 1:
-            fixed[name] = values[0]
+        if count_values(name, text) == 1:
+            fixed[name] = parse_values(name, text)[0]
         else:
             swept[name] = text
     return fixed, swept

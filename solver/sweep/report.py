@@ -110,7 +110,9 @@ def _figure(done: pd.DataFrame, name: str, others: list[str], out: Path) -> Path
         key = key if isinstance(key, tuple) else (key,)
         label = _params_text(dict(zip(others, key, strict=True))) or "all"
         xs = group[name].astype(str) if group[name].dtype == object else group[name]
-        err = [group["value_p1"] - group["value_lower"], group["value_upper"] - group["value_p1"]]
+        # an interval that does not hold its value (rounding, an edited row) draws no bar
+        err = [(group["value_p1"] - group["value_lower"]).clip(lower=0).fillna(0),
+               (group["value_upper"] - group["value_p1"]).clip(lower=0).fillna(0)]
         ax_value.errorbar(xs, group["value_p1"], yerr=err, marker="o", capsize=3, label=label)
         ax_draw.plot(xs, group["draw"], marker="o", label=label)
     if done[name].dtype != object:  # integer parameters: a tick per value, no fractions

@@ -15,6 +15,7 @@ import json
 import logging
 import math
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,9 +30,10 @@ from spycfr.exact.outcomes import outcome_stats
 from spycfr.formats.strategy_table import write_table
 from spycfr.games import get_plugin
 from spycfr.io import check_output_dir, write_json
+from spycfr.memory import physical_bytes
 from spycfr.runs.lock import RunLock
 from spycfr.runs.solve import SolveConfig, solve_run
-from spycfr.runs.store import load_run
+from spycfr.runs.store import RUN_JSON, file_sha256, load_run, verify_run_files
 from spycfr.sweep.grid import Cell, expand
 from spycfr.sweep.report import write_report
 
@@ -83,6 +85,7 @@ def solve_variant(task: dict) -> dict:
             raise SpycfrError(f"too big to solve exactly within {task['memory_limit']:g} GiB "
                               f"(auto chose {meta['algorithm']})")
         run = load_run(task["run_dir"])
+        row["run_sha256"] = file_sha256(Path(task["run_dir"]) / RUN_JSON)
         row.update(
             status="done", nodes=meta["nodes"], infosets=meta["infosets"],
             value_p1=meta["value_p1"], value_lower=-meta["best_response_p2"],
@@ -115,37 +118,109 @@ def _size(settings: SweepSettings, params: dict) -> float:
         return 0.0
 
 
-def _reusable(row_path: Path, settings: dict) -> dict | None:
-    """The row of a variant already solved with these settings, else None."""
+# A reused row's measures must be its run's (run.json): (row field, run.json field, sign).
+_ROW_FROM_RUN = (("value_p1", "value_p1", 1), ("value_lower", "best_response_p2", -1),
+                 ("value_upper", "best_response_p1", 1), ("exploitability", "exploitability", 1),
+                 ("nodes", "nodes", 1), ("iterations", "iterations", 1))
+
+
+def _reusable(row_path: Path, settings: dict, run_dir: Path) -> dict | None:
+    """The row of a variant already solved with these settings, else None. The row is
+    re-verified against its run before it is trusted: run.json unchanged since the row was
+    written (its hash), the files run.json vouches for unchanged (theirs), and the row's
+    measures equal to run.json's; an edited row or run is solved again."""
     try:
         row = json.loads(row_path.read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
-    if row.get("status") == "done" and row.get("solve_settings") == settings:
-        return row
-    return None
+    if not isinstance(row, dict) or row.get("status") != "done" or (
+            row.get("solve_settings") != settings):
+        return None
+    try:
+        meta = verify_run_files(run_dir)
+        if row.get("run_sha256") != file_sha256(run_dir / RUN_JSON):
+            return None
+    except (SpycfrError, OSError):
+        return None
+    for field, source, sign in _ROW_FROM_RUN:
+        value, expected = row.get(field), meta.get(source)
+        if not isinstance(value, int | float) or not isinstance(expected, int | float) or (
+                value != sign * expected):
+            return None
+    return row
+
+
+def check_workers(workers: int | None, memory_per_worker: float) -> int:
+    """The LocalCluster's worker processes: ``workers`` (default: as many as fit), checked
+    against the cores and the memory (each worker may use ``memory_per_worker`` GiB)."""
+    cores = os.cpu_count() or 1
+    ram = _ram_gib()
+    by_memory = max(1, int(ram // memory_per_worker))
+    most = min(cores, by_memory)
+    if workers is None:
+        return most
+    if workers > most:
+        raise SpycfrError(f"--workers {workers:,}: at most {most} here ({cores} cores; "
+                          f"{by_memory} workers of {memory_per_worker:g} GiB fit in the "
+                          f"{ram:.3g} GiB of RAM; --memory-per-worker sets the GiB)")
+    return workers
+
+
+def invalid_cells(settings: SweepSettings, cells: list[Cell]) -> list[tuple[Cell, str]]:
+    """The cells whose variant the game refuses (an unknown value, out of range), with why:
+    every cell is checked before any cluster starts."""
+    plugin = get_plugin(settings.game)
+    bad = []
+    for cell in cells:
+        try:
+            plugin.make_variant(settings.preset, {**settings.fixed, **cell.params})
+        except SpycfrError as exc:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            params = {**settings.fixed, **cell.params}
+            if any(re.fullmatch(r"-?\d+-\d+", v) for v in params.values()):
+                why += " (a range is written lo..hi, e.g. 2..4)"
+            bad.append((cell, why))
+    return bad
+
+
+def describe_cell(cell: Cell, fixed: dict | None = None) -> str:
+    """``cards=3, decoys=1``: the swept values of a cell (the fixed ones when none is)."""
+    shown = cell.params or fixed or {}
+    return ", ".join(f"{k}={v}" for k, v in shown.items()) or "the base variant"
 
 
 def run_sweep(settings: SweepSettings, out_dir: str | Path, scheduler: str | None = None,
               workers: int | None = None,
-              progress: Callable[[dict], None] | None = None) -> dict:
+              progress: Callable[[dict], None] | None = None,
+              note: Callable[[str], None] | None = None) -> dict:
     """Solve every variant of the grid (skipping those already solved), then write the table
-    and sweep.json; returns sweep.json's content. ``progress`` gets counts as they change."""
-    out = check_output_dir(out_dir, "sweep directory")
+    and sweep.json; returns sweep.json's content. ``progress`` gets counts as they change,
+    ``note`` a line on what is happening (starting the cluster, compiling)."""
+    note = note or (lambda text: None)
     names, cells = expand(settings.swept)
     get_plugin(settings.game)  # an unknown game fails before any cluster starts
+    bad = invalid_cells(settings, cells)
+    if bad:
+        shown = "; ".join(f"{describe_cell(c, settings.fixed)}: {why}" for c, why in bad[:3])
+        raise SpycfrError(f"{len(bad)} of {len(cells)} variants are invalid, nothing was "
+                          f"solved: {shown}" + ("; ..." if len(bad) > 3 else ""))
+    if scheduler is None:
+        workers = check_workers(workers, settings.memory_per_worker)
+    out = check_output_dir(out_dir, "sweep directory")
     with RunLock(out):
         (out / VARIANTS).mkdir(exist_ok=True)
         solve = settings.solve_settings()
         rows: dict[str, dict] = {}
         todo: list[tuple[float, Cell]] = []
         for cell in cells:
-            row = _reusable(out / VARIANTS / f"{cell.key}.json", solve)
+            row = _reusable(out / VARIANTS / f"{cell.key}.json", solve, out / VARIANTS / cell.key)
             if row is not None:
                 rows[cell.key] = row
             else:
                 todo.append((_size(settings, {**settings.fixed, **cell.params}), cell))
         todo.sort(key=lambda t: -t[0])  # largest first: the long poles start early
+        note(f"{len(cells)} variants checked: {len(todo)} to solve"
+             + (f", {len(rows)} already solved (kept)" if rows else ""))
         counts = {"variants": len(cells), "skipped": len(rows), "done": 0, "failed": 0,
                   "running": 0, "todo": len(todo)}
         start = time.perf_counter()
@@ -154,7 +229,7 @@ def run_sweep(settings: SweepSettings, out_dir: str | Path, scheduler: str | Non
         if todo:
             try:
                 cluster_text = _solve_all(settings, out, todo, rows, counts, scheduler,
-                                          workers, progress, start)
+                                          workers, progress, start, note)
             except BaseException as exc:
                 if not is_interrupt(exc):
                     raise
@@ -168,6 +243,8 @@ def run_sweep(settings: SweepSettings, out_dir: str | Path, scheduler: str | Non
             "wall_seconds": time.perf_counter() - start,
             "finished": int((table["status"] == "done").sum()),
             "failed": int((table["status"] == "failed").sum()),
+            "failures": [[r["variant"], r["error"]] for _, r in
+                         table[table["status"] == "failed"].iterrows()],
             "version": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
@@ -184,7 +261,7 @@ def run_sweep(settings: SweepSettings, out_dir: str | Path, scheduler: str | Non
 
 
 def _solve_all(settings, out, todo, rows, counts, scheduler, workers, progress,
-               start) -> str:
+               start, note) -> str:
     """Submit the variants to Dask and collect their rows as they finish."""
     from distributed import Client, LocalCluster, as_completed
     from distributed.client import FutureCancelledError
@@ -193,6 +270,7 @@ def _solve_all(settings, out, todo, rows, counts, scheduler, workers, progress,
     cluster = None
     try:
         if scheduler is not None:
+            note(f"connecting to the Dask scheduler at {scheduler}")
             try:
                 client = Client(scheduler, timeout="20s")
             except (OSError, TimeoutError) as exc:
@@ -200,13 +278,16 @@ def _solve_all(settings, out, todo, rows, counts, scheduler, workers, progress,
                                   f"{str(exc)[:200]}") from None
             text = f"scheduler {scheduler}"
         else:
-            n = workers or os.cpu_count() or 1
+            n = workers
+            note(f"starting a Dask LocalCluster of {n} worker process{'es' if n > 1 else ''} "
+                 f"({settings.memory_per_worker:g} GiB each); a worker's first variant also "
+                 "compiles the numba kernels (about a minute after installing)")
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                    memory_limit=f"{settings.memory_per_worker}GiB",
                                    dashboard_address=None, silence_logs=logging.CRITICAL)
             client = Client(cluster)
             text = f"LocalCluster of {n} worker processes"
-        memory_limit = min(settings.memory_per_worker, _half_ram_gib())
+        memory_limit = min(settings.memory_per_worker, _ram_gib() / 2)
         futures = {}
         for size, cell in todo:
             task = {
@@ -255,11 +336,8 @@ def _report(counts: dict, client, progress, start: float) -> None:
     progress({**counts, "elapsed": elapsed, "eta": eta})
 
 
-def _half_ram_gib() -> float:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**31
-    except (ValueError, OSError, AttributeError):
-        return 8.0
+def _ram_gib() -> float:
+    return physical_bytes() / 2**30
 
 
 def _table(names: list[str], cells: list[Cell], rows: dict[str, dict]) -> pd.DataFrame:
@@ -271,6 +349,9 @@ def _table(names: list[str], cells: list[Cell], rows: dict[str, dict]) -> pd.Dat
         records.append({"variant": cell.key, **cell.params,
                         **{m: row.get(m) for m in MEASURES}})
     table = pd.DataFrame.from_records(records, columns=["variant", *names, *MEASURES])
+    for m in MEASURES:  # a measure that is not a number (an edited row) is missing, not text
+        if m not in ("status", "algorithm", "stopped_by", "error"):
+            table[m] = pd.to_numeric(table[m], errors="coerce")
     for name in names:  # integer parameters as numbers, so that they sort and plot as such
         converted = pd.to_numeric(table[name], errors="coerce")
         if converted.notna().all():

@@ -1,0 +1,129 @@
+"""The command line as a newcomer meets it (issue 26, items 5, 11 and 13): one option
+vocabulary with the old names kept, usage errors on one line, --memory-limit on every
+command that can grow, and openings that honour --top and say what a run holds."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cli_helpers import spycfr
+from spycfr.memory import (
+    MemoryBudget,
+    MemoryLimitError,
+    current_budget,
+    rss_bytes,
+    use_budget,
+)
+from test_faults import one_line_error
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+TINY = str(RESULTS / "tiny")
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["solve", "kuhn", "--iterations"], "Option '--iterations' requires an argument"),
+    (["query"], "Missing argument 'RUN_DIR'. (see `spycfr query --help`)"),
+    (["openings", TINY, "--top", "0"], "Invalid value for '--top'"),
+    (["play", TINY, "--seat", "P3"], "Invalid value for '--seat'"),
+    (["nosuch"], "No such command 'nosuch'"),
+    (["best-response", TINY], "Missing option '--seat'"),
+])
+def test_usage_errors_are_one_line(args, fragment):
+    one_line_error(args, fragment)
+
+
+def test_one_seat_option_with_the_old_names_kept():
+    """--seat everywhere; --as (query) and --player (best-response) still work, hidden."""
+    def ok(*args):
+        code, out, err = spycfr(*args)
+        assert code == 0, err
+        return json.loads(out)
+
+    new = ok("query", TINY, "--seat", "P2", "place:?", "--json")
+    assert ok("query", TINY, "--as", "P2", "place:?", "--json") == new
+    br = ok("best-response", TINY, "--seat", "P1", "--json")
+    assert ok("best-response", TINY, "--player", "P1", "--json") == br
+    for command in (["query", TINY], ["best-response", TINY], ["play", TINY]):
+        code, out, _ = spycfr(*command, "--help")
+        assert code == 0 and re.search(r"^\s+--seat ", out, re.M), out
+        assert not re.search(r"^\s+--(as|player) ", out, re.M)  # hidden aliases
+    one_line_error(["query", TINY, "--seat", "P1", "--as", "P2"], "give one of them")
+
+
+def test_output_iterations_and_quiet_are_one_vocabulary():
+    for command in ("team", "sweep", "report", "export", "best-response", "export-efg"):
+        code, out, _ = spycfr(command, *(["agent-avenue"] if command == "team" else []),
+                              "--help")
+        assert code == 0 and "-o, --output" in out, command
+    code, out, _ = spycfr("team", "agent-avenue", "--help")
+    assert "-q, --quiet" in out and not re.search(r"^\s+--out ", out, re.M)  # hidden
+    code, out, _ = spycfr("sweep", "kuhn", "--help")
+    assert "--iterations" in out and "-q, --quiet" in out
+
+
+@pytest.mark.parametrize("command", ["info kuhn", "team agent-avenue", "report RUN",
+                                     "export RUN --format csv", "export-efg kuhn -o x.efg",
+                                     "best-response RUN --seat P1",
+                                     "exploitability RUN"])
+def test_every_command_that_grows_takes_a_memory_limit(command):
+    args = [TINY if a == "RUN" else a for a in command.split()]
+    code, out, _ = spycfr(*args, "--help")
+    assert code == 0 and "--memory-limit" in out
+    one_line_error([*args, "--memory-limit", "-1"], "--memory-limit must be")
+
+
+def test_report_of_a_big_run_is_refused_before_it_grows(tmp_path):
+    """`report results/small --memory-limit 1` peaked at 1.84 GiB; now refused at once."""
+    line = one_line_error(["report", str(RESULTS / "small"), "-o", str(tmp_path / "r.md"),
+                           "--memory-limit", "0.5"], "5,633,245-node tree")
+    assert "--memory-limit 0.5 GiB" in line and not (tmp_path / "r.md").exists()
+
+
+def test_the_watchdog_stops_what_no_one_checked():
+    """Growth that no check foresaw is stopped below the limit, in Python code."""
+    limit = rss_bytes() + 96 * 2**20
+    held = []
+    with pytest.raises(MemoryLimitError, match="stopped before passing the limit"):
+        with use_budget(MemoryBudget(limit, "--memory-limit test"), "the test"):
+            assert current_budget().limit_bytes == limit
+            for _ in range(10_000):
+                held.append(np.ones(2**17))  # 1 MiB at a time
+    assert rss_bytes() < limit and current_budget() is None
+    del held
+
+
+def test_openings_honour_top_in_json_and_csv():
+    code, out, err = spycfr("openings", TINY, "--top", "3", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert all(len(data[p]["placements"]) == 3 for p in ("P1", "P2"))
+    everything = json.loads(spycfr("openings", TINY, "--json")[1])
+    assert len(everything["P1"]["placements"]) > 3
+    csv = spycfr("openings", TINY, "--top", "2", "--csv")[1].strip().splitlines()
+    assert len(csv) == 1 + 2 * 2  # a header, two rows a player
+
+
+def test_openings_of_an_interrupted_run_say_how_to_finish_it(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "checkpoint.npz").write_bytes(b"")
+    one_line_error(["openings", str(run)], f"finish it with `spycfr solve --resume {run}`")
+
+
+def test_openings_of_a_sampled_run_show_its_measured_bound(tmp_path):
+    code, out, err = spycfr("openings", str(RESULTS / "standard"), "--top", "1")
+    assert code == 0, err
+    bound = json.loads((RESULTS / "standard" / "run.json").read_text())["measured"][
+        "exploitability_lower_bound"]["value"]
+    assert f"exploitability measured at least {bound:.3g}" in out
+    assert "not measured" not in out
+
+
+def test_team_out_is_kept_as_a_hidden_alias(tmp_path):
+    one_line_error(["team", "agent-avenue", "--out", str(tmp_path / "t"), "-o",
+                    str(tmp_path / "u")], "--out is another name of --output")
