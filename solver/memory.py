@@ -83,15 +83,18 @@ class GrowthCheck:
 
     def tick(self, steps: int) -> None:
         """Call with the number of steps done so far (cheap: a check every ``every`` steps)."""
-        if steps % self.every:
+        # every power of two up to ``every`` (a walk whose steps are big is caught early),
+        # then every ``every`` steps
+        if steps % self.every and (steps & (steps - 1) or steps > self.every):
             return
+        interval = min(self.every, max(steps, 1))
         now = rss_bytes()
         if steps > self.start_steps:
             self.per_step = max(self.per_step, (now - self.start_rss) / (steps - self.start_steps))
         if steps >= 4 * self.every:  # past the first stretches: measure from here on
             self.start_steps, self.start_rss = steps, now
         self.budget.require(f"{self.what} ({steps:,} done)",
-                            2 * self.every * max(self.per_step, 0.0), self.advice)
+                            2 * interval * max(self.per_step, 0.0), self.advice)
 
 
 def physical_bytes() -> float:
