@@ -514,9 +514,12 @@ def exploitability(source: str, game: str | None, preset: str | None, variant_pa
 @output_option("Output file (default: RUN_DIR/strategy.FORMAT).")
 @memory_limit_option
 def export(run_dir: str, fmt: str, output: str | None) -> None:
-    """Export a run's average strategy as a tidy table."""
+    """Export a run's average strategy as a tidy table. Written to its default place in the
+    run (RUN_DIR/strategy.FORMAT), the table becomes one of the run's files: run.json vouches
+    for it (its sha256), as for a table the solve wrote."""
     from spycfr.formats.strategy_table import write_sampled_table, write_table
-    from spycfr.runs.store import is_treeless, read_run_meta, strategy_run_table
+    from spycfr.runs.lock import RunLock
+    from spycfr.runs.store import is_treeless, read_run_meta, strategy_run_table, vouch_files
 
     target = Path(output) if output else Path(run_dir) / f"strategy.{fmt}"
     if is_treeless(read_run_meta(run_dir)):  # sampled: the table of the infosets it stored
@@ -533,6 +536,12 @@ def export(run_dir: str, fmt: str, output: str | None) -> None:
     run = _load(run_dir)
     check_output_file(target, "-o")
     table = strategy_run_table(run.tree, run.strategy)
-    write_table(table, target, fmt)
+    own = target.resolve() == (Path(run_dir) / f"strategy.{fmt}").resolve()
+    if own:  # the run's own table (e.g. one left out of a repository): run.json vouches for it
+        with RunLock(run_dir):
+            write_table(table, target, fmt)
+            vouch_files(run_dir, written=(target.name,))
+    else:
+        write_table(table, target, fmt)
     click.echo(f"wrote {target}: {len(table):,} rows ({run.tree.num_infosets:,} infosets)",
                err=not target.is_file())  # -o /dev/stdout: the table alone on stdout

@@ -5,6 +5,8 @@
 # and measure them head to head.
 #   bash results/regenerate.sh [DIR ...]      (default: every run below; DIR as listed)
 # Needs spycfr installed (pip install -e .); set SPYCFR to use another executable.
+# The solves also write each run's strategy tables (strategy.parquet, strategy.csv); the big
+# ones are not committed (.gitignore): `spycfr export DIR --format parquet` rewrites them.
 set -euo pipefail
 cd "$(dirname "$0")"
 SPYCFR=${SPYCFR:-spycfr}

@@ -20,6 +20,7 @@ from cli_helpers import spycfr
 from reference import reference_best_response
 from spycfr.exact.best_response import best_response
 from spycfr.runs import load_run
+from spycfr.runs.store import file_sha256
 from spycfr.tree import CHANCE, TERMINAL
 
 
@@ -639,6 +640,10 @@ def test_export_default_paths(tmp_path, tiny):
         assert (run_dir / f"strategy.{fmt}").is_file() and f"strategy.{fmt}" in out
     assert (run_dir / "strategy.npz").read_bytes() == before
     assert not list(run_dir.glob(".*.tmp"))  # atomic writes leave no temporary behind
+    # the run's own tables: run.json vouches for them (a changed one is noticed)
+    files = json.loads((run_dir / "run.json").read_text())["files"]
+    for fmt in ("json", "csv", "parquet"):
+        assert files[f"strategy.{fmt}"] == file_sha256(run_dir / f"strategy.{fmt}")
     t = read_any(run_dir / "strategy.json")
     assert np.array_equal(t.probability.to_numpy(float),
                           read_any(run_dir / "strategy.csv").probability.to_numpy(float))

@@ -11,6 +11,7 @@ import pytest
 
 from spycfr.exact.best_response import best_response, expected_value
 from spycfr.runs import load_run
+from spycfr.runs.store import file_sha256
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
@@ -36,6 +37,15 @@ def test_committed_run_is_current(preset):
     assert abs(expected_value(run.tree, run.strategy) - meta["value_p1"]) < 1e-12
     assert meta["exploitability"] <= 1e-4
     assert (RESULTS / preset / "report.md").read_text().count(f"{meta['exploitability']:.3g}")
+
+
+@pytest.mark.parametrize("preset", RUNS)
+def test_committed_run_vouches_only_for_its_files(preset):
+    """run.json's hashes name exactly files that are committed with it: a table left out of
+    the repository (regenerable with `spycfr export`) is not vouched for."""
+    files = json.loads((RESULTS / preset / "run.json").read_text()).get("files") or {}
+    for name, sha in files.items():
+        assert file_sha256(RESULTS / preset / name) == sha, name
 
 
 def test_committed_sweep_is_current():

@@ -41,7 +41,7 @@ from spycfr.errors import SpycfrError
 from spycfr.exact.best_response import infoset_values
 from spycfr.formats.strategy_table import strategy_table
 from spycfr.games import build_tree, foreign_kind, make_game, sample_labels
-from spycfr.io import atomic_path, write_text
+from spycfr.io import atomic_path, write_json, write_text
 from spycfr.memory import require
 from spycfr.runs.source import TREE_NPZ, load_tree
 from spycfr.tree import Tree
@@ -144,6 +144,22 @@ def file_sha256(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 22), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def vouch_files(run_dir: str | Path, written: tuple[str, ...] = (),
+                dropped: tuple[str, ...] = ()) -> None:
+    """Rewrite run.json's ``files`` (atomically) after files of the run changed: the sha256 of
+    each of ``written`` (just written from the run's checked strategy), no entry for those in
+    ``dropped`` (deleted: a table that `spycfr export` rewrites). Hold the run's lock."""
+    run_dir = Path(run_dir)
+    meta = read_run_meta(run_dir)
+    if meta.get("files") is None and not written:
+        return  # an older run that vouches for nothing: nothing to take back
+    files = {name: sha for name, sha in (meta.get("files") or {}).items()
+             if name not in dropped}
+    files.update({name: file_sha256(run_dir / name) for name in written})
+    meta["files"] = files
+    write_json(run_dir / RUN_JSON, meta)
 
 
 def _recover(run_dir: Path) -> str:
