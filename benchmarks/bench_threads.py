@@ -22,7 +22,7 @@ import numpy as np
 
 from spycfr.cfr.solver import CFRSolver  # noqa: E402
 from spycfr.games import build_tree, make_game  # noqa: E402
-from spycfr.runs.solve import available_cpus  # noqa: E402
+from spycfr.runs.config import available_cpus  # noqa: E402
 
 CASES = ("leduc", "liars-dice", "agent-hunter:tiny", "agent-hunter:mini", "agent-avenue:mini",
          "agent-hunter:small")

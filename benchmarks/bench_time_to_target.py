@@ -29,7 +29,9 @@ from spycfr.cfr.solver import CFRSolver  # noqa: E402
 from spycfr.exact.best_response import exploitability  # noqa: E402
 from spycfr.exact.lp import solve_lp  # noqa: E402
 from spycfr.games import build_tree, make_game  # noqa: E402
-from spycfr.runs.solve import SolveConfig, choose_algorithm  # noqa: E402
+from spycfr.runs.config import SolveConfig  # noqa: E402
+from spycfr.runs.game import resolve_game  # noqa: E402
+from spycfr.runs.plan import choose_algorithm  # noqa: E402
 
 GAMES = ("kuhn", "leduc", "liars-dice", "agent-hunter:tiny", "agent-hunter:mini")
 CFR_METHODS = ("cfr+", "dcfr", "pcfr+", "pdcfr+", "hs-pcfr+")
@@ -145,9 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     for case in args.games:
         game, preset = _split(case)
         tree = build_tree(make_game(game, preset))
-        chosen = {tg: choose_algorithm(SolveConfig(game=game, preset=preset, params={},
-                                                   target_exploitability=tg))[0]
-                  for tg in targets}
+        configs = {tg: SolveConfig(game=game, preset=preset, params={}, algorithm="auto",
+                                   target_exploitability=tg) for tg in targets}
+        chosen = {tg: choose_algorithm(c, resolve_game(c))[0] for tg, c in configs.items()}
         os_game = None
         if pyspiel is not None:
             os_game = _openspiel_game(pyspiel, case, tree)

@@ -523,7 +523,7 @@ def export(run_dir: str, fmt: str, output: str | None) -> None:
 
     target = Path(output) if output else Path(run_dir) / f"strategy.{fmt}"
     if is_treeless(read_run_meta(run_dir)):  # sampled: the table of the infosets it stored
-        from spycfr.runs.solve import load_sampled_solver
+        from spycfr.runs.sampled import load_sampled_solver
 
         check_output_file(target, "-o")
         solver = load_sampled_solver(run_dir)

@@ -15,7 +15,6 @@ from spycfr.errors import SpycfrError
 from spycfr.games import foreign_kind, get_plugin
 
 DEFAULT_ITERATIONS = 1000
-ALGORITHMS = ("auto", "lp", "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "hs-pcfr+")
 
 
 def _parse_number(name: str, text: str | None, kind: type, minimum: float, strict: bool):
@@ -311,13 +310,9 @@ def solve(
     strength instead (head to head, a lower bound, the openings' stability), and openings,
     query (runs with --abstraction), report, export and head-to-head read its run directory.
     """
-    from spycfr.runs.solve import (
-        AUTO_THREADS,
-        MCCFR_ALGORITHMS,
-        SolveConfig,
-        bound_shortfall,
-        solve_run,
-    )
+    from spycfr.runs.config import AUTO_THREADS, MCCFR_ALGORITHMS, SolveConfig, check_requested
+    from spycfr.runs.sampled import bound_shortfall
+    from spycfr.runs.solve import solve_run
 
     if resume is not None:
         given = [name for name, value in (
@@ -335,9 +330,6 @@ def solve(
             )
     algorithm = algorithm or "auto"
     mccfr = algorithm in MCCFR_ALGORITHMS
-    if algorithm not in ALGORITHMS and not mccfr:
-        raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: "
-                          f"{', '.join(ALGORITHMS + tuple(MCCFR_ALGORITHMS))}")
     n_iter = _parse_number("iterations", iterations, int, 1, strict=False)
     target = _parse_number("target-exploitability", target_exploitability, float, 0, strict=True)
     limit = _parse_number("time-limit", time_limit, float, 0, strict=True)
@@ -354,17 +346,18 @@ def solve(
         if not threads.strip().isdigit():
             raise SpycfrError(f"--threads must be a number >= 1 or auto, got {threads!r}")
         n_threads = _parse_number("threads", threads, int, 1, strict=False)
-    a = _parse_float("alpha", alpha)
-    b = _parse_float("beta", beta)
-    g = _parse_float("gamma", gamma)
-    if algorithm not in ("dcfr", "pdcfr+") and alpha is not None:
-        raise SpycfrError("--alpha applies to --algorithm dcfr or pdcfr+ only")
-    if algorithm not in ("dcfr", "pdcfr+", "hs-pcfr+") and gamma is not None:
-        raise SpycfrError("--gamma applies to --algorithm dcfr, pdcfr+ or hs-pcfr+ only")
-    if algorithm != "dcfr" and beta is not None:
-        raise SpycfrError("--beta applies to --algorithm dcfr only (pdcfr+ keeps no negative "
-                          "regrets)")
+    config = SolveConfig(
+        game=game or "", preset=preset, params=variant_params, algorithm=algorithm,
+        alpha=_parse_float("alpha", alpha), beta=_parse_float("beta", beta),
+        gamma=_parse_float("gamma", gamma), alternating=not simultaneous, iterations=n_iter,
+        target_exploitability=target, time_limit=limit, seed=seed_value, epsilon=eps,
+        memory_limit=mem, abstraction=abstraction, when_full=when_full, fallback=fallback,
+        store_depth=depth,
+        device=device or (None if resume else "cpu"),  # a resumed run keeps its own unless given
+        threads=n_threads,
+    )
     if resume is None:
+        check_requested(config)  # the algorithm and its settings, before the game is read
         if game is None:
             raise SpycfrError("missing GAME; games: " + ", ".join(_game_names()))
         if foreign_kind(game) is None:
@@ -378,16 +371,7 @@ def solve(
                 1000 if algorithm == "es-mccfr" else 100_000)
         elif n_iter is not None:
             every = min(100, n_iter)
-
-    config = SolveConfig(
-        game=game or "", preset=preset, params=variant_params, algorithm=algorithm,
-        alpha=a, beta=b, gamma=g, alternating=not simultaneous, iterations=n_iter,
-        target_exploitability=target, time_limit=limit, check_every=every, seed=seed_value,
-        epsilon=eps, memory_limit=mem, abstraction=abstraction, when_full=when_full,
-        fallback=fallback, store_depth=depth,
-        device=device or (None if resume else "cpu"),  # a resumed run keeps its own unless given
-        threads=n_threads,
-    )
+    config = config.replace(iterations=n_iter, check_every=every)
     progress = _Progress(n_iter, limit, quiet, target)
     try:
         out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,

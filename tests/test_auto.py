@@ -8,8 +8,10 @@ import json
 import pytest
 
 from cli_helpers import spycfr
-from spycfr.runs import solve as solve_module
-from spycfr.runs.solve import SolveConfig, choose_algorithm, solve_run
+from spycfr.runs import engines, plan
+from spycfr.runs.config import SolveConfig
+from spycfr.runs.game import resolve_game
+from spycfr.runs.solve import solve_run
 from spycfr.runs.store import load_run
 
 AH = "agent-hunter"
@@ -17,6 +19,10 @@ AH = "agent-hunter"
 
 def config(**kw) -> SolveConfig:
     return SolveConfig(**{"game": AH, "preset": "tiny", "params": {}, "algorithm": "auto", **kw})
+
+
+def choose_algorithm(config: SolveConfig, checkpoint_every: int | None = None):
+    return plan.choose_algorithm(config, resolve_game(config), checkpoint_every)
 
 
 def test_the_rule():
@@ -38,11 +44,11 @@ def test_the_rule():
 
 
 def test_the_rule_by_size_and_memory(monkeypatch):
-    monkeypatch.setattr(solve_module, "AUTO_LP_NODES", 1000)
+    monkeypatch.setattr(plan, "AUTO_LP_NODES", 1000)
     chosen, why = choose_algorithm(config())
     assert chosen == "pdcfr+" and "more than 1,000 for the exact LP" in why
     # a memory limit the full tree cannot fit: sampled, unless a target needs the tree
-    monkeypatch.setattr(solve_module, "SOLVE_BYTES_PER_NODE", 10**9)
+    monkeypatch.setattr(engines, "SOLVE_BYTES_PER_NODE", 10**9)
     chosen, why = choose_algorithm(config(memory_limit=1.0))
     assert chosen == "es-mccfr" and "would not fit" in why
     assert choose_algorithm(config(memory_limit=1.0, target_exploitability=1e-3))[0] == "pdcfr+"

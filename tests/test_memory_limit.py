@@ -14,8 +14,11 @@ import pytest
 
 from spycfr.errors import SpycfrError
 from spycfr.memory import MemoryLimitError, rss_bytes
+from spycfr.runs import engines
+from spycfr.runs import game as game_module
 from spycfr.runs import solve as solve_module
-from spycfr.runs.solve import SolveConfig, solve_run
+from spycfr.runs.config import SolveConfig
+from spycfr.runs.solve import solve_run
 from spycfr.runs.store import RUN_JSON, load_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +74,7 @@ def test_a_full_tree_run_under_a_limit_stays_under_it(tmp_path):
 def test_enumeration_checks_every_growth(monkeypatch):
     """An estimate far too low gets past the first check; the enumerator's own check refuses
     before growing its buffers past the limit."""
-    monkeypatch.setattr(solve_module, "estimate_nodes", lambda params: 1.0)
+    monkeypatch.setattr(game_module, "estimate_nodes", lambda params: 1.0)
     limit = (rss_bytes() + 100 * 2**20) / 2**30
     with pytest.raises(MemoryLimitError, match="enumerating the agent-hunter tree") as info:
         solve_run(SolveConfig(game=AH, preset="small", params={}, iterations=1,
@@ -81,7 +84,7 @@ def test_enumeration_checks_every_growth(monkeypatch):
 
 
 def test_the_solver_is_checked_once_the_tree_is_known(monkeypatch):
-    monkeypatch.setattr(solve_module, "_solve_bytes", lambda tree, config: 1e15)
+    monkeypatch.setattr(engines, "solve_bytes", lambda tree, config: 1e15)
     with pytest.raises(MemoryLimitError, match=r"solving the tree of 7,339 nodes"):
         solve_run(SolveConfig(game=AH, preset="tiny", params={}, iterations=1,
                               memory_limit=4.0))
@@ -104,7 +107,7 @@ def test_tables_that_would_not_fit_are_left_for_export(tmp_path, monkeypatch):
 
 
 def test_mccfr_goes_without_a_tree_that_would_not_fit(monkeypatch):
-    monkeypatch.setattr(solve_module, "TREE_BYTES_PER_NODE", 1e12)
+    monkeypatch.setattr(engines, "TREE_BYTES_PER_NODE", 1e12)
     meta = solve_run(SolveConfig(game=AH, preset="tiny", params={}, algorithm="es-mccfr",
                                  iterations=20, memory_limit=4.0))
     assert meta["tree_enumerated"] is False and meta["exploitability"] is None

@@ -53,7 +53,8 @@ def test_committed_sweep_is_current():
     with the sweep's settings, gives the recorded value bit for bit."""
     import pandas as pd
 
-    from spycfr.runs.solve import SolveConfig, solve_run
+    from spycfr.runs.config import SolveConfig
+    from spycfr.runs.solve import solve_run
 
     out = RESULTS / "sweeps" / "agent-hunter-decoys"
     summary = json.loads((out / "sweep.json").read_text())
@@ -81,13 +82,14 @@ SAMPLED = ["standard", "agent-avenue/standard", "agent-double-double-agent/stand
 def test_committed_sampled_strategy_is_the_recorded_state(run_name):
     """The sampled full games commit their strategy (the first two decisions' rows, kB):
     the checkpoint loads and is the state its run recorded."""
-    from spycfr.runs.solve import _state_hash, load_sampled_solver
+    from spycfr.runs.sampled import load_sampled_solver
+    from spycfr.runs.solve import state_hash
 
     meta = json.loads((RESULTS / run_name / "run.json").read_text())
     solver = load_sampled_solver(RESULTS / run_name)
     assert solver.iteration == meta["iterations"] and solver.store_depth == 2
     assert solver.fallback == "heuristic"
-    assert _state_hash(solver.state_dict()) == meta["state_sha256"]
+    assert state_hash(solver.state_dict()) == meta["state_sha256"]
 
 
 def test_committed_rulesheet_placements_are_its_openings_table():
@@ -95,7 +97,7 @@ def test_committed_rulesheet_placements_are_its_openings_table():
     import numpy as np
     import pandas as pd
 
-    from spycfr.runs.solve import load_sampled_solver
+    from spycfr.runs.sampled import load_sampled_solver
 
     solver = load_sampled_solver(RESULTS / "standard")
     state = solver.state_dict()

@@ -12,7 +12,7 @@ from cli_helpers import spycfr
 from spycfr.cfr import ALGORITHMS, CFRSolver
 from spycfr.cfr.threaded import subtree_layout
 from spycfr.games import build_tree, make_game
-from spycfr.runs.solve import available_cpus
+from spycfr.runs.config import available_cpus
 from spycfr.tree import Tree
 from spycfr.tree.tree import TERMINAL
 

@@ -216,7 +216,7 @@ def player_from(source: str, game) -> Player:
     """A player named on the command line: ``uniform``, ``heuristic``, ``heuristic:STYLE``
     or a run directory (a tree run plays its strategy; an MCCFR run without a tree its
     average strategy)."""
-    from spycfr.runs.solve import load_sampled_solver
+    from spycfr.runs.sampled import load_sampled_solver
     from spycfr.runs.store import is_treeless, load_run, read_run_meta
 
     if source == "uniform":

@@ -69,7 +69,7 @@ def load_opponent(run_dir: str) -> Opponent:
     if not is_treeless(meta):
         run = load_run(run_dir)
         return Opponent(run.meta, run.tree, run.strategy)
-    from spycfr.runs.solve import load_sampled_solver
+    from spycfr.runs.sampled import load_sampled_solver
 
     solver = load_sampled_solver(run_dir)
     return Opponent(meta, solver=solver)

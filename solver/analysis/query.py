@@ -296,7 +296,7 @@ SAMPLED_SOURCE = ("the average strategy of a sampled run (Monte-Carlo CFR) in th
 def sampled_query(run_dir: str | Path, player: int, record: str) -> dict:
     """``player``'s moves at the position of its view ``record`` in a run sampled without a
     tree: the average strategy's probabilities, read by the information abstraction."""
-    from spycfr.runs.solve import load_sampled_solver
+    from spycfr.runs.sampled import load_sampled_solver
     from spycfr.runs.store import read_run_meta
 
     meta = read_run_meta(run_dir)

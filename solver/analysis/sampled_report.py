@@ -15,7 +15,7 @@ from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.io import write_text
-from spycfr.runs.solve import bound_shortfall
+from spycfr.runs.sampled import bound_shortfall
 from spycfr.runs.store import treeless_openings
 
 TOP = 10  # openings listed per player (per situation)

@@ -1,21 +1,19 @@
 """The one solve loop of every iterative solver: stop rules, measurements, progress and
 checkpoints.
 
-A solver gives ``iteration`` (iterations done), ``seconds`` (iteration time so far, over
-all its runs), ``log`` (rows of (iteration, seconds, measured value)), ``warm_up()`` and
-``iterate(n)`` (which may raise :class:`MemoryLimitReached` between two iterations, its
-state intact); :func:`drive` runs it until a number of iterations, a target value, a time
-limit or its memory limit, measuring every ``check_every`` iterations and at the end, and
-checkpointing every ``checkpoint_every`` iterations and at the end.
+:class:`SolveLoop` runs an :class:`spycfr.cfr.engine.Engine` until a number of iterations, a
+target value, a time limit or its memory limit, measuring every ``check_every`` iterations
+and at the end, and checkpointing every ``checkpoint_every`` iterations and at the end.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from spycfr.cfr.engine import Engine, LogRow
 from spycfr.errors import MemoryLimitReached, SpycfrError
 
 DEFAULT_ITERATIONS = 1000
@@ -34,7 +32,7 @@ class SolveResult:
     value: float
     kind: str
     stopped_by: str  # iterations, target, time or memory
-    log: list[tuple[int, float, float]] = field(default_factory=list)
+    log: list[LogRow] = field(default_factory=list)
     note: str | None = None  # why a solver stopped itself (the memory limit's message)
 
     @property
@@ -55,10 +53,99 @@ def check_limits(iterations: int | None, target: float | None, time_limit: float
         raise SpycfrError(f"check-every must be >= 1, got {check_every}")
 
 
+@dataclass(frozen=True)
+class Batch:
+    """What one batch of iterations left: where the run is, the value measured (None when
+    not measured this time), and whether a checkpoint is due now."""
+
+    iteration: int
+    seconds: float  # iteration time of this loop so far
+    measured: float | None
+    checkpoint: bool
+
+
+class SolveLoop:
+    """The solve loop as batches to iterate over (``for batch in loop``), so that the caller
+    shows progress and writes checkpoints itself, nothing called back; :attr:`result` once
+    the loop ends.
+
+    It iterates ``solver`` until ``iterations`` more are done, ``solver.measure()`` is at
+    most ``target``, ``time_limit`` seconds of iterations have passed or the solver reaches
+    its memory limit, whichever comes first. Only iteration time counts toward ``seconds``
+    and the time limit (measuring is extra). With ``checkpoints``, a checkpoint is due at
+    every multiple of ``checkpoint_every`` iterations and when the loop stops, and the
+    value is measured there too (so that a checkpoint's log ends with its own iteration).
+    """
+
+    def __init__(self, solver: Engine, iterations: int | None = None,
+                 target: float | None = None, time_limit: float | None = None,
+                 check_every: int = 100, checkpoint_every: int | None = None,
+                 checkpoints: bool = False) -> None:
+        if iterations is None and target is None and time_limit is None:
+            iterations = DEFAULT_ITERATIONS
+        check_limits(iterations, target, time_limit, check_every)
+        if checkpoint_every is not None and checkpoint_every < 1:
+            raise SpycfrError(f"checkpoint-every must be >= 1, got {checkpoint_every}")
+        self.solver, self.iterations, self.target = solver, iterations, target
+        self.time_limit, self.check_every = time_limit, check_every
+        self.checkpoint_every, self.checkpoints = checkpoint_every, checkpoints
+        self.result: SolveResult | None = None
+
+    def __iter__(self) -> Iterator[Batch]:
+        solver, target, time_limit = self.solver, self.target, self.time_limit
+        check_every, checkpoint_every = self.check_every, self.checkpoint_every
+        solver.warm_up()
+        end = None if self.iterations is None else solver.iteration + self.iterations
+        seconds, done, since, value, stopped, note = 0.0, 0, 0, math.inf, "iterations", None
+        while True:
+            step = check_every - since
+            if end is not None:
+                step = min(step, end - solver.iteration)
+            if checkpoint_every is not None:
+                step = min(step, checkpoint_every - solver.iteration % checkpoint_every)
+            if time_limit is not None:
+                # Aim each batch at about 0.1 s and never (by the current rate) past the limit.
+                rate = done / seconds if done and seconds > 0 else 0.0
+                if rate:
+                    left = max(time_limit - seconds, 0.0)
+                    step = min(step, max(1, int(min(left, 0.1) * rate)))
+                else:
+                    step = 1
+            before = solver.iteration
+            t0 = time.perf_counter()
+            try:
+                solver.iterate(step)
+            except MemoryLimitReached as exc:
+                stopped, note = "memory", str(exc)
+            seconds += time.perf_counter() - t0
+            done += solver.iteration - before
+            since += solver.iteration - before
+            finished = end is not None and solver.iteration >= end
+            out_of_time = time_limit is not None and seconds >= time_limit
+            at_checkpoint = self.checkpoints and (
+                finished or out_of_time or stopped == "memory"
+                or (checkpoint_every is not None and solver.iteration % checkpoint_every == 0))
+            measured = None
+            if since >= check_every or finished or out_of_time or stopped == "memory" or (
+                    at_checkpoint):
+                since = 0
+                value = measured = solver.measure()
+                solver.log.append((solver.iteration, solver.seconds, value))
+            if stopped != "memory":
+                if target is not None and measured is not None and value <= target:
+                    stopped = "target"
+                elif out_of_time and not finished:
+                    stopped = "time"
+            due = at_checkpoint or (self.checkpoints and stopped != "iterations")
+            yield Batch(solver.iteration, seconds, measured, due)
+            if finished or stopped != "iterations":
+                break
+        self.result = SolveResult(solver.iteration, seconds, value, solver.kind, stopped,
+                                  list(solver.log), note)
+
+
 def drive(
-    solver,
-    measure: Callable[[], float],
-    kind: str = "exact",
+    solver: Engine,
     iterations: int | None = None,
     target: float | None = None,
     time_limit: float | None = None,
@@ -67,68 +154,14 @@ def drive(
     checkpoint_every: int | None = None,
     checkpoint: Callable[[float], None] | None = None,
 ) -> SolveResult:
-    """Iterate ``solver`` until ``iterations`` more are done, ``measure()`` is at most
-    ``target``, ``time_limit`` seconds of iterations have passed or the solver reaches its
-    memory limit, whichever comes first.
-
-    Only iteration time counts toward ``seconds`` and the time limit (measuring is extra).
-    ``progress(iteration, seconds, value or None)`` is called after each batch;
-    ``checkpoint(seconds)`` at every multiple of ``checkpoint_every`` iterations and when
-    the loop stops.
-    """
-    if iterations is None and target is None and time_limit is None:
-        iterations = DEFAULT_ITERATIONS
-    check_limits(iterations, target, time_limit, check_every)
-    if checkpoint_every is not None and checkpoint_every < 1:
-        raise SpycfrError(f"checkpoint-every must be >= 1, got {checkpoint_every}")
-    solver.warm_up()
-    end = None if iterations is None else solver.iteration + iterations
-    seconds, done, since, value, stopped, note = 0.0, 0, 0, math.inf, "iterations", None
-    while True:
-        step = check_every - since
-        if end is not None:
-            step = min(step, end - solver.iteration)
-        if checkpoint_every is not None:
-            step = min(step, checkpoint_every - solver.iteration % checkpoint_every)
-        if time_limit is not None:
-            # Aim each batch at about 0.1 s and never (by the current rate) past the limit.
-            rate = done / seconds if done and seconds > 0 else 0.0
-            if rate:
-                left = max(time_limit - seconds, 0.0)
-                step = min(step, max(1, int(min(left, 0.1) * rate)))
-            else:
-                step = 1
-        before = solver.iteration
-        t0 = time.perf_counter()
-        try:
-            solver.iterate(step)
-        except MemoryLimitReached as exc:
-            stopped, note = "memory", str(exc)
-        seconds += time.perf_counter() - t0
-        done += solver.iteration - before
-        since += solver.iteration - before
-        finished = end is not None and solver.iteration >= end
-        out_of_time = time_limit is not None and seconds >= time_limit
-        at_checkpoint = checkpoint is not None and (
-            finished or out_of_time or stopped == "memory"
-            or (checkpoint_every is not None and solver.iteration % checkpoint_every == 0))
-        measured = None
-        # Measure on schedule, at the end, and at every checkpoint (whose log then ends
-        # with its own iteration).
-        if since >= check_every or finished or out_of_time or stopped == "memory" or (
-                at_checkpoint):
-            since = 0
-            value = measured = measure()
-            solver.log.append((solver.iteration, solver.seconds, value))
+    """Run a :class:`SolveLoop` to its end, calling ``progress(iteration, seconds, value or
+    None)`` after each batch and ``checkpoint(seconds)`` where one is due."""
+    loop = SolveLoop(solver, iterations, target, time_limit, check_every, checkpoint_every,
+                     checkpoint is not None)
+    for batch in loop:
         if progress is not None:
-            progress(solver.iteration, seconds, measured)
-        if stopped != "memory":
-            if target is not None and measured is not None and value <= target:
-                stopped = "target"
-            elif out_of_time and not finished:
-                stopped = "time"
-        if at_checkpoint or (checkpoint is not None and stopped != "iterations"):
-            checkpoint(seconds)
-        if finished or stopped != "iterations":
-            break
-    return SolveResult(solver.iteration, seconds, value, kind, stopped, list(solver.log), note)
+            progress(batch.iteration, batch.seconds, batch.measured)
+        if batch.checkpoint and checkpoint is not None:
+            checkpoint(batch.seconds)
+    assert loop.result is not None
+    return loop.result

@@ -12,6 +12,9 @@ numba.cuda is imported only when a GPU is asked for (``--device gpu|auto``); und
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -424,11 +427,11 @@ class GPUCFRSolver(CFRSolver):
         return br[0], br[1], float(self._values[0:1].copy_to_host()[0])
 
     # --- checkpoint ---------------------------------------------------------------------
-    def state_dict(self) -> dict:
+    def state_dict(self) -> dict[str, Any]:
         self.sync()
         return super().state_dict()
 
-    def load_state_dict(self, state: dict) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         super().load_state_dict(state)
         for flat, table in ((self._dR, self.R), (self._dS, self.S), (self._dsigma, self.sigma)):
             flat.copy_to_device(self._pack(table))

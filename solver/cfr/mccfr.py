@@ -10,12 +10,13 @@ is bit-identical to an uninterrupted one.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
 from spycfr.cfr.driver import SolveResult, drive
+from spycfr.cfr.engine import IterativeSolver, LogRow
 from spycfr.cfr.mccfr_kernels import (
     C_FROZEN,
     C_NINF,
@@ -83,7 +84,7 @@ def estimate_es_nodes(game, probes: int = 200, seed: int = 0,
                                 np.int64(-1 if store_depth is None else store_depth)))
 
 
-class MCCFRSolver:
+class MCCFRSolver(IterativeSolver):
     """External- or outcome-sampling MCCFR on a game (from :func:`spycfr.games.make_game`),
     no tree needed.
 
@@ -102,6 +103,9 @@ class MCCFRSolver:
     met again and again near the root instead of the deep ones met once (None: no limit).
     Where the strategy is used, a position reads its row if its key was learnt, else plays
     the fallback.
+    ``tree``: the enumerated variant, if any; an :class:`spycfr.cfr.engine.Engine` then
+    measures the exact exploitability of its strategy on it, else the regret bound estimate
+    (:meth:`regret_bound`).
     """
 
     def __init__(
@@ -116,6 +120,7 @@ class MCCFRSolver:
         when_full: str = "stop",
         fallback: str = "uniform",
         store_depth: int | None = None,
+        tree: Tree | None = None,
     ) -> None:
         self._params, self._max_act, self._max_depth = _bounds(game)
         if scheme not in SCHEMES:
@@ -160,8 +165,23 @@ class MCCFRSolver:
                 )
         self._reset()
         self.seconds = 0.0
-        self.log: list[tuple[int, float, float]] = []
+        self.log: list[LogRow] = []
         self.last_tree_coverage: float | None = None
+        self.tree = tree
+
+    @property
+    def kind(self) -> str:
+        return "exact" if self.tree is not None else REGRET_BOUND_KIND
+
+    def measure(self) -> float:
+        """The exact exploitability on :attr:`tree`, else the regret bound estimate."""
+        if self.tree is not None:
+            return exploitability(self.tree, strategy_on_tree(self, self.tree))
+        return self.regret_bound()["exploitability_bound_estimate"]
+
+    def strategy(self) -> np.ndarray | None:
+        """The average strategy on :attr:`tree` (None without one)."""
+        return None if self.tree is None else strategy_on_tree(self, self.tree)
 
     def _reset(self) -> None:
         self.iteration = 0
@@ -247,21 +267,6 @@ class MCCFRSolver:
             if new > a.shape[0]:
                 total += a.itemsize * (new - a.shape[0] if _owned(a) else new)
         return total
-
-    def warm_up(self) -> None:
-        """Compile (or load from cache) the kernels without running an iteration."""
-        self._run(0)
-
-    def iterate(self, n: int = 1) -> None:
-        """Run ``n`` more iterations (each = team 0's traversal, then team 1's)."""
-        if n < 0:
-            raise ValueError(f"iterations must be >= 0, got {n}")
-        if n:
-            t0 = time.perf_counter()
-            try:
-                self._run(int(n))
-            finally:  # a memory stop or Ctrl-C between iterations keeps the time spent
-                self.seconds += time.perf_counter() - t0
 
     # --- read-outs --------------------------------------------------------------------
     @property
@@ -392,29 +397,23 @@ class MCCFRSolver:
         """Iterate until ``iterations`` more are done or ``time_limit`` seconds have passed.
 
         Every ``check_every`` iterations (default 1000, and at the end) the log gets the
-        EXACT exploitability if ``tree`` (the enumerated variant) is given, else the regret
-        bound estimate (:meth:`regret_bound`); ``SolveResult.kind`` says which.
-        ``target_exploitability`` needs ``tree`` (an estimate is no stopping proof).
+        EXACT exploitability if ``tree`` (the enumerated variant; it becomes :attr:`tree`) is
+        given, else the regret bound estimate (:meth:`regret_bound`); ``SolveResult.kind``
+        says which. ``target_exploitability`` needs ``tree`` (an estimate is no stopping proof).
         """
-        if target_exploitability is not None and tree is None:
+        self.tree = tree
+        if target_exploitability is not None and self.tree is None:
             raise SpycfrError(
                 "a target exploitability needs an enumerable variant (exact best response); "
                 "MCCFR on a variant that cannot be enumerated only has a regret bound estimate"
             )
         if iterations is None and time_limit is None and target_exploitability is None:
             iterations = 1000
-
-        def measure() -> float:
-            if tree is not None:
-                return exploitability(tree, strategy_on_tree(self, tree))
-            return self.regret_bound()["exploitability_bound_estimate"]
-
-        kind = "exact" if tree is not None else REGRET_BOUND_KIND
-        return drive(self, measure, kind, iterations, target_exploitability, time_limit,
-                     check_every or 1000, progress)
+        return drive(self, iterations, target_exploitability, time_limit, check_every or 1000,
+                     progress)
 
     # --- checkpoint -------------------------------------------------------------------
-    def state_dict(self, copy: bool = True) -> dict:
+    def state_dict(self, copy: bool = True) -> dict[str, Any]:
         """Everything needed to resume bit-identically: trimmed copies of the tables, or views
         with ``copy=False`` (to write at once: no second copy of GiBs of tables in RAM)."""
         n, used = self.num_infosets, int(self._counts[C_POOL])
@@ -437,7 +436,7 @@ class MCCFRSolver:
             "ssum": keep(self._ssum[:used]),
         }
 
-    def load_state_dict(self, state: dict) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restore a :meth:`state_dict` made by a solver with the same scheme, seed, epsilon."""
         # Keys older checkpoints lack; store_depth is -1 in a checkpoint for "no limit".
         older = {"abstraction": False, "fallback": "uniform", "store_depth": -1}

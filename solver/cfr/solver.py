@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numba
 import numpy as np
 
 from spycfr.cfr import kernels, threaded
 from spycfr.cfr.driver import SolveResult, drive
+from spycfr.cfr.engine import IterativeSolver, LogRow
 from spycfr.cfr.kernels import ALGORITHMS, algorithm_params, discount_defaults
 from spycfr.errors import SpycfrError
 from spycfr.exact.best_response import exploitability
 from spycfr.tree import Tree
 
 
-class CFRSolver:
+class CFRSolver(IterativeSolver):
     """CFR, CFR+, linear CFR, discounted CFR, predictive CFR+ or discounted predictive CFR+
     on a flat tree.
 
@@ -26,8 +27,11 @@ class CFRSolver:
     ``gamma`` left None take the algorithm's defaults (:func:`discount_defaults`).
     ``threads`` > 1 runs the iterations on that many threads (:mod:`spycfr.cfr.threaded`), with
     the same results bit for bit; a tree whose numbering does not allow it runs on one
-    (``threads_note`` says why).
+    (``threads_note`` says why). An :class:`spycfr.cfr.engine.Engine`: it measures the exact
+    exploitability of its average strategy.
     """
+
+    kind = "exact"
 
     def __init__(
         self,
@@ -69,7 +73,7 @@ class CFRSolver:
         self.m = np.zeros((n_inf if self._predictive else 0, max_a))
         self.iteration = 0
         self._prepare()
-        self.log: list[tuple[int, float, float]] = []
+        self.log: list[LogRow] = []
         self.seconds = 0.0  # iteration time, over every run (a resumed run keeps counting)
 
     def _prepare(self) -> None:
@@ -93,7 +97,7 @@ class CFRSolver:
         self._inst = np.zeros_like(self.m)
         self._reach = np.zeros((tree.num_nodes, 3))
         self._values = np.zeros(tree.num_nodes)
-        self._layout = None
+        self._layout: tuple | None = None
         if self.threads > 1:
             split = threaded.subtree_layout(tree.first_child, tree.num_children, self.threads)
             if split is None:
@@ -118,24 +122,12 @@ class CFRSolver:
             t = threaded.run_iterations(*self._layout, *self._tree_arrays[:10], *tables)
         self.iteration = int(t)
 
-    def warm_up(self) -> None:
-        """Compile (or load from cache) the kernels without running an iteration."""
-        self._run(0)
-
-    def iterate(self, n: int = 1) -> None:
-        """Run ``n`` more iterations."""
-        if n < 0:
-            raise ValueError(f"iterations must be >= 0, got {n}")
-        if n:
-            t0 = time.perf_counter()
-            try:
-                self._run(int(n))
-            finally:  # a memory stop or Ctrl-C between iterations keeps the time spent
-                self.seconds += time.perf_counter() - t0
-
     def average_strategy(self) -> np.ndarray:
         """The normalised strategy sums (the profile that converges to equilibrium)."""
         return kernels.average_strategy(self.S, self.tree.infoset_num_actions)
+
+    def strategy(self) -> np.ndarray:
+        return self.average_strategy()
 
     def current_strategy(self) -> np.ndarray:
         """The strategy the next iteration will play (regret matching on the current regrets)."""
@@ -145,8 +137,11 @@ class CFRSolver:
         """Exploitability (NashConv / 2) of the average strategy."""
         return exploitability(self.tree, self.average_strategy())
 
+    def measure(self) -> float:
+        return self.exploitability()
+
     # --- checkpoint ---------------------------------------------------------------------
-    def state_dict(self) -> dict:
+    def state_dict(self) -> dict[str, Any]:
         """Everything needed to resume bit-identically (arrays are copies)."""
         return {
             "algorithm": self.algorithm,
@@ -161,7 +156,7 @@ class CFRSolver:
             "m": self.m.copy(),
         }
 
-    def load_state_dict(self, state: dict) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restore a :meth:`state_dict`; the algorithm settings must match this solver's."""
         for key in ("algorithm", "alpha", "beta", "gamma", "alternating"):
             if key in state and state[key] != getattr(self, key):
@@ -193,5 +188,4 @@ class CFRSolver:
         ``check_every`` iterations (default 100) and at the end."""
         if check_every is None:
             check_every = min(100, iterations) if iterations else 100
-        return drive(self, self.exploitability, "exact", iterations, target_exploitability,
-                     time_limit, check_every, progress)
+        return drive(self, iterations, target_exploitability, time_limit, check_every, progress)

@@ -31,8 +31,9 @@ from spycfr.formats.strategy_table import write_table
 from spycfr.games import get_plugin
 from spycfr.io import check_output_dir, write_json
 from spycfr.memory import physical_bytes
+from spycfr.runs.config import SolveConfig
 from spycfr.runs.lock import RunLock
-from spycfr.runs.solve import SolveConfig, solve_run
+from spycfr.runs.solve import solve_run
 from spycfr.runs.store import RUN_JSON, file_sha256, load_run, verify_run_files
 from spycfr.sweep.grid import Cell, expand
 from spycfr.sweep.report import write_report

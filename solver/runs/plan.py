@@ -1,0 +1,91 @@
+"""The plan of a solve: which engine runs, chosen from the configuration and the resolved
+game (the rule of ``--algorithm auto``: :func:`choose_algorithm`), each engine judged by the
+memory it says it needs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from spycfr.runs.config import MCCFR_ALGORITHMS, SolveConfig
+from spycfr.runs.engines import ExactLPRun, FullTreeRun, RunEngine
+from spycfr.runs.game import ResolvedGame
+from spycfr.runs.sampled import SampledRun
+
+# `--algorithm auto` (measured side by side, benchmarks/README.md): the exact LP (exploitability
+# ~1e-16) up to AUTO_LP_NODES nodes (estimated): first or tied to 1e-6 on every tree measured
+# but the smallest (Kuhn to an Agent Hunter variant of 716,605 nodes: 15-36 s against
+# pdcfr+'s 29-49 s), while a 2.3 M-node tree did not finish in 900 s. Discounted predictive
+# CFR+ on the full tree for a loose target (at least AUTO_LOOSE_TARGET) on a tree of more than
+# AUTO_CFR_NODES nodes (to 1e-3 it was 2.5-4.6x sooner than the LP on Agent Hunter mini, 4x at
+# 716,605 nodes, 1.7x later on liar's dice), above the LP's size, or when something iterative
+# is asked for; external-sampling MCCFR when the full tree would not fit.
+AUTO_LP_NODES = 1_000_000
+AUTO_CFR_NODES = 100_000
+AUTO_LOOSE_TARGET = 1e-3
+AUTO_CFR = "pdcfr+"
+AUTO_SAMPLED = "es-mccfr"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What runs: the configuration with its algorithm decided, and why when auto chose."""
+
+    config: SolveConfig
+    choice: dict[str, str] | None = None  # {"requested": "auto", "chosen", "why"}
+
+    def engine(self, game: ResolvedGame) -> RunEngine:
+        """The engine of the chosen algorithm, built within the memory limit."""
+        algorithm = self.config.algorithm
+        if algorithm == "lp":
+            return ExactLPRun(self.config, game)
+        if algorithm in MCCFR_ALGORITHMS:
+            return SampledRun(self.config, game)
+        return FullTreeRun(self.config, game)
+
+
+def plan_solve(config: SolveConfig, game: ResolvedGame,
+               checkpoint_every: int | None = None) -> Plan:
+    """The plan of ``config`` on ``game``: as asked, or what auto chooses."""
+    if config.algorithm != "auto":
+        return Plan(config)
+    chosen, why = choose_algorithm(config, game, checkpoint_every)
+    choice: dict[str, Any] = {"requested": "auto", "chosen": chosen, "why": why}
+    return Plan(config.replace(algorithm=chosen), choice)
+
+
+def choose_algorithm(config: SolveConfig, game: ResolvedGame,
+                     checkpoint_every: int | None = None) -> tuple[str, str]:
+    """What ``--algorithm auto`` runs for ``config``, and why (one sentence).
+
+    The rule (README, "Choosing the algorithm"): the exact LP when nothing iterative is asked
+    for (iterations, a time limit, checks, checkpoints, simultaneous updates), the tree has
+    at most AUTO_LP_NODES nodes (estimated) and the target is not loose on a tree of more than
+    AUTO_CFR_NODES; otherwise AUTO_CFR on the full tree if it fits the memory limit (or a
+    target needs it); otherwise AUTO_SAMPLED.
+    """
+    nodes, size = game.estimated_nodes, game.size_text
+    memory = config.memory_budget()
+    iterative = config.iterative_settings(checkpoint_every)
+    target = config.target_exploitability
+    loose = target is not None and target >= AUTO_LOOSE_TARGET and nodes > AUTO_CFR_NODES
+    if config.device == "gpu":  # asked for: the LP runs on the CPU only
+        return AUTO_CFR, f"--device gpu was asked for; {AUTO_CFR} runs there ({size})"
+    if not iterative and not loose and nodes <= AUTO_LP_NODES and memory.fits(
+            ExactLPRun.bytes_needed(nodes)):
+        return "lp", (f"{size}, at most {AUTO_LP_NODES:,}: the exact LP, exact and first or "
+                      "about tied to 1e-6 on the trees of this size measured")
+    if memory.fits(FullTreeRun.bytes_needed(nodes)) or target is not None or game.foreign:
+        if nodes > AUTO_LP_NODES:
+            why = f"{size}, more than {AUTO_LP_NODES:,} for the exact LP"
+        elif iterative:
+            why = f"iterations were asked for ({' and '.join(iterative)})"
+        elif loose:
+            why = (f"{size} and the target {target:g} is loose: discounted predictive CFR+ "
+                   "reached 1e-3 several times sooner than the LP on such trees")
+        else:  # small enough, but the LP's tables would not fit the memory limit
+            why = f"{size}: the exact LP would not fit the memory limit"
+        return AUTO_CFR, (f"{why}; {AUTO_CFR} converged fastest of the CFR variants on most "
+                          "trees measured")
+    return AUTO_SAMPLED, (f"{size}: the full tree would not fit the memory limit "
+                          f"({memory.limit_bytes / 2**30:.3g} GiB), so the game is sampled")
