@@ -23,8 +23,7 @@ from spycfr.games import get_plugin, make_game
 from spycfr.memory import MemoryLimitError, rss_bytes
 from spycfr.runs.config import DEFAULT_EPSILON, MCCFR_ALGORITHMS, SolveConfig
 from spycfr.runs.engines import (
-    SOLVE_BYTES_PER_NODE,
-    TREE_BYTES_PER_NODE,
+    FullTreeRun,
     IterativeRun,
     ProfileValues,
     Progress,
@@ -65,8 +64,7 @@ class SampledRun(IterativeRun):
             try:
                 memory.require(
                     f"the tree of about {self.estimated_nodes:.3g} nodes (estimated), for an "
-                    "exact exploitability", self.estimated_nodes * (
-                        TREE_BYTES_PER_NODE + SOLVE_BYTES_PER_NODE))
+                    "exact exploitability", FullTreeRun.bytes_needed(self.estimated_nodes))
                 self.tree = game.build_tree(memory)
             except MemoryLimitError as exc:
                 self.enumerable = False
