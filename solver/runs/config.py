@@ -15,7 +15,7 @@ import numba
 from spycfr.cfr.gpu import DEVICES
 from spycfr.cfr.kernels import ALGORITHMS
 from spycfr.errors import SpycfrError
-from spycfr.memory import MemoryBudget
+from spycfr.memory import MemoryBudget, budget_for, physical_bytes
 
 # Monte-Carlo CFR: algorithm name -> sampling scheme of spycfr.cfr.mccfr.
 MCCFR_ALGORITHMS = {"es-mccfr": "external", "os-mccfr": "outcome"}
@@ -79,16 +79,14 @@ class SolveConfig:
     def mccfr(self) -> bool:
         return self.algorithm in MCCFR_ALGORITHMS
 
+    def memory_budget(self) -> MemoryBudget:
+        """The memory limit as every engine checks it (the one form it takes)."""
+        return budget_for(self.memory_limit)
+
     @property
     def memory_limit_gib(self) -> float:
         """--memory-limit in GiB, by default half the machine's RAM (the most it may be)."""
-        return physical_gib() / 2 if self.memory_limit is None else float(self.memory_limit)
-
-    def memory_budget(self) -> MemoryBudget:
-        """The memory limit as every engine checks it (the one form it takes)."""
-        gib = self.memory_limit_gib
-        return MemoryBudget(gib * 2**30, None if self.memory_limit is not None else
-                            f"the default --memory-limit of {gib:.3g} GiB (half the RAM)")
+        return self.memory_budget().limit_bytes / 2**30
 
     @property
     def epsilon_value(self) -> float | None:
@@ -105,14 +103,6 @@ class SolveConfig:
             ("--simultaneous", None if self.alternating else True)) if value is not None]
 
 
-def physical_gib() -> float:
-    """The machine's RAM in GiB."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    except (ValueError, OSError, AttributeError):
-        return 16.0  # unknown: assume a small machine
-
-
 def available_cpus() -> int:
     """The CPUs this process may run on that numba may use."""
     try:
@@ -124,7 +114,14 @@ def available_cpus() -> int:
 
 def check_requested(config: SolveConfig) -> None:
     """Settings checkable before the game is known, against the algorithm asked for (auto
-    included): the algorithm itself and the discount exponents."""
+    included): the algorithm itself, the discount exponents, the memory limit."""
+    if config.memory_limit is not None:
+        ram = physical_bytes() / 2**30
+        if not 0.0 < config.memory_limit <= ram / 2:
+            raise SpycfrError(
+                f"--memory-limit must be > 0 and at most half the RAM ({ram / 2:.3g} GiB here: a "
+                f"checkpoint copies the tables), got {config.memory_limit!r}"
+            )
     if config.algorithm not in ALL_ALGORITHMS:
         raise SpycfrError(f"unknown algorithm {config.algorithm!r}; allowed: "
                           f"{', '.join(ALL_ALGORITHMS)}")
@@ -148,13 +145,6 @@ def check_config(config: SolveConfig, checkpoint_every: int | None = None) -> No
             raise SpycfrError("--epsilon applies to --algorithm os-mccfr only")
         if not 0.0 < config.epsilon <= 1.0:
             raise SpycfrError(f"--epsilon must be in (0, 1], got {config.epsilon!r}")
-    if config.memory_limit is not None:
-        ram = physical_gib()
-        if not 0.0 < config.memory_limit <= ram / 2:
-            raise SpycfrError(
-                f"--memory-limit must be > 0 and at most half the RAM ({ram / 2:.3g} GiB here: a "
-                f"checkpoint copies the tables), got {config.memory_limit!r}"
-            )
     if config.device not in DEVICES:
         raise SpycfrError(f"--device must be one of {', '.join(DEVICES)}, got {config.device!r}")
     if mccfr and config.device == "gpu":

@@ -89,8 +89,6 @@ def solve_run(
         out_dir = Path(resume)
         if not (out_dir / CHECKPOINT).is_file():
             raise SpycfrError(f"cannot resume: {str(out_dir / CHECKPOINT)!r} does not exist")
-    else:
-        check_requested(config)
     run_dir = Path(out_dir) if out_dir is not None else None
     check_checkpointing(checkpoint_every, run_dir is not None)
     if run_dir is None:
@@ -119,6 +117,7 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
         assert run_dir is not None
         saved, state, seconds_before, log = load_checkpoint(run_dir)
         config = config.resumed(saved)
+    check_requested(config)
     if config.device == "gpu" and not config.mccfr:
         resolve_device("gpu")  # no GPU: one line before anything is chosen or built
     game = resolve_game(config, run_dir, resumed)
