@@ -4,12 +4,13 @@ exploitability, checkpoint state, solve through the one driver) on range vectors
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
 from spycfr.cfr.driver import SolveResult, drive
+from spycfr.cfr.engine import IterativeSolver
 from spycfr.cfr.kernels import ALGORITHMS, algorithm_params, discount_defaults
 from spycfr.cfr.kernels import average_strategy as _average
 from spycfr.errors import SpycfrError
@@ -52,12 +53,13 @@ def uniform_strategy(tree: PublicTree) -> np.ndarray:
     return s
 
 
-class PublicCFRSolver:
+class PublicCFRSolver(IterativeSolver):
     """CFR, CFR+, LCFR, DCFR, PCFR+, PDCFR+ or HS-PCFR+ on a public tree: the history
     solver's algorithms and switches (:class:`spycfr.cfr.CFRSolver`), one range vector per
     seat and public node. ``budget`` refuses the tables before allocating them."""
 
     threads = 1
+    kind = "exact"  # an Engine (spycfr.cfr.engine) measuring the exact exploitability
     threads_note: str | None = None
 
     def __init__(
@@ -113,21 +115,6 @@ class PublicCFRSolver:
             self._reach, self._values, self.iteration, n, self.alternating, self._floor,
             self._discount, self._predictive, self._weight_power, self._a, self._b, self._g))
 
-    def warm_up(self) -> None:
-        """Compile (or load from cache) the kernels without running an iteration."""
-        self._run(0)
-
-    def iterate(self, n: int = 1) -> None:
-        """Run ``n`` more iterations."""
-        if n < 0:
-            raise ValueError(f"iterations must be >= 0, got {n}")
-        if n:
-            t0 = time.perf_counter()
-            try:
-                self._run(int(n))
-            finally:
-                self.seconds += time.perf_counter() - t0
-
     def average_strategy(self) -> np.ndarray:
         """The normalised strategy sums per row (the profile that converges)."""
         return _average(self.S, self.tree.row_num)
@@ -135,19 +122,25 @@ class PublicCFRSolver:
     def current_strategy(self) -> np.ndarray:
         return self.sigma.copy()
 
+    def strategy(self) -> np.ndarray:
+        return self.average_strategy()
+
     def exploitability(self) -> float:
         """Exploitability (NashConv / 2) of the average strategy, exact, in vector form."""
         return public_exploitability(self.tree, self.average_strategy())
 
+    def measure(self) -> float:
+        return self.exploitability()
+
     # --- checkpoint ---------------------------------------------------------------------
-    def state_dict(self) -> dict:
+    def state_dict(self) -> dict[str, Any]:
         """Everything needed to resume bit-identically (arrays are copies)."""
         return {"algorithm": self.algorithm, "alpha": self.alpha, "beta": self.beta,
                 "gamma": self.gamma, "alternating": self.alternating,
                 "iteration": self.iteration, "R": self.R.copy(), "S": self.S.copy(),
                 "sigma": self.sigma.copy(), "m": self.m.copy()}
 
-    def load_state_dict(self, state: dict) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restore a :meth:`state_dict`; the algorithm settings must match this solver's."""
         for key in ("algorithm", "alpha", "beta", "gamma", "alternating"):
             if key in state and state[key] != getattr(self, key):
@@ -175,5 +168,4 @@ class PublicCFRSolver:
         exploitability every ``check_every`` iterations (default 100) and at the end."""
         if check_every is None:
             check_every = min(100, iterations) if iterations else 100
-        return drive(self, self.exploitability, "exact", iterations, target_exploitability,
-                     time_limit, check_every, progress)
+        return drive(self, iterations, target_exploitability, time_limit, check_every, progress)
