@@ -13,8 +13,8 @@ from spycfr.search import passes
 from spycfr.search.beliefs import Beliefs
 from spycfr.search.evaluate import Settings, exploitability, profile_exploitability
 from spycfr.search.resolve import best_response_value, profile_value, solve
-from spycfr.search.tree import LEAF, GameModel, build
-from spycfr.search.values import BlueprintValues
+from spycfr.search.tree import LEAF, GameModel, build, extract
+from spycfr.search.values import BlueprintValues, CommittedValues
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +126,41 @@ def leduc_model():
     return game, full, solve(full, game.weights, 1000)
 
 
+def test_extract_is_build_from_the_node(leduc_model):
+    game, full, _ = leduc_model
+    for node, depth in ((0, 3), (40, None), (100, 1)):
+        a, b = build(game, full.pub[node], depth), extract(full, node, depth)
+        assert np.array_equal(a.kind, b.kind) and np.array_equal(a.count, b.count)
+        assert np.array_equal(a.pub, b.pub) and np.array_equal(a.payoff, b.payoff)
+        assert np.array_equal(a.first[a.count > 0], b.first[b.count > 0])
+        assert np.array_equal(a.row_count, b.row_count) and np.allclose(a.mask[1], b.mask[1])
+        assert (full.pub[b.origin] == b.pub).all()
+
+
+def test_committed_leaf_values_are_best_responses_to_the_blueprint(leduc_model):
+    game, full, sol = leduc_model
+    nodes = np.array([3, 6, 40])
+    v0, v1 = CommittedValues(full, sol.strategy, seat=0).values(
+        full.pub[nodes], sol.reach[0][nodes], sol.reach[1][nodes], nodes)
+    assert np.allclose(v1, sol.best[1][nodes])  # the opponent best-responds below the leaf
+    # the same continuation for both: zero-sum, and the agent's total suffers for it
+    r0, r1 = sol.reach[0][nodes], sol.reach[1][nodes]
+    assert np.allclose((r0 * v0).sum(axis=1), -(r1 * v1).sum(axis=1))
+    assert ((r0 * v0).sum(axis=1) <= (r0 * sol.values[0][nodes]).sum(axis=1) + 1e-12).all()
+
+
+def test_depth_limited_resolving_needs_values_that_move_with_the_range(kuhn_model):
+    game, full, sol = kuhn_model
+    fixed, _ = exploitability(game, Settings(iterations=1000, depth=1,
+                                             value_function=BlueprintValues(full, sol.strategy)),
+                              full)
+    moving, _ = exploitability(game, Settings(iterations=1000, depth=1,
+                                              value_function=CommittedValues(full, sol.strategy)),
+                               full)
+    assert fixed > 0.03 and moving < 5e-3
+
+
+@pytest.mark.slow
 def test_leduc_public_model_value_and_resolving(leduc_model):
     game, full, sol = leduc_model
     assert full.size == 465 and game.z == pytest.approx(30 / 36)

@@ -20,7 +20,7 @@ from spycfr.public.protocol import TERMINAL
 from spycfr.search import passes
 from spycfr.search.beliefs import step
 from spycfr.search.resolve import Solution, best_response_value, solve
-from spycfr.search.tree import LEAF, GameModel, Subtree, build
+from spycfr.search.tree import LEAF, GameModel, Subtree, build, extract
 from spycfr.search.values import ValueFunction
 
 
@@ -59,14 +59,17 @@ def assemble(full: Subtree, seat: int, settings: Settings) -> Assembled:
     passes.uniform(full.kind, full.row, full.row_count, strategy)
     out = Assembled(full, seat, strategy)
     t0 = time.perf_counter()
+    vf = settings.value_function
+    if hasattr(vf, "for_agent"):  # leaf values that depend on who the agent is
+        vf = vf.for_agent(seat)
 
     def subgame(f: int) -> Subtree:
-        sub = build(game, full.pub[f], settings.depth)
+        sub = extract(full, f, settings.depth)
         out.subgame_nodes.append(sub.size)
         return sub
 
     plan = solve(subgame(0), game.weights, settings.plan_iterations or settings.iterations,
-                 settings.value_function)
+                 vf)
     uniform = strategy.copy()
     # the opponent's private states that it can hold (under some strategy) at each node
     stack: list[tuple[int, Solution, int, np.ndarray, np.ndarray, bool]] = [
@@ -82,11 +85,11 @@ def assemble(full: Subtree, seat: int, settings: Settings) -> Assembled:
             if settings.gadget:
                 ranges[opp] = theirs
                 sol = solve(subgame(f), tuple(ranges), settings.iterations,
-                            settings.value_function, opp_values=sol.best[opp][s], opponent=opp)
+                            vf, opp_values=sol.best[opp][s], opponent=opp)
             else:
                 ranges[opp] = sol.reach[opp][s]
                 sol = solve(subgame(f), tuple(ranges), settings.iterations,
-                            settings.value_function)
+                            vf)
             out.resolves += 1
             s = 0
         rows = None

@@ -158,3 +158,23 @@ def normalise(kind, row, row_count, avg, out):
                 total += avg[q, i, e]
             for e in range(m):
                 out[q, i, e] = avg[q, i, e] / total if total > 0.0 else 1.0 / m
+
+
+@njit(cache=True)
+def best_rows(seat, kind, first, row, row_kid, row_next, row_count, v, sigma):
+    """Seat's rows of ``sigma`` made a pure best response to the values ``v`` (the first of
+    the best actions)."""
+    for n in range(kind.shape[0]):
+        if kind[n] != seat:
+            continue
+        q = row[n]
+        f = first[n]
+        for i in range(v.shape[1]):
+            m = row_count[q, i]
+            best = 0
+            for e in range(1, m):
+                if v[f + row_kid[q, i, e], row_next[q, i, e]] > v[
+                        f + row_kid[q, i, best], row_next[q, i, best]]:
+                    best = e
+            for e in range(m):
+                sigma[q, i, e] = 1.0 if e == best else 0.0

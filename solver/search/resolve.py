@@ -69,7 +69,8 @@ class _Run:
     def evaluate(self, seat: int, sigma, best: bool = False) -> np.ndarray:
         t = self.t
         if t.leaves.size:
-            lv = self.vf.values(t.pub[t.leaves], self.reach[0][t.leaves], self.reach[1][t.leaves])
+            lv = self.vf.values(t.pub[t.leaves], self.reach[0][t.leaves], self.reach[1][t.leaves],
+                                None if t.origin is None else t.origin[t.leaves])
             self.leaf_values = lv
         passes.backward(seat, t.kind, t.first, t.count, t.prob, t.mask[seat], t.row, t.row_kid,
                         t.row_next, t.row_prob, t.row_count, t.term, t.payoff, t.game.z, sigma,

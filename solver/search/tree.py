@@ -128,6 +128,8 @@ class Subtree:
     term: np.ndarray  # (N,) index into ``payoff`` of a terminal (-1 otherwise)
     payoff: np.ndarray  # (T, n0, n1) compat * seat 0's payoff
     leaves: np.ndarray  # node indices of LEAF nodes
+    source_row: np.ndarray | None = None  # extracted: each row's row in the source tree
+    origin: np.ndarray | None = None  # extracted: each node's node in the source tree
 
     @property
     def size(self) -> int:
@@ -170,7 +172,14 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
             i += 1
             continue
         masks[:] = 1.0
+        rk[:] = 0
+        rn[:] = 0
+        rp[:] = 0.0
+        rc[:] = 0
         kind, k = _expand(pubs[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)
+        if kind != pp.TERMINAL and k == 0:
+            raise ValueError(f"public state {pubs[i].tolist()} is not terminal but has no "
+                             "labels or outcomes")
         kinds.append(int(kind))
         firsts.append(len(pubs))
         counts.append(int(k))
@@ -207,3 +216,55 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
                    (np.ascontiguousarray(em[:, 0, :game.n[0]]),
                     np.ascontiguousarray(em[:, 1, :game.n[1]])),
                    np.array(rows, np.int64), *tab, term, payoff, np.flatnonzero(kind == LEAF))
+
+
+def extract(tree: Subtree, node: int, depth: int | None = None) -> Subtree:
+    """The part of ``tree`` below ``node`` (cut ``depth`` edges below it), without asking
+    the game again: what :func:`build` from ``tree.pub[node]`` would give."""
+    order = [node]
+    dep = {node: 0}
+    cut = set()
+    i = 0
+    while i < len(order):
+        n = order[i]
+        i += 1
+        if tree.kind[n] == pp.TERMINAL or tree.kind[n] == LEAF:
+            continue
+        if depth is not None and dep[n] >= depth:
+            cut.add(n)
+            continue
+        for c in range(tree.first[n], tree.first[n] + tree.count[n]):
+            dep[c] = dep[n] + 1
+            order.append(c)
+    old = np.array(order, np.int64)
+    new = np.full(tree.size, -1, np.int64)
+    new[old] = np.arange(old.size)
+    kind = tree.kind[old].copy()
+    kind[[new[n] for n in cut]] = LEAF
+    first = np.where(tree.count[old] > 0, new[np.minimum(tree.first[old], tree.size - 1)],
+                     old.size)
+    first[kind == LEAF] = old.size
+    count = np.where(kind == LEAF, 0, tree.count[old])
+    rows = tree.row[old]
+    has = np.flatnonzero((rows >= 0) & (kind != LEAF))
+    row = np.full(old.size, -1, np.int64)
+    row[has] = np.arange(has.size)
+    take = rows[has] if has.size else np.zeros(1, np.int64)
+    terms = tree.term[old]
+    is_term = np.flatnonzero(terms >= 0)
+    term = np.full(old.size, -1, np.int64)
+    term[is_term] = np.arange(is_term.size)
+    parent = np.where(tree.parent[old] >= 0, new[np.maximum(tree.parent[old], 0)], -1)
+    parent[0] = -1
+    label = tree.label[old].copy()
+    label[0] = 0
+    prob = tree.prob[old].copy()
+    mask = (tree.mask[0][old], tree.mask[1][old])
+    prob[0] = 1.0  # the root's own edge is no part of the subtree
+    mask[0][0] = 1.0
+    mask[1][0] = 1.0
+    return Subtree(tree.game, tree.pub[old], kind, parent, label, first, count, prob, mask, row,
+                   tree.row_kid[take], tree.row_next[take], tree.row_prob[take],
+                   tree.row_count[take], term, tree.payoff[terms[is_term]],
+                   np.flatnonzero(kind == LEAF), take, tree.origin[old] if tree.origin is not None
+                   else old)

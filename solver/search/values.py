@@ -20,13 +20,17 @@ import numpy as np
 from numba import njit
 
 from spycfr.public.protocol import CHANCE, PRIVATE_CHANCE, TERMINAL
-from spycfr.search.tree import LEAF, Subtree
+from spycfr.search import passes
+from spycfr.search.tree import LEAF, Subtree, extract
 
 
 class ValueFunction(Protocol):
-    def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-        """Both seats' counterfactual values at each leaf (public state, ranges)."""
+    def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
+               nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Both seats' counterfactual values at each leaf (public state, ranges); ``nodes``
+        are the leaves' nodes in the whole game's tree when the caller knows them (a
+        blueprint's values need them where one public state ends several histories, as
+        in Leduc; a function of the public state ignores them)."""
 
 
 @njit(cache=True)
@@ -77,9 +81,76 @@ class BlueprintValues:
                         strategy, self.m)
         self.index = {p.tobytes(): n for n, p in enumerate(t.pub)}
 
-    def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-        m = self.m[[self.index[p.tobytes()] for p in pubs]]
+    def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
+               nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        m = self.m[_nodes(self.index, pubs, nodes)]
         v0 = np.einsum("lij,lj->li", m, r1) / self.z
         v1 = -np.einsum("lij,li->lj", m, r0) / self.z
         return v0, v1
+
+
+class CommittedValues:
+    """Leaf values where the agent (``seat``) keeps playing ``strategy`` (a blueprint, rows of
+    the full tree ``tree``) below the leaf and the opponent best-responds to it from the
+    leaf's ranges: the values a later safe re-solve can always achieve (its gadget targets
+    are these best-response values), so depth-limited re-solving with them stays safe.
+    Unlike :class:`BlueprintValues` they move with the agent's range; they cost one forward
+    and two backward passes over the leaf's subtree per call. ``for_agent`` picks the seat.
+    """
+
+    def __init__(self, tree: Subtree, strategy: np.ndarray, seat: int = 0):
+        self.tree = tree
+        self.strategy = strategy
+        self.seat = seat
+        self.index = {p.tobytes(): n for n, p in enumerate(tree.pub)}
+        self._subtrees: dict[int, Subtree] = {}
+
+    def for_agent(self, seat: int) -> CommittedValues:
+        out = CommittedValues.__new__(CommittedValues)
+        out.__dict__.update(self.__dict__, seat=seat)
+        return out
+
+    def _subtree(self, node: int) -> Subtree:
+        if node not in self._subtrees:
+            self._subtrees[node] = extract(self.tree, node)
+        return self._subtrees[node]
+
+    def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
+               nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        agent, opp = self.seat, 1 - self.seat
+        out = (np.zeros_like(r0), np.zeros_like(r1))
+        for leaf, node in enumerate(_nodes(self.index, pubs, nodes)):
+            t = self._subtree(node)
+            sigma = self.strategy[t.source_row].copy()
+            reach = (np.zeros((t.size, t.game.n[0])), np.zeros((t.size, t.game.n[1])))
+            roots = (r0[leaf], r1[leaf])
+            passes.forward(agent, *_args(t, agent), sigma, roots[agent], reach[agent])
+            v_opp = np.zeros((t.size, t.game.n[opp]))
+            _backward(t, opp, sigma, reach[agent], True, v_opp)
+            passes.best_rows(opp, t.kind, t.first, t.row, t.row_kid, t.row_next, t.row_count,
+                             v_opp, sigma)
+            passes.forward(opp, *_args(t, opp), sigma, roots[opp], reach[opp])
+            v_agent = np.zeros((t.size, t.game.n[agent]))
+            _backward(t, agent, sigma, reach[opp], False, v_agent)
+            out[agent][leaf] = v_agent[0]
+            out[opp][leaf] = v_opp[0]
+        return out
+
+
+def _nodes(index: dict, pubs: np.ndarray, nodes: np.ndarray | None) -> list[int]:
+    return list(nodes) if nodes is not None else [index[p.tobytes()] for p in pubs]
+
+
+def _args(t: Subtree, seat: int):
+    return (t.kind, t.first, t.count, t.mask[seat], t.row, t.row_kid, t.row_next, t.row_prob,
+            t.row_count)
+
+
+def _backward(t: Subtree, seat: int, sigma, opp_reach, best: bool, v) -> None:
+    passes.backward(seat, t.kind, t.first, t.count, t.prob, t.mask[seat], t.row, t.row_kid,
+                    t.row_next, t.row_prob, t.row_count, t.term, t.payoff, t.game.z, sigma,
+                    opp_reach, _NO_LEAVES, _NO_VALUES, best, v)
+
+
+_NO_LEAVES = np.zeros(1, np.int64)
+_NO_VALUES = np.zeros((1, 1))
