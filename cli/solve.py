@@ -270,6 +270,11 @@ def _rate(rate: float) -> str:
                    "bit for bit whatever the number. For a machine of your own: threads "
                    "that share busy CPUs wait for each other and run slower than one. A "
                    "resumed run may change it.")
+@click.option("--tree", "tree", default=None,
+              help="Full-tree CFR algorithms: public (one range vector per seat and public "
+                   "node: docs/public-tree.md), history, or auto (default: public where the "
+                   "game has a public-state model and a CFR algorithm runs on one CPU "
+                   "thread). The run's strategy files are on the history tree either way.")
 @click.option("--simultaneous", is_flag=True,
               help="Update both players from one traversal (default: alternating updates).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(),
@@ -289,7 +294,7 @@ def solve(
     fallback: str | None, store_depth: str | None, abstraction: bool,
     alpha: str | None,
     beta: str | None, gamma: str | None, check_every: str | None, device: str | None,
-    threads: str | None, simultaneous: bool,
+    threads: str | None, tree: str | None, simultaneous: bool,
     output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
     quiet: bool, as_json: bool,
 ) -> None:
@@ -320,7 +325,7 @@ def solve(
             ("--algorithm", algorithm), ("--seed", seed), ("--epsilon", epsilon),
             ("--alpha", alpha), ("--beta", beta), ("--gamma", gamma),
             ("--abstraction", abstraction or None), ("--fallback", fallback),
-            ("--store-depth", store_depth),
+            ("--store-depth", store_depth), ("--tree", tree),
             ("--simultaneous", simultaneous or None), ("-o", output)) if value is not None]
         if given:
             raise SpycfrError(
@@ -354,7 +359,7 @@ def solve(
         memory_limit=mem, abstraction=abstraction, when_full=when_full, fallback=fallback,
         store_depth=depth,
         device=device or (None if resume else "cpu"),  # a resumed run keeps its own unless given
-        threads=n_threads,
+        threads=n_threads, tree=tree or "auto",
     )
     if resume is None:
         check_requested(config)  # the algorithm and its settings, before the game is read
@@ -409,6 +414,11 @@ def solve(
              f"{_threads_text(out)}")
     if out.get("algorithm_choice"):
         echo(f"  chosen by auto  {out['algorithm_choice']['why']}")
+    if out.get("public_tree"):
+        pub = out["public_tree"]
+        echo(f"  public tree     {pub['public_nodes']:,} public nodes, {pub['range_entries']:,} "
+             f"range entries, built in {pub['build_seconds']:.2f}s (strategy mapped onto the "
+             "history tree below)")
     if out["nodes"] is not None:
         echo(f"  tree            {out['nodes']:,} nodes, {out['infosets']:,} infosets, "
              f"built in {out['build_seconds']:.2f}s")

@@ -35,7 +35,7 @@ BAD_WEIGHTS = 8
 
 _ERRORS = {
     TOO_DEEP: "a path longer than its max_depth",
-    NO_ACTIONS: "a non-terminal public node without labels or outcomes",
+    NO_ACTIONS: "a decision or private chance node without labels",
     BAD_PROBABILITY: "a chance outcome whose probability is not positive",
     BAD_PRIVATE_ACTION: "a private state without actions, or an action whose label or next "
                         "private state is out of range",
@@ -136,7 +136,7 @@ def _count(params, max_nodes):
                 return status, nodes, rows, chance, widest
             widest = max(widest, most)
             rows += n0 if (pl == 0 or pl == P.PRIVATE_CHANCE) else n1
-        if k < 1:
+        if k < 1 and pl != P.CHANCE:  # a chance node without outcomes is a dead end
             return NO_ACTIONS, nodes, rows, chance, widest
         for a in range(k):
             P.apply_action(cur, params, codes[a], stack[sp])

@@ -41,7 +41,9 @@ def _map(params, first_child, num_children, node_player, node_infoset, node_acti
          n_infosets, max_a, pub_states, pub_player, pub_first, pub_num, row_start, row_num,
          ent_kid, ent_next):
     """(status, hist_row[infoset], hist_ent[infoset, action]) by one depth-first walk of the
-    history tree beside the public tree."""
+    history tree beside the public tree. A history edge leads to the public node of the same
+    public state: the node itself (a private deal), a child, or a child of a public chance
+    child (a signal, such as an answer, that the history rules apply with the move)."""
     hist_row = np.full(n_infosets, -1, np.int64)
     hist_ent = np.full((n_infosets, max(max_a, 1)), -1, np.int64)
     root = H.initial_state(params)
@@ -82,17 +84,25 @@ def _map(params, first_child, num_children, node_player, node_infoset, node_acti
             H.apply_action(h, params, node_action[c], states[sp])
             P.public_of_history(states[sp], params, pubc)
             qc = -1
+            kid = -1
             if _same(pubc, pub_states[q]):
                 qc = q
             else:
                 for b in range(pub_num[q]):
-                    if _same(pubc, pub_states[pub_first[q] + b]):
-                        qc = pub_first[q] + b
+                    pc = pub_first[q] + b
+                    if _same(pubc, pub_states[pc]):
+                        qc, kid = pc, b
                         break
+                    if pub_player[pc] == P.CHANCE:  # a public signal the history tree folds in
+                        for g in range(pub_num[pc]):
+                            if _same(pubc, pub_states[pub_first[pc] + g]):
+                                qc, kid = pub_first[pc] + g, b
+                                break
+                        if qc >= 0:
+                            break
             if qc < 0 or (pl != CHANCE and qc == q):
                 return NO_PUBLIC_NODE, hist_row, hist_ent
             if pl != CHANCE:
-                kid = qc - pub_first[q]
                 nxt = P.private_of_history(states[sp], params, pl)
                 e = -1
                 for x in range(row_num[row]):

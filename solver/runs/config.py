@@ -22,6 +22,8 @@ MCCFR_ALGORITHMS = {"es-mccfr": "external", "os-mccfr": "outcome"}
 # Every --algorithm: auto (spycfr.runs.plan chooses), the exact LP, the full-tree CFR family
 # and Monte-Carlo CFR.
 ALL_ALGORITHMS = ("auto", "lp", *ALGORITHMS, *MCCFR_ALGORITHMS)
+# --tree: the public tree (spycfr.public), the history tree, or auto (spycfr.runs.public_run).
+TREES = ("auto", "public", "history")
 DEFAULT_EPSILON = 0.6  # outcome sampling's exploration (OpenSpiel's default)
 AUTO_THREADS = 0  # SolveConfig.threads meaning --threads auto
 # Settings a resumed run takes from the command line rather than from its checkpoint.
@@ -57,6 +59,7 @@ class SolveConfig:
     when_full: str | None = None  # MCCFR only, at the memory limit: stop (None) or freeze
     fallback: str | None = None  # MCCFR only: how unstored infosets play (None: uniform)
     store_depth: int | None = None  # MCCFR only: decisions deeper than this are not stored
+    tree: str = "history"  # public, history or auto (spycfr.runs.public_run.choose_tree)
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as run.json and the checkpoint store them."""
@@ -125,6 +128,8 @@ def check_requested(config: SolveConfig) -> None:
     if config.algorithm not in ALL_ALGORITHMS:
         raise SpycfrError(f"unknown algorithm {config.algorithm!r}; allowed: "
                           f"{', '.join(ALL_ALGORITHMS)}")
+    if config.tree not in TREES:
+        raise SpycfrError(f"--tree must be one of {', '.join(TREES)}, got {config.tree!r}")
     for name, algorithms in _EXPONENTS.items():
         if getattr(config, name) is not None and config.algorithm not in algorithms:
             raise SpycfrError(f"--{name} applies to --algorithm {_either(algorithms)} only"

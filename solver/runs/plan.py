@@ -5,11 +5,11 @@ memory it says it needs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from spycfr.runs.config import MCCFR_ALGORITHMS, SolveConfig
 from spycfr.runs.engines import ExactLPRun, FullTreeRun, RunEngine
 from spycfr.runs.game import ResolvedGame
+from spycfr.runs.public_run import PublicTreeRun, choose_tree
 from spycfr.runs.sampled import SampledRun
 
 # `--algorithm auto` (measured side by side, benchmarks/README.md): the exact LP (exploitability
@@ -33,6 +33,7 @@ class Plan:
 
     config: SolveConfig
     choice: dict[str, str] | None = None  # {"requested": "auto", "chosen", "why"}
+    tree_choice: dict[str, str] | None = None  # the same for --tree auto
 
     def engine(self, game: ResolvedGame) -> RunEngine:
         """The engine of the chosen algorithm, built within the memory limit."""
@@ -41,17 +42,24 @@ class Plan:
             return ExactLPRun(self.config, game)
         if algorithm in MCCFR_ALGORITHMS:
             return SampledRun(self.config, game)
+        if self.config.tree == "public":
+            return PublicTreeRun(self.config, game)
         return FullTreeRun(self.config, game)
 
 
 def plan_solve(config: SolveConfig, game: ResolvedGame,
                checkpoint_every: int | None = None) -> Plan:
-    """The plan of ``config`` on ``game``: as asked, or what auto chooses."""
-    if config.algorithm != "auto":
-        return Plan(config)
-    chosen, why = choose_algorithm(config, game, checkpoint_every)
-    choice: dict[str, Any] = {"requested": "auto", "chosen": chosen, "why": why}
-    return Plan(config.replace(algorithm=chosen), choice)
+    """The plan of ``config`` on ``game``: as asked, or what auto chooses (the algorithm,
+    then the tree it runs on)."""
+    choice = tree_choice = None
+    if config.algorithm == "auto":
+        chosen, why = choose_algorithm(config, game, checkpoint_every)
+        choice = {"requested": "auto", "chosen": chosen, "why": why}
+        config = config.replace(algorithm=chosen)
+    tree, why = choose_tree(config, game)
+    if config.tree == "auto":
+        tree_choice = {"requested": "auto", "chosen": tree, "why": why}
+    return Plan(config.replace(tree=tree), choice, tree_choice)
 
 
 def choose_algorithm(config: SolveConfig, game: ResolvedGame,

@@ -1,0 +1,97 @@
+"""Solving on the public tree inside a run (``spycfr solve --tree public``): the rule of
+``--tree auto`` and the run engine that iterates on the public tree and hands the run its
+strategy mapped onto the history tree, so that every analysis command reads the run like
+any other."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from spycfr.cfr.kernels import ALGORITHMS
+from spycfr.errors import SpycfrError
+from spycfr.public import protocol
+from spycfr.public.enumerate import build_public_tree
+from spycfr.public.mapping import HistoryMap
+from spycfr.public.solver import PublicCFRSolver, profile_values
+from spycfr.runs.config import SolveConfig
+from spycfr.runs.engines import FULL_TREE_ADVICE, IterativeRun, ProfileValues, tree_within
+from spycfr.runs.game import ResolvedGame
+
+# --tree auto takes the public tree from this many private states per seat on (measured in
+# one process, CFR+ per iteration, benchmarks/README.md: Kuhn's 3 cards 0.8x the history
+# tree, Leduc's and liar's dice's 6 1.8-2.0x; the gain grows with the private states).
+AUTO_PUBLIC_MIN_PRIVATE = 4
+# The history tree is kept beside the public one for the run's strategy files: its arrays and
+# the map of its infosets onto public rows (8 B per infoset and action, and the mapped
+# strategy).
+MAP_BYTES_PER_CELL = 16
+
+
+def choose_tree(config: SolveConfig, game: ResolvedGame) -> tuple[str, str]:
+    """(tree, why) for ``config`` (its algorithm chosen) on ``game``: ``--tree
+    public|history`` as asked, checked; ``auto`` the public tree where the game has a
+    public-state model of at least AUTO_PUBLIC_MIN_PRIVATE private states per seat and a
+    CFR-family algorithm runs on the CPU on one thread."""
+    if config.tree == "history":
+        return "history", "asked for"
+    has_model = game.params is not None and protocol.has_public(game.params)
+    blockers = []
+    if config.algorithm not in ALGORITHMS:
+        blockers.append(f"--algorithm {config.algorithm} runs on the history tree (the "
+                        f"public tree runs {', '.join(ALGORITHMS)})")
+    if not has_model:
+        blockers.append(f"{config.game} has no public-state model")
+    if config.device not in (None, "cpu"):
+        blockers.append(f"--device {config.device} runs the history tree")
+    if config.threads not in (None, 0, 1):
+        blockers.append("--threads runs the history tree")
+    if config.tree == "public":
+        if blockers:
+            raise SpycfrError(f"--tree public: {blockers[0]}; use --tree history or auto")
+        return "public", "asked for"
+    if blockers:
+        return "history", blockers[0]
+    num_private = protocol.python_impl(game.params, "num_private")
+    n = min(int(num_private(game.params, s)) for s in (0, 1))
+    if n < AUTO_PUBLIC_MIN_PRIVATE:
+        return "history", (f"{n} private states per seat: too few for range vectors to pay "
+                           f"(from {AUTO_PUBLIC_MIN_PRIVATE} on, measured)")
+    return "public", (f"{config.game}'s public-state model has {n} or more private states "
+                      "per seat: one range vector per seat and public node, measured faster")
+
+
+class PublicTreeRun(IterativeRun):
+    """A CFR-family solver on the public tree; the run's strategy is its average strategy
+    mapped onto the history tree (built too, within the same memory limit)."""
+
+    value_column = "exploitability"
+    default_check_every = 100
+    solver: PublicCFRSolver
+
+    def __init__(self, config: SolveConfig, game: ResolvedGame) -> None:
+        self.config = config
+        self.memory = memory = config.memory_budget()
+        self.public = build_public_tree(game.game, budget=memory)
+        self.solver = PublicCFRSolver(self.public, config.algorithm, config.alpha, config.beta,
+                                      config.gamma, config.alternating, budget=memory)
+        self.tree = tree = tree_within(game, memory, 0.0, "map of the public-tree strategy",
+                                       FULL_TREE_ADVICE)
+        memory.require(f"mapping the public tree onto the history tree of "
+                       f"{tree.num_infosets:,} infosets",
+                       tree.num_infosets * max(tree.max_actions, 1) * MAP_BYTES_PER_CELL)
+        self.mapping = HistoryMap(self.public, tree)
+
+    def strategy(self) -> np.ndarray:
+        return self.mapping.strategy(self.solver.average_strategy())
+
+    def profile_values(self, strategy: np.ndarray) -> ProfileValues:
+        """(P1's best-response value, P2's, P1's expected value) of the run's strategy,
+        computed on the public tree (the history tree's to rounding: tests/test_public_*)."""
+        avg = self.solver.average_strategy()
+        best = profile_values(self.public, avg, True)
+        return float(best[0]), float(best[1]), float(profile_values(self.public, avg, False)[0])
+
+    def details(self) -> dict[str, Any]:
+        return {"device": "cpu", "threads": 1, "public_tree": self.public.summary()}

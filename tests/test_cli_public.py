@@ -1,0 +1,61 @@
+"""`spycfr solve --tree`: the public tree inside a run, and the analysis commands on it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_helpers import spycfr
+
+LEDUC_VALUE = -0.085606424078
+
+
+@pytest.mark.slow
+def test_public_run_reads_like_any_other(tmp_path):
+    run = tmp_path / "leduc"
+    code, out, err = spycfr("solve", "leduc", "--algorithm", "pcfr+", "--iterations", "400",
+                            "--tree", "public", "-o", str(run), "--json", "-q")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["tree"] == "public" and res["tree_choice"] is None
+    assert res["public_tree"]["public_nodes"] == 465
+    assert res["public_tree"]["range_entries"] == 465 * 12
+    assert res["nodes"] == 9457 and res["infosets"] == 936  # the strategy files' tree
+    assert res["value_p1"] == pytest.approx(LEDUC_VALUE, abs=2 * res["exploitability"])
+    # The history tree's own best response agrees with what the public tree measured.
+    code, out, err = spycfr("exploitability", str(run), "--json")
+    assert code == 0, err
+    assert json.loads(out)["exploitability"] == pytest.approx(res["exploitability"], abs=1e-12)
+    # Resume continues on the public tree, as an uninterrupted run would.
+    code, out, err = spycfr("solve", "--resume", str(run), "--iterations", "500", "--json",
+                            "-q")
+    assert code == 0, err
+    resumed = json.loads(out)
+    assert resumed["tree"] == "public" and resumed["iterations"] == 500
+    code, out, _ = spycfr("solve", "leduc", "--algorithm", "pcfr+", "--iterations", "500",
+                          "--tree", "public", "--json", "-q")
+    assert json.loads(out)["exploitability"] == resumed["exploitability"]
+
+
+def test_tree_auto_and_its_reasons():
+    code, out, err = spycfr("solve", "leduc", "--algorithm", "cfr+", "--iterations", "5",
+                            "--json", "-q")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["tree"] == "public" and res["tree_choice"]["chosen"] == "public"
+    code, out, err = spycfr("solve", "kuhn", "--algorithm", "cfr+", "--iterations", "5",
+                            "--json", "-q")
+    res = json.loads(out)
+    assert res["tree"] == "history" and "3 private states" in res["tree_choice"]["why"]
+    code, out, err = spycfr("solve", "leduc", "--algorithm", "es-mccfr", "--iterations", "5",
+                            "--json", "-q")
+    assert code == 0, err
+    assert json.loads(out)["tree"] == "history"
+
+
+def test_tree_errors_are_one_line():
+    code, _, err = spycfr("solve", "leduc", "--algorithm", "cfr+", "--tree", "forest")
+    assert code == 2 and err.startswith("error: --tree must be one of auto, public, history")
+    code, _, err = spycfr("solve", "leduc", "--algorithm", "es-mccfr", "--tree", "public")
+    assert code == 2 and "runs on the history tree" in err and len(err.splitlines()) == 1
