@@ -16,6 +16,8 @@ from spycfr.cli.match import head_to_head, measure
 from spycfr.cli.play import play
 from spycfr.cli.record import record
 from spycfr.cli.report import report
+from spycfr.cli.review import review
+from spycfr.cli.serve import serve
 from spycfr.cli.solve import info, solve
 from spycfr.cli.sweep import sweep
 from spycfr.cli.team import team
@@ -72,7 +74,8 @@ def games(as_json: bool) -> None:
 
 # The commands live in one module per job; importing them is cheap (the solver loads lazily).
 for _command in (record, solve, info, openings, query, best_response_cmd, exploitability, export,
-                 export_efg, report, head_to_head, measure, play, sweep, team):
+                 export_efg, report, head_to_head, measure, play, sweep, team, serve,
+                 review):
     cli.add_command(_command)
 
 

@@ -25,6 +25,7 @@ LAYERS = [
     ("spycfr.runs",),  # run directories
     ("spycfr.analysis",),  # openings, query, reports and the games' report sections
     ("spycfr.sweep",),  # variant sweeps on Dask (runs and reports of many variants)
+    ("spycfr.web",),  # the workbench in the browser (spycfr serve)
     ("spycfr.cli",),
 ]
 # Where game-specific modules live: a game's rules (spycfr.games.<game>) and its report

@@ -123,25 +123,74 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
         f"of {run_dir} ({meta.get('algorithm')}, {quality}); seed {seed}")
     say("type a move's number or the move as listed; 'help' lists the moves again, "
         "'quit' stops")
+    narrator = Narrator(plugin, seat, say)
+
+    def decide(state, labels: list[str]) -> int | None:
+        show_position(plugin, game, state.information_state(seat), seat, say)
+        return _ask(labels, moves, say)
+
+    state, decisions = run_game(game, opp, seat, rng, decide, narrator.observe)
+    if state is None:
+        say("game abandoned")
+        return {"abandoned": True, "seat": me, "moves": [d.move for d in decisions]}
+    narrator.close(state)
+    return finish(plugin, game, state, seat, decisions, opp, say)
+
+
+class Narrator:
+    """Tells the player what each run of steps by one actor showed it (one line each), and
+    its own moves: the ``observe`` of :func:`run_game`."""
+
+    def __init__(self, plugin, seat: int, say: Callable[[str], None]) -> None:
+        self.plugin, self.seat, self.say = plugin, seat, say
+        self.told: tuple[int | None, str] = (None, "")  # the actor since last told, the view
+
+    def observe(self, p: int, before: str, state, label: str | None) -> None:
+        if label is None:  # before a step
+            if p != self.told[0]:
+                self.close_view(before)
+                self.told = (p, before)
+            return
+        if self.plugin.records is None:  # after the player's own move
+            self.say(f"you: {label}")
+        else:
+            _tell(self.plugin, p, self.seat, before, state.information_state(self.seat),
+                  self.say)
+        self.told = (None, state.information_state(self.seat))
+
+    def close_view(self, view: str) -> None:
+        """Tell what the steps since the last line showed, the view being now ``view``."""
+        _tell(self.plugin, self.told[0], self.seat, self.told[1], view, self.say)
+
+    def close(self, state) -> None:
+        self.close_view(state.information_state(self.seat))
+        self.told = (None, state.information_state(self.seat))
+
+
+def run_game(game, opp: Opponent, seat: int, rng: np.random.Generator,
+             decide: Callable[[object, list[str]], int | None],
+             observe: Callable[[int, str, object, str | None], None] | None = None
+             ) -> tuple[object | None, list[Decision]]:
+    """One game as ``seat`` against ``opp``: chance and the opponent sampled from ``rng``,
+    the seat's moves from ``decide(state, labels)`` (an index, or None to abandon: the state
+    returned is then None). ``observe(actor, view_before, state, label)`` is told before each
+    step (label None) and after each of the seat's moves. Returns the final state and the
+    seat's decisions."""
     state, node, path, decisions = game.new_initial_state(), 0, [], []
-    told = (None, "")  # who moved since the player's view was last told, and that view
     while not state.is_terminal():
         p = state.current_player()
         before = state.information_state(seat)
-        if p != told[0]:  # one line per run of steps by the same actor (a deal, a refill)
-            _tell(plugin, told[0], seat, told[1], before, say)
-            told = (p, before)
+        if observe is not None:
+            observe(p, before, state, None)
         if p == CHANCE_PLAYER:
             codes, probs = zip(*state.chance_outcomes(), strict=True)
             a = int(codes[_sample(rng, np.asarray(probs, dtype=float))])
         elif p == seat:
             actions = state.legal_actions()
             labels = [state.action_label(x) for x in actions]
-            show_position(plugin, game, before, seat, say)
-            i = _ask(labels, moves, say)
+            i = decide(state, labels)
             if i is None:
-                say("game abandoned")
-                return {"abandoned": True, "seat": me, "moves": [d.move for d in decisions]}
+                return None, decisions
             a = actions[i]
             decisions.append(Decision(before, labels[i], i, node, list(path), labels))
         else:
@@ -150,14 +199,9 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
         node = _child_node(opp.tree, node, a)
         path.append(a)
         state = state.child(a)
-        if p == seat:
-            if plugin.records is None:
-                say(f"you: {labels[i]}")
-            else:
-                _tell(plugin, p, seat, before, state.information_state(seat), say)
-            told = (None, state.information_state(seat))
-    _tell(plugin, told[0], seat, told[1], state.information_state(seat), say)
-    return finish(plugin, game, state, seat, decisions, opp, say)
+        if p == seat and observe is not None:
+            observe(p, before, state, decisions[-1].move)
+    return state, decisions
 
 
 def finish(plugin, game, state, seat: int, decisions: list[Decision], opp: Opponent,

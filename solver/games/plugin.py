@@ -72,10 +72,17 @@ class RecordNotation:
     # One full state (the numba rules' array) consistent with a seat's view: where the
     # seat's information abstraction is read (a sampled run's query); None if not given.
     view_state: Callable[[Any, str, int], Any] | None = None
+    # The action (and chance outcome) codes of a full record, from the start: what replays
+    # a recorded game on the tree (a review); None if not given.
+    actions: Callable[[Any, str], list[int]] | None = None
 
     def __post_init__(self) -> None:
         # Every record reaches the game's parser through check_record_text first.
         summary, view_key, view_state = self.summary, self.view_key, self.view_state
+        actions = self.actions
+        if actions is not None:
+            object.__setattr__(self, "actions", lambda variant, text: actions(
+                variant, check_record_text(text)))
         object.__setattr__(self, "summary",
                            lambda variant, text: summary(variant, check_record_text(text)))
         object.__setattr__(self, "view_key", lambda variant, text, seat: view_key(
@@ -179,6 +186,12 @@ class GamePlugin:
     # The game's sections of a team run's report, as "module:function" (analysis code):
     # function(run) -> markdown lines (see spycfr.analysis.team.TeamRun).
     team_sections: str | None = None
+    # How the game's positions look, as a module path (presentation, in
+    # spycfr.analysis.sections.<game>, loaded by name): ``private_state(summary, seat)``
+    # names a seat's private state in a few words, ``draw(summary, seat)`` the position as
+    # that seat sees it (HTML), ``NOTATION`` the record notation explained (HTML); each
+    # optional, the summaries those of ``records``.
+    views: str | None = None
 
     def describe_variant(self, variant: dict) -> str:
         return self.words(variant) if self.words else (

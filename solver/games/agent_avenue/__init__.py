@@ -10,6 +10,7 @@ from spycfr.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
 from spycfr.games.agent_avenue.openings import group as _group
 from spycfr.games.agent_avenue.openings import opening_paths as _opening_paths
 from spycfr.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
+from spycfr.games.agent_avenue.record import record_to_actions as _record_to_actions
 from spycfr.games.agent_avenue.variant import (
     PARAMETERS,
     PRESETS,
@@ -52,6 +53,7 @@ PLUGIN = GamePlugin(
         lines=_position.position_lines, view_key=_position.view_key,
         view_state=_position.view_state,
         example="deal:EN.CB|CB.DD play:EN/CB draw:DD take:up=CB",
+        actions=_record_to_actions,
     ),
     openings=Openings(paths=_paths, group=_group, group_name="move",
                       group_title="moves", what="first move", whats="first moves",

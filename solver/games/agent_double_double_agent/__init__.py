@@ -8,6 +8,7 @@ from spycfr.games.agent_double_double_agent import position as _position
 from spycfr.games.agent_double_double_agent import rules as R
 from spycfr.games.agent_double_double_agent.game import ADDAGame, ADDAState
 from spycfr.games.agent_double_double_agent.layout import T_LOYAL, code
+from spycfr.games.agent_double_double_agent.record import record_to_actions as _record_to_actions
 from spycfr.games.agent_double_double_agent.variant import (
     PARAMETERS,
     PRESETS,
@@ -61,6 +62,7 @@ PLUGIN = GamePlugin(
         summary=_position.summary, fields=tuple(_position.NULL_SUMMARY),
         lines=_position.position_lines, view_key=_position.view_key,
         example="loyal:1-2-3 loyal:3-2-1 deal:1,?=2 deal:3,0/7=0 file:1>2",
+        actions=_record_to_actions,
     ),
     openings=Openings(paths=_opening_paths, group=highest_places, group_name="highest",
                       group_title="places of the highest token", what="loyalty assignment",

@@ -8,6 +8,7 @@ from spycfr.games.agent_hunter import registration as _registration  # noqa: F40
 from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.game import AgentHunterGame, AgentHunterState
 from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES
+from spycfr.games.agent_hunter.record import record_to_actions as _record_to_actions
 from spycfr.games.agent_hunter.variant import (
     PARAMETERS,
     PRESETS,
@@ -59,10 +60,12 @@ PLUGIN = GamePlugin(
         lines=_position.position_lines, view_key=_position.view_key,
         view_state=_position.view_state,
         example="place:0-2 place:2-1 hand:1>1:lo",
+        actions=_record_to_actions,
     ),
     openings=Openings(paths=_opening_paths, group=_card_set, group_name="cards",
                       group_title="card sets", what="placement", whats="placements"),
     report_sections="spycfr.analysis.sections.agent_hunter.report:sections",
+    views="spycfr.analysis.sections.agent_hunter.views",
 )
 
 __all__ = [

@@ -1,0 +1,88 @@
+"""`spycfr review`: reviews of recorded games against a run."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from spycfr.errors import SpycfrError
+
+MAX_FILE = 1 << 20  # bytes of records read (the workbench's upload limit too)
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path())
+@click.option("--file", "path", required=True, metavar="FILE|-",
+              help="The records, one full game record a line in the game's notation ('-': "
+                   "stdin).")
+@click.option("--seat", type=click.Choice(["both", "P1", "P2"], case_sensitive=False),
+              default="both", show_default=True, help="Whose moves to review.")
+@click.option("--json", "as_json", is_flag=True, help="Print the reviews as one JSON object.")
+def review(run_dir: str, path: str, seat: str, as_json: bool) -> None:
+    """Review recorded games against the strategy of RUN_DIR: each game's moves with their
+    equilibrium probability, value and loss, the costliest first, in words what each move
+    showed the opponent and what the opponent then likely held; then a summary over all
+    the games. A record that does not replay is named with its error (exit status 2)."""
+    from spycfr.analysis.play import load_opponent
+    from spycfr.analysis.review import review_records
+    from spycfr.games import make_game
+
+    text = _read(path)
+    records = [x.strip() for x in text.splitlines() if x.strip()]
+    if not records:
+        raise SpycfrError(f"--file {path!r} holds no record (one full game record a line)")
+    opp = load_opponent(run_dir)
+    game = make_game(opp.meta["game"], None, opp.meta["variant"])
+    seats = {"BOTH": (0, 1), "P1": (0,), "P2": (1,)}[seat.upper()]
+    result = review_records(opp, game, records, seats)
+    if as_json:
+        click.echo(json.dumps(result))
+    else:
+        _print(result)
+    if result["errors"]:
+        raise SpycfrError(f"{result['errors']} of {len(records)} records could not be "
+                          "replayed (see above)")
+
+
+def _read(path: str) -> str:
+    stream = click.get_text_stream("stdin") if path == "-" else None
+    try:
+        if stream is not None:
+            text = stream.read(MAX_FILE + 1)
+        else:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read(MAX_FILE + 1)
+    except OSError as exc:
+        raise SpycfrError(f"cannot read --file {path!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise SpycfrError(f"--file {path!r} is not UTF-8 text") from None
+    if len(text) > MAX_FILE:
+        raise SpycfrError(f"--file {path!r} is more than {MAX_FILE:,} characters")
+    return text
+
+
+def _print(result: dict) -> None:
+    for g in result["games"]:
+        click.echo(f"game {g['game']}: {g['record'][:200]}")
+        if "error" in g:
+            click.echo(f"  error: {g['error']}")
+            continue
+        if g["terminal"]:
+            click.echo(f"  result: P1 {g['payoff'][0]:+g}, P2 {g['payoff'][1]:+g}")
+        else:
+            click.echo("  result: unfinished")
+        for seat, data in g["seats"].items():
+            s = data["summary"]
+            click.echo(f"  {seat}: {s['moves']} moves, {s['lost_value']} lost value "
+                       f"(total {s['total_loss']:.4f}); the costliest first:")
+            for r in data["moves"]:
+                loss = "–" if r.get("loss") is None else "tie" if r["tie"] else \
+                    f"{r['loss']:.4f}"
+                value = "" if r.get("value") is None else f" {r['value']:+.4f}"
+                click.echo(f"    {r['number']:>3} {r['move']:<22} {100 * r['probability']:6.1f}%"
+                           f"{value} {loss:>8}  {r['words']}")
+    click.echo("summary over all games:")
+    for seat, s in result["summary"].items():
+        click.echo(f"  {seat}: {s['moves']} moves, {s['lost_value']} lost value, total loss "
+                   f"{s['total_loss']:.4f}, largest {s['largest_loss']:.4f}")

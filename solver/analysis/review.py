@@ -1,0 +1,153 @@
+"""Reviews of played and recorded games: every decision of a seat with its equilibrium
+probability, value and loss (:func:`spycfr.analysis.play.review`, exact on a tree run), the
+costliest first, and in words what the move showed the opponent and what the opponent then
+likely held (its private states weighted by how often the run's strategy and chance reach
+each history the seat could be in). Recorded games are full records in the game's notation,
+one per line, replayed on the run's tree through the game's ``records.actions``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spycfr.analysis.play import SEATS, Decision, Opponent, _child_node, review
+from spycfr.analysis.views import delta, private_namer
+from spycfr.engine.labels import state_at
+from spycfr.engine.states import CHANCE_PLAYER
+from spycfr.errors import RecordError, SpycfrError
+from spycfr.games import feature, get_plugin
+from spycfr.tree.passes import forward_reach
+
+MAX_RECORDS = 200  # games in one review (each is replayed and reviewed)
+LIKELY = 3  # the opponent's most likely private states named in words
+SHOWN = 0.005  # holdings at least this likely are named
+MAX_HISTORIES = 400  # histories of one position replayed to name the opponent's holdings
+
+
+def replay_record(opp: Opponent, game, text: str) -> tuple[object, list[list[tuple]]]:
+    """The final state of the full record ``text`` and, per seat, its decisions as
+    (Decision, state before, state after); RecordError names a bad record."""
+    records = feature(opp.meta["game"], "records", "record notation to review games in")
+    if records.actions is None:
+        raise SpycfrError(f"{opp.meta['game']} cannot replay a full record: no review of "
+                          "recorded games")
+    codes = records.actions(game.variant_obj, text)
+    state, node, path = game.new_initial_state(), 0, []
+    moves: list[list[tuple]] = [[], []]
+    for code in codes:
+        p = state.current_player()
+        child = state.child(int(code))
+        if p != CHANCE_PLAYER:
+            actions = list(state.legal_actions())
+            labels = [state.action_label(a) for a in actions]
+            i = actions.index(int(code))
+            moves[p].append((Decision(state.information_state(p), labels[i], i, node,
+                                      list(path), labels), state, child))
+        node = _child_node(opp.tree, node, int(code))
+        path.append(int(code))
+        state = child
+    return state, moves
+
+
+def node_reach(opp: Opponent) -> np.ndarray:
+    """reach[n, 0/1/2] of every node of the run's tree under its strategy."""
+    tree = opp.tree
+    reach = np.zeros((tree.num_nodes, 3))
+    forward_reach(tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
+                  tree.chance_prob, opp.strategy, reach)
+    return reach
+
+
+def likely_held(opp: Opponent, game, seat: int, node: int, reach: np.ndarray,
+                parents: np.ndarray, name) -> list[tuple[str, float]]:
+    """The opponent's private states at ``seat``'s position (the infoset of ``node``), most
+    likely first, with their probabilities given everything ``seat`` saw."""
+    tree = opp.tree
+    i = int(tree.node_infoset[node])
+    nodes = np.flatnonzero((tree.node_infoset == i) & (tree.node_player == seat))
+    weight = reach[nodes, 1 - seat] * reach[nodes, 2]
+    if weight.sum() <= 0:
+        return []
+    order = np.argsort(-weight, kind="stable")[:MAX_HISTORIES]
+    held: dict[str, float] = {}
+    for n, w in zip(nodes[order], weight[order], strict=True):
+        v, path = int(n), []
+        while v > 0:
+            path.append(int(tree.node_action[v]))
+            v = int(parents[v])
+        state = state_at(game, path[::-1])
+        key = name(state.information_state(1 - seat), 1 - seat,
+                   state.information_state(seat).split())
+        held[key] = held.get(key, 0.0) + float(w)
+    total = float(weight.sum())
+    return sorted(((k, w / total) for k, w in held.items() if w / total >= SHOWN),
+                  key=lambda kv: -kv[1])
+
+
+def explained(opp: Opponent, game, seat: int, moves: list[tuple], reach: np.ndarray | None
+              ) -> list[dict]:
+    """The review rows of ``seat``'s moves (Decision, state before, state after) with the
+    words: ``showed`` (what the opponent saw of the move) and ``likely`` (the opponent's
+    likely private states then, on a tree run)."""
+    rows = review(opp, seat, [d for d, _, _ in moves])
+    name = private_namer(get_plugin(opp.meta["game"]), game)
+    parents = opp.tree.parents() if opp.tree is not None and moves else None
+    for n, (row, (d, before, after)) in enumerate(zip(rows, moves, strict=True), 1):
+        row["number"] = n
+        row["showed"] = delta(before.information_state(1 - seat),
+                              after.information_state(1 - seat)) or "(nothing)"
+        row["likely"] = ([] if parents is None or reach is None else
+                         likely_held(opp, game, seat, d.node, reach, parents, name)[:LIKELY])
+        row["words"] = words(row, seat)
+    return rows
+
+
+def words(row: dict, seat: int) -> str:
+    """One decision in plain words."""
+    other = SEATS[1 - seat]
+    text = f"{row['move']}: {other} saw {row['showed']}"
+    if row["likely"]:
+        text += f"; {other} then likely held " + ", ".join(
+            f"{k} ({100 * p:.0f}%)" for k, p in row["likely"])
+    if row.get("loss") is None:
+        return text + "."
+    if row["tie"]:
+        return text + "; as good as the best move there."
+    better = ", ".join(row["best_moves"][:3])
+    return text + f"; lost {row['loss']:.4f} against the best ({better})."
+
+
+def summary(rows: list[dict]) -> dict:
+    """Moves, those that lost value, the total and the largest loss (tree runs)."""
+    valued = [r for r in rows if r.get("loss") is not None]
+    lost = [r for r in valued if not r["tie"]]
+    return {"moves": len(rows), "valued": len(valued), "lost_value": len(lost),
+            "total_loss": float(sum(r["loss"] for r in lost)),
+            "largest_loss": max((r["loss"] for r in lost), default=0.0)}
+
+
+def review_records(opp: Opponent, game, texts: list[str], seats: tuple[int, ...] = (0, 1)
+                   ) -> dict:
+    """Each record's review (per seat: rows, costliest first, and their summary) and the
+    summary over all of them; a record that does not replay gets its error instead."""
+    if len(texts) > MAX_RECORDS:
+        raise SpycfrError(f"{len(texts):,} records: at most {MAX_RECORDS} are reviewed at once")
+    reach = node_reach(opp) if opp.tree is not None else None
+    games, every = [], {s: [] for s in seats}
+    for number, text in enumerate(texts, 1):
+        try:
+            final, moves = replay_record(opp, game, text)
+        except RecordError as exc:
+            games.append({"game": number, "record": text[:200], "error": str(exc)})
+            continue
+        entry = {"game": number, "record": text, "terminal": final.is_terminal(),
+                 "payoff": list(final.returns()) if final.is_terminal() else None, "seats": {}}
+        for s in seats:
+            rows = explained(opp, game, s, moves[s], reach)
+            every[s].extend(rows)
+            entry["seats"][SEATS[s]] = {
+                "summary": summary(rows),
+                "moves": sorted(rows, key=lambda r: -(r.get("loss") or 0.0)),
+            }
+        games.append(entry)
+    return {"games": games, "summary": {SEATS[s]: summary(every[s]) for s in seats},
+            "errors": sum("error" in g for g in games)}

@@ -1,0 +1,97 @@
+"""How a seat's position looks: its private state in a few words, the position drawn (HTML)
+and in lines, the notation explained, from the game's ``views`` module (its plug-in names
+it) with generic defaults where a game gives none. Generic code asks here, never the
+game's name."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from spycfr.errors import RecordError, SpycfrError
+from spycfr.games.plugin import GamePlugin
+
+
+def module(plugin: GamePlugin):
+    """The game's views module, or None."""
+    return importlib.import_module(plugin.views) if plugin.views else None
+
+
+def summary_of(plugin: GamePlugin, game, view: str, seat: int) -> dict | None:
+    """The game's summary of ``seat``'s view (None: no record notation, or not replayable)."""
+    if plugin.records is None:
+        return None
+    try:
+        return plugin.records.view_key(game.variant_obj, view, seat)[1]
+    except (RecordError, SpycfrError):
+        return None
+
+
+def delta(before: str, after: str) -> str:
+    """What a step added to a view: the new text, or from the first token it rewrote."""
+    if after == before:
+        return ""
+    if after.startswith(before) and (not before or after[len(before)] == " "):
+        return after[len(before):].strip()
+    i = next((i for i, (x, y) in enumerate(zip(before, after, strict=False)) if x != y),
+             min(len(before), len(after)))
+    return after[after.rfind(" ", 0, i) + 1:]
+
+
+def default_private(view: str, public_tokens: list[str]) -> str:
+    """A seat's private state in its view: the tokens where its view differs from the
+    public line and that hide nothing (``?``); the whole view where the two do not align
+    token by token."""
+    toks = view.split()
+    public = " ".join(public_tokens).split()
+    if len(toks) != len(public):
+        return view or "(start)"
+    own = [t for t, u in zip(toks, public, strict=True) if t != u and "?" not in t]
+    return " ".join(own) or "nothing hidden"
+
+
+def private_namer(plugin: GamePlugin, game) -> Callable[[str, int, list[str]], str]:
+    """``name(view, seat, public_tokens)``: a seat's private state in a few words (the
+    game's ``private_state(summary, seat)``, else :func:`default_private`)."""
+    hook = getattr(module(plugin), "private_state", None)
+    cache: dict[tuple[str, int], str] = {}
+
+    def name(view: str, seat: int, public_tokens: list[str]) -> str:
+        key = (view, seat)
+        if key not in cache:
+            info = summary_of(plugin, game, view, seat) if hook else None
+            cache[key] = (hook(info, seat) if info is not None
+                          else default_private(view, public_tokens))
+        return cache[key]
+
+    return name
+
+
+def draw(plugin: GamePlugin, game, text: str, seat: int, full: bool = False) -> str | None:
+    """The position as ``seat`` sees it after its view ``text`` (``full``: after the full
+    record ``text``, everything shown), as HTML (None: the game draws nothing)."""
+    hook = getattr(module(plugin), "draw", None)
+    if hook is None:
+        return None
+    if not full:
+        info = summary_of(plugin, game, text, seat)
+    else:
+        try:
+            info = plugin.records.summary(game.variant_obj, text)
+        except (RecordError, SpycfrError):
+            info = None
+    return hook(info, seat) if info is not None else None
+
+
+def lines(plugin: GamePlugin, game, view: str, seat: int) -> list[str]:
+    """The position in words (the record notation's lines), or the view itself."""
+    info = summary_of(plugin, game, view, seat)
+    if info is None:
+        return [f"you see: {view or '(nothing yet)'}"]
+    return [x for x in plugin.records.lines(info, game.variant_obj)
+            if not x.startswith("legal moves")]
+
+
+def notation_help(plugin: GamePlugin) -> str:
+    """The game's notation explained (HTML), or ''."""
+    return getattr(module(plugin), "NOTATION", "")

@@ -1,0 +1,155 @@
+"""What every page shares: the served entries and the runs loaded from them, the error a
+page answers bad input with, the links of an entry's pages, the parsing of move lists."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from spycfr.web.catalog import Entry
+from spycfr.web.html import url
+
+MAX_UPLOAD = 1 << 20  # bytes of records a review request may send
+
+
+class PageError(Exception):
+    """Bad input: its message goes on the page with ``status``."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Loaded:
+    """A tree run loaded for the pages: the run, its Python game, its values."""
+
+    run: object
+    game: object
+    values: tuple  # (cfv, reach, opp_reach) of the run's strategy
+    node_reach: object = None  # reach[n, 0/1/2] of every node, once a review needs it
+
+    @property
+    def eps(self) -> float:
+        return float(self.run.meta.get("exploitability") or 0.0)
+
+
+class Workbench:
+    """The entries served and the runs loaded from them (a few kept in memory)."""
+
+    def __init__(self, entries: dict[str, Entry], keep: int = 3) -> None:
+        self.entries = entries
+        self._lock = threading.RLock()  # one load at a time (runs are large)
+        self._loaded = functools.lru_cache(maxsize=keep)(self._load)
+        self._sampled = functools.lru_cache(maxsize=1)(self._load_sampled)
+
+    def load(self, name: str) -> Loaded:
+        """The tree run ``name``, loaded once (a few kept)."""
+        with self._lock:
+            return self._loaded(name)
+
+    def entry(self, name: str | None, kind: str | None = "run") -> Entry:
+        entry = self.entries.get(name or "")
+        if entry is None:
+            shown = repr(name[:80]) if name else "(none given)"
+            raise PageError(f"unknown run {shown}: this server serves "
+                            + (", ".join(sorted(self.entries)[:20]) or "nothing"), 404)
+        if kind is not None and entry.kind != kind:
+            raise PageError(f"{name!r} is a {entry.kind} directory, not a {kind} directory",
+                            404)
+        return entry
+
+    def opponent(self, name: str):
+        """(the run's strategy as a player, its Python game): a tree run's from its loaded
+        tree, a sampled run's from its checkpoint."""
+        from spycfr.analysis.play import Opponent
+        from spycfr.games import make_game
+        from spycfr.runs.store import is_treeless
+
+        entry = self.entry(name)
+        if not is_treeless(entry.meta):
+            loaded = self.load(name)
+            run = loaded.run
+            return Opponent(run.meta, run.tree, run.strategy), loaded.game
+        with self._lock:
+            opp = self._sampled(name)
+        return opp, make_game(opp.meta["game"], None, opp.meta["variant"])
+
+    def reach(self, name: str):
+        """Node reach probabilities of a tree run under its strategy (None: sampled run)."""
+        from spycfr.runs.store import is_treeless
+
+        if is_treeless(self.entry(name).meta):
+            return None
+        loaded = self.load(name)
+        with self._lock:
+            return self._reach(loaded)
+
+    @staticmethod
+    def _reach(loaded: Loaded):
+        if loaded.node_reach is None:
+            from spycfr.analysis.play import Opponent
+            from spycfr.analysis.review import node_reach
+
+            run = loaded.run
+            loaded.node_reach = node_reach(Opponent(run.meta, run.tree, run.strategy))
+        return loaded.node_reach
+
+    def _load_sampled(self, name: str):
+        from spycfr.analysis.play import load_opponent
+
+        return load_opponent(str(self.entry(name).path))
+
+    def _load(self, name: str) -> Loaded:
+        from spycfr.exact.best_response import infoset_values
+        from spycfr.games import make_game, tree_labels
+        from spycfr.runs.store import is_treeless, load_run
+
+        entry = self.entry(name)
+        if is_treeless(entry.meta):
+            raise PageError(f"run {name!r} was sampled without a tree (Monte-Carlo CFR): its "
+                            "openings and play pages work, the strategy browser needs a tree",
+                            409)
+        run = load_run(entry.path)
+        tree_labels(run.tree)
+        game = make_game(run.meta["game"], None, run.meta["variant"])
+        return Loaded(run, game, infoset_values(run.tree, run.strategy))
+
+
+def entry_nav(entry: Entry) -> list[tuple[str, str]]:
+    """The links of an entry's pages."""
+    if entry.kind != "run":
+        return [(entry.name, url(f"/{entry.kind}", run=entry.name))]
+    links = [(entry.name, url("/run", run=entry.name)),
+             ("browse", url("/browse", run=entry.name)),
+             ("openings", url("/openings", run=entry.name)),
+             ("play", url("/play", run=entry.name)),
+             ("review", url("/review", run=entry.name))]
+    if "report.md" in entry.files:
+        links.append(("report", url("/report", run=entry.name)))
+    return links
+
+
+def fmt_eps(meta: dict) -> str:
+    eps = meta.get("exploitability")
+    return "unknown (sampled run)" if eps is None else f"{eps:.2g}"
+
+
+def parse_line(text: str | None, what: str = "line", limit: int = 400) -> list[int]:
+    """A dot-separated list of small non-negative integers (the public line, moves)."""
+    if not text:
+        return []
+    parts = text.split(".")
+    if len(parts) > limit or not all(p.isascii() and p.isdigit() and len(p) <= 6
+                                     for p in parts):
+        raise PageError(f"the {what} {text[:60]!r} is not a list of move numbers separated "
+                        f"by dots (at most {limit})")
+    return [int(p) for p in parts]
+
+
+def finite(x) -> float | None:
+    return float(x) if x is not None and np.isfinite(x) else None
+

@@ -1,0 +1,277 @@
+"""Play against a run in the browser, and reviews of played and recorded games.
+
+A game in the browser is its seat, seed and the player's moves so far (``m``: indices into
+each position's legal moves): every page replays it from the seed, so a game's URL is the
+game, and a reloaded or shared page shows the same deal and the same program moves.
+"""
+
+from __future__ import annotations
+
+import bottle
+import numpy as np
+
+from spycfr.analysis import views
+from spycfr.analysis.play import SEATS, Narrator, choose, run_game
+from spycfr.analysis.review import explained, review_records
+from spycfr.games import get_plugin
+from spycfr.web.bench import MAX_UPLOAD, PageError, entry_nav, fmt_eps, parse_line
+from spycfr.web.html import esc, num, page, pct, table, url
+
+MANY_MOVES = 24  # from this many legal moves on, a filter box and typed entry help choose
+MAX_MOVES = 2000  # moves in one game's URL
+
+
+class _Pending(Exception):
+    """The replay reached a decision of the player that its moves do not cover yet."""
+
+    def __init__(self, state, labels: list[str]) -> None:
+        super().__init__("pending")
+        self.state, self.labels = state, labels
+
+
+def _seat(request) -> int:
+    seat = (request.query.get("seat") or "P1").upper()
+    if seat not in SEATS:
+        raise PageError(f"seat {seat[:20]!r}: P1 or P2")
+    return SEATS.index(seat)
+
+
+def _seed(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        raise PageError(f"seed {text[:30]!r}: a whole number from 0 to 10^18")
+    return int(text)
+
+
+def play(bench, request) -> str:
+    entry = bench.entry(request.query.get("run"))
+    opp, game = bench.opponent(entry.name)
+    plugin = get_plugin(entry.meta["game"])
+    seat = _seat(request)
+    if request.query.get("seed") is None:
+        return _start_form(entry, seat)
+    seed = _seed(request.query.get("seed"))
+    moves = parse_line(request.query.get("m"), "moves", MAX_MOVES)
+    queue = list(moves)
+    said: list[str] = []
+    narrator = Narrator(plugin, seat, said.append)
+    befores, afters = [], []  # the states around each of the player's moves
+
+    def decide(state, labels: list[str]) -> int:
+        if not queue:
+            raise _Pending(state, labels)
+        i = queue.pop(0)
+        if i >= len(labels):
+            raise PageError(f"move {len(moves) - len(queue)} of the game: there is no move "
+                            f"number {i} here (0..{len(labels) - 1})")
+        befores.append(state)
+        return i
+
+    def observe(p: int, before: str, state, label: str | None) -> None:
+        narrator.observe(p, before, state, label)
+        if label is not None:
+            afters.append(state)
+
+    base = {"run": entry.name, "seat": SEATS[seat], "seed": seed}
+    dot = ".".join(map(str, moves))
+    try:
+        state, decisions = run_game(game, opp, seat, np.random.default_rng(seed), decide,
+                                    observe)
+    except _Pending as pending:
+        typed = request.query.get("typed")
+        if typed is not None:
+            i = choose(pending.labels, typed.strip())
+            if i is None:
+                raise PageError(f"{typed[:60]!r} is not one of your moves here: type a move as "
+                                "listed (or click it)") from None
+            bottle.redirect(url("/play", **base, m=f"{dot}.{i}" if dot else str(i)))
+        body = _position(plugin, game, pending.state, seat, said) + _choices(
+            pending.labels, base, dot) + _notation(plugin)
+        return page(f"Play {entry.name} as {SEATS[seat]}", _header(entry, seat, seed) + body,
+                    entry_nav(entry))
+    narrator.close(state)
+    u = state.returns()[seat]
+    verdict = "you win" if u > 0 else "you lose" if u < 0 else "a draw"
+    record = state.record() if hasattr(state, "record") else None
+    if queue:
+        raise PageError(f"the game ended after {len(moves) - len(queue)} of your moves; the "
+                        f"URL gives {len(moves)}")
+    moments = list(zip(decisions, befores, afters, strict=True))
+    rows = explained(opp, game, seat, moments, bench.reach(entry.name))
+    body = (_position(plugin, game, state, seat, said, final=record)
+            + f'<h2 id="result">result: {verdict} ({SEATS[seat]}\'s payoff {u:+g})</h2>'
+            + (f'<p>the whole record: <code id="record">{esc(record)}</code></p>' if record
+               else "") + _review_html(rows, seat)
+            + f'<p><a href="{esc(url("/play", run=entry.name, seat=SEATS[seat]))}">'
+              "another game</a></p>")
+    return page(f"Play {entry.name} as {SEATS[seat]}", _header(entry, seat, seed) + body,
+                entry_nav(entry))
+
+
+def _start_form(entry, seat: int) -> str:
+    seed = int(np.random.SeedSequence().entropy % 1_000_000)
+    options = "".join(f'<option{" selected" if i == seat else ""}>{s}</option>'
+                      for i, s in enumerate(SEATS))
+    body = (f"<p>The program deals and plays the other seat with the strategy of "
+            f"<b>{esc(entry.name)}</b> (exploitability {esc(fmt_eps(entry.meta))}); you see "
+            "only what your seat sees. After the game, each of your moves is reviewed.</p>"
+            f'<form action="/play" method="get"><input type="hidden" name="run" '
+            f'value="{esc(entry.name)}"> seat <select name="seat">{options}</select> seed '
+            f'<input name="seed" id="seed" value="{seed}" size="10"> '
+            '<button id="start">start</button></form>')
+    return page(f"Play {entry.name}", body, entry_nav(entry))
+
+
+def _header(entry, seat: int, seed: int) -> str:
+    return (f"<p>you are <b>{SEATS[seat]}</b>; the program plays {SEATS[1 - seat]} with "
+            f"the strategy of {esc(entry.name)} (exploitability {esc(fmt_eps(entry.meta))}); "
+            f"seed {seed}</p>")
+
+
+def _position(plugin, game, state, seat: int, said: list[str], final: str | None = None
+              ) -> str:
+    """The position as the seat sees it, or at the end (``final``: the whole record) with
+    everything shown, and what happened so far."""
+    view = state.information_state(seat)
+    drawn = views.draw(plugin, game, final if final else view, seat, full=bool(final))
+    if drawn is None:
+        drawn = "<pre>" + esc("\n".join(views.lines(plugin, game, view, seat))) + "</pre>"
+    log = "".join(f"<li>{esc(x)}</li>" for x in said if x)
+    title = "the end: everything is shown" if final else "your position"
+    return (f'<div class="box" id="position"><h2>{title}</h2>{drawn}'
+            f'<p class="note">your view: <code>{esc(view) or "(nothing yet)"}</code></p></div>'
+            f'<div class="box"><h2>what happened</h2><ul id="log">{log}</ul></div>')
+
+
+def _choices(labels: list[str], base: dict, dot: str) -> str:
+    links = "".join(
+        f'<a class="move" href="{esc(url("/play", **base, m=f"{dot}.{i}" if dot else str(i)))}"'
+        f">{esc(label)}</a>" for i, label in enumerate(labels))
+    compact = ""
+    if len(labels) >= MANY_MOVES:
+        hidden = "".join(f'<input type="hidden" name="{k}" value="{esc(v)}">'
+                         for k, v in [*base.items(), ("m", dot)] if v != "")
+        options = "".join(f'<option value="{esc(label)}">' for label in labels)
+        compact = ('<form action="/play" method="get">' + hidden + 'type a move: <input '
+                   'name="typed" id="typed" list="legal" autocomplete="off" size="24">'
+                   f'<datalist id="legal">{options}</datalist> <button>play</button> '
+                   '<span class="note">or filter the list: </span><input id="filter" '
+                   'size="12" placeholder="e.g. 3-"></form>')
+    return (f'<div><h2>your move ({len(labels)} legal)</h2>{compact}'
+            f'<div class="moves">{links}</div></div>')
+
+
+def _notation(plugin) -> str:
+    text = views.notation_help(plugin)
+    return f'<div class="box note"><h2>notation</h2>{text}</div>' if text else ""
+
+
+def _review_html(rows: list[dict], seat: int, mine: bool = True) -> str:
+    """The review table of a seat's moves, the costliest first (``mine``: the player's own,
+    addressed as "you")."""
+    if not rows:
+        return "<p>you made no move</p>"
+    whose = "your" if mine else f"{SEATS[seat]}'s"
+    valued = rows[0].get("loss") is not None
+    ordered = sorted(rows, key=lambda r: -(r.get("loss") or 0.0)) if valued else rows
+    body = []
+    for r in ordered:
+        loss = "–" if not valued else ("tie" if r["tie"] else f"{r['loss']:.4f}")
+        body.append(f'<tr class="rv"><td>{r["number"]}</td><td class="l mv">{esc(r["move"])}'
+                    f'</td><td class="p">{pct(r["probability"])}</td><td>'
+                    f'{num(r.get("value"))}</td><td>{num(r.get("best_value"))}</td>'
+                    f'<td class="loss">{loss}</td><td class="l w">{esc(r["words"])}</td></tr>')
+    lost = [r for r in rows if valued and not r["tie"]]
+    verdict = (f"every one of {whose} {len(rows)} moves was as good as the best move there"
+               if valued and not lost else
+               f"{len(lost)} of {whose} {len(rows)} moves lost value, the costliest first"
+               if valued else "a sampled run: how often it plays each of your moves")
+    return (f'<h2>review of {SEATS[seat]}\'s moves</h2><p id="verdict">{verdict}</p>'
+            '<table class="review"><tr><th>#</th><th class=l>move</th><th>eq prob</th>'
+            "<th>value</th><th>best</th><th>loss</th><th class=l>in words</th></tr>"
+            + "".join(body) + "</table><p class=note>value: your expected payoff from that "
+            "position against the run's strategy, the game then going on at equilibrium; loss: how "
+            "far below the best move there ('tie': within what the run's exploitability "
+            "allows)</p>")
+
+
+def review_form(bench, request, message: str = "", status: int = 200) -> str:
+    entry = bench.entry(request.query.get("run"))
+    plugin = get_plugin(entry.meta["game"])
+    example = plugin.records.example if plugin.records else ""
+    body = (f"<p>Paste full game records (one per line, the game's notation, e.g. "
+            f"<code>{esc(example)}</code>) or upload a file of them; each game's moves are "
+            f"reviewed against {esc(entry.name)} (exploitability {esc(fmt_eps(entry.meta))})."
+            f'</p><form action="{esc(url("/review", run=entry.name))}" method="post" '
+            'enctype="multipart/form-data"><textarea name="records" id="records" rows="6">'
+            '</textarea><br>or a file: <input type="file" name="file" id="file"> seats: '
+            '<select name="seat" id="seatsel"><option value="both">both</option><option>P1'
+            '</option><option>P2</option></select> <button id="go">review</button></form>')
+    return page(f"Review games: {entry.name}", message + body, entry_nav(entry))
+
+
+def review_post(bench, request):
+    entry = bench.entry(request.query.get("run"))
+    if (request.content_length or 0) > MAX_UPLOAD:
+        _drain(request)
+        raise PageError(f"the upload is {request.content_length:,} bytes; at most "
+                        f"{MAX_UPLOAD:,} are reviewed at once (a file of records)", 413)
+    text = request.forms.getunicode("records") or ""
+    upload = request.files.get("file")
+    if upload is not None and upload.filename:
+        raw = upload.file.read(MAX_UPLOAD + 1)
+        if len(raw) > MAX_UPLOAD:
+            raise PageError(f"the file is more than {MAX_UPLOAD:,} bytes", 413)
+        try:
+            text += "\n" + raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise PageError("the file is not UTF-8 text (records, one per line)") from None
+    records = [x.strip() for x in text.splitlines() if x.strip()]
+    if not records:
+        raise PageError("no record given: paste records (one per line) or upload a file")
+    which = (request.forms.get("seat") or "both").upper()
+    seats = {"BOTH": (0, 1), "P1": (0,), "P2": (1,)}.get(which)
+    if seats is None:
+        raise PageError(f"seats {which[:20]!r}: both, P1 or P2")
+    opp, game = bench.opponent(entry.name)
+    result = review_records(opp, game, records, seats)
+    body = _summary_html(result) + "".join(_game_html(g) for g in result["games"])
+    status = 400 if result["errors"] else 200
+    html = page(f"Review of {len(records)} game{'s' if len(records) != 1 else ''}: "
+                f"{entry.name}", body, entry_nav(entry))
+    return bottle.HTTPResponse(html, status=status,
+                               headers={"Content-Type": "text/html; charset=utf-8"})
+
+
+def _drain(request, limit: int = 16 << 20) -> None:
+    """Read (and drop) what a client sends beyond the limit, up to ``limit`` bytes, so that
+    it reads the answer instead of a reset connection."""
+    body, left = request.environ["wsgi.input"], min(request.content_length, limit)
+    while left > 0:
+        chunk = body.read(min(left, 1 << 16))
+        if not chunk:
+            break
+        left -= len(chunk)
+
+
+def _summary_html(result: dict) -> str:
+    rows = [[seat, s["moves"], s["lost_value"], f"{s['total_loss']:.4f}",
+             f"{s['largest_loss']:.4f}"] for seat, s in result["summary"].items()]
+    errors = (f'<p class="err">{result["errors"]} record(s) could not be replayed: see below'
+              "</p>" if result["errors"] else "")
+    return (errors + "<h2>summary over all games</h2>"
+            + table(["seat", "moves", "lost value", "total loss", "largest loss"], rows,
+                    cls="summary"))
+
+
+def _game_html(g: dict) -> str:
+    head = f'<h2>game {g["game"]}</h2><p><code>{esc(g["record"])}</code></p>'
+    if "error" in g:
+        return f'<div class="game">{head}<p class="err">{esc(g["error"])}</p></div>'
+    result = ("unfinished" if not g["terminal"] else
+              f"P1 {g['payoff'][0]:+g}, P2 {g['payoff'][1]:+g}")
+    parts = [head, f"<p>result: {esc(result)}</p>"]
+    for seat, data in g["seats"].items():
+        rows = data["moves"]
+        parts.append(_review_html(rows, SEATS.index(seat), mine=False) if rows else
+                     f"<p>{seat} made no move</p>")
+    return '<div class="game">' + "".join(parts) + "</div>"

@@ -1,0 +1,220 @@
+"""The workbench's pages: the runs, a run, the strategy browser, openings, the report, and
+the figures an entry may serve. (Play and review: :mod:`spycfr.web.games`; sweeps and
+teams: :mod:`spycfr.web.many`.)"""
+
+from __future__ import annotations
+
+import bottle
+
+from spycfr.analysis import views
+from spycfr.games import get_plugin
+from spycfr.web.bench import PageError, entry_nav, fmt_eps, parse_line
+from spycfr.web.html import esc, markdown, num, page, pct, table, url
+
+CONTENT_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".md": "text/plain",
+                 ".csv": "text/csv"}
+
+
+def index(bench, request) -> str:
+    kinds = {"run": "Runs", "sweep": "Sweeps", "team": "Team runs"}
+    parts = []
+    for kind, title in kinds.items():
+        rows = [e for e in bench.entries.values() if e.kind == kind]
+        if not rows:
+            continue
+        items = "".join(
+            f'<tr><td class="l"><a href="{esc(url("/" + kind, run=e.name))}">{esc(e.name)}'
+            f'</a></td><td class="l">{esc(e.meta.get("game", ""))}</td><td class="l">'
+            f'{esc(_variant(e.meta))}</td><td>{esc(_quality(e))}</td></tr>' for e in rows)
+        parts.append(f"<h2>{title}</h2><table><tr><th class=l>name</th><th class=l>game</th>"
+                     f"<th class=l>variant</th><th>exploitability</th></tr>{items}</table>")
+    return page("What to open", "".join(parts))
+
+
+def _variant(meta: dict) -> str:
+    variant = meta.get("variant") or {}
+    preset = meta.get("preset")
+    text = " ".join(f"{k}={v}" for k, v in variant.items()) if isinstance(variant, dict) else ""
+    return f"{preset}: {text}" if preset else text
+
+
+def _quality(entry) -> str:
+    if entry.kind == "sweep":
+        counts = entry.meta.get("counts") or {}
+        return f"{counts.get('done', '?')} variants"
+    return fmt_eps(entry.meta)
+
+
+def run_page(bench, request) -> str:
+    entry = bench.entry(request.query.get("run"))
+    meta = entry.meta
+    plugin = get_plugin(meta["game"])
+    rows = [["game", plugin.title], ["variant", _variant(meta)],
+            ["in words", plugin.describe_variant(meta["variant"])],
+            ["algorithm", meta.get("algorithm")], ["iterations", f"{meta['iterations']:,}"],
+            ["value for P1", num(meta.get("value_p1"))],
+            ["exploitability", fmt_eps(meta)], ["nodes", f"{meta.get('nodes', '?'):,}"
+                                                if isinstance(meta.get("nodes"), int)
+                                                else "?"]]
+    links = "".join(f'<li><a href="{esc(h)}">{esc(t)}</a></li>' for t, h in entry_nav(entry)[1:])
+    return page(f"Run {entry.name}", table(["", ""], rows, left=2) + f"<ul>{links}</ul>",
+                entry_nav(entry))
+
+
+def browse(bench, request) -> str:
+    """The strategy browser: the public line, the public moves on, the grid and ranges."""
+    from spycfr.web.browse import grid, walk
+
+    entry = bench.entry(request.query.get("run"))
+    loaded = bench.load(entry.name)
+    run, tree = loaded.run, loaded.run.tree
+    line = parse_line(request.query.get("line"))
+    spot = walk(tree, run.strategy, loaded.game, line)
+    plugin = get_plugin(run.meta["game"])
+    private = views.private_namer(plugin, loaded.game)
+    g = grid(spot, tree, run.strategy, loaded.values, loaded.eps, private)
+    dot = ".".join(map(str, line))
+    crumbs = ['<a href="' + esc(url("/browse", run=entry.name)) + '">start</a>']
+    for n, name in enumerate(spot.line):
+        prefix = ".".join(map(str, line[:n + 1]))
+        crumbs.append(f'<a href="{esc(url("/browse", run=entry.name, line=prefix))}">'
+                      f"{esc(name)}</a>")
+    head = (f'<p>{esc(plugin.title)} · {esc(_variant(run.meta))} · exploitability '
+            f'<b id="eps">{esc(fmt_eps(run.meta))}</b> · {esc(run.meta.get("algorithm"))}, '
+            f'{run.meta["iterations"]:,} iterations</p>'
+            f'<p class="path">public line: {" → ".join(crumbs)}</p>')
+    body = [head, f'<p class="note">this public state: {len(spot.items):,} histories, '
+                  f'reached in {pct(spot.reach)} of games at equilibrium</p>']
+    if spot.options:
+        who = " and ".join(sorted({_who(o.actor) for o in spot.options}))
+        moves = "".join(
+            f'<a class="pub" href="{esc(url("/browse", run=entry.name, line=_join(dot, j)))}" '
+            f'title="{_share(o.reach, spot.reach)} of the time here">{esc(o.label)}</a>'
+            for j, o in enumerate(spot.options))
+        body.append(f'<h2>{esc(who)} to move: the public moves</h2><div class="line">{moves}'
+                    "</div>")
+    else:
+        body.append("<h2>the game is over here</h2>")
+    if g is not None:
+        body.append(_grid_html(g, plugin, run.meta["variant"]))
+    help_html = views.notation_help(plugin)
+    if help_html:
+        body.append(f"<h2>notation</h2><div class=note>{help_html}</div>")
+    return page(f"Strategy browser: {entry.name}", "".join(body), entry_nav(entry))
+
+
+def _share(part: float, whole: float) -> str:
+    return pct(part / whole) if whole > 0 else "never"
+
+
+def _join(dot: str, j: int) -> str:
+    return f"{dot}.{j}" if dot else str(j)
+
+
+def _who(actor: int) -> str:
+    return {0: "P1", 1: "P2"}.get(actor, "chance")
+
+
+def _grid_html(g, plugin, variant: dict) -> str:
+    seat = _who(g.seat)
+    scale = float(plugin.payoff_bound(variant))
+    head = "".join(f'<th class="mv">{esc(c)}</th>' for c in g.columns)
+    rows = []
+    for r in g.rows:
+        cells = []
+        for c in g.columns:
+            if c not in r["cells"]:
+                cells.append("<td></td>")
+                continue
+            p, v = r["cells"][c]
+            cells.append(f'<td class="c" data-move="{esc(c)}" data-p="{p!r}" data-v="'
+                         f'{"" if v is None else repr(v)}" data-scale="{scale}">{p:.3f}</td>')
+        rows.append(f'<tr data-view="{esc(r["view"])}" data-infoset="{r["infoset"]}">'
+                    f'<td class="l priv">{esc(r["private"])}</td><td>{pct(r["share"])}</td>'
+                    + "".join(cells) + "</tr>")
+    tol = "" if g.tolerance is None else f"; values within {g.tolerance:.2g} tie"
+    grid = (f"<h2>{seat}'s strategy here: its private states against its moves</h2>"
+            '<p><button class="mode" data-mode="probability" onclick="show(\'probability\')">'
+            'probability</button> <button class="mode" data-mode="value" '
+            'onclick="show(\'value\')">value</button> <span class="note">probability: how '
+            f"often {seat} plays the move in that private state; value: {seat}'s expected "
+            f"payoff after the move, play going on at equilibrium{tol}; share: how often "
+            f"{seat} holds that private state here</span></p>"
+            f'<div style="overflow-x:auto"><table class="grid"><tr><th class="l">{seat} holds'
+            f"</th><th>share</th>{head}</tr>{''.join(rows)}</table></div>")
+    other = _who(1 - g.seat)
+    bars = "".join(
+        f'<tr><td class="l">{esc(k)}</td><td>{pct(v)}</td><td class="l"><span class="bar" '
+        f'style="width:{0 if v != v else int(200 * v)}px"></span></td></tr>'
+        for k, v in g.opponent_range[:30])
+    more = (f"<p class=note>and {len(g.opponent_range) - 30} more</p>"
+            if len(g.opponent_range) > 30 else "")
+    return (grid + f"<h2>{other}'s range here (what it holds, given the public line)</h2>"
+            f'<table class="range"><tr><th class=l>{other} holds</th><th>probability</th>'
+            f"<th></th></tr>{bars}</table>{more}")
+
+
+def openings(bench, request) -> str:
+    from spycfr.analysis.openings import (
+        openings_spec,
+        openings_table,
+        openings_words,
+        treeless_table,
+    )
+    from spycfr.runs.store import treeless_openings
+
+    entry = bench.entry(request.query.get("run"))
+    game = entry.meta["game"]
+    spec = openings_spec(game)
+    raw = treeless_openings(entry.path)
+    if raw is None:
+        loaded = bench.load(entry.name)
+        frame = openings_table(loaded.run.tree, loaded.run.strategy, loaded.run.meta)
+    else:
+        frame = treeless_table(game, raw[1])
+    keys = ["player", *([spec.context_name] if spec.context_name else [])]
+    parts = [f"<p>exploitability {esc(fmt_eps(entry.meta))}</p>"]
+    for key, rows in frame.groupby(keys, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        title = " · ".join(str(k) for k in key)
+        words = " ".join(openings_words(rows, spec, str(key[0])))
+        cols = [c for c in ("rank", "opening", spec.group_name, "probability", "br_value",
+                            "eq_value", "loss") if c in rows]
+        shown = [[_cell(r[c]) for c in cols] for _, r in rows.head(40).iterrows()]
+        more = f"<p class=note>and {len(rows) - 40} more</p>" if len(rows) > 40 else ""
+        parts.append(f"<h2>{esc(title)}</h2><p>{esc(words)}</p>"
+                     + table(cols, shown, left=3) + more)
+    return page(f"Openings: {entry.name}", "".join(parts), entry_nav(entry))
+
+
+def _cell(x) -> str:
+    if isinstance(x, float):
+        return "–" if x != x else f"{x:.4f}"
+    return str(x)
+
+
+def report(bench, request) -> str:
+    entry = bench.entry(request.query.get("run"), kind=None)
+    target = entry.files.get("report.md")
+    if target is None:
+        raise PageError(f"{entry.name!r} has no report.md: write one with `spycfr report "
+                        f"{entry.path} -o {entry.path}/report.md`", 404)
+    text = target.read_text(encoding="utf-8", errors="replace")
+    body = markdown(text, lambda src: _figure_url(entry, src))
+    return page(f"Report: {entry.name}", body, entry_nav(entry))
+
+
+def _figure_url(entry, src: str) -> str | None:
+    return url("/file", run=entry.name, name=src) if src in entry.files else None
+
+
+def file(bench, request):
+    entry = bench.entry(request.query.get("run"), kind=None)
+    name = request.query.get("name") or ""
+    target = entry.files.get(name)
+    if target is None:
+        raise PageError(f"{entry.name!r} serves no file {name[:100]!r} (only its figures, "
+                        "report and table)", 404)
+    suffix = target.suffix.lower()
+    return bottle.HTTPResponse(target.read_bytes(), status=200, headers={
+        "Content-Type": CONTENT_TYPES.get(suffix, "application/octet-stream")})

@@ -1,0 +1,43 @@
+"""`spycfr review`: recorded games reviewed against a run, bad input named in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from spycfr.cli.main import cli
+from spycfr.errors import SpycfrError
+
+TINY = str(Path(__file__).resolve().parent.parent / "results" / "tiny")
+
+
+def test_a_game_is_reviewed_move_by_move_and_a_bad_record_is_named(tmp_path):
+    games = tmp_path / "games.txt"
+    games.write_text("place:0-2 place:2-0 house:2=2>2:hi+h1>1 switch:2=0>0@1\n\n"
+                     "place:0-2 hand:9>1:lo\n")
+    result = CliRunner().invoke(cli, ["review", TINY, "--file", str(games), "--json"])
+    # main() prints a SpycfrError as one line, exit status 2
+    assert isinstance(result.exception, SpycfrError)
+    assert str(result.exception).startswith("1 of 2 records could not be replayed")
+    out = json.loads(result.stdout)
+    first, second = out["games"]
+    assert "error" not in first and second["error"].startswith("move 2")
+    p1 = first["seats"]["P1"]["moves"]
+    # the costliest first: the house attack into P2's house 2 loses to a switch
+    assert [m["move"] for m in p1] == ["house:2=2>2", "place:0-2"]
+    assert not p1[0]["tie"] and p1[0]["loss"] > 0.5 and p1[1]["tie"]
+    assert "P2 saw house:2=2>2:hi+h1" in p1[0]["words"]
+    assert out["summary"]["P1"] == {"moves": 2, "valued": 2, "lost_value": 1,
+                                    "total_loss": p1[0]["loss"],
+                                    "largest_loss": p1[0]["loss"]}
+
+
+def test_a_missing_or_empty_file_is_an_error(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n")
+    for path, says in [(str(tmp_path / "none.txt"), "cannot read --file"),
+                       (str(empty), "holds no record")]:
+        result = CliRunner().invoke(cli, ["review", TINY, "--file", path])
+        assert isinstance(result.exception, SpycfrError) and says in str(result.exception)

@@ -1,0 +1,258 @@
+"""The workbench driven in a real headless browser (Debian's chromium and its driver, which
+.ci/run installs): the strategy browser's numbers against `spycfr query`, a seeded game
+played to the end, two recorded games reviewed against `spycfr review`, and bad input.
+One server and one browser for the module; each page's screenshot is written to a temporary
+folder (``SPYCFR_SCREENSHOTS`` names another)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from spycfr.cli.main import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVED = ["results/tiny", "results/sweeps/agent-hunter-decoys", "results/agent-avenue/team-tiny"]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+
+if not (CHROMIUM and DRIVER):
+    if os.environ.get("CI"):  # CI installs them (.ci/run): never skip there
+        pytest.fail("chromium and chromedriver are missing (.ci/run installs them)",
+                    pytrace=False)
+    pytest.skip("chromium or chromedriver is not installed (apt-get install chromium "
+                "chromium-driver)", allow_module_level=True)
+
+if not os.environ.get("CI"):
+    pytest.importorskip("selenium")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server():
+    from spycfr.web.server import make_server_for
+
+    srv = make_server_for([str(ROOT / p) for p in SERVED])
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{srv.server_port}"
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--window-size=1400,1000",
+                 f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options,
+                              service=webdriver.ChromeService(executable_path=DRIVER))
+    driver.set_page_load_timeout(600)  # the first page of a run compiles numba kernels
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    folder = os.environ.get("SPYCFR_SCREENSHOTS")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _shot(browser, shots: Path, name: str) -> None:
+    """A full-page screenshot (the window grown to the page's height first)."""
+    height = browser.execute_script("return document.body.scrollHeight")
+    browser.set_window_size(1400, min(max(height + 40, 600), 4000))
+    assert browser.save_screenshot(str(shots / f"{name}.png"))
+    browser.set_window_size(1400, 1000)
+
+
+def _spycfr(*args: str) -> dict:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_browse_to_a_position_and_read_the_grid_as_query_does(server, browser, shots):
+    browser.get(f"{server}/?")
+    _shot(browser, shots, "index")
+    browser.find_element(By.LINK_TEXT, "tiny").click()
+    browser.find_element(By.LINK_TEXT, "browse").click()
+    assert "exploitability" in browser.page_source
+    meta = json.loads((ROOT / "results/tiny/run.json").read_text())
+    assert browser.find_element(By.ID, "eps").text == f"{meta['exploitability']:.2g}"
+    # P1 places (hidden from P2), P2 places: P1 then moves knowing its own placement
+    for _ in range(2):
+        browser.find_elements(By.CSS_SELECTOR, ".line a.pub")[0].click()
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.grid tr[data-view]")
+    assert len(rows) == 6  # P1's six placements of two of its three cards
+    row = rows[2]
+    view = row.get_attribute("data-view")
+    cells = {td.get_attribute("data-move"): (float(td.get_attribute("data-p")),
+                                             td.get_attribute("data-v"), td.text)
+             for td in row.find_elements(By.CSS_SELECTOR, "td.c")}
+    answer = _spycfr("query", str(ROOT / "results/tiny"), "--as", "P1", view, "--json")
+    # the grid's columns are the moves as labelled; the query lists the same moves
+    assert set(cells) == {m["move"] for m in answer["moves"]}
+    for m in answer["moves"]:
+        p, v, shown = cells[m["move"]]
+        assert p == pytest.approx(m["probability"], abs=1e-12)
+        assert float(v) == pytest.approx(m["value"], abs=1e-12)
+        assert shown == f"{m['probability']:.3f}"
+    _shot(browser, shots, "browse")
+    browser.find_element(By.CSS_SELECTOR, "button.mode[data-mode=value]").click()
+    first = next(iter(cells))
+    td = row.find_element(By.CSS_SELECTOR, f'td.c[data-move="{first}"]')
+    assert td.text == f"{float(cells[first][1]):.3f}"
+    assert browser.find_elements(By.CSS_SELECTOR, "table.range tr")  # P2's range is shown
+
+
+def _play_to_the_end(browser, server: str, seed: int) -> list[str]:
+    """Start a game as P1 with ``seed`` from the form and click the first legal move until
+    the end; the moves played."""
+    browser.get(f"{server}/play?run=tiny")
+    box = browser.find_element(By.ID, "seed")
+    box.clear()
+    box.send_keys(str(seed))
+    browser.find_element(By.ID, "start").click()
+    played = []
+    for _ in range(50):
+        if browser.find_elements(By.ID, "result"):
+            return played
+        move = browser.find_elements(By.CSS_SELECTOR, ".moves a.move")[0]
+        played.append(move.text)
+        move.click()
+    raise AssertionError("the game did not end in 50 moves")
+
+
+def test_play_a_seeded_game_to_the_end_as_the_terminal_plays_it(server, browser, shots,
+                                                                tmp_path):
+    played = _play_to_the_end(browser, server, seed=7)
+    assert played
+    _shot(browser, shots, "play-end")
+    record = browser.find_element(By.ID, "record").text
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.review tr.rv")
+    assert len(rows) == len(played)
+    # the same seed and moves in the terminal: the same game, the same review
+    moves = tmp_path / "moves.txt"
+    moves.write_text("\n".join(played) + "\n")
+    cli_game = _spycfr("play", str(ROOT / "results/tiny"), "--seat", "P1", "--seed", "7",
+                       "--moves", str(moves), "--json")
+    assert cli_game["record"] == record
+    shown = {r.find_element(By.CSS_SELECTOR, "td.mv").text:
+             r.find_element(By.CSS_SELECTOR, "td.loss").text for r in rows}
+    for r in cli_game["review"]:
+        assert shown[r["move"]] == ("tie" if r["tie"] else f"{r['loss']:.4f}")
+
+
+def test_a_game_in_progress_shows_the_position_and_its_moves(server, browser, shots):
+    browser.get(f"{server}/play?run=tiny&seat=P2&seed=3")
+    assert browser.find_element(By.ID, "position").text
+    assert browser.find_elements(By.CSS_SELECTOR, ".moves a.move")
+    _shot(browser, shots, "play")
+
+
+def test_upload_two_records_and_review_them_as_the_command_does(server, browser, shots,
+                                                                tmp_path):
+    games = tmp_path / "games.txt"
+    games.write_text("place:0-2 place:2-0 house:2=2>2:hi+h1>1 switch:2=0>0@1\n"
+                     "place:0-1 place:1-0 hand:2>1:hi\n")
+    browser.get(f"{server}/review?run=tiny")
+    browser.find_element(By.ID, "file").send_keys(str(games))
+    browser.find_element(By.ID, "go").click()
+    _shot(browser, shots, "review")
+    expected = _spycfr("review", str(ROOT / "results/tiny"), "--file", str(games), "--json")
+    blocks = browser.find_elements(By.CSS_SELECTOR, "div.game")
+    assert len(blocks) == len(expected["games"]) == 2
+    for block, game in zip(blocks, expected["games"], strict=True):
+        tables = block.find_elements(By.CSS_SELECTOR, "table.review")
+        assert len(tables) == len(game["seats"])
+        for table, seat in zip(tables, game["seats"].values(), strict=True):
+            rows = table.find_elements(By.CSS_SELECTOR, "tr.rv")
+            assert [r.find_element(By.CSS_SELECTOR, "td.mv").text for r in rows] == [
+                m["move"] for m in seat["moves"]]  # the costliest first, as the command
+            assert [r.find_element(By.CSS_SELECTOR, "td.loss").text for r in rows] == [
+                "tie" if m["tie"] else f"{m['loss']:.4f}" for m in seat["moves"]]
+            assert [r.find_element(By.CSS_SELECTOR, "td.w").text for r in rows] == [
+                m["words"] for m in seat["moves"]]
+    summary = browser.find_element(By.CSS_SELECTOR, "table.summary").text
+    assert f"{expected['summary']['P1']['total_loss']:.4f}" in summary
+
+
+def _get(url: str, data: bytes | None = None, headers: dict | None = None
+         ) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, data=data, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=600) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@pytest.mark.parametrize(("path", "status", "says"), [
+    ("/browse?run=nothing", 404, "unknown run"),
+    ("/browse?run=../../etc", 404, "unknown run"),
+    ("/browse?run=%2e%2e%2f%2e%2e%2fetc", 404, "unknown run"),
+    ("/file?run=tiny&name=../run.json", 404, "serves no file"),
+    ("/file?run=tiny&name=..%2f..%2f..%2fpyproject.toml", 404, "serves no file"),
+    ("/file?run=tiny&name=/etc/passwd", 404, "serves no file"),
+    ("/..%2f..%2fetc%2fpasswd", 404, "no page"),
+    ("/static/../../pyproject.toml", 404, "no page"),
+    ("/browse?run=tiny&line=0.x", 400, "not a list of move numbers"),
+    ("/browse?run=tiny&line=99", 400, "no public move 99"),
+    ("/play?run=tiny&seat=P3&seed=1", 400, "P1 or P2"),
+    ("/play?run=tiny&seat=P1&seed=1&m=999", 400, "no move number 999"),
+    ("/play?run=tiny&seat=P1&seed=1&typed=hand:9>9", 400, "not one of your moves"),
+    ("/sweep?run=tiny", 404, "not a sweep directory"),
+])
+def test_bad_requests_get_a_message_and_a_4xx_status(server, path, status, says):
+    code, page = _get(server + path)
+    assert code == status, page[-500:]
+    assert 'class="err"' in page and says in page
+    assert "Traceback" not in page
+    assert _get(server + "/")[0] == 200  # still serving
+
+
+def test_a_malformed_record_and_a_huge_upload_are_refused_on_the_page(server, browser):
+    browser.get(f"{server}/review?run=tiny")
+    browser.find_element(By.ID, "records").send_keys("place:0-2 place:2-0\nplace:9-9 hand")
+    browser.find_element(By.ID, "go").click()
+    errors = browser.find_elements(By.CSS_SELECTOR, ".game p.err")
+    assert len(errors) == 1 and "move 1" in errors[0].text  # the good record is reviewed
+    code, page = _get(f"{server}/review?run=tiny", data=b"records=" + b"x" * (2 << 20),
+                      headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert code == 413 and "at most" in page and "Traceback" not in page
+    code, page = _get(f"{server}/review?run=tiny", data=b"records=place:0-2%0Abad",
+                      headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert code == 400 and "not a move" in page
+    assert _get(server + "/")[0] == 200
+
+
+def test_sweep_team_openings_and_report_pages(server, browser, shots):
+    for name, path, marker in [
+        ("sweep", "/sweep?run=agent-hunter-decoys", "variants"),
+        ("team", "/team?run=team-tiny", "certified interval"),
+        ("openings", "/openings?run=tiny", "P1"),
+        ("report", "/report?run=tiny", "Headline numbers"),
+    ]:
+        browser.get(server + path)
+        assert marker in browser.page_source, name
+        assert not browser.find_elements(By.CSS_SELECTOR, ".err"), name
+        for img in browser.find_elements(By.TAG_NAME, "img"):  # every figure loaded
+            assert browser.execute_script("return arguments[0].naturalWidth", img) > 0, name
+        _shot(browser, shots, name)
