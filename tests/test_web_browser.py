@@ -49,6 +49,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager downloads nothing
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
