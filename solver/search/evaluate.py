@@ -5,8 +5,9 @@ plays everywhere, then take a full best response on the public tree.
 The agent first solves the subgame at the game's root from the deal's prior (its plan). Then,
 walking down the public tree, at each of its decisions (and wherever the walk leaves the last
 subgame through a depth-limited leaf) it re-solves the subgame rooted there from its own range,
-tracked from the strategy it played, with the gadget fed the opponent's counterfactual values
-that the last solve computed at that node; the re-solve's root strategy is what it plays.
+tracked from the strategy it played, with the gadget fed the opponent's best-response
+counterfactual values against the last solve at that node; the re-solve's root strategy is
+what it plays.
 """
 
 from __future__ import annotations
@@ -82,14 +83,13 @@ def assemble(full: Subtree, seat: int, settings: Settings) -> Assembled:
         if not fresh and (k == seat or sol.tree.kind[s] == LEAF):
             ranges = [None, None]
             ranges[seat] = mine
-            if settings.gadget:
+            if settings.gadget:  # the opponent kept to its best values against the last plan
                 ranges[opp] = theirs
-                sol = solve(subgame(f), tuple(ranges), settings.iterations,
-                            vf, opp_values=sol.best[opp][s], opponent=opp)
+                sol = solve(subgame(f), tuple(ranges), settings.iterations, vf,
+                            opp_values=sol.best[opp][s], opponent=opp)
             else:
                 ranges[opp] = sol.reach[opp][s]
-                sol = solve(subgame(f), tuple(ranges), settings.iterations,
-                            vf)
+                sol = solve(subgame(f), tuple(ranges), settings.iterations, vf)
             out.resolves += 1
             s = 0
         rows = None
