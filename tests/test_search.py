@@ -172,3 +172,18 @@ def test_leduc_public_model_value_and_resolving(leduc_model):
     resolved, agents = exploitability(game, Settings(iterations=300), full)
     assert agents[0].resolves > 50
     assert resolved < 5e-3
+
+
+def test_beliefs_through_public_chance_match_the_tree(leduc_model):
+    game, full, sol = leduc_model
+    b = Beliefs(game)
+    node = 0
+    for child in (1, 1, 2, 1):  # raise, call, board card 2 (public chance), raise
+        mover = full.kind[node]
+        rows = sol.strategy[full.row[node]] if mover in (0, 1) else None
+        b.advance(child, rows)
+        node = full.first[node] + child
+        assert (b.pub == full.pub[node]).all()
+        for s in (0, 1):
+            assert np.allclose(b.ranges[s], sol.reach[s][node])
+    assert b.ranges[0][2] == 0 and b.ranges[1][2] == 0  # nobody holds the board card
