@@ -42,7 +42,14 @@ def server():
     srv = make_server_for([str(ROOT / p) for p in SERVED])
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{srv.server_port}"
+    address = f"http://127.0.0.1:{srv.server_port}"
+    # The first pages of a run load it and compile numba kernels (minutes on a busy
+    # machine): done here, without the browser's two-minute command timeout.
+    for path in ("/browse?run=tiny&line=0.0", "/openings?run=tiny"):
+        assert _get(address + path)[0] == 200
+    assert _get(f"{address}/review?run=tiny", data=b"records=place:0-1+place:1-0+hand:2>1:hi",
+                headers={"Content-Type": "application/x-www-form-urlencoded"})[0] == 200
+    yield address
     srv.shutdown()
     srv.server_close()
 

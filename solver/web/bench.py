@@ -7,8 +7,6 @@ import functools
 import threading
 from dataclasses import dataclass
 
-import numpy as np
-
 from spycfr.web.catalog import Entry
 from spycfr.web.html import url
 
@@ -148,8 +146,3 @@ def parse_line(text: str | None, what: str = "line", limit: int = 400) -> list[i
         raise PageError(f"the {what} {text[:60]!r} is not a list of move numbers separated "
                         f"by dots (at most {limit})")
     return [int(p) for p in parts]
-
-
-def finite(x) -> float | None:
-    return float(x) if x is not None and np.isfinite(x) else None
-

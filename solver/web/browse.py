@@ -111,7 +111,7 @@ def walk(tree, strategy, game, line: list[int]) -> Spot:
             raise SpycfrError(f"step {depth + 1} of the line: there is no public move "
                               f"{choice} here (0..{len(options) - 1})")
         opt = options[choice]
-        names.append(f"{_who(opt.actor)}: {opt.label}")
+        names.append(f"{who(opt.actor)}: {opt.label}")
         tokens.append(public_step(items[0][1], opt.items[0][1], opt.actor))
         items = opt.items
         if len(items) > MAX_ITEMS:
@@ -120,7 +120,8 @@ def walk(tree, strategy, game, line: list[int]) -> Spot:
     return Spot(names, items, _options(tree, strategy, items), tokens)
 
 
-def _who(actor: int) -> str:
+def who(actor: int) -> str:
+    """P1, P2 or chance."""
     return "chance" if actor == CHANCE_PLAYER else SEATS[actor]
 
 

@@ -26,6 +26,7 @@ td.l{white-space:normal;max-width:760px}td.priv{white-space:nowrap}
  border:1px solid #9fb3c8;border-radius:4px;background:#fff;text-decoration:none;color:#123;
  cursor:pointer;font:13px monospace}
 .line a:hover,.moves a:hover,.moves button:hover{background:#dcebfa}
+.line a.never{opacity:.45}
 .path span{font:13px monospace;background:#e8edf3;padding:2px 6px;border-radius:3px;
  margin-right:3px}
 .bar{display:inline-block;height:10px;background:#4a7fb5;vertical-align:middle}

@@ -9,6 +9,7 @@ import bottle
 from spycfr.analysis import views
 from spycfr.games import get_plugin
 from spycfr.web.bench import PageError, entry_nav, fmt_eps, parse_line
+from spycfr.web.browse import grid, walk, who
 from spycfr.web.html import esc, markdown, num, page, pct, table, url
 
 CONTENT_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".md": "text/plain",
@@ -63,8 +64,6 @@ def run_page(bench, request) -> str:
 
 def browse(bench, request) -> str:
     """The strategy browser: the public line, the public moves on, the grid and ranges."""
-    from spycfr.web.browse import grid, walk
-
     entry = bench.entry(request.query.get("run"))
     loaded = bench.load(entry.name)
     run, tree = loaded.run, loaded.run.tree
@@ -86,9 +85,10 @@ def browse(bench, request) -> str:
     body = [head, f'<p class="note">this public state: {len(spot.items):,} histories, '
                   f'reached in {pct(spot.reach)} of games at equilibrium</p>']
     if spot.options:
-        who = " and ".join(sorted({_who(o.actor) for o in spot.options}))
+        who = " and ".join(sorted({who(o.actor) for o in spot.options}))
         moves = "".join(
-            f'<a class="pub" href="{esc(url("/browse", run=entry.name, line=_join(dot, j)))}" '
+            f'<a class="pub{"" if o.reach > 0 else " never"}" '
+            f'href="{esc(url("/browse", run=entry.name, line=_join(dot, j)))}" '
             f'title="{_share(o.reach, spot.reach)} of the time here">{esc(o.label)}</a>'
             for j, o in enumerate(spot.options))
         body.append(f'<h2>{esc(who)} to move: the public moves</h2><div class="line">{moves}'
@@ -111,12 +111,8 @@ def _join(dot: str, j: int) -> str:
     return f"{dot}.{j}" if dot else str(j)
 
 
-def _who(actor: int) -> str:
-    return {0: "P1", 1: "P2"}.get(actor, "chance")
-
-
 def _grid_html(g, plugin, variant: dict) -> str:
-    seat = _who(g.seat)
+    seat = who(g.seat)
     scale = float(plugin.payoff_bound(variant))
     head = "".join(f'<th class="mv">{esc(c)}</th>' for c in g.columns)
     rows = []
@@ -142,7 +138,7 @@ def _grid_html(g, plugin, variant: dict) -> str:
             f"{seat} holds that private state here</span></p>"
             f'<div style="overflow-x:auto"><table class="grid"><tr><th class="l">{seat} holds'
             f"</th><th>share</th>{head}</tr>{''.join(rows)}</table></div>")
-    other = _who(1 - g.seat)
+    other = who(1 - g.seat)
     bars = "".join(
         f'<tr><td class="l">{esc(k)}</td><td>{pct(v)}</td><td class="l"><span class="bar" '
         f'style="width:{0 if v != v else int(200 * v)}px"></span></td></tr>'
