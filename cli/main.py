@@ -55,6 +55,7 @@ def games(as_json: bool) -> None:
             "title": plugin.title, "summary": plugin.summary,
             "parameters": {p.name: p.help for p in plugin.parameters},
             "presets": plugin.presets,
+            "team_presets": plugin.team_presets,
             "records": plugin.records is not None, "openings": plugin.openings is not None,
             "heuristic_players": [f"heuristic:{h}" for h in plugin.heuristic_styles],
         }
@@ -68,6 +69,9 @@ def games(as_json: bool) -> None:
         for preset, params in entry["presets"].items():
             shown = " ".join(f"{k}={v}" for k, v in params.items()) or "(no parameters)"
             click.echo(f"  preset {preset:<10} {shown}")
+        for preset, params in entry["team_presets"].items():
+            shown = " ".join(f"{k}={v}" for k, v in params.items())
+            click.echo(f"  preset {preset:<10} {shown}  (spycfr team)")
         if entry["heuristic_players"]:
             click.echo("  head-to-head players: " + ", ".join(entry["heuristic_players"]))
 

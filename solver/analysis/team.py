@@ -38,8 +38,8 @@ class TeamRun:
     path: Path
     meta: dict
     tree: Tree
-    plans: list[np.ndarray]  # per team: int16[K, num_infosets]
-    weights: list[np.ndarray]  # per team: float64[K]
+    plans: list[np.ndarray] | None  # per team: int16[K, num_infosets] (None: not kept)
+    weights: list[np.ndarray] | None  # per team: float64[K]
 
 
 def is_team_run(path: str | Path) -> bool:
@@ -51,9 +51,11 @@ def load_team_run(path: str | Path) -> TeamRun:
     path = Path(path)
     try:
         meta = json.loads((path / "team.json").read_text())
-        with np.load(path / "team_plans.npz") as npz:
-            plans = [npz[f"team{t}_plans"] for t in (0, 1)]
-            weights = [npz[f"team{t}_weights"] for t in (0, 1)]
+        plans = weights = None  # a mixture of too many plans is not kept (meta's support)
+        if meta.get("support", [0])[0] is not None:
+            with np.load(path / "team_plans.npz") as npz:
+                plans = [npz[f"team{t}_plans"] for t in (0, 1)]
+                weights = [npz[f"team{t}_weights"] for t in (0, 1)]
     except (OSError, ValueError, KeyError) as exc:
         raise SpycfrError(f"{path} is not a readable team run (team.json and team_plans.npz "
                           f"from `spycfr team --out`): {exc}") from None
@@ -63,7 +65,7 @@ def load_team_run(path: str | Path) -> TeamRun:
                           f"{tree.num_nodes:,} nodes and {tree.num_infosets:,} infosets; the run "
                           f"solved {meta['nodes']:,} and {meta['infosets']:,} (another version "
                           "of the rules)")
-    if any(p.shape[1] != tree.num_infosets for p in plans):
+    if plans is not None and any(p.shape[1] != tree.num_infosets for p in plans):
         raise SpycfrError(f"{path}/team_plans.npz does not match the tree's infosets")
     return TeamRun(path, meta, tree, plans, weights)
 
@@ -118,6 +120,9 @@ def team_query(run: TeamRun, seat: int, record: str) -> dict:
     plans: a teammate answers as its plan does, so this can fall below the position's
     value)."""
     tree = run.tree
+    if run.plans is None:
+        raise SpycfrError(f"{run.path} keeps no joint plans (its mixture takes too many); "
+                          "query reads them: solve a smaller variant")
     if not 0 <= seat < tree.num_seats:
         raise SpycfrError(f"{seat_name(seat)} is not a seat of this run (S1..S{tree.num_seats})")
     records = feature(tree.game, "records", "record notation to name a position in")
@@ -206,7 +211,7 @@ def write_team_report(run: TeamRun, out: str | Path | None = None) -> Path:
     target = Path(out) if out is not None else run.path / "report.md"
     plugin = get_plugin(run.meta["game"])
     lines = report_lines(run.meta, plugin.describe_variant(run.meta["variant"]))
-    if plugin.team_sections is not None:
+    if plugin.team_sections is not None and run.plans is not None:
         module, function = plugin.team_sections.split(":")
         lines += getattr(importlib.import_module(module), function)(run)
     write_text(target, "\n".join(lines) + "\n")
@@ -234,12 +239,17 @@ def report_lines(meta: dict, words: str) -> list[str]:
             f"| pooled information (teammates see each other's cards; LP) | "
             f"{pooled['value_team0']:+.6f} |",
         ]
+    support = ("joint plans in the support: team 0 {}, team 1 {}".format(*meta["support"])
+               if meta["support"][0] is not None else "the mixtures take too many joint "
+               "plans to keep")
+    dag = meta.get("dag")
     lines += [
         "",
         f"{meta['iterations']} iterations, {meta['solve_seconds']:.1f} s "
-        f"({'converged' if meta['converged'] else 'stopped by the time limit'}); "
-        f"joint plans in the support: team 0 {meta['support'][0]}, "
-        f"team 1 {meta['support'][1]}.",
+        f"({'converged' if meta['converged'] else 'stopped by a limit'}); {support}."
+        + (" Belief DAGs: " + "; ".join(f"team {t} {d['beliefs']:,} beliefs, "
+                                        f"{d['edges']:,} edges" for t, d in enumerate(dag))
+           + "." if dag else ""),
     ]
     if pooled:
         price = [pooled["value_team0"] - meta["upper"], pooled["value_team0"] - meta["lower"]]

@@ -15,7 +15,8 @@ teams is then a matrix game over joint plans, solved by double oracle column gen
   that plan;
 - it stops when the two best responses meet (``gap`` = team 0's best response to team 1's
   mixture minus team 1's best response to team 0's, both as team 0's payoff; the value lies
-  in between, so the interval is certified).
+  in between, so the interval is certified; the bounds kept are the best so far, each with
+  the mixture that holds it, so the interval never widens).
 
 Everything works on the flat tree (``infoset_seat``, ``infoset_player``) and knows nothing of
 any game. Leaves are terminals grouped by the sequence of every seat (chance folded in).
@@ -61,9 +62,9 @@ class Leaves:
 class TeamResult:
     """TMECor of a two-team game: team 0's value in a certified interval, the mixtures."""
 
-    value: float  # team 0's value of the restricted game at the last master LP
-    lower: float  # team 1's best response to team 0's mixture (as team 0's payoff)
-    upper: float  # team 0's best response to team 1's mixture
+    value: float  # team 0's payoff when both teams play the mixtures kept
+    lower: float  # best so far: team 1's best response to team 0's mixture (team 0's payoff)
+    upper: float  # best so far: team 0's best response to team 1's mixture
     iterations: int
     seconds: float
     converged: bool  # the interval closed to the tolerance (else a limit stopped it)
@@ -284,22 +285,31 @@ def solve_team(tree: Tree, tolerance: float = 1e-9, max_iterations: int = 10_000
     plans: list[list[dict]] = [[first[0]], [first[1]]]
     cols = [[_column(forms, leaves, first[0])], [_column(forms, leaves, first[1])]]
     it = 0
+    lower, upper = -np.inf, np.inf  # the best bounds so far: the interval never widens
+    kept: list = [None, None]  # the mixtures that hold them (over the plans of the time)
     while True:
         it += 1
         r0, r1 = np.asarray(cols[0]), np.asarray(cols[1])
         value, lam, mu = _matrix_game((r0 * c) @ r1.T)
         up, plan0 = _team_oracle(forms, teams[0], leaves, c * (mu @ r1), nact)
         down, plan1 = _team_oracle(forms, teams[1], leaves, -c * (lam @ r0), nact)
+        if -down > lower:
+            lower, kept[0] = -down, lam
+        if up < upper:
+            upper, kept[1] = up, mu
         if progress is not None:
-            progress(it, -down, up)
-        converged = up + down <= tolerance
+            progress(it, lower, upper)
+        converged = upper - lower <= tolerance
         if converged or it >= max_iterations or (
                 time_limit is not None and time.perf_counter() - start_time >= time_limit):
             break
         for side, plan in ((0, plan0), (1, plan1)):
             plans[side].append(plan)
             cols[side].append(_column(forms, leaves, plan))
-    sides = [{"seats": teams[t], "plans": plans[t], "weights": (lam, mu)[t]} for t in (0, 1)]
-    return TeamResult(value=value, lower=-down, upper=up, iterations=it,
+    weights = [np.pad(kept[t], (0, len(plans[t]) - len(kept[t]))) for t in (0, 1)]
+    r0, r1 = np.asarray(cols[0]), np.asarray(cols[1])
+    value = float(weights[0] @ ((r0 * c) @ r1.T) @ weights[1])
+    sides = [{"seats": teams[t], "plans": plans[t], "weights": weights[t]} for t in (0, 1)]
+    return TeamResult(value=value, lower=lower, upper=upper, iterations=it,
                       seconds=time.perf_counter() - start_time, converged=converged,
                       sides=sides)

@@ -47,6 +47,7 @@ from spycfr.runs.source import TREE_NPZ, load_tree
 from spycfr.tree import Tree
 
 RUN_JSON = "run.json"
+TEAM_JSON = "team.json"  # a team run (spycfr team) has this instead
 CHECKPOINT = "checkpoint.npz"
 STRATEGY_NPZ = "strategy.npz"
 CONVERGENCE = "convergence.csv"
@@ -198,6 +199,10 @@ def read_run_meta(path: str | Path) -> dict:
     if not path.is_dir():
         raise SpycfrError(f"run directory {str(path)!r} does not exist")
     meta_path = path / RUN_JSON
+    if not meta_path.is_file() and (path / TEAM_JSON).is_file():
+        raise SpycfrError(f"{str(path)!r} is a team run (`spycfr team`): this command reads "
+                          "two-player runs (`spycfr solve`); a team run answers `spycfr query "
+                          "RUN --as S1..S4` and its report is report.md in the run directory")
     if not meta_path.is_file():
         if (path / CHECKPOINT).is_file():
             raise SpycfrError(f"{str(path)!r} holds an interrupted solve (a checkpoint, no "

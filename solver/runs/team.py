@@ -1,11 +1,13 @@
-"""A team equilibrium into a run directory: TMECor of a game with teams (solver/exact/team.py),
-the value of the same variant with each team's information pooled (the bound of a team that
-could talk, by the sequence-form LP).
+"""A team equilibrium into a run directory: TMECor of a game with teams, by regret
+minimisation on the teams' belief DAGs (solver/exact/team_dag.py, team_cfr.py) or by column
+generation (solver/exact/team.py), and the value of the same variant with each team's
+information pooled (the bound of a team that could talk, by the sequence-form LP).
 
 Files: ``team.json`` (game, variant, method, value, certified interval, exploitability,
-sizes, times, version) and ``team_plans.npz`` (each team's joint pure plans in the support
-and their weights; -1 on infosets of other seats); the report is analysis
-(solver/analysis/team.py).
+sizes, times, version), ``team_plans.npz`` (each team's joint pure plans in the support and
+their weights; -1 on infosets of other seats; absent when the mixture takes too many plans)
+and, for the DAG solver, ``team_checkpoint.npz`` (what ``--resume`` continues from); the
+report is analysis (solver/analysis/team.py).
 """
 
 from __future__ import annotations
@@ -17,53 +19,180 @@ from pathlib import Path
 import numpy as np
 
 from spycfr import __version__
+from spycfr.engine.playout import game_bounds
+from spycfr.engine.seat_views import seat_views
+from spycfr.errors import SpycfrError
 from spycfr.exact.lp import solve_lp
 from spycfr.exact.team import TeamResult, solve_team
-from spycfr.games import get_plugin
+from spycfr.exact.team_cfr import solve_dags
+from spycfr.exact.team_dag import build_dag, flow_plans, team_seats
+from spycfr.games import game_names, get_plugin
 from spycfr.io import check_output_dir, save_npz, write_json
+from spycfr.memory import MemoryBudget, current_budget, peak_rss_bytes
 from spycfr.runs.source import game_tree
 from spycfr.tree import Tree
 
-METHOD = ("TMECor (ex-ante coordinated team strategies) by double oracle column generation: "
-          "master LP over joint pure plans (HiGHS), best-response oracle per team (one seat: "
-          "backward induction; two seats: exact MILP, scipy.optimize.milp); Celli & Gatti "
-          "2018, Farina, Celli, Gatti & Sandholm 2018")
+METHODS = {
+    "dag": "TMECor (ex-ante coordinated team strategies) by predictive CFR+ on each team's "
+           "belief DAG (Zhang, Farina & Sandholm 2023), exact best responses by backward "
+           "induction on the DAGs for the certified interval",
+    "colgen": "TMECor (ex-ante coordinated team strategies) by double oracle column "
+              "generation: master LP over joint pure plans (HiGHS), best-response oracle per "
+              "team (one seat: backward induction; two seats: exact MILP, "
+              "scipy.optimize.milp); Celli & Gatti 2018, Farina, Celli, Gatti & Sandholm 2018",
+}
+ALGORITHMS = ("auto", "dag", "colgen")
+CHECKPOINT = "team_checkpoint.npz"
+MAX_PLANS = 4096  # joint plans kept per team (team_plans.npz, read by query and the report)
+PLAN_WORK = 200_000_000  # beliefs visited in all by the decomposition into plans
+BYTES_PER_EDGE = 160  # the DAG's arrays and the regret minimiser's, per edge (measured)
+
+
+def _check_teams(game: str, plugin, variant) -> None:
+    """A one-line refusal for a game or variant without teams."""
+    if not plugin.team_presets:
+        with_teams = [n for n in game_names() if get_plugin(n).team_presets]
+        raise SpycfrError(f"{game} has no teams (two players, one hand each); games with "
+                          f"teams: {', '.join(with_teams) or 'none'}")
+    if game_bounds(plugin.numba_params(variant))[3] <= 2:
+        raise SpycfrError(f"this {game} variant has no teams: give --teams 2v1 or 2v2, or a "
+                          f"team preset ({', '.join(plugin.team_presets)})")
 
 
 def team_run(game: str, preset: str | None, params: dict, out_dir: str | Path | None,
              tolerance: float = 1e-9, time_limit: float | None = None,
-             progress: Callable[[int, float, float], None] | None = None) -> dict:
+             progress: Callable[[int, float, float], None] | None = None,
+             algorithm: str = "auto", resume: bool = False,
+             note: Callable[[str], None] | None = None) -> dict:
     """Solve a team variant (and its pooled twin when the game has one); write the run's
     files into ``out_dir`` (if given) and return ``team.json``'s content."""
+    start = time.perf_counter()
+    if algorithm not in ALGORITHMS:
+        raise SpycfrError(f"unknown team algorithm {algorithm!r}; algorithms: "
+                          f"{', '.join(ALGORITHMS)}")
+    say = note or (lambda text: None)
     out = check_output_dir(out_dir) if out_dir is not None else None
+    if resume and (out is None or not (out / CHECKPOINT).is_file()):
+        raise SpycfrError(f"--resume needs a run directory with {CHECKPOINT} (from an earlier "
+                          "`spycfr team --out DIR` that stopped)")
     plugin = get_plugin(game)
     variant = plugin.make_variant(preset, dict(params))
-    tree = game_tree(game, preset, params)
-    result = solve_team(tree, tolerance=tolerance, time_limit=time_limit, progress=progress)
+    _check_teams(game, plugin, variant)
+    memory = current_budget()  # the command's --memory-limit (spycfr.memory.use_budget)
+    say("building the tree (the first run compiles the game's rules: about a minute)")
+    tree = game_tree(game, preset, params, memory=memory)
+    # auto: the DAG solver, measured faster on every team preset (benchmarks/README.md);
+    # column generation when the DAG does not fit.
+    chosen = "colgen" if algorithm == "colgen" else "dag"
+    dag_meta: dict = {}
+    remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - start),
+                                                    1.0)
+    if chosen == "dag":
+        try:
+            result, dag_meta = _solve_dag(tree, plugin.numba_params(variant), tolerance,
+                                          remaining, progress, memory, out, resume, say)
+        except _DagTooBig as exc:
+            if algorithm == "dag":
+                raise SpycfrError(str(exc)) from None
+            say(f"{exc}: column generation instead")
+            chosen = "colgen"
+    if chosen == "colgen":
+        result = solve_team(tree, tolerance=tolerance, time_limit=remaining,
+                            progress=progress)
+        plans = _plans(tree, result)
+    else:
+        plans = dag_meta.pop("plans")
     meta = {
-        "game": game, "variant": variant.as_dict(), "preset": preset, "algorithm": "tmecor",
-        "method": METHOD, "iterations": result.iterations, "seed": None,
+        "game": game, "variant": variant.as_dict(), "preset": preset,
+        "algorithm": f"tmecor-{chosen}", "method": METHODS[chosen],
+        "iterations": result.iterations, "seed": None,
         "value_team0": result.value, "lower": result.lower, "upper": result.upper,
         "gap": result.gap, "exploitability": result.exploitability,
         "converged": result.converged, "tolerance": tolerance,
-        "teams": [side["seats"] for side in result.sides],
-        "support": [int(np.count_nonzero(side["weights"] > 1e-12)) for side in result.sides],
+        "teams": team_seats(tree),
+        "support": [int(len(plans[f"team{t}_weights"])) if plans else None for t in (0, 1)],
         "nodes": tree.num_nodes, "infosets": tree.num_infosets, "seats": tree.num_seats,
         "build_seconds": tree.build_seconds, "solve_seconds": result.seconds,
+        **dag_meta,
         "version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    if plugin.pooled is not None and tree.num_seats > 2:
+    late = time_limit is not None and time.perf_counter() - start >= time_limit
+    if plugin.pooled is not None and late:
+        meta["pooled_skipped"] = "the time limit had passed (the pooled LP cannot be stopped)"
+    elif plugin.pooled is not None:
         pooled = plugin.pooled(variant)
-        ptree = game_tree(game, None, pooled.as_dict())
+        ptree = game_tree(game, None, pooled.as_dict(), memory=memory)
         lp = solve_lp(ptree)
         meta["pooled"] = {"variant": pooled.as_dict(), "value_team0": lp.value_p1,
                           "nodes": ptree.num_nodes, "infosets": ptree.num_infosets,
                           "solve_seconds": lp.seconds}
+    meta["seconds"] = time.perf_counter() - start
+    meta["peak_rss_bytes"] = peak_rss_bytes()
     if out is not None:
-        save_npz(out / "team_plans.npz", **_plans(tree, result))
+        if plans:
+            save_npz(out / "team_plans.npz", **plans)
+        elif (out / "team_plans.npz").exists():
+            (out / "team_plans.npz").unlink()
         write_json(out / "team.json", meta)
     return meta
+
+
+class _DagTooBig(SpycfrError):
+    pass
+
+
+def _solve_dag(tree: Tree, params, tolerance: float, time_limit: float | None,
+               progress, memory: MemoryBudget | None, out: Path | None, resume: bool,
+               say: Callable[[str], None]):
+    """Build both teams' DAGs and run the regret minimiser (with checkpoints in ``out``)."""
+    start = time.perf_counter()
+    views = seat_views(params, tree)
+    teams = team_seats(tree)
+    max_edges = 50_000_000
+    if memory is not None:
+        max_edges = int(max((memory.limit_bytes - peak_rss_bytes()) / BYTES_PER_EDGE, 0))
+    dags = []
+    for t in (0, 1):
+        say(f"building team {t}'s belief DAG (seats {teams[t]})")
+        try:
+            dags.append(build_dag(tree, views, t, teams[t], max_edges=max_edges))
+        except SpycfrError as exc:
+            raise _DagTooBig(str(exc)) from None
+        max_edges -= dags[-1].num_edges
+    if memory is not None:
+        memory.require("the regret minimiser's arrays", 0)
+    sizes = [{"beliefs": d.num_beliefs, "edges": d.num_edges} for d in dags]
+    say("belief DAGs: " + "; ".join(f"team {t} {s['beliefs']:,} beliefs, {s['edges']:,} "
+                                     f"edges" for t, s in enumerate(sizes)))
+    state = None
+    if resume:
+        with np.load(out / CHECKPOINT) as npz:
+            state = {k: npz[k] for k in npz.files}
+        if [len(state["regret0"]), len(state["regret1"])] != [d.num_edges for d in dags]:
+            raise SpycfrError(f"{out / CHECKPOINT} does not match this variant's DAGs")
+        say(f"resuming at iteration {int(state['iterations'])}")
+    checkpoint = None
+    if out is not None:
+        def checkpoint(arrays: dict) -> None:
+            save_npz(out / CHECKPOINT, **arrays)
+    build = time.perf_counter() - start
+    left = None if time_limit is None else max(time_limit - build, 0.0)
+    result = solve_dags(tree, dags, tolerance=tolerance, time_limit=left, progress=progress,
+                        state=state, checkpoint=checkpoint)
+    result.seconds += build
+    plans = {}
+    for t, (dag, flow) in enumerate(zip(dags, result.flows, strict=True)):
+        # Each plan of the decomposition walks the whole DAG: a bounded amount of work.
+        most = min(MAX_PLANS, PLAN_WORK // max(dag.num_beliefs, 1))
+        mix = flow_plans(dag, flow, tree, most) if most >= 16 else None
+        if mix is None:
+            plans = None
+            break
+        plans[f"team{t}_plans"], plans[f"team{t}_weights"] = mix
+    meta = {"dag": sizes, "dag_seconds": build, "plans": plans,
+            "dag_size": sum(s["beliefs"] + s["edges"] for s in sizes)}
+    return result, meta
 
 
 def _plans(tree: Tree, result: TeamResult) -> dict:
