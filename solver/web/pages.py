@@ -85,13 +85,13 @@ def browse(bench, request) -> str:
     body = [head, f'<p class="note">this public state: {len(spot.items):,} histories, '
                   f'reached in {pct(spot.reach)} of games at equilibrium</p>']
     if spot.options:
-        who = " and ".join(sorted({who(o.actor) for o in spot.options}))
+        movers = " and ".join(sorted({who(o.actor) for o in spot.options}))
         moves = "".join(
             f'<a class="pub{"" if o.reach > 0 else " never"}" '
             f'href="{esc(url("/browse", run=entry.name, line=_join(dot, j)))}" '
             f'title="{_share(o.reach, spot.reach)} of the time here">{esc(o.label)}</a>'
             for j, o in enumerate(spot.options))
-        body.append(f'<h2>{esc(who)} to move: the public moves</h2><div class="line">{moves}'
+        body.append(f'<h2>{esc(movers)} to move: the public moves</h2><div class="line">{moves}'
                     "</div>")
     else:
         body.append("<h2>the game is over here</h2>")
