@@ -22,7 +22,6 @@ from spycfr.cli.solve import info, solve
 from spycfr.cli.sweep import sweep
 from spycfr.cli.team import team
 from spycfr.errors import Interrupted, SpycfrError, is_interrupt
-from spycfr.games import game_names, get_plugin
 
 
 class _PipeClosed(Exception):
@@ -48,6 +47,8 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def games(as_json: bool) -> None:
     """List the games, their parameters and presets."""
+    from spycfr.games import game_names, get_plugin
+
     out = {}
     for name in game_names():
         plugin = get_plugin(name)

@@ -14,7 +14,6 @@ import math
 import click
 
 from spycfr.errors import SpycfrError
-from spycfr.games import foreign_kind, get_plugin, make_game
 
 PLUGIN_KEY = "spycfr.plugin"
 
@@ -71,6 +70,8 @@ class GameCommand(click.Command):
         return params[:1] + [_variant_option(p) for p in plugin.parameters] + params[1:]
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        from spycfr.games import foreign_kind, get_plugin  # numba: loaded only when used
+
         name = self._game_in(ctx, list(args))
         if name is not None and foreign_kind(name) is None:  # a foreign game has no options
             ctx.meta[PLUGIN_KEY] = get_plugin(name)  # an unknown game: one-line error here
@@ -100,6 +101,8 @@ def game_command(name: str | None = None, game_option: str | None = None, **attr
 
 def build_game(game_name: str, preset: str | None, variant_params: dict):
     """Resolve a game from CLI options; errors surface as SpycfrError (one line, exit 2)."""
+    from spycfr.games import make_game
+
     return make_game(game_name, preset, variant_params)
 
 

@@ -9,8 +9,6 @@ import click
 
 from spycfr.cli.options import GameCommand, build_game
 from spycfr.errors import RecordError, SpycfrError
-from spycfr.games import feature
-from spycfr.games.plugin import MAX_RECORD_CHARS
 
 
 @click.group()
@@ -40,6 +38,8 @@ def check(game: str, moves: tuple[str, ...], preset: str | None, variant_params:
     RECORD is the moves separated by spaces (one quoted argument or several). A player's
     view, with `?` for hidden cards, is accepted too.
     """
+    from spycfr.games import feature
+
     notation = feature(game, "records", "record notation")
     variant = build_game(game, preset, variant_params).variant_obj
     if file is not None:
@@ -93,6 +93,8 @@ def _check_file(notation, variant, path: str) -> None:
 def _record_lines(stream):
     """The lines of a binary stream as text (``\\n`` or ``\\r\\n`` ended), each at most
     MAX_RECORD_CHARS long; a line too long or not UTF-8 comes as a RecordError instead."""
+    from spycfr.games.plugin import MAX_RECORD_CHARS
+
     cap = 4 * MAX_RECORD_CHARS + 2  # bytes: UTF-8 takes at most 4 per character
     while True:
         raw = stream.readline(cap)

@@ -12,7 +12,6 @@ import click
 
 from spycfr.cli.options import game_command, memory_limit_option
 from spycfr.errors import SpycfrError
-from spycfr.games import foreign_kind, get_plugin
 
 DEFAULT_ITERATIONS = 1000
 
@@ -86,6 +85,25 @@ def _variant_text(variant: dict) -> str:
 LP_TICK = 10.0  # seconds between the exact LP's "still solving" lines
 
 
+class _Heartbeat(threading.Thread):
+    """A line at once, then another every 15 seconds until cancelled: what is happening
+    while nothing else can be said (numba compiling on a first run)."""
+
+    def __init__(self, first: str, again: str, every: float = 15.0) -> None:
+        super().__init__(daemon=True)
+        self.first, self.again, self.every = first, again, every
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        start = time.monotonic()
+        click.echo(self.first, err=True)
+        while not self.stopped.wait(self.every):
+            click.echo(self.again.format(time.monotonic() - start), err=True)
+
+    def cancel(self) -> None:
+        self.stopped.set()
+
+
 class _Progress:
     """Progress lines on stderr: iterations, exploitability, it/s, ETA (at most ~1 per second).
 
@@ -112,10 +130,10 @@ class _Progress:
         two seconds (numba compiling on a first run), tell the person waiting at a terminal
         rather than stay silent."""
         if not self.quiet and sys.stderr.isatty():
-            self._timer = threading.Timer(2.0, click.echo, args=(
+            self._timer = _Heartbeat(
                 "preparing the game and the solver (after installing, the first run also "
-                "compiles the numba kernels: about a minute)",), kwargs={"err": True})
-            self._timer.daemon = True
+                "compiles the numba kernels: a minute or two)",
+                "still preparing: building the tree and compiling the solver ({:.0f} s)")
             self._timer.start()
 
     def choice(self, choice: dict) -> None:
@@ -150,8 +168,11 @@ class _Progress:
 
     def __call__(self, iteration: int, seconds: float, expl: float | None,
                  label: str = "exploitability", details=None, final: bool = False) -> None:
-        if self.start is None:
-            self.stop_preparing()
+        if self.start is None:  # the heartbeat goes on until the first iterations are done
+            timer = getattr(self, "_timer", None)
+            if isinstance(timer, _Heartbeat):
+                timer.again = ("still preparing: the first iterations (on a first run, numba "
+                               "compiles them) ({:.0f} s)")
             self.start = (iteration, seconds)
             return
         if expl is not None:
@@ -166,6 +187,7 @@ class _Progress:
         if (now - self.last_print < 1.0 and not final) or (final and self.printed == iteration):
             return
         self.last_print, self.printed = now, iteration
+        self.stop_preparing()
         done, spent = iteration - self.start[0], seconds - self.start[1]
         rate = done / spent if spent > 0 else math.inf
         etas = []
@@ -365,6 +387,8 @@ def solve(
         check_requested(config)  # the algorithm and its settings, before the game is read
         if game is None:
             raise SpycfrError("missing GAME; games: " + ", ".join(_game_names()))
+        from spycfr.games import foreign_kind, get_plugin
+
         if foreign_kind(game) is None:
             get_plugin(game)  # unknown game -> one-line error before anything else
     if n_iter is None and target is None and limit is None and resume is None and (

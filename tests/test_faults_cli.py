@@ -127,3 +127,44 @@ def test_openings_of_a_sampled_run_show_its_measured_bound(tmp_path):
 def test_team_out_is_kept_as_a_hidden_alias(tmp_path):
     one_line_error(["team", "agent-avenue", "--out", str(tmp_path / "t"), "-o",
                     str(tmp_path / "u")], "--out is another name of --output")
+
+
+PLAY_RUNS = {"agent-hunter": RESULTS / "tiny",
+             "agent-avenue": RESULTS / "agent-avenue" / "tiny",
+             "agent-double-double-agent": RESULTS / "agent-double-double-agent" / "tiny"}
+
+
+def _play(run: Path, tmp_path: Path, moves: list[str], seed: str = "3") -> str:
+    path = tmp_path / "moves.txt"
+    path.write_text("\n".join(moves) + "\n")
+    code, out, err = spycfr("play", str(run), "--seed", seed, "--moves", str(path))
+    assert code == 0, err
+    return out
+
+
+def test_play_on_agent_avenue_echoes_the_move_and_shows_every_card_at_the_end(tmp_path):
+    out = _play(PLAY_RUNS["agent-avenue"], tmp_path, ["1"] * 40)
+    mine = [line for line in out.splitlines() if line.startswith("you: ")]
+    assert "you: take:up" in mine and not any("=" in line for line in mine)  # no hidden card
+    board = out.split("\nresult: ")[0].rsplit("\n\n", 1)[1].splitlines()  # the final board
+    record = next(line for line in board if line.startswith("record: "))
+    assert "?" not in record and "(view of" not in record  # the final board shows all
+    assert "P2  hand: ? " not in "\n".join(board)
+    assert "1 cards" not in out
+
+
+def test_one_card_is_singular():
+    from spycfr.games.agent_avenue.position import _count
+
+    assert (_count(1), _count(2), _count(0)) == ("1 card", "2 cards", "0 cards")
+
+
+@pytest.mark.parametrize("game", list(PLAY_RUNS))
+def test_play_ends_alike_and_help_explains_the_notation(tmp_path, game):
+    from spycfr.games import get_plugin
+
+    out = _play(PLAY_RUNS[game], tmp_path, ["help"] + ["1"] * 80)
+    assert sum(line.startswith("result: ") for line in out.splitlines()) == 1
+    assert "game over" not in out  # one end-of-game label, the same in every game
+    guide = get_plugin(game).records.guide
+    assert guide and all(f"  {line}" in out for line in guide)

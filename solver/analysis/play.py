@@ -127,7 +127,7 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
 
     def decide(state, labels: list[str]) -> int | None:
         show_position(plugin, game, state.information_state(seat), seat, say)
-        return _ask(labels, moves, say)
+        return _ask(labels, moves, say, plugin.records.guide if plugin.records else ())
 
     state, decisions = run_game(game, opp, seat, rng, decide, narrator.observe)
     if state is None:
@@ -151,11 +151,9 @@ class Narrator:
                 self.close_view(before)
                 self.told = (p, before)
             return
-        if self.plugin.records is None:  # after the player's own move
-            self.say(f"you: {label}")
-        else:
-            _tell(self.plugin, p, self.seat, before, state.information_state(self.seat),
-                  self.say)
+        # after the player's own move: the move as chosen (take:up; what the record adds to
+        # it, such as the card that went to the opponent, shows on the board)
+        self.say(f"you: {label}")
         self.told = (None, state.information_state(self.seat))
 
     def close_view(self, view: str) -> None:
@@ -208,11 +206,14 @@ def finish(plugin, game, state, seat: int, decisions: list[Decision], opp: Oppon
            say: Callable[[str], None]) -> dict:
     """The end of the game: the final position, the result, the full record, the review."""
     me = SEATS[seat]
-    show_position(plugin, game, state.information_state(seat), seat, say, final=True)
+    full = state.record() if hasattr(state, "record") else None
+    # The final board with every card shown (the whole record), without the game's own
+    # end-of-game line: every game ends with the same "result:" line below.
+    show_position(plugin, game, full if full is not None else state.information_state(seat),
+                  seat, say, final=True, whole=full is not None)
     u = state.returns()[seat]
     verdict = "you win" if u > 0 else "you lose" if u < 0 else "a draw"
     say(f"result: {verdict} ({me}'s payoff {u:+g})")
-    full = state.record() if hasattr(state, "record") else None
     if full is not None:
         say(f"the whole record: {full}")
     else:
@@ -301,15 +302,18 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
 
 
 def show_position(plugin, game, view: str, seat: int, say: Callable[[str], None],
-                  final: bool = False) -> None:
-    """The position as ``seat`` sees it: in words where the game has a record notation
-    (legal moves left out: the caller lists them numbered), else the information state."""
+                  final: bool = False, whole: bool = False) -> None:
+    """The position as ``seat`` sees it (``whole``: ``view`` is the full record, every card
+    shown): in words where the game has a record notation (legal moves and the game's own
+    end-of-game line left out: the caller lists the moves and says the result), else the
+    information state."""
     say("")
     if plugin.records is not None:
         try:
-            _, summary = plugin.records.view_key(game.variant_obj, view, seat)
+            summary = (plugin.records.summary(game.variant_obj, view) if whole else
+                       plugin.records.view_key(game.variant_obj, view, seat)[1])
             for line in plugin.records.lines(summary, game.variant_obj):
-                if not line.startswith("legal moves"):
+                if not line.startswith(("legal moves", "game over")):
                     say(line)
             return
         except RecordError:  # a view the notation cannot replay: show the key
@@ -317,7 +321,10 @@ def show_position(plugin, game, view: str, seat: int, say: Callable[[str], None]
     say(f"{'your final view' if final else 'you see'}: {view or '(nothing yet)'}")
 
 
-def _ask(labels: list[str], moves: Moves, say: Callable[[str], None]) -> int | None:
+def _ask(labels: list[str], moves: Moves, say: Callable[[str], None],
+         guide: tuple[str, ...] = ()) -> int | None:
+    """The player's move (its index), asked until one is given; None: the player quits.
+    'help' lists the moves again, after the game's guide to its notation."""
     _list_moves(labels, say)
     while True:
         span = "1" if len(labels) == 1 else f"1-{len(labels)}"
@@ -325,6 +332,8 @@ def _ask(labels: list[str], moves: Moves, say: Callable[[str], None]) -> int | N
         if text.lower() in QUIT:
             return None
         if text.lower() in HELP:
+            for line in guide:
+                say(f"  {line}")
             _list_moves(labels, say)
             continue
         i = choose(labels, text)

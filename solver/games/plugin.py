@@ -69,6 +69,8 @@ class RecordNotation:
     lines: Callable[[dict, Any], list[str]]
     view_key: Callable[[Any, str, int], tuple[str, dict]]
     example: str = ""
+    # What the moves' notation means, in a few lines for a player (`spycfr play`'s help).
+    guide: tuple[str, ...] = ()
     # One full state (the numba rules' array) consistent with a seat's view: where the
     # seat's information abstraction is read (a sampled run's query); None if not given.
     view_state: Callable[[Any, str, int], Any] | None = None

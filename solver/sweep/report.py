@@ -92,38 +92,78 @@ def _verdicts(done: pd.DataFrame, names: list[str], decimals: int) -> list[str]:
             f"{side(lop)}); the other {len(done) - len(favour)} are fair within their interval."]
 
 
+MIN_VALUE_SPAN = 0.1  # the value axis spans at least this much (no 1e-16 scale at a fair game)
+MAX_PANEL_COLUMNS = 4
+
+
 def _figure(done: pd.DataFrame, name: str, others: list[str], out: Path) -> Path:
-    """Value for P1 (interval as error bars) and the draw rate against ``name``, one line
-    per combination of the other swept parameters."""
-    from matplotlib import colormaps
+    """Small multiples of the value for P1 (interval as error bars, top row of each pair)
+    and the draw rate (below it) against ``name``: one panel per combination of the other
+    swept parameters but the one with fewest values, which is drawn as a line per value
+    inside each panel (a few lines a panel, never a dozen overlaid)."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(11.5 if others else 9, 3.8), layout="constrained")
-    ax_value, ax_draw = fig.subplots(1, 2)
-    colors = colormaps["tab20"].colors  # up to 20 lines before a colour repeats
-    for ax in (ax_value, ax_draw):
-        ax.set_prop_cycle(color=colors)
-    groups = (done.groupby(others, sort=True) if others
-              else [((), done)])
-    for key, group in groups:
-        group = group.sort_values(name)
+    done = done.copy()
+    for column in ("value_p1", "value_lower", "value_upper", "draw"):
+        done[column] = pd.to_numeric(done[column], errors="coerce")
+    hue = min(others, key=lambda o: (done[o].nunique(), others.index(o))) if others else None
+    by = [o for o in others if o != hue]
+    panels = list(done.groupby(by, sort=True)) if by else [((), done)]
+    ncols = min(MAX_PANEL_COLUMNS, len(panels))
+    nrows = -(-len(panels) // ncols)
+    fig = Figure(figsize=(2.9 * ncols + 0.6, 4.3 * nrows + 0.5), layout="constrained")
+    grid = fig.subplots(2 * nrows, ncols, sharex=True, squeeze=False,
+                        gridspec_kw={"height_ratios": [3, 2] * nrows})
+    numeric = done[name].dtype != object
+    handles = {}
+    for k, (key, panel) in enumerate(panels):
+        ax_value, ax_draw = grid[2 * (k // ncols), k % ncols], grid[2 * (k // ncols) + 1, k % ncols]
         key = key if isinstance(key, tuple) else (key,)
-        label = _params_text(dict(zip(others, key, strict=True))) or "all"
-        xs = group[name].astype(str) if group[name].dtype == object else group[name]
-        # an interval that does not hold its value (rounding, an edited row) draws no bar
-        err = [(group["value_p1"] - group["value_lower"]).clip(lower=0).fillna(0),
-               (group["value_upper"] - group["value_p1"]).clip(lower=0).fillna(0)]
-        ax_value.errorbar(xs, group["value_p1"], yerr=err, marker="o", capsize=3, label=label)
-        ax_draw.plot(xs, group["draw"], marker="o", label=label)
-    if done[name].dtype != object:  # integer parameters: a tick per value, no fractions
-        for ax in (ax_value, ax_draw):
-            ax.set_xticks(sorted(done[name].unique()))
-    ax_value.axhline(0.0, color="grey", linewidth=0.8)
-    ax_value.set(xlabel=name, ylabel="value for P1", title=f"Value for P1 by {name}")
-    ax_draw.set(xlabel=name, ylabel="probability of a draw", title=f"Draws by {name}",
-                ylim=(0, 1))
-    if others:
-        fig.legend(*ax_value.get_legend_handles_labels(), loc="outside right upper",
-                   fontsize=7, title=", ".join(others), title_fontsize=7)
+        lines = panel.groupby(hue, sort=True) if hue else [(None, panel)]
+        for j, (value, line) in enumerate(lines):
+            line = line.sort_values(name)
+            xs = line[name] if numeric else line[name].astype(str)
+            # an interval that does not hold its value (rounding, an edited row): no bar
+            err = [(line["value_p1"] - line["value_lower"]).clip(lower=0).fillna(0),
+                   (line["value_upper"] - line["value_p1"]).clip(lower=0).fillna(0)]
+            color = f"C{j % 10}"
+            handle = ax_value.errorbar(xs, line["value_p1"], yerr=err, marker="o", ms=4,
+                                       capsize=3, color=color)
+            ax_draw.plot(xs, line["draw"], marker="o", ms=4, color=color)
+            handles.setdefault(f"{hue}={value}" if hue else "value", handle)
+        title = _params_text(dict(zip(by, key, strict=True))) or "all variants"
+        ax_value.set_title(title, fontsize=9)
+        ax_value.axhline(0.0, color="grey", linewidth=0.8)
+        ax_draw.set_ylim(0, 1)
+        ax_draw.set_xlabel(name)
+        ax_draw.tick_params(labelbottom=True)  # every panel names its x values
+        if k % ncols == 0:
+            ax_value.set_ylabel("value for P1")
+            ax_draw.set_ylabel("draws")
+        if numeric:
+            ax_draw.set_xticks(sorted(done[name].unique()))
+    for k in range(len(panels), nrows * ncols):  # empty cells of the last row
+        grid[2 * (k // ncols), k % ncols].set_visible(False)
+        grid[2 * (k // ncols) + 1, k % ncols].set_visible(False)
+    _value_axes([grid[2 * r, c] for r in range(nrows) for c in range(ncols)], done)
+    fig.suptitle(f"Value for P1 (with its certified interval) and draws by {name}",
+                 fontsize=11)
+    if hue:
+        fig.legend(list(handles.values()), list(handles), loc="outside lower center",
+                   ncols=min(len(handles), 6), fontsize=8)
     return save_figure(fig, out / f"value-by-{name}.png")
 
+
+def _value_axes(axes: list, done: pd.DataFrame) -> None:
+    """One value range for every panel, spanning 0 and at least MIN_VALUE_SPAN, in plain
+    numbers (no offset, no 1e-16 scale)."""
+    values = pd.concat([done["value_lower"], done["value_upper"], done["value_p1"]]).dropna()
+    lo = min(float(values.min()) if len(values) else 0.0, 0.0)
+    hi = max(float(values.max()) if len(values) else 0.0, 0.0)
+    if hi - lo < MIN_VALUE_SPAN:
+        middle = (hi + lo) / 2
+        lo, hi = middle - MIN_VALUE_SPAN / 2, middle + MIN_VALUE_SPAN / 2
+    pad = 0.06 * (hi - lo)
+    for ax in axes:
+        ax.set_ylim(lo - pad, hi + pad)
+        ax.ticklabel_format(axis="y", style="plain", useOffset=False)

@@ -54,6 +54,17 @@ PLUGIN = GamePlugin(
         view_state=_position.view_state,
         example="deal:EN.CB|CB.DD play:EN/CB draw:DD take:up=CB",
         actions=_record_to_actions,
+        guide=(
+            "cards are two-letter agent names (EN, CB, DD, ...); '?' is a card you cannot see",
+            "play:UP/DOWN  offer two cards from your hand: UP face up, DOWN face down",
+            "take:up / take:down  recruit the face-up or the face-down card of the offer; the "
+            "other card goes to the player who offered (the record then shows the face-down "
+            "card: take:up=CB)",
+            "swap:OUT>IN  discard OUT and draw IN (while discards are left); draw:A.B  the "
+            "cards drawn to refill a hand",
+            "gap: how far P2's meeple is ahead of P1's; P1 wins by closing it to 0, P2 by "
+            "opening it to the board's length",
+        ),
     ),
     openings=Openings(paths=_paths, group=_group, group_name="move",
                       group_title="moves", what="first move", whats="first moves",

@@ -42,10 +42,11 @@ class AgentAvenueState:
     """One position plus each seat's view of the record so far (the information states)."""
 
     def __init__(self, game: AgentAvenueGame, array: np.ndarray,
-                 views: tuple[tuple[str, ...], ...]) -> None:
+                 views: tuple[tuple[str, ...], ...], history: tuple[int, ...] = ()) -> None:
         self.game = game
         self.array = array
         self.views = views
+        self.history = history  # the actions from the start (the full record's codes)
 
     def is_terminal(self) -> bool:
         return int(self.array[R.PHASE]) == R.PH_OVER
@@ -84,7 +85,7 @@ class AgentAvenueState:
                           for p, v in enumerate(self.views))
         out = np.empty_like(self.array)
         g.rules.apply_action(self.array, g.params, np.int32(action), out)
-        return AgentAvenueState(g, out, views)
+        return AgentAvenueState(g, out, views, self.history + (int(action),))
 
     def returns(self) -> tuple[float, float]:
         u = float(self.game.rules.returns_p1(self.array, self.game.params))
@@ -93,6 +94,15 @@ class AgentAvenueState:
     def information_state(self, player: int) -> str:
         """Seat ``player``'s view of the record so far (``?`` for hidden cards)."""
         return " ".join(self.views[player])
+
+    def record(self) -> str | None:
+        """The full record so far, every card shown (None for a team variant: its records
+        are seats' views)."""
+        if self.game.num_seats > 2:
+            return None
+        from spycfr.games.agent_avenue.record import format_record
+
+        return format_record(self.game.variant_obj, self.history)
 
     def action_label(self, action: int) -> str:
         g = self.game

@@ -225,6 +225,10 @@ def _cards(counts: dict | None) -> str:
     return " ".join(f"{c}x{k}" for c, k in counts.items()) or "-"
 
 
+def _count(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 def position_lines(info: dict, variant: Variant) -> list[str]:
     """The position of a summary in words, for the terminal."""
     if info["seats"] is not None:
@@ -238,7 +242,7 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
                  f"({board - g} the other way; P1 catches at 0, P2 at {board})   deck: "
                  f"{info['deck_size']}")
     for p, pl in enumerate(info["players"]):
-        lines.append(f"P{p + 1}  hand: {_cards(pl['hand'])} ({pl['hand_size']} cards)   in play: "
+        lines.append(f"P{p + 1}  hand: {_cards(pl['hand'])} ({_count(pl['hand_size'])})   in play: "
                      f"{_cards(pl['in_play'])}   discards left: {pl['discards_left']}   "
                      f"discarded: {pl['discarded']}")
     if "black_market" in info:
@@ -273,7 +277,7 @@ def _team_lines(info: dict, variant: Variant) -> list[str]:
                      f"{_cards(team['in_play'])}")
     for seat in info["seats"]:
         lines.append(f"{seat['seat']} (team {seat['team']})  hand: {_cards(seat['hand'])} "
-                     f"({seat['hand_size']} cards)   discards left: {seat['discards_left']}"
+                     f"({_count(seat['hand_size'])})   discards left: {seat['discards_left']}"
                      f"   discarded: {seat['discarded']}")
     if info["terminal"]:
         lines.append(f"game over: team {0 if info['payoff'][0] > 0 else 1} wins "

@@ -63,6 +63,14 @@ PLUGIN = GamePlugin(
         lines=_position.position_lines, view_key=_position.view_key,
         example="loyal:1-2-3 loyal:3-2-1 deal:1,?=2 deal:3,0/7=0 file:1>2",
         actions=_record_to_actions,
+        guide=(
+            "loyal:A-B-C  your loyalty tokens under agents 1, 2, 3, ...",
+            "file:CARD>N  file a card face down on agent N (0/7=7: a double card shown as "
+            "0/7 on its back, worth 7); up:CARD  turn a card face up",
+            "counter:N  activate agent N's counter; draw:C  the card that refills your hand",
+            "deliver:N:...  agent N delivers: each side's tokens and cards, and who takes "
+            "them; '?' is what you cannot see",
+        ),
     ),
     openings=Openings(paths=_opening_paths, group=highest_places, group_name="highest",
                       group_title="places of the highest token", what="loyalty assignment",
