@@ -128,3 +128,17 @@ def test_the_report_draws_odd_values(tmp_path):
 def test_names_of_grid_cells_stay_distinct():
     names, cells = expand({"cards": "3..4", "decoys": "0,1"})
     assert len({c.key for c in cells}) == 4 and names == ["cards", "decoys"]
+
+
+def test_a_fair_game_is_not_drawn_at_a_1e16_scale():
+    from matplotlib.figure import Figure
+
+    from spycfr.sweep.report import MIN_VALUE_SPAN, _value_axes
+
+    ax = Figure().subplots()
+    done = pd.DataFrame({"value_p1": [1e-17, -2e-17], "value_lower": [-1e-16, -1e-16],
+                         "value_upper": [1e-16, 1e-16]})
+    _value_axes([ax], done)
+    lo, hi = ax.get_ylim()
+    assert hi - lo >= MIN_VALUE_SPAN and lo < 0 < hi
+    assert ax.yaxis.get_major_formatter().get_offset() == ""
