@@ -293,10 +293,11 @@ def _rate(rate: float) -> str:
                    "that share busy CPUs wait for each other and run slower than one. A "
                    "resumed run may change it.")
 @click.option("--tree", "tree", default=None,
-              help="Full-tree CFR algorithms: public (one range vector per seat and public "
-                   "node: docs/public-tree.md), history, or auto (default: public where the "
-                   "game has a public-state model and a CFR algorithm runs on one CPU "
-                   "thread). The run's strategy files are on the history tree either way.")
+              help="Full-tree CFR algorithms: history (default), public (one range vector "
+                   "per seat and public node: docs/public-tree.md), or auto (public where the "
+                   "game has a public-state model of 4 or more private states per seat and a "
+                   "CFR algorithm runs on one CPU thread). The run's strategy files are on "
+                   "the history tree either way.")
 @click.option("--simultaneous", is_flag=True,
               help="Update both players from one traversal (default: alternating updates).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(),
@@ -381,7 +382,7 @@ def solve(
         memory_limit=mem, abstraction=abstraction, when_full=when_full, fallback=fallback,
         store_depth=depth,
         device=device or (None if resume else "cpu"),  # a resumed run keeps its own unless given
-        threads=n_threads, tree=tree or "auto",
+        threads=n_threads, tree=tree or "history",
     )
     if resume is None:
         check_requested(config)  # the algorithm and its settings, before the game is read

@@ -40,18 +40,22 @@ def test_public_run_reads_like_any_other(tmp_path):
 
 def test_tree_auto_and_its_reasons():
     code, out, err = spycfr("solve", "leduc", "--algorithm", "cfr+", "--iterations", "5",
-                            "--json", "-q")
+                            "--tree", "auto", "--json", "-q")
     assert code == 0, err
     res = json.loads(out)
     assert res["tree"] == "public" and res["tree_choice"]["chosen"] == "public"
     code, out, err = spycfr("solve", "kuhn", "--algorithm", "cfr+", "--iterations", "5",
-                            "--json", "-q")
+                            "--tree", "auto", "--json", "-q")
     res = json.loads(out)
     assert res["tree"] == "history" and "3 private states" in res["tree_choice"]["why"]
-    code, out, err = spycfr("solve", "leduc", "--algorithm", "es-mccfr", "--iterations", "5",
-                            "--json", "-q")
-    assert code == 0, err
-    assert json.loads(out)["tree"] == "history"
+    for extra in (["--algorithm", "es-mccfr"], ["--algorithm", "cfr+", "--threads", "auto"]):
+        code, out, err = spycfr("solve", "leduc", *extra, "--iterations", "5", "--tree",
+                                "auto", "--json", "-q")
+        assert code == 0, err
+        assert json.loads(out)["tree"] == "history"
+    code, out, _ = spycfr("solve", "leduc", "--algorithm", "cfr+", "--iterations", "5",
+                          "--json", "-q")
+    assert json.loads(out)["tree"] == "history"  # the default
 
 
 def test_tree_errors_are_one_line():

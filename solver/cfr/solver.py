@@ -18,7 +18,110 @@ from spycfr.exact.best_response import exploitability
 from spycfr.tree import Tree
 
 
-class CFRSolver(IterativeSolver):
+class TableCFR(IterativeSolver):
+    """What the CFR family's solvers share whatever their tree: the algorithm's settings,
+    the tables R, S, sigma and m (rows of a table: the tree's infosets), the strategies,
+    the checkpoint state and the driver. A subclass sets ``R``, ``S``, ``sigma``, ``m`` and
+    ``_rows_actions`` (actions per row), and gives ``_run`` and ``exploitability``."""
+
+    kind = "exact"
+    R: np.ndarray
+    S: np.ndarray
+    sigma: np.ndarray
+    m: np.ndarray
+    _rows_actions: np.ndarray
+
+    def _set_algorithm(self, algorithm: str, alpha: float | None, beta: float | None,
+                       gamma: float | None, alternating: bool) -> None:
+        """The algorithm and its switches; alpha, beta, gamma left None take its defaults
+        (:func:`discount_defaults`)."""
+        if algorithm not in ALGORITHMS:
+            raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
+        default = discount_defaults(algorithm)
+        alpha, beta, gamma = (default[i] if x is None else x
+                              for i, x in enumerate((alpha, beta, gamma)))
+        for name, value in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
+            if not math.isfinite(value):
+                raise SpycfrError(f"{name} must be a finite number, got {value}")
+        self.algorithm = algorithm
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        self.alternating = bool(alternating)
+        (self._floor, self._discount, self._predictive, self._weight_power,
+         self._a, self._b, self._g) = algorithm_params(algorithm, alpha, beta, gamma)
+        self.iteration = 0
+        self.log: list[LogRow] = []
+        self.seconds = 0.0  # iteration time, over every run (a resumed run keeps counting)
+
+    def exploitability(self) -> float:
+        raise NotImplementedError
+
+    def average_strategy(self) -> np.ndarray:
+        """The normalised strategy sums (the profile that converges to equilibrium)."""
+        return kernels.average_strategy(self.S, self._rows_actions)
+
+    def strategy(self) -> np.ndarray:
+        return self.average_strategy()
+
+    def current_strategy(self) -> np.ndarray:
+        """The strategy the next iteration will play (regret matching on the current regrets)."""
+        return self.sigma.copy()
+
+    def measure(self) -> float:
+        return self.exploitability()
+
+    # --- checkpoint ---------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to resume bit-identically (arrays are copies)."""
+        return {
+            "algorithm": self.algorithm,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "gamma": self.gamma,
+            "alternating": self.alternating,
+            "iteration": self.iteration,
+            "R": self.R.copy(),
+            "S": self.S.copy(),
+            "sigma": self.sigma.copy(),
+            "m": self.m.copy(),
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore a :meth:`state_dict`; the algorithm settings must match this solver's."""
+        for key in ("algorithm", "alpha", "beta", "gamma", "alternating"):
+            if key in state and state[key] != getattr(self, key):
+                raise SpycfrError(
+                    f"checkpoint was made with {key}={state[key]!r}, this solver has "
+                    f"{getattr(self, key)!r}"
+                )
+        for key in ("R", "S", "sigma", "m"):
+            arr = np.asarray(state[key], dtype=np.float64)
+            mine = getattr(self, key)
+            if arr.shape != mine.shape:
+                raise SpycfrError(
+                    f"checkpoint table {key} has shape {arr.shape}, this solver's tree needs "
+                    f"{mine.shape}"
+                )
+            mine[...] = arr
+        self.iteration = int(state["iteration"])
+
+    # --- driver -------------------------------------------------------------------------
+    def solve(
+        self,
+        iterations: int | None = None,
+        target_exploitability: float | None = None,
+        time_limit: float | None = None,
+        check_every: int | None = None,
+        progress: Callable[[int, float, float | None], None] | None = None,
+    ) -> SolveResult:
+        """Iterate until ``iterations`` more are done, the target is met or time runs out
+        (:func:`spycfr.cfr.driver.drive`); the exploitability is measured exactly every
+        ``check_every`` iterations (default 100) and at the end."""
+        if check_every is None:
+            check_every = min(100, iterations) if iterations else 100
+        return drive(self, iterations, target_exploitability, time_limit, check_every, progress)
+
+
+class CFRSolver(TableCFR):
     """CFR, CFR+, linear CFR, discounted CFR, predictive CFR+ or discounted predictive CFR+
     on a flat tree.
 
@@ -43,26 +146,15 @@ class CFRSolver(IterativeSolver):
         alternating: bool = True,
         threads: int = 1,
     ) -> None:
-        if algorithm not in ALGORITHMS:
-            raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
-        default = discount_defaults(algorithm)
-        alpha, beta, gamma = (default[i] if x is None else x
-                              for i, x in enumerate((alpha, beta, gamma)))
-        for name, value in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
-            if not math.isfinite(value):
-                raise SpycfrError(f"{name} must be a finite number, got {value}")
+        self._set_algorithm(algorithm, alpha, beta, gamma, alternating)
         self.tree = tree
-        self.algorithm = algorithm
-        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
-        self.alternating = bool(alternating)
+        self._rows_actions = tree.infoset_num_actions
         most = numba.config.NUMBA_NUM_THREADS
         if not 1 <= int(threads) <= most:
             raise SpycfrError(f"threads must be between 1 and {most} (the CPUs numba may use "
                               f"here), got {threads}")
         self.threads = int(threads)
         self.threads_note: str | None = None
-        (self._floor, self._discount, self._predictive, self._weight_power,
-         self._a, self._b, self._g) = algorithm_params(algorithm, alpha, beta, gamma)
 
         n_inf, max_a = tree.num_infosets, max(tree.max_actions, 1)
         self.R = np.zeros((n_inf, max_a))
@@ -71,10 +163,7 @@ class CFRSolver(IterativeSolver):
         # The prediction m exists for pcfr+ and pdcfr+ only (the others accumulate regrets
         # straight into R).
         self.m = np.zeros((n_inf if self._predictive else 0, max_a))
-        self.iteration = 0
         self._prepare()
-        self.log: list[LogRow] = []
-        self.seconds = 0.0  # iteration time, over every run (a resumed run keeps counting)
 
     def _prepare(self) -> None:
         """The kernels' tree arrays and working arrays (rewritten before being read in each
@@ -122,70 +211,6 @@ class CFRSolver(IterativeSolver):
             t = threaded.run_iterations(*self._layout, *self._tree_arrays[:10], *tables)
         self.iteration = int(t)
 
-    def average_strategy(self) -> np.ndarray:
-        """The normalised strategy sums (the profile that converges to equilibrium)."""
-        return kernels.average_strategy(self.S, self.tree.infoset_num_actions)
-
-    def strategy(self) -> np.ndarray:
-        return self.average_strategy()
-
-    def current_strategy(self) -> np.ndarray:
-        """The strategy the next iteration will play (regret matching on the current regrets)."""
-        return self.sigma.copy()
-
     def exploitability(self) -> float:
         """Exploitability (NashConv / 2) of the average strategy."""
         return exploitability(self.tree, self.average_strategy())
-
-    def measure(self) -> float:
-        return self.exploitability()
-
-    # --- checkpoint ---------------------------------------------------------------------
-    def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume bit-identically (arrays are copies)."""
-        return {
-            "algorithm": self.algorithm,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "gamma": self.gamma,
-            "alternating": self.alternating,
-            "iteration": self.iteration,
-            "R": self.R.copy(),
-            "S": self.S.copy(),
-            "sigma": self.sigma.copy(),
-            "m": self.m.copy(),
-        }
-
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restore a :meth:`state_dict`; the algorithm settings must match this solver's."""
-        for key in ("algorithm", "alpha", "beta", "gamma", "alternating"):
-            if key in state and state[key] != getattr(self, key):
-                raise SpycfrError(
-                    f"checkpoint was made with {key}={state[key]!r}, this solver has "
-                    f"{getattr(self, key)!r}"
-                )
-        for key in ("R", "S", "sigma", "m"):
-            arr = np.asarray(state[key], dtype=np.float64)
-            mine = getattr(self, key)
-            if arr.shape != mine.shape:
-                raise SpycfrError(
-                    f"checkpoint table {key} has shape {arr.shape}, the tree needs {mine.shape}"
-                )
-            mine[...] = arr
-        self.iteration = int(state["iteration"])
-
-    # --- driver -------------------------------------------------------------------------
-    def solve(
-        self,
-        iterations: int | None = None,
-        target_exploitability: float | None = None,
-        time_limit: float | None = None,
-        check_every: int | None = None,
-        progress: Callable[[int, float, float | None], None] | None = None,
-    ) -> SolveResult:
-        """Iterate until ``iterations`` more are done, the target is met or time runs out
-        (:func:`spycfr.cfr.driver.drive`); the exploitability is measured exactly every
-        ``check_every`` iterations (default 100) and at the end."""
-        if check_every is None:
-            check_every = min(100, iterations) if iterations else 100
-        return drive(self, iterations, target_exploitability, time_limit, check_every, progress)

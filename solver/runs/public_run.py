@@ -45,7 +45,7 @@ def choose_tree(config: SolveConfig, game: ResolvedGame) -> tuple[str, str]:
         blockers.append(f"{config.game} has no public-state model")
     if config.device not in (None, "cpu"):
         blockers.append(f"--device {config.device} runs the history tree")
-    if config.threads not in (None, 0, 1):
+    if config.threads not in (None, 1):  # several, or auto: the threaded history kernel
         blockers.append("--threads runs the history tree")
     if config.tree == "public":
         if blockers:
