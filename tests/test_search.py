@@ -187,3 +187,17 @@ def test_beliefs_through_public_chance_match_the_tree(leduc_model):
         for s in (0, 1):
             assert np.allclose(b.ranges[s], sol.reach[s][node])
     assert b.ranges[0][2] == 0 and b.ranges[1][2] == 0  # nobody holds the board card
+
+
+def test_the_numba_loop_is_the_python_loop(leduc_model):
+    game, full, sol = leduc_model
+    node = full.first[full.first[0] + 1] + 1  # raise, call: the board card (public chance)
+    sub = extract(full, node)
+    args = (sub, (sol.reach[0][node], np.ones(6)), 50)
+    for extra in ({}, {"opp_values": sol.best[1][node], "opponent": 1}):
+        a = solve(*args, **extra)
+        b = solve(*args, **extra, in_numba=False)
+        assert np.allclose(a.strategy, b.strategy, atol=1e-12)
+        assert np.allclose(a.best[1], b.best[1], atol=1e-12)
+        if extra:
+            assert np.allclose(a.enter, b.enter, atol=1e-12)

@@ -178,3 +178,58 @@ def best_rows(seat, kind, first, row, row_kid, row_next, row_count, v, sigma):
                     best = e
             for e in range(m):
                 sigma[q, i, e] = 1.0 if e == best else 0.0
+
+
+@njit(cache=True)
+def _seat_pass(seat, kind, first, count, prob, mask, row, row_kid, row_next, row_prob,
+               row_count, term, payoff, z, sigma, opp_reach, weight, regret, avg, reach, v,
+               no_leaf, no_values):
+    backward(seat, kind, first, count, prob, mask, row, row_kid, row_next, row_prob, row_count,
+             term, payoff, z, sigma, opp_reach, no_leaf, no_values, False, v)
+    regrets(seat, kind, first, row, row_kid, row_next, row_count, v, reach, weight, regret,
+            sigma, avg)
+
+
+@njit(cache=True)
+def cfr_plus(kind, first, count, prob, mask0, mask1, row, row_kid, row_next, row_prob,
+             row_count, term, payoff, z, iterations, root0, root1, opponent, alt, support,
+             sigma, regret, avg, reach0, reach1, v0, v1, enter):
+    """``iterations`` of alternating CFR+ (linear averaging) on a subtree without leaves, all
+    in numba; with ``opponent`` >= 0 the re-solving gadget for that seat (``alt`` its values
+    for leaving, ``support`` where it can be, ``enter`` in: its current entry probabilities,
+    out: their average). What :func:`spycfr.search.resolve.solve` does step by step."""
+    no_leaf = np.zeros(1, np.int64)
+    no_values = np.zeros((1, 1))
+    g_regret = np.zeros((alt.shape[0], 2))
+    enter_avg = np.zeros(alt.shape[0])
+    for it in range(1, iterations + 1):
+        for seat in range(2):
+            if opponent == 0:
+                root0[:] = enter * support
+            elif opponent == 1:
+                root1[:] = enter * support
+            forward(0, kind, first, count, mask0, row, row_kid, row_next, row_prob, row_count,
+                    sigma, root0, reach0)
+            forward(1, kind, first, count, mask1, row, row_kid, row_next, row_prob, row_count,
+                    sigma, root1, reach1)
+            if seat == 0:
+                _seat_pass(0, kind, first, count, prob, mask0, row, row_kid, row_next, row_prob,
+                           row_count, term, payoff, z, sigma, reach1, float(it), regret, avg,
+                           reach0, v0, no_leaf, no_values)
+                v = v0
+            else:
+                _seat_pass(1, kind, first, count, prob, mask1, row, row_kid, row_next, row_prob,
+                           row_count, term, payoff, z, sigma, reach0, float(it), regret, avg,
+                           reach1, v1, no_leaf, no_values)
+                v = v1
+            if seat == opponent:
+                for j in range(alt.shape[0]):
+                    enter_avg[j] += it * enter[j]
+                    u = (1.0 - enter[j]) * alt[j] + enter[j] * v[0, j]
+                    g_regret[j, 0] = max(g_regret[j, 0] + alt[j] - u, 0.0)
+                    g_regret[j, 1] = max(g_regret[j, 1] + v[0, j] - u, 0.0)
+                    total = g_regret[j, 0] + g_regret[j, 1]
+                    enter[j] = g_regret[j, 1] / total if total > 0.0 else 0.5
+    if opponent >= 0:
+        for j in range(alt.shape[0]):
+            enter[j] = enter_avg[j] / (iterations * (iterations + 1) / 2)

@@ -81,11 +81,13 @@ class _Run:
 
 def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
           value_function: ValueFunction | None = None, opp_values: np.ndarray | None = None,
-          opponent: int | None = None) -> Solution:
+          opponent: int | None = None, in_numba: bool = True) -> Solution:
     """CFR+ (alternating, linear averaging) on ``tree`` from the root ``ranges``; with
     ``opp_values`` the re-solving gadget for ``opponent``: its range then says only which
     private states it can hold here (> 0; e.g. not the board card), each entering the
-    subgame with the gadget's probability."""
+    subgame with the gadget's probability. Without leaves the loop runs in one numba call
+    (``in_numba``); the Python loop around the passes is the same algorithm, kept for leaf
+    value functions, which may be any Python callable."""
     t = tree
     run = _Run(t, value_function)
     shape = t.row_kid.shape
@@ -104,20 +106,33 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
         enter = np.full(alt.shape[0], 0.5)
         enter_avg = np.zeros(alt.shape[0])
         roots[opponent] = enter * support
-    for it in range(1, iterations + 1):
-        for seat in (0, 1):
-            run.reaches(sigma, roots)
-            v = run.evaluate(seat, sigma)
-            passes.regrets(seat, t.kind, t.first, t.row, t.row_kid, t.row_next, t.row_count, v,
-                           run.reach[seat], float(it), regret, sigma, avg)
-            if gadget and seat == opponent:
-                enter_avg += it * enter
-                u = (1 - enter) * alt + enter * v[0]
-                g_regret[:, 0] = np.maximum(g_regret[:, 0] + alt - u, 0.0)
-                g_regret[:, 1] = np.maximum(g_regret[:, 1] + v[0] - u, 0.0)
-                total = g_regret.sum(axis=1)
-                enter = np.where(total > 0, g_regret[:, 1] / np.where(total > 0, total, 1), 0.5)
-                roots[opponent] = enter * support
+    if not t.leaves.size and in_numba:  # the whole loop in one numba call
+        opp = opponent if gadget else -1
+        alt_ = alt if gadget else np.zeros(1)
+        sup = support if gadget else np.zeros(1)
+        ent = enter if gadget else np.zeros(1)
+        passes.cfr_plus(t.kind, t.first, t.count, t.prob, t.mask[0], t.mask[1], t.row,
+                        t.row_kid, t.row_next, t.row_prob, t.row_count, t.term, t.payoff,
+                        t.game.z, iterations, roots[0], roots[1], opp, alt_, sup, sigma, regret,
+                        avg, run.reach[0], run.reach[1], run.values[0], run.values[1], ent)
+        if gadget:
+            enter_avg = ent * (iterations * (iterations + 1) / 2)
+    else:
+        for it in range(1, iterations + 1):
+            for seat in (0, 1):
+                run.reaches(sigma, roots)
+                v = run.evaluate(seat, sigma)
+                passes.regrets(seat, t.kind, t.first, t.row, t.row_kid, t.row_next, t.row_count,
+                               v, run.reach[seat], float(it), regret, sigma, avg)
+                if gadget and seat == opponent:
+                    enter_avg += it * enter
+                    u = (1 - enter) * alt + enter * v[0]
+                    g_regret[:, 0] = np.maximum(g_regret[:, 0] + alt - u, 0.0)
+                    g_regret[:, 1] = np.maximum(g_regret[:, 1] + v[0] - u, 0.0)
+                    total = g_regret.sum(axis=1)
+                    enter = np.where(total > 0, g_regret[:, 1] / np.where(total > 0, total, 1),
+                                     0.5)
+                    roots[opponent] = enter * support
     strategy = np.zeros(shape)
     passes.normalise(t.kind, t.row, t.row_count, avg, strategy)
     final_enter = None
