@@ -35,10 +35,16 @@ def _fmt(x) -> str:
 
 
 def _header(run) -> str:
-    m = run.meta
-    variant = " ".join(f"{k}={v}" for k, v in m["variant"].items())
-    return (f"{m['game']} {variant}: {m['algorithm']} x{m['iterations']}, value(P1) "
-            f"{m['value_p1']:+.5f}, exploitability {m['exploitability']:.3g}")
+    m = run.result
+    variant = " ".join(f"{k}={v}" for k, v in m.variant.items())
+    return (f"{m.game} {variant}: {m.algorithm} x{m.iterations}, value(P1) "
+            f"{m.value_p1:+.5f}, exploitability {m.exploitability:.3g}")
+
+
+def _run_fields(result, keys: tuple[str, ...]) -> dict:
+    """Some of run.json's fields, as written (for --json)."""
+    record = result.to_json()
+    return {k: record.get(k) for k in keys}
 
 
 @click.command()
@@ -57,19 +63,19 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
         openings_table,
         treeless_table,
     )
-    from spycfr.runs.store import read_run_meta, treeless_openings
+    from spycfr.runs.store import read_run, treeless_openings
 
-    spec = openings_spec(read_run_meta(run_dir)["game"])
+    spec = openings_spec(read_run(run_dir).game)
     treeless = treeless_openings(run_dir)
     if top is None and not (as_json or as_csv):
         top = 10
     if treeless is not None:
         meta, raw = treeless
-        _treeless_openings(meta, treeless_table(meta["game"], raw), spec, as_json, as_csv,
+        _treeless_openings(meta, treeless_table(meta.game, raw), spec, as_json, as_csv,
                            top)
         return
     run = _load(run_dir)
-    table = openings_table(run.tree, run.strategy, run.meta)
+    table = openings_table(run.tree, run.strategy, run.result.exploitability)
     listed = _head(table, spec, top)  # --json and --csv: --top rows when given, else all
     if as_csv:
         click.echo(listed.to_csv(index=False, float_format="%.17g"), nl=False)
@@ -78,8 +84,8 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
     by_group = openings_by_group(table, group, spec.context_name)
     words = {p: _words(table[table.player == p], spec, p) for p in ("P1", "P2")}
     if as_json:
-        out = {"run": {k: run.meta[k] for k in ("game", "variant", "algorithm", "iterations",
-                                                 "value_p1", "exploitability")}}
+        out = {"run": _run_fields(run.result, ("game", "variant", "algorithm", "iterations",
+                                                "value_p1", "exploitability"))}
         for player in ("P1", "P2"):
             out[player] = {
                 spec.whats: listed[listed.player == player].drop(columns="player")
@@ -90,6 +96,7 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
             }
         click.echo(json.dumps(out))
         return
+    assert top is not None  # the text output lists 10 by default (set above)
     click.echo(_header(run))
     click.echo(textwrap.fill(
         f"Columns: eq prob = how often the equilibrium plays the {spec.what}; BR value = its "
@@ -172,7 +179,8 @@ def _key(title: str) -> str:
     return title.replace(" ", "_")
 
 
-def _treeless_openings(meta: dict, table, spec, as_json: bool, as_csv: bool, top: int) -> None:
+def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
+                       top: int | None) -> None:
     """Openings of an MCCFR run without a tree: average probabilities only (no values)."""
     from spycfr.analysis.openings import openings_by_group
     from spycfr.runs.store import TREELESS_CAVEAT
@@ -182,17 +190,17 @@ def _treeless_openings(meta: dict, table, spec, as_json: bool, as_csv: bool, top
         return
     group = spec.group_name
     by_group = openings_by_group(table, group, spec.context_name)
-    estimate = meta.get("exploitability_estimate") or {}
+    estimate = meta.exploitability_estimate
+    measured = meta.measured or {}
     if as_json:
         listed = _head(table, spec, top)
         clean = listed.astype(object).where(listed.notna(), None)
         sets = by_group.astype(object).where(by_group.notna(), None)
         out = {"caveat": TREELESS_CAVEAT,
-               "run": {k: meta.get(k) for k in ("game", "variant", "algorithm", "iterations",
-                                                "value_p1", "exploitability",
-                                                "exploitability_estimate")},
-               "exploitability_lower_bound": ((meta.get("measured") or {})
-                                              .get("exploitability_lower_bound"))}
+               "run": _run_fields(meta, ("game", "variant", "algorithm", "iterations",
+                                         "value_p1", "exploitability",
+                                         "exploitability_estimate")),
+               "exploitability_lower_bound": measured.get("exploitability_lower_bound")}
         for player in ("P1", "P2"):
             out[player] = {
                 spec.whats: clean[clean.player == player].drop(columns="player")
@@ -202,16 +210,17 @@ def _treeless_openings(meta: dict, table, spec, as_json: bool, as_csv: bool, top
             }
         click.echo(json.dumps(out))
         return
-    variant = " ".join(f"{k}={v}" for k, v in meta["variant"].items())
-    click.echo(f"{meta['game']} {variant}: {meta['algorithm']} x{meta['iterations']}")
-    bound = ((meta.get("measured") or {}).get("exploitability_lower_bound") or {})
+    assert top is not None  # the text output lists 10 by default (set by the caller)
+    variant = " ".join(f"{k}={v}" for k, v in meta.variant.items())
+    click.echo(f"{meta.game} {variant}: {meta.algorithm} x{meta.iterations}")
+    bound = measured.get("exploitability_lower_bound") or {}
     if "value" in bound:
         low, high = bound.get("ci95", (math.nan, math.nan))
         click.echo(f"approximate: MCCFR; exploitability measured at least {bound['value']:.3g} "
                    f"(95% interval {low:.3g} to {high:.3g}, by {bound.get('by', 'spycfr measure')}"
                    "; its exact value needs a tree, as the values do)")
-    elif estimate.get("informative", True) and "value" in estimate:
-        click.echo(f"{TREELESS_CAVEAT} (regret-bound estimate {estimate['value']:.3g}; values "
+    elif estimate is not None and estimate.informative:
+        click.echo(f"{TREELESS_CAVEAT} (regret-bound estimate {estimate.value:.3g}; values "
                    "need a tree)")
     else:
         click.echo(f"{TREELESS_CAVEAT}: unknown (spycfr head-to-head measures the strategy "
@@ -238,7 +247,7 @@ def _treeless_openings(meta: dict, table, spec, as_json: bool, as_csv: bool, top
 
 
 def _player_value(run, player: str) -> float:
-    v = run.meta["value_p1"]
+    v = run.result.value_p1
     return v if player == "P1" else -v
 
 
@@ -263,7 +272,7 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
     from spycfr.analysis.query import opponent_strategy
     from spycfr.analysis.query import query as run_query
     from spycfr.analysis.team import is_team_run
-    from spycfr.runs.store import is_treeless, read_run_meta
+    from spycfr.runs.store import read_run
 
     as_player = seat
     if is_team_run(run_dir) != as_player.upper().startswith("S"):
@@ -277,7 +286,7 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
         _team_query(run_dir, int(as_player[1:]) - 1, " ".join(record), as_json)
         return
     player = 0 if as_player.upper() == "P1" else 1
-    if is_treeless(read_run_meta(run_dir)):
+    if read_run(run_dir).treeless:
         if against is not None:
             raise SpycfrError("--against needs a run with a tree (values against an opponent)")
         _sampled_query(run_dir, player, " ".join(record), as_json)
@@ -286,7 +295,7 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
     other = None if against is None else opponent_strategy(run.tree, against)
     result = run_query(run, player, " ".join(record), other)
     result["against"] = against or "equilibrium"
-    result["exploitability"] = run.meta["exploitability"]
+    result["exploitability"] = run.result.exploitability
     if as_json:
         click.echo(json.dumps(result))
         return
@@ -519,10 +528,10 @@ def export(run_dir: str, fmt: str, output: str | None) -> None:
     for it (its sha256), as for a table the solve wrote."""
     from spycfr.formats.strategy_table import write_sampled_table, write_table
     from spycfr.runs.lock import RunLock
-    from spycfr.runs.store import is_treeless, read_run_meta, strategy_run_table, vouch_files
+    from spycfr.runs.store import read_run, strategy_run_table, vouch_files
 
     target = Path(output) if output else Path(run_dir) / f"strategy.{fmt}"
-    if is_treeless(read_run_meta(run_dir)):  # sampled: the table of the infosets it stored
+    if read_run(run_dir).treeless:  # sampled: the table of the infosets it stored
         from spycfr.runs.sampled import load_sampled_solver
 
         check_output_file(target, "-o")

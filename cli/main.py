@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sys
+from typing import Any
 
 import click
 
@@ -49,7 +50,7 @@ def games(as_json: bool) -> None:
     """List the games, their parameters and presets."""
     from spycfr.games import game_names, get_plugin
 
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for name in game_names():
         plugin = get_plugin(name)
         out[name] = {

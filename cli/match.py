@@ -28,7 +28,7 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
     a 95% confidence interval, per seat, and A's win rate."""
     from spycfr.analysis.headtohead import check_player_name, player_from
     from spycfr.analysis.headtohead import head_to_head as match
-    from spycfr.runs.store import read_run_meta
+    from spycfr.runs.store import read_run
 
     for player in (player_a, player_b):
         check_player_name(player)
@@ -37,9 +37,9 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
         if game is not None or preset is not None or variant_params:
             raise SpycfrError("a run directory names its own game and variant: drop --game, "
                               "--preset and the variant options")
-        meta = read_run_meta(runs[0])
-        g = build_game(meta["config"]["game"], meta["config"]["preset"],
-                       meta["config"]["params"])
+        config = read_run(runs[0]).config
+        assert config is not None  # read_run requires it
+        g = build_game(config.game, config.preset, config.params)
     else:
         if game is None:
             raise SpycfrError("give --game (and its variant) when neither player is a run "

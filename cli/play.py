@@ -36,7 +36,9 @@ def play(run_dir: str, seat: str, seed: int | None, moves_from: str | None,
     from spycfr.analysis.play import Moves, play_game
 
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy % 1_000_000)
+        entropy = np.random.SeedSequence().entropy  # an int when none is given
+        assert isinstance(entropy, int)
+        seed = entropy % 1_000_000
     stream = sys.stdin
     if moves_from not in (None, "-"):
         try:

@@ -23,7 +23,7 @@ def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
     (a team run of `spycfr team`: its value, bounds and how teammates coordinate)."""
     from spycfr.analysis.report import write_report
     from spycfr.analysis.team import is_team_run, load_team_run, write_team_report
-    from spycfr.runs.store import is_treeless, load_run, read_run_meta
+    from spycfr.runs.store import load_run, read_run
 
     if is_team_run(run_dir):
         out = check_output_file(Path(output) if output else Path(run_dir) / "report.md",
@@ -33,7 +33,7 @@ def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
         click.echo(f"wrote {path} ({time.perf_counter() - start:.1f} s)")
         return
     # a missing or broken run is named before the output is checked
-    treeless = is_treeless(read_run_meta(run_dir))
+    treeless = read_run(run_dir).treeless
     out = Path(output) if output else Path(run_dir) / "report.md"
     check_output_file(out, "the report")
     if figures_dir is not None:

@@ -7,11 +7,15 @@ import math
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
 import click
 
 from spycfr.cli.options import game_command, memory_limit_option
 from spycfr.errors import SpycfrError
+
+if TYPE_CHECKING:
+    from spycfr.runs.result import RunResult
 
 DEFAULT_ITERATIONS = 1000
 
@@ -124,6 +128,7 @@ class _Progress:
         self.expl: float | None = None
         self.label = "exploitability"
         self.iteration, self.seconds = 0, 0.0
+        self._lp_done = threading.Event()
 
     def preparing(self) -> None:
         """Once the settings are checked, before the tree is built: if that takes more than
@@ -339,7 +344,6 @@ def solve(
     query (runs with --abstraction), report, export and head-to-head read its run directory.
     """
     from spycfr.runs.config import AUTO_THREADS, MCCFR_ALGORITHMS, SolveConfig, check_requested
-    from spycfr.runs.sampled import bound_shortfall
     from spycfr.runs.solve import solve_run
 
     if resume is not None:
@@ -408,90 +412,95 @@ def solve(
                         progress=progress, overwrite=overwrite)
     finally:
         progress.stop_preparing()
-    estimate = out.get("exploitability_estimate")
-    if out["algorithm"] == "lp":
+    estimate = out.exploitability_estimate
+    seconds = out.solve_seconds or 0.0
+    if out.algorithm == "lp":
         pass  # no iterations to report: the summary below has the exact result
     elif estimate is None:
-        progress(out["iterations"], out["solve_seconds"], out["exploitability"], final=True)
-    elif estimate["informative"]:
-        progress(out["iterations"], out["solve_seconds"], estimate["value"], final=True,
+        progress(out.iterations, seconds, out.exploitability, final=True)
+    elif estimate.informative:
+        progress(out.iterations, seconds, estimate.value, final=True,
                  label="exploitability~ (sampled-regret bound estimate)")
     else:
-        progress(out["iterations"], out["solve_seconds"], None, final=True,
-                 label="exploitability unknown")
+        progress(out.iterations, seconds, None, final=True, label="exploitability unknown")
     if as_json:
-        click.echo(json.dumps(out))
+        click.echo(json.dumps(out.to_json()))
         return
+    _summary(out)
+    sys.stdout.flush()
+
+
+def _summary(out: RunResult) -> None:
+    """The solve's result in lines of text."""
     echo = click.echo
-    params = out["algorithm_params"]
-    echo(f"{out['game']}  {_variant_text(out['variant'])}")
-    if out["algorithm"] in MCCFR_ALGORITHMS:
+    params = out.algorithm_params
+    echo(f"{out.game}  {_variant_text(out.variant)}")
+    if out.algorithm in ("es-mccfr", "os-mccfr"):
         extra = f" (epsilon {params['epsilon']:g})" if params["epsilon"] is not None else ""
         extra += ", information abstraction" if params.get("abstraction") else ""
         extra += ", heuristic fallback" if params.get("fallback") == "heuristic" else ""
         if params.get("store_depth") is not None:
             extra += f", first {params['store_depth']} decisions stored"
-        echo(f"  algorithm       {out['algorithm']}{extra}, seed {out['seed']}")
+        echo(f"  algorithm       {out.algorithm}{extra}, seed {out.seed}")
     else:
-        echo(f"  algorithm       {out['algorithm']}"
-             f"{'' if params['alternating'] else ' (simultaneous)'}, on the {out['device']}"
-             f"{'' if out['device'] == 'cpu' else ' (numba.cuda)'}"
+        echo(f"  algorithm       {out.algorithm}"
+             f"{'' if params['alternating'] else ' (simultaneous)'}, on the {out.device}"
+             f"{'' if out.device == 'cpu' else ' (numba.cuda)'}"
              f"{_threads_text(out)}")
-    if out.get("algorithm_choice"):
-        echo(f"  chosen by auto  {out['algorithm_choice']['why']}")
-    if out.get("public_tree"):
-        pub = out["public_tree"]
+    if out.algorithm_choice is not None:
+        echo(f"  chosen by auto  {out.algorithm_choice.why}")
+    if out.public_tree:
+        pub = out.public_tree
         echo(f"  public tree     {pub['public_nodes']:,} public nodes, {pub['range_entries']:,} "
              f"range entries, built in {pub['build_seconds']:.2f}s (strategy mapped onto the "
              "history tree below)")
-    if out["nodes"] is not None:
-        echo(f"  tree            {out['nodes']:,} nodes, {out['infosets']:,} infosets, "
-             f"built in {out['build_seconds']:.2f}s")
+    if out.nodes is not None:
+        echo(f"  tree            {out.nodes:,} nodes, {out.infosets:,} infosets, "
+             f"built in {out.build_seconds:.2f}s")
     else:
-        echo(f"  tree            not enumerated (about {out['estimated_nodes']:.2g} nodes)")
-    if out["algorithm"] == "lp":
-        echo(f"  solve time      {out['solve_seconds']:.3f}s (one HiGHS program; exact)")
+        echo(f"  tree            not enumerated (about {out.estimated_nodes:.2g} nodes)")
+    if out.algorithm == "lp":
+        echo(f"  solve time      {out.solve_seconds:.3f}s (one HiGHS program; exact)")
     else:
-        echo(f"  iterations      {out['iterations']} (stopped by {out['stopped_by']})")
-        echo(f"  solve time      {out['solve_seconds']:.3f}s "
-             f"({out['ms_per_iteration']:.4f} ms/iteration)")
-    if "infosets_seen" in out:
-        mem_used = out["memory"]
-        echo(f"  infosets seen   {out['infosets_seen']:,} (P1 {out['infosets_seen_p1']:,}, "
-             f"P2 {out['infosets_seen_p2']:,})")
-        echo(f"  memory          {mem_used['bytes_allocated'] / 2**30:.3f} GiB of tables "
-             f"(limit {mem_used['limit_bytes'] / 2**30:.3g} GiB on the resident memory)")
-    if out["exploitability"] is not None:
-        lo, hi = out["value_interval"]
-        echo(f"  value (P1)      {out['value_p1']:+.6f}")
+        echo(f"  iterations      {out.iterations} (stopped by {out.stopped_by})")
+        echo(f"  solve time      {out.solve_seconds:.3f}s "
+             f"({out.ms_per_iteration:.4f} ms/iteration)")
+    if out.infosets_seen is not None and out.memory is not None:
+        echo(f"  infosets seen   {out.infosets_seen:,} (P1 {out.infosets_seen_p1:,}, "
+             f"P2 {out.infosets_seen_p2:,})")
+        echo(f"  memory          {out.memory.bytes_allocated / 2**30:.3f} GiB of tables "
+             f"(limit {out.memory.limit_bytes / 2**30:.3g} GiB on the resident memory)")
+    if out.exploitability is not None and out.value_interval is not None:
+        lo, hi = out.value_interval
+        echo(f"  value (P1)      {out.value_p1:+.6f}")
         echo(f"  game value      in [{lo:+.9g}, {hi:+.9g}] (P1's; certified by the two best "
              "responses)")
-        echo(f"  exploitability  {out['exploitability']:.6g} (NashConv {out['nash_conv']:.6g})")
-    else:
+        echo(f"  exploitability  {out.exploitability:.6g} (NashConv {out.nash_conv:.6g})")
+    elif out.exploitability_estimate is not None:
+        estimate = out.exploitability_estimate
         echo("  value (P1)      not measured (no tree)")
-        if estimate["informative"]:
-            echo(f"  exploitability  not measured; estimate {estimate['value']:.6g} "
-                 f"({estimate['kind']})")
+        if estimate.informative:
+            echo(f"  exploitability  not measured; estimate {estimate.value:.6g} "
+                 f"({estimate.kind})")
         else:
             echo("  exploitability  unknown: no tree for a best response, and the sampled-regret"
-                 f" bound {bound_shortfall(estimate)}, so it bounds nothing; measure the run's "
+                 f" bound {estimate.shortfall}, so it bounds nothing; measure the run's "
                  "strength with spycfr measure RUN_DIR")
-    if out.get("peak_rss_bytes"):
-        echo(f"  peak memory     {out['peak_rss_bytes'] / 2**30:.3f} GiB resident (measured: "
+    if out.peak_rss_bytes:
+        echo(f"  peak memory     {out.peak_rss_bytes / 2**30:.3f} GiB resident (measured: "
              "the process's peak resident set size)")
-    if out.get("memory_stop"):
-        echo(f"  memory stop     {out['memory_stop']}")
-    if out.get("frozen_at_iteration") is not None:
-        echo(f"  table full      frozen at iteration {out['frozen_at_iteration']:,} by the memory "
-             f"limit; {out['unstored_decisions']:,} decisions met an infoset not stored "
+    if out.memory_stop:
+        echo(f"  memory stop     {out.memory_stop}")
+    if out.frozen_at_iteration is not None:
+        echo(f"  table full      frozen at iteration {out.frozen_at_iteration:,} by the memory "
+             f"limit; {out.unstored_decisions:,} decisions met an infoset not stored "
              f"(played as the fallback: {params.get('fallback', 'uniform')})")
-    if out.get("tree_not_enumerated_because"):
-        echo(f"  no tree         {out['tree_not_enumerated_because']}")
-    if out.get("tables_skipped"):
-        echo(f"  tables          {out['tables_skipped']}")
-    if out.get("run_dir"):
-        echo(f"  run directory   {out['run_dir']}")
-    sys.stdout.flush()
+    if out.tree_not_enumerated_because:
+        echo(f"  no tree         {out.tree_not_enumerated_because}")
+    if out.tables_skipped:
+        echo(f"  tables          {out.tables_skipped}")
+    if out.run_dir:
+        echo(f"  run directory   {out.run_dir}")
 
 
 def _game_names() -> list[str]:
@@ -500,10 +509,10 @@ def _game_names() -> list[str]:
     return game_names()
 
 
-def _threads_text(out: dict) -> str:
+def _threads_text(out: RunResult) -> str:
     """', N threads' for a CPU run (and why only one when the tree did not allow more)."""
-    n = out.get("threads")
+    n = out.threads
     if n is None:
         return ""
     text = f", {n} thread{'s' if n != 1 else ''}"
-    return text + (f" ({out['threads_note']})" if out.get("threads_note") else "")
+    return text + (f" ({out.threads_note})" if out.threads_note else "")

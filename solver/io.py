@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 
@@ -46,7 +46,8 @@ def atomic_path(target: str | os.PathLike):
         raise
 
 
-def atomic_write(target: str | os.PathLike, writer: Callable[[IO], None], mode: str = "w") -> None:
+def atomic_write(target: str | os.PathLike, writer: Callable[[IO], object],
+                 mode: str = "w") -> None:
     """Call ``writer(file)`` on a temporary file and move it over ``target`` atomically."""
     with atomic_path(target) as tmp, open(tmp, mode) as fh:
         writer(fh)
@@ -60,7 +61,7 @@ def write_json(target: str | os.PathLike, obj) -> None:
     write_text(target, json.dumps(obj, indent=2, default=_json_default) + "\n")
 
 
-def save_npz(target: str | os.PathLike, **arrays: np.ndarray) -> None:
+def save_npz(target: str | os.PathLike, **arrays: Any) -> None:
     """Atomically save arrays as a compressed .npz (exact round trip; strategy tables are
     padded to the widest infoset, so they are mostly zeros and compress well)."""
     with atomic_path(target) as tmp, open(tmp, "wb") as fh:

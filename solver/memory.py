@@ -156,7 +156,7 @@ def use_budget(budget: MemoryBudget, what: str = "this command") -> Iterator[Mem
     global _current
     saved, _current = _current, budget
     stop = threading.Event()
-    main = threading.main_thread().ident
+    main = threading.main_thread().ident or 0  # a started thread always has an ident
     threshold = budget.limit_bytes * (1 - WATCH_MARGIN)
     hard = budget.limit_bytes * (1 - WATCH_MARGIN / 2)
 

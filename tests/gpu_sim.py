@@ -95,12 +95,12 @@ def run_directories() -> list[dict]:
         gpu = solve_run(config(6, "gpu"), out_dir=f"{tmp}/gpu")
         solve_run(config(3, "gpu"), out_dir=f"{tmp}/resumed")
         resumed = solve_run(config(6, "cpu"), resume=f"{tmp}/resumed")
-    same = [{k: run[k] for k in keys} for run in (cpu, gpu, resumed)]
-    logs = [[(r["iteration"], r["exploitability"]) for r in run["log"]] for run in (cpu, gpu)]
+    same = [{k: getattr(run, k) for k in keys} for run in (cpu, gpu, resumed)]
+    logs = [[(r["iteration"], r["exploitability"]) for r in run.log] for run in (cpu, gpu)]
     return [{"case": "run on the GPU", "tables": same[1] == same[0] and logs[0] == logs[1]
-             and (cpu["device"], gpu["device"]) == ("cpu", "gpu")},
+             and (cpu.device, gpu.device) == ("cpu", "gpu")},
             {"case": "run on the GPU resumed on the CPU", "tables": same[2] == same[0]
-             and resumed["device"] == "cpu"}]
+             and resumed.device == "cpu"}]
 
 
 if __name__ == "__main__":

@@ -146,8 +146,8 @@ def test_openings_json(tiny):
     run_dir, run = tiny
     tree, s = run.tree, run.strategy
     res = ok_json("openings", run_dir)
-    assert res["run"]["value_p1"] == run.meta["value_p1"]
-    nash_conv = run.meta["nash_conv"]
+    assert res["run"]["value_p1"] == run.result.value_p1
+    nash_conv = run.result.nash_conv
     root = 0
     p2_infoset = int(tree.node_infoset[tree.first_child[0]])
     for player, infoset, sign in (("P1", root, 1.0), ("P2", p2_infoset, -1.0)):
@@ -170,13 +170,13 @@ def test_openings_json(tiny):
         assert rows[0]["rank"] == 1 and rows[0]["tie"]
         assert isinstance(res[player]["summary"], list) and res[player]["summary"]
         assert math.fsum(r["probability"] for r in rows) == pytest.approx(1.0, abs=1e-12)
-        value = sign * run.meta["value_p1"]
+        value = sign * run.result.value_p1
         assert math.fsum(r["probability"] * r["eq_value"] for r in rows) == pytest.approx(
             value, abs=1e-12)
         # The best placement's BR value IS the player's best-response value (identity).
         br = best_response(tree, s, p)[0]
         assert max(r["br_value"] for r in rows) == pytest.approx(br, abs=1e-12)
-        assert br == run.meta["best_response_p1" if p == 0 else "best_response_p2"]
+        assert br == (run.result.best_response_p1 if p == 0 else run.result.best_response_p2)
         vals_eq = conditional_values(tree, s, infoset)
         for r in rows:
             a = labels.index(r["opening"])
@@ -268,7 +268,7 @@ def test_query_p1_placement(tiny, record_args):
     run_dir, run = tiny
     res = ok_json("query", run_dir, "--as", "P1", *record_args)
     check_query(run, res, "P1", "")
-    assert res["position_value"] == pytest.approx(run.meta["value_p1"], abs=1e-12)
+    assert res["position_value"] == pytest.approx(run.result.value_p1, abs=1e-12)
     assert res["against"] == "equilibrium" and len(res["moves"]) == 6
 
 
@@ -276,7 +276,7 @@ def test_query_p2_placement(tiny):
     run_dir, run = tiny
     res = ok_json("query", run_dir, "--as", "p2", "place:?")
     check_query(run, res, "P2", "place:?")
-    assert res["position_value"] == pytest.approx(-run.meta["value_p1"], abs=1e-12)
+    assert res["position_value"] == pytest.approx(-run.result.value_p1, abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -395,7 +395,7 @@ def test_best_response(request, tmp_path, which, player):
     ref_value, _ = reference_best_response(tree, s, p)
     assert res["best_response_value"] == pytest.approx(ref_value, abs=1e-12)
     assert res["best_response_value"] == best_response(tree, s, p)[0]
-    assert res["strategy_value"] == pytest.approx((1 - 2 * p) * run.meta["value_p1"], abs=1e-15)
+    assert res["strategy_value"] == pytest.approx((1 - 2 * p) * run.result.value_p1, abs=1e-15)
     assert res["gain"] >= -1e-12
     own_infosets = np.flatnonzero(tree.infoset_player == p)
     assert res["infosets"] == len(own_infosets)
@@ -453,8 +453,8 @@ def test_best_response_against_a_table(kuhn, tmp_path):
 def test_exploitability_run_dir_vs_exported_tables(tiny, tmp_path):
     run_dir, run = tiny
     direct = ok_json("exploitability", run_dir)
-    assert direct["value_p1"] == run.meta["value_p1"]
-    assert direct["exploitability"] == run.meta["exploitability"]
+    assert direct["value_p1"] == run.result.value_p1
+    assert direct["exploitability"] == run.result.exploitability
     assert direct["nash_conv"] == pytest.approx(2 * direct["exploitability"], abs=1e-15)
     keys = ("value_p1", "best_response_p1", "best_response_p2", "nash_conv", "exploitability")
     for fmt in ("csv", "json", "parquet"):

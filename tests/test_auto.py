@@ -59,12 +59,12 @@ def test_an_lp_run_directory(tmp_path):
     it or asking it for iterations is a clear error."""
     d = tmp_path / "run"
     meta = solve_run(config(), out_dir=d)
-    assert meta["algorithm"] == "lp" and meta["algorithm_choice"]["chosen"] == "lp"
-    assert meta["iterations"] == 0 and meta["stopped_by"] == "exact"
-    assert meta["exploitability"] < 1e-12 and meta["ms_per_iteration"] is None
+    assert meta.algorithm == "lp" and meta.algorithm_choice.chosen == "lp"
+    assert meta.iterations == 0 and meta.stopped_by == "exact"
+    assert meta.exploitability < 1e-12 and meta.ms_per_iteration is None
     assert not (d / "checkpoint.npz").exists()
     run = load_run(d)
-    assert run.meta["config"]["algorithm"] == "lp"
+    assert run.result.config.algorithm == "lp"
     code, _, err = spycfr("solve", "--resume", str(d), "-q")
     assert code == 2 and "checkpoint.npz" in err
     code, _, err = spycfr("solve", AH, "--preset", "tiny", "--algorithm", "lp",
@@ -77,9 +77,9 @@ def test_the_value_interval_is_certified(algorithm):
     """[lower, upper] = [-BR of P2, BR of P1]: it holds the value of the strategy (and the
     game's, 0 on this variant), and its width is NashConv."""
     meta = solve_run(config(algorithm=algorithm, iterations=30))
-    lo, hi = meta["value_interval"]
-    assert lo <= meta["value_p1"] <= hi and lo <= 0.0 <= hi
-    assert hi - lo == pytest.approx(meta["nash_conv"], rel=1e-12, abs=1e-15)
+    lo, hi = meta.value_interval
+    assert lo <= meta.value_p1 <= hi and lo <= 0.0 <= hi
+    assert hi - lo == pytest.approx(meta.nash_conv, rel=1e-12, abs=1e-15)
     assert hi - lo > 0
 
 

@@ -304,7 +304,7 @@ def test_a_run_killed_between_its_final_writes_is_detected(tmp_path, good_run, m
         load_run(d)
     assert not list(d.glob(".*.tmp")) and not (d / LOCK).exists()
     solve_run(SolveConfig(game="", preset=None, params={}, iterations=40), resume=d)
-    assert load_run(d).meta["iterations"] == 40
+    assert load_run(d).result.iterations == 40
 
 
 def test_a_second_writer_is_refused(tmp_path, good_run):
@@ -370,9 +370,9 @@ def test_a_disk_full_midway_leaves_a_loadable_run(tmp_path, good_run, monkeypatc
     monkeypatch.undo()
     assert {name: (d / name).read_bytes() for name in before} == before
     assert not list(d.glob(".*.tmp"))
-    assert load_run(d).meta["iterations"] == 20
+    assert load_run(d).result.iterations == 20
     solve_run(SolveConfig(game="", preset=None, params={}, iterations=30), resume=d)
-    assert load_run(d).meta["iterations"] == 30
+    assert load_run(d).result.iterations == 30
 
 
 def test_too_little_free_space_is_refused_before_solving(tmp_path, monkeypatch):

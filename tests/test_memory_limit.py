@@ -94,24 +94,24 @@ def test_tables_that_would_not_fit_are_left_for_export(tmp_path, monkeypatch):
     monkeypatch.setattr(solve_module, "TABLE_BYTES_FIXED", 1e15)
     meta = solve_run(SolveConfig(game=AH, preset="tiny", params={}, iterations=10,
                                  memory_limit=4.0), out_dir=tmp_path / "run")
-    assert "spycfr export" in meta["tables_skipped"]
+    assert "spycfr export" in meta.tables_skipped
     assert not (tmp_path / "run" / "strategy.parquet").exists()
-    assert "strategy.parquet" not in meta["files"]
+    assert "strategy.parquet" not in meta.files
     assert json.loads((tmp_path / "run" / RUN_JSON).read_text())["tables_skipped"]
     run = load_run(tmp_path / "run")  # the run is whole without its tables
     assert run.strategy.shape[0] == run.tree.num_infosets
     monkeypatch.undo()
     meta2 = solve_run(SolveConfig(game=AH, preset="tiny", params={}, iterations=10,
                                   memory_limit=4.0), out_dir=tmp_path / "run2")
-    assert "tables_skipped" not in meta2 and "strategy.parquet" in meta2["files"]
+    assert meta2.tables_skipped is None and "strategy.parquet" in meta2.files
 
 
 def test_mccfr_goes_without_a_tree_that_would_not_fit(monkeypatch):
     monkeypatch.setattr(engines, "TREE_BYTES_PER_NODE", 1e12)
     meta = solve_run(SolveConfig(game=AH, preset="tiny", params={}, algorithm="es-mccfr",
                                  iterations=20, memory_limit=4.0))
-    assert meta["tree_enumerated"] is False and meta["exploitability"] is None
-    assert "--memory-limit 4 GiB" in meta["tree_not_enumerated_because"]
+    assert meta.tree_enumerated is False and meta.exploitability is None
+    assert "--memory-limit 4 GiB" in meta.tree_not_enumerated_because
     with pytest.raises(SpycfrError, match="--target-exploitability needs an exact best "
                                           "response, and --memory-limit"):
         solve_run(SolveConfig(game=AH, preset="tiny", params={}, algorithm="es-mccfr",

@@ -59,7 +59,7 @@ def test_losing_and_as_good_openings_are_named_with_their_cost(runs):
     run = load_run(runs["ah"])
     spec = openings_spec("agent-hunter")
     # a run pretending to be exact: every difference counts, so some placements lose value
-    exact = openings_table(run.tree, run.strategy, {"exploitability": 1e-12})
+    exact = openings_table(run.tree, run.strategy, 1e-12)
     for player in ("P1", "P2"):
         rows = exact[exact.player == player]
         words = " ".join(openings_words(rows, spec, player))
@@ -70,8 +70,8 @@ def test_losing_and_as_good_openings_are_named_with_their_cost(runs):
         v, tol = rows.br_value.to_numpy(), rows.tolerance.to_numpy()
         assert sorted(rows["rank"]) == sorted(1 + (v[None, :] > v[:, None] + tol[:, None]).sum(1))
     # ties are judged with the run's own accuracy by default: NashConv at the root
-    table = openings_table(run.tree, run.strategy, run.meta)
-    assert table.tolerance.iloc[0] == pytest.approx(2 * run.meta["exploitability"])
+    table = openings_table(run.tree, run.strategy, run.result.exploitability)
+    assert table.tolerance.iloc[0] == pytest.approx(2 * run.result.exploitability)
 
 
 def test_unplayed_ties_are_called_as_good():
@@ -97,7 +97,7 @@ def test_situations_get_their_own_words(runs):
 
 def test_openings_figure_labels_do_not_overlap(runs, monkeypatch):
     run = load_run(runs["ah"])
-    table = openings_table(run.tree, run.strategy, run.meta)
+    table = openings_table(run.tree, run.strategy, run.result.exploitability)
     table = table.assign(cards=table.opening.map(openings_spec("agent-hunter").group))
     captured = {}
     original = figures.save_figure
@@ -107,8 +107,8 @@ def test_openings_figure_labels_do_not_overlap(runs, monkeypatch):
         return original(fig, path)
 
     monkeypatch.setattr(figures, "save_figure", keep)
-    v = run.meta["value_p1"]
-    eps = run.meta["exploitability"]
+    v = run.result.value_p1
+    eps = run.result.exploitability
     # make one placement lose visibly, to see a red bar and its label
     table.loc[3, ["loss", "tie"]] = [0.02, False]
     path = figures.openings_figure(table, {"P1": v, "P2": -v}, eps, run.path / "f.png")

@@ -149,7 +149,7 @@ def test_tolerance_scales_with_how_often_a_position_arises():
 def test_query_mix_ties_and_best_reply_in_words_and_json(tiny):
     run_dir, run = tiny
     res = query_json(run_dir, "P1", "")
-    eps = run.meta["exploitability"]
+    eps = run.result.exploitability
     assert res["tolerance"] == pytest.approx(2 * eps)  # the root: reached in every game
     assert res["equilibrium_reach_probability"] == pytest.approx(1.0)
     assert res["warning"] is None

@@ -103,8 +103,8 @@ def test_files_exist_and_figures_are_png(runs, name):
 def test_headline_numbers_are_the_runs(runs, name):
     run_dir, md_path = runs[name]
     md = md_path.read_text()
-    meta = load_run(run_dir).meta
-    value, eps = meta["value_p1"], meta["exploitability"]
+    meta = load_run(run_dir).result
+    value, eps = meta.value_p1, meta.exploitability
     row = _row(md, "value of the game for P1")
     d = _decimals(row[1])
     assert abs(_num(row[1]) - value) <= 0.5 * 10 ** -d + 1e-12
@@ -117,10 +117,10 @@ def test_headline_numbers_are_the_runs(runs, name):
         assert _num(stated.split()[1]) == pytest.approx(eps, rel=5e-3)
     lo, hi = (_num(x) for x in _row(md, "exact game value for P1 lies in")[1].strip("[]")
               .split(","))
-    assert lo == pytest.approx(-meta["best_response_p2"], abs=10 ** -d)
-    assert hi == pytest.approx(meta["best_response_p1"], abs=10 ** -d)
+    assert lo == pytest.approx(-meta.best_response_p2, abs=10 ** -d)
+    assert hi == pytest.approx(meta.best_response_p1, abs=10 ** -d)
     gains = _section(md, "## Best responses")
-    assert _num(_row(gains, "P1")[3]) == pytest.approx(meta["best_response_p1"] - value, rel=5e-3)
+    assert _num(_row(gains, "P1")[3]) == pytest.approx(meta.best_response_p1 - value, rel=5e-3)
 
 
 def test_certified_interval_holds_the_true_value(runs):
@@ -183,7 +183,7 @@ def _python_walk(run):
     """Expected counts of each move type per player, attack answers, P1 outcomes: a walk of
     the Python game protocol, answers read from the full record (rulesheet notation)."""
     tree, strategy = run.tree, run.strategy
-    game = make_game("agent-hunter", run.meta["preset"], run.meta["config"]["params"])
+    game = make_game("agent-hunter", run.result.preset, run.result.config.params)
     moves = np.zeros((2, 5))  # place, hand, switch, house, refill
     answers = np.zeros((2, 2, 3))  # [player, hand/house, lo/eq/hi]
     outcome = np.zeros(3)

@@ -31,7 +31,7 @@ def test_the_results_are_there():
 def test_committed_run_is_current(preset):
     meta = json.loads((RESULTS / preset / "run.json").read_text())
     run = load_run(RESULTS / preset)
-    assert run.meta["variant"] == meta["variant"]
+    assert run.result.variant == meta["variant"]
     br = [best_response(run.tree, run.strategy, p)[0] for p in (0, 1)]
     assert abs(br[0] + br[1] - meta["nash_conv"]) < 1e-12
     assert abs(expected_value(run.tree, run.strategy) - meta["value_p1"]) < 1e-12
@@ -72,7 +72,7 @@ def test_committed_sweep_is_current():
                                  "max_turns": "2", "decoy_rule": "switched"},
                          iterations=summary["solve"]["max_iterations"],
                          target_exploitability=target, check_every=100, memory_limit=4.0)
-    assert solve_run(config, write_tables=False)["value_p1"] == row["value_p1"]
+    assert solve_run(config, write_tables=False).value_p1 == row["value_p1"]
 
 
 SAMPLED = ["standard", "agent-avenue/standard", "agent-double-double-agent/standard"]

@@ -59,7 +59,7 @@ def _direct_value(params: dict) -> float:
     config = SolveConfig(game="agent-hunter", preset="tiny", params=params,
                          iterations=100_000, target_exploitability=1e-3, check_every=100,
                          memory_limit=4.0)
-    return solve_run(config, write_tables=False)["value_p1"]
+    return solve_run(config, write_tables=False).value_p1
 
 
 @pytest.mark.slow
@@ -181,7 +181,7 @@ def test_scheduler_and_two_workers_survive_a_killed_worker(tmp_path):
                                          "max_turns": str(row["max_turns"])},
                                  iterations=100_000, target_exploitability=1e-5,
                                  check_every=100, memory_limit=4.0)
-            assert row["value_p1"] == solve_run(config, write_tables=False)["value_p1"]
+            assert row["value_p1"] == solve_run(config, write_tables=False).value_p1
         assert result["summary"]["cluster"] == f"scheduler {address}"
     finally:
         for proc in procs:

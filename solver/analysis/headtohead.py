@@ -217,7 +217,7 @@ def player_from(source: str, game) -> Player:
     or a run directory (a tree run plays its strategy; an MCCFR run without a tree its
     average strategy)."""
     from spycfr.runs.sampled import load_sampled_solver
-    from spycfr.runs.store import is_treeless, load_run, read_run_meta
+    from spycfr.runs.store import load_run, read_run
 
     if source == "uniform":
         return uniform_player()
@@ -226,11 +226,11 @@ def player_from(source: str, game) -> Player:
     if source.startswith("heuristic:"):
         return styled_player(game, source.split(":", 1)[1])
     check_player_name(source)
-    meta = read_run_meta(source)
-    if meta["game"] != game.name or meta["variant"] != game.variant_obj.as_dict():
-        raise SpycfrError(f"run {source!r} plays {meta['game']} {meta['variant']}, not "
+    meta = read_run(source)
+    if meta.game != game.name or meta.variant != game.variant_obj.as_dict():
+        raise SpycfrError(f"run {source!r} plays {meta.game} {meta.variant}, not "
                           f"{game.name} {game.variant_obj.as_dict()}")
-    if not is_treeless(meta):
+    if not meta.treeless:
         run = load_run(source)
         params = get_plugin(game.name).numba_params(game.variant_obj)
         return tree_player(run.tree, run.strategy, params, source)

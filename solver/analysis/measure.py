@@ -28,7 +28,8 @@ from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_game
 from spycfr.io import write_json
 from spycfr.runs.lock import RunLock
-from spycfr.runs.store import RUN_JSON, read_run_meta, treeless_openings
+from spycfr.runs.result import RunResult
+from spycfr.runs.store import RUN_JSON, read_run, treeless_openings
 
 LOWER_BOUND_METHOD = (
     "the best mean payoff of the measured opponents (uniform, the heuristic players and, when "
@@ -85,9 +86,10 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
     """Measure a tree-less run (see the module notes) and record it in its run.json; with
     ``lbr_games`` > 0 also a local best response in that many games (``lbr_rollouts``
     playouts per action, LBR continuing as the player ``lbr_rollout``, None: as the run)."""
-    meta = read_run_meta(run_dir)
-    config = meta["config"]
-    game = make_game(config["game"], config["preset"], config["params"])
+    meta = read_run(run_dir)
+    config = meta.config
+    assert config is not None  # read_run requires it
+    game = make_game(config.game, config.preset, config.params)
     if lbr_games != 0:
         check_lbr_options(lbr_games, lbr_rollouts)
     roll = None if lbr_rollout is None else player_from(lbr_rollout, game)
@@ -123,13 +125,11 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
                 "command": _command(run_dir, games, seed, compare, lbr_games, lbr_rollouts,
                                     lbr_rollout)}
     with RunLock(run_dir):  # no solve may rewrite the run meanwhile
-        meta = read_run_meta(run_dir)
-        meta["measured"] = measured
-        write_json(Path(run_dir) / RUN_JSON, meta)
+        write_json(Path(run_dir) / RUN_JSON, read_run(run_dir).with_measured(measured).to_json())
     return measured
 
 
-def _stability(run_dir, meta: dict, compare: tuple[str, ...]) -> dict | None:
+def _stability(run_dir, meta: RunResult, compare: tuple[str, ...]) -> dict | None:
     """Openings against other runs of the same variant, and against uniform play."""
     mine = treeless_openings(run_dir)
     if mine is None:
@@ -140,15 +140,15 @@ def _stability(run_dir, meta: dict, compare: tuple[str, ...]) -> dict | None:
         theirs = treeless_openings(other)
         if theirs is None:
             raise SpycfrError(f"--compare {other!r}: not a sampled run without a tree")
-        if theirs[0]["variant"] != meta["variant"] or theirs[0]["game"] != meta["game"]:
+        if theirs[0].variant != meta.variant or theirs[0].game != meta.game:
             raise SpycfrError(f"--compare {other!r} plays another game or variant")
-        others.append({"run": str(other), "seed": theirs[0]["seed"],
-                       "iterations": theirs[0]["iterations"],
+        others.append({"run": str(other), "seed": theirs[0].seed,
+                       "iterations": theirs[0].iterations,
                        **opening_distance(table, theirs[1])})
     return {"method": "total variation distance between the opening distributions "
                       "(0: identical, 1: disjoint), per player, situations weighted equally; "
                       "top5_shared: how many of the five most played openings both runs share",
-            "iterations": meta["iterations"], "seed": meta["seed"],
+            "iterations": meta.iterations, "seed": meta.seed,
             "against_uniform": opening_distance(table, _uniform_like(table)),
             "against_runs": others}
 

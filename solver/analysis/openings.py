@@ -57,17 +57,18 @@ def opening_infosets(tree: Tree) -> list[tuple[int, int, str]]:
     return out
 
 
-def openings_table(tree: Tree, strategy: np.ndarray, meta: dict | None = None) -> pd.DataFrame:
+def openings_table(tree: Tree, strategy: np.ndarray,
+                   exploitability: float | None = None) -> pd.DataFrame:
     """One row per (player, context, opening move), ranked by best-response value within
-    each player and context, ties (``loss`` within ``tolerance``) sharing a rank. ``meta``:
-    the run's exploitability and best-response values (computed here when not given)."""
+    each player and context, ties (``loss`` within ``tolerance``) sharing a rank.
+    ``exploitability``: the run's (computed here when not given)."""
     from spycfr.analysis.query import tie_tolerance
 
     spec = openings_spec(tree.game)
     _, labels = tree_labels(tree)
     cfv, reach, opp_reach = infoset_values(tree, strategy)
     best = {p: best_response_values(tree, strategy, p) for p in (0, 1)}
-    meta = meta if meta is not None else _accuracy(tree, strategy)
+    eps = float(exploitability if exploitability is not None else _accuracy(tree, strategy))
     frames = []
     for player, infoset, context in opening_infosets(tree):
         q, _, opp = best[player]
@@ -82,18 +83,17 @@ def openings_table(tree: Tree, strategy: np.ndarray, meta: dict | None = None) -
         if spec.context_name:
             frame.insert(1, spec.context_name, context)
             frame["reach"] = reach[infoset]
-        eps = float(meta.get("exploitability") or 0.0)
         tol = tie_tolerance(eps, float(reach[infoset]))
         frame["tolerance"] = 2 * eps if tol is None else tol
         frames.append(frame)
     return _ranked(pd.concat(frames, ignore_index=True), spec, ["br_value", "probability"])
 
 
-def _accuracy(tree: Tree, strategy: np.ndarray) -> dict:
+def _accuracy(tree: Tree, strategy: np.ndarray) -> float:
     """The run's exploitability (what the tie tolerance needs), computed exactly."""
     from spycfr.exact.best_response import exploitability
 
-    return {"exploitability": exploitability(tree, strategy)}
+    return exploitability(tree, strategy)
 
 
 def treeless_table(game: str, raw: pd.DataFrame) -> pd.DataFrame:

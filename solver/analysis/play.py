@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +24,10 @@ from spycfr.engine.states import CHANCE_PLAYER
 from spycfr.errors import RecordError, SpycfrError
 from spycfr.games import get_plugin, make_game
 from spycfr.tree import Tree
+
+if TYPE_CHECKING:
+    from spycfr.cfr.mccfr import MCCFRSolver
+    from spycfr.runs.result import RunResult
 
 SEATS = ("P1", "P2")
 QUIT = ("quit", "q", "exit")
@@ -33,16 +38,18 @@ HELP = ("?", "help", "h")
 class Opponent:
     """The run's strategy, on its tree (``tree``/``strategy``) or from an MCCFR solver."""
 
-    meta: dict
+    result: RunResult
     tree: Tree | None = None
     strategy: np.ndarray | None = None
-    solver: object | None = None
+    solver: MCCFRSolver | None = None
 
     def policy(self, node: int, path: list[int], seat: int, k: int) -> np.ndarray:
         """The move distribution at the current decision (a sampled run's fallback where it
         never met it: uniform, or the game's heuristic)."""
         if self.tree is not None:
+            assert self.strategy is not None
             return self.strategy[int(self.tree.node_infoset[node]), :k]
+        assert self.solver is not None
         probs = self.solver.played_policy_at(path, seat)
         if len(probs) != k:
             raise RuntimeError(f"the run's row has {len(probs)} moves, the rules give {k}")
@@ -63,12 +70,12 @@ class Decision:
 
 def load_opponent(run_dir: str) -> Opponent:
     """The strategy of a run directory: a tree run, or an MCCFR run from its checkpoint."""
-    from spycfr.runs.store import is_treeless, load_run, read_run_meta
+    from spycfr.runs.store import load_run, read_run
 
-    meta = read_run_meta(run_dir)
-    if not is_treeless(meta):
+    meta = read_run(run_dir)
+    if not meta.treeless:
         run = load_run(run_dir)
-        return Opponent(run.meta, run.tree, run.strategy)
+        return Opponent(run.result, run.tree, run.strategy)
     from spycfr.runs.sampled import load_sampled_solver
 
     solver = load_sampled_solver(run_dir)
@@ -109,18 +116,18 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     """Play one game as ``seat`` (0: P1) against the run's strategy; returns the result and
     the review (see :func:`review`). ``say`` prints a line; ``moves`` gives the input."""
     opp = opponent or load_opponent(run_dir)
-    meta = opp.meta
-    game = make_game(meta["game"], None, meta["variant"])
-    plugin = get_plugin(meta["game"])
+    meta = opp.result
+    game = make_game(meta.game, None, meta.variant)
+    plugin = get_plugin(meta.game)
     rng = np.random.default_rng(seed)
     me, them = SEATS[seat], SEATS[1 - seat]
-    variant = meta.get("preset") or " ".join(f"{k}={v}" for k, v in meta["variant"].items())
+    variant = meta.preset or " ".join(f"{k}={v}" for k, v in meta.variant.items())
     variant = f" ({variant})" if variant and variant != "default" else ""
-    eps = meta.get("exploitability")
+    eps = meta.exploitability
     quality = (f"exploitability {eps:.2g}" if eps is not None else
                "sampled, exploitability unknown")
     say(f"{plugin.title}{variant}: you are {me}; the program plays {them} with the strategy "
-        f"of {run_dir} ({meta.get('algorithm')}, {quality}); seed {seed}")
+        f"of {run_dir} ({meta.algorithm}, {quality}); seed {seed}")
     say("type a move's number or the move as listed; 'help' lists the moves again, "
         "'quit' stops")
     narrator = Narrator(plugin, seat, say)
@@ -174,7 +181,9 @@ def run_game(game, opp: Opponent, seat: int, rng: np.random.Generator,
     returned is then None). ``observe(actor, view_before, state, label)`` is told before each
     step (label None) and after each of the seat's moves. Returns the final state and the
     seat's decisions."""
-    state, node, path, decisions = game.new_initial_state(), 0, [], []
+    state, node = game.new_initial_state(), 0
+    path: list[int] = []
+    decisions: list[Decision] = []
     while not state.is_terminal():
         p = state.current_player()
         before = state.information_state(seat)
@@ -239,9 +248,10 @@ def review(opp: Opponent, seat: int, decisions: list[Decision]) -> list[dict]:
     from spycfr.exact.best_response import best_response_values, infoset_values
 
     tree, strategy = opp.tree, opp.strategy
+    assert tree is not None and strategy is not None  # a run with a tree
     cfv, reach, opp_reach = infoset_values(tree, strategy)
     q, _, opp_br = best_response_values(tree, strategy, seat)
-    eps = float(opp.meta.get("exploitability") or 0.0)
+    eps = float(opp.result.exploitability or 0.0)
     rows = []
     for d in decisions:
         i = int(tree.node_infoset[d.node])
@@ -395,5 +405,6 @@ def _child_node(tree: Tree | None, node: int, action: int) -> int:
 
 
 def _sampled_prob(opp: Opponent, d: Decision, seat: int) -> float | None:
+    assert opp.solver is not None
     probs = opp.solver.policy_at(d.path, seat)
     return float(probs[d.index]) if probs is not None and len(probs) > d.index else None

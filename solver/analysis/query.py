@@ -12,6 +12,7 @@ view (e.g. an Agent Hunter hand attack with each answer it may get).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -89,7 +90,7 @@ def query(run: Run, player: int, record: str, against: np.ndarray | None = None)
          "value": _num(values[a]), "br_value": _num(br_values[a]), "record": forms[a]}
         for a in range(k)
     ]
-    eps = float(run.meta.get("exploitability") or 0.0)
+    eps = float(run.result.exploitability or 0.0)
     result = {
         "player": name,
         "information_state": key,
@@ -129,8 +130,8 @@ def advise(moves: list[dict], tolerance: float | None, br_tolerance: float,
     br_value); adds ``loss``, ``tie`` and ``best_reply`` to each move. Values within
     ``tolerance`` of the best tie (None: off the equilibrium path, values not ranked); best-
     reply values within ``br_tolerance``."""
-    out = {"tolerance": tolerance, "br_tolerance": br_tolerance,
-           "against_other": other_opponent}
+    out: dict[str, Any] = {"tolerance": tolerance, "br_tolerance": br_tolerance,
+                           "against_other": other_opponent}
     mix = sorted((m for m in moves if m["probability"] >= SHOWN),
                  key=lambda m: -m["probability"])
     out["equilibrium_mix"] = [{"move": m["move"], "probability": m["probability"]} for m in mix]
@@ -297,18 +298,18 @@ def sampled_query(run_dir: str | Path, player: int, record: str) -> dict:
     """``player``'s moves at the position of its view ``record`` in a run sampled without a
     tree: the average strategy's probabilities, read by the information abstraction."""
     from spycfr.runs.sampled import load_sampled_solver
-    from spycfr.runs.store import read_run_meta
+    from spycfr.runs.store import read_run
 
-    meta = read_run_meta(run_dir)
-    if not meta["config"].get("abstraction"):
+    meta = read_run(run_dir)
+    if meta.config is None or not meta.config.abstraction:
         raise SpycfrError(f"run {str(run_dir)!r} was sampled without --abstraction: its table "
                           "is keyed by whole move histories, which a player's view does not "
                           "give; query a run solved with --abstraction")
-    records = feature(meta["game"], "records", "record notation to name a position in")
+    records = feature(meta.game, "records", "record notation to name a position in")
     if records.view_state is None:
-        raise SpycfrError(f"{meta['game']} cannot rebuild a position from a view: query "
+        raise SpycfrError(f"{meta.game} cannot rebuild a position from a view: query "
                           "needs a run with a tree")
-    variant = make_variant(meta["game"], None, meta["variant"])
+    variant = make_variant(meta.game, None, meta.variant)
     key, position, name = _view_to_move(records, variant, record, player)
     solver = load_sampled_solver(run_dir)
     state = records.view_state(variant, record, player)
@@ -323,8 +324,8 @@ def sampled_query(run_dir: str | Path, player: int, record: str) -> dict:
     return {"player": name, "information_state": key, "seen": seen, "source": SAMPLED_SOURCE,
             "fallback": solver.fallback, "store_depth": solver.store_depth,
             "moves": [{"move": labels[i], "probability": float(policy[i])} for i in order],
-            "iterations": meta["iterations"], "exploitability": None,
-            "measured": meta.get("measured")}
+            "iterations": meta.iterations, "exploitability": None,
+            "measured": meta.measured}
 
 
 def _view_to_move(records, variant, record: str, player: int) -> tuple[str, dict, str]:

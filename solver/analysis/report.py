@@ -10,6 +10,7 @@ are from the game's.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from spycfr.errors import SpycfrError
 from spycfr.exact.best_response import best_response, expected_value, infoset_values
 from spycfr.games import get_plugin, tree_labels
 from spycfr.io import write_text
+from spycfr.runs.result import RunResult
 from spycfr.runs.store import Run
 from spycfr.tree import Tree
 
@@ -52,7 +54,7 @@ class ReportContext:
     the convergence), which share the takeaways list."""
 
     run: Run
-    meta: dict
+    result: RunResult  # its values all measured (computed on the tree where the run lacks one)
     tree: Tree
     strategy: np.ndarray
     eps: float
@@ -67,9 +69,9 @@ class ReportContext:
     openings: Callable[[], pd.DataFrame]
 
 
-def variant_words(meta: dict) -> str:
+def variant_words(result: RunResult) -> str:
     """The variant of a run in plain words."""
-    return get_plugin(meta["game"]).describe_variant(meta["variant"])
+    return get_plugin(result.game).describe_variant(result.variant)
 
 
 def convergence_figure(log: pd.DataFrame, final: float, path: Path) -> Path | None:
@@ -100,8 +102,7 @@ def _convergence_log(run: Run) -> pd.DataFrame:
             return log
     except (OSError, ValueError):
         pass
-    return pd.DataFrame(run.meta.get("log") or [], columns=["iteration", "seconds",
-                                                             "exploitability"])
+    return pd.DataFrame(run.result.log, columns=["iteration", "seconds", "exploitability"])
 
 
 def write_report(run: Run, out_path: str | Path, figures_dir: str | Path | None = None) -> Path:
@@ -119,26 +120,27 @@ def write_report(run: Run, out_path: str | Path, figures_dir: str | Path | None 
     return out_path
 
 
-def _complete_meta(run: Run) -> dict:
-    """run.json's numbers, computing on the tree any that an older or other run lacks."""
-    meta = dict(run.meta)
-    if meta.get("value_p1") is None:
-        meta["value_p1"] = expected_value(run.tree, run.strategy)
-    for p, key in enumerate(("best_response_p1", "best_response_p2")):
-        if meta.get(key) is None:
-            meta[key] = best_response(run.tree, run.strategy, p)[0]
-    if meta.get("exploitability") is None:
-        meta["exploitability"] = (meta["best_response_p1"] + meta["best_response_p2"]) / 2
-    return meta
+def _completed(run: Run) -> Run:
+    """``run`` with run.json's values, computing on the tree any that an older or other run
+    lacks."""
+    r = run.result
+    value = r.value_p1 if r.value_p1 is not None else expected_value(run.tree, run.strategy)
+    br1, br2 = (b if b is not None else best_response(run.tree, run.strategy, p)[0]
+                for p, b in enumerate((r.best_response_p1, r.best_response_p2)))
+    eps = r.exploitability if r.exploitability is not None else (br1 + br2) / 2
+    result = dataclasses.replace(r, value_p1=value, best_response_p1=br1,
+                                 best_response_p2=br2, exploitability=eps)
+    return dataclasses.replace(run, result=result)
 
 
 def _build(run: Run, out_path: Path, figures_dir: Path) -> str:
-    meta = _complete_meta(run)
-    run = Run(run.path, meta, run.tree, run.strategy)
+    run = _completed(run)
+    meta = run.result
     tree, strategy = run.tree, run.strategy
-    plugin = get_plugin(meta["game"])
+    plugin = get_plugin(meta.game)
     doc = Doc()
-    eps = float(meta["exploitability"])
+    assert meta.exploitability is not None
+    eps = float(meta.exploitability)
     dec = value_decimals(eps)
     rel = Path(os.path.relpath(figures_dir, out_path.parent))
 
@@ -170,43 +172,49 @@ def _build(run: Run, out_path: Path, figures_dir: Path) -> str:
     return "\n".join(out)
 
 
-def _header(doc: Doc, meta: dict, tree: Tree) -> None:
-    title = get_plugin(meta["game"]).title
-    preset = meta.get("preset")
+def _values(result: RunResult) -> tuple[float, float, float]:
+    """(P1's value, P1's best-response value, P2's) of a completed result."""
+    v, br1, br2 = result.value_p1, result.best_response_p1, result.best_response_p2
+    assert v is not None and br1 is not None and br2 is not None  # completed by _completed
+    return float(v), float(br1), float(br2)
+
+
+def _header(doc: Doc, meta: RunResult, tree: Tree) -> None:
+    title = get_plugin(meta.game).title
+    preset = meta.preset
     doc.add(f"# Strategy report: {title}" + (f", preset `{preset}`" if preset else "") + "\n")
-    alg = ALGORITHM_NAMES.get(meta["algorithm"], meta["algorithm"])
-    params = meta.get("algorithm_params") or {}
+    alg = ALGORITHM_NAMES.get(meta.algorithm, meta.algorithm)
+    params = meta.algorithm_params
     updates = "alternating" if params.get("alternating", True) else "simultaneous"
-    seconds = float(meta.get("solve_seconds", 0.0))
-    build = f"{meta.get('build_seconds') or 0:.1f} s to build the tree"
-    if meta["algorithm"] == "lp":
+    seconds = float(meta.solve_seconds or 0.0)
+    build = f"{meta.build_seconds or 0:.1f} s to build the tree"
+    if meta.algorithm == "lp":
         solved = [["algorithm", f"{alg} (one HiGHS program, exact)"],
                   ["solve time", f"{seconds:,.1f} s + {build}"]]
     else:
         solved = [
             ["algorithm", f"{alg} ({updates} updates)"],
             ["iterations",
-             f"{int(meta['iterations']):,} (stopped by {meta.get('stopped_by', '?')})"],
-            ["seed", str(meta.get("seed", "-"))],
-            ["solve time", f"{seconds:,.1f} s ({meta.get('ms_per_iteration') or 0:.3g} ms per "
+             f"{int(meta.iterations):,} (stopped by {meta.stopped_by or '?'})"],
+            ["seed", str(meta.seed if meta.seed is not None else "-")],
+            ["solve time", f"{seconds:,.1f} s ({meta.ms_per_iteration or 0:.3g} ms per "
                            f"iteration) + {build}"]]
     rows = [
         ["game", f"{title}: {variant_words(meta)}"],
-        ["parameters", " ".join(f"{k}={v}" for k, v in meta["variant"].items()) or "none"],
+        ["parameters", " ".join(f"{k}={v}" for k, v in meta.variant.items()) or "none"],
         *solved,
         ["tree", f"{tree.num_nodes:,} nodes, {tree.num_infosets:,} information sets"],
-        ["spycfr", f"{meta.get('version', '?')}, run made {meta.get('created', '?')}"],
+        ["spycfr", f"{meta.version or '?'}, run made {meta.created or '?'}"],
     ]
     doc.add(md_table(["", ""], rows, "ll") + "\n")
 
 
-def _headline(doc: Doc, meta: dict, eps: float, dec: int) -> None:
-    v = float(meta["value_p1"])
-    br1, br2 = float(meta["best_response_p1"]), float(meta["best_response_p2"])
+def _headline(doc: Doc, meta: RunResult, eps: float, dec: int) -> None:
+    v, br1, br2 = _values(meta)
     lo, hi = -br2, br1  # the exact game value lies between the two best responses
-    plugin = get_plugin(meta["game"])
-    win = plugin.win_payoff(meta["variant"])
-    unit = plugin.payoff_unit(meta["variant"])
+    plugin = get_plugin(meta.game)
+    win = plugin.win_payoff(meta.variant)
+    unit = plugin.payoff_unit(meta.variant)
     per_game = "per game" if win else f"{unit} per game"
     e = f"exploitability {fmt_eps(eps)}"
     doc.add("## Headline numbers\n")
@@ -254,18 +262,18 @@ def _convergence(doc: Doc, run: Run, eps: float, figdir: Path, rel: Path) -> Non
         half = good[good.iteration >= good.iteration.iloc[-1] / 4]
         text = (f"Exploitability went from {good.exploitability.iloc[0]:.3g} after "
                 f"{int(good.iteration.iloc[0]):,} iterations to {fmt_eps(eps)} after "
-                f"{int(run.meta['iterations']):,}.")
+                f"{int(run.result.iterations):,}.")
         if len(half) >= 3:
             slope = np.polyfit(np.log(half.iteration), np.log(half.exploitability), 1)[0]
             text += (f" Over the last three quarters of the run it fell like "
                      f"iterations^{slope:.2f}.")
         doc.add(text + "\n")
-    elif run.meta["algorithm"] == "lp":
+    elif run.result.algorithm == "lp":
         doc.add(f"Solved exactly by the sequence-form LP: exploitability {fmt_eps(eps)} (the "
                 f"floating-point rounding of an exact equilibrium).\n")
     else:
         doc.add(f"The run logged too few points for a curve; final exploitability "
-                f"{fmt_eps(eps)} after {int(run.meta['iterations']):,} iterations.\n")
+                f"{fmt_eps(eps)} after {int(run.result.iterations):,} iterations.\n")
 
 
 def _generic_actions(doc: Doc, tree: Tree, strategy: np.ndarray, reach: np.ndarray) -> None:
@@ -307,9 +315,8 @@ def _generic_actions(doc: Doc, tree: Tree, strategy: np.ndarray, reach: np.ndarr
 
 
 def _best_responses(doc: Doc, run: Run, eps: float, dec: int) -> None:
-    tree, strategy, meta = run.tree, run.strategy, run.meta
-    v = float(meta["value_p1"])
-    br1, br2 = float(meta["best_response_p1"]), float(meta["best_response_p2"])
+    tree, strategy = run.tree, run.strategy
+    v, br1, br2 = _values(run.result)
     width = strategy.shape[1]
     cols = np.arange(width)
     na = tree.infoset_num_actions.astype(np.float64)[:, None]

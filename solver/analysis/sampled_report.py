@@ -15,7 +15,7 @@ from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.io import write_text
-from spycfr.runs.sampled import bound_shortfall
+from spycfr.runs.result import RunResult
 from spycfr.runs.store import treeless_openings
 
 TOP = 10  # openings listed per player (per situation)
@@ -40,22 +40,22 @@ def write_sampled_report(run_dir: str | Path, out_path: str | Path) -> Path:
     return out_path
 
 
-def _header(doc: Doc, meta: dict) -> None:
-    title = get_plugin(meta["game"]).title
-    preset = meta.get("preset")
+def _header(doc: Doc, meta: RunResult) -> None:
+    title = get_plugin(meta.game).title
+    preset = meta.preset
     doc.add(f"# Strategy report: {title}" + (f", preset `{preset}`" if preset else "") + "\n")
-    params = meta.get("algorithm_params") or {}
-    alg = ALGORITHM_NAMES.get(meta["algorithm"], meta["algorithm"])
+    params = meta.algorithm_params
+    alg = ALGORITHM_NAMES.get(meta.algorithm, meta.algorithm)
     if params.get("epsilon") is not None:
         alg += f" (exploration {params['epsilon']:g})"
     keys = ("the game's information abstraction" if params.get("abstraction") else
             "the whole history of each seat's observations")
-    frozen = meta.get("frozen_at_iteration")
-    memory = (f"limit {meta.get('memory_limit_gib', 0):g} GiB on the resident memory; peak "
-              f"measured {meta.get('peak_rss_bytes', 0) / 2**30:.2f} GiB")
+    frozen = meta.frozen_at_iteration
+    memory = (f"limit {meta.memory_limit_gib or 0:g} GiB on the resident memory; peak "
+              f"measured {(meta.peak_rss_bytes or 0) / 2**30:.2f} GiB")
     if frozen is not None:
         memory += (f"; table full (frozen) from iteration {frozen:,}, after which "
-                   f"{meta.get('unstored_decisions', 0):,} sampled decisions met an information "
+                   f"{meta.unstored_decisions or 0:,} sampled decisions met an information "
                    f"state not stored (played as the fallback, "
                    f"{params.get('fallback', 'uniform')}; not learnt)")
     depth = params.get("store_depth")
@@ -65,32 +65,32 @@ def _header(doc: Doc, meta: dict) -> None:
                    f"plays the fallback ({params.get('fallback', 'uniform')})")
     rows = [
         ["game", f"{title}: {variant_words(meta)}"],
-        ["parameters", " ".join(f"{k}={v}" for k, v in meta["variant"].items())],
-        ["algorithm", f"{alg}, seed {meta.get('seed')}"],
-        ["information states", f"keyed by {keys}; {meta.get('infosets_seen', 0):,} stored"],
-        ["iterations", f"{int(meta['iterations']):,} (stopped by {meta.get('stopped_by')}) in "
-                       f"{float(meta.get('solve_seconds', 0)):,.0f} s"],
+        ["parameters", " ".join(f"{k}={v}" for k, v in meta.variant.items())],
+        ["algorithm", f"{alg}, seed {meta.seed}"],
+        ["information states", f"keyed by {keys}; {meta.infosets_seen or 0:,} stored"],
+        ["iterations", f"{int(meta.iterations):,} (stopped by {meta.stopped_by}) in "
+                       f"{float(meta.solve_seconds or 0):,.0f} s"],
         ["memory", memory],
         ["where the table has no row", "the strategy plays the game's heuristic player"
          if params.get("fallback") == "heuristic" else "the strategy plays uniformly"],
-        ["tree", f"not enumerated (about {meta.get('estimated_nodes', 0):.2g} nodes)"],
-        ["spycfr", f"{meta.get('version', '?')}, run made {meta.get('created', '?')}"],
+        ["tree", f"not enumerated (about {meta.estimated_nodes or 0:.2g} nodes)"],
+        ["spycfr", f"{meta.version or '?'}, run made {meta.created or '?'}"],
     ]
     doc.add(md_table(["", ""], rows, "ll") + "\n")
 
 
-def _measured(doc: Doc, meta: dict) -> None:
+def _measured(doc: Doc, meta: RunResult) -> None:
     doc.add("## How strong it is\n")
-    est = meta.get("exploitability_estimate") or {}
-    if est.get("informative"):
-        why = f", {est['value']:.3g}, is an estimate from sampled regrets, not a measurement"
-    elif "value" in est:
-        why = f" {bound_shortfall(est)}, so it bounds nothing"
+    est = meta.exploitability_estimate
+    if est is not None and est.informative:
+        why = f", {est.value:.3g}, is an estimate from sampled regrets, not a measurement"
+    elif est is not None:
+        why = f" {est.shortfall}, so it bounds nothing"
     else:
         why = " was not recorded"
     doc.add("**Exploitability: unknown.** The game is far too big for an exact best response, "
             f"and the sampled-regret bound{why}. What was measured instead:\n")
-    m = meta.get("measured")
+    m = meta.measured
     if not m:
         doc.add("Nothing yet: head-to-head results, a local best response, a lower bound on the "
                 "exploitability and the openings' stability are **unknown** (`spycfr measure "
@@ -134,9 +134,9 @@ def _measured(doc: Doc, meta: dict) -> None:
             doc.add("Against other runs: unknown (no run compared).\n")
 
 
-def _openings(doc: Doc, meta: dict, raw) -> None:
-    spec = openings_spec(meta["game"])
-    table = treeless_table(meta["game"], raw)
+def _openings(doc: Doc, meta: RunResult, raw) -> None:
+    spec = openings_spec(meta.game)
+    table = treeless_table(meta.game, raw)
     doc.add(f"## Most played {spec.whats}\n")
     doc.add(f"The run's average strategy at the opening decisions (top {TOP} per player; the "
             "full list is `spycfr openings RUN_DIR --csv`). Read them with the measurements "

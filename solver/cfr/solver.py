@@ -184,8 +184,9 @@ class CFRSolver(TableCFR):
             np.flatnonzero(tree.node_player == 1).astype(np.int64),
         )
         self._inst = np.zeros_like(self.m)
-        self._reach = np.zeros((tree.num_nodes, 3))
-        self._values = np.zeros(tree.num_nodes)
+        # Working arrays: on the host here, on the GPU in spycfr.cfr.gpu's subclass.
+        self._reach: Any = np.zeros((tree.num_nodes, 3))
+        self._values: Any = np.zeros(tree.num_nodes)
         self._layout: tuple | None = None
         if self.threads > 1:
             split = threaded.subtree_layout(tree.first_child, tree.num_children, self.threads)

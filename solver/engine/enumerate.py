@@ -293,7 +293,7 @@ def enumerate_tree(params, game: str, variant: dict, describe: str,
         raise SpycfrError(_too_big(game, describe, max_nodes, estimate, too_big_hint))
 
     cap = max(1, min(max_nodes, 1 << 16))
-    nodes = [
+    nodes: list[np.ndarray] = [
         np.empty(cap, dtype=np.int64),  # first_child
         np.empty(cap, dtype=np.int16),  # num_children
         np.empty(cap, dtype=np.int8),  # node_player
@@ -302,7 +302,7 @@ def enumerate_tree(params, game: str, variant: dict, describe: str,
         np.empty(cap, dtype=np.float64),  # utility
     ]
     chance_prob = np.empty(1 << 10, dtype=np.float64)
-    infosets = [
+    infosets: list[np.ndarray] = [
         np.empty(1 << 12, dtype=np.int8),  # infoset_player
         np.empty(1 << 12, dtype=np.int8),  # infoset_seat
         np.empty(1 << 12, dtype=np.int16),  # infoset_num_actions

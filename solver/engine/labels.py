@@ -3,8 +3,11 @@ game's Python states (the numba enumerator stores only codes)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from spycfr.engine.states import Game, State
 from spycfr.tree import Tree
 
 
@@ -39,7 +42,7 @@ def infoset_labels(tree: Tree, game) -> tuple[list[str], list[list[str]]]:
     return keys, labels
 
 
-def state_at(game, path) -> object:
+def state_at(game: Game, path: Sequence[int]) -> State:
     """The Python state after the action (and chance outcome) codes ``path``."""
     state = game.new_initial_state()
     for a in path:

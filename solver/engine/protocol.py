@@ -74,7 +74,8 @@ def register(params_class: type, **impls) -> None:
 
 def _impl(name: str, params):
     """The implementation of ``name`` for the numba type ``params`` (None: not ours)."""
-    if isinstance(params, types.BaseNamedTuple):
+    # numba's annotations omit the names numba.core.types exports at run time
+    if isinstance(params, types.BaseNamedTuple):  # type: ignore[attr-defined]
         impls = _REGISTRY.get(params.instance_class)
         if impls is not None:
             return impls.get(name)

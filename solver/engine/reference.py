@@ -12,7 +12,7 @@ from collections import deque
 
 import numpy as np
 
-from spycfr.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER
+from spycfr.engine.states import CHANCE_PLAYER, TERMINAL_PLAYER, State
 from spycfr.errors import SpycfrError
 from spycfr.tree import CHANCE, TERMINAL, Tree
 
@@ -44,7 +44,9 @@ def _build(game) -> Tree:
     infoset_prev: list[tuple[int, int] | None] = []
 
     # Queue entries: (state, last (infoset, action) of P1, same for P2).
-    queue = deque([(game.new_initial_state(), None, None)])
+    # (state, each player's last decision as (infoset, action) or None)
+    queue: deque[tuple[State, tuple[int, int] | None, tuple[int, int] | None]] = deque(
+        [(game.new_initial_state(), None, None)])
     n_nodes = 1
     n = 0
     while queue:

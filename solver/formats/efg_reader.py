@@ -255,10 +255,12 @@ def parse_efg(data: bytes | str, memory: MemoryBudget | None = None, what: str =
                 else:
                     actions, probs = tuple(toks.braced(lambda: toks.take("str"))), ()
                 full = (*key, actions, probs)
-                entry = entry_of.get(full)
-                if entry is None:
+                known = entry_of.get(full)
+                if known is None:
                     entry = entry_of[full] = len(out.entries)
                     out.entries.append(full)
+                else:
+                    entry = known
                 first_entry.setdefault(key, entry)
             elif key in first_entry:  # a later member of an infoset: its actions are known
                 entry = first_entry[key]
@@ -456,10 +458,15 @@ def tree_from_efg(data: bytes | str, game: str, variant: dict | None = None,
     # Infosets, chance probabilities and perfect recall (one pass, breadth-first).
     node_player = np.full(n, TERMINAL, np.int8)
     node_infoset = np.full(n, -1, np.int32)
-    probs: list[float] = []
+    chance_probs: list[float] = []
     chance_offset: dict[int, int] = {}
     infoset_of: dict[tuple[int, int], int] = {}
-    info_player, info_actions, info_node, keys, labels, info_seq = [], [], [], [], [], []
+    info_player: list[int] = []
+    info_actions: list[int] = []
+    info_node: list[int] = []
+    keys: list[str] = []
+    labels: list[list[str]] = []
+    info_seq: list[int] = []
     names = efg.names
     # Each player's own-move sequence at a node, interned: seq id 0 is the empty sequence,
     # (parent seq, infoset, action) -> a new id. Perfect recall: every node of an infoset
@@ -482,9 +489,9 @@ def tree_from_efg(data: bytes | str, game: str, variant: dict | None = None,
         if k == 1:
             off = chance_offset.get(e)
             if off is None:
-                off = chance_offset[e] = len(probs)
+                off = chance_offset[e] = len(chance_probs)
                 total = sum(qs)
-                probs.extend(float(q / total) for q in qs)
+                chance_probs.extend(float(q / total) for q in qs)
             node_player[v], node_infoset[v] = CHANCE, off
             continue
         player = player_no - 1
@@ -514,7 +521,7 @@ def tree_from_efg(data: bytes | str, game: str, variant: dict | None = None,
         game=game, variant=dict(variant or {}, title=efg.title),
         first_child=first_child, num_children=num_children, node_player=node_player,
         node_infoset=node_infoset, node_action=node_action, utility=utility,
-        chance_prob=np.asarray(probs, dtype=np.float64),
+        chance_prob=np.asarray(chance_probs, dtype=np.float64),
         infoset_player=np.asarray(info_player, np.int8),
         infoset_num_actions=np.asarray(info_actions, np.int16),
         infoset_node=np.asarray(info_node, np.int64),

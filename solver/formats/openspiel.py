@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +75,7 @@ def tree_from_openspiel(game_string: str, max_nodes: int = DEFAULT_MAX_NODES,
     if info.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
         raise SpycfrError(f"{name} samples its chance events (no outcome list): it cannot be "
                           "enumerated")
-    variant = {"game_string": game_string}
+    variant: dict[str, Any] = {"game_string": game_string}
     if info.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
         game = pyspiel.convert_to_turn_based(game)
         variant["turn_based"] = True
@@ -82,9 +83,13 @@ def tree_from_openspiel(game_string: str, max_nodes: int = DEFAULT_MAX_NODES,
     # Ids are given to a node's children when it is expanded (so they are contiguous and
     # above the parent); expanding depth-first keeps only a path's siblings alive.
     first_child, num_children, node_player, node_infoset = [0], [0], [TERMINAL], [-1]
-    node_action, utility, probs = [-1], [0.0], []
+    node_action, utility = [-1], [0.0]
+    probs: list[float] = []
     infoset_of: dict[str, int] = {}
-    info_player, info_actions, info_node, labels = [], [], [], []
+    info_player: list[int] = []
+    info_actions: list[int] = []
+    info_node: list[int] = []
+    labels: list[list[str]] = []
     stack = [(0, game.new_initial_state())]
     # The walk's memory per node depends on the game (a chess state is far bigger than a
     # poker one): measured as it grows, checked every 1,024 nodes expanded.

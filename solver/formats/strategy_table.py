@@ -192,8 +192,9 @@ def strategy_from_table(
     if n_default:
         if default != "uniform":
             raise SpycfrError(f"strategy table omits {n_default} information state(s)")
-        for i in np.flatnonzero(~seen):
-            strategy[i, : tree.infoset_num_actions[i]] = 1.0 / tree.infoset_num_actions[i]
+        for missing in np.flatnonzero(~seen):
+            n_act = int(tree.infoset_num_actions[missing])
+            strategy[missing, :n_act] = 1.0 / n_act
     return strategy, n_default
 
 
@@ -240,7 +241,8 @@ def write_sampled_table(average: dict, path: str | Path, fmt: str | None = None)
                 batch = pa.Table.from_pandas(chunk, preserve_index=False)
                 writer = writer or pq.ParquetWriter(tmp, batch.schema)
                 writer.write_table(batch)
-            writer.close()
+            if writer is not None:
+                writer.close()
     return rows
 
 

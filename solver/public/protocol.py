@@ -83,7 +83,7 @@ def python_impl(params, name: str):
 
 
 def _impl(name: str, params):
-    if isinstance(params, types.BaseNamedTuple):
+    if isinstance(params, types.BaseNamedTuple):  # type: ignore[attr-defined]  # numba's annotations omit this run-time export
         impls = _REGISTRY.get(params.instance_class)
         if impls is not None:
             return impls.get(name)
@@ -91,7 +91,8 @@ def _impl(name: str, params):
 
 
 def _ours(params) -> bool:
-    return isinstance(params, types.BaseNamedTuple) and params.instance_class in _REGISTRY
+    return (isinstance(params, types.BaseNamedTuple)  # type: ignore[attr-defined]  # numba's annotations omit this run-time export
+            and params.instance_class in _REGISTRY)
 
 
 # --- the stubs (called from numba code only) ---------------------------------------------

@@ -63,11 +63,26 @@ class RunEngine(Protocol):
     """An engine of a run: builds what it needs within ``memory``, runs to the limits,
     and gives the strategy and what run.json records of it."""
 
-    solver: Any  # its iteration, seconds and log are the run's
-    tree: Tree | None
-    memory: MemoryBudget
-    value_column: str  # the measured value's name in convergence.csv and run.json's log
-    checkpoints: bool  # whether the run can be resumed (a checkpoint is written)
+    @property
+    def solver(self) -> Any:
+        """Its iteration, seconds and log are the run's."""
+        ...
+
+    @property
+    def tree(self) -> Tree | None: ...
+
+    @property
+    def memory(self) -> MemoryBudget: ...
+
+    @property
+    def value_column(self) -> str:
+        """The measured value's name in convergence.csv and run.json's log."""
+        ...
+
+    @property
+    def checkpoints(self) -> bool:
+        """Whether the run can be resumed (a checkpoint is written)."""
+        ...
 
     def restore(self, state: Mapping[str, Any], log: list[LogRow], seconds: float) -> None: ...
 

@@ -9,7 +9,6 @@ import json
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from spycfr.runs.engines import (
     cpu_profile_values,
 )
 from spycfr.runs.game import ResolvedGame
+from spycfr.runs.result import bound_shortfall
 from spycfr.runs.store import CHECKPOINT, load_checkpoint, save_checkpoint
 
 # Variants whose estimated tree is at most this big are enumerated, so that an MCCFR
@@ -154,7 +154,7 @@ class SampledRun(IterativeRun):
             meta["exploitability_estimate"] = {
                 **estimate,
                 "note": ("an estimate, not a measurement" if estimate["informative"] else
-                         f"it {bound_shortfall(estimate)}, so it bounds nothing: the "
+                         f"it {bound_shortfall(value, self.span)}, so it bounds nothing: the "
                          "exploitability is unknown; measure the strategy head to head"),
                 "kind": REGRET_BOUND_KIND,
                 "method": "sum over both players of sum over stored infosets of the largest "
@@ -170,14 +170,6 @@ class SampledRun(IterativeRun):
     def openings_table(self) -> pd.DataFrame | None:
         """See :func:`treeless_openings_table`."""
         return treeless_openings_table(self.game.game, self.solver)
-
-
-def bound_shortfall(estimate: Mapping[str, Any]) -> str:
-    """Why a run's sampled-regret bound (run.json's ``exploitability_estimate``, not
-    informative) bounds nothing, as words to follow "the bound": for the CLI and reports."""
-    if estimate["value"] > estimate["payoff_span"]:
-        return f"is above the payoff span {estimate['payoff_span']:g}"
-    return "covers only the decisions the table learnt, not those its fallback played"
 
 
 def _compile_elsewhere(config: SolveConfig) -> None:

@@ -40,6 +40,7 @@ from spycfr.runs.engines import Progress, RunEngine
 from spycfr.runs.game import check_game, resolve_game
 from spycfr.runs.lock import RunLock
 from spycfr.runs.plan import plan_solve
+from spycfr.runs.result import RunResult
 from spycfr.runs.sampled import SampledRun
 from spycfr.runs.source import TREE_NPZ
 from spycfr.runs.store import (
@@ -74,8 +75,9 @@ def solve_run(
     progress: Progress | None = None,
     write_tables: bool = True,
     overwrite: bool = False,
-) -> dict[str, Any]:
-    """Build, solve and (with ``out_dir``) write a run directory; returns run.json's content.
+) -> RunResult:
+    """Build, solve and (with ``out_dir``) write a run directory; returns its result (what
+    run.json holds).
 
     With ``resume`` the configuration comes from the run's checkpoint (only the limits of
     ``config`` (:data:`spycfr.runs.config.RESUME_LIMITS`) apply) and the run continues in
@@ -108,7 +110,7 @@ def solve_run(
 
 def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
            checkpoint_every: int | None, progress: Progress | None,
-           write_tables: bool) -> dict[str, Any]:
+           write_tables: bool) -> RunResult:
     """solve_run's work, holding the run directory's lock when there is one."""
     seconds_before = 0.0
     state: Mapping[str, Any] | None = None
@@ -207,7 +209,7 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
     if run_dir is not None:
         _write_run(run_dir, engine, config, meta, strategy, seconds, final_state,
                    checkpoint_every, write_tables, game.foreign)
-    return meta
+    return RunResult.from_json(meta)
 
 
 def _write_run(run_dir: Path, engine: RunEngine, config: SolveConfig, meta: dict[str, Any],
@@ -265,7 +267,7 @@ def state_hash(state: Mapping[str, Any]) -> str:
     digest = hashlib.sha256()
     for name in sorted(k for k, v in state.items() if isinstance(v, np.ndarray)):
         digest.update(name.encode())
-        digest.update(memoryview(np.ascontiguousarray(state[name])).cast("B"))
+        digest.update(np.ascontiguousarray(state[name]).data.cast("B"))
     return digest.hexdigest()
 
 

@@ -8,6 +8,7 @@ import hashlib
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +84,7 @@ def load_tree(path: Path) -> Tree:
     try:
         with np.load(path) as data:
             meta = json.loads(str(data["meta"]))
-            arrays = {k: np.array(data[k]) for k in _ARRAYS}
+            arrays: dict[str, Any] = {k: np.array(data[k]) for k in _ARRAYS}
         return Tree(game=meta["game"], variant=meta["variant"], **arrays,
                     infoset_keys=meta["infoset_keys"], action_labels=meta["action_labels"])
     except Exception as exc:  # numpy, zipfile and json raise many types

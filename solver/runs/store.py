@@ -32,6 +32,7 @@ import math
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,6 +44,7 @@ from spycfr.formats.strategy_table import strategy_table
 from spycfr.games import build_tree, foreign_kind, make_game, sample_labels
 from spycfr.io import atomic_path, write_json, write_text
 from spycfr.memory import require
+from spycfr.runs.result import RunResult
 from spycfr.runs.source import TREE_NPZ, load_tree
 from spycfr.tree import Tree
 
@@ -59,12 +61,13 @@ TREELESS_CAVEAT = "approximate: MCCFR, exploitability not measured"
 MAX_RUN_JSON = 64 << 20  # bytes: far above any run.json spycfr writes
 
 
-@dataclass
+@dataclass(frozen=True)
 class Run:
-    """A loaded run directory: its metadata, the rebuilt tree and the average strategy."""
+    """A loaded run directory: its result (run.json), the rebuilt tree and the average
+    strategy."""
 
     path: Path
-    meta: dict
+    result: RunResult
     tree: Tree
     strategy: np.ndarray
 
@@ -190,9 +193,15 @@ def _expect(meta: dict, key: str, kinds: tuple, meta_path: Path, optional: bool 
     return value
 
 
-def read_run_meta(path: str | Path) -> dict:
-    """run.json of a run directory, checked: its fields have the right types (errors say
-    what is missing or corrupt, and how to recover)."""
+def read_run(path: str | Path) -> RunResult:
+    """run.json of a run directory, checked (errors say what is missing or corrupt, and how
+    to recover) and typed."""
+    return RunResult.from_json(read_run_meta(path))
+
+
+def read_run_meta(path: str | Path) -> dict[str, Any]:
+    """run.json of a run directory as its JSON object, checked: its fields have the right
+    types (errors say what is missing or corrupt, and how to recover)."""
     path = Path(path)
     if path.is_file():
         raise SpycfrError(f"{str(path)!r} is a file, not a run directory")
@@ -229,7 +238,7 @@ def read_run_meta(path: str | Path) -> dict:
         value = _expect(meta, key, (int, float), meta_path)
         if value is not None and not math.isfinite(value):
             raise _fail(meta_path, f"is corrupt: {key} is {value}")
-    if not is_treeless(meta):
+    if meta.get("tree_enumerated") is not False:  # a run with a tree has exact values
         for key in ("value_p1", "exploitability", "fingerprint"):
             if meta.get(key) is None:
                 raise _fail(meta_path, f"is corrupt: {key} is missing")
@@ -237,15 +246,10 @@ def read_run_meta(path: str | Path) -> dict:
     return meta
 
 
-def is_treeless(meta: dict) -> bool:
-    """Whether a run was solved by MCCFR without a tree (no strategy tables, no exact values)."""
-    return meta.get("tree_enumerated") is False
-
-
-def treeless_openings(path: str | Path) -> tuple[dict, pd.DataFrame] | None:
+def treeless_openings(path: str | Path) -> tuple[RunResult, pd.DataFrame] | None:
     """(run.json, ``openings.csv``) of a tree-less MCCFR run; None if the run has a tree."""
-    meta = read_run_meta(path)
-    if not is_treeless(meta):
+    meta = read_run(path)
+    if not meta.treeless:
         return None
     target = Path(path) / OPENINGS_CSV
     _verify(Path(path), meta, OPENINGS_CSV)
@@ -262,10 +266,10 @@ def strategy_run_table(tree: Tree, strategy: np.ndarray) -> pd.DataFrame:
     return strategy_table(tree, strategy, cfv=cfv, reach=reach, opponent_reach=opp)
 
 
-def _verify(path: Path, meta: dict, name: str, required: bool = True) -> bool:
+def _verify(path: Path, meta: RunResult, name: str, required: bool = True) -> bool:
     """Whether ``name`` is the file run.json vouches for (its sha256); a mismatch means a write
     was interrupted or the file changed: an error when ``required``, else False."""
-    expected = (meta.get("files") or {}).get(name)
+    expected = (meta.files or {}).get(name)
     target = path / name
     if expected is None or not target.is_file():
         return expected is None
@@ -281,10 +285,10 @@ def verify_run_files(path: str | Path) -> dict:
     """run.json of a run directory, checked, with every file it vouches for matching its
     hash (SpycfrError otherwise): a cheap check that a run is the one it says it is."""
     path = Path(path)
-    meta = read_run_meta(path)
-    for name in meta.get("files") or {}:
+    meta = read_run(path)
+    for name in meta.files or {}:
         _verify(path, meta, name)
-    return meta
+    return meta.to_json()
 
 
 # What analysing a run costs a node (its tree, the strategy's reach and values, the tables):
@@ -293,10 +297,10 @@ def verify_run_files(path: str | Path) -> dict:
 ANALYSIS_BYTES_PER_NODE = 300
 
 
-def require_analysis(meta: dict, what: str) -> None:
+def require_analysis(meta: RunResult, what: str) -> None:
     """Refuse (MemoryLimitError) before analysing a run that would not fit the running
     command's --memory-limit, by its node count in run.json."""
-    nodes = meta.get("nodes")
+    nodes = meta.nodes
     if isinstance(nodes, int) and not isinstance(nodes, bool) and nodes > 0:
         require(f"{what} of a {nodes:,}-node tree", nodes * ANALYSIS_BYTES_PER_NODE,
                 "give a larger --memory-limit")
@@ -327,10 +331,11 @@ def load_run(path: str | Path) -> Run:
     vouches for (hashes), the strategy's shape and probabilities; errors say what is wrong
     and how to recover."""
     path = Path(path)
-    meta = read_run_meta(path)
-    config = meta["config"]
+    meta = read_run(path)
+    config = meta.config
+    assert config is not None  # read_run_meta requires it
     require_analysis(meta, f"loading {str(path)!r}")
-    if is_treeless(meta):
+    if meta.treeless:
         raise SpycfrError(
             f"run {str(path)!r} was solved by MCCFR on a variant too big to enumerate: it has "
             "no tree for this (openings, query, report, export, measure and head-to-head read "
@@ -343,17 +348,17 @@ def load_run(path: str | Path) -> Run:
     except Exception as exc:
         raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} is missing or corrupt "
                           f"({str(exc)[:200]}): {_recover(path)}") from None
-    expected = meta.get("strategy_sha256")
+    expected = meta.strategy_sha256
     if expected is not None and hashlib.sha256(strategy.tobytes()).hexdigest() != expected:
         raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} does not match {RUN_JSON} (not the "
                           f"strategy it was written with: an interrupted write?): "
                           f"{_recover(path)}")
-    if foreign_kind(config["game"]) is not None:  # its tree was saved with it
+    if foreign_kind(config.game) is not None:  # its tree was saved with it
         _verify(path, meta, TREE_NPZ)
         tree = load_tree(path / TREE_NPZ)
     else:
-        tree = build_tree(make_game(config["game"], config["preset"], config["params"]))
-    if fingerprint(tree) != meta.get("fingerprint") or strategy.shape[0] != tree.num_infosets:
+        tree = build_tree(make_game(config.game, config.preset, config.params))
+    if fingerprint(tree) != meta.fingerprint or strategy.shape[0] != tree.num_infosets:
         raise SpycfrError(
             f"run {str(path)!r} does not match the tree of its variant (made by another version?)"
         )

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -81,18 +82,19 @@ def solve_variant(task: dict) -> dict:
             time_limit=settings["time_limit"], memory_limit=task["memory_limit"],
             check_every=100 if iterative else None,
         )
-        meta = solve_run(config, out_dir=task["run_dir"], overwrite=True, write_tables=False)
-        if meta["exploitability"] is None:  # auto sampled it: no exact value to compare
+        result = solve_run(config, out_dir=task["run_dir"], overwrite=True, write_tables=False)
+        if result.exploitability is None:  # auto sampled it: no exact value to compare
             raise SpycfrError(f"too big to solve exactly within {task['memory_limit']:g} GiB "
-                              f"(auto chose {meta['algorithm']})")
+                              f"(auto chose {result.algorithm})")
+        assert result.best_response_p1 is not None and result.best_response_p2 is not None
         run = load_run(task["run_dir"])
         row["run_sha256"] = file_sha256(Path(task["run_dir"]) / RUN_JSON)
         row.update(
-            status="done", nodes=meta["nodes"], infosets=meta["infosets"],
-            value_p1=meta["value_p1"], value_lower=-meta["best_response_p2"],
-            value_upper=meta["best_response_p1"], exploitability=meta["exploitability"],
-            algorithm=meta["algorithm"], iterations=meta["iterations"],
-            stopped_by=meta["stopped_by"],
+            status="done", nodes=result.nodes, infosets=result.infosets,
+            value_p1=result.value_p1, value_lower=-result.best_response_p2,
+            value_upper=result.best_response_p1, exploitability=result.exploitability,
+            algorithm=result.algorithm, iterations=result.iterations,
+            stopped_by=result.stopped_by,
             **outcome_stats(run.tree, run.strategy),
         )
     except BaseException as exc:  # recorded, so that the rest of the sweep goes on
@@ -236,7 +238,7 @@ def run_sweep(settings: SweepSettings, out_dir: str | Path, scheduler: str | Non
                     raise
                 interrupted = exc
         table = _table(names, cells, rows)
-        summary = {
+        summary: dict[str, Any] = {
             "game": settings.game, "preset": settings.preset, "fixed": settings.fixed,
             "swept": settings.swept, "solve": solve,
             "memory_per_worker_gib": settings.memory_per_worker,

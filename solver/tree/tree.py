@@ -40,7 +40,8 @@ class Tree:
     infoset_player: np.ndarray  # int8[n_infosets]: the team acting there
     infoset_num_actions: np.ndarray  # int16[n_infosets]
     infoset_node: np.ndarray  # int64[n_infosets]: one node of the infoset (the first enumerated)
-    infoset_seat: np.ndarray | None = None  # int8[n_infosets]: the seat acting (None: = team)
+    # int8[n_infosets]: the seat acting (not given: the team's, one seat per team)
+    infoset_seat: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int8))
     num_seats: int = 2
     infoset_keys: list[str] | None = None  # information-state strings, when the builder keeps them
     action_labels: list[list[str]] | None = None  # per infoset, label of each action
@@ -48,7 +49,7 @@ class Tree:
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.infoset_seat is None:
+        if self.infoset_seat.shape[0] != self.infoset_player.shape[0]:
             self.infoset_seat = self.infoset_player.copy()
 
     @property

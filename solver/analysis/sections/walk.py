@@ -46,7 +46,7 @@ def visit_edge(tally, state, child, params, player, code, weight, leaf, utility)
 
 
 def _visitor(name: str, tally):
-    if isinstance(tally, types.BaseNamedTuple) and tally.instance_class in _VISITORS:
+    if isinstance(tally, types.BaseNamedTuple) and tally.instance_class in _VISITORS:  # type: ignore[attr-defined]  # numba's annotations omit this run-time export
         return _VISITORS[tally.instance_class][name]
     raise TypeError(f"no tally visitors registered for {tally}")
 

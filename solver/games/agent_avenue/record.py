@@ -221,7 +221,9 @@ def replay_view(variant: Variant, text: str, player: int) -> Replay:
 
 def record_to_actions(variant: Variant, text: str) -> list[int]:
     """The tree codes of a full record (games in progress allowed)."""
-    return _replay(variant, _tokens(text), None).actions
+    actions = _replay(variant, _tokens(text), None).actions
+    assert actions is not None  # a full record's replay has them
+    return actions
 
 
 def _edges(ctx: RecordContext, number: int, token: str, state: np.ndarray, last: bool, down: int):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -154,7 +155,7 @@ def view_of(variant: Variant, record, seat: int) -> str:
 @dataclass
 class Token:
     kind: str
-    data: object  # per kind: digits | kinds | (kind, agent) | kind | delivery tuple | agent
+    data: Any  # per kind: digits | kinds | (kind, agent) | kind | delivery tuple | agent
     hidden: bool  # written with `?` where a card or token is not shown
 
 
@@ -347,7 +348,9 @@ def viewer_of(toks: list[str]) -> int | None:
 
 def record_to_actions(variant: Variant, text: str) -> list[int]:
     """The tree codes of a full record (partial records allowed)."""
-    return _replay_full(variant, _tokens(text)).actions
+    actions = _replay_full(variant, _tokens(text)).actions
+    assert actions is not None  # a full record's replay has them
+    return actions
 
 
 def check_kind(variant: Variant, s: np.ndarray, n: int, token: str, tok: Token, board) -> None:

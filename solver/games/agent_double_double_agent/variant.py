@@ -144,8 +144,8 @@ class Variant:
         _check_int("threshold", self.threshold, 2, 8)
         if self.neighbour_threshold is None:
             object.__setattr__(self, "neighbour_threshold", max(1, self.threshold - 1))
-        if not _is_int(self.neighbour_threshold) or not (
-                1 <= self.neighbour_threshold <= self.threshold):
+        nt = self.neighbour_threshold
+        if nt is None or not _is_int(nt) or not 1 <= nt <= self.threshold:
             raise VariantError(f"neighbour_threshold={self.neighbour_threshold!r} is not allowed "
                                f"with threshold={self.threshold}: an integer 1..{self.threshold}")
         _check_int("track", self.track, 2, 8)
@@ -174,6 +174,7 @@ class Variant:
 
     @property
     def tokens(self) -> list[int]:
+        assert self.loyalty is not None  # filled in by __post_init__
         return [int(t) for t in self.loyalty.split(",")]
 
     @property
@@ -196,6 +197,7 @@ class Variant:
 
     def start_space(self, a: int) -> int:
         """The starting space of agent a's counter: the inner space of its side."""
+        assert self.start is not None  # filled in by __post_init__
         return self.track // 2 - 1 if self.start[a] == "1" else self.track // 2
 
     @cached_property
@@ -242,8 +244,10 @@ class Variant:
         for a in self.plus_agents:
             plus[a] = 1
         sets, probs = self.deal_sets
+        neighbour = self.neighbour_threshold
+        assert neighbour is not None  # filled in by __post_init__
         return ADDAParams(
-            i64(self.agents), i64(self.hand), i64(self.threshold), i64(self.neighbour_threshold),
+            i64(self.agents), i64(self.hand), i64(self.threshold), i64(neighbour),
             i64(self.track), i64(self.counters), i64(FACEUP.index(self.faceup)),
             i64(PAYOFFS.index(self.payoff)), i64(self.deck_size), i64(self.n_perms),
             np.array(sorted(self.tokens), dtype=np.int64), start, plus,

@@ -75,7 +75,8 @@ def refill_suffix(code: int) -> str:
     return ">?" if f1 == R.HIDDEN else f">{f1}"
 
 
-def extend_view(tokens: tuple[str, ...], state: np.ndarray, params: np.ndarray, action: int,
+def extend_view(tokens: tuple[str, ...], state: np.ndarray, params: R.AgentHunterParams,
+                action: int,
                 player: int) -> tuple[str, ...]:
     """``player``'s record tokens after ``action`` is played at ``state``."""
     code = int(R.observation(state, params, np.int32(action), player))
@@ -84,7 +85,7 @@ def extend_view(tokens: tuple[str, ...], state: np.ndarray, params: np.ndarray, 
     return tokens + (format_obs_token(code, int(params[R.P_HOUSES])),)
 
 
-def action_label(state: np.ndarray, params: np.ndarray, action: int) -> str:
+def action_label(state: np.ndarray, params: R.AgentHunterParams, action: int) -> str:
     """Label of a legal action at ``state``: place:3-7-1, hand:5>2, switch:1=4>6@2, house:2=6>3,
     refill:5 (houses 1-based; the mover's own revealed card shown)."""
     kind, f = R.decode_action(action, int(params[R.P_CARDS]), int(params[R.P_HOUSES]))
@@ -316,7 +317,8 @@ def _pending(ctx: _Ctx, move: int, token: str, last: int) -> tuple | None:
         return None
     if kind == "hand":
         c, t = ctx.card(move, token, m.group(1)), ctx.house(move, token, m.group(2))
-        pend = (kind, f"hand:{c}>{t + 1}", R.encode_hand(c, t), (c, t))
+        pend: tuple[str, str, int, tuple[int, ...]] = (kind, f"hand:{c}>{t + 1}",
+                                                         R.encode_hand(c, t), (c, t))
     else:
         a, x = ctx.house(move, token, m.group(1)), ctx.card(move, token, m.group(2))
         t = ctx.house(move, token, m.group(3))
@@ -329,7 +331,8 @@ def _pending(ctx: _Ctx, move: int, token: str, last: int) -> tuple | None:
     return pend
 
 
-def _complete(ctx: _Ctx, cands: np.ndarray, params: np.ndarray, viewer: int | None, move: int,
+def _complete(ctx: _Ctx, cands: np.ndarray, params: R.AgentHunterParams, viewer: int | None,
+              move: int,
               token: str, pend: tuple) -> str:
     """The token of a pending move with its result, where the record (a full record, or
     what ``viewer`` knows) decides it; RecordError listing the possible results otherwise."""
@@ -374,7 +377,9 @@ def replay(variant: Variant, text: str) -> Replay:
 
 def record_to_actions(variant: Variant, text: str) -> list[int]:
     """The tree action codes of a full record (partial records allowed)."""
-    return _replay_full(variant, _tokens(text)).actions
+    actions = _replay_full(variant, _tokens(text)).actions
+    assert actions is not None  # a full record's replay has them
+    return actions
 
 
 parse_record = record_to_actions

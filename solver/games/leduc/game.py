@@ -45,7 +45,7 @@ class LeducState:
         self.dealt = 0
         self.remaining = 2
         self.private = [_INVALID_CARD, _INVALID_CARD]
-        self.money = [_STARTING_MONEY - 1, _STARTING_MONEY - 1]
+        self.money: list[float] = [_STARTING_MONEY - 1, _STARTING_MONEY - 1]
         self.ante = [1, 1]
         self.folded = [False, False]
         self.seq1: tuple[int, ...] = ()

@@ -32,6 +32,7 @@ from spycfr.games.agent_double_double_agent.variant import (
     assumptions,
     make_variant,
 )
+from spycfr.runs.result import RunResult
 from spycfr.tree import Tree
 
 PLAYERS = ("P1", "P2")
@@ -44,12 +45,12 @@ def sections(ctx) -> None:
     stats = adda_stats(ctx.tree, ctx.strategy, variant)
     table = ctx.openings()
     _assumptions(ctx.summary, variant)
-    _outcomes(ctx.summary, ctx.meta, stats)
+    _outcomes(ctx.summary, ctx.result, stats)
     _loyalty(ctx.body, table, variant, ctx.figures_dir, ctx.rel)
     _agents(ctx.body, stats, variant, ctx.figures_dir, ctx.rel)
-    _first_move(ctx.body, table, ctx.meta, ctx.eps, ctx.dec)
+    _first_move(ctx.body, table, ctx.result, ctx.eps, ctx.dec)
     _play(ctx.body, stats, variant)
-    _alternatives(ctx.body, ctx.tree, variant, ctx.meta, ctx.eps, ctx.dec)
+    _alternatives(ctx.body, ctx.tree, variant, ctx.result, ctx.eps, ctx.dec)
 
 
 class ADDATally(NamedTuple):
@@ -153,8 +154,8 @@ def _assumptions(doc: Doc, v: Variant) -> None:
             "are fixed by the board (a delivered agent does not join its two neighbours).\n")
 
 
-def _outcomes(doc: Doc, meta: dict, st: ADDATally) -> None:
-    win = meta["variant"]["payoff"] == "win"
+def _outcomes(doc: Doc, meta: RunResult, st: ADDATally) -> None:
+    win = meta.variant["payoff"] == "win"
     rows = [["P1 wins" if win else "P1 ahead", pct(st.outcome[0])],
             ["draw" if win else "equal scores", pct(st.outcome[1])],
             ["P2 wins" if win else "P2 ahead", pct(st.outcome[2])],
@@ -174,6 +175,7 @@ def _outcomes(doc: Doc, meta: dict, st: ADDATally) -> None:
 
 
 def _loyalty(doc: Doc, table: pd.DataFrame, v: Variant, figdir, rel) -> None:
+    assert v.start is not None  # filled in by Variant.__post_init__
     spread, values = loyalty_spread(table, v)
     doc.add("## How loyalty is spread\n")
     doc.add(f"Each player puts one token ({v.loyalty}) under each agent, unseen. The "
@@ -232,8 +234,8 @@ def _agents(doc: Doc, st: ADDATally, v: Variant, figdir, rel) -> None:
                              f"{st.tie.sum():.2f} times per game: the counters matter.")
 
 
-def _first_move(doc: Doc, table: pd.DataFrame, meta: dict, eps: float, dec: int) -> None:
-    v = float(meta["value_p1"])
+def _first_move(doc: Doc, table: pd.DataFrame, meta: RunResult, eps: float, dec: int) -> None:
+    v = float(meta.value_p1 or 0.0)  # completed by the report
     values = {"P1": v, "P2": -v}
     doc.add("## What the first move is worth\n")
     doc.add("Each player's first decision is the loyalty assignment (P2 does not see P1's). "
@@ -279,20 +281,22 @@ def _play(doc: Doc, st: ADDATally, v: Variant) -> None:
                      rows, "lrrr") + "\n")
 
 
-def _alternatives(doc: Doc, tree: Tree, v: Variant, meta: dict, eps: float, dec: int) -> None:
+def _alternatives(doc: Doc, tree: Tree, v: Variant, meta: RunResult, eps: float,
+                  dec: int) -> None:
     """The game's value for other starting sides of the counters (an assumed datum)."""
+    assert v.start is not None  # filled in by Variant.__post_init__
     mirror = v.start.translate(str.maketrans("12", "21"))
     starts = list(dict.fromkeys([v.start, mirror, "1" * v.agents, "2" * v.agents]))
     doc.add("## How much the assumed counter starts matter\n")
     doc.add("The rulebook puts half the counters on each side, as the board shows; which "
             "agents start on whose side is unknown (assumed here: " + v.start + "). The value "
             "of the game for P1 with other starting sides, all else equal:\n")
-    preset = meta.get("preset")
+    preset = meta.preset
     base = f"--preset {preset}" if preset in PRESETS else " ".join(
         f"--{k.replace('_', '-')} '{val}'" for k, val in v.as_dict().items() if k != "start")
     if tree.num_nodes > ALTERNATIVE_NODES:
         doc.add(md_table(["start", "value for P1", "command"],
-                         [[v.start, signed(float(meta["value_p1"]), dec) + " (this run)", ""]]
+                         [[v.start, signed(float(meta.value_p1 or 0.0), dec) + " (this run)", ""]]
                          + [[s, "not solved here (tree too big for a report)",
                              f"`spycfr solve {GAME} {base} --start {s} "
                              "--target-exploitability 1e-4 --json`"] for s in starts[1:]],
@@ -303,7 +307,7 @@ def _alternatives(doc: Doc, tree: Tree, v: Variant, meta: dict, eps: float, dec:
     from spycfr.games import build_tree
     from spycfr.games.agent_double_double_agent.game import ADDAGame
 
-    rows = [[v.start, signed(float(meta["value_p1"]), dec), fmt_eps(eps), "this run"]]
+    rows = [[v.start, signed(float(meta.value_p1 or 0.0), dec), fmt_eps(eps), "this run"]]
     for s in starts[1:]:
         alt = make_variant(None, dict(v.as_dict(), start=s))
         t0 = time.perf_counter()

@@ -29,6 +29,7 @@ from spycfr.analysis.sections.agent_hunter.figures import (
 from spycfr.analysis.sections.walk import reach_walk, register_tally
 from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.variant import make_variant
+from spycfr.runs.result import RunResult
 from spycfr.tree import Tree
 
 TYPE_PLURALS = ("placements", "hand attacks", "switches", "house attacks", "refills")
@@ -36,7 +37,7 @@ TYPE_PLURALS = ("placements", "hand attacks", "switches", "house attacks", "refi
 
 def sections(ctx) -> None:
     """Add Agent Hunter's sections to the report of ``ctx`` (see ReportContext)."""
-    tree, strategy, meta, eps = ctx.tree, ctx.strategy, ctx.meta, ctx.eps
+    tree, strategy, meta, eps = ctx.tree, ctx.strategy, ctx.result, ctx.eps
     stats = agent_hunter_stats(tree, strategy)
     _outcomes(ctx.summary, meta, stats, eps)
     _openings(ctx.body, ctx.openings(), meta, tree, eps, ctx.dec, ctx.figures_dir, ctx.rel)
@@ -179,8 +180,8 @@ def move_type_costs(tree: Tree, strategy: np.ndarray, cfv: np.ndarray, reach: np
     return pd.DataFrame(rows)
 
 
-def _outcomes(doc: Doc, meta: dict, st: AHTally, eps: float) -> None:
-    win = meta["variant"]["payoff"] == "win"
+def _outcomes(doc: Doc, meta: RunResult, st: AHTally, eps: float) -> None:
+    win = meta.variant["payoff"] == "win"
     tiebreak = float(st.tiebreak[0])
     total_end = st.end.sum()
     early = st.end[:, 1].sum()
@@ -220,14 +221,14 @@ def _arrangement(cards: list[int]) -> str:
     return "-".join(names[r] for r in ranks)
 
 
-def _openings(doc: Doc, table: pd.DataFrame, meta: dict, tree: Tree, eps: float, dec: int,
+def _openings(doc: Doc, table: pd.DataFrame, meta: RunResult, tree: Tree, eps: float, dec: int,
               figdir: Path, rel: Path) -> None:
     table = table.copy()
     table["house_cards"] = table.opening.map(_placement_cards)
     table["arrangement"] = table.house_cards.map(_arrangement)
     n_cards = int(tree.variant["cards"])
     k = int(tree.variant["houses"])
-    v = float(meta["value_p1"])
+    v = float(meta.value_p1 or 0.0)  # completed by the report
     values = {"P1": v, "P2": -v}
     doc.add("## Optimal openings\n")
     doc.add(f"Each player hides {k} of their {n_cards} cards, P2 without seeing P1's choice. "
