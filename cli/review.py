@@ -33,7 +33,7 @@ def review(run_dir: str, path: str, seat: str, as_json: bool) -> None:
     if not records:
         raise SpycfrError(f"--file {path!r} holds no record (one full game record a line)")
     opp = load_opponent(run_dir)
-    game = make_game(opp.meta["game"], None, opp.meta["variant"])
+    game = make_game(opp.result.game, None, opp.result.variant)
     seats = {"BOTH": (0, 1), "P1": (0,), "P2": (1,)}[seat.upper()]
     result = review_records(opp, game, records, seats)
     if as_json:

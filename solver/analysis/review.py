@@ -26,9 +26,9 @@ MAX_HISTORIES = 400  # histories of one position replayed to name the opponent's
 def replay_record(opp: Opponent, game, text: str) -> tuple[object, list[list[tuple]]]:
     """The final state of the full record ``text`` and, per seat, its decisions as
     (Decision, state before, state after); RecordError names a bad record."""
-    records = feature(opp.meta["game"], "records", "record notation to review games in")
+    records = feature(opp.result.game, "records", "record notation to review games in")
     if records.actions is None:
-        raise SpycfrError(f"{opp.meta['game']} cannot replay a full record: no review of "
+        raise SpycfrError(f"{opp.result.game} cannot replay a full record: no review of "
                           "recorded games")
     codes = records.actions(game.variant_obj, text)
     state, node, path = game.new_initial_state(), 0, []
@@ -89,7 +89,7 @@ def explained(opp: Opponent, game, seat: int, moves: list[tuple], reach: np.ndar
     words: ``showed`` (what the opponent saw of the move) and ``likely`` (the opponent's
     likely private states then, on a tree run)."""
     rows = review(opp, seat, [d for d, _, _ in moves])
-    name = private_namer(get_plugin(opp.meta["game"]), game)
+    name = private_namer(get_plugin(opp.result.game), game)
     parents = opp.tree.parents() if opp.tree is not None and moves else None
     for n, (row, (d, before, after)) in enumerate(zip(rows, moves, strict=True), 1):
         row["number"] = n

@@ -32,7 +32,7 @@ class Loaded:
 
     @property
     def eps(self) -> float:
-        return float(self.run.meta.get("exploitability") or 0.0)
+        return float(self.run.result.exploitability or 0.0)
 
 
 class Workbench:
@@ -65,22 +65,22 @@ class Workbench:
         tree, a sampled run's from its checkpoint."""
         from spycfr.analysis.play import Opponent
         from spycfr.games import make_game
-        from spycfr.runs.store import is_treeless
+        from spycfr.runs.result import RunResult
 
         entry = self.entry(name)
-        if not is_treeless(entry.meta):
+        if not RunResult.from_json(entry.meta).treeless:
             loaded = self.load(name)
             run = loaded.run
-            return Opponent(run.meta, run.tree, run.strategy), loaded.game
+            return Opponent(run.result, run.tree, run.strategy), loaded.game
         with self._lock:
             opp = self._sampled(name)
-        return opp, make_game(opp.meta["game"], None, opp.meta["variant"])
+        return opp, make_game(opp.result.game, None, opp.result.variant)
 
     def reach(self, name: str):
         """Node reach probabilities of a tree run under its strategy (None: sampled run)."""
-        from spycfr.runs.store import is_treeless
+        from spycfr.runs.result import RunResult
 
-        if is_treeless(self.entry(name).meta):
+        if RunResult.from_json(self.entry(name).meta).treeless:
             return None
         loaded = self.load(name)
         with self._lock:
@@ -93,7 +93,7 @@ class Workbench:
             from spycfr.analysis.review import node_reach
 
             run = loaded.run
-            loaded.node_reach = node_reach(Opponent(run.meta, run.tree, run.strategy))
+            loaded.node_reach = node_reach(Opponent(run.result, run.tree, run.strategy))
         return loaded.node_reach
 
     def _load_sampled(self, name: str):
@@ -104,16 +104,17 @@ class Workbench:
     def _load(self, name: str) -> Loaded:
         from spycfr.exact.best_response import infoset_values
         from spycfr.games import make_game, tree_labels
-        from spycfr.runs.store import is_treeless, load_run
+        from spycfr.runs.result import RunResult
+        from spycfr.runs.store import load_run
 
         entry = self.entry(name)
-        if is_treeless(entry.meta):
+        if RunResult.from_json(entry.meta).treeless:
             raise PageError(f"run {name!r} was sampled without a tree (Monte-Carlo CFR): its "
                             "openings and play pages work, the strategy browser needs a tree",
                             409)
         run = load_run(entry.path)
         tree_labels(run.tree)
-        game = make_game(run.meta["game"], None, run.meta["variant"])
+        game = make_game(run.result.game, None, run.result.variant)
         return Loaded(run, game, infoset_values(run.tree, run.strategy))
 
 

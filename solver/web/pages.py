@@ -69,7 +69,7 @@ def browse(bench, request) -> str:
     run, tree = loaded.run, loaded.run.tree
     line = parse_line(request.query.get("line"))
     spot = walk(tree, run.strategy, loaded.game, line)
-    plugin = get_plugin(run.meta["game"])
+    plugin = get_plugin(run.result.game)
     private = views.private_namer(plugin, loaded.game)
     g = grid(spot, tree, run.strategy, loaded.values, loaded.eps, private)
     dot = ".".join(map(str, line))
@@ -78,9 +78,9 @@ def browse(bench, request) -> str:
         prefix = ".".join(map(str, line[:n + 1]))
         crumbs.append(f'<a href="{esc(url("/browse", run=entry.name, line=prefix))}">'
                       f"{esc(name)}</a>")
-    head = (f'<p>{esc(plugin.title)} · {esc(_variant(run.meta))} · exploitability '
-            f'<b id="eps">{esc(fmt_eps(run.meta))}</b> · {esc(run.meta.get("algorithm"))}, '
-            f'{run.meta["iterations"]:,} iterations</p>'
+    head = (f'<p>{esc(plugin.title)} · {esc(_variant(entry.meta))} · exploitability '
+            f'<b id="eps">{esc(fmt_eps(entry.meta))}</b> · {esc(run.result.algorithm)}, '
+            f'{run.result.iterations:,} iterations</p>'
             f'<p class="path">public line: {" → ".join(crumbs)}</p>')
     body = [head, f'<p class="note">this public state: {len(spot.items):,} histories, '
                   f'reached in {pct(spot.reach)} of games at equilibrium</p>']
@@ -96,7 +96,7 @@ def browse(bench, request) -> str:
     else:
         body.append("<h2>the game is over here</h2>")
     if g is not None:
-        body.append(_grid_html(g, plugin, run.meta["variant"]))
+        body.append(_grid_html(g, plugin, run.result.variant))
     help_html = views.notation_help(plugin)
     if help_html:
         body.append(f"<h2>notation</h2><div class=note>{help_html}</div>")
@@ -165,7 +165,8 @@ def openings(bench, request) -> str:
     raw = treeless_openings(entry.path)
     if raw is None:
         loaded = bench.load(entry.name)
-        frame = openings_table(loaded.run.tree, loaded.run.strategy, loaded.run.meta)
+        frame = openings_table(loaded.run.tree, loaded.run.strategy,
+                               loaded.run.result.exploitability)
     else:
         frame = treeless_table(game, raw[1])
     keys = ["player", *([spec.context_name] if spec.context_name else [])]
