@@ -8,6 +8,7 @@ contract check), then a breadth-first fill into arrays of exactly that size.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -279,7 +280,7 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
     z = _deal(params, weights, compat)
     if not z > 0.0:
         raise SpycfrError(f"{game.name}'s public-state model has {_ERRORS[BAD_WEIGHTS]}")
-    arrays = dict(
+    arrays: dict[str, Any] = dict(
         pub_states=np.zeros((nodes, state_size), root.dtype),
         node_player=np.zeros(nodes, np.int8),
         first_child=np.zeros(nodes, np.int64),

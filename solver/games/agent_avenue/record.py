@@ -260,7 +260,7 @@ def _edges(ctx: RecordContext, number: int, token: str, state: np.ndarray, last:
                 out.append((seat, R.O_DEAL_HIDDEN << 21))
             else:
                 if seat != p:
-                    raise ctx.err(number, token, f"{PLAYER_NAMES[viewer]} cannot see "
+                    raise ctx.err(number, token, f"{PLAYER_NAMES[seat]} cannot see "
                                                  f"{PLAYER_NAMES[p]}'s hand: write ?")
                 out.append((seat, (R.O_DEAL << 21) | code))
         return out
@@ -303,7 +303,7 @@ def _edges(ctx: RecordContext, number: int, token: str, state: np.ndarray, last:
                 raise ctx.err(number, token, "the drawer sees its cards")
             return [(seat_a, (R.O_DRAW << 21) | (1 << 20) | code[1])]
         if seat_a != a:
-            raise ctx.err(number, token, f"{PLAYER_NAMES[viewer]} cannot see "
+            raise ctx.err(number, token, f"{PLAYER_NAMES[seat_a]} cannot see "
                                          f"{PLAYER_NAMES[a]}'s draw: write ?")
         return [(seat_a, (R.O_DRAW << 21) | code)]
     # take: the down card may be left out in a full record (it follows from the play).

@@ -166,8 +166,8 @@ def _edge(ctx: RecordContext, number: int, tok: str, states: np.ndarray) -> tupl
     """(observing seat, observation code) of the tree edge that ``tok`` records."""
     m = _TOKEN.fullmatch(tok)
     kind = m.group(2).lower() if m else ""
-    pm = _PAYLOAD[kind].fullmatch(m.group(3)) if kind in _PAYLOAD else None
-    if pm is None:
+    pm = _PAYLOAD[kind].fullmatch(m.group(3)) if m is not None and kind in _PAYLOAD else None
+    if m is None or pm is None:
         raise ctx.err(number, tok, f"not a token (shapes: {SHAPES}; ? for hidden cards)")
     params, seats = ctx.params, ctx.v.num_seats
     who = int(m.group(1)) - 1
@@ -198,10 +198,13 @@ def _edge(ctx: RecordContext, number: int, tok: str, states: np.ndarray) -> tupl
         hidden = isinstance(code, tuple)
         check(hidden, "hand" if kind == "deal" else "draw")
         if kind == "deal":
-            if hidden and code[1] != 1:
+            if isinstance(code, tuple) and code[1] != 1:
                 raise ctx.err(number, tok, "a hidden hand is written with one ?")
-            return obs, (R.O_DEAL_HIDDEN << 21) if hidden else (R.O_DEAL << 21) | code
-        return obs, (R.O_DRAW << 21) | ((1 << 20) | code[1] if hidden else code)
+            if isinstance(code, tuple):
+                return obs, R.O_DEAL_HIDDEN << 21
+            return obs, (R.O_DEAL << 21) | code
+        return obs, (R.O_DRAW << 21) | ((1 << 20) | code[1] if isinstance(code, tuple)
+                                        else code)
     if kind == "lead":
         cap = int(T.captain(params, int(s[T.ACTIVE])))
         lead = int(pm.group(1)) - 1
@@ -253,10 +256,11 @@ def _why(ctx: RecordContext, s: np.ndarray, tok: str) -> str:
             return "the deck is empty: no discard-and-draw"
         return f"{me} holds no such card (hand: {held})"
     if kind == "down" and tok.rsplit(":", 1)[1].upper() == names[int(s[T.UP])]:
-        up = int(s[T.UP])
-        if any(s[T.HAND + 8 * seat + i] for i in range(len(names)) if i != up):
-            return (f"the face-down card must differ from the face-up {names[up]} (the same "
-                    f"name only when every card of the hand is {names[up]}; hand: {held})")
+        face_up = int(s[T.UP])
+        if any(s[T.HAND + 8 * seat + i] for i in range(len(names)) if i != face_up):
+            return (f"the face-down card must differ from the face-up {names[face_up]} (the "
+                    f"same name only when every card of the hand is {names[face_up]}; hand: "
+                    f"{held})")
     if kind == "play" and held.count("x") > 1:
         up, down = tok.rsplit(":", 1)[1].upper().split("/")
         if up == down:

@@ -58,9 +58,8 @@ class AgentHunterState:
 
         params = self.game.params
         out = np.empty(R.STATE_SIZE, dtype=np.int16)
-        views = tuple(
-            extend_view(self.views[p], self.array, params, action, p) for p in range(2)
-        )
+        views = (extend_view(self.views[0], self.array, params, action, 0),
+                 extend_view(self.views[1], self.array, params, action, 1))
         R.apply_action(self.array, params, np.int32(action), out)
         return AgentHunterState(self.game, out, views, self.history + (int(action),))
 

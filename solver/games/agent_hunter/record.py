@@ -361,7 +361,7 @@ def _complete(ctx: _Ctx, cands: np.ndarray, params: R.AgentHunterParams, viewer:
             raise ctx.err(move, token, _explain_mismatch(ctx, s0, kind, claimed, actual[1:6]))
         raise ctx.err(move, token, "impossible after the earlier moves")
     raise ctx.err(move, token, f"the {'answer' if kind == 'hand' else 'result'} is not written, "
-                               f"and {PLAYER_NAMES[viewer]} cannot know it before "
+                               f"and {PLAYER_NAMES[who]} cannot know it before "
                                f"{PLAYER_NAMES[1 - mover]} answers: write one of "
                   + ", ".join(f"`{t}`" for t in fits))
 

@@ -200,7 +200,7 @@ def _first_turn(doc: Doc, table: pd.DataFrame, st: AATally, variant, eps: float,
         if total <= 0:
             continue
         share = {names[i]: st.shown[p, i] / total for i in range(len(names))}
-        top = max(share, key=share.get)
+        top = max(share, key=lambda name: share[name])
         doc.takeaways.append(f"{PLAYERS[p]} shows (plays face up) {top} most often: "
                              f"{pct(share[top], 0)} of its face-up cards.")
 
@@ -294,7 +294,7 @@ def _first_turn_choice(tree: Tree, labels: list, plan: np.ndarray, v: int, cap: 
     """The team's first turn under ``plan`` from lead node ``v``: who plays which card."""
     a = int(plan[tree.node_infoset[v]])
     lead, other = f"S{cap + 1 + a}", f"S{cap + 2 - a}"
-    words = []
+    words: list[str] = []
     node = int(tree.first_child[v]) + a
     for seat in (lead, other):  # the face-up card, then the face-down card
         i = int(tree.node_infoset[node])

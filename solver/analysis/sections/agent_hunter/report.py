@@ -396,7 +396,7 @@ def _play(doc: Doc, st: AHTally, figdir: Path, rel: Path) -> None:
         if turns <= 0:
             continue
         shares = {t: counts[t] / turns for t in TURN_TYPES}
-        ranked = sorted(shares, key=shares.get, reverse=True)
+        ranked = sorted(shares, key=lambda t: shares[t], reverse=True)
         text = f"{PLAYERS[p]}'s turns: " + ", ".join(
             f"{TYPE_NAMES[t]} {pct(shares[t], 0)}" for t in TURN_TYPES)
         if shares[ranked[0]] >= shares[ranked[1]] + 0.1:
