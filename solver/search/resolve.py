@@ -42,10 +42,6 @@ class Solution:
         return self.strategy[self.tree.row[0]]
 
 
-def _args(t: Subtree, seat: int):
-    return (t.kind, t.first, t.count, t.mask[seat], t.row, t.row_kid, t.row_next, t.row_prob,
-            t.row_count)
-
 
 class _Run:
     """The arrays of one solve and the two passes that every iteration repeats."""
@@ -64,7 +60,7 @@ class _Run:
 
     def reaches(self, sigma, roots) -> None:
         for s in (0, 1):
-            passes.forward(s, *_args(self.t, s), sigma, roots[s], self.reach[s])
+            passes.forward(s, *self.t.seat_arrays(s), sigma, roots[s], self.reach[s])
 
     def evaluate(self, seat: int, sigma, best: bool = False) -> np.ndarray:
         t = self.t

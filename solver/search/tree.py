@@ -135,6 +135,12 @@ class Subtree:
     def size(self) -> int:
         return int(self.kind.shape[0])
 
+    def seat_arrays(self, seat: int) -> tuple:
+        """The arguments of :func:`spycfr.search.passes.forward` that describe the tree for
+        ``seat`` (before its strategy, root reach and output)."""
+        return (self.kind, self.first, self.count, self.mask[seat], self.row, self.row_kid,
+                self.row_next, self.row_prob, self.row_count)
+
     def find(self, pub: np.ndarray) -> int:
         """The node whose public state is ``pub`` (-1 if absent)."""
         hit = np.flatnonzero((self.pub == pub).all(axis=1))

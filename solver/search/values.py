@@ -124,12 +124,12 @@ class CommittedValues:
             sigma = self.strategy[t.source_row].copy()
             reach = (np.zeros((t.size, t.game.n[0])), np.zeros((t.size, t.game.n[1])))
             roots = (r0[leaf], r1[leaf])
-            passes.forward(agent, *_args(t, agent), sigma, roots[agent], reach[agent])
+            passes.forward(agent, *t.seat_arrays(agent), sigma, roots[agent], reach[agent])
             v_opp = np.zeros((t.size, t.game.n[opp]))
             _backward(t, opp, sigma, reach[agent], True, v_opp)
             passes.best_rows(opp, t.kind, t.first, t.row, t.row_kid, t.row_next, t.row_count,
                              v_opp, sigma)
-            passes.forward(opp, *_args(t, opp), sigma, roots[opp], reach[opp])
+            passes.forward(opp, *t.seat_arrays(opp), sigma, roots[opp], reach[opp])
             v_agent = np.zeros((t.size, t.game.n[agent]))
             _backward(t, agent, sigma, reach[opp], False, v_agent)
             out[agent][leaf] = v_agent[0]
@@ -140,10 +140,6 @@ class CommittedValues:
 def _nodes(index: dict, pubs: np.ndarray, nodes: np.ndarray | None) -> list[int]:
     return list(nodes) if nodes is not None else [index[p.tobytes()] for p in pubs]
 
-
-def _args(t: Subtree, seat: int):
-    return (t.kind, t.first, t.count, t.mask[seat], t.row, t.row_kid, t.row_next, t.row_prob,
-            t.row_count)
 
 
 def _backward(t: Subtree, seat: int, sigma, opp_reach, best: bool, v) -> None:
