@@ -162,6 +162,7 @@ def test_partial_records_round_trip(seed, cut):
         assert info["consistent_positions"] >= 1
 
 
+@pytest.mark.slow
 def test_every_infoset_of_the_tree_is_a_view_that_replays():
     tree = build_tree(make_game(GAME, "tiny"))
     keys, labels = tree_labels(tree)

@@ -123,6 +123,7 @@ def test_initial_state_counters_thresholds_and_piles():
     assert R.current_player(s, v.params) == 0
 
 
+@pytest.mark.slow
 def test_loyalty_assignments_are_hidden_and_complete():
     v = make_variant("standard")
     s = R.initial_state(v.params)

@@ -39,6 +39,7 @@ VARIANTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_numba_tree_equals_the_reference_tree(name):
     game = make_game(GAME, None, VARIANTS[name])
@@ -47,6 +48,7 @@ def test_numba_tree_equals_the_reference_tree(name):
     assert_same_tree(tree, build_reference_tree(game), game)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["stuck-track-2", "plus-one-no-counters",
                                   "hidden-faces-margin"])
 def test_lp_value_is_the_cfr_limit(name):
@@ -94,6 +96,7 @@ def test_heuristic_is_registered_and_uses_only_what_the_seat_sees():
     assert expected_value(tree, p2) < base - 0.05
 
 
+@pytest.mark.slow
 def test_monte_carlo_cfr_runs_on_the_spec_game():
     game = make_game(GAME, "standard")
     solver = MCCFRSolver(game, "outcome", seed=3)
@@ -105,6 +108,7 @@ def test_monte_carlo_cfr_runs_on_the_spec_game():
     assert solver.policy_at([first], 1) is not None
 
 
+@pytest.mark.slow
 def test_standard_solve_command_runs_without_a_tree(tmp_path):
     out = tmp_path / "standard"
     r = CliRunner().invoke(cli, ["solve", GAME, "--preset", "standard", "--algorithm", "os-mccfr",

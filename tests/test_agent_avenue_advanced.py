@@ -480,6 +480,7 @@ def _conserved(s) -> None:
     check_gap(s)
 
 
+@pytest.mark.slow
 def test_random_playouts_honour_the_protocol():
     status, done, deepest, widest, _ = check_playouts(PARAMS, 3000, 11)
     assert status == PLAYOUT_OK and done == 3000 and widest == 455
@@ -498,6 +499,7 @@ def test_random_games_conserve_every_card():
     assert taken > 30  # the black market is used
 
 
+@pytest.mark.slow
 def test_views_are_well_formed_information_states():
     """Every position consistent with a seat's view, where that seat moves, offers the same
     moves (the observations tell the seat everything it can tell apart) and has the same
@@ -524,6 +526,7 @@ def test_views_are_well_formed_information_states():
 # --- records ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_random_records_round_trip():
     rng = np.random.default_rng(5)
     for g in range(25):

@@ -26,6 +26,7 @@ MINI = make_variant("mini")
 FULL = make_variant()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", [TINY, MINI, FULL], ids=["tiny", "mini", "full"])
 def test_random_records_round_trip(variant):
     rng = np.random.default_rng(5)
@@ -125,6 +126,7 @@ def test_cli_record_check_json_and_errors(tmp_path):
     assert set(results[50]) >= {"valid", "error", "line"}
 
 
+@pytest.mark.slow
 def test_a_view_reads_one_row_of_a_sampled_run(tmp_path):
     """query on a run sampled in the abstraction: every full state consistent with a view has
     the same abstraction key (so one state stands for the view), and the CLI answers from it;

@@ -57,6 +57,7 @@ def play(s, params, action) -> np.ndarray:
     return out
 
 
+@pytest.mark.slow
 def test_1v1_is_the_plain_game_unchanged():
     plain = make_variant("tiny")
     one = make_variant("tiny", {"teams": "1v1"})
@@ -66,6 +67,7 @@ def test_1v1_is_the_plain_game_unchanged():
     assert tree.num_nodes == 1_324 and tree.num_seats == 2  # variant.py's measured size
 
 
+@pytest.mark.slow
 def test_team_presets_sizes_seats_and_teams():
     tiny = build_tree(make_game("agent-avenue", "team-tiny"))
     assert (tiny.num_nodes, tiny.num_infosets, tiny.num_seats) == (5_510, 1_885, 3)
@@ -229,6 +231,7 @@ def test_seat_views_are_the_trees_infosets_and_name_the_seat():
         state.action_label(a) for a in state.legal_actions()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["dag", "colgen"])
 def test_spycfr_team_writes_a_run(tmp_path, algorithm):
     """2v1 on a small deck: both solvers close their interval, the printed (certified)
@@ -258,6 +261,8 @@ def test_spycfr_team_writes_a_run(tmp_path, algorithm):
     assert "Price of not communicating" in (out / "report.md").read_text()
 
 
+
+@pytest.mark.slow
 def test_not_communicating_costs_the_team_in_team_price():
     """team-price: the TMECor interval closes below the open-hands value, so the price of
     not communicating is certified positive (results/agent-avenue/team-price)."""

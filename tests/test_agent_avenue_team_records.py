@@ -40,6 +40,7 @@ def _state(variant, actions) -> np.ndarray:
     return s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_sampled_games_round_trip(name):
     variant = VARIANTS[name]

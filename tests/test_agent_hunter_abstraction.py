@@ -28,6 +28,7 @@ def key(record: str, seat: int) -> int:
     return int(R.abstraction_key(replay(STANDARD, record).state, PARAMS, seat))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["tiny", "mini"])
 def test_abstraction_key_uses_only_the_seats_information(preset):
     """Every node of a tree infoset gets one abstract key (else the mapping reports a split),
@@ -71,6 +72,7 @@ def test_a_switch_resets_what_is_known_of_the_house():
     assert not (int(after[R.KNOW + 1]) >> 6) & 1  # 6 was in house 1, so not in house 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("style", range(len(HEURISTIC_STYLES)))
 def test_heuristics_use_only_the_seats_information(style):
     """Every full position consistent with the seat's view gets the same move distribution."""
@@ -91,6 +93,7 @@ def test_heuristics_use_only_the_seats_information(style):
         assert R.decode_action(best, 10, 3) == ("hand", (6, 0))
 
 
+@pytest.mark.slow
 def test_heuristic_beats_uniform_on_standard():
     code, out, err = spycfr("head-to-head", "heuristic:hunter", "uniform", "--game",
                             "agent-hunter", "--preset", "standard", "--games", "400", "--json")
@@ -101,6 +104,7 @@ def test_heuristic_beats_uniform_on_standard():
     assert code == 2 and "heuristic:hunter" in err
 
 
+@pytest.mark.slow
 def test_a_full_table_freezes_and_resumes_bit_identically():
     """At the memory limit with when_full='freeze' the run goes on: the infosets stored keep
     learning, no new one is stored; a checkpoint made then resumes bit-identically."""
@@ -122,6 +126,7 @@ def test_a_full_table_freezes_and_resumes_bit_identically():
             assert np.array_equal(value, again.state_dict()[name]), name
 
 
+@pytest.mark.slow
 def test_sampled_run_tools(tmp_path):
     """measure, query (from a view), report and export on a run sampled without a tree."""
     run = tmp_path / "std"

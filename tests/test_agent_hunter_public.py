@@ -193,6 +193,7 @@ def _hashed_policy(seed):
     return policy
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS,
                          ids=["3-1-1-3-margin", "tiny", "tiny-switched-margin"])
 def test_profiles_have_the_same_value_and_nash_conv_on_both_trees(variant):

@@ -38,6 +38,7 @@ def tiny_tree():
     return build_tree(make_game("tiny"))
 
 
+@pytest.mark.slow
 def test_es_mccfr_small_variant_is_exact(tmp_path, tiny_tree):
     out_dir = tmp_path / "es"
     res = solve_json(AH, "--preset", "tiny", "--algorithm", "es-mccfr",
@@ -62,6 +63,7 @@ def test_es_mccfr_small_variant_is_exact(tmp_path, tiny_tree):
     assert len(p1) == 6 and sum(r["probability"] for r in p1) == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_os_mccfr_standard_reports_an_estimate_only(tmp_path):
     out_dir = tmp_path / "std"
     # Compile first (a fresh cache compiles in this process, which takes far more than 30 MiB)
@@ -179,6 +181,7 @@ def test_bad_input_is_one_line(args, fragment):
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["es-mccfr", "os-mccfr"])
 def test_mccfr_samples_chance_on_kuhn(algorithm):
     """MCCFR runs on every game of the protocol, chance sampled: on Kuhn poker the exact
@@ -192,6 +195,7 @@ def test_mccfr_samples_chance_on_kuhn(algorithm):
     assert abs(res["value_p1"] + 1 / 18) < 0.02
 
 
+@pytest.mark.slow
 def test_memory_limit_holds_for_the_peak_resident_memory(tmp_path):
     """In a process of its own, the peak resident memory (getrusage) stays under the limit."""
     proc = subprocess.run(

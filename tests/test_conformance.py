@@ -37,8 +37,10 @@ LP_NODES = 20_000  # trees also solved by the LP and by CFR+
 
 CASES = [(g, p) for g in game_names() for p in get_plugin(g).presets]
 # Every (game, preset), by name: collecting them runs no game code (a preset's size is
-# known only from the game's numba playouts, which would compile at collection).
-EVERY_CASE = [pytest.param(g, p, id=f"{g}-{p}") for g, p in CASES]
+# known only from the game's numba playouts, which would compile at collection). A game's
+# first preset is its smallest: the fast tier checks it, the slow tier the others.
+EVERY_CASE = [pytest.param(g, p, id=f"{g}-{p}", marks=() if p == next(iter(
+    get_plugin(g).presets)) else pytest.mark.slow) for g, p in CASES]
 
 _estimates: dict = {}
 

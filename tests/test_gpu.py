@@ -33,6 +33,7 @@ def simulated() -> list[dict]:
     return out["results"]
 
 
+@pytest.mark.slow
 def test_gpu_kernels_equal_cpu_bit_for_bit(simulated):
     """Regrets, strategy sums, current and average strategies, exploitability and the final
     values of every algorithm (alternating and simultaneous) on Kuhn; Leduc and Agent Hunter

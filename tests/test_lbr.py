@@ -46,6 +46,7 @@ def test_kuhn_belief_weights_histories_by_the_strategy(p1_moves, expected):
     assert got == pytest.approx(expected)
 
 
+@pytest.mark.slow
 def test_agent_hunter_belief_keeps_the_placements_the_attack_allows():
     """tiny (3 cards, 2 houses): P1 placed 0-1 and attacks P2's house 1 with card 2 from
     hand, so P2 knows P1's houses hold 0 and 1, in either order; the uniform player makes
@@ -73,6 +74,7 @@ def _check_against_exact(game, tree, strategy, player, games, rollouts):
     return out, (br1 + br2) / 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, preset", [("kuhn", None), ("agent-hunter", "tiny"),
                                           ("agent-hunter", "mini")])
 def test_lbr_is_below_the_best_response_and_finds_most_of_uniform_play(name, preset):

@@ -61,6 +61,7 @@ def test_a_hopeless_tree_is_refused_at_once_under_the_limit():
     assert seconds < 120, seconds  # no enumeration was attempted (generous for a cold cache)
 
 
+@pytest.mark.slow
 def test_a_full_tree_run_under_a_limit_stays_under_it(tmp_path):
     got, out, err, _ = _run_cli(
         ["solve", "agent-avenue", "--preset", "mini", "--iterations", "20", "--memory-limit",

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 COUNT = """
@@ -49,6 +51,7 @@ def _compiled(args: list[str], cache_dir: Path) -> int:
     return int(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_second_process_compiles_nothing(tmp_path):
     # Enumerator, best response and MCCFR on a game with chance nodes, then CFR+.
     for args in (["solve", "kuhn", "--algorithm", "es-mccfr", "--iterations", "50"],

@@ -39,6 +39,7 @@ def test_kuhn_public_tree_shape():
     assert t.inv_z == pytest.approx(1.5)  # 6 of the 9 card pairs are dealt
 
 
+@pytest.mark.slow
 def test_kuhn_reaches_its_value_to_1e9():
     t = _tree("kuhn")
     solver = PublicCFRSolver(t, "pcfr+")
@@ -51,6 +52,7 @@ def test_kuhn_reaches_its_value_to_1e9():
     assert profile_values(t, avg, best=False)[0] == pytest.approx(-1 / 18, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_leduc_lp_equilibrium_is_worth_its_value_on_the_public_tree(leduc):
     """The history tree's exact LP equilibrium, moved onto the public tree: both public
     best responses are worth the game value, to 1e-9."""

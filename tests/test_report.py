@@ -24,6 +24,10 @@ from spycfr.exact.lp import solve_lp
 from spycfr.games import make_game
 from spycfr.runs import SolveConfig, load_run, solve_run
 
+# End to end: solves runs and writes their reports (the fast tier's report check is
+# tests/test_adda_records.py::test_report_sections_of_a_solved_run).
+pytestmark = pytest.mark.slow
+
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 AH_SECTIONS = ("## Optimal openings", "## How the game is played at equilibrium",
                "## How attacks fare", "## What each kind of move is worth",

@@ -27,6 +27,7 @@ def test_the_results_are_there():
             "agent-avenue/small"} <= set(RUNS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", RUNS)
 def test_committed_run_is_current(preset):
     meta = json.loads((RESULTS / preset / "run.json").read_text())
@@ -48,6 +49,7 @@ def test_committed_run_vouches_only_for_its_files(preset):
         assert file_sha256(RESULTS / preset / name) == sha, name
 
 
+@pytest.mark.slow
 def test_committed_sweep_is_current():
     """Every variant of the committed sweep was solved to its target; one, solved again now
     with the sweep's settings, gives the recorded value bit for bit."""
@@ -78,6 +80,7 @@ def test_committed_sweep_is_current():
 SAMPLED = ["standard", "agent-avenue/standard", "agent-double-double-agent/standard"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run_name", SAMPLED)
 def test_committed_sampled_strategy_is_the_recorded_state(run_name):
     """The sampled full games commit their strategy (the first two decisions' rows, kB):

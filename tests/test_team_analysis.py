@@ -20,6 +20,9 @@ from spycfr.games import make_variant, tree_labels
 from spycfr.games.agent_avenue import team_record as TR
 from spycfr.games.agent_avenue.record import random_playout
 
+# End to end: a team variant solved here (about 40 s of CPU) and the committed team-duo run.
+pytestmark = pytest.mark.slow
+
 # A 2v1 variant solved here (seconds), and the committed 2v2 run whose teams mix 12 and 8
 # joint plans (so the weights given a view differ from the run's).
 PARAMS = ["--names", "EN,CB", "--copies", "4", "--hand", "2", "--discards", "0", "--board",
