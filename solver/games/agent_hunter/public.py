@@ -256,7 +256,10 @@ def _known(pub, params, p):
 @njit(cache=True)
 def legal_actions(pub, params, out):
     """The public labels at a decision, in increasing code order (see module docstring):
-    only those some private state consistent with the public KNOW sets can take."""
+    only those some private state consistent with the public KNOW sets can take. (The sets
+    see each house alone, so a few public nodes that no pair of private states reaches
+    remain; where they leave no label at all, every house attack stays, so that every
+    non-terminal node has a child.)"""
     n_cards = params[P_CARDS]
     k = params[P_HOUSES]
     phase = pub[PHASE]
@@ -299,14 +302,17 @@ def legal_actions(pub, params, out):
                         continue
                     out[n] = (T_SWITCH << 12) | (h << 6) | (v << 2) | d
                     n += 1
-    for x in range(n_cards):
-        for a in range(k):
-            if pub[base + O_HOUSE + a] < 0 or not (mine[a] >> x) & 1:
-                continue
-            for t in range(k):
-                if pub[obase + O_HOUSE + t] >= 0:
-                    out[n] = (T_HOUSE << 12) | (x << 4) | (a << 2) | t
-                    n += 1
+    for every in range(2):  # the second pass only if the KNOW sets left no label at all
+        if every == 1 and n > 0:
+            break
+        for x in range(n_cards):
+            for a in range(k):
+                if pub[base + O_HOUSE + a] < 0 or not ((mine[a] >> x) & 1 or every == 1):
+                    continue
+                for t in range(k):
+                    if pub[obase + O_HOUSE + t] >= 0:
+                        out[n] = (T_HOUSE << 12) | (x << 4) | (a << 2) | t
+                        n += 1
     return n
 
 
@@ -440,6 +446,10 @@ def chance_outcomes(pub, params, codes, probs):
                 codes[n] = ans * 8 + SRC_HOUSE0 + g
                 probs[n] = 1.0
                 n += 1
+    if n == 0:  # a public node no pair of private states reaches: one (masked) outcome
+        codes[0] = ANS_EQ * 8 + SRC_NONE if typ == T_HOUSE else ANS_EQ
+        probs[0] = 1.0
+        n = 1
     return n
 
 
@@ -550,16 +560,29 @@ def apply_action(pub, params, action, out):
 
 @njit(cache=True)
 def _house_sum(pub, params, p, i):
-    """Sum of the cards in player ``p``'s houses in play when it holds private state i."""
-    if i >= num_placements(params):
+    """Sum of the cards in player ``p``'s houses in play when it holds private state i
+    (unranked in closed form, K <= 3, without allocating: this runs at every terminal)."""
+    n = params[P_CARDS]
+    k = params[P_HOUSES]
+    if i >= _perm(n, k):
         return 0
-    t = np.empty(3, dtype=np.int64)
-    unrank(params, i, t)
-    s = 0
-    for h in range(params[P_HOUSES]):
-        if pub[p * PSTRIDE + O_HOUSE + h] >= 0:
-            s += t[h]
-    return s
+    base = p * PSTRIDE + O_HOUSE
+    if k == 1:
+        return i if pub[base] >= 0 else 0
+    block = _perm(n - 1, k - 1)
+    c0 = i // block
+    rest = i - c0 * block
+    if k == 2:
+        c1 = rest + (rest >= c0)
+        return c0 * (pub[base] >= 0) + c1 * (pub[base + 1] >= 0)
+    r1 = rest // (n - 2)
+    c2 = rest - r1 * (n - 2)
+    c1 = r1 + (r1 >= c0)
+    lo = min(c0, c1)
+    hi = max(c0, c1)
+    c2 += c2 >= lo
+    c2 += c2 >= hi
+    return c0 * (pub[base] >= 0) + c1 * (pub[base + 1] >= 0) + c2 * (pub[base + 2] >= 0)
 
 
 @njit(cache=True)
@@ -617,16 +640,16 @@ def terminal_values(pub, params, seat, opp, compat, out):
         out[:] = sgn * u * total
         return
     # Equal VP: P1 wins iff houses(P2) - houses(P1) + delta > 0.
-    delta = _out_sum(pub, 1) - _out_sum(pub, 0)
-    n = params[P_CARDS]
-    width = 3 * n + 1
-    bucket = np.zeros(width)
+    delta = 0  # both players have the same values out (spec, Readings 2)
+    if pub[O_OUT] != pub[PSTRIDE + O_OUT]:
+        delta = _out_sum(pub, 1) - _out_sum(pub, 0)
+    width = 3 * params[P_CARDS] + 1
+    below = np.zeros(width + 1)  # below[s + 1]: mass of opposing house sum s, then < s + 1
     for j in range(opp.shape[0]):
         if opp[j] != 0.0:
-            bucket[_house_sum(pub, params, 1 - seat, j)] += opp[j]
-    below = np.zeros(width + 1)  # below[s] = mass of opposing house sums < s
+            below[_house_sum(pub, params, 1 - seat, j) + 1] += opp[j]
     for s in range(width):
-        below[s + 1] = below[s] + bucket[s]
+        below[s + 1] += below[s]
     for i in range(out.shape[0]):
         # Seat 0 holding sum s wins against P2 sums > s - delta (and loses against those
         # below); seat 1 holding sum s wins against P1 sums > s + delta.

@@ -29,6 +29,10 @@ showed from hand or from another house leaves it, a switch or refill of k resets
 out are removed when it is read). It is bookkeeping for the information abstraction
 (:func:`abstraction_key`), a function of public information only, never read by the rules.
 
+LAST (30, 31): the last move as the player who did not make it observed it (its observation
+code, low 15 bits then the rest): public bookkeeping for the public-state model (public.py),
+whose public states must tell a node's children apart; never read by the rules.
+
 Action codes (int32) are ``type << 12 | payload``:
 placement (type 0): sum of card_i * N**i over houses i = 0..K-1; hand attack (1): c << 2 | t;
 switch (2): h << 6 | w << 2 | d; house attack (3): a << 2 | t; refill (4): f.
@@ -52,7 +56,7 @@ from numba import njit
 from spycfr.engine.rng import combine_key, root_key
 from spycfr.tree import TERMINAL
 
-STATE_SIZE = 30
+STATE_SIZE = 32
 PSTRIDE = 10
 O_HOUSE = 0
 O_DECOYS = 3
@@ -65,6 +69,7 @@ PHASE = 21
 REFILL = 22
 TO_MOVE = 23
 KNOW = 24
+LAST = 30
 
 EMPTY = -1
 ELIM = -2
@@ -294,6 +299,9 @@ def apply_action(state, params, action, out):
     """Write the state after ``action`` (assumed legal) into ``out``."""
     for i in range(STATE_SIZE):
         out[i] = state[i]
+    seen = observation(state, params, action, 1 - state[TO_MOVE])
+    out[LAST] = seen & 0x7FFF
+    out[LAST + 1] = seen >> 15
     n_cards = params[P_CARDS]
     k = params[P_HOUSES]
     typ = action >> 12
