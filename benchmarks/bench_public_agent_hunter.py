@@ -2,6 +2,7 @@
 solve times), one process, both trees measured side by side.
 
     python benchmarks/bench_public_agent_hunter.py sizes 3/2/1/2 3/2/1/4 4/2/1/4 5/2/1/4
+    python benchmarks/bench_public_agent_hunter.py iter 3/2/1/4 20
 
 Variants are cards/houses/decoys/max_turns (decoy rule any, payoff win). For each: the public
 tree's nodes, those some pair of private states reaches ("live": the public KNOW sets prune
@@ -123,10 +124,37 @@ def sizes(specs: list[str], history_max: float) -> None:
               f"{hist:,.0f}{how} | {hist / c[1]:.1f} ({secs:.1f}s)", flush=True)
 
 
+def per_iteration(spec: str, iterations: int) -> None:
+    """CFR+ seconds per iteration on both trees (after one warm-up iteration each)."""
+    from spycfr.cfr import CFRSolver
+    from spycfr.games import build_tree
+    from spycfr.games.agent_hunter import AgentHunterGame
+    from spycfr.public.enumerate import build_public_tree
+    from spycfr.public.solver import PublicCFRSolver
+
+    game = AgentHunterGame(_variant(spec))
+    print("(numba compiles the engines on a first run: minutes)", flush=True)
+    public, history = build_public_tree(game), build_tree(game)
+    per = {}
+    for name, solver in (("public", PublicCFRSolver(public, "cfr+")),
+                         ("history", CFRSolver(history, "cfr+"))):
+        solver.iterate(1)
+        t0 = time.perf_counter()
+        solver.iterate(iterations)
+        per[name] = (time.perf_counter() - t0) / iterations
+        print(f"{spec} {name}: {per[name]:.4f} s per CFR+ iteration, exploitability "
+              f"{solver.exploitability():.3g} after {iterations + 1}", flush=True)
+    print(f"{spec}: history / public time per iteration = {per['history'] / per['public']:.3f} "
+          f"(public nodes {public.num_nodes:,}, rows {public.num_rows:,}; history nodes "
+          f"{history.num_nodes:,})")
+
+
 if __name__ == "__main__":
     what, *rest = sys.argv[1:]
     hmax = 6e6
     if what == "sizes":
         sizes(rest, hmax)
+    elif what == "iter":
+        per_iteration(rest[0], int(rest[1]) if len(rest) > 1 else 20)
     else:
-        raise SystemExit(f"error: unknown benchmark {what!r}: sizes")
+        raise SystemExit(f"error: unknown benchmark {what!r}: sizes or iter")
