@@ -54,6 +54,20 @@ def test_the_rule_by_size_and_memory(monkeypatch):
     assert choose_algorithm(config(memory_limit=1.0, target_exploitability=1e-3))[0] == "pdcfr+"
 
 
+def test_the_rulesheet_game_is_sampled_with_its_measured_settings():
+    """Issue 26 item 8: with default options the rulesheet Agent Hunter is sampled with the
+    settings its plug-in measured best (external sampling of the placements in the
+    abstraction, the heuristic playing the rest), not refused; settings given are kept."""
+    chosen = plan.plan_solve(config(preset="standard"), resolve_game(config(preset="standard")))
+    assert chosen.config.algorithm == "es-mccfr"
+    assert (chosen.config.abstraction, chosen.config.fallback, chosen.config.store_depth) == (
+        True, "heuristic", 2)
+    assert chosen.choice is not None and "measured sampling settings" in chosen.choice["why"]
+    given = config(preset="standard", store_depth=4)
+    kept = plan.plan_solve(given, resolve_game(given)).config
+    assert (kept.abstraction, kept.fallback, kept.store_depth) == (False, None, 4)
+
+
 def test_an_lp_run_directory(tmp_path):
     """An exact LP run: no iterations, no checkpoint, exploitability ~0, loadable; resuming
     it or asking it for iterations is a clear error."""

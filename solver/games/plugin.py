@@ -172,6 +172,10 @@ class GamePlugin:
     payoff_bound: Callable[[dict], float] = lambda variant: 1.0  # max |payoff| of a game
     # names of the protocol's styled heuristic players (style i = heuristic_styles[i])
     heuristic_styles: tuple[str, ...] = ()
+    # The Monte-Carlo CFR settings measured best on the game's full variants (SolveConfig
+    # field names: abstraction, fallback, store_depth): what `--algorithm auto` samples with
+    # when the full tree would not fit and none of them was given.
+    sampled_settings: dict[str, Any] = field(default_factory=dict)
     seat_note: str = "When the first player is drawn at random"
     # Optional features.
     records: RecordNotation | None = None

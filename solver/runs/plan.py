@@ -25,6 +25,7 @@ AUTO_CFR_NODES = 100_000
 AUTO_LOOSE_TARGET = 1e-3
 AUTO_CFR = "pdcfr+"
 AUTO_SAMPLED = "es-mccfr"
+SAMPLED_SETTINGS = ("abstraction", "fallback", "store_depth")  # a game's sampled_settings keys
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,29 @@ def plan_solve(config: SolveConfig, game: ResolvedGame,
         chosen, why = choose_algorithm(config, game, checkpoint_every)
         choice = {"requested": "auto", "chosen": chosen, "why": why}
         config = config.replace(algorithm=chosen)
+        if chosen == AUTO_SAMPLED:
+            config, why = sampled_settings(config, game, why)
+            choice["why"] = why
     tree, why = choose_tree(config, game)
     if config.tree == "auto":
         tree_choice = {"requested": "auto", "chosen": tree, "why": why}
     return Plan(config.replace(tree=tree), choice, tree_choice)
+
+
+def sampled_settings(config: SolveConfig, game: ResolvedGame,
+                     why: str) -> tuple[SolveConfig, str]:
+    """``config`` with the game's measured sampling settings (its plug-in's
+    ``sampled_settings``) when auto samples and none of them was given, and ``why`` saying
+    so: without them external sampling of a long game (Agent Hunter's rulesheet game: about
+    4.7e14 nodes an iteration) is refused."""
+    settings = game.plugin.sampled_settings if game.plugin is not None else {}
+    given = [name for name in SAMPLED_SETTINGS if getattr(config, name) not in (None, False)]
+    if not settings or given:
+        return config, why
+    words = ", ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}")
+                      for k, v in settings.items())
+    return config.replace(**settings), (f"{why}; with {game.name}'s measured sampling "
+                                        f"settings ({words})")
 
 
 def choose_algorithm(config: SolveConfig, game: ResolvedGame,
