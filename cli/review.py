@@ -46,7 +46,8 @@ def review(run_dir: str, path: str, seat: str, as_json: bool) -> None:
 
 
 def _read(path: str) -> str:
-    stream = click.get_text_stream("stdin") if path == "-" else None
+    # click.open_file("-") is stdin as get_text_stream("stdin") gave it (deprecated in click 8.4)
+    stream = click.open_file("-") if path == "-" else None
     try:
         if stream is not None:
             text = stream.read(MAX_FILE + 1)

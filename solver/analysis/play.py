@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from spycfr.engine.states import CHANCE_PLAYER
+from spycfr.engine.states import CHANCE_PLAYER, State
 from spycfr.errors import RecordError, SpycfrError
 from spycfr.games import get_plugin, make_game
 from spycfr.tree import Tree
@@ -175,7 +175,7 @@ class Narrator:
 def run_game(game, opp: Opponent, seat: int, rng: np.random.Generator,
              decide: Callable[[object, list[str]], int | None],
              observe: Callable[[int, str, object, str | None], None] | None = None
-             ) -> tuple[object | None, list[Decision]]:
+             ) -> tuple[State | None, list[Decision]]:
     """One game as ``seat`` against ``opp``: chance and the opponent sampled from ``rng``,
     the seat's moves from ``decide(state, labels)`` (an index, or None to abandon: the state
     returned is then None). ``observe(actor, view_before, state, label)`` is told before each

@@ -12,9 +12,10 @@ import numpy as np
 from spycfr.analysis.play import SEATS, Decision, Opponent, _child_node, review
 from spycfr.analysis.views import delta, private_namer
 from spycfr.engine.labels import state_at
-from spycfr.engine.states import CHANCE_PLAYER
+from spycfr.engine.states import CHANCE_PLAYER, State
 from spycfr.errors import RecordError, SpycfrError
 from spycfr.games import feature, get_plugin
+from spycfr.tree import Tree
 from spycfr.tree.passes import forward_reach
 
 MAX_RECORDS = 200  # games in one review (each is replayed and reviewed)
@@ -23,7 +24,7 @@ SHOWN = 0.005  # holdings at least this likely are named
 MAX_HISTORIES = 400  # histories of one position replayed to name the opponent's holdings
 
 
-def replay_record(opp: Opponent, game, text: str) -> tuple[object, list[list[tuple]]]:
+def replay_record(opp: Opponent, game, text: str) -> tuple[State, list[list[tuple]]]:
     """The final state of the full record ``text`` and, per seat, its decisions as
     (Decision, state before, state after); RecordError names a bad record."""
     records = feature(opp.result.game, "records", "record notation to review games in")
@@ -31,7 +32,8 @@ def replay_record(opp: Opponent, game, text: str) -> tuple[object, list[list[tup
         raise SpycfrError(f"{opp.result.game} cannot replay a full record: no review of "
                           "recorded games")
     codes = records.actions(game.variant_obj, text)
-    state, node, path = game.new_initial_state(), 0, []
+    state, node = game.new_initial_state(), 0
+    path: list[int] = []
     moves: list[list[tuple]] = [[], []]
     for code in codes:
         p = state.current_player()
@@ -48,9 +50,16 @@ def replay_record(opp: Opponent, game, text: str) -> tuple[object, list[list[tup
     return state, moves
 
 
+def _tree(opp: Opponent) -> Tree:
+    """The run's tree (an AttributeError for a sampled run, as reading None's fields gave)."""
+    if opp.tree is None:
+        raise AttributeError("the run has no tree (a sampled run)")
+    return opp.tree
+
+
 def node_reach(opp: Opponent) -> np.ndarray:
     """reach[n, 0/1/2] of every node of the run's tree under its strategy."""
-    tree = opp.tree
+    tree = _tree(opp)
     reach = np.zeros((tree.num_nodes, 3))
     forward_reach(tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
                   tree.chance_prob, opp.strategy, reach)
@@ -61,7 +70,7 @@ def likely_held(opp: Opponent, game, seat: int, node: int, reach: np.ndarray,
                 parents: np.ndarray, name) -> list[tuple[str, float]]:
     """The opponent's private states at ``seat``'s position (the infoset of ``node``), most
     likely first, with their probabilities given everything ``seat`` saw."""
-    tree = opp.tree
+    tree = _tree(opp)
     i = int(tree.node_infoset[node])
     nodes = np.flatnonzero((tree.node_infoset == i) & (tree.node_player == seat))
     weight = reach[nodes, 1 - seat] * reach[nodes, 2]
@@ -70,7 +79,8 @@ def likely_held(opp: Opponent, game, seat: int, node: int, reach: np.ndarray,
     order = np.argsort(-weight, kind="stable")[:MAX_HISTORIES]
     held: dict[str, float] = {}
     for n, w in zip(nodes[order], weight[order], strict=True):
-        v, path = int(n), []
+        v = int(n)
+        path: list[int] = []
         while v > 0:
             path.append(int(tree.node_action[v]))
             v = int(parents[v])
@@ -132,19 +142,22 @@ def review_records(opp: Opponent, game, texts: list[str], seats: tuple[int, ...]
     if len(texts) > MAX_RECORDS:
         raise SpycfrError(f"{len(texts):,} records: at most {MAX_RECORDS} are reviewed at once")
     reach = node_reach(opp) if opp.tree is not None else None
-    games, every = [], {s: [] for s in seats}
+    games: list[dict] = []
+    every: dict[int, list[dict]] = {s: [] for s in seats}
     for number, text in enumerate(texts, 1):
         try:
             final, moves = replay_record(opp, game, text)
         except RecordError as exc:
             games.append({"game": number, "record": text[:200], "error": str(exc)})
             continue
+        seat_reviews: dict[str, dict] = {}
         entry = {"game": number, "record": text, "terminal": final.is_terminal(),
-                 "payoff": list(final.returns()) if final.is_terminal() else None, "seats": {}}
+                 "payoff": list(final.returns()) if final.is_terminal() else None,
+                 "seats": seat_reviews}
         for s in seats:
             rows = explained(opp, game, s, moves[s], reach)
             every[s].extend(rows)
-            entry["seats"][SEATS[s]] = {
+            seat_reviews[SEATS[s]] = {
                 "summary": summary(rows),
                 "moves": sorted(rows, key=lambda r: -(r.get("loss") or 0.0)),
             }

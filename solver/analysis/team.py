@@ -80,6 +80,14 @@ def _play(tree: Tree, sigma: np.ndarray, team: int, plan: np.ndarray) -> np.ndar
     return sigma
 
 
+def _mixture(run: TeamRun) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The run's plans and weights per team (a TypeError where it keeps none, as indexing
+    None would give)."""
+    if run.plans is None or run.weights is None:
+        raise TypeError(f"{run.path} keeps no joint plans")
+    return run.plans, run.weights
+
+
 def plan_reach(run: TeamRun) -> tuple[np.ndarray, list[np.ndarray]]:
     """(chance reach[N], per team the 0/1 reach of each of its plans' own actions [K, N])."""
     tree = run.tree
@@ -87,7 +95,7 @@ def plan_reach(run: TeamRun) -> tuple[np.ndarray, list[np.ndarray]]:
     out: list[np.ndarray] = []
     for t in (0, 1):
         rows = []
-        for plan in run.plans[t]:
+        for plan in _mixture(run)[0][t]:
             sigma = _play(tree, tree.uniform_strategy(), t, plan)
             forward_reach(tree.first_child, tree.num_children, tree.node_player,
                           tree.node_infoset, tree.chance_prob, sigma, reach)
@@ -99,8 +107,9 @@ def plan_reach(run: TeamRun) -> tuple[np.ndarray, list[np.ndarray]]:
 def pair_values(run: TeamRun, k0: int, k1: int) -> np.ndarray:
     """Team 0's expected payoff below every node when the teams play plans k0 and k1."""
     tree = run.tree
-    sigma = _play(tree, tree.uniform_strategy(), 0, run.plans[0][k0])
-    _play(tree, sigma, 1, run.plans[1][k1])
+    plans = _mixture(run)[0]
+    sigma = _play(tree, tree.uniform_strategy(), 0, plans[0][k0])
+    _play(tree, sigma, 1, plans[1][k1])
     values = tree.utility.astype(np.float64).copy()
     backward_values(tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
                     tree.chance_prob, sigma, np.zeros((tree.num_nodes, 3)), values, -1)
@@ -141,7 +150,8 @@ def team_query(run: TeamRun, seat: int, record: str) -> dict:
     t = int(tree.infoset_player[i])
     chance, reach = plan_reach(run)
     nodes = np.flatnonzero((tree.node_infoset == i) & (tree.node_player == t))
-    k_own, k_opp = len(run.weights[t]), len(run.weights[1 - t])
+    team_plans, weights = _mixture(run)
+    k_own, k_opp = len(weights[t]), len(weights[1 - t])
     n_act = int(tree.infoset_num_actions[i])
     mass = np.zeros(k_own)  # sum over the infoset's nodes of chance * own plan * opponents
     gain = np.zeros((k_own, n_act))
@@ -156,15 +166,15 @@ def team_query(run: TeamRun, seat: int, record: str) -> dict:
             values = pair_values(run, *((k, j) if t == 0 else (j, k)))
             kids = tree.first_child[nodes][:, None] + np.arange(n_act)
             sign = 1.0 if t == 0 else -1.0
-            mass[k] += run.weights[1 - t][j] * w.sum()
-            gain[k] += run.weights[1 - t][j] * sign * (w[:, None] * values[kids]).sum(axis=0)
-    lam = run.weights[t]
+            mass[k] += weights[1 - t][j] * w.sum()
+            gain[k] += weights[1 - t][j] * sign * (w[:, None] * values[kids]).sum(axis=0)
+    lam = weights[t]
     total = float(lam @ mass)
     consistent = np.flatnonzero(own_only > 0)
     reached = total > 0
     post = lam * mass / total if reached else np.where(own_only > 0, lam, 0.0) / max(
         float(lam[consistent].sum()), 1e-300)
-    choice = run.plans[t][:, i].astype(int)
+    choice = team_plans[t][:, i].astype(int)
     probs = np.bincount(choice[consistent], weights=post[consistent], minlength=n_act)
     move_values = gain.T @ lam / total if reached else np.full(n_act, np.nan)
     own_values = np.zeros(k_own)  # each plan's value given the view, when it reaches it

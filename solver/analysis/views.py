@@ -60,7 +60,7 @@ def private_namer(plugin: GamePlugin, game) -> Callable[[str, int, list[str]], s
         key = (view, seat)
         if key not in cache:
             info = summary_of(plugin, game, view, seat) if hook else None
-            cache[key] = (hook(info, seat) if info is not None
+            cache[key] = (hook(info, seat) if hook is not None and info is not None
                           else default_private(view, public_tokens))
         return cache[key]
 
@@ -76,6 +76,8 @@ def draw(plugin: GamePlugin, game, text: str, seat: int, full: bool = False) -> 
     if not full:
         info = summary_of(plugin, game, text, seat)
     else:
+        if plugin.records is None:
+            raise AttributeError(f"{plugin.name} draws positions but has no record notation")
         try:
             info = plugin.records.summary(game.variant_obj, text)
         except (RecordError, SpycfrError):
@@ -86,7 +88,7 @@ def draw(plugin: GamePlugin, game, text: str, seat: int, full: bool = False) -> 
 def lines(plugin: GamePlugin, game, view: str, seat: int) -> list[str]:
     """The position in words (the record notation's lines), or the view itself."""
     info = summary_of(plugin, game, view, seat)
-    if info is None:
+    if info is None or plugin.records is None:  # no notation: summary_of gave None
         return [f"you see: {view or '(nothing yet)'}"]
     return [x for x in plugin.records.lines(info, game.variant_obj)
             if not x.startswith("legal moves")]

@@ -236,7 +236,7 @@ def solve_dags(tree: Tree, dags: list[BeliefDag], tolerance: float = 1e-9,
     sides = [_Side(dags[0], a), _Side(dags[1], -a.T.tocsr())]
     it = 0
     lower, upper = -np.inf, np.inf
-    kept = [None, None]
+    kept: list[np.ndarray | None] = [None, None]  # per team: the averages that hold the bounds
     if state is not None:
         it = int(state["iterations"])
         lower, upper = float(state["lower"]), float(state["upper"])
@@ -270,6 +270,8 @@ def solve_dags(tree: Tree, dags: list[BeliefDag], tolerance: float = 1e-9,
                 saved = time.perf_counter()
             if converged or it >= max_iterations or late:
                 break
+    if kept[0] is None or kept[1] is None:  # (``None @``: the same TypeError as ever)
+        raise TypeError("no averages were kept: the bounds never improved on infinity")
     value = float(kept[0] @ (a @ kept[1]))
     result = DagResult(lower, upper, value, it, time.perf_counter() - start, converged,
                        kept, dags)
@@ -281,7 +283,8 @@ def solve_dags(tree: Tree, dags: list[BeliefDag], tolerance: float = 1e-9,
 def checkpoint_state(sides: list[_Side], it: int, lower: float, upper: float,
                      kept: list) -> dict:
     """The arrays that resume a solve exactly."""
-    out = {"iterations": it, "lower": lower, "upper": upper}
+    out: dict[str, int | float | np.ndarray] = {"iterations": it, "lower": lower,
+                                                "upper": upper}
     for t, side in enumerate(sides):
         out[f"regret{t}"] = side.regret
         out[f"sigma{t}"] = side.sigma

@@ -167,6 +167,8 @@ def _solve_dag(tree: Tree, params, tolerance: float, time_limit: float | None,
                                      f"edges" for t, s in enumerate(sizes)))
     state = None
     if resume:
+        if out is None:  # run() refuses --resume without a run directory
+            raise TypeError("resuming needs the run directory")
         with np.load(out / CHECKPOINT) as npz:
             state = {k: npz[k] for k in npz.files}
         if [len(state["regret0"]), len(state["regret1"])] != [d.num_edges for d in dags]:
@@ -181,15 +183,17 @@ def _solve_dag(tree: Tree, params, tolerance: float, time_limit: float | None,
     result = solve_dags(tree, dags, tolerance=tolerance, time_limit=left, progress=progress,
                         state=state, checkpoint=checkpoint)
     result.seconds += build
-    plans = {}
+    plans: dict[str, np.ndarray] | None = None  # None: a team's mixture takes too many
+    kept: dict[str, np.ndarray] = {}
     for t, (dag, flow) in enumerate(zip(dags, result.flows, strict=True)):
         # Each plan of the decomposition walks the whole DAG: a bounded amount of work.
         most = min(MAX_PLANS, PLAN_WORK // max(dag.num_beliefs, 1))
         mix = flow_plans(dag, flow, tree, most) if most >= 16 else None
         if mix is None:
-            plans = None
             break
-        plans[f"team{t}_plans"], plans[f"team{t}_weights"] = mix
+        kept[f"team{t}_plans"], kept[f"team{t}_weights"] = mix
+    else:
+        plans = kept
     meta = {"dag": sizes, "dag_seconds": build, "plans": plans,
             "dag_size": sum(s["beliefs"] + s["edges"] for s in sizes)}
     return result, meta

@@ -61,7 +61,7 @@ def assemble(full: Subtree, seat: int, settings: Settings) -> Assembled:
     out = Assembled(full, seat, strategy)
     t0 = time.perf_counter()
     vf = settings.value_function
-    if hasattr(vf, "for_agent"):  # leaf values that depend on who the agent is
+    if vf is not None and hasattr(vf, "for_agent"):  # leaf values that depend on who the agent is
         vf = vf.for_agent(seat)
 
     def subgame(f: int) -> Subtree:
@@ -81,15 +81,14 @@ def assemble(full: Subtree, seat: int, settings: Settings) -> Assembled:
         if k == TERMINAL or not mine.any():
             continue  # the agent never gets here: its play below does not matter
         if not fresh and (k == seat or sol.tree.kind[s] == LEAF):
-            ranges = [None, None]
-            ranges[seat] = mine
-            if settings.gadget:  # the opponent kept to its best values against the last plan
-                ranges[opp] = theirs
-                sol = solve(subgame(f), tuple(ranges), settings.iterations, vf,
+            # the opponent kept to its best values against the last plan (gadget) or not
+            other = theirs if settings.gadget else sol.reach[opp][s]
+            ranges = (mine, other) if seat == 0 else (other, mine)
+            if settings.gadget:
+                sol = solve(subgame(f), ranges, settings.iterations, vf,
                             opp_values=sol.best[opp][s], opponent=opp)
             else:
-                ranges[opp] = sol.reach[opp][s]
-                sol = solve(subgame(f), tuple(ranges), settings.iterations, vf)
+                sol = solve(subgame(f), ranges, settings.iterations, vf)
             out.resolves += 1
             s = 0
         rows = None

@@ -65,6 +65,7 @@ class _Run:
     def evaluate(self, seat: int, sigma, best: bool = False) -> np.ndarray:
         t = self.t
         if t.leaves.size:
+            assert self.vf is not None  # __init__ refuses leaves without a value function
             lv = self.vf.values(t.pub[t.leaves], self.reach[0][t.leaves], self.reach[1][t.leaves],
                                 None if t.origin is None else t.origin[t.leaves])
             self.leaf_values = lv
@@ -93,17 +94,18 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
     avg = np.zeros(shape)
     roots = [np.asarray(ranges[0], float).copy(), np.asarray(ranges[1], float).copy()]
     gadget = opp_values is not None
+    opp = -1  # the gadget's opponent seat (-1: no gadget)
     if gadget:
-        if opponent not in (0, 1):
+        if opponent is None or opponent not in (0, 1):
             raise ValueError("the gadget needs the opponent's seat")
+        opp = opponent
         alt = np.asarray(opp_values, float)
-        support = (np.asarray(ranges[opponent]) > 0).astype(float)
+        support = (np.asarray(ranges[opp]) > 0).astype(float)
         g_regret = np.zeros((alt.shape[0], 2))  # actions: leave, enter
         enter = np.full(alt.shape[0], 0.5)
         enter_avg = np.zeros(alt.shape[0])
-        roots[opponent] = enter * support
+        roots[opp] = enter * support
     if not t.leaves.size and in_numba:  # the whole loop in one numba call
-        opp = opponent if gadget else -1
         alt_ = alt if gadget else np.zeros(1)
         sup = support if gadget else np.zeros(1)
         ent = enter if gadget else np.zeros(1)
@@ -120,7 +122,7 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
                 v = run.evaluate(seat, sigma)
                 passes.regrets(seat, t.kind, t.first, t.row, t.row_kid, t.row_next, t.row_count,
                                v, run.reach[seat], float(it), regret, sigma, avg)
-                if gadget and seat == opponent:
+                if gadget and seat == opp:
                     enter_avg += it * enter
                     u = (1 - enter) * alt + enter * v[0]
                     g_regret[:, 0] = np.maximum(g_regret[:, 0] + alt - u, 0.0)
@@ -128,16 +130,17 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
                     total = g_regret.sum(axis=1)
                     enter = np.where(total > 0, g_regret[:, 1] / np.where(total > 0, total, 1),
                                      0.5)
-                    roots[opponent] = enter * support
+                    roots[opp] = enter * support
     strategy = np.zeros(shape)
     passes.normalise(t.kind, t.row, t.row_count, avg, strategy)
     final_enter = None
     if gadget:
         final_enter = enter_avg / (iterations * (iterations + 1) / 2)
-        roots[opponent] = final_enter * support
+        roots[opp] = final_enter * support
     run.reaches(strategy, roots)
-    values = tuple(run.evaluate(seat, strategy).copy() for seat in (0, 1))
-    best = tuple(run.evaluate(seat, strategy, best=True).copy() for seat in (0, 1))
+    values = (run.evaluate(0, strategy).copy(), run.evaluate(1, strategy).copy())
+    best = (run.evaluate(0, strategy, best=True).copy(),
+            run.evaluate(1, strategy, best=True).copy())
     return Solution(t, strategy, (run.reach[0].copy(), run.reach[1].copy()), values, best,
                     final_enter, iterations)
 

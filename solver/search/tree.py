@@ -97,7 +97,8 @@ class GameModel:
     def of(cls, params) -> GameModel:
         if not pp.has_public(params):
             raise ValueError(f"{type(params).__name__} has no public-state model")
-        n = tuple(int(pp.python_impl(params, "num_private")(params, s)) for s in (0, 1))
+        num_private = pp.python_impl(params, "num_private")
+        n = (int(num_private(params, 0)), int(num_private(params, 1)))
         w0, w1 = np.zeros(n[0]), np.zeros(n[1])
         compat = np.zeros(n)
         a, pa = _game_constants(params, w0, w1, compat)
@@ -164,7 +165,9 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
     pubs, parents, labels, eprob = [root.copy()], [-1], [0], [1.0]
     kinds, firsts, counts = [], [], []
     emask = [np.ones((2, nmax))]
-    dep, rows, row_tabs = [0], [], []
+    dep: list[int] = [0]
+    rows: list[int] = []
+    row_tabs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     i = 0
     while i < len(pubs):
         if len(pubs) > max_nodes:
@@ -221,7 +224,8 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
                    np.array(firsts, np.int64), np.array(counts, np.int64), np.array(eprob),
                    (np.ascontiguousarray(em[:, 0, :game.n[0]]),
                     np.ascontiguousarray(em[:, 1, :game.n[1]])),
-                   np.array(rows, np.int64), *tab, term, payoff, np.flatnonzero(kind == LEAF))
+                   np.array(rows, np.int64), tab[0], tab[1], tab[2], tab[3], term, payoff,
+                   np.flatnonzero(kind == LEAF))
 
 
 def extract(tree: Subtree, node: int, depth: int | None = None) -> Subtree:

@@ -4,6 +4,7 @@ move with each swept parameter, as markdown with one figure per parameter."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -115,7 +116,7 @@ def _figure(done: pd.DataFrame, name: str, others: list[str], out: Path) -> Path
     grid = fig.subplots(2 * nrows, ncols, sharex=True, squeeze=False,
                         gridspec_kw={"height_ratios": [3, 2] * nrows})
     numeric = done[name].dtype != object
-    handles = {}
+    handles: dict[str, Any] = {}  # legend label -> errorbar container
     for k, (key, panel) in enumerate(panels):
         ax_value, ax_draw = grid[2 * (k // ncols), k % ncols], grid[2 * (k // ncols) + 1, k % ncols]
         key = key if isinstance(key, tuple) else (key,)

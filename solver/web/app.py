@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-import bottle
+import bottle  # type: ignore[import-untyped]  # bottle ships no type information
 
 from spycfr.errors import SpycfrError
 from spycfr.web import games, many, pages

@@ -6,9 +6,15 @@ from __future__ import annotations
 import functools
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from spycfr.web.catalog import Entry
 from spycfr.web.html import url
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from spycfr.runs.store import Run
 
 MAX_UPLOAD = 1 << 20  # bytes of records a review request may send
 
@@ -25,10 +31,10 @@ class PageError(Exception):
 class Loaded:
     """A tree run loaded for the pages: the run, its Python game, its values."""
 
-    run: object
+    run: Run
     game: object
     values: tuple  # (cfv, reach, opp_reach) of the run's strategy
-    node_reach: object = None  # reach[n, 0/1/2] of every node, once a review needs it
+    node_reach: np.ndarray | None = None  # reach[n, 0/1/2] of every node, once a review needs it
 
     @property
     def eps(self) -> float:

@@ -7,7 +7,7 @@ game, and a reloaded or shared page shows the same deal and the same program mov
 
 from __future__ import annotations
 
-import bottle
+import bottle  # type: ignore[import-untyped]  # bottle ships no type information
 import numpy as np
 
 from spycfr.analysis import views
@@ -88,6 +88,8 @@ def play(bench, request) -> str:
             pending.labels, base, dot) + _notation(plugin)
         return page(f"Play {entry.name} as {SEATS[seat]}", _header(entry, seat, seed) + body,
                     entry_nav(entry))
+    if state is None:  # decide never abandons (it raises _Pending): None.returns() as ever
+        raise AttributeError("the game was abandoned: no final state")
     narrator.close(state)
     u = state.returns()[seat]
     verdict = "you win" if u > 0 else "you lose" if u < 0 else "a draw"
@@ -108,7 +110,10 @@ def play(bench, request) -> str:
 
 
 def _start_form(entry, seat: int) -> str:
-    seed = int(np.random.SeedSequence().entropy % 1_000_000)
+    entropy = np.random.SeedSequence().entropy  # drawn from the OS when not given: an int
+    if not isinstance(entropy, int):
+        raise TypeError(f"SeedSequence gave entropy {entropy!r}, not an int")
+    seed = int(entropy % 1_000_000)
     options = "".join(f'<option{" selected" if i == seat else ""}>{s}</option>'
                       for i, s in enumerate(SEATS))
     body = (f"<p>The program deals and plays the other seat with the strategy of "

@@ -128,7 +128,9 @@ def _fmt(text: str) -> str:
 def markdown(text: str, image: Callable[[str], str | None]) -> str:
     """The report markdown as HTML; ``image(src)`` gives the URL of a figure (None: not
     served)."""
-    out, para, lines, i = [], [], text.splitlines(), 0
+    out: list[str] = []
+    para: list[str] = []
+    lines, i = text.splitlines(), 0
 
     def flush() -> None:
         if para:

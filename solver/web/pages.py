@@ -4,7 +4,7 @@ teams: :mod:`spycfr.web.many`.)"""
 
 from __future__ import annotations
 
-import bottle
+import bottle  # type: ignore[import-untyped]  # bottle ships no type information
 
 from spycfr.analysis import views
 from spycfr.games import get_plugin
