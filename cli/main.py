@@ -100,7 +100,7 @@ def _fail(prefix: str, exc: BaseException | str, code: int) -> None:
 def main() -> None:
     """Run the CLI; user errors become one line on stderr and exit code 2."""
     try:
-        cli.main(standalone_mode=False)
+        cli.main(standalone_mode=False, prog_name="spycfr")
     except Interrupted as exc:
         _fail("interrupted: ", exc, 130)
     except SpycfrError as exc:
