@@ -33,6 +33,8 @@ if not os.environ.get("CI"):
     pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +89,16 @@ def _shot(browser, shots: Path, name: str) -> None:
     browser.set_window_size(1400, 1000)
 
 
+def _follow(browser, element) -> None:
+    """Click a link or a submit button and wait until the next page has replaced this one
+    (a click returns before a form's answer arrives; CI once read the old page)."""
+    page = browser.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(browser, 600).until(expected_conditions.staleness_of(page))
+    WebDriverWait(browser, 600).until(
+        lambda b: b.execute_script("return document.readyState") == "complete")
+
+
 def _spycfr(*args: str) -> dict:
     result = CliRunner().invoke(cli, list(args))
     assert result.exit_code == 0, result.output
@@ -96,14 +108,14 @@ def _spycfr(*args: str) -> dict:
 def test_browse_to_a_position_and_read_the_grid_as_query_does(server, browser, shots):
     browser.get(f"{server}/?")
     _shot(browser, shots, "index")
-    browser.find_element(By.LINK_TEXT, "tiny").click()
-    browser.find_element(By.LINK_TEXT, "browse").click()
+    _follow(browser, browser.find_element(By.LINK_TEXT, "tiny"))
+    _follow(browser, browser.find_element(By.LINK_TEXT, "browse"))
     assert "exploitability" in browser.page_source
     meta = json.loads((ROOT / "results/tiny/run.json").read_text())
     assert browser.find_element(By.ID, "eps").text == f"{meta['exploitability']:.2g}"
     # P1 places (hidden from P2), P2 places: P1 then moves knowing its own placement
     for _ in range(2):
-        browser.find_elements(By.CSS_SELECTOR, ".line a.pub")[0].click()
+        _follow(browser, browser.find_elements(By.CSS_SELECTOR, ".line a.pub")[0])
     rows = browser.find_elements(By.CSS_SELECTOR, "table.grid tr[data-view]")
     assert len(rows) == 6  # P1's six placements of two of its three cards
     row = rows[2]
@@ -134,14 +146,14 @@ def _play_to_the_end(browser, server: str, seed: int) -> list[str]:
     box = browser.find_element(By.ID, "seed")
     box.clear()
     box.send_keys(str(seed))
-    browser.find_element(By.ID, "start").click()
+    _follow(browser, browser.find_element(By.ID, "start"))
     played = []
     for _ in range(50):
         if browser.find_elements(By.ID, "result"):
             return played
         move = browser.find_elements(By.CSS_SELECTOR, ".moves a.move")[0]
         played.append(move.text)
-        move.click()
+        _follow(browser, move)
     raise AssertionError("the game did not end in 50 moves")
 
 
@@ -179,7 +191,7 @@ def test_upload_two_records_and_review_them_as_the_command_does(server, browser,
                      "place:0-1 place:1-0 hand:2>1:hi\n")
     browser.get(f"{server}/review?run=tiny")
     browser.find_element(By.ID, "file").send_keys(str(games))
-    browser.find_element(By.ID, "go").click()
+    _follow(browser, browser.find_element(By.ID, "go"))
     _shot(browser, shots, "review")
     expected = _spycfr("review", str(ROOT / "results/tiny"), "--file", str(games), "--json")
     blocks = browser.find_elements(By.CSS_SELECTOR, "div.game")
@@ -239,7 +251,7 @@ def test_bad_requests_get_a_message_and_a_4xx_status(server, path, status, says)
 def test_a_malformed_record_and_a_huge_upload_are_refused_on_the_page(server, browser):
     browser.get(f"{server}/review?run=tiny")
     browser.find_element(By.ID, "records").send_keys("place:0-2 place:2-0\nplace:9-9 hand")
-    browser.find_element(By.ID, "go").click()
+    _follow(browser, browser.find_element(By.ID, "go"))
     errors = browser.find_elements(By.CSS_SELECTOR, ".game p.err")
     assert len(errors) == 1 and "move 1" in errors[0].text  # the good record is reviewed
     code, page = _get(f"{server}/review?run=tiny", data=b"records=" + b"x" * (2 << 20),
