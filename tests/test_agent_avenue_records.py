@@ -153,3 +153,19 @@ def test_a_view_reads_one_row_of_a_sampled_run(tmp_path):
     assert "information abstraction" in answer["source"]
     code, out, err = spycfr("query", str(run), "--as", "P2", "deal:?|EN.CB.DD.SA play:DA/?")
     assert code != 0 and "a deal or draw (chance) comes next" in err and "None" not in err
+
+
+def test_the_position_line_reads_the_gap_the_other_way_only_before_a_catch():
+    from spycfr.games.agent_avenue import PLUGIN
+    from spycfr.games.agent_avenue.position import position_lines, summary
+
+    variant = PLUGIN.make_variant("standard", None)
+    info = summary(variant, "deal:EN.CB.DD.SE|DA.EN.CB.CB swap:DD>CB play:EN/CB")
+    board = variant.board
+    info["gap"] = 5
+    assert f"({board - 5} the other way; P1 catches at 0" in "\n".join(
+        position_lines(info, variant))
+    for caught in (0, board, board + 2, -1):  # a catch: no distance "the other way"
+        info["gap"] = caught
+        text = "\n".join(position_lines(info, variant))
+        assert "the other way" not in text and f"gap: P2's meeple is {caught} spaces" in text

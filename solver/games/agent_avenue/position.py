@@ -229,6 +229,12 @@ def _count(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
 
 
+def _other_way(gap: int, board: int) -> str:
+    """The distance the other way round the board, while no meeple has caught the other (a
+    gap at or past 0 or ``board`` is a catch, and its "other way" would read negative)."""
+    return f"{board - gap} the other way; " if 0 < gap < board else ""
+
+
 def position_lines(info: dict, variant: Variant) -> list[str]:
     """The position of a summary in words, for the terminal."""
     if info["seats"] is not None:
@@ -239,7 +245,7 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
     lines.append(f"record: {info['record'] or '(empty)'}{view}")
     g = info["gap"]
     lines.append(f"turns played: {info['turns']}   gap: P2's meeple is {g} spaces ahead of P1's "
-                 f"({board - g} the other way; P1 catches at 0, P2 at {board})   deck: "
+                 f"({_other_way(g, board)}P1 catches at 0, P2 at {board})   deck: "
                  f"{info['deck_size']}")
     for p, pl in enumerate(info["players"]):
         lines.append(f"P{p + 1}  hand: {_cards(pl['hand'])} ({_count(pl['hand_size'])})   in play: "
@@ -271,7 +277,8 @@ def _team_lines(info: dict, variant: Variant) -> list[str]:
     lines.append(f"record: {info['record'] or '(empty)'}{view}")
     g = info["gap"]
     lines.append(f"turns played: {info['turns']}   gap: team 1's meeple is {g} spaces ahead of "
-                 f"team 0's ({variant.board - g} the other way)   deck: {info['deck_size']}")
+                 f"team 0's ({_other_way(g, variant.board)}catch at 0 and {variant.board})   "
+                 f"deck: {info['deck_size']}")
     for team in info["players"]:
         lines.append(f"team {team['team']} ({', '.join(team['seats'])})  in play: "
                      f"{_cards(team['in_play'])}")
