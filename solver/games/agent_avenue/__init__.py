@@ -52,7 +52,7 @@ PLUGIN = GamePlugin(
         summary=_position.summary, fields=tuple(_position.NULL_SUMMARY),
         lines=_position.position_lines, view_key=_position.view_key,
         view_state=_position.view_state,
-        example="deal:EN.CB|CB.DD play:EN/CB draw:DD take:up=CB",
+        example="deal:EN.CB|CB.DD play:EN/CB draw:EN.DD take:up=CB",  # a game of preset tiny
         actions=_record_to_actions,
         guide=(
             "cards are two-letter agent names (EN, CB, DD, ...); '?' is a card you cannot see",

@@ -61,7 +61,7 @@ PLUGIN = GamePlugin(
     records=RecordNotation(
         summary=_position.summary, fields=tuple(_position.NULL_SUMMARY),
         lines=_position.position_lines, view_key=_position.view_key,
-        example="loyal:1-2-3 loyal:3-2-1 deal:1,?=2 deal:3,0/7=0 file:1>2",
+        example="loyal:2-1-1 loyal:1-2-1 deal:?=2 deal:P file:?=2>1 counter:1",  # preset small
         actions=_record_to_actions,
         guide=(
             "loyal:A-B-C  your loyalty tokens under agents 1, 2, 3, ...",
