@@ -20,7 +20,10 @@ def test_public_run_reads_like_any_other(tmp_path):
     res = json.loads(out)
     assert res["tree"] == "public" and res["tree_choice"] is None
     assert res["public_tree"]["public_nodes"] == 465
-    assert res["public_tree"]["range_entries"] == 465 * 12
+    assert res["public_tree"]["dense_range_entries"] == 465 * 12
+    # Live entries only: 15 nodes before the board card hold all 6 cards per seat, the 450
+    # after it the 5 that are not the board card.
+    assert res["public_tree"]["range_entries"] == 15 * 12 + 450 * 10
     assert res["nodes"] == 9457 and res["infosets"] == 936  # the strategy files' tree
     assert res["value_p1"] == pytest.approx(LEDUC_VALUE, abs=2 * res["exploitability"])
     # The history tree's own best response agrees with what the public tree measured.

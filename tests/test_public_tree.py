@@ -17,6 +17,7 @@ from spycfr.public.solver import (
     PublicCFRSolver,
     profile_values,
     public_exploitability,
+    public_ranges,
     uniform_strategy,
 )
 
@@ -121,3 +122,22 @@ def test_uniform_exploitability_of_leduc(leduc):
         4.7472222, abs=1e-6)
     assert exploitability(leduc, leduc.uniform_strategy()) == pytest.approx(
         public_exploitability(public, uniform_strategy(public)), abs=1e-12)
+
+
+def test_ranges_hold_the_live_private_states_only():
+    """Leduc: below the board card a seat's range holds the 5 cards that are not the board
+    card, above it all 6; the uniform profile reaches every entry; rows are the live ones."""
+    t = _tree("leduc")
+    assert t.range_entries == 15 * 12 + 450 * 10 and t.dense_range_entries == 465 * 12
+    board = np.full(t.num_nodes, -1)
+    for q in range(t.num_nodes):
+        for c in range(t.first_child[q], t.first_child[q] + t.num_children[q]):
+            board[c] = t.node_label[c] if t.node_player[q] == 2 else board[q]
+    for q in range(t.num_nodes):
+        for s in (0, 1):
+            held = t.live_priv[t.live_start[s, q]:t.live_start[s, q + 1]].tolist()
+            assert held == [c for c in range(6) if c != board[q]]
+    assert np.all(public_ranges(t, uniform_strategy(t)) > 0.0)
+    assert t.num_rows == sum(len(range(t.live_start[int(t.node_player[q]), q],
+                                       t.live_start[int(t.node_player[q]), q + 1]))
+                             for q in range(t.num_nodes) if t.node_player[q] in (0, 1))

@@ -19,12 +19,14 @@ NO_PUBLIC_NODE = 1  # a history edge whose public state is neither the node's no
 NOT_A_DECISION = 2  # a history decision whose public node is not the same seat's decision
 NO_ENTRY = 3  # a history action that is no action of the public row
 INCONSISTENT = 4  # two nodes of one history infoset on different rows or entries
+NOT_LIVE = 5  # a history infoset whose private state the public tree rules out there
 
 _ERRORS = {
     NO_PUBLIC_NODE: "a history move whose public state is not a child's in the public tree",
     NOT_A_DECISION: "a history decision whose public node is not that seat's decision",
     NO_ENTRY: "a history action that is no action of its public row",
     INCONSISTENT: "two nodes of one history infoset on different public rows",
+    NOT_LIVE: "a history infoset whose private state its public node rules out",
 }
 
 
@@ -38,8 +40,8 @@ def _same(a, b):
 
 @njit(cache=True)
 def _map(params, first_child, num_children, node_player, node_infoset, node_action,
-         n_infosets, max_a, pub_states, pub_player, pub_first, pub_num, row_start, row_num,
-         ent_kid, ent_next):
+         n_infosets, max_a, pub_states, pub_player, pub_first, pub_num, live_start, live_priv,
+         row_start, row_num, ent_kid, ent_next):
     """(status, hist_row[infoset], hist_ent[infoset, action]) by one depth-first walk of the
     history tree beside the public tree. A history edge leads to the public node of the same
     public state: the node itself (a private deal), a child, or a child of a public chance
@@ -74,7 +76,12 @@ def _map(params, first_child, num_children, node_player, node_infoset, node_acti
             if pub_player[q] != pl:
                 return NOT_A_DECISION, hist_row, hist_ent
             j = node_infoset[n]
-            row = row_start[q] + P.private_of_history(h, params, pl)
+            i = P.private_of_history(h, params, pl)
+            for e in range(live_start[pl, q], live_start[pl, q + 1]):
+                if live_priv[e] == i:
+                    row = row_start[q] + e - live_start[pl, q]
+            if row < 0:
+                return NOT_LIVE, hist_row, hist_ent
             seen = hist_row[j] >= 0
             if seen and hist_row[j] != row:
                 return INCONSISTENT, hist_row, hist_ent
@@ -131,7 +138,8 @@ class HistoryMap:
             public.params, tree.first_child, tree.num_children, tree.node_player,
             tree.node_infoset, tree.node_action, tree.num_infosets, tree.max_actions,
             public.pub_states, public.node_player, public.first_child, public.num_children,
-            public.row_start, public.row_num, public.ent_kid, public.ent_next)
+            public.live_start, public.live_priv, public.row_start, public.row_num,
+            public.ent_kid, public.ent_next)
         if status != OK:
             raise SpycfrError(f"{public.game}'s public-state model does not match its history "
                               f"rules: {_ERRORS[status]}")

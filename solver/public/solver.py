@@ -12,16 +12,13 @@ from spycfr.public.tree import PublicTree, solver_bytes
 
 
 def _tree_args(tree: PublicTree) -> tuple:
-    """The kernels' tree arguments from ``params`` to ``inv_z`` (without the row lists)."""
-    return (tree.params, tree.pub_states, tree.node_player, tree.first_child, tree.num_children,
-            tree.child_prob, tree.child_mask, tree.masks, tree.row_start, tree.row_num,
-            tree.ent_kid, tree.ent_next, tree.ent_prob)
-
-
-def _deal_args(tree: PublicTree) -> tuple:
+    """The kernels' tree arguments from ``params`` to ``term_vals``."""
     n0, n1 = tree.n_private
-    return (np.int64(n0), np.int64(n1), tree.weights, tree.compat, float(tree.inv_z),
-            tree.term_index, tree.term_mat)
+    return (tree.params, tree.pub_states, tree.node_player, tree.first_child, tree.num_children,
+            tree.child_prob, tree.live_start, tree.live_priv, tree.live_up, tree.live_mask,
+            tree.row_start, tree.row_num, tree.row_entry, tree.ent_to, tree.ent_prob,
+            np.int64(n0), np.int64(n1), tree.weights, tree.compat, float(tree.inv_z),
+            tree.term_index, tree.term_vals)
 
 
 def profile_values(tree: PublicTree, strategy: np.ndarray, best: bool) -> np.ndarray:
@@ -29,7 +26,20 @@ def profile_values(tree: PublicTree, strategy: np.ndarray, best: bool) -> np.nda
     response to the other seat's part of it when ``best``."""
     mode = kernels.MODE_BEST if best else kernels.MODE_VALUE
     strategy = np.ascontiguousarray(strategy, dtype=np.float64)
-    return kernels.seat_values(*_tree_args(tree), *_deal_args(tree), strategy, mode)
+    return kernels.seat_values(*_tree_args(tree), strategy, mode)
+
+
+def public_ranges(tree: PublicTree, strategy: np.ndarray) -> np.ndarray:
+    """float64[range entries]: both seats' ranges under ``strategy`` (entry e is seat s's
+    reach of private state ``tree.live_priv[e]`` at its node, the deal's weight included)."""
+    reach = np.zeros(tree.range_entries)
+    strategy = np.ascontiguousarray(strategy, dtype=np.float64)
+    for seat in (0, 1):
+        kernels.forward_range(tree.node_player, tree.first_child, tree.num_children,
+                              tree.live_start, tree.live_priv, tree.live_up, tree.live_mask,
+                              tree.row_start, tree.row_num, tree.row_entry, tree.ent_to,
+                              tree.ent_prob, tree.weights, strategy, reach, seat)
+    return reach
 
 
 def public_exploitability(tree: PublicTree, strategy: np.ndarray) -> float:
@@ -48,8 +58,9 @@ def uniform_strategy(tree: PublicTree) -> np.ndarray:
 class PublicCFRSolver(TableCFR):
     """CFR, CFR+, LCFR, DCFR, PCFR+, PDCFR+ or HS-PCFR+ on a public tree: the history
     solver's algorithms, switches, checkpoint state and driver (:class:`TableCFR`), one range
-    vector per seat and public node; the tables' rows are the (public node, private state)
-    rows of the tree. ``budget`` refuses the tables before allocating them."""
+    vector per seat and public node over its live private states; the tables' rows are the
+    (public node, live private state) rows of the tree. ``budget`` refuses the tables
+    before allocating them."""
 
     threads = 1
     threads_note: str | None = None
@@ -68,27 +79,23 @@ class PublicCFRSolver(TableCFR):
         self.tree = tree
         self._rows_actions = tree.row_num
         rows, width = tree.num_rows, max(tree.max_private_actions, 1)
-        nmax = max(tree.n_private)
         if budget is not None:
             budget.require("the public-tree solver's tables and ranges",
-                           solver_bytes(tree.num_nodes, rows, width, nmax,
+                           solver_bytes(tree.range_entries, rows, width,
                                         bool(self._predictive)))
         self.R = np.zeros((rows, width))
         self.S = np.zeros((rows, width))
         self.sigma = uniform_strategy(tree)
         self.m = np.zeros((rows if self._predictive else 0, width))
         self._inst = np.zeros_like(self.m)
-        self._row_reach = np.zeros((rows, 2))
-        self._reach = np.zeros((tree.num_nodes, 2, nmax))
-        self._values = np.zeros((tree.num_nodes, nmax))
+        self._reach = np.zeros(tree.range_entries)
+        self._values = np.zeros(tree.range_entries)
         self._rows = (tree.decision_rows(0), tree.decision_rows(1))
-        self._ident = np.arange(rows, dtype=np.int64)
+        self._args = _tree_args(tree)
 
     def _run(self, n: int) -> None:
-        tree = self.tree
         self.iteration = int(kernels.run_iterations(
-            *_tree_args(tree), tree.row_node, tree.row_priv, self._ident, *_deal_args(tree),
-            *self._rows, self.R, self.S, self.sigma, self.m, self._inst, self._row_reach,
+            *self._args, *self._rows, self.R, self.S, self.sigma, self.m, self._inst,
             self._reach, self._values, self.iteration, n, self.alternating, self._floor,
             self._discount, self._predictive, self._weight_power, self._a, self._b, self._g))
 

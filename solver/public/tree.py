@@ -1,12 +1,22 @@
-"""The public tree in flat arrays: one node per public history, ranges over private states.
+"""The public tree in flat arrays: one node per public history, ranges over the private
+states that can be there.
 
 Nodes are numbered breadth-first (parents before children, the children of a node
-contiguous from ``first_child``). A decision or private-chance node of seat p owns the rows
-``row_start[q] .. row_start[q] + n_p - 1``, one per private state i of p; row r lists
-``row_num[r]`` actions, action e going to child ``first_child[q] + ent_kid[r, e]`` and
-leaving p in private state ``ent_next[r, e]`` (with probability ``ent_prob[r, e]`` at private
-chance). A child of a public chance node has probability ``child_prob`` and, per seat, the
-factors ``masks[child_mask[c], seat, :]`` over that seat's private states.
+contiguous from ``first_child``). A node's **live** private states per seat are those the
+public history allows (positive deal weight, chance masks, the actions that lead there);
+a range holds one **entry** per live state: seat s's entries at node q are
+``live_start[s, q] .. live_start[s, q + 1] - 1`` (seat 0's entries first, then seat 1's, in
+one numbering), entry e being private state ``live_priv[e]``. An entry that only passes a
+range on (public chance, the other seat's move) names its entry at the parent (``live_up``)
+and a chance mask factor (``live_mask``); the mover's entries come from its rows. A node
+where either seat has no live state is ``DEAD``: no entries, no children (worth 0).
+
+A decision or private-chance node of seat p owns the rows ``row_start[q] ..``, one per live
+entry of p in order (``row_entry``); row r lists ``row_num[r]`` actions, action e going to
+child ``first_child[q] + ent_kid[r, e]``, leaving p in private state ``ent_next[r, e]``,
+that is entry ``ent_to[r, e]`` of the child (with probability ``ent_prob[r, e]`` at private
+chance). A terminal's payoffs against live pairs are a dense l0 x l1 block of ``term_vals``
+from ``term_index[q]`` (compatibility and 1/Z folded in), or -1: the game's hook.
 """
 
 from __future__ import annotations
@@ -17,11 +27,16 @@ import numpy as np
 
 from spycfr.public.protocol import CHANCE, PRIVATE_CHANCE, TERMINAL
 
+DEAD = -3  # a public node no pair of private states reaches: no entries, no children
+
 # Bytes per row entry of the solver's tables: R, S, sigma (+ m and the scratch inst for the
-# predictive algorithms) and the tree's ent_kid, ent_next, ent_prob.
+# predictive algorithms) and the tree's ent_kid, ent_next, ent_to, ent_prob.
 TABLE_BYTES = 3 * 8
 PREDICTIVE_BYTES = 2 * 8
-TREE_ENTRY_BYTES = 4 + 4 + 8
+TREE_ENTRY_BYTES = 4 + 4 + 8 + 8
+# Bytes per range entry: the tree's live_priv, live_up, live_mask; the solver's reach, values.
+LIVE_BYTES = 4 + 8 + 8
+RANGE_BYTES = 8 + 8
 
 
 @dataclass
@@ -32,26 +47,30 @@ class PublicTree:
     variant: object
     params: object  # the game's numba params record (selects its protocol)
     n_private: tuple[int, int]
-    node_player: np.ndarray  # int8[n]: 0, 1, CHANCE, PRIVATE_CHANCE + seat or TERMINAL
+    node_player: np.ndarray  # int8[n]: 0, 1, CHANCE, PRIVATE_CHANCE + seat, TERMINAL or DEAD
     first_child: np.ndarray  # int64[n]
     num_children: np.ndarray  # int32[n]
     node_label: np.ndarray  # int32[n]: label or outcome code of the edge from the parent
     pub_states: np.ndarray  # [n, state size], the game's public state dtype
     child_prob: np.ndarray  # float64[n]: a public chance outcome's probability (1 elsewhere)
-    child_mask: np.ndarray  # int64[n]: row of masks for a public chance child, else -1
-    masks: np.ndarray  # float64[m, 2, max private states]
+    live_start: np.ndarray  # int64[2, n + 1]: each seat's entries per node
+    live_priv: np.ndarray  # int32[entries]: the private state of an entry
+    live_up: np.ndarray  # int64[entries]: the parent's entry it is passed from, or -1
+    live_mask: np.ndarray  # float64[entries]: the chance mask factor on the way from live_up
     row_start: np.ndarray  # int64[n]: first row of a decision/private chance, else -1
     row_num: np.ndarray  # int32[rows]
     ent_kid: np.ndarray  # int32[rows, max private actions]
     ent_next: np.ndarray  # int32[rows, max private actions]
+    ent_to: np.ndarray  # int64[rows, max private actions]: the child's entry
     ent_prob: np.ndarray  # float64[rows, max private actions] (private chance rows)
     row_node: np.ndarray  # int64[rows]
+    row_entry: np.ndarray  # int64[rows]: the row's entry (its node and private state)
     row_priv: np.ndarray  # int32[rows]
     weights: np.ndarray  # float64[2, max private states]: the deal's weights per seat
     compat: np.ndarray  # float64[n0, n1]: compatible(i, j)
     inv_z: float  # 1 / sum of w0[i] w1[j] compat[i, j]
-    term_index: np.ndarray  # int64[n]: a terminal's matrix in term_mat, or -1
-    term_mat: np.ndarray  # float64[t, n0, n1]: compat * seat 0's payoff / Z per terminal
+    term_index: np.ndarray  # int64[n]: a terminal's block in term_vals, or -1
+    term_vals: np.ndarray  # float64[sum of l0 * l1]: compat * seat 0's payoff / Z
     build_seconds: float = 0.0
     extra: dict = field(default_factory=dict)
 
@@ -69,19 +88,33 @@ class PublicTree:
 
     @property
     def range_entries(self) -> int:
-        """Entries of one range vector per seat at every node: what a pass touches."""
+        """Live entries of both seats' ranges over all nodes: what a pass touches."""
+        return int(self.live_priv.shape[0])
+
+    @property
+    def dense_range_entries(self) -> int:
+        """Entries of dense ranges (every private state at every node), for comparison."""
         return self.num_nodes * (self.n_private[0] + self.n_private[1])
 
     def decision_rows(self, seat: int) -> np.ndarray:
         """int64: the rows of ``seat``'s decisions (the infosets of the public tree)."""
         return np.flatnonzero(self.node_player[self.row_node] == seat).astype(np.int64)
 
+    def row_of(self, node: int, private: int) -> int:
+        """The row of ``private`` at decision or private chance ``node`` (-1: not live)."""
+        seat = int(self.node_player[node])
+        seat = seat if seat < 2 else seat - PRIVATE_CHANCE
+        lo, hi = self.live_start[seat, node], self.live_start[seat, node + 1]
+        hit = np.flatnonzero(self.live_priv[lo:hi] == private)
+        return int(self.row_start[node] + hit[0]) if hit.size else -1
+
     @property
     def nbytes(self) -> int:
         arrays = (self.node_player, self.first_child, self.num_children, self.node_label,
-                  self.pub_states, self.child_prob, self.child_mask, self.masks, self.row_start,
-                  self.row_num, self.ent_kid, self.ent_next, self.ent_prob, self.row_node,
-                  self.row_priv, self.compat, self.term_index, self.term_mat)
+                  self.pub_states, self.child_prob, self.live_start, self.live_priv,
+                  self.live_up, self.live_mask, self.row_start, self.row_num, self.ent_kid,
+                  self.ent_next, self.ent_to, self.ent_prob, self.row_node, self.row_entry,
+                  self.row_priv, self.compat, self.term_index, self.term_vals)
         return int(sum(a.nbytes for a in arrays))
 
     def summary(self) -> dict:
@@ -93,18 +126,19 @@ class PublicTree:
             "terminal_nodes": int(np.count_nonzero(player == TERMINAL)),
             "chance_nodes": int(np.count_nonzero((player == CHANCE) | (player >= PRIVATE_CHANCE))),
             "decision_nodes": int(np.count_nonzero(decisions)),
+            "dead_nodes": int(np.count_nonzero(player == DEAD)),
             "private_states": list(self.n_private),
             "range_entries": self.range_entries,
+            "dense_range_entries": self.dense_range_entries,
             "infosets": int(np.count_nonzero(decisions[self.row_node])),
             "bytes": self.nbytes,
             "build_seconds": self.build_seconds,
         }
 
 
-def solver_bytes(n_nodes: int, n_rows: int, max_private_actions: int, max_private: int,
+def solver_bytes(n_entries: int, n_rows: int, max_private_actions: int,
                  predictive: bool) -> int:
     """Bytes a public-tree solver allocates beyond the tree: its tables (rows x actions)
-    and the ranges and values (nodes x seats x private states)."""
+    and the ranges and values (one float per live range entry each)."""
     per_entry = TABLE_BYTES + (PREDICTIVE_BYTES if predictive else 0)
-    return (n_rows * max_private_actions * per_entry + n_rows * 2 * 8
-            + n_nodes * 3 * max_private * 8)
+    return n_rows * max_private_actions * per_entry + n_entries * RANGE_BYTES
