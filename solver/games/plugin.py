@@ -198,6 +198,14 @@ class GamePlugin:
     # that seat sees it (HTML), ``NOTATION`` the record notation explained (HTML); each
     # optional, the summaries those of ``records``.
     views: str | None = None
+    # scored_now(pubs, params, r0, r1, v0, v1): an @njit function writing each seat's
+    # values (sum over the other's range of the payoff times compat) with the game ended at
+    # each public state, as it stands: the leaf values of a search agent without a trained
+    # value function (spycfr.search.leafvalues); None: the game offers none.
+    scored_now: Callable | None = None
+    # Presets whose default `spycfr solve` makes a search agent (spycfr.search.agent)
+    # instead of a stored strategy: those too big to solve whole.
+    agent_presets: tuple[str, ...] = ()
 
     def describe_variant(self, variant: dict) -> str:
         return self.words(variant) if self.words else (

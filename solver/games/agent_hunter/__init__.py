@@ -8,6 +8,7 @@ from spycfr.games.agent_hunter import registration as _registration  # noqa: F40
 from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.game import AgentHunterGame, AgentHunterState
 from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES
+from spycfr.games.agent_hunter.leaf import scored_now
 from spycfr.games.agent_hunter.record import record_to_actions as _record_to_actions
 from spycfr.games.agent_hunter.variant import (
     PARAMETERS,
@@ -78,6 +79,9 @@ PLUGIN = GamePlugin(
                       group_title="card sets", what="placement", whats="placements"),
     report_sections="spycfr.analysis.sections.agent_hunter.report:sections",
     views="spycfr.analysis.sections.agent_hunter.views",
+    scored_now=scored_now,
+    # the rulesheet game: played by re-solving at every decision (docs/search.md)
+    agent_presets=("standard",),
 )
 
 __all__ = [

@@ -1,0 +1,283 @@
+"""A search agent: plays a game too big to store a strategy for by continual re-solving
+(DeepStack 2017): at each decision it re-solves the public subgame it is in, from both
+seats' ranges, safely, and plays the re-solved strategy for its actual private state.
+
+One game (:class:`AgentGame`) walks the public tree along the real game. The agent's own
+range follows the strategy it played; for the opponent it keeps the private states it can
+hold (the gadget's support) and a model range (through the re-solved strategies: what the
+posterior over the opponent's private state is read from). At the game's root it solves the
+first ``plan_depth`` decision levels (the placements in Agent Hunter) from the deal's prior;
+then, whenever the game reaches its own decision or a decision that the last subgame cut
+into a leaf, it re-solves the subgame from there to ``depth`` decision levels below with
+DeepStack's gadget fed the opponent's best-response values of the last solve
+(:mod:`spycfr.search.resolve`), leaves valued by the configured value function
+(:mod:`spycfr.search.leafvalues`). It is :func:`spycfr.search.evaluate.assemble` done along
+one game instead of everywhere. Deterministic: CFR+ has no randomness, and the caller
+samples the moves from its own seeded stream.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from spycfr.engine import protocol as P
+from spycfr.errors import SpycfrError
+from spycfr.games import get_plugin
+from spycfr.public import protocol as pp
+from spycfr.search.beliefs import step
+from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
+from spycfr.search.resolve import Solution, solve
+from spycfr.search.subgame import subgame
+from spycfr.search.tree import LEAF, GameModel
+
+ALGORITHM = "re-solving"
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """How the agent searches: CFR+ iterations per re-solve (the effort knob), the subgame's
+    depth in decision levels below the current one (1: the move and its signals, the next
+    decision a leaf), the first plan's depth from the game's root, the leaf value function
+    by name (and its weights file)."""
+
+    iterations: int = 100
+    depth: int = 1
+    plan_depth: int = 2
+    value_function: str = "scored-now"
+    value_file: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def check(self) -> None:
+        """One-line errors for impossible settings."""
+        if self.iterations < 1:
+            raise SpycfrError(f"--iterations must be >= 1 per decision, got {self.iterations}")
+        if self.depth < 1 or self.plan_depth < 1:
+            raise SpycfrError(f"--depth must be >= 1 decision level, got {self.depth}")
+        if self.value_function not in VALUE_FUNCTIONS:
+            raise SpycfrError(f"--value-function {self.value_function!r}: not one of "
+                              f"{', '.join(VALUE_FUNCTIONS)}")
+
+
+class SearchAgent:
+    """The agent for one game variant: its model, value function and root plan (shared by
+    every game it plays)."""
+
+    def __init__(self, game_name: str, variant: dict, config: AgentConfig,
+                 progress: Callable[[str], None] | None = None) -> None:
+        config.check()
+        self.plugin = get_plugin(game_name)
+        self.variant = self.plugin.make_variant(None, variant)
+        self.params = self.plugin.numba_params(self.variant)
+        if not pp.has_public(self.params):
+            raise SpycfrError(f"{game_name} has no public-state model: no search agent")
+        self.config = config
+        self.model = GameModel.of(self.params)
+        self.values = value_function(config.value_function, self.model, self.plugin,
+                                     config.value_file)
+        impl = P._REGISTRY[type(self.params)]
+        self._apply, self._legal = impl["apply_action"], impl["legal_actions"]
+        self._current = impl["current_player"]
+        self._pub_of = pp.python_impl(self.params, "public_of_history")
+        self._priv_of = pp.python_impl(self.params, "private_of_history")
+        self._pub_current = pp.python_impl(self.params, "current_player")
+        self.progress = progress
+        self._plan: Solution | None = None
+
+    def plan(self) -> Solution:
+        """The solve of the first decision levels from the deal's prior (cached)."""
+        if self._plan is None:
+            self._say("solving the opening subgame (the first time compiles numba kernels)")
+            tree = subgame(self.model, self.model.root(), self.config.plan_depth)
+            self._plan = solve(tree, self.model.weights, self.config.iterations, self.values)
+        return self._plan
+
+    def game(self, seat: int) -> AgentGame:
+        """A new game with the agent as ``seat``."""
+        return AgentGame(self, seat)
+
+    def public(self, state: np.ndarray) -> np.ndarray:
+        out = np.empty_like(self.model.root())
+        self._pub_of(state, self.params, out)
+        return out
+
+    def private(self, state: np.ndarray, seat: int) -> int:
+        return int(self._priv_of(state, self.params, seat))
+
+    def legal(self, state: np.ndarray) -> np.ndarray:
+        buf = np.empty(max(int(P._REGISTRY[type(self.params)]["max_actions"](self.params)), 2),
+                       np.int32)
+        return buf[:self._legal(state, self.params, buf)].copy()
+
+    def after(self, state: np.ndarray, action: int) -> np.ndarray:
+        out = np.empty_like(state)
+        self._apply(state, self.params, np.int32(action), out)
+        return out
+
+    def _say(self, text: str) -> None:
+        if self.progress is not None:
+            self.progress(text)
+
+
+@dataclass
+class MoveInfo:
+    """A decision as the agent sees it: each rules action's probability and value (expected
+    payoff for the mover's actual private state against the subgame's opposing range)."""
+
+    seat: int
+    actions: np.ndarray
+    probs: np.ndarray
+    values: np.ndarray  # nan where an action leads nowhere the subgame values
+    value: float  # the position's value under the probabilities
+
+
+@dataclass
+class AgentGame:
+    """One game as seen by the agent playing ``seat``: call :meth:`observe` with the rules
+    state after every step (or at any later state: the walk catches up), :meth:`policy` at
+    the agent's decisions."""
+
+    agent: SearchAgent
+    seat: int
+    solves: int = 0
+    solve_seconds: list[float] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        a = self.agent
+        w = a.model.weights
+        self.sol = a.plan()
+        self.s = 0
+        self.fresh = True
+        self.mine = w[self.seat].copy()
+        self.support = w[1 - self.seat].copy()
+        self.model_range = w[1 - self.seat].copy()
+        self.pub = a.model.root()
+
+    # --- the walk ---------------------------------------------------------------------------
+
+    def observe(self, state: np.ndarray) -> None:
+        """Move the agent's view to the public state of ``state``."""
+        target = self.agent.public(state)
+        while not np.array_equal(self.pub, target):
+            path = self._path_to(target)
+            for c in path:
+                self._step(c)
+
+    def _path_to(self, target: np.ndarray) -> list[int]:
+        t, s = self.sol.tree, self.s
+        for c in range(t.first[s], t.first[s] + t.count[s]):
+            if np.array_equal(t.pub[c], target):
+                return [c]
+        for c in range(t.first[s], t.first[s] + t.count[s]):
+            for cc in range(t.first[c], t.first[c] + t.count[c]):
+                if np.array_equal(t.pub[cc], target):
+                    return [c, cc]
+        raise RuntimeError("the game moved to a public state the agent's subgame does not "
+                           "reach in two steps")
+
+    def _step(self, c: int) -> None:
+        t, s, opp = self.sol.tree, self.s, 1 - self.seat
+        k = int(t.kind[s])
+        child = c - int(t.first[s])
+        rows = self.sol.strategy[t.row[s]] if k in (0, 1) else None
+        self.mine = step(t, s, self.seat, self.mine, rows if k == self.seat else None, child)
+        if k == opp:
+            uniform = np.where(t.row_count[t.row[s]][:, None] > np.arange(t.row_kid.shape[2]),
+                               1.0, 0.0)
+            support = step(t, s, opp, self.support, uniform, child)
+            self.support = support / max(support.max(), 1e-300)
+            model = step(t, s, opp, self.model_range, rows, child)
+            self.model_range = model if model.sum() > 0 else self.support.copy()
+        else:
+            self.support = step(t, s, opp, self.support, None, child)
+            self.model_range = step(t, s, opp, self.model_range, None, child)
+        self.s, self.pub, self.fresh = c, t.pub[c].copy(), False
+        self._arrive()
+
+    def _arrive(self) -> None:
+        """Re-solve here if this is the agent's decision or a decision the last subgame cut."""
+        a, t, s = self.agent, self.sol.tree, self.s
+        k = int(a._pub_current(self.pub, a.params))
+        if k not in (0, 1) or not (k == self.seat or t.kind[s] == LEAF):
+            return
+        opp = 1 - self.seat
+        start = time.perf_counter()
+        tree = subgame(a.model, self.pub, a.config.depth)
+        ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
+        self.sol = solve(tree, ranges, a.config.iterations, a.values,
+                         opp_values=self.sol.best[opp][s], opponent=opp)
+        self.s = 0
+        self.solves += 1
+        self.solve_seconds.append(time.perf_counter() - start)
+
+    # --- decisions -----------------------------------------------------------------------
+
+    def policy(self, state: np.ndarray) -> np.ndarray:
+        """The agent's move probabilities over the rules' legal actions at ``state``."""
+        self.observe(state)
+        info = self.move_info(state, self.seat)
+        return info.probs
+
+    def move_info(self, state: np.ndarray, seat: int) -> MoveInfo:
+        """Each legal action's probability and value at ``state`` for ``seat``'s actual
+        private state there, from the agent's current subgame (``seat`` may be the
+        opponent: its moves valued against the agent's strategy)."""
+        self.observe(state)
+        a, t, s = self.agent, self.sol.tree, self.s
+        if t.kind[s] != seat:
+            raise RuntimeError(f"not a decision of seat {seat} in the agent's subgame")
+        i = a.private(state, seat)
+        actions = a.legal(state)
+        q = t.row[s]
+        rows = self.sol.strategy[q]
+        reach_opp = self.sol.reach[1 - seat]
+        compat = a.model.compat[i] if seat == 0 else a.model.compat[:, i]
+        probs = np.zeros(len(actions))
+        values = np.full(len(actions), np.nan)
+        hits = np.zeros(t.row_count[q, i], np.int64)
+        where = []
+        for x, act in enumerate(actions):
+            nxt = a.after(state, int(act))
+            pub, j = a.public(nxt), a.private(nxt, seat)
+            e_hit = -1
+            for e in range(t.row_count[q, i]):
+                c = t.first[s] + t.row_kid[q, i, e]
+                if t.row_next[q, i, e] != j:
+                    continue
+                if np.array_equal(t.pub[c], pub) or any(
+                        np.array_equal(t.pub[cc], pub)
+                        for cc in range(t.first[c], t.first[c] + t.count[c])):
+                    e_hit = e
+                    break
+            where.append(e_hit)
+            if e_hit >= 0:
+                hits[e_hit] += 1
+                c = t.first[s] + t.row_kid[q, i, e_hit]
+                mass = float(compat @ reach_opp[c])
+                if mass > 0:
+                    values[x] = self.sol.values[seat][c, j] * a.model.z / mass
+        for x, e in enumerate(where):
+            if e >= 0:
+                probs[x] = rows[i, e] / hits[e]
+        total = probs.sum()
+        probs = probs / total if total > 0 else np.full(len(actions), 1.0 / len(actions))
+        ok = ~np.isnan(values)
+        value = float(probs[ok] @ values[ok] / probs[ok].sum()) if probs[ok].sum() > 0 \
+            else float("nan")
+        return MoveInfo(seat, actions, probs, values, value)
+
+    def posterior(self, state: np.ndarray) -> np.ndarray:
+        """P(the opponent's private state | what the agent saw, its own private state),
+        from the agent's model range."""
+        self.observe(state)
+        i = self.agent.private(state, self.seat)
+        c = self.agent.model.compat[i] if self.seat == 0 else self.agent.model.compat[:, i]
+        p = self.model_range * c
+        total = p.sum()
+        return p / total if total > 0 else p

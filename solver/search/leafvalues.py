@@ -1,0 +1,91 @@
+"""Leaf value functions by name: what a search agent's configuration names (``run.json``'s
+``value_function``), so that a trained one is a one-word switch.
+
+- ``scored-now``: the game scored as if it ended at the leaf (the game's ``scored_now`` hook,
+  then its O(n) ``terminal_values``): no search below the leaf at all. Cheap and honest, and
+  blind to everything the remaining turns would bring (a hunt's information, the opponent's
+  next attack); the weakest defensible choice, used until a trained function exists.
+- ``learned``: a trained network (:mod:`spycfr.search.learned`, numpy inference) from a
+  weights file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from spycfr.errors import SpycfrError
+from spycfr.public import protocol as pp
+from spycfr.search.tree import GameModel
+from spycfr.search.values import ValueFunction
+
+VALUE_FUNCTIONS = {
+    "scored-now": "the game scored as if it ended at the leaf (VP, then the hand-sum "
+                  "tie-break): no look-ahead below the leaf",
+    "learned": "a trained value network (spycfr.search.learned) read from its weights file",
+}
+
+
+class ScoredNow:
+    """Leaf values of the game ended at the leaf (the game's ``scored_now`` hook)."""
+
+    name = "scored-now"
+
+    def __init__(self, game: GameModel, scored_now) -> None:
+        self.game, self.scored_now = game, scored_now
+
+    def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
+               nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        v0, v1 = np.empty(r0.shape), np.empty(r1.shape)
+        self.scored_now(np.ascontiguousarray(pubs), self.game.params, np.ascontiguousarray(r0),
+                        np.ascontiguousarray(r1), v0, v1)
+        return v0 / self.game.z, v1 / self.game.z
+
+
+class ExactTerminals:
+    """``inner`` at the leaves that are not terminal, the game's payoff at those that are
+    (subgames built with terminals as leaves: :func:`spycfr.search.subgame.subgame`)."""
+
+    def __init__(self, inner: ValueFunction, game: GameModel, exact: ScoredNow) -> None:
+        self.inner, self.game, self.exact = inner, game, exact
+        self._current = pp.python_impl(game.params, "current_player")
+
+    def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
+               nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        ended = np.array([self._current(p, self.game.params) == pp.TERMINAL for p in pubs],
+                         bool)
+        if ended.all() or not ended.any():
+            return (self.exact if ended.all() else self.inner).values(pubs, r0, r1)
+        v0, v1 = np.empty(r0.shape), np.empty(r1.shape)
+        for part, vf in ((ended, self.exact), (~ended, self.inner)):
+            v0[part], v1[part] = vf.values(pubs[part], r0[part], r1[part])
+        return v0, v1
+
+
+def value_function(name: str, game: GameModel, plugin, path: str | Path | None = None
+                   ) -> ValueFunction:
+    """The value function ``name`` (one of :data:`VALUE_FUNCTIONS`) for ``game``, exact at
+    terminal public states."""
+    if plugin.scored_now is None:
+        raise SpycfrError(f"{plugin.name} has no scored_now hook: a search agent needs it "
+                          "for the subgame's terminal leaves")
+    exact = ScoredNow(game, plugin.scored_now)
+    if name == "scored-now":
+        return exact
+    return ExactTerminals(_inner(name, path), game, exact)
+
+
+def _inner(name: str, path: str | Path | None) -> ValueFunction:
+    if name == "learned":
+        if path is None:
+            raise SpycfrError("the learned value function needs its weights file")
+        try:
+            from spycfr.search.learned import LearnedValues  # type: ignore[import-not-found]
+        except ImportError:
+            raise SpycfrError("this version has no learned value function "
+                              "(spycfr.search.learned)") from None
+        if not Path(path).is_file():
+            raise SpycfrError(f"no weights file {str(path)!r}")
+        return LearnedValues.load(path)
+    raise SpycfrError(f"value function {name!r}: not one of {', '.join(VALUE_FUNCTIONS)}")

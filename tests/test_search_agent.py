@@ -1,0 +1,134 @@
+"""The search agent (spycfr.search.agent): subgames cut by decision levels, scored-now leaf
+values, and continual re-solving along real Agent Hunter games (tiny: small enough that the
+agent's subgames can reach the end, where it must play what the exact re-solving
+measurement of spycfr.search.evaluate assembles)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from spycfr.engine import protocol as P
+from spycfr.errors import SpycfrError
+from spycfr.games import get_plugin, make_variant
+from spycfr.games.agent_hunter import public as ah_public
+from spycfr.public import protocol as pp
+from spycfr.search.agent import AgentConfig, SearchAgent
+from spycfr.search.evaluate import Settings, assemble
+from spycfr.search.leafvalues import value_function
+from spycfr.search.subgame import subgame
+from spycfr.search.tree import LEAF, GameModel, build
+
+TINY = make_variant("agent-hunter", "tiny").as_dict()
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    plugin = get_plugin("agent-hunter")
+    return plugin, GameModel.of(plugin.numba_params(make_variant("agent-hunter", "tiny")))
+
+
+def test_subgame_cuts_at_the_next_decision_level(tiny):
+    _, game = tiny
+    plan = subgame(game, game.root(), 2)  # both placements, the first turn a leaf
+    assert list(plan.kind) == [0, 1, LEAF]
+    turn = subgame(game, plan.pub[2], 1)
+    assert turn.kind[0] == 0 and (turn.kind[1:] != 0).all() and (turn.kind[1:] != 1).all()
+    # every decision below the root and every terminal is a leaf
+    current = pp.python_impl(game.params, "current_player")
+    for n in turn.leaves:
+        assert current(turn.pub[n], game.params) in (0, 1, pp.TERMINAL)
+    # rows as wide as this subgame's widest decision, not the game's (the placements)
+    assert turn.row_kid.shape[2] == turn.row_count.max() < game.max_private_actions
+
+
+def test_scored_now_is_the_terminal_payoff(tiny):
+    plugin, game = tiny
+    vf = value_function("scored-now", game, plugin)
+    full = build(game)
+    ends = np.flatnonzero(full.kind == pp.TERMINAL)[:40]
+    rng = np.random.default_rng(1)
+    r0, r1 = rng.random((len(ends), game.n[0])), rng.random((len(ends), game.n[1]))
+    v0, v1 = vf.values(full.pub[ends], r0, r1)
+    for leaf, node in enumerate(ends):
+        m = full.payoff[full.term[node]]
+        assert np.allclose(v0[leaf], m @ r1[leaf] / game.z)
+        assert np.allclose(v1[leaf], -(r0[leaf] @ m) / game.z)
+
+
+def test_bad_agent_settings_are_one_line_errors(tiny):
+    with pytest.raises(SpycfrError, match="--iterations must be >= 1"):
+        SearchAgent("agent-hunter", TINY, AgentConfig(iterations=0))
+    with pytest.raises(SpycfrError, match="not one of scored-now, learned"):
+        SearchAgent("agent-hunter", TINY, AgentConfig(value_function="nets"))
+    with pytest.raises(SpycfrError, match="weights file"):
+        SearchAgent("agent-hunter", TINY, AgentConfig(value_function="learned"))
+
+
+def _play(agent, seat, seed, check):
+    """One game of the agent as ``seat`` against uniform play; ``check(game, state)`` at
+    each of the agent's decisions. Returns P1's payoff."""
+    impl = P._REGISTRY[type(agent.params)]
+    rng = np.random.default_rng(seed)
+    state = impl["initial_state"](agent.params)
+    g = agent.game(seat)
+    while impl["current_player"](state, agent.params) >= 0:
+        acts = agent.legal(state)
+        if impl["current_player"](state, agent.params) == seat:
+            probs = g.policy(state)
+            assert probs.shape == (len(acts),) and probs.sum() == pytest.approx(1.0)
+            check(g, state)
+            a = acts[rng.choice(len(acts), p=probs)]
+        else:
+            a = acts[rng.integers(len(acts))]
+        state = agent.after(state, int(a))
+        g.observe(state)
+    return impl["returns_p1"](state, agent.params)
+
+
+@pytest.mark.slow
+def test_agent_to_the_end_plays_the_assembled_resolving_strategy(tiny):
+    """With subgames to the end (no value function at work) the agent's plan and first
+    re-solve in real games give the move probabilities of evaluate.assemble's re-solving
+    agent. (Later re-solves agree only roughly: the agent's subgames end in leaves valued
+    by terminal_values, assemble's in payoff matrices, and CFR+ at 60 iterations turns the
+    1e-16 rounding differences into differences of 1e-3 and more in its average strategy
+    a few re-solves on.)"""
+    _, game = tiny
+    config = AgentConfig(iterations=60, depth=20, plan_depth=20)
+    agent = SearchAgent("agent-hunter", TINY, config)
+    full = build(game)
+    strategies = [assemble(full, s, Settings(iterations=60)).strategy for s in (0, 1)]
+    checked = 0
+
+    def check(g, state):
+        nonlocal checked
+        if g.solves > 1:
+            return
+        node = full.find(agent.public(state))
+        i = agent.private(state, g.seat)
+        n = full.row_count[full.row[node], i]
+        mine = g.sol.strategy[g.sol.tree.row[g.s], i, :n]
+        assert np.allclose(mine, strategies[g.seat][full.row[node], i, :n], atol=1e-9)
+        checked += 1
+
+    for seed in range(6):
+        _play(agent, seed % 2, seed, check)
+    assert checked >= 6
+
+
+def test_depth_limited_agent_is_deterministic_and_tracks_its_range(tiny):
+    agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=20))
+    seen: list[list[float]] = [[], []]
+    for run in range(2):
+        def check(g, state, run=run):
+            info = g.move_info(state, g.seat)
+            seen[run].extend(info.probs.tolist())
+            # the agent holds its actual private state with positive range
+            assert g.mine[agent.private(state, g.seat)] > 0
+            post = g.posterior(state)
+            assert post.sum() == pytest.approx(1.0) and (post >= 0).all()
+            assert np.isfinite(info.values[info.probs > 0]).all()
+        _play(agent, 1, 7, check)
+    assert seen[0] == seen[1] and len(seen[0]) > 0
+    assert ah_public.PUB_SIZE == agent.model.root().shape[0]
