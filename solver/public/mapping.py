@@ -39,13 +39,26 @@ def _same(a, b):
 
 
 @njit(cache=True)
+def _folded(pubc, pub_states, pub_player, pub_first, x):
+    """Public node x if it has the public state pubc, or its child when x is a private-chance
+    step of one child that the history rules fold into the move (Agent Avenue's mover
+    forgetting its revealed face-down card); else -1."""
+    if _same(pubc, pub_states[x]):
+        return x
+    if pub_player[x] >= P.PRIVATE_CHANCE and _same(pubc, pub_states[pub_first[x]]):
+        return pub_first[x]
+    return -1
+
+
+@njit(cache=True)
 def _map(params, first_child, num_children, node_player, node_infoset, node_action,
          n_infosets, max_a, pub_states, pub_player, pub_first, pub_num, live_start, live_priv,
          row_start, row_num, ent_kid, ent_next):
     """(status, hist_row[infoset], hist_ent[infoset, action]) by one depth-first walk of the
     history tree beside the public tree. A history edge leads to the public node of the same
     public state: the node itself (a private deal), a child, or a child of a public chance
-    child (a signal, such as an answer, that the history rules apply with the move)."""
+    child (a signal, such as an answer, that the history rules apply with the move), either
+    possibly through a private-chance step of one child (:func:`_folded`)."""
     hist_row = np.full(n_infosets, -1, np.int64)
     hist_ent = np.full((n_infosets, max(max_a, 1)), -1, np.int64)
     root = H.initial_state(params)
@@ -97,13 +110,16 @@ def _map(params, first_child, num_children, node_player, node_infoset, node_acti
             else:
                 for b in range(pub_num[q]):
                     pc = pub_first[q] + b
-                    if _same(pubc, pub_states[pc]):
-                        qc, kid = pc, b
+                    qc = _folded(pubc, pub_states, pub_player, pub_first, pc)
+                    if qc >= 0:
+                        kid = b
                         break
                     if pub_player[pc] == P.CHANCE:  # a public signal the history tree folds in
                         for g in range(pub_num[pc]):
-                            if _same(pubc, pub_states[pub_first[pc] + g]):
-                                qc, kid = pub_first[pc] + g, b
+                            qc = _folded(pubc, pub_states, pub_player, pub_first,
+                                         pub_first[pc] + g)
+                            if qc >= 0:
+                                kid = b
                                 break
                         if qc >= 0:
                             break

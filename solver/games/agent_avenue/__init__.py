@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from spycfr.games.agent_avenue import position as _position
+from spycfr.games.agent_avenue import public as _public  # noqa: F401 (registers)
 from spycfr.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
 from spycfr.games.agent_avenue.openings import group as _group
 from spycfr.games.agent_avenue.openings import opening_paths as _opening_paths

@@ -9,7 +9,7 @@ HAND + 8p + i (cards of name i in player p's hand), PLAY + 8p + i (in play), DEC
 agent deck), DISC + 8p + i (discarded); GAP (clockwise distance from P1's meeple to P2's),
 ACTIVE (player whose turn it is), PHASE, UP/DOWN (the pending face-up and face-down
 names), DLEFT + p (discards left), TURN (turns completed), WINNER (-1 while playing),
-DECKSIZE, HANDSIZE + p, ENDED (bits: how the game ended, see END_*).
+DECKSIZE, HANDSIZE + p, ENDED (bits: how the game ended, see END_*), LASTTAKE.
 
 A turn of the active player A against O: PH_PLAY (A swaps a card, then chance draws one,
 back to PH_PLAY; or A plays up/down), PH_REFILL (chance: A draws back up, skipped when no
@@ -48,6 +48,7 @@ WINNER = 64
 DECKSIZE = 65
 HANDSIZE = 66
 ENDED = 68
+LASTTAKE = 70  # 1 + the last recruitment's choice (0 before the first): for the public model
 STATE_SIZE = 72
 
 PH_DEAL0 = 0
@@ -368,6 +369,9 @@ def apply_action(state, params, action, out):
         _after_play_draws(out, params)
         return
     _recruit(out, params, action & 1)
+    # Recorded so that the public-state model (public.py) tells take up from take down
+    # when both cards have one name (the rest of the state is then the same).
+    out[LASTTAKE] = 1 + (action & 1)
     _end_step(out, params)
 
 
