@@ -1,30 +1,36 @@
 """Agent Avenue (simple mode) on the public-state model: what each player knows privately,
 what both see.
 
-A player's **private state** is its hand, its discards (face down: hidden) and, between its
-play and the recruitment, the card it played face down: a triple (hand, discards, pending)
-of two multisets over the variant's names and a name or none, numbered by :func:`index`;
-state 0 is ``DEAD``, where draws that cannot happen go (below). Everything else is public:
-the cards in play, the face-up card, the meeples, the hand, deck and discard sizes.
+A player's **private state** is its hand and its discards (face down: hidden), two
+multisets over the variant's names, and between its play and the recruitment the card it
+played face down (pending). Their sizes are public, so states are numbered *per size*
+(:func:`index`): at a public node, index i of seat s means the i-th (hand, discards) pair of
+the sizes the node shows for s, or the i-th (hand, discards, pending) triple while s's
+face-down card is pending (:func:`scheme`). A seat's scheme changes only at its own moves
+and draws, which renumber its states. State 0 is ``DEAD``, where draws that cannot happen
+go (below); an index beyond the scheme's count is never reached and behaves as DEAD.
 
 A **public state** is the rules' state array (rules.py) with the hands, discards, deck and
 face-down card blanked, so the rules' own end step runs on it. The play is public label
 "face-up u" (the face-down name is the mover's private action); the recruiter's choice is a
 public label; then a public **signal** reveals the face-down card d (a chance node, mask 1
-on the mover's states pending d), and a private-chance step of the mover clears its pending
-card (``PH_CLEAR``, a step the history rules fold into the recruitment).
+on the mover's states pending d). The mover's refill is drawn after the recruitment, not
+before as in the rules (the recruiter sees only how many cards it draws, which the public
+state knows): one private-chance step (``PH_CLEAR``) draws it and forgets the revealed card,
+a step the history map folds into the recruitment. So the pending card never meets the
+refill and the largest numbering is hands of the full size times discards.
 
-**Draws** (the deal, a discard's draw, the refill) are private chance. They are modelled
-as draws with replacement, each name 1/n (a multiset of k cards: multinomial(k; x) / n^k),
-a draw impossible from the drawer's own view (no copy left outside its hand, discards and
-play) going to ``DEAD``. The true probability of the whole game's draws is the multinomials
-times ``prod_t c_t^(D_t) / N^(K)`` (falling factorials: D_t cards of name t drawn by anyone
-out of c_t, K of N in all), which depends on both players' cards; the model's is the
-multinomials times n^-K. So the terminal payoff carries the ratio
-``n^K prod_t c_t^(D_t) / N^(K)``, D = in play + both hands + both discards: exact values
-and the card removal between the players (0 where they hold more than the deck has),
-with ``compatible`` left at 1. The ratio depends only on the leaf's public state and
-private states, so the seats' futures stay Markov in (public node, private state).
+**Draws** (the deal, a discard's draw, the refill) are private chance, modelled as draws
+with replacement, each name 1/n (a multiset x of k cards: multinomial(k; x) / n^k), a draw
+impossible from the drawer's own view (no copy left outside its hand, discards and play)
+going to DEAD. The true probability of the game's draws is the same multinomials times
+``prod_t c_t^(D_t) / N^(K)`` (falling factorials: D_t cards of name t drawn by anyone out of
+c_t, K of N in all), which depends on both players' cards; the model's is the multinomials
+times n^-K. So the terminal payoff carries the ratio ``n^K prod_t c_t^(D_t) / N^(K)``, D = in
+play + both hands + both discards: exact values and the card removal between the players
+(0 where they hold more than the deck has), with ``compatible`` left at 1. The ratio depends
+only on the leaf's public state and private states, so the seats' futures stay Markov in
+(public node, private state).
 """
 
 from __future__ import annotations
@@ -64,14 +70,14 @@ from spycfr.public.protocol import CHANCE, PRIVATE_CHANCE, TERMINAL, register
 
 TAKEN = 69  # public slot: the recruiter's choice (0 up, 1 down) awaiting the signal, else -1
 PH_REVEAL = 7  # the face-down card is revealed (a public signal)
-PH_CLEAR = 8  # the previous mover's pending card leaves its private state (private chance)
+PH_CLEAR = 8  # the previous mover draws its refill and forgets its revealed card
 DEAD = 0
+NO_NAME = -1
 SHIFT = 4  # a multiset code: 4 bits per name hold its count (a hand and discards: <= 8)
 SWAP_LABEL = (T_SWAP << 20) | 7  # the discarded name is hidden
-NO_NAME = -1
 
 
-# --- multisets and private states --------------------------------------------------------
+# --- multisets ---------------------------------------------------------------------------
 
 
 @njit(cache=True)
@@ -90,84 +96,47 @@ def _digit(code, t):
 
 
 @njit(cache=True)
-def _size(code, n):
-    s = 0
-    for t in range(n):
-        s += _digit(code, t)
-    return s
+def _unit(t):
+    return np.int64(1) << (SHIFT * t)
 
 
 @njit(cache=True)
-def rank_multiset(code, n, budget):
-    """The rank of a multiset over n names (counts in SHIFT-bit digits of ``code``) among all
-    multisets of size at most ``budget``, in lexicographic order of the count vector."""
+def _count(m, b):
+    """Multisets of size exactly b over m names."""
+    if m == 0:
+        return 1 if b == 0 else 0
+    return _binom(m + b - 1, b)
+
+
+@njit(cache=True)
+def rank_multiset(code, n, size):
+    """The rank of a multiset of ``size`` cards over n names (counts in SHIFT-bit digits of
+    ``code``) among all of that size, in lexicographic order of the count vector."""
     r = 0
-    b = budget
+    b = size
     for t in range(n):
         v = _digit(code, t)
         for u in range(v):
-            r += _binom(n - 1 - t + b - u, b - u)
+            r += _count(n - 1 - t, b - u)
         b -= v
     return r
 
 
 @njit(cache=True)
-def unrank_multiset(r, n, budget):
+def unrank_multiset(r, n, size):
     """The inverse of :func:`rank_multiset`: the multiset's code."""
-    code = 0
-    b = budget
+    code = np.int64(0)
+    b = size
     for t in range(n):
         v = 0
         while True:
-            c = _binom(n - 1 - t + b - v, b - v)
+            c = _count(n - 1 - t, b - v)
             if r < c:
                 break
             r -= c
             v += 1
-        code |= v << (SHIFT * t)
+        code |= np.int64(v) << (SHIFT * t)
         b -= v
-    return code
-
-
-@njit(cache=True)
-def _sizes(params):
-    """(hand multisets, discard multisets): multisets of size <= hand and <= discards."""
-    n = params.n
-    return _binom(n + params.hand, params.hand), _binom(n + params.discards, params.discards)
-
-
-@njit(cache=True)
-def num_private(params, seat):
-    hands, discs = _sizes(params)
-    return np.int64(1 + hands * discs * (params.n + 1))
-
-
-@njit(cache=True)
-def index(params, hand, disc, pending):
-    """The private state of hand and discards (multiset codes) and a pending face-down name
-    (NO_NAME: none)."""
-    _, discs = _sizes(params)
-    h = rank_multiset(hand, params.n, params.hand)
-    d = rank_multiset(disc, params.n, params.discards)
-    return np.int64(1 + (h * discs + d) * (params.n + 1) + pending + 1)
-
-
-@njit(cache=True)
-def decode(params, i):
-    """(hand, discards, pending) of a private state other than DEAD."""
-    _, discs = _sizes(params)
-    k = i - 1
-    pending = k % (params.n + 1) - 1
-    k //= params.n + 1
-    return (unrank_multiset(k // discs, params.n, params.hand),
-            unrank_multiset(k % discs, params.n, params.discards), pending)
-
-
-@njit(cache=True)
-def _code_of(state, base, n):
-    code = 0
-    for t in range(n):
-        code |= np.int64(state[base + t]) << (SHIFT * t)
     return code
 
 
@@ -184,30 +153,90 @@ def _multinomial(code, n, k):
 
 
 @njit(cache=True)
-def _next_multiset(code, n, k):
-    """The next multiset of size k after ``code`` (lexicographically decreasing counts, as
-    rules._draws), or -1 after the last."""
+def _next_multiset(code, n):
+    """The next multiset of the same size after ``code`` (lexicographically decreasing
+    count vectors, from every card of name 0), or -1 after the last."""
     right = 0
     for j in range(n - 1, -1, -1):
         v = _digit(code, j)
         if v > 0 and j < n - 1:
-            code -= 1 << (SHIFT * j)
-            code &= (1 << (SHIFT * (j + 1))) - 1  # clear names after j, then refill j + 1
-            return code | ((right + 1) << (SHIFT * (j + 1)))
+            code -= _unit(j)
+            code &= (np.int64(1) << (SHIFT * (j + 1))) - 1  # names after j cleared
+            return code | (np.int64(right + 1) << (SHIFT * (j + 1)))
         right += v
-    return -1
+    return np.int64(-1)
+
+
+# --- private states ----------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _first_multiset(k):
-    return np.int64(k)  # every card of name 0
+def scheme(pub, params, seat):
+    """(pending, hand size, discards) of the numbering of ``seat``'s states at ``pub``: its
+    face-down card is pending from its play until its refill (and at the terminal that
+    follows the signal), its hand then without the refill."""
+    ph = pub[PHASE]
+    a = pub[ACTIVE]
+    pending = ((seat == a and (ph == PH_RECRUIT or ph == PH_REVEAL or ph == PH_OVER))
+               or (seat != a and ph == PH_CLEAR))
+    hs = np.int64(pub[HANDSIZE + seat])
+    if pending:
+        hs = min(hs, params.hand - 2)
+    return pending, hs, np.int64(params.discards - pub[DLEFT + seat])
 
 
-# --- the public state --------------------------------------------------------------------
+@njit(cache=True)
+def scheme_size(params, pending, hs, ds):
+    """States of a numbering, DEAD included."""
+    n = params.n
+    k = _count(n, hs) * _count(n, ds)
+    return 1 + (k * n if pending else k)
+
+
+@njit(cache=True)
+def index(params, pending, hs, ds, hand, disc, name):
+    """The state of hand and discards (multiset codes of sizes hs and ds) and, in a pending
+    numbering, the face-down ``name``."""
+    n = params.n
+    k = rank_multiset(hand, n, hs) * _count(n, ds) + rank_multiset(disc, n, ds)
+    return np.int64(1 + (k * n + name if pending else k))
+
+
+@njit(cache=True)
+def decode(params, pending, hs, ds, i):
+    """(hand, discards, pending name or NO_NAME) of state i > 0 of a numbering."""
+    n = params.n
+    k = i - 1
+    name = NO_NAME
+    if pending:
+        name = k % n
+        k //= n
+    m = _count(n, ds)
+    return unrank_multiset(k // m, n, hs), unrank_multiset(k % m, n, ds), name
+
+
+@njit(cache=True)
+def num_private(params, seat):
+    hs = max(params.hand - 2, 0)
+    return np.int64(max(scheme_size(params, False, params.hand, params.discards),
+                        scheme_size(params, True, hs, params.discards)))
+
+
+@njit(cache=True)
+def _code_of(state, base, n):
+    code = np.int64(0)
+    for t in range(n):
+        code |= np.int64(state[base + t]) << (SHIFT * t)
+    return code
+
+
+# --- the public state and the bridge -----------------------------------------------------
 
 
 @njit(cache=True)
 def public_of_history(state, params, out):
+    """The rules' state blanked; the deal is the root; from the play to the recruitment the
+    mover's hand size and the deck as before its refill (drawn later in the public tree)."""
     out[:] = state
     for x in range(16):
         out[HAND + x] = 0
@@ -216,7 +245,9 @@ def public_of_history(state, params, out):
         out[DECK + x] = 0
     out[DOWN] = -1
     out[TAKEN] = -1
-    if state[PHASE] == PH_DEAL0 or state[PHASE] == PH_DEAL1:  # the deal is private: the root
+    ph = state[PHASE]
+    a = state[ACTIVE]
+    if ph == PH_DEAL0 or ph == PH_DEAL1:
         out[PHASE] = PH_PLAY
         out[HANDSIZE] = params.hand
         out[HANDSIZE + 1] = params.hand
@@ -224,18 +255,32 @@ def public_of_history(state, params, out):
         for t in range(params.n):
             total += params.copies[t]
         out[DECKSIZE] = total - 2 * params.hand
+    elif ph == PH_REFILL or ph == PH_RECRUIT:
+        out[PHASE] = PH_RECRUIT
+        pre = min(state[HANDSIZE + a], params.hand - 2)  # the hand was full if cards are left
+        out[DECKSIZE] += state[HANDSIZE + a] - pre
+        out[HANDSIZE + a] = pre
 
 
 @njit(cache=True)
 def private_of_history(state, params, seat):
+    """-1 before the seat's deal, and for the mover at the recruitment after its refill or
+    at the end (the public tree has not drawn the refill; the bridge never asks there)."""
     ph = state[PHASE]
     if ph == PH_DEAL0 or (ph == PH_DEAL1 and seat == 1):
         return np.int64(-1)
-    pending = NO_NAME
-    if state[ACTIVE] == seat and (ph == PH_REFILL or ph == PH_RECRUIT):
-        pending = state[DOWN]
-    return index(params, _code_of(state, HAND + 8 * seat, params.n),
-                 _code_of(state, DISC + 8 * seat, params.n), pending)
+    n = params.n
+    hand = _code_of(state, HAND + 8 * seat, n)
+    disc = _code_of(state, DISC + 8 * seat, n)
+    ds = np.int64(params.discards - state[DLEFT + seat])
+    hs = np.int64(state[HANDSIZE + seat])
+    if seat == state[ACTIVE] and (ph == PH_REFILL or ph == PH_RECRUIT):
+        if hs > params.hand - 2:
+            return np.int64(-1)
+        return index(params, True, hs, ds, hand, disc, np.int64(state[DOWN]))
+    if seat == state[ACTIVE] and ph == PH_OVER:
+        return np.int64(-1)
+    return index(params, False, hs, ds, hand, disc, NO_NAME)
 
 
 @njit(cache=True)
@@ -260,12 +305,12 @@ def current_player(pub, params):
         return CHANCE
     if ph == PH_CLEAR:
         return np.int64(PRIVATE_CHANCE + 1 - a)
-    return np.int64(PRIVATE_CHANCE + a)  # a discard's draw or the refill
+    return np.int64(PRIVATE_CHANCE + a)  # a discard's draw
 
 
 @njit(cache=True)
 def _left(pub, params, t):
-    """Cards of name t outside play (and off the table's face-up card)."""
+    """Cards of name t outside play and off the table's face-up card."""
     k = params.copies[t] - pub[PLAY + t] - pub[PLAY + 8 + t]
     return k - 1 if pub[UP] == t else k
 
@@ -277,8 +322,8 @@ def _can_swap(pub):
 
 @njit(cache=True)
 def legal_actions(pub, params, out):
-    """A swap (the discarded name hidden), then a play per face-up name some hand can hold;
-    take up/down; one label at private chance."""
+    """A swap (the discarded name hidden), then a play per face-up name of which a card can
+    be in a hand; take up/down; one label at private chance."""
     ph = pub[PHASE]
     if ph == PH_RECRUIT:
         out[0] = (T_TAKE << 20) | R.TAKE_UP
@@ -300,7 +345,7 @@ def legal_actions(pub, params, out):
 
 @njit(cache=True)
 def _play_label(pub, params, u):
-    """The label index of face-up name u (-1: publicly impossible)."""
+    """The label index of face-up name u (-1: no card of it can be in a hand)."""
     if _left(pub, params, u) <= 0:
         return -1
     k = 1 if _can_swap(pub) else 0
@@ -311,52 +356,43 @@ def _play_label(pub, params, u):
 
 
 @njit(cache=True)
-def _consistent(pub, params, hand, disc, pending, seat):
-    """Whether a private state has the sizes the public state shows for ``seat``."""
-    return (_size(hand, params.n) == pub[HANDSIZE + seat]
-            and _size(disc, params.n) == params.discards - pub[DLEFT + seat]
-            and pending == NO_NAME)
-
-
-@njit(cache=True)
 def private_actions(pub, params, i, n_labels, kids, nexts):
     """The recruiter keeps its state. The mover discards a name of its hand (the swap
-    label) or plays face-up u with face-down d (label u, pending d). A state the public
-    state rules out gets one action, to DEAD."""
+    label) or plays face-up u with face-down d (label u; d pending)."""
     if pub[PHASE] == PH_RECRUIT:
         for k in range(n_labels):
             kids[k] = k
             nexts[k] = i
         return n_labels
+    pending, hs, ds = scheme(pub, params, pub[ACTIVE])
     m = 0
-    if i != DEAD:
-        hand, disc, pending = decode(params, i)
-        if _consistent(pub, params, hand, disc, pending, pub[ACTIVE]):
-            n = params.n
-            if _can_swap(pub):
-                for x in range(n):
-                    if _digit(hand, x) > 0:
-                        kids[m] = 0
-                        nexts[m] = index(params, hand - (1 << (SHIFT * x)),
-                                         disc + (1 << (SHIFT * x)), NO_NAME)
-                        m += 1
-            names = 0
+    if 0 < i < scheme_size(params, pending, hs, ds):
+        hand, disc, _ = decode(params, pending, hs, ds, i)
+        n = params.n
+        if _can_swap(pub):
             for x in range(n):
-                names += _digit(hand, x) > 0
-            for u in range(n):
-                lab = _play_label(pub, params, u)
-                if _digit(hand, u) == 0 or lab < 0:
-                    continue
-                for d in range(n):
-                    ok = d != u and _digit(hand, d) > 0
-                    if names == 1:  # a hand of one name plays a pair of it
-                        ok = d == u and _digit(hand, u) >= 2
-                    if ok:
-                        kids[m] = lab
-                        nexts[m] = index(params, hand - (1 << (SHIFT * u)) - (1 << (SHIFT * d)), disc,
-                                         d)
-                        m += 1
-    if m == 0:
+                if _digit(hand, x) > 0:
+                    kids[m] = 0
+                    nexts[m] = index(params, False, hs - 1, ds + 1, hand - _unit(x),
+                                     disc + _unit(x), NO_NAME)
+                    m += 1
+        names = 0
+        for x in range(n):
+            names += _digit(hand, x) > 0
+        for u in range(n):
+            lab = _play_label(pub, params, u)
+            if _digit(hand, u) == 0 or lab < 0:
+                continue
+            for d in range(n):
+                ok = d != u and _digit(hand, d) > 0
+                if names == 1:  # a hand of one name plays a pair of it
+                    ok = d == u and _digit(hand, u) >= 2
+                if ok:
+                    kids[m] = lab
+                    nexts[m] = index(params, True, hs - 2, ds, hand - _unit(u) - _unit(d),
+                                     disc, np.int64(d))
+                    m += 1
+    if m == 0:  # DEAD, or a state no card of which can be left (never reached)
         kids[0] = 0
         nexts[0] = DEAD
         m = 1
@@ -364,30 +400,30 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
 
 
 @njit(cache=True)
-def _draws(pub, params, hand, disc, pending, k, nexts, probs):
-    """Private state (hand, disc, pending) drawing k cards: each multiset x of k names with
-    probability multinomial(k; x) / n^k; those the drawer sees cannot be (more of a name
-    than are left outside its cards and play) go to DEAD. Returns the number of entries."""
+def _draws(pub, params, hand, disc, hs, ds, k, nexts, probs):
+    """(hand, disc), sizes hs and ds, drawing k cards: each multiset x of k names with
+    probability multinomial(k; x) / n^k to (hand + x, disc); those the drawer sees cannot
+    be (more of a name than are left outside its own cards and play) to DEAD. Returns the
+    number of entries."""
     n = params.n
     scale = 1.0 / float(n) ** k
     m = 0
     dead = 0.0
-    x = _first_multiset(k)
+    x = np.int64(k)  # every card of name 0
     while x >= 0:
         p = _multinomial(x, n, k) * scale
         ok = True
         for t in range(n):
-            own = _digit(hand, t) + _digit(disc, t) + (1 if pending == t else 0)
-            if _digit(x, t) > _left(pub, params, t) - own:
+            if _digit(x, t) > _left(pub, params, t) - _digit(hand, t) - _digit(disc, t):
                 ok = False
                 break
         if ok:
-            nexts[m] = index(params, hand + x, disc, pending)
+            nexts[m] = index(params, False, hs + k, ds, hand + x, disc, NO_NAME)
             probs[m] = p
             m += 1
         else:
             dead += p
-        x = _next_multiset(x, n, k)
+        x = _next_multiset(x, n)
     if dead > 0.0:
         nexts[m] = DEAD
         probs[m] = dead
@@ -397,23 +433,14 @@ def _draws(pub, params, hand, disc, pending, k, nexts, probs):
 
 @njit(cache=True)
 def private_chance(pub, params, i, nexts, probs):
-    """A discard's draw (1 card) or the refill (back up to the hand size), or the step that
-    clears the pending face-down card once revealed."""
-    ph = pub[PHASE]
-    if i != DEAD:
-        hand, disc, pending = decode(params, i)
-        if ph == PH_CLEAR:
-            nexts[0] = index(params, hand, disc, NO_NAME)
-            probs[0] = 1.0
-            return 1
-        a = pub[ACTIVE]
-        if ph == PH_SWAP_DRAW:
-            if _consistent(pub, params, hand, disc, pending, a):
-                return _draws(pub, params, hand, disc, pending, 1, nexts, probs)
-        elif (_size(hand, params.n) == pub[HANDSIZE + a] and pending != NO_NAME
-              and _size(disc, params.n) == params.discards - pub[DLEFT + a]):
-            return _draws(pub, params, hand, disc, pending, R._draw_count(pub, params, a),
-                          nexts, probs)
+    """A discard's draw (1 card), or the previous mover's refill (back up to the hand size,
+    deck permitting) with its revealed face-down card forgotten."""
+    seat = pub[ACTIVE] if pub[PHASE] == PH_SWAP_DRAW else 1 - pub[ACTIVE]
+    pending, hs, ds = scheme(pub, params, seat)
+    if 0 < i < scheme_size(params, pending, hs, ds):
+        hand, disc, _ = decode(params, pending, hs, ds, i)
+        k = pub[HANDSIZE + seat] - hs if pending else 1
+        return _draws(pub, params, hand, disc, hs, ds, k, nexts, probs)
     nexts[0] = DEAD
     probs[0] = 1.0
     return 1
@@ -433,12 +460,15 @@ def chance_outcomes(pub, params, codes, probs):
 
 @njit(cache=True)
 def chance_mask(pub, params, outcome, seat, out):
+    """1 on the mover's states whose pending face-down card is the one revealed."""
     if seat != pub[ACTIVE]:
         out[:] = 1.0
         return
-    out[DEAD] = 0.0
-    for i in range(1, out.shape[0]):
-        out[i] = 1.0 if decode(params, i)[2] == outcome else 0.0
+    out[:] = 0.0
+    pending, hs, ds = scheme(pub, params, seat)
+    for i in range(1, scheme_size(params, pending, hs, ds)):
+        if (i - 1) % params.n == outcome:
+            out[i] = 1.0
 
 
 @njit(cache=True)
@@ -454,18 +484,12 @@ def apply_action(pub, params, action, out):
             return
         out[HANDSIZE + a] -= 2
         out[UP] = (action >> 3) & 7
-        R._after_play_draws(out, params)
+        out[PHASE] = PH_RECRUIT
         return
     if ph == PH_SWAP_DRAW:
         out[HANDSIZE + a] += 1
         out[DECKSIZE] -= 1
         out[PHASE] = PH_PLAY
-        return
-    if ph == PH_REFILL:
-        k = R._draw_count(pub, params, a)
-        out[HANDSIZE + a] += k
-        out[DECKSIZE] -= k
-        out[PHASE] = PH_RECRUIT
         return
     if ph == PH_RECRUIT:
         out[TAKEN] = action & 1
@@ -476,6 +500,9 @@ def apply_action(pub, params, action, out):
         R._recruit(out, params, pub[TAKEN])
         out[LASTTAKE] = 1 + pub[TAKEN]
         out[TAKEN] = -1
+        k = R._draw_count(out, params, a)  # the refill, drawn at PH_CLEAR: the sizes now
+        out[HANDSIZE + a] += k  # (the rules' end step reads them)
+        out[DECKSIZE] -= k
         R._end_step(out, params)
         if out[PHASE] != PH_OVER:
             out[PHASE] = PH_CLEAR
@@ -496,19 +523,25 @@ def _falling(c, d):
 
 @njit(cache=True)
 def _scale(pub, params):
-    """n^K / N^(K): K cards drawn of N (the model's probability against the deck's)."""
+    """n^K / N^(K), K the cards drawn of N (the mover's refill not yet at a terminal): the
+    model's probability of the draws against the deck's."""
     total = 0
     for t in range(params.n):
         total += params.copies[t]
-    drawn = total - pub[DECKSIZE]
+    a = pub[ACTIVE]
+    drawn = total - pub[DECKSIZE] - (pub[HANDSIZE + a] - min(pub[HANDSIZE + a],
+                                                               params.hand - 2))
     return float(params.n) ** drawn / _falling(total, drawn)
 
 
 @njit(cache=True)
-def _held(params, i):
-    """The cards a private state holds out of the deck: its hand and discards (a pending
-    card at a terminal is revealed, in play)."""
-    hand, disc, _ = decode(params, i)
+def _held(pub, params, seat, i):
+    """The cards state i of ``seat`` holds out of the deck at a terminal (its hand and
+    discards; its face-down card is in play), or -1 for DEAD and unused indices."""
+    pending, hs, ds = scheme(pub, params, seat)
+    if i == DEAD or i >= scheme_size(params, pending, hs, ds):
+        return np.int64(-1)
+    hand, disc, _ = decode(params, pending, hs, ds, i)
     return hand + disc
 
 
@@ -524,10 +557,12 @@ def _ratio(pub, params, x, y):
 
 @njit(cache=True)
 def terminal_payoff(pub, params, i, j):
-    if i == DEAD or j == DEAD:
+    x = _held(pub, params, 0, i)
+    y = _held(pub, params, 1, j)
+    if x < 0 or y < 0:
         return 0.0
     u = 1.0 if pub[WINNER] == 0 else -1.0
-    return u * _scale(pub, params) * _ratio(pub, params, _held(params, i), _held(params, j))
+    return u * _scale(pub, params) * _ratio(pub, params, x, y)
 
 
 @njit(cache=True)
@@ -535,24 +570,31 @@ def terminal_values(pub, params, seat, opp, compat, out):
     """out[i] = sum_j u_seat(i, j) opp[j], the opponent's range bucketed by the multiset it
     holds (the payoff depends on the private states only through the held multisets)."""
     n = params.n
-    budget = params.hand + params.discards
-    mass = np.zeros(_binom(n + budget, budget))
+    o = 1 - seat
+    _, hs, ds = scheme(pub, params, o)
+    size = hs + ds
+    mass = np.zeros(_count(n, size))
     for j in range(1, opp.shape[0]):
         if opp[j] != 0.0:
-            mass[rank_multiset(_held(params, j), n, budget)] += opp[j]
+            y = _held(pub, params, o, j)
+            if y >= 0:
+                mass[rank_multiset(y, n, size)] += opp[j]
     live = np.flatnonzero(mass)
     codes = np.empty(live.shape[0], np.int64)
     for y in range(live.shape[0]):
-        codes[y] = unrank_multiset(live[y], n, budget)
+        codes[y] = unrank_multiset(live[y], n, size)
     u = 1.0 if pub[WINNER] == 0 else -1.0
     if seat == 1:
         u = -u
     u *= _scale(pub, params)
-    done = np.full(mass.shape[0], np.nan)
-    out[DEAD] = 0.0
-    for i in range(1, out.shape[0]):
-        x = _held(params, i)
-        r = rank_multiset(x, n, budget)
+    _, hs, ds = scheme(pub, params, seat)
+    done = np.full(_count(n, hs + ds), np.nan)
+    for i in range(out.shape[0]):
+        x = _held(pub, params, seat, i)
+        if x < 0:
+            out[i] = 0.0
+            continue
+        r = rank_multiset(x, n, hs + ds)
         if np.isnan(done[r]):
             acc = 0.0
             for y in range(live.shape[0]):
@@ -561,28 +603,28 @@ def terminal_values(pub, params, seat, opp, compat, out):
         out[i] = done[r]
 
 
-# --- bounds and the deal -----------------------------------------------------------------
+# --- the deal and bounds -----------------------------------------------------------------
 
 
 @njit(cache=True)
 def initial_weights(params, seat, out):
-    """Each hand of the deal's size by the model (multinomial / n^hand); the hands that
-    exceed a name's copies, DEAD."""
+    """Each hand of the deal by the model (multinomial / n^hand); those exceeding a name's
+    copies, DEAD."""
     n = params.n
     out[:] = 0.0
     total = 0.0
-    x = _first_multiset(params.hand)
+    x = np.int64(params.hand)
     scale = 1.0 / float(n) ** params.hand
     while x >= 0:
         ok = True
         for t in range(n):
             if _digit(x, t) > params.copies[t]:
                 ok = False
+        p = _multinomial(x, n, params.hand) * scale
         if ok:
-            p = _multinomial(x, n, params.hand) * scale
-            out[index(params, x, 0, NO_NAME)] = p
+            out[index(params, False, params.hand, 0, x, 0, NO_NAME)] = p
             total += p
-        x = _next_multiset(x, n, params.hand)
+        x = _next_multiset(x, n)
     out[DEAD] = max(0.0, 1.0 - total)
 
 
@@ -594,18 +636,18 @@ def max_actions(params):
 @njit(cache=True)
 def max_private_actions(params):
     n = params.n
-    # plays and swaps; a draw of up to `hand` cards and DEAD
+    # plays and swaps; a draw of at most `hand` cards, and DEAD
     return max(n + n * (n - 1), _binom(n + params.hand - 1, params.hand) + 1, 2)
 
 
 @njit(cache=True)
 def max_depth(params):
-    # A turn: swaps (a label and a draw each), a play, the refill, the recruitment, the
-    # signal and the clearing step; at most total / 2 + 1 turns.
+    # A turn: swaps (a label and a draw each), a play, the recruitment, the signal and the
+    # refill; at most total / 2 turns.
     total = 0
     for t in range(params.n):
         total += params.copies[t]
-    return 2 + 5 * (total // 2 + 1) + 4 * params.discards
+    return 2 + 4 * (total // 2 + 1) + 4 * params.discards
 
 
 assert R.ENDED < TAKEN < STATE_SIZE and TAKEN != LASTTAKE
