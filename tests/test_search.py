@@ -201,3 +201,17 @@ def test_the_numba_loop_is_the_python_loop(leduc_model):
         assert np.allclose(a.best[1], b.best[1], atol=1e-12)
         if extra:
             assert np.allclose(a.enter, b.enter, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_agent_hunter_mini_subtree_is_enumerated():
+    """Agent Hunter mini's whole public tree, which build once refused (a non-terminal public
+    state without labels, before the rules recorded the last move as the opponent saw it):
+    every node that is neither terminal nor cut has children, each the child of one node."""
+    game = GameModel.of(get_plugin("agent-hunter").numba_params(
+        make_variant("agent-hunter", "mini")))
+    tree = build(game)
+    assert tree.size == 266_175 and tree.leaves.size == 0
+    inner = tree.kind != -1
+    assert np.all(tree.count[inner] > 0)
+    assert np.array_equal(np.bincount(tree.parent[1:], minlength=tree.size), tree.count)

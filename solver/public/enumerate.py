@@ -363,6 +363,18 @@ def _terminal_blocks(params, pub_states, node_player, live_start, live_priv, com
                 t += 1
 
 
+def public_size(params, max_nodes: int) -> tuple[int, int] | None:
+    """(nodes, live range entries) of the public tree of the game of ``params``, counted
+    without building it; None beyond ``max_nodes`` nodes. SpycfrError if the model breaks
+    the protocol's contract."""
+    status, nodes, ent0, ent1, _, _, _ = _count(params, max_nodes)
+    if status == TOO_MANY_NODES:
+        return None
+    if status != OK:
+        raise SpycfrError(f"the public-state model has {_ERRORS[status]}")
+    return int(nodes), int(ent0 + ent1)
+
+
 def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
                       budget: MemoryBudget | None = None) -> PublicTree:
     """The public tree of a game object (from :func:`spycfr.games.make_game`); SpycfrError

@@ -12,17 +12,18 @@ import numpy as np
 from spycfr.cfr.kernels import ALGORITHMS
 from spycfr.errors import SpycfrError
 from spycfr.public import protocol
-from spycfr.public.enumerate import build_public_tree
+from spycfr.public.enumerate import build_public_tree, public_size
 from spycfr.public.mapping import HistoryMap
 from spycfr.public.solver import PublicCFRSolver, profile_values
 from spycfr.runs.config import SolveConfig
 from spycfr.runs.engines import FULL_TREE_ADVICE, IterativeRun, ProfileValues, tree_within
 from spycfr.runs.game import ResolvedGame
 
-# --tree auto takes the public tree from this many private states per seat on (measured in
-# one process, CFR+ per iteration, benchmarks/README.md: Kuhn's 3 cards 0.8x the history
-# tree, Leduc's and liar's dice's 6 1.8-2.0x; the gain grows with the private states).
-AUTO_PUBLIC_MIN_PRIVATE = 4
+# --tree auto takes the public tree where the history tree has at least this many nodes per
+# live range entry of the public tree (measured in one process, CFR+ per iteration,
+# benchmarks/README.md: the speed-up follows that ratio: Kuhn 1.07 -> 0.9x, Leduc 2.0 ->
+# 2.3x, liar's dice 3.0 -> 3.2x, Agent Hunter mini 0.38 -> 0.40x, small 0.65 -> 1.08x).
+AUTO_PUBLIC_RATIO = 1.5
 # The history tree is kept beside the public one for the run's strategy files: its arrays and
 # the map of its infosets onto public rows (8 B per infoset and action, and the mapped
 # strategy).
@@ -32,8 +33,8 @@ MAP_BYTES_PER_CELL = 16
 def choose_tree(config: SolveConfig, game: ResolvedGame) -> tuple[str, str]:
     """(tree, why) for ``config`` (its algorithm chosen) on ``game``: ``--tree
     public|history`` as asked, checked; ``auto`` the public tree where the game has a
-    public-state model of at least AUTO_PUBLIC_MIN_PRIVATE private states per seat and a
-    CFR-family algorithm runs on the CPU on one thread."""
+    public-state model whose live range entries are few against the history tree's nodes
+    (AUTO_PUBLIC_RATIO) and a CFR-family algorithm runs on the CPU on one thread."""
     if config.tree == "history":
         return "history", "asked for"
     has_model = game.params is not None and protocol.has_public(game.params)
@@ -53,13 +54,20 @@ def choose_tree(config: SolveConfig, game: ResolvedGame) -> tuple[str, str]:
         return "public", "asked for"
     if blockers:
         return "history", blockers[0]
-    num_private = protocol.python_impl(game.params, "num_private")
-    n = min(int(num_private(game.params, s)) for s in (0, 1))
-    if n < AUTO_PUBLIC_MIN_PRIVATE:
-        return "history", (f"{n} private states per seat: too few for range vectors to pay "
-                           f"(from {AUTO_PUBLIC_MIN_PRIVATE} on, measured)")
-    return "public", (f"{config.game}'s public-state model has {n} or more private states "
-                      "per seat: one range vector per seat and public node, measured faster")
+    history = float(game.estimated_nodes)
+    cap = max(1, int(history / AUTO_PUBLIC_RATIO))  # more public nodes: too many entries
+    try:
+        size = public_size(game.params, cap)
+    except SpycfrError as exc:
+        return "history", str(exc)
+    if size is None or history < AUTO_PUBLIC_RATIO * size[1]:
+        has = f"more than {cap:,} nodes" if size is None else f"{size[1]:,} live range entries"
+        return "history", (f"the public tree has {has} for about {history:,.0f} history "
+                           f"nodes: range vectors pay from {AUTO_PUBLIC_RATIO:g} history "
+                           "nodes per entry on (measured)")
+    return "public", (f"the public tree has {size[1]:,} live range entries for about "
+                      f"{history:,.0f} history nodes ({history / size[1]:.1f} per entry): "
+                      "one range vector per seat and public node, measured faster")
 
 
 class PublicTreeRun(IterativeRun):

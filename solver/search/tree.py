@@ -148,84 +148,143 @@ class Subtree:
         return int(hit[0]) if hit.size else -1
 
 
-def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = None,
-          max_nodes: int = 2_000_000) -> Subtree:
-    """Enumerate the public tree below ``root`` (the game's root by default), cutting every
-    non-terminal node ``depth`` edges below it into a LEAF."""
-    params = game.params
-    root = game.root() if root is None else np.asarray(root)
-    nmax, amax, pamax = max(game.n), game.max_actions, game.max_private_actions
-    kids_pub = np.zeros((amax, root.shape[0]), root.dtype)
+OK = 0
+TOO_MANY = 1
+NO_LABELS = 2
+
+
+@njit(cache=True)
+def _count(params, root, depth, max_nodes, bad):
+    """Depth first below ``root`` (cut ``depth`` edges below it; depth < 0: to the end):
+    (status, nodes, rows). NO_LABELS writes the offending public state into ``bad``."""
+    amax = pp.max_actions(params)
+    cap = (pp.max_depth(params) + 1) * amax + 1
+    stack = np.empty((cap, root.shape[0]), root.dtype)
+    sdep = np.empty(cap, np.int64)
+    labels = np.empty(amax, np.int32)
+    probs = np.empty(amax)
+    stack[0] = root
+    sdep[0] = 0
+    sp = 1
+    nodes = 0
+    rows = 0
+    while sp > 0:
+        sp -= 1
+        cur = stack[sp].copy()
+        d = sdep[sp]
+        nodes += 1
+        if nodes > max_nodes:
+            return TOO_MANY, nodes, rows
+        kind = pp.current_player(cur, params)
+        if kind == pp.TERMINAL or (depth >= 0 and d >= depth):
+            continue
+        if kind == pp.CHANCE:
+            k = pp.chance_outcomes(cur, params, labels, probs)
+        else:
+            k = pp.legal_actions(cur, params, labels)
+            rows += 1
+        if k == 0:
+            bad[:] = cur
+            return NO_LABELS, nodes, rows
+        for o in range(k):
+            pp.apply_action(cur, params, labels[o], stack[sp])
+            sdep[sp] = d + 1
+            sp += 1
+    return OK, nodes, rows
+
+
+@njit(cache=True)
+def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mask0, mask1,
+          row, row_kid, row_next, row_prob, row_count):
+    """Breadth first: the subtree's arrays, of the sizes _count measured (pub[0] is the root)."""
+    amax = pp.max_actions(params)
+    pamax = pp.max_private_actions(params)
+    n0 = mask0.shape[1]
+    n1 = mask1.shape[1]
+    kids_pub = np.zeros((amax, pub.shape[1]), pub.dtype)
     probs = np.zeros(amax)
     masks = np.ones((amax, 2, nmax))
     rk = np.zeros((nmax, pamax), np.int64)
     rn = np.zeros((nmax, pamax), np.int64)
     rp = np.zeros((nmax, pamax))
     rc = np.zeros(nmax, np.int64)
-    pubs, parents, labels, eprob = [root.copy()], [-1], [0], [1.0]
-    kinds, firsts, counts = [], [], []
-    emask = [np.ones((2, nmax))]
-    dep: list[int] = [0]
-    rows: list[int] = []
-    row_tabs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    i = 0
-    while i < len(pubs):
-        if len(pubs) > max_nodes:
-            raise ValueError(f"the subtree has more than {max_nodes} public nodes")
-        if depth is not None and dep[i] >= depth and \
-                pp.python_impl(params, "current_player")(pubs[i], params) != pp.TERMINAL:
-            kinds.append(LEAF)
-            firsts.append(len(pubs))
-            counts.append(0)
-            rows.append(-1)
-            i += 1
+    dep = np.zeros(pub.shape[0], np.int64)
+    parent[0] = -1
+    label[0] = 0
+    prob[0] = 1.0
+    mask0[0] = 1.0
+    mask1[0] = 1.0
+    free = 1
+    r = 0
+    for i in range(pub.shape[0]):
+        first[i] = free
+        row[i] = -1
+        if depth >= 0 and dep[i] >= depth and pp.current_player(pub[i], params) != pp.TERMINAL:
+            kind[i] = LEAF
+            count[i] = 0
             continue
         masks[:] = 1.0
         rk[:] = 0
         rn[:] = 0
         rp[:] = 0.0
         rc[:] = 0
-        kind, k = _expand(pubs[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)
-        if kind != pp.TERMINAL and k == 0:
-            raise ValueError(f"public state {pubs[i].tolist()} is not terminal but has no "
-                             "labels or outcomes")
-        kinds.append(int(kind))
-        firsts.append(len(pubs))
-        counts.append(int(k))
-        if kind in (0, 1) or kind >= pp.PRIVATE_CHANCE:
-            rows.append(len(row_tabs))
-            row_tabs.append((rk.copy(), rn.copy(), rp.copy(), rc.copy()))
-        else:
-            rows.append(-1)
+        kd, k = _expand(pub[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)
+        kind[i] = kd
+        count[i] = k
+        if kd == 0 or kd == 1 or kd >= pp.PRIVATE_CHANCE:
+            row[i] = r
+            row_kid[r] = rk
+            row_next[r] = rn
+            row_prob[r] = rp
+            row_count[r] = rc
+            r += 1
         for o in range(k):
-            pubs.append(kids_pub[o].copy())
-            parents.append(i)
-            labels.append(o)
-            eprob.append(float(probs[o]))
-            emask.append(masks[o].copy())
-            dep.append(dep[i] + 1)
-        i += 1
-    kind = np.array(kinds, np.int64)
-    pub = np.array(pubs)
+            c = free + o
+            pub[c] = kids_pub[o]
+            parent[c] = i
+            label[c] = o
+            prob[c] = probs[o]
+            mask0[c] = masks[o, 0, :n0]
+            mask1[c] = masks[o, 1, :n1]
+            dep[c] = dep[i] + 1
+        free += k
+
+
+def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = None,
+          max_nodes: int = 2_000_000) -> Subtree:
+    """Enumerate the public tree below ``root`` (the game's root by default), cutting every
+    non-terminal node ``depth`` edges below it into a LEAF (two numba passes: count, fill)."""
+    params = game.params
+    root = game.root() if root is None else np.asarray(root)
+    cut = -1 if depth is None else int(depth)
+    bad = np.zeros_like(root)
+    status, nodes, rows = _count(params, root, cut, max_nodes, bad)
+    if status == TOO_MANY:
+        raise ValueError(f"the subtree has more than {max_nodes} public nodes")
+    if status == NO_LABELS:
+        raise ValueError(f"public state {bad.tolist()} is not terminal but has no labels or "
+                         "outcomes")
+    nmax, pamax = max(game.n), game.max_private_actions
+    r = max(rows, 1)
+    pub = np.zeros((nodes, root.shape[0]), root.dtype)
+    pub[0] = root
+    kind = np.zeros(nodes, np.int64)
+    parent, label = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
+    first, count = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
+    prob, row = np.ones(nodes), np.full(nodes, -1, np.int64)
+    mask = (np.ones((nodes, game.n[0])), np.ones((nodes, game.n[1])))
+    tab = [np.zeros((r, nmax, pamax), np.int64), np.zeros((r, nmax, pamax), np.int64),
+           np.zeros((r, nmax, pamax)), np.zeros((r, nmax), np.int64)]
+    _fill(params, cut, nmax, pub, kind, parent, label, first, count, prob, mask[0], mask[1],
+          row, *tab)
     tnodes = np.flatnonzero(kind == pp.TERMINAL)
-    term = np.full(kind.shape[0], -1, np.int64)
+    term = np.full(nodes, -1, np.int64)
     term[tnodes] = np.arange(tnodes.size)
     payoff = np.zeros((tnodes.size, *game.n))
     if tnodes.size:
         _payoffs(pub[tnodes], params, game.compat, payoff)
-    em = np.array(emask)
-    r = max(len(row_tabs), 1)
-    tab = [np.zeros((r, nmax, pamax), np.int64), np.zeros((r, nmax, pamax), np.int64),
-           np.zeros((r, nmax, pamax)), np.zeros((r, nmax), np.int64)]
-    for q, t in enumerate(row_tabs):
-        for a, b in zip(tab, t, strict=True):
-            a[q] = b
-    return Subtree(game, pub, kind, np.array(parents, np.int64), np.array(labels, np.int64),
-                   np.array(firsts, np.int64), np.array(counts, np.int64), np.array(eprob),
-                   (np.ascontiguousarray(em[:, 0, :game.n[0]]),
-                    np.ascontiguousarray(em[:, 1, :game.n[1]])),
-                   np.array(rows, np.int64), tab[0], tab[1], tab[2], tab[3], term, payoff,
-                   np.flatnonzero(kind == LEAF))
+    return Subtree(game, pub, kind, parent, label, first, count, prob, mask, row, tab[0],
+                   tab[1], tab[2], tab[3], term, payoff, np.flatnonzero(kind == LEAF))
 
 
 def extract(tree: Subtree, node: int, depth: int | None = None) -> Subtree:
