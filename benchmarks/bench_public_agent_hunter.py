@@ -145,7 +145,8 @@ def per_iteration(spec: str, iterations: int) -> None:
         print(f"{spec} {name}: {per[name]:.4f} s per CFR+ iteration, exploitability "
               f"{solver.exploitability():.3g} after {iterations + 1}", flush=True)
     print(f"{spec}: history / public time per iteration = {per['history'] / per['public']:.3f} "
-          f"(public nodes {public.num_nodes:,}, rows {public.num_rows:,}; history nodes "
+          f"(public nodes {public.num_nodes:,}, live range entries {public.range_entries:,}, "
+          f"rows {public.num_rows:,}; history nodes "
           f"{history.num_nodes:,})")
 
 

@@ -21,7 +21,7 @@ from spycfr.runs.game import ResolvedGame
 
 # --tree auto takes the public tree where the history tree has at least this many nodes per
 # live range entry of the public tree (measured in one process, CFR+ per iteration,
-# benchmarks/README.md: the speed-up follows that ratio: Kuhn 1.07 -> 0.9x, Leduc 2.0 ->
+# benchmarks/README.md: the speed-up grows with that ratio: Kuhn 1.07 -> 0.9x, Leduc 2.0 ->
 # 2.3x, liar's dice 3.0 -> 3.2x, Agent Hunter mini 0.38 -> 0.40x, small 0.65 -> 1.08x).
 AUTO_PUBLIC_RATIO = 1.5
 # The history tree is kept beside the public one for the run's strategy files: its arrays and
