@@ -206,6 +206,9 @@ class GamePlugin:
     # Presets whose default `spycfr solve` makes a search agent (spycfr.search.agent)
     # instead of a stored strategy: those too big to solve whole.
     agent_presets: tuple[str, ...] = ()
+    # value_features(variant) -> f(pubs (L, P)) -> (L, F) floats: what a learned value
+    # function (spycfr.search.learned) reads of a public state; None: the state's integers.
+    value_features: Callable[[Any], Callable] | None = None
 
     def describe_variant(self, variant: dict) -> str:
         return self.words(variant) if self.words else (

@@ -6,6 +6,7 @@ from spycfr.games.agent_hunter import position as _position
 from spycfr.games.agent_hunter import public as _public  # noqa: F401 (registers)
 from spycfr.games.agent_hunter import registration as _registration  # noqa: F401 (registers)
 from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.features import value_features
 from spycfr.games.agent_hunter.game import AgentHunterGame, AgentHunterState
 from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES
 from spycfr.games.agent_hunter.leaf import scored_now
@@ -82,6 +83,7 @@ PLUGIN = GamePlugin(
     scored_now=scored_now,
     # the rulesheet game: played by re-solving at every decision (docs/search.md)
     agent_presets=("standard",),
+    value_features=value_features,
 )
 
 __all__ = [

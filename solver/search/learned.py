@@ -1,0 +1,147 @@
+"""A learned value function for the leaves of depth-limited subgames (DeepStack's network,
+inference in numpy from committed weights, so that playing needs no neural-network library).
+
+Inputs: the public state's features (the game's ``value_features`` hook, standardised) and
+both seats' ranges, each normalised to sum 1. Outputs: each seat's values per private state
+for one unit of opponent range, in the game's payoff units; the engine's counterfactual
+values are these times the opponent's range mass over ``Z``. As in DeepStack, the outputs are
+corrected so that the zero-sum identity ``sum_i r0[i] v0[i] + sum_j r1[j] v1[j] = 0`` holds
+exactly: half of the network's excess is taken from every value of both seats.
+
+The network is a multi-layer perceptron with ReLU hidden layers; its weights, the feature
+standardisation and the game it was trained for live in one ``.npz`` (:func:`save_weights`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from spycfr.io import save_npz
+
+Features = Callable[[np.ndarray], np.ndarray]
+
+
+def raw_features(pubs: np.ndarray) -> np.ndarray:
+    """The default features: the public state's integers as they are (the network
+    standardises each column)."""
+    return np.asarray(pubs, float)
+
+
+def game_features(game: str, variant: Any) -> Features:
+    """The features of ``game``'s public states: its plug-in's ``value_features(variant)``
+    hook, or the raw public state."""
+    from spycfr.games import get_plugin
+
+    hook = get_plugin(game).value_features
+    return raw_features if hook is None else hook(variant)
+
+
+def unit_values(v: np.ndarray, opp_range: np.ndarray, z: float) -> np.ndarray:
+    """Engine-scale counterfactual values -> values per unit of opponent range (the
+    network's targets): ``v * Z / sum(opp_range)``, 0 where the opponent has no range."""
+    mass = opp_range.sum(axis=1, keepdims=True)
+    return np.where(mass > 0, v * z / np.where(mass > 0, mass, 1.0), 0.0)
+
+
+def normalised(r: np.ndarray) -> np.ndarray:
+    mass = r.sum(axis=1, keepdims=True)
+    return np.where(mass > 0, r / np.where(mass > 0, mass, 1.0), 0.0)
+
+
+def zero_sum(p0: np.ndarray, p1: np.ndarray, u0: np.ndarray, u1: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """DeepStack's correction: subtract half the excess ``p0.u0 + p1.u1`` from every value
+    (ranges normalised to sum 1, so the corrected excess is 0)."""
+    eps = 0.5 * ((p0 * u0).sum(axis=1) + (p1 * u1).sum(axis=1))
+    return u0 - eps[:, None], u1 - eps[:, None]
+
+
+class Network:
+    """The numpy MLP: ``layers`` is a list of (W, b); ReLU between layers."""
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], mean: np.ndarray,
+                 std: np.ndarray, n: tuple[int, int]):
+        self.layers = layers
+        self.mean, self.std = mean, std
+        self.n = n
+
+    def inputs(self, feats: np.ndarray, p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
+        return np.concatenate([(feats - self.mean) / self.std, p0, p1], axis=1)
+
+    def unit(self, feats: np.ndarray, p0: np.ndarray, p1: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """Zero-sum values per unit of opponent range for normalised ranges ``p0``, ``p1``."""
+        h = self.inputs(feats, p0, p1)
+        for k, (w, b) in enumerate(self.layers):
+            h = h @ w + b
+            if k < len(self.layers) - 1:
+                h = np.maximum(h, 0.0)
+        return zero_sum(p0, p1, h[:, :self.n[0]], h[:, self.n[0]:])
+
+
+class LearnedValues:
+    """The value-function interface (:class:`spycfr.search.values.ValueFunction`) over a
+    trained network; ``nodes`` is ignored (the values are a function of the public state)."""
+
+    def __init__(self, net: Network, features: Features, z: float, meta: dict):
+        self.net = net
+        self.features = features
+        self.z = z
+        self.meta = meta
+
+    @classmethod
+    def load(cls, path: str | Path, features: Features | None = None) -> LearnedValues:
+        """From a weights file, or a training directory (its last finished stage)."""
+        path = Path(path)
+        if path.is_dir():
+            path = latest_weights(path)
+        net, meta = load_weights(path)
+        if features is None:
+            from spycfr.games import make_variant
+
+            features = game_features(meta["game"], make_variant(meta["game"], meta["preset"],
+                                                                meta["params"]))
+        return cls(net, features, float(meta["z"]), meta)
+
+    def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
+               nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        u0, u1 = self.net.unit(self.features(np.atleast_2d(pubs)), normalised(r0),
+                               normalised(r1))
+        return (u0 * r1.sum(axis=1, keepdims=True) / self.z,
+                u1 * r0.sum(axis=1, keepdims=True) / self.z)
+
+
+def save_weights(path: str | Path, net: Network, meta: dict) -> None:
+    """One ``.npz``: the layers, the standardisation and ``meta`` (game, variant, z, stage,
+    training record) as JSON; written atomically."""
+    arrays = {"mean": net.mean, "std": net.std, "n": np.array(net.n),
+              "meta": np.array(json.dumps(meta))}
+    for k, (w, b) in enumerate(net.layers):
+        arrays[f"w{k}"] = w.astype(np.float32)
+        arrays[f"b{k}"] = b.astype(np.float32)
+    save_npz(path, **arrays)
+
+
+def load_weights(path: str | Path) -> tuple[Network, dict]:
+    with np.load(path) as f:
+        k = 0
+        layers = []
+        while f"w{k}" in f:
+            layers.append((f[f"w{k}"].astype(float), f[f"b{k}"].astype(float)))
+            k += 1
+        n = tuple(int(x) for x in f["n"])
+        return Network(layers, f["mean"], f["std"], (n[0], n[1])), json.loads(str(f["meta"]))
+
+
+def latest_weights(directory: str | Path) -> Path:
+    """The weights of the highest finished stage under a training directory."""
+    stages = sorted(Path(directory).glob("stage-*/weights.npz"),
+                    key=lambda p: int(p.parent.name.split("-")[1]))
+    if not stages:
+        raise FileNotFoundError(f"{directory} holds no trained stage (stage-N/weights.npz)")
+    return stages[-1]

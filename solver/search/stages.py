@@ -1,0 +1,156 @@
+"""One stage of value-function training, resumable: generate its situations in batches (on
+Dask: a LocalCluster by default, a cluster by its scheduler's address, or in this process
+with ``workers=0``), each batch written as it arrives; then train the network with a
+checkpoint after every epoch. The stage's directory records what it is, its cost and its
+held-out error::
+
+    OUT/stage-N/stage.json            the spec, counts, seconds, errors
+    OUT/stage-N/situations/batch-*.npz one file per finished batch
+    OUT/stage-N/train-checkpoint.npz   (.pt with PyTorch) the last finished epoch
+    OUT/stage-N/weights.npz            the trained network (what LearnedValues loads)
+
+Rerunning the same command skips finished batches and resumes training; a different spec
+for an existing stage is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from spycfr import __version__
+from spycfr.errors import SpycfrError
+from spycfr.io import save_npz, write_json
+from spycfr.search.learned import game_features, save_weights
+from spycfr.search.situations import StageSpec, game_model, generate_batch
+from spycfr.search.training import Data, TrainSettings, train
+
+Note = Callable[[str], None]
+
+
+def stage_dir(out: str | Path, stage: int) -> Path:
+    return Path(out) / f"stage-{stage}"
+
+
+def previous_weights(out: str | Path, stage: int) -> str | None:
+    """Stage N > 1 reads stage N - 1's finished weights."""
+    if stage == 1:
+        return None
+    path = stage_dir(out, stage - 1) / "weights.npz"
+    if not path.exists():
+        raise SpycfrError(f"stage {stage} needs stage {stage - 1}'s weights: {path} is missing "
+                          f"(train stage {stage - 1} first)")
+    return str(path)
+
+
+def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings: TrainSettings,
+              batch: int = 16, scheduler: str | None = None, workers: int | None = None,
+              note: Note | None = None) -> dict:
+    """Generate ``situations`` situation draws for ``spec`` (draws whose playout is too short
+    for the stage give none) and train; returns the stage's record (also in stage.json)."""
+    say = note or (lambda text: None)
+    d = stage_dir(Path(out), spec.stage)
+    (d / "situations").mkdir(parents=True, exist_ok=True)
+    record_path = d / "stage.json"
+    config = {"spec": spec.as_dict(), "situations": situations, "batch": batch,
+              "train": {**asdict(train_settings), "hidden": list(train_settings.hidden)}}
+    record = json.loads(record_path.read_text()) if record_path.exists() else {}
+    if record and record.get("config") != config:
+        raise SpycfrError(f"{d} holds a stage made with other settings ({record['config']}); "
+                          "use another --out or the same settings to resume")
+    record.update(config=config, version=__version__)
+    write_json(record_path, record)
+    starts = list(range(0, situations, batch))
+    todo = [s for s in starts if not (d / "situations" / f"batch-{s:07d}.npz").exists()]
+    say(f"stage {spec.stage}: {len(starts) - len(todo)} of {len(starts)} batches already "
+        f"made, {len(todo)} to go ({situations} draws, {spec.iterations} CFR+ iterations a "
+        f"solve; the first batch compiles numba kernels)")
+    t0 = time.perf_counter()
+    _generate(d, spec, todo, batch, situations, scheduler, workers, say)
+    record["generate_wall_seconds"] = record.get("generate_wall_seconds", 0.0) + \
+        time.perf_counter() - t0
+    data, worker_seconds, nodes = _load(d, spec)
+    record.update(situations_made=data.size, generate_worker_seconds=worker_seconds,
+                  mean_subgame_nodes=nodes)
+    write_json(record_path, record)
+    if data.size < 2:
+        raise SpycfrError(f"stage {spec.stage} has {data.size} situations: too few to train "
+                          "(more --situations, or a lower stage: the playouts are shorter "
+                          "than the stage's span times its number)")
+    say(f"training on {data.size} situations ({train_settings.epochs} epochs)")
+    net, trained = train(data, train_settings, d / "train-checkpoint.npz",
+                         lambda e, loss, err: say(
+                             f"epoch {e}/{train_settings.epochs}: loss {loss:.3g}"
+                             + (f", held-out mse {err['mse']:.3g}" if err else "")))
+    record.update(training=trained)
+    save_weights(d / "weights.npz", net, {
+        "game": spec.game, "preset": spec.preset, "params": spec.params,
+        "z": game_model(spec.game, spec.preset, spec.params).z, "stage": spec.stage,
+        "span": spec.span, "heldout_error": trained["heldout_error"], "version": __version__})
+    write_json(record_path, record)
+    return record
+
+
+def _generate(d: Path, spec: StageSpec, todo: list[int], batch: int, situations: int,
+              scheduler: str | None, workers: int | None, say: Note) -> None:
+    def store(start: int, arrays: dict) -> None:
+        save_npz(d / "situations" / f"batch-{start:07d}.npz", **arrays)
+
+    counts = [min(batch, situations - s) for s in todo]
+    if not todo:
+        return
+    if workers == 0 and scheduler is None:
+        for k, (s, c) in enumerate(zip(todo, counts, strict=True)):
+            store(s, generate_batch(spec.as_dict(), s, c))
+            say(f"batch {k + 1}/{len(todo)} done")
+        return
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout="20s")
+        except OSError as exc:
+            raise SpycfrError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}"
+                              ) from None
+    else:
+        cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    try:
+        say(f"on {scheduler or f'a LocalCluster of {workers or 2} workers'}")
+        futures = {client.submit(generate_batch, spec.as_dict(), s, c, pure=False): s
+                   for s, c in zip(todo, counts, strict=True)}
+        for k, fut in enumerate(as_completed(futures)):
+            store(futures[fut], fut.result())
+            say(f"batch {k + 1}/{len(todo)} done")
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _load(d: Path, spec: StageSpec) -> tuple[Data, float, float]:
+    parts: dict[str, list] = {k: [] for k in ("pub", "r0", "r1", "v0", "v1", "nodes")}
+    seconds = 0.0
+    for path in sorted((d / "situations").glob("batch-*.npz")):
+        with np.load(path) as f:
+            seconds += float(f["seconds"])
+            if f["index"].size:
+                for k in parts:
+                    parts[k].append(f[k])
+    if not parts["pub"]:
+        raise SpycfrError(f"stage {spec.stage} made no situations: the random playouts are "
+                          f"all shorter than {spec.span * (spec.stage - 1) + 1} public edges")
+    a = {k: np.concatenate(v) for k, v in parts.items()}
+    from spycfr.games import make_variant
+
+    features = game_features(spec.game, make_variant(spec.game, spec.preset, spec.params))
+    z = game_model(spec.game, spec.preset, spec.params).z
+    return (Data.of(a["pub"], a["r0"], a["r1"], a["v0"], a["v1"], features, z), seconds,
+            float(a["nodes"].mean()))

@@ -1,0 +1,180 @@
+"""The learned value function: numpy inference (zero-sum by construction), the numpy
+trainer's backward pass and checkpoints, situation generation, a stage end to end on Kuhn
+poker, and the command's errors. The PyTorch trainer is tested where the train extra is
+installed (marked ``train``)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cli_helpers import spycfr
+from spycfr.search.learned import LearnedValues, Network, load_weights, raw_features, save_weights
+from spycfr.search.resolve import solve
+from spycfr.search.situations import (
+    StageSpec,
+    game_model,
+    generate_batch,
+    random_path,
+    sample_range,
+)
+from spycfr.search.stages import run_stage
+from spycfr.search.training import Data, TrainSettings, _NumpyRun, init_network, train
+from spycfr.search.tree import build
+
+
+def _net(rng, f=3, n=(4, 5), hidden=(6,)):
+    sizes = [f + n[0] + n[1], *hidden, n[0] + n[1]]
+    layers = [(rng.normal(size=(a, b)), rng.normal(size=b))
+              for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
+    return Network(layers, np.zeros(f), np.ones(f), n)
+
+
+def _data(rng, size, net):
+    feats = rng.normal(size=(size, 3))
+    p0 = rng.dirichlet(np.ones(4), size)
+    p1 = rng.dirichlet(np.ones(5), size)
+    u0, u1 = net.unit(feats, p0, p1)
+    return Data(feats, p0, p1, u0, u1)
+
+
+def test_values_are_zero_sum_and_scale_with_the_opponents_mass(tmp_path):
+    rng = np.random.default_rng(1)
+    net = _net(rng)
+    save_weights(tmp_path / "w.npz", net, {"game": "kuhn", "preset": None, "params": {},
+                                           "z": 6.0})
+    vf = LearnedValues.load(tmp_path / "w.npz", features=raw_features)
+    pubs = rng.integers(0, 3, (7, 3))
+    r0, r1 = rng.random((7, 4)) * 3, rng.random((7, 5)) * 0.2
+    r0[0] = 0.0  # a leaf seat 0 never reaches
+    v0, v1 = vf.values(pubs, r0, r1)
+    assert np.allclose((r0 * v0).sum(1) + (r1 * v1).sum(1), 0.0, atol=1e-12)
+    assert not np.allclose(v0[1:], 0.0)
+    w0, w1 = vf.values(pubs, r0 * 2, r1 * 5)  # the same normalised ranges
+    assert np.allclose(w0, v0 * 5) and np.allclose(w1, v1 * 2)
+    assert np.allclose(v1[0], 0.0)
+
+
+def test_numpy_backward_pass_matches_finite_differences():
+    rng = np.random.default_rng(2)
+    target = _net(rng)
+    data = _data(rng, 8, target)
+    data.u0 += rng.normal(size=data.u0.shape)
+    net = init_network(data, (6,), seed=3)
+    run = _NumpyRun(net, TrainSettings(lr=0.0), None)  # lr 0: the step leaves the weights
+
+    def loss() -> float:
+        u0, u1 = net.unit(data.feats, data.p0, data.p1)
+        return float((((u0 - data.u0) ** 2).sum() + ((u1 - data.u1) ** 2).sum())
+                     / (u0.size + u1.size))
+
+    base = loss()
+    assert run._step(data) == pytest.approx(base)
+    grads = run.m[0][0] / (1 - 0.9)  # Adam's first moment after one step is 0.1 * grad
+    w = net.layers[0][0]
+    for i, j in [(0, 0), (4, 2), (9, 5)]:
+        w[i, j] += 1e-6
+        numeric = (loss() - base) / 1e-6
+        w[i, j] -= 1e-6
+        assert grads[i, j] == pytest.approx(numeric, rel=1e-3, abs=1e-7)
+
+
+def test_numpy_trainer_learns_and_resumes_from_its_checkpoint(tmp_path):
+    rng = np.random.default_rng(4)
+    data = _data(rng, 200, _net(rng))
+    settings = TrainSettings(hidden=(16,), epochs=30, batch=32, lr=3e-3, backend="numpy")
+    net, record = train(data, settings)
+    assert record["train_error"]["mse"] < 0.2 * float(
+        np.mean(np.concatenate([data.u0, data.u1], 1) ** 2))
+    assert record["heldout_situations"] == 20
+    # 30 epochs in one go equal 12, an interruption, then the rest from the checkpoint
+    ck = tmp_path / "ck.npz"
+    train(data, TrainSettings(**{**settings.__dict__, "epochs": 12}), ck)
+    resumed, _ = train(data, settings, ck)
+    for (a, b), (c, d) in zip(net.layers, resumed.layers, strict=True):
+        assert np.array_equal(a, c) and np.array_equal(b, d)
+
+
+def test_sample_range_is_a_distribution_on_its_support():
+    rng = np.random.default_rng(5)
+    support = np.array([True, False, True, True, False, True, True])
+    draws = np.array([sample_range(support, rng) for _ in range(200)])
+    assert np.allclose(draws.sum(1), 1.0) and not draws[:, ~support].any()
+    assert draws.max(1).min() < 0.6 and draws.max(1).max() > 0.9  # flat ones and peaked ones
+    with pytest.raises(ValueError, match="at least one"):
+        sample_range(np.zeros(3, bool), rng)
+
+
+def test_situations_are_subgame_solves_and_reproducible():
+    spec = StageSpec("kuhn", None, {}, 1, 4, 200, seed=7)
+    batch = generate_batch(spec.as_dict(), 0, 6)
+    again = generate_batch(spec.as_dict(), 3, 3)  # another split of the same indices
+    assert batch["index"].size > 0
+    for k in ("pub", "r0", "v0", "v1"):
+        assert np.array_equal(batch[k][batch["index"] >= 3], again[k])
+    game = game_model("kuhn", None, {})
+    for pub, r0, r1, v0, v1 in zip(*(batch[k] for k in ("pub", "r0", "r1", "v0", "v1")),
+                                   strict=True):
+        assert r0.sum() == pytest.approx(1.0) and r1.sum() == pytest.approx(1.0)
+        sol = solve(build(game, pub), (r0, r1), 200)
+        assert np.allclose(sol.values[0][0], v0) and np.allclose(sol.values[1][0], v1)
+        assert r0 @ v0 + r1 @ v1 == pytest.approx(0.0, abs=1e-9)  # a zero-sum subgame
+
+
+@pytest.mark.slow
+def test_a_stage_on_kuhn_end_to_end(tmp_path):
+    spec = StageSpec("kuhn", None, {}, 1, 4, 100, seed=0)
+    settings = TrainSettings(hidden=(32,), epochs=40, batch=16, backend="numpy")
+    record = run_stage(tmp_path, spec, 60, settings, batch=20, workers=0)
+    assert record["situations_made"] > 30
+    held = record["training"]["heldout_error"]
+    assert held["mse"] < 0.5 * held["target_ms"]  # far better than answering 0
+    vf = LearnedValues.load(tmp_path)  # the directory: its last stage
+    net, meta = load_weights(tmp_path / "stage-1" / "weights.npz")
+    assert meta["game"] == "kuhn" and meta["stage"] == 1 and vf.net.n == net.n
+    stored = json.loads((tmp_path / "stage-1" / "stage.json").read_text())
+    assert stored["training"]["heldout_error"] == held
+    # resuming finds every batch made and the training finished: nothing is redone
+    again = run_stage(tmp_path, spec, 60, settings, batch=20, workers=0)
+    assert again["situations_made"] == record["situations_made"]
+    with pytest.raises(Exception, match="other settings"):
+        run_stage(tmp_path, spec, 80, settings, batch=20, workers=0)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--stage", "0"], "--stage must be a positive"),
+    (["--hidden", "64,x"], "--hidden must be positive integers"),
+    (["--stage", "2"], "needs stage 1's weights"),
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "--workers sizes a LocalCluster"),
+])
+def test_train_values_bad_input_is_one_line(tmp_path, args, words):
+    code, _, err = spycfr("train-values", "kuhn", "--out", str(tmp_path / "v"), *args)
+    lines = err.strip().splitlines()
+    assert code == 2 and lines[-1].startswith("error: ") and words in lines[-1], err
+
+
+@pytest.mark.train
+def test_torch_trainer_matches_numpy_inference(tmp_path):
+    pytest.importorskip("torch", reason="the train extra (PyTorch) is not installed")
+    rng = np.random.default_rng(6)
+    data = _data(rng, 200, _net(rng))
+    net, record = train(data, TrainSettings(hidden=(16,), epochs=30, batch=32, lr=3e-3,
+                                            backend="torch"), tmp_path / "ck.npz")
+    assert record["backend"] == "torch"
+    assert record["train_error"]["mse"] < 0.2 * float(
+        np.mean(np.concatenate([data.u0, data.u1], 1) ** 2))
+    assert (tmp_path / "ck.pt").exists()
+
+
+def test_agent_hunter_features_tell_public_states_apart():
+    from spycfr.games import get_plugin, make_variant
+
+    variant = make_variant("agent-hunter", "tiny")
+    game = game_model("agent-hunter", "tiny", {})
+    rng = np.random.default_rng(0)
+    pubs = np.array([p for _ in range(40) for p, _, _ in random_path(game, rng)])
+    feats = get_plugin("agent-hunter").value_features(variant)(pubs)
+    assert feats.shape[0] == pubs.shape[0] and np.isfinite(feats).all()
+    assert np.unique(feats, axis=0).shape[0] == np.unique(pubs, axis=0).shape[0]
