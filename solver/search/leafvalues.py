@@ -81,7 +81,7 @@ def _inner(name: str, path: str | Path | None) -> ValueFunction:
         if path is None:
             raise SpycfrError("the learned value function needs its weights file")
         try:
-            from spycfr.search.learned import LearnedValues  # type: ignore[import-not-found]
+            from spycfr.search.learned import LearnedValues
         except ImportError:
             raise SpycfrError("this version has no learned value function "
                               "(spycfr.search.learned)") from None
