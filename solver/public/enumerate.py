@@ -394,7 +394,8 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
     root = P.python_impl(params, "initial_state")(params)
     state_size = root.shape[0]
     entries = ent0 + ent1
-    need = (nodes * (1 + 8 + 4 + 4 + state_size * root.dtype.itemsize + 8 + 16 + 8 + 8)
+    # per node: the arrays below and _fill's scratch (each seat's entry end, a dead flag)
+    need = (nodes * (1 + 8 + 4 + 4 + state_size * root.dtype.itemsize + 8 + 16 + 8 + 8 + 17)
             + entries * LIVE_BYTES + rows * (4 + 8 + 8 + 4 + widest * TREE_ENTRY_BYTES)
             + n0 * n1 * 8)
     if budget is not None:
