@@ -292,3 +292,27 @@ def test_the_terminal_carries_the_card_removal_of_every_draw(preset):
             j = P.index(params, False, int(bad.sum()), params.discards - int(s[R.DLEFT]),
                         _code(bad), disc, P.NO_NAME)
             assert P.terminal_payoff(pub, params, j, ids[1]) == 0.0
+
+
+@pytest.mark.slow
+def test_a_public_tree_run_reads_like_any_other(tmp_path):
+    """`spycfr solve agent-avenue --tree public`: the run's strategy, mapped onto the history
+    tree, has the exploitability the public tree measured, and the analysis commands read
+    the run."""
+    import json
+
+    from cli_helpers import spycfr
+
+    run = tmp_path / "tiny"
+    code, out, err = spycfr("solve", "agent-avenue", "--preset", "tiny", "--algorithm", "cfr+",
+                            "--iterations", "200", "--tree", "public", "-o", str(run),
+                            "--json", "-q")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["tree"] == "public" and res["nodes"] == 1324
+    assert res["exploitability"] < 1e-3
+    code, out, err = spycfr("exploitability", str(run), "--json")
+    assert code == 0, err
+    assert json.loads(out)["exploitability"] == pytest.approx(res["exploitability"], abs=1e-12)
+    code, out, err = spycfr("openings", str(run))
+    assert code == 0 and "EN" in out, err
