@@ -100,14 +100,6 @@ class PublicTree:
         """int64: the rows of ``seat``'s decisions (the infosets of the public tree)."""
         return np.flatnonzero(self.node_player[self.row_node] == seat).astype(np.int64)
 
-    def row_of(self, node: int, private: int) -> int:
-        """The row of ``private`` at decision or private chance ``node`` (-1: not live)."""
-        seat = int(self.node_player[node])
-        seat = seat if seat < 2 else seat - PRIVATE_CHANCE
-        lo, hi = self.live_start[seat, node], self.live_start[seat, node + 1]
-        hit = np.flatnonzero(self.live_priv[lo:hi] == private)
-        return int(self.row_start[node] + hit[0]) if hit.size else -1
-
     @property
     def nbytes(self) -> int:
         arrays = (self.node_player, self.first_child, self.num_children, self.node_label,
