@@ -286,6 +286,13 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
         _team_query(run_dir, int(as_player[1:]) - 1, " ".join(record), as_json)
         return
     player = 0 if as_player.upper() == "P1" else 1
+    from spycfr.runs.agent_run import is_agent_run
+
+    if is_agent_run(read_run(run_dir)):
+        if against is not None:
+            raise SpycfrError("--against needs a run with a tree (values against an opponent)")
+        _agent_query(run_dir, player, " ".join(record), as_json)
+        return
     if read_run(run_dir).treeless:
         if against is not None:
             raise SpycfrError("--against needs a run with a tree (values against an opponent)")
@@ -374,6 +381,38 @@ def _depth_words(store_depth: int | None) -> str:
     """How much of a game a sampled run learns, when --store-depth cut it."""
     return "" if store_depth is None else (
         f" (it learns only the first {store_depth} decisions of a game, --store-depth)")
+
+
+def _agent_query(run_dir: str, player: int, record: str, as_json: bool) -> None:
+    """query on a search agent's run: the agent re-solves along the record."""
+    from spycfr.analysis.agentplay import agent_query
+
+    def say(text: str) -> None:
+        if not as_json:
+            click.echo(text, err=True)
+
+    result = agent_query(run_dir, player, record, say)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    click.echo(f"{result['player']} to move after: {result['information_state'] or '(start)'}")
+    click.echo(textwrap.fill(f"source: {result['source']}", 100, subsequent_indent="  "))
+    click.echo(f"  {'move':<22} {'prob':>8} {'value':>8}")
+    for m in result["moves"][:20]:
+        value = "?" if m["value"] is None else f"{m['value']:+.4f}"
+        click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {value:>8}")
+    if len(result["moves"]) > 20:
+        click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
+    click.echo(f"value of the position for {result['player']}: {result['value']:+.4f} (under "
+               "the agent's move probabilities)")
+    click.echo("what the opponent likely holds (the agent's posterior):")
+    for p in result["opponent_posterior"]:
+        click.echo(f"  {p['private_state']!s:<22} {p['probability']:>8.4f}")
+    measured = result["measured"]
+    bound = measured["exploitability_lower_bound"] if measured else None
+    click.echo("exploitability: unknown" + (
+        f" (at least {bound['value']:.3g}, measured by {bound['by']}; see spycfr report)"
+        if bound else " (not measured: spycfr measure RUN_DIR)"))
 
 
 def _sampled_query(run_dir: str, player: int, record: str, as_json: bool) -> None:

@@ -233,6 +233,67 @@ def _rate(rate: float) -> str:
     return f"{rate:,.0f}" if not math.isfinite(rate) or rate >= 10 else f"{rate:.2f}"
 
 
+def _plays_by_search(game: str, preset: str | None, algorithm: str,
+                     searching: tuple, others: tuple) -> bool:
+    """Whether this solve makes a search agent: asked for (--algorithm re-solving), or auto
+    on a preset the game plays by search (its plug-in's agent_presets) with no setting of
+    the other algorithms."""
+    from spycfr.games import foreign_kind, get_plugin
+    from spycfr.search.agent import ALGORITHM
+
+    if algorithm == ALGORITHM:
+        given = [x for x in others if x is not None]
+        if given:
+            raise SpycfrError("--algorithm re-solving takes --iterations (per decision), "
+                              "--depth, --value-function, --value-file, --seed and -o only")
+        return True
+    if algorithm != "auto" or foreign_kind(game) is not None:
+        return False
+    return preset in get_plugin(game).agent_presets and all(x is None for x in others)
+
+
+def _solve_agent(game: str, preset: str | None, params: dict, iterations: str | None,
+                 depth: str | None, value_function: str | None, value_file: str | None,
+                 seed: str | None, output: str | None, overwrite: bool, quiet: bool,
+                 as_json: bool) -> None:
+    """Write a search agent's run directory (spycfr.runs.agent_run)."""
+    from pathlib import Path
+
+    from spycfr.runs.agent_run import write_agent_run
+    from spycfr.runs.store import holds_run
+    from spycfr.search.agent import AgentConfig
+
+    defaults = AgentConfig()
+    config = AgentConfig(
+        iterations=_parse_number("iterations", iterations, int, 1, strict=False)
+        or defaults.iterations,
+        depth=_parse_number("depth", depth, int, 1, strict=False) or defaults.depth,
+        value_function=value_function or defaults.value_function,
+        value_file=value_file)
+    config.check()
+    out = Path(output or f"{game}-{preset or 'default'}-agent")
+    if out.is_file():
+        raise SpycfrError(f"{str(out)!r} is a file, not a run directory")
+    if out.is_dir() and holds_run(out) and not overwrite:
+        raise SpycfrError(f"{str(out)!r} already holds a run: give --overwrite to replace it")
+
+    def say(text: str) -> None:
+        if not quiet:
+            click.echo(text, err=True)
+
+    say(f"re-solving agent: {config.iterations} CFR+ iterations per decision, subgames "
+        f"{config.depth} decision level(s) deep, leaves valued {config.value_function}")
+    result = write_agent_run(out, game, preset, params, config,
+                             _parse_number("seed", seed, int, 0, strict=False) or 0, say)
+    if as_json:
+        click.echo(json.dumps({**result.to_json(), "run_dir": str(out)}))
+        return
+    click.echo(f"wrote the agent's run directory {out} (algorithm re-solving, exploitability "
+               "unknown: measure it with `spycfr measure`); it plays with `spycfr play "
+               f"{out}`, answers `spycfr query {out} --as P1 RECORD`, and plays in "
+               "`spycfr head-to-head`")
+
+
 @game_command()
 @click.argument("game", required=False)
 @click.option("--algorithm", default=None,
@@ -244,7 +305,18 @@ def _rate(rate: float) -> str:
                    "(exact sequence-form LP), cfr, cfr+, lcfr, dcfr, pcfr+, pdcfr+ (discounted "
                    "predictive CFR+), hs-pcfr+ (predictive CFR+, hyperparameter schedule), or "
                    "Monte-Carlo CFR: es-mccfr (external sampling) or "
-                   "os-mccfr (outcome sampling).")
+                   "os-mccfr (outcome sampling), or re-solving: a search agent that re-solves "
+                   "at every decision (the default of the presets too big to solve whole, "
+                   "Agent Hunter standard: docs/search.md); it writes the agent's run "
+                   "directory (-o, default GAME-PRESET-agent).")
+@click.option("--depth", "search_depth", default=None,
+              help="re-solving: decision levels in each re-solved subgame (default 1: the "
+                   "move and its signals, the next decision valued by --value-function).")
+@click.option("--value-function", default=None,
+              help="re-solving: the subgame's leaf values: scored-now (default: the game "
+                   "scored as if it ended at the leaf) or learned (--value-file WEIGHTS).")
+@click.option("--value-file", default=None, type=click.Path(),
+              help="re-solving: the learned value function's weights file.")
 @click.option("--iterations", default=None, help="Stop after this many iterations (>= 1).")
 @click.option("--target-exploitability", default=None,
               help="Stop once the average strategy's exploitability is at most this (> 0).")
@@ -324,7 +396,9 @@ def solve(
     beta: str | None, gamma: str | None, check_every: str | None, device: str | None,
     threads: str | None, tree: str | None, simultaneous: bool,
     output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
-    quiet: bool, as_json: bool,
+    quiet: bool, as_json: bool, search_depth: str | None = None,
+    value_function: str | None = None,
+    value_file: str | None = None,
 ) -> None:
     """Solve GAME with a CFR-family algorithm; report value, exploitability and timing.
 
@@ -361,6 +435,18 @@ def solve(
                 "--memory-limit still apply)"
             )
     algorithm = algorithm or "auto"
+    searching = (search_depth, value_function, value_file)
+    if resume is None and game is not None and _plays_by_search(
+            game, preset, algorithm, searching, (
+                target_exploitability, time_limit, epsilon, when_full, fallback, store_depth,
+                abstraction or None, alpha, beta, gamma, check_every, device, threads, tree,
+                simultaneous or None, checkpoint_every)):
+        _solve_agent(game, preset, variant_params, iterations, search_depth, value_function,
+                     value_file, seed, output, overwrite, quiet, as_json)
+        return
+    if any(x is not None for x in searching):
+        raise SpycfrError("--depth, --value-function and --value-file belong to "
+                          "--algorithm re-solving")
     mccfr = algorithm in MCCFR_ALGORITHMS
     n_iter = _parse_number("iterations", iterations, int, 1, strict=False)
     target = _parse_number("target-exploitability", target_exploitability, float, 0, strict=True)

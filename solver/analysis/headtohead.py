@@ -14,8 +14,10 @@ chance and sampled moves from its own seeded stream, so a match is reproducible.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -41,6 +43,7 @@ UNIFORM = 0
 HEURISTIC = 1
 TABLE = 2
 STYLED = 3  # a styled heuristic: Player.style picks it
+AGENT = 4  # a search agent (spycfr.search.agent): plays in Python, Player.agent
 
 
 @dataclass
@@ -53,6 +56,7 @@ class Player:
     abstract: bool = False  # the table is keyed by the game's information abstraction
     style: int = 0  # a STYLED player's style number
     fallback: int = FALLBACK_UNIFORM  # how a TABLE player plays where it has no row
+    agent: Any = None  # an AGENT player's SearchAgent
 
 
 def uniform_player() -> Player:
@@ -179,18 +183,27 @@ def mean_ci(x: np.ndarray) -> dict:
     return {"mean": mean, "ci95": [mean - half, mean + half], "games": n}
 
 
-def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0) -> dict:
+def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
+                 progress: Callable[[str], None] | None = None) -> dict:
     """Play ``games`` games of A against B (half with A as P1), each reproducible from
     ``seed``; returns A's mean payoff with a 95% confidence interval (normal
-    approximation), the same per seat, A's win/draw/loss rates and table misses."""
+    approximation), the same per seat, A's win/draw/loss rates and table misses. A search
+    agent plays in Python (its games are the same streams), ``progress`` told each game."""
     if games < 2:
         raise SpycfrError(f"--games must be >= 2, got {games}")
     params = get_plugin(game.name).numba_params(game.variant_obj)
     pa, pb = player_args(a), player_args(b)
     half = games // 2
-    first, m1 = _play(params, np.int64(half), np.int64(seed), True, pa, pb)
-    second, m2 = _play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
-                       False, pa, pb)
+    play: Callable = _play
+    if AGENT in (a.kind, b.kind):
+        from spycfr.analysis.agentplay import play_games
+
+        def play(params, count, seed, a_first, pa, pb):
+            return play_games(params, int(count), int(seed), bool(a_first), (a, pa), (b, pb),
+                              progress)
+    first, m1 = play(params, np.int64(half), np.int64(seed), True, pa, pb)
+    second, m2 = play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
+                      False, pa, pb)
     mine = np.concatenate([first, -second])  # A's payoff: as P1, then as P2
     return {
         "game": game.name, "variant": game.variant_obj.as_dict(), "a": a.name, "b": b.name,
@@ -234,4 +247,8 @@ def player_from(source: str, game) -> Player:
         run = load_run(source)
         params = get_plugin(game.name).numba_params(game.variant_obj)
         return tree_player(run.tree, run.strategy, params, source)
+    from spycfr.runs.agent_run import is_agent_run, load_agent
+
+    if is_agent_run(meta):
+        return Player(source, AGENT, agent=load_agent(source))
     return mccfr_player(load_sampled_solver(source), source)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,10 +42,13 @@ class Opponent:
     tree: Tree | None = None
     strategy: np.ndarray | None = None
     solver: MCCFRSolver | None = None
+    agent: Any = None  # a search agent's run: an AgentOpponent (spycfr.analysis.agentplay)
 
     def policy(self, node: int, path: list[int], seat: int, k: int) -> np.ndarray:
         """The move distribution at the current decision (a sampled run's fallback where it
-        never met it: uniform, or the game's heuristic)."""
+        never met it: uniform, or the game's heuristic; a search agent re-solves)."""
+        if self.agent is not None:
+            return self.agent.policy(path, seat, k)
         if self.tree is not None:
             assert self.strategy is not None
             return self.strategy[int(self.tree.node_infoset[node]), :k]
@@ -70,9 +73,14 @@ class Decision:
 
 def load_opponent(run_dir: str) -> Opponent:
     """The strategy of a run directory: a tree run, or an MCCFR run from its checkpoint."""
+    from spycfr.runs.agent_run import is_agent_run
     from spycfr.runs.store import load_run, read_run
 
     meta = read_run(run_dir)
+    if is_agent_run(meta):
+        from spycfr.analysis.agentplay import AgentOpponent
+
+        return Opponent(meta, agent=AgentOpponent(run_dir))
     if not meta.treeless:
         run = load_run(run_dir)
         return Opponent(run.result, run.tree, run.strategy)
@@ -125,7 +133,8 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     variant = f" ({variant})" if variant and variant != "default" else ""
     eps = meta.exploitability
     quality = (f"exploitability {eps:.2g}" if eps is not None else
-               "sampled, exploitability unknown")
+               "re-solving at every decision, exploitability unknown" if opp.agent is not None
+               else "sampled, exploitability unknown")
     say(f"{plugin.title}{variant}: you are {me}; the program plays {them} with the strategy "
         f"of {run_dir} ({meta.algorithm}, {quality}); seed {seed}")
     say("type a move's number or the move as listed; 'help' lists the moves again, "
@@ -195,6 +204,8 @@ def run_game(game, opp: Opponent, seat: int, rng: np.random.Generator,
         elif p == seat:
             actions = state.legal_actions()
             labels = [state.action_label(x) for x in actions]
+            if opp.agent is not None:  # the agent values the player's moves here
+                opp.agent.before(path, seat)
             i = decide(state, labels)
             if i is None:
                 return None, decisions
@@ -241,6 +252,8 @@ def review(opp: Opponent, seat: int, decisions: list[Decision]) -> list[dict]:
     are compared instead, within the exploitability)."""
     if not decisions:
         return []
+    if opp.agent is not None:
+        return opp.agent.review(decisions)
     if opp.tree is None:
         return [{"move": d.move, "view": d.view, "probability": _sampled_prob(opp, d, seat)}
                 for d in decisions]
@@ -277,7 +290,11 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
     if not rows:
         return
     say("")
-    if opp.tree is None:
+    if opp.agent is not None:
+        say("review of your moves (valued by the search agent's re-solve at each of them: "
+            "your expected payoff against its range there, its leaves valued "
+            f"{opp.agent.value_function})")
+    elif opp.tree is None:
         say("review (a sampled run: move values need a tree; here is how often the run "
             "plays each of your moves):")
         for n, r in enumerate(rows, 1):
@@ -285,11 +302,15 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
             say(f"  {n:>3}  {r['move']:<22} " + ("the run never met this position"
                                                  if p is None else f"run plays it {100 * p:.1f}%"))
         return
-    say("review of your moves")
+    else:
+        say("review of your moves")
     say("  value: your expected payoff from that position against the program, the game then "
-        "going on at equilibrium")
+        "going on at equilibrium" if opp.agent is None else
+        "  value: your expected payoff from that position, as the agent's subgame values it")
     say("  loss: how far below the best move there ('tie': within what the run's "
-        "exploitability allows there)")
+        "exploitability allows there)" if opp.agent is None else
+        "  loss: how far below the best move there ('tie': within 0.01, the re-solve's "
+        "precision)")
     say(f"  {'#':>3}  {'move':<22} {'eq prob':>8} {'value':>8} {'best':>8} {'loss':>8}")
     for n, r in enumerate(rows, 1):
         loss = "tie" if r["tie"] else f"{r['loss']:.4f}"
@@ -298,7 +319,7 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
             others = ", ".join(r["best_moves"][:3]) + (" ..." if len(r["best_moves"]) > 3
                                                        else "")
             note = f"  better: {others}"
-        if r["basis"] != "equilibrium":
+        if r["basis"] == "best reply":
             note += "  (off the equilibrium path: best-reply values)"
         say(f"  {n:>3}  {r['move']:<22} {100 * r['probability']:>7.1f}% {r['value']:>+8.4f} "
             f"{r['best_value']:>+8.4f} {loss:>8}{note}")

@@ -203,6 +203,9 @@ class GamePlugin:
     # each public state, as it stands: the leaf values of a search agent without a trained
     # value function (spycfr.search.leafvalues); None: the game offers none.
     scored_now: Callable | None = None
+    # private_names(variant) -> each private state of the public model in words (what a
+    # search agent's posterior over the opponent's private state shows); None: numbers.
+    private_names: Callable[[Any], list[str]] | None = None
     # Presets whose default `spycfr solve` makes a search agent (spycfr.search.agent)
     # instead of a stored strategy: those too big to solve whole.
     agent_presets: tuple[str, ...] = ()

@@ -102,6 +102,10 @@ class SearchAgent:
         """A new game with the agent as ``seat``."""
         return AgentGame(self, seat)
 
+    def initial(self) -> np.ndarray:
+        """The rules' initial state (the engine protocol's array)."""
+        return P._REGISTRY[type(self.params)]["initial_state"](self.params)
+
     def public(self, state: np.ndarray) -> np.ndarray:
         out = np.empty_like(self.model.root())
         self._pub_of(state, self.params, out)
@@ -114,6 +118,41 @@ class SearchAgent:
         buf = np.empty(max(int(P._REGISTRY[type(self.params)]["max_actions"](self.params)), 2),
                        np.int32)
         return buf[:self._legal(state, self.params, buf)].copy()
+
+    def public_path(self, start: np.ndarray, target: np.ndarray, depth: int = 6
+                    ) -> list[np.ndarray]:
+        """The public states from ``start`` (excluded) to ``target`` (included), found
+        breadth first on the public protocol alone (labels and outcomes, no private rows)."""
+        frontier: list[tuple[np.ndarray, list[np.ndarray]]] = [(start, [])]
+        for _ in range(depth):
+            grown = []
+            for pub, path in frontier:
+                for kid in self.public_children(pub):
+                    if np.array_equal(kid, target):
+                        return [*path, kid]
+                    grown.append((kid, [*path, kid]))
+            frontier = grown
+        raise SpycfrError("the position is not reachable from the agent's last one in "
+                          f"{depth} public steps")
+
+    def public_children(self, pub: np.ndarray) -> list[np.ndarray]:
+        params = self.params
+        kind = int(self._pub_current(pub, params))
+        if kind == pp.TERMINAL:
+            return []
+        codes = np.empty(self.model.max_actions, np.int32)
+        if kind == pp.CHANCE:
+            probs = np.empty(self.model.max_actions)
+            k = pp.python_impl(params, "chance_outcomes")(pub, params, codes, probs)
+        else:
+            k = pp.python_impl(params, "legal_actions")(pub, params, codes)
+        apply = pp.python_impl(params, "apply_action")
+        out = []
+        for o in range(k):
+            kid = np.empty_like(pub)
+            apply(pub, params, codes[o], kid)
+            out.append(kid)
+        return out
 
     def after(self, state: np.ndarray, action: int) -> np.ndarray:
         out = np.empty_like(state)
@@ -162,14 +201,23 @@ class AgentGame:
     # --- the walk ---------------------------------------------------------------------------
 
     def observe(self, state: np.ndarray) -> None:
-        """Move the agent's view to the public state of ``state``."""
+        """Move the agent's view to the public state of ``state`` (a few public steps on:
+        after each rules step, or each move of a record)."""
         target = self.agent.public(state)
-        while not np.array_equal(self.pub, target):
-            path = self._path_to(target)
+        if np.array_equal(self.pub, target):
+            return
+        path = self._path_to(target)
+        if path is not None:
             for c in path:
                 self._step(c)
+            return
+        for pub in self.agent.public_path(self.pub, target):
+            t, s = self.sol.tree, self.s
+            kids = range(t.first[s], t.first[s] + t.count[s])
+            self._step(next(c for c in kids if np.array_equal(t.pub[c], pub)))
 
-    def _path_to(self, target: np.ndarray) -> list[int]:
+    def _path_to(self, target: np.ndarray) -> list[int] | None:
+        """The nodes of the current subgame from here to ``target`` (two steps at most)."""
         t, s = self.sol.tree, self.s
         for c in range(t.first[s], t.first[s] + t.count[s]):
             if np.array_equal(t.pub[c], target):
@@ -178,8 +226,7 @@ class AgentGame:
             for cc in range(t.first[c], t.first[c] + t.count[c]):
                 if np.array_equal(t.pub[cc], target):
                     return [c, cc]
-        raise RuntimeError("the game moved to a public state the agent's subgame does not "
-                           "reach in two steps")
+        return None
 
     def _step(self, c: int) -> None:
         t, s, opp = self.sol.tree, self.s, 1 - self.seat

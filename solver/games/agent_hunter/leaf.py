@@ -70,3 +70,17 @@ def scored_now(pubs, params, r0, r1, v0, v1):
                 lo = min(max(pivot, 0), width)
                 hi = min(max(pivot + 1, 0), width)
                 out[i] = (total - below[hi]) - below[lo]
+
+
+def private_names(variant) -> list[str]:
+    """Each private state of the public model in words: the cards of houses 1..K (a house
+    no longer in play keeps the card that left it), or not placed yet."""
+    from spycfr.games.agent_hunter.public import num_placements, unrank
+
+    params = variant.to_params()
+    t = np.zeros(3, np.int64)
+    names = []
+    for i in range(int(num_placements(params))):
+        unrank(params, i, t)
+        names.append("houses " + "-".join(str(int(c)) for c in t[:variant.houses]))
+    return [*names, "not placed yet"]

@@ -1,0 +1,183 @@
+"""Games with a search agent (:mod:`spycfr.search.agent`) as one or both players: the
+loop of :func:`spycfr.analysis.headtohead._play` in Python (an agent re-solves in Python
+between numba calls), with the same seeded streams, so that a match with an agent is
+reproducible and comparable to the numba players' matches."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from spycfr.cfr.mccfr_kernels import advance_keys
+from spycfr.engine import protocol as P
+from spycfr.engine.rng import fmix, root_key, sample, uniform
+from spycfr.tree import CHANCE, TERMINAL
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
+               progress: Callable[[str], None] | None = None) -> tuple[np.ndarray, int]:
+    """Team 0's payoff in each of ``count`` games (A is team 0 when ``a_first``), and the
+    decisions where a table player had no row; ``a`` and ``b`` are (Player, player_args)."""
+    from spycfr.analysis.headtohead import AGENT, player_probs
+
+    impl = P._REGISTRY[type(params)]
+    current, legal = impl["current_player"], impl["legal_actions"]
+    chance, returns = impl["chance_outcomes"], impl["returns_p1"]
+    max_act = max(int(impl["max_actions"](params)), 2)
+    acts = np.empty(max_act, dtype=np.int32)
+    probs = np.empty(max_act)
+    rng = np.empty(1, dtype=np.uint64)
+    payoff = np.empty(count)
+    misses = 0
+    seats = (a, b) if a_first else (b, a)
+    for g in range(count):
+        start = time.perf_counter()
+        with np.errstate(over="ignore"):  # the stream's seed wraps, as in numba
+            rng[0] = fmix(np.uint64(seed) * GOLDEN + np.uint64(g))
+        cur = impl["initial_state"](params)
+        nxt = np.empty_like(cur)
+        h = np.array([root_key(s) for s in range(2)], dtype=np.int64)
+        games = {s: player.agent.game(s) for s, (player, _) in enumerate(seats)
+                 if player.kind == AGENT}
+        while True:
+            p = int(current(cur, params))
+            if p == TERMINAL:
+                payoff[g] = returns(cur, params)
+                break
+            if p == CHANCE:
+                k = chance(cur, params, acts, probs)
+            else:
+                k = legal(cur, params, acts)
+                player, args = seats[p]
+                if p in games:
+                    probs[:k] = games[p].policy(cur)
+                else:
+                    misses += player_probs(args, cur, params, p, h, acts, k, probs)
+            advance_keys(params, cur, nxt, acts[sample(probs, k, uniform(rng))], h)
+            for agent_game in games.values():
+                agent_game.observe(cur)
+        if progress is not None:
+            solves = sum(x.solves for x in games.values())
+            progress(f"game {g + 1}/{count}: {payoff[g]:+g} for P1 ({solves} re-solves, "
+                     f"{time.perf_counter() - start:.1f} s)")
+    return payoff, misses
+
+
+def agent_source(meta) -> str:
+    """The words for where an agent run's answers come from."""
+    a = meta.record.get("agent") or {}
+    return (f"re-solved now by the search agent ({a.get('iterations')} CFR+ iterations, "
+            f"subgames {a.get('depth')} decision level(s) deep, leaf values "
+            f"{a.get('value_function')}: {a.get('value_function_words', '')}); values are the "
+            "mover's expected payoff against the re-solved subgame's opposing range; "
+            "exploitability unknown")
+
+
+def agent_query(run_dir: str, player: int, record: str,
+                progress: Callable[[str], None] | None = None) -> dict:
+    """``player``'s moves at its view ``record`` as the run's search agent would play them
+    there: the agent follows the record move by move (re-solving where it would have), then
+    each move's probability and value for the player's actual cards, and the agent's
+    posterior over the opponent's private state."""
+    from spycfr.analysis.query import _view_to_move
+    from spycfr.errors import SpycfrError
+    from spycfr.games import feature, get_plugin, make_variant
+    from spycfr.runs.agent_run import load_agent
+    from spycfr.runs.store import read_run
+
+    meta = read_run(run_dir)
+    records = feature(meta.game, "records", "record notation to name a position in")
+    if records.view_state is None:
+        raise SpycfrError(f"{meta.game} cannot rebuild a position from a view")
+    variant = make_variant(meta.game, None, meta.variant)
+    key, position, name = _view_to_move(records, variant, record, player)
+    agent = load_agent(run_dir, progress)
+    game = agent.game(player)
+    tokens = record.split()
+    state = agent.initial()
+    for k in range(1, len(tokens) + 1):
+        state = np.asarray(records.view_state(variant, " ".join(tokens[:k]), player))
+        game.observe(state)
+    info = game.move_info(state, player)
+    labels = position["legal_moves"]
+    if len(labels) != len(info.actions):
+        raise RuntimeError(f"the agent sees {len(info.actions)} moves, the record "
+                           f"{len(labels)}")
+    post = game.posterior(state)
+    plugin = get_plugin(meta.game)
+    names = plugin.private_names(variant) if plugin.private_names else None
+    top = np.argsort(-post, kind="stable")[:8]
+    order = np.argsort(-info.probs, kind="stable")
+    return {
+        "player": name, "information_state": key, "source": agent_source(meta),
+        "moves": [{"move": labels[i], "probability": float(info.probs[i]),
+                   "value": None if np.isnan(info.values[i]) else float(info.values[i])}
+                  for i in order],
+        "value": info.value,
+        "opponent_posterior": [{"private_state": names[j] if names else int(j),
+                                "probability": float(post[j])} for j in top if post[j] > 0],
+        "re_solves": game.solves, "iterations": meta.iterations, "exploitability": None,
+        "measured": meta.measured,
+    }
+
+
+# A move of the player within this of the best move's value is a tie in the review: the
+# values come from a re-solve of a few hundred iterations, not an exact equilibrium.
+AGENT_TIE = 0.01
+
+
+class AgentOpponent:
+    """A search agent's run as the program's side of `spycfr play`: it follows the game
+    (the path of actions so far), re-solves as it goes, plays its seat, and values each of
+    the player's moves when the player is to move (for the review)."""
+
+    def __init__(self, run_dir: str) -> None:
+        from spycfr.runs.agent_run import load_agent
+
+        self.agent = load_agent(run_dir)
+        self.value_function = self.agent.config.value_function
+        self.game: Any = None  # the AgentGame, made at the first call (its seat known)
+        self.state = self.agent.initial()
+        self.done = 0  # actions of the path replayed
+        self.infos: dict[int, Any] = {}
+
+    def _follow(self, path: list[int], agent_seat: int) -> None:
+        if self.game is None:
+            self.game = self.agent.game(agent_seat)
+        for action in path[self.done:]:
+            self.state = self.agent.after(self.state, action)
+            self.game.observe(self.state)
+        self.done = len(path)
+
+    def policy(self, path: list[int], seat: int, k: int) -> np.ndarray:
+        self._follow(path, seat)
+        probs = self.game.policy(self.state)
+        if len(probs) != k:
+            raise RuntimeError(f"the agent sees {len(probs)} moves, the rules give {k}")
+        return probs
+
+    def before(self, path: list[int], seat: int) -> None:
+        """The player (``seat``) is to move: value its moves now."""
+        self._follow(path, 1 - seat)
+        self.infos[len(path)] = self.game.move_info(self.state, seat)
+
+    def review(self, decisions: list) -> list[dict]:
+        rows = []
+        for d in decisions:
+            info = self.infos[len(d.path)]
+            values = np.where(np.isnan(info.values), -np.inf, info.values)
+            best = float(values.max())
+            loss = best - float(values[d.index])
+            order = sorted(range(len(values)), key=lambda j: -values[j])
+            rows.append({
+                "move": d.move, "view": d.view, "probability": float(info.probs[d.index]),
+                "value": float(info.values[d.index]), "best_value": best, "loss": loss,
+                "tie": loss <= AGENT_TIE, "tolerance": AGENT_TIE, "basis": "agent",
+                "best_moves": [d.labels[j] for j in order if best - values[j] <= AGENT_TIE],
+            })
+        return rows

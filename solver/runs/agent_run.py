@@ -1,0 +1,119 @@
+"""A search agent as a run directory: what `spycfr solve` writes for a game too big to store
+a strategy for (a plug-in's ``agent_presets``), and what every command reads like any run.
+
+The directory holds no strategy: ``run.json`` records the agent's configuration (algorithm
+``re-solving``, iterations per decision, depth, value function and its file, seed, version)
+and ``openings.csv`` its opening moves from its first plan. The exploitability is unknown
+(recorded with what was measured instead); every command that plays or values a position
+builds the agent from the configuration and re-solves as it goes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from spycfr import __version__
+from spycfr.errors import SpycfrError
+from spycfr.games import get_plugin, make_game
+from spycfr.io import write_json, write_text
+from spycfr.runs.config import SolveConfig
+from spycfr.runs.result import RunResult
+from spycfr.runs.store import OPENINGS_CSV, RUN_JSON, file_sha256, read_run
+from spycfr.search.agent import ALGORITHM, AgentConfig, SearchAgent
+from spycfr.search.leafvalues import VALUE_FUNCTIONS
+
+EXPLOITABILITY_NOTE = (
+    "unknown: the agent re-solves at every decision and stores no strategy, and the game "
+    "is too big for a best response; measured instead (`measured`): head to head against "
+    "the heuristic players and other runs, and a local best response against it")
+
+
+def is_agent_run(meta: RunResult) -> bool:
+    return meta.algorithm == ALGORITHM
+
+
+def agent_config(meta: RunResult) -> AgentConfig:
+    record = dict(meta.record.get("agent") or {})
+    names = set(AgentConfig.__dataclass_fields__)
+    return AgentConfig(**{k: v for k, v in record.items() if k in names})
+
+
+def load_agent(run_dir: str | Path, progress: Callable[[str], None] | None = None
+               ) -> SearchAgent:
+    """The agent of an agent run directory (its value function's file relative to it)."""
+    meta = read_run(run_dir)
+    if not is_agent_run(meta):
+        raise SpycfrError(f"{str(run_dir)!r} is not a search agent's run directory")
+    config = agent_config(meta)
+    if config.value_file is not None and not Path(config.value_file).is_absolute():
+        config = AgentConfig(**{**config.as_dict(),
+                                "value_file": str(Path(run_dir) / config.value_file)})
+    return SearchAgent(meta.game, meta.variant, config, progress)
+
+
+def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: dict,
+                    config: AgentConfig, seed: int = 0,
+                    progress: Callable[[str], None] | None = None) -> RunResult:
+    """Make the agent's run directory: its configuration, and its openings from the first
+    plan (solved here, so a configuration that cannot play fails now)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    g = make_game(game, preset, params)
+    variant = g.variant_obj.as_dict()
+    start = time.perf_counter()
+    agent = SearchAgent(game, variant, config, progress)
+    table = agent_openings(agent, g)
+    seconds = time.perf_counter() - start
+    files = {}
+    if table is not None:
+        write_text(out / OPENINGS_CSV, table.to_csv(index=False))
+        files[OPENINGS_CSV] = file_sha256(out / OPENINGS_CSV)
+    solve_config = SolveConfig(game=game, preset=preset, params=dict(params),
+                               algorithm=ALGORITHM, iterations=config.iterations, seed=seed)
+    record: dict[str, Any] = {
+        "game": game, "variant": variant, "preset": preset, "algorithm": ALGORITHM,
+        "iterations": config.iterations, "seed": seed,
+        "agent": {**config.as_dict(),
+                  "value_function_words": VALUE_FUNCTIONS[config.value_function],
+                  "iterations_per": "re-solve (CFR+ with DeepStack's gadget, at each "
+                                    "decision)"},
+        "exploitability": None, "exploitability_note": EXPLOITABILITY_NOTE,
+        "value_p1": None, "tree_enumerated": False, "stopped_by": "iterations",
+        "solve_seconds": seconds, "version": __version__,
+        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "files": files, "config": solve_config.as_dict(),
+    }
+    write_json(out / RUN_JSON, record)
+    return RunResult.from_json(record)
+
+
+def agent_openings(agent: SearchAgent, game) -> pd.DataFrame | None:
+    """The agent's opening decisions (the plug-in's openings paths): each move's probability
+    and value for the mover, from the agent's first plan (the table format of a sampled
+    run's openings.csv, with values)."""
+    spec = get_plugin(game.name).openings
+    if spec is None:
+        return None
+    frames = []
+    for player, path, context in spec.paths(game.variant_obj):
+        state, array = game.new_initial_state(), agent.initial()
+        view = agent.game(player)
+        for action in path:
+            state, array = state.child(action), agent.after(array, action)
+            view.observe(array)
+        info = view.move_info(array, player)
+        frame = pd.DataFrame({
+            "player": "P1" if player == 0 else "P2",
+            "opening": [state.action_label(int(a)) for a in info.actions],
+            "probability": info.probs, "value": info.values, "seen": True,
+        })
+        if spec.context_name:
+            frame.insert(1, spec.context_name, context)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,68 @@
+"""A search agent's run directory through the commands (Agent Hunter tiny: cheap subgames):
+solve writes it, and play, query, head-to-head and openings take it like any run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_helpers import spycfr
+
+
+@pytest.fixture(scope="module")
+def agent_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("agent") / "tiny-agent"
+    code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm",
+                          "re-solving", "--iterations", "30", "-o", str(out), "-q")
+    assert code == 0, err
+    return str(out)
+
+
+def test_solve_writes_the_agents_configuration(agent_dir):
+    meta = json.loads(open(f"{agent_dir}/run.json").read())
+    assert meta["algorithm"] == "re-solving" and meta["iterations"] == 30
+    assert meta["agent"]["value_function"] == "scored-now" and meta["agent"]["depth"] == 1
+    assert meta["exploitability"] is None and "unknown" in meta["exploitability_note"]
+    assert meta["config"]["preset"] == "tiny" and meta["version"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--algorithm", "re-solving", "--iterations", "0"], "--iterations must be an integer >= 1"),
+    (["--algorithm", "re-solving", "--value-function", "net"], "not one of scored-now"),
+    (["--algorithm", "re-solving", "--time-limit", "3"], "takes --iterations"),
+    (["--algorithm", "cfr+", "--depth", "2"], "belong to --algorithm re-solving"),
+])
+def test_bad_agent_options_are_one_line_errors(tmp_path, args, message):
+    code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", *args,
+                          "-o", str(tmp_path / "x"))
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
+    moves = tmp_path / "moves.txt"
+    moves.write_text("1\n" * 20)
+    code, out, err = spycfr("play", agent_dir, "--seat", "P2", "--seed", "1", "--moves",
+                            str(moves), "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert "re-solving at every decision" in err
+    assert len(result["review"]) == len(result["moves"]) > 0
+    assert all(isinstance(r["value"], float) for r in result["review"])
+    assert "never met this position" not in err
+    code, out, err = spycfr("query", agent_dir, "--as", "P1", "place:0-1 place:?", "--json")
+    assert code == 0, err
+    q = json.loads(out)
+    assert abs(sum(m["probability"] for m in q["moves"]) - 1) < 1e-9
+    assert all(m["value"] is not None for m in q["moves"] if m["probability"] > 0)
+    assert abs(sum(p["probability"] for p in q["opponent_posterior"]) - 1) < 1e-9
+    assert q["opponent_posterior"][0]["private_state"].startswith("houses ")
+    code, out, err = spycfr("head-to-head", agent_dir, "heuristic", "--games", "4", "--json")
+    assert code == 0, err
+    h = json.loads(out)
+    assert h["a_payoff"]["games"] == 4 and -1 <= h["a_payoff"]["mean"] <= 1
+    code, out, err = spycfr("openings", agent_dir, "--json")
+    assert code == 0, err
+    code, _, err = spycfr("query", agent_dir, "--as", "P1", "place:0-1 place:? hand:9>1:hi")
+    assert code == 2 and err.startswith("error:") and err.count("\n") == 1
