@@ -289,9 +289,9 @@ def _solve_agent(game: str, preset: str | None, params: dict, iterations: str | 
         click.echo(json.dumps({**result.to_json(), "run_dir": str(out)}))
         return
     click.echo(f"wrote the agent's run directory {out} (algorithm re-solving, exploitability "
-               "unknown: measure it with `spycfr measure`); it plays with `spycfr play "
-               f"{out}`, answers `spycfr query {out} --as P1 RECORD`, and plays in "
-               "`spycfr head-to-head`")
+               f"unknown: measure it with `spycfr head-to-head {out} heuristic`); it plays "
+               f"with `spycfr play {out}`, answers `spycfr query {out} --as P1 RECORD`, and "
+               f"reports with `spycfr report {out}`")
 
 
 @game_command()

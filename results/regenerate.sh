@@ -62,24 +62,36 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
   "$SPYCFR" head-to-head heuristic uniform --game agent-avenue --preset advanced \
     --games 20000 --seed 1 --json > "$dir/headtohead-heuristic-vs-uniform.json"
 fi
-# Agent Hunter's rulesheet game (`standard`): external-sampling MCCFR in the information
-# abstraction that learns the two placements only (--store-depth 2), each valued by playouts in
-# which both players play the game's `hunter` heuristic; two shorter runs (seeds 0 and 1)
+# Agent Hunter's rulesheet game, placements only (`standard-placements`): external-sampling
+# MCCFR in the information abstraction that learns the two placements only (--store-depth 2),
+# each valued by playouts in which both players play the game's `hunter` heuristic; two shorter runs (seeds 0 and 1)
 # measure how stable the openings are; then its strength is measured head to head and by a
 # local best response (3,000 games, 16 playouts per action: about 11 minutes).
-if [ ${#selected[@]} -eq 0 ] || wanted standard; then
+if [ ${#selected[@]} -eq 0 ] || wanted standard-placements; then
   sampled=(--preset standard --algorithm es-mccfr --abstraction --fallback heuristic
            --store-depth 2 --memory-limit 4)
-  rm -rf standard/stability
+  rm -rf standard-placements/stability
   for seed in 0 1; do
     "$SPYCFR" solve agent-hunter "${sampled[@]}" --iterations 5000 --seed "$seed" \
-      --check-every 1000 -o "standard/stability/seed$seed-5k" --overwrite
+      --check-every 1000 -o "standard-placements/stability/seed$seed-5k" --overwrite
   done
   "$SPYCFR" solve agent-hunter "${sampled[@]}" --iterations 20000 --seed 0 \
-    --check-every 5000 -o standard --overwrite
-  "$SPYCFR" measure standard --games 20000 --seed 1 \
+    --check-every 5000 -o standard-placements --overwrite
+  "$SPYCFR" measure standard-placements --games 20000 --seed 1 \
     --lbr-games 3000 --lbr-rollouts 16 --lbr-rollout heuristic:hunter \
-    --compare standard/stability/seed0-5k --compare standard/stability/seed1-5k
+    --compare standard-placements/stability/seed0-5k --compare standard-placements/stability/seed1-5k
+  "$SPYCFR" report standard-placements -o standard-placements/report.md
+fi
+# Agent Hunter's rulesheet game played by search (`standard`): `spycfr solve` with default
+# options writes the re-solving agent's run directory (docs/search.md); it is measured head to
+# head against the placements-only run and each heuristic (AGENT_GAMES games each, half in
+# each seat: about 50 s a game on the 2-core machine, so the default 40 takes ~2 h 15 min).
+if [ ${#selected[@]} -eq 0 ] || wanted standard; then
+  "$SPYCFR" solve agent-hunter --preset standard -o standard --overwrite
+  for b in standard-placements heuristic:hunter heuristic:switcher heuristic:prober; do
+    "$SPYCFR" head-to-head standard "$b" --games "${AGENT_GAMES:-40}" --seed 1 --json \
+      > "standard/headtohead-${b//[:\/]/-}.json"
+  done
   "$SPYCFR" report standard -o standard/report.md
 fi
 # Agent Double Double Agent's enumerable presets (a few seconds to a minute

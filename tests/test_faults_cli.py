@@ -117,9 +117,9 @@ def test_openings_of_an_interrupted_run_say_how_to_finish_it(tmp_path):
 
 
 def test_openings_of_a_sampled_run_show_its_measured_bound(tmp_path):
-    code, out, err = spycfr("openings", str(RESULTS / "standard"), "--top", "1")
+    code, out, err = spycfr("openings", str(RESULTS / "standard-placements"), "--top", "1")
     assert code == 0, err
-    bound = json.loads((RESULTS / "standard" / "run.json").read_text())["measured"][
+    bound = json.loads((RESULTS / "standard-placements" / "run.json").read_text())["measured"][
         "exploitability_lower_bound"]["value"]
     assert f"exploitability measured at least {bound:.3g}" in out
     assert "not measured" not in out

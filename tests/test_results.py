@@ -77,7 +77,7 @@ def test_committed_sweep_is_current():
     assert solve_run(config, write_tables=False).value_p1 == row["value_p1"]
 
 
-SAMPLED = ["standard", "agent-avenue/standard", "agent-double-double-agent/standard"]
+SAMPLED = ["standard-placements", "agent-avenue/standard", "agent-double-double-agent/standard"]
 
 
 @pytest.mark.slow
@@ -102,12 +102,26 @@ def test_committed_rulesheet_placements_are_its_openings_table():
 
     from spycfr.runs.sampled import load_sampled_solver
 
-    solver = load_sampled_solver(RESULTS / "standard")
+    solver = load_sampled_solver(RESULTS / "standard-placements")
     state = solver.state_dict()
-    table = pd.read_csv(RESULTS / "standard" / "openings.csv")
+    table = pd.read_csv(RESULTS / "standard-placements" / "openings.csv")
     for seat, name in enumerate(("P1", "P2")):
         rows = table[table["player"] == name]
         assert len(rows) == 720
         key = int(state["inf_key"][list(state["inf_player"]).index(seat)])
         assert np.allclose(np.sort(rows["probability"].to_numpy()),
                            np.sort(solver.average_policy(key)))
+
+
+def test_committed_rulesheet_agent_is_a_search_agent():
+    """results/standard is the re-solving agent `spycfr solve agent-hunter --preset standard`
+    writes with default options, with its head-to-head figures beside it."""
+    meta = json.loads((RESULTS / "standard" / "run.json").read_text())
+    assert meta["algorithm"] == "re-solving" and meta["exploitability"] is None
+    assert meta["agent"]["value_function"] == "scored-now"
+    matches = sorted((RESULTS / "standard").glob("headtohead-*.json"))
+    assert len(matches) == 4
+    for path in matches:
+        r = json.loads(path.read_text())
+        lo, hi = r["a_payoff"]["ci95"]
+        assert lo <= r["a_payoff"]["mean"] <= hi and r["a"] == "standard"

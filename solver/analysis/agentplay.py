@@ -20,11 +20,11 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
-               progress: Callable[[str], None] | None = None) -> tuple[np.ndarray, int]:
+               player_probs: Callable, progress: Callable[[str], None] | None = None
+               ) -> tuple[np.ndarray, int]:
     """Team 0's payoff in each of ``count`` games (A is team 0 when ``a_first``), and the
-    decisions where a table player had no row; ``a`` and ``b`` are (Player, player_args)."""
-    from spycfr.analysis.headtohead import AGENT, player_probs
-
+    decisions where a table player had no row; ``a`` and ``b`` are (Player, player_args),
+    the players without an agent played by ``player_probs`` (headtohead's)."""
     impl = P._REGISTRY[type(params)]
     current, legal = impl["current_player"], impl["legal_actions"]
     chance, returns = impl["chance_outcomes"], impl["returns_p1"]
@@ -43,7 +43,7 @@ def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
         nxt = np.empty_like(cur)
         h = np.array([root_key(s) for s in range(2)], dtype=np.int64)
         games = {s: player.agent.game(s) for s, (player, _) in enumerate(seats)
-                 if player.kind == AGENT}
+                 if player.agent is not None}
         while True:
             p = int(current(cur, params))
             if p == TERMINAL:

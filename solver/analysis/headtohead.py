@@ -200,7 +200,7 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
 
         def play(params, count, seed, a_first, pa, pb):
             return play_games(params, int(count), int(seed), bool(a_first), (a, pa), (b, pb),
-                              progress)
+                              player_probs, progress)
     first, m1 = play(params, np.int64(half), np.int64(seed), True, pa, pb)
     second, m2 = play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
                       False, pa, pb)

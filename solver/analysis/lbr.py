@@ -271,6 +271,10 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
     mean payoff (the two seats averaged) with its 95% interval, per seat, and the work done;
     ``progress(done, games)`` is called between chunks of games."""
     check_lbr_options(games, rollouts)
+    if any(p is not None and p.agent is not None for p in (strategy, rollout_policy)):
+        raise SpycfrError("local best response against a search agent is not available: its "
+                          "belief needs the agent's strategy at every history, which the agent "
+                          "re-solves in Python (measure it head to head)")
     params = _two_player_params(game)
     roll = rollout_policy or strategy
     opp, rp = player_args(strategy), player_args(roll)

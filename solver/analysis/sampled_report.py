@@ -17,6 +17,7 @@ from spycfr.games import get_plugin
 from spycfr.io import write_text
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import treeless_openings
+from spycfr.search.agent import ALGORITHM as AGENT_ALGORITHM
 
 TOP = 10  # openings listed per player (per situation)
 
@@ -28,7 +29,11 @@ def write_sampled_report(run_dir: str | Path, out_path: str | Path) -> Path:
         raise SpycfrError(f"run {str(run_dir)!r} has a tree: use its full report")
     meta, raw = loaded
     doc = Doc()
-    _header(doc, meta)
+    if meta.algorithm == AGENT_ALGORITHM:
+        _agent_header(doc, meta)
+        _agent_matches(doc, Path(run_dir))
+    else:
+        _header(doc, meta)
     _measured(doc, meta)
     _openings(doc, meta, raw)
     out_path = Path(out_path)
@@ -79,17 +84,75 @@ def _header(doc: Doc, meta: RunResult) -> None:
     doc.add(md_table(["", ""], rows, "ll") + "\n")
 
 
+def _agent_header(doc: Doc, meta: RunResult) -> None:
+    """What a search agent's run is: its configuration (run.json ``agent``)."""
+    title = get_plugin(meta.game).title
+    a = meta.record.get("agent") or {}
+    doc.add(f"# Search agent report: {title}"
+            + (f", preset `{meta.preset}`" if meta.preset else "") + "\n")
+    leaf = f"{a.get('value_function')}: {a.get('value_function_words', '')}"
+    if a.get("value_file"):
+        leaf += f" (weights {a['value_file']})"
+    rows = [
+        ["game", f"{title}: {variant_words(meta)}"],
+        ["parameters", " ".join(f"{k}={v}" for k, v in meta.variant.items())],
+        ["algorithm", "re-solving (continual re-solving, DeepStack 2017: at every decision "
+                      "the public subgame is re-solved from both seats' ranges with CFR+ and "
+                      "the re-solving gadget; docs/search.md)"],
+        ["effort", f"{a.get('iterations')} CFR+ iterations per re-solve; subgames "
+                   f"{a.get('depth')} decision level(s) deep (the first plan "
+                   f"{a.get('plan_depth')})"],
+        ["leaf values", leaf],
+        ["seed", f"{meta.seed} (the agent is deterministic; matches sample from seeded "
+                 "streams)"],
+        ["spycfr", f"{meta.version or '?'}, made {meta.created or '?'}"],
+    ]
+    doc.add(md_table(["", ""], rows, "ll") + "\n")
+
+
+def _agent_matches(doc: Doc, run_dir: Path) -> None:
+    """The head-to-head results kept beside the run (headtohead-*.json, written by
+    results/regenerate.sh), each with its 95% interval."""
+    import json
+
+    rows = []
+    for path in sorted(run_dir.glob("headtohead-*.json")):
+        try:
+            r = json.loads(path.read_text())
+            lo, hi = r["a_payoff"]["ci95"]
+            rows.append([r["b"], str(r["a_payoff"]["games"]),
+                         f"{signed(r['a_payoff']['mean'], 3)} [{signed(lo, 3)}, "
+                         f"{signed(hi, 3)}]", signed(r["a_as_p1"]["mean"], 3),
+                         signed(r["a_as_p2"]["mean"], 3), pct(r["a_wins"]), pct(r["draws"])])
+        except (OSError, ValueError, KeyError, TypeError):
+            raise SpycfrError(f"{str(path)!r} is not a head-to-head result") from None
+    if rows:
+        doc.add("## Head to head\n")
+        doc.add("The agent's payoff per game against each player (`spycfr head-to-head`, half "
+                "the games in each seat; 95% interval: mean +- 1.96 standard errors):\n")
+        doc.add(md_table(["against", "games", "payoff", "as P1", "as P2", "wins", "draws"],
+                         rows, "lrrrrrr") + "\n")
+
+
 def _measured(doc: Doc, meta: RunResult) -> None:
     doc.add("## How strong it is\n")
     est = meta.exploitability_estimate
-    if est is not None and est.informative:
+    if meta.algorithm == AGENT_ALGORITHM:
+        doc.add("**Exploitability: unknown.** The agent stores no strategy to take a best "
+                "response to, and the game is far too big for one. What was measured instead: "
+                "the head-to-head results above" + (", and below." if meta.measured else
+                                                    ".") + "\n")
+        if not meta.measured:
+            return
+    elif est is not None and est.informative:
         why = f", {est.value:.3g}, is an estimate from sampled regrets, not a measurement"
     elif est is not None:
         why = f" {est.shortfall}, so it bounds nothing"
     else:
         why = " was not recorded"
-    doc.add("**Exploitability: unknown.** The game is far too big for an exact best response, "
-            f"and the sampled-regret bound{why}. What was measured instead:\n")
+    if meta.algorithm != AGENT_ALGORITHM:
+        doc.add("**Exploitability: unknown.** The game is far too big for an exact best "
+                f"response, and the sampled-regret bound{why}. What was measured instead:\n")
     m = meta.measured
     if not m:
         doc.add("Nothing yet: head-to-head results, a local best response, a lower bound on the "
@@ -138,9 +201,11 @@ def _openings(doc: Doc, meta: RunResult, raw) -> None:
     spec = openings_spec(meta.game)
     table = treeless_table(meta.game, raw)
     doc.add(f"## Most played {spec.whats}\n")
-    doc.add(f"The run's average strategy at the opening decisions (top {TOP} per player; the "
-            "full list is `spycfr openings RUN_DIR --csv`). Read them with the measurements "
-            "above: they are only as good as the strategy.\n")
+    what = ("The agent's first plan at the opening decisions" if meta.algorithm ==
+            AGENT_ALGORITHM else "The run's average strategy at the opening decisions")
+    doc.add(f"{what} (top {TOP} per player; the full list is `spycfr openings RUN_DIR "
+            "--csv`). Read them with the measurements above: they are only as good as the "
+            "strategy.\n")
     for player in ("P1", "P2"):
         rows = table[table.player == player]
         keys = [spec.context_name] if spec.context_name else []
