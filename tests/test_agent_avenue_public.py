@@ -316,3 +316,37 @@ def test_a_public_tree_run_reads_like_any_other(tmp_path):
     assert json.loads(out)["exploitability"] == pytest.approx(res["exploitability"], abs=1e-12)
     code, out, err = spycfr("openings", str(run))
     assert code == 0 and "EN" in out, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", [
+    {"names": "EN,CB,SK,MO", "copies": 2, "hand": 2, "discards": 1, "board": 4},  # 1 copy
+    {"names": "DA,SE", "copies": 3, "hand": 2, "discards": 2, "board": 6},  # 2 discards
+    {"names": "EN,CB", "copies": 5, "hand": 4, "discards": 0, "board": 4},  # hands of 4
+])
+def test_variants_beyond_the_presets_agree_with_the_history_tree(params):
+    """The conformance suite's check on variants no preset has: single-copy names, two
+    discards, hands of 4 (values and exploitability of uniform and CFR+ profiles)."""
+    from spycfr.exact.best_response import expected_value, exploitability
+    from spycfr.games import build_tree
+    from spycfr.public.enumerate import build_public_tree
+    from spycfr.public.mapping import HistoryMap
+    from spycfr.public.solver import (
+        PublicCFRSolver,
+        profile_values,
+        public_exploitability,
+        uniform_strategy,
+    )
+
+    game = make_game(None, params)
+    public = build_public_tree(game)
+    history = build_tree(game)
+    mapping = HistoryMap(public, history)
+    uniform = uniform_strategy(public)
+    assert profile_values(public, uniform, False)[0] == pytest.approx(
+        expected_value(history, mapping.strategy(uniform)), abs=1e-9)
+    solver = PublicCFRSolver(public, "cfr+")
+    solver.iterate(20)
+    avg = solver.average_strategy()
+    assert public_exploitability(public, avg) == pytest.approx(
+        exploitability(history, mapping.strategy(avg)), abs=1e-9)
