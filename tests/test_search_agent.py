@@ -132,3 +132,18 @@ def test_depth_limited_agent_is_deterministic_and_tracks_its_range(tiny):
         _play(agent, 1, 7, check)
     assert seen[0] == seen[1] and len(seen[0]) > 0
     assert ah_public.PUB_SIZE == agent.model.root().shape[0]
+
+
+@pytest.mark.slow
+def test_the_agents_exact_exploitability_on_tiny():
+    """Measured exactly on tiny (2 turns): subgames that reach the end from the first turn
+    are nearly unexploitable; one move deep with leaves scored as if the game ended there is
+    far from it (the leaf values, not the re-solving, are what is missing)."""
+    from spycfr.search.agent import agent_exploitability
+
+    deep, _, _ = agent_exploitability(SearchAgent("agent-hunter", TINY,
+                                                  AgentConfig(iterations=100, depth=2)))
+    shallow, br, solves = agent_exploitability(SearchAgent("agent-hunter", TINY,
+                                                           AgentConfig(iterations=100)))
+    assert deep < 0.002 and shallow > 0.1 and solves > 100
+    assert br[0] >= -1e-9 and br[1] >= -1e-9

@@ -328,3 +328,40 @@ class AgentGame:
         p = self.model_range * c
         total = p.sum()
         return p / total if total > 0 else p
+
+
+def agent_exploitability(agent: SearchAgent) -> tuple[float, tuple[float, float], int]:
+    """The agent's exact exploitability on a game small enough to enumerate: its strategy at
+    every public node (one game walked over the whole public tree, copied at each branch,
+    re-solving exactly where a real game would), then a full best response against each seat.
+    Returns (exploitability, (BR_P1, BR_P2), re-solves)."""
+    import copy
+
+    from spycfr.search import passes
+    from spycfr.search.resolve import best_response_value
+    from spycfr.search.tree import build
+
+    full = build(agent.model)
+    strategies, solves = [], 0
+    for seat in (0, 1):
+        strategy = np.zeros(full.row_kid.shape)
+        passes.uniform(full.kind, full.row, full.row_count, strategy)
+        stack = [(0, agent.game(seat))]
+        while stack:
+            f, g = stack.pop()
+            if full.kind[f] == pp.TERMINAL or not g.mine.any():
+                continue  # the agent never gets here: its play below does not matter
+            t, s = g.sol.tree, g.s
+            if full.kind[f] == seat:
+                rows = g.sol.strategy[t.row[s]]
+                strategy[full.row[f]] = 0.0
+                strategy[full.row[f], :, :rows.shape[1]] = rows
+            for c in range(full.count[f]):
+                kid = copy.copy(g)
+                kid.solve_seconds = []
+                kid._step(int(t.first[s]) + c)
+                solves += kid.solves - g.solves
+                stack.append((int(full.first[f]) + c, kid))
+        strategies.append(strategy)
+    br = (best_response_value(full, strategies[1], 0), best_response_value(full, strategies[0], 1))
+    return (br[0] + br[1]) / 2, br, solves
