@@ -178,3 +178,11 @@ def test_agent_hunter_features_tell_public_states_apart():
     feats = get_plugin("agent-hunter").value_features(variant)(pubs)
     assert feats.shape[0] == pubs.shape[0] and np.isfinite(feats).all()
     assert np.unique(feats, axis=0).shape[0] == np.unique(pubs, axis=0).shape[0]
+
+
+def test_weights_trained_on_other_features_are_refused(tmp_path):
+    net = _net(np.random.default_rng(7))  # 3 features
+    save_weights(tmp_path / "w.npz", net, {"game": "kuhn", "preset": None, "params": {},
+                                           "z": 6.0, "example_pub": [0, 1, 2, 3]})
+    with pytest.raises(ValueError, match="trained on 3 features"):
+        LearnedValues.load(tmp_path / "w.npz", features=raw_features)  # 4 columns

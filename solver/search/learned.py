@@ -106,6 +106,11 @@ class LearnedValues:
 
             features = game_features(meta["game"], make_variant(meta["game"], meta["preset"],
                                                                 meta["params"]))
+        width = features(np.asarray(meta["example_pub"])[None, :]).shape[1] \
+            if "example_pub" in meta else net.mean.shape[0]
+        if width != net.mean.shape[0]:
+            raise ValueError(f"{path} was trained on {net.mean.shape[0]} features of a public "
+                             f"state; the game's value_features give {width} now (retrain it)")
         return cls(net, features, float(meta["z"]), meta)
 
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,

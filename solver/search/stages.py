@@ -74,7 +74,7 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
     _generate(d, spec, todo, batch, situations, scheduler, workers, say)
     record["generate_wall_seconds"] = record.get("generate_wall_seconds", 0.0) + \
         time.perf_counter() - t0
-    data, worker_seconds, nodes = _load(d, spec)
+    data, worker_seconds, nodes, example = _load(d, spec)
     record.update(situations_made=data.size, generate_worker_seconds=worker_seconds,
                   mean_subgame_nodes=nodes)
     write_json(record_path, record)
@@ -91,7 +91,8 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
     save_weights(d / "weights.npz", net, {
         "game": spec.game, "preset": spec.preset, "params": spec.params,
         "z": game_model(spec.game, spec.preset, spec.params).z, "stage": spec.stage,
-        "span": spec.span, "heldout_error": trained["heldout_error"], "version": __version__})
+        "span": spec.span, "example_pub": example, "heldout_error": trained["heldout_error"],
+        "version": __version__})
     write_json(record_path, record)
     return record
 
@@ -135,7 +136,7 @@ def _generate(d: Path, spec: StageSpec, todo: list[int], batch: int, situations:
             cluster.close()
 
 
-def _load(d: Path, spec: StageSpec) -> tuple[Data, float, float]:
+def _load(d: Path, spec: StageSpec) -> tuple[Data, float, float, list[int]]:
     parts: dict[str, list] = {k: [] for k in ("pub", "r0", "r1", "v0", "v1", "nodes")}
     seconds = 0.0
     for path in sorted((d / "situations").glob("batch-*.npz")):
@@ -153,4 +154,4 @@ def _load(d: Path, spec: StageSpec) -> tuple[Data, float, float]:
     features = game_features(spec.game, make_variant(spec.game, spec.preset, spec.params))
     z = game_model(spec.game, spec.preset, spec.params).z
     return (Data.of(a["pub"], a["r0"], a["r1"], a["v0"], a["v1"], features, z), seconds,
-            float(a["nodes"].mean()))
+            float(a["nodes"].mean()), [int(x) for x in a["pub"][0]])
