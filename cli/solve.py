@@ -372,9 +372,10 @@ def _solve_agent(game: str, preset: str | None, params: dict, iterations: str | 
 @click.option("--tree", "tree", default=None,
               help="Full-tree CFR algorithms: history (default), public (one range vector "
                    "per seat and public node: docs/public-tree.md), or auto (public where the "
-                   "game has a public-state model with at least 1.5 history nodes per live "
-                   "range entry and a CFR algorithm runs on one CPU thread). The run's "
-                   "strategy files are on the history tree either way.")
+                   "game has a public-state model with at least 0.8 history nodes per live "
+                   "range entry on trees of 1,000 nodes or more, and a CFR algorithm runs "
+                   "on one CPU thread). The run's strategy files are on the history tree "
+                   "either way.")
 @click.option("--simultaneous", is_flag=True,
               help="Update both players from one traversal (default: alternating updates).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(),

@@ -19,11 +19,15 @@ from spycfr.runs.config import SolveConfig
 from spycfr.runs.engines import FULL_TREE_ADVICE, IterativeRun, ProfileValues, tree_within
 from spycfr.runs.game import ResolvedGame
 
-# --tree auto takes the public tree where the history tree has at least this many nodes per
-# live range entry of the public tree (measured in one process, CFR+ per iteration,
-# benchmarks/README.md: the speed-up grows with that ratio: Kuhn 1.07 -> 0.9x, Leduc 2.0 ->
-# 2.3x, liar's dice 3.0 -> 3.2x, Agent Hunter mini 0.38 -> 0.40x, small 0.65 -> 1.08x).
-AUTO_PUBLIC_RATIO = 1.5
+# --tree auto takes the public tree where the history tree has at least AUTO_MIN_NODES nodes
+# (below, the kernels' dispatch costs more than the iterations: Kuhn, 58 nodes, 0.9x) and at
+# least AUTO_PUBLIC_RATIO nodes per live range entry of the public tree. Measured in one
+# process, CFR+ per iteration (benchmarks/README.md), ratio -> speed-up: Agent Avenue tiny
+# 0.16 -> 0.1x, Agent Hunter mini 0.38 -> 0.40x, small 0.65 -> 1.08x, tiny 0.74 -> 0.7x;
+# Agent Avenue mini 0.84 -> 1.5x, small 1.12 -> 2.7x; Leduc 2.0 -> 2.3x, liar's dice 3.0 ->
+# 3.2x.
+AUTO_PUBLIC_RATIO = 0.8
+AUTO_MIN_NODES = 1_000
 # The history tree is kept beside the public one for the run's strategy files: its arrays and
 # the map of its infosets onto public rows (8 B per infoset and action, and the mapped
 # strategy).
@@ -34,7 +38,8 @@ def choose_tree(config: SolveConfig, game: ResolvedGame) -> tuple[str, str]:
     """(tree, why) for ``config`` (its algorithm chosen) on ``game``: ``--tree
     public|history`` as asked, checked; ``auto`` the public tree where the game has a
     public-state model whose live range entries are few against the history tree's nodes
-    (AUTO_PUBLIC_RATIO) and a CFR-family algorithm runs on the CPU on one thread."""
+    (AUTO_PUBLIC_RATIO), the tree not tiny (AUTO_MIN_NODES), and a CFR-family algorithm runs
+    on the CPU on one thread."""
     if config.tree == "history":
         return "history", "asked for"
     has_model = game.params is not None and protocol.has_public(game.params)
@@ -55,6 +60,9 @@ def choose_tree(config: SolveConfig, game: ResolvedGame) -> tuple[str, str]:
     if blockers:
         return "history", blockers[0]
     history = float(game.estimated_nodes)
+    if history < AUTO_MIN_NODES:
+        return "history", (f"the history tree has about {history:,.0f} nodes: range vectors "
+                           f"pay from {AUTO_MIN_NODES:,} on (measured)")
     cap = max(1, int(history / AUTO_PUBLIC_RATIO))  # more public nodes: too many entries
     try:
         size = public_size(game.params, cap)
@@ -81,11 +89,13 @@ class PublicTreeRun(IterativeRun):
     def __init__(self, config: SolveConfig, game: ResolvedGame) -> None:
         self.config = config
         self.memory = memory = config.memory_budget()
+        # The history tree first: a game too big for it is refused at once, where counting
+        # its public tree could take minutes (Agent Avenue and Agent Hunter standard).
+        self.tree = tree = tree_within(game, memory, 0.0, "map of the public-tree strategy",
+                                       FULL_TREE_ADVICE)
         self.public = build_public_tree(game.game, budget=memory)
         self.solver = PublicCFRSolver(self.public, config.algorithm, config.alpha, config.beta,
                                       config.gamma, config.alternating, budget=memory)
-        self.tree = tree = tree_within(game, memory, 0.0, "map of the public-tree strategy",
-                                       FULL_TREE_ADVICE)
         memory.require(f"mapping the public tree onto the history tree of "
                        f"{tree.num_infosets:,} infosets",
                        tree.num_infosets * max(tree.max_actions, 1) * MAP_BYTES_PER_CELL)
