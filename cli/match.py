@@ -46,7 +46,11 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
                               "directory")
         g = build_game(game, preset, variant_params)
     a, b = player_from(player_a, g), player_from(player_b, g)
-    out = match(g, a, b, games, seed)
+
+    def say(text: str) -> None:  # a search agent's games, one line each (stderr)
+        click.echo(text, err=True)
+
+    out = match(g, a, b, games, seed, say)
     if as_json:
         click.echo(json.dumps(out))
         return

@@ -13,10 +13,8 @@ import numpy as np
 
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
-from spycfr.engine.rng import fmix, root_key, sample, uniform
+from spycfr.engine.rng import GOLDEN, fmix, root_key, sample, uniform
 from spycfr.tree import CHANCE, TERMINAL
-
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,

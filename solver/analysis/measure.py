@@ -98,7 +98,7 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
     for name in opponents(game):
         if progress:
             progress(f"{games:,} games against {name}")
-        result = head_to_head(game, run, player_from(name, game), games, seed)
+        result = head_to_head(game, run, player_from(name, game), games, seed, progress)
         matches.append({"opponent": name, "payoff": result["a_payoff"],
                         "as_p1": result["a_as_p1"]["mean"], "as_p2": result["a_as_p2"]["mean"],
                         "wins": result["a_wins"], "draws": result["draws"],
