@@ -139,6 +139,7 @@ def test_a_stage_on_kuhn_end_to_end(tmp_path):
     # resuming finds every batch made and the training finished: nothing is redone
     again = run_stage(tmp_path, spec, 60, settings, batch=20, workers=0)
     assert again["situations_made"] == record["situations_made"]
+    assert again["training"]["train_seconds"] >= record["training"]["train_seconds"]
     with pytest.raises(Exception, match="other settings"):
         run_stage(tmp_path, spec, 80, settings, batch=20, workers=0)
 

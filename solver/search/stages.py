@@ -87,6 +87,8 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
                          lambda e, loss, err: say(
                              f"epoch {e}/{train_settings.epochs}: loss {loss:.3g}"
                              + (f", held-out mse {err['mse']:.3g}" if err else "")))
+    if "training" in record:  # a rerun after the training had finished
+        trained["train_seconds"] += record["training"]["train_seconds"]
     record.update(training=trained)
     save_weights(d / "weights.npz", net, {
         "game": spec.game, "preset": spec.preset, "params": spec.params,
