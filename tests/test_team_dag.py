@@ -15,7 +15,7 @@ from spycfr.cli.main import cli
 from spycfr.engine.seat_views import seat_views
 from spycfr.errors import SpycfrError
 from spycfr.exact.team_cfr import _reach_of_edges, solve_dags
-from spycfr.exact.team_dag import build_dag, flow_plans, team_seats
+from spycfr.exact.team_dag import DagBuilder, build_dag, flow_plans, team_seats
 from spycfr.games import build_tree, get_plugin, make_game
 from spycfr.tree import TERMINAL
 
@@ -45,6 +45,30 @@ def test_dag_value_is_the_column_generation_value(preset):
     # the lone player's DAG is its sequence form: a belief per infoset (and the start)
     lone = [d for d in dags if len(d.seats) == 1][0]
     assert lone.num_beliefs == 1 + int(np.count_nonzero(tree.infoset_seat == lone.seats[0]))
+
+
+def test_a_dag_built_in_small_steps_is_the_dag_built_at_once():
+    """The builder stops between bounded steps (the time limit is checked there) and picks
+    up where it stopped: the same arrays as one long step."""
+    game = make_game("agent-avenue", "team-duo")
+    tree = build_tree(game)
+    views = seat_views(get_plugin("agent-avenue").numba_params(game.variant_obj), tree)
+    whole = build_dag(tree, views, 0, [0, 1])
+    builder = DagBuilder(tree, views, 0, [0, 1])
+    steps = 0
+    while not builder.done:
+        builder.step(work=500)
+        steps += 1
+        assert builder.expanded <= builder.beliefs
+    assert steps > 10
+    parts = builder.dag()
+    for name in ("belief_edges", "edge_children", "child_list", "edge_terms", "term_list",
+                 "presc_start", "presc_infoset", "presc_action"):
+        assert np.array_equal(getattr(parts, name), getattr(whole, name)), name
+    with pytest.raises(SpycfrError, match="passes 100 edges"):
+        small = DagBuilder(tree, views, 0, [0, 1], max_edges=100)
+        while not small.done:
+            small.step()
 
 
 def test_flows_decompose_into_plans_with_the_same_reach():

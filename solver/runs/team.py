@@ -25,7 +25,7 @@ from spycfr.errors import SpycfrError
 from spycfr.exact.lp import solve_lp
 from spycfr.exact.team import TeamResult, solve_team
 from spycfr.exact.team_cfr import solve_dags
-from spycfr.exact.team_dag import build_dag, flow_plans, team_seats
+from spycfr.exact.team_dag import DagBuilder, flow_plans, team_seats
 from spycfr.games import game_names, get_plugin
 from spycfr.io import check_output_dir, save_npz, write_json
 from spycfr.memory import MemoryBudget, current_budget, peak_rss_bytes
@@ -142,6 +142,34 @@ class _DagTooBig(SpycfrError):
     pass
 
 
+class _OutOfTime(SpycfrError):
+    pass
+
+
+BUILD_NOTE_SECONDS = 10.0  # a progress line at most this often while a DAG is built
+
+
+def _build(tree: Tree, views: np.ndarray, team: int, seats: list, max_edges: int,
+           start: float, time_limit: float | None, say: Callable[[str], None]):
+    """Team ``team``'s belief DAG, built in bounded steps: the time limit (counted from
+    ``start``) is checked and progress shown between them."""
+    builder = DagBuilder(tree, views, team, seats, max_edges)
+    noted = time.perf_counter()
+    while not builder.done:
+        if time_limit is not None and time.perf_counter() - start >= time_limit:
+            raise _OutOfTime(
+                f"the time limit passed while building team {team}'s belief DAG "
+                f"({builder.expanded:,} of the {builder.beliefs:,} beliefs found so far "
+                f"expanded, {builder.edges:,} edges): no team strategy yet; give a longer "
+                "--time-limit")
+        builder.step()
+        if time.perf_counter() - noted >= BUILD_NOTE_SECONDS:
+            noted = time.perf_counter()
+            say(f"  team {team}: {builder.expanded:,} of {builder.beliefs:,} beliefs found "
+                f"so far expanded, {builder.edges:,} edges")
+    return builder.dag()
+
+
 def _solve_dag(tree: Tree, params, tolerance: float, time_limit: float | None,
                progress, memory: MemoryBudget | None, out: Path | None, resume: bool,
                say: Callable[[str], None]):
@@ -156,8 +184,10 @@ def _solve_dag(tree: Tree, params, tolerance: float, time_limit: float | None,
     for t in (0, 1):
         say(f"building team {t}'s belief DAG (seats {teams[t]})")
         try:
-            dags.append(build_dag(tree, views, t, teams[t], max_edges=max_edges))
+            dags.append(_build(tree, views, t, teams[t], max_edges, start, time_limit, say))
         except SpycfrError as exc:
+            if isinstance(exc, _OutOfTime):
+                raise
             raise _DagTooBig(str(exc)) from None
         max_edges -= dags[-1].num_edges
     if memory is not None:
