@@ -63,7 +63,9 @@ def team(game: str, preset: str | None, variant_params: dict, output: str | None
     if out_dir is not None:
         from spycfr.analysis.team import load_team_run, write_team_report
 
+        note("writing the report")
         write_team_report(load_team_run(out_dir))
+        note("done")
     click.echo(f"{game}  team 0 seats {meta['teams'][0]}, team 1 seats {meta['teams'][1]}; "
                f"{meta['nodes']:,} nodes" + (f", belief DAGs {meta['dag_size']:,} beliefs "
                                               "and edges" if "dag_size" in meta else ""))

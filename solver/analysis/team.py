@@ -7,7 +7,8 @@ per team (team_plans.npz). A seat that has seen a record knows which plans could
 there: the plans whose team actions are consistent with it. Their weights given the view
 are the run's weights conditioned by Bayes on the view (chance and the other team's TMECor
 mixture included). Every figure here is exact on the run's tree: one forward pass per plan
-(its team's reach), one backward pass per pair of plans (values).
+(its team's reach), one backward pass per plan of the seat's team against the other
+team's mixture (values).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from spycfr.errors import SpycfrError
 from spycfr.games import feature, get_plugin, make_variant, tree_labels
 from spycfr.io import write_text
 from spycfr.runs.source import game_tree
-from spycfr.tree import Tree
+from spycfr.tree import TERMINAL, Tree
 from spycfr.tree.passes import backward_values, forward_reach
 
 SOURCE = ("the run's TMECor plans (team_plans.npz): a mixture of joint pure plans the team "
@@ -92,11 +93,12 @@ def plan_reach(run: TeamRun) -> tuple[np.ndarray, list[np.ndarray]]:
     """(chance reach[N], per team the 0/1 reach of each of its plans' own actions [K, N])."""
     tree = run.tree
     reach = np.zeros((tree.num_nodes, 3))
+    uniform = tree.uniform_strategy()
     out: list[np.ndarray] = []
     for t in (0, 1):
         rows = []
         for plan in _mixture(run)[0][t]:
-            sigma = _play(tree, tree.uniform_strategy(), t, plan)
+            sigma = _play(tree, uniform.copy(), t, plan)
             forward_reach(tree.first_child, tree.num_children, tree.node_player,
                           tree.node_infoset, tree.chance_prob, sigma, reach)
             rows.append(reach[:, t].copy())
@@ -104,13 +106,19 @@ def plan_reach(run: TeamRun) -> tuple[np.ndarray, list[np.ndarray]]:
     return reach[:, 2].copy(), out
 
 
-def pair_values(run: TeamRun, k0: int, k1: int) -> np.ndarray:
-    """Team 0's expected payoff below every node when the teams play plans k0 and k1."""
+def values_against(run: TeamRun, team: int, plan: np.ndarray,
+                   opponents: np.ndarray) -> np.ndarray:
+    """Below every node: team 0's payoff when ``team`` plays its pure ``plan`` and the other
+    team its mixture of plans, whose reach of every node (the plans' reach weighted) is
+    ``opponents``, times that reach. One backward pass: the other team's moves are all
+    followed (weight 1) and each terminal carries the mixture's reach of it, so the value
+    at a node of ``team`` is the sum over the mixture's plans of weight x the plan's reach x
+    the pair's value there."""
     tree = run.tree
-    plans = _mixture(run)[0]
-    sigma = _play(tree, tree.uniform_strategy(), 0, plans[0][k0])
-    _play(tree, sigma, 1, plans[1][k1])
-    values = tree.utility.astype(np.float64).copy()
+    sigma = np.where(tree.infoset_player[:, None] == team, 0.0,
+                     tree.uniform_strategy() > 0).astype(np.float64)
+    _play(tree, sigma, team, plan)
+    values = np.where(tree.node_player == TERMINAL, tree.utility * opponents, 0.0)
     backward_values(tree.first_child, tree.num_children, tree.node_player, tree.node_infoset,
                     tree.chance_prob, sigma, np.zeros((tree.num_nodes, 3)), values, -1)
     return values
@@ -151,23 +159,21 @@ def team_query(run: TeamRun, seat: int, record: str) -> dict:
     chance, reach = plan_reach(run)
     nodes = np.flatnonzero((tree.node_infoset == i) & (tree.node_player == t))
     team_plans, weights = _mixture(run)
-    k_own, k_opp = len(weights[t]), len(weights[1 - t])
+    k_own = len(weights[t])
     n_act = int(tree.infoset_num_actions[i])
     mass = np.zeros(k_own)  # sum over the infoset's nodes of chance * own plan * opponents
     gain = np.zeros((k_own, n_act))
     own_only = (chance[nodes] * reach[t][:, nodes]).sum(axis=1)  # ignoring the opponents
-    for k in range(k_own):
-        if own_only[k] == 0:
+    opponents = weights[1 - t] @ reach[1 - t]  # the other team's mixture's reach of each node
+    kids = tree.first_child[nodes][:, None] + np.arange(n_act)
+    sign = 1.0 if t == 0 else -1.0
+    for k in np.flatnonzero(own_only > 0).tolist():
+        w = chance[nodes] * reach[t][k, nodes]
+        mass[k] = (w * opponents[nodes]).sum()
+        if mass[k] == 0:
             continue
-        for j in range(k_opp):
-            w = chance[nodes] * reach[t][k, nodes] * reach[1 - t][j, nodes]
-            if not w.any():
-                continue
-            values = pair_values(run, *((k, j) if t == 0 else (j, k)))
-            kids = tree.first_child[nodes][:, None] + np.arange(n_act)
-            sign = 1.0 if t == 0 else -1.0
-            mass[k] += weights[1 - t][j] * w.sum()
-            gain[k] += weights[1 - t][j] * sign * (w[:, None] * values[kids]).sum(axis=0)
+        values = values_against(run, t, team_plans[t][k], opponents)
+        gain[k] = sign * (w[:, None] * values[kids]).sum(axis=0)
     lam = weights[t]
     total = float(lam @ mass)
     consistent = np.flatnonzero(own_only > 0)

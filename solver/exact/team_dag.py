@@ -386,7 +386,9 @@ class DagBuilder:
         new[order] = np.arange(n_bel)
         first_edge = np.searchsorted(edge_bel, np.arange(n_bel + 1))
         count = np.diff(first_edge)[order]
-        perm = np.concatenate([np.arange(first_edge[b], first_edge[b + 1]) for b in order])
+        # each belief's edges in the new order: first_edge[b] .. + count, concatenated
+        offsets = np.repeat(first_edge[order] - np.cumsum(count) + count, count)
+        perm = offsets + np.arange(n_edge)
         belief_edges = np.zeros(n_bel + 1, dtype=np.int64)
         belief_edges[1:] = np.cumsum(count)
         edge_children, child_list = _permuted(ch_start, new[ch_list], perm)

@@ -27,7 +27,7 @@ from spycfr.exact.team import TeamResult, solve_team
 from spycfr.exact.team_cfr import solve_dags
 from spycfr.exact.team_dag import DagBuilder, flow_plans, team_seats
 from spycfr.games import game_names, get_plugin
-from spycfr.io import check_output_dir, save_npz, write_json
+from spycfr.io import check_output_dir, save_npz, save_npz_fast, write_json
 from spycfr.memory import MemoryBudget, current_budget, peak_rss_bytes
 from spycfr.runs.source import game_tree
 from spycfr.tree import Tree
@@ -130,6 +130,7 @@ def team_run(game: str, preset: str | None, params: dict, out_dir: str | Path | 
     meta["seconds"] = time.perf_counter() - start
     meta["peak_rss_bytes"] = peak_rss_bytes()
     if out is not None:
+        say(f"writing {out}")
         if plans:
             save_npz(out / "team_plans.npz", **plans)
         elif (out / "team_plans.npz").exists():
@@ -207,12 +208,13 @@ def _solve_dag(tree: Tree, params, tolerance: float, time_limit: float | None,
     checkpoint = None
     if out is not None:
         def checkpoint(arrays: dict) -> None:
-            save_npz(out / CHECKPOINT, **arrays)
+            save_npz_fast(out / CHECKPOINT, **arrays)
     build = time.perf_counter() - start
     left = None if time_limit is None else max(time_limit - build, 0.0)
     result = solve_dags(tree, dags, tolerance=tolerance, time_limit=left, progress=progress,
                         state=state, checkpoint=checkpoint)
     result.seconds += build
+    say("the averages as mixtures of joint plans (for query, play and the report)")
     plans: dict[str, np.ndarray] | None = None  # None: a team's mixture takes too many
     kept: dict[str, np.ndarray] = {}
     for t, (dag, flow) in enumerate(zip(dags, result.flows, strict=True)):

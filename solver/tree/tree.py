@@ -88,10 +88,9 @@ class Tree:
 
     def uniform_strategy(self) -> np.ndarray:
         """float64[n_infosets, max_actions]: every legal action equally likely."""
-        s = np.zeros((self.num_infosets, max(self.max_actions, 1)))
-        for i, k in enumerate(self.infoset_num_actions):
-            s[i, :k] = 1.0 / k
-        return s
+        k = self.infoset_num_actions.astype(np.int64)[:, None]
+        legal = np.arange(max(self.max_actions, 1))[None, :] < k
+        return np.where(legal, 1.0 / np.maximum(k, 1), 0.0)
 
     def summary(self) -> dict:
         """Sizes reported by ``spycfr info``."""
