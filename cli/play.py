@@ -13,8 +13,8 @@ from spycfr.errors import SpycfrError
 
 @click.command()
 @click.argument("run_dir", type=click.Path())
-@seat_option("Your seat: P1 (the default, moves first) or P2.", default="P1",
-             choices=("P1", "P2"))
+@seat_option("Your seat: P1 (the default, moves first) or P2; on a team run (spycfr team) a "
+             "seat S1..S4 (default S1).", choices=("P1", "P2", "S1", "S2", "S3", "S4"))
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
               help="Seed of the program's moves and of chance (default: a random one, shown).")
 @click.option("--moves", "moves_from", default=None, metavar="FILE|-",
@@ -22,18 +22,28 @@ from spycfr.errors import SpycfrError
                    "stdin too): scripted games end with an error if the moves run out.")
 @click.option("--json", "as_json", is_flag=True,
               help="After the game, print the result and the review as one JSON object.")
-def play(run_dir: str, seat: str, seed: int | None, moves_from: str | None,
+def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | None,
          as_json: bool) -> None:
     """Play a game against the strategy of RUN_DIR, then review your moves.
 
     The program deals the cards and plays the other seat, sampling its moves from the run's
     strategy; you see only what your seat sees. After the game: the result and, for each of
     your moves, how often the equilibrium plays it and the value it lost against the best
-    move there (exact on a run with a tree).
+    move there (exact on a run with a tree). On a team run you play one seat of a team: each
+    team draws a joint plan of the TMECor, your teammates follow yours and you are shown
+    what it tells you.
     """
     import numpy as np
 
     from spycfr.analysis.play import Moves, play_game
+    from spycfr.analysis.team import is_team_run
+
+    team = is_team_run(run_dir)
+    seat = seat or ("S1" if team else "P1")
+    if team != seat.upper().startswith("S"):
+        raise SpycfrError("--seat names a seat S1..S4 on a team run of `spycfr team` and P1 or "
+                          f"P2 on a two-player run; {run_dir} is "
+                          + ("a team run" if team else "not a team run"))
 
     if seed is None:
         entropy = np.random.SeedSequence().entropy  # an int when none is given
@@ -55,8 +65,13 @@ def play(run_dir: str, seat: str, seed: int | None, moves_from: str | None,
             click.echo(line, file=out)
 
     try:
-        result = play_game(run_dir, 0 if seat.upper() == "P1" else 1, seed,
-                           Moves(iter(stream.readline, ""), echo=not interactive), say)
+        given = Moves(iter(stream.readline, ""), echo=not interactive)
+        if team:
+            from spycfr.analysis.team_play import play_team_game
+
+            result = play_team_game(run_dir, int(seat[1:]) - 1, seed, given, say)
+        else:
+            result = play_game(run_dir, 0 if seat.upper() == "P1" else 1, seed, given, say)
     except UnicodeDecodeError:
         raise SpycfrError("the moves are not UTF-8 text") from None
     finally:

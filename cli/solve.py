@@ -134,7 +134,7 @@ class _Progress:
         """Once the settings are checked, before the tree is built: if that takes more than
         two seconds (numba compiling on a first run), tell the person waiting at a terminal
         rather than stay silent."""
-        if not self.quiet and sys.stderr.isatty():
+        if not self.quiet and sys.stderr.isatty() and getattr(self, "_timer", None) is None:
             self._timer = _Heartbeat(
                 "preparing the game and the solver (after installing, the first run also "
                 "compiles the numba kernels: a minute or two)",
@@ -418,6 +418,26 @@ def solve(
     strength instead (head to head, a lower bound, the openings' stability), and openings,
     query (runs with --abstraction), report, export and head-to-head read its run directory.
     """
+    # Say what is happening before the solver's modules load (seconds of imports, then
+    # numba compiling on a first run): at a terminal the first line comes at once.
+    progress = _Progress(None, None, quiet, None)
+    progress.preparing()
+    try:
+        _solve_command(progress, game, preset, variant_params, algorithm, iterations,
+                       target_exploitability, time_limit, seed, epsilon, memory_limit,
+                       when_full, fallback, store_depth, abstraction, alpha, beta, gamma,
+                       check_every, device, threads, tree, simultaneous, output, overwrite,
+                       checkpoint_every, resume, as_json)
+    finally:
+        progress.stop_preparing()
+
+
+def _solve_command(progress: _Progress, game, preset, variant_params, algorithm, iterations,
+                   target_exploitability, time_limit, seed, epsilon, memory_limit, when_full,
+                   fallback, store_depth, abstraction, alpha, beta, gamma, check_every, device,
+                   threads, tree, simultaneous, output, overwrite, checkpoint_every, resume,
+                   as_json) -> None:
+    """The solve command's work, its first progress line already on its way."""
     from spycfr.runs.config import AUTO_THREADS, MCCFR_ALGORITHMS, SolveConfig, check_requested
     from spycfr.runs.solve import solve_run
 
@@ -493,12 +513,10 @@ def solve(
         elif n_iter is not None:
             every = min(100, n_iter)
     config = config.replace(iterations=n_iter, check_every=every)
-    progress = _Progress(n_iter, limit, quiet, target)
-    try:
-        out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,
-                        progress=progress, overwrite=overwrite)
-    finally:
-        progress.stop_preparing()
+    progress.iterations, progress.time_limit, progress.target = n_iter, limit, target
+    out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,
+                    progress=progress, overwrite=overwrite)
+    progress.stop_preparing()
     estimate = out.exploitability_estimate
     seconds = out.solve_seconds or 0.0
     if out.algorithm == "lp":

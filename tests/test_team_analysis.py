@@ -180,3 +180,61 @@ def test_report_section_on_coordination_agrees_with_the_plans(run):
     m = re.search(r"the captain S1 in ([\d.]+)% of team 0's first turns", text)
     assert float(m.group(1)) == pytest.approx(
         sum(float(r[2]) * float(r[3]) / 100 for r in rows), abs=0.2)
+
+
+def _play(run, seat: int, seed: int, follow: bool):
+    """A game as ``seat`` that plays what the team's plan says (or, where it can, another
+    move), reading the advice from the lines said."""
+    from spycfr.analysis.play import Moves
+    from spycfr.analysis.team_play import play_team_game
+
+    said: list[str] = []
+
+    def lines():
+        while True:
+            advice = [x for x in said if x.startswith("your team's plan: ")][-1]
+            move = advice.split(": ", 1)[1]
+            listed = [x for x in said if x.startswith("  ")]  # the numbered moves
+            if not follow:
+                others = [m for x in listed for m in re.findall(r"\d+ (\S+)", x)
+                          if m != move]
+                move = others[0] if others else move
+            yield move
+
+    result = play_team_game(str(run.path), seat, seed, Moves(lines(), echo=False),
+                            said.append, run=run)
+    return result, said
+
+
+def test_play_in_a_team_seat_follows_or_leaves_the_drawn_plan(run):
+    """The player is told its team's drawn plan; following it, every move is the best there
+    (every plan of a TMECor is a best response to the other team's mixture) and its value is
+    the plan's value given the view that query gives; leaving it is reported."""
+    for seed in range(4):
+        result, said = _play(run, 1, seed, follow=True)
+        assert not result["abandoned"] and result["payoff"] in (-1.0, 1.0)
+        assert any(x.startswith("S1 saw: ") for x in said)
+        k = result["plans_drawn"][0]
+        for row in result["review"]:
+            assert row["followed"] and row["move"] == row["plan_move"]
+            if row["value"] is None:
+                continue
+            assert row["loss"] <= 1e-9
+            plans = {p["plan"]: p["value"] for p in team_query(run, 1, row["view"])["plans"]}
+            assert row["plan_value"] == pytest.approx(plans[k], abs=1e-9)
+    left = [_play(run, 0, seed, follow=False)[0] for seed in range(4)]
+    rows = [r for res in left for r in res["review"]]
+    assert any(not r["followed"] for r in rows)
+    assert all(r["loss"] >= -1e-9 for r in rows if r["value"] is not None)
+
+
+def test_play_cli_on_a_team_run(run, tmp_path):
+    moves = tmp_path / "moves"
+    moves.write_text("1\n" * 20)
+    r = CliRunner().invoke(cli, ["play", str(run.path), "--seat", "S3", "--seed", "1",
+                                 "--moves", str(moves), "--json"])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.output.strip().splitlines()[-1])
+    assert res["seat"] == "S3" and res["team"] == 1 and res["seed"] == 1
+    r = CliRunner().invoke(cli, ["play", str(run.path), "--seat", "P1"])
+    assert isinstance(r.exception, SpycfrError) and "is a team run" in str(r.exception)

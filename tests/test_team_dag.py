@@ -15,7 +15,7 @@ from spycfr.cli.main import cli
 from spycfr.engine.seat_views import seat_views
 from spycfr.errors import SpycfrError
 from spycfr.exact.team_cfr import _reach_of_edges, solve_dags
-from spycfr.exact.team_dag import DagBuilder, build_dag, flow_plans, team_seats
+from spycfr.exact.team_dag import MIDWAY, DagBuilder, build_dag, flow_plans, team_seats
 from spycfr.games import build_tree, get_plugin, make_game
 from spycfr.tree import TERMINAL
 
@@ -55,12 +55,13 @@ def test_a_dag_built_in_small_steps_is_the_dag_built_at_once():
     views = seat_views(get_plugin("agent-avenue").numba_params(game.variant_obj), tree)
     whole = build_dag(tree, views, 0, [0, 1])
     builder = DagBuilder(tree, views, 0, [0, 1])
-    steps = 0
+    steps = halfway = 0
     while not builder.done:
         builder.step(work=500)
         steps += 1
+        halfway += int(builder.counters[MIDWAY])  # stopped inside a belief's prescriptions
         assert builder.expanded <= builder.beliefs
-    assert steps > 10
+    assert steps > 10 and halfway > 0
     parts = builder.dag()
     for name in ("belief_edges", "edge_children", "child_list", "edge_terms", "term_list",
                  "presc_start", "presc_infoset", "presc_action"):

@@ -41,6 +41,7 @@ class TeamRun:
     tree: Tree
     plans: list[np.ndarray] | None  # per team: int16[K, num_infosets] (None: not kept)
     weights: list[np.ndarray] | None  # per team: float64[K]
+    reach: tuple[np.ndarray, list[np.ndarray]] | None = None  # plan_reach's, once computed
 
 
 def is_team_run(path: str | Path) -> bool:
@@ -90,7 +91,14 @@ def _mixture(run: TeamRun) -> tuple[list[np.ndarray], list[np.ndarray]]:
 
 
 def plan_reach(run: TeamRun) -> tuple[np.ndarray, list[np.ndarray]]:
-    """(chance reach[N], per team the 0/1 reach of each of its plans' own actions [K, N])."""
+    """(chance reach[N], per team the 0/1 reach of each of its plans' own actions [K, N]);
+    computed once per loaded run (query, play and the report read it again)."""
+    if run.reach is None:
+        run.reach = _plan_reach(run)
+    return run.reach
+
+
+def _plan_reach(run: TeamRun) -> tuple[np.ndarray, list[np.ndarray]]:
     tree = run.tree
     reach = np.zeros((tree.num_nodes, 3))
     uniform = tree.uniform_strategy()
@@ -236,6 +244,7 @@ def write_team_report(run: TeamRun, out: str | Path | None = None) -> Path:
 
 def report_lines(meta: dict, words: str) -> list[str]:
     """The run in words: value, interval, the pooled bound and the price of not talking."""
+    source = "the kept averages" if meta["algorithm"] == "tmecor-dag" else "last master LP"
     lines = [
         f"# Team equilibrium: {meta['game']}" + (f" ({meta['preset']})" if meta["preset"]
                                                   else ""),
@@ -244,7 +253,7 @@ def report_lines(meta: dict, words: str) -> list[str]:
         f"{meta['nodes']:,} nodes, {meta['infosets']:,} infosets.", "",
         f"Method: {meta['method']}.", "",
         "| quantity | team 0's payoff |", "|---|---|",
-        f"| TMECor value (last master LP) | {meta['value_team0']:+.6f} |",
+        f"| TMECor value ({source}) | {meta['value_team0']:+.6f} |",
         f"| certified interval [team 1's best response, team 0's best response] | "
         f"[{meta['lower']:+.6f}, {meta['upper']:+.6f}] |",
         f"| exploitability (gap / 2) | {meta['exploitability']:.2e} |",

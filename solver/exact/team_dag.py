@@ -116,16 +116,18 @@ def _hash(nodes):
 
 
 # The builder's counters (int64 array): beliefs found, edges, child entries, terminal
-# entries, prescription entries, the next belief to expand, status (0, or 1: too many edges).
-N_BEL, N_EDGE, N_CH, N_TM, N_PR, NEXT, STATUS = range(7)
+# entries, prescription entries, the next belief to expand, status (0, or 1: too many edges),
+# and 1 when that belief is half expanded (its next prescription is kept in ``resume``).
+N_BEL, N_EDGE, N_CH, N_TM, N_PR, NEXT, STATUS, MIDWAY = range(8)
 
 
 @njit(cache=True)
-def _build_step(fc, nc, pl, inf, nact, views, team, max_edges, max_work, cnt, bel_start,
-                bel_nodes, table, tsize, edge_bel, ch_start, ch_list, tm_start, tm_list,
-                pr_start, pr_inf, pr_act):
+def _build_step(fc, nc, pl, inf, nact, views, team, max_edges, max_work, cnt, resume,
+                bel_start, bel_nodes, table, tsize, edge_bel, ch_start, ch_list, tm_start,
+                tm_list, pr_start, pr_inf, pr_act):
     """Expand beliefs (module docstring) from ``cnt[NEXT]`` on until about ``max_work``
-    histories were followed (a belief is expanded whole), appending to the growing arrays,
+    histories were followed (checked between prescriptions: a belief with many can stop
+    halfway, its next prescription kept in ``resume``), appending to the growing arrays,
     which are returned (reallocated when they grew); ``cnt`` holds the counters. Beliefs
     are numbered in discovery order (the caller sorts them by depth)."""
     n_bel, n_edge, n_ch, n_tm, n_pr = cnt[N_BEL], cnt[N_EDGE], cnt[N_CH], cnt[N_TM], cnt[N_PR]
@@ -147,6 +149,9 @@ def _build_step(fc, nc, pl, inf, nact, views, team, max_edges, max_work, cnt, be
             own = np.unique(tmp[:n_own])
         m = own.shape[0]
         acts = np.zeros(m, dtype=np.int64)
+        if cnt[MIDWAY] == 1:  # this belief's prescriptions before ``resume`` are done
+            acts[:] = resume[:m]
+            cnt[MIDWAY] = 0
         while True:  # every prescription (mixed-radix counter over own's actions)
             # the histories that follow
             size = 0
@@ -267,7 +272,11 @@ def _build_step(fc, nc, pl, inf, nact, views, team, max_edges, max_work, cnt, be
                 j += 1
             if j == m:
                 break
-        if status != 0:
+            if work_done >= max_work:  # stop halfway: the next prescription is ``acts``
+                resume[:m] = acts
+                cnt[MIDWAY] = 1
+                break
+        if status != 0 or cnt[MIDWAY] == 1:
             break
         b += 1
     cnt[N_BEL], cnt[N_EDGE], cnt[N_CH], cnt[N_TM], cnt[N_PR] = n_bel, n_edge, n_ch, n_tm, n_pr
@@ -330,7 +339,10 @@ class DagBuilder:
         self._rules = (tree.first_child, tree.num_children.astype(np.int64), tree.node_player,
                        tree.node_infoset, tree.infoset_num_actions,
                        np.ascontiguousarray(views[:, seats]), team, max_edges)
-        self.counters = np.zeros(7, dtype=np.int64)
+        self.counters = np.zeros(8, dtype=np.int64)
+        # a team's infosets in one belief: at most all of them
+        self._resume = np.zeros(max(int(np.count_nonzero(tree.infoset_player == team)), 1),
+                                dtype=np.int64)
         self.counters[N_BEL] = 1  # belief 0: the start (no nodes)
         table, self._tsize = hm_new(1 << 12)
         self._arrays = (np.zeros(1024, dtype=np.int64), np.empty(1 << 16, dtype=np.int64),
@@ -360,7 +372,7 @@ class DagBuilder:
         """Expand beliefs until about ``work`` histories were followed (one bounded call)."""
         a = self._arrays
         self._arrays = _build_step(*self._rules, work or self.STEP_WORK, self.counters,
-                                   a[0], a[1], a[2], self._tsize, *a[3:])
+                                   self._resume, a[0], a[1], a[2], self._tsize, *a[3:])
         if self.counters[STATUS] == 1:
             raise SpycfrError(f"the team belief DAG of team {self.team} passes "
                               f"{self.max_edges:,} edges (too big for the memory allowed)")
