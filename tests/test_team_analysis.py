@@ -191,13 +191,14 @@ def _play(run, seat: int, seed: int, follow: bool):
     said: list[str] = []
 
     def lines():
-        while True:
+        for _ in range(100):  # a game has far fewer moves: a refused move fails the test
             advice = [x for x in said if x.startswith("your team's plan: ")][-1]
             move = advice.split(": ", 1)[1]
-            listed = [x for x in said if x.startswith("  ")]  # the numbered moves
+            at = max(n for n, x in enumerate(said) if x.startswith("your moves ("))
+            listed = said[at + 1:]  # this decision's numbered moves
             if not follow:
-                others = [m for x in listed for m in re.findall(r"\d+ (\S+)", x)
-                          if m != move]
+                others = [m for x in listed if x.startswith("  ")
+                          for m in re.findall(r"\d+ (\S+)", x) if m != move]
                 move = others[0] if others else move
             yield move
 
