@@ -418,25 +418,28 @@ def solve(
     strength instead (head to head, a lower bound, the openings' stability), and openings,
     query (runs with --abstraction), report, export and head-to-head read its run directory.
     """
+    options = dict(locals())  # every option, by name, for _solve_command
     # Say what is happening before the solver's modules load (seconds of imports, then
     # numba compiling on a first run): at a terminal the first line comes at once.
     progress = _Progress(None, None, quiet, None)
     progress.preparing()
     try:
-        _solve_command(progress, game, preset, variant_params, algorithm, iterations,
-                       target_exploitability, time_limit, seed, epsilon, memory_limit,
-                       when_full, fallback, store_depth, abstraction, alpha, beta, gamma,
-                       check_every, device, threads, tree, simultaneous, output, overwrite,
-                       checkpoint_every, resume, as_json)
+        _solve_command(progress, **options)
     finally:
         progress.stop_preparing()
 
 
-def _solve_command(progress: _Progress, game, preset, variant_params, algorithm, iterations,
-                   target_exploitability, time_limit, seed, epsilon, memory_limit, when_full,
-                   fallback, store_depth, abstraction, alpha, beta, gamma, check_every, device,
-                   threads, tree, simultaneous, output, overwrite, checkpoint_every, resume,
-                   as_json) -> None:
+def _solve_command(
+    progress: _Progress, *, game: str | None, preset: str | None, variant_params: dict,
+    algorithm: str | None, iterations: str | None, target_exploitability: str | None,
+    time_limit: str | None, seed: str | None, epsilon: str | None, memory_limit: str | None,
+    when_full: str | None, fallback: str | None, store_depth: str | None, abstraction: bool,
+    alpha: str | None, beta: str | None, gamma: str | None, check_every: str | None,
+    device: str | None, threads: str | None, tree: str | None, simultaneous: bool,
+    output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
+    quiet: bool, as_json: bool, search_depth: str | None, value_function: str | None,
+    value_file: str | None,
+) -> None:
     """The solve command's work, its first progress line already on its way."""
     from spycfr.runs.config import AUTO_THREADS, MCCFR_ALGORITHMS, SolveConfig, check_requested
     from spycfr.runs.solve import solve_run
@@ -462,6 +465,7 @@ def _solve_command(progress: _Progress, game, preset, variant_params, algorithm,
                 target_exploitability, time_limit, epsilon, when_full, fallback, store_depth,
                 abstraction or None, alpha, beta, gamma, check_every, device, threads, tree,
                 simultaneous or None, checkpoint_every)):
+        progress.stop_preparing()  # the agent's own lines follow
         _solve_agent(game, preset, variant_params, iterations, search_depth, value_function,
                      value_file, seed, output, overwrite, quiet, as_json)
         return

@@ -38,7 +38,6 @@ def team(game: str, preset: str | None, variant_params: dict, output: str | None
     exploitability and the value when teammates could see each other's cards."""
     out_dir = output
     from spycfr.errors import SpycfrError
-    from spycfr.runs.team import team_run
 
     if tolerance < 0 or (time_limit is not None and time_limit <= 0):
         raise SpycfrError("--tolerance must be >= 0 and --time-limit > 0")
@@ -57,8 +56,11 @@ def team(game: str, preset: str | None, variant_params: dict, output: str | None
             note(f"iteration {it}: value in [{lower:+.6f}, {upper:+.6f}] (certified), "
                  f"exploitability {(upper - lower) / 2:.2e}")
 
-    note("starting (numba compiles the solver on first use)")
-    meta = team_run(game, preset, variant_params, out_dir, tolerance, time_limit, progress,
+    note("starting: loading the solver (numba compiles it on first use)")
+    from spycfr.runs.team import team_run  # seconds of imports: counted in the time limit
+
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    meta = team_run(game, preset, variant_params, out_dir, tolerance, left, progress,
                     algorithm=algorithm, resume=resume, note=note)
     if out_dir is not None:
         from spycfr.analysis.team import load_team_run, write_team_report

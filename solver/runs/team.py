@@ -147,6 +147,7 @@ class _OutOfTime(SpycfrError):
     pass
 
 
+FINISH_SHARE = 0.05  # of --time-limit, left for what follows the DAG solver's iterations
 BUILD_NOTE_SECONDS = 10.0  # a progress line at most this often while a DAG is built
 
 
@@ -210,7 +211,10 @@ def _solve_dag(tree: Tree, params, tolerance: float, time_limit: float | None,
         def checkpoint(arrays: dict) -> None:
             save_npz_fast(out / CHECKPOINT, **arrays)
     build = time.perf_counter() - start
-    left = None if time_limit is None else max(time_limit - build, 0.0)
+    # The iterations stop FINISH_SHARE of the limit early: the last checkpoint, the plans and
+    # the report follow (27 s after the iterations of a 300 s run of the 181,830-node 2v1
+    # game on the loaded machine, before the checkpoint's compression was made faster).
+    left = None if time_limit is None else max(time_limit * (1 - FINISH_SHARE) - build, 0.0)
     result = solve_dags(tree, dags, tolerance=tolerance, time_limit=left, progress=progress,
                         state=state, checkpoint=checkpoint)
     result.seconds += build
