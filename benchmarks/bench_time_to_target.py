@@ -43,7 +43,7 @@ OPENSPIEL_NAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker", "liars-dice": "
 def _list(allowed: tuple[str, ...]):
     def parse(text: str) -> list[str]:
         names = [x.strip() for x in text.split(",") if x.strip()]
-        bad = [n for n in names if n not in allowed]
+        bad = [n for n in names if n not in allowed and "=" not in n]
         if bad or not names:
             raise argparse.ArgumentTypeError(
                 f"unknown name(s) {', '.join(bad) or '(none)'}; allowed: {', '.join(allowed)}")
@@ -62,9 +62,12 @@ def _targets(text: str) -> list[float]:
     return values
 
 
-def _split(case: str) -> tuple[str, str | None]:
+def _split(case: str) -> tuple[str, str | None, dict]:
+    """GAME, GAME:PRESET or GAME:K=V/K=V (a variant: the tree shapes of ``auto``'s rule)."""
     game, _, preset = case.partition(":")
-    return game, preset or None
+    if "=" not in preset:
+        return game, preset or None, {}
+    return game, None, dict(kv.split("=", 1) for kv in preset.split("/"))
 
 
 def time_lp(tree, targets, both_sides: bool) -> dict:
@@ -113,8 +116,8 @@ def time_openspiel(pyspiel, game, targets, cap: float) -> dict:
 
 
 def _openspiel_game(pyspiel, case: str, tree):
-    game, preset = _split(case)
-    if game in OPENSPIEL_NAMES and preset is None:
+    game, preset, params = _split(case)
+    if game in OPENSPIEL_NAMES and preset is None and not params:
         return pyspiel.load_game(OPENSPIEL_NAMES[game])
     from spycfr.formats.efg import efg_text
     return pyspiel.load_efg_game(efg_text(tree))
@@ -145,9 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     print("-" * len(header))
     for case in args.games:
-        game, preset = _split(case)
-        tree = build_tree(make_game(game, preset))
-        configs = {tg: SolveConfig(game=game, preset=preset, params={}, algorithm="auto",
+        game, preset, params = _split(case)
+        tree = build_tree(make_game(game, preset, params))
+        configs = {tg: SolveConfig(game=game, preset=preset, params=params, algorithm="auto",
                                    target_exploitability=tg) for tg in targets}
         chosen = {tg: choose_algorithm(c, resolve_game(c))[0] for tg, c in configs.items()}
         os_game = None
