@@ -1,4 +1,6 @@
 """Game records across the games (each game's own record tests live in its test files)."""
+
+
 def test_every_games_example_record_is_a_legal_game_of_some_preset():
     """The example shown beside a record box (the workbench's review page) can be pasted."""
     from spycfr.games import game_names, get_plugin
