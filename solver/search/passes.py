@@ -110,6 +110,23 @@ def regrets(seat, kind, first, row, row_kid, row_next, row_count, v, reach, weig
             sigma, avg):
     """CFR+ at seat's decisions: regrets from ``v``, floored at 0; ``avg`` += weight * reach *
     sigma; then ``sigma`` = regret matching on the new regrets."""
+    _seat_rows(False, seat, kind, first, row, row_kid, row_next, row_count, v, reach, weight,
+               regret, sigma, avg)
+
+
+@njit(cache=True)
+def best_rows(seat, kind, first, row, row_kid, row_next, row_count, v, sigma):
+    """Seat's rows of ``sigma`` made a pure best response to the values ``v`` (the first of
+    the best actions)."""
+    _seat_rows(True, seat, kind, first, row, row_kid, row_next, row_count, v, v, 0.0, sigma,
+               sigma, sigma)
+
+
+@njit(cache=True)
+def _seat_rows(best, seat, kind, first, row, row_kid, row_next, row_count, v, reach, weight,
+               regret, sigma, avg):
+    """Seat's rows of ``sigma`` from its action values in ``v``: a pure best response
+    (``best``; ``reach``, ``weight``, ``regret`` and ``avg`` unused) or one CFR+ step."""
     for n in range(kind.shape[0]):
         if kind[n] != seat:
             continue
@@ -118,6 +135,15 @@ def regrets(seat, kind, first, row, row_kid, row_next, row_count, v, reach, weig
         for i in range(v.shape[1]):
             m = row_count[q, i]
             if m == 0:
+                continue
+            if best:
+                b = 0
+                for e in range(1, m):
+                    if v[f + row_kid[q, i, e], row_next[q, i, e]] > v[
+                            f + row_kid[q, i, b], row_next[q, i, b]]:
+                        b = e
+                for e in range(m):
+                    sigma[q, i, e] = 1.0 if e == b else 0.0
                 continue
             x = reach[n, i]
             total = 0.0
@@ -131,17 +157,9 @@ def regrets(seat, kind, first, row, row_kid, row_next, row_count, v, reach, weig
                 sigma[q, i, e] = regret[q, i, e] / total if total > 0.0 else 1.0 / m
 
 
-@njit(cache=True)
 def uniform(kind, row, row_count, sigma):
     """Every row of every decision uniform over its actions."""
-    for n in range(kind.shape[0]):
-        if kind[n] != 0 and kind[n] != 1:
-            continue
-        q = row[n]
-        for i in range(row_count.shape[1]):
-            m = row_count[q, i]
-            for e in range(m):
-                sigma[q, i, e] = 1.0 / m
+    normalise(kind, row, row_count, np.zeros_like(sigma), sigma)
 
 
 @njit(cache=True)
@@ -158,26 +176,6 @@ def normalise(kind, row, row_count, avg, out):
                 total += avg[q, i, e]
             for e in range(m):
                 out[q, i, e] = avg[q, i, e] / total if total > 0.0 else 1.0 / m
-
-
-@njit(cache=True)
-def best_rows(seat, kind, first, row, row_kid, row_next, row_count, v, sigma):
-    """Seat's rows of ``sigma`` made a pure best response to the values ``v`` (the first of
-    the best actions)."""
-    for n in range(kind.shape[0]):
-        if kind[n] != seat:
-            continue
-        q = row[n]
-        f = first[n]
-        for i in range(v.shape[1]):
-            m = row_count[q, i]
-            best = 0
-            for e in range(1, m):
-                if v[f + row_kid[q, i, e], row_next[q, i, e]] > v[
-                        f + row_kid[q, i, best], row_next[q, i, best]]:
-                    best = e
-            for e in range(m):
-                sigma[q, i, e] = 1.0 if e == best else 0.0
 
 
 @njit(cache=True)
