@@ -121,3 +121,24 @@ def test_the_lp_says_what_runs_and_the_time_spent(monkeypatch):
     assert "exact LP: solving," in err  # mini's LP takes more than a second
     code, out, err = spycfr("solve", AH, "--preset", "tiny", "-q")
     assert code == 0 and "exact LP" not in err
+
+
+def test_a_target_races_pdcfr_plus_before_the_lp(tmp_path):
+    """Issue 26 item 17: with a tight target, auto's LP is preceded by AUTO_RACE_ITERATIONS
+    of pdcfr+, kept when they reach the target (a wide, shallow tree: Agent Hunter 5/2/0/1,
+    1e-6 in 20); else the LP solves (tiny at 1e-9: pdcfr+ is far from it in 40 iterations).
+    No target, or a loose one: the LP alone."""
+    shallow = {"cards": 5, "houses": 2, "decoys": 0, "max_turns": 1}
+    meta = solve_run(config(preset=None, params=shallow, target_exploitability=1e-6),
+                     out_dir=tmp_path / "race")
+    assert meta.algorithm == "pdcfr+" and meta.stopped_by == "target"
+    assert 0 < meta.iterations <= plan.AUTO_RACE_ITERATIONS and meta.exploitability <= 1e-6
+    assert meta.algorithm_choice.chosen == "pdcfr+"
+    assert "reached the target in" in meta.algorithm_choice.why
+    assert load_run(tmp_path / "race").result.config.algorithm == "pdcfr+"
+    lost = solve_run(config(target_exploitability=1e-9))
+    assert lost.algorithm == "lp" and lost.stopped_by == "exact" and lost.exploitability < 1e-12
+    assert "first 40 iterations of pdcfr+" in lost.algorithm_choice.why
+    for loose in (None, 1e-3):
+        assert "pdcfr+" not in plan.plan_solve(config(target_exploitability=loose),
+                                               resolve_game(config())).choice["why"]

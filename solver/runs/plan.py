@@ -25,6 +25,15 @@ AUTO_CFR_NODES = 100_000
 AUTO_LOOSE_TARGET = 1e-3
 AUTO_CFR = "pdcfr+"
 AUTO_SAMPLED = "es-mccfr"
+# With a target tighter than AUTO_LOOSE_TARGET, auto's LP is preceded by a race: AUTO_CFR for
+# AUTO_RACE_ITERATIONS iterations (measured every AUTO_RACE_CHECK_EVERY) on the LP's tree, kept
+# when it reaches the target. On a wide and shallow tree (Agent Hunter 8/2/1/1, 159,993 nodes)
+# pdcfr+ reached 1e-6 in 30 iterations, 2-4x sooner than the LP; 40 iterations and their checks
+# cost about 0.4x the LP there (the fastest LP per node measured) and 0.07x on a deep and
+# narrow tree (4/1/1/6), where pdcfr+ is far from 1e-6 (benchmarks/README.md, "auto's race").
+# A looser target on a tree this small keeps the exact LP (a sweep's default: exact values).
+AUTO_RACE_ITERATIONS = 40
+AUTO_RACE_CHECK_EVERY = 10
 SAMPLED_SETTINGS = ("abstraction", "fallback", "store_depth")  # a game's sampled_settings keys
 
 
@@ -35,6 +44,11 @@ class Plan:
     config: SolveConfig
     choice: dict[str, str] | None = None  # {"requested": "auto", "chosen", "why"}
     tree_choice: dict[str, str] | None = None  # the same for --tree auto
+    race: int | None = None  # iterations of AUTO_CFR tried before the LP (auto, a target)
+
+    def race_config(self) -> SolveConfig:
+        """The configuration of the race that precedes auto's LP."""
+        return self.config.replace(algorithm=AUTO_CFR, check_every=AUTO_RACE_CHECK_EVERY)
 
     def engine(self, game: ResolvedGame) -> RunEngine:
         """The engine of the chosen algorithm, built within the memory limit."""
@@ -52,9 +66,14 @@ def plan_solve(config: SolveConfig, game: ResolvedGame,
                checkpoint_every: int | None = None) -> Plan:
     """The plan of ``config`` on ``game``: as asked, or what auto chooses (the algorithm,
     then the tree it runs on)."""
-    choice = tree_choice = None
+    choice = tree_choice = race = None
     if config.algorithm == "auto":
         chosen, why = choose_algorithm(config, game, checkpoint_every)
+        target = config.target_exploitability
+        if chosen == "lp" and target is not None and target < AUTO_LOOSE_TARGET:
+            race = AUTO_RACE_ITERATIONS
+            why += (f"; first {race} iterations of {AUTO_CFR}, kept if they reach the target "
+                    "(sooner than the LP on shallow trees)")
         choice = {"requested": "auto", "chosen": chosen, "why": why}
         config = config.replace(algorithm=chosen)
         if chosen == AUTO_SAMPLED:
@@ -63,7 +82,7 @@ def plan_solve(config: SolveConfig, game: ResolvedGame,
     tree, why = choose_tree(config, game)
     if config.tree == "auto":
         tree_choice = {"requested": "auto", "chosen": tree, "why": why}
-    return Plan(config.replace(tree=tree), choice, tree_choice)
+    return Plan(config.replace(tree=tree), choice, tree_choice, race)
 
 
 def sampled_settings(config: SolveConfig, game: ResolvedGame,

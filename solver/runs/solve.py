@@ -10,6 +10,7 @@ import hashlib
 import json
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +37,10 @@ from spycfr.runs.config import (
     check_config,
     check_requested,
 )
-from spycfr.runs.engines import Progress, RunEngine
-from spycfr.runs.game import check_game, resolve_game
+from spycfr.runs.engines import FullTreeRun, Progress, RunEngine, solve_bytes
+from spycfr.runs.game import ResolvedGame, check_game, resolve_game
 from spycfr.runs.lock import RunLock
-from spycfr.runs.plan import plan_solve
+from spycfr.runs.plan import Plan, plan_solve
 from spycfr.runs.result import RunResult
 from spycfr.runs.sampled import SampledRun
 from spycfr.runs.source import TREE_NPZ
@@ -144,8 +145,22 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
         total = 1000
     if progress is not None:
         progress(solver.iteration, seconds_before, None)
+    choice = plan.choice
     try:
-        seconds, stopped = engine.run(total, checkpoint_every, run_dir, seconds_before, progress)
+        stopped = None
+        if plan.race is not None and state is None:
+            engine, seconds_before, stopped = _race(plan, game, engine, progress)
+            solver = engine.solver
+            if stopped is not None:  # the race reached the target: its run is the result
+                config = plan.race_config()
+                choice = dict(choice or {}, chosen=config.algorithm, why=(
+                    f"{(choice or {}).get('why')}; {config.algorithm} reached the target "
+                    f"in {solver.iteration} iterations"))
+        if stopped is None:
+            seconds, stopped = engine.run(total, checkpoint_every, run_dir, seconds_before,
+                                          progress)
+        else:
+            seconds = seconds_before
         if not solver.log or solver.log[-1][0] != solver.iteration:
             solver.log.append((solver.iteration, solver.seconds, engine.measure()))
     except BaseException as exc:
@@ -163,7 +178,7 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
         "variant": tree.variant if tree is not None else game.variant_dict(),
         "preset": config.preset,
         "algorithm": config.algorithm,
-        "algorithm_choice": plan.choice,
+        "algorithm_choice": choice,
         "tree": config.tree,
         "tree_choice": plan.tree_choice,
         "algorithm_params": _algorithm_params(config, solver),
@@ -210,6 +225,21 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
         _write_run(run_dir, engine, config, meta, strategy, seconds, final_state,
                    checkpoint_every, write_tables, game.foreign)
     return RunResult.from_json(meta)
+
+
+def _race(plan: Plan, game: ResolvedGame, lp: RunEngine, progress: Progress | None
+          ) -> tuple[RunEngine, float, str | None]:
+    """auto's race before its LP (``plan.race``): AUTO_CFR for a few iterations on the LP's
+    tree. (its engine, seconds, "target") when it reaches the target; else (the LP's engine,
+    the race's seconds, None): the LP then runs, the race's time counted in the solve's."""
+    config = plan.race_config()
+    if lp.tree is None or not lp.memory.fits(solve_bytes(lp.tree, config)):
+        return lp, 0.0, None
+    race = FullTreeRun(config, replace(game, tree=lp.tree))
+    seconds, stopped = race.run(plan.race, None, None, 0.0, progress)
+    if stopped == "target":
+        return race, seconds, stopped
+    return lp, seconds, None
 
 
 def _write_run(run_dir: Path, engine: RunEngine, config: SolveConfig, meta: dict[str, Any],
