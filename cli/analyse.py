@@ -23,9 +23,9 @@ from spycfr.io import check_output_file
 
 
 def _load(run_dir: str):
-    from spycfr.runs.store import load_run
+    from spycfr.cli.progress import load_run_saying
 
-    return load_run(run_dir)
+    return load_run_saying(run_dir)
 
 
 def _fmt(x) -> str:

@@ -23,7 +23,8 @@ def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
     (a team run of `spycfr team`: its value, bounds and how teammates coordinate)."""
     from spycfr.analysis.report import write_report
     from spycfr.analysis.team import is_team_run, load_team_run, write_team_report
-    from spycfr.runs.store import load_run, read_run
+    from spycfr.cli.progress import load_run_saying
+    from spycfr.runs.store import read_run
 
     if is_team_run(run_dir):
         out = check_output_file(Path(output) if output else Path(run_dir) / "report.md",
@@ -45,6 +46,6 @@ def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
         path = write_sampled_report(run_dir, out)
         click.echo(f"wrote {path} ({time.perf_counter() - start:.1f} s)")
         return
-    run = load_run(run_dir)
+    run = load_run_saying(run_dir)
     path = write_report(run, out, figures_dir)
     click.echo(f"wrote {path} ({time.perf_counter() - start:.1f} s)")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from spycfr.cli.options import game_command, memory_limit_option
+from spycfr.cli.progress import Heartbeat
 from spycfr.errors import SpycfrError
 
 if TYPE_CHECKING:
@@ -89,25 +90,6 @@ def _variant_text(variant: dict) -> str:
 LP_TICK = 10.0  # seconds between the exact LP's "still solving" lines
 
 
-class _Heartbeat(threading.Thread):
-    """A line at once, then another every 15 seconds until cancelled: what is happening
-    while nothing else can be said (numba compiling on a first run)."""
-
-    def __init__(self, first: str, again: str, every: float = 15.0) -> None:
-        super().__init__(daemon=True)
-        self.first, self.again, self.every = first, again, every
-        self.stopped = threading.Event()
-
-    def run(self) -> None:
-        start = time.monotonic()
-        click.echo(self.first, err=True)
-        while not self.stopped.wait(self.every):
-            click.echo(self.again.format(time.monotonic() - start), err=True)
-
-    def cancel(self) -> None:
-        self.stopped.set()
-
-
 class _Progress:
     """Progress lines on stderr: iterations, exploitability, it/s, ETA (at most ~1 per second).
 
@@ -135,7 +117,7 @@ class _Progress:
         two seconds (numba compiling on a first run), tell the person waiting at a terminal
         rather than stay silent."""
         if not self.quiet and sys.stderr.isatty() and getattr(self, "_timer", None) is None:
-            self._timer = _Heartbeat(
+            self._timer = Heartbeat(
                 "preparing the game and the solver (after installing, the first run also "
                 "compiles the numba kernels: a minute or two)",
                 "still preparing: building the tree and compiling the solver ({:.0f} s)")
@@ -175,7 +157,7 @@ class _Progress:
                  label: str = "exploitability", details=None, final: bool = False) -> None:
         if self.start is None:  # the heartbeat goes on until the first iterations are done
             timer = getattr(self, "_timer", None)
-            if isinstance(timer, _Heartbeat):
+            if isinstance(timer, Heartbeat):
                 timer.again = ("still preparing: the first iterations (on a first run, numba "
                                "compiles them) ({:.0f} s)")
             self.start = (iteration, seconds)

@@ -4,8 +4,11 @@ command that can grow, and openings that honour --top and say what a run holds."
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -169,3 +172,36 @@ def test_play_ends_alike_and_help_explains_the_notation(tmp_path, game):
     assert "game over" not in out  # one end-of-game label, the same in every game
     guide = get_plugin(game).records.guide
     assert guide and all(f"  {line}" in out for line in guide)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_long_load_says_what_it_does_at_a_terminal(monkeypatch):
+    """Issue 26 item 7: a command that loads a run (openings, query, report, ...) says so after
+    a second at a terminal (rebuilding results/small's tree took 70 s in silence), then every
+    15 s; a quick one and a pipe say nothing."""
+    from spycfr.cli import progress
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress.heartbeat("loading X", "still loading X ({:.0f} s)", delay=0.05):
+        time.sleep(0.5)
+    assert terminal.getvalue() == "loading X\n"
+    with progress.heartbeat("quick", "again", delay=5.0):
+        pass
+    assert "quick" not in terminal.getvalue()
+    pipe = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", pipe)
+    with progress.heartbeat("piped", "again", delay=0.0):
+        time.sleep(0.1)
+    assert pipe.getvalue() == ""
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(progress, "heartbeat",
+                        lambda first, again: progress.contextlib.nullcontext(
+                            terminal.write(first + "\n")))
+    run = progress.load_run_saying(TINY)
+    assert run.tree.num_nodes == 7_339
+    assert f"loading {TINY}: rebuilding its tree of 7,339 nodes" in terminal.getvalue()
