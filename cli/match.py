@@ -71,8 +71,9 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
 
 @click.command()
 @click.argument("run_dir", type=click.Path())
-@click.option("--games", default=20_000, show_default=True, type=int,
-              help="Games against each opponent (half with the run as P1).")
+@click.option("--games", default=None, type=int,
+              help="Games against each opponent (half with the run as P1; 0: none). "
+                   "Default 20,000; 0 for a search agent (about half a minute a game).")
 @click.option("--seed", default=1, show_default=True, type=int, help="Random seed.")
 @click.option("--compare", multiple=True, type=click.Path(),
               help="Another sampled run of the same variant (another seed or length): the "
@@ -84,23 +85,39 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
               help="Sampled playouts per legal action at each of LBR's decisions.")
 @click.option("--lbr-rollout", default=None,
               help="How LBR plays in its playouts after the action valued: uniform, "
-                   "heuristic, heuristic:STYLE (default: as the run).")
+                   "heuristic, heuristic:STYLE (default: as the run; against a search agent "
+                   "the game's heuristic, for both seats).")
+@click.option("--scheduler", default=None,
+              help="A search agent's LBR games on the Dask cluster at this address "
+                   "(default: a LocalCluster).")
+@click.option("--workers", default=None, type=int,
+              help="Worker processes of the LocalCluster for a search agent's LBR games "
+                   "(default 2; 0: in this process).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def measure(run_dir: str, games: int, seed: int, compare: tuple[str, ...], lbr_games: int,
-            lbr_rollouts: int, lbr_rollout: str | None, as_json: bool) -> None:
+def measure(run_dir: str, games: int | None, seed: int, compare: tuple[str, ...],
+            lbr_games: int, lbr_rollouts: int, lbr_rollout: str | None, scheduler: str | None,
+            workers: int | None, as_json: bool) -> None:
     """Measure a sampled run's strength where its exploitability cannot be computed: head to
     head against the uniform and heuristic players (95% intervals), with --lbr-games a local
     best response (LBR) against it, the lower bound on its exploitability these imply, and
     its openings' stability against --compare runs. Recorded in RUN_DIR/run.json
-    (`measured`), shown by `spycfr report`."""
+    (`measured`), shown by `spycfr report`. Against a search agent the LBR's games are kept
+    in RUN_DIR/lbr-games.jsonl as they finish: the same command resumes."""
     from spycfr.analysis.measure import measure_run
+    from spycfr.runs.agent_run import is_agent_run
+    from spycfr.runs.store import read_run
+
+    if workers is not None and workers < 0:
+        raise SpycfrError(f"--workers must be >= 0, got {workers}")
+    if games is None:
+        games = 0 if is_agent_run(read_run(run_dir)) else 20_000
 
     def say(text: str) -> None:
         if not as_json:
             click.echo(text, err=True)
 
     out = measure_run(run_dir, games, seed, compare, lbr_games, lbr_rollouts, lbr_rollout,
-                      progress=say)
+                      progress=say, scheduler=scheduler, workers=workers)
     if as_json:
         click.echo(json.dumps(out))
         return
@@ -111,7 +128,8 @@ def measure(run_dir: str, games: int, seed: int, compare: tuple[str, ...], lbr_g
 def measured_lines(m: dict) -> list[str]:
     """A run's measured figures (run.json ``measured``) as text lines."""
     lines = [f"head to head, {m['games']:,} games each (half in each seat), seed {m['seed']}; "
-             "the run's payoff per game, 95% interval:"]
+             "the run's payoff per game, 95% interval:" if m["head_to_head"] else
+             "head to head: not measured (--games 0)"]
     for r in m["head_to_head"]:
         lo, hi = r["payoff"]["ci95"]
         lines.append(f"  vs {r['opponent']:<20} {r['payoff']['mean']:+.4f} [{lo:+.4f}, {hi:+.4f}]"
@@ -124,6 +142,9 @@ def measured_lines(m: dict) -> list[str]:
                      f"action, then {r['rollout_policy']}): its payoff per game "
                      f"{r['value']:+.4f} [{lo:+.4f}, {hi:+.4f}] (as P1 {r['as_p1']['mean']:+.4f}, "
                      f"as P2 {r['as_p2']['mean']:+.4f})")
+        if "seconds_per_game" in r:
+            lines.append(f"  against the search agent: {r['seconds_per_game']['mean']:.1f} s "
+                         f"a game (mean), games kept in {r['games_file']}")
     else:
         lines.append("local best response: unknown (not measured: --lbr-games N)")
     b = m["exploitability_lower_bound"]

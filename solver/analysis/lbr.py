@@ -65,11 +65,12 @@ def _grown(bs, bh, bw):
 
 
 @njit(cache=True)
-def _update_belief(params, me, opp, obs, bs, bh, bw, n, ns, nh, nw, acts, probs, nxt):
+def _update_belief(params, me, opp, pre, obs, bs, bh, bw, n, ns, nh, nw, acts, probs, nxt):
     """Particles after a move that the seat ``me`` observed as ``obs``: each particle's
     successors with that observation, weighted by the move's probability (chance's, the
-    opponent's ``opp`` at the particle, or 1 for LBR's own move), normalised. Writes them
-    into (ns, nh, nw), grown if needed; returns (ns, nh, nw, count)."""
+    opponent's at the particle: row i of ``pre`` when it has rows, else the player ``opp``;
+    or 1 for LBR's own move), normalised. Writes them into (ns, nh, nw), grown if needed;
+    returns (ns, nh, nw, count)."""
     m = 0
     total = 0.0
     for i in range(n):
@@ -81,7 +82,10 @@ def _update_belief(params, me, opp, obs, bs, bh, bw, n, ns, nh, nw, acts, probs,
             for a in range(k):
                 probs[a] = 1.0
         elif p != CHANCE:
-            player_probs(opp, s, params, P.current_seat(s, params), bh[i], acts, k, probs)
+            if pre.shape[0] > 0:
+                probs[:k] = pre[i, :k]
+            else:
+                player_probs(opp, s, params, P.current_seat(s, params), bh[i], acts, k, probs)
         for a in range(k):
             if probs[a] <= 0.0 or P.observation(s, params, acts[a], me) != obs:
                 continue
@@ -165,6 +169,7 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count):
     payoff = np.empty(count)
     largest = 0
     decisions = 0
+    no_rows = np.zeros((0, 0))
     for g in range(count):
         rng[0] = fmix(np.uint64(seed) * GOLDEN + np.uint64(first + g))
         cur[:] = P.initial_state(params)
@@ -194,8 +199,8 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count):
                 j = sample(probs, k, uniform(rng))
             act = acts[j]
             obs = P.observation(cur, params, act, me)
-            ns, nh, nw, n = _update_belief(params, me, opp, obs, bs, bh, bw, n, ns, nh, nw,
-                                           work[3], work[4], nxt)
+            ns, nh, nw, n = _update_belief(params, me, opp, no_rows, obs, bs, bh, bw, n, ns, nh,
+                                           nw, work[3], work[4], nxt)
             bs, ns = ns, bs
             bh, nh = nh, bh
             bw, nw = nw, bw
@@ -230,8 +235,8 @@ def _belief_after(params, me, opp, actions):
     for i in range(actions.shape[0]):
         obs = P.observation(cur, params, actions[i], me)
         ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
-        bs, bh, bw, n = _update_belief(params, me, opp, obs, bs, bh, bw, n, ns, nh, nw, acts,
-                                       probs, nxt)
+        bs, bh, bw, n = _update_belief(params, me, opp, np.zeros((0, 0)), obs, bs, bh, bw, n,
+                                       ns, nh, nw, acts, probs, nxt)
         advance_keys(params, cur, nxt, actions[i], h)
     return bs[:n].copy(), bw[:n].copy()
 
@@ -272,9 +277,9 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
     ``progress(done, games)`` is called between chunks of games."""
     check_lbr_options(games, rollouts)
     if any(p is not None and p.agent is not None for p in (strategy, rollout_policy)):
-        raise SpycfrError("local best response against a search agent is not available: its "
-                          "belief needs the agent's strategy at every history, which the agent "
-                          "re-solves in Python (measure it head to head)")
+        raise SpycfrError("a search agent has no strategy table for the numba LBR: its LBR "
+                          "is spycfr.analysis.lbr_agent.agent_lbr (spycfr measure RUN_DIR "
+                          "--lbr-games N)")
     params = _two_player_params(game)
     roll = rollout_policy or strategy
     opp, rp = player_args(strategy), player_args(roll)
@@ -293,24 +298,35 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
             if progress:
                 progress(done, games)
         payoffs.append(np.concatenate(parts))
+    words = "the strategy itself" if rollout_policy is None else roll.name
+    return summary(payoffs, seed, rollouts, words, largest, decisions,
+                   "weighted by the strategy's probabilities of the opponent's moves",
+                   "the strategy for the opponent, "
+                   + ("the strategy" if rollout_policy is None else roll.name)
+                   + " for LBR afterwards")
+
+
+def summary(payoffs: list[np.ndarray], seed: int, rollouts: int, rollout_words: str,
+            largest: int, decisions: int, belief_words: str, playout_words: str) -> dict:
+    """LBR's result from its payoffs in the games as P1 and as P2: the mean of the two
+    seats' means with its 95% interval, per seat, and how it was measured."""
     p1, p2 = (mean_ci(x) for x in payoffs)
     mean = (p1["mean"] + p2["mean"]) / 2
     # the seats' halves of their intervals are 1.96 standard errors each
     half = 0.5 * math.hypot(p1["ci95"][1] - p1["mean"], p2["ci95"][1] - p2["mean"])
     both = np.concatenate(payoffs)
+    games = len(both)
     return {
         "value": mean, "ci95": [mean - half, mean + half], "as_p1": p1, "as_p2": p2,
         "games": games, "seed": seed, "rollouts": rollouts,
-        "rollout_policy": "the strategy itself" if rollout_policy is None else roll.name,
+        "rollout_policy": rollout_words,
         "wins": float(np.mean(both > 0)), "draws": float(np.mean(both == 0)),
         "largest_belief": largest, "decisions": decisions,
         "method": (f"local best response (Lisy and Bowling 2017) in {games} sampled games, "
-                   f"{halves[0]} as P1 and {halves[1]} as P2: a belief over every history "
-                   "consistent with its observations, weighted by the strategy's probabilities "
-                   f"of the opponent's moves; each legal action valued by {rollouts} sampled "
-                   "playouts (a particle drawn from the belief, the strategy for the opponent, "
-                   + ("the strategy" if rollout_policy is None else roll.name)
-                   + " for LBR afterwards), the best one played. Its mean payoff, the two "
+                   f"{p1['games']} as P1 and {p2['games']} as P2: a belief over every history "
+                   f"consistent with its observations, {belief_words}; each legal action "
+                   f"valued by {rollouts} sampled playouts (a particle drawn from the belief, "
+                   f"{playout_words}), the best one played. Its mean payoff, the two "
                    "seats averaged, is at most (BR_P1 + BR_P2) / 2, the exploitability; 95% "
                    "interval: mean +- 1.96 standard errors"),
     }

@@ -82,20 +82,27 @@ def _uniform_like(table: pd.DataFrame) -> pd.DataFrame:
 def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
                 compare: tuple[str, ...] = (), lbr_games: int = 0, lbr_rollouts: int = 16,
                 lbr_rollout: str | None = None,
-                progress: Callable[[str], None] | None = None) -> dict:
-    """Measure a tree-less run (see the module notes) and record it in its run.json; with
-    ``lbr_games`` > 0 also a local best response in that many games (``lbr_rollouts``
-    playouts per action, LBR continuing as the player ``lbr_rollout``, None: as the run)."""
+                progress: Callable[[str], None] | None = None, scheduler: str | None = None,
+                workers: int | None = None) -> dict:
+    """Measure a tree-less run (see the module notes) and record it in its run.json:
+    ``games`` head to head against each opponent (0: none); with ``lbr_games`` > 0 also a
+    local best response in that many games (``lbr_rollouts`` playouts per action, LBR
+    continuing as the player ``lbr_rollout``, None: as the run, or the game's heuristic
+    against a search agent, whose games run on Dask: ``scheduler``, ``workers``)."""
     meta = read_run(run_dir)
     config = meta.config
     assert config is not None  # read_run requires it
     game = make_game(config.game, config.preset, config.params)
     if lbr_games != 0:
         check_lbr_options(lbr_games, lbr_rollouts)
+    if games < 0 or (games == 0 and lbr_games == 0):
+        raise SpycfrError(f"nothing to measure: --games {games} and --lbr-games {lbr_games} "
+                          "(give --games N > 0 for head to head, --lbr-games N >= 4 for a "
+                          "local best response)")
     roll = None if lbr_rollout is None else player_from(lbr_rollout, game)
     run = player_from(str(run_dir), game)
     matches = []
-    for name in opponents(game):
+    for name in opponents(game) if games > 0 else []:
         if progress:
             progress(f"{games:,} games against {name}")
         result = head_to_head(game, run, player_from(name, game), games, seed, progress)
@@ -104,21 +111,31 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
                         "wins": result["a_wins"], "draws": result["draws"],
                         "losses": result["a_losses"], "table_misses": result["table_misses"],
                         "method": result["method"]})
-    worst = min(matches, key=lambda m: m["payoff"]["mean"])
-    low, high = worst["payoff"]["ci95"]
-    bound = {"value": max(0.0, -worst["payoff"]["mean"]), "by": worst["opponent"],
-             "ci95": [max(0.0, -high), max(0.0, -low)], "method": LOWER_BOUND_METHOD}
+    bound = {"value": 0.0, "by": "nobody", "ci95": [0.0, 0.0], "method": LOWER_BOUND_METHOD}
+    if matches:
+        worst = min(matches, key=lambda m: m["payoff"]["mean"])
+        low, high = worst["payoff"]["ci95"]
+        bound = {"value": max(0.0, -worst["payoff"]["mean"]), "by": worst["opponent"],
+                 "ci95": [max(0.0, -high), max(0.0, -low)], "method": LOWER_BOUND_METHOD}
     lbr = None
-    if lbr_games > 0:
+    if lbr_games > 0 and run.agent is not None:
+        from spycfr.analysis.lbr_agent import agent_lbr
+
+        lbr = agent_lbr(run_dir, lbr_games, seed, lbr_rollouts, lbr_rollout, scheduler,
+                        workers, progress)
+    elif lbr_games > 0:
         lbr = local_best_response(
             game, run, lbr_games, seed, lbr_rollouts, roll,
             progress=(lambda done, total: progress(f"local best response: {done:,} of "
                                                    f"{total:,} games")) if progress else None)
-        if lbr["value"] > bound["value"]:
+    if lbr is not None:
+        if not matches or lbr["value"] > bound["value"]:
             low, high = lbr["ci95"]
             bound = {"value": max(0.0, lbr["value"]), "by": LBR,
                      "ci95": [max(0.0, low), max(0.0, high)], "method": LOWER_BOUND_METHOD}
     stability = _stability(run_dir, meta, compare)
+    if lbr is not None and run.agent is not None:
+        lbr_rollout = lbr["rollout_policy"]  # the default chosen for an agent: say which
     measured = {"games": games, "seed": seed, "head_to_head": matches,
                 "local_best_response": lbr,
                 "exploitability_lower_bound": bound, "openings_stability": stability,

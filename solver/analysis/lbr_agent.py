@@ -1,0 +1,444 @@
+"""Local best response against a search agent (:mod:`spycfr.search.agent`), and long LBR runs
+on Dask, resumable.
+
+The LBR of :mod:`spycfr.analysis.lbr` with another source of the opponent's strategy. The
+agent has no table to read at every history: it re-solves in Python as the game goes. But
+what LBR's belief needs is the agent's move probabilities at the histories LBR cannot tell
+apart, and those all share the public state where the agent has just re-solved: its
+re-solved strategy gives a row for every private state it may hold (the public belief that
+the agent's own range tracking plays from). So the game loop runs here in Python, with the
+same numba kernels and the same random streams as the table path: at an agent's decision
+the agent re-solves and plays for its actual private state, and every particle of LBR's
+belief is weighted by the re-solved strategy's probability of the move for the particle's
+private state (:func:`_agent_rows`, the action-to-edge mapping of ``AgentGame.move_info``).
+Nothing is read from the agent's true private state.
+
+LBR's playouts after the action valued cannot re-solve (thousands per decision): the agent
+is replaced there by a fixed player, the rollout policy (the game's heuristic by default).
+The playouts only choose LBR's moves; its result is the real outcome of real games against
+the agent, so it stays a lower bound on the agent's exploitability however the playouts
+play. The same loop with a table player as the opponent replays the table path game for
+game (a test checks it).
+
+Long runs: each game is its own task (seat, index) seeded as in the table path, on a Dask
+LocalCluster (or a cluster by address, or this process), and every finished game is
+appended to ``RUN_DIR/lbr-games.jsonl`` at once, so a rerun of the same command keeps the
+games already played and plays the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from spycfr.analysis.headtohead import Player, player_args, player_from, player_probs
+from spycfr.analysis.lbr import (
+    SECOND_SEAT_SEED,
+    _choose,
+    _lbr_games,
+    _two_player_params,
+    _update_belief,
+    check_lbr_options,
+    summary,
+)
+from spycfr.cfr.mccfr_kernels import advance_keys
+from spycfr.engine import protocol as P
+from spycfr.engine.playout import node_moves
+from spycfr.engine.rng import GOLDEN, fmix, next_u64, root_key, sample, uniform
+from spycfr.errors import SpycfrError
+from spycfr.public import protocol as pp
+from spycfr.tree import CHANCE, TERMINAL
+
+GAMES_FILE = "lbr-games.jsonl"
+Note = Callable[[str], None]
+
+
+# --- the kernels the Python loop calls ------------------------------------------------------
+
+@njit(cache=True)
+def _setup(params):
+    """The buffers of one game (as :func:`spycfr.analysis.lbr._lbr_games` makes them)."""
+    max_act = max(P.max_actions(params), 2)
+    cur = P.initial_state(params)
+    seats = P.num_seats(params)
+    cap = 64
+    bs = np.empty((cap, cur.shape[0]), dtype=cur.dtype)
+    bh = np.empty((cap, seats), dtype=np.int64)
+    work = (np.empty_like(cur), np.empty_like(cur), np.empty(seats, dtype=np.int64),
+            np.empty(max_act, dtype=np.int32), np.empty(max_act), np.empty(1, dtype=np.uint64))
+    return cur, bs, bh, np.empty(cap), work
+
+
+@njit(cache=True)
+def _stream(seed, g):
+    return fmix(np.uint64(seed) * GOLDEN + np.uint64(g))
+
+
+@njit(cache=True)
+def _observation(params, state, action, seat):
+    return P.observation(state, params, action, seat)
+
+
+@njit(cache=True)
+def _player_move(player, state, params, h, acts, k, probs):
+    player_probs(player, state, params, P.current_seat(state, params), h, acts, k, probs)
+
+
+@njit(cache=True)
+def _same(a, b):
+    for x in range(a.shape[0]):
+        if a[x] != b[x]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _agent_rows(params, seat, bs, n, s, pub, first, count, rows, row_kid, row_next, row_count,
+                max_act):
+    """(n, max_act): the agent's probability of each legal action at every particle, from its
+    subgame's strategy ``rows`` (n_seat, PA) at node ``s``: each action's public successor
+    and next private state name an edge of the particle's private state (the successor is a
+    child of ``s`` or a grandchild, the action and its public signal), actions of one edge
+    share it; uniform where none match (as the agent plays there)."""
+    out = np.zeros((n, max_act))
+    acts = np.empty(max_act, dtype=np.int32)
+    nxt = np.empty_like(bs[0])
+    here = np.empty_like(pub[0])
+    hits = np.zeros(row_kid.shape[1], dtype=np.int64)
+    where = np.empty(max_act, dtype=np.int64)
+    for x in range(n):
+        i = pp.private_of_history(bs[x], params, seat)
+        k = P.legal_actions(bs[x], params, acts)
+        hits[:] = 0
+        for a in range(k):
+            P.apply_action(bs[x], params, acts[a], nxt)
+            pp.public_of_history(nxt, params, here)
+            j = pp.private_of_history(nxt, params, seat)
+            where[a] = -1
+            for e in range(row_count[i]):
+                if row_next[i, e] != j:
+                    continue
+                c = first[s] + row_kid[i, e]
+                hit = _same(pub[c], here)
+                for cc in range(first[c], first[c] + count[c]):
+                    hit = hit or _same(pub[cc], here)
+                if hit:
+                    where[a] = e
+                    hits[e] += 1
+                    break
+        total = 0.0
+        for a in range(k):
+            if where[a] >= 0:
+                out[x, a] = rows[i, where[a]] / hits[where[a]]
+                total += out[x, a]
+        for a in range(k):
+            out[x, a] = out[x, a] / total if total > 0 else 1.0 / k
+    return out
+
+
+# --- the opponent: a table player or a search agent -----------------------------------------
+
+class TableOpponent:
+    """A numba player (a table, a heuristic) as the opponent of the Python loop: its moves,
+    its probabilities at the particles and its playouts are all the player itself."""
+
+    def __init__(self, player: Player) -> None:
+        self.args = player_args(player)
+        self.rollout = self.args
+
+    def game(self, seat: int) -> TableOpponent:
+        return self
+
+    def move(self, params, state, h, acts, k, probs) -> None:
+        _player_move(self.args, state, params, h, acts, k, probs)
+
+    def observe(self, state) -> None:
+        pass
+
+    def particle_rows(self, params, bs, n) -> np.ndarray:
+        return np.zeros((0, 0))  # none: _update_belief asks the player at each particle
+
+    @property
+    def resolves(self) -> int:
+        return 0
+
+
+class AgentOpponent:
+    """A search agent as the opponent: one :class:`~spycfr.search.agent.AgentGame` per game,
+    the playouts played by ``rollout`` (a numba player)."""
+
+    def __init__(self, agent, rollout: Player) -> None:
+        self.agent = agent
+        self.rollout = player_args(rollout)
+        self.args = self.rollout  # unused at the particles: particle_rows gives them
+        self.view: Any = None
+
+    def game(self, seat: int) -> AgentOpponent:
+        out = AgentOpponent.__new__(AgentOpponent)
+        out.agent, out.rollout, out.args = self.agent, self.rollout, self.args
+        out.view = self.agent.game(seat)
+        return out
+
+    def move(self, params, state, h, acts, k, probs) -> None:
+        probs[:k] = self.view.policy(state)
+
+    def observe(self, state) -> None:
+        self.view.observe(state)
+
+    def particle_rows(self, params, bs, n) -> np.ndarray:
+        v = self.view
+        t, s = v.sol.tree, v.s
+        if t.kind[s] != v.seat:
+            raise RuntimeError("the agent's subgame is not at its decision")
+        q = t.row[s]
+        return _agent_rows(params, np.int64(v.seat), bs, np.int64(n), np.int64(s), t.pub,
+                           t.first, t.count, v.sol.strategy[q], t.row_kid[q], t.row_next[q],
+                           t.row_count[q], np.int64(max(int(P._REGISTRY[type(params)]
+                                                            ["max_actions"](params)), 2)))
+
+    @property
+    def resolves(self) -> int:
+        return self.view.solves
+
+
+def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
+              watch: Callable | None = None) -> tuple[float, int, int]:
+    """Game ``g`` of LBR as seat ``me`` against ``opponent`` (a TableOpponent or an
+    AgentOpponent), LBR's playouts as ``roll`` (player_args): LBR's payoff, the largest
+    belief and LBR's decisions with a choice. The loop of ``_lbr_games`` step for step, so
+    a table opponent gives the table path's games. ``watch(view, bs, bw, n, state)`` (for
+    checks) sees the belief after each move."""
+    cur, bs, bh, bw, work = _setup(params)
+    ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
+    acts, probs, nxt = np.empty_like(work[3]), np.empty_like(work[4]), np.empty_like(cur)
+    h = np.array([root_key(s) for s in range(bh.shape[1])], dtype=np.int64)
+    rng = np.array([_stream(np.int64(seed), np.int64(g))], dtype=np.uint64)
+    view = opponent.game(1 - me)
+    bs[0], bh[0], bw[0], n = cur, h, 1.0, 1
+    largest = decisions = 0
+    while True:
+        p, k = node_moves(cur, params, acts, probs)
+        if p == TERMINAL:
+            v = float(P._REGISTRY[type(params)]["returns_p1"](cur, params))
+            return (v if me == 0 else -v), largest, decisions
+        pre = np.zeros((0, 0))
+        if p == CHANCE:
+            j = sample(probs, k, uniform(rng))
+        elif p == me:
+            base = np.uint64(next_u64(rng))
+            j = 0
+            if k > 1:
+                j = _choose(params, np.int64(me), view.rollout, roll, np.int64(rollouts), base,
+                            bs, bh, bw, np.int64(n), acts, np.int64(k), work)
+                decisions += 1
+        else:
+            view.move(params, cur, h, acts, k, probs)
+            j = sample(probs, k, uniform(rng))
+            pre = view.particle_rows(params, bs, n)
+        act = acts[j]
+        obs = _observation(params, cur, act, np.int64(me))
+        ns, nh, nw, n = _update_belief(params, np.int64(me), view.args, pre, obs, bs, bh, bw,
+                                       np.int64(n), ns, nh, nw, work[3], work[4], nxt)
+        bs, ns = ns, bs
+        bh, nh = nh, bh
+        bw, nw = nw, bw
+        if ns.shape[0] < bs.shape[0]:
+            ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
+        largest = max(largest, int(n))
+        advance_keys(params, cur, nxt, act, h)
+        view.observe(cur)
+        if watch is not None:
+            watch(view, bs, bw, n, cur)
+
+
+def table_games(game, strategy: Player, me: int, seed: int, first: int, count: int,
+                rollouts: int, roll: Player | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Games first..first+count-1 of LBR as ``me`` against a table player, by the table path
+    (numba) and by this module's loop: (payoffs of each) for the test that they agree."""
+    params = _two_player_params(game)
+    rp = player_args(roll or strategy)
+    numba, _, _ = _lbr_games(params, np.int64(me), player_args(strategy), rp, np.int64(rollouts),
+                             np.int64(seed), np.int64(first), np.int64(count))
+    mine = [play_game(params, me, TableOpponent(strategy), rp, rollouts, seed, first + g)[0]
+            for g in range(count)]
+    return numba, np.array(mine)
+
+
+# --- a run of many games: tasks, the file of finished games, Dask ---------------------------
+
+_AGENTS: dict[str, tuple] = {}  # per process: run directory -> (agent, params, game)
+
+
+def _agent_of(run_dir: str) -> tuple:
+    if run_dir not in _AGENTS:
+        from spycfr.games import make_game
+        from spycfr.runs.agent_run import load_agent
+        from spycfr.runs.store import read_run
+
+        meta = read_run(run_dir)
+        config = meta.config
+        assert config is not None  # read_run requires it
+        game = make_game(config.game, config.preset, config.params)
+        _AGENTS[run_dir] = (load_agent(run_dir), _two_player_params(game), game)
+    return _AGENTS[run_dir]
+
+
+def agent_game_task(run_dir: str, settings: dict, me: int, g: int) -> dict:
+    """One LBR game against the agent of ``run_dir`` (a Dask task; the agent and its plan
+    are made once per process)."""
+    agent, params, game = _agent_of(run_dir)
+    start = time.perf_counter()
+    opponent = AgentOpponent(agent, player_from(settings["opponent_rollout"], game))
+    roll = player_args(player_from(settings["rollout"], game))
+    seed = np.int64(settings["seed"]) + np.int64(me * SECOND_SEAT_SEED)
+    payoff, largest, decisions = play_game(params, me, opponent, roll, settings["rollouts"],
+                                           int(seed), g)
+    return {"seat": me, "game": g, "payoff": payoff, "largest": largest,
+            "decisions": decisions, "seconds": time.perf_counter() - start}
+
+
+def default_rollout(game) -> str:
+    """The game's heuristic where it has one (LBR plays on with it), else uniform play."""
+    try:
+        player_from("heuristic", game)
+    except SpycfrError:
+        return "uniform"
+    return "heuristic"
+
+
+def _read_games(path: Path, settings: dict) -> dict[tuple[int, int], dict]:
+    """The finished games of ``path`` (a last line cut short by a crash is ignored); a file
+    made with other settings is refused."""
+    if not path.exists():
+        return {}
+    lines = path.read_text().splitlines()
+    done: dict[tuple[int, int], dict] = {}
+    for k, line in enumerate(lines):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            if k == len(lines) - 1:
+                break
+            raise SpycfrError(f"{path}: line {k + 1} is not JSON") from None
+        if k == 0:
+            if row.get("settings") != settings:
+                raise SpycfrError(f"{path} holds LBR games with other settings "
+                                  f"({row.get('settings')}); move it away or measure with "
+                                  "those settings to resume")
+            continue
+        done[(row["seat"], row["game"])] = row
+    return done
+
+
+def _append(path: Path, row: dict) -> None:
+    with path.open("a") as f:
+        f.write(json.dumps(row) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16,
+              rollout: str | None = None, scheduler: str | None = None,
+              workers: int | None = None, progress: Note | None = None) -> dict:
+    """LBR against the search agent of ``run_dir`` in ``games`` games (half in each seat),
+    each game a task (on a Dask LocalCluster of ``workers`` processes, default 2; the
+    cluster at ``scheduler``; or this process with ``workers=0``), finished games kept in
+    RUN_DIR/lbr-games.jsonl so that the same command resumes. Returns the result as
+    :func:`spycfr.analysis.lbr.local_best_response` does, with the cost per game."""
+    check_lbr_options(games, rollouts)
+    say = progress or (lambda text: None)
+    run_dir = str(run_dir)
+    game = _game_of(run_dir)
+    rollout = rollout or default_rollout(game)
+    player_from(rollout, game)  # a bad name fails now
+    settings = {"seed": seed, "rollouts": rollouts, "rollout": rollout,
+                "opponent_rollout": rollout}
+    path = Path(run_dir) / GAMES_FILE
+    done = _read_games(path, settings)
+    if not path.exists():
+        _append(path, {"settings": settings})
+    halves = (games // 2, games - games // 2)
+    todo = [(me, g) for me in (0, 1) for g in range(halves[me]) if (me, g) not in done]
+    say(f"local best response against the agent: {games - len(todo):,} of {games:,} games "
+        f"already in {path}, {len(todo):,} to play (each agent process first solves its "
+        "opening plan, compiling numba kernels the first time)")
+    start = time.perf_counter()
+
+    def finished(row: dict, count: int) -> None:
+        _append(path, row)
+        done[(row["seat"], row["game"])] = row
+        elapsed = time.perf_counter() - start
+        left = (len(todo) - count) * elapsed / count
+        say(f"local best response: {games - len(todo) + count:,} of {games:,} games "
+            f"(game {row['game']} as P{row['seat'] + 1}: {row['payoff']:+g} for LBR, "
+            f"{row['seconds']:.1f} s; {elapsed:.0f} s elapsed, about {left:.0f} s to go)")
+
+    _run_tasks(run_dir, settings, todo, scheduler, workers, finished, say)
+    rows = [[done[(me, g)] for g in range(halves[me])] for me in (0, 1)]
+    payoffs = [np.array([r["payoff"] for r in seat]) for seat in rows]
+    every = rows[0] + rows[1]
+    out = summary(payoffs, seed, rollouts, rollout,
+                  max(r["largest"] for r in every), sum(r["decisions"] for r in every),
+                  "weighted by the agent's re-solved strategy (its probability of each move "
+                  "for the particle's private state, at the public state where it "
+                  "re-solved)",
+                  f"{rollout} for both seats afterwards: the agent cannot re-solve in "
+                  "thousands of playouts")
+    seconds = [r["seconds"] for r in every]
+    out.update(opponent="search agent", games_file=GAMES_FILE,
+               seconds_per_game={"mean": float(np.mean(seconds)),
+                                 "median": float(np.median(seconds))},
+               seconds_all_games=float(np.sum(seconds)))
+    return out
+
+
+def _game_of(run_dir: str):
+    from spycfr.games import make_game
+    from spycfr.runs.store import read_run
+
+    config = read_run(run_dir).config
+    assert config is not None  # read_run requires it
+    return make_game(config.game, config.preset, config.params)
+
+
+def _run_tasks(run_dir: str, settings: dict, todo: list[tuple[int, int]],
+               scheduler: str | None, workers: int | None,
+               finished: Callable[[dict, int], None], say: Note) -> None:
+    if not todo:
+        return
+    if workers == 0 and scheduler is None:
+        for count, (me, g) in enumerate(todo, 1):
+            finished(agent_game_task(run_dir, settings, me, g), count)
+        return
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout="20s")
+        except OSError as exc:
+            raise SpycfrError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}"
+                              ) from None
+    else:
+        cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    try:
+        n = workers or 2
+        say(f"on {scheduler or f'a LocalCluster of {n} worker process' + 'es' * (n > 1)}")
+        path = str(Path(run_dir).resolve())
+        futures = [client.submit(agent_game_task, path, settings, me, g, pure=False)
+                   for me, g in todo]
+        for count, fut in enumerate(as_completed(futures), 1):
+            finished(fut.result(), count)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

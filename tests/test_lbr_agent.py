@@ -1,0 +1,113 @@
+"""Local best response against a search agent (spycfr.analysis.lbr_agent) on Agent Hunter
+tiny: the Python loop replays the table path game for game against a stored strategy, its
+belief against the agent is the agent's own range, its payoff stays under the agent's exact
+exploitability, and `spycfr measure` records it and resumes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cli_helpers import spycfr
+from spycfr.analysis.headtohead import player_args, player_from, tree_player
+from spycfr.analysis.lbr import _two_player_params
+from spycfr.analysis.lbr_agent import GAMES_FILE, AgentOpponent, play_game, table_games
+from spycfr.cfr import CFRSolver
+from spycfr.games import build_tree, get_plugin, make_game
+from spycfr.public import protocol as pp
+from spycfr.runs.agent_run import load_agent
+from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return make_game("agent-hunter", "tiny")
+
+
+@pytest.mark.parametrize("me", [0, 1])
+def test_the_loop_replays_the_table_path_against_a_stored_strategy(tiny, me):
+    """The same games, move for move: the agent path with the agent replaced by a fixed
+    strategy is the table path."""
+    tree = build_tree(tiny)
+    solver = CFRSolver(tree, "cfr+")
+    solver.iterate(20)
+    params = get_plugin("agent-hunter").numba_params(tiny.variant_obj)
+    player = tree_player(tree, solver.average_strategy(), params)
+    numba, mine = table_games(tiny, player, me, 7, 3, 40, rollouts=3)
+    assert np.array_equal(numba, mine)
+    assert len(set(numba)) > 1  # the games differ: a real comparison
+    numba, mine = table_games(tiny, player, me, 7, 0, 20, rollouts=2,
+                              roll=player_from("heuristic", tiny))
+    assert np.array_equal(numba, mine)
+
+
+def test_the_belief_against_the_agent_is_its_own_range(tiny):
+    """After every move, LBR's particles weighted by the agent's re-solved strategy give, per
+    private state of the agent, its range (the public belief it plays from) times
+    compatibility with LBR's own cards: the probabilities are read at the right histories."""
+    agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(), AgentConfig(iterations=30))
+    params = _two_player_params(tiny)
+    priv = pp.python_impl(agent.params, "private_of_history")
+    checked = 0
+
+    def watch(view, bs, bw, n, state):
+        nonlocal checked
+        g = view.view
+        mine = g.mine
+        j = agent.private(state, 1 - g.seat)
+        compat = agent.model.compat[:, j] if g.seat == 0 else agent.model.compat[j]
+        expected = mine * compat
+        if expected.sum() == 0:
+            return
+        got = np.zeros_like(expected)
+        for x in range(n):
+            got[priv(bs[x], agent.params, g.seat)] += bw[x]
+        assert got == pytest.approx(expected / expected.sum(), abs=1e-9)
+        checked += 1
+
+    opponent = AgentOpponent(agent, player_from("heuristic", tiny))
+    roll = player_args(player_from("heuristic", tiny))
+    for me in (0, 1):
+        for g in range(4):
+            play_game(params, me, opponent, roll, 2, 11, g, watch)
+    assert checked >= 30
+
+
+@pytest.mark.slow
+def test_measure_lbr_against_the_agent_bounds_its_exact_exploitability(tmp_path):
+    """`spycfr measure` on an agent run: LBR's payoff is at most the agent's exact
+    exploitability (its strategy at every public node, then a best response), up to its
+    interval; the games are kept and a rerun with more plays only the new ones."""
+    run = tmp_path / "agent"
+    code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm",
+                          "re-solving", "--iterations", "30", "-o", str(run), "-q")
+    assert code == 0, err
+    code, out, err = spycfr("measure", str(run), "--lbr-games", "300", "--lbr-rollouts", "4",
+                            "--workers", "0", "--json")
+    assert code == 0, err
+    lbr = json.loads(out)["local_best_response"]
+    assert lbr["games"] == 300 and lbr["rollout_policy"] == "heuristic"
+    expl, br, _ = agent_exploitability(load_agent(run))
+    assert lbr["value"] <= expl + (lbr["ci95"][1] - lbr["value"])
+    for seat, b in (("as_p1", br[0]), ("as_p2", br[1])):
+        assert lbr[seat]["mean"] <= b + (lbr[seat]["ci95"][1] - lbr[seat]["mean"])
+    print(f"LBR {lbr['value']:.3f} {lbr['ci95']}, exact {expl:.3f} {br}")
+    assert lbr["value"] > 0.0  # it finds some of the agent's exploitability
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["measured"]["local_best_response"]["value"] == lbr["value"]
+    assert meta["measured"]["exploitability_lower_bound"]["by"] == "local best response"
+    assert "--lbr-rollout heuristic" in meta["measured"]["command"]
+    lines = (run / GAMES_FILE).read_text().splitlines()
+    assert len(lines) == 301
+    code, out, err = spycfr("measure", str(run), "--lbr-games", "310", "--lbr-rollouts", "4",
+                            "--workers", "0")
+    assert code == 0, err
+    assert "300 of 310 games already" in err and "local best response, 310 games" in out
+    assert (run / GAMES_FILE).read_text().splitlines()[:301] == lines
+    code, _, err = spycfr("measure", str(run), "--lbr-games", "10", "--lbr-rollouts", "2",
+                          "--workers", "0")
+    assert code == 2 and "other settings" in err and "Traceback" not in err
+    code, _, err = spycfr("measure", str(run))
+    assert code == 2 and "nothing to measure" in err
