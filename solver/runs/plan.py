@@ -27,11 +27,11 @@ AUTO_CFR = "pdcfr+"
 AUTO_SAMPLED = "es-mccfr"
 # With a target tighter than AUTO_LOOSE_TARGET, auto's LP is preceded by a race: AUTO_CFR for
 # AUTO_RACE_ITERATIONS iterations (measured every AUTO_RACE_CHECK_EVERY) on the LP's tree, kept
-# when it reaches the target. On a wide and shallow tree (Agent Hunter 8/2/1/1, 159,993 nodes)
-# pdcfr+ reached 1e-6 in 30 iterations, 2-4x sooner than the LP; 40 iterations and their checks
-# cost about 0.4x the LP there (the fastest LP per node measured) and 0.07x on a deep and
-# narrow tree (4/1/1/6), where pdcfr+ is far from 1e-6 (benchmarks/README.md, "auto's race").
-# A looser target on a tree this small keeps the exact LP (a sweep's default: exact values).
+# when it reaches the target. End to end at 1e-6 (README.md, "auto's race"): on a
+# wide and shallow tree (Agent Hunter 8/2/1/1) pdcfr+ is there in 30 iterations, auto 0.57x the
+# LP's time; where the LP is faster the race costs 13-38% (Agent Hunter mini 1.38x, Leduc and
+# liar's dice 1.27x). A looser target on a tree this small keeps the exact LP (a sweep's
+# default: exact values).
 AUTO_RACE_ITERATIONS = 40
 AUTO_RACE_CHECK_EVERY = 10
 SAMPLED_SETTINGS = ("abstraction", "fallback", "store_depth")  # a game's sampled_settings keys
