@@ -47,8 +47,12 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
         g = build_game(game, preset, variant_params)
     a, b = player_from(player_a, g), player_from(player_b, g)
 
-    def say(text: str) -> None:  # a search agent's games, one line each (stderr)
+    def say(text: str) -> None:  # a search agent's games and long solves (stderr)
         click.echo(text, err=True)
+
+    for p in (a, b):
+        if p.agent is not None:
+            p.agent.progress = say
 
     out = match(g, a, b, games, seed, say)
     if as_json:

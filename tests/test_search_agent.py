@@ -147,3 +147,19 @@ def test_the_agents_exact_exploitability_on_tiny():
                                                            AgentConfig(iterations=100)))
     assert deep < 0.002 and shallow > 0.1 and solves > 100
     assert br[0] >= -1e-9 and br[1] >= -1e-9
+
+
+def test_long_solves_say_how_far_they_are(tiny, monkeypatch):
+    """A solve past PROGRESS_AFTER seconds says its iterations, time spent and time left
+    (here from the start: every iteration but the last), the plan's and a re-solve's."""
+    from spycfr.search import agent as agent_module
+
+    monkeypatch.setattr(agent_module, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(agent_module, "PROGRESS_AGAIN", 0.0)
+    lines: list[str] = []
+    agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5), lines.append)
+    _play(agent, 0, 3, lambda g, state: None)
+    plan = [x for x in lines if x.startswith("solving the opening subgame (") and "CFR+" in x]
+    assert [x.split(": ")[1].split(" CFR+")[0] for x in plan] == ["1/5", "2/5", "3/5", "4/5"]
+    assert all(" s, about " in x and x.endswith(" s to go") for x in plan)
+    assert any(x.startswith("solving the subgame from here") for x in lines)

@@ -134,10 +134,10 @@ class AgentOpponent:
     (the path of actions so far), re-solves as it goes, plays its seat, and values each of
     the player's moves when the player is to move (for the review)."""
 
-    def __init__(self, run_dir: str) -> None:
+    def __init__(self, run_dir: str, progress: Callable[[str], None] | None = None) -> None:
         from spycfr.runs.agent_run import load_agent
 
-        self.agent = load_agent(run_dir)
+        self.agent = load_agent(run_dir, progress)
         self.value_function = self.agent.config.value_function
         self.game: Any = None  # the AgentGame, made at the first call (its seat known)
         self.state = self.agent.initial()

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -276,7 +277,7 @@ def table_games(game, strategy: Player, me: int, seed: int, first: int, count: i
 _AGENTS: dict[str, tuple] = {}  # per process: run directory -> (agent, params, game)
 
 
-def _agent_of(run_dir: str) -> tuple:
+def _agent_of(run_dir: str, progress: Note | None = None) -> tuple:
     if run_dir not in _AGENTS:
         from spycfr.games import make_game
         from spycfr.runs.agent_run import load_agent
@@ -287,13 +288,15 @@ def _agent_of(run_dir: str) -> tuple:
         assert config is not None  # read_run requires it
         game = make_game(config.game, config.preset, config.params)
         _AGENTS[run_dir] = (load_agent(run_dir), _two_player_params(game), game)
+    _AGENTS[run_dir][0].progress = progress
     return _AGENTS[run_dir]
 
 
-def agent_game_task(run_dir: str, settings: dict, me: int, g: int) -> dict:
+def agent_game_task(run_dir: str, settings: dict, me: int, g: int,
+                    progress: Note | None = None) -> dict:
     """One LBR game against the agent of ``run_dir`` (a Dask task; the agent and its plan
-    are made once per process)."""
-    agent, params, game = _agent_of(run_dir)
+    are made once per process; its long solves told to ``progress`` in this process)."""
+    agent, params, game = _agent_of(run_dir, progress)
     start = time.perf_counter()
     opponent = AgentOpponent(agent, player_from(settings["opponent_rollout"], game))
     roll = player_args(player_from(settings["rollout"], game))
@@ -365,7 +368,9 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     if not path.exists():
         _append(path, {"settings": settings})
     halves = (games // 2, games - games // 2)
-    todo = [(me, g) for me in (0, 1) for g in range(halves[me]) if (me, g) not in done]
+    # the seats alternate, so that a run stopped early holds as many games of each
+    todo = [(me, g) for g in range(halves[1]) for me in (0, 1)
+            if g < halves[me] and (me, g) not in done]
     say(f"local best response against the agent: {games - len(todo):,} of {games:,} games "
         f"already in {path}, {len(todo):,} to play (each agent process first solves its "
         "opening plan, compiling numba kernels the first time)")
@@ -415,7 +420,7 @@ def _run_tasks(run_dir: str, settings: dict, todo: list[tuple[int, int]],
         return
     if workers == 0 and scheduler is None:
         for count, (me, g) in enumerate(todo, 1):
-            finished(agent_game_task(run_dir, settings, me, g), count)
+            finished(agent_game_task(run_dir, settings, me, g, say), count)
         return
     from distributed import Client, LocalCluster, as_completed
 
@@ -430,15 +435,27 @@ def _run_tasks(run_dir: str, settings: dict, todo: list[tuple[int, int]],
         cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
                                dashboard_address=None)
         client = Client(cluster)
+    waiting = threading.Event()
     try:
         n = workers or 2
         say(f"on {scheduler or f'a LocalCluster of {n} worker process' + 'es' * (n > 1)}")
         path = str(Path(run_dir).resolve())
         futures = [client.submit(agent_game_task, path, settings, me, g, pure=False)
                    for me, g in todo]
+        threading.Thread(target=_until_first, args=(waiting, say), daemon=True).start()
         for count, fut in enumerate(as_completed(futures), 1):
+            waiting.set()
             finished(fut.result(), count)
     finally:
+        waiting.set()
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _until_first(done: threading.Event, say: Note, every: float = 30.0) -> None:
+    """Say every ``every`` seconds that no game has finished yet, until one has."""
+    start = time.perf_counter()
+    while not done.wait(every):
+        say(f"no game finished yet after {time.perf_counter() - start:.0f} s (each worker "
+            "first solves the agent's opening plan: minutes on a big game)")

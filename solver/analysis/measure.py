@@ -101,6 +101,8 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
                           "local best response)")
     roll = None if lbr_rollout is None else player_from(lbr_rollout, game)
     run = player_from(str(run_dir), game)
+    if run.agent is not None:
+        run.agent.progress = progress  # its long solves say how far they are
     matches = []
     for name in opponents(game) if games > 0 else []:
         if progress:

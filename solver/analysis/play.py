@@ -71,8 +71,9 @@ class Decision:
     labels: list[str] = field(default_factory=list)
 
 
-def load_opponent(run_dir: str) -> Opponent:
-    """The strategy of a run directory: a tree run, or an MCCFR run from its checkpoint."""
+def load_opponent(run_dir: str, progress: Callable[[str], None] | None = None) -> Opponent:
+    """The strategy of a run directory: a tree run, or an MCCFR run from its checkpoint (a
+    search agent's run: the agent, its long solves told to ``progress``)."""
     from spycfr.runs.agent_run import is_agent_run
     from spycfr.runs.store import load_run, read_run
 
@@ -80,7 +81,7 @@ def load_opponent(run_dir: str) -> Opponent:
     if is_agent_run(meta):
         from spycfr.analysis.agentplay import AgentOpponent
 
-        return Opponent(meta, agent=AgentOpponent(run_dir))
+        return Opponent(meta, agent=AgentOpponent(run_dir, progress))
     if not meta.treeless:
         run = load_run(run_dir)
         return Opponent(run.result, run.tree, run.strategy)
@@ -123,7 +124,7 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
               opponent: Opponent | None = None) -> dict:
     """Play one game as ``seat`` (0: P1) against the run's strategy; returns the result and
     the review (see :func:`review`). ``say`` prints a line; ``moves`` gives the input."""
-    opp = opponent or load_opponent(run_dir)
+    opp = opponent or load_opponent(run_dir, say)
     meta = opp.result
     game = make_game(meta.game, None, meta.variant)
     plugin = get_plugin(meta.game)

@@ -36,6 +36,9 @@ from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel
 
 ALGORITHM = "re-solving"
+# a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
+PROGRESS_AFTER = 2.0
+PROGRESS_AGAIN = 10.0
 
 
 @dataclass(frozen=True)
@@ -95,8 +98,29 @@ class SearchAgent:
         if self._plan is None:
             self._say("solving the opening subgame (the first time compiles numba kernels)")
             tree = subgame(self.model, self.model.root(), self.config.plan_depth)
-            self._plan = solve(tree, self.model.weights, self.config.iterations, self.values)
+            self._plan = self.solve("the opening subgame", tree, self.model.weights)
         return self._plan
+
+    def solve(self, what: str, tree, ranges, **gadget) -> Solution:
+        """:func:`~spycfr.search.resolve.solve` with the agent's iterations and leaves, saying
+        (when it takes more than PROGRESS_AFTER seconds) the iterations done, the time spent
+        and an estimate of the time left."""
+        total = self.config.iterations
+        if self.progress is None:
+            return solve(tree, ranges, total, self.values, **gadget)
+        say, start = self.progress, time.perf_counter()
+        due = [start + PROGRESS_AFTER]
+
+        def tick(done: int, _: int) -> None:
+            now = time.perf_counter()
+            if now < due[0] or done == total:
+                return
+            due[0] = now + PROGRESS_AGAIN
+            spent = now - start
+            say(f"solving {what} ({tree.size:,} public nodes): {done}/{total} CFR+ "
+                f"iterations, {spent:.0f} s, about {spent * (total - done) / done:.0f} s to go")
+
+        return solve(tree, ranges, total, self.values, progress=tick, **gadget)
 
     def game(self, seat: int) -> AgentGame:
         """A new game with the agent as ``seat``."""
@@ -257,8 +281,8 @@ class AgentGame:
         start = time.perf_counter()
         tree = subgame(a.model, self.pub, a.config.depth)
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
-        self.sol = solve(tree, ranges, a.config.iterations, a.values,
-                         opp_values=self.sol.best[opp][s], opponent=opp)
+        self.sol = a.solve("the subgame from here", tree, ranges,
+                           opp_values=self.sol.best[opp][s], opponent=opp)
         self.s = 0
         self.solves += 1
         self.solve_seconds.append(time.perf_counter() - start)

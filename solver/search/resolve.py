@@ -13,6 +13,7 @@ previous plan (Burch, Johanson and Bowling 2014; Moravcik et al. 2017).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,13 +79,15 @@ class _Run:
 
 def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
           value_function: ValueFunction | None = None, opp_values: np.ndarray | None = None,
-          opponent: int | None = None, in_numba: bool = True) -> Solution:
+          opponent: int | None = None, in_numba: bool = True,
+          progress: Callable[[int, int], None] | None = None) -> Solution:
     """CFR+ (alternating, linear averaging) on ``tree`` from the root ``ranges``; with
     ``opp_values`` the re-solving gadget for ``opponent``: its range then says only which
     private states it can hold here (> 0; e.g. not the board card), each entering the
     subgame with the gadget's probability. Without leaves the loop runs in one numba call
     (``in_numba``); the Python loop around the passes is the same algorithm, kept for leaf
-    value functions, which may be any Python callable."""
+    value functions, which may be any Python callable. ``progress(done, iterations)`` is
+    called after each iteration of the Python loop (once at the end of the numba one)."""
     t = tree
     run = _Run(t, value_function)
     shape = t.row_kid.shape
@@ -115,6 +118,8 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
                         avg, run.reach[0], run.reach[1], run.values[0], run.values[1], ent)
         if gadget:
             enter_avg = ent * (iterations * (iterations + 1) / 2)
+        if progress is not None:
+            progress(iterations, iterations)
     else:
         for it in range(1, iterations + 1):
             for seat in (0, 1):
@@ -131,6 +136,8 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
                     enter = np.where(total > 0, g_regret[:, 1] / np.where(total > 0, total, 1),
                                      0.5)
                     roots[opp] = enter * support
+            if progress is not None:
+                progress(it, iterations)
     strategy = np.zeros(shape)
     passes.normalise(t.kind, t.row, t.row_count, avg, strategy)
     final_enter = None
