@@ -108,7 +108,8 @@ def agent_query(run_dir: str, player: int, record: str,
                            f"{len(labels)}")
     post = game.posterior(state)
     plugin = get_plugin(meta.game)
-    names = plugin.private_names(variant) if plugin.private_names else None
+    names = (plugin.private_names(variant, agent.public(state), 1 - player)
+             if plugin.private_names else None)
     top = np.argsort(-post, kind="stable")[:8]
     order = np.argsort(-info.probs, kind="stable")
     return {

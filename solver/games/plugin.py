@@ -198,14 +198,19 @@ class GamePlugin:
     # that seat sees it (HTML), ``NOTATION`` the record notation explained (HTML); each
     # optional, the summaries those of ``records``.
     views: str | None = None
-    # scored_now(pubs, params, r0, r1, v0, v1): an @njit function writing each seat's
+    # search_params(variant) -> the numba params whose public model a search agent
+    # re-solves on, where it must be an abstraction of the game's (the rules the same);
+    # None: numba_params.
+    search_params: Callable[[Any], Any] | None = None
+    # scored_now(pubs, params, r0, r1, v0, v1): a function (numba or not) writing each seat's
     # values (sum over the other's range of the payoff times compat) with the game ended at
     # each public state, as it stands: the leaf values of a search agent without a trained
     # value function (spycfr.search.leafvalues); None: the game offers none.
     scored_now: Callable | None = None
-    # private_names(variant) -> each private state of the public model in words (what a
-    # search agent's posterior over the opponent's private state shows); None: numbers.
-    private_names: Callable[[Any], list[str]] | None = None
+    # private_names(variant, pub, seat) -> each private state of ``seat`` at public state
+    # ``pub`` of the search agent's model in words (what its posterior over the opponent's
+    # private state shows); None: numbers.
+    private_names: Callable[[Any, Any, int], list[str]] | None = None
     # Presets whose default `spycfr solve` makes a search agent (spycfr.search.agent)
     # instead of a stored strategy: those too big to solve whole.
     agent_presets: tuple[str, ...] = ()

@@ -77,7 +77,7 @@ class SearchAgent:
         config.check()
         self.plugin = get_plugin(game_name)
         self.variant = self.plugin.make_variant(None, variant)
-        self.params = self.plugin.numba_params(self.variant)
+        self.params = (self.plugin.search_params or self.plugin.numba_params)(self.variant)
         if not pp.has_public(self.params):
             raise SpycfrError(f"{game_name} has no public-state model: no search agent")
         self.config = config

@@ -8,6 +8,7 @@ from dataclasses import replace
 from spycfr.games.agent_avenue import position as _position
 from spycfr.games.agent_avenue import public as _public  # noqa: F401 (registers)
 from spycfr.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
+from spycfr.games.agent_avenue.leaf import private_names, scored_now, search_params
 from spycfr.games.agent_avenue.openings import group as _group
 from spycfr.games.agent_avenue.openings import opening_paths as _opening_paths
 from spycfr.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
@@ -76,6 +77,9 @@ PLUGIN = GamePlugin(
     # The first two decisions learnt by external sampling in the abstraction, the heuristic
     # playing the rest: +0.157 against it; learning 3, 4 or 6 decisions measured worse.
     sampled_settings={"abstraction": True, "fallback": "heuristic", "store_depth": 2},
+    search_params=search_params,
+    scored_now=scored_now,
+    private_names=private_names,
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",

@@ -182,7 +182,14 @@ def scheme(pub, params, seat):
     hs = np.int64(pub[HANDSIZE + seat])
     if pending:
         hs = min(hs, params.hand - 2)
-    return pending, hs, np.int64(params.discards - pub[DLEFT + seat])
+    return pending, hs, _discarded(pub, params, seat)
+
+
+@njit(cache=True)
+def _discarded(pub, params, seat):
+    """The discards a seat's numbering holds: those it made, none where the model forgets
+    them (``params.forget``)."""
+    return np.int64(0 if params.forget else params.discards - pub[DLEFT + seat])
 
 
 @njit(cache=True)
@@ -218,8 +225,9 @@ def decode(params, pending, hs, ds, i):
 @njit(cache=True)
 def num_private(params, seat):
     hs = max(params.hand - 2, 0)
-    return np.int64(max(scheme_size(params, False, params.hand, params.discards),
-                        scheme_size(params, True, hs, params.discards)))
+    ds = 0 if params.forget else params.discards
+    return np.int64(max(scheme_size(params, False, params.hand, ds),
+                        scheme_size(params, True, hs, ds)))
 
 
 @njit(cache=True)
@@ -271,8 +279,8 @@ def private_of_history(state, params, seat):
         return np.int64(-1)
     n = params.n
     hand = _code_of(state, HAND + 8 * seat, n)
-    disc = _code_of(state, DISC + 8 * seat, n)
-    ds = np.int64(params.discards - state[DLEFT + seat])
+    disc = np.int64(0) if params.forget else _code_of(state, DISC + 8 * seat, n)
+    ds = _discarded(state, params, seat)
     hs = np.int64(state[HANDSIZE + seat])
     if seat == state[ACTIVE] and (ph == PH_REFILL or ph == PH_RECRUIT):
         if hs > params.hand - 2:
@@ -373,8 +381,12 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
             for x in range(n):
                 if _digit(hand, x) > 0:
                     kids[m] = 0
-                    nexts[m] = index(params, False, hs - 1, ds + 1, hand - _unit(x),
-                                     disc + _unit(x), NO_NAME)
+                    if params.forget:  # the discard leaves the model
+                        nexts[m] = index(params, False, hs - 1, ds, hand - _unit(x), disc,
+                                         NO_NAME)
+                    else:
+                        nexts[m] = index(params, False, hs - 1, ds + 1, hand - _unit(x),
+                                         disc + _unit(x), NO_NAME)
                     m += 1
         names = 0
         for x in range(n):
@@ -531,6 +543,20 @@ def _scale(pub, params):
     a = pub[ACTIVE]
     drawn = total - pub[DECKSIZE] - (pub[HANDSIZE + a] - min(pub[HANDSIZE + a],
                                                                params.hand - 2))
+    return _scale_of(pub, params, drawn)
+
+
+@njit(cache=True)
+def _scale_of(pub, params, drawn):
+    """n^K / N^(K) for ``drawn`` cards out of the deck. Where the model forgets discards,
+    K leaves them out: the ratio weighs the cards it knows (by exchangeability, their true
+    probability whatever the discarded cards were), each discarded card taken as any name
+    with probability 1/n as the model drew it (an abstraction, not exact)."""
+    total = 0
+    for t in range(params.n):
+        total += params.copies[t]
+    if params.forget:
+        drawn -= 2 * params.discards - pub[DLEFT] - pub[DLEFT + 1]
     return float(params.n) ** drawn / _falling(total, drawn)
 
 

@@ -102,6 +102,9 @@ class AgentAvenueParams(NamedTuple):
     hand: np.int64
     discards: np.int64
     board: np.int64
+    # 1: the public model (public.py) forgets which cards a player discarded (a search
+    # agent's abstraction of a game whose exact numbering is too big); the rules ignore it
+    forget: np.int64 = np.int64(0)
 
 
 # --- helpers ---------------------------------------------------------------------------

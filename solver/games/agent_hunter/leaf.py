@@ -72,9 +72,10 @@ def scored_now(pubs, params, r0, r1, v0, v1):
                 out[i] = (total - below[hi]) - below[lo]
 
 
-def private_names(variant) -> list[str]:
+def private_names(variant, pub: np.ndarray | None = None, seat: int = 0) -> list[str]:
     """Each private state of the public model in words: the cards of houses 1..K (a house
-    no longer in play keeps the card that left it), or not placed yet."""
+    no longer in play keeps the card that left it), or not placed yet (the same numbering
+    at every public state and for both seats)."""
     from spycfr.games.agent_hunter.public import num_placements, unrank
 
     params = variant.to_params()

@@ -1,0 +1,332 @@
+"""What a search agent assumes at the leaf of a depth-limited Agent Avenue subgame (simple
+mode's public model, public.py): the game's payoff at a terminal, and before the end an
+estimate of seat 0's expected payoff from the public state alone (the score is public: the
+gap between the meeples, the Codebreakers and Daredevils in play, the deck left), weighed,
+pair of private states by pair, with the same card-removal ratio as the terminal payoff.
+
+``v_s[l, i] = sum_j u_s(l) W_l[i, j] r_other[l, j]``, ``W_l[i, j]`` the model's correction
+of the deal and draws to the deck's (public.py's module notes), at a leaf before the end the
+cards out of the deck counted as they stand (hands, discards, the cards on the table). At a
+recruitment (a leaf where a subgame starts at one, or after a swap) the value is the
+estimate after the card that the recruiter, knowing only the mover's range, prefers; the
+face-down card is then the mover's own. ``W`` is built once per public state and kept (a
+solve evaluates its leaves twice per iteration), so an evaluation costs a matrix product per
+group of leaves that share it.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from spycfr.games.agent_avenue import public as AP
+from spycfr.games.agent_avenue.public import (
+    DEAD,
+    _digit,
+    _falling,
+    _scale,
+    _scale_of,
+    _unit,
+    decode,
+    scheme,
+    scheme_size,
+)
+from spycfr.games.agent_avenue.rules import (
+    ACTIVE,
+    DECKSIZE,
+    GAP,
+    PH_OVER,
+    PH_RECRUIT,
+    PHASE,
+    PLAY,
+    T_TAKE,
+    UP,
+    WINNER,
+)
+
+# Seat 0's expected payoff before the end: tanh of a weighted sum of the public score, the
+# weights half a logistic regression's of P1's win on these features at the start of each
+# turn of 12,000 heuristic-vs-heuristic games on the full deck (15% of moves uniformly
+# random; log loss 0.633 against 0.693 knowing nothing): tanh(z / 2) = 2 P(win) - 1.
+SPACE = 0.142  # per space of P1's lead over the half board (the deck-out's measure)
+LATE = -0.47  # the lead weighs (1 + LATE) times as much when the deck is out
+CODEBREAKER = (0.0, 0.04, 0.34)  # one and two Codebreakers in play (three win)
+DAREDEVIL = (0.0, -0.14, -0.50)  # one and two Daredevils (three lose)
+TEMPO = 0.065  # the side to move
+
+
+@njit(cache=True)
+def estimate(pub, params):
+    """Seat 0's expected payoff at a public state before the end, in (-1, 1): the lead in
+    spaces (the deck-out's measure), the Codebreakers and Daredevils each side has in play
+    and who is to move."""
+    total = 0
+    for t in range(params.n):
+        total += params.copies[t]
+    late = 1.0 - pub[DECKSIZE] / max(total - 2 * params.hand, 1)
+    lead = params.board // 2 - pub[GAP]
+    x = SPACE * lead * (1.0 + LATE * late)
+    if params.cb >= 0:
+        x += CODEBREAKER[min(pub[PLAY + params.cb], 2)]
+        x -= CODEBREAKER[min(pub[PLAY + 8 + params.cb], 2)]
+    if params.dd >= 0:
+        x += DAREDEVIL[min(pub[PLAY + params.dd], 2)]
+        x -= DAREDEVIL[min(pub[PLAY + 8 + params.dd], 2)]
+    x += TEMPO if pub[ACTIVE] == 0 else -TEMPO
+    return np.tanh(x)
+
+
+@njit(cache=True)
+def _held(pub, params, seat, i):
+    """The cards state i of ``seat`` holds out of the deck (hand, discards the numbering
+    keeps, and a face-down card on the table until it is recruited), -1 for DEAD."""
+    pending, hs, ds = scheme(pub, params, seat)
+    if i == DEAD or i >= scheme_size(params, pending, hs, ds):
+        return np.int64(-1)
+    hand, disc, name = decode(params, pending, hs, ds, i)
+    code = hand + disc
+    if name >= 0 and pub[PHASE] == PH_RECRUIT:
+        code += _unit(name)
+    return code
+
+
+@njit(cache=True)
+def weights(pub, params, n0, n1):
+    """``W[i, j]``: the deck's probability of the cards states i and j hold (with those in
+    play) over the model's, 0 where either is DEAD or they hold more than the deck has."""
+    if pub[PHASE] == PH_OVER:
+        scale = _scale(pub, params)
+    else:
+        total = 0
+        for t in range(params.n):
+            total += params.copies[t]
+        scale = _scale_of(pub, params, total - pub[DECKSIZE])
+    base = np.zeros(params.n, np.int64)
+    for t in range(params.n):
+        base[t] = pub[PLAY + t] + pub[PLAY + 8 + t]
+    if pub[UP] >= 0 and pub[PHASE] == PH_RECRUIT:
+        base[pub[UP]] += 1
+    x = np.empty(n0, np.int64)
+    y = np.empty(n1, np.int64)
+    for i in range(n0):
+        x[i] = _held(pub, params, 0, i)
+    for j in range(n1):
+        y[j] = _held(pub, params, 1, j)
+    out = np.zeros((n0, n1))
+    for i in range(n0):
+        if x[i] < 0:
+            continue
+        for j in range(n1):
+            if y[j] < 0:
+                continue
+            r = scale
+            for t in range(params.n):
+                r *= _falling(params.copies[t], base[t] + _digit(x[i], t) + _digit(y[j], t))
+            out[i, j] = r
+    return out
+
+
+@njit(cache=True)
+def weights_key(pub, params):
+    """What :func:`weights` reads of a public state: leaves that differ only in who
+    recruited which card, or in the gap, share their ``W``."""
+    out = np.zeros(8 + 2 * params.n, np.int64)
+    out[0] = pub[PHASE] == PH_OVER
+    out[1] = pub[PHASE] == PH_RECRUIT
+    for s in range(2):
+        pending, hs, ds = scheme(pub, params, s)
+        out[2 + 3 * s] = pending
+        out[3 + 3 * s] = hs
+        out[4 + 3 * s] = ds
+    scale = _scale(pub, params) if pub[PHASE] == PH_OVER else -1.0
+    out[7] = np.int64(pub[DECKSIZE]) if scale < 0 else np.int64(np.float64(scale).view(np.int64))
+    for t in range(params.n):
+        out[8 + t] = pub[PLAY + t] + pub[PLAY + 8 + t]
+        out[8 + params.n + t] = pub[UP] == t and pub[PHASE] == PH_RECRUIT
+    return out
+
+
+@njit(cache=True)
+def recruit_outcomes(pub, params):
+    """At a recruitment: seat 0's value after each take (0 up, 1 down) and face-down name,
+    the game's payoff if it ends there, else :func:`estimate` (nan: no such name left)."""
+    out = np.full((2, params.n), np.nan)
+    taken = np.empty_like(pub)
+    after = np.empty_like(pub)
+    for take in range(2):
+        AP.apply_action(pub, params, (T_TAKE << 20) | take, taken)
+        for d in range(params.n):
+            if AP._left(pub, params, d) <= 0:
+                continue
+            AP.apply_action(taken, params, d, after)
+            if after[PHASE] == PH_OVER:
+                out[take, d] = 1.0 if after[WINNER] == 0 else -1.0
+            else:
+                out[take, d] = estimate(after, params)
+    return out
+
+
+@njit(cache=True)
+def face_down_names(pub, params, seat, n):
+    """The face-down name of each of ``seat``'s states at a recruitment (-1: DEAD)."""
+    out = np.full(n, -1, np.int64)
+    pending, hs, ds = scheme(pub, params, seat)
+    for i in range(1, min(n, scheme_size(params, pending, hs, ds))):
+        out[i] = decode(params, pending, hs, ds, i)[2]
+    return out
+
+
+def _recruited(outcomes: np.ndarray, names: np.ndarray, mover_range: np.ndarray,
+               recruiter: int) -> np.ndarray:
+    """Seat 0's value for each of the mover's states at a recruitment leaf: the recruiter
+    takes the card that is better for it on average over the face-down names the mover's
+    range holds (what it knows of that card), the face-down card then the state's own."""
+    live = names >= 0
+    mass = np.bincount(names[live], weights=mover_range[live], minlength=outcomes.shape[1])
+    means = np.nan_to_num(outcomes) @ mass
+    take = int(np.argmax(means) if recruiter == 0 else np.argmin(means))
+    return np.where(live, np.nan_to_num(outcomes[take])[np.maximum(names, 0)], 0.0)
+
+
+class ScoredNow:
+    """The ``scored_now`` hook: a callable keeping each public state's value and ``W`` (at
+    most ``keep`` of each kind, the oldest dropped first). The leaves of one call that share
+    a ``W`` are valued by one matrix product; a call whose opposing range is the last call's
+    (the solver asks for both seats' values, then uses one) reuses those values."""
+
+    def __init__(self, keep: int = 600) -> None:
+        self.keep = keep
+        self._leaves: OrderedDict[bytes, tuple[Any, bytes]] = OrderedDict()
+        self._weights: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._params: dict[int, tuple[object, bytes]] = {}
+        self._last: tuple = ()
+
+    def __call__(self, pubs, params, r0, r1, v0, v1) -> None:
+        last = self._last
+        if (last and last[0].shape == pubs.shape and np.array_equal(last[0], pubs)
+                and last[1] is params):
+            same0, same1 = np.array_equal(last[2], r0), np.array_equal(last[3], r1)
+        else:
+            same0 = same1 = False
+        u = np.empty(pubs.shape[0])
+        groups: dict[bytes, list[int]] = {}
+        recruits = []
+        for leaf in range(pubs.shape[0]):
+            value, wkey = self._leaf(pubs[leaf], params, r0.shape[1], r1.shape[1])
+            if isinstance(value, tuple):
+                recruits.append((leaf, value, wkey))
+                continue
+            u[leaf] = value
+            groups.setdefault(wkey, []).append(leaf)
+        if same1:
+            v0[:] = last[4]
+        if same0:
+            v1[:] = last[5]
+        for wkey, leaves in groups.items():
+            w = self._weights[wkey]
+            idx = np.array(leaves)
+            if not same1:
+                v0[idx] = u[idx, None] * (r1[idx].astype(np.float32) @ w.T)
+            if not same0:
+                v1[idx] = -u[idx, None] * (r0[idx].astype(np.float32) @ w)
+        for leaf, (mover, outcomes, names), wkey in recruits:
+            w = self._weights[wkey]
+            ranges = (r0[leaf], r1[leaf])
+            us = _recruited(outcomes, names, ranges[mover], 1 - mover)
+            if mover == 0:
+                v0[leaf] = us * (w @ r1[leaf])
+                v1[leaf] = -((us * r0[leaf]) @ w)
+            else:
+                v0[leaf] = w @ (us * r1[leaf])
+                v1[leaf] = -us * (r0[leaf] @ w)
+        self._last = (pubs.copy(), params, r0.copy(), r1.copy(), v0.copy(), v1.copy())
+
+    def _leaf(self, pub, params, n0: int, n1: int) -> tuple[Any, bytes]:
+        """(seat 0's value, or at a recruitment (mover, values of each take and face-down
+        name, each mover's state's face-down name); the key of its W)."""
+        key = pub.tobytes() + self._params_key(params)
+        if key in self._leaves:
+            self._leaves.move_to_end(key)
+            hit = self._leaves[key]
+            self._weigh(hit[1], pub, params, n0, n1)
+            return hit
+        value: float | tuple
+        if pub[PHASE] == PH_OVER:
+            value = 1.0 if pub[WINNER] == 0 else -1.0
+        elif pub[PHASE] == PH_RECRUIT:
+            mover = int(pub[ACTIVE])
+            value = (mover, recruit_outcomes(pub, params),
+                     face_down_names(pub, params, mover, (n0, n1)[mover]))
+        else:
+            value = float(estimate(pub, params))
+        wkey = weights_key(pub, params).tobytes() + self._params_key(params)
+        self._weigh(wkey, pub, params, n0, n1)
+        self._leaves[key] = (value, wkey)
+        if len(self._leaves) > 4 * self.keep:
+            self._leaves.popitem(last=False)
+        return value, wkey
+
+    def _weigh(self, wkey: bytes, pub, params, n0: int, n1: int) -> None:
+        """Make ``W`` of ``pub`` the most recent (built if it is not kept)."""
+        if wkey not in self._weights:
+            # single precision: the products read W from memory, twice as fast
+            self._weights[wkey] = weights(pub, params, n0, n1).astype(np.float32)
+            if len(self._weights) > self.keep:
+                self._weights.popitem(last=False)
+        self._weights.move_to_end(wkey)
+
+    def _params_key(self, params) -> bytes:
+        hit = self._params.get(id(params))
+        if hit is None or hit[0] is not params:
+            hit = (params, repr([np.asarray(f).tolist() for f in params]).encode())
+            self._params[id(params)] = hit
+        return hit[1]
+
+
+scored_now = ScoredNow()
+
+
+def search_params(variant):
+    """The public model a search agent re-solves on: the exact one, or, where its numbering
+    of a seat's hands and discards passes ``EXACT_LIMIT`` states (the full game: 108,901),
+    the one that forgets which cards were discarded (hands only: 331 on the full game)."""
+    from spycfr.games.agent_avenue.public import num_private
+
+    params = variant.to_params()
+    if int(num_private(params, 0)) > EXACT_LIMIT:
+        params = params._replace(forget=np.int64(1))
+    return params
+
+
+EXACT_LIMIT = 20_000
+
+
+def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
+    """Each private state of ``seat`` at public state ``pub`` of the search agent's model
+    in words: the hand, the discards the model keeps, a face-down card on the table."""
+    from spycfr.games.agent_avenue.public import num_private
+
+    params = search_params(variant)
+    codes = variant.names
+    pending, hs, ds = scheme(pub, params, seat)
+    size = scheme_size(params, pending, hs, ds)
+    out = []
+    for i in range(int(num_private(params, seat))):
+        if i == DEAD or i >= size:
+            out.append("impossible")
+            continue
+        hand, disc, name = decode(params, pending, hs, ds, i)
+        words = "hand " + _cards(hand, codes)
+        if ds:
+            words += ", discarded " + _cards(disc, codes)
+        if name >= 0:
+            words += f", face down {codes[name]}"
+        out.append(words)
+    return out
+
+
+def _cards(code: int, codes) -> str:
+    return "".join(codes[t] * int(_digit(code, t)) for t in range(len(codes))) or "-"

@@ -1,0 +1,134 @@
+"""Agent Avenue played by search (games/agent_avenue/leaf.py): the leaf values (the payoff at
+a terminal, weighed by card removal as the public model's payoff is), the model that forgets
+discards (what the agent re-solves on where the exact numbering is too big), and the agent
+through whole games of it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from spycfr.engine import protocol as P
+from spycfr.games import get_plugin, make_variant
+from spycfr.games.agent_avenue import leaf as L
+from spycfr.games.agent_avenue import public as AP
+from spycfr.games.agent_avenue import rules as R
+from spycfr.public import protocol as pp
+from spycfr.search.agent import AgentConfig, SearchAgent
+from spycfr.search.leafvalues import value_function
+from spycfr.search.tree import GameModel, build
+
+PLUGIN = get_plugin("agent-avenue")
+
+
+def _model(preset: str, forget: int = 0) -> GameModel:
+    return GameModel.of(make_variant("agent-avenue", preset).to_params()._replace(
+        forget=np.int64(forget)))
+
+
+def test_leaf_values_at_terminals_are_the_payoffs():
+    game = _model("tiny")
+    vf = value_function("scored-now", game, PLUGIN)
+    full = build(game)
+    ends = np.flatnonzero(full.kind == pp.TERMINAL)[:50]
+    rng = np.random.default_rng(3)
+    r0, r1 = rng.random((len(ends), game.n[0])), rng.random((len(ends), game.n[1]))
+    v0, v1 = vf.values(full.pub[ends], r0, r1)
+    for leaf, node in enumerate(ends):
+        m = full.payoff[full.term[node]]
+        assert np.allclose(v0[leaf], m @ r1[leaf] / game.z, atol=1e-6)
+        assert np.allclose(v1[leaf], -(r0[leaf] @ m) / game.z, atol=1e-6)
+    # asked again with one seat's range changed: the cached values of the other are kept
+    r0[:, 1] += 1.0
+    w0, w1 = vf.values(full.pub[ends], r0, r1)
+    assert np.array_equal(w0, v0) and not np.allclose(w1, v1)
+
+
+@pytest.mark.parametrize("preset, forget", [("mini", 0), ("mini", 1), ("small", 0)])
+def test_card_removal_weights_sum_to_one_over_the_deal(preset, forget):
+    """Before the first move, the deal's model weights times W are the deck's probabilities
+    of the two hands: they sum to 1; a pair holding more of a name than the deck has weighs
+    nothing."""
+    game = _model(preset, forget)
+    pub = game.root()
+    w = L.weights(pub, game.params, *game.n)
+    assert game.weights[0] @ w @ game.weights[1] == pytest.approx(1.0)
+    params = game.params
+    two = AP.index(params, False, params.hand, 0, np.int64(2 << (AP.SHIFT * 1)) | 1, 0,
+                   AP.NO_NAME)  # mini and small: hand of 3, two copies of each name
+    assert L._held(pub, params, 0, two) >= 0 and w[two, two] == 0.0
+    assert 0.0 < L.estimate(pub, params) < 1.0  # P1 moves first: its tempo
+
+
+def test_the_forgetful_model_numbers_hands_only():
+    exact, forget = _model("mini"), _model("mini", 1)
+    params = forget.params
+    assert exact.n == (201, 201) and forget.n == (21, 21)  # 20 hands of 3 of 4 names
+    # a real game with a discard: the bridge's state is the hand, the discard forgotten
+    impl = P._REGISTRY[type(params)]
+    state = impl["initial_state"](params)
+    deal = np.int32(R.draw_code(np.array([1, 1, 1, 0]), 4))  # DA EN CB
+    for a in (deal, deal, (R.T_SWAP << 20) | 0, R.draw_code(np.array([0, 0, 0, 1]), 4)):
+        out = np.empty_like(state)
+        impl["apply_action"](state, params, np.int32(a), out)
+        state = out
+    assert state[R.DLEFT] == params.discards - 1 and state[R.PHASE] == R.PH_PLAY
+    pub = np.empty_like(state)
+    AP.public_of_history(state, params, pub)
+    i = AP.private_of_history(state, params, 0)
+    pending, hs, ds = AP.scheme(pub, params, 0)
+    hand, disc, _ = AP.decode(params, pending, hs, ds, i)
+    assert ds == 0 and disc == 0 and hand == sum(1 << (AP.SHIFT * t) for t in (1, 2, 3))
+    names = L.private_names(make_variant("agent-avenue", "mini"), pub, 0)
+    assert len(names) == exact.n[0] and names[0] == "impossible"
+
+
+def test_the_full_game_is_searched_on_hands():
+    params = PLUGIN.search_params(make_variant("agent-avenue", "standard"))
+    assert params.forget == 1 and int(AP.num_private(params, 0)) == 331
+    assert PLUGIN.search_params(make_variant("agent-avenue", "mini")).forget == 0
+
+
+def _play(agent, seat, seed):
+    """One game of the agent as ``seat`` against the heuristic; returns the agent's payoff
+    and its probabilities at its decisions."""
+    params = agent.params
+    impl = P._REGISTRY[type(params)]
+    rng = np.random.default_rng(seed)
+    state = impl["initial_state"](params)
+    g = agent.game(seat)
+    seen = []
+    codes, probs = np.empty(400, np.int32), np.empty(400)
+    while (cp := impl["current_player"](state, params)) != P.TERMINAL:
+        if cp in (0, 1):
+            acts = agent.legal(state)
+            if cp == seat:
+                p = g.policy(state)
+                assert g.mine[agent.private(state, seat)] > 0
+                seen.append(p)
+            else:
+                p = np.zeros(len(acts))
+                impl["heuristic_policy"](state, params, acts, len(acts), p)
+            a = acts[rng.choice(len(acts), p=p / p.sum())]
+        else:
+            k = impl["chance_outcomes"](state, params, codes, probs)
+            a = codes[rng.choice(k, p=probs[:k] / probs[:k].sum())]
+        state = agent.after(state, int(a))
+        g.observe(state)
+    return impl["returns_p1"](state, params) * (1 - 2 * seat), seen
+
+
+def test_the_agent_plays_whole_games_on_the_forgetful_model(monkeypatch):
+    """mini searched on hands only (as the full game is): games with discards played to the
+    end, probabilities summing to 1, the same game the same twice."""
+    monkeypatch.setattr(L, "EXACT_LIMIT", 0)
+    variant = make_variant("agent-avenue", "mini").as_dict()
+    agent = SearchAgent("agent-avenue", variant, AgentConfig(iterations=20, depth=2))
+    assert agent.model.n == (21, 21)
+    for seat in (0, 1):
+        result, seen = _play(agent, seat, 5 + seat)
+        assert result in (-1.0, 1.0) and seen
+        assert all(p.sum() == pytest.approx(1.0) and (p >= 0).all() for p in seen)
+        again, seen2 = _play(agent, seat, 5 + seat)
+        assert again == result and len(seen2) == len(seen)
+        assert all(np.array_equal(a, b) for a, b in zip(seen, seen2, strict=True))
