@@ -59,16 +59,15 @@ class Leaves:
 
 
 @dataclass
-class TeamResult:
-    """TMECor of a two-team game: team 0's value in a certified interval, the mixtures."""
+class CertifiedInterval:
+    """Team 0's TMECor value in a certified interval, as both team solvers report it."""
 
-    value: float  # team 0's payoff when both teams play the mixtures kept
-    lower: float  # best so far: team 1's best response to team 0's mixture (team 0's payoff)
-    upper: float  # best so far: team 0's best response to team 1's mixture
+    value: float  # team 0's payoff when both teams play the strategies kept
+    lower: float  # best so far: team 1's best response to team 0's strategy (team 0's payoff)
+    upper: float  # best so far: team 0's best response to team 1's strategy
     iterations: int
     seconds: float
     converged: bool  # the interval closed to the tolerance (else a limit stopped it)
-    sides: list = field(default_factory=list)  # per team: seats, plans, weights
 
     @property
     def gap(self) -> float:
@@ -79,6 +78,13 @@ class TeamResult:
     def exploitability(self) -> float:
         """gap / 2 (the NashConv / 2 convention of the two-player solvers)."""
         return self.gap / 2.0
+
+
+@dataclass
+class TeamResult(CertifiedInterval):
+    """TMECor of a two-team game by column generation: the interval and the mixtures."""
+
+    sides: list = field(default_factory=list)  # per team: seats, plans, weights
 
 
 def seat_forms(tree: Tree) -> tuple[list[SeatForm], Leaves, list[list[int]]]:

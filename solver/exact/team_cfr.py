@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 from scipy import sparse
 
+from spycfr.exact.team import CertifiedInterval
 from spycfr.exact.team_dag import BeliefDag
 from spycfr.tree import TERMINAL, Tree
 from spycfr.tree.passes import forward_reach
@@ -200,25 +201,12 @@ def terminal_payoffs(tree: Tree) -> np.ndarray:
 
 
 @dataclass
-class DagResult:
-    """The certified interval of team 0's TMECor value and the average flows that hold it."""
+class DagResult(CertifiedInterval):
+    """The certified interval of team 0's TMECor value (``value``: the payoff of the two
+    averages that hold the bounds) and the average flows that hold it."""
 
-    lower: float  # best guarantee of team 0's averages (team 1's best response to them)
-    upper: float  # team 0's best response to team 1's best averages
-    value: float  # team 0's payoff of the two averages that hold the bounds
-    iterations: int
-    seconds: float
-    converged: bool
     flows: list = field(default_factory=list)  # per team: the average edge flows kept
     dags: list = field(default_factory=list)
-
-    @property
-    def gap(self) -> float:
-        return self.upper - self.lower
-
-    @property
-    def exploitability(self) -> float:
-        return self.gap / 2.0
 
 
 def solve_dags(tree: Tree, dags: list[BeliefDag], tolerance: float = 1e-9,
@@ -273,8 +261,9 @@ def solve_dags(tree: Tree, dags: list[BeliefDag], tolerance: float = 1e-9,
     if kept[0] is None or kept[1] is None:  # (``None @``: the same TypeError as ever)
         raise TypeError("no averages were kept: the bounds never improved on infinity")
     value = float(kept[0] @ (a @ kept[1]))
-    result = DagResult(lower, upper, value, it, time.perf_counter() - start, converged,
-                       kept, dags)
+    result = DagResult(value=value, lower=lower, upper=upper, iterations=it,
+                       seconds=time.perf_counter() - start, converged=converged, flows=kept,
+                       dags=dags)
     if checkpoint is not None:
         checkpoint(checkpoint_state(sides, it, lower, upper, kept))
     return result
