@@ -26,13 +26,16 @@ def review(run_dir: str, path: str, seat: str, as_json: bool) -> None:
     the games. A record that does not replay is named with its error (exit status 2)."""
     from spycfr.analysis.play import load_opponent
     from spycfr.analysis.review import review_records
+    from spycfr.cli.progress import heartbeat
     from spycfr.games import make_game
 
     text = _read(path)
     records = [x.strip() for x in text.splitlines() if x.strip()]
     if not records:
         raise SpycfrError(f"--file {path!r} holds no record (one full game record a line)")
-    opp = load_opponent(run_dir)
+    with heartbeat(f"loading {run_dir} (its tree rebuilt; after installing, the first run "
+                   "also compiles the game's rules)", f"still loading {run_dir} ({{:.0f}} s)"):
+        opp = load_opponent(run_dir)
     game = make_game(opp.result.game, None, opp.result.variant)
     seats = {"BOTH": (0, 1), "P1": (0,), "P2": (1,)}[seat.upper()]
     result = review_records(opp, game, records, seats)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from spycfr.cli.options import game_command, memory_limit_option
-from spycfr.cli.progress import Heartbeat
+from spycfr.cli.progress import Heartbeat, heartbeat
 from spycfr.errors import SpycfrError
 
 if TYPE_CHECKING:
@@ -62,7 +62,9 @@ def info(game: str, preset: str | None, variant_params: dict, as_json: bool) -> 
     """Build GAME's tree and print its size: nodes, infosets, actions, depth, memory.
 
     GAME is a built-in game, an .efg file or openspiel:GAME_STRING (as for solve)."""
-    tree = _build(game, preset, variant_params)
+    with heartbeat(f"building the tree of {game} (after installing, the first run also "
+                   "compiles the game's rules)", "still building the tree ({:.0f} s)"):
+        tree = _build(game, preset, variant_params)
     summary = tree.summary()
     if as_json:
         click.echo(json.dumps(summary))
