@@ -3,6 +3,7 @@ solve times), one process, both trees measured side by side.
 
     python benchmarks/bench_public_agent_hunter.py sizes 3/2/1/2 3/2/1/4 4/2/1/4 5/2/1/4
     python benchmarks/bench_public_agent_hunter.py iter 3/2/1/4 20
+    python benchmarks/bench_public_agent_hunter.py scale 10/3/0/2 1e-3 pdcfr+ 20
 
 Variants are cards/houses/decoys/max_turns (decoy rule any, payoff win). For each: the public
 tree's nodes, those some pair of private states reaches ("live": the public KNOW sets prune
@@ -150,6 +151,42 @@ def per_iteration(spec: str, iterations: int) -> None:
           f"{history.num_nodes:,})")
 
 
+def scale(spec: str, target: float, algorithm: str, memory_gib: float) -> None:
+    """The public tree alone (the history tree does not fit): ``algorithm`` until the exact
+    exploitability is at most ``target`` (checked after 1, 2, ... iterations, growing by
+    25%), with the build time, seconds per iteration and peak RSS, under ``memory_gib``."""
+    from spycfr.games.agent_hunter import AgentHunterGame
+    from spycfr.memory import MemoryBudget, peak_rss_bytes
+    from spycfr.public.enumerate import build_public_tree
+    from spycfr.public.solver import PublicCFRSolver
+
+    budget = MemoryBudget(memory_gib * 2**30)
+    game = AgentHunterGame(_variant(spec))
+    t0 = time.perf_counter()
+    public = build_public_tree(game, budget=budget)
+    build = time.perf_counter() - t0
+    print(f"{spec}: public tree built in {build:.1f} s: {public.num_nodes:,} nodes, "
+          f"{public.range_entries:,} live range entries, {public.num_rows:,} rows of up to "
+          f"{public.max_private_actions} actions, {public.nbytes / 2**30:.2f} GiB; peak RSS "
+          f"{peak_rss_bytes() / 2**30:.2f} GiB", flush=True)
+    solver = PublicCFRSolver(public, algorithm, budget=budget)
+    spent, done, check = 0.0, 0, 1
+    while True:
+        t0 = time.perf_counter()
+        solver.iterate(check - done)
+        spent += time.perf_counter() - t0
+        done = check
+        t0 = time.perf_counter()
+        expl = solver.exploitability()
+        print(f"{spec} {algorithm}: {done} iterations in {spent:.1f} s "
+              f"({spent / done:.2f} s/it), exploitability {expl:.3g} (check "
+              f"{time.perf_counter() - t0:.1f} s), peak RSS "
+              f"{peak_rss_bytes() / 2**30:.2f} GiB", flush=True)
+        if expl <= target:
+            break
+        check = max(check + 1, int(check * 1.25))
+
+
 if __name__ == "__main__":
     what, *rest = sys.argv[1:]
     hmax = 6e6
@@ -157,5 +194,7 @@ if __name__ == "__main__":
         sizes(rest, hmax)
     elif what == "iter":
         per_iteration(rest[0], int(rest[1]) if len(rest) > 1 else 20)
+    elif what == "scale":
+        scale(rest[0], float(rest[1]), rest[2], float(rest[3]))
     else:
-        raise SystemExit(f"error: unknown benchmark {what!r}: sizes or iter")
+        raise SystemExit(f"error: unknown benchmark {what!r}: sizes, iter or scale")

@@ -125,10 +125,16 @@ class _Progress:
                 "still preparing: building the tree and compiling the solver ({:.0f} s)")
             self._timer.start()
 
-    def choice(self, choice: dict) -> None:
-        """What --algorithm auto picked and why, before the work starts."""
+    def choice(self, choice: dict, option: str = "--algorithm") -> None:
+        """What ``option`` auto (--algorithm, --tree) picked and why, before the work
+        starts."""
         if not self.quiet:
-            click.echo(f"auto: {choice['chosen']}, because {choice['why']}", err=True)
+            click.echo(f"{option} auto: {choice['chosen']}, because {choice['why']}", err=True)
+
+    def note(self, text: str) -> None:
+        """A line of progress from the preparation (counting the public tree)."""
+        if not self.quiet:
+            click.echo(text, err=True)
 
     def stop_preparing(self) -> None:
         timer = getattr(self, "_timer", None)
@@ -354,12 +360,12 @@ def _solve_agent(game: str, preset: str | None, params: dict, iterations: str | 
                    "that share busy CPUs wait for each other and run slower than one. A "
                    "resumed run may change it.")
 @click.option("--tree", "tree", default=None,
-              help="Full-tree CFR algorithms: history (default), public (one range vector "
-                   "per seat and public node: docs/public-tree.md), or auto (public where the "
-                   "game has a public-state model with at least 0.8 history nodes per live "
-                   "range entry on trees of 1,000 nodes or more, and a CFR algorithm runs "
-                   "on one CPU thread). The run's strategy files are on the history tree "
-                   "either way.")
+              help="Full-tree CFR algorithms: auto (default: the public tree where the game "
+                   "has a public-state model with at least 0.8 history nodes per live range "
+                   "entry on trees of 1,000 nodes or more, both trees fit the memory limit "
+                   "and a CFR algorithm runs on one CPU thread; else the history tree), "
+                   "public (one range vector per seat and public node: docs/public-tree.md) "
+                   "or history. The run's strategy files are on the history tree either way.")
 @click.option("--simultaneous", is_flag=True,
               help="Update both players from one traversal (default: alternating updates).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(),
@@ -481,7 +487,7 @@ def _solve_command(
         memory_limit=mem, abstraction=abstraction, when_full=when_full, fallback=fallback,
         store_depth=depth,
         device=device or (None if resume else "cpu"),  # a resumed run keeps its own unless given
-        threads=n_threads, tree=tree or "history",
+        threads=n_threads, tree=tree or "auto",
     )
     if resume is None:
         check_requested(config)  # the algorithm and its settings, before the game is read

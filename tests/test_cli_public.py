@@ -59,7 +59,11 @@ def test_tree_auto_and_its_reasons():
         assert json.loads(out)["tree"] == "history"
     code, out, _ = spycfr("solve", "leduc", "--algorithm", "cfr+", "--iterations", "5",
                           "--json", "-q")
-    assert json.loads(out)["tree"] == "history"  # the default
+    res = json.loads(out)  # auto is the default
+    assert res["tree"] == "public" and res["tree_choice"]["requested"] == "auto"
+    code, out, _ = spycfr("solve", "leduc", "--algorithm", "cfr+", "--iterations", "5",
+                          "--tree", "history", "--json", "-q")
+    assert json.loads(out)["tree"] == "history"
 
 
 def test_tree_errors_are_one_line():
@@ -67,3 +71,22 @@ def test_tree_errors_are_one_line():
     assert code == 2 and err.startswith("error: --tree must be one of auto, public, history")
     code, _, err = spycfr("solve", "leduc", "--algorithm", "es-mccfr", "--tree", "public")
     assert code == 2 and "runs on the history tree" in err and len(err.splitlines()) == 1
+
+
+def test_tree_auto_counts_with_progress_and_heeds_the_memory_limit(monkeypatch):
+    from spycfr.public import enumerate as pe
+    from spycfr.runs import public_run
+    from spycfr.runs.config import SolveConfig
+    from spycfr.runs.game import resolve_game
+
+    config = SolveConfig(game="leduc", preset=None, params={}, algorithm="pdcfr+", tree="auto")
+    game = resolve_game(config)
+    monkeypatch.setattr(pe, "COUNT_STEPS", 100)
+    monkeypatch.setattr(public_run, "NOTE_SECONDS", 0.0)
+    heard: list[str] = []
+    assert public_run.choose_tree(config, game, heard.append)[0] == "public"
+    assert len(heard) == 4 and "counting the public tree, 400 nodes" in heard[-1]
+    # Under a limit the history tree and the strategy's map fill, nothing is counted.
+    heard.clear()
+    tree, why = public_run.choose_tree(config.replace(memory_limit=0.001), game, heard.append)
+    assert tree == "history" and "would not fit the memory limit" in why and not heard

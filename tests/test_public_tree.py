@@ -141,3 +141,22 @@ def test_ranges_hold_the_live_private_states_only():
     assert t.num_rows == sum(len(range(t.live_start[int(t.node_player[q]), q],
                                        t.live_start[int(t.node_player[q]), q + 1]))
                              for q in range(t.num_nodes) if t.node_player[q] in (0, 1))
+
+
+def test_the_count_goes_on_in_steps_and_stops_at_its_caps(monkeypatch):
+    """count_public pauses every COUNT_STEPS nodes (telling ``note``) and ends with the
+    built tree's sizes; past max_entries it stops (public_size: None)."""
+    from spycfr.public import enumerate as pe
+
+    t = _tree("leduc")
+    params = get_plugin("leduc").numba_params(make_variant("leduc"))
+    monkeypatch.setattr(pe, "COUNT_STEPS", 50)
+    heard: list[tuple[int, int]] = []
+    status, acc = pe.count_public(params, note=lambda n, e: heard.append((n, e)))
+    assert status == pe.OK
+    assert (acc[pe.NODES], acc[pe.ENT0] + acc[pe.ENT1], acc[pe.ROWS]) == (
+        t.num_nodes, t.range_entries, t.num_rows)
+    assert [n for n, _ in heard] == list(range(50, t.num_nodes, 50))
+    assert pe.public_size(params, max_entries=t.range_entries) is not None
+    assert pe.public_size(params, max_entries=t.range_entries - 1) is None
+    assert pe.public_size(params, max_nodes=t.num_nodes - 1) is None

@@ -133,7 +133,7 @@ def test_solve_threads_on_the_command_line(tmp_path):
     two = json.loads(out)
     assert two["threads"] == 2 and two["device"] == "cpu"
     code, out, err = spycfr("solve", "leduc", "--algorithm", "pdcfr+", "--iterations", "30",
-                            "--threads", "1", "--json")
+                            "--threads", "1", "--tree", "history", "--json")
     one = json.loads(out)
     assert one["threads"] == 1 and one["value_p1"] == two["value_p1"]
     assert one["exploitability"] == two["exploitability"]

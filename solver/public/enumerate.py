@@ -9,6 +9,7 @@ breadth-first fill into arrays of exactly that size.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -60,16 +61,20 @@ def _check_probs(probs, k):
     return abs(total - 1.0) <= 1e-9
 
 
+# The count's running totals (int64 array): stack pointer, nodes, each seat's entries, rows,
+# the widest row, terminal pairs.
+SP, NODES, ENT0, ENT1, ROWS, WIDEST, PAIRS = range(7)
+PAUSED = -1  # _count_steps stopped after its steps: call it again to go on
+COUNT_STEPS = 1_000_000  # nodes per call of _count_steps between progress reports
+
+
 @njit(cache=True)
-def _count(params, max_nodes):
-    """Depth first, carrying each seat's live private states (the deal's support, narrowed
-    by chance masks, moved by the mover's actions); a dead node (a seat without live states)
-    is counted but not entered. Checks the contract at every live node and private state.
-    Returns (status, nodes, seat 0's entries, seat 1's, rows, largest row, terminal pairs)."""
+def _count_start(params):
+    """The count's stack (public states, depths, each seat's live states) holding the root
+    with the deal's support, and its totals."""
     root = P.initial_state(params)
     depth = P.max_depth(params)
     max_a = P.max_actions(params)
-    max_pa = P.max_private_actions(params)
     n0 = P.num_private(params, 0)
     n1 = P.num_private(params, 1)
     nm = max(n0, n1)
@@ -77,13 +82,7 @@ def _count(params, max_nodes):
     stack = np.empty((cap, root.shape[0]), root.dtype)
     sdepth = np.empty(cap, np.int64)
     sup = np.zeros((cap, 2, nm), np.bool_)
-    live = np.zeros((2, nm), np.bool_)
     w = np.zeros(nm)
-    mbuf = np.zeros(nm)
-    codes = np.empty(max_a, np.int32)
-    probs = np.empty(max(max_a, max_pa))
-    kids = np.empty(max_pa, np.int32)
-    nexts = np.empty(max_pa, np.int32)
     P.initial_weights(params, 0, w[:n0])
     for i in range(n0):
         sup[0, 0, i] = w[i] > 0.0
@@ -92,21 +91,47 @@ def _count(params, max_nodes):
         sup[0, 1, i] = w[i] > 0.0
     stack[0] = root
     sdepth[0] = 0
-    sp = 1
-    nodes = 0
-    ent0 = 0
-    ent1 = 0
-    rows = 0
-    widest = 1
-    pairs = 0
+    acc = np.zeros(7, np.int64)
+    acc[SP] = 1
+    acc[WIDEST] = 1
+    return stack, sdepth, sup, acc
+
+
+@njit(cache=True)
+def _count_steps(params, stack, sdepth, sup, acc, max_nodes, max_entries, steps):
+    """Depth first, carrying each seat's live private states (the deal's support, narrowed
+    by chance masks, moved by the mover's actions); a dead node (a seat without live states)
+    is counted but not entered. Checks the contract at every live node and private state.
+    Goes on from the stack and totals ``acc`` for at most ``steps`` nodes (PAUSED), to the
+    end (OK), or until more than ``max_nodes`` nodes or ``max_entries`` range entries
+    (TOO_MANY_NODES); another status is a broken contract."""
+    depth = P.max_depth(params)
+    max_a = P.max_actions(params)
+    max_pa = P.max_private_actions(params)
+    n0 = P.num_private(params, 0)
+    n1 = P.num_private(params, 1)
+    nm = max(n0, n1)
+    live = np.zeros((2, nm), np.bool_)
+    mbuf = np.zeros(nm)
+    codes = np.empty(max_a, np.int32)
+    probs = np.empty(max(max_a, max_pa))
+    kids = np.empty(max_pa, np.int32)
+    nexts = np.empty(max_pa, np.int32)
+    sp = acc[SP]
+    stop = acc[NODES] + steps
+    status = OK
     while sp > 0:
+        if acc[NODES] >= stop:
+            status = PAUSED
+            break
         sp -= 1
         cur = stack[sp].copy()
         live[:, :] = sup[sp]
         d = sdepth[sp]
-        nodes += 1
-        if nodes > max_nodes:
-            return TOO_MANY_NODES, nodes, ent0, ent1, rows, widest, pairs
+        acc[NODES] += 1
+        if acc[NODES] > max_nodes:
+            status = TOO_MANY_NODES
+            break
         c0 = 0
         for i in range(n0):
             c0 += live[0, i]
@@ -115,21 +140,27 @@ def _count(params, max_nodes):
             c1 += live[1, i]
         if c0 == 0 or c1 == 0:
             continue  # dead: a leaf worth 0
-        ent0 += c0
-        ent1 += c1
+        acc[ENT0] += c0
+        acc[ENT1] += c1
+        if acc[ENT0] + acc[ENT1] > max_entries:
+            status = TOO_MANY_NODES
+            break
         pl = P.current_player(cur, params)
         if pl == P.TERMINAL:
-            pairs += c0 * c1
+            acc[PAIRS] += c0 * c1
             continue
         if d >= depth:
-            return TOO_DEEP, nodes, ent0, ent1, rows, widest, pairs
+            status = TOO_DEEP
+            break
         if pl == P.CHANCE:
             k = P.chance_outcomes(cur, params, codes, probs)
             if k > max_a:
-                return TOO_MANY_ACTIONS, nodes, ent0, ent1, rows, widest, pairs
+                status = TOO_MANY_ACTIONS
+                break
             for a in range(k):  # they sum to 1 with the masks, per pair of private states
                 if not probs[a] > 0.0:
-                    return BAD_PROBABILITY, nodes, ent0, ent1, rows, widest, pairs
+                    status = BAD_PROBABILITY
+                    break
                 P.apply_action(cur, params, codes[a], stack[sp])
                 sdepth[sp] = d + 1
                 for s in range(2):
@@ -138,14 +169,19 @@ def _count(params, max_nodes):
                     for i in range(n):
                         sup[sp, s, i] = live[s, i] and mbuf[i] > 0.0
                 sp += 1
+            if status != OK:
+                break
             continue
         k = P.legal_actions(cur, params, codes)
         if k > max_a:
-            return TOO_MANY_ACTIONS, nodes, ent0, ent1, rows, widest, pairs
+            status = TOO_MANY_ACTIONS
+            break
         if k < 1:
-            return NO_ACTIONS, nodes, ent0, ent1, rows, widest, pairs
+            status = NO_ACTIONS
+            break
         if pl >= P.PRIVATE_CHANCE and k != 1:
-            return BAD_PRIVATE_CHANCE, nodes, ent0, ent1, rows, widest, pairs
+            status = BAD_PRIVATE_CHANCE
+            break
         s = pl if pl < 2 else pl - P.PRIVATE_CHANCE
         n = n0 if s == 0 else n1
         base = sp
@@ -163,19 +199,44 @@ def _count(params, max_nodes):
             else:
                 m = P.private_chance(cur, params, i, nexts, probs)
                 if not _check_probs(probs, m):
-                    return BAD_PRIVATE_CHANCE, nodes, ent0, ent1, rows, widest, pairs
+                    status = BAD_PRIVATE_CHANCE
+                    break
             if m < 1:
-                return BAD_PRIVATE_ACTION, nodes, ent0, ent1, rows, widest, pairs
+                status = BAD_PRIVATE_ACTION
+                break
             if m > max_pa:
-                return TOO_MANY_ACTIONS, nodes, ent0, ent1, rows, widest, pairs
+                status = TOO_MANY_ACTIONS
+                break
             for e in range(m):
                 kid = kids[e] if pl < 2 else 0
                 if kid < 0 or kid >= k or nexts[e] < 0 or nexts[e] >= n:
-                    return BAD_PRIVATE_ACTION, nodes, ent0, ent1, rows, widest, pairs
+                    status = BAD_PRIVATE_ACTION
+                    break
                 sup[base + kid, s, nexts[e]] = True
-            widest = max(widest, m)
-            rows += 1
-    return OK, nodes, ent0, ent1, rows, widest, pairs
+            if status != OK:
+                break
+            acc[WIDEST] = max(acc[WIDEST], m)
+            acc[ROWS] += 1
+        if status != OK:
+            break
+    acc[SP] = sp
+    return status
+
+
+def count_public(params, max_nodes: int = DEFAULT_MAX_NODES, max_entries: int | None = None,
+                 note: Callable[[int, int], None] | None = None) -> tuple[int, np.ndarray]:
+    """(status, totals indexed by NODES, ENT0, ...) of the public tree of the game of
+    ``params``, counted depth first without building it, stopping beyond ``max_nodes``
+    nodes or ``max_entries`` range entries (TOO_MANY_NODES). ``note(nodes, entries)``
+    hears the totals every COUNT_STEPS nodes (a big tree takes minutes)."""
+    stack, sdepth, sup, acc = _count_start(params)
+    limit = np.iinfo(np.int64).max if max_entries is None else int(max_entries)
+    while True:
+        status = _count_steps(params, stack, sdepth, sup, acc, max_nodes, limit, COUNT_STEPS)
+        if status != PAUSED:
+            return int(status), acc
+        if note is not None:
+            note(int(acc[NODES]), int(acc[ENT0] + acc[ENT1]))
 
 
 @njit(cache=True)
@@ -363,16 +424,38 @@ def _terminal_blocks(params, pub_states, node_player, live_start, live_priv, com
                 t += 1
 
 
-def public_size(params, max_nodes: int) -> tuple[int, int] | None:
-    """(nodes, live range entries) of the public tree of the game of ``params``, counted
-    without building it; None beyond ``max_nodes`` nodes. SpycfrError if the model breaks
-    the protocol's contract."""
-    status, nodes, ent0, ent1, _, _, _ = _count(params, max_nodes)
+def public_size(params, max_nodes: int = DEFAULT_MAX_NODES, max_entries: int | None = None,
+                note: Callable[[int, int], None] | None = None) -> np.ndarray | None:
+    """The count's totals (indexed by NODES, ENT0, ENT1, ROWS, WIDEST, PAIRS) of the public
+    tree of the game of ``params``, counted without building it; None beyond ``max_nodes``
+    nodes or ``max_entries`` range entries. SpycfrError if the model breaks the protocol's
+    contract."""
+    status, acc = count_public(params, max_nodes, max_entries, note)
     if status == TOO_MANY_NODES:
         return None
     if status != OK:
         raise SpycfrError(f"the public-state model has {_ERRORS[status]}")
-    return int(nodes), int(ent0 + ent1)
+    return acc
+
+
+def terminal_bytes(acc: np.ndarray) -> int:
+    """Bytes of the terminals' precomputed blocks for a count's totals (0: the hook)."""
+    pairs = int(acc[PAIRS]) * 8
+    return pairs if pairs <= MAX_TERMINAL_MATRIX_BYTES else 0
+
+
+def tree_bytes(params, acc: np.ndarray) -> int:
+    """Bytes that building the public tree of a count's totals allocates (its arrays,
+    _fill's scratch and the terminal blocks)."""
+    n0 = int(P.python_impl(params, "num_private")(params, 0))
+    n1 = int(P.python_impl(params, "num_private")(params, 1))
+    root = P.python_impl(params, "initial_state")(params)
+    nodes, rows, widest = int(acc[NODES]), int(acc[ROWS]), int(acc[WIDEST])
+    # per node: the arrays and _fill's scratch (each seat's entry end, a dead flag)
+    return (nodes * (1 + 8 + 4 + 4 + root.shape[0] * root.dtype.itemsize + 8 + 16 + 8 + 8 + 17)
+            + int(acc[ENT0] + acc[ENT1]) * LIVE_BYTES
+            + rows * (4 + 8 + 8 + 4 + widest * TREE_ENTRY_BYTES) + n0 * n1 * 8
+            + terminal_bytes(acc))
 
 
 def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
@@ -383,7 +466,9 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
     if not P.has_public(params):
         raise SpycfrError(f"{game.name} has no public-state model; use --tree history")
     t0 = time.perf_counter()
-    status, nodes, ent0, ent1, rows, widest, pairs = _count(params, max_nodes)
+    status, acc = count_public(params, max_nodes)
+    nodes, ent0, ent1, rows, widest, pairs = (int(acc[x]) for x in (NODES, ENT0, ENT1, ROWS,
+                                                                      WIDEST, PAIRS))
     if status == TOO_MANY_NODES:
         raise SpycfrError(f"{game.name}: the public tree has more than {max_nodes:,} nodes")
     if status != OK:
@@ -394,13 +479,9 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
     root = P.python_impl(params, "initial_state")(params)
     state_size = root.shape[0]
     entries = ent0 + ent1
-    # per node: the arrays below and _fill's scratch (each seat's entry end, a dead flag)
-    need = (nodes * (1 + 8 + 4 + 4 + state_size * root.dtype.itemsize + 8 + 16 + 8 + 8 + 17)
-            + entries * LIVE_BYTES + rows * (4 + 8 + 8 + 4 + widest * TREE_ENTRY_BYTES)
-            + n0 * n1 * 8)
     if budget is not None:
         budget.require(f"the public tree ({nodes:,} nodes, {entries:,} range entries, "
-                       f"{rows:,} rows)", need)
+                       f"{rows:,} rows)", tree_bytes(params, acc) - terminal_bytes(acc))
     weights = np.zeros((2, nmax))
     compat = np.zeros((n0, n1))
     z = _deal(params, weights, compat)
@@ -435,7 +516,7 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
     # evaluates them at every pass.
     term_index = np.full(nodes, -1, np.int64)
     term_vals = np.zeros(0)
-    if pairs * 8 <= MAX_TERMINAL_MATRIX_BYTES:
+    if terminal_bytes(acc):
         if budget is not None:
             budget.require(f"the public tree's terminal payoffs ({pairs:,} pairs)", pairs * 8)
         term_vals = np.zeros(pairs)

@@ -4,6 +4,7 @@ memory it says it needs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from spycfr.runs.config import MCCFR_ALGORITHMS, SolveConfig
@@ -63,9 +64,10 @@ class Plan:
 
 
 def plan_solve(config: SolveConfig, game: ResolvedGame,
-               checkpoint_every: int | None = None) -> Plan:
+               checkpoint_every: int | None = None,
+               note: Callable[[str], None] | None = None) -> Plan:
     """The plan of ``config`` on ``game``: as asked, or what auto chooses (the algorithm,
-    then the tree it runs on)."""
+    then the tree it runs on; ``note`` hears the progress of counting the public tree)."""
     choice = tree_choice = race = None
     if config.algorithm == "auto":
         chosen, why = choose_algorithm(config, game, checkpoint_every)
@@ -79,7 +81,7 @@ def plan_solve(config: SolveConfig, game: ResolvedGame,
         if chosen == AUTO_SAMPLED:
             config, why = sampled_settings(config, game, why)
             choice["why"] = why
-    tree, why = choose_tree(config, game)
+    tree, why = choose_tree(config, game, note)
     if config.tree == "auto":
         tree_choice = {"requested": "auto", "chosen": tree, "why": why}
     return Plan(config.replace(tree=tree), choice, tree_choice, race)

@@ -5,6 +5,8 @@ any other."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,11 +14,26 @@ import numpy as np
 from spycfr.cfr.kernels import ALGORITHMS
 from spycfr.errors import SpycfrError
 from spycfr.public import protocol
-from spycfr.public.enumerate import build_public_tree, public_size
+from spycfr.public.enumerate import (
+    ENT0,
+    ENT1,
+    ROWS,
+    WIDEST,
+    build_public_tree,
+    public_size,
+    tree_bytes,
+)
 from spycfr.public.mapping import HistoryMap
 from spycfr.public.solver import PublicCFRSolver, profile_values
+from spycfr.public.tree import solver_bytes
 from spycfr.runs.config import SolveConfig
-from spycfr.runs.engines import FULL_TREE_ADVICE, IterativeRun, ProfileValues, tree_within
+from spycfr.runs.engines import (
+    FULL_TREE_ADVICE,
+    TREE_BYTES_PER_NODE,
+    IterativeRun,
+    ProfileValues,
+    tree_within,
+)
 from spycfr.runs.game import ResolvedGame
 
 # --tree auto takes the public tree where the history tree has at least AUTO_MIN_NODES nodes
@@ -32,14 +49,18 @@ AUTO_MIN_NODES = 1_000
 # the map of its infosets onto public rows (8 B per infoset and action, and the mapped
 # strategy).
 MAP_BYTES_PER_CELL = 16
+NOTE_SECONDS = 5.0  # between the lines that show counting the public tree
 
 
-def choose_tree(config: SolveConfig, game: ResolvedGame) -> tuple[str, str]:
+def choose_tree(config: SolveConfig, game: ResolvedGame,
+                note: Callable[[str], None] | None = None) -> tuple[str, str]:
     """(tree, why) for ``config`` (its algorithm chosen) on ``game``: ``--tree
     public|history`` as asked, checked; ``auto`` the public tree where the game has a
     public-state model whose live range entries are few against the history tree's nodes
-    (AUTO_PUBLIC_RATIO), the tree not tiny (AUTO_MIN_NODES), and a CFR-family algorithm runs
-    on the CPU on one thread."""
+    (AUTO_PUBLIC_RATIO), the tree not tiny (AUTO_MIN_NODES), both trees fit the memory limit,
+    and a CFR-family algorithm runs on the CPU on one thread. The public tree is counted
+    (not built) only up to the entries that would decide against it, so the count costs at
+    most about what building the history tree does; ``note`` hears its progress."""
     if config.tree == "history":
         return "history", "asked for"
     has_model = game.params is not None and protocol.has_public(game.params)
@@ -63,18 +84,41 @@ def choose_tree(config: SolveConfig, game: ResolvedGame) -> tuple[str, str]:
     if history < AUTO_MIN_NODES:
         return "history", (f"the history tree has about {history:,.0f} nodes: range vectors "
                            f"pay from {AUTO_MIN_NODES:,} on (measured)")
-    cap = max(1, int(history / AUTO_PUBLIC_RATIO))  # more public nodes: too many entries
+    memory = config.memory_budget()
+    # The public run keeps the history tree and maps its strategy onto it: refused at once
+    # when those alone would not fit, before counting anything.
+    history_bytes = history * (TREE_BYTES_PER_NODE + MAP_BYTES_PER_CELL)
+    if not memory.fits(history_bytes):
+        return "history", (f"the history tree of about {history:.3g} nodes and the map of the "
+                           "public tree's strategy onto it would not fit the memory limit")
+    cap = max(1, int(history / AUTO_PUBLIC_RATIO))  # more live entries: the history tree
+    t0 = last = time.monotonic()
+
+    def counted(nodes: int, entries: int) -> None:
+        nonlocal last
+        if note is not None and time.monotonic() - last >= NOTE_SECONDS:
+            last = time.monotonic()
+            note(f"--tree auto: counting the public tree, {nodes:,} nodes and {entries:,} "
+                 f"range entries so far (it stops at {cap:,} entries; "
+                 f"{time.monotonic() - t0:.0f} s)")
+
     try:
-        size = public_size(game.params, cap)
+        size = public_size(game.params, max_entries=cap, note=counted)
     except SpycfrError as exc:
         return "history", str(exc)
-    if size is None or history < AUTO_PUBLIC_RATIO * size[1]:
-        has = f"more than {cap:,} nodes" if size is None else f"{size[1]:,} live range entries"
-        return "history", (f"the public tree has {has} for about {history:,.0f} history "
-                           f"nodes: range vectors pay from {AUTO_PUBLIC_RATIO:g} history "
-                           "nodes per entry on (measured)")
-    return "public", (f"the public tree has {size[1]:,} live range entries for about "
-                      f"{history:,.0f} history nodes ({history / size[1]:.1f} per entry): "
+    if size is None:
+        return "history", (f"the public tree has more than {cap:,} live range entries for "
+                           f"about {history:,.0f} history nodes: range vectors pay from "
+                           f"{AUTO_PUBLIC_RATIO:g} history nodes per entry on (measured)")
+    entries = int(size[ENT0] + size[ENT1])
+    need = tree_bytes(game.params, size) + history_bytes + solver_bytes(
+        entries, int(size[ROWS]), int(size[WIDEST]), True)
+    if not memory.fits(need):
+        return "history", (f"the public tree ({entries:,} live range entries), its solver "
+                           f"and the history tree would take about {need / 2**30:.3g} GiB, "
+                           "more than the memory limit")
+    return "public", (f"the public tree has {entries:,} live range entries for about "
+                      f"{history:,.0f} history nodes ({history / entries:.1f} per entry): "
                       "one range vector per seat and public node, measured faster")
 
 

@@ -125,12 +125,14 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
         resolve_device("gpu")  # no GPU: one line before anything is chosen or built
     game = resolve_game(config, run_dir, resumed)
     check_game(config, game)
-    plan = plan_solve(config, game, checkpoint_every)
+    plan = plan_solve(config, game, checkpoint_every, getattr(progress, "note", None))
     config = plan.config
     check_config(config, checkpoint_every)
 
-    if progress is not None and hasattr(progress, "choice") and plan.choice is not None:
-        progress.choice(plan.choice)
+    if progress is not None and hasattr(progress, "choice"):
+        for option, choice in (("--algorithm", plan.choice), ("--tree", plan.tree_choice)):
+            if choice is not None:
+                progress.choice(choice, option)
     if progress is not None and hasattr(progress, "preparing"):
         progress.preparing()
     engine = plan.engine(game)
