@@ -81,7 +81,7 @@ def test_tree_auto_counts_with_progress_and_heeds_the_memory_limit(monkeypatch):
 
     config = SolveConfig(game="leduc", preset=None, params={}, algorithm="pdcfr+", tree="auto")
     game = resolve_game(config)
-    monkeypatch.setattr(pe, "COUNT_STEPS", 100)
+    monkeypatch.setattr(pe, "COUNT_STEPS", 100 * 12)
     monkeypatch.setattr(public_run, "NOTE_SECONDS", 0.0)
     heard: list[str] = []
     assert public_run.choose_tree(config, game, heard.append)[0] == "public"

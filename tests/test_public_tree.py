@@ -144,13 +144,14 @@ def test_ranges_hold_the_live_private_states_only():
 
 
 def test_the_count_goes_on_in_steps_and_stops_at_its_caps(monkeypatch):
-    """count_public pauses every COUNT_STEPS nodes (telling ``note``) and ends with the
-    built tree's sizes; past max_entries it stops (public_size: None)."""
+    """count_public pauses every COUNT_STEPS private states looked at (Leduc: 12 a node),
+    telling ``note``, and ends with the built tree's sizes; past max_entries it stops
+    (public_size: None)."""
     from spycfr.public import enumerate as pe
 
     t = _tree("leduc")
     params = get_plugin("leduc").numba_params(make_variant("leduc"))
-    monkeypatch.setattr(pe, "COUNT_STEPS", 50)
+    monkeypatch.setattr(pe, "COUNT_STEPS", 50 * 12)
     heard: list[tuple[int, int]] = []
     status, acc = pe.count_public(params, note=lambda n, e: heard.append((n, e)))
     assert status == pe.OK
