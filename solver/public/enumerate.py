@@ -106,8 +106,9 @@ def _count_steps(params, stack, sdepth, sup, acc, max_nodes, max_entries, steps)
     by chance masks, moved by the mover's actions); a dead node (a seat without live states)
     is counted but not entered. Checks the contract at every live node and private state.
     Goes on from the stack and totals ``acc`` for ``steps`` private states looked at
-    (``steps // (n0 + n1)`` nodes, at least one; then PAUSED), to the end (OK), or until more than ``max_nodes`` nodes or ``max_entries`` range entries
-    (TOO_MANY_NODES); another status is a broken contract."""
+    (``steps // (n0 + n1)`` nodes, at least one; then PAUSED), to the end (OK), or until
+    more than ``max_nodes`` nodes or ``max_entries`` range entries (TOO_MANY_NODES); another
+    status is a broken contract."""
     depth = P.max_depth(params)
     max_a = P.max_actions(params)
     max_pa = P.max_private_actions(params)

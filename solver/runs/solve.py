@@ -130,7 +130,10 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
     check_config(config, checkpoint_every)
 
     if progress is not None and hasattr(progress, "choice"):
-        for option, choice in (("--algorithm", plan.choice), ("--tree", plan.tree_choice)):
+        # The tree's choice is told when auto leaves the history tree (run.json says why
+        # either way).
+        tree_choice = plan.tree_choice if config.tree == "public" else None
+        for option, choice in (("--algorithm", plan.choice), ("--tree", tree_choice)):
             if choice is not None:
                 progress.choice(choice, option)
     if progress is not None and hasattr(progress, "preparing"):
