@@ -249,11 +249,12 @@ def _solve_agent(game: str, preset: str | None, params: dict, iterations: str | 
     """Write a search agent's run directory (spycfr.runs.agent_run)."""
     from pathlib import Path
 
+    from spycfr.games import get_plugin
     from spycfr.runs.agent_run import write_agent_run
     from spycfr.runs.store import holds_run
     from spycfr.search.agent import AgentConfig
 
-    defaults = AgentConfig()
+    defaults = AgentConfig(value_function=get_plugin(game).agent_value_function)
     config = AgentConfig(
         iterations=_parse_number("iterations", iterations, int, 1, strict=False)
         or defaults.iterations,
@@ -303,8 +304,10 @@ def _solve_agent(game: str, preset: str | None, params: dict, iterations: str | 
               help="re-solving: decision levels in each re-solved subgame (default 1: the "
                    "move and its signals, the next decision valued by --value-function).")
 @click.option("--value-function", default=None,
-              help="re-solving: the subgame's leaf values: scored-now (default: the game "
-                   "scored as if it ended at the leaf) or learned (--value-file WEIGHTS).")
+              help="re-solving: the subgame's leaf values: scored-now (the game scored as "
+                   "if it ended at the leaf), rollout (games played to the end by the "
+                   "game's heuristic players; Agent Hunter's default) or learned "
+                   "(--value-file WEIGHTS).")
 @click.option("--value-file", default=None, type=click.Path(),
               help="re-solving: the learned value function's weights file.")
 @click.option("--iterations", default=None, help="Stop after this many iterations (>= 1).")

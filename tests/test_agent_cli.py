@@ -22,7 +22,7 @@ def agent_dir(tmp_path_factory):
 def test_solve_writes_the_agents_configuration(agent_dir):
     meta = json.loads(open(f"{agent_dir}/run.json").read())
     assert meta["algorithm"] == "re-solving" and meta["iterations"] == 30
-    assert meta["agent"]["value_function"] == "scored-now" and meta["agent"]["depth"] == 1
+    assert meta["agent"]["value_function"] == "rollout" and meta["agent"]["depth"] == 1
     assert meta["exploitability"] is None and "unknown" in meta["exploitability_note"]
     assert meta["config"]["preset"] == "tiny" and meta["version"]
 

@@ -207,6 +207,14 @@ class GamePlugin:
     # each public state, as it stands: the leaf values of a search agent without a trained
     # value function (spycfr.search.leafvalues); None: the game offers none.
     scored_now: Callable | None = None
+    # rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out): an @njit function
+    # writing P1's payoff of one game played to the end per job q from public state
+    # pubs[leaf[q]] with private states i0[q], i1[q], each seat playing its styled heuristic
+    # (style0[q], style1[q]), numba's generator seeded with seeds[q]; with
+    # ``continuations`` (the heuristic styles a seat may continue with below a leaf) the
+    # ``rollout`` leaf values of spycfr.search.continuation. None: the game offers none.
+    rollouts: Callable | None = None
+    continuations: tuple[str, ...] = ()
     # private_names(variant, pub, seat) -> each private state of ``seat`` at public state
     # ``pub`` of the search agent's model in words (what its posterior over the opponent's
     # private state shows); None: numbers.
@@ -214,6 +222,8 @@ class GamePlugin:
     # Presets whose default `spycfr solve` makes a search agent (spycfr.search.agent)
     # instead of a stored strategy: those too big to solve whole.
     agent_presets: tuple[str, ...] = ()
+    # The leaf values a search agent of this game uses unless told (spycfr.search.leafvalues).
+    agent_value_function: str = "scored-now"
     # value_features(variant) -> f(pubs (L, P)) -> (L, F) floats: what a learned value
     # function (spycfr.search.learned) reads of a public state; None: the state's integers.
     value_features: Callable[[Any], Callable] | None = None

@@ -221,6 +221,7 @@ class AgentGame:
         self.support = w[1 - self.seat].copy()
         self.model_range = w[1 - self.seat].copy()
         self.pub = a.model.root()
+        self.own: int | None = None  # the agent's private state, once a real state is seen
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -228,7 +229,10 @@ class AgentGame:
         """Move the agent's view to the public state of ``state`` (a few public steps on:
         after each rules step, or each move of a record)."""
         target = self.agent.public(state)
+        self.own = self.agent.private(state, self.seat)
         if np.array_equal(self.pub, target):
+            if self.fresh and self.s == 0:  # our first move, at the game's root
+                self._arrive(first=True)
             return
         path = self._path_to(target)
         if path is not None:
@@ -271,8 +275,11 @@ class AgentGame:
         self.s, self.pub, self.fresh = c, t.pub[c].copy(), False
         self._arrive()
 
-    def _arrive(self) -> None:
-        """Re-solve here if this is the agent's decision or a decision the last subgame cut."""
+    def _arrive(self, first: bool = False) -> None:
+        """Re-solve here if this is the agent's decision or a decision the last subgame cut
+        (``first``, our first move at the game's root: only for leaf values that look at our
+        own cards, which the plan shared by every game cannot; without the gadget, as the
+        plan's values are another function's)."""
         a, t, s = self.agent, self.sol.tree, self.s
         k = int(a._pub_current(self.pub, a.params))
         if k not in (0, 1) or not (k == self.seat or t.kind[s] == LEAF):
@@ -281,8 +288,18 @@ class AgentGame:
         start = time.perf_counter()
         tree = subgame(a.model, self.pub, a.config.depth)
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
-        self.sol = a.solve("the subgame from here", tree, ranges,
-                           opp_values=self.sol.best[opp][s], opponent=opp)
+        if hasattr(a.values, "focus"):  # leaf values that spend their effort on our cards
+            a.values.focus(None if self.own is None else self.seat, self.own, tree)
+        if first and not hasattr(a.values, "focus"):
+            return
+        if first or (hasattr(a.values, "one_sided") and a.values.one_sided(tree, ranges)):
+            # only our own cards valued by the leaves: the opponent's range is what it can
+            # hold, without the gadget (spycfr.search.continuation)
+            self.sol = a.solve("our first move" if first else "the subgame from here", tree,
+                               ranges)
+        else:
+            self.sol = a.solve("the subgame from here", tree, ranges,
+                               opp_values=self.sol.best[opp][s], opponent=opp)
         self.s = 0
         self.solves += 1
         self.solve_seconds.append(time.perf_counter() - start)

@@ -5,6 +5,10 @@
   then its O(n) ``terminal_values``): no search below the leaf at all. Cheap and honest, and
   blind to everything the remaining turns would bring (a hunt's information, the opponent's
   next attack); the weakest defensible choice, used until a trained function exists.
+- ``rollout``: the values of continuation strategies (the game's heuristic players) by
+  rollouts to the end of the game, each seat choosing its continuation
+  (:mod:`spycfr.search.continuation`; the game's ``rollouts`` hook): sees the turns below the
+  leaf as those players would play them.
 - ``learned``: a trained network (:mod:`spycfr.search.learned`, numpy inference) from a
   weights file.
 """
@@ -24,6 +28,9 @@ VALUE_FUNCTIONS = {
     "scored-now": "the game scored as if it ended at the leaf (VP, then the hand-sum "
                   "tie-break): no look-ahead below the leaf",
     "learned": "a trained value network (spycfr.search.learned) read from its weights file",
+    "rollout": "games played to the end by the game's heuristic players, each seat "
+               "continuing with the one best for it against the opponent's worst "
+               "(spycfr.search.continuation)",
 }
 
 
@@ -51,6 +58,20 @@ class ExactTerminals:
         self.inner, self.game, self.exact = inner, game, exact
         self._current = pp.python_impl(game.params, "current_player")
 
+    def focus(self, seat: int | None, private: int | None = None, tree=None) -> None:
+        """Pass the agent's own private state on to an inner function that uses it."""
+        if hasattr(self.inner, "focus"):
+            self.inner.focus(seat, private, tree)
+
+    def one_sided(self, tree, ranges) -> bool:
+        """Whether the inner function values only the agent's own rows in this solve."""
+        return hasattr(self.inner, "one_sided") and self.inner.one_sided(tree, ranges)
+
+    def reset(self) -> None:
+        """A new solve begins: an inner function's per-solve cache is stale."""
+        if hasattr(self.inner, "reset"):
+            self.inner.reset()
+
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         ended = np.array([self._current(p, self.game.params) == pp.TERMINAL for p in pubs],
@@ -73,10 +94,19 @@ def value_function(name: str, game: GameModel, plugin, path: str | Path | None =
     exact = ScoredNow(game, plugin.scored_now)
     if name == "scored-now":
         return exact
-    return ExactTerminals(_inner(name, path), game, exact)
+    return ExactTerminals(_inner(name, path, game, plugin, exact), game, exact)
 
 
-def _inner(name: str, path: str | Path | None) -> ValueFunction:
+def _inner(name: str, path: str | Path | None, game: GameModel, plugin, exact: ScoredNow
+           ) -> ValueFunction:
+    if name == "rollout":
+        if plugin.rollouts is None or not plugin.continuations:
+            raise SpycfrError(f"{plugin.name} has no rollouts hook and continuations: no "
+                              "rollout leaf values")
+        from spycfr.search.continuation import Continuations
+
+        styles = tuple(plugin.heuristic_styles.index(c) for c in plugin.continuations)
+        return Continuations(game, plugin.rollouts, styles, exact)
     if name == "learned":
         if path is None:
             raise SpycfrError("the learned value function needs its weights file")

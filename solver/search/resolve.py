@@ -90,6 +90,8 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
     called after each iteration of the Python loop (once at the end of the numba one)."""
     t = tree
     run = _Run(t, value_function)
+    if value_function is not None and hasattr(value_function, "reset"):
+        value_function.reset()  # a value function that caches per solve
     shape = t.row_kid.shape
     sigma = np.zeros(shape)
     passes.uniform(t.kind, t.row, t.row_count, sigma)

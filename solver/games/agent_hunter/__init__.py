@@ -9,7 +9,7 @@ from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.features import value_features
 from spycfr.games.agent_hunter.game import AgentHunterGame, AgentHunterState
 from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES
-from spycfr.games.agent_hunter.leaf import private_names, scored_now
+from spycfr.games.agent_hunter.leaf import private_names, rollouts, scored_now
 from spycfr.games.agent_hunter.record import record_to_actions as _record_to_actions
 from spycfr.games.agent_hunter.variant import (
     PARAMETERS,
@@ -81,9 +81,16 @@ PLUGIN = GamePlugin(
     report_sections="spycfr.analysis.sections.agent_hunter.report:sections",
     views="spycfr.analysis.sections.agent_hunter.views",
     scored_now=scored_now,
+    # rollout leaf values: each seat continues as the hunter or the switcher (the prober,
+    # uniformly random, is no stronger continuation than these and costs more samples)
+    rollouts=rollouts,
+    continuations=("hunter", "switcher"),
     private_names=private_names,
     # the rulesheet game: played by re-solving at every decision (docs/search.md)
     agent_presets=("standard",),
+    # rollout leaves: on `standard` the agent beats the heuristics where scored-now lost
+    # (results/standard/README.md); on tiny 0.173 exploitable against scored-now's 0.333
+    agent_value_function="rollout",
     value_features=value_features,
 )
 

@@ -9,8 +9,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spycfr.games.agent_hunter.public import _house_sum, _out_sum, _sign, _vp_margin
-from spycfr.games.agent_hunter.rules import O_HOUSE, O_OUT, P_CARDS, P_PAYOFF, PSTRIDE
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.heuristic import styled_heuristic
+from spycfr.games.agent_hunter.public import _house_sum, _out_sum, _sign, _vp_margin, combine
+from spycfr.games.agent_hunter.rules import (
+    O_HOUSE,
+    O_OUT,
+    P_CARDS,
+    P_PAYOFF,
+    PH_OVER,
+    PHASE,
+    PSTRIDE,
+    STATE_SIZE,
+    TO_MOVE,
+)
 
 
 @njit(cache=True)
@@ -85,3 +97,41 @@ def private_names(variant, pub: np.ndarray | None = None, seat: int = 0) -> list
         unrank(params, i, t)
         names.append("houses " + "-".join(str(int(c)) for c in t[:variant.houses]))
     return [*names, "not placed yet"]
+
+
+@njit(cache=True)
+def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
+    """The ``rollouts`` hook: ``out[q]``, P1's payoff of one game played to the end from
+    public state ``pubs[leaf[q]]`` with P1 holding private state ``i0[q]`` and P2 ``i1[q]``,
+    each seat playing the heuristic style ``style0[q]`` / ``style1[q]`` (heuristic.py; its
+    random choices, refills and the prober's attacks, from numba's generator seeded with
+    ``seeds[q]`` per game: the same arguments give the same payoffs, and games with one seed
+    share their random numbers: common random numbers across leaves)."""
+    state = np.empty(STATE_SIZE, np.int16)
+    nxt = np.empty(STATE_SIZE, np.int16)
+    m = R._max_actions(params)
+    actions = np.empty(m, np.int32)
+    probs = np.empty(m)
+    pub = np.empty(pubs.shape[1], np.int32)
+    for q in range(out.shape[0]):
+        np.random.seed(seeds[q])
+        pub[:] = pubs[leaf[q]]
+        combine(pub, params, i0[q], i1[q], nxt)
+        for x in range(STATE_SIZE):
+            state[x] = nxt[x]
+        while state[PHASE] != PH_OVER:
+            k = R.legal_actions(state, params, actions)
+            style = style0[q] if state[TO_MOVE] == 0 else style1[q]
+            styled_heuristic(state, params, np.int64(style), actions, k, probs)
+            u = np.random.random()
+            a = k - 1
+            acc = 0.0
+            for x in range(k):
+                acc += probs[x]
+                if u < acc:
+                    a = x
+                    break
+            R.apply_action(state, params, actions[a], nxt)
+            for x in range(STATE_SIZE):
+                state[x] = nxt[x]
+        out[q] = R.returns_p1(state, params)

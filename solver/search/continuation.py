@@ -1,0 +1,188 @@
+"""Leaf values that look beyond the leaf without a trained network: the values of
+continuation strategies, by rollouts (Brown, Sandholm and Amos 2018, "Depth-Limited Solving
+for Imperfect-Information Games": multi-valued states).
+
+At a leaf each seat may continue with one of k strategies (the game's ``continuations``,
+some of its heuristic players). For a private state i of seat s, games are played to the end
+from the leaf's public state (the game's ``rollouts`` hook, numba) against opposing private
+states j drawn from the opponent's range there, once for every pair of continuations; the
+mean payoff per pair is ``U[k, k']``. The value of i is ``max_k min_k' U[k, k']``: the seat
+continues as suits its cards best, against the opposing continuation worst for it. (Brown
+et al. put each seat's choice in the subgame as a decision of the whole range; a row's own
+worst case here is more cautious: the opponent's choice may depend on i.)
+
+Cost and sampling. The games of one re-solve are played once, at the solve's first call
+(the leaves' public states and ranges then), and reused by every iteration. When every pair
+of private states of every leaf fits the ``budget`` of games (small variants), every pair is
+played (``pair_samples`` games each, for the heuristics' own randomness) and the values are
+exact sums over the current ranges: one strategy everywhere, which the exact evaluation
+measures. Otherwise only the ``focus`` row (the agent's actual private state, set by the agent
+before each re-solve) is played, against ``focus_samples`` opposing private states drawn from
+the opposing reach at the leaf at the first call (what the leaf's signals allow); its value is
+the plain mean times the current opposing mass, so a standard error of at most
+``1 / sqrt(focus_samples)`` per pair of continuations (payoffs in [-1, 1]); every other row
+takes the ``fallback`` values (scored as it stands). Reweighting the samples by the solve's
+changing ranges (importance weights) was tried and dropped: the ranges concentrate, a few
+samples carry all the weight, and the solve then chases their noise (values of +-1 at most
+leaves). Samples are common random numbers: sample m uses the same uniform variate to draw
+the opposing state and the same seed for the game's own randomness at every leaf, so the
+differences between leaves, which decide the move, are much less noisy than the values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spycfr.search import passes
+from spycfr.search.tree import GameModel, Subtree
+from spycfr.search.values import ValueFunction
+
+
+class Continuations:
+    """The ``rollout`` leaf values (module notes)."""
+
+    name = "rollout"
+
+    def __init__(self, game: GameModel, rollouts, styles: tuple[int, ...],
+                 fallback: ValueFunction, pair_samples: int = 4, focus_samples: int = 64,
+                 budget: int = 200_000, focus_budget: int = 60_000, row_samples: int = 16,
+                 seed: int = 0) -> None:
+        self.game, self.rollouts, self.styles = game, rollouts, np.asarray(styles, np.int64)
+        self.fallback = fallback
+        self.pair_samples, self.focus_samples, self.budget = pair_samples, focus_samples, budget
+        self.focus_budget, self.row_samples = focus_budget, row_samples
+        self.seed = seed
+        self._focus: tuple[int, int] | None = None
+        self._focus_rows: dict[bytes, np.ndarray] = {}
+        self._ready = False
+        self.games_played = 0  # rollouts played so far (all re-solves)
+
+    def focus(self, seat: int | None, private: int | None = None, tree: Subtree | None = None
+              ) -> None:
+        """Value ``seat``'s private state ``private`` with rollouts when not every pair can
+        be (the agent's own cards); with the subgame ``tree``, at each leaf the private
+        states it can lead to there (a switch changes the cards); None: no focus."""
+        self._focus = None if seat is None or private is None else (int(seat), int(private))
+        self._focus_rows = {}
+        if self._focus is None or tree is None:
+            return
+        me, own = self._focus
+        sigma = np.zeros(tree.row_kid.shape)
+        passes.uniform(tree.kind, tree.row, tree.row_count, sigma)
+        root = np.zeros(tree.game.n[me])
+        root[own] = 1.0
+        reach = np.zeros((tree.size, root.size))
+        passes.forward(me, *tree.seat_arrays(me), sigma, root, reach)
+        for n in tree.leaves:
+            self._focus_rows[tree.pub[n].tobytes()] = np.flatnonzero(reach[n] > 0)
+
+    def one_sided(self, tree: Subtree, ranges: tuple[np.ndarray, np.ndarray]) -> bool:
+        """Whether a solve of ``tree`` from ``ranges`` values only the focus rows (over the
+        budget, with a focus): the opponent's rows then take the fallback, which is not
+        comparable with its values of the last solve, so a re-solving gadget fed those
+        would only add noise."""
+        k = self.styles.size
+        count = (tree.leaves.size * int((ranges[0] > 0).sum()) * int((ranges[1] > 0).sum())
+                 * k * k * self.pair_samples)
+        return self._focus is not None and count > self.budget
+
+    def reset(self) -> None:
+        """A new solve begins: its first call plays its games."""
+        self._ready = False
+
+    def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
+               nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        if not self._ready:
+            self._prepare(pubs, r0, r1)
+            self._ready = True
+        z = self.game.z
+        if self._pairs is not None:  # every pair played: exact sums over the ranges
+            u = self._pairs  # (L, n0, n1, k, k) seat 0's payoff times compat
+            q0 = np.einsum("lijab,lj->liab", u, r1)
+            q1 = -np.einsum("lijab,li->ljba", u, r0)
+            return _robust(q0) / z, _robust(q1) / z
+        v0, v1 = self.fallback.values(pubs, r0, r1)
+        out, ranges = (v0, v1), (r0, r1)
+        for s, leaf, i, mean in self._rows:
+            mass = self._compat_row(s, i) @ ranges[1 - s][leaf]
+            out[s][leaf, i] = _robust(mean[None])[0] * mass / z
+        return v0, v1
+
+    def _compat_row(self, seat: int, i: int) -> np.ndarray:
+        return self.game.compat[i] if seat == 0 else self.game.compat[:, i]
+
+    def _prepare(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray) -> None:
+        """Choose this re-solve's games and play them."""
+        k, L = self.styles.size, pubs.shape[0]
+        n0, n1 = r0.shape[1], r1.shape[1]
+        pairs = np.array([(a, b) for a in range(k) for b in range(k)], np.int64)
+        live0, live1 = r0 > 0, r1 > 0
+        count = int((live0.sum(1) * live1.sum(1)).sum()) * k * k * self.pair_samples
+        rng = np.random.default_rng(self.seed)
+        self._pairs, self._rows = None, []
+        if count <= self.budget:
+            ls, i0, i1 = np.nonzero(live0[:, :, None] & live1[:, None, :])
+            # at least row_samples games per row where the other seat has few rows (the
+            # placements: the opponent's NOTHING), within the budget
+            few = max(1, int(np.minimum(live0.sum(1), live1.sum(1)).min()))
+            m = max(self.pair_samples, min(-(-self.row_samples // few),
+                                           self.budget // max(ls.size * k * k, 1)))
+            seeds = rng.integers(0, 2**31 - 1, m)
+            reps = pairs.shape[0] * m  # per (leaf, i, j): every pair of styles, m seeds
+            u = self._play(pubs, np.repeat(ls, reps), np.repeat(i0, reps), np.repeat(i1, reps),
+                           np.tile(np.repeat(pairs[:, 0], m), ls.size),
+                           np.tile(np.repeat(pairs[:, 1], m), ls.size),
+                           np.tile(seeds, ls.size * pairs.shape[0]))
+            means = u.reshape(ls.size, k, k, m).mean(axis=3)
+            self._pairs = np.zeros((L, n0, n1, k, k))
+            self._pairs[ls, i0, i1] = means * self.game.compat[i0, i1][:, None, None]
+            return
+        if self._focus is None:
+            return
+        s, own = self._focus
+        m = self.focus_samples
+        draws, seeds = rng.random(m), rng.integers(0, 2**31 - 1, m)
+        ranges = (r0, r1)
+        jobs = []
+        for leaf in range(L):
+            for i in self._focus_rows.get(pubs[leaf].tobytes(), (own,)):
+                p = ranges[1 - s][leaf] * self._compat_row(s, i)
+                if ranges[s][leaf, i] <= 0 or p.sum() <= 0:
+                    continue
+                cdf = np.cumsum(p / p.sum())
+                js = np.minimum(np.searchsorted(cdf, draws, side="right"), p.size - 1)
+                jobs.append((leaf, int(i), js))
+        if not jobs:
+            return
+        reps = pairs.shape[0]
+        # many rows (a placement: every one of them) share the focus budget
+        m = min(m, max(8, self.focus_budget // (len(jobs) * reps)))
+        draws, seeds = draws[:m], seeds[:m]
+        jobs = [(leaf, i, js[:m]) for leaf, i, js in jobs]
+        leaf_a = np.repeat([lf for lf, _, _ in jobs], reps * m)
+        mine_i = np.repeat([i for _, i, _ in jobs], reps * m)
+        opp = np.concatenate([np.tile(js, reps) for _, _, js in jobs])
+        mine_st = np.tile(np.repeat(pairs[:, 0], m), len(jobs))
+        opp_st = np.tile(np.repeat(pairs[:, 1], m), len(jobs))
+        seed_a = np.tile(seeds, reps * len(jobs))
+        if s == 0:
+            u = self._play(pubs, leaf_a, mine_i, opp, mine_st, opp_st, seed_a)
+        else:
+            u = -self._play(pubs, leaf_a, opp, mine_i, opp_st, mine_st, seed_a)
+        means = u.reshape(len(jobs), k, k, m).mean(axis=3)
+        self._rows = [(s, leaf, i, means[x]) for x, (leaf, i, _) in enumerate(jobs)]
+
+    def _play(self, pubs, leaf, i0, i1, st0, st1, seeds) -> np.ndarray:
+        """Seat 0's payoff of each game (the game's ``rollouts`` hook)."""
+        out = np.empty(leaf.size)
+        self.rollouts(np.ascontiguousarray(pubs), self.game.params,
+                      np.ascontiguousarray(leaf, np.int64), np.ascontiguousarray(i0, np.int64),
+                      np.ascontiguousarray(i1, np.int64), self.styles[st0], self.styles[st1],
+                      np.ascontiguousarray(seeds, np.int64), out)
+        self.games_played += out.size
+        return out
+
+
+def _robust(q: np.ndarray) -> np.ndarray:
+    """``q[..., a, b]`` (own continuation a, the opponent's b) -> ``max_a min_b``."""
+    return q.min(axis=-1).max(axis=-1)

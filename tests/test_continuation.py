@@ -1,0 +1,182 @@
+"""Rollout leaf values (spycfr.search.continuation and Agent Hunter's ``rollouts`` hook):
+games played to the end match a direct simulation, values follow their definition, the same
+seed gives the same values, and the function is found by name."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from spycfr.errors import SpycfrError
+from spycfr.games import get_plugin, make_variant
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.heuristic import styled_heuristic
+from spycfr.games.agent_hunter.public import combine
+from spycfr.public import protocol as pp
+from spycfr.search.agent import AgentConfig, SearchAgent
+from spycfr.search.continuation import Continuations
+from spycfr.search.leafvalues import ExactTerminals, value_function
+from spycfr.search.subgame import subgame
+from spycfr.search.tree import GameModel, build
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    plugin = get_plugin("agent-hunter")
+    return plugin, GameModel.of(plugin.numba_params(make_variant("agent-hunter", "tiny")))
+
+
+def _last_turn_states(game):
+    """Public states of the whole tiny tree where P2 makes the game's last move."""
+    full = build(game)
+    return [full.pub[n] for n in range(full.kind.size)
+            if full.kind[n] == 1 and full.pub[n][R.PHASE] == R.PH_TURN
+            and full.pub[n][R.TURN] == game.params[R.P_MAX_TURNS] - 1]
+
+
+def _simulate(pub, params, i0, i1, style):
+    """The game from ``pub`` with private states i0, i1 and both seats playing ``style``,
+    in Python; None where the heuristic is not deterministic on the way."""
+    state = np.empty(R.STATE_SIZE, np.int16)
+    combine(pub, params, i0, i1, state)
+    acts = np.empty(R._max_actions(params), np.int32)
+    while state[R.PHASE] != R.PH_OVER:
+        k = R.legal_actions(state, params, acts)
+        probs = np.zeros(k)
+        styled_heuristic(state, params, np.int64(style), acts, k, probs)
+        if probs.max() < 1.0:
+            return None
+        nxt = np.empty_like(state)
+        R.apply_action(state, params, acts[int(probs.argmax())], nxt)
+        state = nxt
+    return R.returns_p1(state, params)
+
+
+def test_a_rollout_one_move_from_the_end_is_the_direct_game(tiny):
+    plugin, game = tiny
+    checked = 0
+    for pub in _last_turn_states(game)[:30]:
+        for i0 in range(game.n[0] - 1):
+            for i1 in range(game.n[1] - 1):
+                want = _simulate(pub, game.params, i0, i1, 0)
+                if want is None:
+                    continue
+                out = np.empty(1)
+                plugin.rollouts(pub[None].astype(np.int32), game.params, np.zeros(1, np.int64),
+                                np.array([i0]), np.array([i1]), np.zeros(1, np.int64),
+                                np.zeros(1, np.int64), np.array([7]), out)
+                assert out[0] == want
+                checked += 1
+    assert checked > 50
+
+
+def test_rollouts_are_deterministic_given_the_seed(tiny):
+    plugin, game = tiny
+    pubs = np.array(_last_turn_states(game)[:5]).astype(np.int32)
+    n = 400
+    rng = np.random.default_rng(3)
+    args = (pubs, game.params, rng.integers(0, 5, n), rng.integers(0, 6, n),
+            rng.integers(0, 6, n), rng.integers(0, 3, n), rng.integers(0, 3, n),
+            rng.integers(0, 2**31 - 1, n))
+    a, b = np.empty(n), np.empty(n)
+    plugin.rollouts(*args, a)
+    plugin.rollouts(*args, b)
+    assert np.array_equal(a, b) and set(np.unique(a)) <= {-1.0, 0.0, 1.0}
+
+
+def _turn_subgame(game):
+    """The one-move subgame at P1's first turn (leaves: P2's turn and terminals)."""
+    plan = subgame(game, game.root(), 2)
+    return subgame(game, plan.pub[plan.leaves[0]], 1)
+
+
+def test_every_pair_played_gives_the_robust_continuation_values(tiny):
+    """On tiny every pair of private states fits the budget: v0[l, i] =
+    max_a min_b sum_j r1[l, j] U_ab(i, j) / Z with U the mean of the seeded games."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    leaves = np.array([n for n in t.leaves
+                       if pp.python_impl(game.params, "current_player")(t.pub[n], game.params)
+                       != pp.TERMINAL])
+    pubs = t.pub[leaves]
+    rng = np.random.default_rng(0)
+    r0, r1 = rng.random((len(leaves), game.n[0])), rng.random((len(leaves), game.n[1]))
+    r0[:, -1] = r1[:, -1] = 0.0  # NOTHING is no private state after the placements
+    vf = Continuations(game, plugin.rollouts, (0, 1), value_function("scored-now", game, plugin),
+                       pair_samples=3)
+    v0, v1 = vf.values(pubs, r0, r1)
+    seeds = np.random.default_rng(vf.seed).integers(0, 2**31 - 1, 3)
+    for leaf in (0, len(leaves) - 1):
+        u = np.zeros((game.n[0], game.n[1], 2, 2))
+        for i in range(game.n[0] - 1):
+            for j in range(game.n[1] - 1):
+                for a in range(2):
+                    for b in range(2):
+                        out = np.empty(3)
+                        plugin.rollouts(pubs.astype(np.int32), game.params,
+                                        np.full(3, leaf), np.full(3, i), np.full(3, j),
+                                        np.full(3, a), np.full(3, b), seeds, out)
+                        u[i, j, a, b] = out.mean()
+        for i in range(game.n[0] - 1):
+            q = np.einsum("jab,j->ab", u[i], r1[leaf])
+            assert v0[leaf, i] == pytest.approx(q.min(axis=1).max() / game.z)
+        for j in range(game.n[1] - 1):
+            q = -np.einsum("iab,i->ba", u[:, j], r0[leaf])
+            assert v1[leaf, j] == pytest.approx(q.min(axis=1).max() / game.z)
+    # the same seed, the same values; the games were played once for both calls
+    played = vf.games_played
+    again = vf.values(pubs, r0 * 2, r1)
+    assert vf.games_played == played and np.allclose(again[1], 2 * v1)
+    fresh = Continuations(game, plugin.rollouts, (0, 1), vf.fallback, pair_samples=3)
+    assert all(np.array_equal(x, y) for x, y in zip(fresh.values(pubs, r0, r1), (v0, v1),
+                                                     strict=True))
+
+
+def test_over_the_budget_only_the_focus_row_is_rolled_out(tiny):
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    pubs = t.pub[t.leaves]
+    rng = np.random.default_rng(1)
+    r0, r1 = rng.random((len(pubs), game.n[0])), rng.random((len(pubs), game.n[1]))
+    fallback = value_function("scored-now", game, plugin)
+    vf = Continuations(game, plugin.rollouts, (0, 1), fallback, focus_samples=32, budget=10)
+    base = fallback.values(pubs, r0, r1)
+    v0, v1 = vf.values(pubs, r0, r1)
+    assert vf.games_played == 0 and np.array_equal(v0, base[0])  # no focus: the fallback
+    vf.focus(1, 2)
+    vf.reset()
+    v0, v1 = vf.values(pubs, r0, r1)
+    assert vf.games_played == len(pubs) * 4 * 32
+    assert np.array_equal(v0, base[0])
+    others = np.arange(game.n[1]) != 2
+    assert np.array_equal(v1[:, others], base[1][:, others])
+    assert not np.allclose(v1[:, 2], base[1][:, 2])
+    assert (np.abs(v1[:, 2]) <= r0.sum(axis=1) / game.z + 1e-12).all()
+
+
+def test_rollout_is_registered_by_name(tiny):
+    plugin, game = tiny
+    vf = value_function("rollout", game, plugin)
+    assert isinstance(vf, ExactTerminals) and isinstance(vf.inner, Continuations)
+    assert list(vf.inner.styles) == [plugin.heuristic_styles.index(c)
+                                     for c in plugin.continuations]
+    agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                        AgentConfig(value_function="rollout"))
+    assert agent.values.inner.name == "rollout"
+    with pytest.raises(SpycfrError, match="no rollouts hook"):
+        value_function("rollout", game, dataclasses.replace(plugin, rollouts=None))
+
+
+def test_one_sided_only_with_a_focus_over_the_budget(tiny):
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    ranges = (np.ones(game.n[0]), np.ones(game.n[1]))
+    vf = Continuations(game, plugin.rollouts, (0, 1), value_function("scored-now", game, plugin),
+                       budget=10)
+    assert not vf.one_sided(t, ranges)  # no focus: every row takes the fallback alike
+    vf.focus(0, 3, t)
+    assert vf.one_sided(t, ranges)
+    vf.budget = 10**9
+    assert not vf.one_sided(t, ranges)  # every pair played: both seats valued alike
