@@ -35,8 +35,9 @@ def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | Non
     """
     import numpy as np
 
-    from spycfr.analysis.play import Moves, play_game
+    from spycfr.analysis.play import Moves, load_opponent, play_game
     from spycfr.analysis.team import is_team_run
+    from spycfr.cli.progress import heartbeat
 
     team = is_team_run(run_dir)
     seat = seat or ("S1" if team else "P1")
@@ -71,7 +72,12 @@ def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | Non
 
             result = play_team_game(run_dir, int(seat[1:]) - 1, seed, given, say)
         else:
-            result = play_game(run_dir, 0 if seat.upper() == "P1" else 1, seed, given, say)
+            with heartbeat(f"loading {run_dir} (its tree rebuilt; after installing, the first "
+                           "run also compiles the game's rules)",
+                           f"still loading {run_dir} ({{:.0f}} s)"):
+                opponent = load_opponent(run_dir, say)
+            result = play_game(run_dir, 0 if seat.upper() == "P1" else 1, seed, given, say,
+                               opponent)
     except UnicodeDecodeError:
         raise SpycfrError("the moves are not UTF-8 text") from None
     finally:
