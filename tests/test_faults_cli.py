@@ -205,3 +205,63 @@ def test_a_long_load_says_what_it_does_at_a_terminal(monkeypatch):
     run = progress.load_run_saying(TINY)
     assert run.tree.num_nodes == 7_339
     assert f"loading {TINY}: rebuilding its tree of 7,339 nodes" in terminal.getvalue()
+
+
+def test_solve_says_it_is_preparing_at_a_terminal(monkeypatch):
+    """Issue 26 item 7: the quick start was silent for 85-112 s while numba compiled; solve
+    now says what it prepares at once at a terminal (the heartbeat goes on every 15 s)."""
+    from spycfr.cli.solve import _Progress
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    progress = _Progress(None, None, quiet=False)
+    progress.preparing()
+    for _ in range(100):
+        if terminal.getvalue():
+            break
+        time.sleep(0.02)
+    progress.stop_preparing()
+    assert terminal.getvalue().startswith("preparing the game and the solver")
+    quiet = _Progress(None, None, quiet=True)
+    quiet.preparing()
+    assert getattr(quiet, "_timer", None) is None
+
+
+def test_the_rulesheet_game_by_default_is_the_search_agent():
+    """Issue 26 item 8: `spycfr solve agent-hunter --preset standard` with default options
+    makes the search agent's run (no refusal); a setting of another algorithm keeps it off."""
+    from spycfr.cli.solve import _plays_by_search
+
+    assert _plays_by_search("agent-hunter", "standard", "auto", (), (None, None))
+    assert not _plays_by_search("agent-hunter", "standard", "auto", (), (None, 1000))
+    assert not _plays_by_search("agent-hunter", "mini", "auto", (), (None, None))
+
+
+def test_dask_is_pinned_past_its_cves():
+    """Issue 26 item 6: CVE-2024-10096 (fixed in distributed 2024.9.0) and CVE-2026-23528
+    (2026.1.1) are excluded by the requirement, and the installed version holds it."""
+    from importlib.metadata import version
+
+    text = (RESULTS.parent / "pyproject.toml").read_text()
+    pin = re.search(r'"dask\[distributed\]>=([0-9.]+)"', text)
+    assert pin is not None
+
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+    assert key(pin.group(1)) >= (2026, 1, 1)
+    assert key(version("distributed")) >= key(pin.group(1))
+
+
+def test_the_tutorial_quotes_what_openings_print():
+    """Issue 26 item 15: the tutorial's openings of results/mini are what `spycfr openings
+    results/mini` prints now (results/small's block is checked by
+    benchmarks/replay_issue26.py: its tree takes 1.4 GiB and minutes to rebuild)."""
+    tutorial = (RESULTS.parent / "docs" / "tutorial.md").read_text()
+    quoted = tutorial.split("`results/mini` holds the same variant")[1].split("```")[1]
+    code, out, err = spycfr("openings", str(RESULTS / "mini"))
+    assert code == 0, err
+    block = quoted.strip().splitlines()
+    assert block[0].startswith("P2 placements")
+    assert "\n".join(line.rstrip() for line in block) in "\n".join(
+        line.rstrip() for line in out.splitlines())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -143,3 +144,28 @@ def test_a_fair_game_is_not_drawn_at_a_1e16_scale():
     lo, hi = ax.get_ylim()
     assert hi - lo >= MIN_VALUE_SPAN and lo < 0 < hi
     assert ax.yaxis.get_major_formatter().get_offset() == ""
+
+
+def test_the_committed_sweep_is_drawn_as_small_multiples(tmp_path, monkeypatch):
+    """Issue 26 item 10: results/sweeps/agent-hunter-decoys redrawn from its table: each value
+    panel holds at most two series (was 12-18 lines in one axes), each spans at least 0.1."""
+    from matplotlib.figure import Figure
+
+    from spycfr.sweep.report import MIN_VALUE_SPAN
+
+    seen: list[tuple[int, float]] = []
+    save = Figure.savefig
+
+    def spy(fig, *args, **kwargs):
+        for ax in fig.axes:
+            if ax.get_ylabel().startswith("value"):
+                low, high = ax.get_ylim()
+                seen.append((len(ax.containers), high - low))
+        return save(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", spy)
+    source = Path(__file__).resolve().parent.parent / "results" / "sweeps" / "agent-hunter-decoys"
+    write_report(json.loads((source / "sweep.json").read_text()),
+                 pd.read_parquet(source / "sweep.parquet"), tmp_path)
+    assert len(seen) >= 4
+    assert max(n for n, _ in seen) <= 2 and min(s for _, s in seen) >= MIN_VALUE_SPAN - 1e-12
