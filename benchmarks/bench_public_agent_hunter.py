@@ -162,6 +162,8 @@ def scale(spec: str, target: float, algorithm: str, memory_gib: float) -> None:
 
     budget = MemoryBudget(memory_gib * 2**30)
     game = AgentHunterGame(_variant(spec))
+    print(f"{spec}: history tree of about {estimate_nodes(game.variant_obj.to_params()):.3g} "
+          "nodes (playout estimate)", flush=True)
     t0 = time.perf_counter()
     public = build_public_tree(game, budget=budget)
     build = time.perf_counter() - t0
