@@ -361,8 +361,12 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     game = _game_of(run_dir)
     rollout = rollout or default_rollout(game)
     player_from(rollout, game)  # a bad name fails now
+    from spycfr.runs.store import read_run
+
+    # the agent's configuration too: games against another agent (the directory remade with
+    # other options) are not resumed
     settings = {"seed": seed, "rollouts": rollouts, "rollout": rollout,
-                "opponent_rollout": rollout}
+                "opponent_rollout": rollout, "agent": read_run(run_dir).record.get("agent")}
     path = Path(run_dir) / GAMES_FILE
     done = _read_games(path, settings)
     if not path.exists():

@@ -371,11 +371,14 @@ class AgentGame:
         return p / total if total > 0 else p
 
 
-def agent_exploitability(agent: SearchAgent) -> tuple[float, tuple[float, float], int]:
+def agent_exploitability(agent: SearchAgent, progress: Callable[[str], None] | None = None
+                         ) -> tuple[float, tuple[float, float], int]:
     """The agent's exact exploitability on a game small enough to enumerate: its strategy at
     every public node (one game walked over the whole public tree, copied at each branch,
     re-solving exactly where a real game would), then a full best response against each seat.
-    Returns (exploitability, (BR_P1, BR_P2), re-solves)."""
+    Returns (exploitability, (BR_P1, BR_P2), re-solves); ``progress`` is told every
+    PROGRESS_AGAIN seconds the share of the public tree walked (a subtree the agent never
+    reaches counts whole), the re-solves and an estimate of the time left."""
     import copy
 
     from spycfr.search import passes
@@ -383,15 +386,30 @@ def agent_exploitability(agent: SearchAgent) -> tuple[float, tuple[float, float]
     from spycfr.search.tree import build
 
     full = build(agent.model)
+    size = np.ones(full.size, np.int64)  # nodes in each node's subtree (children follow parents)
+    for n in range(full.size - 1, 0, -1):
+        size[full.parent[n]] += size[n]
     strategies, solves = [], 0
+    agent.plan()  # before the clock of the estimate: the walk's pace is what extrapolates
+    start = due = time.perf_counter()
     for seat in (0, 1):
         strategy = np.zeros(full.row_kid.shape)
         passes.uniform(full.kind, full.row, full.row_count, strategy)
         stack = [(0, agent.game(seat))]
+        walked = 0
         while stack:
             f, g = stack.pop()
             if full.kind[f] == pp.TERMINAL or not g.mine.any():
+                walked += int(size[f])
                 continue  # the agent never gets here: its play below does not matter
+            walked += 1
+            if progress is not None and time.perf_counter() >= due:
+                spent = time.perf_counter() - start
+                share = (seat * full.size + walked) / (2 * full.size)
+                progress(f"the agent as P{seat + 1}: {walked / full.size:.1%} of "
+                         f"{full.size:,} public nodes walked, {solves:,} re-solves, {spent:.0f} "
+                         f"s, about {spent * (1 - share) / share:.0f} s to go")
+                due = time.perf_counter() + PROGRESS_AGAIN
             t, s = g.sol.tree, g.s
             if full.kind[f] == seat:
                 rows = g.sol.strategy[t.row[s]]
