@@ -23,11 +23,14 @@ def export_efg(
     game: str, preset: str | None, variant_params: dict, output: str, title: str | None
 ) -> None:
     """Export GAME's full tree as a Gambit extensive-form (.efg) file."""
+    from spycfr.cli.progress import heartbeat
     from spycfr.formats.efg import write_efg
     from spycfr.games import build_tree
 
     check_output_file(output, "-o")  # before the tree is built
-    tree = build_tree(build_game(game, preset, variant_params))
+    with heartbeat(f"building the tree of {game} (after installing, the first run also "
+                   "compiles the game's rules)", "still building the tree ({:.0f} s)"):
+        tree = build_tree(build_game(game, preset, variant_params))
     try:
         size = write_efg(tree, output, title=title)
     except OSError as exc:

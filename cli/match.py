@@ -28,6 +28,7 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
     a 95% confidence interval, per seat, and A's win rate."""
     from spycfr.analysis.headtohead import check_player_name, player_from
     from spycfr.analysis.headtohead import head_to_head as match
+    from spycfr.cli.progress import heartbeat
     from spycfr.runs.store import read_run
 
     for player in (player_a, player_b):
@@ -45,7 +46,10 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
             raise SpycfrError("give --game (and its variant) when neither player is a run "
                               "directory")
         g = build_game(game, preset, variant_params)
-    a, b = player_from(player_a, g), player_from(player_b, g)
+    with heartbeat(f"loading the players {player_a} and {player_b} (a run's tree rebuilt; "
+                   "after installing, the first run also compiles the game's rules)",
+                   "still loading the players ({:.0f} s)"):
+        a, b = player_from(player_a, g), player_from(player_b, g)
 
     def say(text: str) -> None:  # a search agent's games and long solves (stderr)
         click.echo(text, err=True)
