@@ -94,6 +94,11 @@ if [ ${#selected[@]} -eq 0 ] || wanted standard; then
     "$SPYCFR" head-to-head standard "$b" --games "${AGENT_GAMES:-40}" --seed 1 --json \
       > "standard/headtohead-${b//[:\/]/-}.json"
   done
+  # local best response against the agent (issue 22 asks 1,000 games): one game per Dask task,
+  # each kept in standard/lbr-games.jsonl as it ends, so a rerun resumes; about 45 s a game
+  # on one core of the shared 2-core machine, so 1,000 take ~6 h on a LocalCluster of 2
+  "$SPYCFR" measure standard --lbr-games "${AGENT_LBR_GAMES:-1000}" --lbr-rollouts 16 \
+    --lbr-rollout heuristic:hunter
   "$SPYCFR" report standard -o standard/report.md
 fi
 # Agent Double Double Agent's enumerable presets (a few seconds to a minute

@@ -163,12 +163,8 @@ class TableOpponent:
     def observe(self, state) -> None:
         pass
 
-    def particle_rows(self, params, bs, n) -> np.ndarray:
+    def particle_rows(self, params, bs, n, width) -> np.ndarray:
         return np.zeros((0, 0))  # none: _update_belief asks the player at each particle
-
-    @property
-    def resolves(self) -> int:
-        return 0
 
 
 class AgentOpponent:
@@ -193,7 +189,7 @@ class AgentOpponent:
     def observe(self, state) -> None:
         self.view.observe(state)
 
-    def particle_rows(self, params, bs, n) -> np.ndarray:
+    def particle_rows(self, params, bs, n, width) -> np.ndarray:
         v = self.view
         t, s = v.sol.tree, v.s
         if t.kind[s] != v.seat:
@@ -201,12 +197,7 @@ class AgentOpponent:
         q = t.row[s]
         return _agent_rows(params, np.int64(v.seat), bs, np.int64(n), np.int64(s), t.pub,
                            t.first, t.count, v.sol.strategy[q], t.row_kid[q], t.row_next[q],
-                           t.row_count[q], np.int64(max(int(P._REGISTRY[type(params)]
-                                                            ["max_actions"](params)), 2)))
-
-    @property
-    def resolves(self) -> int:
-        return self.view.solves
+                           t.row_count[q], np.int64(width))
 
 
 def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
@@ -242,7 +233,7 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
         else:
             view.move(params, cur, h, acts, k, probs)
             j = sample(probs, k, uniform(rng))
-            pre = view.particle_rows(params, bs, n)
+            pre = view.particle_rows(params, bs, n, probs.shape[0])
         act = acts[j]
         obs = _observation(params, cur, act, np.int64(me))
         ns, nh, nw, n = _update_belief(params, np.int64(me), view.args, pre, obs, bs, bh, bw,

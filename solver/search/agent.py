@@ -37,7 +37,7 @@ from spycfr.search.tree import LEAF, GameModel
 
 ALGORITHM = "re-solving"
 # a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
-PROGRESS_AFTER = 2.0
+PROGRESS_AFTER = 5.0
 PROGRESS_AGAIN = 10.0
 
 
@@ -109,16 +109,20 @@ class SearchAgent:
         if self.progress is None:
             return solve(tree, ranges, total, self.values, **gadget)
         say, start = self.progress, time.perf_counter()
-        due = [start + PROGRESS_AFTER]
+        due, first = [start + PROGRESS_AFTER], [0.0]
 
         def tick(done: int, _: int) -> None:
             now = time.perf_counter()
+            if done == 1:  # the first iteration also computes leaf values that are cached
+                first[0] = now - start
             if now < due[0] or done == total:
                 return
             due[0] = now + PROGRESS_AGAIN
             spent = now - start
+            left = (f"about {(spent - first[0]) * (total - done) / (done - 1):.0f} s to go"
+                    if done > 1 else "the first iteration also values the leaves")
             say(f"solving {what} ({tree.size:,} public nodes): {done}/{total} CFR+ "
-                f"iterations, {spent:.0f} s, about {spent * (total - done) / done:.0f} s to go")
+                f"iterations, {spent:.0f} s, {left}")
 
         return solve(tree, ranges, total, self.values, progress=tick, **gadget)
 
