@@ -296,7 +296,16 @@ class AgentGame:
             a.values.focus(None if self.own is None else self.seat, self.own, tree)
         if first and not hasattr(a.values, "focus"):
             return
-        if first or (hasattr(a.values, "one_sided") and a.values.one_sided(tree, ranges)):
+        one_sided = first or (hasattr(a.values, "one_sided") and
+                              a.values.one_sided(tree, ranges))
+        if one_sided and k != self.seat:
+            # the opponent's decision, our next one a leaf valued for our cards alone: our
+            # play below starts from our own range and what the opponent can hold, so a
+            # solve here would change nothing we do; one cheap iteration (scored as it
+            # stands) keeps the walk going (the opponent's rows uniform: the model range
+            # is then what it can hold)
+            self.sol = solve(tree, ranges, 1, getattr(a.values, "exact", a.values))
+        elif one_sided:
             # only our own cards valued by the leaves: the opponent's range is what it can
             # hold, without the gadget (spycfr.search.continuation)
             self.sol = a.solve("our first move" if first else "the subgame from here", tree,

@@ -97,9 +97,11 @@ class Continuations:
             self._ready = True
         z = self.game.z
         if self._pairs is not None:  # every pair played: exact sums over the ranges
-            u = self._pairs  # (L, n0, n1, k, k) seat 0's payoff times compat
-            q0 = np.einsum("lijab,lj->liab", u, r1)
-            q1 = -np.einsum("lijab,li->ljba", u, r0)
+            u = self._pairs  # (L, n0, k, k, n1) seat 0's payoff times compat
+            L, n0, k = u.shape[0], u.shape[1], u.shape[2]
+            q0 = np.matmul(u, r1[:, None, None, :, None])[..., 0]  # (L, i, a, b)
+            q1 = -np.matmul(r0[:, None, :], u.reshape(L, n0, -1))[:, 0]
+            q1 = q1.reshape(L, k, k, -1).transpose(0, 3, 2, 1)  # (L, j, b, a)
             return _robust(q0) / z, _robust(q1) / z
         v0, v1 = self.fallback.values(pubs, r0, r1)
         out, ranges = (v0, v1), (r0, r1)
@@ -134,8 +136,8 @@ class Continuations:
                            np.tile(np.repeat(pairs[:, 1], m), ls.size),
                            np.tile(seeds, ls.size * pairs.shape[0]))
             means = u.reshape(ls.size, k, k, m).mean(axis=3)
-            self._pairs = np.zeros((L, n0, n1, k, k))
-            self._pairs[ls, i0, i1] = means * self.game.compat[i0, i1][:, None, None]
+            self._pairs = np.zeros((L, n0, k, k, n1))
+            self._pairs[ls, i0, :, :, i1] = means * self.game.compat[i0, i1][:, None, None]
             return
         if self._focus is None:
             return
