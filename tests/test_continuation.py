@@ -180,3 +180,34 @@ def test_one_sided_only_with_a_focus_over_the_budget(tiny):
     assert vf.one_sided(t, ranges)
     vf.budget = 10**9
     assert not vf.one_sided(t, ranges)  # every pair played: both seats valued alike
+
+
+def test_a_one_sided_agent_plays_a_game_valuing_its_own_cards():
+    """Over the budget (forced here on tiny) the agent re-solves its first move and each of
+    its decisions without the gadget, the leaves valued by games for its own cards, and
+    walks on at the opponent's decisions without playing any."""
+    agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                        AgentConfig(iterations=20, value_function="rollout"))
+    inner = agent.values.inner
+    inner.budget, inner.focus_samples = 10, 8
+    rng = np.random.default_rng(5)
+    state = agent.initial()
+    g = agent.game(0)
+    mine, last = 0, 0
+    while state[R.PHASE] != R.PH_OVER:
+        acts = agent.legal(state)
+        if state[R.TO_MOVE] == 0:
+            probs = g.policy(state)  # re-solved on arriving here (or now, the first move)
+            assert probs.sum() == pytest.approx(1.0) and g.sol.enter is None
+            assert inner.games_played > last and inner._focus[0] == 0
+            last = inner.games_played
+            mine += 1
+            a = acts[rng.choice(len(acts), p=probs)]
+        else:
+            a = acts[rng.integers(len(acts))]
+        before = inner.games_played
+        state = agent.after(state, int(a))
+        g.observe(state)
+        if state[R.PHASE] != R.PH_OVER and state[R.TO_MOVE] == 1:
+            assert inner.games_played == before  # the opponent's decision: no games
+    assert mine >= 2
