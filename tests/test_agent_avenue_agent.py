@@ -132,3 +132,40 @@ def test_the_agent_plays_whole_games_on_the_forgetful_model(monkeypatch):
         again, seen2 = _play(agent, seat, 5 + seat)
         assert again == result and len(seen2) == len(seen)
         assert all(np.array_equal(a, b) for a, b in zip(seen, seen2, strict=True))
+
+
+@pytest.mark.slow
+def test_the_commands_take_an_agent_avenue_agent(tmp_path):
+    """tiny through the commands: solve writes the agent, query values each move (the
+    recruitment's values reach past the revealed card) and names the opponent's likely
+    hand and face-down card, play reviews every move, head-to-head and openings run."""
+    import json
+
+    from cli_helpers import spycfr
+
+    out = str(tmp_path / "tiny-agent")
+    code, _, err = spycfr("solve", "agent-avenue", "--preset", "tiny", "--algorithm",
+                          "re-solving", "--iterations", "30", "--depth", "2", "-o", out, "-q")
+    assert code == 0, err
+    code, text, err = spycfr("query", out, "--as", "P2", "deal:?|CB.DD play:EN/? draw:?.?",
+                             "--json")
+    assert code == 0, err
+    q = json.loads(text)
+    assert [m["move"] for m in sorted(q["moves"], key=lambda m: m["move"])] == [
+        "take:down", "take:up"]
+    assert all(m["value"] is not None for m in q["moves"])
+    assert q["opponent_posterior"][0]["private_state"].startswith("hand -, face down ")
+    moves = tmp_path / "moves.txt"
+    moves.write_text("1\n" * 10)
+    code, text, err = spycfr("play", out, "--seat", "P2", "--seed", "2", "--moves",
+                             str(moves), "--json")
+    assert code == 0, err
+    result = json.loads(text)
+    assert len(result["review"]) == len(result["moves"]) > 0
+    assert all(isinstance(r["value"], float) for r in result["review"])
+    assert "never met this position" not in err
+    code, text, err = spycfr("head-to-head", out, "heuristic", "--games", "2", "--json")
+    assert code == 0, err
+    assert json.loads(text)["a_payoff"]["games"] == 2
+    code, text, err = spycfr("openings", out, "--json")
+    assert code == 0, err

@@ -25,7 +25,7 @@ from spycfr.io import write_json, write_text
 from spycfr.runs.config import SolveConfig
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import OPENINGS_CSV, RUN_JSON, file_sha256, read_run
-from spycfr.search.agent import ALGORITHM, AgentConfig, SearchAgent
+from spycfr.search.agent import ALGORITHM, AgentConfig, AgentGame, SearchAgent
 from spycfr.search.leafvalues import VALUE_FUNCTIONS
 
 EXPLOITABILITY_NOTE = (
@@ -95,15 +95,16 @@ def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: 
 
 def agent_openings(agent: SearchAgent, game) -> pd.DataFrame | None:
     """The agent's opening decisions (the plug-in's openings paths): each move's probability
-    and value for the mover, from the agent's first plan (the table format of a sampled
-    run's openings.csv, with values)."""
+    and value for the mover, from the agent's first plan, not re-solved (the table format of
+    a sampled run's openings.csv, with values; Agent Avenue's 2,640 first recruits of P2
+    would each be a re-solve of seconds)."""
     spec = get_plugin(game.name).openings
     if spec is None:
         return None
     frames = []
     for player, path, context in spec.paths(game.variant_obj):
         state, array = game.new_initial_state(), agent.initial()
-        view = agent.game(player)
+        view = AgentGame(agent, player, plan_only=True)
         for action in path:
             state, array = state.child(action), agent.after(array, action)
             view.observe(array)

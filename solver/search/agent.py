@@ -208,12 +208,14 @@ class MoveInfo:
 class AgentGame:
     """One game as seen by the agent playing ``seat``: call :meth:`observe` with the rules
     state after every step (or at any later state: the walk catches up), :meth:`policy` at
-    the agent's decisions."""
+    the agent's decisions. With ``plan_only`` it reads the first plan without re-solving
+    at its own decisions (the openings: one solve for every situation the plan reaches)."""
 
     agent: SearchAgent
     seat: int
     solves: int = 0
     solve_seconds: list[float] = field(default_factory=list)
+    plan_only: bool = False
 
     def __post_init__(self) -> None:
         a = self.agent
@@ -288,6 +290,8 @@ class AgentGame:
         k = int(a._pub_current(self.pub, a.params))
         if k not in (0, 1) or not (k == self.seat or t.kind[s] == LEAF):
             return
+        if self.plan_only and t.kind[s] != LEAF:
+            return
         opp = 1 - self.seat
         start = time.perf_counter()
         tree = subgame(a.model, self.pub, a.config.depth)
@@ -351,9 +355,7 @@ class AgentGame:
                 c = t.first[s] + t.row_kid[q, i, e]
                 if t.row_next[q, i, e] != j:
                     continue
-                if np.array_equal(t.pub[c], pub) or any(
-                        np.array_equal(t.pub[cc], pub)
-                        for cc in range(t.first[c], t.first[c] + t.count[c])):
+                if _below(t, c, pub, SIGNAL_STEPS):
                     e_hit = e
                     break
             where.append(e_hit)
@@ -382,6 +384,22 @@ class AgentGame:
         p = self.model_range * c
         total = p.sum()
         return p / total if total > 0 else p
+
+
+# Public steps from a move to the rules' state after it: the signals and draws that the
+# public model puts after a move (Agent Avenue: the recruitment's revealed card, the mover's
+# refill; Agent Hunter: the attack's result).
+SIGNAL_STEPS = 3
+
+
+def _below(t, c: int, pub: np.ndarray, steps: int) -> bool:
+    """Whether ``pub`` is node ``c``'s public state or one at most ``steps`` below it."""
+    frontier = [c]
+    for _ in range(steps + 1):
+        if any(np.array_equal(t.pub[x], pub) for x in frontier):
+            return True
+        frontier = [y for x in frontier for y in range(t.first[x], t.first[x] + t.count[x])]
+    return False
 
 
 def agent_exploitability(agent: SearchAgent, progress: Callable[[str], None] | None = None
