@@ -138,7 +138,8 @@ def test_the_agent_plays_whole_games_on_the_forgetful_model(monkeypatch):
 def test_the_commands_take_an_agent_avenue_agent(tmp_path):
     """tiny through the commands: solve writes the agent, query values each move (the
     recruitment's values reach past the revealed card) and names the opponent's likely
-    hand and face-down card, play reviews every move, head-to-head and openings run."""
+    hand and face-down card (weighed by card removal), play reviews every move, head-to-head
+    and openings run."""
     import json
 
     from cli_helpers import spycfr
@@ -155,6 +156,12 @@ def test_the_commands_take_an_agent_avenue_agent(tmp_path):
         "take:down", "take:up"]
     assert all(m["value"] is not None for m in q["moves"])
     assert q["opponent_posterior"][0]["private_state"].startswith("hand -, face down ")
+    # the opponent's hand with card removal: 2 of EN, CB, DD, DD left (6 pairs)
+    code, text, err = spycfr("query", out, "--as", "P1", "deal:EN.CB|?", "--json")
+    assert code == 0, err
+    post = {p["private_state"]: p["probability"] for p in json.loads(text)["opponent_posterior"]}
+    assert post == pytest.approx({"hand CBDD": 2 / 6, "hand ENDD": 2 / 6, "hand DDDD": 1 / 6,
+                                  "hand ENCB": 1 / 6})
     moves = tmp_path / "moves.txt"
     moves.write_text("1\n" * 10)
     code, text, err = spycfr("play", out, "--seat", "P2", "--seed", "2", "--moves",

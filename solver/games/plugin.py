@@ -202,6 +202,11 @@ class GamePlugin:
     # re-solves on, where it must be an abstraction of the game's (the rules the same);
     # None: numba_params.
     search_params: Callable[[Any], Any] | None = None
+    # pair_weights(pub, params, n0, n1) -> (n0, n1): how much each pair of private states
+    # weighs at public state pub beyond the model's compatibility (a model that keeps card
+    # removal in its payoffs: what a search agent's posterior and move values weigh the
+    # opponent's range by); None: nothing beyond it.
+    pair_weights: Callable | None = None
     # scored_now(pubs, params, r0, r1, v0, v1): a function (numba or not) writing each seat's
     # values (sum over the other's range of the payoff times compat) with the game ended at
     # each public state, as it stands: the leaf values of a search agent without a trained

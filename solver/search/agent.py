@@ -342,7 +342,6 @@ class AgentGame:
         q = t.row[s]
         rows = self.sol.strategy[q]
         reach_opp = self.sol.reach[1 - seat]
-        compat = a.model.compat[i] if seat == 0 else a.model.compat[:, i]
         probs = np.zeros(len(actions))
         values = np.full(len(actions), np.nan)
         hits = np.zeros(t.row_count[q, i], np.int64)
@@ -362,7 +361,7 @@ class AgentGame:
             if e_hit >= 0:
                 hits[e_hit] += 1
                 c = t.first[s] + t.row_kid[q, i, e_hit]
-                mass = float(compat @ reach_opp[c])
+                mass = float(self._pairs(t.pub[c], j, seat) @ reach_opp[c])
                 if mass > 0:
                     values[x] = self.sol.values[seat][c, j] * a.model.z / mass
         for x, e in enumerate(where):
@@ -375,13 +374,22 @@ class AgentGame:
             else float("nan")
         return MoveInfo(seat, actions, probs, values, value)
 
+    def _pairs(self, pub: np.ndarray, i: int, seat: int) -> np.ndarray:
+        """How much each of the other seat's private states weighs beside ``seat``'s state i
+        at public state ``pub``: the compatibility, times the game's ``pair_weights`` there
+        (Agent Avenue: card removal, which its model keeps in the payoffs)."""
+        a = self.agent
+        w = a.model.compat
+        if a.plugin.pair_weights is not None:
+            w = w * a.plugin.pair_weights(pub, a.params, *a.model.n)
+        return w[i] if seat == 0 else w[:, i]
+
     def posterior(self, state: np.ndarray) -> np.ndarray:
         """P(the opponent's private state | what the agent saw, its own private state),
         from the agent's model range."""
         self.observe(state)
         i = self.agent.private(state, self.seat)
-        c = self.agent.model.compat[i] if self.seat == 0 else self.agent.model.compat[:, i]
-        p = self.model_range * c
+        p = self.model_range * self._pairs(self.pub, i, self.seat)
         total = p.sum()
         return p / total if total > 0 else p
 

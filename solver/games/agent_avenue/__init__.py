@@ -8,7 +8,7 @@ from dataclasses import replace
 from spycfr.games.agent_avenue import position as _position
 from spycfr.games.agent_avenue import public as _public  # noqa: F401 (registers)
 from spycfr.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
-from spycfr.games.agent_avenue.leaf import private_names, scored_now, search_params
+from spycfr.games.agent_avenue.leaf import private_names, scored_now, search_params, weights
 from spycfr.games.agent_avenue.openings import group as _group
 from spycfr.games.agent_avenue.openings import opening_paths as _opening_paths
 from spycfr.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
@@ -80,6 +80,7 @@ PLUGIN = GamePlugin(
     search_params=search_params,
     scored_now=scored_now,
     private_names=private_names,
+    pair_weights=weights,
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",

@@ -88,7 +88,7 @@ def _held(pub, params, seat, i):
         return np.int64(-1)
     hand, disc, name = decode(params, pending, hs, ds, i)
     code = hand + disc
-    if name >= 0 and pub[PHASE] == PH_RECRUIT:
+    if name >= 0 and (pub[PHASE] == PH_RECRUIT or pub[PHASE] == AP.PH_REVEAL):
         code += _unit(name)
     return code
 
@@ -96,7 +96,8 @@ def _held(pub, params, seat, i):
 @njit(cache=True)
 def weights(pub, params, n0, n1):
     """``W[i, j]``: the deck's probability of the cards states i and j hold (with those in
-    play) over the model's, 0 where either is DEAD or they hold more than the deck has."""
+    play and on the table) over the model's, 0 where either is DEAD or they hold more than
+    the deck has (at a terminal, a decision, the revealed card's signal, a discard's draw)."""
     if pub[PHASE] == PH_OVER:
         scale = _scale(pub, params)
     else:
@@ -107,8 +108,8 @@ def weights(pub, params, n0, n1):
     base = np.zeros(params.n, np.int64)
     for t in range(params.n):
         base[t] = pub[PLAY + t] + pub[PLAY + 8 + t]
-    if pub[UP] >= 0 and pub[PHASE] == PH_RECRUIT:
-        base[pub[UP]] += 1
+    if pub[UP] >= 0 and (pub[PHASE] == PH_RECRUIT or pub[PHASE] == AP.PH_REVEAL):
+        base[pub[UP]] += 1  # the offer on the table
     x = np.empty(n0, np.int64)
     y = np.empty(n1, np.int64)
     for i in range(n0):
