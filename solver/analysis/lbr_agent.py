@@ -55,6 +55,7 @@ from spycfr.engine.playout import node_moves
 from spycfr.engine.rng import GOLDEN, fmix, next_u64, root_key, sample, uniform
 from spycfr.errors import SpycfrError
 from spycfr.public import protocol as pp
+from spycfr.search.agent import SIGNAL_STEPS
 from spycfr.tree import CHANCE, TERMINAL
 
 GAMES_FILE = "lbr-games.jsonl"
@@ -101,19 +102,40 @@ def _same(a, b):
 
 
 @njit(cache=True)
+def _below(pub, first, count, c, here, steps, stack, depth):
+    """Whether ``here`` is node ``c``'s public state or one at most ``steps`` below it
+    (``stack`` and ``depth``: scratch of the tree's size)."""
+    top = 0
+    stack[0], depth[0] = c, 0
+    while top >= 0:
+        x, d = stack[top], depth[top]
+        top -= 1
+        if _same(pub[x], here):
+            return True
+        if d < steps:
+            for y in range(first[x], first[x] + count[x]):
+                top += 1
+                stack[top], depth[top] = y, d + 1
+    return False
+
+
+@njit(cache=True)
 def _agent_rows(params, seat, bs, n, s, pub, first, count, rows, row_kid, row_next, row_count,
-                max_act):
+                max_act, steps):
     """(n, max_act): the agent's probability of each legal action at every particle, from its
     subgame's strategy ``rows`` (n_seat, PA) at node ``s``: each action's public successor
-    and next private state name an edge of the particle's private state (the successor is a
-    child of ``s`` or a grandchild, the action and its public signal), actions of one edge
-    share it; uniform where none match (as the agent plays there)."""
+    and next private state name an edge of the particle's private state (the successor is
+    the edge's child or at most ``steps`` public steps below it: the move's signals), actions
+    of one edge share it; uniform where none match (as ``AgentGame.move_info``, which the
+    agent plays by)."""
     out = np.zeros((n, max_act))
     acts = np.empty(max_act, dtype=np.int32)
     nxt = np.empty_like(bs[0])
     here = np.empty_like(pub[0])
     hits = np.zeros(row_kid.shape[1], dtype=np.int64)
     where = np.empty(max_act, dtype=np.int64)
+    stack = np.empty(pub.shape[0] + 1, dtype=np.int64)
+    depth = np.empty(pub.shape[0] + 1, dtype=np.int64)
     for x in range(n):
         i = pp.private_of_history(bs[x], params, seat)
         k = P.legal_actions(bs[x], params, acts)
@@ -124,13 +146,8 @@ def _agent_rows(params, seat, bs, n, s, pub, first, count, rows, row_kid, row_ne
             j = pp.private_of_history(nxt, params, seat)
             where[a] = -1
             for e in range(row_count[i]):
-                if row_next[i, e] != j:
-                    continue
-                c = first[s] + row_kid[i, e]
-                hit = _same(pub[c], here)
-                for cc in range(first[c], first[c] + count[c]):
-                    hit = hit or _same(pub[cc], here)
-                if hit:
+                if row_next[i, e] == j and _below(pub, first, count, first[s] + row_kid[i, e],
+                                                  here, steps, stack, depth):
                     where[a] = e
                     hits[e] += 1
                     break
@@ -197,7 +214,7 @@ class AgentOpponent:
         q = t.row[s]
         return _agent_rows(params, np.int64(v.seat), bs, np.int64(n), np.int64(s), t.pub,
                            t.first, t.count, v.sol.strategy[q], t.row_kid[q], t.row_next[q],
-                           t.row_count[q], np.int64(width))
+                           t.row_count[q], np.int64(width), np.int64(SIGNAL_STEPS))
 
 
 def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
