@@ -212,6 +212,8 @@ class GamePlugin:
     # each public state, as it stands: the leaf values of a search agent without a trained
     # value function (spycfr.search.leafvalues); None: the game offers none.
     scored_now: Callable | None = None
+    # what scored_now values a leaf by, in words (a run's record and its readers)
+    scored_now_words: str | None = None
     # rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out): an @njit function
     # writing P1's payoff of one game played to the end per job q from public state
     # pubs[leaf[q]] with private states i0[q], i1[q], each seat playing its styled heuristic

@@ -80,7 +80,7 @@ def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: 
         "game": game, "variant": variant, "preset": preset, "algorithm": ALGORITHM,
         "iterations": config.iterations, "seed": seed,
         "agent": {**config.as_dict(),
-                  "value_function_words": VALUE_FUNCTIONS[config.value_function],
+                  "value_function_words": value_words(game, config.value_function),
                   "iterations_per": "re-solve (CFR+ with DeepStack's gadget, at each "
                                     "decision)"},
         "exploitability": None, "exploitability_note": EXPLOITABILITY_NOTE,
@@ -91,6 +91,12 @@ def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: 
     }
     write_json(out / RUN_JSON, record)
     return RunResult.from_json(record)
+
+
+def value_words(game: str, name: str) -> str:
+    """The value function ``name`` in words, the game's own for its scored_now hook."""
+    words = get_plugin(game).scored_now_words
+    return words if name == "scored-now" and words else VALUE_FUNCTIONS[name]
 
 
 def agent_openings(agent: SearchAgent, game) -> pd.DataFrame | None:

@@ -25,8 +25,8 @@ from spycfr.search.tree import GameModel
 from spycfr.search.values import ValueFunction
 
 VALUE_FUNCTIONS = {
-    "scored-now": "the game scored as if it ended at the leaf (VP, then the hand-sum "
-                  "tie-break): no look-ahead below the leaf",
+    "scored-now": "the game's own leaf values (its scored_now hook): no look-ahead below "
+                  "the leaf",
     "learned": "a trained value network (spycfr.search.learned) read from its weights file",
     "rollout": "games played to the end by the game's heuristic players, each seat "
                "continuing with the one best for it against the opponent's worst "

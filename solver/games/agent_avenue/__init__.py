@@ -79,6 +79,10 @@ PLUGIN = GamePlugin(
     sampled_settings={"abstraction": True, "fallback": "heuristic", "store_depth": 2},
     search_params=search_params,
     scored_now=scored_now,
+    scored_now_words="the payoff at the end; before it, a public estimate of the score "
+                     "(the lead in spaces, Codebreakers and Daredevils in play, the side to "
+                     "move) fitted on heuristic games, weighed by card removal: no look-ahead "
+                     "below the leaf",
     private_names=private_names,
     pair_weights=weights,
 )

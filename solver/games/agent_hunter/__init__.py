@@ -81,6 +81,8 @@ PLUGIN = GamePlugin(
     report_sections="spycfr.analysis.sections.agent_hunter.report:sections",
     views="spycfr.analysis.sections.agent_hunter.views",
     scored_now=scored_now,
+    scored_now_words="the game scored as if it ended at the leaf (VP, then the hand-sum "
+                     "tie-break): no look-ahead below the leaf",
     # rollout leaf values: each seat continues as the hunter or the switcher (the prober,
     # uniformly random, is no stronger continuation than these and costs more samples)
     rollouts=rollouts,
