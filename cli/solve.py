@@ -254,7 +254,9 @@ def _solve_agent(game: str, preset: str | None, params: dict, iterations: str | 
     from spycfr.runs.store import holds_run
     from spycfr.search.agent import AgentConfig
 
-    defaults = AgentConfig(value_function=get_plugin(game).agent_value_function)
+    plugin = get_plugin(game)
+    defaults = AgentConfig(value_function=plugin.agent_value_function,
+                           depth=plugin.agent_depth)
     config = AgentConfig(
         iterations=_parse_number("iterations", iterations, int, 1, strict=False)
         or defaults.iterations,

@@ -146,9 +146,10 @@ def test_the_commands_take_an_agent_avenue_agent(tmp_path):
 
     out = str(tmp_path / "tiny-agent")
     code, _, err = spycfr("solve", "agent-avenue", "--preset", "tiny", "--algorithm",
-                          "re-solving", "--iterations", "30", "--depth", "2", "-o", out, "-q")
+                          "re-solving", "--iterations", "30", "-o", out, "-q")
     assert code == 0, err
     meta = json.loads(open(f"{out}/run.json").read())
+    assert meta["agent"]["depth"] == 2  # the game's default: a turn
     assert meta["agent"]["value_function_words"].startswith("the payoff at the end")
     code, text, err = spycfr("query", out, "--as", "P2", "deal:?|CB.DD play:EN/? draw:?.?",
                              "--json")

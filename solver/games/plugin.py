@@ -231,6 +231,8 @@ class GamePlugin:
     agent_presets: tuple[str, ...] = ()
     # The leaf values a search agent of this game uses unless told (spycfr.search.leafvalues).
     agent_value_function: str = "scored-now"
+    # The subgames' depth in decision levels a search agent of this game uses unless told.
+    agent_depth: int = 1
     # value_features(variant) -> f(pubs (L, P)) -> (L, F) floats: what a learned value
     # function (spycfr.search.learned) reads of a public state; None: the state's integers.
     value_features: Callable[[Any], Callable] | None = None

@@ -85,6 +85,9 @@ PLUGIN = GamePlugin(
                      "below the leaf",
     private_names=private_names,
     pair_weights=weights,
+    # a turn (the play and the recruitment): one level leaves the recruitment to the leaf
+    # estimate (exact exploitability on tiny, 100 iterations: 0.489 at depth 1, 0.221 at 2)
+    agent_depth=2,
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",
