@@ -16,7 +16,8 @@ from spycfr.games.agent_avenue import rules as R
 from spycfr.public import protocol as pp
 from spycfr.search.agent import AgentConfig, SearchAgent
 from spycfr.search.leafvalues import value_function
-from spycfr.search.tree import GameModel, build
+from spycfr.search.subgame import subgame
+from spycfr.search.tree import GameModel
 
 PLUGIN = get_plugin("agent-avenue")
 
@@ -29,7 +30,7 @@ def _model(preset: str, forget: int = 0) -> GameModel:
 def test_leaf_values_at_terminals_are_the_payoffs():
     game = _model("tiny")
     vf = value_function("scored-now", game, PLUGIN)
-    full = build(game)
+    full = subgame(game, game.root(), 99, terminal_leaves=False)  # the whole game
     ends = np.flatnonzero(full.kind == pp.TERMINAL)[:50]
     rng = np.random.default_rng(3)
     r0, r1 = rng.random((len(ends), game.n[0])), rng.random((len(ends), game.n[1]))
