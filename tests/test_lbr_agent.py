@@ -82,7 +82,8 @@ def test_measure_lbr_against_the_agent_bounds_its_exact_exploitability(tmp_path)
     interval; the games are kept and a rerun with more plays only the new ones."""
     run = tmp_path / "agent"
     code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm",
-                          "re-solving", "--iterations", "30", "-o", str(run), "-q")
+                          "re-solving", "--iterations", "30", "--value-function", "scored-now",
+                          "-o", str(run), "-q")
     assert code == 0, err
     code, out, err = spycfr("measure", str(run), "--lbr-games", "300", "--lbr-rollouts", "4",
                             "--workers", "0", "--json")

@@ -384,8 +384,9 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     todo = [(me, g) for g in range(halves[1]) for me in (0, 1)
             if g < halves[me] and (me, g) not in done]
     say(f"local best response against the agent: {games - len(todo):,} of {games:,} games "
-        f"already in {path}, {len(todo):,} to play (each agent process first solves its "
-        "opening plan, compiling numba kernels the first time)")
+        f"already in {path}, {len(todo):,} to play" + (
+            " (each agent process first solves its opening plan, compiling numba kernels the "
+            "first time)" if todo else ""))
     start = time.perf_counter()
 
     def finished(row: dict, count: int) -> None:

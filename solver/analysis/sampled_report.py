@@ -159,17 +159,20 @@ def _measured(doc: Doc, meta: RunResult) -> None:
                 "exploitability and the openings' stability are **unknown** (`spycfr measure "
                 "RUN_DIR --lbr-games N` measures them).\n")
         return
-    doc.add(f"Head to head, {m['games']:,} sampled games against each player, half in each "
-            f"seat (`{m['command']}`); the run's mean payoff per game with its 95% "
-            "interval:\n")
-    rows = []
-    for r in m["head_to_head"]:
-        lo, hi = r["payoff"]["ci95"]
-        rows.append([r["opponent"], f"{signed(r['payoff']['mean'], 3)} [{signed(lo, 3)}, "
-                     f"{signed(hi, 3)}]", signed(r["as_p1"], 3), signed(r["as_p2"], 3),
-                     pct(r["wins"]), pct(r["draws"])])
-    doc.add(md_table(["against", "payoff", "as P1", "as P2", "wins", "draws"], rows,
-                     "lrrrrr") + "\n")
+    if not m["head_to_head"]:  # measure --games 0: the local best response alone
+        doc.add(f"Measured by `{m['command']}` (no head-to-head games there).\n")
+    else:
+        doc.add(f"Head to head, {m['games']:,} sampled games against each player, half in each "
+                f"seat (`{m['command']}`); the run's mean payoff per game with its 95% "
+                "interval:\n")
+        rows = []
+        for r in m["head_to_head"]:
+            lo, hi = r["payoff"]["ci95"]
+            rows.append([r["opponent"], f"{signed(r['payoff']['mean'], 3)} [{signed(lo, 3)}, "
+                         f"{signed(hi, 3)}]", signed(r["as_p1"], 3), signed(r["as_p2"], 3),
+                         pct(r["wins"]), pct(r["draws"])])
+        doc.add(md_table(["against", "payoff", "as P1", "as P2", "wins", "draws"], rows,
+                         "lrrrrr") + "\n")
     r = m.get("local_best_response")
     if r:
         lo, hi = r["ci95"]
