@@ -112,3 +112,22 @@ def test_measure_lbr_against_the_agent_bounds_its_exact_exploitability(tmp_path)
     assert code == 2 and "other settings" in err and "Traceback" not in err
     code, _, err = spycfr("measure", str(run))
     assert code == 2 and "nothing to measure" in err
+
+
+def test_the_committed_lbr_figure_is_the_mean_of_its_games():
+    """results/standard's recorded LBR figure is the mean of the games kept beside it (the
+    two seats' means averaged), played against the agent that run.json configures."""
+    from pathlib import Path
+
+    d = Path(__file__).resolve().parent.parent / "results" / "standard"
+    meta = json.loads((d / "run.json").read_text())
+    lbr = (meta.get("measured") or {}).get("local_best_response")
+    if lbr is None:  # not measured: then no games may pretend to be
+        assert not (d / GAMES_FILE).exists()
+        return
+    lines = [json.loads(x) for x in (d / GAMES_FILE).read_text().splitlines()]
+    assert lines[0]["settings"]["agent"] == meta["agent"]
+    assert lines[0]["settings"]["rollouts"] == lbr["rollouts"]
+    seats = [[r["payoff"] for r in lines[1:] if r["seat"] == s] for s in (0, 1)]
+    assert len(seats[0]) + len(seats[1]) == lbr["games"]
+    assert lbr["value"] == pytest.approx((np.mean(seats[0]) + np.mean(seats[1])) / 2)
