@@ -45,7 +45,7 @@ class Continuations:
 
     def __init__(self, game: GameModel, rollouts, styles: tuple[int, ...],
                  fallback: ValueFunction, pair_samples: int = 4, focus_samples: int = 64,
-                 budget: int = 200_000, focus_budget: int = 60_000, row_samples: int = 16,
+                 budget: int = 50_000, focus_budget: int = 60_000, row_samples: int = 16,
                  seed: int = 0) -> None:
         self.game, self.rollouts, self.styles = game, rollouts, np.asarray(styles, np.int64)
         self.fallback = fallback
