@@ -55,6 +55,7 @@ class Continuations:
         self._focus: tuple[int, int] | None = None
         self._focus_rows: dict[bytes, np.ndarray] = {}
         self._ready = False
+        self._live: tuple[np.ndarray, np.ndarray] = (np.zeros(0, int), np.zeros(0, int))
         self.games_played = 0  # rollouts played so far (all re-solves)
 
     def focus(self, seat: int | None, private: int | None = None, tree: Subtree | None = None
@@ -97,12 +98,14 @@ class Continuations:
             self._ready = True
         z = self.game.z
         if self._pairs is not None:  # every pair played: exact sums over the ranges
-            u = self._pairs  # (L, n0, k, k, n1) seat 0's payoff times compat
+            u, (rows0, rows1) = self._pairs, self._live  # u: (L, i, a, b, j) over live rows
             L, n0, k = u.shape[0], u.shape[1], u.shape[2]
-            q0 = np.matmul(u, r1[:, None, None, :, None])[..., 0]  # (L, i, a, b)
-            q1 = -np.matmul(r0[:, None, :], u.reshape(L, n0, -1))[:, 0]
+            q0 = np.matmul(u, r1[:, None, None, rows1, None])[..., 0]  # (L, i, a, b)
+            q1 = -np.matmul(r0[:, None, rows0], u.reshape(L, n0, -1))[:, 0]
             q1 = q1.reshape(L, k, k, -1).transpose(0, 3, 2, 1)  # (L, j, b, a)
-            return _robust(q0) / z, _robust(q1) / z
+            v0, v1 = np.zeros(r0.shape), np.zeros(r1.shape)
+            v0[:, rows0], v1[:, rows1] = _robust(q0) / z, _robust(q1) / z
+            return v0, v1
         v0, v1 = self.fallback.values(pubs, r0, r1)
         out, ranges = (v0, v1), (r0, r1)
         for s, leaf, i, mean in self._rows:
@@ -136,8 +139,14 @@ class Continuations:
                            np.tile(np.repeat(pairs[:, 1], m), ls.size),
                            np.tile(seeds, ls.size * pairs.shape[0]))
             means = u.reshape(ls.size, k, k, m).mean(axis=3)
-            self._pairs = np.zeros((L, n0, k, k, n1))
-            self._pairs[ls, i0, :, :, i1] = means * self.game.compat[i0, i1][:, None, None]
+            # dense over the rows live at some leaf only (late in a game a few of 721)
+            self._live = (np.flatnonzero(live0.any(0)), np.flatnonzero(live1.any(0)))
+            at0, at1 = np.full(n0, -1), np.full(n1, -1)
+            at0[self._live[0]] = np.arange(self._live[0].size)
+            at1[self._live[1]] = np.arange(self._live[1].size)
+            self._pairs = np.zeros((L, self._live[0].size, k, k, self._live[1].size))
+            self._pairs[ls, at0[i0], :, :, at1[i1]] = (
+                means * self.game.compat[i0, i1][:, None, None])
             return
         if self._focus is None:
             return
