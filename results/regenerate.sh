@@ -87,7 +87,8 @@ fi
 # Agent Hunter's rulesheet game played by search (`standard`): `spycfr solve` with default
 # options writes the re-solving agent's run directory (docs/search.md); it is measured head to
 # head against the placements-only run and each heuristic (AGENT_GAMES games each, half in
-# each seat: about 50 s a game on the 2-core machine, so the default 40 takes ~2 h 15 min).
+# each seat: 20 s to 2 minutes a game on the 2-core machine under load, rollout leaves, so
+# the default 40 takes a few hours; the committed figures are fewer games, README there).
 if [ ${#selected[@]} -eq 0 ] || wanted standard; then
   "$SPYCFR" solve agent-hunter --preset standard -o standard --overwrite
   for b in standard-placements heuristic:hunter heuristic:switcher heuristic:prober; do

@@ -118,7 +118,7 @@ def test_committed_rulesheet_agent_is_a_search_agent():
     writes with default options, with its head-to-head figures beside it."""
     meta = json.loads((RESULTS / "standard" / "run.json").read_text())
     assert meta["algorithm"] == "re-solving" and meta["exploitability"] is None
-    assert meta["agent"]["value_function"] == "scored-now"
+    assert meta["agent"]["value_function"] == "rollout"
     matches = sorted((RESULTS / "standard").glob("headtohead-*.json"))
     assert len(matches) == 4
     for path in matches:
