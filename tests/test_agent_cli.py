@@ -66,3 +66,13 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
     assert code == 0, err
     code, _, err = spycfr("query", agent_dir, "--as", "P1", "place:0-1 place:? hand:9>1:hi")
     assert code == 2 and err.startswith("error:") and err.count("\n") == 1
+
+
+def test_the_agents_report_says_what_was_measured_instead(agent_dir, tmp_path):
+    report = tmp_path / "report.md"
+    code, _, err = spycfr("report", agent_dir, "-o", str(report))
+    assert code == 0, err
+    text = report.read_text()
+    assert "Exploitability: unknown" in text and "results above" not in text
+    assert "Nothing was measured instead yet" in text
+    assert "without it where they cover only the agent's own" in text

@@ -31,10 +31,11 @@ def write_sampled_report(run_dir: str | Path, out_path: str | Path) -> Path:
     doc = Doc()
     if meta.algorithm == AGENT_ALGORITHM:
         _agent_header(doc, meta)
-        _agent_matches(doc, Path(run_dir))
+        matched = _agent_matches(doc, Path(run_dir))
     else:
         _header(doc, meta)
-    _measured(doc, meta)
+        matched = False
+    _measured(doc, meta, matched)
     _openings(doc, meta, raw)
     out_path = Path(out_path)
     try:
@@ -97,8 +98,10 @@ def _agent_header(doc: Doc, meta: RunResult) -> None:
         ["game", f"{title}: {variant_words(meta)}"],
         ["parameters", " ".join(f"{k}={v}" for k, v in meta.variant.items())],
         ["algorithm", "re-solving (continual re-solving, DeepStack 2017: at every decision "
-                      "the public subgame is re-solved from both seats' ranges with CFR+ and "
-                      "the re-solving gadget; docs/search.md)"],
+                      "the public subgame is re-solved from both seats' ranges with CFR+, with "
+                      "the re-solving gadget where the leaf values cover both seats' private "
+                      "states and without it where they cover only the agent's own (rollout "
+                      "leaves on a big game); docs/search.md)"],
         ["effort", f"{a.get('iterations')} CFR+ iterations per re-solve; subgames "
                    f"{a.get('depth')} decision level(s) deep (the first plan "
                    f"{a.get('plan_depth')})"],
@@ -110,9 +113,9 @@ def _agent_header(doc: Doc, meta: RunResult) -> None:
     doc.add(md_table(["", ""], rows, "ll") + "\n")
 
 
-def _agent_matches(doc: Doc, run_dir: Path) -> None:
+def _agent_matches(doc: Doc, run_dir: Path) -> bool:
     """The head-to-head results kept beside the run (headtohead-*.json, written by
-    results/regenerate.sh), each with its 95% interval."""
+    results/regenerate.sh), each with its 95% interval; whether there were any."""
     import json
 
     rows = []
@@ -132,16 +135,26 @@ def _agent_matches(doc: Doc, run_dir: Path) -> None:
                 "the games in each seat; 95% interval: mean +- 1.96 standard errors):\n")
         doc.add(md_table(["against", "games", "payoff", "as P1", "as P2", "wins", "draws"],
                          rows, "lrrrrrr") + "\n")
+    return bool(rows)
 
 
-def _measured(doc: Doc, meta: RunResult) -> None:
+def _instead(matched: bool, measured: bool) -> str:
+    """What an agent's report says was measured in place of its exploitability."""
+    where = [w for w, has in (("the head-to-head results above", matched),
+                              ("what follows", measured)) if has]
+    if not where:
+        return ("Nothing was measured instead yet: `spycfr head-to-head` and `spycfr measure` "
+                "do that.")
+    return "What was measured instead: " + " and ".join(where) + "."
+
+
+def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
     doc.add("## How strong it is\n")
     est = meta.exploitability_estimate
     if meta.algorithm == AGENT_ALGORITHM:
         doc.add("**Exploitability: unknown.** The agent stores no strategy to take a best "
-                "response to, and the game is far too big for one. What was measured instead: "
-                "the head-to-head results above" + (", and below." if meta.measured else
-                                                    ".") + "\n")
+                "response to, and the game is far too big for one. "
+                + _instead(matched, bool(meta.measured)) + "\n")
         if not meta.measured:
             return
     elif est is not None and est.informative:
