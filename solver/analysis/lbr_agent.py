@@ -50,6 +50,7 @@ from spycfr.analysis.lbr import (
     summary,
 )
 from spycfr.cfr.mccfr_kernels import advance_keys
+from spycfr.cluster import dask_client
 from spycfr.engine import protocol as P
 from spycfr.engine.playout import node_moves
 from spycfr.engine.rng import GOLDEN, fmix, next_u64, root_key, sample, uniform
@@ -435,35 +436,21 @@ def _run_tasks(run_dir: str, settings: dict, todo: list[tuple[int, int]],
         for count, (me, g) in enumerate(todo, 1):
             finished(agent_game_task(run_dir, settings, me, g, say), count)
         return
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import as_completed
 
-    cluster = None
-    if scheduler is not None:
-        try:
-            client = Client(scheduler, timeout="20s")
-        except OSError as exc:
-            raise SpycfrError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}"
-                              ) from None
-    else:
-        cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
     waiting = threading.Event()
-    try:
-        n = workers or 2
-        say(f"on {scheduler or f'a LocalCluster of {n} worker process' + 'es' * (n > 1)}")
-        path = str(Path(run_dir).resolve())
-        futures = [client.submit(agent_game_task, path, settings, me, g, pure=False)
-                   for me, g in todo]
-        threading.Thread(target=_until_first, args=(waiting, say), daemon=True).start()
-        for count, fut in enumerate(as_completed(futures), 1):
+    with dask_client(scheduler, workers or 2) as (client, text):
+        try:
+            say(f"on {text}")
+            path = str(Path(run_dir).resolve())
+            futures = [client.submit(agent_game_task, path, settings, me, g, pure=False)
+                       for me, g in todo]
+            threading.Thread(target=_until_first, args=(waiting, say), daemon=True).start()
+            for count, fut in enumerate(as_completed(futures), 1):
+                waiting.set()
+                finished(fut.result(), count)
+        finally:
             waiting.set()
-            finished(fut.result(), count)
-    finally:
-        waiting.set()
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def _until_first(done: threading.Event, say: Note, every: float = 30.0) -> None:

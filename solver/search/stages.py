@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from spycfr import __version__
+from spycfr.cluster import dask_client
 from spycfr.errors import SpycfrError
 from spycfr.io import save_npz, write_json
 from spycfr.search.learned import game_features, save_weights
@@ -112,30 +113,15 @@ def _generate(d: Path, spec: StageSpec, todo: list[int], batch: int, situations:
             store(s, generate_batch(spec.as_dict(), s, c))
             say(f"batch {k + 1}/{len(todo)} done")
         return
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import as_completed
 
-    cluster = None
-    if scheduler is not None:
-        try:
-            client = Client(scheduler, timeout="20s")
-        except OSError as exc:
-            raise SpycfrError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}"
-                              ) from None
-    else:
-        cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
-    try:
-        say(f"on {scheduler or f'a LocalCluster of {workers or 2} workers'}")
+    with dask_client(scheduler, workers or 2) as (client, text):
+        say(f"on {text}")
         futures = {client.submit(generate_batch, spec.as_dict(), s, c, pure=False): s
                    for s, c in zip(todo, counts, strict=True)}
         for k, fut in enumerate(as_completed(futures)):
             store(futures[fut], fut.result())
             say(f"batch {k + 1}/{len(todo)} done")
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def _load(d: Path, spec: StageSpec) -> tuple[Data, float, float, list[int]]:

@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from spycfr import __version__
+from spycfr.cluster import dask_client
 from spycfr.engine.playout import estimate_nodes
 from spycfr.errors import Interrupted, SpycfrError, is_interrupt
 from spycfr.exact.outcomes import outcome_stats
@@ -266,30 +267,19 @@ def run_sweep(settings: SweepSettings, out_dir: str | Path, scheduler: str | Non
 def _solve_all(settings, out, todo, rows, counts, scheduler, workers, progress,
                start, note) -> str:
     """Submit the variants to Dask and collect their rows as they finish."""
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import as_completed
     from distributed.client import FutureCancelledError
     from distributed.scheduler import KilledWorker
 
-    cluster = None
-    try:
-        if scheduler is not None:
-            note(f"connecting to the Dask scheduler at {scheduler}")
-            try:
-                client = Client(scheduler, timeout="20s")
-            except (OSError, TimeoutError) as exc:
-                raise SpycfrError(f"cannot reach the Dask scheduler at {scheduler!r}: "
-                                  f"{str(exc)[:200]}") from None
-            text = f"scheduler {scheduler}"
-        else:
-            n = workers
-            note(f"starting a Dask LocalCluster of {n} worker process{'es' if n > 1 else ''} "
-                 f"({settings.memory_per_worker:g} GiB each); a worker's first variant also "
-                 "compiles the numba kernels (about a minute after installing)")
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   memory_limit=f"{settings.memory_per_worker}GiB",
-                                   dashboard_address=None, silence_logs=logging.CRITICAL)
-            client = Client(cluster)
-            text = f"LocalCluster of {n} worker processes"
+    if scheduler is not None:
+        note(f"connecting to the Dask scheduler at {scheduler}")
+    else:
+        note(f"starting a Dask LocalCluster of {workers} worker process"
+             f"{'es' if workers > 1 else ''} ({settings.memory_per_worker:g} GiB each); a "
+             "worker's first variant also compiles the numba kernels (about a minute after "
+             "installing)")
+    with dask_client(scheduler, workers, memory_limit=f"{settings.memory_per_worker}GiB",
+                     silence_logs=logging.CRITICAL) as (client, text):
         memory_limit = min(settings.memory_per_worker, _ram_gib() / 2)
         futures = {}
         for size, cell in todo:
@@ -318,11 +308,7 @@ def _solve_all(settings, out, todo, rows, counts, scheduler, workers, progress,
             counts["done" if row["status"] == "done" else "failed"] += 1
             counts["todo"] -= 1
             _report(counts, client, progress, start)
-        client.close()
         return text
-    finally:
-        if cluster is not None:
-            cluster.close()
 
 
 def _report(counts: dict, client, progress, start: float) -> None:
