@@ -211,3 +211,115 @@ def test_a_one_sided_agent_plays_a_game_valuing_its_own_cards():
         if state[R.PHASE] != R.PH_OVER and state[R.TO_MOVE] == 1:
             assert inner.games_played == before  # the opponent's decision: no games
     assert mine >= 2
+
+
+def test_the_balance_sample_is_seeded_holds_the_actual_cards_and_not_more(tiny):
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    vf = Continuations(game, plugin.rollouts, (0, 1), value_function("scored-now", game, plugin),
+                       focus_rows=4)
+    w = np.zeros(game.n[0])
+    w[[0, 1, 2, 4, 5]] = [0.1, 0.4, 0.2, 0.2, 0.1]
+    a, b = vf.balance_sample(3, t.pub[0], w), vf.balance_sample(5, t.pub[0], w)
+    assert 3 in a and 5 in b and a.size <= 4 and b.size <= 4
+    assert set(a) | {5} == set(b) | {3}  # the same draw, whatever the actual cards
+    assert set(a) - {3} <= {0, 1, 2, 4, 5}  # drawn from the range only
+    assert np.array_equal(a, vf.balance_sample(3, t.pub[0], w))  # seeded
+    assert not np.array_equal(a, Continuations(
+        game, plugin.rollouts, (0, 1), vf.fallback, focus_rows=4, seed=9
+    ).balance_sample(3, t.pub[0], w)) or a.size == 1
+    vf.focus_rows = 1
+    assert list(vf.balance_sample(3, t.pub[0], w)) == [3]
+
+
+def test_balance_rows_leave_the_actual_cards_values_alone(tiny):
+    """Rows drawn from the range get games of their own budget: the actual cards' values
+    (so what the agent plays) are those of the focus alone, and the drawn rows are valued
+    by games (not the fallback)."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    pubs = t.pub[t.leaves]
+    rng = np.random.default_rng(1)
+    r0, r1 = rng.random((len(pubs), game.n[0])), rng.random((len(pubs), game.n[1]))
+    fallback = value_function("scored-now", game, plugin)
+    base = fallback.values(pubs, r0, r1)
+    out = []
+    for rows in (1, game.n[0] + 1):  # + 1: every row drawn
+        vf = Continuations(game, plugin.rollouts, (0, 1), fallback, focus_samples=16,
+                           budget=10, focus_rows=rows)
+        vf.focus(0, 3, t, np.ones(game.n[0]))
+        out.append((vf.values(pubs, r0, r1)[0], vf))
+    (alone, one), (balanced, many) = out
+    own, drawn = np.zeros(alone.shape, bool), np.zeros(alone.shape, bool)
+    for leaf, pub in enumerate(pubs):
+        own[leaf, one._focus_rows[pub.tobytes()]] = True
+        drawn[leaf, many._balance_rows[pub.tobytes()]] = True
+    assert own[:, 3].any() and np.array_equal(alone[own], balanced[own])
+    assert many.games_played > one.games_played and many.sample.size == game.n[0]
+    assert drawn.any() and not (drawn & own).any()
+    drawn &= r0 > 0
+    assert not np.allclose(balanced[drawn], base[0][drawn])
+    assert np.array_equal(alone[~own], base[0][~own])
+
+
+def test_balanced_rows_are_the_every_pair_values_where_the_games_are_certain(tiny):
+    """At the end of tiny (P2's last move, the leaves where the game ends) with P1's range one
+    private state per leaf, every row of P2's range sampled gives exactly the every-pair
+    values: the same payoffs, the same rows, at the same leaves."""
+    plugin, game = tiny
+    start = _last_turn_states(game)[0]
+    t = subgame(game, start, 1)
+    current = pp.python_impl(game.params, "current_player")
+    ended = [n for n in t.leaves if current(t.pub[n], game.params) == pp.TERMINAL]
+    assert len(ended) > 3
+    pubs = t.pub[ended]
+    rng = np.random.default_rng(2)
+    r0 = np.zeros((len(pubs), game.n[0]))
+    r0[np.arange(len(pubs)), rng.integers(0, game.n[0] - 1, len(pubs))] = 1.0
+    r1 = rng.random((len(pubs), game.n[1]))
+    r1[:, -1] = 0.0
+    fallback = value_function("scored-now", game, plugin)
+    exact = Continuations(game, plugin.rollouts, (0, 1), fallback, opposing=(0, 1, 2))
+    want = exact.values(pubs, r0, r1)[1]
+    assert exact._pairs is not None
+    vf = Continuations(game, plugin.rollouts, (0, 1), fallback, budget=10, focus_rows=99,
+                       opposing=(0, 1, 2))
+    vf.focus(1, 0, t, np.r_[np.ones(game.n[1] - 1), 0.0])
+    got = vf.values(pubs, r0, r1)[1]
+    valued = np.zeros(got.shape, bool)
+    for leaf, pub in enumerate(pubs):
+        key = pub.tobytes()
+        valued[leaf, np.r_[vf._focus_rows[key], vf._balance_rows[key]].astype(int)] = True
+    valued &= r1 > 0
+    assert valued.sum() > len(pubs)
+    assert np.allclose(got[valued], want[valued])
+
+
+def test_the_opposing_continuations_are_what_a_row_guards_against(tiny):
+    """``max_a min_b`` over own continuations a and opposing b; the plug-in's
+    opposing_continuations reach the rollout value function."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    leaves = np.array([n for n in t.leaves
+                       if pp.python_impl(game.params, "current_player")(t.pub[n], game.params)
+                       != pp.TERMINAL])
+    pubs = t.pub[leaves]
+    rng = np.random.default_rng(4)
+    r0, r1 = rng.random((len(leaves), game.n[0])), rng.random((len(leaves), game.n[1]))
+    r0[:, -1] = r1[:, -1] = 0.0
+    fallback = value_function("scored-now", game, plugin)
+    every = Continuations(game, plugin.rollouts, (0, 1, 2), fallback, pair_samples=3,
+                          budget=10**6)
+    every.values(pubs, r0, r1)
+    vf = Continuations(game, plugin.rollouts, (0, 1), fallback, pair_samples=3,
+                       budget=10**6, opposing=(0, 1, 2))
+    v0, v1 = vf.values(pubs, r0, r1)
+    u, (rows0, rows1) = every._pairs, every._live  # (L, i, a, b, j), styles 0, 1, 2
+    q0 = np.einsum("liabj,lj->liab", u, r1[:, rows1])
+    assert np.allclose(v0[:, rows0], q0[:, :, :2, :].min(axis=3).max(axis=2) / game.z)
+    q1 = -np.einsum("liabj,li->ljba", u, r0[:, rows0])
+    assert np.allclose(v1[:, rows1], q1[:, :, :2, :].min(axis=3).max(axis=2) / game.z)
+    opposing = dataclasses.replace(plugin, opposing_continuations=("hunter", "switcher",
+                                                                   "prober"))
+    inner = value_function("rollout", game, opposing).inner
+    assert list(inner.styles) == [0, 1, 2] and list(inner._own) == [0, 1]

@@ -222,6 +222,9 @@ class GamePlugin:
     # ``rollout`` leaf values of spycfr.search.continuation. None: the game offers none.
     rollouts: Callable | None = None
     continuations: tuple[str, ...] = ()
+    # the styles a seat guards against below a leaf (the opponent's continuations); empty:
+    # ``continuations``
+    opposing_continuations: tuple[str, ...] = ()
     # private_names(variant, pub, seat) -> each private state of ``seat`` at public state
     # ``pub`` of the search agent's model in words (what its posterior over the opponent's
     # private state shows); None: numbers.

@@ -297,7 +297,7 @@ class AgentGame:
         tree = subgame(a.model, self.pub, a.config.depth)
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
         if hasattr(a.values, "focus"):  # leaf values that spend their effort on our cards
-            a.values.focus(None if self.own is None else self.seat, self.own, tree)
+            a.values.focus(None if self.own is None else self.seat, self.own, tree, self.mine)
         if first and not hasattr(a.values, "focus"):
             return
         one_sided = first or (hasattr(a.values, "one_sided") and

@@ -31,6 +31,8 @@ differences between leaves, which decide the move, are much less noisy than the 
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 from spycfr.search import passes
@@ -46,36 +48,69 @@ class Continuations:
     def __init__(self, game: GameModel, rollouts, styles: tuple[int, ...],
                  fallback: ValueFunction, pair_samples: int = 4, focus_samples: int = 64,
                  budget: int = 50_000, focus_budget: int = 60_000, row_samples: int = 16,
-                 seed: int = 0) -> None:
-        self.game, self.rollouts, self.styles = game, rollouts, np.asarray(styles, np.int64)
+                 seed: int = 0, opposing: tuple[int, ...] | None = None, focus_rows: int = 1,
+                 balance_budget: int = 60_000) -> None:
+        # ``styles``: what a seat itself may continue with; ``opposing``: what it guards
+        # against (default the same); the games use their union
+        opposing = tuple(styles) if opposing is None else tuple(opposing)
+        union = tuple(dict.fromkeys((*styles, *opposing)))
+        self.game, self.rollouts, self.styles = game, rollouts, np.asarray(union, np.int64)
+        self._own = np.array([union.index(x) for x in styles], np.int64)
+        self._opp = np.array([union.index(x) for x in opposing], np.int64)
         self.fallback = fallback
         self.pair_samples, self.focus_samples, self.budget = pair_samples, focus_samples, budget
         self.focus_budget, self.row_samples = focus_budget, row_samples
+        self.focus_rows, self.balance_budget = focus_rows, balance_budget
         self.seed = seed
         self._focus: tuple[int, int] | None = None
         self._focus_rows: dict[bytes, np.ndarray] = {}
+        self._balance_rows: dict[bytes, np.ndarray] = {}
+        self.sample: np.ndarray = np.zeros(0, np.int64)  # the last focus's sampled rows
         self._ready = False
         self._live: tuple[np.ndarray, np.ndarray] = (np.zeros(0, int), np.zeros(0, int))
         self.games_played = 0  # rollouts played so far (all re-solves)
 
-    def focus(self, seat: int | None, private: int | None = None, tree: Subtree | None = None
-              ) -> None:
+    def focus(self, seat: int | None, private: int | None = None, tree: Subtree | None = None,
+              weights: np.ndarray | None = None) -> None:
         """Value ``seat``'s private state ``private`` with rollouts when not every pair can
         be (the agent's own cards); with the subgame ``tree``, at each leaf the private
-        states it can lead to there (a switch changes the cards); None: no focus."""
+        states it can lead to there (a switch changes the cards); with ``seat``'s range at
+        the subgame's root (``weights``) and ``focus_rows`` > 1, also up to focus_rows - 1
+        more rows drawn from it (balance: module notes). None: no focus."""
         self._focus = None if seat is None or private is None else (int(seat), int(private))
-        self._focus_rows = {}
+        self._focus_rows, self._balance_rows = {}, {}
+        self.sample = np.zeros(0, np.int64)
         if self._focus is None or tree is None:
             return
         me, own = self._focus
+        self.sample = self.balance_sample(own, tree.pub[0], weights)
         sigma = np.zeros(tree.row_kid.shape)
         passes.uniform(tree.kind, tree.row, tree.row_count, sigma)
-        root = np.zeros(tree.game.n[me])
-        root[own] = 1.0
-        reach = np.zeros((tree.size, root.size))
-        passes.forward(me, *tree.seat_arrays(me), sigma, root, reach)
+        reach = []
+        for rows in ([own], self.sample[self.sample != own]):
+            root = np.zeros(tree.game.n[me])
+            root[rows] = 1.0
+            reach.append(np.zeros((tree.size, root.size)))
+            passes.forward(me, *tree.seat_arrays(me), sigma, root, reach[-1])
         for n in tree.leaves:
-            self._focus_rows[tree.pub[n].tobytes()] = np.flatnonzero(reach[n] > 0)
+            key = tree.pub[n].tobytes()
+            self._focus_rows[key] = np.flatnonzero(reach[0][n] > 0)
+            self._balance_rows[key] = np.flatnonzero((reach[1][n] > 0) & (reach[0][n] <= 0))
+
+    def balance_sample(self, own: int, pub: np.ndarray, weights: np.ndarray | None
+                       ) -> np.ndarray:
+        """The rows valued by rollouts at a re-solve from public state ``pub``: ``own`` and
+        up to ``focus_rows`` - 1 rows drawn without replacement from the range ``weights``
+        in proportion to it, by a generator seeded with the seed and the public state (the
+        same draw whatever ``own`` is, so the sample says nothing of the actual cards)."""
+        if weights is None or self.focus_rows <= 1:
+            return np.array([own], np.int64)
+        w = np.asarray(weights, float)
+        live = int((w > 0).sum())
+        rng = np.random.default_rng([self.seed, zlib.crc32(np.ascontiguousarray(pub).tobytes())])
+        drawn = rng.choice(w.size, size=min(self.focus_rows - 1, live), replace=False,
+                           p=w / w.sum()) if live else np.zeros(0, np.int64)
+        return np.unique(np.concatenate([drawn.astype(np.int64), [own]]))
 
     def one_sided(self, tree: Subtree, ranges: tuple[np.ndarray, np.ndarray]) -> bool:
         """Whether a solve of ``tree`` from ``ranges`` values only the focus rows (over the
@@ -104,7 +139,9 @@ class Continuations:
             q1 = -np.matmul(r0[:, None, rows0], u.reshape(L, n0, -1))[:, 0]
             q1 = q1.reshape(L, k, k, -1).transpose(0, 3, 2, 1)  # (L, j, b, a)
             v0, v1 = np.zeros(r0.shape), np.zeros(r1.shape)
-            v0[:, rows0], v1[:, rows1] = _robust(q0) / z, _robust(q1) / z
+            own, opp = self._own[:, None], self._opp[None, :]
+            v0[:, rows0] = _robust(q0[..., own, opp]) / z
+            v1[:, rows1] = _robust(q1[..., own, opp]) / z
             return v0, v1
         v0, v1 = self.fallback.values(pubs, r0, r1)
         out, ranges = (v0, v1), (r0, r1)
@@ -151,37 +188,49 @@ class Continuations:
         if self._focus is None:
             return
         s, own = self._focus
-        m = self.focus_samples
-        draws, seeds = rng.random(m), rng.integers(0, 2**31 - 1, m)
-        ranges = (r0, r1)
+        draws, seeds = rng.random(self.focus_samples), rng.integers(0, 2**31 - 1,
+                                                                     self.focus_samples)
+        pairs = np.array([(a, b) for a in self._own for b in self._opp], np.int64)
+        # the actual cards first, with their own budget: the balance rows never change the
+        # samples (nor so the values and the play) of the actual cards
+        for rows_at, default, budget, floor in ((self._focus_rows, (own,), self.focus_budget, 8),
+                                                (self._balance_rows, (), self.balance_budget, 4)):
+            jobs = self._jobs(pubs, (r0, r1), s, rows_at, default, draws)
+            if jobs:
+                self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
+
+    def _jobs(self, pubs, ranges, s, rows_at, default, draws) -> list:
+        """(leaf, row, the opposing private states drawn) for the rows ``rows_at`` each leaf
+        (``default`` where it names none) live there."""
         jobs = []
-        for leaf in range(L):
-            for i in self._focus_rows.get(pubs[leaf].tobytes(), (own,)):
+        for leaf in range(pubs.shape[0]):
+            for i in rows_at.get(pubs[leaf].tobytes(), default):
                 p = ranges[1 - s][leaf] * self._compat_row(s, i)
                 if ranges[s][leaf, i] <= 0 or p.sum() <= 0:
                     continue
                 cdf = np.cumsum(p / p.sum())
                 js = np.minimum(np.searchsorted(cdf, draws, side="right"), p.size - 1)
                 jobs.append((leaf, int(i), js))
-        if not jobs:
-            return
+        return jobs
+
+    def _roll(self, pubs, s, jobs, pairs, budget, floor, seeds) -> list:
+        """Play ``jobs``' games (every pair of continuations, the first m draws each, m
+        within ``budget`` games and at least ``floor``): [(seat, leaf, row, means)]."""
         reps = pairs.shape[0]
-        # many rows (a placement: every one of them) share the focus budget
-        m = min(m, max(8, self.focus_budget // (len(jobs) * reps)))
-        draws, seeds = draws[:m], seeds[:m]
-        jobs = [(leaf, i, js[:m]) for leaf, i, js in jobs]
+        # many rows (a placement: every one of them) share the budget
+        m = min(len(seeds), max(floor, budget // (len(jobs) * reps)))
         leaf_a = np.repeat([lf for lf, _, _ in jobs], reps * m)
         mine_i = np.repeat([i for _, i, _ in jobs], reps * m)
-        opp = np.concatenate([np.tile(js, reps) for _, _, js in jobs])
+        opp = np.concatenate([np.tile(js[:m], reps) for _, _, js in jobs])
         mine_st = np.tile(np.repeat(pairs[:, 0], m), len(jobs))
         opp_st = np.tile(np.repeat(pairs[:, 1], m), len(jobs))
-        seed_a = np.tile(seeds, reps * len(jobs))
+        seed_a = np.tile(seeds[:m], reps * len(jobs))
         if s == 0:
             u = self._play(pubs, leaf_a, mine_i, opp, mine_st, opp_st, seed_a)
         else:
             u = -self._play(pubs, leaf_a, opp, mine_i, opp_st, mine_st, seed_a)
-        means = u.reshape(len(jobs), k, k, m).mean(axis=3)
-        self._rows = [(s, leaf, i, means[x]) for x, (leaf, i, _) in enumerate(jobs)]
+        means = u.reshape(len(jobs), self._own.size, self._opp.size, m).mean(axis=3)
+        return [(s, leaf, i, means[x]) for x, (leaf, i, _) in enumerate(jobs)]
 
     def _play(self, pubs, leaf, i0, i1, st0, st1, seeds) -> np.ndarray:
         """Seat 0's payoff of each game (the game's ``rollouts`` hook)."""

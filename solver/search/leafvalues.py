@@ -58,10 +58,12 @@ class ExactTerminals:
         self.inner, self.game, self.exact = inner, game, exact
         self._current = pp.python_impl(game.params, "current_player")
 
-    def focus(self, seat: int | None, private: int | None = None, tree=None) -> None:
-        """Pass the agent's own private state on to an inner function that uses it."""
+    def focus(self, seat: int | None, private: int | None = None, tree=None,
+              weights: np.ndarray | None = None) -> None:
+        """Pass the agent's own private state (and range) on to an inner function that
+        uses it."""
         if hasattr(self.inner, "focus"):
-            self.inner.focus(seat, private, tree)
+            self.inner.focus(seat, private, tree, weights)
 
     def one_sided(self, tree, ranges) -> bool:
         """Whether the inner function values only the agent's own rows in this solve."""
@@ -106,7 +108,9 @@ def _inner(name: str, path: str | Path | None, game: GameModel, plugin, exact: S
         from spycfr.search.continuation import Continuations
 
         styles = tuple(plugin.heuristic_styles.index(c) for c in plugin.continuations)
-        return Continuations(game, plugin.rollouts, styles, exact)
+        opposing = tuple(plugin.heuristic_styles.index(c)
+                         for c in plugin.opposing_continuations or plugin.continuations)
+        return Continuations(game, plugin.rollouts, styles, exact, opposing=opposing)
     if name == "learned":
         if path is None:
             raise SpycfrError("the learned value function needs its weights file")
