@@ -58,6 +58,7 @@ from spycfr.errors import SpycfrError
 from spycfr.public import protocol as pp
 from spycfr.search.agent import SIGNAL_STEPS
 from spycfr.tree import CHANCE, TERMINAL
+from spycfr.tree.kernels import same_values
 
 GAMES_FILE = "lbr-games.jsonl"
 Note = Callable[[str], None]
@@ -95,14 +96,6 @@ def _player_move(player, state, params, h, acts, k, probs):
 
 
 @njit(cache=True)
-def _same(a, b):
-    for x in range(a.shape[0]):
-        if a[x] != b[x]:
-            return False
-    return True
-
-
-@njit(cache=True)
 def _below(pub, first, count, c, here, steps, stack, depth):
     """Whether ``here`` is node ``c``'s public state or one at most ``steps`` below it
     (``stack`` and ``depth``: scratch of the tree's size)."""
@@ -111,7 +104,7 @@ def _below(pub, first, count, c, here, steps, stack, depth):
     while top >= 0:
         x, d = stack[top], depth[top]
         top -= 1
-        if _same(pub[x], here):
+        if same_values(pub[x], here):
             return True
         if d < steps:
             for y in range(first[x], first[x] + count[x]):

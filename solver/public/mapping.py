@@ -13,6 +13,7 @@ from spycfr.public import protocol as P
 from spycfr.public.solver import uniform_strategy
 from spycfr.public.tree import PublicTree
 from spycfr.tree import CHANCE, Tree
+from spycfr.tree.kernels import same_values
 
 OK = 0
 NO_PUBLIC_NODE = 1  # a history edge whose public state is neither the node's nor a child's
@@ -31,21 +32,13 @@ _ERRORS = {
 
 
 @njit(cache=True)
-def _same(a, b):
-    for x in range(a.shape[0]):
-        if a[x] != b[x]:
-            return False
-    return True
-
-
-@njit(cache=True)
 def _folded(pubc, pub_states, pub_player, pub_first, x):
     """Public node x if it has the public state pubc, or its child when x is a private-chance
     step of one child that the history rules fold into the move (Agent Avenue's mover
     forgetting its revealed face-down card); else -1."""
-    if _same(pubc, pub_states[x]):
+    if same_values(pubc, pub_states[x]):
         return x
-    if pub_player[x] >= P.PRIVATE_CHANCE and _same(pubc, pub_states[pub_first[x]]):
+    if pub_player[x] >= P.PRIVATE_CHANCE and same_values(pubc, pub_states[pub_first[x]]):
         return pub_first[x]
     return -1
 
@@ -105,7 +98,7 @@ def _map(params, first_child, num_children, node_player, node_infoset, node_acti
             P.public_of_history(states[sp], params, pubc)
             qc = -1
             kid = -1
-            if _same(pubc, pub_states[q]):
+            if same_values(pubc, pub_states[q]):
                 qc = q
             else:
                 for b in range(pub_num[q]):

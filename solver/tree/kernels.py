@@ -1,4 +1,5 @@
-"""Small numba passes over the flat tree (parents, depth) used by :class:`Tree`."""
+"""Small numba passes over the flat tree (parents, depth) used by :class:`Tree`, and the
+element-wise comparison that the kernels over trees share."""
 
 import numpy as np
 from numba import njit
@@ -28,3 +29,14 @@ def max_depth(first_child, num_children):
             if d[v] + 1 > best:
                 best = d[v] + 1
     return best
+
+
+@njit(cache=True)
+def same_values(a, b):
+    """Whether 1-D arrays ``a`` and ``b`` (``b`` at least as long) agree on ``a``'s entries:
+    a public state against a tree's row, without the temporary that ``np.array_equal``
+    allocates in numba."""
+    for x in range(a.shape[0]):
+        if a[x] != b[x]:
+            return False
+    return True
