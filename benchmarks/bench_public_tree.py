@@ -1,14 +1,16 @@
 """The public tree against the history tree, same algorithm, one process.
 
 For each game: the sizes of both trees (public nodes and range entries against history
-nodes), the time per iteration of each solver, and the time to a target exploitability
-(iterations only, both checked exactly at the same iterations), in interleaved rounds
+nodes; the public tree is the solver's model, with ``--rules-model`` also the rules' model
+where the solver runs a smaller lossless reduction: Leduc's suits merged), the time per
+iteration of each solver, and the time to a target exploitability (iterations only, all
+checked exactly at the same iterations), in interleaved rounds
 (medians); optionally OpenSpiel's C++ CFR+ per iteration on the games it has. Numba
 compilation and tree building are excluded from the timings and printed apart.
 
 Run from the repository root: ``python benchmarks/bench_public_tree.py [--games
 kuhn,leduc,liars-dice] [--algorithm cfr+] [--iterations 1000] [--target 1e-4]
-[--rounds 3] [--openspiel]``.
+[--rounds 3] [--openspiel] [--rules-model]``.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ import time
 
 from spycfr.cfr.kernels import ALGORITHMS
 from spycfr.cfr.solver import CFRSolver
-from spycfr.games import build_tree, make_game
-from spycfr.public.enumerate import build_public_tree
+from spycfr.games import build_tree, get_plugin, make_game
+from spycfr.public.enumerate import build_public_tree, solver_params
 from spycfr.public.mapping import HistoryMap
 from spycfr.public.solver import PublicCFRSolver
 
@@ -85,60 +87,72 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--openspiel", action="store_true",
                     help="also OpenSpiel's C++ CFR+ per iteration (needs the bench extra)")
     ap.add_argument("--openspiel-iterations", type=int, default=100)
+    ap.add_argument("--rules-model", action="store_true",
+                    help="where the solver runs a reduced public model (Leduc's suits "
+                         "merged), also time the rules' unreduced one")
     args = ap.parse_args(argv)
 
     for case in args.games.split(","):
         name, preset = _split(case.strip())
         game = make_game(name, preset)
-        t0 = time.perf_counter()
-        public = build_public_tree(game)
-        t_public = time.perf_counter() - t0
+        models = {"public": solver_params(game)}
+        rules_params = get_plugin(name).numba_params(game.variant_obj)
+        if type(models["public"]) is not type(rules_params) and args.rules_model:
+            models["public, rules' model"] = rules_params
+        publics = {}
+        for label, params in models.items():
+            t0 = time.perf_counter()
+            publics[label] = build_public_tree(game, params=params)
+            print(f"  ({label} tree built in {time.perf_counter() - t0:.2f} s, compilation "
+                  "included)")
         t0 = time.perf_counter()
         history = build_tree(game)
         t_history = time.perf_counter() - t0
-        HistoryMap(public, history)  # the two trees describe the same game
-        print(f"\n{case}  {args.algorithm}  (public tree built in {t_public:.2f} s, history "
-              f"tree in {t_history:.2f} s, compilation included)")
-        print(f"  public: {public.num_nodes:,} nodes, {public.range_entries:,} range entries, "
-              f"{public.num_rows:,} rows; history: {history.num_nodes:,} nodes, "
-              f"{history.num_infosets:,} infosets ({history.num_nodes / public.num_nodes:.1f}x "
-              "the public nodes)")
-        rounds: dict[str, list] = {"pub_it": [], "hist_it": [], "pub_tt": [], "hist_tt": []}
+        print(f"\n{case}  {args.algorithm}  (history tree built in {t_history:.2f} s, "
+              "compilation included)")
+        for label, public in publics.items():
+            HistoryMap(public, history)  # the two trees describe the same game
+            print(f"  {label} ({type(public.params).__name__}): {public.num_nodes:,} nodes, "
+                  f"{public.n_private[0]}+{public.n_private[1]} private states, "
+                  f"{public.range_entries:,} range entries, {public.num_rows:,} rows")
+        print(f"  history: {history.num_nodes:,} nodes, {history.num_infosets:,} infosets")
+        solvers = {label: (lambda t=t: PublicCFRSolver(t, args.algorithm))
+                   for label, t in publics.items()}
+        solvers["history"] = lambda h=history: CFRSolver(h, args.algorithm)
+        per_it: dict[str, list] = {label: [] for label in solvers}
+        to_target: dict[str, list] = {label: [] for label in solvers}
         for _ in range(args.rounds):
-            rounds["hist_it"].append(per_iteration(CFRSolver(history, args.algorithm),
-                                                   args.iterations))
-            rounds["pub_it"].append(per_iteration(PublicCFRSolver(public, args.algorithm),
-                                                  args.iterations))
-            rounds["hist_tt"].append(time_to_target(CFRSolver(history, args.algorithm),
-                                                    args.target, args.cap))
-            rounds["pub_tt"].append(time_to_target(PublicCFRSolver(public, args.algorithm),
-                                                   args.target, args.cap))
-        pub_it = statistics.median(rounds["pub_it"])
-        hist_it = statistics.median(rounds["hist_it"])
-        print(f"  ms/iteration: public {1e3 * pub_it:.4f}, history {1e3 * hist_it:.4f}  "
-              f"-> {hist_it / pub_it:.1f}x  ({args.iterations} iterations, "
-              f"{args.rounds} rounds, medians)")
-        for tree_name in ("pub", "hist"):
-            its = [r[0] for r in rounds[f"{tree_name}_tt"]]
-            secs = [r[1] for r in rounds[f"{tree_name}_tt"]]
-            label = "public " if tree_name == "pub" else "history"
-            reached = all(i is not None for i in its)
-            print(f"  to {args.target:g}: {label} "
-                  + (f"{statistics.median(secs):.3f} s ({its[0]} iterations)" if reached
-                     else f"not within {args.cap:g} s"))
-        pub_ok = all(r[0] is not None for r in rounds["pub_tt"])
-        hist_ok = all(r[0] is not None for r in rounds["hist_tt"])
-        if pub_ok and hist_ok:
-            ratio = (statistics.median(r[1] for r in rounds["hist_tt"])
-                     / statistics.median(r[1] for r in rounds["pub_tt"]))
-            print(f"  time to target: public {ratio:.1f}x sooner")
+            for label, make in solvers.items():
+                per_it[label].append(per_iteration(make(), args.iterations))
+            for label, make in solvers.items():
+                to_target[label].append(time_to_target(make(), args.target, args.cap))
+        hist_it = statistics.median(per_it["history"])
+        hist_tt = to_target["history"]
+        for label in solvers:
+            it = statistics.median(per_it[label])
+            line = f"  {label}: {1e3 * it:.4f} ms/iteration"
+            if label != "history":
+                line += f" ({hist_it / it:.1f}x the history tree's)"
+            runs = to_target[label]
+            if all(r[0] is not None for r in runs):
+                secs = statistics.median(r[1] for r in runs)
+                line += f"; to {args.target:g} in {secs:.3f} s ({runs[0][0]} iterations)"
+                if label != "history" and all(r[0] is not None for r in hist_tt):
+                    line += (f", {statistics.median(r[1] for r in hist_tt) / secs:.1f}x "
+                             "sooner")
+            else:
+                line += f"; not {args.target:g} within {args.cap:g} s"
+            print(line)
+        print(f"  ({args.iterations} iterations per timing, {args.rounds} interleaved rounds, "
+              "medians)")
         if args.openspiel and name in OPENSPIEL_NAMES and preset is None:
             os_it = openspiel_per_iteration(name, args.openspiel_iterations)
             if os_it is None:
                 print("  OpenSpiel: not installed (pip install -e '.[bench]')")
             else:
-                print(f"  OpenSpiel C++ CFR+: {1e3 * os_it:.3f} ms/iteration -> public tree "
-                      f"{os_it / pub_it:.0f}x, history tree {os_it / hist_it:.0f}x "
+                ratios = ", ".join(f"{label} {os_it / statistics.median(per_it[label]):.0f}x"
+                                   for label in solvers)
+                print(f"  OpenSpiel C++ CFR+: {1e3 * os_it:.3f} ms/iteration ->  {ratios} "
                       f"({args.openspiel_iterations} iterations)")
     return 0
 

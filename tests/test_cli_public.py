@@ -19,11 +19,11 @@ def test_public_run_reads_like_any_other(tmp_path):
     assert code == 0, err
     res = json.loads(out)
     assert res["tree"] == "public" and res["tree_choice"] is None
-    assert res["public_tree"]["public_nodes"] == 465
-    assert res["public_tree"]["dense_range_entries"] == 465 * 12
-    # Live entries only: 15 nodes before the board card hold all 6 cards per seat, the 450
-    # after it the 5 that are not the board card.
-    assert res["public_tree"]["range_entries"] == 15 * 12 + 450 * 10
+    # The solver's model merges the suits (exact): 3 ranks per seat, 3 board ranks, so 15
+    # nodes before the board and 225 after it, each holding the 3 ranks per seat.
+    assert res["public_tree"]["public_nodes"] == 240
+    assert res["public_tree"]["private_states"] == [3, 3]
+    assert res["public_tree"]["range_entries"] == 240 * 6
     assert res["nodes"] == 9457 and res["infosets"] == 936  # the strategy files' tree
     assert res["value_p1"] == pytest.approx(LEDUC_VALUE, abs=2 * res["exploitability"])
     # The history tree's own best response agrees with what the public tree measured.
@@ -61,7 +61,7 @@ def test_tree_auto_and_its_reasons():
                             "--json")
     res = json.loads(out)  # auto is the default, and says so when it leaves the history tree
     assert res["tree"] == "public" and res["tree_choice"]["requested"] == "auto"
-    assert "--tree auto: public, because the public tree has 4,680 live range entries" in err
+    assert "--tree auto: public, because the public tree has 1,440 live range entries" in err
     code, out, _ = spycfr("solve", "leduc", "--algorithm", "cfr+", "--iterations", "5",
                           "--tree", "history", "--json", "-q")
     assert json.loads(out)["tree"] == "history"
@@ -82,11 +82,11 @@ def test_tree_auto_counts_with_progress_and_heeds_the_memory_limit(monkeypatch):
 
     config = SolveConfig(game="leduc", preset=None, params={}, algorithm="pdcfr+", tree="auto")
     game = resolve_game(config)
-    monkeypatch.setattr(pe, "COUNT_STEPS", 100 * 12)
+    monkeypatch.setattr(pe, "COUNT_STEPS", 50 * 6)  # 50 nodes of the suits-merged model
     monkeypatch.setattr(public_run, "NOTE_SECONDS", 0.0)
     heard: list[str] = []
     assert public_run.choose_tree(config, game, heard.append)[0] == "public"
-    assert len(heard) == 4 and "counting the public tree, 400 nodes" in heard[-1]
+    assert len(heard) == 4 and "counting the public tree, 200 nodes" in heard[-1]
     # Under a limit the history tree and the strategy's map fill, nothing is counted.
     heard.clear()
     tree, why = public_run.choose_tree(config.replace(memory_limit=0.001), game, heard.append)

@@ -3,7 +3,8 @@ nothing here names a game), on every preset whose history tree is small enough: 
 tree is well formed, the history tree maps onto it consistently (every node of a history
 infoset on one public row), and both trees give the same values, NashConv and
 exploitability for the same profiles (uniform, and a few CFR+ iterations on the public tree
-mapped onto the history tree)."""
+mapped onto the history tree); a game's reduced model (the plug-in's ``public_params``,
+what the solver runs on) as well as its rules' model."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from spycfr.engine.playout import estimate_nodes
 from spycfr.exact.best_response import expected_value, exploitability
 from spycfr.games import build_tree, game_names, get_plugin, make_game, make_variant
 from spycfr.public import protocol
-from spycfr.public.enumerate import build_public_tree
+from spycfr.public.enumerate import build_public_tree, solver_params
 from spycfr.public.mapping import HistoryMap
 from spycfr.public.solver import (
     PublicCFRSolver,
@@ -31,9 +32,12 @@ def _cases() -> list:
     for game in game_names():
         plugin = get_plugin(game)
         for preset in plugin.presets:
-            params = plugin.numba_params(make_variant(game, preset))
+            variant = make_variant(game, preset)
+            params = plugin.numba_params(variant)
             if protocol.has_public(params) and estimate_nodes(params) <= HISTORY_NODES:
-                out.append(pytest.param(game, preset, id=f"{game}-{preset}"))
+                out.append(pytest.param(game, preset, False, id=f"{game}-{preset}"))
+                if plugin.public_params is not None:  # the solver's reduced model too
+                    out.append(pytest.param(game, preset, True, id=f"{game}-{preset}-reduced"))
     return out
 
 
@@ -46,10 +50,11 @@ def test_the_validation_games_have_public_models():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game,preset", CASES)
-def test_public_tree_agrees_with_the_history_tree(game, preset):
+@pytest.mark.parametrize("game,preset,reduced", CASES)
+def test_public_tree_agrees_with_the_history_tree(game, preset, reduced):
     python_game = make_game(game, preset)
-    public = build_public_tree(python_game)
+    public = build_public_tree(python_game,
+                               params=solver_params(python_game) if reduced else None)
     history = build_tree(python_game)
     # Well formed: children after parents, each node the child of one node, rows complete.
     internal = public.num_children > 0

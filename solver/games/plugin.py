@@ -202,6 +202,11 @@ class GamePlugin:
     # re-solves on, where it must be an abstraction of the game's (the rules the same);
     # None: numba_params.
     search_params: Callable[[Any], Any] | None = None
+    # public_params(variant) -> the numba params whose public model the public-tree solver
+    # runs on (`--tree public`), where a lossless reduction of numba_params' exists (Leduc's
+    # suits merged): the same history rules, exactly the same values and exploitabilities;
+    # None: numba_params.
+    public_params: Callable[[Any], Any] | None = None
     # pair_weights(pub, params, n0, n1) -> (n0, n1): how much each pair of private states
     # weighs at public state pub beyond the model's compatibility (a model that keeps card
     # removal in its payoffs: what a search agent's posterior and move values weigh the

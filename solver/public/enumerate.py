@@ -463,11 +463,20 @@ def tree_bytes(params, acc: np.ndarray) -> int:
             + terminal_bytes(acc))
 
 
+def solver_params(game) -> Any:
+    """The params of the public model the solver runs on for a game object: the plug-in's
+    lossless reduction (``public_params``) where it has one, else its rules' params."""
+    plugin = get_plugin(game.name)
+    return (plugin.public_params or plugin.numba_params)(game.variant_obj)
+
+
 def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
-                      budget: MemoryBudget | None = None) -> PublicTree:
-    """The public tree of a game object (from :func:`spycfr.games.make_game`); SpycfrError
-    if it has no public-state model or breaks the protocol's contract."""
-    params = get_plugin(game.name).numba_params(game.variant_obj)
+                      budget: MemoryBudget | None = None, params: Any = None) -> PublicTree:
+    """The public tree of a game object (from :func:`spycfr.games.make_game`), of the model
+    of ``params`` (default: the rules' params; :func:`solver_params` the solver's model);
+    SpycfrError if it has no public-state model or breaks the protocol's contract."""
+    if params is None:
+        params = get_plugin(game.name).numba_params(game.variant_obj)
     if not P.has_public(params):
         raise SpycfrError(f"{game.name} has no public-state model; use --tree history")
     t0 = time.perf_counter()

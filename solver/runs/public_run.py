@@ -21,6 +21,7 @@ from spycfr.public.enumerate import (
     WIDEST,
     build_public_tree,
     public_size,
+    solver_params,
     tree_bytes,
 )
 from spycfr.public.mapping import HistoryMap
@@ -63,7 +64,8 @@ def choose_tree(config: SolveConfig, game: ResolvedGame,
     most about what building the history tree does; ``note`` hears its progress."""
     if config.tree == "history":
         return "history", "asked for"
-    has_model = game.params is not None and protocol.has_public(game.params)
+    params = solver_params(game.game) if game.params is not None else None
+    has_model = params is not None and protocol.has_public(params)
     blockers = []
     if config.algorithm not in ALGORITHMS:
         blockers.append(f"--algorithm {config.algorithm} runs on the history tree (the "
@@ -103,7 +105,7 @@ def choose_tree(config: SolveConfig, game: ResolvedGame,
                  f"{time.monotonic() - t0:.0f} s)")
 
     try:
-        size = public_size(game.params, max_entries=cap, note=counted)
+        size = public_size(params, max_entries=cap, note=counted)
     except SpycfrError as exc:
         return "history", str(exc)
     if size is None:
@@ -111,7 +113,7 @@ def choose_tree(config: SolveConfig, game: ResolvedGame,
                            f"about {history:,.0f} history nodes: range vectors pay from "
                            f"{AUTO_PUBLIC_RATIO:g} history nodes per entry on (measured)")
     entries = int(size[ENT0] + size[ENT1])
-    need = tree_bytes(game.params, size) + history_bytes + solver_bytes(
+    need = tree_bytes(params, size) + history_bytes + solver_bytes(
         entries, int(size[ROWS]), int(size[WIDEST]), True)
     if not memory.fits(need):
         return "history", (f"the public tree ({entries:,} live range entries), its solver "
@@ -137,7 +139,8 @@ class PublicTreeRun(IterativeRun):
         # its public tree could take minutes (Agent Avenue and Agent Hunter standard).
         self.tree = tree = tree_within(game, memory, 0.0, "map of the public-tree strategy",
                                        FULL_TREE_ADVICE)
-        self.public = build_public_tree(game.game, budget=memory)
+        self.public = build_public_tree(game.game, budget=memory,
+                                        params=solver_params(game.game))
         self.solver = PublicCFRSolver(self.public, config.algorithm, config.alpha, config.beta,
                                       config.gamma, config.alternating, budget=memory)
         memory.require(f"mapping the public tree onto the history tree of "

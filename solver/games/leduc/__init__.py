@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from spycfr.games.leduc import public  # noqa: F401  (registers the public-state model)
 from spycfr.games.leduc.game import CALL, FOLD, RAISE, LeducGame, LeducState
+from spycfr.games.leduc.public import LeducRankParams  # (registers the public-state models)
 from spycfr.games.leduc.rules import LeducParams
 from spycfr.games.plugin import GamePlugin, no_parameters
 
@@ -16,6 +16,7 @@ PLUGIN = GamePlugin(
     make_variant=no_parameters("leduc"),
     python_game=lambda variant: LeducGame(),
     numba_params=lambda variant: LeducParams(np.int64(6)),
+    public_params=lambda variant: LeducRankParams(np.int64(6)),  # suits merged: exact
     words=lambda variant: "six cards (two suits of J, Q, K), one private card each and one "
                           "public card, two betting rounds with raises of 2 then 4",
     payoff_unit=lambda variant: "chips",
