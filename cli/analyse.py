@@ -65,7 +65,11 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
     )
     from spycfr.runs.store import read_run, treeless_openings
 
-    spec = openings_spec(read_run(run_dir).game)
+    meta = read_run(run_dir)
+    spec = openings_spec(meta.game)
+    if (meta.record.get("agent") or {}).get("opening_file") and not as_csv:
+        _table_openings(run_dir, meta, spec, as_json, top)
+        return
     treeless = treeless_openings(run_dir)
     if top is None and not (as_json or as_csv):
         top = 10
@@ -177,6 +181,24 @@ def _by_situation(rows, context: str, top: int, show) -> None:
 
 def _key(title: str) -> str:
     return title.replace(" ", "_")
+
+
+def _table_openings(run_dir: str, meta, spec, as_json: bool, top: int | None) -> None:
+    """Openings of a search agent that opens by its openings table (a matrix game)."""
+    from pathlib import Path
+
+    from spycfr.search.openings import OpeningTable
+
+    table = OpeningTable.load(Path(run_dir) / meta.record["agent"]["opening_file"])
+    if as_json:
+        click.echo(json.dumps({"run": _run_fields(meta, ("game", "variant", "algorithm")),
+                               **table.summary(top or 10**9)}))
+        return
+    variant = " ".join(f"{k}={v}" for k, v in meta.variant.items())
+    click.echo(f"{meta.game} {variant}: {meta.algorithm} agent, opening by its table")
+    for line in table.lines(top or 10, spec.whats, spec.group_name.rstrip("s") + " set"
+                            if spec.group_name == "cards" else spec.group_name):
+        click.echo(line if line.startswith("  ") else textwrap.fill(line, 100))
 
 
 def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,

@@ -22,6 +22,7 @@ from spycfr.cli.serve import serve
 from spycfr.cli.solve import info, solve
 from spycfr.cli.sweep import sweep
 from spycfr.cli.team import team
+from spycfr.cli.train_openings import train_openings
 from spycfr.cli.train_values import train_values
 from spycfr.errors import Interrupted, SpycfrError, is_interrupt
 
@@ -82,7 +83,7 @@ def games(as_json: bool) -> None:
 # The commands live in one module per job; importing them is cheap (the solver loads lazily).
 for _command in (record, solve, info, openings, query, best_response_cmd, exploitability, export,
                  export_efg, report, head_to_head, measure, play, sweep, team, serve,
-                 review, train_values):
+                 review, train_values, train_openings):
     cli.add_command(_command)
 
 

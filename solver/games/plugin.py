@@ -230,6 +230,11 @@ class GamePlugin:
     # the styles a seat guards against below a leaf (the opponent's continuations); empty:
     # ``continuations``
     opposing_continuations: tuple[str, ...] = ()
+    # opening_classes(variant) -> (class of each private state, names of the classes): the
+    # openings (the private states after both seats' first hidden decisions) that the rules
+    # cannot tell apart share a class, which spycfr.search.openings values and plays as one
+    # (its members uniformly); None: every private state its own class.
+    opening_classes: Callable[[Any], tuple[Any, list[str]]] | None = None
     # private_names(variant, pub, seat) -> each private state of ``seat`` at public state
     # ``pub`` of the search agent's model in words (what its posterior over the opponent's
     # private state shows); None: numbers.

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from spycfr import __version__
@@ -24,7 +25,7 @@ from spycfr.games import get_plugin, make_game
 from spycfr.io import write_json, write_text
 from spycfr.runs.config import SolveConfig
 from spycfr.runs.result import RunResult
-from spycfr.runs.store import OPENINGS_CSV, RUN_JSON, file_sha256, read_run
+from spycfr.runs.store import OPENINGS_CSV, RUN_JSON, file_sha256, read_run, read_run_meta
 from spycfr.search.agent import ALGORITHM, AgentConfig, AgentGame, SearchAgent
 from spycfr.search.leafvalues import VALUE_FUNCTIONS
 
@@ -46,15 +47,12 @@ def agent_config(meta: RunResult) -> AgentConfig:
 
 def load_agent(run_dir: str | Path, progress: Callable[[str], None] | None = None
                ) -> SearchAgent:
-    """The agent of an agent run directory (its value function's file relative to it)."""
+    """The agent of an agent run directory (its value function's and openings table's files
+    relative to it)."""
     meta = read_run(run_dir)
     if not is_agent_run(meta):
         raise SpycfrError(f"{str(run_dir)!r} is not a search agent's run directory")
-    config = agent_config(meta)
-    if config.value_file is not None and not Path(config.value_file).is_absolute():
-        config = AgentConfig(**{**config.as_dict(),
-                                "value_file": str(Path(run_dir) / config.value_file)})
-    return SearchAgent(meta.game, meta.variant, config, progress)
+    return load_agent_config(Path(run_dir), meta, agent_config(meta), progress)
 
 
 def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: dict,
@@ -115,12 +113,69 @@ def agent_openings(agent: SearchAgent, game) -> pd.DataFrame | None:
             state, array = state.child(action), agent.after(array, action)
             view.observe(array)
         info = view.move_info(array, player)
+        values = info.values
+        if agent.openings is not None:  # each opening's value against the table's opponent
+            table = agent.openings.private_values(player, agent.model.n[player])
+            values = np.array([table[agent.private(agent.after(array, int(a)), player)]
+                               for a in info.actions])
         frame = pd.DataFrame({
             "player": "P1" if player == 0 else "P2",
             "opening": [state.action_label(int(a)) for a in info.actions],
-            "probability": info.probs, "value": info.values, "seen": True,
+            "probability": info.probs, "value": values, "seen": True,
         })
         if spec.context_name:
             frame.insert(1, spec.context_name, context)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
+
+
+OPENING_TABLE = "openings-table.npz"
+
+
+def train_openings(run_dir: str | Path, games: int, seed: int, opening_range: str,
+                   progress: Callable[[str], None] | None = None) -> dict:
+    """Solve an agent run's openings as a matrix game (:mod:`spycfr.search.openings`): the
+    table in ``run_dir/openings-table.npz`` (games saved as they go in
+    ``openings-table.partial.npz``: a rerun with the same settings resumes), the agent
+    configured to open with it (run.json) and its openings.csv rewritten. Returns the table's
+    summary."""
+    from spycfr.search.openings import OpeningGame, OpeningTable
+
+    run = Path(run_dir)
+    meta = read_run(run)
+    if not is_agent_run(meta):
+        raise SpycfrError(f"{str(run_dir)!r} is not a search agent's run directory")
+    config = AgentConfig(**{**agent_config(meta).as_dict(), "opening_file": OPENING_TABLE,
+                            "opening_range": opening_range})
+    config.check()
+    og = OpeningGame.of(meta.game, meta.variant, config.plan_depth)
+    partial = run / "openings-table.partial.npz"
+    table = OpeningTable.make(og, games, seed, partial, progress)
+    table.save(run / OPENING_TABLE)
+    partial.unlink(missing_ok=True)
+    if progress is not None:
+        progress("the agent's openings from the table (its first plan: numba compiles)")
+    agent = load_agent_config(run, meta, config, progress)
+    frame = agent_openings(agent, make_game(meta.game, None, meta.variant))
+    written = [OPENING_TABLE]
+    if frame is not None:
+        write_text(run / OPENINGS_CSV, frame.to_csv(index=False))
+        written.append(OPENINGS_CSV)
+    record = read_run_meta(run)
+    record["agent"] = {**record["agent"], **config.as_dict()}
+    record["files"] = {**(record.get("files") or {}),
+                       **{name: file_sha256(run / name) for name in written}}
+    write_json(run / RUN_JSON, record)
+    return table.summary()
+
+
+def load_agent_config(run: Path, meta: RunResult, config: AgentConfig,
+                      progress: Callable[[str], None] | None) -> SearchAgent:
+    """The agent of run directory ``run`` with ``config`` (its files relative to ``run``)."""
+    files = {}
+    for name in ("value_file", "opening_file"):
+        path = getattr(config, name)
+        if path is not None and not Path(path).is_absolute():
+            files[name] = str(run / path)
+    return SearchAgent(meta.game, meta.variant, AgentConfig(**{**config.as_dict(), **files}),
+                       progress)

@@ -46,13 +46,17 @@ class AgentConfig:
     """How the agent searches: CFR+ iterations per re-solve (the effort knob), the subgame's
     depth in decision levels below the current one (1: the move and its signals, the next
     decision a leaf), the first plan's depth from the game's root, the leaf value function
-    by name (and its weights file)."""
+    by name (and its weights file); the openings' table (:mod:`spycfr.search.openings`: the
+    agent opens with its equilibrium mixture) and the opponent's range after its opening
+    (``uniform``: any opening; ``mixture``: the table's, every opening kept possible)."""
 
     iterations: int = 100
     depth: int = 1
     plan_depth: int = 2
     value_function: str = "scored-now"
     value_file: str | None = None
+    opening_file: str | None = None
+    opening_range: str = "uniform"
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,6 +70,16 @@ class AgentConfig:
         if self.value_function not in VALUE_FUNCTIONS:
             raise SpycfrError(f"--value-function {self.value_function!r}: not one of "
                               f"{', '.join(VALUE_FUNCTIONS)}")
+        if self.opening_range not in OPENING_RANGES:
+            raise SpycfrError(f"opening range {self.opening_range!r}: not one of "
+                              f"{', '.join(OPENING_RANGES)}")
+
+
+OPENING_RANGES = ("uniform", "mixture")
+# with opening range "mixture", this share of the opponent's range stays uniform over what it
+# can hold: an opening outside the table's support (a heuristic's random placement) stays
+# possible, so later signals never leave the agent with an empty range
+OPENING_FLOOR = 1e-3
 
 
 class SearchAgent:
@@ -92,6 +106,14 @@ class SearchAgent:
         self._pub_current = pp.python_impl(self.params, "current_player")
         self.progress = progress
         self._plan: Solution | None = None
+        self.openings = None
+        if config.opening_file is not None:
+            from spycfr.search.openings import OpeningTable
+
+            self.openings = OpeningTable.load(config.opening_file)
+            if self.openings.meta["variant"] != self.variant.as_dict():
+                raise SpycfrError(f"the openings table {config.opening_file!r} is for another "
+                                  "variant")
 
     def plan(self) -> Solution:
         """The solve of the first decision levels from the deal's prior (cached)."""
@@ -99,7 +121,32 @@ class SearchAgent:
             self._say("solving the opening subgame (the first time compiles numba kernels)")
             tree = subgame(self.model, self.model.root(), self.config.plan_depth)
             self._plan = self.solve("the opening subgame", tree, self.model.weights)
+            if self.openings is not None:
+                self._open_with_table(self._plan)
         return self._plan
+
+    def _open_with_table(self, sol: Solution) -> None:
+        """The plan's decisions (the openings) play the table's mixtures: each action's
+        probability that of the private state it leads to; reaches follow."""
+        from spycfr.search import passes
+
+        assert self.openings is not None
+        t = sol.tree
+        for n in range(t.size):
+            k = int(t.kind[n])
+            if k not in (0, 1):
+                continue
+            mix, q = self.openings.private_mixture(k, self.model.n[k]), t.row[n]
+            for i in range(self.model.n[k]):
+                c = int(t.row_count[q, i])
+                w = mix[t.row_next[q, i, :c]]
+                if c and w.sum() > 0:
+                    sol.strategy[q, i] = 0.0
+                    sol.strategy[q, i, :c] = w / w.sum()
+        for seat in (0, 1):
+            sol.reach[seat][:] = 0.0
+            passes.forward(seat, *t.seat_arrays(seat), sol.strategy, self.model.weights[seat],
+                           sol.reach[seat])
 
     def solve(self, what: str, tree, ranges, **gadget) -> Solution:
         """:func:`~spycfr.search.resolve.solve` with the agent's iterations and leaves, saying
@@ -275,6 +322,9 @@ class AgentGame:
             self.support = support / max(support.max(), 1e-300)
             model = step(t, s, opp, self.model_range, rows, child)
             self.model_range = model if model.sum() > 0 else self.support.copy()
+            if self._opening() and self.agent.config.opening_range == "mixture":
+                mixed = self.model_range / max(self.model_range.max(), 1e-300)
+                self.support = (1 - OPENING_FLOOR) * mixed + OPENING_FLOOR * self.support
         else:
             self.support = step(t, s, opp, self.support, None, child)
             self.model_range = step(t, s, opp, self.model_range, None, child)
@@ -290,6 +340,8 @@ class AgentGame:
         k = int(a._pub_current(self.pub, a.params))
         if k not in (0, 1) or not (k == self.seat or t.kind[s] == LEAF):
             return
+        if self._opening() and t.kind[s] != LEAF:
+            return  # the openings table's mixture (the plan plays it)
         if self.plan_only and t.kind[s] != LEAF:
             return
         opp = 1 - self.seat
@@ -320,6 +372,10 @@ class AgentGame:
         self.s = 0
         self.solves += 1
         self.solve_seconds.append(time.perf_counter() - start)
+
+    def _opening(self) -> bool:
+        """Whether the walk is in the plan's openings and the agent plays them by its table."""
+        return self.agent.openings is not None and self.sol is self.agent._plan
 
     # --- decisions -----------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.features import value_features
 from spycfr.games.agent_hunter.game import AgentHunterGame, AgentHunterState
 from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES
-from spycfr.games.agent_hunter.leaf import private_names, rollouts, scored_now
+from spycfr.games.agent_hunter.leaf import opening_classes, private_names, rollouts, scored_now
 from spycfr.games.agent_hunter.record import record_to_actions as _record_to_actions
 from spycfr.games.agent_hunter.variant import (
     PARAMETERS,
@@ -87,6 +87,9 @@ PLUGIN = GamePlugin(
     # uniformly random, is no stronger continuation than these and costs more samples)
     rollouts=rollouts,
     continuations=("hunter", "switcher"),
+    # the placements as a matrix game (spycfr.search.openings): one class per set of cards,
+    # the houses' order a relabelling (spec: houses matter only as names in later moves)
+    opening_classes=opening_classes,
     private_names=private_names,
     # the rulesheet game: played by re-solving at every decision (docs/search.md)
     agent_presets=("standard",),

@@ -135,3 +135,23 @@ def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
             for x in range(STATE_SIZE):
                 state[x] = nxt[x]
         out[q] = R.returns_p1(state, params)
+
+
+def opening_classes(variant) -> tuple[np.ndarray, list[str]]:
+    """The ``opening_classes`` hook: each placement's class, its set of cards ("0,2,9"; NOTHING
+    a class of its own). The rules treat the houses alike (a house's number only names it
+    in later decoys and attacks), so placements that differ by the houses' order are one
+    opening up to relabelling the houses."""
+    from spycfr.games.agent_hunter.public import num_placements, unrank
+
+    params = variant.to_params()
+    n = int(num_placements(params))
+    t = np.zeros(3, np.int64)
+    keys: dict[str, int] = {}
+    out = np.empty(n + 1, np.int64)
+    for i in range(n):
+        unrank(params, i, t)
+        key = ",".join(str(c) for c in sorted(int(c) for c in t[:variant.houses]))
+        out[i] = keys.setdefault(key, len(keys))
+    out[n] = len(keys)
+    return out, [*keys, "not placed yet"]

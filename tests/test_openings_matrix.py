@@ -1,0 +1,156 @@
+"""The openings as a matrix game (spycfr.search.openings): the LP, Agent Hunter's symmetry
+classes, the table's games (the rollouts hook's, resumable, seeded) and the agent opening
+with the table (tiny: cheap games)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cli_helpers import spycfr
+from spycfr.games import get_plugin
+from spycfr.games.agent_hunter.leaf import opening_classes
+from spycfr.search import openings as O
+
+
+def _saddle(a, x, y, v):
+    """Neither seat gains by any pure deviation from (x, y); v is the value."""
+    assert (x @ a).min() >= v - 1e-7 and (a @ y).max() <= v + 1e-7
+    assert abs(x @ a @ y - v) < 1e-7
+
+
+def test_the_lp_solves_known_matrix_games():
+    rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], float)
+    x, y, v = O.solve_matrix(rps)
+    assert abs(v) < 1e-9 and np.allclose(x, 1 / 3) and np.allclose(y, 1 / 3)
+    # a saddle point: row 1 column 0 (value 2); and a random game's equilibrium holds
+    x, y, v = O.solve_matrix(np.array([[1.0, 5.0], [2.0, 3.0]]))
+    assert abs(v - 2) < 1e-9 and np.allclose(x, [0, 1]) and np.allclose(y, [1, 0])
+    a = np.random.default_rng(3).normal(size=(7, 5))
+    _saddle(a, *O.solve_matrix(a))
+
+
+def test_agent_hunter_registers_its_opening_classes():
+    plugin = get_plugin("agent-hunter")
+    assert plugin.opening_classes is opening_classes
+    cls, names = opening_classes(plugin.make_variant("standard", {}))
+    assert cls.size == 721 and len(names) == 121 and names[-1] == "not placed yet"
+    assert (np.bincount(cls[:720]) == 6).all() and cls[720] == 120  # a set in 3! orders
+    assert names[0] == "0,1,2" and "7,8,9" in names
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    variant = get_plugin("agent-hunter").make_variant("tiny", {}).as_dict()
+    return O.OpeningGame.of("agent-hunter", variant)
+
+
+def test_the_tiny_openings_and_an_entry_by_hand(tiny):
+    assert tiny.shape() == (3, 3, 2) and tiny.names[0] == ["0,1", "0,2", "1,2"]
+    assert all(m.size == 2 for s in (0, 1) for m in tiny.members[s])
+    u = O.play_table(tiny, 8, seed=5)
+    # entry (class 1, class 2, hunter, switcher), half 0: the same games played directly
+    rng = np.random.default_rng(5)
+    seeds, u0, u1 = rng.integers(0, 2**31 - 1, 8), rng.random(8), rng.random(8)
+    r, c = tiny.members[0][1], tiny.members[1][2]
+    i0, i1 = r[(u0 * 2).astype(int)][:4], c[(u1 * 2).astype(int)][:4]
+    out = np.empty(4)
+    tiny.rollouts(tiny.pub[None], tiny.params, np.zeros(4, np.int64), i0, i1,
+                  np.full(4, tiny.styles[0]), np.full(4, tiny.styles[1]), seeds[:4], out)
+    assert u[0, 1, 2, 0, 1] == pytest.approx(out.mean())
+    assert np.array_equal(u, O.play_table(tiny, 8, seed=5))  # seeded
+    assert not np.array_equal(u, O.play_table(tiny, 8, seed=6))
+
+
+def test_the_table_resumes_from_its_partial_file(tiny, tmp_path):
+    partial = tmp_path / "p.npz"
+    u = O.play_table(tiny, 4, seed=1, partial=partial)
+    with np.load(partial) as z:
+        meta, done, sums = z["meta"], int(z["done"]), z["sums"]
+    assert done == 3
+    # a partial file with one row done: the rest is played, the row read back as saved
+    fake = sums.copy()
+    fake[:, 0] += 10.0
+    fake[:, 1:] = 0.0
+    np.savez(partial, meta=meta, done=np.array(1), sums=fake)
+    again = O.play_table(tiny, 4, seed=1, partial=partial)
+    assert np.allclose(again[:, 0], u[:, 0] + 5.0) and np.array_equal(again[:, 1:], u[:, 1:])
+    # other settings: the file is ignored
+    assert np.array_equal(O.play_table(tiny, 4, seed=2, partial=partial),
+                          O.play_table(tiny, 4, seed=2))
+
+
+def test_the_equilibrium_and_its_saved_table(tiny, tmp_path):
+    table = O.OpeningTable.make(tiny, 16, seed=0)
+    a = O.matrix(table.u)
+    _saddle(a, table.eq.x.ravel(), table.eq.y.ravel(), table.eq.value)
+    p = table.private_mixture(0, 7)
+    assert p[6] == 0 and abs(p.sum() - 1) < 1e-12
+    for c, rows in enumerate(table.members[0]):  # a class's members equally likely
+        assert np.allclose(p[rows], table.eq.classes(0)[c] / 2)
+    v = table.private_values(1, 7)
+    best = O.class_values(table.u, table.eq, 1)
+    assert np.isnan(v[6]) and best.max() <= -table.eq.value + 1e-9
+    check = table.check
+    assert len(check["value_half"]) == 2 and all(0 <= d <= 1 for d in check["tv_distance"])
+    table.save(tmp_path / "t.npz")
+    back = O.OpeningTable.load(tmp_path / "t.npz")
+    assert back.eq.value == table.eq.value and back.names == table.names
+    assert np.allclose(back.u, table.u, atol=1e-6) and back.meta["games_per_entry"] == 16
+    assert all(np.array_equal(x, y) for x, y in zip(back.members[1], table.members[1],
+                                                     strict=True))
+
+
+@pytest.mark.slow
+def test_train_openings_makes_the_agent_open_with_the_mixture(tmp_path):
+    run = str(tmp_path / "tiny-agent")
+    code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm",
+                          "re-solving", "--iterations", "20", "-o", run, "-q")
+    assert code == 0, err
+    code, _, err = spycfr("train-openings", run, "--games", "3")
+    assert code == 2 and "even number" in err and err.count("\n") == 1
+    code, out, err = spycfr("train-openings", run, "--games", "16", "--opening-range",
+                            "mixture")
+    assert code == 0, err
+    assert "value for P1" in out and "card sets in the support" in out
+    meta = json.loads(open(f"{run}/run.json").read())
+    assert meta["agent"]["opening_file"] == "openings-table.npz"
+    assert meta["agent"]["opening_range"] == "mixture"
+    assert "openings-table.npz" in meta["files"]
+    from spycfr.runs.agent_run import load_agent
+    from spycfr.search.agent import OPENING_FLOOR
+
+    agent = load_agent(run)
+    table = agent.openings
+    mix = [table.private_mixture(s, agent.model.n[s]) for s in (0, 1)]
+    g = agent.game(0)
+    state = agent.initial()
+    probs = g.policy(state)
+    places = agent.legal(state)
+    want = [mix[0][agent.private(agent.after(state, int(a)), 0)] for a in places]
+    assert np.allclose(probs, want) and g.solves == 0  # no re-solve at the placement
+    # the agent as P2: P1's placement seen, its own placement from the mixture too, and P1's
+    # range the table's mixture with every placement still possible
+    h = agent.game(1)
+    after = agent.after(state, int(places[-1]))
+    probs = h.policy(after)
+    want = [mix[1][agent.private(agent.after(after, int(a)), 1)] for a in agent.legal(after)]
+    assert np.allclose(probs, want)
+    h.observe(agent.after(after, int(agent.legal(after)[0])))
+    floor = OPENING_FLOOR
+    assert np.allclose(h.support[:6], (1 - floor) * mix[0][:6] / mix[0].max() + floor)
+    code, out, err = spycfr("openings", run, "--json")
+    assert code == 0, err
+    shown = json.loads(out)
+    for seat, p in enumerate(("P1", "P2")):
+        rows = shown[p]["top"]
+        assert abs(sum(r["probability"] for r in rows) - 1) < 1e-9
+        assert len(rows) == shown[p]["support"] == (table.eq.classes(seat) > 1e-9).sum()
+        # the most played set's value: the seat's value (it is in the equilibrium's support)
+        sign = 1 if seat == 0 else -1
+        assert rows[0]["value"] == pytest.approx(sign * shown["value_p1"], abs=1e-6)
+    code, out, err = spycfr("openings", run)
+    assert code == 0, err
+    assert "solved as a matrix game" in out and "card set" in out and "eq prob" in out
