@@ -198,6 +198,34 @@ def _default(f, dest: str, value):
     return wrapper
 
 
+def parse_number(name: str, text: str | None, kind: type, minimum: float, strict: bool):
+    """``text`` as an int or float, at least (or above, if strict) ``minimum``; else SpycfrError."""
+    if text is None:
+        return None
+    what = "an integer" if kind is int else "a number"
+    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+    try:
+        value = kind(text)
+    except ValueError:
+        raise SpycfrError(f"--{name} must be {what} {bound}, got {text!r}") from None
+    if not math.isfinite(value) or value < minimum or (strict and value == minimum):
+        raise SpycfrError(f"--{name} must be {what} {bound}, got {text!r}")
+    return value
+
+
+def parse_float(name: str, text: str | None) -> float | None:
+    """``text`` as a finite float (None when not given); else SpycfrError."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise SpycfrError(f"--{name} must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise SpycfrError(f"--{name} must be a finite number, got {text!r}")
+    return value
+
+
 def parse_gib(text: str | None) -> float | None:
     """A --memory-limit in GiB (None when not given); one-line error if not a number > 0."""
     if text is None:

@@ -11,41 +11,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from spycfr.cli.options import game_command, memory_limit_option
+from spycfr.cli.options import game_command, memory_limit_option, parse_float, parse_number
 from spycfr.cli.progress import Heartbeat, heartbeat
+from spycfr.cli.solve_agent import agent_options, plays_by_search, solve_agent
 from spycfr.errors import SpycfrError
 
 if TYPE_CHECKING:
     from spycfr.runs.result import RunResult
 
 DEFAULT_ITERATIONS = 1000
-
-
-def _parse_number(name: str, text: str | None, kind: type, minimum: float, strict: bool):
-    """``text`` as an int or float, at least (or above, if strict) ``minimum``; else SpycfrError."""
-    if text is None:
-        return None
-    what = "an integer" if kind is int else "a number"
-    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
-    try:
-        value = kind(text)
-    except ValueError:
-        raise SpycfrError(f"--{name} must be {what} {bound}, got {text!r}") from None
-    if not math.isfinite(value) or value < minimum or (strict and value == minimum):
-        raise SpycfrError(f"--{name} must be {what} {bound}, got {text!r}")
-    return value
-
-
-def _parse_float(name: str, text: str | None) -> float | None:
-    if text is None:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise SpycfrError(f"--{name} must be a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise SpycfrError(f"--{name} must be a finite number, got {text!r}")
-    return value
 
 
 def _build(game_name: str, preset: str | None, variant_params: dict):
@@ -223,70 +197,6 @@ def _rate(rate: float) -> str:
     return f"{rate:,.0f}" if not math.isfinite(rate) or rate >= 10 else f"{rate:.2f}"
 
 
-def _plays_by_search(game: str, preset: str | None, algorithm: str,
-                     searching: tuple, others: tuple) -> bool:
-    """Whether this solve makes a search agent: asked for (--algorithm re-solving), or auto
-    on a preset the game plays by search (its plug-in's agent_presets) with no setting of
-    the other algorithms."""
-    from spycfr.games import foreign_kind, get_plugin
-    from spycfr.search.agent import ALGORITHM
-
-    if algorithm == ALGORITHM:
-        given = [x for x in others if x is not None]
-        if given:
-            raise SpycfrError("--algorithm re-solving takes --iterations (per decision), "
-                              "--depth, --value-function, --value-file, --seed and -o only")
-        return True
-    if algorithm != "auto" or foreign_kind(game) is not None:
-        return False
-    return preset in get_plugin(game).agent_presets and all(x is None for x in others)
-
-
-def _solve_agent(game: str, preset: str | None, params: dict, iterations: str | None,
-                 depth: str | None, value_function: str | None, value_file: str | None,
-                 seed: str | None, output: str | None, overwrite: bool, quiet: bool,
-                 as_json: bool) -> None:
-    """Write a search agent's run directory (spycfr.runs.agent_run)."""
-    from pathlib import Path
-
-    from spycfr.games import get_plugin
-    from spycfr.runs.agent_run import write_agent_run
-    from spycfr.runs.store import holds_run
-    from spycfr.search.agent import AgentConfig
-
-    plugin = get_plugin(game)
-    defaults = AgentConfig(value_function=plugin.agent_value_function,
-                           depth=plugin.agent_depth)
-    config = AgentConfig(
-        iterations=_parse_number("iterations", iterations, int, 1, strict=False)
-        or defaults.iterations,
-        depth=_parse_number("depth", depth, int, 1, strict=False) or defaults.depth,
-        value_function=value_function or defaults.value_function,
-        value_file=value_file)
-    config.check()
-    out = Path(output or f"{game}-{preset or 'default'}-agent")
-    if out.is_file():
-        raise SpycfrError(f"{str(out)!r} is a file, not a run directory")
-    if out.is_dir() and holds_run(out) and not overwrite:
-        raise SpycfrError(f"{str(out)!r} already holds a run: give --overwrite to replace it")
-
-    def say(text: str) -> None:
-        if not quiet:
-            click.echo(text, err=True)
-
-    say(f"re-solving agent: {config.iterations} CFR+ iterations per decision, subgames "
-        f"{config.depth} decision level(s) deep, leaves valued {config.value_function}")
-    result = write_agent_run(out, game, preset, params, config,
-                             _parse_number("seed", seed, int, 0, strict=False) or 0, say)
-    if as_json:
-        click.echo(json.dumps({**result.to_json(), "run_dir": str(out)}))
-        return
-    click.echo(f"wrote the agent's run directory {out} (algorithm re-solving, exploitability "
-               f"unknown: measure it with `spycfr head-to-head {out} heuristic`); it plays "
-               f"with `spycfr play {out}`, answers `spycfr query {out} --as P1 RECORD`, and "
-               f"reports with `spycfr report {out}`")
-
-
 @game_command()
 @click.argument("game", required=False)
 @click.option("--algorithm", default=None,
@@ -302,16 +212,7 @@ def _solve_agent(game: str, preset: str | None, params: dict, iterations: str | 
                    "at every decision (the default of the presets too big to solve whole, "
                    "Agent Hunter standard: docs/search.md); it writes the agent's run "
                    "directory (-o, default GAME-PRESET-agent).")
-@click.option("--depth", "search_depth", default=None,
-              help="re-solving: decision levels in each re-solved subgame (default 1: the "
-                   "move and its signals, the next decision valued by --value-function).")
-@click.option("--value-function", default=None,
-              help="re-solving: the subgame's leaf values: scored-now (the game scored as "
-                   "if it ended at the leaf), rollout (games played to the end by the "
-                   "game's heuristic players; Agent Hunter's default) or learned "
-                   "(--value-file WEIGHTS).")
-@click.option("--value-file", default=None, type=click.Path(),
-              help="re-solving: the learned value function's weights file.")
+@agent_options
 @click.option("--iterations", default=None, help="Stop after this many iterations (>= 1).")
 @click.option("--target-exploitability", default=None,
               help="Stop once the average strategy's exploitability is at most this (> 0).")
@@ -455,39 +356,39 @@ def _solve_command(
             )
     algorithm = algorithm or "auto"
     searching = (search_depth, value_function, value_file)
-    if resume is None and game is not None and _plays_by_search(
+    if resume is None and game is not None and plays_by_search(
             game, preset, algorithm, searching, (
                 target_exploitability, time_limit, epsilon, when_full, fallback, store_depth,
                 abstraction or None, alpha, beta, gamma, check_every, device, threads, tree,
                 simultaneous or None, checkpoint_every)):
         progress.stop_preparing()  # the agent's own lines follow
-        _solve_agent(game, preset, variant_params, iterations, search_depth, value_function,
+        solve_agent(game, preset, variant_params, iterations, search_depth, value_function,
                      value_file, seed, output, overwrite, quiet, as_json)
         return
     if any(x is not None for x in searching):
         raise SpycfrError("--depth, --value-function and --value-file belong to "
                           "--algorithm re-solving")
     mccfr = algorithm in MCCFR_ALGORITHMS
-    n_iter = _parse_number("iterations", iterations, int, 1, strict=False)
-    target = _parse_number("target-exploitability", target_exploitability, float, 0, strict=True)
-    limit = _parse_number("time-limit", time_limit, float, 0, strict=True)
-    seed_value = _parse_number("seed", seed, int, 0, strict=False) or 0
-    eps = _parse_number("epsilon", epsilon, float, 0, strict=True)
-    mem = _parse_number("memory-limit", memory_limit, float, 0, strict=True)
-    every = _parse_number("check-every", check_every, int, 1, strict=False)
-    ckpt = _parse_number("checkpoint-every", checkpoint_every, int, 1, strict=False)
-    depth = _parse_number("store-depth", store_depth, int, 1, strict=False)
+    n_iter = parse_number("iterations", iterations, int, 1, strict=False)
+    target = parse_number("target-exploitability", target_exploitability, float, 0, strict=True)
+    limit = parse_number("time-limit", time_limit, float, 0, strict=True)
+    seed_value = parse_number("seed", seed, int, 0, strict=False) or 0
+    eps = parse_number("epsilon", epsilon, float, 0, strict=True)
+    mem = parse_number("memory-limit", memory_limit, float, 0, strict=True)
+    every = parse_number("check-every", check_every, int, 1, strict=False)
+    ckpt = parse_number("checkpoint-every", checkpoint_every, int, 1, strict=False)
+    depth = parse_number("store-depth", store_depth, int, 1, strict=False)
     n_threads = None if resume else 1  # a resumed run keeps its own unless given
     if threads is not None and threads.strip().lower() == "auto":
         n_threads = AUTO_THREADS
     elif threads is not None:
         if not threads.strip().isdigit():
             raise SpycfrError(f"--threads must be a number >= 1 or auto, got {threads!r}")
-        n_threads = _parse_number("threads", threads, int, 1, strict=False)
+        n_threads = parse_number("threads", threads, int, 1, strict=False)
     config = SolveConfig(
         game=game or "", preset=preset, params=variant_params, algorithm=algorithm,
-        alpha=_parse_float("alpha", alpha), beta=_parse_float("beta", beta),
-        gamma=_parse_float("gamma", gamma), alternating=not simultaneous, iterations=n_iter,
+        alpha=parse_float("alpha", alpha), beta=parse_float("beta", beta),
+        gamma=parse_float("gamma", gamma), alternating=not simultaneous, iterations=n_iter,
         target_exploitability=target, time_limit=limit, seed=seed_value, epsilon=eps,
         memory_limit=mem, abstraction=abstraction, when_full=when_full, fallback=fallback,
         store_depth=depth,

@@ -230,11 +230,11 @@ def test_solve_says_it_is_preparing_at_a_terminal(monkeypatch):
 def test_the_rulesheet_game_by_default_is_the_search_agent():
     """Issue 26 item 8: `spycfr solve agent-hunter --preset standard` with default options
     makes the search agent's run (no refusal); a setting of another algorithm keeps it off."""
-    from spycfr.cli.solve import _plays_by_search
+    from spycfr.cli.solve_agent import plays_by_search
 
-    assert _plays_by_search("agent-hunter", "standard", "auto", (), (None, None))
-    assert not _plays_by_search("agent-hunter", "standard", "auto", (), (None, 1000))
-    assert not _plays_by_search("agent-hunter", "mini", "auto", (), (None, None))
+    assert plays_by_search("agent-hunter", "standard", "auto", (), (None, None))
+    assert not plays_by_search("agent-hunter", "standard", "auto", (), (None, 1000))
+    assert not plays_by_search("agent-hunter", "mini", "auto", (), (None, None))
 
 
 def test_dask_is_pinned_past_its_cves():

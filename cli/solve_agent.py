@@ -1,0 +1,95 @@
+"""`spycfr solve --algorithm re-solving`: the search agent's options and its run directory
+(the agent itself is spycfr.search.agent; its run, spycfr.runs.agent_run)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from spycfr.cli.options import parse_number
+from spycfr.errors import SpycfrError
+
+_OPTIONS = (
+    click.option("--depth", "search_depth", default=None,
+                 help="re-solving: decision levels in each re-solved subgame (default 1: the "
+                      "move and its signals, the next decision valued by --value-function)."),
+    click.option("--value-function", default=None,
+                 help="re-solving: the subgame's leaf values: scored-now (the game scored as "
+                      "if it ended at the leaf), rollout (games played to the end by the "
+                      "game's heuristic players; Agent Hunter's default) or learned "
+                      "(--value-file WEIGHTS)."),
+    click.option("--value-file", default=None, type=click.Path(),
+                 help="re-solving: the learned value function's weights file."),
+)
+
+
+def agent_options(f):
+    """``--depth``, ``--value-function`` and ``--value-file``: the search agent's settings."""
+    for option in reversed(_OPTIONS):
+        f = option(f)
+    return f
+
+
+def plays_by_search(game: str, preset: str | None, algorithm: str,
+                    searching: tuple, others: tuple) -> bool:
+    """Whether this solve makes a search agent: asked for (--algorithm re-solving), or auto
+    on a preset the game plays by search (its plug-in's agent_presets) with no setting of
+    the other algorithms."""
+    from spycfr.games import foreign_kind, get_plugin
+    from spycfr.search.agent import ALGORITHM
+
+    if algorithm == ALGORITHM:
+        given = [x for x in others if x is not None]
+        if given:
+            raise SpycfrError("--algorithm re-solving takes --iterations (per decision), "
+                              "--depth, --value-function, --value-file, --seed and -o only")
+        return True
+    if algorithm != "auto" or foreign_kind(game) is not None:
+        return False
+    return preset in get_plugin(game).agent_presets and all(x is None for x in others)
+
+
+def solve_agent(game: str, preset: str | None, params: dict, iterations: str | None,
+                depth: str | None, value_function: str | None, value_file: str | None,
+                seed: str | None, output: str | None, overwrite: bool, quiet: bool,
+                as_json: bool) -> None:
+    """Write a search agent's run directory (spycfr.runs.agent_run)."""
+    from pathlib import Path
+
+    from spycfr.games import get_plugin
+    from spycfr.runs.agent_run import write_agent_run
+    from spycfr.runs.store import holds_run
+    from spycfr.search.agent import AgentConfig
+
+    plugin = get_plugin(game)
+    defaults = AgentConfig(value_function=plugin.agent_value_function,
+                           depth=plugin.agent_depth)
+    config = AgentConfig(
+        iterations=parse_number("iterations", iterations, int, 1, strict=False)
+        or defaults.iterations,
+        depth=parse_number("depth", depth, int, 1, strict=False) or defaults.depth,
+        value_function=value_function or defaults.value_function,
+        value_file=value_file)
+    config.check()
+    out = Path(output or f"{game}-{preset or 'default'}-agent")
+    if out.is_file():
+        raise SpycfrError(f"{str(out)!r} is a file, not a run directory")
+    if out.is_dir() and holds_run(out) and not overwrite:
+        raise SpycfrError(f"{str(out)!r} already holds a run: give --overwrite to replace it")
+
+    def say(text: str) -> None:
+        if not quiet:
+            click.echo(text, err=True)
+
+    say(f"re-solving agent: {config.iterations} CFR+ iterations per decision, subgames "
+        f"{config.depth} decision level(s) deep, leaves valued {config.value_function}")
+    result = write_agent_run(out, game, preset, params, config,
+                             parse_number("seed", seed, int, 0, strict=False) or 0, say)
+    if as_json:
+        click.echo(json.dumps({**result.to_json(), "run_dir": str(out)}))
+        return
+    click.echo(f"wrote the agent's run directory {out} (algorithm re-solving, exploitability "
+               f"unknown: measure it with `spycfr head-to-head {out} heuristic`); it plays "
+               f"with `spycfr play {out}`, answers `spycfr query {out} --as P1 RECORD`, and "
+               f"reports with `spycfr report {out}`")
