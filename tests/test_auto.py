@@ -136,9 +136,21 @@ def test_a_target_races_pdcfr_plus_before_the_lp(tmp_path):
     assert meta.algorithm_choice.chosen == "pdcfr+"
     assert "reached the target in" in meta.algorithm_choice.why
     assert load_run(tmp_path / "race").result.config.algorithm == "pdcfr+"
+    # The CLI says, after the line announcing the LP and its race, which method won.
+    code, out, err = spycfr("solve", AH, "--cards", "5", "--houses", "2", "--decoys", "0",
+                            "--max-turns", "1", "--target-exploitability", "1e-6")
+    assert code == 0, err
+    assert "--algorithm auto: lp, because" in err
+    assert ("--algorithm auto: pdcfr+ reached the target in " in err
+            and "its result is kept, the LP not run" in err)
+    assert "algorithm       pdcfr+" in out
     lost = solve_run(config(target_exploitability=1e-9))
     assert lost.algorithm == "lp" and lost.stopped_by == "exact" and lost.exploitability < 1e-12
     assert "first 40 iterations of pdcfr+" in lost.algorithm_choice.why
+    code, out, err = spycfr("solve", AH, "--preset", "tiny", "--target-exploitability", "1e-9")
+    assert code == 0, err
+    assert "--algorithm auto: pdcfr+ did not reach the target in 40 iterations; the exact LP " \
+           "solves" in err and "algorithm       lp" in out
     for loose in (None, 1e-3):
         assert "pdcfr+" not in plan.plan_solve(config(target_exploitability=loose),
                                                resolve_game(config())).choice["why"]

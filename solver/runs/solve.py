@@ -242,8 +242,15 @@ def _race(plan: Plan, game: ResolvedGame, lp: RunEngine, progress: Progress | No
         return lp, 0.0, None
     race = FullTreeRun(config, replace(game, tree=lp.tree))
     seconds, stopped = race.run(plan.race, None, None, 0.0, progress)
+    note = getattr(progress, "note", None)
     if stopped == "target":
+        if note is not None:  # the line before said "auto: lp": say which method won
+            note(f"--algorithm auto: {config.algorithm} reached the target in "
+                 f"{race.solver.iteration} iterations; its result is kept, the LP not run")
         return race, seconds, stopped
+    if note is not None:
+        note(f"--algorithm auto: {config.algorithm} did not reach the target in {plan.race} "
+             "iterations; the exact LP solves")
     return lp, seconds, None
 
 
