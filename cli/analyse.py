@@ -179,6 +179,36 @@ def _by_situation(rows, context: str, top: int, show) -> None:
         click.echo(f"  ... {len(order) - top} more {context}s (--top, --csv or --json for all)")
 
 
+def _sampled_caveat(bound: dict, estimate) -> str:
+    """How far a sampled run's openings can be trusted: a measured lower bound on its
+    exploitability, the regret-bound estimate, or unknown."""
+    from spycfr.runs.store import TREELESS_CAVEAT
+
+    if "value" in bound:
+        low, high = bound.get("ci95", (math.nan, math.nan))
+        return (f"approximate: MCCFR; exploitability measured at least {bound['value']:.3g} "
+                f"(95% interval {low:.3g} to {high:.3g}, by {bound.get('by', 'spycfr measure')}"
+                "; its exact value needs a tree, as the values do)")
+    if estimate is not None and estimate.informative:
+        return (f"{TREELESS_CAVEAT} (regret-bound estimate {estimate.value:.3g}; values need a "
+                "tree)")
+    return (f"{TREELESS_CAVEAT}: unknown (spycfr head-to-head measures the strategy against "
+            "other players); values need a tree")
+
+
+def _agent_openings_words(meta) -> str:
+    """What a search agent run's openings are: the moves of its first plan, not a stored
+    average strategy."""
+    from spycfr.runs.agent_run import agent_config
+
+    config = agent_config(meta)
+    return (f"The agent's openings: the moves of its first plan, solved once for the start "
+            f"of every game ({config.iterations} CFR+ iterations over its first "
+            f"{config.plan_depth} decision levels, leaves valued by {config.value_function}); "
+            "every later decision is re-solved in play. Exploitability unknown (`spycfr "
+            "report` gives what was measured: head to head, local best response).")
+
+
 def _key(title: str) -> str:
     return title.replace(" ", "_")
 
@@ -203,10 +233,13 @@ def _table_openings(run_dir: str, meta, spec, as_json: bool, top: int | None) ->
 
 def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
                        top: int | None) -> None:
-    """Openings of an MCCFR run without a tree: average probabilities only (no values)."""
+    """Openings of a run without a tree: an MCCFR run's average probabilities, or a search
+    agent's first plan (no values)."""
     from spycfr.analysis.openings import openings_by_group
+    from spycfr.runs.agent_run import is_agent_run
     from spycfr.runs.store import TREELESS_CAVEAT
 
+    agent_caveat = _agent_openings_words(meta) if is_agent_run(meta) else None
     if as_csv:
         click.echo(_head(table, spec, top).to_csv(index=False, float_format="%.17g"), nl=False)
         return
@@ -218,7 +251,7 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
         listed = _head(table, spec, top)
         clean = listed.astype(object).where(listed.notna(), None)
         sets = by_group.astype(object).where(by_group.notna(), None)
-        out = {"caveat": TREELESS_CAVEAT,
+        out = {"caveat": agent_caveat or TREELESS_CAVEAT,
                "run": _run_fields(meta, ("game", "variant", "algorithm", "iterations",
                                          "value_p1", "exploitability",
                                          "exploitability_estimate")),
@@ -234,22 +267,19 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
         return
     assert top is not None  # the text output lists 10 by default (set by the caller)
     variant = " ".join(f"{k}={v}" for k, v in meta.variant.items())
-    click.echo(f"{meta.game} {variant}: {meta.algorithm} x{meta.iterations}")
-    bound = measured.get("exploitability_lower_bound") or {}
-    if "value" in bound:
-        low, high = bound.get("ci95", (math.nan, math.nan))
-        click.echo(f"approximate: MCCFR; exploitability measured at least {bound['value']:.3g} "
-                   f"(95% interval {low:.3g} to {high:.3g}, by {bound.get('by', 'spycfr measure')}"
-                   "; its exact value needs a tree, as the values do)")
-    elif estimate is not None and estimate.informative:
-        click.echo(f"{TREELESS_CAVEAT} (regret-bound estimate {estimate.value:.3g}; values "
-                   "need a tree)")
+    if agent_caveat is not None:
+        click.echo(f"{meta.game} {variant}: search agent ({meta.algorithm}, {meta.iterations} "
+                   "CFR+ iterations per decision)")
+        click.echo(textwrap.fill(agent_caveat, 100, break_on_hyphens=False))
     else:
-        click.echo(f"{TREELESS_CAVEAT}: unknown (spycfr head-to-head measures the strategy "
-                   "against other players); values need a tree")
+        click.echo(f"{meta.game} {variant}: {meta.algorithm} x{meta.iterations}")
+        click.echo(_sampled_caveat(measured.get("exploitability_lower_bound") or {},
+                                   estimate))
+
+    column = "avg prob" if agent_caveat is None else "plan prob"
 
     def show(rows) -> None:
-        click.echo(f"  {'rank':>4}  {spec.what:<16} {'avg prob':>8}")
+        click.echo(f"  {'rank':>4}  {spec.what:<16} {column:>8}")
         for r in rows.head(top).itertuples():
             click.echo(f"  {r.rank:>4}  {r.opening:<16} {r.probability:>8.4f}")
         if len(rows) > top:

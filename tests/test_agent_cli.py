@@ -76,3 +76,16 @@ def test_the_agents_report_says_what_was_measured_instead(agent_dir, tmp_path):
     assert "Exploitability: unknown" in text and "results above" not in text
     assert "Nothing was measured instead yet" in text
     assert "without it where they cover only the agent's own" in text
+
+
+def test_the_agents_openings_say_they_are_its_first_plan(agent_dir):
+    """Not a sampled run's average strategy: the header says what the agent's openings are."""
+    code, out, err = spycfr("openings", agent_dir)
+    assert code == 0, err
+    words = " ".join(out.split())
+    assert "search agent (re-solving, 30 CFR+ iterations per decision)" in words
+    assert "The agent's openings: the moves of its first plan" in words
+    assert "plan prob" in out and "MCCFR" not in out and "avg prob" not in out
+    code, out, err = spycfr("openings", agent_dir, "--json")
+    assert code == 0, err
+    assert json.loads(out)["caveat"].startswith("The agent's openings: the moves of its first")
