@@ -96,3 +96,24 @@ def test_cli(tmp_path):
     ]:
         code, out, err = spycfr("head-to-head", *args)
         assert code == 2 and needle in err and "Traceback" not in err, (args, err)
+
+
+def test_intervals_stay_within_the_payoff_range():
+    """Few games near the edge: mean +- 1.96 standard errors would pass +1 (5 wins and a
+    loss: 0.667 +- 0.653); the interval is clipped to the payoff range, LBR's too."""
+    from spycfr.analysis.headtohead import mean_ci
+    from spycfr.analysis.lbr import summary
+
+    edge = np.array([1.0, 1, 1, 1, 1, -1])
+    r = mean_ci(edge, 1.0)
+    assert r["mean"] == pytest.approx(2 / 3) and r["games"] == 6
+    assert r["ci95"] == [pytest.approx(2 / 3 - 0.65333333), 1.0]
+    assert mean_ci(-edge, 1.0)["ci95"][0] == -1.0
+    wide = mean_ci(edge, 2.0)  # Kuhn's range: the same interval, unclipped
+    assert wide["ci95"][1] == pytest.approx(1.32)
+    assert mean_ci(np.array([0.5]), 1.0)["ci95"] == [-1.0, 1.0]  # one game: the whole range
+    lbr = summary([edge, edge[::-1].copy()], 1.0, 0, 1, "x", 0, 0, "x", "x")
+    assert lbr["value"] == pytest.approx(2 / 3)
+    lo, hi = lbr["ci95"]
+    assert hi == 1.0 and lo == pytest.approx(2 / 3 - 1.96 * 0.5 * np.hypot(0.33333, 0.33333),
+                                             rel=1e-4)

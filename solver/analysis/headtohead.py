@@ -175,12 +175,33 @@ def _play(params, games, seed, a_first, pa, pb):
     return payoff, misses
 
 
-def mean_ci(x: np.ndarray) -> dict:
-    """Mean of ``x`` with its 95% interval (normal approximation) and its count."""
-    n = len(x)
+INTERVAL_WORDS = "95% interval: mean +- 1.96 standard errors, clipped to the payoff range"
+
+
+def payoff_bound(game) -> float:
+    """The most a player can win or lose in one game of ``game`` (its plug-in's bound)."""
+    return float(get_plugin(game.name).payoff_bound(game.variant_obj.as_dict()))
+
+
+def standard_error(x: np.ndarray) -> float:
+    """The standard error of ``x``'s mean (inf for fewer than two samples)."""
+    return float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else math.inf
+
+
+def interval(mean: float, half: float, bound: float) -> list[float]:
+    """``mean +- half`` clipped to the payoff range ``[-bound, bound]``: the normal
+    approximation passes the range with few games near its edge (5 wins and a loss:
+    0.667 +- 0.653 would reach +1.32 in a game won at +1)."""
+    return [max(mean - half, -bound), min(mean + half, bound)]
+
+
+def mean_ci(x: np.ndarray, bound: float) -> dict:
+    """Mean of ``x`` (payoffs in ``[-bound, bound]``) with its 95% interval and its count:
+    mean +- 1.96 standard errors (normal approximation) clipped to the payoff range
+    (INTERVAL_WORDS, in every result's method)."""
     mean = float(x.mean())
-    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
-    return {"mean": mean, "ci95": [mean - half, mean + half], "games": n}
+    return {"mean": mean, "ci95": interval(mean, 1.96 * standard_error(x), bound),
+            "games": len(x)}
 
 
 def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
@@ -205,14 +226,15 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
     second, m2 = play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
                       False, pa, pb)
     mine = np.concatenate([first, -second])  # A's payoff: as P1, then as P2
+    bound = payoff_bound(game)
     return {
         "game": game.name, "variant": game.variant_obj.as_dict(), "a": a.name, "b": b.name,
-        "seed": seed, "a_payoff": mean_ci(mine), "a_as_p1": mean_ci(first),
-        "a_as_p2": mean_ci(-second),
+        "seed": seed, "a_payoff": mean_ci(mine, bound), "a_as_p1": mean_ci(first, bound),
+        "a_as_p2": mean_ci(-second, bound),
         "a_wins": float(np.mean(mine > 0)), "draws": float(np.mean(mine == 0)),
         "a_losses": float(np.mean(mine < 0)), "table_misses": int(m1 + m2),
         "method": f"{games} sampled games, A as P1 in {half} and as P2 in {games - half}; "
-                  "95% interval: mean +- 1.96 standard errors",
+                  + INTERVAL_WORDS,
     }
 
 

@@ -25,9 +25,9 @@ against sigma is at most the best response's, BR_i(sigma). Played half its games
 seat, its mean payoff estimates (u_1 + u_2) / 2 <= (BR_1 + BR_2) / 2 = NashConv / 2, the
 exploitability in :mod:`spycfr.exact.best_response`'s convention. The estimate is the real
 outcome of the games (the rollouts only choose moves; their optimism does not enter), with a
-95% interval (mean +- 1.96 standard errors of the two seats' means averaged). How close it
-comes to the exploitability depends on the rollouts; it is a lower bound, never an estimate
-of the exploitability itself.
+95% interval (mean +- 1.96 standard errors of the two seats' means averaged, clipped to the
+payoff range). How close it comes to the exploitability depends on the rollouts; it is a lower
+bound, never an estimate of the exploitability itself.
 """
 
 from __future__ import annotations
@@ -38,7 +38,16 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from spycfr.analysis.headtohead import Player, mean_ci, player_args, player_probs
+from spycfr.analysis.headtohead import (
+    INTERVAL_WORDS,
+    Player,
+    interval,
+    mean_ci,
+    payoff_bound,
+    player_args,
+    player_probs,
+    standard_error,
+)
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
 from spycfr.engine.playout import node_moves
@@ -299,25 +308,26 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
                 progress(done, games)
         payoffs.append(np.concatenate(parts))
     words = "the strategy itself" if rollout_policy is None else roll.name
-    return summary(payoffs, seed, rollouts, words, largest, decisions,
+    return summary(payoffs, payoff_bound(game), seed, rollouts, words, largest, decisions,
                    "weighted by the strategy's probabilities of the opponent's moves",
                    "the strategy for the opponent, "
                    + ("the strategy" if rollout_policy is None else roll.name)
                    + " for LBR afterwards")
 
 
-def summary(payoffs: list[np.ndarray], seed: int, rollouts: int, rollout_words: str,
-            largest: int, decisions: int, belief_words: str, playout_words: str) -> dict:
-    """LBR's result from its payoffs in the games as P1 and as P2: the mean of the two
-    seats' means with its 95% interval, per seat, and how it was measured."""
-    p1, p2 = (mean_ci(x) for x in payoffs)
+def summary(payoffs: list[np.ndarray], bound: float, seed: int, rollouts: int,
+            rollout_words: str, largest: int, decisions: int, belief_words: str,
+            playout_words: str) -> dict:
+    """LBR's result from its payoffs (in ``[-bound, bound]``) in the games as P1 and as P2:
+    the mean of the two seats' means with its 95% interval, per seat, and how it was
+    measured."""
+    p1, p2 = (mean_ci(x, bound) for x in payoffs)
     mean = (p1["mean"] + p2["mean"]) / 2
-    # the seats' halves of their intervals are 1.96 standard errors each
-    half = 0.5 * math.hypot(p1["ci95"][1] - p1["mean"], p2["ci95"][1] - p2["mean"])
+    half = 1.96 * 0.5 * math.hypot(*(standard_error(x) for x in payoffs))
     both = np.concatenate(payoffs)
     games = len(both)
     return {
-        "value": mean, "ci95": [mean - half, mean + half], "as_p1": p1, "as_p2": p2,
+        "value": mean, "ci95": interval(mean, half, bound), "as_p1": p1, "as_p2": p2,
         "games": games, "seed": seed, "rollouts": rollouts,
         "rollout_policy": rollout_words,
         "wins": float(np.mean(both > 0)), "draws": float(np.mean(both == 0)),
@@ -327,6 +337,6 @@ def summary(payoffs: list[np.ndarray], seed: int, rollouts: int, rollout_words: 
                    f"consistent with its observations, {belief_words}; each legal action "
                    f"valued by {rollouts} sampled playouts (a particle drawn from the belief, "
                    f"{playout_words}), the best one played. Its mean payoff, the two "
-                   "seats averaged, is at most (BR_P1 + BR_P2) / 2, the exploitability; 95% "
-                   "interval: mean +- 1.96 standard errors"),
+                   "seats averaged, is at most (BR_P1 + BR_P2) / 2, the exploitability; "
+                   + INTERVAL_WORDS),
     }

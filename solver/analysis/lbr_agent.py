@@ -39,7 +39,13 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from spycfr.analysis.headtohead import Player, player_args, player_from, player_probs
+from spycfr.analysis.headtohead import (
+    Player,
+    payoff_bound,
+    player_args,
+    player_from,
+    player_probs,
+)
 from spycfr.analysis.lbr import (
     SECOND_SEAT_SEED,
     _choose,
@@ -396,7 +402,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     rows = [[done[(me, g)] for g in range(halves[me])] for me in (0, 1)]
     payoffs = [np.array([r["payoff"] for r in seat]) for seat in rows]
     every = rows[0] + rows[1]
-    out = summary(payoffs, seed, rollouts, rollout,
+    out = summary(payoffs, payoff_bound(game), seed, rollouts, rollout,
                   max(r["largest"] for r in every), sum(r["decisions"] for r in every),
                   "weighted by the agent's re-solved strategy (its probability of each move "
                   "for the particle's private state, at the public state where it "

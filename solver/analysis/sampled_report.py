@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spycfr.analysis.headtohead import INTERVAL_WORDS
 from spycfr.analysis.markdown import Doc, md_table, pct, signed
 from spycfr.analysis.openings import openings_spec, treeless_table
 from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
@@ -132,7 +133,7 @@ def _agent_matches(doc: Doc, run_dir: Path) -> bool:
     if rows:
         doc.add("## Head to head\n")
         doc.add("The agent's payoff per game against each player (`spycfr head-to-head`, half "
-                "the games in each seat; 95% interval: mean +- 1.96 standard errors):\n")
+                f"the games in each seat; {INTERVAL_WORDS}):\n")
         doc.add(md_table(["against", "games", "payoff", "as P1", "as P2", "wins", "draws"],
                          rows, "lrrrrrr") + "\n")
     return bool(rows)
