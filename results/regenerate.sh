@@ -91,6 +91,9 @@ fi
 # the default 40 takes a few hours; the committed figures are fewer games, README there).
 if [ ${#selected[@]} -eq 0 ] || wanted standard; then
   "$SPYCFR" solve agent-hunter --preset standard -o standard --overwrite
+  # the placements as a matrix game (README there): 58,982,400 games, about 50 minutes of
+  # one core under load; resumes from standard/openings-table.partial.npz
+  "$SPYCFR" train-openings standard --games 1024 --seed 0
   for b in standard-placements heuristic:hunter heuristic:switcher heuristic:prober; do
     "$SPYCFR" head-to-head standard "$b" --games "${AGENT_GAMES:-40}" --seed 1 --json \
       > "standard/headtohead-${b//[:\/]/-}.json"

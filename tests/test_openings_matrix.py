@@ -154,3 +154,7 @@ def test_train_openings_makes_the_agent_open_with_the_mixture(tmp_path):
     code, out, err = spycfr("openings", run)
     assert code == 0, err
     assert "solved as a matrix game" in out and "card set" in out and "eq prob" in out
+    code, _, err = spycfr("report", run, "-o", str(tmp_path / "report.md"))
+    assert code == 0, err
+    report = (tmp_path / "report.md").read_text()
+    assert "opens with the equilibrium mixture" in report and "| card set |" in report

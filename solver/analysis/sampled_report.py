@@ -37,7 +37,7 @@ def write_sampled_report(run_dir: str | Path, out_path: str | Path) -> Path:
         _header(doc, meta)
         matched = False
     _measured(doc, meta, matched)
-    _openings(doc, meta, raw)
+    _openings(doc, meta, raw, Path(run_dir))
     out_path = Path(out_path)
     try:
         write_text(out_path, "\n".join(doc.parts))
@@ -214,10 +214,14 @@ def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
             doc.add("Against other runs: unknown (no run compared).\n")
 
 
-def _openings(doc: Doc, meta: RunResult, raw) -> None:
+def _openings(doc: Doc, meta: RunResult, raw, run_dir: Path) -> None:
     spec = openings_spec(meta.game)
     table = treeless_table(meta.game, raw)
     doc.add(f"## Most played {spec.whats}\n")
+    opening_file = (meta.record.get("agent") or {}).get("opening_file")
+    if opening_file:
+        _opening_table(doc, run_dir / opening_file, spec)
+        return
     what = ("The agent's first plan at the opening decisions" if meta.algorithm ==
             AGENT_ALGORITHM else "The run's average strategy at the opening decisions")
     doc.add(f"{what} (top {TOP} per player; the full list is `spycfr openings RUN_DIR "
@@ -231,3 +235,22 @@ def _openings(doc: Doc, meta: RunResult, raw) -> None:
         doc.add(f"**{player}**\n")
         doc.add(md_table([*keys, spec.what, "probability"], shown,
                          "l" * (len(keys) + 1) + "r") + "\n")
+
+
+def _opening_table(doc: Doc, path: Path, spec) -> None:
+    """An agent that opens by its openings table: the matrix game, its value and mixtures."""
+    from spycfr.search.openings import OpeningTable
+
+    table = OpeningTable.load(path)
+    group = "card set" if spec.group_name == "cards" else spec.group_name
+    doc.add(f"The agent opens with the equilibrium mixture of its openings table "
+            f"(`{path.name}`, `spycfr train-openings`; `spycfr openings RUN_DIR` shows it). "
+            + " ".join(line[0].upper() + line[1:] + "." for line in
+                       table.describe(spec.whats, group)) + "\n")
+    s = table.summary(TOP)
+    for p in ("P1", "P2"):
+        doc.add(f"**{p}**: {s[p]['support']} {group}s played, each in any house order "
+                "uniformly; value: against the other's mixture, continuing best\n")
+        doc.add(md_table([group, "probability", "value"],
+                         [[r["cards"], f"{r['probability']:.4f}", f"{r['value']:+.4f}"]
+                          for r in s[p]["top"]], "lrr") + "\n")

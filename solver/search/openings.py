@@ -305,7 +305,7 @@ class OpeningTable:
 
     def summary(self, top: int = 10) -> dict:
         """The value and each seat's support and top classes with probability and value."""
-        out = {"value_p1": self.eq.value, **{k: self.meta[k] for k in (
+        out = {"value_p1": _clean(self.eq.value), **{k: self.meta[k] for k in (
             "games_per_entry", "seed", "continuations", "games", "seconds")},
             "split_half": self.check}
         for s in (0, 1):
@@ -314,14 +314,13 @@ class OpeningTable:
             out[f"P{s + 1}"] = {
                 "support": int((p > 1e-9).sum()),
                 "top": [{"cards": self.names[s][c], "probability": float(p[c]),
-                         "value": float(v[c])} for c in order[:top] if p[c] > 1e-9]}
+                         "value": _clean(v[c])} for c in order[:top] if p[c] > 1e-9]}
         return out
 
-    def lines(self, top: int = 10, what: str = "openings", group: str = "class") -> list[str]:
-        """The table in words: how it was made, the value with its split-half check, and each
-        seat's most played classes with their probability and value."""
-        s, c = self.summary(top), self.check
-        out = [
+    def describe(self, what: str = "openings", group: str = "class") -> list[str]:
+        """How the table was made; the value with its split-half check (two sentences)."""
+        s, c = self.summary(0), self.check
+        return [
             f"{what} solved as a matrix game: {self.meta['classes'][0]} x "
             f"{self.meta['classes'][1]} {group}s, each seat also choosing how to continue ("
             f"{' or '.join(self.meta['continuations'])}); {s['games_per_entry']:,} games per "
@@ -334,6 +333,11 @@ class OpeningTable:
             f"the halves' mixtures differ by {c['tv_distance'][0]:.2f} (P1) and "
             f"{c['tv_distance'][1]:.2f} (P2) in total variation",
         ]
+
+    def lines(self, top: int = 10, what: str = "openings", group: str = "class") -> list[str]:
+        """The table in words (:meth:`describe`), then each seat's most played classes with
+        their probability and value."""
+        s, out = self.summary(top), self.describe(what, group)
         for p in ("P1", "P2"):
             out.append(f"{p}: {s[p]['support']} {group}s played (each in any house order, "
                        f"uniformly); value = against the other's mixture, continuing best")
@@ -342,3 +346,8 @@ class OpeningTable:
                 out.append(f"  {r:>4}  {row['cards']:<12} {row['probability']:>8.4f} "
                            f"{row['value']:>+8.4f}")
         return out
+
+
+def _clean(x: float) -> float:
+    """``x`` without LP round-off's last digits (and no -0.0 to print)."""
+    return round(float(x), 12) + 0.0
