@@ -10,10 +10,13 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from spycfr import memory as memory_module
+from spycfr.engine import enumerate as enumerate_module
 from spycfr.errors import SpycfrError
-from spycfr.memory import MemoryLimitError, rss_bytes
+from spycfr.memory import MemoryLimitError
 from spycfr.runs import engines
 from spycfr.runs import game as game_module
 from spycfr.runs import solve as solve_module
@@ -74,14 +77,29 @@ def test_a_full_tree_run_under_a_limit_stays_under_it(tmp_path):
 
 def test_enumeration_checks_every_growth(monkeypatch):
     """An estimate far too low gets past the first check; the enumerator's own check refuses
-    before growing its buffers past the limit."""
+    before growing its buffers past the limit. The resident memory the budget reads is a
+    model, a fixed base plus every buffer the enumerator has grown into: the process's real
+    resident set also moves with what else runs (freed garbage, shared-library pages evicted
+    and read back under load), which made the same assertion on it fail once in a while."""
+    base, held = 2**30, [0]
+
+    def grown(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+        held[0] += new.nbytes - old.nbytes
+        return new
+
+    enlarged, table_grown = enumerate_module._enlarged, enumerate_module.hm_grown
+    monkeypatch.setattr(enumerate_module, "_enlarged",
+                        lambda a, size, fill=None: grown(a, enlarged(a, size, fill)))
+    monkeypatch.setattr(enumerate_module, "hm_grown", lambda t: grown(t, table_grown(t)))
+    monkeypatch.setattr(memory_module, "rss_bytes", lambda: base + held[0])
     monkeypatch.setattr(game_module, "estimate_nodes", lambda params: 1.0)
-    limit = (rss_bytes() + 100 * 2**20) / 2**30
+    limit = base + 100 * 2**20
     with pytest.raises(MemoryLimitError, match="enumerating the agent-hunter tree") as info:
         solve_run(SolveConfig(game=AH, preset="small", params={}, iterations=1,
-                              memory_limit=limit))
+                              memory_limit=limit / 2**30))
     assert "GiB are resident already" in str(info.value)
-    assert rss_bytes() < limit * 2**30
+    assert held[0] > 16 * 2**20  # it grew its buffers, each growth checked, ...
+    assert base + held[0] <= limit  # ... and refused the one that would pass the limit
 
 
 def test_the_solver_is_checked_once_the_tree_is_known(monkeypatch):
