@@ -23,14 +23,16 @@ LAYERS = [
     # trees); strategy tables and .efg files
     ("spycfr.search",),  # belief tracking, safe re-solving, value functions (public tree)
     ("spycfr.runs",),  # run directories
-    ("spycfr.analysis",),  # openings, query, reports and the games' report sections
+    ("spycfr.analysis",),  # openings, query, reports (and each game's analysis package)
     ("spycfr.sweep",),  # variant sweeps on Dask (runs and reports of many variants)
     ("spycfr.web",),  # the workbench in the browser (spycfr serve)
     ("spycfr.cli",),
 ]
-# Where game-specific modules live: a game's rules (spycfr.games.<game>) and its report
-# sections (spycfr.analysis.sections.<game>); they may import their own game, nothing else may.
-GAME_PACKAGES = (("spycfr", "games"), ("spycfr", "analysis", "sections"))
+# Game-specific modules live in the game's package, spycfr.games.<game>; they may import their
+# own game, nothing else may. Its subpackage ``analysis`` (report sections, figures, views:
+# named by strings in the plug-in record) sits in the analysis layer, the rest in the games'.
+GAME_PACKAGES = (("spycfr", "games"),)
+GAME_ANALYSIS = "analysis"
 
 # The installed package: solver/ is `spycfr`, cli/ is `spycfr.cli` (pyproject's package-dir).
 FOLDERS = {"spycfr.cli": ROOT / "cli", "spycfr": ROOT / "solver"}
@@ -47,6 +49,10 @@ def _module(path: Path) -> str:
 
 
 def _layer(module: str) -> int:
+    parts = module.split(".")
+    if parts[:2] == ["spycfr", "games"] and parts[2:3] and parts[2] in GAMES \
+            and parts[3:4] == [GAME_ANALYSIS]:
+        module = "spycfr.analysis"  # a game's analysis package: the analysis layer
     best, best_len = None, -1
     for rank, prefixes in enumerate(LAYERS):
         for prefix in prefixes:
@@ -140,3 +146,32 @@ def test_every_folder_is_a_listed_package():
     folders = {_module(p / "__init__.py") for root in FOLDERS.values()
                for p in [root, *root.rglob("*")] if p.is_dir() and any(p.glob("*.py"))}
     assert listed == folders
+
+
+def test_no_generic_folder_is_named_for_a_game():
+    """A game's code lives in its own package, spycfr.games.<game> (its report sections,
+    figures and views in the subpackage ``analysis``), known elsewhere only through its
+    plug-in record: no folder outside solver/games/ is named for a game."""
+    games_dir = ROOT / "solver" / "games"
+    named = [p for root in FOLDERS.values() for p in root.rglob("*")
+             if p.is_dir() and p.name in GAMES and p.parent != games_dir]
+    assert named == []
+
+
+def test_the_plugins_analysis_hooks_name_modules_of_their_own_game():
+    """report_sections, team_sections ("module:function") and views (a module) name code in
+    the game's own analysis package, and it is there."""
+    import importlib
+
+    from spycfr.games import game_names, get_plugin
+
+    for name in game_names():
+        plugin = get_plugin(name)
+        own = f"spycfr.games.{name.replace('-', '_')}.{GAME_ANALYSIS}."
+        for hook in (plugin.report_sections, plugin.team_sections, plugin.views):
+            if hook is None:
+                continue
+            module, _, function = hook.partition(":")
+            assert module.startswith(own), f"{name}: {hook} is not in {own}"
+            loaded = importlib.import_module(module)
+            assert not function or callable(getattr(loaded, function, None)), hook

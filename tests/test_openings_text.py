@@ -13,7 +13,7 @@ import pytest
 
 from cli_helpers import spycfr
 from spycfr.analysis.openings import openings_spec, openings_table, openings_words
-from spycfr.analysis.sections.agent_hunter import figures
+from spycfr.games.agent_hunter.analysis import figures
 from spycfr.runs import load_run
 
 

@@ -19,9 +19,9 @@ from matplotlib.image import imread
 from cli_helpers import spycfr
 from reference import reference_best_response, reference_expected_value
 from spycfr.analysis.report import write_report
-from spycfr.analysis.sections.agent_hunter.report import agent_hunter_stats
 from spycfr.exact.lp import solve_lp
 from spycfr.games import make_game
+from spycfr.games.agent_hunter.analysis.report import agent_hunter_stats
 from spycfr.runs import SolveConfig, load_run, solve_run
 
 # End to end: solves runs and writes their reports (the fast tier's report check is

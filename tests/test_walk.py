@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spycfr.analysis.sections.agent_avenue.report import agent_avenue_stats
-from spycfr.analysis.sections.agent_hunter.report import agent_hunter_stats
+from spycfr.games.agent_avenue.analysis.report import agent_avenue_stats
+from spycfr.games.agent_hunter.analysis.report import agent_hunter_stats
 from spycfr.runs import load_run
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"

@@ -180,9 +180,9 @@ class GamePlugin:
     # Optional features.
     records: RecordNotation | None = None
     openings: Openings | None = None
-    # The game's report sections, as "module:function" (analysis code, in
-    # spycfr.analysis.sections.<game>, loaded by name by the report, so that the game never
-    # imports the layer above it): function(ctx) adds sections to a report (see
+    # The game's report sections, as "module:function" (analysis code, in the game's
+    # subpackage spycfr.games.<game>.analysis, loaded by name by the report, so that the
+    # rules never import the layer above them): function(ctx) adds sections to a report (see
     # spycfr.analysis.report.ReportContext).
     report_sections: str | None = None
     # pooled(variant): the same team variant with each team's information pooled (teammates
@@ -193,7 +193,7 @@ class GamePlugin:
     # function(run) -> markdown lines (see spycfr.analysis.team.TeamRun).
     team_sections: str | None = None
     # How the game's positions look, as a module path (presentation, in
-    # spycfr.analysis.sections.<game>, loaded by name): ``private_state(summary, seat)``
+    # spycfr.games.<game>.analysis, loaded by name): ``private_state(summary, seat)``
     # names a seat's private state in a few words, ``draw(summary, seat)`` the position as
     # that seat sees it (HTML), ``NOTATION`` the record notation explained (HTML); each
     # optional, the summaries those of ``records``.

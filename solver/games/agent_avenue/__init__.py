@@ -71,9 +71,9 @@ PLUGIN = GamePlugin(
     openings=Openings(paths=_paths, group=_group, group_name="move",
                       group_title="moves", what="first move", whats="first moves",
                       context_name="situation"),
-    report_sections="spycfr.analysis.sections.agent_avenue.report:sections",
+    report_sections="spycfr.games.agent_avenue.analysis.report:sections",
     pooled=lambda variant: replace(variant, open_hands=1),
-    team_sections="spycfr.analysis.sections.agent_avenue.report:team_sections",
+    team_sections="spycfr.games.agent_avenue.analysis.report:team_sections",
     # The first two decisions learnt by external sampling in the abstraction, the heuristic
     # playing the rest: +0.157 against it; learning 3, 4 or 6 decisions measured worse.
     sampled_settings={"abstraction": True, "fallback": "heuristic", "store_depth": 2},

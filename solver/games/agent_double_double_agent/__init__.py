@@ -1,6 +1,6 @@
 """Agent Double Double Agent (Maublanc & Faidutti): the spec's known rules, every unknown
 datum a variant parameter; numba rules, Python states, records, openings (its report
-sections are analysis code: :mod:`spycfr.analysis.sections.agent_double_double_agent`)."""
+sections are analysis code: :mod:`spycfr.games.agent_double_double_agent.analysis`)."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ PLUGIN = GamePlugin(
     openings=Openings(paths=_opening_paths, group=highest_places, group_name="highest",
                       group_title="places of the highest token", what="loyalty assignment",
                       whats="loyalty assignments"),
-    report_sections="spycfr.analysis.sections.agent_double_double_agent.report:sections",
+    report_sections="spycfr.games.agent_double_double_agent.analysis.report:sections",
     # The two loyalty placements learnt by external sampling, the heuristic playing the
     # rest: +0.243 against it (the game has no information abstraction).
     sampled_settings={"fallback": "heuristic", "store_depth": 2},

@@ -78,8 +78,8 @@ PLUGIN = GamePlugin(
     ),
     openings=Openings(paths=_opening_paths, group=_card_set, group_name="cards",
                       group_title="card sets", what="placement", whats="placements"),
-    report_sections="spycfr.analysis.sections.agent_hunter.report:sections",
-    views="spycfr.analysis.sections.agent_hunter.views",
+    report_sections="spycfr.games.agent_hunter.analysis.report:sections",
+    views="spycfr.games.agent_hunter.analysis.views",
     scored_now=scored_now,
     scored_now_words="the game scored as if it ended at the leaf (VP, then the hand-sum "
                      "tie-break): no look-ahead below the leaf",

@@ -19,15 +19,15 @@ from numba import njit
 
 from spycfr.analysis.markdown import Doc, fmt_eps, md_table, pct, signed
 from spycfr.analysis.openings import openings_by_group
-from spycfr.analysis.sections.agent_hunter.figures import (
+from spycfr.analysis.sections.walk import reach_walk, register_tally
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.analysis.figures import (
     PLAYERS,
     TURN_TYPES,
     TYPE_NAMES,
     openings_figure,
     turns_figure,
 )
-from spycfr.analysis.sections.walk import reach_walk, register_tally
-from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.variant import make_variant
 from spycfr.runs.result import RunResult
 from spycfr.tree import Tree

@@ -19,12 +19,12 @@ import pandas as pd
 from numba import njit
 
 from spycfr.analysis.markdown import Doc, fmt_eps, md_table, pct, signed
-from spycfr.analysis.sections.agent_double_double_agent.figures import (
+from spycfr.analysis.sections.walk import reach_walk, register_tally
+from spycfr.games.agent_double_double_agent import layout as L
+from spycfr.games.agent_double_double_agent.analysis.figures import (
     agents_figure,
     loyalty_figure,
 )
-from spycfr.analysis.sections.walk import reach_walk, register_tally
-from spycfr.games.agent_double_double_agent import layout as L
 from spycfr.games.agent_double_double_agent.variant import (
     GAME,
     PRESETS,
