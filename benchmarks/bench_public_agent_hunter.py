@@ -169,7 +169,8 @@ def scale(spec: str, target: float, algorithm: str, memory_gib: float) -> None:
     build = time.perf_counter() - t0
     print(f"{spec}: public tree built in {build:.1f} s: {public.num_nodes:,} nodes, "
           f"{public.range_entries:,} live range entries, {public.num_rows:,} rows of up to "
-          f"{public.max_private_actions} actions, {public.nbytes / 2**30:.2f} GiB; peak RSS "
+          f"{public.max_private_actions} actions ({public.num_cells:,} cells), "
+          f"{public.nbytes / 2**30:.2f} GiB; peak RSS "
           f"{peak_rss_bytes() / 2**30:.2f} GiB", flush=True)
     solver = PublicCFRSolver(public, algorithm, budget=budget)
     spent, done, check = 0.0, 0, 1

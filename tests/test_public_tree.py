@@ -9,6 +9,7 @@ import pytest
 from public_reference import values as reference_values
 from spycfr.cfr import CFRSolver
 from spycfr.exact.best_response import exploitability
+from spycfr.errors import SpycfrError
 from spycfr.exact.lp import solve_lp
 from spycfr.games import get_plugin, make_game, make_variant
 from spycfr.public.enumerate import build_public_tree, solver_params
@@ -77,7 +78,8 @@ def test_the_public_solver_matches_the_plain_python_twin():
     node_of = {tuple(t.pub_states[q].tolist()): q for q in range(t.num_nodes)}
 
     def policy(pub, seat, i, n):
-        return avg[row_of[(node_of[tuple(pub.tolist())], i)], :n]
+        r = row_of[(node_of[tuple(pub.tolist())], i)]
+        return avg[t.row_off[r]:t.row_off[r] + n]
 
     params = get_plugin("kuhn").numba_params(make_variant("kuhn"))
     for best in (False, True):
@@ -113,6 +115,34 @@ def test_checkpoint_state_resumes_bit_identically():
     c.load_state_dict(b.state_dict())
     c.iterate(12)
     assert c.iteration == 20 and np.array_equal(a.S, c.S) and np.array_equal(a.R, c.R)
+
+
+def test_a_checkpoint_of_padded_rows_resumes_cell_for_cell():
+    """Tables saved rows x width (the layout before rows had their own width) are read
+    into the cells; another shape is refused in words."""
+    t = _tree("leduc")
+    assert t.num_cells == t.row_num.sum() and set(t.row_num.tolist()) == {2, 3}
+    a = PublicCFRSolver(t, "pdcfr+")
+    a.iterate(20)
+    b = PublicCFRSolver(t, "pdcfr+")
+    b.iterate(8)
+    state = b.state_dict()
+    rows = np.repeat(np.arange(t.num_rows), t.row_num)
+    cols = np.arange(t.num_cells) - t.row_off[rows]
+    for key in ("R", "S", "sigma", "m"):
+        padded = np.full((t.num_rows, t.max_private_actions + 1), 7.0)
+        padded[rows, cols] = state[key]
+        state[key] = padded
+    c = PublicCFRSolver(t, "pdcfr+")
+    c.load_state_dict(state)
+    c.iterate(12)
+    assert np.array_equal(a.S, c.S) and np.array_equal(a.R, c.R)
+    state["R"] = np.zeros((t.num_rows, 1))
+    with pytest.raises(SpycfrError, match="checkpoint table R has shape"):
+        c.load_state_dict(state)
+    plain = PublicCFRSolver(t, "cfr+")
+    old = dict(plain.state_dict(), m=np.zeros((0, 3)))  # no predictions: 0 rows
+    plain.load_state_dict(old)
 
 
 def test_uniform_exploitability_of_leduc(leduc):

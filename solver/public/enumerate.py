@@ -2,8 +2,8 @@
 
 Two numba passes compiled once per game (the params type selects its functions), both
 carrying each seat's live private states: a depth-first count (nodes, range entries, rows,
-the largest private action list, terminal pairs, and every contract check), then a
-breadth-first fill into arrays of exactly that size.
+their cells (actions), the largest private action list, terminal pairs, and every contract
+check), then a breadth-first fill into arrays of exactly that size.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.memory import MemoryBudget
 from spycfr.public import protocol as P
-from spycfr.public.tree import DEAD, LIVE_BYTES, TREE_ENTRY_BYTES, PublicTree
+from spycfr.public.tree import DEAD, LIVE_BYTES, TREE_CELL_BYTES, TREE_ROW_BYTES, PublicTree
 
 DEFAULT_MAX_NODES = 500_000_000
 # Terminal payoffs over live pairs are precomputed up to this size (beyond it a game's fast
@@ -62,8 +62,8 @@ def _check_probs(probs, k):
 
 
 # The count's running totals (int64 array): stack pointer, nodes, each seat's entries, rows,
-# the widest row, terminal pairs.
-SP, NODES, ENT0, ENT1, ROWS, WIDEST, PAIRS = range(7)
+# the widest row, terminal pairs, the rows' cells (actions summed over rows).
+SP, NODES, ENT0, ENT1, ROWS, WIDEST, PAIRS, CELLS = range(8)
 PAUSED = -1  # _count_steps stopped after its steps: call it again to go on
 # Work per call of _count_steps between progress reports, in private states looked at (a
 # node costs n0 + n1): a million Leduc nodes, 14,000 of Agent Hunter's rulesheet game, 92
@@ -94,7 +94,7 @@ def _count_start(params):
         sup[0, 1, i] = w[i] > 0.0
     stack[0] = root
     sdepth[0] = 0
-    acc = np.zeros(7, np.int64)
+    acc = np.zeros(8, np.int64)
     acc[SP] = 1
     acc[WIDEST] = 1
     return stack, sdepth, sup, acc
@@ -221,6 +221,7 @@ def _count_steps(params, stack, sdepth, sup, acc, max_nodes, max_entries, steps)
                 break
             acc[WIDEST] = max(acc[WIDEST], m)
             acc[ROWS] += 1
+            acc[CELLS] += m
         if status != OK:
             break
     acc[SP] = sp
@@ -266,8 +267,8 @@ def _deal(params, weights, compat):
 
 @njit(cache=True)
 def _fill(params, weights, pub_states, node_player, first_child, num_children, node_label,
-          child_prob, live_start, live_priv, live_up, live_mask, row_start, row_num, ent_kid,
-          ent_next, ent_to, ent_prob, row_node, row_entry, row_priv):
+          child_prob, live_start, live_priv, live_up, live_mask, row_start, row_num, row_off,
+          ent_kid, ent_next, ent_to, ent_prob, row_node, row_entry, row_priv):
     """Breadth first: the arrays of the tree whose sizes _count measured. A node's entries
     are made with the node (when its parent is expanded), so they run in node order."""
     n_nodes = pub_states.shape[0]
@@ -303,6 +304,7 @@ def _fill(params, weights, pub_states, node_player, first_child, num_children, n
         end[s, 0] = cursor[s]
     free = 1
     rows = 0
+    cells = 0
     for q in range(n_nodes):
         cur = pub_states[q]
         row_start[q] = -1
@@ -395,16 +397,19 @@ def _fill(params, weights, pub_states, node_player, first_child, num_children, n
             row_node[rows] = q
             row_entry[rows] = lo + x
             row_priv[rows] = live_priv[lo + x]
+            row_off[rows] = cells
             for e in range(tm[x]):
-                ent_kid[rows, e] = tk[x, e]
-                ent_next[rows, e] = tn[x, e]
-                ent_to[rows, e] = pos[tk[x, e], tn[x, e]]
-                ent_prob[rows, e] = tp[x, e] if pl >= P.PRIVATE_CHANCE else 0.0
+                ent_kid[cells] = tk[x, e]
+                ent_next[cells] = tn[x, e]
+                ent_to[cells] = pos[tk[x, e], tn[x, e]]
+                ent_prob[cells] = tp[x, e] if pl >= P.PRIVATE_CHANCE else 0.0
+                cells += 1
             rows += 1
         for x in range(hi - lo):
             for e in range(tm[x]):
                 pos[tk[x, e], tn[x, e]] = -1
         free += k
+    row_off[rows] = cells
     for s in range(2):
         live_start[s, n_nodes] = cursor[s]
 
@@ -431,7 +436,7 @@ def _terminal_blocks(params, pub_states, node_player, live_start, live_priv, com
 
 def public_size(params, max_nodes: int = DEFAULT_MAX_NODES, max_entries: int | None = None,
                 note: Callable[[int, int], None] | None = None) -> np.ndarray | None:
-    """The count's totals (indexed by NODES, ENT0, ENT1, ROWS, WIDEST, PAIRS) of the public
+    """The count's totals (indexed by NODES, ENT0, ENT1, ROWS, WIDEST, PAIRS, CELLS) of the public
     tree of the game of ``params``, counted without building it; None beyond ``max_nodes``
     nodes or ``max_entries`` range entries. SpycfrError if the model breaks the protocol's
     contract."""
@@ -455,11 +460,11 @@ def tree_bytes(params, acc: np.ndarray) -> int:
     n0 = int(P.python_impl(params, "num_private")(params, 0))
     n1 = int(P.python_impl(params, "num_private")(params, 1))
     root = P.python_impl(params, "initial_state")(params)
-    nodes, rows, widest = int(acc[NODES]), int(acc[ROWS]), int(acc[WIDEST])
+    nodes, rows, cells = int(acc[NODES]), int(acc[ROWS]), int(acc[CELLS])
     # per node: the arrays and _fill's scratch (each seat's entry end, a dead flag)
     return (nodes * (1 + 8 + 4 + 4 + root.shape[0] * root.dtype.itemsize + 8 + 16 + 8 + 8 + 17)
             + int(acc[ENT0] + acc[ENT1]) * LIVE_BYTES
-            + rows * (4 + 8 + 8 + 4 + widest * TREE_ENTRY_BYTES) + n0 * n1 * 8
+            + (rows + 1) * TREE_ROW_BYTES + cells * TREE_CELL_BYTES + n0 * n1 * 8
             + terminal_bytes(acc))
 
 
@@ -481,8 +486,8 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
         raise SpycfrError(f"{game.name} has no public-state model; use --tree history")
     t0 = time.perf_counter()
     status, acc = count_public(params, max_nodes)
-    nodes, ent0, ent1, rows, widest, pairs = (int(acc[x]) for x in (NODES, ENT0, ENT1, ROWS,
-                                                                      WIDEST, PAIRS))
+    nodes, ent0, ent1, rows, cells, pairs = (int(acc[x]) for x in (NODES, ENT0, ENT1, ROWS,
+                                                                     CELLS, PAIRS))
     if status == TOO_MANY_NODES:
         raise SpycfrError(f"{game.name}: the public tree has more than {max_nodes:,} nodes")
     if status != OK:
@@ -495,7 +500,8 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
     entries = ent0 + ent1
     if budget is not None:
         budget.require(f"the public tree ({nodes:,} nodes, {entries:,} range entries, "
-                       f"{rows:,} rows)", tree_bytes(params, acc) - terminal_bytes(acc))
+                       f"{rows:,} rows, {cells:,} cells)",
+                       tree_bytes(params, acc) - terminal_bytes(acc))
     weights = np.zeros((2, nmax))
     compat = np.zeros((n0, n1))
     z = _deal(params, weights, compat)
@@ -516,10 +522,11 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
         live_mask=np.ones(entries),
         row_start=np.full(nodes, -1, np.int64),
         row_num=np.zeros(rows, np.int32),
-        ent_kid=np.zeros((rows, widest), np.int32),
-        ent_next=np.zeros((rows, widest), np.int32),
-        ent_to=np.zeros((rows, widest), np.int64),
-        ent_prob=np.zeros((rows, widest)),
+        row_off=np.zeros(rows + 1, np.int64),
+        ent_kid=np.zeros(cells, np.int32),
+        ent_next=np.zeros(cells, np.int32),
+        ent_to=np.zeros(cells, np.int64),
+        ent_prob=np.zeros(cells),
         row_node=np.zeros(rows, np.int64),
         row_entry=np.zeros(rows, np.int64),
         row_priv=np.zeros(rows, np.int32),

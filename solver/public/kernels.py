@@ -5,10 +5,12 @@ state the public history allows), so a pass costs the live entries, not nodes x 
 states. Down the tree (node order) a seat's range ``reach[e]``; up the tree (reverse order)
 one seat's counterfactual values ``values[e]`` (docs/public-tree.md, "The engine"). One up
 pass serves CFR (regrets accumulated at the seat's rows), best response (max over the row's
-actions) and plain evaluation. An iteration of the CFR family reuses the history tree's
-update rule (:func:`spycfr.cfr.kernels.update_player`) with the rows as infosets, so every
-algorithm and switch is the same code. Compiled once per game: only a terminal without a
-precomputed block calls the game (``terminal_values``, its fast hook or the pair loop).
+actions) and plain evaluation. An iteration of the CFR family runs the history tree's
+update rule (:func:`spycfr.cfr.kernels.update_player`, written out over flat cells in
+:func:`update_rows`) with the rows as infosets, so every algorithm and switch is the same.
+Tables are flat over the rows' cells, each row at its own width (``row_off``). Compiled
+once per game: only a terminal without a precomputed block calls the game
+(``terminal_values``, its fast hook or the pair loop).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spycfr.cfr.kernels import iteration_factors, update_player
+from spycfr.cfr.kernels import iteration_factors
 from spycfr.public import protocol as P
 
 MODE_REGRET = 0  # values under sigma, instantaneous regrets added to the target rows
@@ -26,7 +28,7 @@ MODE_VALUE = 2  # values under sigma only
 
 @njit(cache=True)
 def forward_range(node_player, first_child, num_children, live_start, live_priv, live_up,
-                  live_mask, row_start, row_num, row_entry, ent_to, ent_prob, weights, sigma,
+                  live_mask, row_start, row_off, row_entry, ent_to, ent_prob, weights, sigma,
                   reach, seat):
     """reach[e] over seat's entries: the deal's weight of the entry's private state times
     the seat's own action and chance probabilities on the way (summed over the states that
@@ -49,9 +51,9 @@ def forward_range(node_player, first_child, num_children, live_start, live_priv,
                 x = reach[row_entry[r]]
                 if x == 0.0:
                     continue
-                for a in range(row_num[r]):
-                    pr = sigma[r, a] if pl < 2 else ent_prob[r, a]
-                    reach[ent_to[r, a]] += x * pr
+                for c in range(row_off[r], row_off[r + 1]):
+                    pr = sigma[c] if pl < 2 else ent_prob[c]
+                    reach[ent_to[c]] += x * pr
         else:  # chance (masks) or the other seat's move: passed on
             for e in range(lo, hi):
                 reach[e] = reach[live_up[e]] * live_mask[e]
@@ -59,12 +61,13 @@ def forward_range(node_player, first_child, num_children, live_start, live_priv,
 
 @njit(cache=True)
 def backward_values(params, pub_states, node_player, first_child, num_children, child_prob,
-                    live_start, live_priv, live_up, live_mask, row_start, row_num, row_entry,
+                    live_start, live_priv, live_up, live_mask, row_start, row_off, row_entry,
                     ent_to, ent_prob, n0, n1, weights, compat, inv_z, term_index, term_vals,
                     sigma, reach, values, p, mode, target):
     """values[e] over p's entries: p's counterfactual value at the entry's node holding its
     private state (the other seat's range and chance in, p's own reach out). MODE_REGRET adds
-    v(child entry) - v(entry) to target[r, a] at p's rows. Returns p's value at the root."""
+    v(child entry) - v(entry) to target[c] at the cells of p's rows. Returns p's value at the
+    root."""
     o = 1 - p
     opp = np.zeros(n1 if p == 0 else n0)
     out = np.zeros(n0 if p == 0 else n1)
@@ -114,28 +117,29 @@ def backward_values(params, pub_states, node_player, first_child, num_children, 
         if pl == p:
             r0 = row_start[q]
             for r in range(r0, r0 + hi - lo):
-                m = row_num[r]
+                c0 = row_off[r]
+                c1 = row_off[r + 1]
                 if mode == MODE_BEST:
                     best = -np.inf
-                    for a in range(m):
-                        v = values[ent_to[r, a]]
+                    for c in range(c0, c1):
+                        v = values[ent_to[c]]
                         if v > best:
                             best = v
                     values[lo + r - r0] = best
                     continue
                 acc = 0.0
-                for a in range(m):
-                    acc += sigma[r, a] * values[ent_to[r, a]]
+                for c in range(c0, c1):
+                    acc += sigma[c] * values[ent_to[c]]
                 values[lo + r - r0] = acc
                 if mode == MODE_REGRET:
-                    for a in range(m):
-                        target[r, a] += values[ent_to[r, a]] - acc
+                    for c in range(c0, c1):
+                        target[c] += values[ent_to[c]] - acc
         elif pl == P.PRIVATE_CHANCE + p:
             r0 = row_start[q]
             for r in range(r0, r0 + hi - lo):
                 acc = 0.0
-                for a in range(row_num[r]):
-                    acc += ent_prob[r, a] * values[ent_to[r, a]]
+                for c in range(row_off[r], row_off[r + 1]):
+                    acc += ent_prob[c] * values[ent_to[c]]
                 values[lo + r - r0] = acc
         else:  # chance or the other seat's move: the children's values, summed back
             for e in range(lo, hi):
@@ -151,9 +155,70 @@ def backward_values(params, pub_states, node_player, first_child, num_children, 
 
 
 @njit(cache=True)
+def update_rows(rows, row_entry, row_off, reach, R, S, sigma, m, inst, floor, discount,
+                predictive, weight, pos_factor, neg_factor, sum_factor):
+    """:func:`spycfr.cfr.kernels.update_player` on the given rows of flat tables (row r's
+    actions are the cells ``row_off[r] .. row_off[r + 1] - 1``; its reach is that of its
+    entry): strategy sums, regrets (and predictions), regret matching. Switch for switch the
+    same rule; tests/test_public_tree.py checks every algorithm against the history solver."""
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        c0 = row_off[r]
+        c1 = row_off[r + 1]
+        w = weight * reach[row_entry[r]]
+        if w != 0.0:
+            for c in range(c0, c1):
+                S[c] += w * sigma[c]
+        total = 0.0
+        for c in range(c0, c1):
+            x = R[c]
+            if predictive:
+                x += inst[c]
+            if floor and x < 0.0:
+                x = 0.0
+            if discount:
+                if x > 0.0:
+                    x *= pos_factor
+                elif x < 0.0:
+                    x *= neg_factor
+            R[c] = x
+            if predictive:
+                m[c] = inst[c]
+                inst[c] = 0.0
+                x += m[c]
+            if x > 0.0:
+                total += x
+        if discount:
+            for c in range(c0, c1):
+                S[c] *= sum_factor
+        if total > 0.0:
+            for c in range(c0, c1):
+                x = R[c] + m[c] if predictive else R[c]
+                sigma[c] = x / total if x > 0.0 else 0.0
+        else:
+            for c in range(c0, c1):
+                sigma[c] = 1.0 / (c1 - c0)
+
+
+@njit(cache=True)
+def average_cells(S, row_off):
+    """Each row's strategy sums normalised; uniform where a row sums to 0."""
+    out = np.zeros_like(S)
+    for r in range(row_off.shape[0] - 1):
+        c0 = row_off[r]
+        c1 = row_off[r + 1]
+        total = 0.0
+        for c in range(c0, c1):
+            total += S[c]
+        for c in range(c0, c1):
+            out[c] = S[c] / total if total > 0.0 else 1.0 / (c1 - c0)
+    return out
+
+
+@njit(cache=True)
 def run_iterations(
     params, pub_states, node_player, first_child, num_children, child_prob, live_start,
-    live_priv, live_up, live_mask, row_start, row_num, row_entry, ent_to, ent_prob, n0, n1,
+    live_priv, live_up, live_mask, row_start, row_off, row_entry, ent_to, ent_prob, n0, n1,
     weights, compat, inv_z, term_index, term_vals, rows0, rows1,
     R, S, sigma, m, inst, reach, values,
     t_start, n_iter, alternating, floor, discount, predictive, weight_power, alpha, beta, gamma,
@@ -161,15 +226,12 @@ def run_iterations(
     """Iterations t_start+1 .. t_start+n_iter of the CFR family in place (the switches of
     :func:`spycfr.cfr.kernels.algorithm_params`); returns the last iteration number."""
     target = inst if predictive else R
-    # update_player reads an infoset's reach as reach[infoset_node[j], p]: here the row's
-    # entry in the flat ranges, seen as one column.
-    reach2 = reach.reshape((reach.shape[0], 1))
     # Each seat's range once per iteration: seat p's regrets need the other seat's range
     # under its current strategy and p's own (the strategy-sum weights), which p's last
     # update has not changed since it was computed for the other seat's pass.
     if n_iter > 0:
         forward_range(node_player, first_child, num_children, live_start, live_priv, live_up,
-                      live_mask, row_start, row_num, row_entry, ent_to, ent_prob, weights,
+                      live_mask, row_start, row_off, row_entry, ent_to, ent_prob, weights,
                       sigma, reach, 0)
     t = t_start
     for _ in range(n_iter):
@@ -179,24 +241,24 @@ def run_iterations(
         for p in range(2):
             if alternating or p == 0:
                 forward_range(node_player, first_child, num_children, live_start, live_priv,
-                              live_up, live_mask, row_start, row_num, row_entry, ent_to,
+                              live_up, live_mask, row_start, row_off, row_entry, ent_to,
                               ent_prob, weights, sigma, reach, 1 - p)
             backward_values(params, pub_states, node_player, first_child, num_children,
                             child_prob, live_start, live_priv, live_up, live_mask, row_start,
-                            row_num, row_entry, ent_to, ent_prob, n0, n1, weights, compat,
+                            row_off, row_entry, ent_to, ent_prob, n0, n1, weights, compat,
                             inv_z, term_index, term_vals, sigma, reach, values, p, MODE_REGRET,
                             target)
             if alternating:
-                update_player(rows0 if p == 0 else rows1, row_entry, row_num, reach2, 0, R, S,
-                              sigma, m, inst, floor, discount, predictive, weight, pos_factor,
-                              neg_factor, sum_factor)
+                update_rows(rows0 if p == 0 else rows1, row_entry, row_off, reach, R, S, sigma,
+                            m, inst, floor, discount, predictive, weight, pos_factor,
+                            neg_factor, sum_factor)
         if not alternating:
             for p in range(2):
-                update_player(rows0 if p == 0 else rows1, row_entry, row_num, reach2, 0, R, S,
-                              sigma, m, inst, floor, discount, predictive, weight, pos_factor,
-                              neg_factor, sum_factor)
+                update_rows(rows0 if p == 0 else rows1, row_entry, row_off, reach, R, S, sigma,
+                            m, inst, floor, discount, predictive, weight, pos_factor,
+                            neg_factor, sum_factor)
             forward_range(node_player, first_child, num_children, live_start, live_priv,
-                          live_up, live_mask, row_start, row_num, row_entry, ent_to, ent_prob,
+                          live_up, live_mask, row_start, row_off, row_entry, ent_to, ent_prob,
                           weights, sigma, reach, 0)
     return t
 
@@ -204,7 +266,7 @@ def run_iterations(
 @njit(cache=True)
 def seat_values(
     params, pub_states, node_player, first_child, num_children, child_prob, live_start,
-    live_priv, live_up, live_mask, row_start, row_num, row_entry, ent_to, ent_prob, n0, n1,
+    live_priv, live_up, live_mask, row_start, row_off, row_entry, ent_to, ent_prob, n0, n1,
     weights, compat, inv_z, term_index, term_vals, sigma, mode,
 ):
     """(seat 0's, seat 1's) value of ``sigma`` (MODE_VALUE) or of each seat's best response
@@ -215,13 +277,13 @@ def seat_values(
     no_target = np.zeros((0, 0))
     for s in range(2):
         forward_range(node_player, first_child, num_children, live_start, live_priv, live_up,
-                      live_mask, row_start, row_num, row_entry, ent_to, ent_prob, weights,
+                      live_mask, row_start, row_off, row_entry, ent_to, ent_prob, weights,
                       sigma, reach, s)
     out = np.zeros(2)
     for p in range(2):
         out[p] = backward_values(params, pub_states, node_player, first_child, num_children,
                                  child_prob, live_start, live_priv, live_up, live_mask,
-                                 row_start, row_num, row_entry, ent_to, ent_prob, n0, n1,
+                                 row_start, row_off, row_entry, ent_to, ent_prob, n0, n1,
                                  weights, compat, inv_z, term_index, term_vals, sigma, reach,
                                  values, p, mode, no_target)
     return out

@@ -46,12 +46,13 @@ def _folded(pubc, pub_states, pub_player, pub_first, x):
 @njit(cache=True)
 def _map(params, first_child, num_children, node_player, node_infoset, node_action,
          n_infosets, max_a, pub_states, pub_player, pub_first, pub_num, live_start, live_priv,
-         row_start, row_num, ent_kid, ent_next):
-    """(status, hist_row[infoset], hist_ent[infoset, action]) by one depth-first walk of the
-    history tree beside the public tree. A history edge leads to the public node of the same
-    public state: the node itself (a private deal), a child, or a child of a public chance
-    child (a signal, such as an answer, that the history rules apply with the move), either
-    possibly through a private-chance step of one child (:func:`_folded`)."""
+         row_start, row_off, ent_kid, ent_next):
+    """(status, hist_row[infoset], hist_ent[infoset, action]: the row's cell) by one
+    depth-first walk of the history tree beside the public tree. A history edge leads to the
+    public node of the same public state: the node itself (a private deal), a child, or a
+    child of a public chance child (a signal, such as an answer, that the history rules
+    apply with the move), either possibly through a private-chance step of one child
+    (:func:`_folded`)."""
     hist_row = np.full(n_infosets, -1, np.int64)
     hist_ent = np.full((n_infosets, max(max_a, 1)), -1, np.int64)
     root = H.initial_state(params)
@@ -121,8 +122,8 @@ def _map(params, first_child, num_children, node_player, node_infoset, node_acti
             if pl != CHANCE:
                 nxt = P.private_of_history(states[sp], params, pl)
                 e = -1
-                for x in range(row_num[row]):
-                    if ent_kid[row, x] == kid and ent_next[row, x] == nxt:
+                for x in range(row_off[row], row_off[row + 1]):
+                    if ent_kid[x] == kid and ent_next[x] == nxt:
                         e = x
                         break
                 if e < 0:
@@ -138,7 +139,7 @@ def _map(params, first_child, num_children, node_player, node_infoset, node_acti
 
 class HistoryMap:
     """Where each infoset of a history tree sits in a public tree: its row and, per
-    history action, the row's action."""
+    history action, the row's action (its cell in the public tables)."""
 
     def __init__(self, public: PublicTree, tree: Tree) -> None:
         if tree.num_seats != 2:
@@ -147,7 +148,7 @@ class HistoryMap:
             public.params, tree.first_child, tree.num_children, tree.node_player,
             tree.node_infoset, tree.node_action, tree.num_infosets, tree.max_actions,
             public.pub_states, public.node_player, public.first_child, public.num_children,
-            public.live_start, public.live_priv, public.row_start, public.row_num,
+            public.live_start, public.live_priv, public.row_start, public.row_off,
             public.ent_kid, public.ent_next)
         if status != OK:
             raise SpycfrError(f"{public.game}'s public-state model does not match its history "
@@ -155,12 +156,13 @@ class HistoryMap:
         self.tree = tree
 
     def strategy(self, public_strategy: np.ndarray) -> np.ndarray:
-        """float64[infosets, max actions] of the history tree from a public-tree strategy."""
+        """float64[infosets, max actions] of the history tree from a public-tree strategy
+        (float64[cells])."""
         out = np.zeros((self.tree.num_infosets, max(self.tree.max_actions, 1)))
         k = self.tree.infoset_num_actions
         for a in range(out.shape[1]):
             live = k > a
-            out[live, a] = public_strategy[self.row[live], self.entry[live, a]]
+            out[live, a] = public_strategy[self.entry[live, a]]
         return out
 
     def public_strategy(self, strategy: np.ndarray, public: PublicTree) -> np.ndarray:
@@ -171,5 +173,5 @@ class HistoryMap:
         k = self.tree.infoset_num_actions
         for a in range(int(k.max(initial=0))):
             live = k > a
-            out[self.row[live], self.entry[live, a]] = strategy[live, a]
+            out[self.entry[live, a]] = strategy[live, a]
         return out

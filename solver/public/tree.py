@@ -12,10 +12,13 @@ and a chance mask factor (``live_mask``); the mover's entries come from its rows
 where either seat has no live state is ``DEAD``: no entries, no children (worth 0).
 
 A decision or private-chance node of seat p owns the rows ``row_start[q] ..``, one per live
-entry of p in order (``row_entry``); row r lists ``row_num[r]`` actions, action e going to
-child ``first_child[q] + ent_kid[r, e]``, leaving p in private state ``ent_next[r, e]``,
-that is entry ``ent_to[r, e]`` of the child (with probability ``ent_prob[r, e]`` at private
-chance). A terminal's payoffs against live pairs are a dense l0 x l1 block of ``term_vals``
+entry of p in order (``row_entry``); row r lists ``row_num[r]`` actions, each a **cell**
+``c = row_off[r] + e`` of flat arrays (rows at their own width, as the history tree's CSR
+children: Agent Hunter's placement rows have 720 actions, most others a few): action e goes
+to child ``first_child[q] + ent_kid[c]``, leaving p in private state ``ent_next[c]``, that
+is entry ``ent_to[c]`` of the child (with probability ``ent_prob[c]`` at private chance).
+The solvers' tables (regrets, strategy sums, strategies) are flat over the same cells.
+A terminal's payoffs against live pairs are a dense l0 x l1 block of ``term_vals``
 from ``term_index[q]`` (compatibility and 1/Z folded in), or -1: the game's hook.
 """
 
@@ -29,11 +32,13 @@ from spycfr.public.protocol import CHANCE, PRIVATE_CHANCE, TERMINAL
 
 DEAD = -3  # a public node no pair of private states reaches: no entries, no children
 
-# Bytes per row entry of the solver's tables: R, S, sigma (+ m and the scratch inst for the
-# predictive algorithms) and the tree's ent_kid, ent_next, ent_to, ent_prob.
+# Bytes per cell (a row's action) of the solver's tables: R, S, sigma (+ m and the scratch
+# inst for the predictive algorithms) and the tree's ent_kid, ent_next, ent_to, ent_prob.
 TABLE_BYTES = 3 * 8
 PREDICTIVE_BYTES = 2 * 8
-TREE_ENTRY_BYTES = 4 + 4 + 8 + 8
+TREE_CELL_BYTES = 4 + 4 + 8 + 8
+# Bytes per row of the tree: row_num, row_off, row_node, row_entry, row_priv.
+TREE_ROW_BYTES = 4 + 8 + 8 + 8 + 4
 # Bytes per range entry: the tree's live_priv, live_up, live_mask; the solver's reach, values.
 LIVE_BYTES = 4 + 8 + 8
 RANGE_BYTES = 8 + 8
@@ -59,10 +64,11 @@ class PublicTree:
     live_mask: np.ndarray  # float64[entries]: the chance mask factor on the way from live_up
     row_start: np.ndarray  # int64[n]: first row of a decision/private chance, else -1
     row_num: np.ndarray  # int32[rows]
-    ent_kid: np.ndarray  # int32[rows, max private actions]
-    ent_next: np.ndarray  # int32[rows, max private actions]
-    ent_to: np.ndarray  # int64[rows, max private actions]: the child's entry
-    ent_prob: np.ndarray  # float64[rows, max private actions] (private chance rows)
+    row_off: np.ndarray  # int64[rows + 1]: a row's first cell; row_off[rows] = cells
+    ent_kid: np.ndarray  # int32[cells]
+    ent_next: np.ndarray  # int32[cells]
+    ent_to: np.ndarray  # int64[cells]: the child's entry
+    ent_prob: np.ndarray  # float64[cells] (private chance rows)
     row_node: np.ndarray  # int64[rows]
     row_entry: np.ndarray  # int64[rows]: the row's entry (its node and private state)
     row_priv: np.ndarray  # int32[rows]
@@ -83,8 +89,14 @@ class PublicTree:
         return int(self.row_num.shape[0])
 
     @property
+    def num_cells(self) -> int:
+        """Actions over all rows: the length of the tables."""
+        return int(self.ent_kid.shape[0])
+
+    @property
     def max_private_actions(self) -> int:
-        return int(self.ent_kid.shape[1])
+        """The widest row's actions."""
+        return int(self.row_num.max(initial=0))
 
     @property
     def range_entries(self) -> int:
@@ -104,9 +116,9 @@ class PublicTree:
     def nbytes(self) -> int:
         arrays = (self.node_player, self.first_child, self.num_children, self.node_label,
                   self.pub_states, self.child_prob, self.live_start, self.live_priv,
-                  self.live_up, self.live_mask, self.row_start, self.row_num, self.ent_kid,
-                  self.ent_next, self.ent_to, self.ent_prob, self.row_node, self.row_entry,
-                  self.row_priv, self.compat, self.term_index, self.term_vals)
+                  self.live_up, self.live_mask, self.row_start, self.row_num, self.row_off,
+                  self.ent_kid, self.ent_next, self.ent_to, self.ent_prob, self.row_node,
+                  self.row_entry, self.row_priv, self.compat, self.term_index, self.term_vals)
         return int(sum(a.nbytes for a in arrays))
 
     def summary(self) -> dict:
@@ -123,14 +135,14 @@ class PublicTree:
             "range_entries": self.range_entries,
             "dense_range_entries": self.dense_range_entries,
             "infosets": int(np.count_nonzero(decisions[self.row_node])),
+            "cells": self.num_cells,
             "bytes": self.nbytes,
             "build_seconds": self.build_seconds,
         }
 
 
-def solver_bytes(n_entries: int, n_rows: int, max_private_actions: int,
-                 predictive: bool) -> int:
-    """Bytes a public-tree solver allocates beyond the tree: its tables (rows x actions)
-    and the ranges and values (one float per live range entry each)."""
-    per_entry = TABLE_BYTES + (PREDICTIVE_BYTES if predictive else 0)
-    return n_rows * max_private_actions * per_entry + n_entries * RANGE_BYTES
+def solver_bytes(n_entries: int, n_cells: int, predictive: bool) -> int:
+    """Bytes a public-tree solver allocates beyond the tree: its tables (one float per cell
+    each) and the ranges and values (one float per live range entry each)."""
+    per_cell = TABLE_BYTES + (PREDICTIVE_BYTES if predictive else 0)
+    return n_cells * per_cell + n_entries * RANGE_BYTES

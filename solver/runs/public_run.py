@@ -15,10 +15,9 @@ from spycfr.cfr.kernels import ALGORITHMS
 from spycfr.errors import SpycfrError
 from spycfr.public import protocol
 from spycfr.public.enumerate import (
+    CELLS,
     ENT0,
     ENT1,
-    ROWS,
-    WIDEST,
     build_public_tree,
     public_size,
     solver_params,
@@ -114,7 +113,7 @@ def choose_tree(config: SolveConfig, game: ResolvedGame,
                            f"{AUTO_PUBLIC_RATIO:g} history nodes per entry on (measured)")
     entries = int(size[ENT0] + size[ENT1])
     need = tree_bytes(params, size) + history_bytes + solver_bytes(
-        entries, int(size[ROWS]), int(size[WIDEST]), True)
+        entries, int(size[CELLS]), True)
     if not memory.fits(need):
         return "history", (f"the public tree ({entries:,} live range entries), its solver "
                            f"and the history tree would take about {need / 2**30:.3g} GiB, "
