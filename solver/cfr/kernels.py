@@ -104,8 +104,9 @@ def update_player(
 ):
     """Steps 2-3 of an iteration on each of player p's infosets j (k actions): the strategy
     sum S (added once per infoset with the infoset's own reach: all its nodes share it, by
-    perfect recall), R (and m), then regret matching. solver/cfr/gpu_kernels.py mirrors it
-    switch for switch: a new switch goes into both.
+    perfect recall), R (and m), then regret matching. solver/cfr/gpu_kernels.py and
+    spycfr.public.kernels.update_rows (over flat cells) mirror it switch for switch: a new
+    switch goes into all three.
 
     R already holds R + r (regrets are accumulated in place), except for the predictive
     algorithms where r is in ``inst`` (it becomes the prediction m; ``inst`` is reset to 0).
