@@ -8,8 +8,8 @@ import pytest
 
 from public_reference import values as reference_values
 from spycfr.cfr import CFRSolver
-from spycfr.exact.best_response import exploitability
 from spycfr.errors import SpycfrError
+from spycfr.exact.best_response import exploitability
 from spycfr.exact.lp import solve_lp
 from spycfr.games import get_plugin, make_game, make_variant
 from spycfr.public.enumerate import build_public_tree, solver_params
