@@ -223,7 +223,8 @@ class GamePlugin:
     # writing P1's payoff of one game played to the end per job q from public state
     # pubs[leaf[q]] with private states i0[q], i1[q], each seat playing its styled heuristic
     # (style0[q], style1[q]), numba's generator seeded with seeds[q]; with
-    # ``continuations`` (the heuristic styles a seat may continue with below a leaf) the
+    # ``continuations`` (the heuristic styles a seat may continue with below a leaf; a game
+    # without heuristic_styles names its one heuristic, style 0, "heuristic") the
     # ``rollout`` leaf values of spycfr.search.continuation. None: the game offers none.
     rollouts: Callable | None = None
     continuations: tuple[str, ...] = ()

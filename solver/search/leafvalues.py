@@ -107,8 +107,10 @@ def _inner(name: str, path: str | Path | None, game: GameModel, plugin, exact: S
                               "rollout leaf values")
         from spycfr.search.continuation import Continuations
 
-        styles = tuple(plugin.heuristic_styles.index(c) for c in plugin.continuations)
-        opposing = tuple(plugin.heuristic_styles.index(c)
+        # style numbers: a game without styled heuristics continues with its one, style 0
+        names = plugin.heuristic_styles or ("heuristic",)
+        styles = tuple(names.index(c) for c in plugin.continuations)
+        opposing = tuple(names.index(c)
                          for c in plugin.opposing_continuations or plugin.continuations)
         return Continuations(game, plugin.rollouts, styles, exact, opposing=opposing)
     if name == "learned":

@@ -13,6 +13,7 @@ from spycfr.games.agent_avenue.openings import group as _group
 from spycfr.games.agent_avenue.openings import opening_paths as _opening_paths
 from spycfr.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
 from spycfr.games.agent_avenue.record import record_to_actions as _record_to_actions
+from spycfr.games.agent_avenue.rollout import rollouts
 from spycfr.games.agent_avenue.variant import (
     PARAMETERS,
     PRESETS,
@@ -83,6 +84,9 @@ PLUGIN = GamePlugin(
                      "(the lead in spaces, Codebreakers and Daredevils in play, the side to "
                      "move) fitted on heuristic games, weighed by card removal: no look-ahead "
                      "below the leaf",
+    # rollout leaf values: each seat continues as the heuristic (rollout.py)
+    rollouts=rollouts,
+    continuations=("heuristic",),
     private_names=private_names,
     pair_weights=weights,
     # a turn (the play and the recruitment): one level leaves the recruitment to the leaf

@@ -94,22 +94,54 @@ def _held(pub, params, seat, i):
 
 
 @njit(cache=True)
-def weights(pub, params, n0, n1):
-    """``W[i, j]``: the deck's probability of the cards states i and j hold (with those in
-    play and on the table) over the model's, 0 where either is DEAD or they hold more than
-    the deck has (at a terminal, a decision, the revealed card's signal, a discard's draw)."""
+def leaf_scale(pub, params):
+    """The model's probability of the cards out of the deck at ``pub`` over the deck's
+    (public.py's ``_scale``), before the end the cards out counted as they stand."""
     if pub[PHASE] == PH_OVER:
-        scale = _scale(pub, params)
-    else:
-        total = 0
-        for t in range(params.n):
-            total += params.copies[t]
-        scale = _scale_of(pub, params, total - pub[DECKSIZE])
+        return _scale(pub, params)
+    total = 0
+    for t in range(params.n):
+        total += params.copies[t]
+    return _scale_of(pub, params, total - pub[DECKSIZE])
+
+
+@njit(cache=True)
+def leaf_base(pub, params):
+    """The cards of each name out of the deck and out of both seats' states at ``pub``:
+    in play, and the offer's face-up card on the table."""
     base = np.zeros(params.n, np.int64)
     for t in range(params.n):
         base[t] = pub[PLAY + t] + pub[PLAY + 8 + t]
     if pub[UP] >= 0 and (pub[PHASE] == PH_RECRUIT or pub[PHASE] == AP.PH_REVEAL):
         base[pub[UP]] += 1  # the offer on the table
+    return base
+
+
+@njit(cache=True)
+def _ratio(params, scale, base, x, y):
+    """``W`` of the held cards x and y (multiset codes; 0 where either is -1)."""
+    if x < 0 or y < 0:
+        return 0.0
+    r = scale
+    for t in range(params.n):
+        r *= _falling(params.copies[t], base[t] + _digit(x, t) + _digit(y, t))
+    return r
+
+
+@njit(cache=True)
+def pair_weight(pub, params, scale, base, i, j):
+    """``W[i, j]`` of :func:`weights` for one pair (``scale`` and ``base`` of the leaf:
+    :func:`leaf_scale`, :func:`leaf_base`)."""
+    return _ratio(params, scale, base, _held(pub, params, 0, i), _held(pub, params, 1, j))
+
+
+@njit(cache=True)
+def weights(pub, params, n0, n1):
+    """``W[i, j]``: the deck's probability of the cards states i and j hold (with those in
+    play and on the table) over the model's, 0 where either is DEAD or they hold more than
+    the deck has (at a terminal, a decision, the revealed card's signal, a discard's draw)."""
+    scale = leaf_scale(pub, params)
+    base = leaf_base(pub, params)
     x = np.empty(n0, np.int64)
     y = np.empty(n1, np.int64)
     for i in range(n0):
@@ -121,12 +153,7 @@ def weights(pub, params, n0, n1):
         if x[i] < 0:
             continue
         for j in range(n1):
-            if y[j] < 0:
-                continue
-            r = scale
-            for t in range(params.n):
-                r *= _falling(params.copies[t], base[t] + _digit(x[i], t) + _digit(y[j], t))
-            out[i, j] = r
+            out[i, j] = _ratio(params, scale, base, x[i], y[j])
     return out
 
 

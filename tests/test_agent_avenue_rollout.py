@@ -1,0 +1,153 @@
+"""Agent Avenue's rollout leaves (games/agent_avenue/rollout.py): the game a rollout starts
+from is the real one (the unknown discards drawn where the model forgets them), a rollout
+with no draw left is the heuristic's own game weighed by card removal, rollouts are
+reproducible from their seeds, and the hook is what the ``rollout`` value function plays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from spycfr.games import get_plugin, make_variant
+from spycfr.games.agent_avenue import leaf as L
+from spycfr.games.agent_avenue import public as AP
+from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_avenue.rollout import rollouts, start_state
+from spycfr.search.agent import AgentConfig, SearchAgent
+from spycfr.search.continuation import Continuations
+from spycfr.search.leafvalues import value_function
+from spycfr.search.tree import GameModel
+from spycfr.tree import CHANCE
+
+PLUGIN = get_plugin("agent-avenue")
+SAME = (R.HAND, R.HAND + 8, R.PLAY, R.PLAY + 8)  # tables of 8 read whole
+SLOTS = (R.GAP, R.ACTIVE, R.PHASE, R.UP, R.DOWN, R.DLEFT, R.DLEFT + 1, R.TURN, R.DECKSIZE,
+         R.HANDSIZE, R.HANDSIZE + 1)
+
+
+def _params(preset: str, forget: int = 0):
+    return make_variant("agent-avenue", preset).to_params()._replace(forget=np.int64(forget))
+
+
+def _random_games(params, games: int, seed: int):
+    """(rules state, public state, P1's and P2's private states) at every play and refill
+    of random games (moves uniform, draws by the deck): where the model numbers both
+    seats' cards."""
+    rng = np.random.default_rng(seed)
+    acts = np.zeros(R.max_actions(params), np.int32)
+    probs = np.zeros(R.max_actions(params))
+    out = []
+    for _ in range(games):
+        state = R.initial_state(params)
+        while state[R.PHASE] != R.PH_OVER:
+            if state[R.PHASE] in (R.PH_PLAY, R.PH_REFILL):
+                pub = np.empty(R.STATE_SIZE, np.int16)
+                AP.public_of_history(state, params, pub)
+                out.append((state.copy(), pub, int(AP.private_of_history(state, params, 0)),
+                            int(AP.private_of_history(state, params, 1))))
+            if R.current_player(state, params) == CHANCE:
+                k = R.chance_outcomes(state, params, acts, probs)
+                a = acts[rng.choice(k, p=probs[:k] / probs[:k].sum())]
+            else:
+                a = acts[rng.integers(R.legal_actions(state, params, acts))]
+            nxt = np.empty_like(state)
+            R.apply_action(state, params, a, nxt)
+            state = nxt
+    return out
+
+
+@pytest.mark.parametrize("preset, forget", [("mini", 0), ("mini", 1), ("standard", 1)])
+def test_a_rollout_starts_from_the_real_game(preset, forget):
+    """The rules' state rebuilt from a public state and the two private states is the real
+    one: the same hands, play, meeples and offer; the same deck and discards where the model
+    keeps them, else the same cards in the deck and the discards together."""
+    params = _params(preset, forget)
+    seen = 0
+    for real, pub, i0, i1 in _random_games(params, 10, seed=1):
+        state = np.zeros(R.STATE_SIZE, np.int16)
+        np.random.seed(seen)
+        assert start_state(pub, params, i0, i1, state)
+        for base in SAME:
+            assert np.array_equal(state[base:base + 8], real[base:base + 8])
+        assert np.array_equal(state[list(SLOTS)], real[list(SLOTS)])
+        if forget:
+            rebuilt, was = (x[R.DECK:R.DECK + 8] + x[R.DISC:R.DISC + 8]
+                            + x[R.DISC + 8:R.DISC + 16] for x in (state, real))
+            assert np.array_equal(rebuilt, was)
+            for s in range(2):
+                assert state[R.DISC + 8 * s:R.DISC + 8 * s + 8].sum() == \
+                    real[R.DISC + 8 * s:R.DISC + 8 * s + 8].sum()
+        else:
+            assert np.array_equal(state[R.DECK:R.DISC + 16], real[R.DECK:R.DISC + 16])
+        seen += 1
+    assert seen > 30
+
+
+def _heuristic_game(state, params) -> float:
+    """P1's payoff of the game from ``state`` with both seats playing the heuristic and no
+    card left to draw, in Python over the rules."""
+    acts = np.zeros(R.max_actions(params), np.int32)
+    probs = np.zeros(R.max_actions(params))
+    while state[R.PHASE] != R.PH_OVER:
+        assert R.current_player(state, params) != CHANCE  # no draw left
+        k = R.legal_actions(state, params, acts)
+        R.heuristic_policy(state, params, acts, k, probs)
+        nxt = np.empty_like(state)
+        R.apply_action(state, params, acts[int(np.argmax(probs[:k]))], nxt)
+        state = nxt
+    return R.returns_p1(state, params)
+
+
+@pytest.mark.parametrize("preset", ["tiny", "mini"])
+def test_a_rollout_without_draws_is_the_heuristic_game_weighed_by_card_removal(preset):
+    params = _params(preset)
+    checked = 0
+    for real, pub, i0, i1 in _random_games(params, 40, seed=2):
+        if real[R.PHASE] != R.PH_PLAY or real[R.DECKSIZE] > 0:
+            continue
+        out = np.empty(1)
+        rollouts(pub[None].astype(np.int32), params, np.zeros(1, np.int64), np.array([i0]),
+                 np.array([i1]), np.zeros(1, np.int64), np.zeros(1, np.int64),
+                 np.array([checked]), out)
+        w = L.weights(pub, params, i0 + 1, i1 + 1)[i0, i1]
+        assert w > 0 and out[0] == pytest.approx(w * _heuristic_game(real, params))
+        checked += 1
+    assert checked > 20
+
+
+def test_rollouts_are_reproducible_and_weigh_impossible_pairs_nothing():
+    params = _params("standard", 1)
+    found = _random_games(params, 2, seed=3)
+    pubs = np.array([pub for _, pub, _, _ in found[::4]], np.int32)
+    n = 600
+    rng = np.random.default_rng(4)
+    leaf = rng.integers(0, len(pubs), n)
+    i0 = np.array([found[4 * x][2] for x in leaf])
+    i1 = np.array([found[4 * x][3] for x in leaf])
+    args = (pubs, params, leaf, i0, i1, np.zeros(n, np.int64), np.zeros(n, np.int64))
+    a, b, c = np.empty(n), np.empty(n), np.empty(n)
+    rollouts(*args, np.arange(n), a)
+    rollouts(*args, np.arange(n), b)
+    rollouts(*args, np.arange(n) + n, c)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    w = np.array([L.weights(pubs[x], params, i0[q] + 1, i1[q] + 1)[i0[q], i1[q]]
+                  for q, x in enumerate(leaf)])
+    assert (w > 0).all() and np.allclose(np.abs(a), w)
+    # tiny (two copies of each name) at the deal: both holding both Codebreakers weighs 0
+    tiny = _params("tiny")
+    cbcb = AP.index(tiny, False, 2, 0, np.int64(2) << (AP.SHIFT * tiny.cb), 0, AP.NO_NAME)
+    out = np.empty(1)
+    rollouts(AP.initial_state(tiny)[None].astype(np.int32), tiny, np.zeros(1, np.int64),
+             np.array([cbcb]), np.array([cbcb]), np.zeros(1, np.int64), np.zeros(1, np.int64),
+             np.array([1]), out)
+    assert out[0] == 0.0
+
+
+def test_rollout_leaves_are_registered():
+    game = GameModel.of(_params("tiny"))
+    vf = value_function("rollout", game, PLUGIN)
+    assert isinstance(vf.inner, Continuations) and vf.inner.rollouts is rollouts
+    assert list(vf.inner.styles) == [0] and PLUGIN.continuations == ("heuristic",)
+    agent = SearchAgent("agent-avenue", make_variant("agent-avenue", "tiny").as_dict(),
+                        AgentConfig(value_function="rollout"))
+    assert agent.values.inner.name == "rollout"
