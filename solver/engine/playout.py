@@ -165,10 +165,11 @@ def _row_key(row):
 
 
 @njit(cache=True)
-def expand_consistent(params, states, seat, code):
+def expand_consistent(params, states, seat, code, fixed=-1):
     """The distinct children of the rows of ``states`` whose observation for ``seat`` is
-    ``code`` (every action or chance outcome tried), with the action taken to each: how
-    one seat's view of a game is followed over every hidden history consistent with it."""
+    ``code`` (every action or chance outcome tried, or only ``fixed`` when >= 0), with the
+    action taken to each, in the order first found: how one seat's view of a game is
+    followed over every hidden history consistent with it."""
     max_act = max(P.max_actions(params), 1)
     acts = np.empty(max_act, dtype=np.int32)
     probs = np.empty(max_act)
@@ -183,7 +184,8 @@ def expand_consistent(params, states, seat, code):
         s = states[i]
         _, k = node_moves(s, params, acts, probs)  # none at the end of the game
         for j in range(k):
-            if P.observation(s, params, acts[j], seat) != code:
+            if (fixed >= 0 and acts[j] != fixed) or \
+                    P.observation(s, params, acts[j], seat) != code:
                 continue
             P.apply_action(s, params, acts[j], child)
             at, inserted, table = hm_get_or_put(table, size, _row_key(child), m)

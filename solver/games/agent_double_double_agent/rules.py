@@ -425,32 +425,6 @@ def max_depth(params):
     return 4 + 2 * d + 2 * (d - params.hand) + 2 * params.agents
 
 
-@njit(cache=True)
-def expand_consistent(states, n_states, params, seat, obs, fixed, out_states, buf, probs):
-    """Children of ``states[:n_states]`` whose observation for ``seat`` is ``obs`` (only
-    action ``fixed`` when >= 0), written into ``out_states``; returns their count. Follows
-    one seat's view of a record over every hidden history consistent with it."""
-    m = 0
-    child = np.empty(STATE_SIZE, dtype=np.int16)
-    for i in range(n_states):
-        s = states[i]
-        if current_player(s, params) == CHANCE:
-            n = chance_outcomes(s, params, buf, probs)
-        else:
-            n = legal_actions(s, params, buf)
-        for j in range(n):
-            act = buf[j]
-            if fixed >= 0 and act != fixed:
-                continue
-            if observation(s, params, act, seat) != obs:
-                continue
-            apply_action(s, params, act, child)
-            for q in range(STATE_SIZE):
-                out_states[m, q] = child[q]
-            m += 1
-    return m
-
-
 def legal_list(state, params) -> list[int]:
     """The legal actions (or chance outcomes) at ``state``, as Python ints."""
     buf = np.empty(int(max_actions(params)), dtype=np.int32)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from numba import njit
 
+from spycfr.engine.playout import expand_consistent
 from spycfr.errors import SpycfrError
 from spycfr.games.agent_double_double_agent import layout as L
 from spycfr.games.agent_double_double_agent import rules as R
@@ -43,7 +43,6 @@ from spycfr.games.agent_double_double_agent.record import (
 from spycfr.games.agent_double_double_agent.variant import Variant
 
 MAX_CANDIDATES = 500_000
-ROWS_PER_CHUNK = 200_000
 
 
 def _back_kind(variant: Variant, back: int) -> int:
@@ -121,70 +120,10 @@ def _opponent_assignment(variant: Variant, toks: list[str], viewer: int) -> list
     return [assigned[a] if a in assigned else next(rest) for a in range(variant.agents)]
 
 
-def _width(variant: Variant, s: np.ndarray) -> int:
-    """A bound on the children of a state in the phase of ``s``."""
-    ph = int(s[L.PHASE])
-    if ph == L.PH_DEAL:
-        return len(variant.deal_sets[1])
-    if ph == L.PH_DRAW:
-        return L.NKINDS
-    return int(R.max_actions(variant.params))
-
-
-@njit(cache=True)
-def _distinct(rows):
-    """A mask keeping the first of equal rows (hash, sort by hash, compare within a hash):
-    much faster than np.unique(axis=0) on wide int16 rows."""
-    n, m = rows.shape
-    h = np.empty(n, dtype=np.uint64)
-    for i in range(n):
-        x = np.uint64(14695981039346656037)
-        for j in range(m):
-            x = (x ^ np.uint64(rows[i, j] & 0xFFFF)) * np.uint64(1099511628211)
-        h[i] = x
-    order = np.argsort(h)
-    keep = np.zeros(n, dtype=np.bool_)
-    i = 0
-    while i < n:
-        j = i
-        while j < n and h[order[j]] == h[order[i]]:
-            j += 1
-        for x in range(i, j):
-            dup = False
-            for y in range(i, x):
-                if keep[order[y]]:
-                    same = True
-                    for c in range(m):
-                        if rows[order[x], c] != rows[order[y], c]:
-                            same = False
-                            break
-                    if same:
-                        dup = True
-                        break
-            if not dup:
-                keep[order[x]] = True
-        i = j
-    return keep
-
-
 def _expand(variant: Variant, cands: np.ndarray, viewer: int, obs: int, fixed: int) -> np.ndarray:
     """The children of every candidate that the viewer would observe as ``obs``, deduplicated."""
-    params = variant.params
-    size = int(R.max_actions(params))
-    buf = np.empty(size, dtype=np.int32)
-    probs = np.empty(size)
-    width = 1 if fixed >= 0 else _width(variant, cands[0])
-    chunk = max(1, ROWS_PER_CHUNK // width)
-    parts = []
-    for i in range(0, cands.shape[0], chunk):
-        part = np.ascontiguousarray(cands[i:i + chunk])
-        out = np.empty((part.shape[0] * width, L.STATE_SIZE), dtype=np.int16)
-        m = R.expand_consistent(part, part.shape[0], params, viewer, np.int64(obs),
-                                np.int64(fixed), out, buf, probs)
-        parts.append(out[:m])
-    found = np.concatenate(parts)
-    if found.shape[0] > 1:
-        found = found[_distinct(found)]
+    found, _ = expand_consistent(variant.params, cands, np.int64(viewer), np.int64(obs),
+                                 np.int64(fixed))
     if found.shape[0] > MAX_CANDIDATES:
         raise SpycfrError(f"this view leaves more than {MAX_CANDIDATES:,} hidden positions to "
                           "follow; check it on a smaller variant")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spycfr.engine.playout import expand_consistent
 from spycfr.errors import RecordError
 from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.variant import Variant
@@ -510,16 +511,15 @@ def _replay_view(variant: Variant, toks: list[str], viewer: int) -> Replay:
     filling the opponent's houses), with the numba rules deciding each step."""
     ctx = _Ctx(variant)
     params = variant.to_params()
-    width = R.max_actions(variant)
-    buf = np.empty(width, dtype=np.int32)
+    buf = np.empty(R.max_actions(variant), dtype=np.int32)
     cands = R.initial_state(params)[None, :].copy()
     canon: list[str] = []
     me = PLAYER_NAMES[viewer]
 
     def step(cands, obs, fixed):
-        out = np.empty((cands.shape[0] * width, R.STATE_SIZE), dtype=np.int16)
-        m = R.expand_consistent(cands, cands.shape[0], params, viewer, obs, fixed, out, buf)
-        return np.unique(out[:m], axis=0) if m > 1 else out[:m]
+        out, _ = expand_consistent(params, cands, np.int64(viewer), np.int64(obs),
+                                   np.int64(fixed))
+        return np.unique(out, axis=0) if out.shape[0] > 1 else out
 
     def possible(cands, fixed):
         """Canonical tokens the viewer could have observed at this step (for errors)."""

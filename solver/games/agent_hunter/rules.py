@@ -487,32 +487,6 @@ def returns_p1(state, params):
     return 0.0
 
 
-@njit(cache=True)
-def expand_consistent(states, n_states, params, player, obs, fixed_action, out_states, buf):
-    """Children of ``states[:n_states]`` whose observation for ``player`` is ``obs``.
-
-    With ``fixed_action >= 0`` only that action is tried (it must be legal at each state).
-    Writes them into ``out_states`` (rows) and returns their count; used to follow one
-    player's view of a record over every hidden history consistent with it.
-    """
-    m = 0
-    child = np.empty(STATE_SIZE, dtype=np.int16)
-    for i in range(n_states):
-        s = states[i]
-        n = legal_actions(s, params, buf)
-        for j in range(n):
-            act = buf[j]
-            if fixed_action >= 0 and act != fixed_action:
-                continue
-            if observation(s, params, act, player) != obs:
-                continue
-            apply_action(s, params, act, child)
-            for q in range(STATE_SIZE):
-                out_states[m, q] = child[q]
-            m += 1
-    return m
-
-
 # --- Python helpers --------------------------------------------------------------------
 
 
