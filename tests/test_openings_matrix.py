@@ -131,6 +131,11 @@ def test_train_openings_makes_the_agent_open_with_the_mixture(tmp_path):
     places = agent.legal(state)
     want = [mix[0][agent.private(agent.after(state, int(a)), 0)] for a in places]
     assert np.allclose(probs, want) and g.solves == 0  # no re-solve at the placement
+    plan = agent.plan()  # not solved: the table's strategy, its reaches and values
+    assert plan.iterations == 0
+    assert np.allclose(plan.reach[1][-1, :6] / plan.reach[1][-1, :6].sum(), mix[1][:6])
+    br = float(agent.model.weights[1] @ plan.best[1][0])
+    assert br >= float(agent.model.weights[1] @ plan.values[1][0]) - 1e-12
     # the agent as P2: P1's placement seen, its own placement from the mixture too, and P1's
     # range the table's mixture with every placement still possible
     h = agent.game(1)

@@ -31,7 +31,7 @@ from spycfr.games import get_plugin
 from spycfr.public import protocol as pp
 from spycfr.search.beliefs import step
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
-from spycfr.search.resolve import Solution, solve
+from spycfr.search.resolve import Solution, fixed, solve
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel
 
@@ -120,18 +120,21 @@ class SearchAgent:
         if self._plan is None:
             self._say("solving the opening subgame (the first time compiles numba kernels)")
             tree = subgame(self.model, self.model.root(), self.config.plan_depth)
-            self._plan = self.solve("the opening subgame", tree, self.model.weights)
-            if self.openings is not None:
-                self._open_with_table(self._plan)
+            if self.openings is None:
+                self._plan = self.solve("the opening subgame", tree, self.model.weights)
+            else:
+                self._plan = fixed(tree, self._table_strategy(tree), self.model.weights,
+                                   self.values)
         return self._plan
 
-    def _open_with_table(self, sol: Solution) -> None:
-        """The plan's decisions (the openings) play the table's mixtures: each action's
-        probability that of the private state it leads to; reaches follow."""
+    def _table_strategy(self, t) -> np.ndarray:
+        """The plan's decisions (the openings) by the table's mixtures: each action the
+        probability of the private state it leads to (uniform where none is in the table)."""
         from spycfr.search import passes
 
         assert self.openings is not None
-        t = sol.tree
+        strategy = np.zeros(t.row_kid.shape)
+        passes.uniform(t.kind, t.row, t.row_count, strategy)
         for n in range(t.size):
             k = int(t.kind[n])
             if k not in (0, 1):
@@ -141,12 +144,9 @@ class SearchAgent:
                 c = int(t.row_count[q, i])
                 w = mix[t.row_next[q, i, :c]]
                 if c and w.sum() > 0:
-                    sol.strategy[q, i] = 0.0
-                    sol.strategy[q, i, :c] = w / w.sum()
-        for seat in (0, 1):
-            sol.reach[seat][:] = 0.0
-            passes.forward(seat, *t.seat_arrays(seat), sol.strategy, self.model.weights[seat],
-                           sol.reach[seat])
+                    strategy[q, i] = 0.0
+                    strategy[q, i, :c] = w / w.sum()
+        return strategy
 
     def solve(self, what: str, tree, ranges, **gadget) -> Solution:
         """:func:`~spycfr.search.resolve.solve` with the agent's iterations and leaves, saying

@@ -146,12 +146,28 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
     if gadget:
         final_enter = enter_avg / (iterations * (iterations + 1) / 2)
         roots[opp] = final_enter * support
+    return _solution(run, strategy, roots, final_enter, iterations)
+
+
+def _solution(run: _Run, strategy: np.ndarray, roots, enter: np.ndarray | None,
+              iterations: int) -> Solution:
+    """``strategy``'s reaches from ``roots``, both seats' values and best-response values."""
     run.reaches(strategy, roots)
     values = (run.evaluate(0, strategy).copy(), run.evaluate(1, strategy).copy())
     best = (run.evaluate(0, strategy, best=True).copy(),
             run.evaluate(1, strategy, best=True).copy())
-    return Solution(t, strategy, (run.reach[0].copy(), run.reach[1].copy()), values, best,
-                    final_enter, iterations)
+    return Solution(run.t, strategy, (run.reach[0].copy(), run.reach[1].copy()), values, best,
+                    enter, iterations)
+
+
+def fixed(tree: Subtree, strategy: np.ndarray, ranges: tuple[np.ndarray, np.ndarray],
+          value_function: ValueFunction | None = None) -> Solution:
+    """A given ``strategy`` on ``tree`` as a solution (0 iterations): its reaches from the
+    root ``ranges``, values and best-response values (what a later re-solve's gadget keeps)."""
+    run = _Run(tree, value_function)
+    if value_function is not None and hasattr(value_function, "reset"):
+        value_function.reset()
+    return _solution(run, strategy, [np.asarray(r, float) for r in ranges], None, 0)
 
 
 def best_response_value(tree: Subtree, strategy: np.ndarray, seat: int) -> float:
