@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -42,18 +41,18 @@ print(json.dumps({"code": code, "peak": peak_rss_bytes()}), file=sys.stderr)
 """
 
 
-def _run_cli(args: list[str], timeout: float = 600) -> tuple[dict, str, str, float]:
-    start = time.perf_counter()
+def _run_cli(args: list[str], timeout: float = 600) -> tuple[dict, str, str]:
     proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT)
-    seconds = time.perf_counter() - start
     *err, last = proc.stderr.strip().splitlines()
-    return json.loads(last), proc.stdout, "\n".join(err), seconds
+    return json.loads(last), proc.stdout, "\n".join(err)
 
 
 def test_a_hopeless_tree_is_refused_at_once_under_the_limit():
-    """About 55 M nodes need some 6 GiB: refused from the estimate, before enumerating."""
-    got, out, err, seconds = _run_cli(
+    """About 55 M nodes need some 6 GiB: refused from the estimate, before enumerating (the
+    error is the estimate's, "(estimated)"; no wall-clock bound, which a cold numba cache
+    under load could pass)."""
+    got, out, err = _run_cli(
         ["solve", AH, "--algorithm", "cfr+", "--cards", "5", "--houses", "2", "--decoys", "1",
          "--max-turns", "4", "--memory-limit", "2"])
     assert got["code"] == 2 and out == ""
@@ -61,12 +60,11 @@ def test_a_hopeless_tree_is_refused_at_once_under_the_limit():
         "(estimated)" in err and "es-mccfr" in err, err
     assert len(err.splitlines()) == 1
     assert got["peak"] < 2 * 2**30, got
-    assert seconds < 120, seconds  # no enumeration was attempted (generous for a cold cache)
 
 
 @pytest.mark.slow
 def test_a_full_tree_run_under_a_limit_stays_under_it(tmp_path):
-    got, out, err, _ = _run_cli(
+    got, out, err = _run_cli(
         ["solve", "agent-avenue", "--preset", "mini", "--iterations", "20", "--memory-limit",
          "1", "-o", str(tmp_path / "run"), "--json", "-q"])
     assert got["code"] in (0, None), err
