@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
-import threading
-import time
 from typing import TYPE_CHECKING
 
 import click
 
 from spycfr.cli.options import game_command, memory_limit_option, parse_float, parse_number
-from spycfr.cli.progress import Heartbeat, heartbeat
+from spycfr.cli.progress import heartbeat
 from spycfr.cli.solve_agent import agent_options, plays_by_search, solve_agent
+from spycfr.cli.solve_progress import SolveProgress
 from spycfr.errors import SpycfrError
 
 if TYPE_CHECKING:
@@ -61,140 +59,6 @@ def info(game: str, preset: str | None, variant_params: dict, as_json: bool) -> 
 
 def _variant_text(variant: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in variant.items()) or "(no parameters)"
-
-
-LP_TICK = 10.0  # seconds between the exact LP's "still solving" lines
-
-
-class _Progress:
-    """Progress lines on stderr: iterations, exploitability, it/s, ETA (at most ~1 per second).
-
-    The first call gives the starting point (a resumed run's iteration and seconds); the rate
-    counts the iterations and seconds since then, the ETA the run's totals.
-    """
-
-    def __init__(self, iterations: int | None, time_limit: float | None, quiet: bool,
-                 target: float | None = None) -> None:
-        self.iterations = iterations
-        self.time_limit = time_limit
-        self.target = target
-        self.measured: list[tuple[int, float]] = []  # (iteration, exploitability) checks
-        self.quiet = quiet
-        self.last_print = -math.inf
-        self.printed = -1  # iteration of the last line printed
-        self.start: tuple[int, float] | None = None
-        self.expl: float | None = None
-        self.label = "exploitability"
-        self.iteration, self.seconds = 0, 0.0
-        self._lp_done = threading.Event()
-
-    def preparing(self) -> None:
-        """Once the settings are checked, before the tree is built: if that takes more than
-        two seconds (numba compiling on a first run), tell the person waiting at a terminal
-        rather than stay silent."""
-        if not self.quiet and sys.stderr.isatty() and getattr(self, "_timer", None) is None:
-            self._timer = Heartbeat(
-                "preparing the game and the solver (after installing, the first run also "
-                "compiles the numba kernels: a minute or two)",
-                "still preparing: building the tree and compiling the solver ({:.0f} s)")
-            self._timer.start()
-
-    def choice(self, choice: dict, option: str = "--algorithm") -> None:
-        """What ``option`` auto (--algorithm, --tree) picked and why, before the work
-        starts."""
-        if not self.quiet:
-            click.echo(f"{option} auto: {choice['chosen']}, because {choice['why']}", err=True)
-
-    def note(self, text: str) -> None:
-        """A line of progress from the preparation (counting the public tree)."""
-        if not self.quiet:
-            click.echo(text, err=True)
-
-    def stop_preparing(self) -> None:
-        timer = getattr(self, "_timer", None)
-        if timer is not None:
-            timer.cancel()
-
-    def solving_lp(self, nodes: int | None) -> None:
-        """The exact LP starts (``nodes``: its tree's size) or ends (None). HiGHS reports no
-        progress, so say what runs and then the time spent, every LP_TICK seconds."""
-        if self.quiet:
-            return
-        if nodes is None:
-            self._lp_done.set()
-            return
-        click.echo(f"exact LP: HiGHS on P1's sequence-form program, tree of {nodes:,} nodes "
-                   "(no progress to report until it ends; measured: Agent Hunter mini's 205,723 "
-                   "nodes in 1-5 s, a 716,605-node tree in 15-36 s)", err=True)
-        self._lp_done = threading.Event()
-        start = time.monotonic()
-
-        def tick() -> None:
-            while not self._lp_done.wait(LP_TICK):
-                click.echo(f"exact LP: solving, {time.monotonic() - start:.0f} s", err=True)
-
-        threading.Thread(target=tick, daemon=True).start()
-
-    def __call__(self, iteration: int, seconds: float, expl: float | None,
-                 label: str = "exploitability", details=None, final: bool = False) -> None:
-        if self.start is None:  # the heartbeat goes on until the first iterations are done
-            timer = getattr(self, "_timer", None)
-            if isinstance(timer, Heartbeat):
-                timer.again = ("still preparing: the first iterations (on a first run, numba "
-                               "compiles them) ({:.0f} s)")
-            self.start = (iteration, seconds)
-            return
-        if expl is not None:
-            self.expl = expl
-            if label == "exploitability" and expl > 0:
-                self.measured.append((iteration, expl))
-        self.label = label
-        self.iteration, self.seconds = iteration, seconds
-        if self.quiet:
-            return
-        now = time.monotonic()
-        if (now - self.last_print < 1.0 and not final) or (final and self.printed == iteration):
-            return
-        self.last_print, self.printed = now, iteration
-        self.stop_preparing()
-        done, spent = iteration - self.start[0], seconds - self.start[1]
-        rate = done / spent if spent > 0 else math.inf
-        etas = []
-        if self.iterations is not None and rate > 0 and math.isfinite(rate):
-            etas.append(max(self.iterations - iteration, 0) / rate)
-        if self.time_limit is not None:
-            etas.append(max(self.time_limit - seconds, 0.0))
-        to_target = self._iterations_to_target()
-        if to_target is not None and rate > 0 and math.isfinite(rate):
-            etas.append(to_target / rate)
-        eta = f"{min(etas):.1f}s" if etas else "?"
-        if etas and to_target is not None and min(etas) == to_target / rate:
-            eta = "~" + eta  # extrapolated from the exploitability curve
-        shown = "" if label.endswith("unknown") else (
-            " ?" if self.expl is None else f" {self.expl:.6g}")
-        extra = details() if details is not None else ""
-        click.echo(
-            f"iteration {iteration}  {label}{shown}{extra}  {_rate(rate)} it/s  ETA {eta}",
-            err=True,
-        )
-
-
-    def _iterations_to_target(self) -> float | None:
-        """Iterations still needed to reach the target, extrapolating the log-log slope of the
-        exploitability measured over the second half of the run so far (None if unknown)."""
-        if self.target is None or len(self.measured) < 3:
-            return None
-        (t0, e0), (t1, e1) = self.measured[len(self.measured) // 2], self.measured[-1]
-        if t1 <= t0 or e1 >= e0:
-            return None
-        if e1 <= self.target:
-            return 0.0
-        slope = math.log(e1 / e0) / math.log(t1 / t0)
-        return t1 * ((self.target / e1) ** (1.0 / slope) - 1.0)
-
-
-def _rate(rate: float) -> str:
-    return f"{rate:,.0f}" if not math.isfinite(rate) or rate >= 10 else f"{rate:.2f}"
 
 
 @game_command()
@@ -317,7 +181,7 @@ def solve(
     options = dict(locals())  # every option, by name, for _solve_command
     # Say what is happening before the solver's modules load (seconds of imports, then
     # numba compiling on a first run): at a terminal the first line comes at once.
-    progress = _Progress(None, None, quiet, None)
+    progress = SolveProgress(None, None, quiet, None)
     progress.preparing()
     try:
         _solve_command(progress, **options)
@@ -326,7 +190,7 @@ def solve(
 
 
 def _solve_command(
-    progress: _Progress, *, game: str | None, preset: str | None, variant_params: dict,
+    progress: SolveProgress, *, game: str | None, preset: str | None, variant_params: dict,
     algorithm: str | None, iterations: str | None, target_exploitability: str | None,
     time_limit: str | None, seed: str | None, epsilon: str | None, memory_limit: str | None,
     when_full: str | None, fallback: str | None, store_depth: str | None, abstraction: bool,

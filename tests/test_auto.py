@@ -112,9 +112,9 @@ def test_pdcfr_plus_through_the_cli_records_its_parameters():
 def test_the_lp_says_what_runs_and_the_time_spent(monkeypatch):
     """HiGHS reports no progress: the CLI says at once that the exact LP runs, then the time
     spent every LP_TICK seconds until it ends; -q says nothing."""
-    from spycfr.cli import solve as cli_solve
+    from spycfr.cli import solve_progress
 
-    monkeypatch.setattr(cli_solve, "LP_TICK", 0.05)
+    monkeypatch.setattr(solve_progress, "LP_TICK", 0.05)
     code, out, err = spycfr("solve", AH, "--preset", "mini")
     assert code == 0, err
     assert "exact LP: HiGHS on P1's sequence-form program, tree of 205,723 nodes" in err

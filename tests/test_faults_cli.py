@@ -210,11 +210,11 @@ def test_a_long_load_says_what_it_does_at_a_terminal(monkeypatch):
 def test_solve_says_it_is_preparing_at_a_terminal(monkeypatch):
     """Issue 26 item 7: the quick start was silent for 85-112 s while numba compiled; solve
     now says what it prepares at once at a terminal (the heartbeat goes on every 15 s)."""
-    from spycfr.cli.solve import _Progress
+    from spycfr.cli.solve_progress import SolveProgress
 
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    progress = _Progress(None, None, quiet=False)
+    progress = SolveProgress(None, None, quiet=False)
     progress.preparing()
     for _ in range(100):
         if terminal.getvalue():
@@ -222,7 +222,7 @@ def test_solve_says_it_is_preparing_at_a_terminal(monkeypatch):
         time.sleep(0.02)
     progress.stop_preparing()
     assert terminal.getvalue().startswith("preparing the game and the solver")
-    quiet = _Progress(None, None, quiet=True)
+    quiet = SolveProgress(None, None, quiet=True)
     quiet.preparing()
     assert getattr(quiet, "_timer", None) is None
 
