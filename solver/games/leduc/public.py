@@ -160,12 +160,7 @@ def rank_compatible(params, i, j):
 
 @njit(cache=True)
 def rank_public_of_history(state, params, out):
-    out[:] = state
-    out[PRIVATE] = -1
-    out[PRIVATE + 1] = -1
-    if state[DEALT] < 2:
-        out[rules.CUR] = 0
-        out[DEALT] = 2
+    public_of_history(state, params, out)
     out[DECK] = FULL_DECK  # the board's rank (PUBLIC) tells the nodes apart
     if state[PUBLIC] >= 0:
         out[PUBLIC] = state[PUBLIC] // 2
