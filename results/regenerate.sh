@@ -88,7 +88,8 @@ fi
 # options writes the re-solving agent's run directory (docs/search.md); it is measured head to
 # head against the placements-only run and each heuristic (AGENT_GAMES games each, half in
 # each seat: 20 s to 2 minutes a game on the 2-core machine under load, rollout leaves, so
-# the default 40 takes a few hours; the committed figures are fewer games, README there).
+# the default 40 takes a few hours; the committed figures are 36 games each, pairs of seeds
+# 1001-1018 as benchmarks/agent_headtohead.py plays them, README there).
 if [ ${#selected[@]} -eq 0 ] || wanted standard; then
   "$SPYCFR" solve agent-hunter --preset standard -o standard --overwrite
   # the placements as a matrix game (README there): 58,982,400 games, about 50 minutes of

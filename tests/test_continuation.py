@@ -160,8 +160,10 @@ def test_rollout_is_registered_by_name(tiny):
     plugin, game = tiny
     vf = value_function("rollout", game, plugin)
     assert isinstance(vf, ExactTerminals) and isinstance(vf.inner, Continuations)
-    assert list(vf.inner.styles) == [plugin.heuristic_styles.index(c)
-                                     for c in plugin.continuations]
+    names = list(dict.fromkeys((*plugin.continuations, *plugin.opposing_continuations)))
+    assert list(vf.inner.styles) == [plugin.heuristic_styles.index(c) for c in names]
+    assert [names[k] for k in vf.inner._own] == list(plugin.continuations)
+    assert [names[k] for k in vf.inner._opp] == list(plugin.opposing_continuations)
     agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
                         AgentConfig(value_function="rollout"))
     assert agent.values.inner.name == "rollout"

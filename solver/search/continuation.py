@@ -2,11 +2,13 @@
 continuation strategies, by rollouts (Brown, Sandholm and Amos 2018, "Depth-Limited Solving
 for Imperfect-Information Games": multi-valued states).
 
-At a leaf each seat may continue with one of k strategies (the game's ``continuations``,
-some of its heuristic players). For a private state i of seat s, games are played to the end
-from the leaf's public state (the game's ``rollouts`` hook, numba) against opposing private
-states j drawn from the opponent's range there, once for every pair of continuations; the
-mean payoff per pair is ``U[k, k']``. The value of i is ``max_k min_k' U[k, k']``: the seat
+At a leaf each seat may continue with one of its own strategies (the game's
+``continuations``, some of its heuristic players) and guards against the opposing ones (the
+game's ``opposing_continuations``, by default the same). For a private state i of seat s,
+games are played to the end from the leaf's public state (the game's ``rollouts`` hook,
+numba) against opposing private states j drawn from the opponent's range there, once for
+every pair of continuations; the mean payoff per pair is ``U[k, k']``. The value of i is
+``max_k min_k' U[k, k']``, k over its own and k' over the opposing continuations: the seat
 continues as suits its cards best, against the opposing continuation worst for it. (Brown
 et al. put each seat's choice in the subgame as a decision of the whole range; a row's own
 worst case here is more cautious: the opponent's choice may depend on i.)
@@ -27,6 +29,16 @@ samples carry all the weight, and the solve then chases their noise (values of +
 leaves). Samples are common random numbers: sample m uses the same uniform variate to draw
 the opposing state and the same seed for the game's own randomness at every leaf, so the
 differences between leaves, which decide the move, are much less noisy than the values.
+
+Balance (``focus_rows`` > 1). With the agent's range at the subgame's root, up to
+``focus_rows`` - 1 more rows drawn from it (seeded by the seed and the public state: the same
+draw whatever the actual cards) are played too, on a ``balance_budget`` of their own, so that
+the re-solve's rows for private states the opponent cannot tell apart from the actual ones
+are valued alike, not scored as they stand. Where the subgame holds no opposing decision
+(one-sided, depth 1: the agent's move and its signals) each row's best move depends on its
+own values only, so the drawn rows change neither the actual cards' values nor the move
+played; they change the rows the agent's range follows, and what a reader of the re-solve's
+rows (the local best response of spycfr.analysis.lbr_agent) infers of the actual cards.
 """
 
 from __future__ import annotations

@@ -83,10 +83,12 @@ PLUGIN = GamePlugin(
     scored_now=scored_now,
     scored_now_words="the game scored as if it ended at the leaf (VP, then the hand-sum "
                      "tie-break): no look-ahead below the leaf",
-    # rollout leaf values: each seat continues as the hunter or the switcher (the prober,
-    # uniformly random, is no stronger continuation than these and costs more samples)
+    # rollout leaf values: each seat continues as the hunter or the switcher, guarding
+    # against those and the prober (uniformly random hand attacks: with it the standard
+    # agent beat the prober by +0.639 in 36 games, +0.361 without; results/standard)
     rollouts=rollouts,
     continuations=("hunter", "switcher"),
+    opposing_continuations=("hunter", "switcher", "prober"),
     # the placements as a matrix game (spycfr.search.openings): one class per set of cards,
     # the houses' order a relabelling (spec: houses matter only as names in later moves)
     opening_classes=opening_classes,
