@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from spycfr.engine.rng import sample
 from spycfr.games.agent_avenue import rules as R
 from spycfr.games.agent_avenue.leaf import leaf_base, leaf_scale, pair_weight
 from spycfr.games.agent_avenue.public import PH_CLEAR, TAKEN, _digit, decode, scheme
@@ -154,15 +155,7 @@ def play_out(state, params, style0, style1):
         else:
             k = R.legal_actions(state, params, actions)
             _policy(state, params, style0 if who == 0 else style1, actions, k, probs)
-            u = np.random.random()
-            j = k - 1
-            acc = 0.0
-            for y in range(k):
-                acc += probs[y]
-                if u < acc:
-                    j = y
-                    break
-            action = actions[j]
+            action = actions[sample(probs, k, np.random.random())]
         R.apply_action(state, params, action, nxt)
         state[:] = nxt
     return R.returns_p1(state, params)
