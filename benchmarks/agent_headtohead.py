@@ -18,7 +18,7 @@ import time
 
 
 def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int) -> None:
-    from spycfr.analysis.headtohead import head_to_head, player_from
+    from spycfr.analysis.headtohead import head_to_head, payoff_bound, player_from
     from spycfr.games import make_game
     from spycfr.runs.store import read_run
 
@@ -26,6 +26,7 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int)
     assert config is not None  # read_run requires it
     game = make_game(config.game, config.preset, config.params)
     a = player_from(agent_dir, game)
+    bound = payoff_bound(game)
     opps = {name: player_from(name, game) for name in opponents}
     seconds: list[float] = []
     solve = a.agent.solve
@@ -42,19 +43,25 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int)
             done, start = len(seconds), time.time()
             r = head_to_head(game, a, b, games=2, seed=seed)
             line = {"opponent": name, "seed": seed, "p1": r["a_as_p1"]["mean"],
-                    "p2": r["a_as_p2"]["mean"], "wall": round(time.time() - start, 1),
+                    "p2": r["a_as_p2"]["mean"], "bound": bound, "wall": round(time.time() - start, 1),
                     "solve_seconds": [round(x, 3) for x in seconds[done:]]}
             with open(out, "a") as f:
                 f.write(json.dumps(line) + "\n")
 
 
 def summary(out: str) -> None:
+    """Each opponent's mean with mean +- 1.96 SE clipped to the payoff range (the game's
+    bound, recorded in each line since; 1, Agent Hunter's and Agent Avenue's, before)."""
+    from spycfr.analysis.headtohead import interval
+
     rows = [json.loads(line) for line in open(out)]
+    bound = max((r.get("bound", 1.0) for r in rows), default=1.0)
     for name in dict.fromkeys(r["opponent"] for r in rows):
         x = [v for r in rows if r["opponent"] == name for v in (r["p1"], r["p2"])]
         m = sum(x) / len(x)
         half = 1.96 * statistics.stdev(x) / math.sqrt(len(x)) if len(x) > 1 else math.inf
-        print(f"{name}: {m:+.3f} [{m - half:+.3f}, {m + half:+.3f}] in {len(x)} games "
+        lo, hi = interval(m, half, bound)
+        print(f"{name}: {m:+.3f} [{lo:+.3f}, {hi:+.3f}] in {len(x)} games "
               f"({len(x) // 2} pairs, seeds {min(r['seed'] for r in rows)}.."
               f"{max(r['seed'] for r in rows)})")
     # the first pair's first solve is the opening plan (numba compiles there)
