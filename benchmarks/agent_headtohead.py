@@ -43,7 +43,8 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int)
             done, start = len(seconds), time.time()
             r = head_to_head(game, a, b, games=2, seed=seed)
             line = {"opponent": name, "seed": seed, "p1": r["a_as_p1"]["mean"],
-                    "p2": r["a_as_p2"]["mean"], "bound": bound, "wall": round(time.time() - start, 1),
+                    "p2": r["a_as_p2"]["mean"], "bound": bound,
+                    "wall": round(time.time() - start, 1),
                     "solve_seconds": [round(x, 3) for x in seconds[done:]]}
             with open(out, "a") as f:
                 f.write(json.dumps(line) + "\n")
