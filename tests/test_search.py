@@ -55,6 +55,18 @@ def test_kuhn_value_and_best_responses_match_the_python_twin(kuhn_model):
     assert profile_exploitability(full, sol.strategy) < 1e-4
 
 
+def test_a_row_the_range_excludes_plays_its_regrets_not_uniform(kuhn_model):
+    """A private state with no reach (a query off the seat's range) has no average strategy;
+    its row takes the last current strategy: facing a bet, the King calls."""
+    game, full, sol = kuhn_model
+    king, facing = 2, [n for n in range(1, full.size) if full.kind[n] == 0]
+    assert len(facing) == 1  # P1 after pass, bet
+    q = full.row[facing[0]]
+    assert sol.strategy[q, king, :2].max() > 0.99  # the whole range solved: a pure call
+    off = solve(full, (np.array([1.0, 1.0, 0.0]), game.weights[1]), 200)
+    assert np.allclose(off.strategy[q, king, :2], sol.strategy[q, king, :2], atol=1e-6)
+
+
 def test_beliefs_follow_the_strategy_move_by_move(kuhn_model):
     game, full, sol = kuhn_model
     b = Beliefs(game)

@@ -159,12 +159,16 @@ def _seat_rows(best, seat, kind, first, row, row_kid, row_next, row_count, v, re
 
 def uniform(kind, row, row_count, sigma):
     """Every row of every decision uniform over its actions."""
-    normalise(kind, row, row_count, np.zeros_like(sigma), sigma)
+    zero = np.zeros_like(sigma)
+    normalise(kind, row, row_count, zero, zero, sigma)
 
 
 @njit(cache=True)
-def normalise(kind, row, row_count, avg, out):
-    """The average strategy: each row of ``avg`` normalised (uniform where it is all 0)."""
+def normalise(kind, row, row_count, avg, current, out):
+    """The average strategy: each row of ``avg`` normalised. A row never reached (all 0: a
+    private state the seat's range excludes, such as a queried placement off the opening
+    mixture) takes the last ``current`` strategy, whose regrets do not depend on the seat's
+    own reach, or uniform where that is all 0 too."""
     for n in range(kind.shape[0]):
         if kind[n] != 0 and kind[n] != 1:
             continue
@@ -174,8 +178,13 @@ def normalise(kind, row, row_count, avg, out):
             total = 0.0
             for e in range(m):
                 total += avg[q, i, e]
+            src = avg
+            if total <= 0.0:
+                src = current
+                for e in range(m):
+                    total += current[q, i, e]
             for e in range(m):
-                out[q, i, e] = avg[q, i, e] / total if total > 0.0 else 1.0 / m
+                out[q, i, e] = src[q, i, e] / total if total > 0.0 else 1.0 / m
 
 
 @njit(cache=True)

@@ -141,7 +141,7 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
             if progress is not None:
                 progress(it, iterations)
     strategy = np.zeros(shape)
-    passes.normalise(t.kind, t.row, t.row_count, avg, strategy)
+    passes.normalise(t.kind, t.row, t.row_count, avg, sigma, strategy)
     final_enter = None
     if gadget:
         final_enter = enter_avg / (iterations * (iterations + 1) / 2)
