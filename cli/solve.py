@@ -122,7 +122,8 @@ def _variant_text(variant: dict) -> str:
 @click.option("--device", default=None,
               help="Full-tree algorithms: cpu (default), gpu (numba.cuda: needs numba-cuda, "
                    "pip install 'spycfr[gpu]', and an NVIDIA GPU; same results bit for bit) or "
-                   "auto (the GPU when numba finds one). A resumed run may change it.")
+                   "auto (the GPU when numba finds one); on the history tree, or on the "
+                   "public tree with --tree public. A resumed run may change it.")
 @click.option("--threads", default=None,
               help="Full-tree CFR on the CPU: threads of the iterations (default 1), or auto "
                    "(every available CPU on trees of 5,000 nodes or more); the same results "

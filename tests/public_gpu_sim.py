@@ -23,11 +23,9 @@ CASES = [
     ("kuhn", None, "cfr+", True, 4),
     ("kuhn", None, "dcfr", False, 4),
     ("kuhn", None, "pcfr+", True, 4),
-    ("leduc", None, "cfr+", True, 2),
     ("leduc", None, "pdcfr+", False, 2),
     ("agent-hunter", "tiny", "cfr+", True, 2),
-    ("agent-hunter", "tiny", "dcfr", True, 2),
-    ("agent-avenue", "tiny", "pcfr+", True, 2),
+    ("agent-avenue", "tiny", "dcfr", True, 1),
 ]
 
 
@@ -62,7 +60,7 @@ def main() -> None:
         cpu.iterate(iterations)
         gpu.iterate(iterations)
         avg = cpu.average_strategy()
-        values = gpu.seat_values(gpu._device_average(), False)
+        values = gpu.seat_values(gpu.device_average(), False)
         results.append({
             "case": f"{game}:{preset or ''}:{algorithm}:{'alt' if alternating else 'sim'}",
             "tables": identical(cpu.state_dict(), gpu.state_dict()),

@@ -290,13 +290,14 @@ class GPUPublicSolver(PublicCFRSolver):
             self._dm.copy_to_host(self.m)
         self._host_current = True
 
-    def _device_average(self):
+    def device_average(self):
+        """The average strategy, computed into a device array (reused by the next call)."""
         self._launch(self._K.average_cells, self.tree.num_rows, self._dS, self._row_off,
                      self._avg)
         return self._avg
 
     def average_strategy(self) -> np.ndarray:
-        return self._device_average().copy_to_host()
+        return self.device_average().copy_to_host()
 
     def current_strategy(self) -> np.ndarray:
         return self._dsigma.copy_to_host()
@@ -314,7 +315,7 @@ class GPUPublicSolver(PublicCFRSolver):
 
     def exploitability(self) -> float:
         """Exploitability (NashConv / 2) of the average strategy, computed on the GPU."""
-        return float(self.seat_values(self._device_average(), True).sum()) / 2.0
+        return float(self.seat_values(self.device_average(), True).sum()) / 2.0
 
     # --- checkpoint -----------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from spycfr.cfr.gpu import resolve_device
 from spycfr.cfr.kernels import ALGORITHMS
 from spycfr.errors import SpycfrError
 from spycfr.public import protocol
@@ -23,6 +24,7 @@ from spycfr.public.enumerate import (
     solver_params,
     tree_bytes,
 )
+from spycfr.public.gpu import GPUPublicSolver, ensure_terminal_blocks
 from spycfr.public.mapping import HistoryMap
 from spycfr.public.solver import PublicCFRSolver, profile_values
 from spycfr.public.tree import solver_bytes
@@ -71,8 +73,9 @@ def choose_tree(config: SolveConfig, game: ResolvedGame,
                         f"public tree runs {', '.join(ALGORITHMS)})")
     if not has_model:
         blockers.append(f"{config.game} has no public-state model")
-    if config.device not in (None, "cpu"):
-        blockers.append(f"--device {config.device} runs the history tree")
+    if config.device not in (None, "cpu") and config.tree != "public":
+        blockers.append(f"--device {config.device} runs the history tree under --tree auto "
+                        "(the public tree on the GPU: --tree public)")
     if config.threads not in (None, 1):  # several, or auto: the threaded history kernel
         blockers.append("--threads runs the history tree")
     if config.tree == "public":
@@ -124,8 +127,9 @@ def choose_tree(config: SolveConfig, game: ResolvedGame,
 
 
 class PublicTreeRun(IterativeRun):
-    """A CFR-family solver on the public tree; the run's strategy is its average strategy
-    mapped onto the history tree (built too, within the same memory limit)."""
+    """A CFR-family solver on the public tree, on the CPU or the GPU (bit for bit the same);
+    the run's strategy is its average strategy mapped onto the history tree (built too,
+    within the same memory limit)."""
 
     value_column = "exploitability"
     default_check_every = 100
@@ -133,6 +137,7 @@ class PublicTreeRun(IterativeRun):
 
     def __init__(self, config: SolveConfig, game: ResolvedGame) -> None:
         self.config = config
+        self.device = resolve_device(config.device or "cpu")  # a missing GPU fails first
         self.memory = memory = config.memory_budget()
         # The history tree first: a game too big for it is refused at once, where counting
         # its public tree could take minutes (Agent Avenue and Agent Hunter standard).
@@ -140,8 +145,12 @@ class PublicTreeRun(IterativeRun):
                                        FULL_TREE_ADVICE)
         self.public = build_public_tree(game.game, budget=memory,
                                         params=solver_params(game.game))
-        self.solver = PublicCFRSolver(self.public, config.algorithm, config.alpha, config.beta,
-                                      config.gamma, config.alternating, budget=memory)
+        engine = PublicCFRSolver
+        if self.device == "gpu":  # terminals as blocks: the games' hooks are CPU code
+            ensure_terminal_blocks(self.public, memory)
+            engine = GPUPublicSolver
+        self.solver = engine(self.public, config.algorithm, config.alpha, config.beta,
+                             config.gamma, config.alternating, budget=memory)
         memory.require(f"mapping the public tree onto the history tree of "
                        f"{tree.num_infosets:,} infosets",
                        tree.num_infosets * max(tree.max_actions, 1) * MAP_BYTES_PER_CELL)
@@ -153,9 +162,16 @@ class PublicTreeRun(IterativeRun):
     def profile_values(self, strategy: np.ndarray) -> ProfileValues:
         """(P1's best-response value, P2's, P1's expected value) of the run's strategy,
         computed on the public tree (the history tree's to rounding: tests/test_public_*)."""
-        avg = self.solver.average_strategy()
-        best = profile_values(self.public, avg, True)
-        return float(best[0]), float(best[1]), float(profile_values(self.public, avg, False)[0])
+        if isinstance(self.solver, GPUPublicSolver):
+            avg = self.solver.device_average()
+            best = self.solver.seat_values(avg, True)
+            value = self.solver.seat_values(avg, False)[0]
+        else:
+            avg = self.solver.average_strategy()
+            best = profile_values(self.public, avg, True)
+            value = profile_values(self.public, avg, False)[0]
+        return float(best[0]), float(best[1]), float(value)
 
     def details(self) -> dict[str, Any]:
-        return {"device": "cpu", "threads": 1, "public_tree": self.public.summary()}
+        return {"device": self.device, **({"threads": 1} if self.device == "cpu" else {}),
+                "public_tree": self.public.summary()}
