@@ -131,3 +131,57 @@ def test_the_committed_lbr_figure_is_the_mean_of_its_games():
     seats = [[r["payoff"] for r in lines[1:] if r["seat"] == s] for s in (0, 1)]
     assert len(seats[0]) + len(seats[1]) == lbr["games"]
     assert lbr["value"] == pytest.approx((np.mean(seats[0]) + np.mean(seats[1])) / 2)
+
+
+def test_the_particles_rows_are_the_agent_holding_their_cards_whatever_it_holds(tiny):
+    """Over the rollout budget (forced on tiny) the agent values only its own cards' rows
+    by games. The rows LBR reads for its particles (every placement of the agent, the
+    same public history) must not depend on the agent's actual placement, and each must be
+    what the agent plays holding that particle's cards: before the fix they were the rows
+    of the agent's own re-solve, the other placements' rows scored as they stand."""
+    agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(),
+                        AgentConfig(iterations=20, value_function="rollout"))
+    inner = agent.values.inner
+    inner.budget, inner.focus_samples = 10, 8
+    params = _two_player_params(tiny)
+    start = agent.initial()
+    placements = agent.legal(start)
+    theirs = int(agent.legal(agent.after(start, int(placements[0])))[0])
+    histories = [[start, agent.after(start, int(a))] for a in placements]
+    for h in histories:
+        h.append(agent.after(h[-1], theirs))
+    bs = np.array([h[-1] for h in histories])
+    bw = np.full(len(bs), 1.0 / len(bs))
+
+    def at_decision(x, opponent):
+        view = opponent.game(0)
+        for state in histories[x]:
+            view.observe(state)
+        return view
+
+    read = []
+    for actual in (0, 3):  # each with a cache of its own
+        opponent = AgentOpponent(agent, player_from("heuristic", tiny))
+        view = at_decision(actual, opponent)
+        acts = agent.legal(bs[actual])
+        probs = np.zeros(len(acts))
+        view.move(params, bs[actual], None, acts, len(acts), probs)
+        read.append(view.particle_rows(params, bs, bw, len(bs), 16))
+        assert (view.decisions, view.cached, view.approximate) == (1, 0, 0)
+    assert np.array_equal(read[0], read[1])
+    acts = agent.legal(bs[0])
+    again = at_decision(0, opponent)  # the same situation in another game: from the cache
+    again.move(params, bs[0], None, acts, len(acts), np.zeros(16))
+    assert np.array_equal(again.particle_rows(params, bs, bw, len(bs), 16), read[0])
+    assert (again.decisions, again.cached, again.solves) == (1, 1, 0)
+    # bounded to the two heaviest states: theirs exact, the rest's mass reported
+    bounded = at_decision(0, AgentOpponent(agent, player_from("heuristic", tiny), 2))
+    bounded.move(params, bs[0], None, acts, len(acts), np.zeros(16))
+    heavy = np.array([0.1, 0.1, 0.1, 0.1, 0.3, 0.3])
+    rows = bounded.particle_rows(params, bs, heavy, len(bs), 16)
+    assert np.array_equal(rows[4:], read[0][4:]) and bounded.unvalued_mass == pytest.approx(0.4)
+    for x in range(len(bs)):
+        plays = at_decision(x, opponent).view.policy(bs[x])
+        assert read[0][x, :plays.size] == pytest.approx(plays, abs=1e-12)
+        assert not read[0][x, plays.size:].any()
+    assert len({tuple(np.round(r, 6)) for r in read[0]}) == len(bs)  # six different rows

@@ -11,7 +11,14 @@ same numba kernels and the same random streams as the table path: at an agent's 
 the agent re-solves and plays for its actual private state, and every particle of LBR's
 belief is weighted by the re-solved strategy's probability of the move for the particle's
 private state (:func:`_agent_rows`, the action-to-edge mapping of ``AgentGame.move_info``).
-Nothing is read from the agent's true private state.
+Nothing is read from the agent's true private state: where the agent's leaf values look at
+its own cards (rollout leaves over their budget value only the actual cards' rows by games,
+every other row as it stands), its re-solve's rows of other private states are not what
+the agent holding those would play, and reading them would tell LBR the actual cards. So
+there the subgame is re-solved for LBR from the private states its particles hold, each
+state's rows valued by that state's own games (``Continuations.focus_each``: a row's games
+depend on the row, the leaf, the opposing range and the seed only), which gives each state
+the row the agent holding it computes (a test checks it, for two different actual hands).
 
 LBR's playouts after the action valued cannot re-solve (thousands per decision): the agent
 is replaced there by a fixed player, the rollout policy (the game's heuristic by default).
@@ -63,10 +70,16 @@ from spycfr.engine.rng import GOLDEN, fmix, next_u64, root_key, sample, uniform
 from spycfr.errors import SpycfrError
 from spycfr.public import protocol as pp
 from spycfr.search.agent import SIGNAL_STEPS
+from spycfr.search.resolve import solve
 from spycfr.tree import CHANCE, TERMINAL
 from spycfr.tree.kernels import same_values
 
 GAMES_FILE = "lbr-games.jsonl"
+# how LBR reads the agent's rows at its particles (recorded with the games: games read
+# otherwise are not resumed)
+PARTICLES = ("each private state's row re-solved with that state's own leaf games "
+             "(Continuations.focus_each), not the rows of the agent's own re-solve")
+CACHE_SIZE = 64  # particle re-solves kept per process (a few MB each on standard)
 Note = Callable[[str], None]
 
 
@@ -161,6 +174,22 @@ def _agent_rows(params, seat, bs, n, s, pub, first, count, rows, row_kid, row_ne
     return out
 
 
+@njit(cache=True)
+def _privates(params, seat, bs, n):
+    """Each particle's private state of ``seat``."""
+    out = np.empty(n, dtype=np.int64)
+    for x in range(n):
+        out[x] = pp.private_of_history(bs[x], params, seat)
+    return out
+
+
+def _focused(values):
+    """The value function (or the one it wraps) that values chosen private states by their
+    own games (``focus_each``), or None: then no row depends on the agent's actual cards."""
+    inner = getattr(values, "inner", values)
+    return inner if hasattr(inner, "focus_each") else None
+
+
 # --- the opponent: a table player or a search agent -----------------------------------------
 
 class TableOpponent:
@@ -180,7 +209,7 @@ class TableOpponent:
     def observe(self, state) -> None:
         pass
 
-    def particle_rows(self, params, bs, n, width) -> np.ndarray:
+    def particle_rows(self, params, bs, bw, n, width) -> np.ndarray:
         return np.zeros((0, 0))  # none: _update_belief asks the player at each particle
 
 
@@ -188,16 +217,26 @@ class AgentOpponent:
     """A search agent as the opponent: one :class:`~spycfr.search.agent.AgentGame` per game,
     the playouts played by ``rollout`` (a numba player)."""
 
-    def __init__(self, agent, rollout: Player) -> None:
+    def __init__(self, agent, rollout: Player, max_states: int | None = None,
+                 cache: dict | None = None) -> None:
         self.agent = agent
         self.rollout = player_args(rollout)
         self.args = self.rollout  # unused at the particles: particle_rows gives them
+        self.max_states = max_states
+        self.cache = {} if cache is None else cache
         self.view: Any = None
+        # one game's decisions with the particles' rows re-solved, those read from the
+        # cache, solves, decisions not exact, the largest belief mass left unvalued
+        self.decisions = self.cached = self.solves = self.approximate = 0
+        self.unvalued_mass = 0.0
 
     def game(self, seat: int) -> AgentOpponent:
         out = AgentOpponent.__new__(AgentOpponent)
-        out.agent, out.rollout, out.args = self.agent, self.rollout, self.args
+        out.__dict__.update(self.__dict__)
+        out.decisions = out.cached = out.solves = out.approximate = 0
+        out.unvalued_mass = 0.0
         out.view = self.agent.game(seat)
+        self.last = out  # the counters of the game played last
         return out
 
     def move(self, params, state, h, acts, k, probs) -> None:
@@ -206,15 +245,76 @@ class AgentOpponent:
     def observe(self, state) -> None:
         self.view.observe(state)
 
-    def particle_rows(self, params, bs, n, width) -> np.ndarray:
+    def particle_rows(self, params, bs, bw, n, width) -> np.ndarray:
         v = self.view
         t, s = v.sol.tree, v.s
         if t.kind[s] != v.seat:
             raise RuntimeError("the agent's subgame is not at its decision")
         q = t.row[s]
+        rows = v.sol.strategy[q]
+        if v.sol is not self.agent._plan and _focused(self.agent.values) is not None:
+            privates = _privates(params, np.int64(v.seat), bs, np.int64(n))
+            mass = np.bincount(privates, weights=bw[:n], minlength=self.agent.model.n[v.seat])
+            rows = self._particles_rows(mass)
         return _agent_rows(params, np.int64(v.seat), bs, np.int64(n), np.int64(s), t.pub,
-                           t.first, t.count, v.sol.strategy[q], t.row_kid[q], t.row_next[q],
+                           t.first, t.count, rows, t.row_kid[q], t.row_next[q],
                            t.row_count[q], np.int64(width), np.int64(SIGNAL_STEPS))
+
+    def _particles_rows(self, mass: np.ndarray) -> np.ndarray:
+        """The strategy rows at the agent's re-solve, each private state that LBR's belief
+        gives mass (``mass`` per state) as the agent holding it computes it (cached per
+        process: the same public state, states and opposing range give the same rows; the
+        agent's first move as P1 is the same situation in every game)."""
+        v = self.view
+        states = np.flatnonzero(mass > 0)
+        if self.max_states is not None:  # the heaviest states only (ties by index)
+            states = np.sort(states[np.argsort(-mass[states], kind="stable")[:self.max_states]])
+            self.unvalued_mass = max(self.unvalued_mass,
+                                     float(1.0 - mass[states].sum() / mass.sum()))
+        key = (v.sol.tree.pub[0].tobytes(), states.tobytes(), v.support.tobytes(), v.seat)
+        self.decisions += 1
+        if key not in self.cache:
+            if len(self.cache) >= CACHE_SIZE:
+                self.cache.pop(next(iter(self.cache)))
+            self.cache[key] = self._particles_solve(states)
+        else:
+            self.cached += 1
+        rows, exact = self.cache[key]
+        self.approximate += not exact
+        return rows
+
+    def _particles_solve(self, states: np.ndarray) -> tuple[np.ndarray, bool]:
+        """(the rows, whether exact): the agent's subgame re-solved from the private states
+        ``states`` (a range that says nothing of its actual cards) and what LBR can hold,
+        each state's leaf games its own (``Continuations.focus_each``), in as few solves
+        as the states' numbers of draws allow. Other states take the rows of those solves
+        (their leaves scored as the value function's fallback scores them). Not exact
+        where a state's games alone fit the value function's budget: the agent holding it
+        may then have played every pair, from a range of its own."""
+        v, vf = self.view, self.agent.values
+        inner = _focused(vf)
+        t, seat = v.sol.tree, v.seat
+        if v.s != 0:
+            raise RuntimeError("the agent is at a decision it did not re-solve")
+        own = np.zeros(self.agent.model.n[seat])
+        own[states] = 1.0
+        ranges = (own, v.support) if seat == 0 else (v.support, own)
+        out = np.zeros(v.sol.strategy[t.row[0]].shape)
+        todo, exact, first = list(states), True, True
+        while todo:
+            inner.focus_each(seat, todo, t)
+            sol = solve(t, ranges, self.agent.config.iterations, vf)
+            done = np.setdiff1d(todo, inner.deferred).astype(np.int64)
+            if first:  # every row, the states not valued too
+                out[:] = sol.strategy[t.row[0]]
+            out[done] = sol.strategy[t.row[0]][done]
+            one = np.zeros_like(own)
+            one[todo[0]] = 1.0
+            exact = (exact and set(done) <= set(inner.alone_over_budget)
+                     and inner.one_sided(t, (one, v.support) if seat == 0 else (v.support, one)))
+            todo, first = list(inner.deferred), False
+            self.solves += 1
+        return out, exact
 
 
 def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
@@ -250,7 +350,7 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
         else:
             view.move(params, cur, h, acts, k, probs)
             j = sample(probs, k, uniform(rng))
-            pre = view.particle_rows(params, bs, n, probs.shape[0])
+            pre = view.particle_rows(params, bs, bw, n, probs.shape[0])
         act = acts[j]
         obs = _observation(params, cur, act, np.int64(me))
         ns, nh, nw, n = _update_belief(params, np.int64(me), view.args, pre, obs, bs, bh, bw,
@@ -283,6 +383,7 @@ def table_games(game, strategy: Player, me: int, seed: int, first: int, count: i
 # --- a run of many games: tasks, the file of finished games, Dask ---------------------------
 
 _AGENTS: dict[str, tuple] = {}  # per process: run directory -> (agent, params, game)
+_CACHES: dict[str, dict] = {}  # per process: run directory -> the particles' re-solves
 
 
 def _agent_of(run_dir: str, progress: Note | None = None) -> tuple:
@@ -306,13 +407,19 @@ def agent_game_task(run_dir: str, settings: dict, me: int, g: int,
     are made once per process; its long solves told to ``progress`` in this process)."""
     agent, params, game = _agent_of(run_dir, progress)
     start = time.perf_counter()
-    opponent = AgentOpponent(agent, player_from(settings["opponent_rollout"], game))
+    opponent = AgentOpponent(agent, player_from(settings["opponent_rollout"], game),
+                             settings.get("particle_states"),
+                             _CACHES.setdefault(run_dir, {}))
     roll = player_args(player_from(settings["rollout"], game))
     seed = np.int64(settings["seed"]) + np.int64(me * SECOND_SEAT_SEED)
     payoff, largest, decisions = play_game(params, me, opponent, roll, settings["rollouts"],
                                            int(seed), g)
+    view = opponent.last
     return {"seat": me, "game": g, "payoff": payoff, "largest": largest,
-            "decisions": decisions, "seconds": time.perf_counter() - start}
+            "decisions": decisions, "seconds": time.perf_counter() - start,
+            "particle_decisions": view.decisions, "particle_cached": view.cached,
+            "particle_solves": view.solves, "approximate": view.approximate,
+            "unvalued_mass": view.unvalued_mass}
 
 
 def default_rollout(game) -> str:
@@ -374,7 +481,8 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     # the agent's configuration too: games against another agent (the directory remade with
     # other options) are not resumed
     settings = {"seed": seed, "rollouts": rollouts, "rollout": rollout,
-                "opponent_rollout": rollout, "agent": read_run(run_dir).record.get("agent")}
+                "opponent_rollout": rollout, "agent": read_run(run_dir).record.get("agent"),
+                "particles": PARTICLES}
     path = Path(run_dir) / GAMES_FILE
     done = _read_games(path, settings)
     if not path.exists():
@@ -406,10 +514,14 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
                   max(r["largest"] for r in every), sum(r["decisions"] for r in every),
                   "weighted by the agent's re-solved strategy (its probability of each move "
                   "for the particle's private state, at the public state where it "
-                  "re-solved)",
+                  "re-solved, as the agent holding that state computes it: "
+                  f"{PARTICLES})",
                   f"{rollout} for both seats afterwards: the agent cannot re-solve in "
                   "thousands of playouts")
     seconds = [r["seconds"] for r in every]
+    out.update(particle_decisions={k: sum(r.get(f"particle_{k}", 0) for r in every)
+                                   for k in ("decisions", "cached", "solves")},
+               approximate_decisions=sum(r.get("approximate", 0) for r in every))
     out.update(opponent="search agent", games_file=GAMES_FILE,
                seconds_per_game={"mean": float(np.mean(seconds)),
                                  "median": float(np.median(seconds))},

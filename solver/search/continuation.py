@@ -78,6 +78,11 @@ class Continuations:
         self._focus_rows: dict[bytes, np.ndarray] = {}
         self._balance_rows: dict[bytes, np.ndarray] = {}
         self.sample: np.ndarray = np.zeros(0, np.int64)  # the last focus's sampled rows
+        # focus_each: per private state, the rows it leads to at each leaf; after a solve,
+        # the states left to a later one and those a lone focus would value as here
+        self._units: list[tuple[int, dict[bytes, np.ndarray]]] = []
+        self.deferred: list[int] = []
+        self.alone_over_budget: list[int] = []
         self._ready = False
         self._live: tuple[np.ndarray, np.ndarray] = (np.zeros(0, int), np.zeros(0, int))
         self.games_played = 0  # rollouts played so far (all re-solves)
@@ -91,23 +96,36 @@ class Continuations:
         more rows drawn from it (balance: module notes). None: no focus."""
         self._focus = None if seat is None or private is None else (int(seat), int(private))
         self._focus_rows, self._balance_rows = {}, {}
+        self._units = []
         self.sample = np.zeros(0, np.int64)
         if self._focus is None or tree is None:
             return
         me, own = self._focus
         self.sample = self.balance_sample(own, tree.pub[0], weights)
-        sigma = np.zeros(tree.row_kid.shape)
-        passes.uniform(tree.kind, tree.row, tree.row_count, sigma)
-        reach = []
-        for rows in ([own], self.sample[self.sample != own]):
-            root = np.zeros(tree.game.n[me])
-            root[rows] = 1.0
-            reach.append(np.zeros((tree.size, root.size)))
-            passes.forward(me, *tree.seat_arrays(me), sigma, root, reach[-1])
+        reach = [_reached(tree, me, [own]), _reached(tree, me, self.sample[self.sample != own])]
         for n in tree.leaves:
             key = tree.pub[n].tobytes()
             self._focus_rows[key] = np.flatnonzero(reach[0][n] > 0)
             self._balance_rows[key] = np.flatnonzero((reach[1][n] > 0) & (reach[0][n] <= 0))
+
+    def focus_each(self, seat: int, privates, tree: Subtree) -> None:
+        """Value each of ``seat``'s private states ``privates`` in the next solve of ``tree``
+        as a :meth:`focus` on it alone would (no balance rows): the rows it leads to at each
+        leaf, with the draws per row that its own games' count gives. A row's games depend
+        only on the row, the leaf, the opposing range there and the seed, never on which
+        focus asked for them, so every state's rows get the values its own focus gives,
+        and over the budget (a one-sided solve: no opposing decision, each row's strategy
+        from its own leaf values) its strategy row is the one it would play holding those
+        cards. One number of draws per solve: states whose own count gives another are
+        left out (``deferred`` after the solve; focus on them in another). For a reader of
+        every private state's row, the local best response of spycfr.analysis.lbr_agent."""
+        privates = [int(i) for i in privates]
+        self.focus(seat, privates[0] if privates else None)
+        self._units = []
+        for i in privates:
+            reach = _reached(tree, seat, [i])
+            self._units.append((i, {tree.pub[n].tobytes(): np.flatnonzero(reach[n] > 0)
+                                    for n in tree.leaves}))
 
     def balance_sample(self, own: int, pub: np.ndarray, weights: np.ndarray | None
                        ) -> np.ndarray:
@@ -203,6 +221,9 @@ class Continuations:
         draws, seeds = rng.random(self.focus_samples), rng.integers(0, 2**31 - 1,
                                                                      self.focus_samples)
         pairs = np.array([(a, b) for a in self._own for b in self._opp], np.int64)
+        if self._units:
+            self._rows += self._each(pubs, (r0, r1), s, draws, seeds, pairs, k)
+            return
         # the actual cards first, with their own budget: the balance rows never change the
         # samples (nor so the values and the play) of the actual cards
         for rows_at, default, budget, floor in ((self._focus_rows, (own,), self.focus_budget, 8),
@@ -210,6 +231,35 @@ class Continuations:
             jobs = self._jobs(pubs, (r0, r1), s, rows_at, default, draws)
             if jobs:
                 self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
+
+    def _each(self, pubs, ranges, s, draws, seeds, pairs, k) -> list:
+        """The games of :meth:`focus_each`: every state's jobs at its own number of draws,
+        where a row it leads to is not wanted at another number by a state before it (such
+        states are ``deferred``); ``alone_over_budget``: the states whose games alone are
+        over the budget, so that a focus on them alone is valued as here (not every pair
+        played)."""
+        by_draws: dict[int, dict] = {}
+        draws_of: dict[tuple[int, int], int] = {}
+        self.deferred, self.alone_over_budget = [], []
+        live = (ranges[1 - s] > 0).sum(1)
+        for i, rows_at in self._units:
+            mine = self._jobs(pubs, ranges, s, rows_at, (), draws)
+            count = sum(int(rows_at.get(pubs[leaf].tobytes(), np.zeros(0)).size) * int(live[leaf])
+                        for leaf in range(pubs.shape[0])) * k * k * self.pair_samples
+            if count > self.budget:
+                self.alone_over_budget.append(i)
+            if not mine:
+                continue  # nothing to play: any number of draws values it alike
+            m = _draws(len(mine), pairs.shape[0], self.focus_budget, 8, draws.size)
+            if any(draws_of.get((leaf, row), m) != m for leaf, row, _ in mine):
+                self.deferred.append(i)
+                continue
+            for leaf, row, js in mine:
+                draws_of[(leaf, row)] = m
+                by_draws.setdefault(m, {})[(leaf, row)] = (leaf, row, js)
+        return [x for m, jobs in by_draws.items()
+                for x in self._roll(pubs, s, list(jobs.values()), pairs, self.focus_budget, 8,
+                                    seeds, m)]
 
     def _jobs(self, pubs, ranges, s, rows_at, default, draws) -> list:
         """(leaf, row, the opposing private states drawn) for the rows ``rows_at`` each leaf
@@ -225,12 +275,13 @@ class Continuations:
                 jobs.append((leaf, int(i), js))
         return jobs
 
-    def _roll(self, pubs, s, jobs, pairs, budget, floor, seeds) -> list:
+    def _roll(self, pubs, s, jobs, pairs, budget, floor, seeds, m: int | None = None) -> list:
         """Play ``jobs``' games (every pair of continuations, the first m draws each, m
-        within ``budget`` games and at least ``floor``): [(seat, leaf, row, means)]."""
+        within ``budget`` games and at least ``floor``, unless given): [(seat, leaf, row,
+        means)]."""
         reps = pairs.shape[0]
         # many rows (a placement: every one of them) share the budget
-        m = min(len(seeds), max(floor, budget // (len(jobs) * reps)))
+        m = _draws(len(jobs), reps, budget, floor, len(seeds)) if m is None else m
         leaf_a = np.repeat([lf for lf, _, _ in jobs], reps * m)
         mine_i = np.repeat([i for _, i, _ in jobs], reps * m)
         opp = np.concatenate([np.tile(js[:m], reps) for _, _, js in jobs])
@@ -253,6 +304,24 @@ class Continuations:
                       np.ascontiguousarray(seeds, np.int64), out)
         self.games_played += out.size
         return out
+
+
+def _draws(jobs: int, reps: int, budget: int, floor: int, cap: int) -> int:
+    """Draws per row when ``jobs`` rows of ``reps`` games each share ``budget`` games (at
+    least ``floor``, at most ``cap``)."""
+    return min(cap, max(floor, budget // (jobs * reps)))
+
+
+def _reached(tree: Subtree, seat: int, rows) -> np.ndarray:
+    """(nodes, n_seat): where ``seat``'s private states ``rows`` lead in ``tree`` (its
+    reach from them under uniform play: > 0 where a row can be)."""
+    sigma = np.zeros(tree.row_kid.shape)
+    passes.uniform(tree.kind, tree.row, tree.row_count, sigma)
+    root = np.zeros(tree.game.n[seat])
+    root[np.asarray(rows, np.int64)] = 1.0
+    out = np.zeros((tree.size, root.size))
+    passes.forward(seat, *tree.seat_arrays(seat), sigma, root, out)
+    return out
 
 
 def _robust(q: np.ndarray) -> np.ndarray:
