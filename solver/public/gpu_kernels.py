@@ -87,9 +87,9 @@ def backward_level(lo, hi, p, entry_node, node_player, node_prob, live_start, li
             values[e] = acc
         return
     if pl == p or pl == PRIVATE_CHANCE + p:
-        r = row_start[q] + e - live_start[p, q]
-        c0 = row_off[r]
-        c1 = row_off[r + 1]
+        row = row_start[q] + e - live_start[p, q]
+        c0 = row_off[row]
+        c1 = row_off[row + 1]
         if pl == p and mode == MODE_BEST:
             best = -math.inf
             for c in range(c0, c1):
