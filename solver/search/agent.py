@@ -30,12 +30,15 @@ from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.public import protocol as pp
 from spycfr.search.beliefs import step
+from spycfr.search.folding import solve
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
-from spycfr.search.resolve import Solution, fixed, solve
+from spycfr.search.resolve import Solution, fixed
 from spycfr.search.subgame import subgame
-from spycfr.search.tree import LEAF, GameModel
+from spycfr.search.tree import LEAF, GameModel, Subtree, build
 
 ALGORITHM = "re-solving"
+# the most public nodes of a subgame that reaches the end (Agent Hunter small: 2,308,847)
+WHOLE_MAX_NODES = 4_000_000
 # a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
 PROGRESS_AFTER = 5.0
 PROGRESS_AGAIN = 10.0
@@ -104,6 +107,7 @@ class SearchAgent:
         self._pub_of = pp.python_impl(self.params, "public_of_history")
         self._priv_of = pp.python_impl(self.params, "private_of_history")
         self._pub_current = pp.python_impl(self.params, "current_player")
+        self._max_depth = int(pp.python_impl(self.params, "max_depth")(self.params))
         self.progress = progress
         self._plan: Solution | None = None
         self.openings = None
@@ -119,7 +123,7 @@ class SearchAgent:
         """The solve of the first decision levels from the deal's prior (cached)."""
         if self._plan is None:
             self._say("solving the opening subgame (the first time compiles numba kernels)")
-            tree = subgame(self.model, self.model.root(), self.config.plan_depth)
+            tree = self.subgame(self.model.root(), self.config.plan_depth)
             if self.openings is None:
                 self._plan = self.solve("the opening subgame", tree, self.model.weights)
             else:
@@ -147,6 +151,16 @@ class SearchAgent:
                     strategy[q, i] = 0.0
                     strategy[q, i, :c] = w / w.sum()
         return strategy
+
+    def subgame(self, pub: np.ndarray, decisions: int) -> Subtree:
+        """The subgame the agent solves at ``pub``: ``decisions`` decision levels deep
+        (:func:`spycfr.search.subgame.subgame`); where no path has that many edges left, the
+        whole public subtree by the numba enumerator, terminals with their payoff matrices
+        (the Python builder took over 4 minutes for 200,000 nodes of Agent Hunter ``mini``:
+        the subgames of an agent with exact leaves)."""
+        if 0 <= self._max_depth <= decisions:
+            return build(self.model, pub, max_nodes=WHOLE_MAX_NODES)
+        return subgame(self.model, pub, decisions)
 
     def solve(self, what: str, tree, ranges, **gadget) -> Solution:
         """:func:`~spycfr.search.resolve.solve` with the agent's iterations and leaves, saying
@@ -346,7 +360,7 @@ class AgentGame:
             return
         opp = 1 - self.seat
         start = time.perf_counter()
-        tree = subgame(a.model, self.pub, a.config.depth)
+        tree = a.subgame(self.pub, a.config.depth)
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
         if hasattr(a.values, "focus"):  # leaf values that spend their effort on our cards
             a.values.focus(None if self.own is None else self.seat, self.own, tree, self.mine)
@@ -478,7 +492,6 @@ def agent_exploitability(agent: SearchAgent, progress: Callable[[str], None] | N
 
     from spycfr.search import passes
     from spycfr.search.resolve import best_response_value
-    from spycfr.search.tree import build
 
     full = build(agent.model)
     size = np.ones(full.size, np.int64)  # nodes in each node's subtree (children follow parents)
@@ -501,9 +514,11 @@ def agent_exploitability(agent: SearchAgent, progress: Callable[[str], None] | N
             if progress is not None and time.perf_counter() >= due:
                 spent = time.perf_counter() - start
                 share = (seat * full.size + walked) / (2 * full.size)
+                left = (f"about {spent * (1 - share) / share:.0f} s to go" if share >= 0.01
+                        else "the time left is estimated from 1% of the walk")
                 progress(f"the agent as P{seat + 1}: {walked / full.size:.1%} of "
                          f"{full.size:,} public nodes walked, {solves:,} re-solves, {spent:.0f} "
-                         f"s, about {spent * (1 - share) / share:.0f} s to go")
+                         f"s, {left}")
                 due = time.perf_counter() + PROGRESS_AGAIN
             t, s = g.sol.tree, g.s
             if full.kind[f] == seat:

@@ -38,6 +38,7 @@ class ScoredNow:
     """Leaf values of the game ended at the leaf (the game's ``scored_now`` hook)."""
 
     name = "scored-now"
+    linear = True  # a zero-sum matrix times the other seat's range (spycfr.search.folding)
 
     def __init__(self, game: GameModel, scored_now) -> None:
         self.game, self.scored_now = game, scored_now
