@@ -86,8 +86,11 @@ def folded(tree: Subtree, value_function: ValueFunction | None) -> Subtree | Non
 def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
           value_function: ValueFunction | None = None, **options) -> Solution:
     """:func:`spycfr.search.resolve.solve`, on the folded tree where it can be folded (the
-    solution then names ``tree``, its leaves still LEAF)."""
+    solution then names ``tree``, its leaves still LEAF). With a ``progress`` callback the
+    iterations stay a Python loop over the numba passes, so that it hears of each one."""
     flat = folded(tree, value_function)
     if flat is None:
         return resolve.solve(tree, ranges, iterations, value_function, **options)
-    return replace(resolve.solve(flat, ranges, iterations, None, **options), tree=tree)
+    in_numba = options.pop("in_numba", True) and options.get("progress") is None
+    return replace(resolve.solve(flat, ranges, iterations, None, in_numba=in_numba, **options),
+                   tree=tree)
