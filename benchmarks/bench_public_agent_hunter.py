@@ -4,12 +4,15 @@ solve times), one process, both trees measured side by side.
     python benchmarks/bench_public_agent_hunter.py sizes 3/2/1/2 3/2/1/4 4/2/1/4 5/2/1/4
     python benchmarks/bench_public_agent_hunter.py iter 3/2/1/4 20
     python benchmarks/bench_public_agent_hunter.py scale 10/3/0/2 1e-3 pdcfr+ 20
+    python benchmarks/bench_public_agent_hunter.py target 5/2/1/4 pdcfr+ 1200 [--history]
+    python benchmarks/bench_public_agent_hunter.py fits 10/3/0/3 24
 
-Variants are cards/houses/decoys/max_turns (decoy rule any, payoff win). For each: the public
-tree's nodes, those some pair of private states reaches ("live": the public KNOW sets prune
-most dead labels, not all), the dense range entries (nodes x (n0 + n1)), the live range
-entries (sum over live nodes of the private states each seat can hold there), and the
-history tree's nodes (enumerated when --history-max allows, else the playout estimate).
+Variants are cards/houses/decoys/max_turns (decoy rule any, payoff win). ``sizes``: the
+engine's count of the public tree (nodes, the dense range entries nodes x (n0 + n1), the
+live range entries: those of the private states each seat can hold there, rows, terminal
+pairs) and the history tree's nodes (enumerated up to 6e6, else the playout estimate).
+``fits``: whether the public tree and a pdcfr+ solver fit a memory size, counted until the
+live range entries alone pass it (a bounded count of a tree too large to finish).
 """
 
 from __future__ import annotations
@@ -18,84 +21,11 @@ import sys
 import time
 
 import numpy as np
-from numba import njit
 
 from spycfr.engine.playout import estimate_nodes
 from spycfr.games.agent_hunter import make_variant
 from spycfr.public import protocol as pp
-
-
-@njit(cache=True)
-def count_public(params, live_only):
-    """[nodes, live nodes, sum of live private states (seat 0, seat 1), live decisions,
-    live terminals]: a depth-first walk carrying each seat's support (the private states
-    that the public history allows), so dead subtrees are counted but not entered when
-    ``live_only``."""
-    depth = pp.max_depth(params) + 1
-    a_max = pp.max_actions(params)
-    pa_max = pp.max_private_actions(params)
-    n = (pp.num_private(params, 0), pp.num_private(params, 1))
-    nm = max(n[0], n[1])
-    root = pp.initial_state(params)
-    cap = depth * a_max + 1
-    stack = np.empty((cap, root.shape[0]), root.dtype)
-    sup = np.zeros((cap, 2, nm), np.bool_)
-    w = np.zeros(nm)
-    for seat in range(2):
-        pp.initial_weights(params, seat, w[:n[seat]])
-        sup[0, seat, :n[seat]] = w[:n[seat]] > 0
-    stack[0] = root
-    sp = 1
-    c = np.zeros(6, np.int64)
-    labels = np.empty(a_max, np.int32)
-    probs = np.empty(a_max)
-    kids = np.empty(pa_max, np.int64)
-    nexts = np.empty(pa_max, np.int64)
-    mask = np.empty(nm)
-    pub = root.copy()
-    s = np.zeros((2, nm), np.bool_)
-    while sp > 0:
-        sp -= 1
-        pub[:] = stack[sp]
-        s[:, :] = sup[sp]
-        c[0] += 1
-        a = s[0].sum()
-        b = s[1].sum()
-        if a == 0 or b == 0:
-            if live_only:
-                continue
-        else:
-            c[1] += 1
-            c[2] += a
-            c[3] += b
-        kind = pp.current_player(pub, params)
-        if kind == pp.TERMINAL:
-            c[5] += a > 0 and b > 0
-            continue
-        if kind == pp.CHANCE:
-            k = pp.chance_outcomes(pub, params, labels, probs)
-            for o in range(k):
-                pp.apply_action(pub, params, labels[o], stack[sp])
-                for seat in range(2):
-                    pp.chance_mask(pub, params, labels[o], seat, mask[:n[seat]])
-                    for i in range(n[seat]):
-                        sup[sp, seat, i] = s[seat, i] and mask[i] > 0
-                sp += 1
-            continue
-        c[4] += a > 0 and b > 0
-        k = pp.legal_actions(pub, params, labels)
-        base = sp
-        for o in range(k):
-            pp.apply_action(pub, params, labels[o], stack[sp])
-            sup[sp, 1 - kind] = s[1 - kind]
-            sup[sp, kind] = False
-            sp += 1
-        for i in range(n[kind]):
-            if s[kind, i]:
-                m = pp.private_actions(pub, params, i, k, kids, nexts)
-                for e in range(m):
-                    sup[base + kids[e], kind, nexts[e]] = True
-    return c
+from spycfr.public.enumerate import ENT0, ENT1, NODES, PAIRS, ROWS, public_size
 
 
 def _variant(spec: str):
@@ -104,14 +34,15 @@ def _variant(spec: str):
 
 
 def sizes(specs: list[str], history_max: float) -> None:
-    print("variant | public nodes | live | private states | dense range entries | "
-          "live range entries | history nodes | history / live public")
+    print("variant | public nodes | private states | dense range entries | live range entries "
+          "| rows | terminal pairs | history nodes | history nodes / live entry")
     for spec in specs:
         v = _variant(spec)
         params = v.to_params()
         t0 = time.perf_counter()
-        c = count_public(params, True)
+        acc = public_size(params)
         secs = time.perf_counter() - t0
+        nodes, entries = int(acc[NODES]), int(acc[ENT0] + acc[ENT1])
         n = int(pp.python_impl(params, "num_private")(params, 0))
         est = estimate_nodes(params, samples=20000)
         if est <= history_max:
@@ -121,8 +52,9 @@ def sizes(specs: list[str], history_max: float) -> None:
             hist, how = build_tree(AgentHunterGame(v)).num_nodes, ""
         else:
             hist, how = est, " (estimate)"
-        print(f"{spec} | {c[0]:,} | {c[1]:,} | {n} | {c[0] * 2 * n:,} | {c[2] + c[3]:,} | "
-              f"{hist:,.0f}{how} | {hist / c[1]:.1f} ({secs:.1f}s)", flush=True)
+        print(f"{spec} | {nodes:,} | {n} | {nodes * 2 * n:,} | {entries:,} | "
+              f"{int(acc[ROWS]):,} | {int(acc[PAIRS]):,} | {hist:,.0f}{how} | "
+              f"{hist / entries:.2f} ({secs:.1f}s)", flush=True)
 
 
 def per_iteration(spec: str, iterations: int) -> None:
@@ -149,6 +81,121 @@ def per_iteration(spec: str, iterations: int) -> None:
           f"(public nodes {public.num_nodes:,}, live range entries {public.range_entries:,}, "
           f"rows {public.num_rows:,}; history nodes "
           f"{history.num_nodes:,})")
+
+
+def _cpu_per_iteration(solver, iterations: int) -> float:
+    t0 = time.process_time()
+    solver.iterate(iterations)
+    return (time.process_time() - t0) / iterations
+
+
+def _to_targets(name: str, solver, targets: list[float], cap: float) -> None:
+    """Iterate ``solver`` until its exact exploitability is at most each target in turn
+    (checked after 1, 2, ... iterations, growing by 10%), or ``cap`` seconds of iterations:
+    CPU seconds (``time.process_time``, fair on a loaded machine; one thread, so the wall
+    time of an idle one), iterations only."""
+    spent, done, check = 0.0, 0, 1
+    left = sorted(targets, reverse=True)
+    while left and spent < cap:
+        t0 = time.process_time()
+        solver.iterate(check - done)
+        spent += time.process_time() - t0
+        done = check
+        t0 = time.process_time()
+        expl = solver.exploitability()
+        print(f"  {name}: {done} iterations, {spent:.1f} CPU s ({spent / done:.2f} s/it), "
+              f"exploitability {expl:.3g} (check {time.process_time() - t0:.1f} s)",
+              flush=True)
+        while left and expl <= left[0]:
+            print(f"  {name}: to {left.pop(0):g} in {spent:.1f} CPU s, {done} iterations",
+                  flush=True)
+        check = max(check + 1, int(check * 1.1))
+    for target in left:
+        print(f"  {name}: {target:g} not reached in {spent:.1f} CPU s ({done} iterations)",
+              flush=True)
+
+
+def target(spec: str, algorithm: str, cap: float, history: bool) -> None:
+    """One process: the public tree (terminal blocks where the engine makes them), CPU per
+    iteration against the same tree with the game's hook at every terminal (3 rounds of 2,
+    after a warm-up), then time to 1e-3 and 1e-4 (at most ``cap`` seconds of iterations);
+    with ``history`` the same on the history tree afterwards."""
+    import dataclasses
+
+    from spycfr.cfr import CFRSolver
+    from spycfr.games import build_tree
+    from spycfr.games.agent_hunter import AgentHunterGame
+    from spycfr.memory import peak_rss_bytes
+    from spycfr.public.enumerate import build_public_tree
+    from spycfr.public.solver import PublicCFRSolver
+
+    game = AgentHunterGame(_variant(spec))
+    print("(numba compiles the engines on a first run: minutes)", flush=True)
+    public = build_public_tree(game)
+    blocks = int(np.count_nonzero(public.term_index >= 0))
+    terminals = int(np.count_nonzero(public.node_player == pp.TERMINAL))
+    print(f"{spec}: public tree built in {public.build_seconds:.1f} s (wall): "
+          f"{public.num_nodes:,} "
+          f"nodes, {public.range_entries:,} live range entries, {public.num_rows:,} rows, "
+          f"{blocks:,} of {terminals:,} terminals as blocks ({public.term_vals.shape[0]:,} "
+          f"pairs), {public.nbytes / 2**30:.2f} GiB", flush=True)
+    hooks = dataclasses.replace(public, term_index=np.full(public.num_nodes, -1, np.int64),
+                                term_vals=np.zeros(0))
+    pair = (PublicCFRSolver(public, algorithm), PublicCFRSolver(hooks, algorithm))
+    for s in pair:
+        s.iterate(1)
+    print(f"  after 1 iteration: exploitability {pair[0].exploitability():.12g} (blocks), "
+          f"{pair[1].exploitability():.12g} (hooks)", flush=True)
+    for rnd in range(3):
+        b, h = (_cpu_per_iteration(s, 2) for s in pair)
+        print(f"  round {rnd + 1}: CPU s per {algorithm} iteration: blocks {b:.3f}, hooks "
+              f"{h:.3f} ({h / b:.2f}x)", flush=True)
+    del pair, hooks
+    _to_targets("public", PublicCFRSolver(public, algorithm), [1e-3, 1e-4], cap)
+    print(f"  peak RSS {peak_rss_bytes() / 2**30:.2f} GiB", flush=True)
+    if history:
+        del public
+        t0 = time.perf_counter()
+        tree = build_tree(game)
+        print(f"{spec}: history tree built in {time.perf_counter() - t0:.1f} s (wall): "
+              f"{tree.num_nodes:,} nodes", flush=True)
+        _to_targets("history", CFRSolver(tree, algorithm), [1e-3, 1e-4], cap)
+        print(f"  peak RSS {peak_rss_bytes() / 2**30:.2f} GiB", flush=True)
+
+
+def fits(spec: str, gib: float) -> None:
+    """Count the public tree until its live range entries, at the tree's and a solver's
+    bytes per entry (LIVE_BYTES + RANGE_BYTES), pass ``gib``: then neither fits, whatever
+    the rest; else the count's totals and tree_bytes + pdcfr+'s solver_bytes."""
+    from spycfr.public.enumerate import CELLS, count_public, tree_bytes
+    from spycfr.public.tree import LIVE_BYTES, RANGE_BYTES, solver_bytes
+
+    params = _variant(spec).to_params()
+    cap = int(gib * 2**30) // (LIVE_BYTES + RANGE_BYTES)
+    print(f"{spec}: counting up to {cap:,} live range entries ({gib:g} GiB at "
+          f"{LIVE_BYTES + RANGE_BYTES} B each)", flush=True)
+    count_public(params, max_nodes=1)  # numba compiles the count: not timed
+    t0 = time.perf_counter()
+    last = [t0]
+
+    def note(nodes: int, entries: int) -> None:
+        if time.perf_counter() - last[0] >= 60:
+            last[0] = time.perf_counter()
+            print(f"  {time.perf_counter() - t0:.0f} s: {nodes:,} nodes, {entries:,} live "
+                  "range entries", flush=True)
+
+    status, acc = count_public(params, max_entries=cap, note=note)
+    secs = time.perf_counter() - t0
+    nodes, entries = int(acc[NODES]), int(acc[ENT0] + acc[ENT1])
+    if entries > cap:
+        print(f"{spec}: does not fit {gib:g} GiB: more than {cap:,} live range entries "
+              f"(counted {nodes:,} nodes, {int(acc[ROWS]):,} rows, {int(acc[CELLS]):,} cells, "
+              f"{int(acc[PAIRS]):,} terminal pairs by then) in {secs:.0f} s", flush=True)
+        return
+    need = tree_bytes(params, acc) + solver_bytes(entries, int(acc[CELLS]), True)
+    print(f"{spec} (status {status}): {nodes:,} nodes, {entries:,} live range entries, "
+          f"{int(acc[ROWS]):,} rows, {int(acc[CELLS]):,} cells, {int(acc[PAIRS]):,} terminal "
+          f"pairs; tree and pdcfr+ need {need / 2**30:.2f} GiB ({secs:.0f} s)", flush=True)
 
 
 def scale(spec: str, target: float, algorithm: str, memory_gib: float) -> None:
@@ -197,7 +244,11 @@ if __name__ == "__main__":
         sizes(rest, hmax)
     elif what == "iter":
         per_iteration(rest[0], int(rest[1]) if len(rest) > 1 else 20)
+    elif what == "target":
+        target(rest[0], rest[1], float(rest[2]), "--history" in rest)
+    elif what == "fits":
+        fits(rest[0], float(rest[1]))
     elif what == "scale":
         scale(rest[0], float(rest[1]), rest[2], float(rest[3]))
     else:
-        raise SystemExit(f"error: unknown benchmark {what!r}: sizes, iter or scale")
+        raise SystemExit(f"error: unknown benchmark {what!r}: sizes, iter, target, fits or scale")

@@ -31,31 +31,16 @@ from spycfr.public.solver import PublicCFRSolver, _tree_args
 
 @njit(cache=True)
 def terminal_blocks(node_player, live_start, term_index, term_vals, reach, values, p):
-    """The backward pass's terminal blocks alone (kernels.backward_values' loop)."""
+    """The backward pass's terminal blocks alone (kernels.terminal_block, as
+    kernels.backward_values runs it)."""
     for q in range(node_player.shape[0] - 1, -1, -1):
         t = term_index[q]
         if node_player[q] != TERMINAL or t < 0:
             continue
         lo0 = live_start[0, q]
-        l0 = live_start[0, q + 1] - lo0
         lo1 = live_start[1, q]
-        l1 = live_start[1, q + 1] - lo1
-        if p == 0:
-            for x in range(l0):
-                acc = 0.0
-                b = t + x * l1
-                for y in range(l1):
-                    acc += term_vals[b + y] * reach[lo1 + y]
-                values[lo0 + x] = acc
-        else:
-            for y in range(l1):
-                values[lo1 + y] = 0.0
-            for x in range(l0):
-                r = reach[lo0 + x]
-                if r != 0.0:
-                    b = t + x * l1
-                    for y in range(l1):
-                        values[lo1 + y] -= term_vals[b + y] * r
+        kernels.terminal_block(term_vals, t, reach, values, lo0, live_start[0, q + 1] - lo0,
+                               lo1, live_start[1, q + 1] - lo1, p)
 
 
 def cpu_ms(f, reps: int) -> float:
@@ -90,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     def forward():
         for seat in (0, 1):
             kernels.forward_range(p.node_player, p.first_child, p.num_children, p.live_start,
-                                  p.live_priv, p.live_up, p.live_mask, p.row_start, p.row_num,
+                                  p.live_priv, p.live_up, p.live_mask, p.row_start, p.row_off,
                                   p.row_entry, p.ent_to, p.ent_prob, p.weights, solver.sigma,
                                   reach, seat)
 

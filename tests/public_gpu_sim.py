@@ -35,7 +35,7 @@ def identical(a: dict, b: dict) -> bool:
 
 def main() -> None:
     try:
-        from spycfr.public.gpu import GPUPublicSolver, gpu_unavailable
+        from spycfr.public.gpu import GPUPublicSolver, ensure_terminal_blocks, gpu_unavailable
     except ImportError as exc:
         print(json.dumps({"skip": f"numba.cuda cannot be imported: {exc}"}))
         return
@@ -54,6 +54,7 @@ def main() -> None:
         if key not in trees:
             g = make_game(game, preset, {})
             trees[key] = build_public_tree(g, params=solver_params(g))
+            ensure_terminal_blocks(trees[key])  # the hook games' large terminals too
         tree = trees[key]
         cpu = PublicCFRSolver(tree, algorithm, alternating=alternating)
         gpu = GPUPublicSolver(tree, algorithm, alternating=alternating)

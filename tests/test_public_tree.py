@@ -212,3 +212,56 @@ def test_the_count_goes_on_in_steps_and_stops_at_its_caps(monkeypatch):
     assert pe.public_size(params, max_entries=t.range_entries) is not None
     assert pe.public_size(params, max_entries=t.range_entries - 1) is None
     assert pe.public_size(params, max_nodes=t.num_nodes - 1) is None
+
+
+def test_terminals_take_blocks_or_the_hook_alike(monkeypatch):
+    """A terminal gets a precomputed block up to terminal_block_max live pairs (n0 + n1 with
+    Agent Hunter's hook), else the hook runs at every pass; the count sizes exactly the
+    blocks made, and a tree of mixed terminals has the values of all blocks and of all
+    hooks."""
+    from spycfr.public import enumerate as pe
+
+    game = make_game("agent-hunter", "tiny")
+    params = get_plugin("agent-hunter").numba_params(game.variant_obj)
+    assert pe.terminal_block_max(params) == 7 + 7  # private states a seat
+    trees = {}
+    for name, block_max in (("mixed", 2), ("blocks", pe.NO_BLOCK_MAX), ("hooks", -1)):
+        monkeypatch.setattr(pe, "terminal_block_max", lambda params, m=block_max: m)
+        trees[name] = t = build_public_tree(game)
+        acc = pe.public_size(params)
+        assert acc[pe.BLOCK_PAIRS] == t.term_vals.shape[0]
+        pairs = np.diff(t.live_start[0])[t.term_index >= 0] @ np.diff(
+            t.live_start[1])[t.term_index >= 0]
+        assert pairs == t.term_vals.shape[0]
+    blocked = [int(np.count_nonzero(t.term_index >= 0)) for t in trees.values()]
+    assert 0 < blocked[0] < blocked[1] and blocked[2] == 0
+    t = trees["blocks"]
+    row = np.repeat(np.arange(t.num_rows), t.row_num)
+    sigma = np.random.default_rng(3).random(t.num_cells) + 0.1  # a strategy, not uniform
+    sigma /= np.bincount(row, sigma)[row]
+    for best in (False, True):
+        v = [profile_values(t, sigma, best) for t in trees.values()]
+        assert np.allclose(v[0], v[1], rtol=0, atol=1e-12)
+        assert np.allclose(v[2], v[1], rtol=0, atol=1e-12)
+
+
+def test_a_tree_beyond_the_memory_limit_is_refused_after_a_bounded_count(monkeypatch):
+    """Under a budget the count stops once the live range entries alone pass it: a
+    one-line refusal naming how far it counted, before anything is allocated."""
+    from spycfr.memory import MemoryBudget, MemoryLimitError, rss_bytes
+    from spycfr.public import enumerate as pe
+
+    t = _tree("leduc")
+    stops = []
+    real = pe.count_public
+
+    def count(params, max_nodes=pe.DEFAULT_MAX_NODES, max_entries=None, note=None):
+        stops.append(max_entries)
+        return real(params, max_nodes, max_entries, note)
+
+    monkeypatch.setattr(pe, "count_public", count)
+    limit = rss_bytes() + 100 * pe.LIVE_BYTES  # room for 100 entries: Leduc has 4,680
+    with pytest.raises(MemoryLimitError, match=r"at least \d+ live range entries") as err:
+        build_public_tree(make_game("leduc"), budget=MemoryBudget(limit))
+    assert len(str(err.value).splitlines()) == 1
+    assert len(stops) == 1 and 0 < stops[0] <= 100 < t.range_entries

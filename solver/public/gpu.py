@@ -53,11 +53,11 @@ def has_terminal_blocks(tree: PublicTree) -> bool:
 
 def ensure_terminal_blocks(tree: PublicTree, budget: MemoryBudget | None = None) -> None:
     """Precompute the terminal blocks of a tree built with the game's terminal hook instead
-    (too large for the CPU engine's cap), in place: the CPU engine then reads them too, so
+    (for some or all of its terminals), in place: the CPU engine then reads them too, so
     the two devices agree bit for bit."""
     if has_terminal_blocks(tree):
         return
-    from spycfr.public.enumerate import _terminal_blocks
+    from spycfr.public.enumerate import NO_BLOCK_MAX, _terminal_blocks
 
     pairs = terminal_pairs(tree)
     if budget is not None:
@@ -66,7 +66,8 @@ def ensure_terminal_blocks(tree: PublicTree, budget: MemoryBudget | None = None)
     term_index = np.full(tree.num_nodes, -1, np.int64)
     term_vals = np.zeros(pairs)
     _terminal_blocks(tree.params, tree.pub_states, tree.node_player, tree.live_start,
-                     tree.live_priv, tree.compat, tree.inv_z, term_index, term_vals)
+                     tree.live_priv, tree.compat, tree.inv_z, NO_BLOCK_MAX, term_index,
+                     term_vals)
     tree.term_index, tree.term_vals = term_index, term_vals
 
 

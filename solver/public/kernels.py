@@ -59,6 +59,29 @@ def forward_range(node_player, first_child, num_children, live_start, live_priv,
                 reach[e] = reach[live_up[e]] * live_mask[e]
 
 
+@njit(cache=True, inline="always")
+def terminal_block(term_vals, t, reach, values, lo0, l0, lo1, l1, p):
+    """p's values at a terminal from its block (``term_vals[t + x * l1 + y]``: seat 0's
+    payoff / Z at live pair (x, y)) and the other seat's reach. Inlined (numba IR): a
+    called helper would reference-count its array arguments at every terminal."""
+    if p == 0:
+        for x in range(l0):
+            acc = 0.0
+            b = t + x * l1
+            for y in range(l1):
+                acc += term_vals[b + y] * reach[lo1 + y]
+            values[lo0 + x] = acc
+    else:
+        for y in range(l1):
+            values[lo1 + y] = 0.0
+        for x in range(l0):
+            r = reach[lo0 + x]
+            if r != 0.0:
+                b = t + x * l1
+                for y in range(l1):
+                    values[lo1 + y] -= term_vals[b + y] * r
+
+
 @njit(cache=True)
 def backward_values(params, pub_states, node_player, first_child, num_children, child_prob,
                     live_start, live_priv, live_up, live_mask, row_start, row_off, row_entry,
@@ -76,30 +99,13 @@ def backward_values(params, pub_states, node_player, first_child, num_children, 
         lo = live_start[p, q]
         hi = live_start[p, q + 1]
         if pl == P.TERMINAL:
-            # Written out, not a helper: numba would reference-count every array argument of
-            # a helper at every terminal.
             lo0 = live_start[0, q]
             l0 = live_start[0, q + 1] - lo0
             lo1 = live_start[1, q]
             l1 = live_start[1, q + 1] - lo1
             t = term_index[q]
             if t >= 0:  # a block over the live pairs: compatibility and 1/Z folded in
-                if p == 0:
-                    for x in range(l0):
-                        acc = 0.0
-                        b = t + x * l1
-                        for y in range(l1):
-                            acc += term_vals[b + y] * reach[lo1 + y]
-                        values[lo0 + x] = acc
-                else:
-                    for y in range(l1):
-                        values[lo1 + y] = 0.0
-                    for x in range(l0):
-                        r = reach[lo0 + x]
-                        if r != 0.0:
-                            b = t + x * l1
-                            for y in range(l1):
-                                values[lo1 + y] -= term_vals[b + y] * r
+                terminal_block(term_vals, t, reach, values, lo0, l0, lo1, l1, p)
                 continue
             # The game's hook on dense vectors (opp is zero outside the live entries).
             ol = live_start[o, q]

@@ -38,6 +38,7 @@ Optional: ``private_actions``, ``max_private_actions``, ``private_chance``,
 
 from __future__ import annotations
 
+from numba import njit
 from numba.core import types
 from numba.extending import overload
 
@@ -63,6 +64,13 @@ def register(params_class: type, **impls) -> None:
         raise TypeError(f"public protocol of {params_class.__name__}: missing {missing}, "
                         f"unknown {unknown}")
     _REGISTRY[params_class] = dict(impls)
+
+
+@njit(cache=True)
+def uniform_weights(params, seat, out):
+    """``initial_weights`` of a deal that gives every private state of the seat (``out``,
+    one entry each) the same weight: Kuhn's, Leduc's, liar's dice's."""
+    out[:] = 1.0 / out.shape[0]
 
 
 def has_public(params) -> bool:

@@ -11,18 +11,12 @@ from numba import njit
 
 from spycfr.games.kuhn import rules
 from spycfr.games.kuhn.rules import BETS, CARD0, NBETS, KuhnParams
-from spycfr.public.protocol import TERMINAL, register
+from spycfr.public.protocol import TERMINAL, register, uniform_weights
 
 
 @njit(cache=True)
 def num_private(params, seat):
     return params.cards
-
-
-@njit(cache=True)
-def initial_weights(params, seat, out):
-    for i in range(params.cards):
-        out[i] = 1.0 / params.cards
 
 
 @njit(cache=True)
@@ -88,7 +82,7 @@ def private_of_history(state, params, seat):
 
 
 register(
-    KuhnParams, num_private=num_private, initial_weights=initial_weights,
+    KuhnParams, num_private=num_private, initial_weights=uniform_weights,
     compatible=compatible, initial_state=initial_state, current_player=current_player,
     legal_actions=rules.legal_actions, chance_outcomes=chance_outcomes,
     apply_action=apply_action, terminal_payoff=terminal_payoff,

@@ -28,7 +28,7 @@ from spycfr.games.leduc.rules import (
     REMAINING,
     LeducParams,
 )
-from spycfr.public.protocol import register
+from spycfr.public.protocol import register, uniform_weights
 
 FULL_DECK = (1 << NUM_CARDS) - 1
 
@@ -36,12 +36,6 @@ FULL_DECK = (1 << NUM_CARDS) - 1
 @njit(cache=True)
 def num_private(params, seat):
     return np.int64(NUM_CARDS)
-
-
-@njit(cache=True)
-def initial_weights(params, seat, out):
-    for i in range(NUM_CARDS):
-        out[i] = 1.0 / NUM_CARDS
 
 
 @njit(cache=True)
@@ -97,11 +91,11 @@ def _rank(board, card):
 
 
 @njit(cache=True)
-def terminal_payoff(pub, params, i, j):
+def _payoff(pub, r0, r1):
+    """Seat 0's payoff: a fold loses the folder's ante, a showdown the weaker hand's (hands
+    of strength r0 and r1; both models)."""
     if pub[REMAINING] == 1:
         return float(pub[ANTE + 1]) if pub[FOLDED + 1] else -float(pub[ANTE])
-    r0 = _rank(pub[PUBLIC], i)
-    r1 = _rank(pub[PUBLIC], j)
     if r0 > r1:
         return float(pub[ANTE + 1])
     if r1 > r0:
@@ -109,8 +103,13 @@ def terminal_payoff(pub, params, i, j):
     return 0.0
 
 
+@njit(cache=True)
+def terminal_payoff(pub, params, i, j):
+    return _payoff(pub, _rank(pub[PUBLIC], i), _rank(pub[PUBLIC], j))
+
+
 register(
-    LeducParams, num_private=num_private, initial_weights=initial_weights,
+    LeducParams, num_private=num_private, initial_weights=uniform_weights,
     compatible=compatible, initial_state=initial_state, current_player=rules.current_player,
     legal_actions=rules.legal_actions, chance_outcomes=chance_outcomes,
     chance_mask=chance_mask, apply_action=rules.apply_action, terminal_payoff=terminal_payoff,
@@ -145,12 +144,6 @@ class LeducRankParams(NamedTuple):
 @njit(cache=True)
 def rank_num_private(params, seat):
     return np.int64(NUM_RANKS)
-
-
-@njit(cache=True)
-def rank_initial_weights(params, seat, out):
-    for i in range(NUM_RANKS):
-        out[i] = 1.0 / NUM_RANKS
 
 
 @njit(cache=True)
@@ -212,15 +205,7 @@ def rank_terminal_payoff(pub, params, i, j):
     board = pub[PUBLIC]
     if board >= 0 and i == board and j == board:
         return 0.0  # both of the board's rank in hand: impossible (see above)
-    if pub[REMAINING] == 1:
-        return float(pub[ANTE + 1]) if pub[FOLDED + 1] else -float(pub[ANTE])
-    r0 = _rank_strength(board, i)
-    r1 = _rank_strength(board, j)
-    if r0 > r1:
-        return float(pub[ANTE + 1])
-    if r1 > r0:
-        return -float(pub[ANTE])
-    return 0.0
+    return _payoff(pub, _rank_strength(board, i), _rank_strength(board, j))
 
 
 # The history rules are Leduc's (mapping a strategy onto the history tree walks them).
@@ -232,7 +217,7 @@ history_protocol.register(
     max_actions=rules.max_actions, max_depth=rules.max_depth,
 )
 register(
-    LeducRankParams, num_private=rank_num_private, initial_weights=rank_initial_weights,
+    LeducRankParams, num_private=rank_num_private, initial_weights=uniform_weights,
     compatible=rank_compatible, initial_state=rank_initial_state,
     current_player=rules.current_player, legal_actions=rules.legal_actions,
     chance_outcomes=rank_chance_outcomes, chance_mask=rank_chance_mask,

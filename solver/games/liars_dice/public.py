@@ -11,18 +11,12 @@ from numba import njit
 
 from spycfr.games.liars_dice import rules
 from spycfr.games.liars_dice.rules import CALLER, DIE0, LAST, SIDES, LiarsDiceParams
-from spycfr.public.protocol import register
+from spycfr.public.protocol import register, uniform_weights
 
 
 @njit(cache=True)
 def num_private(params, seat):
     return np.int64(SIDES)
-
-
-@njit(cache=True)
-def initial_weights(params, seat, out):
-    for i in range(SIDES):
-        out[i] = 1.0 / SIDES
 
 
 @njit(cache=True)
@@ -68,7 +62,7 @@ def max_depth(params):
 
 
 register(
-    LiarsDiceParams, num_private=num_private, initial_weights=initial_weights,
+    LiarsDiceParams, num_private=num_private, initial_weights=uniform_weights,
     initial_state=initial_state, current_player=rules.current_player,
     legal_actions=rules.legal_actions, chance_outcomes=chance_outcomes,
     apply_action=rules.apply_action, terminal_payoff=terminal_payoff,
