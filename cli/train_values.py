@@ -32,6 +32,9 @@ def _positive(name: str, value: int | float, allow_zero: bool = False) -> None:
               help="Public edges per stage.")
 @click.option("--iterations", type=int, default=300, show_default=True,
               help="CFR+ iterations per situation's solve.")
+@click.option("--internal", type=int, default=32, show_default=True,
+              help="Public nodes below each solve's root kept as situations too (their "
+                   "ranges the solve's reaches there; 0: the root only).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--batch", type=int, default=16, show_default=True,
               help="Situations per Dask task (and per checkpoint file).")
@@ -46,7 +49,8 @@ def _positive(name: str, value: int | float, allow_zero: bool = False) -> None:
 @click.option("--workers", type=int, default=None,
               help="LocalCluster worker processes (default 2; 0: in this process, no Dask).")
 def train_values(game: str, preset: str | None, variant_params: dict, stage: int, out: str,
-                 situations: int, span: int, iterations: int, seed: int, batch: int,
+                 situations: int, span: int, iterations: int, internal: int, seed: int,
+                 batch: int,
                  epochs: int, hidden: str, backend: str, scheduler: str | None,
                  workers: int | None) -> None:
     """Train one stage of GAME's value function for depth-limited re-solving.
@@ -63,6 +67,7 @@ def train_values(game: str, preset: str | None, variant_params: dict, stage: int
     for name, value in (("stage", stage), ("situations", situations), ("span", span),
                         ("iterations", iterations), ("batch", batch), ("epochs", epochs)):
         _positive(name, value)
+    _positive("internal", internal, allow_zero=True)
     if workers is not None:
         _positive("workers", workers, allow_zero=True)
     if scheduler is not None and workers is not None:
@@ -85,7 +90,7 @@ def train_values(game: str, preset: str | None, variant_params: dict, stage: int
     except ValueError as exc:
         raise SpycfrError(str(exc)) from None
     spec = StageSpec(game, preset, dict(variant_params), stage, span, iterations, seed,
-                     previous_weights(out, stage))
+                     previous_weights(out, stage), internal=internal)
     t0 = time.monotonic()
 
     def note(text: str) -> None:
@@ -95,7 +100,8 @@ def train_values(game: str, preset: str | None, variant_params: dict, stage: int
                                                             seed=seed, backend=backend),
                        batch, scheduler, workers, note)
     held = record["training"]["heldout_error"]
-    click.echo(f"{game} stage {stage}: {record['situations_made']} situations "
+    click.echo(f"{game} stage {stage}: {record['situations_made']} situations, "
+               f"{record['training_rows']} rows "
                f"({record['generate_wall_seconds']:.0f} s to generate, "
                f"{record['training']['train_seconds']:.0f} s to train, "
                f"{record['training']['backend']}); held-out mse {held['mse']:.3g}, "

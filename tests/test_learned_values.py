@@ -17,11 +17,19 @@ from spycfr.search.situations import (
     StageSpec,
     game_model,
     generate_batch,
+    possible,
     random_path,
     sample_range,
 )
 from spycfr.search.stages import run_stage
-from spycfr.search.training import Data, TrainSettings, _NumpyRun, init_network, train
+from spycfr.search.training import (
+    Data,
+    TrainSettings,
+    _NumpyRun,
+    init_network,
+    split,
+    train,
+)
 from spycfr.search.tree import build
 
 
@@ -62,13 +70,14 @@ def test_numpy_backward_pass_matches_finite_differences():
     target = _net(rng)
     data = _data(rng, 8, target)
     data.u0 += rng.normal(size=data.u0.shape)
+    data.m0 = (rng.random(data.u0.shape) < 0.6).astype(float)  # values the loss ignores
     net = init_network(data, (6,), seed=3)
     run = _NumpyRun(net, TrainSettings(lr=0.0), None)  # lr 0: the step leaves the weights
 
     def loss() -> float:
         u0, u1 = net.unit(data.feats, data.p0, data.p1)
-        return float((((u0 - data.u0) ** 2).sum() + ((u1 - data.u1) ** 2).sum())
-                     / (u0.size + u1.size))
+        return float(((data.m0 * (u0 - data.u0) ** 2).sum() + ((u1 - data.u1) ** 2).sum())
+                     / (data.m0.sum() + u1.size))
 
     base = loss()
     assert run._step(data) == pytest.approx(base)
@@ -97,6 +106,33 @@ def test_numpy_trainer_learns_and_resumes_from_its_checkpoint(tmp_path):
         assert np.array_equal(a, c) and np.array_equal(b, d)
 
 
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("torch", marks=pytest.mark.train)])
+def test_the_loss_ignores_values_a_seat_cannot_hold(backend):
+    if backend == "torch":
+        pytest.importorskip("torch", reason="the train extra (PyTorch) is not installed")
+    rng = np.random.default_rng(8)
+    data = _data(rng, 60, _net(rng))
+    data.m0 = (rng.random(data.u0.shape) < 0.5).astype(float)
+    noisy = data.take(np.arange(data.size))
+    noisy.u0 = np.where(data.m0 > 0, data.u0, rng.normal(0, 50, data.u0.shape))
+    settings = TrainSettings(hidden=(8,), epochs=3, batch=16, backend=backend)
+    a, ra = train(data, settings)
+    b, rb = train(noisy, settings)
+    for (w, x), (y, z) in zip(a.layers, b.layers, strict=True):
+        assert np.allclose(w, y) and np.allclose(x, z)
+    assert ra["heldout_error"] == rb["heldout_error"]
+    unmasked = Data(noisy.feats, noisy.p0, noisy.p1, noisy.u0, noisy.u1)
+    c, _ = train(unmasked, settings)
+    assert not np.allclose(a.layers[0][0], c.layers[0][0])  # the noise does count unmasked
+
+
+def test_held_out_rows_are_whole_situations():
+    group = np.repeat(np.arange(10), 4)[np.random.default_rng(9).permutation(40)]
+    tr, ho = split(group, 0.2, seed=1)
+    assert np.array_equal(np.sort(np.concatenate([tr, ho])), np.arange(40))
+    assert np.unique(group[ho]).size == 2 and not set(group[ho]) & set(group[tr])
+
+
 def test_sample_range_is_a_distribution_on_its_support():
     rng = np.random.default_rng(5)
     support = np.array([True, False, True, True, False, True, True])
@@ -108,19 +144,32 @@ def test_sample_range_is_a_distribution_on_its_support():
 
 
 def test_situations_are_subgame_solves_and_reproducible():
-    spec = StageSpec("kuhn", None, {}, 1, 4, 200, seed=7)
+    spec = StageSpec("kuhn", None, {}, 1, 4, 400, seed=7, internal=3)
     batch = generate_batch(spec.as_dict(), 0, 6)
     again = generate_batch(spec.as_dict(), 3, 3)  # another split of the same indices
-    assert batch["index"].size > 0
-    for k in ("pub", "r0", "v0", "v1"):
+    assert batch["root"].sum() == 6 and (~batch["root"]).sum() > 6  # nodes below the roots
+    for k in ("pub", "r0", "v0", "v1", "m0", "root"):
         assert np.array_equal(batch[k][batch["index"] >= 3], again[k])
     game = game_model("kuhn", None, {})
-    for pub, r0, r1, v0, v1 in zip(*(batch[k] for k in ("pub", "r0", "r1", "v0", "v1")),
-                                   strict=True):
-        assert r0.sum() == pytest.approx(1.0) and r1.sum() == pytest.approx(1.0)
-        sol = solve(build(game, pub), (r0, r1), 200)
-        assert np.allclose(sol.values[0][0], v0) and np.allclose(sol.values[1][0], v1)
-        assert r0 @ v0 + r1 @ v1 == pytest.approx(0.0, abs=1e-9)  # a zero-sum subgame
+    rows = zip(*(batch[k] for k in ("pub", "r0", "r1", "v0", "v1", "root")), strict=True)
+    for pub, r0, r1, v0, v1, root in rows:
+        sol = solve(build(game, pub), (r0, r1), 400)
+        if root:  # the solve itself: its best-response values
+            assert r0.sum() == pytest.approx(1.0) and r1.sum() == pytest.approx(1.0)
+            assert np.allclose(sol.best[0][0], v0) and np.allclose(sol.best[1][0], v1)
+        # a node below a root is a subgame of its own from the reaches there: solved afresh,
+        # its value to each seat (unique, unlike the values per private state) is the same
+        assert r0 @ sol.best[0][0] == pytest.approx(r0 @ v0, abs=0.01 * r1.sum())
+        assert r1 @ sol.best[1][0] == pytest.approx(r1 @ v1, abs=0.01 * r0.sum())
+        assert r0 @ v0 + r1 @ v1 == pytest.approx(0.0, abs=0.01 * r0.sum() * r1.sum())
+
+
+def test_possible_private_states_follow_the_root_support():
+    game = game_model("kuhn", None, {})
+    tree = build(game)
+    m0, m1 = possible(tree, np.array([True, False, True]), np.ones(3, bool))
+    assert not m0[:, 1].any() and m1.all()
+    assert m0[:, [0, 2]].all()  # Kuhn masks nothing: every node open to every card
 
 
 @pytest.mark.slow

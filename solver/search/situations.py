@@ -5,9 +5,21 @@ the situation's targets are both seats' counterfactual values at its root.
 
 Stage N takes public states that a random playout leaves ``span * (N - 1) < r <= span * N``
 public edges before its end; stage 1 solves them to the end of the game, a later stage to
-``span`` edges below, its leaves valued by the previous stage's network. Each situation has
-its own seed (the stage's seed, the stage and its index), so a batch gives the same
-situations whoever computes it, in whatever order: batches are independent tasks for Dask.
+``span`` edges below, its leaves valued by the previous stage's network.
+
+One solve gives more than its root: every public node below it is a subgame of its own whose
+root ranges are the solve's reaches there (reach excludes public chance, so a node's values
+are those of the node taken as a root), and the restriction of an equilibrium to it is an
+equilibrium of it. ``internal`` such nodes per solve (drawn among those both seats reach) are
+kept beside the root: ranges shaped by play, as a re-solve's leaves see them, at no extra
+solving. The targets are best-response counterfactual values (equal to the equilibrium's
+where a seat's range is positive; where it is 0, what the private state could still win, the
+value a re-solve needs to decide whether to play into the leaf with it), and ``m0``, ``m1``
+mark the private states a seat can hold there at all (the loss ignores the others).
+
+Each situation has its own seed (the stage's seed, the stage and its index), so a batch
+gives the same situations whoever computes it, in whatever order: batches are independent
+tasks for Dask.
 """
 
 from __future__ import annotations
@@ -18,9 +30,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from spycfr.public.protocol import CHANCE, TERMINAL
+from spycfr.search import passes
 from spycfr.search.beliefs import step
 from spycfr.search.resolve import solve
-from spycfr.search.tree import GameModel, build
+from spycfr.search.tree import LEAF, GameModel, Subtree, build
 from spycfr.search.values import ValueFunction
 
 
@@ -38,6 +51,7 @@ class StageSpec:
     seed: int
     previous: str | None = None
     max_nodes: int = 200_000
+    internal: int = 0  # public nodes below the root kept per solve
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -98,8 +112,9 @@ def random_path(game: GameModel, rng: np.random.Generator
 
 def situation(game: GameModel, spec: StageSpec, index: int,
               vf: ValueFunction | None) -> dict | None:
-    """Situation ``index`` of the stage (None when its playout is too short for the
-    stage: the caller draws the next index)."""
+    """Situation ``index`` of the stage: arrays of rows, its root first, then up to
+    ``spec.internal`` nodes below it (None when its playout is too short for the stage: the
+    caller draws the next index)."""
     rng = np.random.default_rng([spec.seed, spec.stage, index])
     path = random_path(game, rng)
     end = len(path) - 1
@@ -113,8 +128,28 @@ def situation(game: GameModel, spec: StageSpec, index: int,
     r0, r1 = sample_range(s0, rng), sample_range(s1, rng)
     sub = build(game, pub, None if spec.stage == 1 else spec.span, spec.max_nodes)
     sol = solve(sub, (r0, r1), spec.iterations, vf)
-    return {"pub": pub, "r0": r0, "r1": r1, "v0": sol.values[0][0], "v1": sol.values[1][0],
-            "nodes": sub.size}
+    poss = possible(sub, s0, s1)
+    live = np.flatnonzero((sub.kind != TERMINAL) & (sub.kind != LEAF)
+                          & (sol.reach[0].sum(1) > 0) & (sol.reach[1].sum(1) > 0))
+    live = live[live > 0]
+    take = rng.choice(live, min(spec.internal, live.size), replace=False)
+    nodes = np.concatenate([[0], np.sort(take)]).astype(np.int64)
+    return {"pub": sub.pub[nodes], "r0": sol.reach[0][nodes], "r1": sol.reach[1][nodes],
+            "v0": sol.best[0][nodes], "v1": sol.best[1][nodes], "m0": poss[0][nodes],
+            "m1": poss[1][nodes], "nodes": np.full(nodes.size, sub.size)}
+
+
+def possible(tree: Subtree, s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per node, the private states each seat can hold there under some strategy (from the
+    root's ``s0``, ``s1``): reach > 0 when every action is played."""
+    sigma = np.zeros(tree.row_kid.shape)
+    passes.uniform(tree.kind, tree.row, tree.row_count, sigma)
+    out = []
+    for s, support in ((0, s0), (1, s1)):
+        r = np.zeros((tree.size, tree.game.n[s]))
+        passes.forward(s, *tree.seat_arrays(s), sigma, support.astype(float), r)
+        out.append(r > 0)
+    return out[0], out[1]
 
 
 def generate_batch(spec_dict: dict, start: int, count: int) -> dict:
@@ -128,8 +163,11 @@ def generate_batch(spec_dict: dict, start: int, count: int) -> dict:
     vf = LearnedValues.load(spec.previous) if spec.previous else None
     rows = [situation(game, spec, i, vf) for i in range(start, start + count)]
     got = [r for r in rows if r is not None]
-    out = {k: np.array([r[k] for r in got]) for k in ("pub", "r0", "r1", "v0", "v1", "nodes")}
+    keys = ("pub", "r0", "r1", "v0", "v1", "m0", "m1", "nodes")
+    out = {k: np.concatenate([r[k] for r in got]) if got else np.zeros(0) for k in keys}
+    # the situation each row came from, and whether it is that solve's root
     out["index"] = np.array([i for i, r in zip(range(start, start + count), rows, strict=True)
-                             if r is not None], np.int64)
+                             if r is not None for _ in r["nodes"]], np.int64)
+    out["root"] = np.array([k == 0 for r in got for k in range(r["nodes"].size)], bool)
     out["seconds"] = np.array(time.perf_counter() - t0)
     return out

@@ -76,14 +76,15 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
     record["generate_wall_seconds"] = record.get("generate_wall_seconds", 0.0) + \
         time.perf_counter() - t0
     data, worker_seconds, nodes, example = _load(d, spec)
-    record.update(situations_made=data.size, generate_worker_seconds=worker_seconds,
-                  mean_subgame_nodes=nodes)
+    record.update(situations_made=int(np.unique(data.group).size), training_rows=data.size,
+                  generate_worker_seconds=worker_seconds, mean_subgame_nodes=nodes)
     write_json(record_path, record)
     if data.size < 2:
         raise SpycfrError(f"stage {spec.stage} has {data.size} situations: too few to train "
                           "(more --situations, or a lower stage: the playouts are shorter "
                           "than the stage's span times its number)")
-    say(f"training on {data.size} situations ({train_settings.epochs} epochs)")
+    say(f"training on {data.size} rows of {record['situations_made']} situations "
+        f"({train_settings.epochs} epochs)")
     net, trained = train(data, train_settings, d / "train-checkpoint.npz",
                          lambda e, loss, err: say(
                              f"epoch {e}/{train_settings.epochs}: loss {loss:.3g}"
@@ -125,14 +126,16 @@ def _generate(d: Path, spec: StageSpec, todo: list[int], batch: int, situations:
 
 
 def _load(d: Path, spec: StageSpec) -> tuple[Data, float, float, list[int]]:
-    parts: dict[str, list] = {k: [] for k in ("pub", "r0", "r1", "v0", "v1", "nodes")}
+    keys = ("pub", "r0", "r1", "v0", "v1", "m0", "m1")
+    parts: dict[str, list] = {k: [] for k in (*keys, "index", "nodes")}
     seconds = 0.0
     for path in sorted((d / "situations").glob("batch-*.npz")):
         with np.load(path) as f:
             seconds += float(f["seconds"])
             if f["index"].size:
-                for k in parts:
+                for k in (*keys, "index"):
                     parts[k].append(f[k])
+                parts["nodes"].append(f["nodes"][f["root"]])
     if not parts["pub"]:
         raise SpycfrError(f"stage {spec.stage} made no situations: the random playouts are "
                           f"all shorter than {spec.span * (spec.stage - 1) + 1} public edges")
@@ -141,5 +144,6 @@ def _load(d: Path, spec: StageSpec) -> tuple[Data, float, float, list[int]]:
 
     features = game_features(spec.game, make_variant(spec.game, spec.preset, spec.params))
     z = game_model(spec.game, spec.preset, spec.params).z
-    return (Data.of(a["pub"], a["r0"], a["r1"], a["v0"], a["v1"], features, z), seconds,
-            float(a["nodes"].mean()), [int(x) for x in a["pub"][0]])
+    data = Data.of(a["pub"], a["r0"], a["r1"], a["v0"], a["v1"], features, z, a["m0"], a["m1"],
+                   a["index"])
+    return data, seconds, float(a["nodes"].mean()), [int(x) for x in a["pub"][0]]

@@ -1,8 +1,11 @@
 """Training the value network (:mod:`spycfr.search.learned`) on solved situations.
 
 Loss: mean squared error of the zero-sum-corrected outputs against the situations' values
-per unit of opponent range (payoff units). Adam, minibatches, a seeded held-out split; a
-checkpoint after every epoch, so an interrupted training resumes where it stopped.
+per unit of opponent range (payoff units), over the private states a seat can hold at the
+public state (the others' values never reach a re-solve: a chance mask or the rules zero
+them). Adam, minibatches, a seeded held-out split by situation (the rows of one solve are
+held out together); a checkpoint after every epoch, so an interrupted training resumes where
+it stopped.
 
 Two interchangeable backends train the same network with the same loss: PyTorch (the
 ``train`` extra: autograd, any GPU torch sees) and a numpy one (hand-written backward pass),
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -34,34 +37,56 @@ class TrainSettings:
     backend: str = "auto"  # numpy, torch or auto
 
 
+_UNSET = np.zeros(0)  # Data's default masks (all ones) and groups (one per row)
+
+
 @dataclass
 class Data:
-    """Network inputs and targets: raw features, normalised ranges, unit values."""
+    """Network inputs and targets: raw features, normalised ranges, unit values; ``m0``,
+    ``m1`` weigh each value in the loss (1: a private state the seat can hold there) and
+    ``group`` is each row's situation (held out together). Both default to all ones and one
+    group per row."""
 
     feats: np.ndarray
     p0: np.ndarray
     p1: np.ndarray
     u0: np.ndarray
     u1: np.ndarray
+    m0: np.ndarray = field(default_factory=lambda: _UNSET)
+    m1: np.ndarray = field(default_factory=lambda: _UNSET)
+    group: np.ndarray = field(default_factory=lambda: _UNSET)
+
+    def __post_init__(self) -> None:
+        self.m0 = np.asarray(np.ones_like(self.u0) if self.m0 is _UNSET else self.m0, float)
+        self.m1 = np.asarray(np.ones_like(self.u1) if self.m1 is _UNSET else self.m1, float)
+        if self.group is _UNSET:
+            self.group = np.arange(self.feats.shape[0])
 
     @classmethod
-    def of(cls, pubs, r0, r1, v0, v1, features: Callable, z: float) -> Data:
+    def of(cls, pubs, r0, r1, v0, v1, features: Callable, z: float, m0=_UNSET, m1=_UNSET,
+           group=_UNSET) -> Data:
         return cls(features(pubs), normalised(r0), normalised(r1), unit_values(v0, r1, z),
-                   unit_values(v1, r0, z))
+                   unit_values(v1, r0, z), m0, m1, group)
 
     def take(self, idx: np.ndarray) -> Data:
-        return Data(*(a[idx] for a in (self.feats, self.p0, self.p1, self.u0, self.u1)))
+        return Data(*(a[idx] for a in (self.feats, self.p0, self.p1, self.u0, self.u1,
+                                       self.m0, self.m1, self.group)))
 
     @property
     def size(self) -> int:
         return int(self.feats.shape[0])
 
 
-def split(n: int, heldout: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Seeded train / held-out indices (at least one of each when n >= 2)."""
+def split(group: np.ndarray, heldout: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded train / held-out row indices, whole groups at a time (at least one group of
+    each when there are two or more)."""
+    ids, inverse = np.unique(group, return_inverse=True)
+    n = ids.size
     order = np.random.default_rng([seed, 1]).permutation(n)
     k = min(max(1, int(round(n * heldout))), n - 1) if n >= 2 else 0
-    return np.sort(order[k:]), np.sort(order[:k])
+    held = np.zeros(n, bool)
+    held[order[:k]] = True
+    return np.flatnonzero(~held[inverse]), np.flatnonzero(held[inverse])
 
 
 def backend_name(requested: str) -> str:
@@ -93,15 +118,19 @@ def init_network(data: Data, hidden: tuple[int, ...], seed: int) -> Network:
 
 
 def error(net: Network, data: Data) -> dict:
-    """Mean squared and mean absolute error of the zero-sum outputs (payoff units), the
-    range-weighted absolute error (what a re-solve's root value sees), and the mean square of
-    the targets (the error of answering 0)."""
+    """Mean squared and mean absolute error of the zero-sum outputs (payoff units) on the
+    values the loss weighs, the range-weighted absolute error (what a re-solve's root value
+    sees), and the mean square of the targets (the error of answering 0)."""
     u0, u1 = net.unit(data.feats, data.p0, data.p1)
     d = np.concatenate([u0 - data.u0, u1 - data.u1], axis=1)
-    weighted = (np.abs(u0 - data.u0) * data.p0).sum(1) + (np.abs(u1 - data.u1) * data.p1).sum(1)
-    return {"mse": float((d ** 2).mean()), "mae": float(np.abs(d).mean()),
+    m = np.concatenate([data.m0, data.m1], axis=1)
+    weighted = (np.abs(u0 - data.u0) * data.p0 * data.m0).sum(1) + \
+        (np.abs(u1 - data.u1) * data.p1 * data.m1).sum(1)
+    t = np.concatenate([data.u0, data.u1], axis=1)
+    mass = max(float(m.sum()), 1.0)
+    return {"mse": float((m * d ** 2).sum() / mass), "mae": float((m * np.abs(d)).sum() / mass),
             "range_weighted_mae": float(weighted.mean() / 2),
-            "target_ms": float((np.concatenate([data.u0, data.u1], axis=1) ** 2).mean())}
+            "target_ms": float((m * t ** 2).sum() / mass)}
 
 
 def train(data: Data, settings: TrainSettings, checkpoint: Path | None = None,
@@ -110,7 +139,7 @@ def train(data: Data, settings: TrainSettings, checkpoint: Path | None = None,
     """Train on ``data`` (a seeded held-out share kept apart); returns the network and a
     record (backend, epochs, seconds, train and held-out errors)."""
     backend = backend_name(settings.backend)
-    tr, ho = split(data.size, settings.heldout, settings.seed)
+    tr, ho = split(data.group, settings.heldout, settings.seed)
     train_set, held = data.take(tr), data.take(ho)
     net = init_network(train_set, settings.hidden, settings.seed)
     t0 = time.perf_counter()
@@ -182,10 +211,10 @@ class _NumpyRun:
         n0 = net.n[0]
         o0, o1 = hs[-1][:, :n0], hs[-1][:, n0:]
         u0, u1 = zero_sum(d.p0, d.p1, o0, o1)
-        e0, e1 = u0 - d.u0, u1 - d.u1
-        count = e0.size + e1.size
+        e0, e1 = (u0 - d.u0) * d.m0, (u1 - d.u1) * d.m1
+        count = max(float(d.m0.sum() + d.m1.sum()), 1.0)
         loss = float(((e0 ** 2).sum() + (e1 ** 2).sum()) / count)
-        g0, g1 = 2 * e0 / count, 2 * e1 / count
+        g0, g1 = 2 * e0 * d.m0 / count, 2 * e1 * d.m1 / count
         total = g0.sum(axis=1, keepdims=True) + g1.sum(axis=1, keepdims=True)
         g = np.concatenate([g0 - 0.5 * d.p0 * total, g1 - 0.5 * d.p1 * total], axis=1)
         self.t += 1
@@ -257,8 +286,9 @@ class _TorchRun:
         x = torch.tensor(np.concatenate([(data.feats - self.mean) / self.std, data.p0,
                                          data.p1], axis=1), dtype=torch.float32,
                          device=self.dev)
-        p0, p1, t0, t1 = (torch.tensor(a, dtype=torch.float32, device=self.dev)
-                          for a in (data.p0, data.p1, data.u0, data.u1))
+        p0, p1, t0, t1, m0, m1 = (torch.tensor(a, dtype=torch.float32, device=self.dev)
+                                  for a in (data.p0, data.p1, data.u0, data.u1, data.m0,
+                                            data.m1))
         n0 = self.n[0]
         total = 0.0
         for idx in _batches(data.size, self.s.batch, self.s.seed, epoch):
@@ -266,8 +296,9 @@ class _TorchRun:
             out = self.model(x[i])
             o0, o1 = out[:, :n0], out[:, n0:]
             eps = 0.5 * ((p0[i] * o0).sum(1) + (p1[i] * o1).sum(1))
-            e = torch.cat([o0 - eps[:, None] - t0[i], o1 - eps[:, None] - t1[i]], dim=1)
-            loss = (e ** 2).mean()
+            e = torch.cat([(o0 - eps[:, None] - t0[i]) * m0[i],
+                           (o1 - eps[:, None] - t1[i]) * m1[i]], dim=1)
+            loss = (e ** 2).sum() / torch.clamp(m0[i].sum() + m1[i].sum(), min=1.0)
             self.opt.zero_grad()
             loss.backward()
             self.opt.step()
