@@ -75,7 +75,7 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
     _generate(d, spec, todo, batch, situations, scheduler, workers, say)
     record["generate_wall_seconds"] = record.get("generate_wall_seconds", 0.0) + \
         time.perf_counter() - t0
-    data, worker_seconds, nodes, example = _load(d, spec)
+    data, worker_seconds, nodes, example = load_situations(d, spec)
     record.update(situations_made=int(np.unique(data.group).size), training_rows=data.size,
                   generate_worker_seconds=worker_seconds, mean_subgame_nodes=nodes)
     write_json(record_path, record)
@@ -125,7 +125,9 @@ def _generate(d: Path, spec: StageSpec, todo: list[int], batch: int, situations:
             say(f"batch {k + 1}/{len(todo)} done")
 
 
-def _load(d: Path, spec: StageSpec) -> tuple[Data, float, float, list[int]]:
+def load_situations(d: Path, spec: StageSpec) -> tuple[Data, float, float, list[int]]:
+    """A stage directory's situations as training data, with the generation's worker
+    seconds, the solves' mean subgame size and an example public state."""
     keys = ("pub", "r0", "r1", "v0", "v1", "m0", "m1")
     parts: dict[str, list] = {k: [] for k in (*keys, "index", "nodes")}
     seconds = 0.0
