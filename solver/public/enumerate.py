@@ -521,7 +521,8 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
     status, acc = count_public(params, max_nodes, max_entries)
     nodes, ent0, ent1, rows, cells, pairs = (int(acc[x]) for x in (NODES, ENT0, ENT1, ROWS,
                                                                      CELLS, BLOCK_PAIRS))
-    if status == TOO_MANY_NODES and budget is not None and ent0 + ent1 > max_entries:
+    if status == TOO_MANY_NODES and budget is not None and max_entries is not None \
+            and ent0 + ent1 > max_entries:
         budget.require(f"the public tree (at least {ent0 + ent1:,} live range entries: "
                        "the count stopped there)", (ent0 + ent1) * LIVE_BYTES)
     if status == TOO_MANY_NODES:
