@@ -185,3 +185,29 @@ def test_the_particles_rows_are_the_agent_holding_their_cards_whatever_it_holds(
         assert read[0][x, :plays.size] == pytest.approx(plays, abs=1e-12)
         assert not read[0][x, plays.size:].any()
     assert len({tuple(np.round(r, 6)) for r in read[0]}) == len(bs)  # six different rows
+
+
+@pytest.mark.slow
+def test_games_played_elsewhere_at_other_indices_count(tmp_path):
+    """Games of the same settings appended to lbr-games.jsonl by another machine (other game
+    indices) count towards --lbr-games: a run plays only each seat's missing games, at its
+    lowest free indices, and the summary holds them all."""
+    from spycfr.analysis.lbr_agent import _append, agent_game_task, agent_lbr
+
+    run = tmp_path / "agent"
+    code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm",
+                          "re-solving", "--iterations", "5", "--value-function", "scored-now",
+                          "-o", str(run), "-q")
+    assert code == 0, err
+    first = agent_lbr(run, 4, rollouts=2, workers=0)  # indices 0 and 1 of each seat
+    settings = json.loads((run / GAMES_FILE).read_text().splitlines()[0])["settings"]
+    elsewhere = [agent_game_task(str(run), settings, me, 500) for me in (0, 1)]
+    for row in elsewhere:
+        _append(run / GAMES_FILE, row)
+    out = agent_lbr(run, 8, rollouts=2, workers=0)
+    rows = [json.loads(x) for x in (run / GAMES_FILE).read_text().splitlines()[1:]]
+    assert sorted((r["seat"], r["game"]) for r in rows) == [
+        (me, g) for me in (0, 1) for g in (0, 1, 2, 500)]
+    assert out["games"] == 8 and first["games"] == 4
+    seats = [[r["payoff"] for r in rows if r["seat"] == me] for me in (0, 1)]
+    assert out["value"] == pytest.approx((np.mean(seats[0]) + np.mean(seats[1])) / 2)

@@ -468,7 +468,8 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     """LBR against the search agent of ``run_dir`` in ``games`` games (half in each seat),
     each game a task (on a Dask LocalCluster of ``workers`` processes, default 2; the
     cluster at ``scheduler``; or this process with ``workers=0``), finished games kept in
-    RUN_DIR/lbr-games.jsonl so that the same command resumes. Returns the result as
+    RUN_DIR/lbr-games.jsonl so that the same command resumes (games of the same settings
+    appended there by other machines, at other indices, count). Returns the result as
     :func:`spycfr.analysis.lbr.local_best_response` does, with the cost per game."""
     check_lbr_options(games, rollouts)
     say = progress or (lambda text: None)
@@ -488,9 +489,16 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     if not path.exists():
         _append(path, {"settings": settings})
     halves = (games // 2, games - games // 2)
-    # the seats alternate, so that a run stopped early holds as many games of each
-    todo = [(me, g) for g in range(halves[1]) for me in (0, 1)
-            if g < halves[me] and (me, g) not in done]
+    # games finished anywhere count (other machines may add games of other indices to the
+    # file); each seat's lowest free indices are played, the seats alternating, so that a
+    # run stopped early holds as many games of each
+    free = []
+    for me in (0, 1):
+        have = sum(1 for m, _ in done if m == me)
+        free.append([g for g in range(halves[me] + len(done)) if (me, g) not in done]
+                    [:max(0, halves[me] - have)])
+    todo = [(me, seat[k]) for k in range(max(map(len, free))) for me, seat in enumerate(free)
+            if k < len(seat)]
     say(f"local best response against the agent: {games - len(todo):,} of {games:,} games "
         f"already in {path}, {len(todo):,} to play" + (
             " (each agent process first solves its opening plan, compiling numba kernels the "
@@ -507,7 +515,8 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
             f"{row['seconds']:.1f} s; {elapsed:.0f} s elapsed, about {left:.0f} s to go)")
 
     _run_tasks(run_dir, settings, todo, scheduler, workers, finished, say)
-    rows = [[done[(me, g)] for g in range(halves[me])] for me in (0, 1)]
+    rows = [[done[key] for key in sorted(k for k in done if k[0] == me)][:halves[me]]
+            for me in (0, 1)]
     payoffs = [np.array([r["payoff"] for r in seat]) for seat in rows]
     every = rows[0] + rows[1]
     out = summary(payoffs, payoff_bound(game), seed, rollouts, rollout,
