@@ -209,5 +209,6 @@ def test_games_played_elsewhere_at_other_indices_count(tmp_path):
     assert sorted((r["seat"], r["game"]) for r in rows) == [
         (me, g) for me in (0, 1) for g in (0, 1, 2, 500)]
     assert out["games"] == 8 and first["games"] == 4
+    assert agent_lbr(run, 4, rollouts=2, workers=0)["games"] == 8  # every game counts
     seats = [[r["payoff"] for r in rows if r["seat"] == me] for me in (0, 1)]
     assert out["value"] == pytest.approx((np.mean(seats[0]) + np.mean(seats[1])) / 2)

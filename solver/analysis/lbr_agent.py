@@ -468,8 +468,9 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     """LBR against the search agent of ``run_dir`` in ``games`` games (half in each seat),
     each game a task (on a Dask LocalCluster of ``workers`` processes, default 2; the
     cluster at ``scheduler``; or this process with ``workers=0``), finished games kept in
-    RUN_DIR/lbr-games.jsonl so that the same command resumes (games of the same settings
-    appended there by other machines, at other indices, count). Returns the result as
+    RUN_DIR/lbr-games.jsonl so that the same command resumes (every game of the same
+    settings there counts, also games appended by other machines at other indices, so the
+    result may hold more than ``games``). Returns the result as
     :func:`spycfr.analysis.lbr.local_best_response` does, with the cost per game."""
     check_lbr_options(games, rollouts)
     say = progress or (lambda text: None)
@@ -515,8 +516,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
             f"{row['seconds']:.1f} s; {elapsed:.0f} s elapsed, about {left:.0f} s to go)")
 
     _run_tasks(run_dir, settings, todo, scheduler, workers, finished, say)
-    rows = [[done[key] for key in sorted(k for k in done if k[0] == me)][:halves[me]]
-            for me in (0, 1)]
+    rows = [[done[key] for key in sorted(k for k in done if k[0] == me)] for me in (0, 1)]
     payoffs = [np.array([r["payoff"] for r in seat]) for seat in rows]
     every = rows[0] + rows[1]
     out = summary(payoffs, payoff_bound(game), seed, rollouts, rollout,
