@@ -99,3 +99,19 @@ def test_the_exploitability_walk_is_unchanged_by_folding(monkeypatch):
     assert folded_result[0] == pytest.approx(plain[0], abs=1e-9)
     assert np.allclose(folded_result[1], plain[1], rtol=0, atol=1e-9)
     assert plain[0] > 0.1  # scored-now leaves one move deep: far from an equilibrium
+
+
+def test_subgames_to_the_end_come_from_the_numba_enumerator(tiny):
+    """At a depth past the game's max_depth the agent's subgame is tree.build's: the same
+    public states in the same order and kinds as the Python builder's with terminals kept
+    (their payoffs too); below it, the Python builder's cut into decision levels."""
+    game, _ = tiny
+    agent = SearchAgent("agent-hunter", TINY, AgentConfig(depth=20))
+    root = _first_turn(game)
+    fast = agent.subgame(root, 20)
+    slow = subgame(game, root, 20, terminal_leaves=False)
+    assert not fast.leaves.size and np.array_equal(fast.pub, slow.pub)
+    assert np.array_equal(fast.kind, slow.kind) and np.array_equal(fast.first, slow.first)
+    assert np.allclose(fast.payoff, slow.payoff, rtol=0, atol=0)
+    cut = agent.subgame(root, 1)
+    assert (cut.kind == LEAF).any() and cut.size == subgame(game, root, 1).size
