@@ -143,6 +143,62 @@ def test_rollouts_are_reproducible_and_weigh_impossible_pairs_nothing():
     assert out[0] == 0.0
 
 
+def _recruitments(params, games: int, seed: int):
+    """The recruitment states of random games (moves uniform, draws by the deck)."""
+    rng = np.random.default_rng(seed)
+    acts = np.zeros(R.max_actions(params), np.int32)
+    probs = np.zeros(R.max_actions(params))
+    out = []
+    for _ in range(games):
+        state = R.initial_state(params)
+        while state[R.PHASE] != R.PH_OVER:
+            if state[R.PHASE] == R.PH_RECRUIT:
+                out.append(state.copy())
+            if R.current_player(state, params) == CHANCE:
+                k = R.chance_outcomes(state, params, acts, probs)
+                a = acts[rng.choice(k, p=probs[:k] / probs[:k].sum())]
+            else:
+                a = acts[rng.integers(R.legal_actions(state, params, acts))]
+            nxt = np.empty_like(state)
+            R.apply_action(state, params, a, nxt)
+            state = nxt
+    return out
+
+
+def test_the_cautious_and_bold_recruiters_judge_the_hidden_card_by_its_worst_and_best_name():
+    """A styled recruiter takes the face-up card when, with the hidden card the name worst
+    (cautious) or best (bold) for it in each choice, keeping it is at least as good as
+    taking the hidden one (by hand, over the names the recruiter cannot see); the mean
+    style is the heuristic itself."""
+    params = _params("standard")
+    acts = np.zeros(R.max_actions(params), np.int32)
+    probs = np.zeros(R.max_actions(params))
+    differ = 0
+    for state in _recruitments(params, 30, seed=5):
+        a = int(state[R.ACTIVE])
+        o = 1 - a
+        k = R.legal_actions(state, params, acts)
+        unseen = [t for t in range(params.n)
+                  if params.copies[t] - state[R.HAND + 8 * o + t] - state[R.DISC + 8 * o + t]
+                  - state[R.PLAY + t] - state[R.PLAY + 8 + t] - (t == state[R.UP]) > 0]
+        up = int(state[R.UP])
+        takes = {}
+        for style, pick in ((R.CAUTIOUS, (max, min)), (R.BOLD, (min, max))):
+            keep = R._gain(state, params, o, up) - pick[0](R._gain(state, params, a, t)
+                                                           for t in unseen)
+            swap = pick[1](R._gain(state, params, o, t) for t in unseen) - \
+                R._gain(state, params, a, up)
+            R.styled_policy(state, params, style, acts, k, probs)
+            assert probs[:k].tolist() == ([1.0, 0.0] if keep >= swap else [0.0, 1.0])
+            takes[style] = probs[0]
+        R.heuristic_policy(state, params, acts, k, probs)
+        heuristic = probs[:k].copy()
+        R.styled_policy(state, params, R.MEAN, acts, k, probs)
+        assert np.array_equal(probs[:k], heuristic)
+        differ += takes[R.CAUTIOUS] != takes[R.BOLD]
+    assert differ > 5
+
+
 def test_rollout_leaves_are_registered():
     game = GameModel.of(_params("tiny"))
     vf = value_function("rollout", game, PLUGIN)

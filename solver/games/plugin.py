@@ -228,6 +228,9 @@ class GamePlugin:
     # ``rollout`` leaf values of spycfr.search.continuation. None: the game offers none.
     rollouts: Callable | None = None
     continuations: tuple[str, ...] = ()
+    # the names of the rollouts hook's styles (style i = rollout_styles[i]) where they are
+    # not heuristic_styles (players for the rollouts only); empty: heuristic_styles
+    rollout_styles: tuple[str, ...] = ()
     # the styles a seat guards against below a leaf (the opponent's continuations); empty:
     # ``continuations``
     opposing_continuations: tuple[str, ...] = ()

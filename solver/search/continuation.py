@@ -175,9 +175,9 @@ class Continuations:
             return v0, v1
         v0, v1 = self.fallback.values(pubs, r0, r1)
         out, ranges = (v0, v1), (r0, r1)
-        for s, leaf, i, mean in self._rows:
-            mass = self._compat_row(s, i) @ ranges[1 - s][leaf]
-            out[s][leaf, i] = _robust(mean[None])[0] * mass / z
+        for s, (leaf, i, value, compat) in self._focus_values.items():
+            mass = np.einsum("qj,qj->q", compat, ranges[1 - s][leaf])
+            out[s][leaf, i] = value * mass / z
         return v0, v1
 
     def _compat_row(self, seat: int, i: int) -> np.ndarray:
@@ -192,6 +192,7 @@ class Continuations:
         count = int((live0.sum(1) * live1.sum(1)).sum()) * k * k * self.pair_samples
         rng = np.random.default_rng(self.seed)
         self._pairs, self._rows = None, []
+        self._focus_values = {}
         if count <= self.budget:
             ls, i0, i1 = np.nonzero(live0[:, :, None] & live1[:, None, :])
             # at least row_samples games per row where the other seat has few rows (the
@@ -223,14 +224,21 @@ class Continuations:
         pairs = np.array([(a, b) for a in self._own for b in self._opp], np.int64)
         if self._units:
             self._rows += self._each(pubs, (r0, r1), s, draws, seeds, pairs, k)
-            return
-        # the actual cards first, with their own budget: the balance rows never change the
-        # samples (nor so the values and the play) of the actual cards
-        for rows_at, default, budget, floor in ((self._focus_rows, (own,), self.focus_budget, 8),
-                                                (self._balance_rows, (), self.balance_budget, 4)):
-            jobs = self._jobs(pubs, (r0, r1), s, rows_at, default, draws)
-            if jobs:
-                self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
+        else:
+            # the actual cards first, with their own budget: the balance rows never change
+            # the samples (nor so the values and the play) of the actual cards
+            for rows_at, default, budget, floor in (
+                    (self._focus_rows, (own,), self.focus_budget, 8),
+                    (self._balance_rows, (), self.balance_budget, 4)):
+                jobs = self._jobs(pubs, (r0, r1), s, rows_at, default, draws)
+                if jobs:
+                    self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
+        if self._rows:  # per row: leaf, row, robust value, compatibility with the opponent's
+            leaf = np.array([lf for _, lf, _, _ in self._rows], np.int64)
+            rows = np.array([i for _, _, i, _ in self._rows], np.int64)
+            value = _robust(np.array([mean for _, _, _, mean in self._rows]))
+            compat = self.game.compat[rows] if s == 0 else self.game.compat[:, rows].T
+            self._focus_values[s] = (leaf, rows, value, np.ascontiguousarray(compat))
 
     def _each(self, pubs, ranges, s, draws, seeds, pairs, k) -> list:
         """The games of :meth:`focus_each`: every state's jobs at its own number of draws,

@@ -109,7 +109,7 @@ def _inner(name: str, path: str | Path | None, game: GameModel, plugin, exact: S
         from spycfr.search.continuation import Continuations
 
         # style numbers: a game without styled heuristics continues with its one, style 0
-        names = plugin.heuristic_styles or ("heuristic",)
+        names = plugin.rollout_styles or plugin.heuristic_styles or ("heuristic",)
         styles = tuple(names.index(c) for c in plugin.continuations)
         opposing = tuple(names.index(c)
                          for c in plugin.opposing_continuations or plugin.continuations)

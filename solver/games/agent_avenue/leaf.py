@@ -211,34 +211,38 @@ def _recruited(outcomes: np.ndarray, names: np.ndarray, mover_range: np.ndarray,
                recruiter: int) -> np.ndarray:
     """Seat 0's value for each of the mover's states at a recruitment leaf: the recruiter
     takes the card that is better for it on average over the face-down names the mover's
-    range holds (what it knows of that card), the face-down card then the state's own."""
+    range holds (what it knows of that card), the face-down card then the state's own
+    (``outcomes`` as :func:`recruit_outcomes` with 0 for nan)."""
     live = names >= 0
     mass = np.bincount(names[live], weights=mover_range[live], minlength=outcomes.shape[1])
-    means = np.nan_to_num(outcomes) @ mass
+    means = outcomes @ mass
     take = int(np.argmax(means) if recruiter == 0 else np.argmin(means))
-    return np.where(live, np.nan_to_num(outcomes[take])[np.maximum(names, 0)], 0.0)
+    return np.where(live, outcomes[take][np.maximum(names, 0)], 0.0)
 
 
 class ScoredNow:
     """The ``scored_now`` hook: a callable keeping each public state's value and ``W`` (at
     most ``keep`` of each kind, the oldest dropped first). The leaves of one call that share
     a ``W`` are valued by one matrix product; a call whose opposing range is the last call's
-    (the solver asks for both seats' values, then uses one) reuses those values."""
+    on the same leaves (the solver asks for both seats' values, then uses one) reuses those
+    values."""
 
     def __init__(self, keep: int = 600) -> None:
         self.keep = keep
         self._leaves: OrderedDict[bytes, tuple[Any, bytes]] = OrderedDict()
         self._weights: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._params: dict[int, tuple[object, bytes]] = {}
-        self._last: tuple = ()
+        self._last: OrderedDict[bytes, tuple] = OrderedDict()
 
     def __call__(self, pubs, params, r0, r1, v0, v1) -> None:
-        last = self._last
-        if (last and last[0].shape == pubs.shape and np.array_equal(last[0], pubs)
-                and last[1] is params):
-            same0, same1 = np.array_equal(last[2], r0), np.array_equal(last[3], r1)
-        else:
-            same0 = same1 = False
+        # the last call on the same leaves (a solve asks for its terminal and its other
+        # leaves apart: a slot each)
+        slot = pubs.tobytes() + self._params_key(params)
+        same0 = same1 = False
+        if slot in self._last:
+            self._last.move_to_end(slot)
+            last = self._last[slot]
+            same0, same1 = np.array_equal(last[0], r0), np.array_equal(last[1], r1)
         u = np.empty(pubs.shape[0])
         groups: dict[bytes, list[int]] = {}
         recruits = []
@@ -250,9 +254,9 @@ class ScoredNow:
             u[leaf] = value
             groups.setdefault(wkey, []).append(leaf)
         if same1:
-            v0[:] = last[4]
+            v0[:] = last[2]
         if same0:
-            v1[:] = last[5]
+            v1[:] = last[3]
         for wkey, leaves in groups.items():
             w = self._weights[wkey]
             idx = np.array(leaves)
@@ -270,7 +274,9 @@ class ScoredNow:
             else:
                 v0[leaf] = w @ (us * r1[leaf])
                 v1[leaf] = -us * (r0[leaf] @ w)
-        self._last = (pubs.copy(), params, r0.copy(), r1.copy(), v0.copy(), v1.copy())
+        self._last[slot] = (r0.copy(), r1.copy(), v0.copy(), v1.copy())
+        if len(self._last) > 4:
+            self._last.popitem(last=False)
 
     def _leaf(self, pub, params, n0: int, n1: int) -> tuple[Any, bytes]:
         """(seat 0's value, or at a recruitment (mover, values of each take and face-down
@@ -286,7 +292,7 @@ class ScoredNow:
             value = 1.0 if pub[WINNER] == 0 else -1.0
         elif pub[PHASE] == PH_RECRUIT:
             mover = int(pub[ACTIVE])
-            value = (mover, recruit_outcomes(pub, params),
+            value = (mover, np.nan_to_num(recruit_outcomes(pub, params)),
                      face_down_names(pub, params, mover, (n0, n1)[mover]))
         else:
             value = float(estimate(pub, params))

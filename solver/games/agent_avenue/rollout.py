@@ -43,8 +43,10 @@ from spycfr.games.agent_avenue.rules import (
 )
 from spycfr.tree import CHANCE
 
-# The continuation styles (plug-in ``heuristic_styles`` order): 0 the heuristic (rules.py).
-HEURISTIC = 0
+# The continuation styles (plug-in ``rollout_styles``; rules.py's styled_policy): the
+# heuristic, and players who judge the face-down card of an offer by the name worst or best
+# for the recruiter instead of the mean (cautious, bold)
+STYLES = ("heuristic", "cautious", "bold")
 
 
 @njit(cache=True)
@@ -127,8 +129,8 @@ def start_state(pub, params, i0, i1, state):
 
 @njit(cache=True)
 def _policy(state, params, style, actions, k, probs):
-    """The continuation player ``style`` (:data:`HEURISTIC`)."""
-    R.heuristic_policy(state, params, actions, k, probs)
+    """The continuation player ``style`` (:data:`STYLES`)."""
+    R.styled_policy(state, params, style, actions, k, probs)
 
 
 @njit(cache=True)

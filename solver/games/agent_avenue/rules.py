@@ -554,45 +554,73 @@ def _gain(state, params, p, name):
     return g
 
 
+# Heuristic styles (the rollouts' continuation players, rollout.py): the heuristic judges
+# the face-down card of an offer by the mean gain of the cards it may be; the cautious and
+# bold players judge it by the name worst or best for the recruiter, in their own
+# recruitments and in what they expect of the opponent's.
+MEAN, CAUTIOUS, BOLD = 0, 1, 2
+
+
 @njit(cache=True)
-def _unseen_mean(state, params, viewer, who):
-    """The mean gain to ``who`` of a card ``viewer`` cannot see: every card but the viewer's
-    hand and discards, the cards in play and a face-up card on the table, by name."""
+def _hidden_gain(state, params, viewer, who, style):
+    """The gain to ``who`` of a card ``viewer`` cannot see (every card but the viewer's hand
+    and discards, the cards in play and a face-up card on the table): the mean over those
+    cards, or (``style`` CAUTIOUS / BOLD) the lowest / highest over their names (0 if
+    none)."""
     total = 0.0
     weight = 0.0
+    bound = 0.0
     for i in range(params.n):
         k = (params.copies[i] - state[HAND + 8 * viewer + i] - state[DISC + 8 * viewer + i]
              - state[PLAY + i] - state[PLAY + 8 + i])
         if i == state[UP]:
             k -= 1
         if k > 0:
-            total += k * _gain(state, params, who, i)
+            g = _gain(state, params, who, i)
+            if weight == 0.0 or (g < bound if style == CAUTIOUS else g > bound):
+                bound = g
+            total += k * g
             weight += k
-    return total / weight if weight > 0 else 0.0
+    if weight == 0.0:
+        return 0.0
+    return total / weight if style == MEAN else bound
 
 
 @njit(cache=True)
-def _takes_up(state, params, up, o, a, viewer):
-    """The heuristic recruiter ``o``'s choice for face-up ``up``, the hidden card judged by
-    its mean among the cards ``viewer`` cannot see."""
-    keep = _gain(state, params, o, up) - _unseen_mean(state, params, viewer, a)
-    swap = _unseen_mean(state, params, viewer, o) - _gain(state, params, a, up)
-    return keep >= swap
+def _hidden_gains(state, params, o, a, viewer, style):
+    """What recruiter ``o`` reckons the hidden card gives (to ``a`` if o takes the face-up
+    card, to o if it takes the hidden one), judged (``style``) among the cards ``viewer``
+    cannot see: by its mean, or as the name worst (CAUTIOUS) or best (BOLD) for ``o`` in
+    each choice."""
+    other = style if style == MEAN else CAUTIOUS + BOLD - style  # the opponent's side of it
+    return (_hidden_gain(state, params, viewer, a, other),
+            _hidden_gain(state, params, viewer, o, style))
 
 
 @njit(cache=True)
-def heuristic_policy(state, params, actions, k, probs):
+def _takes_up(state, params, up, o, a, hidden_a, hidden_o):
+    """Recruiter ``o``'s choice for face-up ``up``, the hidden card reckoned as
+    ``_hidden_gains`` says."""
+    return (_gain(state, params, o, up) - hidden_a
+            >= hidden_o - _gain(state, params, a, up))
+
+
+@njit(cache=True)
+def styled_policy(state, params, style, actions, k, probs):
     """A simple player who never discards: it plays the pair (up, down) that is best for it
-    if the opponent recruits like this heuristic, and recruits the card whose gain for it,
-    against what the other card gives the opponent, is best on average (module notes)."""
+    if the opponent recruits like itself, and recruits the card whose gain for it, against
+    what the other card gives the opponent, is best, the hidden card judged by ``style``
+    (MEAN: the heuristic; CAUTIOUS, BOLD)."""
     for j in range(k):
         probs[j] = 0.0
-    if state[PHASE] == PH_RECRUIT:
-        o = 1 - state[ACTIVE]
-        probs[0 if _takes_up(state, params, state[UP], o, state[ACTIVE], o) else 1] = 1.0
-        return
     a = state[ACTIVE]
     o = 1 - a
+    if state[PHASE] == PH_RECRUIT:
+        hid_a, hid_o = _hidden_gains(state, params, o, a, o, style)
+        probs[0 if _takes_up(state, params, state[UP], o, a, hid_a, hid_o) else 1] = 1.0
+        return
+    # what the recruiter is reckoned to make of the hidden card, the same for every offer
+    hid_a, hid_o = _hidden_gains(state, params, o, a, a, style)
     best = -1
     best_score = -1e300
     for j in range(k):
@@ -601,7 +629,7 @@ def heuristic_policy(state, params, actions, k, probs):
             continue
         up = (act >> 3) & 7
         down = act & 7
-        if _takes_up(state, params, up, o, a, a):
+        if _takes_up(state, params, up, o, a, hid_a, hid_o):
             score = _gain(state, params, a, down) - _gain(state, params, o, up)
         else:
             score = _gain(state, params, a, up) - _gain(state, params, o, down)
@@ -609,6 +637,13 @@ def heuristic_policy(state, params, actions, k, probs):
             best_score = score
             best = j
     probs[best] = 1.0
+
+
+@njit(cache=True)
+def heuristic_policy(state, params, actions, k, probs):
+    """The heuristic player (head-to-head measurements): ``styled_policy`` judging the
+    hidden card by its mean (module notes)."""
+    styled_policy(state, params, MEAN, actions, k, probs)
 
 
 # --- the information abstraction (Monte-Carlo CFR on the full game) ---------------------
