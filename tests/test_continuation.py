@@ -16,7 +16,7 @@ from spycfr.games.agent_hunter.heuristic import styled_heuristic
 from spycfr.games.agent_hunter.public import combine
 from spycfr.public import protocol as pp
 from spycfr.search.agent import AgentConfig, SearchAgent
-from spycfr.search.continuation import Continuations
+from spycfr.search.continuation import Continuations, _draws
 from spycfr.search.leafvalues import ExactTerminals, value_function
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel, build
@@ -325,3 +325,42 @@ def test_the_opposing_continuations_are_what_a_row_guards_against(tiny):
                                                                    "prober"))
     inner = value_function("rollout", game, opposing).inner
     assert list(inner.styles) == [0, 1, 2] and list(inner._own) == [0, 1]
+
+
+def test_focus_each_values_every_state_as_its_own_focus(tiny):
+    """focus_each: each state's rows get the values a focus on that state alone gives them
+    (the same games: row, leaf, opposing range and seed), at every number of draws its own
+    games give; a state that would need a row at another number is deferred; where every
+    pair fits the budget none is."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    pubs, n0 = t.pub[t.leaves], game.n[0]
+    rng = np.random.default_rng(3)
+    r0, r1 = rng.random((len(pubs), n0)), rng.random((len(pubs), game.n[1]))
+    vf = Continuations(game, plugin.rollouts, (0, 1), value_function("scored-now", game, plugin),
+                       focus_samples=32, budget=10, focus_budget=3000)
+    alone = {}
+    for i in range(n0):
+        vf.focus(0, i, t)
+        vf.reset()
+        mine = np.zeros((len(pubs), n0), bool)  # (leaf, row): where state i leads
+        for leaf, pub in enumerate(pubs):
+            mine[leaf, vf._focus_rows[pub.tobytes()]] = True
+        alone[i] = (vf.values(pubs, r0, r1)[0], mine)
+    vf.focus_each(0, range(n0), t)
+    vf.reset()
+    each = vf.values(pubs, r0, r1)[0]
+    valued = [i for i in range(n0) if i not in vf.deferred]
+    assert valued and set(vf.alone_over_budget) == set(range(n0))
+    for i in valued:
+        assert np.array_equal(each[alone[i][1]], alone[i][0][alone[i][1]])
+    # states of different numbers of draws (26 and 28 here) shared the solve: none of their
+    # rows is shared, so none was deferred (deferral is not reached on tiny)
+    draws = {_draws(len(vf._jobs(pubs, (r0, r1), 0, rows_at, (), np.zeros(32))), 4, 3000, 8, 32)
+             for _, rows_at in vf._units}
+    assert len(draws) > 1 and vf.deferred == []
+    vf.budget = 10**9
+    vf.focus_each(0, range(n0), t)
+    vf.reset()
+    vf.values(pubs, r0, r1)
+    assert vf.deferred == [] and vf.alone_over_budget == []

@@ -116,12 +116,14 @@ class Continuations:
         focus asked for them, so every state's rows get the values its own focus gives,
         and over the budget (a one-sided solve: no opposing decision, each row's strategy
         from its own leaf values) its strategy row is the one it would play holding those
-        cards. One number of draws per solve: states whose own count gives another are
-        left out (``deferred`` after the solve; focus on them in another). For a reader of
-        every private state's row, the local best response of spycfr.analysis.lbr_agent."""
+        cards. A row that two states want at different numbers of draws is played for the
+        first; the second is left out (``deferred`` after the solve: focus on it in
+        another). Where every pair fits the budget the solve plays every pair and no state
+        is deferred. For a reader of every private state's row, the local best response of
+        spycfr.analysis.lbr_agent."""
         privates = [int(i) for i in privates]
         self.focus(seat, privates[0] if privates else None)
-        self._units = []
+        self._units, self.deferred, self.alone_over_budget = [], [], []
         for i in privates:
             reach = _reached(tree, seat, [i])
             self._units.append((i, {tree.pub[n].tobytes(): np.flatnonzero(reach[n] > 0)
