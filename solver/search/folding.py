@@ -82,7 +82,6 @@ def folded(tree: Subtree, value_function: ValueFunction | None) -> Subtree | Non
     return replace(t, kind=kind, term=term, payoff=payoff, leaves=np.zeros(0, np.int64))
 
 
-
 def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
           value_function: ValueFunction | None = None, **options) -> Solution:
     """:func:`spycfr.search.resolve.solve`, on the folded tree where it can be folded (the
