@@ -230,7 +230,7 @@ class ScoredNow:
     def __init__(self, keep: int = 600) -> None:
         self.keep = keep
         self._leaves: OrderedDict[bytes, tuple[Any, bytes]] = OrderedDict()
-        self._weights: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._weights: OrderedDict[bytes, tuple] = OrderedDict()
         self._params: dict[int, tuple[object, bytes]] = {}
         self._last: OrderedDict[bytes, tuple] = OrderedDict()
 
@@ -257,23 +257,30 @@ class ScoredNow:
             v0[:] = last[2]
         if same0:
             v1[:] = last[3]
+        # W's rows (seat 0's states) ri and columns ci that are not all 0: the values of
+        # the other states are 0
         for wkey, leaves in groups.items():
-            w = self._weights[wkey]
+            w, ri, ci = self._weights[wkey]
             idx = np.array(leaves)
             if not same1:
-                v0[idx] = u[idx, None] * (r1[idx].astype(np.float32) @ w.T)
+                v0[idx] = 0.0
+                v0[np.ix_(idx, ri)] = u[idx, None] * (r1[np.ix_(idx, ci)].astype(np.float32)
+                                                      @ w.T)
             if not same0:
-                v1[idx] = -u[idx, None] * (r0[idx].astype(np.float32) @ w)
+                v1[idx] = 0.0
+                v1[np.ix_(idx, ci)] = -u[idx, None] * (r0[np.ix_(idx, ri)].astype(np.float32)
+                                                       @ w)
         for leaf, (mover, outcomes, names), wkey in recruits:
-            w = self._weights[wkey]
+            w, ri, ci = self._weights[wkey]
             ranges = (r0[leaf], r1[leaf])
             us = _recruited(outcomes, names, ranges[mover], 1 - mover)
+            v0[leaf], v1[leaf] = 0.0, 0.0
             if mover == 0:
-                v0[leaf] = us * (w @ r1[leaf])
-                v1[leaf] = -((us * r0[leaf]) @ w)
+                v0[leaf, ri] = us[ri] * (w @ r1[leaf, ci])
+                v1[leaf, ci] = -((us[ri] * r0[leaf, ri]) @ w)
             else:
-                v0[leaf] = w @ (us * r1[leaf])
-                v1[leaf] = -us * (r0[leaf] @ w)
+                v0[leaf, ri] = w @ (us[ci] * r1[leaf, ci])
+                v1[leaf, ci] = -us[ci] * (r0[leaf, ri] @ w)
         self._last[slot] = (r0.copy(), r1.copy(), v0.copy(), v1.copy())
         if len(self._last) > 4:
             self._last.popitem(last=False)
@@ -306,8 +313,11 @@ class ScoredNow:
     def _weigh(self, wkey: bytes, pub, params, n0: int, n1: int) -> None:
         """Make ``W`` of ``pub`` the most recent (built if it is not kept)."""
         if wkey not in self._weights:
-            # single precision: the products read W from memory, twice as fast
-            self._weights[wkey] = weights(pub, params, n0, n1).astype(np.float32)
+            # single precision and only the rows and columns not all 0 (on the full game
+            # about 64% of each): the products read W from memory
+            w = weights(pub, params, n0, n1)
+            ri, ci = np.flatnonzero((w != 0).any(1)), np.flatnonzero((w != 0).any(0))
+            self._weights[wkey] = (np.ascontiguousarray(w[np.ix_(ri, ci)], np.float32), ri, ci)
             if len(self._weights) > self.keep:
                 self._weights.popitem(last=False)
         self._weights.move_to_end(wkey)
