@@ -100,8 +100,9 @@ if [ ${#selected[@]} -eq 0 ] || wanted standard; then
       > "standard/headtohead-${b//[:\/]/-}.json"
   done
   # local best response against the agent (issue 22 asks 1,000 games): one game per Dask task,
-  # each kept in standard/lbr-games.jsonl as it ends, so a rerun resumes; about 45 s a game
-  # on one core of the shared 2-core machine, so 1,000 take ~6 h on a LocalCluster of 2
+  # each kept in standard/lbr-games.jsonl as it ends, so a rerun resumes (every game of the
+  # file counts, from any machine); a median 72 s a game per process on a quiet 16-core
+  # machine running 16, 386 s on one core of the shared 2-core machine under load
   "$SPYCFR" measure standard --lbr-games "${AGENT_LBR_GAMES:-1000}" --lbr-rollouts 16 \
     --lbr-rollout heuristic:hunter
   "$SPYCFR" report standard -o standard/report.md
