@@ -215,34 +215,38 @@ def test_the_count_goes_on_in_steps_and_stops_at_its_caps(monkeypatch):
 
 
 def test_terminals_take_blocks_or_the_hook_alike(monkeypatch):
-    """A terminal gets a precomputed block up to terminal_block_max live pairs (n0 + n1 with
-    Agent Hunter's hook), else the hook runs at every pass; the count sizes exactly the
-    blocks made, and a tree of mixed terminals has the values of all blocks and of all
-    hooks."""
+    """Every terminal gets a precomputed block where all fit terminal_cap; else those of
+    at most terminal_block_max live pairs (n0 + n1 with Agent Hunter's hook) where they fit,
+    the hook the others at every pass; else the hook everywhere. The count sizes exactly the
+    blocks made, and all three trees have the same values."""
     from spycfr.public import enumerate as pe
 
     game = make_game("agent-hunter", "tiny")
     params = get_plugin("agent-hunter").numba_params(game.variant_obj)
     assert pe.terminal_block_max(params) == 7 + 7  # private states a seat
+    every = int(pe.public_size(params)[pe.PAIRS])
     trees = {}
-    for name, block_max in (("mixed", 2), ("blocks", pe.NO_BLOCK_MAX), ("hooks", -1)):
+    for name, block_max, cap in (("blocks", 2, None), ("mixed", 2, 8 * every - 8),
+                                 ("hooks", 2, 0)):
         monkeypatch.setattr(pe, "terminal_block_max", lambda params, m=block_max: m)
+        if cap is not None:
+            monkeypatch.setattr(pe, "terminal_cap", lambda entries, c=cap: c)
         trees[name] = t = build_public_tree(game)
-        acc = pe.public_size(params)
-        assert acc[pe.BLOCK_PAIRS] == t.term_vals.shape[0]
+        assert pe.terminal_bytes(pe.public_size(params)) == 8 * t.term_vals.shape[0]
         pairs = np.diff(t.live_start[0])[t.term_index >= 0] @ np.diff(
             t.live_start[1])[t.term_index >= 0]
         assert pairs == t.term_vals.shape[0]
+    terminals = int(np.count_nonzero(trees["blocks"].node_player == pe.P.TERMINAL))
     blocked = [int(np.count_nonzero(t.term_index >= 0)) for t in trees.values()]
-    assert 0 < blocked[0] < blocked[1] and blocked[2] == 0
+    assert blocked[0] == terminals and 0 < blocked[1] < terminals and blocked[2] == 0
     t = trees["blocks"]
     row = np.repeat(np.arange(t.num_rows), t.row_num)
     sigma = np.random.default_rng(3).random(t.num_cells) + 0.1  # a strategy, not uniform
     sigma /= np.bincount(row, sigma)[row]
     for best in (False, True):
         v = [profile_values(t, sigma, best) for t in trees.values()]
-        assert np.allclose(v[0], v[1], rtol=0, atol=1e-12)
-        assert np.allclose(v[2], v[1], rtol=0, atol=1e-12)
+        assert np.allclose(v[1], v[0], rtol=0, atol=1e-12)
+        assert np.allclose(v[2], v[0], rtol=0, atol=1e-12)
 
 
 def test_a_tree_beyond_the_memory_limit_is_refused_after_a_bounded_count(monkeypatch):

@@ -23,8 +23,8 @@ from spycfr.public.tree import DEAD, LIVE_BYTES, TREE_CELL_BYTES, TREE_ROW_BYTES
 
 DEFAULT_MAX_NODES = 500_000_000
 # Terminal payoffs over live pairs are precomputed as blocks up to this size in all, or the
-# bytes of the tree's live range entries where more (beyond it a game's fast terminal hook,
-# or the pair loop, evaluates them at every pass).
+# bytes of the tree's live range entries where more (terminal_cap; beyond it a game's fast
+# terminal hook, or the pair loop, evaluates them at every pass).
 MAX_TERMINAL_MATRIX_BYTES = 256 * 2**20
 NO_BLOCK_MAX = np.iinfo(np.int64).max  # every terminal a block (a game without the hook)
 
@@ -235,11 +235,11 @@ def _count_steps(params, stack, sdepth, sup, acc, max_nodes, max_entries, steps,
 
 
 def terminal_block_max(params) -> int:
-    """The most live pairs a terminal may have to get a precomputed block: any number for a
-    game without the fast hook (the pair loop calls the game at every pair and pass); with
-    it, n0 + n1, about where a block's pair loop costs what the hook's pass over dense
-    vectors of both seats' private states does (Agent Hunter small, CFR+: all blocks 3.2x
-    faster than all hooks, at 3.3 pairs a terminal)."""
+    """Where the blocks of all terminals would not fit, the most live pairs a terminal may
+    have to get one: any number for a game without the fast hook (the pair loop calls the
+    game at every pair and pass); with it, n0 + n1, the size of the hook's pass over dense
+    vectors of both seats' private states (Agent Hunter 5/2/1/4: 98% of its terminals as
+    blocks, 2.3-2.5x less CPU per pdcfr+ iteration than the hook at every terminal)."""
     if not P.has_hook(params, "terminal_values"):
         return int(NO_BLOCK_MAX)
     num_private = P.python_impl(params, "num_private")
@@ -473,14 +473,23 @@ def public_size(params, max_nodes: int = DEFAULT_MAX_NODES, max_entries: int | N
     return acc
 
 
+def terminal_cap(entries: int) -> int:
+    """Bytes the terminal blocks may take: 256 MiB, or the live range entries' bytes where
+    more."""
+    return max(MAX_TERMINAL_MATRIX_BYTES, entries * LIVE_BYTES)
+
+
 def terminal_bytes(acc: np.ndarray) -> int:
-    """Bytes of the terminals' precomputed blocks for a count's totals: those of the
-    terminals of at most terminal_block_max pairs, if they take at most
-    MAX_TERMINAL_MATRIX_BYTES or the live range entries' bytes, else 0 (the hook or the
-    pair loop everywhere)."""
-    pairs = int(acc[BLOCK_PAIRS]) * 8
-    cap = max(MAX_TERMINAL_MATRIX_BYTES, int(acc[ENT0] + acc[ENT1]) * LIVE_BYTES)
-    return pairs if pairs <= cap else 0
+    """Bytes of the terminals' precomputed blocks for a count's totals: every terminal's
+    where they fit terminal_cap (faster than the hook at any size measured: Agent Hunter
+    small 1-5%, Agent Avenue small 15-25% per pdcfr+ iteration), else those of the
+    terminals of at most terminal_block_max pairs where they fit (the hook takes the larger
+    ones), else 0 (the hook or the pair loop everywhere)."""
+    cap = terminal_cap(int(acc[ENT0] + acc[ENT1]))
+    for pairs in (int(acc[PAIRS]), int(acc[BLOCK_PAIRS])):
+        if pairs * 8 <= cap:
+            return pairs * 8
+    return 0
 
 
 def tree_bytes(params, acc: np.ndarray) -> int:
@@ -519,8 +528,7 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
     max_entries = None if budget is None else max(
         0, int(budget.limit_bytes - rss_bytes()) // LIVE_BYTES)
     status, acc = count_public(params, max_nodes, max_entries)
-    nodes, ent0, ent1, rows, cells, pairs = (int(acc[x]) for x in (NODES, ENT0, ENT1, ROWS,
-                                                                     CELLS, BLOCK_PAIRS))
+    nodes, ent0, ent1, rows, cells = (int(acc[x]) for x in (NODES, ENT0, ENT1, ROWS, CELLS))
     if status == TOO_MANY_NODES and budget is not None and max_entries is not None \
             and ent0 + ent1 > max_entries:
         budget.require(f"the public tree (at least {ent0 + ent1:,} live range entries: "
@@ -569,18 +577,21 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
         row_priv=np.zeros(rows, np.int32),
     )
     _fill(params, weights, **arrays)
-    # Terminals as dense blocks over their live pairs (compatibility and 1/Z folded in)
-    # where a block is small enough (terminal_block_max) and the blocks fit (terminal_bytes):
-    # the others take the game's hook (terminal_values) or the pair loop at every pass.
+    # Terminals as dense blocks over their live pairs (compatibility and 1/Z folded in):
+    # all where they fit, else those small enough (terminal_block_max) where those fit
+    # (terminal_bytes); the others take the game's hook (terminal_values) or the pair loop
+    # at every pass.
     term_index = np.full(nodes, -1, np.int64)
     term_vals = np.zeros(0)
-    if terminal_bytes(acc):
+    pairs = terminal_bytes(acc) // 8
+    if pairs:
         if budget is not None:
             budget.require(f"the public tree's terminal payoffs ({pairs:,} pairs)", pairs * 8)
         term_vals = np.zeros(pairs)
+        block_max = NO_BLOCK_MAX if pairs == int(acc[PAIRS]) else terminal_block_max(params)
         _terminal_blocks(params, arrays["pub_states"], arrays["node_player"], live_start,
-                         arrays["live_priv"], compat, 1.0 / z, terminal_block_max(params),
-                         term_index, term_vals)
+                         arrays["live_priv"], compat, 1.0 / z, block_max, term_index,
+                         term_vals)
     return PublicTree(game=game.name, variant=game.variant_obj.as_dict(), params=params,
                       n_private=(n0, n1), weights=weights, term_index=term_index,
                       term_vals=term_vals, compat=compat, inv_z=1.0 / z,
