@@ -17,7 +17,7 @@ from numba import njit
 
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
-from spycfr.memory import MemoryBudget, rss_bytes
+from spycfr.memory import MemoryBudget, MemoryLimitError, rss_bytes
 from spycfr.public import protocol as P
 from spycfr.public.tree import DEAD, LIVE_BYTES, TREE_CELL_BYTES, TREE_ROW_BYTES, PublicTree
 
@@ -461,10 +461,9 @@ def _terminal_blocks(params, pub_states, node_player, live_start, live_priv, com
 def public_size(params, max_nodes: int = DEFAULT_MAX_NODES, max_entries: int | None = None,
                 note: Callable[[int, int], None] | None = None) -> np.ndarray | None:
     """The count's totals (indexed by NODES, ENT0, ENT1, ROWS, WIDEST, PAIRS, CELLS,
-    BLOCK_PAIRS) of the public
-    tree of the game of ``params``, counted without building it; None beyond ``max_nodes``
-    nodes or ``max_entries`` range entries. SpycfrError if the model breaks the protocol's
-    contract."""
+    BLOCK_PAIRS) of the public tree of the game of ``params``, counted without building it;
+    None beyond ``max_nodes`` nodes or ``max_entries`` range entries. SpycfrError if the
+    model breaks the protocol's contract."""
     status, acc = count_public(params, max_nodes, max_entries, note)
     if status == TOO_MANY_NODES:
         return None
@@ -531,8 +530,10 @@ def build_public_tree(game, max_nodes: int = DEFAULT_MAX_NODES,
     nodes, ent0, ent1, rows, cells = (int(acc[x]) for x in (NODES, ENT0, ENT1, ROWS, CELLS))
     if status == TOO_MANY_NODES and budget is not None and max_entries is not None \
             and ent0 + ent1 > max_entries:
-        budget.require(f"the public tree (at least {ent0 + ent1:,} live range entries: "
-                       "the count stopped there)", (ent0 + ent1) * LIVE_BYTES)
+        raise MemoryLimitError(
+            f"{budget.name}: the public tree has at least {ent0 + ent1:,} live range entries "
+            f"(the count stopped there), {(ent0 + ent1) * LIVE_BYTES / 2**30:.3g} GiB at "
+            f"{LIVE_BYTES} B each: more than the limit leaves")
     if status == TOO_MANY_NODES:
         raise SpycfrError(f"{game.name}: the public tree has more than {max_nodes:,} nodes")
     if status != OK:
