@@ -50,8 +50,7 @@ def _positive(name: str, value: int | float, allow_zero: bool = False) -> None:
               help="LocalCluster worker processes (default 2; 0: in this process, no Dask).")
 def train_values(game: str, preset: str | None, variant_params: dict, stage: int, out: str,
                  situations: int, span: int, iterations: int, internal: int, seed: int,
-                 batch: int,
-                 epochs: int, hidden: str, backend: str, scheduler: str | None,
+                 batch: int, epochs: int, hidden: str, backend: str, scheduler: str | None,
                  workers: int | None) -> None:
     """Train one stage of GAME's value function for depth-limited re-solving.
 

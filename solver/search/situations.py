@@ -1,7 +1,7 @@
 """Training situations for a learned value function, stage by stage backward from the
 horizon (DeepStack 2017): a random public state, random ranges for both seats on the private
 states they can hold there, and the subgame below it solved by :func:`~spycfr.search.resolve.solve`;
-the situation's targets are both seats' counterfactual values at its root.
+the situation's targets are both seats' counterfactual values at its root (below).
 
 Stage N takes public states that a random playout leaves ``span * (N - 1) < r <= span * N``
 public edges before its end; stage 1 solves them to the end of the game, a later stage to
