@@ -20,7 +20,13 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from spycfr.cfr.gpu import INSTALL_HINT, SIMULATOR_THREADS, THREADS, gpu_unavailable
+from spycfr.cfr.gpu import (
+    INSTALL_HINT,
+    SIMULATOR_THREADS,
+    THREADS,
+    _free_gpu_bytes,
+    gpu_unavailable,
+)
 from spycfr.cfr.kernels import iteration_factors
 from spycfr.errors import SpycfrError
 from spycfr.memory import MemoryBudget
@@ -332,9 +338,3 @@ class GPUPublicSolver(PublicCFRSolver):
             self._dinst.copy_to_device(np.zeros(self._dinst.shape[0]))
         self._host_current = True
 
-
-def _free_gpu_bytes(cuda) -> int | None:
-    try:
-        return int(cuda.current_context().get_memory_info()[0])
-    except Exception:  # noqa: BLE001 - the simulator has no such figure
-        return None

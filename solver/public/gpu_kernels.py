@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from spycfr.cfr.gpu_kernels import SIMULATOR, add, cuda, mul, sub
+from spycfr.cfr.gpu_kernels import SIMULATOR, add, cuda, mul, sub, update_infoset
 from spycfr.public.kernels import MODE_BEST, MODE_REGRET
 from spycfr.public.protocol import PRIVATE_CHANCE, TERMINAL
 
@@ -117,46 +117,15 @@ def backward_level(lo, hi, p, entry_node, node_player, node_prob, live_start, li
 @cuda.jit(cache=True)
 def update_rows(lo, hi, rows, row_entry, row_off, reach, R, S, sigma, m, inst, floor, discount,
                 predictive, weight, pos_factor, neg_factor, sum_factor):
-    """spycfr.public.kernels.update_rows, one thread per row rows[lo:hi] (keep in step)."""
+    """spycfr.public.kernels.update_rows, one thread per row rows[lo:hi]: the history
+    backend's step on one infoset (update_infoset), the row's cells as the infoset's."""
     i = lo + cuda.grid(1)
     if i >= hi:
         return
     r = rows[i]
     c0 = row_off[r]
-    c1 = row_off[r + 1]
-    w = mul(weight, reach[row_entry[r]])
-    if w != 0.0:
-        for c in range(c0, c1):
-            S[c] = add(S[c], mul(w, sigma[c]))
-    total = 0.0
-    for c in range(c0, c1):
-        x = R[c]
-        if predictive:
-            x = add(x, inst[c])
-        if floor and x < 0.0:
-            x = 0.0
-        if discount:
-            if x > 0.0:
-                x = mul(x, pos_factor)
-            elif x < 0.0:
-                x = mul(x, neg_factor)
-        R[c] = x
-        if predictive:
-            m[c] = inst[c]
-            inst[c] = 0.0
-            x = add(x, m[c])
-        if x > 0.0:
-            total = add(total, x)
-    if discount:
-        for c in range(c0, c1):
-            S[c] = mul(S[c], sum_factor)
-    if total > 0.0:
-        for c in range(c0, c1):
-            x = add(R[c], m[c]) if predictive else R[c]
-            sigma[c] = x / total if x > 0.0 else 0.0
-    else:
-        for c in range(c0, c1):
-            sigma[c] = 1.0 / (c1 - c0)
+    update_infoset(c0, row_off[r + 1] - c0, mul(weight, reach[row_entry[r]]), R, S, sigma, m,
+                   inst, floor, discount, predictive, pos_factor, neg_factor, sum_factor)
 
 
 @cuda.jit(cache=True)
