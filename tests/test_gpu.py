@@ -21,16 +21,22 @@ from test_runs import one_line_error, solve
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def simulated() -> list[dict]:
+def run_simulator(script: str) -> list[dict]:
+    """The results that ``tests/SCRIPT`` (a CUDA simulator harness, tests/cuda_sim.py)
+    prints, from a child process; the test is skipped where it reports a skip."""
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, str(ROOT / "tests" / "gpu_sim.py")], env=env,
+    done = subprocess.run([sys.executable, str(ROOT / "tests" / script)], env=env,
                           capture_output=True, text=True, timeout=1200, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     if "skip" in out:
         pytest.skip(out["skip"])
     return out["results"]
+
+
+@pytest.fixture(scope="module")
+def simulated() -> list[dict]:
+    return run_simulator("gpu_sim.py")
 
 
 @pytest.mark.slow

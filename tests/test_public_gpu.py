@@ -5,10 +5,6 @@ numba.cuda cannot be imported."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +20,7 @@ from spycfr.public.gpu import (
     has_terminal_blocks,
     terminal_pairs,
 )
+from test_gpu import run_simulator
 from test_runs import one_line_error, solve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,14 +33,7 @@ def _tree(game: str, preset: str | None = None):
 
 @pytest.fixture(scope="module")
 def simulated() -> list[dict]:
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, str(ROOT / "tests" / "public_gpu_sim.py")], env=env,
-                          capture_output=True, text=True, timeout=1200, cwd=ROOT, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    out = json.loads(done.stdout.strip().splitlines()[-1])
-    if "skip" in out:
-        pytest.skip(out["skip"])
-    return out["results"]
+    return run_simulator("public_gpu_sim.py")
 
 
 @pytest.mark.slow
