@@ -2,10 +2,12 @@
 opponents interleaved so that a measurement stopped at any time has as many pairs against
 each; one JSON line per pair (A's payoff as P1 and as P2, the wall seconds, the seconds of
 each of the agent's solves), appended to OUT so that a rerun with --first past the last seed
-goes on. The agent is loaded once (its first plan solved once). Summary: --summary OUT.
+goes on. The agent is loaded once (its first plan solved once). Summary: --summary OUT;
+with --write AGENT_DIR also a head-to-head result file per opponent in the agent's directory
+(headtohead-B.json, as `spycfr head-to-head --json` writes them, which `spycfr report` lists).
 
     python benchmarks/agent_headtohead.py AGENT_DIR OUT.jsonl heuristic RUN_DIR --first 1000
-    python benchmarks/agent_headtohead.py --summary OUT.jsonl
+    python benchmarks/agent_headtohead.py --summary OUT.jsonl [--write AGENT_DIR --note TEXT]
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int)
                 f.write(json.dumps(line) + "\n")
 
 
-def summary(out: str) -> None:
+def summary(out: str, write: str | None = None, note: str = "") -> None:
     """Each opponent's mean with mean +- 1.96 SE clipped to the payoff range (the game's
     bound, recorded in each line since; 1, Agent Hunter's and Agent Avenue's, before)."""
     from spycfr.analysis.headtohead import interval
@@ -62,15 +64,57 @@ def summary(out: str) -> None:
         m = sum(x) / len(x)
         half = 1.96 * statistics.stdev(x) / math.sqrt(len(x)) if len(x) > 1 else math.inf
         lo, hi = interval(m, half, bound)
+        seeds = sorted(r["seed"] for r in rows if r["opponent"] == name)
         print(f"{name}: {m:+.3f} [{lo:+.3f}, {hi:+.3f}] in {len(x)} games "
-              f"({len(x) // 2} pairs, seeds {min(r['seed'] for r in rows)}.."
-              f"{max(r['seed'] for r in rows)})")
+              f"({len(x) // 2} pairs, seeds {seeds[0]}..{seeds[-1]})")
+        if write:
+            write_result(write, name, [r for r in rows if r["opponent"] == name], bound,
+                         out, note)
     # the first pair's first solve is the opening plan (numba compiles there)
     s = [v for k, r in enumerate(rows) for v in r["solve_seconds"][1 if k == 0 else 0:]]
     if s:
         print(f"{len(s)} re-solves: median {statistics.median(s):.2f} s, 90th percentile "
               f"{sorted(s)[int(0.9 * len(s))]:.2f} s; "
               f"{statistics.mean(r['wall'] for r in rows):.0f} s a pair")
+
+
+def write_result(agent_dir: str, name: str, rows: list[dict], bound: float, out: str,
+                 note: str) -> None:
+    """AGENT_DIR/headtohead-NAME.json: the pairs against ``name`` as one head-to-head result
+    (the keys `spycfr head-to-head --json` writes; A's payoff per game, as P1 and as P2)."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from spycfr.analysis.headtohead import INTERVAL_WORDS, mean_ci
+    from spycfr.io import write_json
+    from spycfr.runs.store import read_run
+
+    meta = read_run(agent_dir)
+    p1 = np.array([r["p1"] for r in rows])
+    p2 = np.array([r["p2"] for r in rows])
+    mine = np.concatenate([p1, p2])
+    seeds = sorted(r["seed"] for r in rows)
+    solves = [v for r in rows for v in r["solve_seconds"]]
+    result = {
+        "game": meta.game, "variant": meta.variant, "a": agent_dir, "b": name,
+        "seed": f"games in pairs (one per seat), seeds {seeds[0]}..{seeds[-1]}"
+                + ("" if len(seeds) == seeds[-1] - seeds[0] + 1 else
+                   f" ({len(seeds)} of them)"),
+        "a_payoff": mean_ci(mine, bound), "a_as_p1": mean_ci(p1, bound),
+        "a_as_p2": mean_ci(p2, bound),
+        "a_wins": float(np.mean(mine > 0)), "draws": float(np.mean(mine == 0)),
+        "a_losses": float(np.mean(mine < 0)), "table_misses": 0,
+        "seconds_per_game": float(np.mean([r["wall"] for r in rows])) / 2,
+        "median_seconds_per_decision": statistics.median(solves) if solves else None,
+        "method": f"{len(mine)} games, the agent as P1 in {len(p1)} and as P2 in {len(p2)}: "
+                  "head_to_head(game, agent, B, 2, seed=S) for each seed S (one game per "
+                  f"seat), by benchmarks/agent_headtohead.py (every pair in "
+                  f"{Path(out).name}); {note}{'; ' if note else ''}{INTERVAL_WORDS}",
+    }
+    path = Path(agent_dir) / f"headtohead-{name.replace(':', '-').replace('/', '-')}.json"
+    write_json(path, result)
+    print(f"  wrote {path}")
 
 
 if __name__ == "__main__":
@@ -81,8 +125,11 @@ if __name__ == "__main__":
     ap.add_argument("--first", type=int, default=1000)
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--summary")
+    ap.add_argument("--write", metavar="AGENT_DIR",
+                    help="with --summary: write AGENT_DIR/headtohead-B.json per opponent B")
+    ap.add_argument("--note", default="", help="with --write: words added to each method")
     args = ap.parse_args()
     if args.summary:
-        summary(args.summary)
+        summary(args.summary, args.write, args.note)
     else:
         play(args.agent_dir, args.out, args.opponents, args.first, args.pairs)
