@@ -160,13 +160,14 @@ def test_the_commands_take_an_agent_avenue_agent(tmp_path):
     assert [m["move"] for m in sorted(q["moves"], key=lambda m: m["move"])] == [
         "take:down", "take:up"]
     assert all(m["value"] is not None for m in q["moves"])
-    assert q["opponent_posterior"][0]["private_state"].startswith("hand -, face down ")
+    # P1 played both cards and drew 2 (the model draws them after the recruitment)
+    assert q["opponent_posterior"][0]["private_state"].startswith("hand 2 drawn, face down ")
     # the opponent's hand with card removal: 2 of EN, CB, DD, DD left (6 pairs)
     code, text, err = spycfr("query", out, "--as", "P1", "deal:EN.CB|?", "--json")
     assert code == 0, err
     post = {p["private_state"]: p["probability"] for p in json.loads(text)["opponent_posterior"]}
-    assert post == pytest.approx({"hand CBDD": 2 / 6, "hand ENDD": 2 / 6, "hand DDDD": 1 / 6,
-                                  "hand ENCB": 1 / 6})
+    assert post == pytest.approx({"hand CB.DD": 2 / 6, "hand EN.DD": 2 / 6, "hand DD.DD": 1 / 6,
+                                  "hand EN.CB": 1 / 6})
     moves = tmp_path / "moves.txt"
     moves.write_text("1\n" * 10)
     code, text, err = spycfr("play", out, "--seat", "P2", "--seed", "2", "--moves",

@@ -350,13 +350,17 @@ EXACT_LIMIT = 20_000
 
 def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
     """Each private state of ``seat`` at public state ``pub`` of the search agent's model
-    in words: the hand, the discards the model keeps, a face-down card on the table."""
+    in words: the hand, the discards the model keeps, a face-down card on the table. From
+    its play to the recruitment the mover has drawn its refill, which the model draws later
+    (public.py): "+ k drawn" names those cards, not in the state."""
     from spycfr.games.agent_avenue.public import num_private
+    from spycfr.games.agent_avenue.rules import _draw_count
 
     params = search_params(variant)
     codes = variant.names
     pending, hs, ds = scheme(pub, params, seat)
     size = scheme_size(params, pending, hs, ds)
+    refill = int(_draw_count(pub, params, seat)) if pub[PHASE] != PH_OVER else 0
     out = []
     for i in range(int(num_private(params, seat))):
         if i == DEAD or i >= size:
@@ -364,6 +368,8 @@ def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
             continue
         hand, disc, name = decode(params, pending, hs, ds, i)
         words = "hand " + _cards(hand, codes)
+        if name >= 0 and refill:
+            words = f"hand {refill} drawn" if hand == 0 else words + f" + {refill} drawn"
         if ds:
             words += ", discarded " + _cards(disc, codes)
         if name >= 0:
@@ -373,4 +379,6 @@ def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
 
 
 def _cards(code: int, codes) -> str:
-    return "".join(codes[t] * int(_digit(code, t)) for t in range(len(codes))) or "-"
+    """A multiset of cards as the records write it (DA.EN.EN), '-' when empty."""
+    return ".".join(codes[t] for t in range(len(codes))
+                    for _ in range(int(_digit(code, t)))) or "-"
