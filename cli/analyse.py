@@ -202,11 +202,17 @@ def _agent_openings_words(meta) -> str:
     from spycfr.runs.agent_run import agent_config
 
     config = agent_config(meta)
-    return (f"The agent's openings: the moves of its first plan, solved once for the start "
-            f"of every game ({config.iterations} CFR+ iterations over its first "
-            f"{config.plan_depth} decision levels, leaves valued by {config.value_function}); "
-            "every later decision is re-solved in play. Exploitability unknown (`spycfr "
-            "report` gives what was measured: head to head, local best response).")
+    words = (f"The agent's openings: the moves of its first plan, solved once for the start "
+             f"of every game ({config.iterations} CFR+ iterations over its first "
+             f"{config.plan_depth} decision levels, leaves valued by {config.value_function}); ")
+    if config.value_function == "rollout":  # leaves played out for the agent's own cards
+        words += ("in play the agent re-solves every decision, its first move too, with the "
+                  "rollouts spent on its own hand, so its first moves may differ from these "
+                  "(`spycfr query` gives the move it plays for a hand). ")
+    else:
+        words += "every later decision is re-solved in play. "
+    return words + ("Exploitability unknown (`spycfr report` gives what was measured: head to "
+                    "head, local best response).")
 
 
 def _key(title: str) -> str:

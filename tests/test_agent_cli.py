@@ -47,7 +47,7 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
                             str(moves), "--json")
     assert code == 0, err
     result = json.loads(out)
-    assert "re-solving at every decision" in err
+    assert "as the search agent of" in err and "re-solves at every decision" in err
     assert len(result["review"]) == len(result["moves"]) > 0
     assert all(isinstance(r["value"], float) for r in result["review"])
     assert "never met this position" not in err
@@ -76,6 +76,29 @@ def test_the_agents_report_says_what_was_measured_instead(agent_dir, tmp_path):
     assert "Exploitability: unknown" in text and "results above" not in text
     assert "Nothing was measured instead yet" in text
     assert "without it where they cover only the agent's own" in text
+    assert "In play the agent re-solves its first move too" in text  # rollout leaves
+
+
+def test_the_agents_report_lists_its_head_to_head_results(agent_dir, tmp_path):
+    """headtohead-*.json beside the run: a row each, and how each was played (its seed and
+    method, e.g. pairs of games by benchmarks/agent_headtohead.py)."""
+    import shutil
+
+    run = tmp_path / "agent"
+    shutil.copytree(agent_dir, run)
+    ci = {"mean": 0.5, "ci95": [0.1, 0.9], "games": 10}
+    result = {"a": "agent", "b": "heuristic", "seed": "games in pairs, seeds 5..9",
+              "a_payoff": ci, "a_as_p1": ci, "a_as_p2": ci, "a_wins": 0.7, "draws": 0.1,
+              "method": "10 games by hand"}
+    (run / "headtohead-heuristic.json").write_text(json.dumps(result))
+    code, _, err = spycfr("report", str(run), "-o", str(tmp_path / "report.md"))
+    assert code == 0, err
+    text = (tmp_path / "report.md").read_text()
+    assert "| heuristic | 10 | +0.500 [+0.100, +0.900] | +0.500 | +0.500 | 70.0% | 10.0% |" \
+        in text
+    assert ("- against heuristic (`headtohead-heuristic.json`): games in pairs, seeds 5..9; "
+            "10 games by hand") in text
+    assert "What was measured instead: the head-to-head results above." in text
 
 
 def test_the_agents_openings_say_they_are_its_first_plan(agent_dir):
@@ -85,6 +108,7 @@ def test_the_agents_openings_say_they_are_its_first_plan(agent_dir):
     words = " ".join(out.split())
     assert "search agent (re-solving, 30 CFR+ iterations per decision)" in words
     assert "The agent's openings: the moves of its first plan" in words
+    assert "re-solves every decision, its first move too" in words  # rollout leaves
     assert "plan prob" in out and "MCCFR" not in out and "avg prob" not in out
     code, out, err = spycfr("openings", agent_dir, "--json")
     assert code == 0, err

@@ -133,11 +133,14 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     variant = meta.preset or " ".join(f"{k}={v}" for k, v in meta.variant.items())
     variant = f" ({variant})" if variant and variant != "default" else ""
     eps = meta.exploitability
-    quality = (f"exploitability {eps:.2g}" if eps is not None else
-               "re-solving at every decision, exploitability unknown" if opp.agent is not None
-               else "sampled, exploitability unknown")
-    say(f"{plugin.title}{variant}: you are {me}; the program plays {them} with the strategy "
-        f"of {run_dir} ({meta.algorithm}, {quality}); seed {seed}")
+    if opp.agent is not None:
+        how = (f"as the search agent of {run_dir} (it re-solves at every decision; "
+               "exploitability unknown)")
+    else:
+        quality = (f"exploitability {eps:.2g}" if eps is not None else
+                   "sampled, exploitability unknown")
+        how = f"with the strategy of {run_dir} ({meta.algorithm}, {quality})"
+    say(f"{plugin.title}{variant}: you are {me}; the program plays {them} {how}; seed {seed}")
     say("type a move's number or the move as listed; 'help' lists the moves again, "
         "'quit' stops")
     narrator = Narrator(plugin, seat, say)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from spycfr.analysis.headtohead import INTERVAL_WORDS
 from spycfr.analysis.markdown import Doc, md_table, pct, signed
-from spycfr.analysis.openings import openings_spec, treeless_table
+from spycfr.analysis.openings import openings_by_group, openings_spec, treeless_table
 from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
@@ -119,7 +119,7 @@ def _agent_matches(doc: Doc, run_dir: Path) -> bool:
     results/regenerate.sh), each with its 95% interval; whether there were any."""
     import json
 
-    rows = []
+    rows, how = [], []
     for path in sorted(run_dir.glob("headtohead-*.json")):
         try:
             r = json.loads(path.read_text())
@@ -128,14 +128,17 @@ def _agent_matches(doc: Doc, run_dir: Path) -> bool:
                          f"{signed(r['a_payoff']['mean'], 3)} [{signed(lo, 3)}, "
                          f"{signed(hi, 3)}]", signed(r["a_as_p1"]["mean"], 3),
                          signed(r["a_as_p2"]["mean"], 3), pct(r["a_wins"]), pct(r["draws"])])
+            seed = f"seed {r['seed']}" if isinstance(r["seed"], int) else r["seed"]
+            how.append(f"- against {r['b']} (`{path.name}`): {seed}; {r['method']}")
         except (OSError, ValueError, KeyError, TypeError):
             raise SpycfrError(f"{str(path)!r} is not a head-to-head result") from None
     if rows:
         doc.add("## Head to head\n")
-        doc.add("The agent's payoff per game against each player (`spycfr head-to-head`, half "
-                f"the games in each seat; {INTERVAL_WORDS}):\n")
+        doc.add("The agent's payoff per game against each player (`spycfr head-to-head` or "
+                f"pairs of games, half the games in each seat; {INTERVAL_WORDS}):\n")
         doc.add(md_table(["against", "games", "payoff", "as P1", "as P2", "wins", "draws"],
                          rows, "lrrrrrr") + "\n")
+        doc.add("How each was played:\n\n" + "\n".join(how) + "\n")
     return bool(rows)
 
 
@@ -224,9 +227,15 @@ def _openings(doc: Doc, meta: RunResult, raw, run_dir: Path) -> None:
         return
     what = ("The agent's first plan at the opening decisions" if meta.algorithm ==
             AGENT_ALGORITHM else "The run's average strategy at the opening decisions")
-    doc.add(f"{what} (top {TOP} per player; the full list is `spycfr openings RUN_DIR "
-            "--csv`). Read them with the measurements above: they are only as good as the "
-            "strategy.\n")
+    replay = ""
+    if (meta.record.get("agent") or {}).get("value_function") == "rollout":
+        replay = (" In play the agent re-solves its first move too, the rollouts spent on its "
+                  "own hand, and may play otherwise than this plan shared by every deal "
+                  "(`spycfr query RUN_DIR --as P1 RECORD` gives the move it plays).")
+    doc.add(f"{what} (the first {TOP} rows per player; the full list is `spycfr openings "
+            "RUN_DIR --csv`). Read them with the measurements above: they are only as good as "
+            f"the strategy.{replay}\n")
+    by_group = openings_by_group(table, spec.group_name, spec.context_name)
     for player in ("P1", "P2"):
         rows = table[table.player == player]
         keys = [spec.context_name] if spec.context_name else []
@@ -235,6 +244,12 @@ def _openings(doc: Doc, meta: RunResult, raw, run_dir: Path) -> None:
         doc.add(f"**{player}**\n")
         doc.add(md_table([*keys, spec.what, "probability"], shown,
                          "l" * (len(keys) + 1) + "r") + "\n")
+        if spec.context_name:  # many situations: what the player does over all of them
+            sets = by_group[by_group.player == player].head(TOP)
+            doc.add(f"Over every {spec.context_name} ({rows[spec.context_name].nunique():,}, "
+                    f"weighted equally), the {spec.group_title} played most: " + ", ".join(
+                        f"{c} {p:.3f}" for c, p in
+                        zip(sets[spec.group_name], sets.probability, strict=True)) + ".\n")
 
 
 def _opening_table(doc: Doc, path: Path, spec) -> None:
