@@ -77,7 +77,8 @@ def test_committed_sweep_is_current():
     assert solve_run(config, write_tables=False).value_p1 == row["value_p1"]
 
 
-SAMPLED = ["standard-placements", "agent-avenue/standard", "agent-double-double-agent/standard"]
+SAMPLED = ["standard-placements", "agent-avenue/standard-sampled",
+           "agent-double-double-agent/standard"]
 
 
 @pytest.mark.slow
@@ -113,15 +114,18 @@ def test_committed_rulesheet_placements_are_its_openings_table():
                            np.sort(solver.average_policy(key)))
 
 
-def test_committed_rulesheet_agent_is_a_search_agent():
-    """results/standard is the re-solving agent `spycfr solve agent-hunter --preset standard`
-    writes with default options, with its head-to-head figures beside it."""
-    meta = json.loads((RESULTS / "standard" / "run.json").read_text())
+@pytest.mark.parametrize("run_name, opponents", [("standard", 4), ("agent-avenue/standard", 2)])
+def test_committed_standard_agents_are_search_agents(run_name, opponents):
+    """results/standard (Agent Hunter) and results/agent-avenue/standard are the re-solving
+    agents `spycfr solve GAME --preset standard [--algorithm re-solving]` writes, with their
+    head-to-head figures beside them."""
+    meta = json.loads((RESULTS / run_name / "run.json").read_text())
     assert meta["algorithm"] == "re-solving" and meta["exploitability"] is None
     assert meta["agent"]["value_function"] == "rollout"
-    matches = sorted((RESULTS / "standard").glob("headtohead-*.json"))
-    assert len(matches) == 4
+    matches = sorted((RESULTS / run_name).glob("headtohead-*.json"))
+    assert len(matches) == opponents
     for path in matches:
         r = json.loads(path.read_text())
         lo, hi = r["a_payoff"]["ci95"]
-        assert lo <= r["a_payoff"]["mean"] <= hi and r["a"] == "standard"
+        assert lo <= r["a_payoff"]["mean"] <= hi and r["a"] == run_name
+        assert r["game"] == meta["game"] and r["a_payoff"]["games"] >= 40
