@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 
@@ -35,6 +36,14 @@ def _positive(name: str, value: int | float, allow_zero: bool = False) -> None:
 @click.option("--internal", type=int, default=32, show_default=True,
               help="Public nodes below each solve's root kept as situations too (their "
                    "ranges the solve's reaches there; 0: the root only).")
+@click.option("--queries", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Situations where a re-solving agent asks for leaf values instead of "
+                   "random playouts: a file of benchmarks/record_leaf_queries.py, situation "
+                   "i its query i.")
+@click.option("--head", type=click.Choice(["bilinear", "shift"]), default="bilinear",
+              show_default=True,
+              help="How the network's last layer becomes zero-sum values: a matrix M, "
+                   "u0 = M p1 and u1 = -M^T p0 (bilinear), or DeepStack's shift.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--batch", type=int, default=16, show_default=True,
               help="Situations per Dask task (and per checkpoint file).")
@@ -49,9 +58,9 @@ def _positive(name: str, value: int | float, allow_zero: bool = False) -> None:
 @click.option("--workers", type=int, default=None,
               help="LocalCluster worker processes (default 2; 0: in this process, no Dask).")
 def train_values(game: str, preset: str | None, variant_params: dict, stage: int, out: str,
-                 situations: int, span: int, iterations: int, internal: int, seed: int,
-                 batch: int, epochs: int, hidden: str, backend: str, scheduler: str | None,
-                 workers: int | None) -> None:
+                 situations: int, span: int, iterations: int, internal: int,
+                 queries: str | None, head: str, seed: int, batch: int, epochs: int,
+                 hidden: str, backend: str, scheduler: str | None, workers: int | None) -> None:
     """Train one stage of GAME's value function for depth-limited re-solving.
 
     Random public states and DeepStack-style random ranges, each solved by CFR+; a network
@@ -89,14 +98,16 @@ def train_values(game: str, preset: str | None, variant_params: dict, stage: int
     except ValueError as exc:
         raise SpycfrError(str(exc)) from None
     spec = StageSpec(game, preset, dict(variant_params), stage, span, iterations, seed,
-                     previous_weights(out, stage), internal=internal)
+                     previous_weights(out, stage), internal=internal,
+                     queries=None if queries is None else str(Path(queries).resolve()))
     t0 = time.monotonic()
 
     def note(text: str) -> None:
         click.echo(f"train-values: {time.monotonic() - t0:6.0f}s {text}", err=True)
 
     record = run_stage(out, spec, situations, TrainSettings(hidden=widths, epochs=epochs,
-                                                            seed=seed, backend=backend),
+                                                            seed=seed, backend=backend,
+                                                            head=head),
                        batch, scheduler, workers, note)
     held = record["training"]["heldout_error"]
     click.echo(f"{game} stage {stage}: {record['situations_made']} situations, "

@@ -11,15 +11,26 @@ import numpy as np
 import pytest
 
 from cli_helpers import spycfr
-from spycfr.search.learned import LearnedValues, Network, load_weights, raw_features, save_weights
+from spycfr.search.evaluate import Settings
+from spycfr.search.learned import (
+    HEADS,
+    LearnedValues,
+    Network,
+    head_width,
+    load_weights,
+    raw_features,
+    save_weights,
+)
 from spycfr.search.resolve import solve
 from spycfr.search.situations import (
     StageSpec,
     game_model,
     generate_batch,
+    leaf_queries,
     possible,
     random_path,
     sample_range,
+    situation,
 )
 from spycfr.search.stages import run_stage
 from spycfr.search.training import (
@@ -31,13 +42,14 @@ from spycfr.search.training import (
     train,
 )
 from spycfr.search.tree import build
+from spycfr.search.values import CommittedValues
 
 
-def _net(rng, f=3, n=(4, 5), hidden=(6,)):
-    sizes = [f + n[0] + n[1], *hidden, n[0] + n[1]]
+def _net(rng, f=3, n=(4, 5), hidden=(6,), head="shift"):
+    sizes = [f + n[0] + n[1], *hidden, head_width(head, n)]
     layers = [(rng.normal(size=(a, b)), rng.normal(size=b))
               for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
-    return Network(layers, np.zeros(f), np.ones(f), n)
+    return Network(layers, np.zeros(f), np.ones(f), n, head)
 
 
 def _data(rng, size, net):
@@ -48,12 +60,14 @@ def _data(rng, size, net):
     return Data(feats, p0, p1, u0, u1)
 
 
-def test_values_are_zero_sum_and_scale_with_the_opponents_mass(tmp_path):
+@pytest.mark.parametrize("head", HEADS)
+def test_values_are_zero_sum_and_scale_with_the_opponents_mass(tmp_path, head):
     rng = np.random.default_rng(1)
-    net = _net(rng)
+    net = _net(rng, head=head)
     save_weights(tmp_path / "w.npz", net, {"game": "kuhn", "preset": None, "params": {},
                                            "z": 6.0})
     vf = LearnedValues.load(tmp_path / "w.npz", features=raw_features)
+    assert vf.net.head == head
     pubs = rng.integers(0, 3, (7, 3))
     r0, r1 = rng.random((7, 4)) * 3, rng.random((7, 5)) * 0.2
     r0[0] = 0.0  # a leaf seat 0 never reaches
@@ -65,13 +79,35 @@ def test_values_are_zero_sum_and_scale_with_the_opponents_mass(tmp_path):
     assert np.allclose(v1[0], 0.0)
 
 
-def test_numpy_backward_pass_matches_finite_differences():
+def test_bilinear_values_are_linear_in_the_opponents_range():
+    rng = np.random.default_rng(11)
+    net = _net(rng, head="bilinear")
+    feats, p0, p1 = rng.normal(size=(1, 3)), rng.dirichlet(np.ones(4), 1), np.eye(5)[[1]]
+    m = net.layers[-1]  # a one-hidden-layer net: the matrix for these inputs, by hand
+    h = np.maximum(net.inputs(feats, p0, p1) @ net.layers[0][0] + net.layers[0][1], 0)
+    mat = (h @ m[0] + m[1]).reshape(4, 5)
+    u0, u1 = net.unit(feats, p0, p1)
+    assert np.allclose(u0[0], mat[:, 1]) and np.allclose(u1[0], -p0[0] @ mat)
+
+
+def test_weights_saved_before_the_heads_load_as_shift(tmp_path):
+    net = _net(np.random.default_rng(12))
+    save_weights(tmp_path / "w.npz", net, {"game": "kuhn", "preset": None, "params": {},
+                                           "z": 6.0})
+    with np.load(tmp_path / "w.npz") as f:
+        old = {k: f[k] for k in f.files if k != "head"}
+    np.savez(tmp_path / "old.npz", **old)
+    assert load_weights(tmp_path / "old.npz")[0].head == "shift"
+
+
+@pytest.mark.parametrize("head", HEADS)
+def test_numpy_backward_pass_matches_finite_differences(head):
     rng = np.random.default_rng(2)
     target = _net(rng)
     data = _data(rng, 8, target)
     data.u0 += rng.normal(size=data.u0.shape)
     data.m0 = (rng.random(data.u0.shape) < 0.6).astype(float)  # values the loss ignores
-    net = init_network(data, (6,), seed=3)
+    net = init_network(data, (6,), seed=3, head=head)
     run = _NumpyRun(net, TrainSettings(lr=0.0), None)  # lr 0: the step leaves the weights
 
     def loss() -> float:
@@ -81,9 +117,9 @@ def test_numpy_backward_pass_matches_finite_differences():
 
     base = loss()
     assert run._step(data) == pytest.approx(base)
-    grads = run.m[0][0] / (1 - 0.9)  # Adam's first moment after one step is 0.1 * grad
-    w = net.layers[0][0]
-    for i, j in [(0, 0), (4, 2), (9, 5)]:
+    # Adam's first moment after one step is 0.1 * grad; the first layer's and the head's
+    for k, (i, j) in [(0, (0, 0)), (0, (4, 2)), (0, (9, 5)), (-1, (1, 3)), (-1, (5, 2))]:
+        w, grads = net.layers[k][0], run.m[k][0] / (1 - 0.9)
         w[i, j] += 1e-6
         numeric = (loss() - base) / 1e-6
         w[i, j] -= 1e-6
@@ -164,6 +200,29 @@ def test_situations_are_subgame_solves_and_reproducible():
         assert r0 @ v0 + r1 @ v1 == pytest.approx(0.0, abs=0.01 * r0.sum() * r1.sum())
 
 
+def test_leaf_queries_are_the_agents_and_solve_as_situations(tmp_path):
+    game = game_model("kuhn", None, {})
+    full = build(game)
+    vf = CommittedValues(full, solve(full, game.weights, 100).strategy)
+    settings = Settings(iterations=30, depth=1, value_function=vf)
+    q = leaf_queries(game, settings, 20, 0, full)
+    assert q["pub"].shape[0] == 20 and int(q["total"]) > 20
+    again = leaf_queries(game, settings, 20, 0, full)
+    assert all(np.array_equal(q[k], again[k]) for k in q)
+    assert ((q["r0"].sum(1) > 0) | (q["r1"].sum(1) > 0)).all()
+    assert not q["r0"][~q["m0"]].any() and not q["r1"][~q["m1"]].any()
+    np.savez(tmp_path / "q.npz", **q)
+    spec = StageSpec("kuhn", None, {}, 1, 4, 200, seed=0, queries=str(tmp_path / "q.npz"))
+    # a leaf seat 1 never reaches: solved as holding any card it can hold there; the
+    # values against its range of 0 (seat 0's) are not learned
+    k = int(np.flatnonzero(q["r1"].sum(1) == 0)[0])
+    row = situation(game, spec, k, None)
+    assert np.array_equal(row["r1"][0], q["r1"][k]) and not row["m0"][0].any()
+    sol = solve(build(game, q["pub"][k]), (q["r0"][k], q["m1"][k].astype(float)), 200)
+    assert np.allclose(row["v1"][0], sol.best[1][0]) and row["m1"][0].any()
+    assert situation(game, spec, 20, None) is None  # past the file's end
+
+
 def test_possible_private_states_follow_the_root_support():
     game = game_model("kuhn", None, {})
     tree = build(game)
@@ -206,16 +265,24 @@ def test_train_values_bad_input_is_one_line(tmp_path, args, words):
 
 
 @pytest.mark.train
-def test_torch_trainer_matches_numpy_inference(tmp_path):
+@pytest.mark.parametrize("head", HEADS)
+def test_torch_trainer_matches_numpy_inference(tmp_path, head):
     pytest.importorskip("torch", reason="the train extra (PyTorch) is not installed")
     rng = np.random.default_rng(6)
-    data = _data(rng, 200, _net(rng))
-    net, record = train(data, TrainSettings(hidden=(16,), epochs=30, batch=32, lr=3e-3,
-                                            backend="torch"), tmp_path / "ck.npz")
-    assert record["backend"] == "torch"
-    assert record["train_error"]["mse"] < 0.2 * float(
+    data = _data(rng, 200, _net(rng, head=head))
+    settings = TrainSettings(hidden=(16,), epochs=30, batch=32, lr=3e-3, backend="torch",
+                             head=head)
+    net, record = train(data, settings, tmp_path / "ck.npz")
+    assert record["backend"] == "torch" and net.head == head
+    assert record["train_error"]["mse"] < 0.3 * float(
         np.mean(np.concatenate([data.u0, data.u1], 1) ** 2))
     assert (tmp_path / "ck.pt").exists()
+    # the same first step as the numpy trainer: one epoch of one batch from the same start
+    one = TrainSettings(**{**settings.__dict__, "epochs": 1, "batch": 500})
+    a, _ = train(data, one)
+    b, _ = train(data, TrainSettings(**{**one.__dict__, "backend": "numpy"}))
+    for (w, x), (y, z) in zip(a.layers, b.layers, strict=True):
+        assert np.allclose(w, y, atol=1e-5) and np.allclose(x, z, atol=1e-5)
 
 
 def test_agent_hunter_features_tell_public_states_apart():

@@ -5,8 +5,13 @@ Inputs: the public state's features (the game's ``value_features`` hook, standar
 both seats' ranges, each normalised to sum 1. Outputs: each seat's values per private state
 for one unit of opponent range, in the game's payoff units; the engine's counterfactual
 values are these times the opponent's range mass over ``Z``. As in DeepStack, the outputs are
-corrected so that the zero-sum identity ``sum_i r0[i] v0[i] + sum_j r1[j] v1[j] = 0`` holds
-exactly: half of the network's excess is taken from every value of both seats.
+zero-sum: ``sum_i r0[i] v0[i] + sum_j r1[j] v1[j] = 0`` holds exactly, by one of two heads.
+``shift`` is DeepStack's correction: the network outputs both seats' values and half of its
+excess is taken from every value of both seats. ``bilinear`` (the default) outputs a matrix
+``M`` (n0 x n1, itself a function of the public state and both ranges) and answers
+``u0 = M p1``, ``u1 = -M^T p0``: zero-sum by construction, and exact where the values are
+linear in the opponent's range (a continuation that the ranges do not change, as near the
+end of a game), which a shifted output has to learn as a product of its inputs.
 
 The network is a multi-layer perceptron with ReLU hidden layers; its weights, the feature
 standardisation and the game it was trained for live in one ``.npz`` (:func:`save_weights`).
@@ -61,14 +66,35 @@ def zero_sum(p0: np.ndarray, p1: np.ndarray, u0: np.ndarray, u1: np.ndarray
     return u0 - eps[:, None], u1 - eps[:, None]
 
 
+HEADS = ("bilinear", "shift")
+
+
+def head_width(head: str, n: tuple[int, int]) -> int:
+    """The network's output width for ``head``."""
+    if head not in HEADS:
+        raise ValueError(f"unknown value head {head!r}: {' or '.join(HEADS)}")
+    return n[0] * n[1] if head == "bilinear" else n[0] + n[1]
+
+
+def head_values(head: str, out: np.ndarray, p0: np.ndarray, p1: np.ndarray,
+                n: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Zero-sum values per unit of opponent range from the last layer's ``out``."""
+    if head == "bilinear":
+        m = out.reshape(-1, n[0], n[1])
+        return np.einsum("lij,lj->li", m, p1), -np.einsum("lij,li->lj", m, p0)
+    return zero_sum(p0, p1, out[:, :n[0]], out[:, n[0]:])
+
+
 class Network:
-    """The numpy MLP: ``layers`` is a list of (W, b); ReLU between layers."""
+    """The numpy MLP: ``layers`` is a list of (W, b); ReLU between layers; ``head`` turns
+    the last layer into values (``HEADS``)."""
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], mean: np.ndarray,
-                 std: np.ndarray, n: tuple[int, int]):
+                 std: np.ndarray, n: tuple[int, int], head: str = "shift"):
         self.layers = layers
         self.mean, self.std = mean, std
         self.n = n
+        self.head = head
 
     def inputs(self, feats: np.ndarray, p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
         return np.concatenate([(feats - self.mean) / self.std, p0, p1], axis=1)
@@ -81,7 +107,7 @@ class Network:
             h = h @ w + b
             if k < len(self.layers) - 1:
                 h = np.maximum(h, 0.0)
-        return zero_sum(p0, p1, h[:, :self.n[0]], h[:, self.n[0]:])
+        return head_values(self.head, h, p0, p1, self.n)
 
 
 class LearnedValues:
@@ -125,7 +151,7 @@ def save_weights(path: str | Path, net: Network, meta: dict) -> None:
     """One ``.npz``: the layers, the standardisation and ``meta`` (game, variant, z, stage,
     training record) as JSON; written atomically."""
     arrays = {"mean": net.mean, "std": net.std, "n": np.array(net.n),
-              "meta": np.array(json.dumps(meta))}
+              "head": np.array(net.head), "meta": np.array(json.dumps(meta))}
     for k, (w, b) in enumerate(net.layers):
         arrays[f"w{k}"] = w.astype(np.float32)
         arrays[f"b{k}"] = b.astype(np.float32)
@@ -140,7 +166,9 @@ def load_weights(path: str | Path) -> tuple[Network, dict]:
             layers.append((f[f"w{k}"].astype(float), f[f"b{k}"].astype(float)))
             k += 1
         n = tuple(int(x) for x in f["n"])
-        return Network(layers, f["mean"], f["std"], (n[0], n[1])), json.loads(str(f["meta"]))
+        head = str(f["head"]) if "head" in f else "shift"  # weights saved before the heads
+        return (Network(layers, f["mean"], f["std"], (n[0], n[1]), head),
+                json.loads(str(f["meta"])))
 
 
 def latest_weights(directory: str | Path) -> Path:

@@ -17,6 +17,14 @@ where a seat's range is positive; where it is 0, what the private state could st
 value a re-solve needs to decide whether to play into the leaf with it), and ``m0``, ``m1``
 mark the private states a seat can hold there at all (the loss ignores the others).
 
+Public states and ranges drawn so are not where a re-solve asks for values: on Agent Hunter
+``tiny`` the depth-4 agent's leaf queries come from its plan and first re-solves, most of
+them with one seat's range exactly 0 (an action CFR+ stopped playing), which no random draw
+gives. :func:`leaf_queries` records those queries of a re-solving agent and ``spec.queries``
+(a file of them) makes them the stage's situations: situation ``i`` solves query ``i``. A
+seat whose range at the query is 0 is solved as holding any private state it can hold there
+(its values: what each could win if it came), the other seat's values weigh nothing.
+
 Each situation has its own seed (the stage's seed, the stage and its index), so a batch
 gives the same situations whoever computes it, in whatever order: batches are independent
 tasks for Dask.
@@ -25,7 +33,9 @@ tasks for Dask.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +45,11 @@ from spycfr.search.beliefs import step
 from spycfr.search.resolve import solve
 from spycfr.search.tree import LEAF, GameModel, Subtree, build
 from spycfr.search.values import ValueFunction
+
+if TYPE_CHECKING:
+    from spycfr.search.evaluate import Settings
+
+QUERY_KEYS = ("pub", "r0", "r1", "m0", "m1")
 
 
 @dataclass(frozen=True)
@@ -52,6 +67,7 @@ class StageSpec:
     previous: str | None = None
     max_nodes: int = 200_000
     internal: int = 0  # public nodes below the root kept per solve
+    queries: str | None = None  # a leaf_queries file: situation i solves query i
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -113,30 +129,105 @@ def random_path(game: GameModel, rng: np.random.Generator
 def situation(game: GameModel, spec: StageSpec, index: int,
               vf: ValueFunction | None) -> dict | None:
     """Situation ``index`` of the stage: arrays of rows, its root first, then up to
-    ``spec.internal`` nodes below it (None when its playout is too short for the stage: the
-    caller draws the next index)."""
+    ``spec.internal`` nodes below it (None when its playout is too short for the stage, or
+    past the end of ``spec.queries``: the caller draws the next index)."""
     rng = np.random.default_rng([spec.seed, spec.stage, index])
-    path = random_path(game, rng)
-    end = len(path) - 1
-    lo, hi = spec.span * (spec.stage - 1), spec.span * spec.stage
-    cands = [i for i in range(end) if lo < end - i <= hi]
-    if not cands:
-        return None
-    pub, s0, s1 = path[int(rng.choice(cands))]
-    if not (s0.any() and s1.any()):  # a public chance outcome no private state allows
-        return None
-    r0, r1 = sample_range(s0, rng), sample_range(s1, rng)
+    if spec.queries is not None:
+        q = _queries(spec.queries)
+        if index >= q["pub"].shape[0]:
+            return None
+        pub, r0, r1, s0, s1 = (q[k][index] for k in QUERY_KEYS)
+    else:
+        path = random_path(game, rng)
+        end = len(path) - 1
+        lo, hi = spec.span * (spec.stage - 1), spec.span * spec.stage
+        cands = [i for i in range(end) if lo < end - i <= hi]
+        if not cands:
+            return None
+        pub, s0, s1 = path[int(rng.choice(cands))]
+        if not (s0.any() and s1.any()):  # a public chance outcome no private state allows
+            return None
+        r0, r1 = sample_range(s0, rng), sample_range(s1, rng)
     sub = build(game, pub, None if spec.stage == 1 else spec.span, spec.max_nodes)
-    sol = solve(sub, (r0, r1), spec.iterations, vf)
+    # a seat that never reaches a queried leaf is solved as holding anything it can hold
+    ranges = [r if r.sum() > 0 else s.astype(float) for r, s in ((r0, s0), (r1, s1))]
+    sol = solve(sub, (ranges[0], ranges[1]), spec.iterations, vf)
     poss = possible(sub, s0, s1)
     live = np.flatnonzero((sub.kind != TERMINAL) & (sub.kind != LEAF)
                           & (sol.reach[0].sum(1) > 0) & (sol.reach[1].sum(1) > 0))
     live = live[live > 0]
     take = rng.choice(live, min(spec.internal, live.size), replace=False)
     nodes = np.concatenate([[0], np.sort(take)]).astype(np.int64)
-    return {"pub": sub.pub[nodes], "r0": sol.reach[0][nodes], "r1": sol.reach[1][nodes],
-            "v0": sol.best[0][nodes], "v1": sol.best[1][nodes], "m0": poss[0][nodes],
-            "m1": poss[1][nodes], "nodes": np.full(nodes.size, sub.size)}
+    out = {"pub": sub.pub[nodes], "r0": sol.reach[0][nodes], "r1": sol.reach[1][nodes],
+           "v0": sol.best[0][nodes], "v1": sol.best[1][nodes], "m0": poss[0][nodes],
+           "m1": poss[1][nodes], "nodes": np.full(nodes.size, sub.size)}
+    # the root as queried: a seat's range of 0 is the network's input, and the values
+    # against it (the other seat's, times its mass 0) are not asked for
+    out["r0"][0], out["r1"][0] = r0, r1
+    out["m0"][0] &= r1.sum() > 0
+    out["m1"][0] &= r0.sum() > 0
+    return out
+
+
+@lru_cache(maxsize=2)
+def _queries(path: str) -> dict:
+    with np.load(path) as f:
+        return {k: f[k] for k in QUERY_KEYS}
+
+
+def leaf_queries(game: GameModel, settings: Settings, count: int, seed: int,
+                 full: Subtree | None = None) -> dict:
+    """Where the re-solving agent of ``settings`` (its depth, iterations and leaf values)
+    asks for leaf values on an enumerable game, as :func:`~spycfr.search.evaluate.
+    exploitability` walks it for both seats: ``count`` queries drawn uniformly (seeded) among
+    those where some seat's range is positive, each a public state, both ranges and the
+    private states each seat can hold there (``QUERY_KEYS``), with ``total``, the number
+    they were drawn from, and the walk's ``exploitability``."""
+    from spycfr.search.evaluate import exploitability
+
+    full = build(game) if full is None else full
+    supports = possible(full, game.weights[0] > 0, game.weights[1] > 0)
+    rng = np.random.default_rng([seed, 4])
+    kept: dict[str, np.ndarray] = {"key": np.zeros(0), "node": np.zeros(0, np.int64),
+                                   "r0": np.zeros((0, game.n[0])),
+                                   "r1": np.zeros((0, game.n[1]))}
+    total = [0]
+
+    class Recorder:
+        """The agent's value function, each call's queries kept by the smallest random key
+        (a uniform sample of ``count`` whatever the walk's length)."""
+
+        def __init__(self, inner):
+            self.inner = inner
+
+        def for_agent(self, seat: int):
+            inner = self.inner.for_agent(seat) if hasattr(self.inner, "for_agent") \
+                else self.inner
+            return Recorder(inner)
+
+        def values(self, pubs, r0, r1, nodes=None):
+            if nodes is None:
+                raise ValueError("leaf_queries needs subgames cut from the whole tree")
+            ask = (r0.sum(1) > 0) | (r1.sum(1) > 0)
+            total[0] += int(ask.sum())
+            add = {"key": rng.random(int(ask.sum())), "node": np.asarray(nodes)[ask],
+                   "r0": r0[ask], "r1": r1[ask]}
+            for k in kept:
+                kept[k] = np.concatenate([kept[k], add[k]])
+            if kept["key"].size > 2 * count:
+                keep = np.argsort(kept["key"], kind="stable")[:count]
+                for k in kept:
+                    kept[k] = kept[k][keep]
+            return self.inner.values(pubs, r0, r1, nodes)
+
+    vf = settings.value_function
+    walk = replace(settings, value_function=Recorder(vf))
+    expl, _ = exploitability(game, walk, full)
+    keep = np.argsort(kept["key"], kind="stable")[:count]
+    node = kept["node"][keep]
+    return {"pub": full.pub[node], "r0": kept["r0"][keep], "r1": kept["r1"][keep],
+            "m0": supports[0][node], "m1": supports[1][node], "total": np.array(total[0]),
+            "exploitability": np.array(expl)}
 
 
 def possible(tree: Subtree, s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

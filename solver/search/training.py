@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from spycfr.io import save_npz
-from spycfr.search.learned import Network, normalised, unit_values, zero_sum
+from spycfr.search.learned import Network, head_values, head_width, normalised, unit_values
 
 
 @dataclass
@@ -38,6 +38,7 @@ class TrainSettings:
     # PyTorch's CPU threads: with two on this 2-core machine under a load of 10 a 128x128 step
     # took 92-384 ms against 6.9 ms with one (its threads spin waiting for each other)
     threads: int = 1
+    head: str = "bilinear"  # learned.HEADS: how the last layer becomes zero-sum values
 
 
 _UNSET = np.zeros(0)  # Data's default masks (all ones) and groups (one per row)
@@ -107,17 +108,18 @@ def backend_name(requested: str) -> str:
     return "torch"
 
 
-def init_network(data: Data, hidden: tuple[int, ...], seed: int) -> Network:
+def init_network(data: Data, hidden: tuple[int, ...], seed: int, head: str = "shift"
+                 ) -> Network:
     """He-initialised layers; the features' standardisation from the training data."""
     rng = np.random.default_rng([seed, 2])
     mean = data.feats.mean(axis=0)
     std = data.feats.std(axis=0)
     std = np.where(std > 1e-9, std, 1.0)
     n = (data.p0.shape[1], data.p1.shape[1])
-    sizes = [data.feats.shape[1] + n[0] + n[1], *hidden, n[0] + n[1]]
+    sizes = [data.feats.shape[1] + n[0] + n[1], *hidden, head_width(head, n)]
     layers = [(rng.normal(0, np.sqrt(2.0 / a), (a, b)), np.zeros(b))
               for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
-    return Network(layers, mean, std, n)
+    return Network(layers, mean, std, n, head)
 
 
 def error(net: Network, data: Data) -> dict:
@@ -144,7 +146,7 @@ def train(data: Data, settings: TrainSettings, checkpoint: Path | None = None,
     backend = backend_name(settings.backend)
     tr, ho = split(data.group, settings.heldout, settings.seed)
     train_set, held = data.take(tr), data.take(ho)
-    net = init_network(train_set, settings.hidden, settings.seed)
+    net = init_network(train_set, settings.hidden, settings.seed, settings.head)
     t0 = time.perf_counter()
     run = _TorchRun if backend == "torch" else _NumpyRun
     trainer = run(net, settings, checkpoint)
@@ -154,7 +156,8 @@ def train(data: Data, settings: TrainSettings, checkpoint: Path | None = None,
         if progress is not None:
             progress(epoch + 1, loss, error(trainer.network(), held) if held.size else {})
     net = trainer.network()
-    record = {"backend": backend, "epochs": settings.epochs, "train_rows": int(tr.size),
+    record = {"backend": backend, "head": net.head, "epochs": settings.epochs,
+              "train_rows": int(tr.size),
               "heldout_rows": int(ho.size),
               "heldout_situations": int(np.unique(data.group[ho]).size),
               "train_seconds": time.perf_counter() - t0,
@@ -170,7 +173,7 @@ def _batches(n: int, size: int, seed: int, epoch: int):
 
 
 class _NumpyRun:
-    """Adam on the numpy MLP, backward pass written out (ReLU layers, zero-sum output)."""
+    """Adam on the numpy MLP, backward pass written out (ReLU layers, either head)."""
 
     def __init__(self, net: Network, settings: TrainSettings, checkpoint: Path | None):
         self.net, self.s, self.path = net, settings, checkpoint
@@ -213,15 +216,17 @@ class _NumpyRun:
         for k, (w, b) in enumerate(net.layers):
             h = hs[-1] @ w + b
             hs.append(np.maximum(h, 0.0) if k < len(net.layers) - 1 else h)
-        n0 = net.n[0]
-        o0, o1 = hs[-1][:, :n0], hs[-1][:, n0:]
-        u0, u1 = zero_sum(d.p0, d.p1, o0, o1)
+        u0, u1 = head_values(net.head, hs[-1], d.p0, d.p1, net.n)
         e0, e1 = (u0 - d.u0) * d.m0, (u1 - d.u1) * d.m1
         count = max(float(d.m0.sum() + d.m1.sum()), 1.0)
         loss = float(((e0 ** 2).sum() + (e1 ** 2).sum()) / count)
         g0, g1 = 2 * e0 * d.m0 / count, 2 * e1 * d.m1 / count
-        total = g0.sum(axis=1, keepdims=True) + g1.sum(axis=1, keepdims=True)
-        g = np.concatenate([g0 - 0.5 * d.p0 * total, g1 - 0.5 * d.p1 * total], axis=1)
+        if net.head == "bilinear":  # u0 = M p1, u1 = -M^T p0
+            g = (g0[:, :, None] * d.p1[:, None, :]
+                 - d.p0[:, :, None] * g1[:, None, :]).reshape(g0.shape[0], -1)
+        else:
+            total = g0.sum(axis=1, keepdims=True) + g1.sum(axis=1, keepdims=True)
+            g = np.concatenate([g0 - 0.5 * d.p0 * total, g1 - 0.5 * d.p1 * total], axis=1)
         self.t += 1
         lr, b1, b2 = self.s.lr, 0.9, 0.999
         for k in range(len(net.layers) - 1, -1, -1):
@@ -253,7 +258,7 @@ class _TorchRun:
         if self.dev.type == "cpu":
             torch.set_num_threads(settings.threads)
         torch.manual_seed(settings.seed)
-        self.mean, self.std, self.n = net.mean, net.std, net.n
+        self.mean, self.std, self.n, self.head = net.mean, net.std, net.n, net.head
         mods: list = []
         for k, (w, b) in enumerate(net.layers):
             lin = torch.nn.Linear(*w.shape)
@@ -277,7 +282,7 @@ class _TorchRun:
         lins = [m for m in self.model if isinstance(m, self.torch.nn.Linear)]
         layers = [(m.weight.detach().cpu().numpy().T.astype(float),
                    m.bias.detach().cpu().numpy().astype(float)) for m in lins]
-        return Network(layers, self.mean, self.std, self.n)
+        return Network(layers, self.mean, self.std, self.n, self.head)
 
     def save(self, epoch: int) -> None:
         if self.path is None:
@@ -296,15 +301,20 @@ class _TorchRun:
         p0, p1, t0, t1, m0, m1 = (torch.tensor(a, dtype=torch.float32, device=self.dev)
                                   for a in (data.p0, data.p1, data.u0, data.u1, data.m0,
                                             data.m1))
-        n0 = self.n[0]
+        n0, n1 = self.n
         total = 0.0
         for idx in _batches(data.size, self.s.batch, self.s.seed, epoch):
             i = torch.as_tensor(idx, device=self.dev)
             out = self.model(x[i])
-            o0, o1 = out[:, :n0], out[:, n0:]
-            eps = 0.5 * ((p0[i] * o0).sum(1) + (p1[i] * o1).sum(1))
-            e = torch.cat([(o0 - eps[:, None] - t0[i]) * m0[i],
-                           (o1 - eps[:, None] - t1[i]) * m1[i]], dim=1)
+            if self.head == "bilinear":
+                m = out.reshape(-1, n0, n1)
+                u0 = torch.einsum("lij,lj->li", m, p1[i])
+                u1 = -torch.einsum("lij,li->lj", m, p0[i])
+            else:
+                o0, o1 = out[:, :n0], out[:, n0:]
+                eps = 0.5 * ((p0[i] * o0).sum(1) + (p1[i] * o1).sum(1))
+                u0, u1 = o0 - eps[:, None], o1 - eps[:, None]
+            e = torch.cat([(u0 - t0[i]) * m0[i], (u1 - t1[i]) * m1[i]], dim=1)
             loss = (e ** 2).sum() / torch.clamp(m0[i].sum() + m1[i].sum(), min=1.0)
             self.opt.zero_grad()
             loss.backward()
