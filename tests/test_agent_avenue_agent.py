@@ -90,9 +90,10 @@ def test_the_full_game_is_searched_on_hands():
     assert PLUGIN.search_params(make_variant("agent-avenue", "mini")).forget == 0
 
 
-def _play(agent, seat, seed):
+def _play(agent, seat, seed, review=None):
     """One game of the agent as ``seat`` against the heuristic; returns the agent's payoff
-    and its probabilities at its decisions."""
+    and its probabilities at its decisions (``review(game, state, seat)`` called at each of
+    the heuristic's)."""
     params = agent.params
     impl = P._REGISTRY[type(params)]
     rng = np.random.default_rng(seed)
@@ -108,6 +109,8 @@ def _play(agent, seat, seed):
                 assert g.mine[agent.private(state, seat)] > 0
                 seen.append(p)
             else:
+                if review is not None:
+                    review(g, state, cp)
                 p = np.zeros(len(acts))
                 impl["heuristic_policy"](state, params, acts, len(acts), p)
             a = acts[rng.choice(len(acts), p=p / p.sum())]
@@ -182,3 +185,34 @@ def test_the_commands_take_an_agent_avenue_agent(tmp_path):
     assert json.loads(text)["a_payoff"]["games"] == 2
     code, text, err = spycfr("openings", out, "--json")
     assert code == 0, err
+
+
+def test_a_review_values_the_opponents_moves_without_changing_the_agents_play(monkeypatch):
+    """Where the agent keeps only a cheap pass at the opponent's decision (its rollouts value
+    its own cards alone: uniform rows there), `review_info` solves the subgame for the
+    opponent's actual cards (what `spycfr play`'s review shows): not uniform play, and the
+    agent's own moves in the game the same as without the reviews."""
+    monkeypatch.setattr(L, "EXACT_LIMIT", 0)
+    variant = make_variant("agent-avenue", "mini").as_dict()
+    agent = SearchAgent("agent-avenue", variant, AgentConfig(iterations=10, depth=2,
+                                                              value_function="rollout"))
+    # no pair of rows within the rollouts' budget: one-sided re-solves, as on the full game
+    monkeypatch.setattr(getattr(agent.values, "inner", agent.values), "budget", 0)
+    reviewed = []
+
+    def review(g, state, seat):
+        info = g.review_info(state, seat)
+        reviewed.append((g.cheap, info, g.move_info(state, seat)))
+
+    result, seen = _play(agent, 0, 1)
+    again, seen2 = _play(agent, 0, 1, review)
+    assert again == result and len(seen2) == len(seen)
+    assert all(np.array_equal(a, b) for a, b in zip(seen, seen2, strict=True))
+    cheap = [(info, walk) for was, info, walk in reviewed if was]
+    assert cheap, "no cheap pass met: the test needs one"
+    for info, walk in cheap:
+        k = len(info.probs)
+        assert np.allclose(walk.probs, 1 / k)  # the walk's pass: uniform rows
+        assert info.probs.sum() == pytest.approx(1.0)
+        assert np.isfinite(info.values[info.probs > 0]).all()
+    assert any(not np.allclose(info.probs, 1 / len(info.probs)) for info, _ in cheap)

@@ -163,7 +163,7 @@ class AgentOpponent:
     def before(self, path: list[int], seat: int) -> None:
         """The player (``seat``) is to move: value its moves now."""
         self._follow(path, 1 - seat)
-        self.infos[len(path)] = self.game.move_info(self.state, seat)
+        self.infos[len(path)] = self.game.review_info(self.state, seat)
 
     def review(self, decisions: list) -> list[dict]:
         rows = []

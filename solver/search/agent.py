@@ -18,6 +18,7 @@ samples the moves from its own seeded stream.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -277,6 +278,9 @@ class AgentGame:
     solves: int = 0
     solve_seconds: list[float] = field(default_factory=list)
     plan_only: bool = False
+    # whether the walk's current subgame is the cheap pass at an opposing decision (one
+    # iteration: the opponent's rows and the values there are uniform play's, not a solve)
+    cheap: bool = False
 
     def __post_init__(self) -> None:
         a = self.agent
@@ -383,9 +387,28 @@ class AgentGame:
         else:
             self.sol = a.solve("the subgame from here", tree, ranges,
                                opp_values=self.sol.best[opp][s], opponent=opp)
+        self.cheap = one_sided and k != self.seat
         self.s = 0
         self.solves += 1
         self.solve_seconds.append(time.perf_counter() - start)
+
+    def review_info(self, state: np.ndarray, seat: int) -> MoveInfo:
+        """:meth:`move_info` for the opponent ``seat`` for a review of its moves. Where the
+        walk kept only the cheap pass there (one-sided leaves value the agent's own cards
+        alone), the subgame is solved for this with the leaves spent on ``seat``'s actual
+        cards; the walk, and so the agent's play, stays as it was (the rollouts of a row
+        depend on the row, the leaf, the range and the seed only, never on the focus)."""
+        a = self.agent
+        if not self.cheap or seat == self.seat:
+            return self.move_info(state, seat)
+        if not hasattr(a.values, "focus"):  # a cheap pass is made for such leaves only
+            return self.move_info(state, seat)
+        tree = a.subgame(self.pub, a.config.depth)
+        ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
+        a.values.focus(seat, a.private(state, seat), tree, ranges[seat])
+        view = copy.copy(self)
+        view.sol, view.s = a.solve("your move's values, for the review", tree, ranges), 0
+        return view.move_info(state, seat)
 
     def _opening(self) -> bool:
         """Whether the walk is in the plan's openings and the agent plays them by its table."""
