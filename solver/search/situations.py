@@ -175,14 +175,16 @@ def _queries(path: str) -> dict:
         return {k: f[k] for k in QUERY_KEYS}
 
 
-def leaf_queries(game: GameModel, settings: Settings, count: int, seed: int,
+def leaf_queries(game: GameModel, settings: Settings, per_state: int, seed: int,
                  full: Subtree | None = None) -> dict:
     """Where the re-solving agent of ``settings`` (its depth, iterations and leaf values)
     asks for leaf values on an enumerable game, as :func:`~spycfr.search.evaluate.
-    exploitability` walks it for both seats: ``count`` queries drawn uniformly (seeded) among
-    those where some seat's range is positive, each a public state, both ranges and the
-    private states each seat can hold there (``QUERY_KEYS``), with ``total``, the number
-    they were drawn from, and the walk's ``exploitability``."""
+    exploitability` walks it for both seats: at each public state queried, ``per_state``
+    of its queries drawn uniformly (seeded; all where it has fewer) among those where some
+    seat's range is positive, each a public state, both ranges and the private states each
+    seat can hold there (``QUERY_KEYS``), with ``total``, the number they were drawn from,
+    and the walk's ``exploitability``. Drawn per public state, not among all queries: most
+    queries are at a few states, and a state seldom queried must still be learned."""
     from spycfr.search.evaluate import exploitability
 
     full = build(game) if full is None else full
@@ -193,9 +195,16 @@ def leaf_queries(game: GameModel, settings: Settings, count: int, seed: int,
                                    "r1": np.zeros((0, game.n[1]))}
     total = [0]
 
+    def smallest() -> np.ndarray:
+        """The kept rows with the ``per_state`` smallest keys of their public state."""
+        order = np.lexsort((kept["key"], kept["node"]))
+        node = kept["node"][order]
+        start = np.searchsorted(node, node)  # each row's group's first position
+        return np.sort(order[np.arange(node.size) - start < per_state])
+
     class Recorder:
-        """The agent's value function, each call's queries kept by the smallest random key
-        (a uniform sample of ``count`` whatever the walk's length)."""
+        """The agent's value function, each call's queries kept by the smallest random keys
+        per public state (a uniform sample of each state's, whatever the walk's length)."""
 
         def __init__(self, inner):
             self.inner = inner
@@ -214,8 +223,8 @@ def leaf_queries(game: GameModel, settings: Settings, count: int, seed: int,
                    "r0": r0[ask], "r1": r1[ask]}
             for k in kept:
                 kept[k] = np.concatenate([kept[k], add[k]])
-            if kept["key"].size > 2 * count:
-                keep = np.argsort(kept["key"], kind="stable")[:count]
+            if kept["key"].size > 2 * per_state * max(np.unique(kept["node"]).size, 1):
+                keep = smallest()
                 for k in kept:
                     kept[k] = kept[k][keep]
             return self.inner.values(pubs, r0, r1, nodes)
@@ -223,7 +232,7 @@ def leaf_queries(game: GameModel, settings: Settings, count: int, seed: int,
     vf = settings.value_function
     walk = replace(settings, value_function=Recorder(vf))
     expl, _ = exploitability(game, walk, full)
-    keep = np.argsort(kept["key"], kind="stable")[:count]
+    keep = smallest()
     node = kept["node"][keep]
     return {"pub": full.pub[node], "r0": kept["r0"][keep], "r1": kept["r1"][keep],
             "m0": supports[0][node], "m1": supports[1][node], "total": np.array(total[0]),
