@@ -35,13 +35,12 @@ from spycfr.games.agent_avenue.advanced_core import (
 )
 from spycfr.games.agent_avenue.rules import (
     ACTIVE,
-    DISC,
-    HAND,
     PH_RECRUIT,
     PHASE,
     PLAY,
     T_PLAY,
     UP,
+    unseen_copies,
 )
 
 WIN_BONUS = 50.0  # a third Codebreaker; a third Daredevil costs as much (wins with Leader)
@@ -79,10 +78,7 @@ def _unseen_mean(state, params, viewer, who):
     total = 0.0
     weight = 0.0
     for i in range(params.n):
-        k = (params.copies[i] - state[HAND + 8 * viewer + i] - state[DISC + 8 * viewer + i]
-             - state[PLAY + i] - state[PLAY + 8 + i])
-        if i == state[UP]:
-            k -= 1
+        k = unseen_copies(state, params, viewer, i)
         if k > 0:
             total += k * _next_gain(state, params, who, i)
             weight += k

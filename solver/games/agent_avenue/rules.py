@@ -562,19 +562,24 @@ MEAN, CAUTIOUS, BOLD = 0, 1, 2
 
 
 @njit(cache=True)
+def unseen_copies(state, params, viewer, i):
+    """The copies of card ``i`` that ``viewer`` cannot see: all but those in its hand and
+    discards, in play, and a face-up card on the table (the advanced heuristic's too)."""
+    k = (params.copies[i] - state[HAND + 8 * viewer + i] - state[DISC + 8 * viewer + i]
+         - state[PLAY + i] - state[PLAY + 8 + i])
+    return k - 1 if i == state[UP] else k
+
+
+@njit(cache=True)
 def _hidden_gain(state, params, viewer, who, style):
-    """The gain to ``who`` of a card ``viewer`` cannot see (every card but the viewer's hand
-    and discards, the cards in play and a face-up card on the table): the mean over those
-    cards, or (``style`` CAUTIOUS / BOLD) the lowest / highest over their names (0 if
-    none)."""
+    """The gain to ``who`` of a card ``viewer`` cannot see (``unseen_copies``): the mean
+    over those cards, or (``style`` CAUTIOUS / BOLD) the lowest / highest over their names
+    (0 if none)."""
     total = 0.0
     weight = 0.0
     bound = 0.0
     for i in range(params.n):
-        k = (params.copies[i] - state[HAND + 8 * viewer + i] - state[DISC + 8 * viewer + i]
-             - state[PLAY + i] - state[PLAY + 8 + i])
-        if i == state[UP]:
-            k -= 1
+        k = unseen_copies(state, params, viewer, i)
         if k > 0:
             g = _gain(state, params, who, i)
             if weight == 0.0 or (g < bound if style == CAUTIOUS else g > bound):
