@@ -9,7 +9,7 @@ in one process. Run from the repository root::
 ``VARIANTS.json`` (a file or the JSON itself) is a list of objects: ``name``; ``rows``:
 ``root`` (each solve's root only), ``all`` (the nodes below too) or ``rootx`` (all, the roots
 repeated ``k`` times); ``mask`` (default true: the loss weighs only the private states a seat
-can hold); ``hidden``, ``epochs``, ``batch``, ``lr``, ``seed``, ``backend`` as
+can hold); ``hidden``, ``epochs``, ``batch``, ``lr``, ``seed``, ``backend``, ``head`` as
 :class:`~spycfr.search.training.TrainSettings`. One JSON line per variant.
 """
 
@@ -58,7 +58,8 @@ def main() -> None:
         settings = TrainSettings(hidden=tuple(v.get("hidden", (128, 128))),
                                  epochs=v.get("epochs", 100), batch=v.get("batch", 256),
                                  lr=v.get("lr", 1e-3), seed=v.get("seed", 0),
-                                 backend=v.get("backend", "auto"))
+                                 backend=v.get("backend", "auto"),
+                                 head=v.get("head", "bilinear"))
         t0 = time.perf_counter()
         net, record = train(part, settings)
         _, held = split(part.group, settings.heldout, settings.seed)

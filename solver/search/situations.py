@@ -214,6 +214,10 @@ def leaf_queries(game: GameModel, settings: Settings, per_state: int, seed: int,
                 else self.inner
             return Recorder(inner)
 
+        def reset(self) -> None:  # a new solve: an inner per-solve cache is stale
+            if hasattr(self.inner, "reset"):
+                self.inner.reset()
+
         def values(self, pubs, r0, r1, nodes=None):
             if nodes is None:
                 raise ValueError("leaf_queries needs subgames cut from the whole tree")
