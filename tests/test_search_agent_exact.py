@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from spycfr.games import get_plugin, make_variant
-from spycfr.search import folding, resolve
+from spycfr.public import protocol as pp
+from spycfr.search import folding, passes, resolve
 from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
 from spycfr.search.leafvalues import value_function
 from spycfr.search.subgame import subgame
@@ -104,7 +105,8 @@ def test_the_exploitability_walk_is_unchanged_by_folding(monkeypatch):
 def test_subgames_to_the_end_come_from_the_numba_enumerator(tiny):
     """At a depth past the game's max_depth the agent's subgame is tree.build's: the same
     public states in the same order and kinds as the Python builder's with terminals kept
-    (their payoffs too); below it, the Python builder's cut into decision levels."""
+    (their payoffs too, on the pairs that some play reaches: 0 on the others, which no range
+    weighs); below it, the Python builder's cut into decision levels."""
     game, _ = tiny
     agent = SearchAgent("agent-hunter", TINY, AgentConfig(depth=20))
     root = _first_turn(game)
@@ -112,6 +114,15 @@ def test_subgames_to_the_end_come_from_the_numba_enumerator(tiny):
     slow = subgame(game, root, 20, terminal_leaves=False)
     assert not fast.leaves.size and np.array_equal(fast.pub, slow.pub)
     assert np.array_equal(fast.kind, slow.kind) and np.array_equal(fast.first, slow.first)
-    assert np.allclose(fast.payoff, slow.payoff, rtol=0, atol=0)
+    ends = np.flatnonzero(fast.kind == pp.TERMINAL)
+    sigma = np.zeros(fast.row_kid.shape)
+    passes.uniform(fast.kind, fast.row, fast.row_count, sigma)
+    reach = [np.zeros((fast.size, game.n[s])) for s in (0, 1)]
+    for s in (0, 1):
+        passes.forward(s, *fast.seat_arrays(s), sigma, np.ones(game.n[s]), reach[s])
+    pairs = (reach[0][ends] > 0)[:, :, None] & (reach[1][ends] > 0)[:, None, :]
+    assert 0 < pairs.mean() < 1
+    got, want = fast.payoff[fast.term[ends]], slow.payoff[slow.term[ends]]
+    assert np.array_equal(got[pairs], want[pairs]) and not got[~pairs].any()
     cut = agent.subgame(root, 1)
     assert (cut.kind == LEAF).any() and cut.size == subgame(game, root, 1).size

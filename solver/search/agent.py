@@ -158,9 +158,9 @@ class SearchAgent:
         (:func:`spycfr.search.subgame.subgame`); where no path has that many edges left, the
         whole public subtree by the numba enumerator, terminals with their payoff matrices
         (the Python builder took over 4 minutes for 200,000 nodes of Agent Hunter ``mini``:
-        the subgames of an agent with exact leaves)."""
+        the subgames of an agent with exact leaves), payoffs only where play reaches."""
         if 0 <= self._max_depth <= decisions:
-            return build(self.model, pub, max_nodes=WHOLE_MAX_NODES)
+            return build(self.model, pub, max_nodes=WHOLE_MAX_NODES, live=True)
         return subgame(self.model, pub, decisions)
 
     def solve(self, what: str, tree, ranges, **gadget) -> Solution:
@@ -516,7 +516,7 @@ def agent_exploitability(agent: SearchAgent, progress: Callable[[str], None] | N
     from spycfr.search import passes
     from spycfr.search.resolve import best_response_value
 
-    full = build(agent.model)
+    full = build(agent.model, max_nodes=WHOLE_MAX_NODES, live=True)
     size = np.ones(full.size, np.int64)  # nodes in each node's subtree (children follow parents)
     for n in range(full.size - 1, 0, -1):
         size[full.parent[n]] += size[n]

@@ -56,22 +56,32 @@ def forward(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, ro
 def backward(seat, kind, first, count, prob, mask, row, row_kid, row_next, row_prob,
              row_count, term, payoff, z, sigma, opp_reach, leaf_index, leaf_values, best, v):
     """``v[node, i]``: seat's counterfactual value of private state i at each node, against
-    the other seat's reach ``opp_reach``; a best response where ``best``."""
+    the other seat's reach ``opp_reach``; a best response where ``best``. At a terminal only
+    the opponent's private states it reaches are summed (the same sums: Agent Avenue's
+    terminals are reached by a few of 201 private states a seat)."""
+    live = np.empty(opp_reach.shape[1], np.int64)
     for n in range(kind.shape[0] - 1, -1, -1):
         k = kind[n]
         f = first[n]
         if k == TERMINAL:
             t = term[n]
+            m = 0
+            for j in range(opp_reach.shape[1]):
+                if opp_reach[n, j] != 0.0:
+                    live[m] = j
+                    m += 1
             if seat == 0:
                 for i in range(v.shape[1]):
                     acc = 0.0
-                    for j in range(opp_reach.shape[1]):
+                    for x in range(m):
+                        j = live[x]
                         acc += payoff[t, i, j] * opp_reach[n, j]
                     v[n, i] = acc / z
             else:
                 for j in range(v.shape[1]):
                     acc = 0.0
-                    for i in range(opp_reach.shape[1]):
+                    for x in range(m):
+                        i = live[x]
                         acc -= payoff[t, i, j] * opp_reach[n, i]
                     v[n, j] = acc / z
         elif k == LEAF:
