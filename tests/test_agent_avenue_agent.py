@@ -216,3 +216,52 @@ def test_a_review_values_the_opponents_moves_without_changing_the_agents_play(mo
         assert info.probs.sum() == pytest.approx(1.0)
         assert np.isfinite(info.values[info.probs > 0]).all()
     assert any(not np.allclose(info.probs, 1 / len(info.probs)) for info, _ in cheap)
+
+
+def _public_profile(full, strategies, public) -> np.ndarray:
+    """The walk's rows (seat p's decisions from the agent playing p) as the public-tree
+    engine's cells, each cell matched to the row action with the same child and next private
+    state."""
+    from spycfr.public.solver import uniform_strategy
+
+    node = {tuple(full.pub[n].tolist()): n for n in range(full.size)}
+    out = uniform_strategy(public)
+    for q in np.flatnonzero(np.isin(public.node_player, (0, 1))):
+        p = int(public.node_player[q])
+        f = node[tuple(public.pub_states[q].tolist())]
+        r = full.row[f]
+        for e in range(public.live_start[p, q], public.live_start[p, q + 1]):
+            i = public.live_priv[e]
+            row = public.row_start[q] + e - public.live_start[p, q]
+            m = full.row_count[r, i]
+            for c in range(public.row_off[row], public.row_off[row + 1]):
+                hit = np.flatnonzero((full.row_kid[r, i, :m] == public.ent_kid[c])
+                                     & (full.row_next[r, i, :m] == public.ent_next[c]))
+                assert hit.size == 1
+                out[c] = strategies[p][r, i, hit[0]]
+    return out
+
+
+def test_the_exploitability_walk_agrees_with_the_history_tree():
+    """The walked agent's best-response values (the search module's dense public tree) are
+    the history tree's exact best responses to the same strategy mapped through the public
+    engine's tree (its own enumeration, live entries, the game's terminal hook)."""
+    from spycfr.exact.best_response import best_response
+    from spycfr.games import build_tree, make_game
+    from spycfr.public.enumerate import build_public_tree
+    from spycfr.public.mapping import HistoryMap
+    from spycfr.search.agent import agent_strategies
+    from spycfr.search.resolve import best_response_value
+
+    agent = SearchAgent("agent-avenue", make_variant("agent-avenue", "tiny").as_dict(),
+                        AgentConfig(iterations=20, depth=1))
+    full, strategies, solves = agent_strategies(agent)
+    assert solves > 100
+    game = make_game("agent-avenue", "tiny")
+    public = build_public_tree(game)
+    history = build_tree(game)
+    mapped = HistoryMap(public, history).strategy(_public_profile(full, strategies, public))
+    for seat in (0, 1):
+        walk = best_response_value(full, strategies[1 - seat], seat)
+        assert walk == pytest.approx(best_response(history, mapped, seat)[0], abs=1e-9)
+    assert walk > 0.1  # one move deep with scored-now leaves: far from the game value

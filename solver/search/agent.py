@@ -362,6 +362,8 @@ class AgentGame:
             return  # the openings table's mixture (the plan plays it)
         if self.plan_only and t.kind[s] != LEAF:
             return
+        if not (self.mine.any() and self.support.any()):
+            return  # no real game gets here (the exploitability walk's dead branches)
         opp = 1 - self.seat
         start = time.perf_counter()
         tree = a.subgame(self.pub, a.config.depth)
@@ -506,15 +508,26 @@ def _below(t, c: int, pub: np.ndarray, steps: int) -> bool:
 def agent_exploitability(agent: SearchAgent, progress: Callable[[str], None] | None = None
                          ) -> tuple[float, tuple[float, float], int]:
     """The agent's exact exploitability on a game small enough to enumerate: its strategy at
-    every public node (one game walked over the whole public tree, copied at each branch,
-    re-solving exactly where a real game would), then a full best response against each seat.
-    Returns (exploitability, (BR_P1, BR_P2), re-solves); ``progress`` is told every
-    PROGRESS_AGAIN seconds the share of the public tree walked (a subtree the agent never
-    reaches counts whole), the re-solves and an estimate of the time left."""
+    every public node (:func:`agent_strategies`), then a full best response against each seat.
+    Returns (exploitability, (BR_P1, BR_P2), re-solves)."""
+    from spycfr.search.resolve import best_response_value
+
+    full, strategies, solves = agent_strategies(agent, progress)
+    br = (best_response_value(full, strategies[1], 0), best_response_value(full, strategies[0], 1))
+    return (br[0] + br[1]) / 2, br, solves
+
+
+def agent_strategies(agent: SearchAgent, progress: Callable[[str], None] | None = None
+                     ) -> tuple[Subtree, list[np.ndarray], int]:
+    """The agent's strategy at every public node of the whole game, as each seat: one game
+    walked over the whole public tree, copied at each branch, re-solving exactly where a real
+    game would. Returns (the whole tree, the strategy rows with the agent as P1 and as P2,
+    re-solves); ``progress`` is told every PROGRESS_AGAIN seconds the share of the public
+    tree walked (a subtree the agent never reaches counts whole), the re-solves and an
+    estimate of the time left."""
     import copy
 
     from spycfr.search import passes
-    from spycfr.search.resolve import best_response_value
 
     full = build(agent.model, max_nodes=WHOLE_MAX_NODES, live=True)
     size = np.ones(full.size, np.int64)  # nodes in each node's subtree (children follow parents)
@@ -555,5 +568,4 @@ def agent_exploitability(agent: SearchAgent, progress: Callable[[str], None] | N
                 solves += kid.solves - g.solves
                 stack.append((int(full.first[f]) + c, kid))
         strategies.append(strategy)
-    br = (best_response_value(full, strategies[1], 0), best_response_value(full, strategies[0], 1))
-    return (br[0] + br[1]) / 2, br, solves
+    return full, strategies, solves
