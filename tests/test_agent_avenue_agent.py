@@ -242,6 +242,7 @@ def _public_profile(full, strategies, public) -> np.ndarray:
     return out
 
 
+@pytest.mark.slow
 def test_the_exploitability_walk_agrees_with_the_history_tree():
     """The walked agent's best-response values (the search module's dense public tree) are
     the history tree's exact best responses to the same strategy mapped through the public

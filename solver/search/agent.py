@@ -543,9 +543,9 @@ def agent_strategies(agent: SearchAgent, progress: Callable[[str], None] | None 
         walked = 0
         while stack:
             f, g = stack.pop()
-            if full.kind[f] == pp.TERMINAL or not g.mine.any():
+            if full.kind[f] == pp.TERMINAL or not (g.mine.any() and g.support.any()):
                 walked += int(size[f])
-                continue  # the agent never gets here: its play below does not matter
+                continue  # the agent or the opponent never gets here: no play below matters
             walked += 1
             if progress is not None and time.perf_counter() >= due:
                 spent = time.perf_counter() - start
