@@ -309,12 +309,12 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
     if live:
         width = max(int(tab[3].max(initial=0)), 1)
         tab = [x[:, :, :width].copy() for x in tab[:3]] + [tab[3]]
-        out = Subtree(game, pub, kind, parent, label, first, count, prob, mask, row, *tab,
-                      term, np.zeros((0, *game.n)), np.flatnonzero(kind == LEAF))
+        out = Subtree(game, pub, kind, parent, label, first, count, prob, mask, row, tab[0],
+                      tab[1], tab[2], tab[3], term, np.zeros((0, *game.n)),
+                      np.flatnonzero(kind == LEAF))
         if tnodes.size:
-            ends = np.array_equal(root, game.root())
-            out.term[tnodes], out.payoff = _live_payoff(out, tnodes, game.weights if ends
-                                                        else None)
+            prior = game.weights if np.array_equal(root, game.root()) else None
+            term[tnodes], out.payoff = _live_payoff(out, tnodes, prior)
         return out
     term[tnodes] = np.arange(tnodes.size)
     payoff = np.zeros((tnodes.size, *game.n))
@@ -349,7 +349,7 @@ def _live_payoff(t: Subtree, tnodes: np.ndarray, prior: tuple[np.ndarray, np.nda
                 v_of)
     seen: dict[bytes, int] = {}
     which = np.zeros(tnodes.size, np.int64)
-    first = []
+    first: list[int] = []
     for x in range(tnodes.size):
         a, b = start[x], start[x + 1]
         key = i_of[a:b].tobytes() + j_of[a:b].tobytes() + v_of[a:b].tobytes()
