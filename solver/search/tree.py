@@ -69,16 +69,16 @@ def _payoffs(pubs, params, compat, out):
 @njit(cache=True)
 def _live_pairs(pubs, params, compat, r0, r1, start, i_out, j_out, v_out):
     """At each terminal t, the nonzero ``compat * u_0(i, j)`` of the pairs both reaches
-    allow (``r0[t, i] > 0 < r1[t, j]``) as triplets from ``start[t]`` to ``start[t + 1]``."""
+    allow (``r0[t, i]`` and ``r1[t, j]``) as triplets from ``start[t]`` to ``start[t + 1]``."""
     p = 0
     for t in range(pubs.shape[0]):
         start[t] = p
         for i in range(r0.shape[1]):
-            if r0[t, i] <= 0.0:
+            if not r0[t, i]:
                 continue
             for j in range(r1.shape[1]):
                 c = compat[i, j]
-                if r1[t, j] <= 0.0 or c == 0.0:
+                if not r1[t, j] or c == 0.0:
                     continue
                 v = c * pp.terminal_payoff(pubs[t], params, i, j)
                 if v != 0.0:
@@ -87,6 +87,32 @@ def _live_pairs(pubs, params, compat, r0, r1, start, i_out, j_out, v_out):
                     v_out[p] = v
                     p += 1
     start[pubs.shape[0]] = p
+
+
+@njit(cache=True)
+def _reachable(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
+               r):
+    """``r[node, i]``: whether some play leads seat's private state i to the node from the
+    states ``r[0]`` holds (a reach pass with every action and outcome taken)."""
+    for n in range(kind.shape[0]):
+        k = kind[n]
+        f = first[n]
+        if k == pp.TERMINAL or k == LEAF:
+            continue
+        if k == seat or k == pp.PRIVATE_CHANCE + seat:
+            q = row[n]
+            for i in range(r.shape[1]):
+                if not r[n, i]:
+                    continue
+                for e in range(row_count[q, i]):
+                    if k == seat:
+                        r[f + row_kid[q, i, e], row_next[q, i, e]] = True
+                    elif row_prob[q, i, e] > 0.0:
+                        r[f, row_next[q, i, e]] = True
+        else:
+            for c in range(f, f + count[n]):
+                for i in range(r.shape[1]):
+                    r[c, i] = r[n, i] and (k != pp.CHANCE or mask[c, i] != 0.0)
 
 
 @njit(cache=True)
@@ -330,19 +356,14 @@ def _live_payoff(t: Subtree, tnodes: np.ndarray, prior: tuple[np.ndarray, np.nda
     private states' prior at the game's root, any of them elsewhere: reach under uniform
     play), 0 on the others, which no range ever weighs; equal matrices stored once. Returns
     (each terminal's matrix, the matrices)."""
-    from spycfr.search import passes
-
     game = t.game
-    sigma = np.zeros(t.row_kid.shape)
-    passes.uniform(t.kind, t.row, t.row_count, sigma)
     reach = []
     for s in (0, 1):
-        r = np.zeros((t.size, game.n[s]))
-        root = np.ones(game.n[s]) if prior is None else prior[s]
-        passes.forward(s, *t.seat_arrays(s), sigma, root, r)
+        r = np.zeros((t.size, game.n[s]), np.bool_)
+        r[0] = True if prior is None else prior[s] > 0
+        _reachable(s, *t.seat_arrays(s), r)
         reach.append(r[tnodes])
-    del sigma
-    pairs = int(((reach[0] > 0).sum(1) * (reach[1] > 0).sum(1)).sum())
+    pairs = int((reach[0].sum(1) * reach[1].sum(1)).sum())
     start = np.zeros(tnodes.size + 1, np.int64)
     i_of, j_of, v_of = np.zeros(pairs, np.int64), np.zeros(pairs, np.int64), np.zeros(pairs)
     _live_pairs(t.pub[tnodes], game.params, game.compat, reach[0], reach[1], start, i_of, j_of,
