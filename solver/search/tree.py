@@ -355,7 +355,7 @@ def _live_payoff(t: Subtree, tnodes: np.ndarray, prior: tuple[np.ndarray, np.nda
     """Each terminal's payoff matrix on the pairs that some play reaches from the root (its
     private states' prior at the game's root, any of them elsewhere: reach under uniform
     play), 0 on the others, which no range ever weighs; equal matrices stored once. Returns
-    (each terminal's matrix, the matrices)."""
+    (each terminal's matrix by its index in the matrices, the matrices)."""
     game = t.game
     reach = []
     for s in (0, 1):
