@@ -89,7 +89,7 @@ def train_values(game: str, preset: str | None, variant_params: dict, stage: int
         raise SpycfrError(f"--hidden must be positive integers separated by commas, got "
                           f"{hidden!r}")
     click.echo(f"train-values: loading the solver for {game} ...", err=True)
-    from spycfr.search.situations import StageSpec
+    from spycfr.search.situations import StageSpec, check_queries, game_model
     from spycfr.search.stages import previous_weights, run_stage
     from spycfr.search.training import TrainSettings, backend_name
 
@@ -97,6 +97,12 @@ def train_values(game: str, preset: str | None, variant_params: dict, stage: int
         backend_name(backend)
     except ValueError as exc:
         raise SpycfrError(str(exc)) from None
+    if queries is not None:
+        try:
+            check_queries(str(Path(queries).resolve()), game_model(game, preset,
+                                                                   dict(variant_params)))
+        except ValueError as exc:
+            raise SpycfrError(f"--queries: {exc}") from None
     spec = StageSpec(game, preset, dict(variant_params), stage, span, iterations, seed,
                      previous_weights(out, stage), internal=internal,
                      queries=None if queries is None else str(Path(queries).resolve()))

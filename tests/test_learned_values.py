@@ -265,6 +265,23 @@ def test_train_values_bad_input_is_one_line(tmp_path, args, words):
     assert code == 2 and lines[-1].startswith("error: ") and words in lines[-1], err
 
 
+def test_train_values_refuses_a_queries_file_it_cannot_use(tmp_path):
+    """Another game's queries, or a file that is no queries file, fail in one line."""
+    game = game_model("kuhn", None, {})
+    n, m = game.n[0] + 2, game.root().size
+    np.savez(tmp_path / "other.npz", pub=np.zeros((4, m)), r0=np.zeros((4, n)),
+             r1=np.zeros((4, n)), m0=np.zeros((4, n), bool), m1=np.zeros((4, n), bool))
+    (tmp_path / "text.npz").write_text("not arrays")
+    for name, words in (("other.npz", "another game or variant: r0 has shape (4, 5)"),
+                        ("text.npz", "is not a leaf-queries file")):
+        code, _, err = spycfr("train-values", "kuhn", "--out", str(tmp_path / "v"),
+                              "--queries", str(tmp_path / name))
+        lines = err.strip().splitlines()
+        assert code == 2 and lines[-1].startswith("error: --queries: ") \
+            and words in lines[-1], err
+    assert not (tmp_path / "v").exists()
+
+
 @pytest.mark.train
 @pytest.mark.parametrize("head", HEADS)
 def test_torch_trainer_matches_numpy_inference(tmp_path, head):

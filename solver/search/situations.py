@@ -175,6 +175,26 @@ def _queries(path: str) -> dict:
         return {k: f[k] for k in QUERY_KEYS}
 
 
+def check_queries(path: str, game: GameModel) -> int:
+    """The number of queries in ``path``, a :func:`leaf_queries` file of ``game``; a
+    ValueError naming what is wrong for any other file (unreadable, keys missing, another
+    game's or variant's shapes)."""
+    try:
+        q = _queries(path)
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise ValueError(f"{path} is not a leaf-queries file (benchmarks/"
+                         f"record_leaf_queries.py writes them, with the arrays "
+                         f"{', '.join(QUERY_KEYS)}): {exc}") from None
+    count = q["pub"].shape[0]
+    want = {"pub": (count, game.root().size), "r0": (count, game.n[0]),
+            "r1": (count, game.n[1]), "m0": (count, game.n[0]), "m1": (count, game.n[1])}
+    for key, shape in want.items():
+        if q[key].shape != shape:
+            raise ValueError(f"{path} holds queries of another game or variant: {key} has "
+                             f"shape {q[key].shape}, this game's is {shape}")
+    return count
+
+
 def leaf_queries(game: GameModel, settings: Settings, per_state: int, seed: int,
                  full: Subtree | None = None) -> dict:
     """Where the re-solving agent of ``settings`` (its depth, iterations and leaf values)
