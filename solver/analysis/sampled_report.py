@@ -16,6 +16,7 @@ from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.io import write_text
+from spycfr.runs.agent_run import replays_first_move
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import treeless_openings
 from spycfr.search.agent import ALGORITHM as AGENT_ALGORITHM
@@ -228,7 +229,7 @@ def _openings(doc: Doc, meta: RunResult, raw, run_dir: Path) -> None:
     what = ("The agent's first plan at the opening decisions" if meta.algorithm ==
             AGENT_ALGORITHM else "The run's average strategy at the opening decisions")
     replay = ""
-    if (meta.record.get("agent") or {}).get("value_function") == "rollout":
+    if replays_first_move(meta):
         replay = (" In play the agent re-solves its first move too, the rollouts spent on its "
                   "own hand, and may play otherwise than this plan shared by every deal "
                   "(`spycfr query RUN_DIR --as P1 RECORD` gives the move it plays).")

@@ -45,6 +45,14 @@ def agent_config(meta: RunResult) -> AgentConfig:
     return AgentConfig(**{k: v for k, v in record.items() if k in names})
 
 
+def replays_first_move(meta: RunResult) -> bool:
+    """Whether the agent re-solves its first move in play, for its own cards (leaves played
+    out for them: rollouts, without an openings table), so that the first plan's moves
+    (openings.csv) are not what it plays there."""
+    a = meta.record.get("agent") or {}
+    return a.get("value_function") == "rollout" and not a.get("opening_file")
+
+
 def load_agent(run_dir: str | Path, progress: Callable[[str], None] | None = None
                ) -> SearchAgent:
     """The agent of an agent run directory (its value function's and openings table's files
