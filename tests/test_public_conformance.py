@@ -28,13 +28,15 @@ HISTORY_NODES = 400_000  # (estimated) history trees checked against the public 
 
 
 def _cases() -> list:
+    """Every preset of a game with a public model, by name: collecting them compiles nothing
+    (a preset's size comes from the game's numba playouts; the test skips those too big)."""
     out = []
     for game in game_names():
         plugin = get_plugin(game)
         for preset in plugin.presets:
             variant = make_variant(game, preset)
             params = plugin.numba_params(variant)
-            if protocol.has_public(params) and estimate_nodes(params) <= HISTORY_NODES:
+            if protocol.has_public(params):
                 out.append(pytest.param(game, preset, False, id=f"{game}-{preset}"))
                 if plugin.public_params is not None:  # the solver's reduced model too
                     out.append(pytest.param(game, preset, True, id=f"{game}-{preset}-reduced"))
@@ -52,6 +54,9 @@ def test_the_validation_games_have_public_models():
 @pytest.mark.slow
 @pytest.mark.parametrize("game,preset,reduced", CASES)
 def test_public_tree_agrees_with_the_history_tree(game, preset, reduced):
+    params = get_plugin(game).numba_params(make_variant(game, preset))
+    if estimate_nodes(params) > HISTORY_NODES:
+        pytest.skip(f"history tree estimated over {HISTORY_NODES:,} nodes, too big to check")
     python_game = make_game(game, preset)
     public = build_public_tree(python_game,
                                params=solver_params(python_game) if reduced else None)
