@@ -293,7 +293,9 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
 
     for player in ("P1", "P2"):
         rows = table[table.player == player]
-        click.echo(f"\n{player} {spec.whats}, most played first")
+        order = (f"by {spec.context_name}, most played first in each" if spec.context_name
+                 else "most played first")
+        click.echo(f"\n{player} {spec.whats} {order}")
         if spec.context_name:
             _by_situation(rows, spec.context_name, top, show)
         else:

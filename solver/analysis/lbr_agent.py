@@ -252,6 +252,10 @@ class AgentOpponent:
             raise RuntimeError("the agent's subgame is not at its decision")
         q = t.row[s]
         rows = v.sol.strategy[q]
+        # the particles are states of the rules (``params``); their private states and moves
+        # are read in the agent's own model, which may number them more coarsely (Agent
+        # Avenue's full game forgets discards: 331 hands a seat, not 108,901)
+        params = self.agent.model.params
         if v.sol is not self.agent._plan and _focused(self.agent.values) is not None:
             privates = _privates(params, np.int64(v.seat), bs, np.int64(n))
             mass = np.bincount(privates, weights=bw[:n], minlength=self.agent.model.n[v.seat])
