@@ -416,8 +416,14 @@ def agent_game_task(run_dir: str, settings: dict, me: int, g: int,
                              _CACHES.setdefault(run_dir, {}))
     roll = player_args(player_from(settings["rollout"], game))
     seed = np.int64(settings["seed"]) + np.int64(me * SECOND_SEAT_SEED)
-    payoff, largest, decisions = play_game(params, me, opponent, roll, settings["rollouts"],
-                                           int(seed), g)
+    try:
+        payoff, largest, decisions = play_game(params, me, opponent, roll,
+                                               settings["rollouts"], int(seed), g)
+    except MemoryError:
+        raise SpycfrError(f"LBR game {g} as P{me + 1} against the agent of {run_dir} ran out "
+                          "of memory: its belief (every history of the game consistent with "
+                          "what LBR saw) outgrew this machine; games finished before it are "
+                          "kept") from None
     view = opponent.last
     return {"seat": me, "game": g, "payoff": payoff, "largest": largest,
             "decisions": decisions, "seconds": time.perf_counter() - start,
