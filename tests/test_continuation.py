@@ -134,6 +134,23 @@ def test_every_pair_played_gives_the_robust_continuation_values(tiny):
                                                      strict=True))
 
 
+def test_a_seat_with_no_live_state_at_any_leaf_gives_values_of_zero(tiny):
+    """Every value is a counterfactual one (times the opposing range): with one seat's range
+    0 at every leaf both seats' values are 0, and no game is played."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    pubs = t.pub[t.leaves]
+    r0 = np.random.default_rng(1).random((len(t.leaves), game.n[0]))
+    r1 = np.zeros((len(t.leaves), game.n[1]))
+    vf = Continuations(game, plugin.rollouts, (0, 1), value_function("scored-now", game, plugin),
+                       pair_samples=3)
+    for ranges in ((r0, r1), (r1, r0)):
+        vf.reset()
+        v0, v1 = vf.values(pubs, *ranges)
+        assert not v0.any() and not v1.any() and v0.shape == ranges[0].shape
+    assert vf.games_played == 0
+
+
 def test_over_the_budget_only_the_focus_row_is_rolled_out(tiny):
     plugin, game = tiny
     t = _turn_subgame(game)

@@ -166,6 +166,8 @@ class Continuations:
         z = self.game.z
         if self._pairs is not None:  # every pair played: exact sums over the ranges
             u, (rows0, rows1) = self._pairs, self._live  # u: (L, i, a, b, j) over live rows
+            if rows0.size == 0 or rows1.size == 0:  # no game: every value times a range of 0
+                return np.zeros(r0.shape), np.zeros(r1.shape)
             L, n0, k = u.shape[0], u.shape[1], u.shape[2]
             q0 = np.matmul(u, r1[:, None, None, rows1, None])[..., 0]  # (L, i, a, b)
             q1 = -np.matmul(r0[:, None, rows0], u.reshape(L, n0, -1))[:, 0]
