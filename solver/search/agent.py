@@ -525,8 +525,6 @@ def agent_strategies(agent: SearchAgent, progress: Callable[[str], None] | None 
     re-solves); ``progress`` is told every PROGRESS_AGAIN seconds the share of the public
     tree walked (a subtree the agent never reaches counts whole), the re-solves and an
     estimate of the time left."""
-    import copy
-
     from spycfr.search import passes
 
     full = build(agent.model, max_nodes=WHOLE_MAX_NODES, live=True)

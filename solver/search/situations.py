@@ -40,10 +40,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from spycfr.public.protocol import CHANCE, TERMINAL
-from spycfr.search import passes
 from spycfr.search.beliefs import step
 from spycfr.search.resolve import solve
-from spycfr.search.tree import LEAF, GameModel, Subtree, build
+from spycfr.search.tree import LEAF, GameModel, Subtree, build, reachable
 from spycfr.search.values import ValueFunction
 
 if TYPE_CHECKING:
@@ -265,15 +264,8 @@ def leaf_queries(game: GameModel, settings: Settings, per_state: int, seed: int,
 
 def possible(tree: Subtree, s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per node, the private states each seat can hold there under some strategy (from the
-    root's ``s0``, ``s1``): reach > 0 when every action is played."""
-    sigma = np.zeros(tree.row_kid.shape)
-    passes.uniform(tree.kind, tree.row, tree.row_count, sigma)
-    out = []
-    for s, support in ((0, s0), (1, s1)):
-        r = np.zeros((tree.size, tree.game.n[s]))
-        passes.forward(s, *tree.seat_arrays(s), sigma, support.astype(float), r)
-        out.append(r > 0)
-    return out[0], out[1]
+    root's ``s0``, ``s1``)."""
+    return reachable(tree, 0, s0), reachable(tree, 1, s1)
 
 
 def generate_batch(spec_dict: dict, start: int, count: int) -> dict:

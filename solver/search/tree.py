@@ -357,12 +357,8 @@ def _live_payoff(t: Subtree, tnodes: np.ndarray, prior: tuple[np.ndarray, np.nda
     play), 0 on the others, which no range ever weighs; equal matrices stored once. Returns
     (each terminal's matrix by its index in the matrices, the matrices)."""
     game = t.game
-    reach = []
-    for s in (0, 1):
-        r = np.zeros((t.size, game.n[s]), np.bool_)
-        r[0] = True if prior is None else prior[s] > 0
-        _reachable(s, *t.seat_arrays(s), r)
-        reach.append(r[tnodes])
+    reach = [reachable(t, s, np.ones(game.n[s], np.bool_) if prior is None else prior[s] > 0)
+             [tnodes] for s in (0, 1)]
     pairs = int((reach[0].sum(1) * reach[1].sum(1)).sum())
     start = np.zeros(tnodes.size + 1, np.int64)
     i_of, j_of, v_of = np.zeros(pairs, np.int64), np.zeros(pairs, np.int64), np.zeros(pairs)
@@ -382,6 +378,15 @@ def _live_payoff(t: Subtree, tnodes: np.ndarray, prior: tuple[np.ndarray, np.nda
         a, b = start[x], start[x + 1]
         payoff[u, i_of[a:b], j_of[a:b]] = v_of[a:b]
     return which, payoff
+
+
+def reachable(tree: Subtree, seat: int, start: np.ndarray) -> np.ndarray:
+    """(nodes, n_seat) booleans: the private states of ``seat`` that some play leads to each
+    node from those ``start`` holds at the root (every action and outcome taken)."""
+    r = np.zeros((tree.size, tree.game.n[seat]), np.bool_)
+    r[0] = start
+    _reachable(seat, *tree.seat_arrays(seat), r)
+    return r
 
 
 def extract(tree: Subtree, node: int, depth: int | None = None) -> Subtree:
