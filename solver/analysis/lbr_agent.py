@@ -69,7 +69,6 @@ from spycfr.engine.playout import node_moves
 from spycfr.engine.rng import GOLDEN, fmix, next_u64, root_key, sample, uniform
 from spycfr.errors import SpycfrError
 from spycfr.public import protocol as pp
-from spycfr.search.agent import SIGNAL_STEPS
 from spycfr.search.resolve import solve
 from spycfr.tree import CHANCE, TERMINAL
 from spycfr.tree.kernels import same_values
@@ -246,6 +245,11 @@ class AgentOpponent:
         self.view.observe(state)
 
     def particle_rows(self, params, bs, bw, n, width) -> np.ndarray:
+        # imported here, not at the top: a module importing numba makes every module it
+        # imports at the top a kernel source (spycfr._numba_cache), and an edit of the
+        # agent should not cost every user a recompile of all kernels
+        from spycfr.search.agent import SIGNAL_STEPS
+
         v = self.view
         t, s = v.sol.tree, v.s
         if t.kind[s] != v.seat:
