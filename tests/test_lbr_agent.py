@@ -13,8 +13,16 @@ import pytest
 from cli_helpers import spycfr
 from spycfr.analysis.headtohead import player_args, player_from, tree_player
 from spycfr.analysis.lbr import _two_player_params
-from spycfr.analysis.lbr_agent import GAMES_FILE, AgentOpponent, play_game, table_games
+from spycfr.analysis.lbr_agent import (
+    BELIEF_CAP,
+    GAMES_FILE,
+    AgentOpponent,
+    _read_games,
+    play_game,
+    table_games,
+)
 from spycfr.cfr import CFRSolver
+from spycfr.errors import SpycfrError
 from spycfr.games import build_tree, get_plugin, make_game
 from spycfr.public import protocol as pp
 from spycfr.runs.agent_run import load_agent
@@ -131,6 +139,11 @@ def test_the_committed_lbr_figure_is_the_mean_of_its_games():
     seats = [[r["payoff"] for r in lines[1:] if r["seat"] == s] for s in (0, 1)]
     assert len(seats[0]) + len(seats[1]) == lbr["games"]
     assert lbr["value"] == pytest.approx((np.mean(seats[0]) + np.mean(seats[1])) / 2)
+    # played before the belief had a cap, never past it: the same command resumes them
+    settings = {**lines[0]["settings"], "belief_cap": BELIEF_CAP}
+    assert len(_read_games(d / GAMES_FILE, settings)) == lbr["games"]
+    with pytest.raises(SpycfrError, match="larger cap"):
+        _read_games(d / GAMES_FILE, {**settings, "belief_cap": 100})
 
 
 def test_the_particles_rows_are_the_agent_holding_their_cards_whatever_it_holds(tiny):

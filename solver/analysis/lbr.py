@@ -115,6 +115,86 @@ def _update_belief(params, me, opp, pre, obs, bs, bh, bw, n, ns, nh, nw, acts, p
 
 
 @njit(cache=True)
+def _same(a, b):
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _merge(bs, bh, bw, n, keys):
+    """The particles (bs, bh, bw)[:n] with duplicates merged in place: the same state, and
+    with ``keys`` the same observation keys (without: no player reads the keys, so the two
+    are one history to every reader). The first of each is kept, in order, its weight the
+    sum; returns how many are left. Exact: the belief over what the players read is the
+    same."""
+    hs = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        z = GOLDEN
+        for v in bs[i]:
+            z = fmix(z * GOLDEN + np.uint64(np.int64(v) + 65536))
+        if keys:
+            for v in bh[i]:
+                z = fmix(z * GOLDEN + np.uint64(v))
+        hs[i] = z
+    order = np.argsort(hs, kind="mergesort")  # stable: a group's first is its lowest index
+    rep = np.arange(n)
+    a = 0
+    while a < n:
+        b = a + 1
+        while b < n and hs[order[b]] == hs[order[a]]:
+            b += 1
+        for c in range(a + 1, b):
+            x = order[c]
+            for d in range(a, c):
+                y = order[d]
+                if rep[y] == y and _same(bs[x], bs[y]) and (not keys or _same(bh[x], bh[y])):
+                    rep[x] = y
+                    break
+        a = b
+    new = np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if rep[i] == i:
+            new[i] = m
+            bs[m] = bs[i]
+            bh[m] = bh[i]
+            bw[m] = bw[i]
+            m += 1
+        else:
+            bw[new[rep[i]]] += bw[i]
+    return m
+
+
+@njit(cache=True)
+def _resample(bs, bh, bw, n, cap, rng, ns, nh, nw):
+    """``cap`` draws from the particles (bs, bh, bw)[:n] by weight, systematic (one uniform
+    from ``rng``: each particle drawn floor or ceil of cap x its weight times, so every one
+    of weight >= 1 / cap stays): the particles drawn, each weighted by its share of the
+    draws, into (ns, nh, nw); returns their count. Unbiased, not exact."""
+    total = 0.0
+    for i in range(n):
+        total += bw[i]
+    u = uniform(rng)
+    acc = 0.0
+    j = 0
+    m = 0
+    for i in range(n):
+        acc = acc + bw[i] / total if i < n - 1 else 2.0  # the last takes what rounding left
+        c = 0
+        while j < cap and (j + u) / cap < acc:
+            c += 1
+            j += 1
+        if c > 0:
+            ns[m] = bs[i]
+            nh[m] = bh[i]
+            nw[m] = c / cap
+            m += 1
+    return m
+
+
+@njit(cache=True)
 def _rollout(params, me, opp, roll, state, h, act, rng, cur, nxt, hh, acts, probs):
     """LBR's payoff after ``act`` at the particle (state, h): the game played out, the
     opponent as ``opp``, LBR as ``roll``, chance sampled, all from the stream ``rng``."""

@@ -47,6 +47,7 @@ import numpy as np
 from numba import njit
 
 from spycfr.analysis.headtohead import (
+    TABLE,
     Player,
     payoff_bound,
     player_args,
@@ -57,6 +58,8 @@ from spycfr.analysis.lbr import (
     SECOND_SEAT_SEED,
     _choose,
     _lbr_games,
+    _merge,
+    _resample,
     _two_player_params,
     _update_belief,
     check_lbr_options,
@@ -78,6 +81,12 @@ GAMES_FILE = "lbr-games.jsonl"
 # otherwise are not resumed)
 PARTICLES = ("each private state's row re-solved with that state's own leaf games "
              "(Continuations.focus_each), not the rows of the agent's own re-solve")
+# particles beyond which LBR's belief is compacted (duplicates merged; if still more, as many
+# drawn by weight): Agent Hunter's beliefs stay under 600 (its games are as before), Agent
+# Avenue's private draws make histories by the hundred thousand (about 1,000 to 47,000
+# distinct states on `standard`)
+BELIEF_CAP = 20_000
+RESAMPLE_SALT = 0x2545F4914F6CDD1D  # the resampling's stream: not the game's
 CACHE_SIZE = 64  # particle re-solves kept per process (a few MB each on standard)
 Note = Callable[[str], None]
 
@@ -326,18 +335,29 @@ class AgentOpponent:
 
 
 def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
-              watch: Callable | None = None) -> tuple[float, int, int]:
+              watch: Callable | None = None, cap: int | None = BELIEF_CAP,
+              counts: dict | None = None) -> tuple[float, int, int]:
     """Game ``g`` of LBR as seat ``me`` against ``opponent`` (a TableOpponent or an
     AgentOpponent), LBR's playouts as ``roll`` (player_args): LBR's payoff, the largest
-    belief and LBR's decisions with a choice. The loop of ``_lbr_games`` step for step, so
-    a table opponent gives the table path's games. ``watch(view, bs, bw, n, state)`` (for
-    checks) sees the belief after each move."""
+    belief (before compaction) and LBR's decisions with a choice. The loop of
+    ``_lbr_games`` step for step, so a table opponent gives the table path's games while
+    the belief stays within ``cap`` particles (None: no cap); past it the belief is
+    compacted (:func:`compact`, its merges and resamplings added to ``counts``). Where the
+    resampled belief holds no history consistent with what LBR then sees ("depleted" in
+    ``counts``), LBR plays the rest of the game as ``roll`` (from its own observations,
+    as any player of the protocol): still a strategy, so still a bound.
+    ``watch(view, bs, bw, n, state)`` (for checks) sees the belief after each move."""
     cur, bs, bh, bw, work = _setup(params)
     ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
     acts, probs, nxt = np.empty_like(work[3]), np.empty_like(work[4]), np.empty_like(cur)
     h = np.array([root_key(s) for s in range(bh.shape[1])], dtype=np.int64)
     rng = np.array([_stream(np.int64(seed), np.int64(g))], dtype=np.uint64)
     view = opponent.game(1 - me)
+    keys = any(args[0] == TABLE for args in (view.args, view.rollout, roll))
+    crng = np.array([fmix(_stream(np.int64(seed), np.int64(g)) ^ np.uint64(RESAMPLE_SALT))],
+                    dtype=np.uint64)
+    counts = {} if counts is None else counts
+    resampled = counts.get("resampled", 0)
     bs[0], bh[0], bw[0], n = cur, h, 1.0, 1
     largest = decisions = 0
     while True:
@@ -347,6 +367,9 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
             return (v if me == 0 else -v), largest, decisions
         pre = np.zeros((0, 0))
         if p == CHANCE:
+            j = sample(probs, k, uniform(rng))
+        elif p == me and n == 0:  # the belief lost every history: LBR plays ``roll``
+            _player_move(roll, cur, params, h, acts, k, probs)
             j = sample(probs, k, uniform(rng))
         elif p == me:
             base = np.uint64(next_u64(rng))
@@ -358,21 +381,50 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
         else:
             view.move(params, cur, h, acts, k, probs)
             j = sample(probs, k, uniform(rng))
-            pre = view.particle_rows(params, bs, bw, n, probs.shape[0])
+            if n > 0:
+                pre = view.particle_rows(params, bs, bw, n, probs.shape[0])
         act = acts[j]
         obs = _observation(params, cur, act, np.int64(me))
-        ns, nh, nw, n = _update_belief(params, np.int64(me), view.args, pre, obs, bs, bh, bw,
-                                       np.int64(n), ns, nh, nw, work[3], work[4], nxt)
+        if n > 0:
+            try:
+                ns, nh, nw, n = _update_belief(params, np.int64(me), view.args, pre, obs, bs,
+                                               bh, bw, np.int64(n), ns, nh, nw, work[3],
+                                               work[4], nxt)
+            except ValueError:
+                if counts.get("resampled", 0) == resampled:
+                    raise  # the exact belief cannot lose the true history: a bug
+                # the draws left out every history consistent with what LBR saw
+                counts["depleted"] = counts.get("depleted", 0) + 1
+                n = 0
         bs, ns = ns, bs
         bh, nh = nh, bh
         bw, nw = nw, bw
         if ns.shape[0] < bs.shape[0]:
             ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
         largest = max(largest, int(n))
+        if cap is not None and n > cap:
+            bs, bh, bw, ns, nh, nw, n = compact(bs, bh, bw, n, ns, nh, nw, keys, cap, crng,
+                                                counts)
         advance_keys(params, cur, nxt, act, h)
         view.observe(cur)
         if watch is not None:
             watch(view, bs, bw, n, cur)
+
+
+def compact(bs, bh, bw, n: int, ns, nh, nw, keys: bool, cap: int, rng,
+            counts: dict) -> tuple:
+    """The belief (bs, bh, bw)[:n] within ``cap`` particles: histories that end in the same
+    state (and, with ``keys``, the same observation keys) merged, which is exact; if still
+    over ``cap``, ``cap`` systematic draws by weight (seeded by ``rng``), which is not.
+    Returns the buffers, the current first, and the count; ``counts`` gains "merged" and
+    "resampled" (times each was done)."""
+    n = int(_merge(bs, bh, bw, np.int64(n), keys))
+    counts["merged"] = counts.get("merged", 0) + 1
+    if n > cap:
+        n = int(_resample(bs, bh, bw, np.int64(n), np.int64(cap), rng, ns, nh, nw))
+        bs, ns, bh, nh, bw, nw = ns, bs, nh, bh, nw, bw
+        counts["resampled"] = counts.get("resampled", 0) + 1
+    return bs, bh, bw, ns, nh, nw, n
 
 
 def table_games(game, strategy: Player, me: int, seed: int, first: int, count: int,
@@ -420,20 +472,25 @@ def agent_game_task(run_dir: str, settings: dict, me: int, g: int,
                              _CACHES.setdefault(run_dir, {}))
     roll = player_args(player_from(settings["rollout"], game))
     seed = np.int64(settings["seed"]) + np.int64(me * SECOND_SEAT_SEED)
+    cap = settings.get("belief_cap")
+    counts: dict = {}
     try:
         payoff, largest, decisions = play_game(params, me, opponent, roll,
-                                               settings["rollouts"], int(seed), g)
+                                               settings["rollouts"], int(seed), g, cap=cap,
+                                               counts=counts)
     except MemoryError:
         raise SpycfrError(f"LBR game {g} as P{me + 1} against the agent of {run_dir} ran out "
-                          "of memory: its belief (every history of the game consistent with "
-                          "what LBR saw) outgrew this machine; games finished before it are "
-                          "kept") from None
+                          f"of memory: its belief (at most {cap} particles between moves, "
+                          "each move's successors of all of them at once) outgrew this "
+                          "machine; games finished before it are kept") from None
     view = opponent.last
     return {"seat": me, "game": g, "payoff": payoff, "largest": largest,
             "decisions": decisions, "seconds": time.perf_counter() - start,
             "particle_decisions": view.decisions, "particle_cached": view.cached,
             "particle_solves": view.solves, "approximate": view.approximate,
-            "unvalued_mass": view.unvalued_mass}
+            "unvalued_mass": view.unvalued_mass, "belief_merged": counts.get("merged", 0),
+            "belief_resampled": counts.get("resampled", 0),
+            "belief_depleted": counts.get("depleted", 0)}
 
 
 def default_rollout(game) -> str:
@@ -452,6 +509,7 @@ def _read_games(path: Path, settings: dict) -> dict[tuple[int, int], dict]:
         return {}
     lines = path.read_text().splitlines()
     done: dict[tuple[int, int], dict] = {}
+    made: dict | None = None
     for k, line in enumerate(lines):
         try:
             row = json.loads(line)
@@ -460,13 +518,24 @@ def _read_games(path: Path, settings: dict) -> dict[tuple[int, int], dict]:
                 break
             raise SpycfrError(f"{path}: line {k + 1} is not JSON") from None
         if k == 0:
-            if row.get("settings") != settings:
+            made = row.get("settings")
+            if made != settings and made != _before_cap(settings):
                 raise SpycfrError(f"{path} holds LBR games with other settings "
-                                  f"({row.get('settings')}); move it away or measure with "
-                                  "those settings to resume")
+                                  f"({made}); move it away or measure with those settings "
+                                  "to resume")
             continue
         done[(row["seat"], row["game"])] = row
+    if made != settings and any(r["largest"] > settings["belief_cap"] for r in done.values()):
+        raise SpycfrError(f"{path} holds LBR games played before the belief had a cap, some "
+                          f"with more than {settings['belief_cap']} particles; move it away "
+                          "or measure with a larger cap to resume")
     return done
+
+
+def _before_cap(settings: dict) -> dict:
+    """The settings of games played before the belief had a cap: the same games wherever
+    the belief stayed within it (nothing was compacted then), as their "largest" says."""
+    return {k: v for k, v in settings.items() if k != "belief_cap"}
 
 
 def _append(path: Path, row: dict) -> None:
@@ -478,15 +547,19 @@ def _append(path: Path, row: dict) -> None:
 
 def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16,
               rollout: str | None = None, scheduler: str | None = None,
-              workers: int | None = None, progress: Note | None = None) -> dict:
+              workers: int | None = None, progress: Note | None = None,
+              belief_cap: int = BELIEF_CAP) -> dict:
     """LBR against the search agent of ``run_dir`` in ``games`` games (half in each seat),
     each game a task (on a Dask LocalCluster of ``workers`` processes, default 2; the
     cluster at ``scheduler``; or this process with ``workers=0``), finished games kept in
     RUN_DIR/lbr-games.jsonl so that the same command resumes (every game of the same
     settings there counts, also games appended by other machines at other indices, so the
-    result may hold more than ``games``). Returns the result as
+    result may hold more than ``games``). LBR's belief is compacted past ``belief_cap``
+    particles (:func:`compact`). Returns the result as
     :func:`spycfr.analysis.lbr.local_best_response` does, with the cost per game."""
     check_lbr_options(games, rollouts)
+    if belief_cap < 1:
+        raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
     say = progress or (lambda text: None)
     run_dir = str(run_dir)
     game = _game_of(run_dir)
@@ -498,7 +571,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     # other options) are not resumed
     settings = {"seed": seed, "rollouts": rollouts, "rollout": rollout,
                 "opponent_rollout": rollout, "agent": read_run(run_dir).record.get("agent"),
-                "particles": PARTICLES}
+                "particles": PARTICLES, "belief_cap": belief_cap}
     path = Path(run_dir) / GAMES_FILE
     done = _read_games(path, settings)
     if not path.exists():
@@ -538,18 +611,42 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
                   "weighted by the agent's re-solved strategy (its probability of each move "
                   "for the particle's private state, at the public state where it "
                   "re-solved, as the agent holding that state computes it: "
-                  f"{PARTICLES})",
+                  f"{PARTICLES}){_cap_words(every, belief_cap)}",
                   f"{rollout} for both seats afterwards: the agent cannot re-solve in "
                   "thousands of playouts")
     seconds = [r["seconds"] for r in every]
     out.update(particle_decisions={k: sum(r.get(f"particle_{k}", 0) for r in every)
                                    for k in ("decisions", "cached", "solves")},
-               approximate_decisions=sum(r.get("approximate", 0) for r in every))
+               approximate_decisions=sum(r.get("approximate", 0) for r in every),
+               belief_cap=belief_cap,
+               belief_compacted={k: sum(r.get(f"belief_{k}", 0) for r in every)
+                                 for k in ("merged", "resampled", "depleted")})
     out.update(opponent="search agent", games_file=GAMES_FILE,
                seconds_per_game={"mean": float(np.mean(seconds)),
                                  "median": float(np.median(seconds))},
                seconds_all_games=float(np.sum(seconds)))
     return out
+
+
+def _cap_words(rows: list[dict], cap: int) -> str:
+    """What the cap did to the belief in the games ``rows`` (for the method text)."""
+    merged = sum(1 for r in rows if r.get("belief_merged", 0))
+    resampled = [r.get("belief_resampled", 0) for r in rows]
+    if not merged:
+        return f"; never more than {cap:,} particles: exact"
+    words = (f"; past {cap:,} particles (in {merged} of {len(rows)} games) the histories "
+             "that end in the same state were merged (exact: no player reads more)")
+    if not any(resampled):
+        return words
+    depleted = sum(1 for r in rows if r.get("belief_depleted", 0))
+    return (words + f", and where still more than {cap:,} (in {sum(map(bool, resampled))} "
+            f"games, {sum(resampled)} times) {cap:,} particles were drawn by weight "
+            "(systematic resampling, seeded): there the belief is an approximation"
+            + (f", and in {depleted} games it lost every history consistent with what LBR "
+               "then saw, so LBR played the rest of the game as its playout policy"
+               if depleted else "")
+            + "; that changes only LBR's choices, not that its games bound the "
+            "exploitability")
 
 
 def _game_of(run_dir: str):
