@@ -4,12 +4,28 @@
 # write its strategy report; sample the full games with MCCFR
 # and measure them head to head.
 #   bash results/regenerate.sh [DIR ...]      (default: every run below; DIR as listed)
-# Needs spycfr installed (pip install -e .); set SPYCFR to use another executable.
+# Needs spycfr installed (pip install -e .); set SPYCFR to use another executable and PYTHON
+# the interpreter it runs in (the search agents' games are played by a benchmark script).
 # The solves also write each run's strategy tables (strategy.parquet, strategy.csv); the big
 # ones are not committed (.gitignore): `spycfr export DIR --format parquet` rewrites them.
 set -euo pipefail
 cd "$(dirname "$0")"
 SPYCFR=${SPYCFR:-spycfr}
+PYTHON=${PYTHON:-python3}
+# A search agent's games head to head as committed: pairs of games (one per seat, the same
+# seed) by benchmarks/agent_headtohead.py, the opponents interleaved, every pair appended to
+# DIR/headtohead-games.jsonl (a stopped measurement goes on with --first past its last seed);
+# then one result file per opponent from the pairs (DIR/headtohead-B.json, as committed).
+agent_pairs() {  # DIR FIRST PAIRS OPPONENT...
+  local dir=$1 first=$2 pairs=$3
+  shift 3
+  nice -n 10 "$PYTHON" ../benchmarks/agent_headtohead.py "$dir" "$dir/headtohead-games.jsonl" \
+    "$@" --first "$first" --pairs "$pairs"
+}
+agent_results() {  # DIR: the result files from the pairs
+  "$PYTHON" ../benchmarks/agent_headtohead.py --summary "$1/headtohead-games.jsonl" \
+    --write "$1" --note "the agent of $1, remade by results/regenerate.sh"
+}
 # directory, game, preset, algorithm, iterations between exploitability checks
 exact=(
   "tiny agent-hunter tiny cfr+ 100"
@@ -56,17 +72,15 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard-sampled; then
 fi
 # The full Agent Avenue game played by search (`standard`, issue 23): the re-solving agent's
 # run directory (docs/search.md, "Agent Avenue played by search"), measured head to head
-# against the heuristic and the sampled run above (AGENT_GAMES games each, half in each seat:
-# 1-6 minutes a pair of games on the 2-core machine, so the default 40 takes hours; the
-# committed figures are pairs of seeds from 1000 as benchmarks/agent_headtohead.py plays
-# them, every pair in agent-avenue/standard/headtohead-games.jsonl, README there).
+# against the heuristic and the sampled run above in AGENT_PAIRS pairs of games (1-6 minutes
+# a pair on the 2-core machine: hours). Committed: seeds 1000-1028 against both (the pairs of
+# 1012 and 1020 against the sampled run were not played), README there.
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
   dir=agent-avenue/standard
   "$SPYCFR" solve agent-avenue --preset standard --algorithm re-solving -o "$dir" --overwrite
-  for b in heuristic agent-avenue/standard-sampled; do
-    "$SPYCFR" head-to-head "$dir" "$b" --games "${AGENT_GAMES:-40}" --seed 1 --json \
-      > "$dir/headtohead-${b//[:\/]/-}.json"
-  done
+  rm -f "$dir/headtohead-games.jsonl"
+  agent_pairs "$dir" 1000 "${AGENT_PAIRS:-29}" heuristic agent-avenue/standard-sampled
+  agent_results "$dir"
   "$SPYCFR" report "$dir" -o "$dir/report.md"
 fi
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
@@ -102,19 +116,20 @@ if [ ${#selected[@]} -eq 0 ] || wanted standard-placements; then
 fi
 # Agent Hunter's rulesheet game played by search (`standard`): `spycfr solve` with default
 # options writes the re-solving agent's run directory (docs/search.md); it is measured head to
-# head against the placements-only run and each heuristic (AGENT_GAMES games each, half in
-# each seat: 20 s to 2 minutes a game on the 2-core machine under load, rollout leaves, so
-# the default 40 takes a few hours; the committed figures are 36 games each, pairs of seeds
-# 1001-1018 as benchmarks/agent_headtohead.py plays them, README there).
+# head against the placements-only run and each heuristic in AGENT_PAIRS pairs of games (20 s
+# to 2 minutes a game on the 2-core machine under load, rollout leaves: hours). Committed:
+# seeds 1001-1030 against the placements-only run, hunter and switcher, then 1001-1024
+# against the prober, README there.
 if [ ${#selected[@]} -eq 0 ] || wanted standard; then
   "$SPYCFR" solve agent-hunter --preset standard -o standard --overwrite
   # the placements as a matrix game (README there): 58,982,400 games, about 50 minutes of
   # one core under load; resumes from standard/openings-table.partial.npz
   "$SPYCFR" train-openings standard --games 1024 --seed 0
-  for b in standard-placements heuristic:hunter heuristic:switcher heuristic:prober; do
-    "$SPYCFR" head-to-head standard "$b" --games "${AGENT_GAMES:-40}" --seed 1 --json \
-      > "standard/headtohead-${b//[:\/]/-}.json"
-  done
+  rm -f standard/headtohead-games.jsonl
+  agent_pairs standard 1001 "${AGENT_PAIRS:-30}" standard-placements heuristic:hunter \
+    heuristic:switcher
+  agent_pairs standard 1001 "${AGENT_PAIRS:-24}" heuristic:prober
+  agent_results standard
   # local best response against the agent (issue 22 asks 1,000 games): one game per Dask task,
   # each kept in standard/lbr-games.jsonl as it ends, so a rerun resumes (every game of the
   # file counts, from any machine); a median 72 s a game per process on a quiet 16-core

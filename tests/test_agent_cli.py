@@ -62,6 +62,9 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
     assert code == 0, err
     h = json.loads(out)
     assert h["a_payoff"]["games"] == 4 and -1 <= h["a_payoff"]["mean"] <= 1
+    # the progress counts the match's games once (A as P1 in two, then as P2 in two)
+    told = [line.split(":")[0] for line in err.splitlines() if line.startswith("game ")]
+    assert told == ["game 1/4", "game 2/4", "game 3/4", "game 4/4"], err
     code, out, err = spycfr("openings", agent_dir, "--json")
     assert code == 0, err
     code, _, err = spycfr("query", agent_dir, "--as", "P1", "place:0-1 place:? hand:9>1:hi")

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cli_helpers import spycfr
+from spycfr.errors import SpycfrError
 from spycfr.search.evaluate import Settings
 from spycfr.search.learned import (
     HEADS,
@@ -251,6 +252,31 @@ def test_a_stage_on_kuhn_end_to_end(tmp_path):
     assert again["training"]["train_seconds"] >= record["training"]["train_seconds"]
     with pytest.raises(Exception, match="other settings"):
         run_stage(tmp_path, spec, 80, settings, batch=20, workers=0)
+
+
+def test_a_stage_recorded_before_the_heads_resumes_as_shift(tmp_path):
+    """A stage.json written before `head` and `queries` were recorded (its network had the
+    shift head, its situations were random) resumes with those settings and names what
+    differs otherwise; one older still (no `internal`: situation files without masks) is
+    refused as unreadable."""
+    spec = StageSpec("kuhn", None, {}, 1, 4, 20, seed=0)
+    shift = TrainSettings(hidden=(8,), epochs=2, batch=16, backend="numpy", head="shift")
+    made = run_stage(tmp_path, spec, 8, shift, batch=4, workers=0)
+    path = tmp_path / "stage-1" / "stage.json"
+    old = json.loads(path.read_text())
+    del old["config"]["spec"]["queries"], old["config"]["train"]["head"]
+    path.write_text(json.dumps(old))
+    again = run_stage(tmp_path, spec, 8, shift, batch=4, workers=0)
+    assert again["situations_made"] == made["situations_made"]
+    path.write_text(json.dumps(old))
+    bilinear = TrainSettings(hidden=(8,), epochs=2, batch=16, backend="numpy")
+    with pytest.raises(SpycfrError, match=r"train.head: 'shift' there, 'bilinear' now\); use "):
+        run_stage(tmp_path, spec, 8, bilinear, batch=4, workers=0)
+    del old["config"]["spec"]["internal"]
+    path.write_text(json.dumps(old))
+    with pytest.raises(SpycfrError, match=r"spec.internal: not recorded, 0 now\); it was made "
+                                          "by an earlier spycfr"):
+        run_stage(tmp_path, spec, 8, shift, batch=4, workers=0)
 
 
 @pytest.mark.parametrize("args, words", [

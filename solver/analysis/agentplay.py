@@ -18,11 +18,14 @@ from spycfr.tree import CHANCE, TERMINAL
 
 
 def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
-               player_probs: Callable, progress: Callable[[str], None] | None = None
-               ) -> tuple[np.ndarray, int]:
+               player_probs: Callable, progress: Callable[[str], None] | None = None,
+               numbering: tuple[int, int] | None = None) -> tuple[np.ndarray, int]:
     """Team 0's payoff in each of ``count`` games (A is team 0 when ``a_first``), and the
     decisions where a table player had no row; ``a`` and ``b`` are (Player, player_args),
-    the players without an agent played by ``player_probs`` (headtohead's)."""
+    the players without an agent played by ``player_probs`` (headtohead's). ``progress``
+    is told each game as game ``first + g + 1`` of ``total`` (``numbering``; default: of
+    ``count``), so that a match played in parts counts its games once."""
+    first, total = numbering if numbering is not None else (0, count)
     impl = P._REGISTRY[type(params)]
     current, legal = impl["current_player"], impl["legal_actions"]
     chance, returns = impl["chance_outcomes"], impl["returns_p1"]
@@ -61,7 +64,7 @@ def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
                 agent_game.observe(cur)
         if progress is not None:
             solves = sum(x.solves for x in games.values())
-            progress(f"game {g + 1}/{count}: {payoff[g]:+g} for P1 ({solves} re-solves, "
+            progress(f"game {first + g + 1}/{total}: {payoff[g]:+g} for P1 ({solves} re-solves, "
                      f"{time.perf_counter() - start:.1f} s)")
     return payoff, misses
 

@@ -219,9 +219,9 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
     if AGENT in (a.kind, b.kind):
         from spycfr.analysis.agentplay import play_games
 
-        def play(params, count, seed, a_first, pa, pb):
+        def play(params, count, seed, a_first, pa, pb):  # games counted across both calls
             return play_games(params, int(count), int(seed), bool(a_first), (a, pa), (b, pb),
-                              player_probs, progress)
+                              player_probs, progress, (0 if a_first else half, games))
     first, m1 = play(params, np.int64(half), np.int64(seed), True, pa, pb)
     second, m2 = play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
                       False, pa, pb)

@@ -49,6 +49,29 @@ def previous_weights(out: str | Path, stage: int) -> str | None:
     return str(path)
 
 
+# Settings a stage records since stages were first made, with what the stages made before
+# did: the shift head, random situations (no queries file), PyTorch's threads (how fast, not
+# what is trained). Stages without `internal` are older still: their situation files lack the
+# masks read now, so they are refused.
+_ADDED: dict[str, dict] = {"spec": {"queries": None}, "train": {"head": "shift", "threads": 1}}
+
+
+def _differences(recorded: dict, config: dict) -> str:
+    """The settings of ``config`` that a stage's recorded ones differ from ('' if none)."""
+    out = []
+    for part, asked in config.items():
+        if not isinstance(asked, dict):
+            if recorded.get(part) != asked:
+                out.append(f"{part}: {recorded.get(part)!r} there, {asked!r} now")
+            continue
+        there = {**_ADDED.get(part, {}), **recorded.get(part, {})}
+        out += [f"{part}.{key}: {there[key]!r} there, {value!r} now" if key in there else
+                f"{part}.{key}: not recorded, {value!r} now"
+                for key, value in asked.items() if there.get(key, value) != value
+                or key not in there]
+    return "; ".join(out)
+
+
 def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings: TrainSettings,
               batch: int = 16, scheduler: str | None = None, workers: int | None = None,
               note: Note | None = None) -> dict:
@@ -61,9 +84,11 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
     config = {"spec": spec.as_dict(), "situations": situations, "batch": batch,
               "train": {**asdict(train_settings), "hidden": list(train_settings.hidden)}}
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
-    if record and record.get("config") != config:
-        raise SpycfrError(f"{d} holds a stage made with other settings ({record['config']}); "
-                          "use another --out or the same settings to resume")
+    if record and (differ := _differences(record["config"], config)):
+        raise SpycfrError(f"{d} holds a stage made with other settings ({differ}); "
+                          + ("it was made by an earlier spycfr whose situation files this one "
+                             "cannot read: use another --out" if "not recorded" in differ else
+                             "use another --out or the same settings to resume"))
     record.update(config=config, version=__version__)
     write_json(record_path, record)
     starts = list(range(0, situations, batch))
