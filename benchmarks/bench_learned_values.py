@@ -4,13 +4,16 @@ settings, each measured by its held-out error on the solves' roots and by the ex
 exploitability of the depth-limited re-solving agent that uses it (``evaluate.exploitability``),
 in one process. Run from the repository root::
 
-    python benchmarks/bench_learned_values.py DIR/stage-1 VARIANTS.json [--depth 4]
+    python benchmarks/bench_learned_values.py DIR/stage-1 VARIANTS.json [--depth 4] \
+        [--data OTHER/stage-1 ...]
 
 ``VARIANTS.json`` (a file or the JSON itself) is a list of objects: ``name``; ``rows``:
 ``root`` (each solve's root only), ``all`` (the nodes below too) or ``rootx`` (all, the roots
 repeated ``k`` times); ``mask`` (default true: the loss weighs only the private states a seat
-can hold); ``hidden``, ``epochs``, ``batch``, ``lr``, ``seed``, ``backend``, ``head`` as
-:class:`~spycfr.search.training.TrainSettings`. One JSON line per variant.
+can hold); ``hidden``, ``epochs``, ``batch``, ``lr``, ``seed``, ``backend``, ``head``,
+``schedule`` as :class:`~spycfr.search.training.TrainSettings`. ``--data`` adds other stage
+directories' situations after the first's (as ``spycfr train-values --data``). One JSON line
+per variant.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from spycfr.games import make_variant
 from spycfr.search.evaluate import Settings, exploitability
 from spycfr.search.learned import LearnedValues, game_features, save_weights
 from spycfr.search.situations import StageSpec, game_model
-from spycfr.search.stages import load_situations
-from spycfr.search.training import TrainSettings, error, split, train
+from spycfr.search.stages import load_situations, other_situations
+from spycfr.search.training import Data, TrainSettings, error, split, train
 from spycfr.search.tree import build
 
 
@@ -37,12 +40,16 @@ def main() -> None:
     ap.add_argument("variants")
     ap.add_argument("--depth", type=int, default=4)
     ap.add_argument("--iterations", type=int, default=100)
+    ap.add_argument("--data", nargs="*", default=[], type=Path,
+                    help="other stage directories trained on as well")
     a = ap.parse_args()
-    text = Path(a.variants).read_text() if Path(a.variants).is_file() else a.variants
+    text = a.variants if a.variants.lstrip().startswith("[") else Path(a.variants).read_text()
     d = a.stage_dir
     spec = StageSpec(**json.loads((d / "stage.json").read_text())["config"]["spec"])
-    data, *_ = load_situations(d, spec)
-    roots = np.concatenate([np.load(p)["root"] for p in sorted(d.glob("situations/batch-*.npz"))])
+    data = Data.concat([load_situations(d, spec)[0],
+                        *(other_situations(x, spec) for x in a.data)])
+    roots = np.concatenate([np.load(p)["root"] for x in (d, *a.data)
+                            for p in sorted(x.glob("situations/batch-*.npz"))])
     print(f"{data.size} rows, {int(roots.sum())} solves", flush=True)
     game = game_model(spec.game, spec.preset, spec.params)
     full = build(game)
@@ -59,7 +66,8 @@ def main() -> None:
                                  epochs=v.get("epochs", 100), batch=v.get("batch", 256),
                                  lr=v.get("lr", 1e-3), seed=v.get("seed", 0),
                                  backend=v.get("backend", "auto"),
-                                 head=v.get("head", "bilinear"))
+                                 head=v.get("head", "bilinear"),
+                                 schedule=v.get("schedule", "constant"))
         t0 = time.perf_counter()
         net, record = train(part, settings)
         _, held = split(part.group, settings.heldout, settings.seed)

@@ -40,14 +40,24 @@ def _positive(name: str, value: int | float, allow_zero: bool = False) -> None:
               help="Situations where a re-solving agent asks for leaf values instead of "
                    "random playouts: a file of benchmarks/record_leaf_queries.py, situation "
                    "i its query i.")
-@click.option("--head", type=click.Choice(["bilinear", "shift"]), default="bilinear",
+@click.option("--data", "data", multiple=True, type=click.Path(exists=True, file_okay=False),
+              help="Another stage directory (OUT/stage-N of an earlier run, same game, "
+                   "variant and stage) whose situations are trained on as well; repeatable: "
+                   "rounds at an agent's own queries each solve their new queries and train "
+                   "on all rounds so far.")
+@click.option("--head", type=click.Choice(["bilinear", "bounded", "shift"]), default="bilinear",
               show_default=True,
               help="How the network's last layer becomes zero-sum values: a matrix M, "
-                   "u0 = M p1 and u1 = -M^T p0 (bilinear), or DeepStack's shift.")
+                   "u0 = M p1 and u1 = -M^T p0 (bilinear), the same with M = B tanh(out), "
+                   "B the largest target (bounded), or DeepStack's shift. Every head's "
+                   "values are kept within B.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--batch", type=int, default=16, show_default=True,
               help="Situations per Dask task (and per checkpoint file).")
 @click.option("--epochs", type=int, default=200, show_default=True)
+@click.option("--schedule", type=click.Choice(["constant", "cosine"]), default="constant",
+              show_default=True,
+              help="The learning rate over the epochs: constant, or cosine down to 0.")
 @click.option("--hidden", default="256,256,256", show_default=True,
               help="Hidden layer widths, comma-separated.")
 @click.option("--backend", type=click.Choice(["auto", "numpy", "torch"]), default="auto",
@@ -59,8 +69,9 @@ def _positive(name: str, value: int | float, allow_zero: bool = False) -> None:
               help="LocalCluster worker processes (default 2; 0: in this process, no Dask).")
 def train_values(game: str, preset: str | None, variant_params: dict, stage: int, out: str,
                  situations: int, span: int, iterations: int, internal: int,
-                 queries: str | None, head: str, seed: int, batch: int, epochs: int,
-                 hidden: str, backend: str, scheduler: str | None, workers: int | None) -> None:
+                 queries: str | None, data: tuple[str, ...], head: str, seed: int,
+                 batch: int, epochs: int, schedule: str, hidden: str, backend: str,
+                 scheduler: str | None, workers: int | None) -> None:
     """Train one stage of GAME's value function for depth-limited re-solving.
 
     Random public states and DeepStack-style random ranges, each solved by CFR+; a network
@@ -113,11 +124,12 @@ def train_values(game: str, preset: str | None, variant_params: dict, stage: int
 
     record = run_stage(out, spec, situations, TrainSettings(hidden=widths, epochs=epochs,
                                                             seed=seed, backend=backend,
-                                                            head=head),
-                       batch, scheduler, workers, note)
+                                                            head=head, schedule=schedule),
+                       batch, scheduler, workers, note, data)
     held = record["training"]["heldout_error"]
+    also = f" and {sum(record['data_rows'])} of --data" if data else ""
     click.echo(f"{game} stage {stage}: {record['situations_made']} situations, "
-               f"{record['training_rows']} rows "
+               f"{record['training_rows']} rows{also} "
                f"({record['generate_wall_seconds']:.0f} s to generate, "
                f"{record['training']['train_seconds']:.0f} s to train, "
                f"{record['training']['backend']}); held-out mse {held['mse']:.3g}, "

@@ -50,7 +50,7 @@ def _net(rng, f=3, n=(4, 5), hidden=(6,), head="shift"):
     sizes = [f + n[0] + n[1], *hidden, head_width(head, n)]
     layers = [(rng.normal(size=(a, b)), rng.normal(size=b))
               for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
-    return Network(layers, np.zeros(f), np.ones(f), n, head)
+    return Network(layers, np.zeros(f), np.ones(f), n, head, 1.5 if head == "bounded" else 0.0)
 
 
 def _data(rng, size, net):
@@ -99,6 +99,22 @@ def test_weights_saved_before_the_heads_load_as_shift(tmp_path):
         old = {k: f[k] for k in f.files if k != "head"}
     np.savez(tmp_path / "old.npz", **old)
     assert load_weights(tmp_path / "old.npz")[0].head == "shift"
+    assert load_weights(tmp_path / "old.npz")[0].bound == 0.0  # and answer unclipped
+
+
+@pytest.mark.parametrize("head", HEADS)
+def test_values_stay_within_the_networks_bound(head):
+    """The bounded head by construction (still zero-sum), the others clipped."""
+    rng = np.random.default_rng(13)
+    net = _net(rng, head=head)
+    feats = rng.normal(size=(50, 3))
+    p0, p1 = rng.dirichlet(np.ones(4), 50), rng.dirichlet(np.ones(5), 50)
+    free = max(np.abs(u).max() for u in net.unit(feats, p0, p1))
+    net.bound = 0.2 * free
+    u0, u1 = net.unit(feats, p0, p1)
+    assert max(np.abs(u0).max(), np.abs(u1).max()) <= net.bound + 1e-12
+    if head == "bounded":
+        assert np.allclose((p0 * u0).sum(1) + (p1 * u1).sum(1), 0.0, atol=1e-12)
 
 
 @pytest.mark.parametrize("head", HEADS)
@@ -109,6 +125,8 @@ def test_numpy_backward_pass_matches_finite_differences(head):
     data.u0 += rng.normal(size=data.u0.shape)
     data.m0 = (rng.random(data.u0.shape) < 0.6).astype(float)  # values the loss ignores
     net = init_network(data, (6,), seed=3, head=head)
+    if head != "bounded":
+        net.bound = 0.0  # the loss is on the values before the inference's clip
     run = _NumpyRun(net, TrainSettings(lr=0.0), None)  # lr 0: the step leaves the weights
 
     def loss() -> float:
@@ -117,7 +135,7 @@ def test_numpy_backward_pass_matches_finite_differences(head):
                      / (data.m0.sum() + u1.size))
 
     base = loss()
-    assert run._step(data) == pytest.approx(base)
+    assert run._step(data, 0.0) == pytest.approx(base)
     # Adam's first moment after one step is 0.1 * grad; the first layer's and the head's
     for k, (i, j) in [(0, (0, 0)), (0, (4, 2)), (0, (9, 5)), (-1, (1, 3)), (-1, (5, 2))]:
         w, grads = net.layers[k][0], run.m[k][0] / (1 - 0.9)
@@ -168,6 +186,40 @@ def test_held_out_rows_are_whole_situations():
     tr, ho = split(group, 0.2, seed=1)
     assert np.array_equal(np.sort(np.concatenate([tr, ho])), np.arange(40))
     assert np.unique(group[ho]).size == 2 and not set(group[ho]) & set(group[tr])
+
+
+def test_concatenated_data_keeps_each_parts_situations_apart():
+    rng = np.random.default_rng(7)
+    net = _net(rng)
+    a, b = _data(rng, 6, net), _data(rng, 4, net)
+    a.group = np.array([3, 3, 5, 5, 9, 9])
+    b.group = np.array([3, 3, 4, 4])  # the same numbers, other situations
+    both = Data.concat([a, b])
+    assert both.size == 10 and np.array_equal(both.u0[6:], b.u0)
+    assert np.array_equal(both.group, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4])
+
+
+def test_a_stage_trains_on_other_stage_directories_too(tmp_path):
+    """``data``: an earlier round's situations join this stage's own in the training;
+    another variant's are refused before any work."""
+    settings = TrainSettings(hidden=(8,), epochs=2, batch=16, backend="numpy")
+    spec = StageSpec("kuhn", None, {}, 1, 4, 50, seed=0)
+    first = run_stage(tmp_path / "a", spec, 12, settings, batch=12, workers=0)
+    other = StageSpec("kuhn", None, {}, 1, 4, 50, seed=1)
+    record = run_stage(tmp_path / "b", other, 12, settings, batch=12, workers=0,
+                       data=(str(tmp_path / "a" / "stage-1"),))
+    assert record["data_rows"] == [first["training_rows"]]
+    trained = record["training"]
+    assert trained["train_rows"] + trained["heldout_rows"] == \
+        record["training_rows"] + first["training_rows"]
+    code, _, err = spycfr("train-values", "kuhn", "--out", str(tmp_path / "c"), "--stage", "1",
+                          "--data", str(tmp_path / "a"))
+    assert code == 2 and "is not a stage directory" in err.strip().splitlines()[-1], err
+    leduc = StageSpec("leduc", None, {}, 1, 4, 50, seed=0)
+    with pytest.raises(Exception, match="holds situations of"):
+        run_stage(tmp_path / "d", leduc, 12, settings, batch=12, workers=0,
+                  data=(str(tmp_path / "a" / "stage-1"),))
+    assert not (tmp_path / "d").exists()
 
 
 def test_sample_range_is_a_distribution_on_its_support():

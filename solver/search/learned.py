@@ -11,7 +11,14 @@ excess is taken from every value of both seats. ``bilinear`` (the default) outpu
 ``M`` (n0 x n1, itself a function of the public state and both ranges) and answers
 ``u0 = M p1``, ``u1 = -M^T p0``: zero-sum by construction, and exact where the values are
 linear in the opponent's range (a continuation that the ranges do not change, as near the
-end of a game), which a shifted output has to learn as a product of its inputs.
+end of a game), which a shifted output has to learn as a product of its inputs. ``bounded``
+is ``bilinear`` with ``M = B tanh(out)``: every value within the payoff bound ``B`` (the
+largest target the network was trained on), still exactly zero-sum.
+
+A network's values never leave ``[-B, B]``: the other heads' are clipped there at inference
+(a value outside the payoff range is an error a re-solve's CFR exploits: on Agent Hunter
+``tiny`` 9% of the values a depth-4 agent asked for were outside, and clipping them took it
+from 0.049 to 0.017 exploitable; docs/search.md).
 
 The network is a multi-layer perceptron with ReLU hidden layers; its weights, the feature
 standardisation and the game it was trained for live in one ``.npz`` (:func:`save_weights`).
@@ -66,35 +73,41 @@ def zero_sum(p0: np.ndarray, p1: np.ndarray, u0: np.ndarray, u1: np.ndarray
     return u0 - eps[:, None], u1 - eps[:, None]
 
 
-HEADS = ("bilinear", "shift")
+HEADS = ("bilinear", "shift", "bounded")
 
 
 def head_width(head: str, n: tuple[int, int]) -> int:
     """The network's output width for ``head``."""
     if head not in HEADS:
         raise ValueError(f"unknown value head {head!r}: {' or '.join(HEADS)}")
-    return n[0] * n[1] if head == "bilinear" else n[0] + n[1]
+    return n[0] + n[1] if head == "shift" else n[0] * n[1]
 
 
 def head_values(head: str, out: np.ndarray, p0: np.ndarray, p1: np.ndarray,
-                n: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+                n: tuple[int, int], bound: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Zero-sum values per unit of opponent range from the last layer's ``out``."""
-    if head == "bilinear":
+    if head != "shift":
         m = out.reshape(-1, n[0], n[1])
+        if head == "bounded":
+            m = bound * np.tanh(m)
         return np.einsum("lij,lj->li", m, p1), -np.einsum("lij,li->lj", m, p0)
     return zero_sum(p0, p1, out[:, :n[0]], out[:, n[0]:])
 
 
 class Network:
     """The numpy MLP: ``layers`` is a list of (W, b); ReLU between layers; ``head`` turns
-    the last layer into values (``HEADS``)."""
+    the last layer into values (``HEADS``); ``bound`` (0: none, as in weights saved before
+    it) the largest absolute value it answers."""
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], mean: np.ndarray,
-                 std: np.ndarray, n: tuple[int, int], head: str = "shift"):
+                 std: np.ndarray, n: tuple[int, int], head: str = "shift", bound: float = 0.0):
+        if head == "bounded" and not bound > 0:
+            raise ValueError("the bounded head needs a positive bound")
         self.layers = layers
         self.mean, self.std = mean, std
         self.n = n
         self.head = head
+        self.bound = bound
 
     def inputs(self, feats: np.ndarray, p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
         return np.concatenate([(feats - self.mean) / self.std, p0, p1], axis=1)
@@ -107,7 +120,10 @@ class Network:
             h = h @ w + b
             if k < len(self.layers) - 1:
                 h = np.maximum(h, 0.0)
-        return head_values(self.head, h, p0, p1, self.n)
+        u0, u1 = head_values(self.head, h, p0, p1, self.n, self.bound)
+        if self.bound > 0 and self.head != "bounded":
+            u0, u1 = np.clip(u0, -self.bound, self.bound), np.clip(u1, -self.bound, self.bound)
+        return u0, u1
 
 
 class LearnedValues:
@@ -151,7 +167,8 @@ def save_weights(path: str | Path, net: Network, meta: dict) -> None:
     """One ``.npz``: the layers, the standardisation and ``meta`` (game, variant, z, stage,
     training record) as JSON; written atomically."""
     arrays = {"mean": net.mean, "std": net.std, "n": np.array(net.n),
-              "head": np.array(net.head), "meta": np.array(json.dumps(meta))}
+              "head": np.array(net.head), "bound": np.array(net.bound),
+              "meta": np.array(json.dumps(meta))}
     for k, (w, b) in enumerate(net.layers):
         arrays[f"w{k}"] = w.astype(np.float32)
         arrays[f"b{k}"] = b.astype(np.float32)
@@ -167,7 +184,8 @@ def load_weights(path: str | Path) -> tuple[Network, dict]:
             k += 1
         n = tuple(int(x) for x in f["n"])
         head = str(f["head"]) if "head" in f else "shift"  # weights saved before the heads
-        return (Network(layers, f["mean"], f["std"], (n[0], n[1]), head),
+        bound = float(f["bound"]) if "bound" in f else 0.0
+        return (Network(layers, f["mean"], f["std"], (n[0], n[1]), head, bound),
                 json.loads(str(f["meta"])))
 
 

@@ -10,7 +10,10 @@ held-out error::
     OUT/stage-N/weights.npz            the trained network (what LearnedValues loads)
 
 Rerunning the same command skips finished batches and resumes training; a different spec
-for an existing stage is refused.
+for an existing stage is refused. ``data`` names other stage directories of the same game and
+variant whose situations are trained on as well (after this stage's own): the rounds of
+training at an agent's own leaf queries (DAgger) each solve only their new queries and train
+on all the rounds so far.
 """
 
 from __future__ import annotations
@@ -74,15 +77,20 @@ def _differences(recorded: dict, config: dict) -> str:
 
 def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings: TrainSettings,
               batch: int = 16, scheduler: str | None = None, workers: int | None = None,
-              note: Note | None = None) -> dict:
+              note: Note | None = None, data: tuple[str, ...] = ()) -> dict:
     """Generate ``situations`` situation draws for ``spec`` (draws whose playout is too short
-    for the stage give none) and train; returns the stage's record (also in stage.json)."""
+    for the stage give none) and train on them and ``data``'s stage directories' situations;
+    returns the stage's record (also in stage.json)."""
     say = note or (lambda text: None)
+    data = tuple(str(Path(x).resolve()) for x in data)
+    extra = [other_situations(Path(x), spec) for x in data]  # refused before any work
     d = stage_dir(Path(out), spec.stage)
     (d / "situations").mkdir(parents=True, exist_ok=True)
     record_path = d / "stage.json"
     config = {"spec": spec.as_dict(), "situations": situations, "batch": batch,
               "train": {**asdict(train_settings), "hidden": list(train_settings.hidden)}}
+    if data:
+        config["data"] = list(data)
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
     if record and (differ := _differences(record["config"], config)):
         raise SpycfrError(f"{d} holds a stage made with other settings ({differ}); "
@@ -100,17 +108,20 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
     _generate(d, spec, todo, batch, situations, scheduler, workers, say)
     record["generate_wall_seconds"] = record.get("generate_wall_seconds", 0.0) + \
         time.perf_counter() - t0
-    data, worker_seconds, nodes, example = load_situations(d, spec)
-    record.update(situations_made=int(np.unique(data.group).size), training_rows=data.size,
+    own, worker_seconds, nodes, example = load_situations(d, spec)
+    record.update(situations_made=int(np.unique(own.group).size), training_rows=own.size,
                   generate_worker_seconds=worker_seconds, mean_subgame_nodes=nodes)
+    if extra:
+        record["data_rows"] = [part.size for part in extra]
+    all_data = Data.concat([own, *extra])
     write_json(record_path, record)
-    if data.size < 2:
-        raise SpycfrError(f"stage {spec.stage} has {data.size} situations: too few to train "
-                          "(more --situations, or a lower stage: the playouts are shorter "
-                          "than the stage's span times its number)")
-    say(f"training on {data.size} rows of {record['situations_made']} situations "
-        f"({train_settings.epochs} epochs)")
-    net, trained = train(data, train_settings, d / "train-checkpoint.npz",
+    if all_data.size < 2:
+        raise SpycfrError(f"stage {spec.stage} has {all_data.size} situations: too few to "
+                          "train (more --situations, or a lower stage: the playouts are "
+                          "shorter than the stage's span times its number)")
+    say(f"training on {all_data.size} rows of "
+        f"{int(np.unique(all_data.group).size)} situations ({train_settings.epochs} epochs)")
+    net, trained = train(all_data, train_settings, d / "train-checkpoint.npz",
                          lambda e, loss, err: say(
                              f"epoch {e}/{train_settings.epochs}: loss {loss:.3g}"
                              + (f", held-out mse {err['mse']:.3g}" if err else "")))
@@ -148,6 +159,21 @@ def _generate(d: Path, spec: StageSpec, todo: list[int], batch: int, situations:
         for k, fut in enumerate(as_completed(futures)):
             store(futures[fut], fut.result())
             say(f"batch {k + 1}/{len(todo)} done")
+
+
+def other_situations(d: Path, spec: StageSpec) -> Data:
+    """Another stage directory's situations, to train ``spec``'s stage on as well: a
+    SpycfrError unless it holds situations of the same game, variant and stage."""
+    try:
+        other = StageSpec(**json.loads((d / "stage.json").read_text())["config"]["spec"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise SpycfrError(f"{d} is not a stage directory of train-values (OUT/stage-N with "
+                          "its stage.json)") from None
+    what = [(s.game, s.preset, s.params, s.stage) for s in (other, spec)]
+    if what[0] != what[1]:
+        raise SpycfrError(f"{d} holds situations of (game, preset, params, stage) {what[0]}, "
+                          f"not {what[1]}")
+    return load_situations(d, other)[0]
 
 
 def load_situations(d: Path, spec: StageSpec) -> tuple[Data, float, float, list[int]]:

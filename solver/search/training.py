@@ -39,6 +39,22 @@ class TrainSettings:
     # took 92-384 ms against 6.9 ms with one (its threads spin waiting for each other)
     threads: int = 1
     head: str = "bilinear"  # learned.HEADS: how the last layer becomes zero-sum values
+    # the learning rate over the epochs: constant, or cosine (from lr down to 0 at the last
+    # epoch: Adam at a constant 1e-3 ends wherever its oscillations leave it)
+    schedule: str = "constant"
+
+
+SCHEDULES = ("constant", "cosine")
+
+
+def epoch_lr(settings: TrainSettings, epoch: int) -> float:
+    """The learning rate of epoch ``epoch`` (0-based) under ``settings.schedule``."""
+    if settings.schedule == "constant":
+        return settings.lr
+    if settings.schedule == "cosine":
+        return settings.lr * 0.5 * (1.0 + np.cos(np.pi * epoch / settings.epochs))
+    raise ValueError(f"unknown learning-rate schedule {settings.schedule!r}: "
+                     f"{' or '.join(SCHEDULES)}")
 
 
 _UNSET = np.zeros(0)  # Data's default masks (all ones) and groups (one per row)
@@ -71,6 +87,20 @@ class Data:
            group=_UNSET) -> Data:
         return cls(features(pubs), normalised(r0), normalised(r1), unit_values(v0, r1, z),
                    unit_values(v1, r0, z), m0, m1, group)
+
+    @classmethod
+    def concat(cls, parts: list[Data]) -> Data:
+        """The rows of ``parts`` in order, each part's groups kept apart from the others'."""
+        groups, offset = [], 0
+        for p in parts:
+            _, g = np.unique(p.group, return_inverse=True)
+            groups.append(g + offset)
+            offset += int(g.max()) + 1 if g.size else 0
+        def cat(k: str) -> np.ndarray:
+            return np.concatenate([getattr(p, k) for p in parts])
+
+        return cls(cat("feats"), cat("p0"), cat("p1"), cat("u0"), cat("u1"), cat("m0"),
+                   cat("m1"), np.concatenate(groups))
 
     def take(self, idx: np.ndarray) -> Data:
         return Data(*(a[idx] for a in (self.feats, self.p0, self.p1, self.u0, self.u1,
@@ -110,7 +140,8 @@ def backend_name(requested: str) -> str:
 
 def init_network(data: Data, hidden: tuple[int, ...], seed: int, head: str = "shift"
                  ) -> Network:
-    """He-initialised layers; the features' standardisation from the training data."""
+    """He-initialised layers; the features' standardisation and the value bound (the
+    largest target the loss weighs) from the training data."""
     rng = np.random.default_rng([seed, 2])
     mean = data.feats.mean(axis=0)
     std = data.feats.std(axis=0)
@@ -119,7 +150,9 @@ def init_network(data: Data, hidden: tuple[int, ...], seed: int, head: str = "sh
     sizes = [data.feats.shape[1] + n[0] + n[1], *hidden, head_width(head, n)]
     layers = [(rng.normal(0, np.sqrt(2.0 / a), (a, b)), np.zeros(b))
               for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
-    return Network(layers, mean, std, n, head)
+    bound = max(float(np.abs(data.u0 * (data.m0 > 0)).max(initial=0.0)),
+                float(np.abs(data.u1 * (data.m1 > 0)).max(initial=0.0)))
+    return Network(layers, mean, std, n, head, bound if bound > 0 else 1.0)
 
 
 def error(net: Network, data: Data) -> dict:
@@ -206,29 +239,32 @@ class _NumpyRun:
 
     def epoch_step(self, data: Data, epoch: int) -> float:
         total = 0.0
+        lr = epoch_lr(self.s, epoch)
         for idx in _batches(data.size, self.s.batch, self.s.seed, epoch):
-            total += self._step(data.take(idx)) * idx.size
+            total += self._step(data.take(idx), lr) * idx.size
         return total / data.size
 
-    def _step(self, d: Data) -> float:
+    def _step(self, d: Data, lr: float) -> float:
         net = self.net
         hs = [net.inputs(d.feats, d.p0, d.p1)]
         for k, (w, b) in enumerate(net.layers):
             h = hs[-1] @ w + b
             hs.append(np.maximum(h, 0.0) if k < len(net.layers) - 1 else h)
-        u0, u1 = head_values(net.head, hs[-1], d.p0, d.p1, net.n)
+        u0, u1 = head_values(net.head, hs[-1], d.p0, d.p1, net.n, net.bound)
         e0, e1 = (u0 - d.u0) * d.m0, (u1 - d.u1) * d.m1
         count = max(float(d.m0.sum() + d.m1.sum()), 1.0)
         loss = float(((e0 ** 2).sum() + (e1 ** 2).sum()) / count)
         g0, g1 = 2 * e0 * d.m0 / count, 2 * e1 * d.m1 / count
-        if net.head == "bilinear":  # u0 = M p1, u1 = -M^T p0
+        if net.head != "shift":  # u0 = M p1, u1 = -M^T p0
             g = (g0[:, :, None] * d.p1[:, None, :]
                  - d.p0[:, :, None] * g1[:, None, :]).reshape(g0.shape[0], -1)
+            if net.head == "bounded":  # M = B tanh(out)
+                g = g * net.bound * (1.0 - np.tanh(hs[-1]) ** 2)
         else:
             total = g0.sum(axis=1, keepdims=True) + g1.sum(axis=1, keepdims=True)
             g = np.concatenate([g0 - 0.5 * d.p0 * total, g1 - 0.5 * d.p1 * total], axis=1)
         self.t += 1
-        lr, b1, b2 = self.s.lr, 0.9, 0.999
+        b1, b2 = 0.9, 0.999
         for k in range(len(net.layers) - 1, -1, -1):
             w, b = net.layers[k]
             gw, gb = hs[k].T @ g, g.sum(axis=0)
@@ -259,6 +295,7 @@ class _TorchRun:
             torch.set_num_threads(settings.threads)
         torch.manual_seed(settings.seed)
         self.mean, self.std, self.n, self.head = net.mean, net.std, net.n, net.head
+        self.bound = net.bound
         mods: list = []
         for k, (w, b) in enumerate(net.layers):
             lin = torch.nn.Linear(*w.shape)
@@ -282,7 +319,7 @@ class _TorchRun:
         lins = [m for m in self.model if isinstance(m, self.torch.nn.Linear)]
         layers = [(m.weight.detach().cpu().numpy().T.astype(float),
                    m.bias.detach().cpu().numpy().astype(float)) for m in lins]
-        return Network(layers, self.mean, self.std, self.n, self.head)
+        return Network(layers, self.mean, self.std, self.n, self.head, self.bound)
 
     def save(self, epoch: int) -> None:
         if self.path is None:
@@ -303,11 +340,15 @@ class _TorchRun:
                                             data.m1))
         n0, n1 = self.n
         total = 0.0
+        for group in self.opt.param_groups:
+            group["lr"] = epoch_lr(self.s, epoch)
         for idx in _batches(data.size, self.s.batch, self.s.seed, epoch):
             i = torch.as_tensor(idx, device=self.dev)
             out = self.model(x[i])
-            if self.head == "bilinear":
+            if self.head != "shift":
                 m = out.reshape(-1, n0, n1)
+                if self.head == "bounded":
+                    m = self.bound * torch.tanh(m)
                 u0 = torch.einsum("lij,lj->li", m, p1[i])
                 u1 = -torch.einsum("lij,li->lj", m, p0[i])
             else:

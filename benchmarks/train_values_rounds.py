@@ -1,0 +1,122 @@
+"""A learned value function trained at a depth-limited re-solving agent's own leaf queries, in
+rounds (DAgger), each measured by the agent's exact exploitability, on an enumerable game.
+Round 0 records the queries of the agent with the committed blueprint's leaf values
+(``situations.leaf_queries``, as ``record_leaf_queries.py`` does) and trains stage 1 on their
+solves (``stages.run_stage``, as ``spycfr train-values --queries``); round k records the
+queries of the agent with round k-1's network (the walk that records them is the exact
+measure of that agent) and trains on its new queries' solves and every earlier round's
+(``--data``). A last walk measures the last network. Everything is seeded and resumable:
+a round's queries file, situations and training checkpoints are kept under ``OUT/round-K``
+and a rerun (or one with more ``--rounds``) continues. Run from the repository root::
+
+    python benchmarks/train_values_rounds.py agent-hunter --preset tiny --out OUT --rounds 3
+
+One JSON line per walk (the agent with round K-1's network, or the committed leaves for
+K = 0): its exploitability, the queries recorded, and round K's training record; also
+appended to ``OUT/rounds.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from spycfr.io import save_npz
+from spycfr.search.evaluate import Settings
+from spycfr.search.learned import LearnedValues
+from spycfr.search.resolve import solve
+from spycfr.search.situations import StageSpec, game_model, leaf_queries
+from spycfr.search.stages import run_stage, stage_dir
+from spycfr.search.training import TrainSettings
+from spycfr.search.tree import build
+from spycfr.search.values import CommittedValues
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("game")
+    ap.add_argument("--preset", default=None)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of training (0 .. R-1)")
+    ap.add_argument("--depth", type=int, default=4, help="the agent's re-solving depth")
+    ap.add_argument("--iterations", type=int, default=100, help="CFR+ a re-solve")
+    ap.add_argument("--per-state", type=int, default=12,
+                    help="queries kept per public state and round")
+    ap.add_argument("--blueprint-iterations", type=int, default=300)
+    ap.add_argument("--solve-iterations", type=int, default=300, help="CFR+ a situation")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--hidden", default="256,256,256")
+    ap.add_argument("--epochs", type=int, default=100)
+    ap.add_argument("--train-batch", type=int, default=256)
+    ap.add_argument("--head", default="bilinear")
+    ap.add_argument("--schedule", default="constant", help="learning rate: constant, cosine")
+    a = ap.parse_args()
+    t0 = time.perf_counter()
+    game = game_model(a.game, a.preset, {})
+    full = build(game)
+    settings = TrainSettings(hidden=tuple(int(w) for w in a.hidden.split(",")),
+                             epochs=a.epochs, batch=a.train_batch, seed=a.seed, head=a.head,
+                             schedule=a.schedule)
+    log = a.out / "rounds.jsonl"
+    a.out.mkdir(parents=True, exist_ok=True)
+    done = [json.loads(line)["round"] for line in log.read_text().splitlines()] \
+        if log.exists() else []
+    for k in range(a.rounds + 1):
+        d = a.out / f"round-{k}"
+        d.mkdir(exist_ok=True)
+        queries = d / "queries.npz"
+        if k in done and (k == a.rounds or (stage_dir(d, 1) / "weights.npz").exists()):
+            continue
+        line: dict = {"round": k, "leaves": "committed" if k == 0 else f"round-{k - 1}"}
+        if not queries.exists():
+            w = time.perf_counter()
+            if k == 0:
+                vf = CommittedValues(full, solve(full, game.weights,
+                                                 a.blueprint_iterations).strategy)
+            else:
+                vf = LearnedValues.load(stage_dir(a.out / f"round-{k - 1}", 1) / "weights.npz")
+            q = leaf_queries(game, Settings(iterations=a.iterations, depth=a.depth,
+                                            value_function=vf), a.per_state, a.seed + k, full)
+            save_npz(queries, **q)
+            line["walk_seconds"] = round(time.perf_counter() - w)
+            print(f"round {k}: the agent with {line['leaves']} leaves is "
+                  f"{float(q['exploitability']):.5f} exploitable", flush=True)
+        else:
+            with np.load(queries) as f:
+                q = {"pub": f["pub"], "exploitability": f["exploitability"]}
+        line.update(exploitability=float(q["exploitability"]), queries=int(q["pub"].shape[0]),
+                    depth=a.depth, iterations=a.iterations)
+        if k < a.rounds:
+            spec = StageSpec(a.game, a.preset, {}, 1, 4, a.solve_iterations, a.seed,
+                             internal=0, queries=str(queries.resolve()))
+            earlier = tuple(str(stage_dir(a.out / f"round-{j}", 1)) for j in range(k))
+            record = run_stage(d, spec, line["queries"], settings, batch=200, workers=0,
+                               note=_quiet,
+                               data=earlier)
+            line["training"] = {key: record[key] for key in (
+                "generate_wall_seconds", "situations_made", "training_rows", "data_rows")
+                if key in record}
+            line["training"].update({key: record["training"][key] for key in (
+                "train_seconds", "heldout_error", "train_error")})
+        line["seconds"] = round(time.perf_counter() - t0)
+        print(json.dumps(line), flush=True)
+        if k not in done or "training" in line:
+            with log.open("a") as f:
+                f.write(json.dumps(line) + "\n")
+
+
+def _quiet(text: str) -> None:
+    """run_stage's notes without a line per batch and per epoch (every tenth epoch)."""
+    if text.startswith("batch "):
+        return
+    if text.startswith("epoch ") and int(text.split()[1].split("/")[0]) % 10:
+        return
+    print(f"  {text}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
