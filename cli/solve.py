@@ -160,7 +160,8 @@ def solve(
     output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
     quiet: bool, as_json: bool, search_depth: str | None = None,
     value_function: str | None = None,
-    value_file: str | None = None,
+    value_file: str | None = None, endgame: str | None = None,
+    plan_endgame: str | None = None,
 ) -> None:
     """Solve GAME with a CFR-family algorithm; report value, exploitability and timing.
 
@@ -199,7 +200,7 @@ def _solve_command(
     device: str | None, threads: str | None, tree: str | None, simultaneous: bool,
     output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
     quiet: bool, as_json: bool, search_depth: str | None, value_function: str | None,
-    value_file: str | None,
+    value_file: str | None, endgame: str | None, plan_endgame: str | None,
 ) -> None:
     """The solve command's work, its first progress line already on its way."""
     from spycfr.runs.config import AUTO_THREADS, MCCFR_ALGORITHMS, SolveConfig, check_requested
@@ -220,7 +221,7 @@ def _solve_command(
                 "--memory-limit still apply)"
             )
     algorithm = algorithm or "auto"
-    searching = (search_depth, value_function, value_file)
+    searching = (search_depth, value_function, value_file, endgame, plan_endgame)
     if resume is None and game is not None and plays_by_search(
             game, preset, algorithm, searching, (
                 target_exploitability, time_limit, epsilon, when_full, fallback, store_depth,
@@ -228,11 +229,11 @@ def _solve_command(
                 simultaneous or None, checkpoint_every)):
         progress.stop_preparing()  # the agent's own lines follow
         solve_agent(game, preset, variant_params, iterations, search_depth, value_function,
-                     value_file, seed, output, overwrite, quiet, as_json)
+                     value_file, seed, output, overwrite, quiet, as_json, endgame, plan_endgame)
         return
     if any(x is not None for x in searching):
-        raise SpycfrError("--depth, --value-function and --value-file belong to "
-                          "--algorithm re-solving")
+        raise SpycfrError("--depth, --value-function, --value-file, --endgame and "
+                          "--plan-endgame belong to --algorithm re-solving")
     mccfr = algorithm in MCCFR_ALGORITHMS
     n_iter = parse_number("iterations", iterations, int, 1, strict=False)
     target = parse_number("target-exploitability", target_exploitability, float, 0, strict=True)

@@ -21,11 +21,20 @@ _OPTIONS = (
                       "(--value-file WEIGHTS)."),
     click.option("--value-file", default=None, type=click.Path(),
                  help="re-solving: the learned value function's weights file."),
+    click.option("--endgame", default=None,
+                 help="re-solving: solve to the end of the game, exact, where the public "
+                      "nodes left times the private states a seat are at most this many "
+                      "(default 1500000; 0: never)."),
+    click.option("--plan-endgame", default=None,
+                 help="re-solving: the same for the first plan from the game's root, solved "
+                      "once per agent (default 10000000: Agent Avenue and Agent Hunter mini "
+                      "whole; 0: never)."),
 )
 
 
 def agent_options(f):
-    """``--depth``, ``--value-function`` and ``--value-file``: the search agent's settings."""
+    """``--depth``, ``--value-function``, ``--value-file``, ``--endgame`` and
+    ``--plan-endgame``: the search agent's settings."""
     for option in reversed(_OPTIONS):
         f = option(f)
     return f
@@ -43,7 +52,8 @@ def plays_by_search(game: str, preset: str | None, algorithm: str,
         given = [x for x in others if x is not None]
         if given:
             raise SpycfrError("--algorithm re-solving takes --iterations (per decision), "
-                              "--depth, --value-function, --value-file, --seed and -o only")
+                              "--depth, --value-function, --value-file, --endgame, "
+                              "--plan-endgame, --seed and -o only")
         return True
     if algorithm != "auto" or foreign_kind(game) is not None:
         return False
@@ -53,24 +63,25 @@ def plays_by_search(game: str, preset: str | None, algorithm: str,
 def solve_agent(game: str, preset: str | None, params: dict, iterations: str | None,
                 depth: str | None, value_function: str | None, value_file: str | None,
                 seed: str | None, output: str | None, overwrite: bool, quiet: bool,
-                as_json: bool) -> None:
+                as_json: bool, endgame: str | None = None,
+                plan_endgame: str | None = None) -> None:
     """Write a search agent's run directory (spycfr.runs.agent_run)."""
     from pathlib import Path
 
-    from spycfr.games import get_plugin
     from spycfr.runs.agent_run import write_agent_run
     from spycfr.runs.store import holds_run
     from spycfr.search.agent import AgentConfig
 
-    plugin = get_plugin(game)
-    defaults = AgentConfig(value_function=plugin.agent_value_function,
-                           depth=plugin.agent_depth)
+    defaults = AgentConfig.default(game)
     config = AgentConfig(
         iterations=parse_number("iterations", iterations, int, 1, strict=False)
         or defaults.iterations,
         depth=parse_number("depth", depth, int, 1, strict=False) or defaults.depth,
         value_function=value_function or defaults.value_function,
-        value_file=value_file)
+        value_file=value_file,
+        endgame=_or(parse_number("endgame", endgame, int, 0, strict=False), defaults.endgame),
+        plan_endgame=_or(parse_number("plan-endgame", plan_endgame, int, 0, strict=False),
+                         defaults.plan_endgame))
     config.check()
     out = Path(output or f"{game}-{preset or 'default'}-agent")
     if out.is_file():
@@ -83,7 +94,9 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
             click.echo(text, err=True)
 
     say(f"re-solving agent: {config.iterations} CFR+ iterations per decision, subgames "
-        f"{config.depth} decision level(s) deep, leaves valued {config.value_function}")
+        f"{config.depth} decision level(s) deep, leaves valued {config.value_function}, to "
+        f"the end where at most {config.endgame:,} node-states are left "
+        f"({config.plan_endgame:,} for the first plan)")
     result = write_agent_run(out, game, preset, params, config,
                              parse_number("seed", seed, int, 0, strict=False) or 0, say)
     if as_json:
@@ -93,3 +106,8 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
                f"unknown: measure it with `spycfr head-to-head {out} heuristic`); it plays "
                f"with `spycfr play {out}`, answers `spycfr query {out} --as P1 RECORD`, and "
                f"reports with `spycfr report {out}`")
+
+
+def _or(value: int | None, default: int) -> int:
+    """``value`` where given (0 included), else ``default``."""
+    return default if value is None else value

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from cli_helpers import spycfr
+from spycfr.search.agent import ENDGAME, PLAN_ENDGAME
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +24,7 @@ def test_solve_writes_the_agents_configuration(agent_dir):
     meta = json.loads(open(f"{agent_dir}/run.json").read())
     assert meta["algorithm"] == "re-solving" and meta["iterations"] == 30
     assert meta["agent"]["value_function"] == "rollout" and meta["agent"]["depth"] == 1
+    assert meta["agent"]["endgame"] == ENDGAME and meta["agent"]["plan_endgame"] == PLAN_ENDGAME
     assert meta["exploitability"] is None and "unknown" in meta["exploitability_note"]
     assert meta["config"]["preset"] == "tiny" and meta["version"]
 
@@ -32,6 +34,8 @@ def test_solve_writes_the_agents_configuration(agent_dir):
     (["--algorithm", "re-solving", "--value-function", "net"], "not one of scored-now"),
     (["--algorithm", "re-solving", "--time-limit", "3"], "takes --iterations"),
     (["--algorithm", "cfr+", "--depth", "2"], "belong to --algorithm re-solving"),
+    (["--algorithm", "re-solving", "--endgame", "-1"], "--endgame must be an integer >= 0"),
+    (["--algorithm", "cfr+", "--plan-endgame", "0"], "belong to --algorithm re-solving"),
 ])
 def test_bad_agent_options_are_one_line_errors(tmp_path, args, message):
     code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", *args,

@@ -35,11 +35,16 @@ from spycfr.search.folding import solve
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
 from spycfr.search.resolve import Solution, fixed
 from spycfr.search.subgame import subgame
-from spycfr.search.tree import LEAF, GameModel, Subtree, build
+from spycfr.search.tree import LEAF, GameModel, Subtree, build, nodes_to_end
 
 ALGORITHM = "re-solving"
 # the most public nodes of a subgame that reaches the end (Agent Hunter small: 2,308,847)
 WHOLE_MAX_NODES = 4_000_000
+# the endgame rule's default budgets in node-states (public nodes to the end of the game times
+# private states a seat; AgentConfig): a re-solve's, and the first plan's (solved once per
+# agent and shared by every game it plays); docs/search.md "Exact endgames" measured them
+ENDGAME = 1_500_000
+PLAN_ENDGAME = 10_000_000
 # a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
 PROGRESS_AFTER = 5.0
 PROGRESS_AGAIN = 10.0
@@ -52,7 +57,13 @@ class AgentConfig:
     decision a leaf), the first plan's depth from the game's root, the leaf value function
     by name (and its weights file); the openings' table (:mod:`spycfr.search.openings`: the
     agent opens with its equilibrium mixture) and the opponent's range after its opening
-    (``uniform``: any opening; ``mixture``: the table's, every opening kept possible)."""
+    (``uniform``: any opening; ``mixture``: the table's, every opening kept possible).
+
+    The endgame rule: a re-solve (the first plan) whose public subgame to the end of the game
+    has at most ``endgame`` (``plan_endgame``) node-states (public nodes times private
+    states a seat) solves it to the end, exact terminal values and no leaves, whatever the
+    depth; 0: off, as in run directories written before the rule (their run.json has no
+    such key). The game's defaults, the rule on: :meth:`default`."""
 
     iterations: int = 100
     depth: int = 1
@@ -61,9 +72,21 @@ class AgentConfig:
     value_file: str | None = None
     opening_file: str | None = None
     opening_range: str = "uniform"
+    endgame: int = 0
+    plan_endgame: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def default(cls, game_name: str, **changes: Any) -> AgentConfig:
+        """What ``spycfr solve --algorithm re-solving`` makes for ``game_name`` unless told
+        otherwise: the game's leaf values and depth (its plug-in's ``agent_value_function``
+        and ``agent_depth``) and the endgame rule's budgets, with ``changes``."""
+        plugin = get_plugin(game_name)
+        return cls(**{"value_function": plugin.agent_value_function,
+                      "depth": plugin.agent_depth, "endgame": ENDGAME,
+                      "plan_endgame": PLAN_ENDGAME, **changes})
 
     def check(self) -> None:
         """One-line errors for impossible settings."""
@@ -71,6 +94,9 @@ class AgentConfig:
             raise SpycfrError(f"--iterations must be >= 1 per decision, got {self.iterations}")
         if self.depth < 1 or self.plan_depth < 1:
             raise SpycfrError(f"--depth must be >= 1 decision level, got {self.depth}")
+        if self.endgame < 0 or self.plan_endgame < 0:
+            raise SpycfrError(f"--endgame must be >= 0 node-states (0: off), got "
+                              f"{min(self.endgame, self.plan_endgame)}")
         if self.value_function not in VALUE_FUNCTIONS:
             raise SpycfrError(f"--value-function {self.value_function!r}: not one of "
                               f"{', '.join(VALUE_FUNCTIONS)}")
@@ -124,7 +150,9 @@ class SearchAgent:
         """The solve of the first decision levels from the deal's prior (cached)."""
         if self._plan is None:
             self._say("solving the opening subgame (the first time compiles numba kernels)")
-            tree = self.subgame(self.model.root(), self.config.plan_depth)
+            tree = self.subgame(self.model.root(), self.config.plan_depth,
+                                self.to_end(self.model.root(), self.config.plan_depth,
+                                            self.config.plan_endgame))
             if self.openings is None:
                 self._plan = self.solve("the opening subgame", tree, self.model.weights)
             else:
@@ -153,14 +181,27 @@ class SearchAgent:
                     strategy[q, i, :c] = w / w.sum()
         return strategy
 
-    def subgame(self, pub: np.ndarray, decisions: int) -> Subtree:
+    def to_end(self, pub: np.ndarray, decisions: int, budget: int) -> bool:
+        """Whether the agent solves the subgame at ``pub`` to the end of the game: where no
+        path has more than ``decisions`` edges left, or where the public nodes to the end
+        times the private states a seat are at most ``budget`` (the endgame rule: a count
+        that stops at the budget, so it costs at most budget / states nodes' labels)."""
+        if 0 <= self._max_depth <= decisions:
+            return True
+        most = min(budget // max(self.model.n), WHOLE_MAX_NODES)
+        return most > 0 and nodes_to_end(self.model, pub, most) is not None
+
+    def subgame(self, pub: np.ndarray, decisions: int, whole: bool = False,
+                ranges: tuple[np.ndarray, np.ndarray] | None = None) -> Subtree:
         """The subgame the agent solves at ``pub``: ``decisions`` decision levels deep
-        (:func:`spycfr.search.subgame.subgame`); where no path has that many edges left, the
+        (:func:`spycfr.search.subgame.subgame`), or with ``whole`` (:meth:`to_end`) the
         whole public subtree by the numba enumerator, terminals with their payoff matrices
         (the Python builder took over 4 minutes for 200,000 nodes of Agent Hunter ``mini``:
-        the subgames of an agent with exact leaves), payoffs only where play reaches."""
-        if 0 <= self._max_depth <= decisions:
-            return build(self.model, pub, max_nodes=WHOLE_MAX_NODES, live=True)
+        the subgames of an agent with exact leaves), payoffs only for the pairs that play
+        reaches from the private states ``ranges`` hold."""
+        if whole or 0 <= self._max_depth <= decisions:
+            start = None if ranges is None else (ranges[0] > 0, ranges[1] > 0)
+            return build(self.model, pub, max_nodes=WHOLE_MAX_NODES, live=True, start=start)
         return subgame(self.model, pub, decisions)
 
     def solve(self, what: str, tree, ranges, **gadget) -> Solution:
@@ -366,12 +407,15 @@ class AgentGame:
             return  # no real game gets here (the exploitability walk's dead branches)
         opp = 1 - self.seat
         start = time.perf_counter()
-        tree = a.subgame(self.pub, a.config.depth)
+        whole = a.to_end(self.pub, a.config.depth, a.config.endgame)
+        if first and (whole or not hasattr(a.values, "focus")):
+            return  # no leaf to spend on our cards: the plan's play stands
+        if not whole and not t.leaves.size:
+            return  # the last solve reached the end: leaves now would replace exact values
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
+        tree = a.subgame(self.pub, a.config.depth, whole, ranges)
         if hasattr(a.values, "focus"):  # leaf values that spend their effort on our cards
             a.values.focus(None if self.own is None else self.seat, self.own, tree, self.mine)
-        if first and not hasattr(a.values, "focus"):
-            return
         one_sided = first or (hasattr(a.values, "one_sided") and
                               a.values.one_sided(tree, ranges))
         if one_sided and k != self.seat:
@@ -405,8 +449,9 @@ class AgentGame:
             return self.move_info(state, seat)
         if not hasattr(a.values, "focus"):  # a cheap pass is made for such leaves only
             return self.move_info(state, seat)
-        tree = a.subgame(self.pub, a.config.depth)
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
+        tree = a.subgame(self.pub, a.config.depth,
+                         a.to_end(self.pub, a.config.depth, a.config.endgame), ranges)
         a.values.focus(seat, a.private(state, seat), tree, ranges[seat])
         view = copy.copy(self)
         view.sol, view.s = a.solve("your move's values, for the review", tree, ranges), 0

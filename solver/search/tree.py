@@ -93,7 +93,11 @@ def _live_pairs(pubs, params, compat, r0, r1, start, i_out, j_out, v_out):
 def _reachable(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
                r):
     """``r[node, i]``: whether some play leads seat's private state i to the node from the
-    states ``r[0]`` holds (a reach pass with every action and outcome taken)."""
+    states ``r[0]`` holds (a reach pass with every action and outcome taken). A next state
+    out of range is skipped: Agent Hunter's public model gives such rows to private states
+    its public state rules out (a start of every state at a mid-game root wrote past ``r``
+    on ``standard``; the agent starts from its ranges, which hold none of them)."""
+    n_states = r.shape[1]
     for n in range(kind.shape[0]):
         k = kind[n]
         f = first[n]
@@ -105,10 +109,13 @@ def _reachable(seat, kind, first, count, mask, row, row_kid, row_next, row_prob,
                 if not r[n, i]:
                     continue
                 for e in range(row_count[q, i]):
+                    j = row_next[q, i, e]
+                    if j >= n_states:
+                        continue
                     if k == seat:
-                        r[f + row_kid[q, i, e], row_next[q, i, e]] = True
+                        r[f + row_kid[q, i, e], j] = True
                     elif row_prob[q, i, e] > 0.0:
-                        r[f, row_next[q, i, e]] = True
+                        r[f, j] = True
         else:
             for c in range(f, f + count[n]):
                 for i in range(r.shape[1]):
@@ -245,7 +252,9 @@ def _count(params, root, depth, max_nodes, bad):
 @njit(cache=True)
 def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mask0, mask1,
           row, row_kid, row_next, row_prob, row_count):
-    """Breadth first: the subtree's arrays, of the sizes _count measured (pub[0] is the root)."""
+    """Breadth first: the subtree's arrays, of the sizes _count measured (pub[0] is the root).
+    The rows' tables may be narrower than the game's widest private row: returns the widest
+    row met (the tables hold its first row_kid.shape[2] entries; wider: fill again)."""
     amax = pp.max_actions(params)
     pamax = pp.max_private_actions(params)
     n0 = mask0.shape[1]
@@ -258,6 +267,8 @@ def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mas
     rp = np.zeros((nmax, pamax))
     rc = np.zeros(nmax, np.int64)
     dep = np.zeros(pub.shape[0], np.int64)
+    width = row_kid.shape[2]
+    widest = 0
     parent[0] = -1
     label[0] = 0
     prob[0] = 1.0
@@ -282,9 +293,10 @@ def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mas
         count[i] = k
         if kd == 0 or kd == 1 or kd >= pp.PRIVATE_CHANCE:
             row[i] = r
-            row_kid[r] = rk
-            row_next[r] = rn
-            row_prob[r] = rp
+            widest = max(widest, rc.max())
+            row_kid[r] = rk[:, :width]
+            row_next[r] = rn[:, :width]
+            row_prob[r] = rp[:, :width]
             row_count[r] = rc
             r += 1
         for o in range(k):
@@ -297,16 +309,25 @@ def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mas
             mask1[c] = masks[o, 1, :n1]
             dep[c] = dep[i] + 1
         free += k
+    return widest
+
+
+# the most bytes build(live=True) gives each row table before it knows the widest row (Agent
+# Hunter's rulesheet deck: 721 private states x 720 placements, 4 MB a row at the game's
+# width, where an endgame's rows are at most 129 wide)
+ROWS_BYTES = 256 * 2 ** 20
 
 
 def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = None,
-          max_nodes: int = 2_000_000, live: bool = False) -> Subtree:
+          max_nodes: int = 2_000_000, live: bool = False,
+          start: tuple[np.ndarray, np.ndarray] | None = None) -> Subtree:
     """Enumerate the public tree below ``root`` (the game's root by default), cutting every
     non-terminal node ``depth`` edges below it into a LEAF (two numba passes: count, fill).
     With ``live`` the payoffs are only those of pairs some play reaches (:func:`_live_payoff`:
     the values of every reachable private state are the same, and Agent Avenue ``mini``'s
-    22,800 terminals share 509 matrices instead of taking 7.4 GB) and rows are as wide as
-    the tree's widest."""
+    22,800 terminals share 509 matrices instead of taking 7.4 GB) from the private states
+    ``start`` says each seat may hold at the root (booleans; by default the deal's prior at
+    the game's root, any state elsewhere), and rows are as wide as the tree's widest."""
     params = game.params
     root = game.root() if root is None else np.asarray(root)
     cut = -1 if depth is None else int(depth)
@@ -319,17 +340,24 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
                          "outcomes")
     nmax, pamax = max(game.n), game.max_private_actions
     r = max(rows, 1)
-    pub = np.zeros((nodes, root.shape[0]), root.dtype)
-    pub[0] = root
-    kind = np.zeros(nodes, np.int64)
-    parent, label = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
-    first, count = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
-    prob, row = np.ones(nodes), np.full(nodes, -1, np.int64)
-    mask = (np.ones((nodes, game.n[0])), np.ones((nodes, game.n[1])))
-    tab = [np.zeros((r, nmax, pamax), np.int64), np.zeros((r, nmax, pamax), np.int64),
-           np.zeros((r, nmax, pamax)), np.zeros((r, nmax), np.int64)]
-    _fill(params, cut, nmax, pub, kind, parent, label, first, count, prob, mask[0], mask[1],
-          row, *tab)
+    width = pamax
+    if live and r * nmax * pamax * 8 > ROWS_BYTES:
+        width = min(pamax, game.max_actions)  # then wider if a row is: filled again
+    while True:
+        pub = np.zeros((nodes, root.shape[0]), root.dtype)
+        pub[0] = root
+        kind = np.zeros(nodes, np.int64)
+        parent, label = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
+        first, count = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
+        prob, row = np.ones(nodes), np.full(nodes, -1, np.int64)
+        mask = (np.ones((nodes, game.n[0])), np.ones((nodes, game.n[1])))
+        tab = [np.zeros((r, nmax, width), np.int64), np.zeros((r, nmax, width), np.int64),
+               np.zeros((r, nmax, width)), np.zeros((r, nmax), np.int64)]
+        widest = _fill(params, cut, nmax, pub, kind, parent, label, first, count, prob, mask[0],
+                       mask[1], row, *tab)
+        if widest <= width:
+            break
+        width = int(widest)
     tnodes = np.flatnonzero(kind == pp.TERMINAL)
     term = np.full(nodes, -1, np.int64)
     if live:
@@ -339,8 +367,9 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
                       tab[1], tab[2], tab[3], term, np.zeros((0, *game.n)),
                       np.flatnonzero(kind == LEAF))
         if tnodes.size:
-            prior = game.weights if np.array_equal(root, game.root()) else None
-            term[tnodes], out.payoff = _live_payoff(out, tnodes, prior)
+            if start is None and np.array_equal(root, game.root()):
+                start = (game.weights[0] > 0, game.weights[1] > 0)
+            term[tnodes], out.payoff = _live_payoff(out, tnodes, start)
         return out
     term[tnodes] = np.arange(tnodes.size)
     payoff = np.zeros((tnodes.size, *game.n))
@@ -350,15 +379,27 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
                    tab[1], tab[2], tab[3], term, payoff, np.flatnonzero(kind == LEAF))
 
 
-def _live_payoff(t: Subtree, tnodes: np.ndarray, prior: tuple[np.ndarray, np.ndarray] | None
+def nodes_to_end(game: GameModel, root: np.ndarray, max_nodes: int) -> int | None:
+    """The public nodes from ``root`` to the end of the game (None: more than ``max_nodes``);
+    a depth-first count in numba that stops at ``max_nodes``, so it costs no more than
+    that many nodes' labels (about 0.15 us a node on Agent Avenue)."""
+    bad = np.zeros_like(root)
+    status, nodes, _ = _count(game.params, np.asarray(root), -1, max_nodes, bad)
+    if status == NO_LABELS:
+        raise ValueError(f"public state {bad.tolist()} is not terminal but has no labels or "
+                         "outcomes")
+    return None if status == TOO_MANY else int(nodes)
+
+
+def _live_payoff(t: Subtree, tnodes: np.ndarray, held: tuple[np.ndarray, np.ndarray] | None
                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Each terminal's payoff matrix on the pairs that some play reaches from the root (its
-    private states' prior at the game's root, any of them elsewhere: reach under uniform
-    play), 0 on the others, which no range ever weighs; equal matrices stored once. Returns
-    (each terminal's matrix by its index in the matrices, the matrices)."""
+    """Each terminal's payoff matrix on the pairs that some play reaches from the private
+    states ``held`` allows at the root (None: any), 0 on the others, which no range from
+    those states ever weighs; equal matrices stored once. Returns (each terminal's matrix by
+    its index in the matrices, the matrices)."""
     game = t.game
-    reach = [reachable(t, s, np.ones(game.n[s], np.bool_) if prior is None else prior[s] > 0)
-             [tnodes] for s in (0, 1)]
+    reach = [reachable(t, s, np.ones(game.n[s], np.bool_) if held is None
+                       else np.asarray(held[s], np.bool_))[tnodes] for s in (0, 1)]
     pairs = int((reach[0].sum(1) * reach[1].sum(1)).sum())
     start = np.zeros(tnodes.size + 1, np.int64)
     i_of, j_of, v_of = np.zeros(pairs, np.int64), np.zeros(pairs, np.int64), np.zeros(pairs)

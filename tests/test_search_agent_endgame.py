@@ -1,0 +1,98 @@
+"""The search agent's endgame rule (AgentConfig.endgame, plan_endgame): a subgame whose
+public nodes to the end of the game times the private states a seat fit the budget is solved
+to the end, exact; over it, cut at the configured depth. Agent Hunter tiny: cheap subgames."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spycfr.games import get_plugin, make_variant
+from spycfr.runs.agent_run import agent_config
+from spycfr.runs.result import RunResult
+from spycfr.search import tree as tree_module
+from spycfr.search.agent import ENDGAME, PLAN_ENDGAME, AgentConfig, SearchAgent, agent_strategies
+from spycfr.search.subgame import subgame
+from spycfr.search.tree import GameModel, build, nodes_to_end
+
+TINY = make_variant("agent-hunter", "tiny").as_dict()
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return GameModel.of(get_plugin("agent-hunter").numba_params(make_variant("agent-hunter",
+                                                                             "tiny")))
+
+
+def test_the_rule_triggers_exactly_when_the_subgame_fits_the_budget(tiny):
+    game = tiny
+    turn = subgame(game, game.root(), 2)  # the placements; the first turn a leaf
+    first_turn = turn.pub[turn.leaves[0]]
+    nodes = nodes_to_end(game, first_turn, 10 ** 7)
+    assert nodes == build(game, first_turn).size > 100
+    assert nodes_to_end(game, first_turn, nodes - 1) is None
+    states = max(game.n)
+    fits = nodes * states
+    agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5))
+    assert agent.to_end(first_turn, 1, fits) and not agent.to_end(first_turn, 1, fits - 1)
+    assert not agent.to_end(first_turn, 1, 0)
+    # the subgame the agent solves there: the whole rest of the game, or one move deep
+    assert not agent.subgame(first_turn, 1, agent.to_end(first_turn, 1, fits)).leaves.size
+    assert agent.subgame(first_turn, 1, agent.to_end(first_turn, 1, fits - 1)).leaves.size
+    # the first plan by its own budget
+    whole = build(game).size * states
+    for budget, leaves in ((whole, False), (whole - 1, True)):
+        plan = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5, plan_endgame=budget))
+        assert bool(plan.plan().tree.leaves.size) == leaves
+
+
+def test_a_budget_over_the_whole_game_is_the_exact_leaf_agent(tiny):
+    """With both budgets covering the whole game, the agent one move deep with scored-now
+    leaves plays what the agent whose every subgame reaches the end plays: the same
+    strategy at every public node as each seat, from the same re-solves."""
+    whole = build(tiny).size * max(tiny.n)
+    by_rule = agent_strategies(SearchAgent("agent-hunter", TINY, AgentConfig(
+        iterations=30, endgame=whole, plan_endgame=whole)))
+    exact = agent_strategies(SearchAgent("agent-hunter", TINY, AgentConfig(
+        iterations=30, depth=20, plan_depth=20)))
+    assert by_rule[2] == exact[2] > 100
+    for seat in (0, 1):
+        assert np.array_equal(by_rule[1][seat], exact[1][seat])
+
+
+def test_run_directories_from_before_the_rule_load_with_it_off():
+    """The committed agents were measured without the rule: their run.json has no endgame
+    key and loads with both budgets 0; a new agent gets the defaults, and a record that says
+    0 keeps it off."""
+    for run in ("standard", "agent-avenue/standard"):
+        record = json.loads((RESULTS / run / "run.json").read_text())
+        assert record["algorithm"] == "re-solving" and "endgame" not in record["agent"]
+        config = agent_config(RunResult.from_json(record))
+        assert config.endgame == 0 and config.plan_endgame == 0
+        assert config.depth == record["agent"]["depth"]
+    new = AgentConfig.default("agent-avenue")
+    assert (new.endgame, new.plan_endgame) == (ENDGAME, PLAN_ENDGAME) and ENDGAME > 0
+    assert (new.value_function, new.depth) == ("rollout", 2)
+    record = {**record, "agent": {**record["agent"], **AgentConfig.default(
+        "agent-avenue", endgame=0).as_dict()}}
+    assert agent_config(RunResult.from_json(record)).endgame == 0
+
+
+def test_rows_narrower_than_the_games_widest_are_filled_again_when_too_narrow(monkeypatch):
+    """build(live=True) sizes its row tables by the game's public width first where the
+    game's private width would take too much, filling again when a row is wider: the same
+    tree either way (Agent Avenue tiny: a draw's rows are wider than its public moves)."""
+    plugin = get_plugin("agent-avenue")
+    variant = plugin.make_variant(None, make_variant("agent-avenue", "tiny").as_dict())
+    game = GameModel.of((plugin.search_params or plugin.numba_params)(variant))
+    wide = build(game, live=True)
+    assert game.max_actions < wide.row_count.max() < game.max_private_actions
+    monkeypatch.setattr(tree_module, "ROWS_BYTES", 0)
+    narrow = build(game, live=True)
+    for name in ("pub", "kind", "first", "row", "row_kid", "row_next", "row_prob", "row_count",
+                 "term", "payoff"):
+        assert np.array_equal(getattr(narrow, name), getattr(wide, name)), name
