@@ -91,7 +91,7 @@ def test_measure_lbr_against_the_agent_bounds_its_exact_exploitability(tmp_path)
     run = tmp_path / "agent"
     code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm",
                           "re-solving", "--iterations", "30", "--value-function", "scored-now",
-                          "-o", str(run), "-q")
+                          "--endgame", "0", "--plan-endgame", "0", "-o", str(run), "-q")
     assert code == 0, err
     code, out, err = spycfr("measure", str(run), "--lbr-games", "300", "--lbr-rollouts", "4",
                             "--workers", "0", "--json")

@@ -150,9 +150,10 @@ class SearchAgent:
         """The solve of the first decision levels from the deal's prior (cached)."""
         if self._plan is None:
             self._say("solving the opening subgame (the first time compiles numba kernels)")
-            tree = self.subgame(self.model.root(), self.config.plan_depth,
-                                self.to_end(self.model.root(), self.config.plan_depth,
-                                            self.config.plan_endgame))
+            # with an openings table the plan is the openings' subgame, whatever the budget
+            whole = self.openings is None and self.to_end(
+                self.model.root(), self.config.plan_depth, self.config.plan_endgame)
+            tree = self.subgame(self.model.root(), self.config.plan_depth, whole)
             if self.openings is None:
                 self._plan = self.solve("the opening subgame", tree, self.model.weights)
             else:
