@@ -22,12 +22,13 @@ _OPTIONS = (
     click.option("--value-file", default=None, type=click.Path(),
                  help="re-solving: the learned value function's weights file."),
     click.option("--endgame", default=None,
-                 help="re-solving: solve to the end of the game, exact, where the public "
-                      "nodes left times the private states a seat are at most this many "
-                      "(default 1500000; 0: never)."),
+                 help="re-solving: solve to the end of the game, exact, where the rest of "
+                      "the game takes at most this many node-states (public nodes, row "
+                      "entries and terminal pairs times private states; default 4000000; "
+                      "0: never)."),
     click.option("--plan-endgame", default=None,
                  help="re-solving: the same for the first plan from the game's root, solved "
-                      "once per agent (default 10000000: Agent Avenue and Agent Hunter mini "
+                      "once per agent (default 60000000: Agent Avenue and Agent Hunter mini "
                       "whole; 0: never)."),
 )
 

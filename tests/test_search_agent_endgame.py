@@ -1,6 +1,6 @@
 """The search agent's endgame rule (AgentConfig.endgame, plan_endgame): a subgame whose
-public nodes to the end of the game times the private states a seat fit the budget is solved
-to the end, exact; over it, cut at the configured depth. Agent Hunter tiny: cheap subgames."""
+rest of the game fits the budget in node-states (spycfr.search.tree.work) is solved to the
+end, exact; over it, cut at the configured depth. Agent Hunter tiny: cheap subgames."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from spycfr.runs.result import RunResult
 from spycfr.search import tree as tree_module
 from spycfr.search.agent import ENDGAME, PLAN_ENDGAME, AgentConfig, SearchAgent, agent_strategies
 from spycfr.search.subgame import subgame
-from spycfr.search.tree import GameModel, build, nodes_to_end
+from spycfr.search.tree import GameModel, TooBig, build, nodes_to_end, work
 
 TINY = make_variant("agent-hunter", "tiny").as_dict()
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -32,19 +32,22 @@ def test_the_rule_triggers_exactly_when_the_subgame_fits_the_budget(tiny):
     game = tiny
     turn = subgame(game, game.root(), 2)  # the placements; the first turn a leaf
     first_turn = turn.pub[turn.leaves[0]]
+    rest = build(game, first_turn, live=True)
     nodes = nodes_to_end(game, first_turn, 10 ** 7)
-    assert nodes == build(game, first_turn).size > 100
-    assert nodes_to_end(game, first_turn, nodes - 1) is None
-    states = max(game.n)
-    fits = nodes * states
+    assert nodes == rest.size > 100 and nodes_to_end(game, first_turn, nodes - 1) is None
+    cost = work(rest)
+    assert cost > rest.size * max(game.n)  # rows and terminals count too
+    with pytest.raises(TooBig):
+        build(game, first_turn, live=True, max_work=cost - 1)
     agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5))
-    assert agent.to_end(first_turn, 1, fits) and not agent.to_end(first_turn, 1, fits - 1)
-    assert not agent.to_end(first_turn, 1, 0)
+    assert np.array_equal(agent.endgame(first_turn, 1, cost).pub, rest.pub)
+    assert agent.endgame(first_turn, 1, cost - 1) is None
+    assert agent.endgame(first_turn, 1, 0) is None
     # the subgame the agent solves there: the whole rest of the game, or one move deep
-    assert not agent.subgame(first_turn, 1, agent.to_end(first_turn, 1, fits)).leaves.size
-    assert agent.subgame(first_turn, 1, agent.to_end(first_turn, 1, fits - 1)).leaves.size
-    # the first plan by its own budget
-    whole = build(game).size * states
+    assert not agent.subgame(first_turn, 1, cost).leaves.size
+    assert agent.subgame(first_turn, 1, cost - 1).leaves.size
+    # the first plan by its own budget (from the deal's prior)
+    whole = work(build(game, live=True), (game.weights[0] > 0, game.weights[1] > 0))
     for budget, leaves in ((whole, False), (whole - 1, True)):
         plan = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5, plan_endgame=budget))
         assert bool(plan.plan().tree.leaves.size) == leaves
@@ -54,7 +57,7 @@ def test_a_budget_over_the_whole_game_is_the_exact_leaf_agent(tiny):
     """With both budgets covering the whole game, the agent one move deep with scored-now
     leaves plays what the agent whose every subgame reaches the end plays: the same
     strategy at every public node as each seat, from the same re-solves."""
-    whole = build(tiny).size * max(tiny.n)
+    whole = work(build(tiny, live=True))
     by_rule = agent_strategies(SearchAgent("agent-hunter", TINY, AgentConfig(
         iterations=30, endgame=whole, plan_endgame=whole)))
     exact = agent_strategies(SearchAgent("agent-hunter", TINY, AgentConfig(

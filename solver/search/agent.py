@@ -35,16 +35,17 @@ from spycfr.search.folding import solve
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
 from spycfr.search.resolve import Solution, fixed
 from spycfr.search.subgame import subgame
-from spycfr.search.tree import LEAF, GameModel, Subtree, build, nodes_to_end
+from spycfr.search.tree import LEAF, GameModel, Subtree, TooBig, build, nodes_to_end
 
 ALGORITHM = "re-solving"
 # the most public nodes of a subgame that reaches the end (Agent Hunter small: 2,308,847)
 WHOLE_MAX_NODES = 4_000_000
-# the endgame rule's default budgets in node-states (public nodes to the end of the game times
-# private states a seat; AgentConfig): a re-solve's, and the first plan's (solved once per
-# agent and shared by every game it plays); docs/search.md "Exact endgames" measured them
-ENDGAME = 1_500_000
-PLAN_ENDGAME = 10_000_000
+# the endgame rule's default budgets in node-states (spycfr.search.tree.work; AgentConfig): a
+# re-solve's (a few seconds of CFR+), and the first plan's (solved once per agent and shared
+# by every game it plays: Agent Avenue mini's whole game is 52.7 M); docs/search.md "Exact
+# endgames" measured them
+ENDGAME = 4_000_000
+PLAN_ENDGAME = 60_000_000
 # a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
 PROGRESS_AFTER = 5.0
 PROGRESS_AGAIN = 10.0
@@ -60,10 +61,11 @@ class AgentConfig:
     (``uniform``: any opening; ``mixture``: the table's, every opening kept possible).
 
     The endgame rule: a re-solve (the first plan) whose public subgame to the end of the game
-    has at most ``endgame`` (``plan_endgame``) node-states (public nodes times private
-    states a seat) solves it to the end, exact terminal values and no leaves, whatever the
-    depth; 0: off, as in run directories written before the rule (their run.json has no
-    such key). The game's defaults, the rule on: :meth:`default`."""
+    takes at most ``endgame`` (``plan_endgame``) node-states (:func:`spycfr.search.tree.work`:
+    nodes, row entries and live terminal pairs, times private states) solves it to the end,
+    exact terminal values and no leaves, whatever the depth; 0: off, as in run directories
+    written before the rule (their run.json has no such key). The game's defaults, the rule
+    on: :meth:`default`."""
 
     iterations: int = 100
     depth: int = 1
@@ -151,9 +153,8 @@ class SearchAgent:
         if self._plan is None:
             self._say("solving the opening subgame (the first time compiles numba kernels)")
             # with an openings table the plan is the openings' subgame, whatever the budget
-            whole = self.openings is None and self.to_end(
-                self.model.root(), self.config.plan_depth, self.config.plan_endgame)
-            tree = self.subgame(self.model.root(), self.config.plan_depth, whole)
+            tree = self.subgame(self.model.root(), self.config.plan_depth,
+                                0 if self.openings is not None else self.config.plan_endgame)
             if self.openings is None:
                 self._plan = self.solve("the opening subgame", tree, self.model.weights)
             else:
@@ -182,28 +183,35 @@ class SearchAgent:
                     strategy[q, i, :c] = w / w.sum()
         return strategy
 
-    def to_end(self, pub: np.ndarray, decisions: int, budget: int) -> bool:
-        """Whether the agent solves the subgame at ``pub`` to the end of the game: where no
-        path has more than ``decisions`` edges left, or where the public nodes to the end
-        times the private states a seat are at most ``budget`` (the endgame rule: a count
-        that stops at the budget, so it costs at most budget / states nodes' labels)."""
+    def endgame(self, pub: np.ndarray, decisions: int, budget: int,
+                ranges: tuple[np.ndarray, np.ndarray] | None = None) -> Subtree | None:
+        """The whole public subtree below ``pub`` where the agent solves to the end of the
+        game, else None: where no path has more than ``decisions`` edges left, or where it
+        takes at most ``budget`` node-states (the endgame rule, :func:`spycfr.search.tree.work`:
+        first a count of its public nodes that stops at budget / states, then the build,
+        which stops as soon as its rows or its terminals' live pairs pass the budget). By the
+        numba enumerator, terminals with their payoff matrices (the Python builder took over
+        4 minutes for 200,000 nodes of Agent Hunter ``mini``), payoffs only for the pairs
+        that play reaches from the private states ``ranges`` hold."""
+        start = None if ranges is None else (ranges[0] > 0, ranges[1] > 0)
         if 0 <= self._max_depth <= decisions:
-            return True
-        most = min(budget // max(self.model.n), WHOLE_MAX_NODES)
-        return most > 0 and nodes_to_end(self.model, pub, most) is not None
-
-    def subgame(self, pub: np.ndarray, decisions: int, whole: bool = False,
-                ranges: tuple[np.ndarray, np.ndarray] | None = None) -> Subtree:
-        """The subgame the agent solves at ``pub``: ``decisions`` decision levels deep
-        (:func:`spycfr.search.subgame.subgame`), or with ``whole`` (:meth:`to_end`) the
-        whole public subtree by the numba enumerator, terminals with their payoff matrices
-        (the Python builder took over 4 minutes for 200,000 nodes of Agent Hunter ``mini``:
-        the subgames of an agent with exact leaves), payoffs only for the pairs that play
-        reaches from the private states ``ranges`` hold."""
-        if whole or 0 <= self._max_depth <= decisions:
-            start = None if ranges is None else (ranges[0] > 0, ranges[1] > 0)
             return build(self.model, pub, max_nodes=WHOLE_MAX_NODES, live=True, start=start)
-        return subgame(self.model, pub, decisions)
+        most = min(budget // max(self.model.n), WHOLE_MAX_NODES)
+        if most <= 0 or nodes_to_end(self.model, pub, most) is None:
+            return None
+        try:
+            return build(self.model, pub, max_nodes=most, live=True, start=start,
+                         max_work=budget)
+        except TooBig:
+            return None
+
+    def subgame(self, pub: np.ndarray, decisions: int, budget: int = 0,
+                ranges: tuple[np.ndarray, np.ndarray] | None = None) -> Subtree:
+        """The subgame the agent solves at ``pub``: the rest of the game where
+        :meth:`endgame` says so, else ``decisions`` decision levels deep
+        (:func:`spycfr.search.subgame.subgame`)."""
+        whole = self.endgame(pub, decisions, budget, ranges)
+        return whole if whole is not None else subgame(self.model, pub, decisions)
 
     def solve(self, what: str, tree, ranges, **gadget) -> Solution:
         """:func:`~spycfr.search.resolve.solve` with the agent's iterations and leaves, saying
@@ -408,13 +416,16 @@ class AgentGame:
             return  # no real game gets here (the exploitability walk's dead branches)
         opp = 1 - self.seat
         start = time.perf_counter()
-        whole = a.to_end(self.pub, a.config.depth, a.config.endgame)
-        if first and (whole or not hasattr(a.values, "focus")):
-            return  # no leaf to spend on our cards: the plan's play stands
-        if not whole and not t.leaves.size:
-            return  # the last solve reached the end: leaves now would replace exact values
+        if first and not hasattr(a.values, "focus"):
+            return
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
-        tree = a.subgame(self.pub, a.config.depth, whole, ranges)
+        tree = a.endgame(self.pub, a.config.depth, a.config.endgame, ranges)
+        if first and tree is not None:
+            return  # no leaf to spend on our cards: the plan's play stands
+        if tree is None and not t.leaves.size:
+            return  # the last solve reached the end: leaves now would replace exact values
+        if tree is None:
+            tree = subgame(a.model, self.pub, a.config.depth)
         if hasattr(a.values, "focus"):  # leaf values that spend their effort on our cards
             a.values.focus(None if self.own is None else self.seat, self.own, tree, self.mine)
         one_sided = first or (hasattr(a.values, "one_sided") and
@@ -451,8 +462,7 @@ class AgentGame:
         if not hasattr(a.values, "focus"):  # a cheap pass is made for such leaves only
             return self.move_info(state, seat)
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
-        tree = a.subgame(self.pub, a.config.depth,
-                         a.to_end(self.pub, a.config.depth, a.config.endgame), ranges)
+        tree = a.subgame(self.pub, a.config.depth, a.config.endgame, ranges)
         a.values.focus(seat, a.private(state, seat), tree, ranges[seat])
         view = copy.copy(self)
         view.sol, view.s = a.solve("your move's values, for the review", tree, ranges), 0

@@ -318,16 +318,22 @@ def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mas
 ROWS_BYTES = 256 * 2 ** 20
 
 
+class TooBig(ValueError):
+    """A tree past build's ``max_work``."""
+
+
 def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = None,
           max_nodes: int = 2_000_000, live: bool = False,
-          start: tuple[np.ndarray, np.ndarray] | None = None) -> Subtree:
+          start: tuple[np.ndarray, np.ndarray] | None = None,
+          max_work: int | None = None) -> Subtree:
     """Enumerate the public tree below ``root`` (the game's root by default), cutting every
     non-terminal node ``depth`` edges below it into a LEAF (two numba passes: count, fill).
     With ``live`` the payoffs are only those of pairs some play reaches (:func:`_live_payoff`:
     the values of every reachable private state are the same, and Agent Avenue ``mini``'s
     22,800 terminals share 509 matrices instead of taking 7.4 GB) from the private states
     ``start`` says each seat may hold at the root (booleans; by default the deal's prior at
-    the game's root, any state elsewhere), and rows are as wide as the tree's widest."""
+    the game's root, any state elsewhere), and rows are as wide as the tree's widest; past
+    ``max_work`` (:func:`work`, checked as soon as each part is known) it raises TooBig."""
     params = game.params
     root = game.root() if root is None else np.asarray(root)
     cut = -1 if depth is None else int(depth)
@@ -366,10 +372,14 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
         out = Subtree(game, pub, kind, parent, label, first, count, prob, mask, row, tab[0],
                       tab[1], tab[2], tab[3], term, np.zeros((0, *game.n)),
                       np.flatnonzero(kind == LEAF))
+        spent = (nodes + rows * width) * nmax
+        if max_work is not None and spent > max_work:
+            raise TooBig(f"the subtree takes more than {max_work:,} node-states")
         if tnodes.size:
             if start is None and np.array_equal(root, game.root()):
                 start = (game.weights[0] > 0, game.weights[1] > 0)
-            term[tnodes], out.payoff = _live_payoff(out, tnodes, start)
+            term[tnodes], out.payoff = _live_payoff(
+                out, tnodes, start, None if max_work is None else max_work - spent)
         return out
     term[tnodes] = np.arange(tnodes.size)
     payoff = np.zeros((tnodes.size, *game.n))
@@ -391,15 +401,34 @@ def nodes_to_end(game: GameModel, root: np.ndarray, max_nodes: int) -> int | Non
     return None if status == TOO_MANY else int(nodes)
 
 
-def _live_payoff(t: Subtree, tnodes: np.ndarray, held: tuple[np.ndarray, np.ndarray] | None
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def work(tree: Subtree, start: tuple[np.ndarray, np.ndarray] | None = None) -> int:
+    """A whole tree's node-states, what a CFR+ iteration's passes touch once each per private
+    state: nodes and row entries (rows times their width) times private states a seat, and
+    at each terminal, for each seat, its private states times the opponent's that some play
+    reaches there from ``start`` (the backward pass sums only those)."""
+    nmax = max(tree.game.n)
+    rows = int((tree.row >= 0).sum())
+    reach = [reachable(tree, s, np.ones(tree.game.n[s], np.bool_) if start is None
+                       else np.asarray(start[s], np.bool_))[tree.term >= 0] for s in (0, 1)]
+    return (tree.size + rows * tree.row_kid.shape[2]) * nmax + _terminal_work(tree.game, reach)
+
+
+def _terminal_work(game: GameModel, reach: list[np.ndarray]) -> int:
+    return int(game.n[0] * reach[1].sum() + game.n[1] * reach[0].sum())
+
+
+def _live_payoff(t: Subtree, tnodes: np.ndarray, held: tuple[np.ndarray, np.ndarray] | None,
+                 max_work: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each terminal's payoff matrix on the pairs that some play reaches from the private
     states ``held`` allows at the root (None: any), 0 on the others, which no range from
     those states ever weighs; equal matrices stored once. Returns (each terminal's matrix by
-    its index in the matrices, the matrices)."""
+    its index in the matrices, the matrices); TooBig when the terminals' node-states
+    (:func:`work`) pass ``max_work``, before any pair is valued."""
     game = t.game
     reach = [reachable(t, s, np.ones(game.n[s], np.bool_) if held is None
                        else np.asarray(held[s], np.bool_))[tnodes] for s in (0, 1)]
+    if max_work is not None and _terminal_work(game, reach) > max_work:
+        raise TooBig(f"the subtree's terminals take more than {max_work:,} node-states")
     pairs = int((reach[0].sum(1) * reach[1].sum(1)).sum())
     start = np.zeros(tnodes.size + 1, np.int64)
     i_of, j_of, v_of = np.zeros(pairs, np.int64), np.zeros(pairs, np.int64), np.zeros(pairs)
