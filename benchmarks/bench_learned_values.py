@@ -11,9 +11,10 @@ in one process. Run from the repository root::
 ``root`` (each solve's root only), ``all`` (the nodes below too) or ``rootx`` (all, the roots
 repeated ``k`` times); ``mask`` (default true: the loss weighs only the private states a seat
 can hold); ``hidden``, ``epochs``, ``batch``, ``lr``, ``seed``, ``backend``, ``head``,
-``schedule`` as :class:`~spycfr.search.training.TrainSettings`. ``--data`` adds other stage
-directories' situations after the first's (as ``spycfr train-values --data``). One JSON line
-per variant.
+``schedule`` as :class:`~spycfr.search.training.TrainSettings`; or ``ensemble``: a list of
+earlier variants' names, their networks averaged (``learned.combine_weights``). ``--data``
+adds other stage directories' situations after the first's (as ``spycfr train-values
+--data``). One JSON line per variant.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 
 from spycfr.games import make_variant
 from spycfr.search.evaluate import Settings, exploitability
-from spycfr.search.learned import LearnedValues, game_features, save_weights
+from spycfr.search.learned import LearnedValues, combine_weights, game_features, save_weights
 from spycfr.search.situations import StageSpec, game_model
 from spycfr.search.stages import load_situations, other_situations
 from spycfr.search.training import Data, TrainSettings, error, split, train
@@ -55,6 +56,17 @@ def main() -> None:
     full = build(game)
     feats = game_features(spec.game, make_variant(spec.game, spec.preset, spec.params))
     for v in json.loads(text):
+        if "ensemble" in v:  # earlier variants' networks averaged
+            path = d / f"variant-{v['name']}.npz"
+            combine_weights(path, [d / f"variant-{name}.npz" for name in v["ensemble"]])
+            t1 = time.perf_counter()
+            expl, _ = exploitability(game, Settings(
+                iterations=a.iterations, depth=a.depth,
+                value_function=LearnedValues.load(path, feats)), full)
+            print(json.dumps({"variant": v, "eval_seconds": round(time.perf_counter() - t1),
+                              "depth": a.depth, "iterations": a.iterations,
+                              "exploitability": round(expl, 5)}), flush=True)
+            continue
         rows = v.get("rows", "all")
         sel = np.flatnonzero(roots) if rows == "root" else np.arange(data.size)
         if rows == "rootx":
@@ -67,7 +79,7 @@ def main() -> None:
                                  lr=v.get("lr", 1e-3), seed=v.get("seed", 0),
                                  backend=v.get("backend", "auto"),
                                  head=v.get("head", "bilinear"),
-                                 schedule=v.get("schedule", "constant"))
+                                 schedule=v.get("schedule", "cosine"))
         t0 = time.perf_counter()
         net, record = train(part, settings)
         _, held = split(part.group, settings.heldout, settings.seed)

@@ -53,7 +53,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--train-batch", type=int, default=256)
     ap.add_argument("--head", default="bilinear")
-    ap.add_argument("--schedule", default="constant", help="learning rate: constant, cosine")
+    ap.add_argument("--schedule", default="cosine", help="learning rate: cosine, constant")
     a = ap.parse_args()
     t0 = time.perf_counter()
     game = game_model(a.game, a.preset, {})

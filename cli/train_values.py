@@ -55,7 +55,7 @@ def _positive(name: str, value: int | float, allow_zero: bool = False) -> None:
 @click.option("--batch", type=int, default=16, show_default=True,
               help="Situations per Dask task (and per checkpoint file).")
 @click.option("--epochs", type=int, default=200, show_default=True)
-@click.option("--schedule", type=click.Choice(["constant", "cosine"]), default="constant",
+@click.option("--schedule", type=click.Choice(["cosine", "constant"]), default="cosine",
               show_default=True,
               help="The learning rate over the epochs: constant, or cosine down to 0.")
 @click.option("--hidden", default="256,256,256", show_default=True,

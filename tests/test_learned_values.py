@@ -17,6 +17,7 @@ from spycfr.search.learned import (
     HEADS,
     LearnedValues,
     Network,
+    combine_weights,
     head_width,
     load_weights,
     raw_features,
@@ -38,6 +39,7 @@ from spycfr.search.training import (
     Data,
     TrainSettings,
     _NumpyRun,
+    epoch_lr,
     init_network,
     split,
     train,
@@ -102,6 +104,28 @@ def test_weights_saved_before_the_heads_load_as_shift(tmp_path):
     assert load_weights(tmp_path / "old.npz")[0].bound == 0.0  # and answer unclipped
 
 
+def test_an_ensemble_answers_its_members_average(tmp_path):
+    rng = np.random.default_rng(14)
+    nets = [_net(rng, head="bilinear"), _net(rng, head="shift")]
+    meta = {"game": "kuhn", "preset": None, "params": {}, "z": 6.0}
+    for k, net in enumerate(nets):
+        save_weights(tmp_path / f"w{k}.npz", net, meta)
+    combine_weights(tmp_path / "e.npz", [tmp_path / "w0.npz", tmp_path / "w1.npz"])
+    vf = LearnedValues.load(tmp_path / "e.npz", features=raw_features)
+    assert len(vf.members) == 2 and vf.meta["ensemble"][1].endswith("w1.npz")
+    pubs = rng.integers(0, 3, (6, 3))
+    r0, r1 = rng.random((6, 4)), rng.random((6, 5))
+    alone = [LearnedValues.load(tmp_path / f"w{k}.npz", features=raw_features)
+             .values(pubs, r0, r1) for k in (0, 1)]
+    v0, v1 = vf.values(pubs, r0, r1)
+    assert np.allclose(v0, (alone[0][0] + alone[1][0]) / 2)
+    assert np.allclose(v1, (alone[0][1] + alone[1][1]) / 2)
+    assert np.allclose((r0 * v0).sum(1) + (r1 * v1).sum(1), 0.0, atol=1e-12)
+    save_weights(tmp_path / "other.npz", nets[0], {**meta, "game": "leduc"})
+    with pytest.raises(ValueError, match="different games"):
+        combine_weights(tmp_path / "x.npz", [tmp_path / "w0.npz", tmp_path / "other.npz"])
+
+
 @pytest.mark.parametrize("head", HEADS)
 def test_values_stay_within_the_networks_bound(head):
     """The bounded head by construction (still zero-sum), the others clipped."""
@@ -148,7 +172,8 @@ def test_numpy_backward_pass_matches_finite_differences(head):
 def test_numpy_trainer_learns_and_resumes_from_its_checkpoint(tmp_path):
     rng = np.random.default_rng(4)
     data = _data(rng, 200, _net(rng))
-    settings = TrainSettings(hidden=(16,), epochs=30, batch=32, lr=3e-3, backend="numpy")
+    settings = TrainSettings(hidden=(16,), epochs=30, batch=32, lr=3e-3, backend="numpy",
+                             schedule="constant")
     net, record = train(data, settings)
     assert record["train_error"]["mse"] < 0.2 * float(
         np.mean(np.concatenate([data.u0, data.u1], 1) ** 2))
@@ -179,6 +204,15 @@ def test_the_loss_ignores_values_a_seat_cannot_hold(backend):
     unmasked = Data(noisy.feats, noisy.p0, noisy.p1, noisy.u0, noisy.u1)
     c, _ = train(unmasked, settings)
     assert not np.allclose(a.layers[0][0], c.layers[0][0])  # the noise does count unmasked
+
+
+def test_the_cosine_schedule_decays_the_learning_rate_to_zero():
+    s = TrainSettings(lr=0.01, epochs=10)
+    rates = [epoch_lr(s, e) for e in range(10)]
+    assert rates[0] == 0.01 and all(a > b for a, b in zip(rates, rates[1:], strict=False))
+    assert rates[-1] < 0.001 and epoch_lr(TrainSettings(lr=0.01, schedule="constant"), 7) == 0.01
+    with pytest.raises(ValueError, match="unknown learning-rate schedule"):
+        epoch_lr(TrainSettings(schedule="step"), 0)
 
 
 def test_held_out_rows_are_whole_situations():
@@ -367,7 +401,7 @@ def test_torch_trainer_matches_numpy_inference(tmp_path, head):
     rng = np.random.default_rng(6)
     data = _data(rng, 200, _net(rng, head=head))
     settings = TrainSettings(hidden=(16,), epochs=30, batch=32, lr=3e-3, backend="torch",
-                             head=head)
+                             head=head, schedule="constant")
     net, record = train(data, settings, tmp_path / "ck.npz")
     assert record["backend"] == "torch" and net.head == head
     assert record["train_error"]["mse"] < 0.3 * float(

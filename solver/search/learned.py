@@ -27,7 +27,7 @@ standardisation and the game it was trained for live in one ``.npz`` (:func:`sav
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -128,10 +128,14 @@ class Network:
 
 class LearnedValues:
     """The value-function interface (:class:`spycfr.search.values.ValueFunction`) over a
-    trained network; ``nodes`` is ignored (the values are a function of the public state)."""
+    trained network, or the average of several (an ensemble: ``members``, the first is
+    ``net``; an average of zero-sum answers is zero-sum); ``nodes`` is ignored (the values
+    are a function of the public state)."""
 
-    def __init__(self, net: Network, features: Features, z: float, meta: dict):
+    def __init__(self, net: Network, features: Features, z: float, meta: dict,
+                 members: list[Network] | None = None):
         self.net = net
+        self.members = members or [net]
         self.features = features
         self.z = z
         self.meta = meta
@@ -142,7 +146,8 @@ class LearnedValues:
         path = Path(path)
         if path.is_dir():
             path = latest_weights(path)
-        net, meta = load_weights(path)
+        members, meta = load_members(path)
+        net = members[0]
         if features is None:
             from spycfr.games import make_variant
 
@@ -153,40 +158,74 @@ class LearnedValues:
         if width != net.mean.shape[0]:
             raise ValueError(f"{path} was trained on {net.mean.shape[0]} features of a public "
                              f"state; the game's value_features give {width} now (retrain it)")
-        return cls(net, features, float(meta["z"]), meta)
+        return cls(net, features, float(meta["z"]), meta, members)
 
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        u0, u1 = self.net.unit(self.features(np.atleast_2d(pubs)), normalised(r0),
-                               normalised(r1))
+        feats, p0, p1 = self.features(np.atleast_2d(pubs)), normalised(r0), normalised(r1)
+        answers = [m.unit(feats, p0, p1) for m in self.members]
+        u0 = sum(a[0] for a in answers) / len(answers)
+        u1 = sum(a[1] for a in answers) / len(answers)
         return (u0 * r1.sum(axis=1, keepdims=True) / self.z,
                 u1 * r0.sum(axis=1, keepdims=True) / self.z)
 
 
-def save_weights(path: str | Path, net: Network, meta: dict) -> None:
+def save_weights(path: str | Path, net: Network, meta: dict,
+                 others: Sequence[Network] = ()) -> None:
     """One ``.npz``: the layers, the standardisation and ``meta`` (game, variant, z, stage,
-    training record) as JSON; written atomically."""
-    arrays = {"mean": net.mean, "std": net.std, "n": np.array(net.n),
-              "head": np.array(net.head), "bound": np.array(net.bound),
-              "meta": np.array(json.dumps(meta))}
-    for k, (w, b) in enumerate(net.layers):
-        arrays[f"w{k}"] = w.astype(np.float32)
-        arrays[f"b{k}"] = b.astype(np.float32)
+    training record) as JSON, and an ensemble's ``others`` under the prefixes ``e1_``,
+    ``e2_``, ...; written atomically."""
+    arrays = {"meta": np.array(json.dumps(meta))}
+    for j, member in enumerate([net, *others]):
+        pre = f"e{j}_" if j else ""
+        arrays.update({f"{pre}mean": member.mean, f"{pre}std": member.std,
+                       f"{pre}n": np.array(member.n), f"{pre}head": np.array(member.head),
+                       f"{pre}bound": np.array(member.bound)})
+        for k, (w, b) in enumerate(member.layers):
+            arrays[f"{pre}w{k}"] = w.astype(np.float32)
+            arrays[f"{pre}b{k}"] = b.astype(np.float32)
     save_npz(path, **arrays)
 
 
 def load_weights(path: str | Path) -> tuple[Network, dict]:
+    """The (first) network of a weights file and its ``meta``."""
+    members, meta = load_members(path)
+    return members[0], meta
+
+
+def load_members(path: str | Path) -> tuple[list[Network], dict]:
+    """Every network of a weights file (one, or an ensemble's) and its ``meta``."""
     with np.load(path) as f:
-        k = 0
-        layers = []
-        while f"w{k}" in f:
-            layers.append((f[f"w{k}"].astype(float), f[f"b{k}"].astype(float)))
-            k += 1
-        n = tuple(int(x) for x in f["n"])
-        head = str(f["head"]) if "head" in f else "shift"  # weights saved before the heads
-        bound = float(f["bound"]) if "bound" in f else 0.0
-        return (Network(layers, f["mean"], f["std"], (n[0], n[1]), head, bound),
-                json.loads(str(f["meta"])))
+        members: list[Network] = []
+        while (pre := f"e{len(members)}_" if members else "") + "w0" in f:
+            k = 0
+            layers = []
+            while f"{pre}w{k}" in f:
+                layers.append((f[f"{pre}w{k}"].astype(float), f[f"{pre}b{k}"].astype(float)))
+                k += 1
+            n = tuple(int(x) for x in f[f"{pre}n"])
+            # weights saved before the heads, before the bound
+            head = str(f[f"{pre}head"]) if f"{pre}head" in f else "shift"
+            bound = float(f[f"{pre}bound"]) if f"{pre}bound" in f else 0.0
+            members.append(Network(layers, f[f"{pre}mean"], f[f"{pre}std"], (n[0], n[1]),
+                                   head, bound))
+        return members, json.loads(str(f["meta"]))
+
+
+def combine_weights(path: str | Path, sources: list[str | Path]) -> None:
+    """One ensemble weights file from several weights files of the same game and variant
+    (every member of each); ``meta`` is the first's, with the sources listed."""
+    nets: list[Network] = []
+    metas = []
+    for source in sources:
+        members, meta = load_members(source)
+        nets += members
+        metas.append(meta)
+    keys = [(m.get("game"), m.get("preset"), m.get("params")) for m in metas]
+    if len(set(map(str, keys))) > 1:
+        raise ValueError(f"weights of different games or variants: {keys}")
+    save_weights(path, nets[0], {**metas[0], "ensemble": [str(s) for s in sources]},
+                 nets[1:])
 
 
 def latest_weights(directory: str | Path) -> Path:

@@ -54,9 +54,10 @@ def previous_weights(out: str | Path, stage: int) -> str | None:
 
 # Settings a stage records since stages were first made, with what the stages made before
 # did: the shift head, random situations (no queries file), PyTorch's threads (how fast, not
-# what is trained). Stages without `internal` are older still: their situation files lack the
-# masks read now, so they are refused.
-_ADDED: dict[str, dict] = {"spec": {"queries": None}, "train": {"head": "shift", "threads": 1}}
+# what is trained), a constant learning rate. Stages without `internal` are older still:
+# their situation files lack the masks read now, so they are refused.
+_ADDED: dict[str, dict] = {"spec": {"queries": None},
+                           "train": {"head": "shift", "threads": 1, "schedule": "constant"}}
 
 
 def _differences(recorded: dict, config: dict) -> str:
