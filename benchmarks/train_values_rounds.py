@@ -95,8 +95,7 @@ def main() -> None:
                              internal=0, queries=str(queries.resolve()))
             earlier = tuple(str(stage_dir(a.out / f"round-{j}", 1)) for j in range(k))
             record = run_stage(d, spec, line["queries"], settings, batch=200, workers=0,
-                               note=_quiet,
-                               data=earlier)
+                               note=_quiet, data=earlier)
             line["training"] = {key: record[key] for key in (
                 "generate_wall_seconds", "situations_made", "training_rows", "data_rows")
                 if key in record}
