@@ -45,12 +45,11 @@ def _positive(name: str, value: int | float, allow_zero: bool = False) -> None:
                    "variant and stage) whose situations are trained on as well; repeatable: "
                    "rounds at an agent's own queries each solve their new queries and train "
                    "on all rounds so far.")
-@click.option("--head", type=click.Choice(["bilinear", "bounded", "shift"]), default="bilinear",
+@click.option("--head", type=click.Choice(["bilinear", "shift"]), default="bilinear",
               show_default=True,
               help="How the network's last layer becomes zero-sum values: a matrix M, "
-                   "u0 = M p1 and u1 = -M^T p0 (bilinear), the same with M = B tanh(out), "
-                   "B the largest target (bounded), or DeepStack's shift. Every head's "
-                   "values are kept within B.")
+                   "u0 = M p1 and u1 = -M^T p0 (bilinear), or DeepStack's shift. Either "
+                   "head's values are clipped to the largest target's size.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--batch", type=int, default=16, show_default=True,
               help="Situations per Dask task (and per checkpoint file).")

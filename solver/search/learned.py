@@ -11,14 +11,13 @@ excess is taken from every value of both seats. ``bilinear`` (the default) outpu
 ``M`` (n0 x n1, itself a function of the public state and both ranges) and answers
 ``u0 = M p1``, ``u1 = -M^T p0``: zero-sum by construction, and exact where the values are
 linear in the opponent's range (a continuation that the ranges do not change, as near the
-end of a game), which a shifted output has to learn as a product of its inputs. ``bounded``
-is ``bilinear`` with ``M = B tanh(out)``: every value within the payoff bound ``B`` (the
-largest target the network was trained on), still exactly zero-sum.
+end of a game), which a shifted output has to learn as a product of its inputs.
 
-A network's values never leave ``[-B, B]``: the other heads' are clipped there at inference
-(a value outside the payoff range is an error a re-solve's CFR exploits: on Agent Hunter
-``tiny`` 9% of the values a depth-4 agent asked for were outside, and clipping them took it
-from 0.049 to 0.017 exploitable; docs/search.md).
+A network's values never leave ``[-B, B]``, ``B`` the largest target it was trained on:
+they are clipped there at inference (a value outside the payoff range is an error a
+re-solve's CFR exploits: on Agent Hunter ``tiny`` 9% of the values a depth-4 agent asked
+for were outside, and clipping them took it from 0.049 to 0.017 exploitable;
+docs/search.md).
 
 The network is a multi-layer perceptron with ReLU hidden layers; its weights, the feature
 standardisation and the game it was trained for live in one ``.npz`` (:func:`save_weights`).
@@ -73,23 +72,21 @@ def zero_sum(p0: np.ndarray, p1: np.ndarray, u0: np.ndarray, u1: np.ndarray
     return u0 - eps[:, None], u1 - eps[:, None]
 
 
-HEADS = ("bilinear", "shift", "bounded")
+HEADS = ("bilinear", "shift")
 
 
 def head_width(head: str, n: tuple[int, int]) -> int:
     """The network's output width for ``head``."""
     if head not in HEADS:
         raise ValueError(f"unknown value head {head!r}: {' or '.join(HEADS)}")
-    return n[0] + n[1] if head == "shift" else n[0] * n[1]
+    return n[0] * n[1] if head == "bilinear" else n[0] + n[1]
 
 
 def head_values(head: str, out: np.ndarray, p0: np.ndarray, p1: np.ndarray,
-                n: tuple[int, int], bound: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                n: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """Zero-sum values per unit of opponent range from the last layer's ``out``."""
-    if head != "shift":
+    if head == "bilinear":
         m = out.reshape(-1, n[0], n[1])
-        if head == "bounded":
-            m = bound * np.tanh(m)
         return np.einsum("lij,lj->li", m, p1), -np.einsum("lij,li->lj", m, p0)
     return zero_sum(p0, p1, out[:, :n[0]], out[:, n[0]:])
 
@@ -101,8 +98,6 @@ class Network:
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], mean: np.ndarray,
                  std: np.ndarray, n: tuple[int, int], head: str = "shift", bound: float = 0.0):
-        if head == "bounded" and not bound > 0:
-            raise ValueError("the bounded head needs a positive bound")
         self.layers = layers
         self.mean, self.std = mean, std
         self.n = n
@@ -120,8 +115,8 @@ class Network:
             h = h @ w + b
             if k < len(self.layers) - 1:
                 h = np.maximum(h, 0.0)
-        u0, u1 = head_values(self.head, h, p0, p1, self.n, self.bound)
-        if self.bound > 0 and self.head != "bounded":
+        u0, u1 = head_values(self.head, h, p0, p1, self.n)
+        if self.bound > 0:
             u0, u1 = np.clip(u0, -self.bound, self.bound), np.clip(u1, -self.bound, self.bound)
         return u0, u1
 

@@ -251,16 +251,14 @@ class _NumpyRun:
         for k, (w, b) in enumerate(net.layers):
             h = hs[-1] @ w + b
             hs.append(np.maximum(h, 0.0) if k < len(net.layers) - 1 else h)
-        u0, u1 = head_values(net.head, hs[-1], d.p0, d.p1, net.n, net.bound)
+        u0, u1 = head_values(net.head, hs[-1], d.p0, d.p1, net.n)
         e0, e1 = (u0 - d.u0) * d.m0, (u1 - d.u1) * d.m1
         count = max(float(d.m0.sum() + d.m1.sum()), 1.0)
         loss = float(((e0 ** 2).sum() + (e1 ** 2).sum()) / count)
         g0, g1 = 2 * e0 * d.m0 / count, 2 * e1 * d.m1 / count
-        if net.head != "shift":  # u0 = M p1, u1 = -M^T p0
+        if net.head == "bilinear":  # u0 = M p1, u1 = -M^T p0
             g = (g0[:, :, None] * d.p1[:, None, :]
                  - d.p0[:, :, None] * g1[:, None, :]).reshape(g0.shape[0], -1)
-            if net.head == "bounded":  # M = B tanh(out)
-                g = g * net.bound * (1.0 - np.tanh(hs[-1]) ** 2)
         else:
             total = g0.sum(axis=1, keepdims=True) + g1.sum(axis=1, keepdims=True)
             g = np.concatenate([g0 - 0.5 * d.p0 * total, g1 - 0.5 * d.p1 * total], axis=1)
@@ -346,10 +344,8 @@ class _TorchRun:
         for idx in _batches(data.size, self.s.batch, self.s.seed, epoch):
             i = torch.as_tensor(idx, device=self.dev)
             out = self.model(x[i])
-            if self.head != "shift":
+            if self.head == "bilinear":
                 m = out.reshape(-1, n0, n1)
-                if self.head == "bounded":
-                    m = self.bound * torch.tanh(m)
                 u0 = torch.einsum("lij,lj->li", m, p1[i])
                 u1 = -torch.einsum("lij,li->lj", m, p0[i])
             else:
