@@ -99,3 +99,15 @@ def test_rows_narrower_than_the_games_widest_are_filled_again_when_too_narrow(mo
     for name in ("pub", "kind", "first", "row", "row_kid", "row_next", "row_prob", "row_count",
                  "term", "payoff"):
         assert np.array_equal(getattr(narrow, name), getattr(wide, name)), name
+
+
+def test_the_first_move_is_re_solved_once_however_often_it_is_observed():
+    """Head to head observes the state after every step and then asks the policy there: the
+    first move's re-solve for the agent's own cards (rollout leaves) was made twice."""
+    agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5, value_function="rollout"))
+    game = agent.game(0)
+    state = agent.initial()
+    game.observe(state)
+    first = game.policy(state).copy()
+    game.observe(state)
+    assert game.solves == 1 and np.array_equal(game.policy(state), first)

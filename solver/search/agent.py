@@ -408,6 +408,8 @@ class AgentGame:
         k = int(a._pub_current(self.pub, a.params))
         if k not in (0, 1) or not (k == self.seat or t.kind[s] == LEAF):
             return
+        if first:  # once: head to head observes the first decision, then asks its policy
+            self.fresh = False
         if self._opening() and t.kind[s] != LEAF:
             return  # the openings table's mixture (the plan plays it)
         if self.plan_only and t.kind[s] != LEAF:
