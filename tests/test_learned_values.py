@@ -425,6 +425,23 @@ def test_agent_hunter_features_tell_public_states_apart():
     assert np.unique(feats, axis=0).shape[0] == np.unique(pubs, axis=0).shape[0]
 
 
+def test_the_committed_tiny_weights_answer_within_the_payoff_range():
+    """results/tiny-values: loads with the game's own features; its values per unit of
+    opponent range stay in [-1, 1] (its exploitability is measured in docs/search.md)."""
+    from pathlib import Path
+
+    vf = LearnedValues.load(Path(__file__).resolve().parent.parent / "results" / "tiny-values"
+                            / "weights.npz")
+    assert (vf.meta["game"], vf.meta["preset"]) == ("agent-hunter", "tiny")
+    assert vf.net.bound == pytest.approx(1.0)  # the largest target: a whole game's payoff
+    game = game_model("agent-hunter", "tiny", {})
+    rng = np.random.default_rng(15)
+    r0, r1 = rng.random((5, game.n[0])), rng.random((5, game.n[1]))
+    v0, v1 = vf.values(np.repeat(game.root()[None, :], 5, axis=0), r0, r1)
+    assert np.abs(v0 / r1.sum(1, keepdims=True)).max() <= vf.net.bound / game.z + 1e-12
+    assert np.abs(v1 / r0.sum(1, keepdims=True)).max() <= vf.net.bound / game.z + 1e-12
+
+
 def test_weights_trained_on_other_features_are_refused(tmp_path):
     net = _net(np.random.default_rng(7))  # 3 features
     save_weights(tmp_path / "w.npz", net, {"game": "kuhn", "preset": None, "params": {},
