@@ -15,6 +15,7 @@ from spycfr.games.agent_hunter import AgentHunterGame, make_variant
 from spycfr.games.agent_hunter import public as P
 from spycfr.games.agent_hunter import rules as R
 from spycfr.public import protocol as pp
+from spycfr.search.tree import GameModel, build
 
 VARIANTS = [
     {"cards": 3, "houses": 1, "decoys": 1, "max_turns": 3, "payoff": "margin"},
@@ -141,6 +142,30 @@ def test_house_attack_miss_reveals_the_source_and_refill_is_private():
     s3, _ = _after(params, [place1, place2, R.encode_house(0, 0), R.encode_refill(3)])
     P.unrank(params, P.private_of_history(s3, params, 1), t)
     assert tuple(t[:2]) == (2, 3)
+
+
+def test_moves_never_place_one_card_twice():
+    """On tiny's whole public tree, every private state's switch or refill leads to a
+    placement of distinct cards that differs from it in one house at most; a placement
+    whose other house already holds the card is not reached there and keeps its placeholder
+    (before, ``rank`` of the doubled card gave another placement's index, NOTHING's, or one
+    past the last: Agent Hunter standard's indices >= 721)."""
+    params = _params(cards=3, houses=2, decoys=1, max_turns=2)
+    tree = build(GameModel.of(params))
+    n_p = P.num_placements(params)
+    t, u = np.zeros(3, np.int64), np.zeros(3, np.int64)
+    moved = 0
+    for q in range(tree.row_next.shape[0]):
+        for i in range(n_p):
+            P.unrank(params, i, t)
+            for j in tree.row_next[q, i, :tree.row_count[q, i]]:
+                if j == i:
+                    continue
+                assert 0 <= j < n_p
+                P.unrank(params, int(j), u)
+                assert u[0] != u[1] and (t[:2] != u[:2]).sum() == 1
+                moved += 1
+    assert moved > 0
 
 
 @pytest.mark.parametrize("payoff", ["win", "margin"])

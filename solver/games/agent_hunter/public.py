@@ -330,6 +330,17 @@ def _find(labels, n, code):
     return lo if lo < n and labels[lo] == code else -1
 
 
+@njit(cache=True, inline="always")
+def _held_elsewhere(t, k, h, card):
+    """Whether a house other than ``h`` of the placement ``t`` holds ``card``: moving it into
+    house ``h`` would hold one card twice, a placement no consistent history reaches (and
+    ``rank`` of it is another placement's index, or past the last)."""
+    for g in range(k):
+        if g != h and t[g] == card:
+            return True
+    return False
+
+
 @njit(cache=True)
 def private_actions(pub, params, i, n_labels, kids, nexts):
     """Private state ``i``'s actions at a decision: the rules' legal actions, each as its
@@ -371,6 +382,8 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
         elif typ == T_SWITCH:
             h = pay >> 6
             w = (pay >> 2) & 15
+            if _held_elsewhere(t, params[P_HOUSES], h, w):
+                continue  # the hand card is in another of i's houses: i is not reached here
             code = (T_SWITCH << 12) | (h << 6) | (t[h] << 2) | (pay & 3)
             old = t[h]
             t[h] = w
@@ -381,6 +394,8 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
             code = (T_HOUSE << 12) | (state[base + O_HOUSE + a] << 4) | pay
         else:  # refill
             g = state[REFILL]
+            if _held_elsewhere(t, params[P_HOUSES], g, pay):
+                continue  # as for a switch: i is not reached here
             code = T_REFILL << 12
             old = t[g]
             t[g] = pay
