@@ -81,6 +81,10 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
   rm -f "$dir/headtohead-games.jsonl"
   agent_pairs "$dir" 1000 "${AGENT_PAIRS:-29}" heuristic agent-avenue/standard-sampled
   agent_results "$dir"
+  # local best response against the agent (issue 23 asks 1,000+ games): each game kept in
+  # $dir/lbr-games.jsonl as it ends, so a rerun resumes; a mean 7.6 minutes a game in one
+  # process on the shared 2-core machine under load (docs/search.md)
+  "$SPYCFR" measure "$dir" --lbr-games "${AGENT_LBR_GAMES:-1000}" --lbr-rollouts 16
   "$SPYCFR" report "$dir" -o "$dir/report.md"
 fi
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
