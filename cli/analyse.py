@@ -468,6 +468,10 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool) -> None:
     click.echo("what the opponent likely holds (the agent's posterior):")
     for p in result["opponent_posterior"]:
         click.echo(f"  {p['private_state']!s:<22} {p['probability']:>8.4f}")
+    if result["exploitability"] is not None:
+        click.echo(f"exploitability: {result['exploitability']:.4g} (exact: the agent "
+                   "re-solved at every public node, then a best response; see spycfr report)")
+        return
     measured = result["measured"]
     bound = measured["exploitability_lower_bound"] if measured else None
     click.echo("exploitability: unknown" + (

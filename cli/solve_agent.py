@@ -103,10 +103,15 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
     if as_json:
         click.echo(json.dumps({**result.to_json(), "run_dir": str(out)}))
         return
-    click.echo(f"wrote the agent's run directory {out} (algorithm re-solving, exploitability "
-               f"unknown: measure it with `spycfr head-to-head {out} heuristic`); it plays "
-               f"with `spycfr play {out}`, answers `spycfr query {out} --as P1 RECORD`, and "
-               f"reports with `spycfr report {out}`")
+    exact = result.record.get("exact_measure")
+    strength = (f"exploitability {result.exploitability:.4g}, exact (best responses: P1 "
+                f"{exact['br_p1']:+.4f}, P2 {exact['br_p2']:+.4f}; {exact['re_solves']:,} "
+                "re-solves)" if exact else
+                f"exploitability unknown: measure it with `spycfr head-to-head {out} "
+                "heuristic` or `spycfr measure`")
+    click.echo(f"wrote the agent's run directory {out} (algorithm re-solving, {strength}); "
+               f"it plays with `spycfr play {out}`, answers `spycfr query {out} --as P1 "
+               f"RECORD`, and reports with `spycfr report {out}`")
 
 
 def _or(value: int | None, default: int) -> int:

@@ -8,7 +8,13 @@ import json
 import pytest
 
 from cli_helpers import spycfr
-from spycfr.search.agent import ENDGAME, PLAN_ENDGAME
+from spycfr.search.agent import (
+    ENDGAME,
+    PLAN_ENDGAME,
+    AgentConfig,
+    SearchAgent,
+    agent_exploitability,
+)
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +31,27 @@ def test_solve_writes_the_agents_configuration(agent_dir):
     assert meta["algorithm"] == "re-solving" and meta["iterations"] == 30
     assert meta["agent"]["value_function"] == "rollout" and meta["agent"]["depth"] == 1
     assert meta["agent"]["endgame"] == ENDGAME and meta["agent"]["plan_endgame"] == PLAN_ENDGAME
-    assert meta["exploitability"] is None and "unknown" in meta["exploitability_note"]
     assert meta["config"]["preset"] == "tiny" and meta["version"]
+
+
+def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_path):
+    """tiny's public tree is small: solve measures the agent exactly, the same figure as the
+    walk run here on its own; the report and the query say so."""
+    meta = json.loads(open(f"{agent_dir}/run.json").read())
+    config = AgentConfig(**{k: meta["agent"][k] for k in AgentConfig().as_dict()})
+    value, br, solves = agent_exploitability(SearchAgent("agent-hunter", meta["variant"],
+                                                         config))
+    assert meta["exploitability"] == pytest.approx(value, abs=1e-12)
+    assert "exact" in meta["exploitability_note"]
+    exact = meta["exact_measure"]
+    assert (exact["br_p1"], exact["br_p2"], exact["re_solves"]) == pytest.approx(
+        (br[0], br[1], solves), abs=1e-12)
+    code, _, err = spycfr("report", agent_dir, "-o", str(tmp_path / "report.md"))
+    assert code == 0, err
+    assert f"Exploitability: {value:.4g}, exact" in (tmp_path / "report.md").read_text()
+    code, out, err = spycfr("query", agent_dir, "--as", "P1", "place:0-1 place:?")
+    assert code == 0, err
+    assert f"exploitability: {value:.4g} (exact" in out
 
 
 @pytest.mark.parametrize("args, message", [
@@ -75,9 +100,26 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
     assert code == 2 and err.startswith("error:") and err.count("\n") == 1
 
 
+def _as_if_too_big(agent_dir, tmp_path):
+    """A copy of the agent run whose exploitability is unknown, as on a variant too big to
+    measure exactly (its run.json as such a solve writes it)."""
+    import shutil
+
+    from spycfr.runs.agent_run import EXPLOITABILITY_NOTE
+
+    run = tmp_path / "agent"
+    shutil.copytree(agent_dir, run)
+    meta = json.loads((run / "run.json").read_text())
+    del meta["exact_measure"]
+    meta.update(exploitability=None, exploitability_note=EXPLOITABILITY_NOTE)
+    (run / "run.json").write_text(json.dumps(meta))
+    return run
+
+
 def test_the_agents_report_says_what_was_measured_instead(agent_dir, tmp_path):
     report = tmp_path / "report.md"
-    code, _, err = spycfr("report", agent_dir, "-o", str(report))
+    code, _, err = spycfr("report", str(_as_if_too_big(agent_dir, tmp_path)), "-o",
+                          str(report))
     assert code == 0, err
     text = report.read_text()
     assert "Exploitability: unknown" in text and "results above" not in text
@@ -89,10 +131,7 @@ def test_the_agents_report_says_what_was_measured_instead(agent_dir, tmp_path):
 def test_the_agents_report_lists_its_head_to_head_results(agent_dir, tmp_path):
     """headtohead-*.json beside the run: a row each, and how each was played (its seed and
     method, e.g. pairs of games by benchmarks/agent_headtohead.py)."""
-    import shutil
-
-    run = tmp_path / "agent"
-    shutil.copytree(agent_dir, run)
+    run = _as_if_too_big(agent_dir, tmp_path)
     ci = {"mean": 0.5, "ci95": [0.1, 0.9], "games": 10}
     result = {"a": "agent", "b": "heuristic", "seed": "games in pairs, seeds 5..9",
               "a_payoff": ci, "a_as_p1": ci, "a_as_p2": ci, "a_wins": 0.7, "draws": 0.1,

@@ -76,7 +76,8 @@ def agent_source(meta) -> str:
             f"subgames {a.get('depth')} decision level(s) deep, leaf values "
             f"{a.get('value_function')}: {a.get('value_function_words', '')}); values are the "
             "mover's expected payoff against the re-solved subgame's opposing range; "
-            "exploitability unknown")
+            + ("exploitability unknown" if meta.exploitability is None else
+               f"exploitability {meta.exploitability:.4g} (exact)"))
 
 
 def agent_query(run_dir: str, player: int, record: str,
@@ -123,7 +124,8 @@ def agent_query(run_dir: str, player: int, record: str,
         "value": info.value,
         "opponent_posterior": [{"private_state": names[j] if names else int(j),
                                 "probability": float(post[j])} for j in top if post[j] > 0],
-        "re_solves": game.solves, "iterations": meta.iterations, "exploitability": None,
+        "re_solves": game.solves, "iterations": meta.iterations,
+        "exploitability": meta.exploitability,
         "measured": meta.measured,
     }
 

@@ -106,7 +106,7 @@ def _agent_header(doc: Doc, meta: RunResult) -> None:
                       "leaves on a big game); docs/search.md)"],
         ["effort", f"{a.get('iterations')} CFR+ iterations per re-solve; subgames "
                    f"{a.get('depth')} decision level(s) deep (the first plan "
-                   f"{a.get('plan_depth')})"],
+                   f"{a.get('plan_depth')})" + _endgame_words(a)],
         ["leaf values", leaf],
         ["seed", f"{meta.seed} (the agent is deterministic; matches sample from seeded "
                  "streams)"],
@@ -143,6 +143,15 @@ def _agent_matches(doc: Doc, run_dir: Path) -> bool:
     return bool(rows)
 
 
+def _endgame_words(agent: dict) -> str:
+    """The endgame rule's budgets in the report's effort row (none in runs made before it)."""
+    if not agent.get("endgame") and not agent.get("plan_endgame"):
+        return ""
+    return (f", or to the end of the game, exact, where the rest takes at most "
+            f"{agent.get('endgame', 0):,} node-states ({agent.get('plan_endgame', 0):,} for "
+            "the first plan)")
+
+
 def _instead(matched: bool, measured: bool) -> str:
     """What an agent's report says was measured in place of its exploitability."""
     where = [w for w, has in (("the head-to-head results above", matched),
@@ -156,7 +165,16 @@ def _instead(matched: bool, measured: bool) -> str:
 def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
     doc.add("## How strong it is\n")
     est = meta.exploitability_estimate
-    if meta.algorithm == AGENT_ALGORITHM:
+    if meta.algorithm == AGENT_ALGORITHM and meta.exploitability is not None:
+        exact = meta.record["exact_measure"]
+        doc.add(f"**Exploitability: {meta.exploitability:.4g}, exact.** The agent was "
+                "re-solved at every public node of this variant as a real game re-solves, "
+                "then a full best response taken against each seat (best responses: P1 "
+                f"{exact['br_p1']:+.4f}, P2 {exact['br_p2']:+.4f}; "
+                f"{exact['re_solves']:,} re-solves).\n")
+        if not meta.measured:
+            return
+    elif meta.algorithm == AGENT_ALGORITHM:
         doc.add("**Exploitability: unknown.** The agent stores no strategy to take a best "
                 "response to, and the game is far too big for one. "
                 + _instead(matched, bool(meta.measured)) + "\n")

@@ -3,9 +3,11 @@ a strategy for (a plug-in's ``agent_presets``), and what every command reads lik
 
 The directory holds no strategy: ``run.json`` records the agent's configuration (algorithm
 ``re-solving``, iterations per decision, depth, value function and its file, seed, version)
-and ``openings.csv`` its opening moves from its first plan. The exploitability is unknown
-(recorded with what was measured instead); every command that plays or values a position
-builds the agent from the configuration and re-solves as it goes.
+and ``openings.csv`` its opening moves from its first plan. On a variant whose public tree is
+small enough (EXACT_NODES) the agent's exact exploitability is measured when the directory is
+made (:func:`exact_measure`); elsewhere it is unknown (recorded with what was measured
+instead). Every command that plays or values a position builds the agent from the
+configuration and re-solves as it goes.
 """
 
 from __future__ import annotations
@@ -26,13 +28,47 @@ from spycfr.io import write_json, write_text
 from spycfr.runs.config import SolveConfig
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import OPENINGS_CSV, RUN_JSON, file_sha256, read_run, read_run_meta
-from spycfr.search.agent import ALGORITHM, AgentConfig, AgentGame, SearchAgent
+from spycfr.search.agent import (
+    ALGORITHM,
+    AgentConfig,
+    AgentGame,
+    SearchAgent,
+    agent_exploitability,
+)
 from spycfr.search.leafvalues import VALUE_FUNCTIONS
 
 EXPLOITABILITY_NOTE = (
     "unknown: the agent re-solves at every decision and stores no strategy, and the game "
     "is too big for a best response; measured instead (`measured`): head to head against "
     "the heuristic players and other runs, and a local best response against it")
+
+
+# the largest public tree on which an agent's exact exploitability is measured as its run
+# directory is made: Agent Avenue mini (40,817 public nodes, about 2 minutes) and Agent Hunter
+# mini (266,175, about 1.5 minutes) fit; small (over 1.3 M) would take hours
+EXACT_NODES = 300_000
+EXACT_NOTE = ("exact: the agent's strategy at every public node of the game, re-solved where "
+              "a real game re-solves, then a full best response against each seat "
+              "(spycfr.search.agent.agent_exploitability)")
+
+
+def exact_measure(agent: SearchAgent, progress: Callable[[str], None] | None = None
+                  ) -> dict[str, Any] | None:
+    """The agent's exact exploitability where the game's public tree has at most EXACT_NODES
+    nodes, as run.json fields (None: too big, unknown)."""
+    from spycfr.search.tree import nodes_to_end
+
+    if nodes_to_end(agent.model, agent.model.root(), EXACT_NODES) is None:
+        return None
+    if progress is not None:
+        progress("the agent's exact exploitability: re-solving at every public node, then a "
+                 "best response against each seat")
+    start = time.perf_counter()
+    value, br, solves = agent_exploitability(agent, progress)
+    return {"exploitability": float(value), "exploitability_note": EXACT_NOTE,
+            "exact_measure": {"br_p1": float(br[0]), "br_p2": float(br[1]),
+                              "re_solves": int(solves),
+                              "seconds": time.perf_counter() - start}}
 
 
 def is_agent_run(meta: RunResult) -> bool:
@@ -95,6 +131,7 @@ def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: 
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "files": files, "config": solve_config.as_dict(),
     }
+    record.update(exact_measure(agent, progress) or {})
     write_json(out / RUN_JSON, record)
     return RunResult.from_json(record)
 
@@ -173,6 +210,10 @@ def train_openings(run_dir: str | Path, games: int, seed: int, opening_range: st
     record["agent"] = {**record["agent"], **config.as_dict()}
     record["files"] = {**(record.get("files") or {}),
                        **{name: file_sha256(run / name) for name in written}}
+    # the agent now opens otherwise: an exact figure is measured again, or is no longer known
+    record.pop("exact_measure", None)
+    record.update(exact_measure(agent, progress) or {"exploitability": None,
+                                                     "exploitability_note": EXPLOITABILITY_NOTE})
     write_json(run / RUN_JSON, record)
     return table.summary()
 
