@@ -93,11 +93,7 @@ def _live_pairs(pubs, params, compat, r0, r1, start, i_out, j_out, v_out):
 def _reachable(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
                r):
     """``r[node, i]``: whether some play leads seat's private state i to the node from the
-    states ``r[0]`` holds (a reach pass with every action and outcome taken). A next state
-    out of range is skipped: Agent Hunter's public model gives such rows to private states
-    its public state rules out (a start of every state at a mid-game root wrote past ``r``
-    on ``standard``; the agent starts from its ranges, which hold none of them)."""
-    n_states = r.shape[1]
+    states ``r[0]`` holds (a reach pass with every action and outcome taken)."""
     for n in range(kind.shape[0]):
         k = kind[n]
         f = first[n]
@@ -109,13 +105,10 @@ def _reachable(seat, kind, first, count, mask, row, row_kid, row_next, row_prob,
                 if not r[n, i]:
                     continue
                 for e in range(row_count[q, i]):
-                    j = row_next[q, i, e]
-                    if j >= n_states:
-                        continue
                     if k == seat:
-                        r[f + row_kid[q, i, e], j] = True
+                        r[f + row_kid[q, i, e], row_next[q, i, e]] = True
                     elif row_prob[q, i, e] > 0.0:
-                        r[f, j] = True
+                        r[f, row_next[q, i, e]] = True
         else:
             for c in range(f, f + count[n]):
                 for i in range(r.shape[1]):
