@@ -69,10 +69,11 @@ def _differences(recorded: dict, config: dict) -> str:
                 out.append(f"{part}: {recorded.get(part)!r} there, {asked!r} now")
             continue
         there = {**_ADDED.get(part, {}), **recorded.get(part, {})}
-        out += [f"{part}.{key}: {there[key]!r} there, {value!r} now" if key in there else
-                f"{part}.{key}: not recorded, {value!r} now"
-                for key, value in asked.items() if there.get(key, value) != value
-                or key not in there]
+        for key, value in asked.items():
+            if key not in there:
+                out.append(f"{part}.{key}: not recorded, {value!r} now")
+            elif there[key] != value:
+                out.append(f"{part}.{key}: {there[key]!r} there, {value!r} now")
     return "; ".join(out)
 
 
