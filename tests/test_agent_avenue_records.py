@@ -92,6 +92,16 @@ def test_illegal_records_name_the_token(record, needle):
         replay(FULL, record)
 
 
+@pytest.mark.parametrize("card, what", [("XX", "an agent code"),
+                                        ("SK", "in this variant's deck")])
+def test_an_unknown_card_lists_the_variants_cards(card, what):
+    """mini deals four names: the error lists those, not the game's eight."""
+    with pytest.raises(RecordError) as caught:
+        replay(MINI, f"deal:EN.CB.{card}|DA.EN.CB")
+    assert str(caught.value).endswith(
+        f"{card} is not {what} (this variant's cards: DA,EN,CB,DD)")
+
+
 def test_no_discard_once_the_allowance_is_spent():
     v = make_variant(None, {"names": "EN,CB,DD", "copies": 3, "hand": 2, "discards": 1,
                             "board": 8})  # one discard each

@@ -174,11 +174,10 @@ class RecordContext:
         if text == "?":
             return R.HIDDEN
         code = text.upper()
-        if code not in CODES:
-            raise self.err(number, token, f"{text} is not an agent code ({','.join(CODES)})")
-        if code not in self.v.names:
-            raise self.err(number, token, f"{code} is not in this variant's deck "
-                                          f"({','.join(self.v.names)})")
+        if code not in self.v.names:  # the variant's codes, not the game's eight
+            what = "in this variant's deck" if code in CODES else "an agent code"
+            raise self.err(number, token, f"{text} is not {what} (this variant's cards: "
+                                          f"{','.join(self.v.names)})")
         return self.v.names.index(code)
 
     def cards(self, number: int, token: str, text: str) -> int | tuple[str, int]:
