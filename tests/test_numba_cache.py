@@ -160,5 +160,7 @@ def test_the_search_agent_is_no_kernel_source():
     package = ROOT / "solver"
     sources = {str(p.relative_to(package)) for p in guard.kernel_sources(package)}
     assert "search/agent.py" not in sources
+    # nor the re-solve (Python over the passes' kernels), which lbr_agent imports lazily
+    assert "search/resolve.py" not in sources
     assert {"engine/protocol.py", "games/agent_hunter/registration.py",
             "games/agent_hunter/rules.py"} <= sources

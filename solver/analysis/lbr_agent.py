@@ -72,7 +72,6 @@ from spycfr.engine.playout import node_moves
 from spycfr.engine.rng import GOLDEN, fmix, next_u64, root_key, sample, uniform
 from spycfr.errors import SpycfrError
 from spycfr.public import protocol as pp
-from spycfr.search.resolve import solve
 from spycfr.tree import CHANCE, TERMINAL
 from spycfr.tree.kernels import same_values
 
@@ -308,6 +307,10 @@ class AgentOpponent:
         (their leaves scored as the value function's fallback scores them). Not exact
         where a state's games alone fit the value function's budget: the agent holding it
         may then have played every pair, from a range of its own."""
+        # imported here, as SIGNAL_STEPS above: at the top it would make the re-solve a
+        # kernel source (it compiles nothing itself)
+        from spycfr.search.resolve import solve
+
         v, vf = self.view, self.agent.values
         inner = _focused(vf)
         t, seat = v.sol.tree, v.seat
