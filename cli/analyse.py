@@ -446,12 +446,14 @@ def _depth_words(store_depth: int | None) -> str:
 def _agent_query(run_dir: str, player: int, record: str, as_json: bool) -> None:
     """query on a search agent's run: the agent re-solves along the record."""
     from spycfr.analysis.agentplay import agent_query
+    from spycfr.cli.progress import saying_when_compiling
 
     def say(text: str) -> None:
         if not as_json:
             click.echo(text, err=True)
 
-    result = agent_query(run_dir, player, record, say)
+    with saying_when_compiling(say):
+        result = agent_query(run_dir, player, record, say)
     if as_json:
         click.echo(json.dumps(result))
         return

@@ -37,7 +37,7 @@ def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | Non
 
     from spycfr.analysis.play import Moves, load_opponent, play_game
     from spycfr.analysis.team import is_team_run
-    from spycfr.cli.progress import heartbeat
+    from spycfr.cli.progress import heartbeat, saying_when_compiling
 
     team = is_team_run(run_dir)
     seat = seat or ("S1" if team else "P1")
@@ -74,10 +74,12 @@ def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | Non
         else:
             with heartbeat(f"loading {run_dir} (its tree rebuilt; after installing, the first "
                            "run also compiles the game's rules)",
-                           f"still loading {run_dir} ({{:.0f}} s)"):
+                           f"still loading {run_dir} ({{:.0f}} s)"), \
+                    saying_when_compiling(say):
                 opponent = load_opponent(run_dir, say)
-            result = play_game(run_dir, 0 if seat.upper() == "P1" else 1, seed, given, say,
-                               opponent)
+            with saying_when_compiling(say):  # a search agent compiles as it re-solves
+                result = play_game(run_dir, 0 if seat.upper() == "P1" else 1, seed, given,
+                                   say, opponent)
     except UnicodeDecodeError:
         raise SpycfrError("the moves are not UTF-8 text") from None
     finally:

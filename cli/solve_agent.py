@@ -8,6 +8,7 @@ import json
 import click
 
 from spycfr.cli.options import parse_number
+from spycfr.cli.progress import saying_when_compiling
 from spycfr.errors import SpycfrError
 
 _OPTIONS = (
@@ -98,8 +99,9 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
         f"{config.depth} decision level(s) deep, leaves valued {config.value_function}, to "
         f"the end where at most {config.endgame:,} node-states are left "
         f"({config.plan_endgame:,} for the first plan)")
-    result = write_agent_run(out, game, preset, params, config,
-                             parse_number("seed", seed, int, 0, strict=False) or 0, say)
+    with saying_when_compiling(say):
+        result = write_agent_run(out, game, preset, params, config,
+                                 parse_number("seed", seed, int, 0, strict=False) or 0, say)
     if as_json:
         click.echo(json.dumps({**result.to_json(), "run_dir": str(out)}))
         return

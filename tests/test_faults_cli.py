@@ -207,6 +207,30 @@ def test_a_long_load_says_what_it_does_at_a_terminal(monkeypatch):
     assert f"loading {TINY}: rebuilding its tree of 7,339 nodes" in terminal.getvalue()
 
 
+def test_compiling_is_said_only_when_numba_compiles():
+    """query, play and solve --algorithm re-solving said "the first time compiles numba
+    kernels" even with every kernel cached: now a kernel compiled in the block (a miss of
+    numba's cache) is said, once, and one already compiled says nothing."""
+    from numba import njit
+
+    from spycfr.cli import progress
+
+    @njit
+    def twice(x):
+        return 2 * x
+
+    said: list[str] = []
+    with progress.saying_when_compiling(said.append):
+        assert twice(3) == 6  # compiles
+        assert twice(4.5) == 9.0  # compiles another signature: said once all the same
+    assert said == [progress.COMPILING]
+    with progress.saying_when_compiling(said.append):
+        assert twice(5) == 10  # compiled already
+    assert said == [progress.COMPILING]
+    assert twice(1j) == 2j  # outside the block: nothing said
+    assert said == [progress.COMPILING]
+
+
 def test_solve_says_it_is_preparing_at_a_terminal(monkeypatch):
     """Issue 26 item 7: the quick start was silent for 85-112 s while numba compiled; solve
     now says what it prepares at once at a terminal (the heartbeat goes on every 15 s)."""

@@ -151,7 +151,7 @@ class SearchAgent:
     def plan(self) -> Solution:
         """The solve of the first decision levels from the deal's prior (cached)."""
         if self._plan is None:
-            self._say("solving the opening subgame (the first time compiles numba kernels)")
+            self._say("solving the opening subgame")
             # with an openings table the plan is the openings' subgame, whatever the budget
             tree = self.subgame(self.model.root(), self.config.plan_depth,
                                 0 if self.openings is not None else self.config.plan_endgame)
