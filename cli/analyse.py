@@ -199,16 +199,21 @@ def _sampled_caveat(bound: dict, estimate) -> str:
 def _agent_openings_words(meta) -> str:
     """What a search agent run's openings are: the moves of its first plan, not a stored
     average strategy."""
-    from spycfr.runs.agent_run import agent_config, replays_first_move
+    from spycfr.runs.agent_run import agent_config, plan_to_end, replays_first_move
 
     config = agent_config(meta)
     words = (f"The agent's openings: the moves of its first plan, solved once for the start "
-             f"of every game ({config.iterations} CFR+ iterations over its first "
-             f"{config.plan_depth} decision levels, leaves valued by {config.value_function}); ")
+             f"of every game ({config.iterations} CFR+ iterations "
+             + ("to the end of the game, no leaf values); " if plan_to_end(meta) else
+                f"over its first {config.plan_depth} decision levels, leaves valued by "
+                f"{config.value_function}); "))
     if replays_first_move(meta):
         words += ("in play the agent re-solves every decision, its first move too, with the "
                   "rollouts spent on its own hand, so its first moves may differ from these "
                   "(`spycfr query` gives the move it plays for a hand). ")
+    elif plan_to_end(meta):
+        words += ("in play it plays these, and re-solves a later decision where the rest of "
+                  "the game fits its endgame budget. ")
     else:
         words += "every later decision is re-solved in play. "
     return words + ("Exploitability unknown (`spycfr report` gives what was measured: head to "

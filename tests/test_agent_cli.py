@@ -31,6 +31,7 @@ def test_solve_writes_the_agents_configuration(agent_dir):
     assert meta["algorithm"] == "re-solving" and meta["iterations"] == 30
     assert meta["agent"]["value_function"] == "rollout" and meta["agent"]["depth"] == 1
     assert meta["agent"]["endgame"] == ENDGAME and meta["agent"]["plan_endgame"] == PLAN_ENDGAME
+    assert meta["agent"]["plan_to_end"] is True  # tiny's whole game fits the plan's budget
     assert meta["config"]["preset"] == "tiny" and meta["version"]
 
 
@@ -76,8 +77,14 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
                             str(moves), "--json")
     assert code == 0, err
     result = json.loads(out)
-    assert "as the search agent of" in err and "re-solves at every decision" in err
+    words = " ".join(err.split())
+    assert "as the search agent of" in words and "exploitability unknown" not in words
+    assert "it plays its first plan, solved to the end of the game, and re-solves" in words
     assert len(result["review"]) == len(result["moves"]) > 0
+    # tiny: every subgame reaches the end (the plan's and the re-solves' budgets hold it)
+    assert all(r["to_end"] for r in result["review"])
+    assert "its subgames solved to the end of the game (no leaf values)" in " ".join(
+        err.split())
     assert all(isinstance(r["value"], float) for r in result["review"])
     assert "never met this position" not in err
     code, out, err = spycfr("query", agent_dir, "--as", "P1", "place:0-1 place:?", "--json")
@@ -112,6 +119,7 @@ def _as_if_too_big(agent_dir, tmp_path):
     meta = json.loads((run / "run.json").read_text())
     del meta["exact_measure"]
     meta.update(exploitability=None, exploitability_note=EXPLOITABILITY_NOTE)
+    meta["agent"]["plan_to_end"] = False  # a big variant's first plan has leaves
     (run / "run.json").write_text(json.dumps(meta))
     return run
 
@@ -147,15 +155,41 @@ def test_the_agents_report_lists_its_head_to_head_results(agent_dir, tmp_path):
     assert "What was measured instead: the head-to-head results above." in text
 
 
-def test_the_agents_openings_say_they_are_its_first_plan(agent_dir):
-    """Not a sampled run's average strategy: the header says what the agent's openings are."""
+def test_the_agents_openings_say_they_are_its_first_plan(agent_dir, tmp_path):
+    """Not a sampled run's average strategy: the header says what the agent's openings are:
+    on tiny the plan reaches the end of the game, so the agent plays them (no leaves to
+    spend on its own cards); with leaves (a big variant) it re-solves its first move."""
     code, out, err = spycfr("openings", agent_dir)
     assert code == 0, err
     words = " ".join(out.split())
     assert "search agent (re-solving, 30 CFR+ iterations per decision)" in words
     assert "The agent's openings: the moves of its first plan" in words
-    assert "re-solves every decision, its first move too" in words  # rollout leaves
+    assert "iterations to the end of the game, no leaf values); in play it plays these" in words
+    assert "its first move too" not in words and "leaves valued by" not in words
     assert "plan prob" in out and "MCCFR" not in out and "avg prob" not in out
+    code, out, err = spycfr("openings", str(_as_if_too_big(agent_dir, tmp_path)))
+    assert code == 0, err
+    words = " ".join(out.split())
+    assert "first 2 decision levels, leaves valued by rollout" in words
+    assert "re-solves every decision, its first move too" in words  # rollout leaves
     code, out, err = spycfr("openings", agent_dir, "--json")
     assert code == 0, err
     assert json.loads(out)["caveat"].startswith("The agent's openings: the moves of its first")
+
+
+def test_a_review_says_what_valued_the_moves():
+    """`spycfr play`'s review against an agent: exact where its subgames reached the end of
+    the game (the endgame rule), its leaves' value function elsewhere."""
+    from types import SimpleNamespace
+
+    from spycfr.analysis.play import _agent_basis
+
+    opp = SimpleNamespace(agent=SimpleNamespace(value_function="rollout"))
+    rows = [{"to_end": True}, {"to_end": True}]
+    assert _agent_basis(rows, opp) == "its subgames solved to the end of the game (no leaf " \
+                                      "values)"
+    rows[0]["to_end"] = False
+    assert _agent_basis(rows, opp) == ("solved to the end of the game at 1 of them, elsewhere "
+                                       "its leaves valued rollout")
+    rows[1]["to_end"] = False
+    assert _agent_basis(rows, opp) == "its leaves valued rollout"

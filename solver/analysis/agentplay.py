@@ -182,6 +182,7 @@ class AgentOpponent:
                 "move": d.move, "view": d.view, "probability": float(info.probs[d.index]),
                 "value": float(info.values[d.index]), "best_value": best, "loss": loss,
                 "tie": loss <= AGENT_TIE, "tolerance": AGENT_TIE, "basis": "agent",
+                "to_end": info.to_end,
                 "best_moves": [d.labels[j] for j in order if best - values[j] <= AGENT_TIE],
             })
         return rows

@@ -134,8 +134,14 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     variant = f" ({variant})" if variant and variant != "default" else ""
     eps = meta.exploitability
     if opp.agent is not None:
-        how = (f"as the search agent of {run_dir} (it re-solves at every decision; "
-               "exploitability unknown)")
+        from spycfr.runs.agent_run import plan_to_end
+
+        how = (f"as the search agent of {run_dir} (" + (
+            "it plays its first plan, solved to the end of the game, and re-solves where the "
+            "rest of the game fits its endgame budget" if plan_to_end(meta) else
+            "it re-solves at every decision") + "; " + (
+            "exploitability unknown" if eps is None else f"exploitability {eps:.2g}, exact")
+               + ")")
     else:
         quality = (f"exploitability {eps:.2g}" if eps is not None else
                    "sampled, exploitability unknown")
@@ -296,8 +302,7 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
     say("")
     if opp.agent is not None:
         say("review of your moves (valued by the search agent's re-solve at each of them: "
-            "your expected payoff against its range there, its leaves valued "
-            f"{opp.agent.value_function})")
+            f"your expected payoff against its range there, {_agent_basis(rows, opp)})")
     elif opp.tree is None:
         say("review (a sampled run: move values need a tree; here is how often the run "
             "plays each of your moves):")
@@ -334,6 +339,19 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
         worst = max(lost, key=lambda r: r["loss"])
         say(f"{len(lost)} of your {len(rows)} moves lost value; the costliest: "
             f"{worst['move']} (-{worst['loss']:.4f}, best: {worst['best_moves'][0]})")
+
+
+def _agent_basis(rows: list[dict], opp: Opponent) -> str:
+    """What valued an agent's review: its subgames solved to the end of the game (the
+    endgame rule: no leaves), its leaves' value function, or each at some of the moves."""
+    assert opp.agent is not None
+    exact = sum(r["to_end"] for r in rows)
+    leaves = f"its leaves valued {opp.agent.value_function}"
+    if exact == len(rows):
+        return "its subgames solved to the end of the game (no leaf values)"
+    if exact == 0:
+        return leaves
+    return f"solved to the end of the game at {exact} of them, elsewhere {leaves}"
 
 
 def show_position(plugin, game, view: str, seat: int, say: Callable[[str], None],

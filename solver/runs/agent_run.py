@@ -81,12 +81,21 @@ def agent_config(meta: RunResult) -> AgentConfig:
     return AgentConfig(**{k: v for k, v in record.items() if k in names})
 
 
+def plan_to_end(meta: RunResult) -> bool:
+    """Whether the agent's first plan is solved to the end of the game (the endgame rule's
+    ``plan_endgame``: no leaves), as recorded when the directory was made (False in
+    directories made before the record, whose plans had leaves unless on a tiny game)."""
+    return bool((meta.record.get("agent") or {}).get("plan_to_end"))
+
+
 def replays_first_move(meta: RunResult) -> bool:
     """Whether the agent re-solves its first move in play, for its own cards (leaves played
     out for them: rollouts, without an openings table), so that the first plan's moves
-    (openings.csv) are not what it plays there."""
+    (openings.csv) are not what it plays there. Not where the plan reaches the end of the
+    game: no leaf to spend on its cards, the plan's move stands (AgentGame._arrive)."""
     a = meta.record.get("agent") or {}
-    return a.get("value_function") == "rollout" and not a.get("opening_file")
+    return (a.get("value_function") == "rollout" and not a.get("opening_file")
+            and not plan_to_end(meta))
 
 
 def load_agent(run_dir: str | Path, progress: Callable[[str], None] | None = None
@@ -123,6 +132,7 @@ def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: 
         "iterations": config.iterations, "seed": seed,
         "agent": {**config.as_dict(),
                   "value_function_words": value_words(game, config.value_function),
+                  "plan_to_end": not agent.plan().tree.leaves.size,
                   "iterations_per": "re-solve (CFR+ with DeepStack's gadget, at each "
                                     "decision)"},
         "exploitability": None, "exploitability_note": EXPLOITABILITY_NOTE,

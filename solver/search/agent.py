@@ -314,6 +314,7 @@ class MoveInfo:
     probs: np.ndarray
     values: np.ndarray  # nan where an action leads nowhere the subgame values
     value: float  # the position's value under the probabilities
+    to_end: bool = False  # the subgame reached the end of the game: no leaf values
 
 
 @dataclass
@@ -525,7 +526,7 @@ class AgentGame:
         ok = ~np.isnan(values)
         value = float(probs[ok] @ values[ok] / probs[ok].sum()) if probs[ok].sum() > 0 \
             else float("nan")
-        return MoveInfo(seat, actions, probs, values, value)
+        return MoveInfo(seat, actions, probs, values, value, to_end=not t.leaves.size)
 
     def _pairs(self, pub: np.ndarray, i: int, seat: int) -> np.ndarray:
         """How much each of the other seat's private states weighs beside ``seat``'s state i
