@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from spycfr.games.agent_avenue import position as _position
 from spycfr.games.agent_avenue import public as _public  # noqa: F401 (registers)
+from spycfr.games.agent_avenue import public_advanced as _public_advanced  # noqa: F401
 from spycfr.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
 from spycfr.games.agent_avenue.leaf import private_names, scored_now, search_params, weights
 from spycfr.games.agent_avenue.openings import group as _group

@@ -69,6 +69,7 @@ from spycfr.games.agent_avenue.advanced_core import (
     PH_HAND_DRAW,
     PH_MARKET,
     POS,
+    REFILLED,
     SE,
     SECRET,
     SECURITY,
@@ -223,12 +224,15 @@ def apply_action(state, params, action, out):
     ph = state[PHASE]
     if ph == PH_RECRUIT:
         out[:] = state
+        out[R.LASTTAKE] = 1 + (action & 1)  # as rules.py records it (for the public model)
         _recruit(out, params, action & 1)
         return
     if ph < PH_OVER:  # the deal, swaps, plays and draws: rules.py
         R.apply_action(state, params, action, out)
         if ph == PH_DEAL1:
             out[PHASE] = PH_MARKET
+        if ph == PH_PLAY and (action >> 20) == R.T_PLAY:
+            out[REFILLED] = R._draw_count(out, params, state[ACTIVE])
         return
     out[:] = state
     p = state[BMP]

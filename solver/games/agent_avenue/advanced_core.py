@@ -30,6 +30,10 @@ N_BM = 15
 N_ONGOING = 8  # cards 0..7 are ongoing, 8..14 instant
 SUPPLY_SIZE = 3
 
+# Slot 71 (unused by rules.py): the cards the mover's play left it to draw before the
+# recruitment, recorded at the play for the public model (public_advanced.py), whose refill
+# is drawn after the recruitment.
+REFILLED = 71
 POS = 72
 LAND = 74
 BMP = 76
@@ -84,6 +88,9 @@ class AgentAvenueAdvancedParams(NamedTuple):
     hand: np.int64
     discards: np.int64
     board: np.int64
+    # the public model (public_advanced.py) forgets which cards a player discarded: always
+    # 1 here (as rules.py's field; the exact numbering, 108,901 states a seat, is too big)
+    forget: np.int64 = np.int64(1)
 
 
 # --- helpers ---------------------------------------------------------------------------

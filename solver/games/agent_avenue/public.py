@@ -373,6 +373,14 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
             nexts[k] = i
         return n_labels
     pending, hs, ds = scheme(pub, params, pub[ACTIVE])
+    return play_actions(pub, params, i, pending, hs, ds, kids, nexts)
+
+
+@njit(cache=True)
+def play_actions(pub, params, i, pending, hs, ds, kids, nexts):
+    """At a play: state i (of the numbering pending, hs, ds) discards a name of its hand
+    (the swap label) or plays face-up u with face-down d (label u; d pending); DEAD and
+    unused indices go to DEAD (advanced mode's model shares it)."""
     m = 0
     if 0 < i < scheme_size(params, pending, hs, ds):
         hand, disc, _ = decode(params, pending, hs, ds, i)
@@ -565,6 +573,13 @@ def _held(pub, params, seat, i):
     """The cards state i of ``seat`` holds out of the deck at a terminal (its hand and
     discards; its face-down card is in play), or -1 for DEAD and unused indices."""
     pending, hs, ds = scheme(pub, params, seat)
+    return held_code(params, pending, hs, ds, i)
+
+
+@njit(cache=True)
+def held_code(params, pending, hs, ds, i):
+    """The hand and discards of state i of a numbering as one multiset, -1 for DEAD and
+    unused indices."""
     if i == DEAD or i >= scheme_size(params, pending, hs, ds):
         return np.int64(-1)
     hand, disc, _ = decode(params, pending, hs, ds, i)
@@ -595,32 +610,39 @@ def terminal_payoff(pub, params, i, j):
 def terminal_values(pub, params, seat, opp, compat, out):
     """out[i] = sum_j u_seat(i, j) opp[j], the opponent's range bucketed by the multiset it
     holds (the payoff depends on the private states only through the held multisets)."""
+    u = 1.0 if pub[WINNER] == 0 else -1.0
+    if seat == 1:
+        u = -u
+    mine = scheme(pub, params, seat)
+    theirs = scheme(pub, params, 1 - seat)
+    held_values(pub, params, u * _scale(pub, params), mine, theirs, opp, out)
+
+
+@njit(cache=True)
+def held_values(pub, params, u, mine, theirs, opp, out):
+    """out[i] = u sum_j ratio(x_i, y_j) opp[j], x_i and y_j the multisets held by the
+    seat's state i and the opponent's state j in their numberings ``mine`` and ``theirs``
+    (pending, hand size, discards): the terminal values of :func:`terminal_values`
+    (advanced mode's model shares it)."""
     n = params.n
-    o = 1 - seat
-    _, hs, ds = scheme(pub, params, o)
-    size = hs + ds
+    size = theirs[1] + theirs[2]
     mass = np.zeros(_count(n, size))
     for j in range(1, opp.shape[0]):
         if opp[j] != 0.0:
-            y = _held(pub, params, o, j)
+            y = held_code(params, theirs[0], theirs[1], theirs[2], j)
             if y >= 0:
                 mass[rank_multiset(y, n, size)] += opp[j]
     live = np.flatnonzero(mass)
     codes = np.empty(live.shape[0], np.int64)
     for y in range(live.shape[0]):
         codes[y] = unrank_multiset(live[y], n, size)
-    u = 1.0 if pub[WINNER] == 0 else -1.0
-    if seat == 1:
-        u = -u
-    u *= _scale(pub, params)
-    _, hs, ds = scheme(pub, params, seat)
-    done = np.full(_count(n, hs + ds), np.nan)
+    done = np.full(_count(n, mine[1] + mine[2]), np.nan)
     for i in range(out.shape[0]):
-        x = _held(pub, params, seat, i)
+        x = held_code(params, mine[0], mine[1], mine[2], i)
         if x < 0:
             out[i] = 0.0
             continue
-        r = rank_multiset(x, n, hs + ds)
+        r = rank_multiset(x, n, mine[1] + mine[2])
         if np.isnan(done[r]):
             acc = 0.0
             for y in range(live.shape[0]):

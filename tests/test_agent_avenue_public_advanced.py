@@ -1,0 +1,264 @@
+"""Agent Avenue's advanced mode on the public-state model (public_advanced.py) against its
+history rules (advanced.py), along random seeded whole games: at every step the public
+model, from the public state of the history state before it, reaches the public state of
+the history state after it (the history's move as a public label, or its chance outcome,
+then the public model's own steps: the signal and the refill after a recruitment); each
+seat's private state follows the history (the mover's by its private action or draw, the
+other's unchanged); the labels the mover's state may take are the labels of the history's
+legal moves; the terminal payoff is the rules' probability of the game's draws over the
+model's, times the result.
+
+Advanced mode has no enumerable variant (only the full deck and board 14), so the
+whole-tree checks of tests/test_public_conformance.py cannot run on it (it registers, and
+the suite skips it as too big): these games are its conformance."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from spycfr.games.agent_avenue import advanced as A
+from spycfr.games.agent_avenue import make_game
+from spycfr.games.agent_avenue import public as AP
+from spycfr.games.agent_avenue import public_advanced as PA
+from spycfr.games.agent_avenue import rules as R
+from spycfr.public import protocol as pp
+from spycfr.public.protocol import CHANCE, PRIVATE_CHANCE, TERMINAL
+
+PARAMS = make_game("advanced").params
+N = int(PARAMS.n)
+PICKED = (A.DOUBLE, A.SECRET, A.OUTPOST)
+
+
+def _pub(state):
+    out = np.empty_like(state)
+    PA.public_of_history(state, PARAMS, out)
+    return out
+
+
+def _priv(state, seat):
+    return int(PA.private_of_history(state, PARAMS, seat))
+
+
+def _apply(pub, code):
+    out = np.empty_like(pub)
+    PA.apply_action(pub, PARAMS, code, out)
+    return out
+
+
+def _labels(pub):
+    buf = np.empty(PA.max_actions(PARAMS), np.int32)
+    return [int(x) for x in buf[:PA.legal_actions(pub, PARAMS, buf)]]
+
+
+def _private_actions(pub, i):
+    """(label code, next state) of state i of the seat to move at ``pub``."""
+    labels = _labels(pub)
+    kids = np.empty(PA.max_private_actions(PARAMS), np.int32)
+    nexts = np.empty_like(kids)
+    m = PA.private_actions(pub, PARAMS, i, len(labels), kids, nexts)
+    return [(labels[kids[e]], int(nexts[e])) for e in range(m)]
+
+
+def _private_chance(pub, i):
+    nexts = np.empty(PA.max_private_actions(PARAMS), np.int32)
+    probs = np.empty(len(nexts))
+    m = PA.private_chance(pub, PARAMS, i, nexts, probs)
+    return {int(nexts[e]): float(probs[e]) for e in range(m)}
+
+
+def _chance(pub):
+    codes = np.empty(PA.max_actions(PARAMS), np.int32)
+    probs = np.empty(len(codes))
+    k = PA.chance_outcomes(pub, PARAMS, codes, probs)
+    return {int(codes[e]): float(probs[e]) for e in range(k)}
+
+
+def _label(state, action):
+    """The public label of a history move (the face-down card and the discard hidden), or
+    of a forced effect that takes from the resolver's hand (Outpost; an ignored pick)."""
+    if state[R.PHASE] == R.PH_PLAY:
+        if action >> 20 == R.T_SWAP:
+            return AP.SWAP_LABEL
+        return (action & ~7) | 7
+    return action
+
+
+def _model_probability(code, n=N):
+    """The model's probability of a draw (a rules chance code): multinomial / n^k."""
+    counts = []
+    for _ in range(n):
+        counts.append(code % R.BASE)
+        code //= R.BASE
+    k = sum(counts)
+    return math.factorial(k) / math.prod(math.factorial(c) for c in counts) / n ** k
+
+
+def _history_chance(state):
+    codes = np.empty(A.max_actions(PARAMS), np.int32)
+    probs = np.empty(len(codes))
+    k = A.chance_outcomes(state, PARAMS, codes, probs)
+    return codes[:k], probs[:k]
+
+
+def _history_legal(state):
+    buf = np.empty(A.max_actions(PARAMS), np.int32)
+    return [int(x) for x in buf[:A.legal_actions(state, PARAMS, buf)]]
+
+
+def _play_game(seed, seen, swaps):
+    """One random game on the history rules (with swaps or none), each step checked
+    against the public model; returns the terminal history state, the public state, the
+    rules' probability of the draws and Smoke Screen's card, the model's. ``seen`` collects
+    the phases, cards and effects."""
+    rng = np.random.default_rng(seed)
+    s = A.initial_state(PARAMS)
+    pub = _pub(s)
+    assert np.array_equal(pub, PA.initial_state(PARAMS))
+    p_rules = p_model = 1.0
+    pending = -1  # the mover's state right after its play (its face-down card pending)
+    w = np.empty(PA.num_private(PARAMS, 0))
+    while A.current_player(s, PARAMS) != TERMINAL:
+        ph = int(s[R.PHASE])
+        who = int(A.current_player(s, PARAMS))
+        if who == CHANCE:
+            codes, probs = _history_chance(s)
+            e = rng.integers(len(codes))
+            h, q = int(codes[e]), float(probs[e])
+        else:
+            legal = _history_legal(s)
+            if not swaps:
+                legal = [a for a in legal if a >> 20 != R.T_SWAP or ph != R.PH_PLAY]
+            h, q = legal[rng.integers(len(legal))], 1.0
+        t = np.empty_like(s)
+        A.apply_action(s, PARAMS, h, t)
+        seen.add((ph, int(s[A.CARD]), h if ph == A.PH_EFFECT else -1))
+        before = [_priv(s, x) for x in (0, 1)]
+        after = [_priv(t, x) for x in (0, 1)]
+        if ph in (R.PH_DEAL0, R.PH_DEAL1):  # the root's prior
+            x = ph - R.PH_DEAL0
+            AP.initial_weights(PARAMS, x, w)  # shared with simple mode
+            assert w[after[x]] == pytest.approx(_model_probability(h))
+            p_rules *= q
+            p_model *= _model_probability(h)
+        elif ph == R.PH_REFILL:  # drawn after the recruitment in the public tree
+            assert np.array_equal(_pub(t), pub)
+            p_rules *= q
+            p_model *= _model_probability(h)
+            s = t
+            continue
+        elif who == CHANCE and ph in (R.PH_SWAP_DRAW, A.PH_HAND_DRAW):
+            x = int(s[R.ACTIVE]) if ph == R.PH_SWAP_DRAW else int(s[A.BMP])
+            assert PA.current_player(pub, PARAMS) == PRIVATE_CHANCE + x
+            draws = _private_chance(pub, before[x])
+            assert draws[after[x]] == pytest.approx(_model_probability(h))
+            assert after[1 - x] == before[1 - x]
+            p_rules *= q
+            p_model *= _model_probability(h)
+            pub = _apply(pub, 0)
+        elif who == CHANCE and not (ph == A.PH_EFFECT and s[A.CARD] in PICKED):
+            assert PA.current_player(pub, PARAMS) == CHANCE
+            outcomes = _chance(pub)
+            if ph == A.PH_EFFECT and s[A.CARD] == A.SMOKE and s[R.DECKSIZE] > 0:
+                assert outcomes[h] == pytest.approx(1.0 / N)
+                p_rules *= q
+                p_model *= 1.0 / N
+            else:  # the market, the supply, a forced effect: as the rules
+                assert outcomes[h] == pytest.approx(q)
+            assert after == before
+            pub = _apply(pub, h)
+        else:  # a decision, or a pick (a forced effect that takes from the hand)
+            x = who if who != CHANCE else int(s[A.BMP])
+            assert PA.current_player(pub, PARAMS) == x
+            moves = _private_actions(pub, before[x])
+            allowed = {_label(s, a) for a in (_history_legal(s) if who != CHANCE else [h])}
+            assert {lab for lab, _ in moves} == allowed
+            assert set(_labels(pub)) >= allowed
+            if ph != R.PH_RECRUIT:
+                assert (_label(s, h), after[x]) in moves
+            if ph == R.PH_PLAY and h >> 20 == R.T_PLAY:
+                pending = after[x]
+            pub = _apply(pub, _label(s, h))
+            if ph == R.PH_RECRUIT:  # the signal, then the mover's refill
+                a = int(s[R.ACTIVE])
+                assert PA.current_player(pub, PARAMS) == CHANCE
+                d = int(s[R.DOWN])
+                assert d in _chance(pub)
+                mask = np.empty(PA.num_private(PARAMS, a))
+                PA.chance_mask(pub, PARAMS, d, a, mask)
+                assert mask[pending] == 1.0
+                assert mask.sum() < mask.shape[0] / 2  # other pending cards ruled out
+                pub = _apply(pub, d)
+                assert PA.current_player(pub, PARAMS) == PRIVATE_CHANCE + a
+                assert _private_chance(pub, pending)[after[a]] > 0
+                pub = _apply(pub, 0)
+            else:
+                assert after[1 - x] == before[1 - x]
+        assert np.array_equal(pub, _pub(t)), (seed, ph, h)
+        for x in (0, 1):
+            assert 0 < after[x] < PA.num_private(PARAMS, x) or (
+                after[x] == -1 and t[R.PHASE] == R.PH_DEAL1 and x == 1)
+        s = t
+    return s, pub, p_rules, p_model
+
+
+def test_random_advanced_games_follow_the_history():
+    """40 random games: every step as the module docstring says; between them every
+    instant card resolved, Outpost recruiting a Sentinel, takes and hand draws. In the 20
+    games without a swap the terminal payoff is the rules' probability of the draws over
+    the model's times the result (the model forgets discards, and with them the card
+    removal a discarded card makes: an abstraction, public.py's ``_scale_of``)."""
+    seen: set = set()
+    for seed in range(40):
+        s, pub, p_rules, p_model = _play_game(seed, seen, swaps=seed % 2 == 0)
+        assert PA.current_player(pub, PARAMS) == TERMINAL
+        if seed % 2 == 0:
+            continue
+        assert s[R.DLEFT] == s[R.DLEFT + 1] == PARAMS.discards
+        i, j = _priv(s, 0), _priv(s, 1)
+        u = 1.0 if s[R.WINNER] == 0 else -1.0
+        assert PA.terminal_payoff(pub, PARAMS, i, j) == pytest.approx(
+            u * p_rules / p_model, rel=1e-9)
+        n0 = PA.num_private(PARAMS, 0)
+        opp = np.zeros(n0)
+        opp[j] = 0.5
+        out = np.empty(n0)
+        PA.terminal_values(pub, PARAMS, 0, opp, np.ones((1, 1)), out)
+        assert out[i] == pytest.approx(0.5 * u * p_rules / p_model, rel=1e-9)
+    cards = {c for ph, c, _ in seen if ph == A.PH_BM_SUPPLY or ph == A.PH_BM_TAKE}
+    resolved = {c for ph, c, _ in seen if ph in (A.PH_CHOOSE, A.PH_EFFECT)}
+    assert resolved >= set(range(A.N_ONGOING, A.N_BM)), resolved
+    assert cards and (A.PH_HAND_DRAW, -1, -1) in {(ph, -1, -1) for ph, _, _ in seen}
+    assert (A.PH_EFFECT, A.OUTPOST, A.SE) in seen  # Outpost recruiting a Sentinel
+
+
+def test_an_instant_that_takes_from_the_hand_is_its_resolvers_pick():
+    """Double Trouble: a label per name of which two can be in hand, then "none"; a hand
+    holding two Enforcers and two Codebreakers may recruit either, a hand of four names
+    only "none" (the ability ignored), the hand less the agent recruited."""
+    s = A.initial_state(PARAMS)
+    pub = _pub(s)
+    pub[R.PHASE] = PA.PH_PICK
+    pub[A.BMP] = 0
+    pub[A.CARD] = A.DOUBLE
+    pub[R.HANDSIZE] = 4
+    pub[R.PLAY + 8 + 6] = 1  # P2's Sidekick (the only one) in play
+    labels = _labels(pub)
+    names = [c & 7 for c in labels[:-1]]
+    assert names == [0, 1, 2, 3, 4, 5] and labels[-1] == A.EFF_NONE  # no pair of SK, MO
+
+    def hand(counts):
+        code = sum(int(c) << (AP.SHIFT * t) for t, c in enumerate(counts))
+        return int(PA.index(PARAMS, False, sum(counts), 0, code, 0, PA.NO_NAME))
+
+    got = _private_actions(pub, hand([0, 2, 2, 0, 0, 0, 0, 0]))
+    assert got == [(labels[1], hand([0, 1, 2, 0, 0, 0, 0, 0])),
+                   (labels[2], hand([0, 2, 1, 0, 0, 0, 0, 0]))]
+    assert _private_actions(pub, hand([1, 1, 1, 1, 0, 0, 0, 0])) == [
+        (A.EFF_NONE, hand([1, 1, 1, 1, 0, 0, 0, 0]))]
+    child = _apply(pub, labels[1])  # an Enforcer recruited: P1 moves 1
+    assert child[R.HANDSIZE] == 3 and child[R.PLAY + 1] == 1 and child[A.POS] == 1
+    assert child[A.LOC + A.DOUBLE] == A.L_DISCARD
+    assert pp.has_public(PARAMS)
