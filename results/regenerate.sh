@@ -26,6 +26,17 @@ agent_results() {  # DIR: the result files from the pairs
   "$PYTHON" ../benchmarks/agent_headtohead.py --summary "$1/headtohead-games.jsonl" \
     --write "$1" --note "the agent of $1, remade by results/regenerate.sh"
 }
+# An agent run's LBR games (DIR/lbr-games.jsonl) resume where the remade agent is the one they
+# were played against (run.json's agent); games against another agent (the directory remade by
+# a newer spycfr, e.g. with the endgame rule) are moved to DIR/lbr-games.other-agent.jsonl and
+# the measurement starts afresh (`spycfr measure` refuses a file of other settings).
+lbr_set_aside() {  # DIR
+  "$PYTHON" -c 'import sys
+from spycfr.analysis.lbr_agent import set_aside_other_agents_games
+moved = set_aside_other_agents_games(sys.argv[1])
+if moved:
+    print(f"{sys.argv[1]}: LBR games of another agent moved to {moved}")' "$1"
+}
 # directory, game, preset, algorithm, iterations between exploitability checks
 exact=(
   "tiny agent-hunter tiny cfr+ 100"
@@ -84,6 +95,7 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
   # local best response against the agent (issue 23 asks 1,000+ games): each game kept in
   # $dir/lbr-games.jsonl as it ends, so a rerun resumes; a mean 7.6 minutes a game in one
   # process on the shared 2-core machine under load (docs/search.md)
+  lbr_set_aside "$dir"
   "$SPYCFR" measure "$dir" --lbr-games "${AGENT_LBR_GAMES:-1000}" --lbr-rollouts 16
   "$SPYCFR" report "$dir" -o "$dir/report.md"
 fi
@@ -138,6 +150,7 @@ if [ ${#selected[@]} -eq 0 ] || wanted standard; then
   # each kept in standard/lbr-games.jsonl as it ends, so a rerun resumes (every game of the
   # file counts, from any machine); a median 72 s a game per process on a quiet 16-core
   # machine running 16, 386 s on one core of the shared 2-core machine under load
+  lbr_set_aside standard
   "$SPYCFR" measure standard --lbr-games "${AGENT_LBR_GAMES:-1000}" --lbr-rollouts 16 \
     --lbr-rollout heuristic:hunter
   "$SPYCFR" report standard -o standard/report.md

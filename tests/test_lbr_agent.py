@@ -228,3 +228,28 @@ def test_games_played_elsewhere_at_other_indices_count(tmp_path):
     assert agent_lbr(run, 4, rollouts=2, workers=0)["games"] == 8  # every game counts
     seats = [[r["payoff"] for r in rows if r["seat"] == me] for me in (0, 1)]
     assert out["value"] == pytest.approx((np.mean(seats[0]) + np.mean(seats[1])) / 2)
+
+
+def test_a_remade_agents_run_sets_the_other_agents_lbr_games_aside(tmp_path):
+    """results/regenerate.sh remakes an agent run, then resumes its LBR games: games played
+    against the same agent stay; against another (run.json's agent changed: the endgame
+    rule on) they move to lbr-games.other-agent.jsonl, kept whole, and the measurement
+    starts afresh instead of refusing the file."""
+    import shutil
+    from pathlib import Path
+
+    from spycfr.analysis.lbr_agent import OTHER_AGENT_FILE, set_aside_other_agents_games
+
+    committed = Path(__file__).resolve().parent.parent / "results" / "standard"
+    for name in ("run.json", GAMES_FILE):
+        shutil.copy(committed / name, tmp_path / name)
+    games = (tmp_path / GAMES_FILE).read_text()
+    assert set_aside_other_agents_games(tmp_path) is None
+    assert (tmp_path / GAMES_FILE).read_text() == games
+    meta = json.loads((tmp_path / "run.json").read_text())
+    meta["agent"] = {**meta["agent"], "endgame": 4_000_000, "plan_endgame": 60_000_000}
+    (tmp_path / "run.json").write_text(json.dumps(meta))
+    assert set_aside_other_agents_games(tmp_path) == tmp_path / OTHER_AGENT_FILE
+    assert not (tmp_path / GAMES_FILE).exists()
+    assert (tmp_path / OTHER_AGENT_FILE).read_text() == games
+    assert set_aside_other_agents_games(tmp_path) is None  # nothing left to move

@@ -535,6 +535,31 @@ def _read_games(path: Path, settings: dict) -> dict[tuple[int, int], dict]:
     return done
 
 
+OTHER_AGENT_FILE = "lbr-games.other-agent.jsonl"
+
+
+def set_aside_other_agents_games(run_dir: str | Path) -> Path | None:
+    """Move ``run_dir``'s LBR games to OTHER_AGENT_FILE when they were played against
+    another agent than its run.json now configures (the directory remade by a newer
+    version: results/regenerate.sh), so that a measurement starts afresh instead of
+    refusing the file; games against the same agent stay and are resumed. Returns where
+    they went (None: nothing moved). An older set-aside file is replaced."""
+    from spycfr.runs.store import read_run
+
+    path = Path(run_dir) / GAMES_FILE
+    if not path.exists():
+        return None
+    with path.open() as f:
+        first = f.readline()
+    try:
+        made = json.loads(first)["settings"]["agent"]
+    except (ValueError, KeyError, TypeError):
+        raise SpycfrError(f"{path}: its first line is not the games' settings") from None
+    if made == read_run(run_dir).record.get("agent"):
+        return None
+    return path.replace(path.with_name(OTHER_AGENT_FILE))
+
+
 def _before_cap(settings: dict) -> dict:
     """The settings of games played before the belief had a cap: the same games wherever
     the belief stayed within it (nothing was compacted then), as their "largest" says."""
