@@ -85,3 +85,77 @@ def test_public_tree_agrees_with_the_history_tree(game, preset, reduced):
     assert public_exploitability(public, avg) == pytest.approx(
         exploitability(history, mapping.strategy(avg)), abs=1e-9)
     assert public_exploitability(public, avg) < public_exploitability(public, uniform)
+
+
+
+# public nodes checked for the private transitions' indices on each preset: the first ones
+# breadth first, then the nodes along seeded random paths to the end of the game
+FIRST_NODES = 2_000
+PATHS = 20
+
+
+def _search_cases() -> list:
+    """Every preset of a game whose search agent has a public model: the params it runs on
+    (the plug-in's search_params, else the rules')."""
+    out = []
+    for game in game_names():
+        plugin = get_plugin(game)
+        for preset in plugin.presets:
+            params = (plugin.search_params or plugin.numba_params)(make_variant(game, preset))
+            if protocol.has_public(params):
+                out.append(pytest.param(game, preset, id=f"{game}-{preset}"))
+    return out
+
+
+@pytest.mark.parametrize("game,preset", _search_cases())
+def test_every_private_transition_is_in_range(game, preset):
+    """The search's passes (spycfr.search.passes) read each row's child and next private
+    state unchecked, for every private state (the private chance pass and the values pass
+    take no reach test): each must index the node's children and the seat's private
+    states. The enumerator checks live states only; Agent Hunter's model gave rows past the
+    range to states its public state rules out (fixed in 19f1003). Each node's rows as the
+    search tree's builder makes them (its ``_expand``), on the first FIRST_NODES nodes and
+    along PATHS random paths."""
+    from collections import deque
+
+    from spycfr.search.tree import GameModel, _expand
+
+    plugin = get_plugin(game)
+    model = GameModel.of((plugin.search_params or plugin.numba_params)(
+        make_variant(game, preset)))
+    params, n = model.params, model.n
+    nmax, amax, pamax = max(n), model.max_actions, model.max_private_actions
+    root = model.root()
+    kids = np.zeros((amax, root.shape[0]), root.dtype)
+    probs, masks = np.zeros(amax), np.ones((amax, 2, nmax))
+    kid, nxt = np.zeros((nmax, pamax), np.int64), np.zeros((nmax, pamax), np.int64)
+    prob, count = np.zeros((nmax, pamax)), np.zeros(nmax, np.int64)
+    rows = 0
+
+    def check(pub: np.ndarray) -> np.ndarray:
+        """The node's children's public states, its rows checked."""
+        nonlocal rows
+        kid[:], nxt[:], count[:] = 0, 0, 0
+        kind, k = _expand(pub, params, nmax, kids, probs, masks, kid, nxt, prob, count)
+        if kind in (0, 1) or kind >= protocol.PRIVATE_CHANCE:
+            seat = kind if kind in (0, 1) else kind - protocol.PRIVATE_CHANCE
+            used = np.arange(pamax) < count[:n[seat], None]
+            assert np.all(count[:n[seat]] <= pamax), (pub.tolist(), kind)
+            assert np.all((nxt[:n[seat]][used] >= 0) & (nxt[:n[seat]][used] < n[seat])), (
+                pub.tolist(), kind)
+            if kind in (0, 1):
+                assert np.all((kid[:n[seat]][used] >= 0) & (kid[:n[seat]][used] < k)), (
+                    pub.tolist(), kind)
+            rows += 1
+        return kids[:k].copy()
+
+    frontier, seen = deque([root]), 0
+    while frontier and seen < FIRST_NODES:
+        frontier.extend(check(frontier.popleft()))
+        seen += 1
+    rng = np.random.default_rng(7)
+    for _ in range(PATHS):
+        pub = root
+        while len(below := check(pub)):
+            pub = below[rng.integers(len(below))]
+    assert rows > 0
