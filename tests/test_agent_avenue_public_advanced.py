@@ -262,3 +262,67 @@ def test_an_instant_that_takes_from_the_hand_is_its_resolvers_pick():
     assert child[R.HANDSIZE] == 3 and child[R.PLAY + 1] == 1 and child[A.POS] == 1
     assert child[A.LOC + A.DOUBLE] == A.L_DISCARD
     assert pp.has_public(PARAMS)
+
+
+def _decisions(games, seed):
+    """History states at decisions and refills (a recruitment's public state) of random
+    games, where both seats' private states are known."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(games):
+        s = A.initial_state(PARAMS)
+        while A.current_player(s, PARAMS) != TERMINAL:
+            known = min(_priv(s, 0), _priv(s, 1)) > 0
+            if known and s[R.PHASE] == R.PH_REFILL:
+                out.append(s)
+            if A.current_player(s, PARAMS) == CHANCE:
+                codes, probs = _history_chance(s)
+                h = int(codes[rng.choice(len(codes), p=probs / probs.sum())])
+            else:
+                if known:
+                    out.append(s)
+                legal = _history_legal(s)
+                h = legal[rng.integers(len(legal))]
+            t = np.empty_like(s)
+            A.apply_action(s, PARAMS, h, t)
+            s = t
+    return out
+
+
+def test_a_rollout_starts_from_the_real_game():
+    """At decisions of random games (the black market's included), the rollout's game from
+    the public state and both private states is the history's but for the unseen cards:
+    the same hands, play, black market and public state; the deck and the drawn discards
+    together the history's deck and discards. Rollouts are reproducible from their seeds
+    and weigh their payoff by card removal (|value| <= the pair's ratio)."""
+    from spycfr.games.agent_avenue import PLUGIN
+    from spycfr.games.agent_avenue.leaf import leaf_base, leaf_scale, pair_weight
+    from spycfr.games.agent_avenue.rollout_advanced import start_state
+
+    states = _decisions(4, 7)
+    phases = {int(s[R.PHASE]) for s in states}
+    assert {R.PH_PLAY, R.PH_REFILL, A.PH_BM_TAKE} <= phases
+    got = np.empty_like(states[0])
+    for s in states:
+        pub = _pub(s)
+        assert start_state(pub, PARAMS, _priv(s, 0), _priv(s, 1), got)
+        assert np.array_equal(_pub(got), pub)
+        for base in (R.HAND, R.HAND + 8, R.PLAY, R.PLAY + 8):
+            assert np.array_equal(got[base:base + N], s[base:base + N])
+        assert np.array_equal(got[A.POS:], s[A.POS:])
+        unseen = [got[R.DECK:R.DECK + N] + got[R.DISC:R.DISC + N] + got[R.DISC + 8:R.DISC + 16]
+                  for got in (got, s)]
+        assert np.array_equal(unseen[0], unseen[1])
+    pubs = np.array([_pub(s) for s in states[::7]])
+    q = len(pubs)
+    args = [np.arange(q), np.array([_priv(s, 0) for s in states[::7]]),
+            np.array([_priv(s, 1) for s in states[::7]]), np.zeros(q, np.int64),
+            np.zeros(q, np.int64), np.arange(q) + 11]
+    one, two = np.empty(q), np.empty(q)
+    PLUGIN.rollouts(pubs, PARAMS, *args, one)
+    PLUGIN.rollouts(pubs, PARAMS, *args, two)
+    assert np.array_equal(one, two) and np.any(one != 0)
+    for x in range(q):
+        w = pair_weight(pubs[x], PARAMS, leaf_scale(pubs[x], PARAMS),
+                        leaf_base(pubs[x], PARAMS), args[1][x], args[2][x])
+        assert abs(one[x]) == pytest.approx(w)

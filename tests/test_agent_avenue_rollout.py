@@ -202,7 +202,8 @@ def test_the_cautious_and_bold_recruiters_judge_the_hidden_card_by_its_worst_and
 def test_rollout_leaves_are_registered():
     game = GameModel.of(_params("tiny"))
     vf = value_function("rollout", game, PLUGIN)
-    assert isinstance(vf.inner, Continuations) and vf.inner.rollouts is rollouts
+    # the hook plays rollout.py's games in simple mode (rollout_advanced.py's in advanced)
+    assert isinstance(vf.inner, Continuations) and vf.inner.rollouts is PLUGIN.rollouts
     assert list(vf.inner.styles) == [0] and PLUGIN.continuations == ("heuristic",)
     agent = SearchAgent("agent-avenue", make_variant("agent-avenue", "tiny").as_dict(),
                         AgentConfig(value_function="rollout"))

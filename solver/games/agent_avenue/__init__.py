@@ -8,13 +8,15 @@ from dataclasses import replace
 from spycfr.games.agent_avenue import position as _position
 from spycfr.games.agent_avenue import public as _public  # noqa: F401 (registers)
 from spycfr.games.agent_avenue import public_advanced as _public_advanced  # noqa: F401
+from spycfr.games.agent_avenue.advanced_core import AgentAvenueAdvancedParams
 from spycfr.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
 from spycfr.games.agent_avenue.leaf import private_names, scored_now, search_params, weights
 from spycfr.games.agent_avenue.openings import group as _group
 from spycfr.games.agent_avenue.openings import opening_paths as _opening_paths
 from spycfr.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
 from spycfr.games.agent_avenue.record import record_to_actions as _record_to_actions
-from spycfr.games.agent_avenue.rollout import rollouts
+from spycfr.games.agent_avenue.rollout import rollouts as _simple_rollouts
+from spycfr.games.agent_avenue.rollout_advanced import rollouts as _advanced_rollouts
 from spycfr.games.agent_avenue.variant import (
     PARAMETERS,
     PRESETS,
@@ -29,6 +31,12 @@ from spycfr.games.plugin import GamePlugin, Openings, Parameter, RecordNotation
 def make_game(preset: str | None = None, params: dict | None = None) -> AgentAvenueGame:
     """An Agent Avenue game from a preset and/or parameters (bad ones raise VariantError)."""
     return AgentAvenueGame(make_variant(preset, params))
+
+
+def rollouts(pubs, params, *args) -> None:
+    """The ``rollouts`` hook of the mode of ``params`` (rollout.py, rollout_advanced.py)."""
+    advanced = isinstance(params, AgentAvenueAdvancedParams)
+    (_advanced_rollouts if advanced else _simple_rollouts)(pubs, params, *args)
 
 
 def _paths(variant: Variant) -> list[tuple[int, list[int], str]]:

@@ -1,17 +1,20 @@
 """What a search agent assumes at the leaf of a depth-limited Agent Avenue subgame (simple
-mode's public model, public.py): the game's payoff at a terminal, and before the end an
-estimate of seat 0's expected payoff from the public state alone (the score is public: the
-gap between the meeples, the Codebreakers and Daredevils in play, the deck left), weighed,
-pair of private states by pair, with the same card-removal ratio as the terminal payoff.
+mode's public model, public.py, or advanced mode's, public_advanced.py: each function reads
+the numbering of the mode of ``params``): the game's payoff at a terminal, and before the
+end an estimate of seat 0's expected payoff from the public state alone (the score is
+public: the gap between the meeples, the Codebreakers and Daredevils in play, the deck
+left; in advanced mode the black market is not in it), weighed, pair of private states by
+pair, with the same card-removal ratio as the terminal payoff.
 
 ``v_s[l, i] = sum_j u_s(l) W_l[i, j] r_other[l, j]``, ``W_l[i, j]`` the model's correction
 of the deal and draws to the deck's (public.py's module notes), at a leaf before the end the
 cards out of the deck counted as they stand (hands, discards, the cards on the table). At a
 recruitment (a leaf where a subgame starts at one, or after a swap) the value is the
 estimate after the card that the recruiter, knowing only the mover's range, prefers; the
-face-down card is then the mover's own. ``W`` is built once per public state and kept (a
-solve evaluates its leaves twice per iteration), so an evaluation costs a matrix product per
-group of leaves that share it.
+face-down card is then the mover's own (simple mode; in advanced mode, whose recruitment
+goes on to the black market, the estimate as it stands). ``W`` is built once per public
+state and kept (a solve evaluates its leaves twice per iteration), so an evaluation costs a
+matrix product per group of leaves that share it.
 """
 
 from __future__ import annotations
@@ -23,17 +26,17 @@ import numpy as np
 from numba import njit
 
 from spycfr.games.agent_avenue import public as AP
+from spycfr.games.agent_avenue.advanced_core import AgentAvenueAdvancedParams
 from spycfr.games.agent_avenue.public import (
     DEAD,
     _digit,
     _falling,
-    _scale,
     _scale_of,
     _unit,
     decode,
-    scheme,
     scheme_size,
 )
+from spycfr.games.agent_avenue.public_advanced import model_scale, model_scheme, offer_open
 from spycfr.games.agent_avenue.rules import (
     ACTIVE,
     DECKSIZE,
@@ -83,12 +86,12 @@ def estimate(pub, params):
 def _held(pub, params, seat, i):
     """The cards state i of ``seat`` holds out of the deck (hand, discards the numbering
     keeps, and a face-down card on the table until it is recruited), -1 for DEAD."""
-    pending, hs, ds = scheme(pub, params, seat)
+    pending, hs, ds = model_scheme(pub, params, seat)
     if i == DEAD or i >= scheme_size(params, pending, hs, ds):
         return np.int64(-1)
     hand, disc, name = decode(params, pending, hs, ds, i)
     code = hand + disc
-    if name >= 0 and (pub[PHASE] == PH_RECRUIT or pub[PHASE] == AP.PH_REVEAL):
+    if name >= 0 and offer_open(pub, params):
         code += _unit(name)
     return code
 
@@ -98,7 +101,7 @@ def leaf_scale(pub, params):
     """The model's probability of the cards out of the deck at ``pub`` over the deck's
     (public.py's ``_scale``), before the end the cards out counted as they stand."""
     if pub[PHASE] == PH_OVER:
-        return _scale(pub, params)
+        return model_scale(pub, params)
     total = 0
     for t in range(params.n):
         total += params.copies[t]
@@ -112,7 +115,7 @@ def leaf_base(pub, params):
     base = np.zeros(params.n, np.int64)
     for t in range(params.n):
         base[t] = pub[PLAY + t] + pub[PLAY + 8 + t]
-    if pub[UP] >= 0 and (pub[PHASE] == PH_RECRUIT or pub[PHASE] == AP.PH_REVEAL):
+    if pub[UP] >= 0 and offer_open(pub, params):
         base[pub[UP]] += 1  # the offer on the table
     return base
 
@@ -165,11 +168,11 @@ def weights_key(pub, params):
     out[0] = pub[PHASE] == PH_OVER
     out[1] = pub[PHASE] == PH_RECRUIT
     for s in range(2):
-        pending, hs, ds = scheme(pub, params, s)
+        pending, hs, ds = model_scheme(pub, params, s)
         out[2 + 3 * s] = pending
         out[3 + 3 * s] = hs
         out[4 + 3 * s] = ds
-    scale = _scale(pub, params) if pub[PHASE] == PH_OVER else -1.0
+    scale = model_scale(pub, params) if pub[PHASE] == PH_OVER else -1.0
     out[7] = np.int64(pub[DECKSIZE]) if scale < 0 else np.int64(np.float64(scale).view(np.int64))
     for t in range(params.n):
         out[8 + t] = pub[PLAY + t] + pub[PLAY + 8 + t]
@@ -201,7 +204,7 @@ def recruit_outcomes(pub, params):
 def face_down_names(pub, params, seat, n):
     """The face-down name of each of ``seat``'s states at a recruitment (-1: DEAD)."""
     out = np.full(n, -1, np.int64)
-    pending, hs, ds = scheme(pub, params, seat)
+    pending, hs, ds = model_scheme(pub, params, seat)
     for i in range(1, min(n, scheme_size(params, pending, hs, ds))):
         out[i] = decode(params, pending, hs, ds, i)[2]
     return out
@@ -297,7 +300,7 @@ class ScoredNow:
         value: float | tuple
         if pub[PHASE] == PH_OVER:
             value = 1.0 if pub[WINNER] == 0 else -1.0
-        elif pub[PHASE] == PH_RECRUIT:
+        elif pub[PHASE] == PH_RECRUIT and not isinstance(params, AgentAvenueAdvancedParams):
             mover = int(pub[ACTIVE])
             value = (mover, np.nan_to_num(recruit_outcomes(pub, params)),
                      face_down_names(pub, params, mover, (n0, n1)[mover]))
@@ -337,10 +340,10 @@ def search_params(variant):
     """The public model a search agent re-solves on: the exact one, or, where its numbering
     of a seat's hands and discards passes ``EXACT_LIMIT`` states (the full game: 108,901),
     the one that forgets which cards were discarded (hands only: 331 on the full game)."""
-    from spycfr.games.agent_avenue.public import num_private
+    from spycfr.public.protocol import python_impl
 
     params = variant.to_params()
-    if int(num_private(params, 0)) > EXACT_LIMIT:
+    if int(python_impl(params, "num_private")(params, 0)) > EXACT_LIMIT:
         params = params._replace(forget=np.int64(1))
     return params
 
@@ -353,16 +356,16 @@ def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
     in words: the hand, the discards the model keeps, a face-down card on the table. From
     its play to the recruitment the mover has drawn its refill, which the model draws later
     (public.py): "+ k drawn" names those cards, not in the state."""
-    from spycfr.games.agent_avenue.public import num_private
     from spycfr.games.agent_avenue.rules import _draw_count
+    from spycfr.public.protocol import python_impl
 
     params = search_params(variant)
     codes = variant.names
-    pending, hs, ds = scheme(pub, params, seat)
+    pending, hs, ds = model_scheme(pub, params, seat)
     size = scheme_size(params, pending, hs, ds)
     refill = int(_draw_count(pub, params, seat)) if pub[PHASE] != PH_OVER else 0
     out = []
-    for i in range(int(num_private(params, seat))):
+    for i in range(int(python_impl(params, "num_private")(params, seat))):
         if i == DEAD or i >= size:
             out.append("impossible")
             continue

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.extending import overload
 
 from spycfr.games.agent_avenue import advanced as A
 from spycfr.games.agent_avenue import public as AP
@@ -556,6 +558,66 @@ def max_depth(params):
     for t in range(params.n):
         total += params.copies[t]
     return A.max_depth(params) + (total + 2) // 2 + 1
+
+
+# --- either mode's model (the search agent's leaf values and rollouts: leaf.py) ---------
+
+
+def _scheme_any(pub, params, seat):
+    raise NotImplementedError("numba code only")
+
+
+def _scale_any(pub, params):
+    raise NotImplementedError("numba code only")
+
+
+def _reveal_any(params):
+    raise NotImplementedError("numba code only")
+
+
+def _advanced(params) -> bool:
+    return (isinstance(params, types.BaseNamedTuple)  # type: ignore[attr-defined]  # numba's annotations omit this run-time export
+            and params.instance_class is AgentAvenueAdvancedParams)
+
+
+@overload(_scheme_any)
+def _scheme_impl(pub, params, seat):
+    if _advanced(params):
+        return lambda pub, params, seat: scheme(pub, params, seat)
+    return lambda pub, params, seat: AP.scheme(pub, params, seat)
+
+
+@overload(_scale_any)
+def _scale_impl(pub, params):
+    if _advanced(params):
+        return lambda pub, params: _scale(pub, params)
+    return lambda pub, params: AP._scale(pub, params)
+
+
+@overload(_reveal_any)
+def _reveal_impl(params):
+    if _advanced(params):
+        return lambda params: PH_REVEAL
+    return lambda params: AP.PH_REVEAL
+
+
+@njit(cache=True)
+def model_scheme(pub, params, seat):
+    """``scheme`` of the mode's model (public.py or this module)."""
+    return _scheme_any(pub, params, seat)
+
+
+@njit(cache=True)
+def model_scale(pub, params):
+    """The terminal's n^K / N^(K) of the mode's model."""
+    return _scale_any(pub, params)
+
+
+@njit(cache=True)
+def offer_open(pub, params):
+    """Whether the offer is on the table in the mode's model: the recruitment, and the
+    signal that reveals its face-down card."""
+    return pub[PHASE] == PH_RECRUIT or pub[PHASE] == _reveal_any(params)
 
 
 assert TAKEN < REFILLED < STATE_SIZE and N_BM <= 16 and PH_PICK < 16

@@ -1,0 +1,153 @@
+"""Agent Avenue's ``rollouts`` hook in advanced mode: games played to the end from a leaf of
+the search agent's public model (public_advanced.py) by the advanced heuristic
+(advanced_heuristic.py) on both seats, as rollout.py does for simple mode.
+
+A game starts at the leaf's public state with the pair's hands (and a pending face-down
+card); the deck is every card not in play, in a hand or on the table, the forgotten discards
+drawn from it first, then the refill the public model draws after the recruitment; the
+black market is public and stays as the leaf has it. The draws below the leaf (the refills,
+the supply, Smoke Screen's card) are the rules' own chance, sampled. The payoff is weighed
+by the pair's card-removal ratio at the leaf (leaf.py's ``pair_weight``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from spycfr.engine.rng import sample
+from spycfr.games.agent_avenue import advanced as A
+from spycfr.games.agent_avenue.advanced_core import REFILLED, STATE_SIZE
+from spycfr.games.agent_avenue.leaf import leaf_base, leaf_scale, pair_weight
+from spycfr.games.agent_avenue.public import TAKEN, _digit, decode, scheme_size
+from spycfr.games.agent_avenue.public_advanced import (
+    PH_CLEAR,
+    PH_PICK,
+    PH_REVEAL,
+    offer_open,
+    scheme,
+)
+from spycfr.games.agent_avenue.rollout import _draw_card
+from spycfr.games.agent_avenue.rules import (
+    ACTIVE,
+    DECK,
+    DECKSIZE,
+    DISC,
+    DLEFT,
+    DOWN,
+    HAND,
+    HANDSIZE,
+    PH_OVER,
+    PH_RECRUIT,
+    PH_REFILL,
+    PHASE,
+    PLAY,
+    UP,
+    WINNER,
+)
+from spycfr.tree import CHANCE
+
+
+@njit(cache=True)
+def start_state(pub, params, i0, i1, state):
+    """Write into ``state`` (advanced.py's layout) the game at public state ``pub`` with
+    private states i0 and i1, the forgotten discards and a deferred refill drawn (numba's
+    generator); False where the pair holds more cards of a name than there are (or ``pub``
+    is the market, before any hand is known, or the end)."""
+    ph = pub[PHASE]
+    if ph == PH_OVER or ph == A.PH_MARKET:
+        return False
+    state[:] = pub
+    for x in range(16):
+        state[HAND + x] = 0
+        state[DISC + x] = 0
+    state[DOWN] = -1
+    state[WINNER] = -1
+    state[TAKEN] = 0  # a public slot the rules leave at 0
+    pool = np.zeros(8, np.int64)
+    for t in range(params.n):
+        pool[t] = params.copies[t] - pub[PLAY + t] - pub[PLAY + 8 + t]
+    if offer_open(pub, params):
+        pool[pub[UP]] -= 1
+    a = pub[ACTIVE]
+    for s in range(2):
+        pending, hs, _ = scheme(pub, params, s)
+        i = i0 if s == 0 else i1
+        if i <= 0 or i >= scheme_size(params, pending, hs, 0):
+            return False
+        hand, _, name = decode(params, pending, hs, 0, i)
+        for t in range(params.n):
+            state[HAND + 8 * s + t] = _digit(hand, t)
+            pool[t] -= _digit(hand, t)
+        if pending and offer_open(pub, params):
+            state[DOWN] = name
+            pool[name] -= 1
+    left = 0
+    for t in range(params.n):
+        if pool[t] < 0:
+            return False
+        state[DECK + t] = pool[t]
+        left += pool[t]
+    state[DECKSIZE] = left
+    for s in range(2):  # the discards made, drawn from the unseen cards
+        for _d in range(params.discards - pub[DLEFT + s]):
+            state[DISC + 8 * s + _draw_card(state, params)] += 1
+    if state[DECKSIZE] != pub[DECKSIZE]:
+        raise ValueError("the cards of a leaf do not add up to the deck's")
+    if ph == PH_RECRUIT:  # the rules draw the refill themselves
+        state[PHASE] = PH_REFILL if pub[REFILLED] > 0 else PH_RECRUIT
+        return True
+    if ph == PH_REVEAL or ph == PH_CLEAR:  # the refill, then the recruitment goes on
+        for _r in range(pub[REFILLED]):
+            state[HAND + 8 * a + _draw_card(state, params)] += 1
+            state[HANDSIZE + a] += 1
+    if ph == PH_REVEAL:
+        state[PHASE] = PH_RECRUIT
+        nxt = np.empty_like(state)
+        A.apply_action(state, params, pub[TAKEN], nxt)
+        state[:] = nxt
+        state[TAKEN] = 0
+    elif ph == PH_CLEAR:
+        A._bm_continue(state, params)
+    elif ph == PH_PICK:
+        state[PHASE] = A.PH_CHOOSE if A.has_choice(state, params) else A.PH_EFFECT
+    return True
+
+@njit(cache=True)
+def play_out(state, params):
+    """Seat 0's payoff of the game from ``state`` to its end, both seats the advanced
+    heuristic, chance by the rules' probabilities (numba's generator)."""
+    nxt = np.empty(STATE_SIZE, np.int16)
+    m = A.max_actions(params)
+    actions = np.empty(m, np.int32)
+    probs = np.empty(m)
+    while state[PHASE] != PH_OVER:
+        if A.current_player(state, params) == CHANCE:
+            k = A.chance_outcomes(state, params, actions, probs)
+        else:
+            k = A.legal_actions(state, params, actions)
+            A.heuristic_policy(state, params, actions, k, probs)
+        A.apply_action(state, params, actions[sample(probs, k, np.random.random())], nxt)
+        state[:] = nxt
+    return A.returns_p1(state, params)
+
+@njit(cache=True)
+def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
+    """The ``rollouts`` hook (rollout.py's), the one continuation the advanced heuristic
+    (the styles are ignored)."""
+    state = np.empty(STATE_SIZE, np.int16)
+    last = -1
+    scale = 0.0
+    base = np.zeros(params.n, np.int64)
+    for q in range(out.shape[0]):
+        pub = pubs[leaf[q]]
+        if leaf[q] != last:
+            last = leaf[q]
+            scale = leaf_scale(pub, params)
+            base = leaf_base(pub, params)
+        w = pair_weight(pub, params, scale, base, i0[q], i1[q])
+        np.random.seed(seeds[q])
+        if w == 0.0 or not start_state(pub, params, i0[q], i1[q], state):
+            out[q] = 0.0
+            continue
+        out[q] = w * play_out(state, params)
