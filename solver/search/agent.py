@@ -586,12 +586,14 @@ def agent_strategies(agent: SearchAgent, progress: Callable[[str], None] | None 
     estimate of the time left."""
     from spycfr.search import passes
 
-    full = build(agent.model, max_nodes=WHOLE_MAX_NODES, live=True)
+    plan = agent.plan()  # before the clock of the estimate: the walk's pace extrapolates
+    full = plan.tree  # a plan with no leaf is the whole game (Agent Avenue small's: 4 GB)
+    if full.leaves.size:
+        full = build(agent.model, max_nodes=WHOLE_MAX_NODES, live=True)
     size = np.ones(full.size, np.int64)  # nodes in each node's subtree (children follow parents)
     for n in range(full.size - 1, 0, -1):
         size[full.parent[n]] += size[n]
     strategies, solves = [], 0
-    agent.plan()  # before the clock of the estimate: the walk's pace is what extrapolates
     start = due = time.perf_counter()
     for seat in (0, 1):
         strategy = np.zeros(full.row_kid.shape)

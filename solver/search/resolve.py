@@ -140,8 +140,10 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
                     roots[opp] = enter * support
             if progress is not None:
                 progress(it, iterations)
+    del regret  # the loop's tables go before the solution's arrays come (a whole game's: GBs)
     strategy = np.zeros(shape)
     passes.normalise(t.kind, t.row, t.row_count, avg, sigma, strategy)
+    del sigma, avg
     final_enter = None
     if gadget:
         final_enter = enter_avg / (iterations * (iterations + 1) / 2)
@@ -156,8 +158,7 @@ def _solution(run: _Run, strategy: np.ndarray, roots, enter: np.ndarray | None,
     values = (run.evaluate(0, strategy).copy(), run.evaluate(1, strategy).copy())
     best = (run.evaluate(0, strategy, best=True).copy(),
             run.evaluate(1, strategy, best=True).copy())
-    return Solution(run.t, strategy, (run.reach[0].copy(), run.reach[1].copy()), values, best,
-                    enter, iterations)
+    return Solution(run.t, strategy, run.reach, values, best, enter, iterations)
 
 
 def fixed(tree: Subtree, strategy: np.ndarray, ranges: tuple[np.ndarray, np.ndarray],

@@ -357,11 +357,13 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
         if widest <= width:
             break
         width = int(widest)
+        del pub, mask, tab  # before the wider fill: Agent Avenue small's tables are 3 GB
     tnodes = np.flatnonzero(kind == pp.TERMINAL)
     term = np.full(nodes, -1, np.int64)
     if live:
         width = max(int(tab[3].max(initial=0)), 1)
-        tab = [x[:, :, :width].copy() for x in tab[:3]] + [tab[3]]
+        for x in range(3 if width < tab[0].shape[2] else 0):  # one table copied at a time
+            tab[x] = tab[x][:, :, :width].copy()
         out = Subtree(game, pub, kind, parent, label, first, count, prob, mask, row, tab[0],
                       tab[1], tab[2], tab[3], term, np.zeros((0, *game.n)),
                       np.flatnonzero(kind == LEAF))
