@@ -224,9 +224,9 @@ def _solve_command(
     searching = (search_depth, value_function, value_file, endgame, plan_endgame)
     if resume is None and game is not None and plays_by_search(
             game, preset, algorithm, searching, (
-                target_exploitability, time_limit, epsilon, when_full, fallback, store_depth,
-                abstraction or None, alpha, beta, gamma, check_every, device, threads, tree,
-                simultaneous or None, checkpoint_every)):
+                target_exploitability, time_limit, epsilon, memory_limit, when_full, fallback,
+                store_depth, abstraction or None, alpha, beta, gamma, check_every, device,
+                threads, tree, simultaneous or None, checkpoint_every)):
         progress.stop_preparing()  # the agent's own lines follow
         solve_agent(game, preset, variant_params, iterations, search_depth, value_function,
                      value_file, seed, output, overwrite, quiet, as_json, endgame, plan_endgame)

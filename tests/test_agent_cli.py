@@ -59,6 +59,8 @@ def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_p
     (["--algorithm", "re-solving", "--iterations", "0"], "--iterations must be an integer >= 1"),
     (["--algorithm", "re-solving", "--value-function", "net"], "not one of scored-now"),
     (["--algorithm", "re-solving", "--time-limit", "3"], "takes --iterations"),
+    # the agent holds no memory limit (its whole-game plan on Agent Avenue small: 8.4 GB)
+    (["--algorithm", "re-solving", "--memory-limit", "1"], "takes --iterations"),
     (["--algorithm", "cfr+", "--depth", "2"], "belong to --algorithm re-solving"),
     (["--algorithm", "re-solving", "--endgame", "-1"], "--endgame must be an integer >= 0"),
     (["--algorithm", "cfr+", "--plan-endgame", "0"], "belong to --algorithm re-solving"),
