@@ -158,7 +158,7 @@ def _solution(run: _Run, strategy: np.ndarray, roots, enter: np.ndarray | None,
     values = (run.evaluate(0, strategy).copy(), run.evaluate(1, strategy).copy())
     best = (run.evaluate(0, strategy, best=True).copy(),
             run.evaluate(1, strategy, best=True).copy())
-    return Solution(run.t, strategy, run.reach, values, best, enter, iterations)
+    return Solution(run.t, strategy, (run.reach[0], run.reach[1]), values, best, enter, iterations)
 
 
 def fixed(tree: Subtree, strategy: np.ndarray, ranges: tuple[np.ndarray, np.ndarray],
