@@ -58,8 +58,10 @@ def test_a_budget_over_the_whole_game_is_the_exact_leaf_agent(tiny):
     leaves plays what the agent whose every subgame reaches the end plays: the same
     strategy at every public node as each seat, from the same re-solves."""
     whole = work(build(tiny, live=True))
-    by_rule = agent_strategies(SearchAgent("agent-hunter", TINY, AgentConfig(
-        iterations=30, endgame=whole, plan_endgame=whole)))
+    agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=30, endgame=whole,
+                                                          plan_endgame=whole))
+    by_rule = agent_strategies(agent)
+    assert by_rule[0] is agent.plan().tree  # walked on the plan's tree, not built again
     exact = agent_strategies(SearchAgent("agent-hunter", TINY, AgentConfig(
         iterations=30, depth=20, plan_depth=20)))
     assert by_rule[2] == exact[2] > 100
