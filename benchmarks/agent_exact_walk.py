@@ -1,0 +1,86 @@
+"""The search agent's exact exploitability on an enumerable preset
+(``spycfr.search.agent.agent_exploitability``: the agent's strategy at every public node,
+re-solving where it would, then a full best response against each seat), with the agent's
+config printed first, progress lines with the resident set size (now and peak) from the first
+seconds, and one result line: BR_P1, BR_P2, exploitability, re-solves, wall seconds, peak RSS.
+
+    python benchmarks/agent_exact_walk.py agent-hunter small --plan-endgame 200000000
+
+Defaults are ``AgentConfig.default(GAME)`` (the game's leaves and depth, the endgame rule's
+budgets); each option replaces one field. A plan budget over the whole game (``tree.work``
+from the deal) gives the exact-leaf agent: the re-solving error alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+
+
+def _rss() -> str:
+    """Resident set size now and the process's peak, in GB."""
+    with open("/proc/self/statm") as f:
+        now = int(f.read().split()[1]) * resource.getpagesize() / 1e9
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux
+    return f"rss {now:.2f} GB, peak {peak:.2f} GB"
+
+
+def main(argv: list[str] | None = None) -> int:
+    from spycfr.errors import SpycfrError
+    from spycfr.games import make_variant
+    from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("game", help="agent-hunter or agent-avenue")
+    parser.add_argument("preset", help="an enumerable preset: tiny, mini, small")
+    parser.add_argument("--plan-endgame", type=int, help="the first plan's budget, node-states")
+    parser.add_argument("--endgame", type=int, help="a re-solve's budget, node-states")
+    parser.add_argument("--iterations", type=int, help="CFR+ iterations a re-solve")
+    parser.add_argument("--depth", type=int, help="decision levels a depth-limited re-solve")
+    parser.add_argument("--value-function", help="the leaves' value function by name")
+    parser.add_argument("--value-file", help="the value function's weights file")
+    parser.add_argument("--resolve-progress", action="store_true",
+                        help="also each long re-solve's own progress (the plan's is always shown)")
+    args = parser.parse_args(argv)
+    start = time.time()
+
+    def say(text: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S', time.gmtime())} +{time.time() - start:.0f}s "
+              f"{_rss()}] {text}", flush=True)
+
+    changes = {name: value for name, value in (
+        ("plan_endgame", args.plan_endgame), ("endgame", args.endgame),
+        ("iterations", args.iterations), ("depth", args.depth),
+        ("value_function", args.value_function), ("value_file", args.value_file))
+        if value is not None}
+    try:
+        config = AgentConfig.default(args.game, **changes)
+        config.check()
+        variant = make_variant(args.game, args.preset).as_dict()
+        say(f"{args.game} {args.preset} {variant}")
+        which = "changed: " + ", ".join(changes) if changes else "default"
+        say(f"config {config.as_dict()} ({which})")
+        say("building and solving the first plan (numba compiles on a cold cache)")
+        agent = SearchAgent(args.game, variant, config, progress=say)
+        began = time.time()
+        plan = agent.plan()
+        leaves = plan.tree.leaves.size
+        say(f"plan done in {time.time() - began:.0f} s: {plan.tree.size:,} public nodes, "
+            f"{leaves:,} leaves ({'the whole game' if leaves == 0 else 'depth-limited'})")
+        if not args.resolve_progress:
+            agent.progress = None  # the walk's own progress only
+        value, br, solves = agent_exploitability(agent, progress=say)
+    except SpycfrError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    print(f"RESULT {args.game} {args.preset} BR_P1 {br[0]!r} BR_P2 {br[1]!r} exploitability "
+          f"{value!r} re-solves {solves} wall {time.time() - start:.0f} s peak RSS {peak:.2f} GB",
+          flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
