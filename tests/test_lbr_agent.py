@@ -43,11 +43,11 @@ def test_the_loop_replays_the_table_path_against_a_stored_strategy(tiny, me):
     solver.iterate(20)
     params = get_plugin("agent-hunter").numba_params(tiny.variant_obj)
     player = tree_player(tree, solver.average_strategy(), params)
-    numba, mine = table_games(tiny, player, me, 7, 3, 40, rollouts=3)
+    numba, mine, _, _ = table_games(tiny, player, me, 7, 3, 40, rollouts=3)
     assert np.array_equal(numba, mine)
     assert len(set(numba)) > 1  # the games differ: a real comparison
-    numba, mine = table_games(tiny, player, me, 7, 0, 20, rollouts=2,
-                              roll=player_from("heuristic", tiny))
+    numba, mine, _, _ = table_games(tiny, player, me, 7, 0, 20, rollouts=2,
+                                    roll=player_from("heuristic", tiny))
     assert np.array_equal(numba, mine)
 
 

@@ -1,7 +1,8 @@
-"""LBR's belief past its cap (spycfr.analysis.lbr_agent.compact) on Agent Avenue mini, where
-private draws make many histories of one state: merging them gives the exact belief (per
-state, so per private state of the agent's model too), resampling keeps every heavy state
-within 1 / cap of its weight, and an LBR game against the agent with a small cap finishes."""
+"""LBR's belief past its cap (spycfr.analysis.lbr._compact, shared by the table path and the
+agent's loop) on Agent Avenue mini, where private draws make many histories of one state:
+merging them gives the exact belief (per state, so per private state of the agent's model
+too), resampling keeps every heavy state within 1 / cap of its weight, the table path caps
+as the agent's loop does, and an LBR game against the agent with a small cap finishes."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ import numpy as np
 import pytest
 
 from spycfr.analysis.headtohead import payoff_bound, player_args, player_from
-from spycfr.analysis.lbr import _two_player_params, _update_belief
+from spycfr.analysis.lbr import _two_player_params, _update_belief, local_best_response
 from spycfr.analysis.lbr_agent import (
     AgentOpponent,
     _observation,
     _setup,
     compact,
     play_game,
+    table_games,
 )
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine.playout import node_moves
@@ -122,6 +124,28 @@ def test_resampling_keeps_the_heavy_states(mini):
                 assert abs(kept[state] - weight) <= 1 / cap + 1e-12
         got.append(kept)
     assert got[0] == got[1]
+
+
+def test_the_table_path_caps_its_belief_as_the_agent_loop_does(mini):
+    """The numba table path (LBR against a run's table) had no cap: past it now, the same
+    compaction and streams as the agent's loop, so against uniform play with a cap of 8 the
+    same games and, game for game, the same merges, resamplings and depletions; the same
+    seed the same result, which counts them and says so."""
+    uniform, heuristic = player_from("uniform", mini), player_from("heuristic", mini)
+    total = np.zeros(3, np.int64)
+    for me in (0, 1):
+        numba, mine, compacted, counted = table_games(mini, uniform, me, 3, 0, 4, rollouts=2,
+                                                      roll=heuristic, cap=8)
+        assert np.array_equal(numba, mine) and np.array_equal(compacted, counted)
+        total += compacted.sum(axis=0)
+    assert total[0] > 0 and total[1] > 0  # merged and resampled: a real check
+    results = [local_best_response(mini, uniform, 4, seed=3, rollouts=2,
+                                   rollout_policy=heuristic, belief_cap=8) for _ in range(2)]
+    assert results[0] == results[1]
+    assert results[0]["belief_cap"] == 8 and results[0]["belief_compacted"]["resampled"] > 0
+    assert "(systematic resampling, seeded)" in results[0]["method"]
+    assert "particles: exact" in local_best_response(mini, uniform, 4, seed=3, rollouts=2,
+                                                     rollout_policy=heuristic)["method"]
 
 
 @pytest.mark.slow

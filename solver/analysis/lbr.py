@@ -40,6 +40,7 @@ from numba import njit
 
 from spycfr.analysis.headtohead import (
     INTERVAL_WORDS,
+    TABLE,
     Player,
     interval,
     mean_ci,
@@ -58,6 +59,12 @@ from spycfr.tree import CHANCE, TERMINAL
 
 CHUNK = 25  # games per numba call (progress is reported between calls)
 SECOND_SEAT_SEED = 1 << 40  # the games with LBR as P2 draw from another stream
+# particles beyond which LBR's belief is compacted (duplicates merged; if still more, as many
+# drawn by weight): Agent Hunter's beliefs stay under 600 (its games are as before), Agent
+# Avenue's private draws make histories by the hundred thousand (about 1,000 to 47,000
+# distinct states on `standard`)
+BELIEF_CAP = 20_000
+RESAMPLE_SALT = 0x2545F4914F6CDD1D  # the resampling's stream: not the game's
 
 
 @njit(cache=True)
@@ -79,7 +86,9 @@ def _update_belief(params, me, opp, pre, obs, bs, bh, bw, n, ns, nh, nw, acts, p
     successors with that observation, weighted by the move's probability (chance's, the
     opponent's at the particle: row i of ``pre`` when it has rows, else the player ``opp``;
     or 1 for LBR's own move), normalised. Writes them into (ns, nh, nw), grown if needed;
-    returns (ns, nh, nw, count)."""
+    returns (ns, nh, nw, count); a count of 0 where no particle is consistent with the
+    observation (the exact belief always holds the true history: only a resampled one can
+    lose it)."""
     m = 0
     total = 0.0
     for i in range(n):
@@ -108,7 +117,7 @@ def _update_belief(params, me, opp, pre, obs, bs, bh, bw, n, ns, nh, nw, acts, p
             total += nw[m]
             m += 1
     if m == 0 or total <= 0.0:
-        raise ValueError("LBR belief: no history is consistent with the observations")
+        return ns, nh, nw, 0
     for i in range(m):
         nw[i] /= total
     return ns, nh, nw, m
@@ -195,6 +204,19 @@ def _resample(bs, bh, bw, n, cap, rng, ns, nh, nw):
 
 
 @njit(cache=True)
+def _compact(bs, bh, bw, n, ns, nh, nw, keys, cap, rng):
+    """The belief (bs, bh, bw)[:n] within ``cap`` particles: histories that end in the same
+    state (and, with ``keys``, the same observation keys) merged, which is exact; if still
+    over ``cap``, ``cap`` systematic draws by weight (seeded by ``rng``), which is not.
+    Returns the buffers, the current first, the count and whether it resampled."""
+    n = _merge(bs, bh, bw, n, keys)
+    if n <= cap:
+        return bs, bh, bw, ns, nh, nw, n, False
+    n = _resample(bs, bh, bw, n, cap, rng, ns, nh, nw)
+    return ns, nh, nw, bs, bh, bw, n, True
+
+
+@njit(cache=True)
 def _rollout(params, me, opp, roll, state, h, act, rng, cur, nxt, hh, acts, probs):
     """LBR's payoff after ``act`` at the particle (state, h): the game played out, the
     opponent as ``opp``, LBR as ``roll``, chance sampled, all from the stream ``rng``."""
@@ -237,9 +259,14 @@ def _choose(params, me, opp, roll, rollouts, base, bs, bh, bw, n, acts, k, work)
 
 
 @njit(cache=True)
-def _lbr_games(params, me, opp, roll, rollouts, seed, first, count):
+def _lbr_games(params, me, opp, roll, rollouts, seed, first, count, cap):
     """LBR as team ``me`` against ``opp`` in games first..first+count-1: LBR's payoff in
-    each, the largest belief (particles) met and LBR's decisions with a choice."""
+    each, the largest belief (particles, before compaction) met, LBR's decisions with a
+    choice, and per game the times its belief was merged, resampled and depleted. Past
+    ``cap`` particles (0: no cap) the belief is compacted (:func:`_compact`); where the
+    resampled belief holds no history consistent with what LBR then sees (depleted), LBR
+    plays the rest of the game as ``roll`` (from its own observations: still a strategy,
+    so still a bound)."""
     max_act = max(P.max_actions(params), 2)
     acts = np.empty(max_act, dtype=np.int32)
     probs = np.empty(max_act)
@@ -247,20 +274,24 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count):
     nxt = np.empty_like(cur)
     seats = P.num_seats(params)
     h = np.empty(seats, dtype=np.int64)
-    cap = 64
-    bs = np.empty((cap, cur.shape[0]), dtype=cur.dtype)
-    bh = np.empty((cap, seats), dtype=np.int64)
-    bw = np.empty(cap)
+    room = 64  # the particle buffers' first size (they grow)
+    bs = np.empty((room, cur.shape[0]), dtype=cur.dtype)
+    bh = np.empty((room, seats), dtype=np.int64)
+    bw = np.empty(room)
     ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
     work = (np.empty_like(cur), np.empty_like(cur), np.empty(seats, dtype=np.int64),
             np.empty(max_act, dtype=np.int32), np.empty(max_act), np.empty(1, dtype=np.uint64))
     rng = np.empty(1, dtype=np.uint64)
+    crng = np.empty(1, dtype=np.uint64)
+    keys = opp[0] == TABLE or roll[0] == TABLE  # a table reads the observation keys
     payoff = np.empty(count)
+    compacted = np.zeros((count, 3), dtype=np.int64)  # merged, resampled, depleted
     largest = 0
     decisions = 0
     no_rows = np.zeros((0, 0))
     for g in range(count):
         rng[0] = fmix(np.uint64(seed) * GOLDEN + np.uint64(first + g))
+        crng[0] = fmix(rng[0] ^ np.uint64(RESAMPLE_SALT))
         cur[:] = P.initial_state(params)
         for s in range(seats):
             h[s] = root_key(s)
@@ -276,6 +307,9 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count):
                 break
             if p == CHANCE:
                 j = sample(probs, k, uniform(rng))
+            elif p == me and n == 0:  # the belief lost every history: LBR plays ``roll``
+                player_probs(roll, cur, params, P.current_seat(cur, params), h, acts, k, probs)
+                j = sample(probs, k, uniform(rng))
             elif p == me:
                 base = next_u64(rng)
                 j = 0
@@ -288,16 +322,28 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count):
                 j = sample(probs, k, uniform(rng))
             act = acts[j]
             obs = P.observation(cur, params, act, me)
-            ns, nh, nw, n = _update_belief(params, me, opp, no_rows, obs, bs, bh, bw, n, ns, nh,
-                                           nw, work[3], work[4], nxt)
+            if n > 0:
+                ns, nh, nw, n = _update_belief(params, me, opp, no_rows, obs, bs, bh, bw, n,
+                                               ns, nh, nw, work[3], work[4], nxt)
+                if n == 0:
+                    if compacted[g, 1] == 0:  # the exact belief cannot lose the true history
+                        raise ValueError("LBR belief: no history is consistent with the "
+                                         "observations")
+                    compacted[g, 2] += 1
             bs, ns = ns, bs
             bh, nh = nh, bh
             bw, nw = nw, bw
             if ns.shape[0] < bs.shape[0]:  # keep both buffers the same size
                 ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
             largest = max(largest, n)
+            if cap > 0 and n > cap:
+                bs, bh, bw, ns, nh, nw, n, drawn = _compact(bs, bh, bw, n, ns, nh, nw, keys,
+                                                            cap, crng)
+                compacted[g, 0] += 1
+                if drawn:
+                    compacted[g, 1] += 1
             advance_keys(params, cur, nxt, act, h)
-    return payoff, largest, decisions
+    return payoff, largest, decisions, compacted
 
 
 @njit(cache=True)
@@ -326,6 +372,8 @@ def _belief_after(params, me, opp, actions):
         ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
         bs, bh, bw, n = _update_belief(params, me, opp, np.zeros((0, 0)), obs, bs, bh, bw, n,
                                        ns, nh, nw, acts, probs, nxt)
+        if n == 0:
+            raise ValueError("LBR belief: no history is consistent with the observations")
         advance_keys(params, cur, nxt, actions[i], h)
     return bs[:n].copy(), bw[:n].copy()
 
@@ -358,13 +406,17 @@ def check_lbr_options(games: int, rollouts: int) -> None:
 
 def local_best_response(game, strategy: Player, games: int, seed: int = 0,
                         rollouts: int = 4, rollout_policy: Player | None = None,
-                        progress: Callable[[int, int], None] | None = None) -> dict:
+                        progress: Callable[[int, int], None] | None = None,
+                        belief_cap: int = BELIEF_CAP) -> dict:
     """LBR against ``strategy`` (see the module notes): ``games`` games, half with LBR as
     P1 and half as P2, each reproducible from ``seed``; ``rollouts`` sampled continuations
-    per action, LBR continuing as ``rollout_policy`` (None: as ``strategy``). Returns LBR's
-    mean payoff (the two seats averaged) with its 95% interval, per seat, and the work done;
+    per action, LBR continuing as ``rollout_policy`` (None: as ``strategy``); the belief
+    compacted past ``belief_cap`` particles (:func:`_compact`). Returns LBR's mean payoff
+    (the two seats averaged) with its 95% interval, per seat, and the work done;
     ``progress(done, games)`` is called between chunks of games."""
     check_lbr_options(games, rollouts)
+    if belief_cap < 1:
+        raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
     if any(p is not None and p.agent is not None for p in (strategy, rollout_policy)):
         raise SpycfrError("a search agent has no strategy table for the numba LBR: its LBR "
                           "is spycfr.analysis.lbr_agent.agent_lbr (spycfr measure RUN_DIR "
@@ -373,26 +425,61 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
     roll = rollout_policy or strategy
     opp, rp = player_args(strategy), player_args(roll)
     halves = (games // 2, games - games // 2)
-    payoffs, largest, decisions, done = [], 0, 0, 0
+    payoffs, largest, decisions, done, compacted = [], 0, 0, 0, []
     for me, count in enumerate(halves):
         parts = []
         seat_seed = np.int64(seed) + np.int64(me * SECOND_SEAT_SEED)
         for first in range(0, count, CHUNK):
-            part, big, dec = _lbr_games(params, np.int64(me), opp, rp, np.int64(rollouts),
-                                        seat_seed, np.int64(first),
-                                        np.int64(min(CHUNK, count - first)))
+            part, big, dec, comp = _lbr_games(params, np.int64(me), opp, rp,
+                                              np.int64(rollouts), seat_seed, np.int64(first),
+                                              np.int64(min(CHUNK, count - first)),
+                                              np.int64(belief_cap))
             parts.append(part)
+            compacted.append(comp)
             largest, decisions = max(largest, int(big)), decisions + int(dec)
             done += len(part)
             if progress:
                 progress(done, games)
         payoffs.append(np.concatenate(parts))
     words = "the strategy itself" if rollout_policy is None else roll.name
-    return summary(payoffs, payoff_bound(game), seed, rollouts, words, largest, decisions,
-                   "weighted by the strategy's probabilities of the opponent's moves",
-                   "the strategy for the opponent, "
-                   + ("the strategy" if rollout_policy is None else roll.name)
-                   + " for LBR afterwards")
+    per_game = np.concatenate(compacted)
+    out = summary(payoffs, payoff_bound(game), seed, rollouts, words, largest, decisions,
+                  "weighted by the strategy's probabilities of the opponent's moves"
+                  + cap_words(per_game, belief_cap),
+                  "the strategy for the opponent, "
+                  + ("the strategy" if rollout_policy is None else roll.name)
+                  + " for LBR afterwards")
+    out.update(belief_cap=belief_cap, belief_compacted=compacted_totals(per_game))
+    return out
+
+
+COMPACTED = ("merged", "resampled", "depleted")  # the columns of a per-game compaction count
+
+
+def compacted_totals(per_game: np.ndarray) -> dict[str, int]:
+    """The times the belief was merged, resampled and depleted in all the games."""
+    return {k: int(per_game[:, c].sum()) for c, k in enumerate(COMPACTED)}
+
+
+def cap_words(per_game: np.ndarray, cap: int) -> str:
+    """What the cap did to the belief in the games (``per_game``: each game's merges,
+    resamplings and depletions), for the method text."""
+    games = per_game.shape[0]
+    merged, resampled, depleted = (int((per_game[:, c] > 0).sum()) for c in range(3))
+    if not merged:
+        return f"; never more than {cap:,} particles: exact"
+    words = (f"; past {cap:,} particles (in {merged} of {games} games) the histories "
+             "that end in the same state were merged (exact: no player reads more)")
+    if not resampled:
+        return words
+    return (words + f", and where still more than {cap:,} (in {resampled} games, "
+            f"{int(per_game[:, 1].sum())} times) {cap:,} particles were drawn by weight "
+            "(systematic resampling, seeded): there the belief is an approximation"
+            + (f", and in {depleted} games it lost every history consistent with what LBR "
+               "then saw, so LBR played the rest of the game as its playout policy"
+               if depleted else "")
+            + "; that changes only LBR's choices, not that its games bound the "
+            "exploitability")
 
 
 def summary(payoffs: list[np.ndarray], bound: float, seed: int, rollouts: int,

@@ -55,14 +55,18 @@ from spycfr.analysis.headtohead import (
     player_probs,
 )
 from spycfr.analysis.lbr import (
+    BELIEF_CAP,
+    COMPACTED,
+    RESAMPLE_SALT,
     SECOND_SEAT_SEED,
     _choose,
+    _compact,
     _lbr_games,
-    _merge,
-    _resample,
     _two_player_params,
     _update_belief,
+    cap_words,
     check_lbr_options,
+    compacted_totals,
     summary,
 )
 from spycfr.cfr.mccfr_kernels import advance_keys
@@ -80,12 +84,6 @@ GAMES_FILE = "lbr-games.jsonl"
 # otherwise are not resumed)
 PARTICLES = ("each private state's row re-solved with that state's own leaf games "
              "(Continuations.focus_each), not the rows of the agent's own re-solve")
-# particles beyond which LBR's belief is compacted (duplicates merged; if still more, as many
-# drawn by weight): Agent Hunter's beliefs stay under 600 (its games are as before), Agent
-# Avenue's private draws make histories by the hundred thousand (about 1,000 to 47,000
-# distinct states on `standard`)
-BELIEF_CAP = 20_000
-RESAMPLE_SALT = 0x2545F4914F6CDD1D  # the resampling's stream: not the game's
 CACHE_SIZE = 64  # particle re-solves kept per process (a few MB each on standard)
 Note = Callable[[str], None]
 
@@ -389,16 +387,16 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
         act = acts[j]
         obs = _observation(params, cur, act, np.int64(me))
         if n > 0:
-            try:
-                ns, nh, nw, n = _update_belief(params, np.int64(me), view.args, pre, obs, bs,
-                                               bh, bw, np.int64(n), ns, nh, nw, work[3],
-                                               work[4], nxt)
-            except ValueError:
+            ns, nh, nw, n = _update_belief(params, np.int64(me), view.args, pre, obs, bs, bh,
+                                           bw, np.int64(n), ns, nh, nw, work[3], work[4], nxt)
+            n = int(n)
+            if n == 0:
                 if counts.get("resampled", 0) == resampled:
-                    raise  # the exact belief cannot lose the true history: a bug
+                    # the exact belief cannot lose the true history: a bug
+                    raise ValueError("LBR belief: no history is consistent with the "
+                                     "observations")
                 # the draws left out every history consistent with what LBR saw
                 counts["depleted"] = counts.get("depleted", 0) + 1
-                n = 0
         bs, ns = ns, bs
         bh, nh = nh, bh
         bw, nw = nw, bw
@@ -416,31 +414,38 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
 
 def compact(bs, bh, bw, n: int, ns, nh, nw, keys: bool, cap: int, rng,
             counts: dict) -> tuple:
-    """The belief (bs, bh, bw)[:n] within ``cap`` particles: histories that end in the same
-    state (and, with ``keys``, the same observation keys) merged, which is exact; if still
-    over ``cap``, ``cap`` systematic draws by weight (seeded by ``rng``), which is not.
-    Returns the buffers, the current first, and the count; ``counts`` gains "merged" and
-    "resampled" (times each was done)."""
-    n = int(_merge(bs, bh, bw, np.int64(n), keys))
+    """The table path's compaction (:func:`spycfr.analysis.lbr._compact`: merged, exact; if
+    still over ``cap``, ``cap`` systematic draws seeded by ``rng``, not exact). Returns the
+    buffers, the current first, and the count; ``counts`` gains "merged" and "resampled"
+    (times each was done)."""
+    rng = np.zeros(1, dtype=np.uint64) if rng is None else rng  # unread within the cap
+    bs, bh, bw, ns, nh, nw, n, drawn = _compact(bs, bh, bw, np.int64(n), ns, nh, nw, keys,
+                                                np.int64(cap), rng)
     counts["merged"] = counts.get("merged", 0) + 1
-    if n > cap:
-        n = int(_resample(bs, bh, bw, np.int64(n), np.int64(cap), rng, ns, nh, nw))
-        bs, ns, bh, nh, bw, nw = ns, bs, nh, bh, nw, bw
+    if drawn:
         counts["resampled"] = counts.get("resampled", 0) + 1
-    return bs, bh, bw, ns, nh, nw, n
+    return bs, bh, bw, ns, nh, nw, int(n)
 
 
 def table_games(game, strategy: Player, me: int, seed: int, first: int, count: int,
-                rollouts: int, roll: Player | None = None) -> tuple[np.ndarray, np.ndarray]:
+                rollouts: int, roll: Player | None = None, cap: int = BELIEF_CAP
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Games first..first+count-1 of LBR as ``me`` against a table player, by the table path
-    (numba) and by this module's loop: (payoffs of each) for the test that they agree."""
+    (numba) and by this module's loop, the belief capped at ``cap`` particles in both: (the
+    payoffs of each, then each game's merges, resamplings and depletions of each), for the
+    test that they agree."""
     params = _two_player_params(game)
     rp = player_args(roll or strategy)
-    numba, _, _ = _lbr_games(params, np.int64(me), player_args(strategy), rp, np.int64(rollouts),
-                             np.int64(seed), np.int64(first), np.int64(count))
-    mine = [play_game(params, me, TableOpponent(strategy), rp, rollouts, seed, first + g)[0]
-            for g in range(count)]
-    return numba, np.array(mine)
+    numba, _, _, compacted = _lbr_games(params, np.int64(me), player_args(strategy), rp,
+                                        np.int64(rollouts), np.int64(seed), np.int64(first),
+                                        np.int64(count), np.int64(cap))
+    mine, counted = [], []
+    for g in range(count):
+        counts: dict = {}
+        mine.append(play_game(params, me, TableOpponent(strategy), rp, rollouts, seed,
+                              first + g, cap=cap, counts=counts)[0])
+        counted.append([counts.get(k, 0) for k in COMPACTED])
+    return numba, np.array(mine), compacted, np.array(counted, dtype=np.int64)
 
 
 # --- a run of many games: tasks, the file of finished games, Dask ---------------------------
@@ -639,7 +644,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
                   "weighted by the agent's re-solved strategy (its probability of each move "
                   "for the particle's private state, at the public state where it "
                   "re-solved, as the agent holding that state computes it: "
-                  f"{PARTICLES}){_cap_words(every, belief_cap)}",
+                  f"{PARTICLES})" + cap_words(_per_game(every), belief_cap),
                   f"{rollout} for both seats afterwards: the agent cannot re-solve in "
                   "thousands of playouts")
     seconds = [r["seconds"] for r in every]
@@ -647,8 +652,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
                                    for k in ("decisions", "cached", "solves")},
                approximate_decisions=sum(r.get("approximate", 0) for r in every),
                belief_cap=belief_cap,
-               belief_compacted={k: sum(r.get(f"belief_{k}", 0) for r in every)
-                                 for k in ("merged", "resampled", "depleted")})
+               belief_compacted=compacted_totals(_per_game(every)))
     out.update(opponent="search agent", games_file=GAMES_FILE,
                seconds_per_game={"mean": float(np.mean(seconds)),
                                  "median": float(np.median(seconds))},
@@ -656,25 +660,11 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     return out
 
 
-def _cap_words(rows: list[dict], cap: int) -> str:
-    """What the cap did to the belief in the games ``rows`` (for the method text)."""
-    merged = sum(1 for r in rows if r.get("belief_merged", 0))
-    resampled = [r.get("belief_resampled", 0) for r in rows]
-    if not merged:
-        return f"; never more than {cap:,} particles: exact"
-    words = (f"; past {cap:,} particles (in {merged} of {len(rows)} games) the histories "
-             "that end in the same state were merged (exact: no player reads more)")
-    if not any(resampled):
-        return words
-    depleted = sum(1 for r in rows if r.get("belief_depleted", 0))
-    return (words + f", and where still more than {cap:,} (in {sum(map(bool, resampled))} "
-            f"games, {sum(resampled)} times) {cap:,} particles were drawn by weight "
-            "(systematic resampling, seeded): there the belief is an approximation"
-            + (f", and in {depleted} games it lost every history consistent with what LBR "
-               "then saw, so LBR played the rest of the game as its playout policy"
-               if depleted else "")
-            + "; that changes only LBR's choices, not that its games bound the "
-            "exploitability")
+def _per_game(rows: list[dict]) -> np.ndarray:
+    """The games' merges, resamplings and depletions of the belief (as the table path
+    counts them) from their rows of the games file."""
+    return np.array([[r.get(f"belief_{k}", 0) for k in COMPACTED] for r in rows],
+                    dtype=np.int64).reshape(-1, len(COMPACTED))
 
 
 def _game_of(run_dir: str):
