@@ -105,7 +105,7 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
     if as_json:
         click.echo(json.dumps({**result.to_json(), "run_dir": str(out)}))
         return
-    exact = result.record.get("exact_measure")
+    exact = result.record.get("exact_measure") if result.exploitability is not None else None
     strength = (f"exploitability {result.exploitability:.4g}, exact (best responses: P1 "
                 f"{exact['br_p1']:+.4f}, P2 {exact['br_p2']:+.4f}; {exact['re_solves']:,} "
                 "re-solves)" if exact else

@@ -47,6 +47,7 @@ def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_p
     exact = meta["exact_measure"]
     assert (exact["br_p1"], exact["br_p2"], exact["re_solves"]) == pytest.approx(
         (br[0], br[1], solves), abs=1e-12)
+    assert exact["unplayed_re_solves"] == 0  # every rollout of the walk was played
     code, _, err = spycfr("report", agent_dir, "-o", str(tmp_path / "report.md"))
     assert code == 0, err
     assert f"Exploitability: {value:.4g}, exact" in (tmp_path / "report.md").read_text()
@@ -195,3 +196,43 @@ def test_a_review_says_what_valued_the_moves():
                                        "its leaves valued rollout")
     rows[1]["to_end"] = False
     assert _agent_basis(rows, opp) == "its leaves valued rollout"
+
+
+def test_a_walk_whose_rollouts_went_unplayed_is_not_called_exact():
+    """The exact walk holds no actual cards: a re-solve whose rollouts are over their budget
+    scores every leaf as it stands, which a real game (rollouts for its own cards) does not.
+    Such re-solves are counted, and the figure is then not given as the agent's (forced
+    here on tiny by a budget of 0, leaves at every re-solve: the endgame rule off)."""
+    from spycfr.games import make_variant
+    from spycfr.runs.agent_run import exact_measure
+
+    agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                        AgentConfig(iterations=10, value_function="rollout"))
+    agent.values.inner.budget = 0
+    said: list[str] = []
+    fields = exact_measure(agent, said.append)
+    assert fields is not None and fields["exploitability"] is None
+    unplayed = fields["exact_measure"]["unplayed_re_solves"]
+    assert 0 < unplayed <= fields["exact_measure"]["re_solves"]
+    assert fields["exploitability_note"].startswith(f"unknown: in the exact walk {unplayed:,}")
+    assert any("scored as they stand" in line for line in said)
+
+
+def test_the_report_gives_why_a_walked_agent_is_unknown(agent_dir, tmp_path):
+    """A run whose exact walk left rollouts unplayed (run.json as exact_measure writes it
+    then): the report says why its exploitability is unknown, not that the game is too big."""
+    import shutil
+
+    run = tmp_path / "agent"
+    shutil.copytree(agent_dir, run)
+    meta = json.loads((run / "run.json").read_text())
+    meta["exact_measure"]["unplayed_re_solves"] = 3
+    meta.update(exploitability=None, exploitability_note="unknown: in the exact walk 3 of "
+                "532 re-solves had more rollouts than their budget")
+    (run / "run.json").write_text(json.dumps(meta))
+    code, _, err = spycfr("report", str(run), "-o", str(tmp_path / "report.md"))
+    assert code == 0, err
+    text = " ".join((tmp_path / "report.md").read_text().split())
+    assert ("**Exploitability: unknown.** In the exact walk 3 of 532 re-solves had more "
+            "rollouts than their budget.") in text
+    assert "far too big" not in text

@@ -175,9 +175,12 @@ def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
         if not meta.measured:
             return
     elif meta.algorithm == AGENT_ALGORITHM:
-        doc.add("**Exploitability: unknown.** The agent stores no strategy to take a best "
-                "response to, and the game is far too big for one. "
-                + _instead(matched, bool(meta.measured)) + "\n")
+        # walked exactly, but not as a real game plays (agent_run.exact_measure's note)
+        why = str(meta.record.get("exploitability_note", "")).removeprefix("unknown: ")
+        doc.add("**Exploitability: unknown.** " + (
+            f"{why[:1].upper()}{why[1:]}. " if meta.record.get("exact_measure") else
+            "The agent stores no strategy to take a best response to, and the game is far "
+            "too big for one. ") + _instead(matched, bool(meta.measured)) + "\n")
         if not meta.measured:
             return
     elif est is not None and est.informative:

@@ -64,11 +64,30 @@ def exact_measure(agent: SearchAgent, progress: Callable[[str], None] | None = N
         progress("the agent's exact exploitability: re-solving at every public node, then a "
                  "best response against each seat")
     start = time.perf_counter()
+    before = _unfocused(agent)
     value, br, solves = agent_exploitability(agent, progress)
-    return {"exploitability": float(value), "exploitability_note": EXACT_NOTE,
-            "exact_measure": {"br_p1": float(br[0]), "br_p2": float(br[1]),
-                              "re_solves": int(solves),
-                              "seconds": time.perf_counter() - start}}
+    unplayed = _unfocused(agent) - before
+    measure = {"br_p1": float(br[0]), "br_p2": float(br[1]), "re_solves": int(solves),
+               "seconds": time.perf_counter() - start, "unplayed_re_solves": unplayed}
+    if not unplayed:
+        return {"exploitability": float(value), "exploitability_note": EXACT_NOTE,
+                "exact_measure": measure}
+    # the walk holds no actual cards: over their budget its rollout leaves were all scored
+    # as they stand, where a real game plays games for its own cards; not this agent's figure
+    note = (f"unknown: in the exact walk {unplayed:,} of {solves:,} re-solves had more "
+            "rollouts than their budget and no actual cards to spend it on, so their leaves "
+            "were scored as they stand, which a real game does not do; the walk's figure "
+            f"({value:.4g}) is not this agent's")
+    if progress is not None:
+        progress(f"the agent's exploitability: {note}")
+    return {"exploitability": None, "exploitability_note": note, "exact_measure": measure}
+
+
+def _unfocused(agent: SearchAgent) -> int:
+    """The re-solves so far whose rollout leaves were over their budget with no actual
+    cards to focus on (``Continuations.unfocused``; 0 for other leaf values)."""
+    values = getattr(agent.values, "inner", agent.values)
+    return int(getattr(values, "unfocused", 0))
 
 
 def is_agent_run(meta: RunResult) -> bool:

@@ -86,6 +86,9 @@ class Continuations:
         self._ready = False
         self._live: tuple[np.ndarray, np.ndarray] = (np.zeros(0, int), np.zeros(0, int))
         self.games_played = 0  # rollouts played so far (all re-solves)
+        # re-solves over the budget with no focus (the exploitability walk holds no actual
+        # cards): every leaf took the fallback, where a real game plays its cards' games
+        self.unfocused = 0
 
     def focus(self, seat: int | None, private: int | None = None, tree: Subtree | None = None,
               weights: np.ndarray | None = None) -> None:
@@ -221,6 +224,7 @@ class Continuations:
                 means * self.game.compat[i0, i1][:, None, None])
             return
         if self._focus is None:
+            self.unfocused += 1
             return
         s, own = self._focus
         draws, seeds = rng.random(self.focus_samples), rng.integers(0, 2**31 - 1,
