@@ -296,7 +296,7 @@ def test_a_rollout_starts_from_the_real_game():
     together the history's deck and discards. Rollouts are reproducible from their seeds
     and weigh their payoff by card removal (|value| <= the pair's ratio)."""
     from spycfr.games.agent_avenue import PLUGIN
-    from spycfr.games.agent_avenue.leaf import leaf_base, leaf_scale, pair_weight
+    from spycfr.games.agent_avenue.leaf import leaf_base, leaf_scale, pair_weight, weights
     from spycfr.games.agent_avenue.rollout_advanced import start_state
 
     states = _decisions(4, 7)
@@ -326,3 +326,15 @@ def test_a_rollout_starts_from_the_real_game():
         w = pair_weight(pubs[x], PARAMS, leaf_scale(pubs[x], PARAMS),
                         leaf_base(pubs[x], PARAMS), args[1][x], args[2][x])
         assert abs(one[x]) == pytest.approx(w)
+    n = PA.num_private(PARAMS, 0)
+    full = weights(pubs[0], PARAMS, n, n)  # the live states' W, zeros elsewhere
+    assert full[args[1][0], args[2][0]] == pytest.approx(abs(one[0])) and full[0].sum() == 0
+
+
+def test_the_search_agent_says_advanced_mode_has_no_plan_yet():
+    """Its first plan spans the market's 455 supplies: a one-line error, not 14 GB."""
+    from spycfr.errors import SpycfrError
+    from spycfr.search.agent import AgentConfig, SearchAgent
+
+    with pytest.raises(SpycfrError, match="advanced mode yet"):
+        SearchAgent("agent-avenue", {"mode": "advanced"}, AgentConfig.default("agent-avenue"))

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from spycfr.errors import SpycfrError
 from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue.advanced_core import AgentAvenueAdvancedParams
 from spycfr.games.agent_avenue.public import (
@@ -143,6 +144,19 @@ def weights(pub, params, n0, n1):
     """``W[i, j]``: the deck's probability of the cards states i and j hold (with those in
     play and on the table) over the model's, 0 where either is DEAD or they hold more than
     the deck has (at a terminal, a decision, the revealed card's signal, a discard's draw)."""
+    w, ri, ci = live_weights(pub, params, n0, n1)
+    out = np.zeros((n0, n1))
+    for a in range(ri.shape[0]):
+        for b in range(ci.shape[0]):
+            out[ri[a], ci[b]] = w[a, b]
+    return out
+
+
+@njit(cache=True)
+def live_weights(pub, params, n0, n1):
+    """(``W`` on the states of the numberings at ``pub`` alone, those states' indices ri
+    and ci): the rest of :func:`weights` is 0 (advanced mode's numberings use 331 of its
+    2,641 indices at most decisions: the whole W would be 56 MB)."""
     scale = leaf_scale(pub, params)
     base = leaf_base(pub, params)
     x = np.empty(n0, np.int64)
@@ -151,13 +165,13 @@ def weights(pub, params, n0, n1):
         x[i] = _held(pub, params, 0, i)
     for j in range(n1):
         y[j] = _held(pub, params, 1, j)
-    out = np.zeros((n0, n1))
-    for i in range(n0):
-        if x[i] < 0:
-            continue
-        for j in range(n1):
-            out[i, j] = _ratio(params, scale, base, x[i], y[j])
-    return out
+    ri = np.flatnonzero(x >= 0)
+    ci = np.flatnonzero(y >= 0)
+    out = np.empty((ri.shape[0], ci.shape[0]))
+    for a in range(ri.shape[0]):
+        for b in range(ci.shape[0]):
+            out[a, b] = _ratio(params, scale, base, x[ri[a]], y[ci[b]])
+    return out, ri, ci
 
 
 @njit(cache=True)
@@ -318,9 +332,10 @@ class ScoredNow:
         if wkey not in self._weights:
             # single precision and only the rows and columns not all 0 (on the full game
             # about 64% of each): the products read W from memory
-            w = weights(pub, params, n0, n1)
-            ri, ci = np.flatnonzero((w != 0).any(1)), np.flatnonzero((w != 0).any(0))
-            self._weights[wkey] = (np.ascontiguousarray(w[np.ix_(ri, ci)], np.float32), ri, ci)
+            w, ri, ci = live_weights(pub, params, n0, n1)
+            rows, cols = (w != 0).any(1), (w != 0).any(0)
+            self._weights[wkey] = (np.ascontiguousarray(w[np.ix_(rows, cols)], np.float32),
+                                   ri[rows], ci[cols])
             if len(self._weights) > self.keep:
                 self._weights.popitem(last=False)
         self._weights.move_to_end(wkey)
@@ -339,10 +354,19 @@ scored_now = ScoredNow()
 def search_params(variant):
     """The public model a search agent re-solves on: the exact one, or, where its numbering
     of a seat's hands and discards passes ``EXACT_LIMIT`` states (the full game: 108,901),
-    the one that forgets which cards were discarded (hands only: 331 on the full game)."""
+    the one that forgets which cards were discarded (hands only: 331 on the full game).
+    Advanced mode's model (public_advanced.py) has no agent yet: a one-line error."""
     from spycfr.public.protocol import python_impl
 
     params = variant.to_params()
+    if isinstance(params, AgentAvenueAdvancedParams):
+        # Its rollout leaves and re-solves work (about 10 s a mid-game re-solve under
+        # load), but the agent's first plan, solved at the public root, spans the black
+        # market's 455 supplies: over 14 GB at plan depth 2 (stopped), 5,006 nodes and
+        # 2.4 GB to build at depth 1. It needs a plan from the observed market.
+        raise SpycfrError("the re-solving agent does not play agent-avenue in advanced "
+                          "mode yet: its first plan spans the black market's 455 supplies "
+                          "(over 14 GB); simple mode (preset standard) has one")
     if int(python_impl(params, "num_private")(params, 0)) > EXACT_LIMIT:
         params = params._replace(forget=np.int64(1))
     return params
