@@ -14,8 +14,6 @@ the suite skips it as too big): these games are its conformance."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -26,6 +24,7 @@ from spycfr.games.agent_avenue import public_advanced as PA
 from spycfr.games.agent_avenue import rules as R
 from spycfr.public import protocol as pp
 from spycfr.public.protocol import CHANCE, PRIVATE_CHANCE, TERMINAL
+from test_agent_avenue_public import _model_probability  # multinomial / n^k
 
 PARAMS = make_game("advanced").params
 N = int(PARAMS.n)
@@ -86,16 +85,6 @@ def _label(state, action):
     return action
 
 
-def _model_probability(code, n=N):
-    """The model's probability of a draw (a rules chance code): multinomial / n^k."""
-    counts = []
-    for _ in range(n):
-        counts.append(code % R.BASE)
-        code //= R.BASE
-    k = sum(counts)
-    return math.factorial(k) / math.prod(math.factorial(c) for c in counts) / n ** k
-
-
 def _history_chance(state):
     codes = np.empty(A.max_actions(PARAMS), np.int32)
     probs = np.empty(len(codes))
@@ -140,23 +129,23 @@ def _play_game(seed, seen, swaps):
         if ph in (R.PH_DEAL0, R.PH_DEAL1):  # the root's prior
             x = ph - R.PH_DEAL0
             AP.initial_weights(PARAMS, x, w)  # shared with simple mode
-            assert w[after[x]] == pytest.approx(_model_probability(h))
+            assert w[after[x]] == pytest.approx(_model_probability(h, N))
             p_rules *= q
-            p_model *= _model_probability(h)
+            p_model *= _model_probability(h, N)
         elif ph == R.PH_REFILL:  # drawn after the recruitment in the public tree
             assert np.array_equal(_pub(t), pub)
             p_rules *= q
-            p_model *= _model_probability(h)
+            p_model *= _model_probability(h, N)
             s = t
             continue
         elif who == CHANCE and ph in (R.PH_SWAP_DRAW, A.PH_HAND_DRAW):
             x = int(s[R.ACTIVE]) if ph == R.PH_SWAP_DRAW else int(s[A.BMP])
             assert PA.current_player(pub, PARAMS) == PRIVATE_CHANCE + x
             draws = _private_chance(pub, before[x])
-            assert draws[after[x]] == pytest.approx(_model_probability(h))
+            assert draws[after[x]] == pytest.approx(_model_probability(h, N))
             assert after[1 - x] == before[1 - x]
             p_rules *= q
-            p_model *= _model_probability(h)
+            p_model *= _model_probability(h, N)
             pub = _apply(pub, 0)
         elif who == CHANCE and not (ph == A.PH_EFFECT and s[A.CARD] in PICKED):
             assert PA.current_player(pub, PARAMS) == CHANCE

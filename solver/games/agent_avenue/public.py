@@ -242,9 +242,10 @@ def _code_of(state, base, n):
 
 
 @njit(cache=True)
-def public_of_history(state, params, out):
-    """The rules' state blanked; the deal is the root; from the play to the recruitment the
-    mover's hand size and the deck as before its refill (drawn later in the public tree)."""
+def blank(state, params, out, root):
+    """``out``: the rules' state with the hands, discards, deck and face-down card blanked;
+    before the deal is over, the public root (phase ``root``, the hands dealt). Advanced
+    mode's model shares it."""
     out[:] = state
     for x in range(16):
         out[HAND + x] = 0
@@ -253,17 +254,24 @@ def public_of_history(state, params, out):
         out[DECK + x] = 0
     out[DOWN] = -1
     out[TAKEN] = -1
-    ph = state[PHASE]
-    a = state[ACTIVE]
-    if ph == PH_DEAL0 or ph == PH_DEAL1:
-        out[PHASE] = PH_PLAY
+    if state[PHASE] == PH_DEAL0 or state[PHASE] == PH_DEAL1:
+        out[PHASE] = root
         out[HANDSIZE] = params.hand
         out[HANDSIZE + 1] = params.hand
         total = 0
         for t in range(params.n):
             total += params.copies[t]
         out[DECKSIZE] = total - 2 * params.hand
-    elif ph == PH_REFILL or ph == PH_RECRUIT:
+
+
+@njit(cache=True)
+def public_of_history(state, params, out):
+    """The rules' state blanked; the deal is the root; from the play to the recruitment the
+    mover's hand size and the deck as before its refill (drawn later in the public tree)."""
+    blank(state, params, out, PH_PLAY)
+    ph = state[PHASE]
+    a = state[ACTIVE]
+    if ph == PH_REFILL or ph == PH_RECRUIT:
         out[PHASE] = PH_RECRUIT
         pre = min(state[HANDSIZE + a], params.hand - 2)  # the hand was full if cards are left
         out[DECKSIZE] += state[HANDSIZE + a] - pre

@@ -96,9 +96,7 @@ from spycfr.games.agent_avenue.public import (
 )
 from spycfr.games.agent_avenue.rules import (
     ACTIVE,
-    DECK,
     DECKSIZE,
-    DISC,
     DOWN,
     HAND,
     HANDSIZE,
@@ -152,25 +150,10 @@ def public_of_history(state, params, out):
     """The rules' state blanked; the deal is the root (the market next); from the play to
     the recruitment the mover's hand size and the deck as before its refill (drawn later in
     the public tree); an instant that takes from its resolver's hand at ``PH_PICK``."""
-    out[:] = state
-    for x in range(16):
-        out[HAND + x] = 0
-        out[DISC + x] = 0
-    for x in range(8):
-        out[DECK + x] = 0
-    out[DOWN] = -1
-    out[TAKEN] = -1
+    AP.blank(state, params, out, PH_MARKET)
     ph = state[PHASE]
     a = state[ACTIVE]
-    if ph == PH_DEAL0 or ph == PH_DEAL1:
-        out[PHASE] = PH_MARKET
-        out[HANDSIZE] = params.hand
-        out[HANDSIZE + 1] = params.hand
-        total = 0
-        for t in range(params.n):
-            total += params.copies[t]
-        out[DECKSIZE] = total - 2 * params.hand
-    elif ph == PH_REFILL:
+    if ph == PH_REFILL:
         out[PHASE] = PH_RECRUIT
     elif ph == PH_RECRUIT:
         out[HANDSIZE + a] -= state[REFILLED]
