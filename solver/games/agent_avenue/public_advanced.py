@@ -296,12 +296,9 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
         hs = np.int64(pub[HANDSIZE + p])
         hand, _, _ = decode(params, False, hs, 0, i)
         m = 0
+        need = 2 if pub[CARD] == DOUBLE else 1
         for t in range(params.n):
-            v = _digit(hand, t)
-            c = pub[CARD]
-            ok = v >= 2 if c == DOUBLE else (
-                v >= 1 and (c == OUTPOST or pub[PLAY + 8 * p + t] == 0))
-            if ok and _candidate(pub, params, t):
+            if _digit(hand, t) >= need and _candidate(pub, params, t):
                 kids[m] = _pick_label(pub, params, t)
                 nexts[m] = index(params, False, hs - 1, 0, hand - _unit(t), 0, NO_NAME)
                 m += 1
@@ -316,11 +313,8 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
         k = 0
         for t in range(params.n):
             if is_target(pub, t):
-                kids[k] = k
-                # Mind Control's agent, and Spycation's kept (its first label), join the hand
-                keep = pub[CARD] == MIND or pub[CARD] == SPYCATION
-                nexts[k] = index(params, False, hs + 1, 0, hand + _unit(t), 0, NO_NAME) \
-                    if keep else i
+                kids[k] = k  # Mind Control's agent, or Spycation's kept, joins the hand
+                nexts[k] = index(params, False, hs + 1, 0, hand + _unit(t), 0, NO_NAME)
                 k += 1
                 if pub[CARD] == SPYCATION:  # recruited again at once
                     kids[k] = k
