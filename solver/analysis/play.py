@@ -136,12 +136,12 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     if opp.agent is not None:
         from spycfr.runs.agent_run import plan_to_end
 
-        how = (f"as the search agent of {run_dir} (" + (
-            "it plays its first plan, solved to the end of the game, and re-solves where the "
-            "rest of the game fits its endgame budget" if plan_to_end(meta) else
-            "it re-solves at every decision") + "; " + (
-            "exploitability unknown" if eps is None else f"exploitability {eps:.2g}, exact")
-               + ")")
+        plays = ("it plays its first plan, solved to the end of the game, and re-solves "
+                 "where the rest of the game fits its endgame budget" if plan_to_end(meta)
+                 else "it re-solves at every decision")
+        quality = ("exploitability unknown" if eps is None else
+                   f"exploitability {eps:.2g}, exact")
+        how = f"as the search agent of {run_dir} ({plays}; {quality})"
     else:
         quality = (f"exploitability {eps:.2g}" if eps is not None else
                    "sampled, exploitability unknown")
