@@ -381,3 +381,46 @@ def test_focus_each_values_every_state_as_its_own_focus(tiny):
     vf.reset()
     vf.values(pubs, r0, r1)
     assert vf.deferred == [] and vf.alone_over_budget == []
+
+
+def _after_moves(variant, actions):
+    """(the public state, P1's and P2's private states) after the rules ``actions``."""
+    from spycfr.games.agent_hunter.public import private_of_history, public_of_history
+
+    params = variant.to_params()
+    state = R.initial_state(params)
+    for a in actions:
+        nxt = np.empty_like(state)
+        R.apply_action(state, params, a, nxt)
+        state = nxt
+    pub = np.zeros(R.STATE_SIZE, np.int32)
+    public_of_history(state, params, pub)
+    return params, pub, [private_of_history(state, params, s) for s in (0, 1)]
+
+
+def _styled_games(plugin, params, pub, privates, style1, n=200):
+    """P1's payoffs of ``n`` rollouts from ``pub``, P1 the hunter, P2 ``style1``."""
+    out = np.empty(n)
+    plugin.rollouts(pub[None], params, np.zeros(n, np.int64), np.full(n, privates[0]),
+                    np.full(n, privates[1]), np.zeros(n, np.int64), np.full(n, style1),
+                    np.arange(n, dtype=np.int64), out)
+    return out
+
+
+def test_the_reader_sees_through_the_switch_just_made():
+    from spycfr.games.agent_hunter.leaf import READER, ROLLOUT_STYLES
+
+    plugin = get_plugin("agent-hunter")
+    assert plugin.rollout_styles == ROLLOUT_STYLES and ROLLOUT_STYLES[READER] == "reader"
+    variant = make_variant("agent-hunter", "standard")
+    placed = [R.encode_place((0, 1, 9), 10), R.encode_place((0, 2, 7), 10)]
+    # P1 shows its 0 in house 1, puts it back, a decoy beside it: the hunter no longer
+    # knows the house (its KNOW reset), the reader eliminates it at once with its own 0
+    params, pub, privates = _after_moves(variant, [*placed, R.encode_switch(0, 0, 0)])
+    reader = _styled_games(plugin, params, pub, privates, READER)
+    hunter = _styled_games(plugin, params, pub, privates, 0)
+    assert np.all(reader == -1.0) and hunter.mean() > -0.9
+    # after anything but a switch the reader is the hunter, game for game
+    params, pub, privates = _after_moves(variant, [*placed, R.encode_hand(5, 0)])
+    assert np.array_equal(_styled_games(plugin, params, pub, privates, READER),
+                          _styled_games(plugin, params, pub, privates, 0))

@@ -9,7 +9,13 @@ from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.features import value_features
 from spycfr.games.agent_hunter.game import AgentHunterGame, AgentHunterState
 from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES
-from spycfr.games.agent_hunter.leaf import opening_classes, private_names, rollouts, scored_now
+from spycfr.games.agent_hunter.leaf import (
+    ROLLOUT_STYLES,
+    opening_classes,
+    private_names,
+    rollouts,
+    scored_now,
+)
 from spycfr.games.agent_hunter.record import record_to_actions as _record_to_actions
 from spycfr.games.agent_hunter.variant import (
     PARAMETERS,
@@ -87,6 +93,7 @@ PLUGIN = GamePlugin(
     # against those and the prober (uniformly random hand attacks: with it the standard
     # agent beat the prober by +0.639 in 36 games, +0.361 without; results/standard)
     rollouts=rollouts,
+    rollout_styles=ROLLOUT_STYLES,
     continuations=("hunter", "switcher"),
     opposing_continuations=("hunter", "switcher", "prober"),
     # the placements as a matrix game (spycfr.search.openings): one class per set of cards,

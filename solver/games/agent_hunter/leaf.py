@@ -10,9 +10,11 @@ import numpy as np
 from numba import njit
 
 from spycfr.games.agent_hunter import rules as R
-from spycfr.games.agent_hunter.heuristic import styled_heuristic
+from spycfr.games.agent_hunter.heuristic import HUNTER, styled_heuristic
 from spycfr.games.agent_hunter.public import _house_sum, _out_sum, _sign, _vp_margin, combine
 from spycfr.games.agent_hunter.rules import (
+    KNOW,
+    LAST,
     O_HOUSE,
     O_OUT,
     P_CARDS,
@@ -21,8 +23,16 @@ from spycfr.games.agent_hunter.rules import (
     PHASE,
     PSTRIDE,
     STATE_SIZE,
+    T_SWITCH,
     TO_MOVE,
 )
+
+# the rollouts hook's styles: the heuristic players' (heuristic.py), and the ``reader``: the
+# hunter knowing, from the first move of the game played out, the card that the opponent
+# has just switched in (a seat that sees through the switch: what a best responder learns
+# where the switching player's card choice is a function of its cards; results/standard)
+ROLLOUT_STYLES = ("hunter", "switcher", "prober", "reader")
+READER = 3
 
 
 @njit(cache=True)
@@ -100,10 +110,23 @@ def private_names(variant, pub: np.ndarray | None = None, seat: int = 0) -> list
 
 
 @njit(cache=True)
+def _read_switch(state, seat):
+    """If the last move was the opponent's switch, ``seat`` knows the card it switched in
+    (its KNOW field of that house narrowed to the card)."""
+    seen = np.int64(state[LAST]) | (np.int64(state[LAST + 1]) << 15)
+    if seen & 7 != T_SWITCH:
+        return
+    h = (seen >> 3) & 15
+    card = state[(1 - seat) * PSTRIDE + O_HOUSE + h]
+    if card >= 0:
+        state[KNOW + 3 * seat + h] = 1 << card
+
+
+@njit(cache=True)
 def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
     """The ``rollouts`` hook: ``out[q]``, P1's payoff of one game played to the end from
     public state ``pubs[leaf[q]]`` with P1 holding private state ``i0[q]`` and P2 ``i1[q]``,
-    each seat playing the heuristic style ``style0[q]`` / ``style1[q]`` (heuristic.py; its
+    each seat playing the style ``style0[q]`` / ``style1[q]`` (``ROLLOUT_STYLES``; its
     random choices, refills and the prober's attacks, from numba's generator seeded with
     ``seeds[q]`` per game: the same arguments give the same payoffs, and games with one seed
     share their random numbers: common random numbers across leaves)."""
@@ -119,9 +142,14 @@ def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
         combine(pub, params, i0[q], i1[q], nxt)
         for x in range(STATE_SIZE):
             state[x] = nxt[x]
+        mover = state[TO_MOVE]
+        if mover >= 0 and (style0[q] if mover == 0 else style1[q]) == READER:
+            _read_switch(state, mover)
         while state[PHASE] != PH_OVER:
             k = R.legal_actions(state, params, actions)
             style = style0[q] if state[TO_MOVE] == 0 else style1[q]
+            if style == READER:
+                style = HUNTER
             styled_heuristic(state, params, np.int64(style), actions, k, probs)
             u = np.random.random()
             a = k - 1

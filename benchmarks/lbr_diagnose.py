@@ -1,0 +1,268 @@
+"""Why the local best response beats the search agent: LBR games against an agent run
+directory (issue 22), each recorded move by move with what LBR's belief knew of the agent's
+private state (its houses) after every move, beside a belief from public information alone
+tracked along the same game.
+
+One JSON line per game: seat, index, payoff, the record (full information, with each
+attack's answer), both seats' VP and hand sums at the end, turns played, and per move the
+belief's entropy over the agent's private states (bits) and its probability of the agent's
+actual private state, for LBR's belief and for the public one (every history consistent
+with LBR's observations weighted alike). ``--belief public`` makes LBR itself play from the
+public belief (the agent's re-solves are then never read at the particles), to tell
+whether LBR wins by what the agent's moves reveal or by playing better. The games are those
+of ``spycfr measure RUN --lbr-games N --lbr-rollouts 16 --lbr-rollout heuristic:hunter``
+(the same seeds: with ``--belief agent`` the same games as the committed file).
+
+    nice -n 10 python benchmarks/lbr_diagnose.py results/standard OUT.jsonl --belief public \
+        --seat 0 --games 0 1 2
+    python benchmarks/lbr_diagnose.py --summary OUT.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from spycfr.engine import protocol as P
+
+
+@njit(cache=True)
+def _successor(params, state, target, acts):
+    """The legal action of ``state`` that leads to ``target`` (-1 if none)."""
+    k = P.legal_actions(state, params, acts)
+    nxt = np.empty_like(state)
+    for j in range(k):
+        P.apply_action(state, params, acts[j], nxt)
+        if (nxt == target).all():
+            return acts[j]
+    return -1
+
+
+def entropy_and_truth(privates: np.ndarray, weights: np.ndarray, truth: int,
+                      size: int) -> tuple[float, float, int]:
+    """(entropy in bits, probability of ``truth``, states with mass) of the belief's mass
+    per private state."""
+    mass = np.bincount(privates, weights=weights, minlength=size)
+    mass = mass / mass.sum()
+    live = mass[mass > 0]
+    return float(-(live * np.log2(live)).sum()), float(mass[truth]), int(live.size)
+
+
+class PublicBelief:
+    """Particles weighted by consistency with LBR's observations alone, updated along the
+    game from each step's state (the move found by matching successors)."""
+
+    def __init__(self, params, me: int, state: np.ndarray, width: int) -> None:
+        from spycfr.analysis.lbr_agent import _setup
+        from spycfr.engine.rng import root_key
+
+        _, self.bs, self.bh, self.bw, work = _setup(params)
+        self.params, self.me, self.width = params, me, width
+        self.ns, self.nh, self.nw = (np.empty_like(self.bs), np.empty_like(self.bh),
+                                     np.empty_like(self.bw))
+        self.acts, self.probs, self.nxt = work[3], work[4], np.empty_like(state)
+        self.bs[0], self.bh[0], self.bw[0], self.n = state, [root_key(s) for s in (0, 1)], 1.0, 1
+        self.prev = state.copy()
+
+    def step(self, state: np.ndarray) -> tuple[int, int]:
+        """Advance to ``state``; returns (the move's action, its observation code for LBR)."""
+        from spycfr.analysis.lbr import _update_belief
+        from spycfr.analysis.lbr_agent import _observation
+
+        a = _successor(self.params, self.prev, state, self.acts)
+        if a < 0:
+            raise RuntimeError("no move leads to the observed state")
+        obs = _observation(self.params, self.prev, a, np.int64(self.me))
+        ones = np.ones((self.n, self.width))
+        self.ns, self.nh, self.nw, self.n = _update_belief(
+            self.params, np.int64(self.me), _DUMMY[0], ones, obs, self.bs, self.bh, self.bw,
+            np.int64(self.n), self.ns, self.nh, self.nw, self.acts, self.probs, self.nxt)
+        self.bs, self.ns = self.ns, self.bs
+        self.bh, self.nh = self.nh, self.bh
+        self.bw, self.nw = self.nw, self.bw
+        if self.ns.shape[0] < self.bs.shape[0]:
+            self.ns, self.nh, self.nw = (np.empty_like(self.bs), np.empty_like(self.bh),
+                                         np.empty_like(self.bw))
+        self.prev = state.copy()
+        return int(a), int(obs)
+
+
+_DUMMY: list = []  # the numba player args _update_belief wants (unused: rows are given)
+
+
+def guard_against(agent, names: list[str]) -> None:
+    """Make the agent's rollout leaves guard against the continuations ``names`` (of the
+    rollouts hook's styles) instead of its game's ``opposing_continuations``."""
+    from spycfr.analysis.lbr_agent import _focused
+    from spycfr.games.agent_hunter.leaf import ROLLOUT_STYLES
+
+    inner = _focused(agent.values)
+    own = [int(x) for x in inner.styles[inner._own]]
+    opp = [ROLLOUT_STYLES.index(x) for x in names]
+    union = list(dict.fromkeys(own + opp))
+    inner.styles = np.asarray(union, np.int64)
+    inner._own = np.array([union.index(x) for x in own], np.int64)
+    inner._opp = np.array([union.index(x) for x in opp], np.int64)
+
+
+def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | None = None
+         ) -> dict:
+    """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; with
+    ``opposing``, the agent's leaves guard against those continuations."""
+    from spycfr.analysis.headtohead import player_args, player_from
+    from spycfr.analysis.lbr import SECOND_SEAT_SEED
+    from spycfr.analysis.lbr_agent import AgentOpponent, _agent_of, _privates, _setup, play_game
+    from spycfr.games.agent_hunter import rules as R
+    from spycfr.games.agent_hunter.record import action_label, format_obs_token, refill_suffix
+
+    agent, params, game = _agent_of(run_dir)
+    if opposing:
+        guard_against(agent, opposing)
+    hunter = player_from("heuristic:hunter", game)
+    if not _DUMMY:
+        _DUMMY.append(player_args(hunter))
+
+    class Public(AgentOpponent):
+        def game(self, seat: int) -> AgentOpponent:
+            out = super().game(seat)
+            out.__class__ = Public
+            return out
+
+        def particle_rows(self, params, bs, bw, n, width):
+            return np.ones((n, width))
+
+    opponent = (Public if belief == "public" else AgentOpponent)(agent, hunter)
+    roll = player_args(hunter)
+    seed = int(np.int64(1) + np.int64(seat * SECOND_SEAT_SEED))
+    them = 1 - seat
+    size = int(agent.model.n[them])
+    moves: list[dict] = []
+    box: dict = {}
+
+    init, _, _, _, work = _setup(params)
+    box["public"] = PublicBelief(params, seat, init, work[3].shape[0])
+
+    def seen(obs: int) -> str:
+        try:
+            return format_obs_token(obs, int(params[R.P_HOUSES]))
+        except ValueError:  # a refill's observation completes the attack's token
+            return "refill" + refill_suffix(obs)
+
+    def watch(view, bs, bw, n, state):
+        pub = box["public"]
+        prev = pub.prev.copy()
+        mover = int(prev[R.TO_MOVE])
+        action, obs = pub.step(state)
+        truth = int(_privates(params, np.int64(them), state[None], np.int64(1))[0])
+        lbr = entropy_and_truth(_privates(params, np.int64(them), bs, np.int64(n)), bw[:n],
+                                truth, size)
+        public = entropy_and_truth(_privates(params, np.int64(them), pub.bs,
+                                             np.int64(pub.n)), pub.bw[:pub.n], truth, size)
+        moves.append({"turn": int(prev[R.TURN]), "mover": "LBR" if mover == seat else "agent",
+                      "move": action_label(prev, params, action),
+                      "seen": seen(obs),
+                      "lbr_bits": round(lbr[0], 3), "lbr_truth": round(lbr[1], 4),
+                      "lbr_states": lbr[2], "public_bits": round(public[0], 3),
+                      "public_truth": round(public[1], 4), "public_states": public[2]})
+
+    start = time.perf_counter()
+    payoff, largest, decisions = play_game(params, seat, opponent, roll, 16, seed, g,
+                                           watch=watch)
+    final = box["public"].prev
+    return {"seat": seat, "game": g, "belief": belief, "opposing": opposing,
+            "payoff": payoff,
+            "seconds": round(time.perf_counter() - start, 1), "largest": largest,
+            "decisions": decisions, "turns": int(final[R.TURN]),
+            "vp": [int(R.vp(final, 0)), int(R.vp(final, 1))],
+            "hand_sum": [int(R.hand_sum(final, 0)), int(R.hand_sum(final, 1))],
+            "moves": moves}
+
+
+def summarize(path: str, committed: str | None = None) -> None:
+    """Per belief and guard: LBR's payoff, how games end, and the belief's sharpness by
+    turn; with ``committed`` (a games file of the same seeds), its payoff beside each."""
+    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    before = {}
+    if committed:
+        for line in Path(committed).read_text().splitlines()[1:]:
+            r = json.loads(line)
+            before[(r["seat"], r["game"])] = r["payoff"]
+    for kind in sorted({(r["belief"], ",".join(r.get("opposing") or [])) for r in rows}):
+        mine = [r for r in rows if (r["belief"], ",".join(r.get("opposing") or [])) == kind]
+        pay = np.array([r["payoff"] for r in mine])
+        seats = [np.array([r["payoff"] for r in mine if r["seat"] == s]) for s in (0, 1)]
+        half = 1.96 * np.sqrt(sum(x.var(ddof=1) / x.size for x in seats if x.size > 1)) / 2
+        mean = np.mean([x.mean() for x in seats if x.size])
+        means = [f"{x.mean():+.3f}" if x.size else "-" for x in seats]
+        print(f"belief {kind[0]}, agent guarding against {kind[1] or 'its default'}: "
+              f"{len(mine)} games, LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
+              f"(as P1 {means[0]}, as P2 {means[1]}), "
+              f"wins {int((pay > 0).sum())}, draws {int((pay == 0).sum())}, "
+              f"losses {int((pay < 0).sum())}")
+        if before:
+            old = [before[(r["seat"], r["game"])] for r in mine if (r["seat"], r["game"]) in before]
+            print(f"  the same seeds in {committed}: {np.mean(old):+.3f} ({len(old)} games)")
+        for r in mine:
+            lbr_vp, agent_vp = r["vp"][r["seat"]], r["vp"][1 - r["seat"]]
+            tie = " (hand sums)" if lbr_vp == agent_vp else ""
+            was = before.get((r["seat"], r["game"]))
+            switches = [m["move"] for m in r["moves"]
+                        if m["mover"] == "agent" and m["move"].startswith("switch")]
+            print(f"  P{r['seat'] + 1} game {r['game']}: {r['payoff']:+g}"
+                  + (f" (committed {was:+g})" if was is not None else "")
+                  + f", VP LBR {lbr_vp} agent {agent_vp}{tie}, {r['turns']} turns, "
+                  f"agent switches {len(switches)} (back {sum(map(_back, switches))}), "
+                  f"{r['seconds']:.0f} s")
+        by_turn: dict[int, list] = {}
+        for r in mine:
+            for m in r["moves"]:
+                by_turn.setdefault(m["turn"], []).append(m)
+        print("  turn: mean bits LBR / public, mean P(actual) LBR / public")
+        for t in sorted(by_turn):
+            ms = by_turn[t]
+            print(f"  {t:>4}: {np.mean([m['lbr_bits'] for m in ms]):6.2f} / "
+                  f"{np.mean([m['public_bits'] for m in ms]):6.2f}   "
+                  f"{np.mean([m['lbr_truth'] for m in ms]):.3f} / "
+                  f"{np.mean([m['public_truth'] for m in ms]):.3f}")
+
+
+def _back(move: str) -> bool:
+    """Whether a switch label (switch:1=4>4@2) puts the card shown back."""
+    if not move.startswith("switch:"):
+        return False
+    shown, rest = move[len("switch:"):].split("=")[1].split(">")
+    return shown == rest.split("@")[0]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("run_dir", nargs="?")
+    p.add_argument("out", nargs="?")
+    p.add_argument("--belief", choices=("agent", "public"), default="agent")
+    p.add_argument("--seat", type=int, choices=(0, 1), nargs="+", default=[0, 1])
+    p.add_argument("--games", type=int, nargs="+", default=[0])
+    p.add_argument("--opposing", help="the agent's leaves guard against these rollout "
+                   "styles, comma-separated (default: its game's opposing continuations)")
+    p.add_argument("--summary")
+    p.add_argument("--committed", help="with --summary: a games file of the same seeds")
+    args = p.parse_args()
+    if args.summary:
+        summarize(args.summary, args.committed)
+        return
+    for g in args.games:
+        for seat in args.seat:
+            row = play(args.run_dir, seat, g, args.belief,
+                       args.opposing.split(",") if args.opposing else None)
+            with open(args.out, "a") as f:
+                f.write(json.dumps(row) + "\n")
+            print(f"P{seat + 1} game {g} ({args.belief}): {row['payoff']:+g} for LBR, "
+                  f"{row['seconds']:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
