@@ -19,7 +19,8 @@ import statistics
 import time
 
 
-def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int) -> None:
+def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
+         opposing: list[str] | None = None) -> None:
     from spycfr.analysis.headtohead import head_to_head, payoff_bound, player_from
     from spycfr.games import make_game
     from spycfr.runs.store import read_run
@@ -28,6 +29,11 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int)
     assert config is not None  # read_run requires it
     game = make_game(config.game, config.preset, config.params)
     a = player_from(agent_dir, game)
+    if opposing:  # the agent's rollout leaves guard against these instead (an experiment)
+        styles = a.agent.plugin.rollout_styles
+        inner = getattr(a.agent.values, "inner", a.agent.values)
+        inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
+                            tuple(styles.index(x) for x in opposing))
     bound = payoff_bound(game)
     opps = {name: player_from(name, game) for name in opponents}
     seconds: list[float] = []
@@ -124,6 +130,8 @@ if __name__ == "__main__":
     ap.add_argument("opponents", nargs="*", default=["heuristic"])
     ap.add_argument("--first", type=int, default=1000)
     ap.add_argument("--pairs", type=int, default=1000)
+    ap.add_argument("--opposing", help="the agent's rollout leaves guard against these rollout "
+                    "styles, comma-separated, instead of its game's opposing continuations")
     ap.add_argument("--summary")
     ap.add_argument("--write", metavar="AGENT_DIR",
                     help="with --summary: write AGENT_DIR/headtohead-B.json per opponent B")
@@ -132,4 +140,5 @@ if __name__ == "__main__":
     if args.summary:
         summary(args.summary, args.write, args.note)
     else:
-        play(args.agent_dir, args.out, args.opponents, args.first, args.pairs)
+        play(args.agent_dir, args.out, args.opponents, args.first, args.pairs,
+             args.opposing.split(",") if args.opposing else None)

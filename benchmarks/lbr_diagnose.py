@@ -96,18 +96,14 @@ _DUMMY: list = []  # the numba player args _update_belief wants (unused: rows ar
 
 
 def guard_against(agent, names: list[str]) -> None:
-    """Make the agent's rollout leaves guard against the continuations ``names`` (of the
-    rollouts hook's styles) instead of its game's ``opposing_continuations``."""
+    """Make the agent's rollout leaves guard against the continuations ``names`` (of its
+    game's rollout styles) instead of its game's ``opposing_continuations``."""
     from spycfr.analysis.lbr_agent import _focused
-    from spycfr.games.agent_hunter.leaf import ROLLOUT_STYLES
 
     inner = _focused(agent.values)
-    own = [int(x) for x in inner.styles[inner._own]]
-    opp = [ROLLOUT_STYLES.index(x) for x in names]
-    union = list(dict.fromkeys(own + opp))
-    inner.styles = np.asarray(union, np.int64)
-    inner._own = np.array([union.index(x) for x in own], np.int64)
-    inner._opp = np.array([union.index(x) for x in opp], np.int64)
+    styles = agent.plugin.rollout_styles
+    inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
+                        tuple(styles.index(x) for x in names))
 
 
 def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | None = None
@@ -218,6 +214,12 @@ def summarize(path: str, committed: str | None = None) -> None:
                   + f", VP LBR {lbr_vp} agent {agent_vp}{tie}, {r['turns']} turns, "
                   f"agent switches {len(switches)} (back {sum(map(_back, switches))}), "
                   f"{r['seconds']:.0f} s")
+        if kind[0] == "agent":
+            print("  the agent's moves: what each told LBR of its private state beyond public "
+                  "information (log2 P(actual) gained by LBR's belief minus the public one's)")
+            for what, bits in sorted(_revealed(mine).items()):
+                print(f"    {what}: {len(bits)} moves, mean {np.mean(bits):+.2f} bits, "
+                      f"median {np.median(bits):+.2f}")
         by_turn: dict[int, list] = {}
         for r in mine:
             for m in r["moves"]:
@@ -229,6 +231,24 @@ def summarize(path: str, committed: str | None = None) -> None:
                   f"{np.mean([m['public_bits'] for m in ms]):6.2f}   "
                   f"{np.mean([m['lbr_truth'] for m in ms]):.3f} / "
                   f"{np.mean([m['public_truth'] for m in ms]):.3f}")
+
+
+def _revealed(rows: list[dict]) -> dict[str, list[float]]:
+    """Per kind of the agent's move (a switch putting the card back counted apart): the
+    bits of its actual private state that LBR's belief gained at the move beyond what the
+    public belief gained (placements left out: LBR knows the openings table's mixture)."""
+    out: dict[str, list[float]] = {}
+    for r in rows:
+        before = None
+        for m in r["moves"]:
+            now = (m["lbr_truth"], m["public_truth"])
+            if (m["mover"] == "agent" and not m["move"].startswith("place")
+                    and before is not None and min(*now, *before) > 0):
+                what = m["move"].split(":")[0] + (" back" if _back(m["move"]) else "")
+                gain = (np.log2(now[0] / before[0]) - np.log2(now[1] / before[1]))
+                out.setdefault(what, []).append(float(gain))
+            before = now
+    return out
 
 
 def _back(move: str) -> bool:

@@ -64,11 +64,8 @@ class Continuations:
                  balance_budget: int = 60_000) -> None:
         # ``styles``: what a seat itself may continue with; ``opposing``: what it guards
         # against (default the same); the games use their union
-        opposing = tuple(styles) if opposing is None else tuple(opposing)
-        union = tuple(dict.fromkeys((*styles, *opposing)))
-        self.game, self.rollouts, self.styles = game, rollouts, np.asarray(union, np.int64)
-        self._own = np.array([union.index(x) for x in styles], np.int64)
-        self._opp = np.array([union.index(x) for x in opposing], np.int64)
+        self.game, self.rollouts = game, rollouts
+        self.guard_against(tuple(styles), tuple(styles) if opposing is None else opposing)
         self.fallback = fallback
         self.pair_samples, self.focus_samples, self.budget = pair_samples, focus_samples, budget
         self.focus_budget, self.row_samples = focus_budget, row_samples
@@ -89,6 +86,14 @@ class Continuations:
         # re-solves over the budget with no focus (the exploitability walk holds no actual
         # cards): every leaf took the fallback, where a real game plays its cards' games
         self.unfocused = 0
+
+    def guard_against(self, styles: tuple[int, ...], opposing: tuple[int, ...]) -> None:
+        """Continue with the rollout styles ``styles`` and guard against ``opposing`` (the
+        games use their union)."""
+        union = tuple(dict.fromkeys((*styles, *opposing)))
+        self.styles = np.asarray(union, np.int64)
+        self._own = np.array([union.index(x) for x in styles], np.int64)
+        self._opp = np.array([union.index(x) for x in opposing], np.int64)
 
     def focus(self, seat: int | None, private: int | None = None, tree: Subtree | None = None,
               weights: np.ndarray | None = None) -> None:
