@@ -201,8 +201,14 @@ def summarize(path: str, committed: str | None = None) -> None:
               f"wins {int((pay > 0).sum())}, draws {int((pay == 0).sum())}, "
               f"losses {int((pay < 0).sum())}")
         if before:
-            old = [before[(r["seat"], r["game"])] for r in mine if (r["seat"], r["game"]) in before]
-            print(f"  the same seeds in {committed}: {np.mean(old):+.3f} ({len(old)} games)")
+            pairs = [(r["payoff"], before[(r["seat"], r["game"])]) for r in mine
+                     if (r["seat"], r["game"]) in before]
+            new_, old = np.array(pairs).T
+            diff = new_ - old
+            se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else np.inf
+            print(f"  the same seeds in {committed}: {old.mean():+.3f} ({old.size} games); "
+                  f"these less those, game by game: {diff.mean():+.3f} "
+                  f"[{diff.mean() - 1.96 * se:+.3f}, {diff.mean() + 1.96 * se:+.3f}]")
         for r in mine:
             lbr_vp, agent_vp = r["vp"][r["seat"]], r["vp"][1 - r["seat"]]
             tie = " (hand sums)" if lbr_vp == agent_vp else ""
