@@ -64,6 +64,7 @@ def exact_measure(agent: SearchAgent, progress: Callable[[str], None] | None = N
         progress("the agent's exact exploitability: re-solving at every public node, then a "
                  "best response against each seat")
     start = time.perf_counter()
+    agent.plan()  # shared by every deal, unfocused in play too: not one of the walk's
     before = _unfocused(agent)
     value, br, solves = agent_exploitability(agent, progress)
     unplayed = _unfocused(agent) - before
