@@ -8,7 +8,8 @@ seconds, and one result line: BR_P1, BR_P2, exploitability, re-solves, wall seco
 
 Defaults are ``AgentConfig.default(GAME)`` (the game's leaves and depth, the endgame rule's
 budgets); each option replaces one field. A plan budget over the whole game (``tree.work``
-from the deal) gives the exact-leaf agent: the re-solving error alone.
+from the deal) gives the exact-leaf agent: no value function's error, only the solves'.
+``--plan-only``: that plan's own exploitability, no re-solve (what the re-solves start from).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     from spycfr.errors import SpycfrError
     from spycfr.games import make_variant
     from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
+    from spycfr.search.resolve import best_response_value
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("game", help="agent-hunter or agent-avenue")
@@ -41,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, help="decision levels a depth-limited re-solve")
     parser.add_argument("--value-function", help="the leaves' value function by name")
     parser.add_argument("--value-file", help="the value function's weights file")
+    parser.add_argument("--plan-only", action="store_true",
+                        help="the first plan's own exploitability instead (no re-solve; the "
+                             "plan must be the whole game)")
     parser.add_argument("--resolve-progress", action="store_true",
                         help="also each long re-solve's own progress (the plan's is always shown)")
     args = parser.parse_args(argv)
@@ -69,9 +74,17 @@ def main(argv: list[str] | None = None) -> int:
         leaves = plan.tree.leaves.size
         say(f"plan done in {time.time() - began:.0f} s: {plan.tree.size:,} public nodes, "
             f"{leaves:,} leaves ({'the whole game' if leaves == 0 else 'depth-limited'})")
-        if not args.resolve_progress:
-            agent.progress = None  # the walk's own progress only
-        value, br, solves = agent_exploitability(agent, progress=say)
+        if args.plan_only:
+            if leaves:
+                raise SpycfrError("--plan-only needs a plan over the whole game: raise "
+                                  "--plan-endgame over the game's node-states")
+            br = (best_response_value(plan.tree, plan.strategy, 0),
+                  best_response_value(plan.tree, plan.strategy, 1))
+            value, solves = (br[0] + br[1]) / 2, 0
+        else:
+            if not args.resolve_progress:
+                agent.progress = None  # the walk's own progress only
+            value, br, solves = agent_exploitability(agent, progress=say)
     except SpycfrError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
