@@ -54,6 +54,9 @@ def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_p
     code, out, err = spycfr("query", agent_dir, "--as", "P1", "place:0-1 place:?")
     assert code == 0, err
     assert f"exploitability: {value:.4g} (exact" in out
+    # tiny's subgames reach the end of the game: the answer names no leaf values
+    words = " ".join(out.split())
+    assert "solved to the end of the game, no leaves" in words and "leaf values" not in words
 
 
 @pytest.mark.parametrize("args, message", [

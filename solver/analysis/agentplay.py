@@ -69,13 +69,16 @@ def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
     return payoff, misses
 
 
-def agent_source(meta) -> str:
-    """The words for where an agent run's answers come from."""
+def agent_source(meta, to_end: bool = False) -> str:
+    """The words for where an agent run's answers come from; ``to_end``: the subgame that
+    gave them reached the end of the game (the endgame rule), so no leaf valued them."""
     a = meta.record.get("agent") or {}
+    how = ("solved to the end of the game, no leaves" if to_end else
+           f"subgames {a.get('depth')} decision level(s) deep, leaf values "
+           f"{a.get('value_function')}: {a.get('value_function_words', '')}")
     return (f"re-solved now by the search agent ({a.get('iterations')} CFR+ iterations, "
-            f"subgames {a.get('depth')} decision level(s) deep, leaf values "
-            f"{a.get('value_function')}: {a.get('value_function_words', '')}); values are the "
-            "mover's expected payoff against the re-solved subgame's opposing range; "
+            f"{how}); values are the mover's expected payoff against the re-solved subgame's "
+            "opposing range; "
             + ("exploitability unknown" if meta.exploitability is None else
                f"exploitability {meta.exploitability:.4g} (exact)"))
 
@@ -117,7 +120,7 @@ def agent_query(run_dir: str, player: int, record: str,
     top = np.argsort(-post, kind="stable")[:8]
     order = np.argsort(-info.probs, kind="stable")
     return {
-        "player": name, "information_state": key, "source": agent_source(meta),
+        "player": name, "information_state": key, "source": agent_source(meta, info.to_end),
         "moves": [{"move": labels[i], "probability": float(info.probs[i]),
                    "value": None if np.isnan(info.values[i]) else float(info.values[i])}
                   for i in order],
