@@ -1,0 +1,146 @@
+"""Agent Avenue's move values (``AgentGame.move_info``, what `query` and `play`'s review show)
+below a swap's private draw: exact where the public model is exact (discards kept), and
+the weight that the model forgetting discards (the full game's search model) gains or loses
+at a discard, which is what puts the full game's swap values outside [-1, 1] (issue 23's
+`query ... "deal:CB.SA.SK.MO|?"`: swap:SA +2.759; docs/search.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from spycfr.engine import protocol as P
+from spycfr.games import make_variant
+from spycfr.games.agent_avenue import leaf as L
+from spycfr.games.agent_avenue import public as AP
+from spycfr.games.agent_avenue import rules as R
+from spycfr.public import protocol as pp
+from spycfr.search import passes
+from spycfr.search.agent import AgentConfig, SearchAgent
+from spycfr.search.resolve import fixed
+from spycfr.search.subgame import subgame
+from spycfr.search.tree import GameModel
+
+
+def _swaps(forget: int):
+    """mini's public root (P1 to play, two discards left) two decision levels deep, and for
+    each P1 hand and swap: (hand, W at the root, the state after the discard, W at the
+    swap's draw, the sum over the draw of its probability times W after it)."""
+    game = GameModel.of(make_variant("agent-avenue", "mini").to_params()._replace(
+        forget=np.int64(forget)))
+    params, t = game.params, subgame(game, game.root(), 2)
+    q, c = t.row[0], t.first[0]  # the swap label is the root's first child
+    assert t.kind[c] == pp.PRIVATE_CHANCE and t.pub[c][R.PHASE] == R.PH_SWAP_DRAW
+    f, qc = t.first[c], t.row[c]
+    w0, wc, wf = (L.weights(t.pub[n], params, *game.n) for n in (0, c, f))
+    out = []
+    for i in np.flatnonzero(game.weights[0][1:]) + 1:  # DEAD (0) holds no cards
+        for e in range(t.row_count[q, i]):
+            if t.row_kid[q, i, e] == 0:
+                j = t.row_next[q, i, e]
+                drawn = sum(t.row_prob[qc, j, x] * wf[t.row_next[qc, j, x]]
+                            for x in range(t.row_count[qc, j]))
+                out.append((i, w0[i], j, wc[j], drawn))
+    return game, t, out
+
+
+def test_the_exact_model_keeps_a_hands_weight_through_a_swap():
+    """Discards kept: the card-removal weight W of every pair is the same before a swap, at
+    its draw and, summed over the draw, after it (the model's probabilities times W are the
+    deck's, whatever the discard), so values below a swap are on the scale of those
+    beside it."""
+    _, _, swaps = _swaps(0)
+    assert len(swaps) > 20
+    for _, before, _, at_draw, drawn in swaps:
+        assert np.allclose(at_draw, before, rtol=1e-12, atol=0)
+        assert np.allclose(drawn, before, rtol=1e-12, atol=0)
+
+
+def test_the_forgetful_model_reweighs_a_hand_at_its_discard():
+    """Discards forgotten (the full game's search model): a discarded card leaves the cards
+    W weighs, so the pair's weight is multiplied by (N - K + 1) / (n (c_d - D_d + 1)) at the
+    discard (K cards out of the deck before it, D_d of the discarded name d among them,
+    c_d its copies): the probability of having held that card, which the state no longer
+    says, replaced by the model's 1/n. The draw then keeps the weight. On mini (two copies
+    of each name) 3/4 or 3/8; on the full game 31/8 for a one-copy name (SK, MO) at the
+    first move: a swap's value there is scaled by the discard chosen, not by its worth."""
+    game, t, swaps = _swaps(1)
+    params = game.params
+    total = int(np.sum(params.copies[:params.n]))
+    out = total - int(t.pub[0][R.DECKSIZE])  # the two hands
+    for i, before, j, at_draw, drawn in swaps:
+        hand = AP.decode(params, False, params.hand, 0, i)[0]
+        kept = AP.decode(params, False, params.hand - 1, 0, j)[0]
+        d = next(x for x in range(params.n) if AP._digit(hand - kept, x))
+        assert np.allclose(drawn, at_draw, rtol=1e-12, atol=0)
+        for y in np.flatnonzero(before):
+            theirs = L._held(t.pub[0], params, 1, y)
+            held = AP._digit(hand, d) + AP._digit(theirs, d)
+            factor = (total - out + 1) / (params.n * (params.copies[d] - held + 1))
+            assert at_draw[y] == pytest.approx(before[y] * factor, rel=1e-12)
+    assert {round(float(a[3][y] / a[1][y]), 12) for a in swaps
+            for y in np.flatnonzero(a[1])} == {0.375, 0.75}
+
+
+def _after(pub, params, label):
+    out = np.empty_like(pub)
+    AP.apply_action(pub, params, np.int32(label), out)
+    return out
+
+
+@pytest.mark.parametrize("forget", [0, 1])
+def test_move_values_below_a_swaps_draw_are_the_values_of_their_lines(monkeypatch, forget):
+    """P1's first move on mini, two decision levels deep, leaves scored as they stand, a
+    fixed strategy below (P1 swaps again after its draw, P2 takes the face-up card): each
+    line then ends at a leaf whose value is the public estimate alone, whatever the hands,
+    so each move's true value is that estimate (or the payoff at the end): the independent
+    computation. On the exact model every value shown equals it (to 1e-7: the leaves' W is
+    kept in single precision) and lies in [-1, 1]; on the model that forgets discards the
+    plays do, but each swap's value is scaled by the weight its second discard gains or
+    loses (test above): the full game's out-of-range values."""
+    if forget:
+        monkeypatch.setattr(L, "EXACT_LIMIT", 0)
+    agent = SearchAgent("agent-avenue", make_variant("agent-avenue", "mini").as_dict(),
+                        AgentConfig(iterations=1, depth=2, value_function="scored-now"))
+    params = agent.params
+    assert params.forget == forget
+    state = P._REGISTRY[type(params)]["initial_state"](params)
+    for hand in ([1, 1, 1, 0], [0, 1, 1, 1]):  # P1 DA.EN.CB, P2 EN.CB.DD
+        state = agent.after(state, int(R.draw_code(np.array(hand), 4)))
+    game = agent.game(0)
+    game.observe(state)
+    t = game.sol.tree
+    assert t.leaves.size and t.kind[t.first[0]] == pp.PRIVATE_CHANCE
+    sigma = np.zeros(t.row_kid.shape)
+    passes.uniform(t.kind, t.row, t.row_count, sigma)
+    for n in np.flatnonzero((t.kind == 0) | (t.kind == 1))[1:]:
+        live = t.row_count[t.row[n]] > 0
+        sigma[t.row[n], live] = 0.0
+        sigma[t.row[n], live, 0] = 1.0  # a swap (P1), the face-up card (P2)
+    game.sol, game.s = fixed(t, sigma, agent.model.weights, agent.values), 0
+    info = game.move_info(state, 0)
+    root = agent.public(state)
+    want = np.empty(len(info.actions))
+    for x, a in enumerate(info.actions):
+        if a >> 20 == R.T_SWAP:
+            end = root
+            for label in (AP.SWAP_LABEL, 0, AP.SWAP_LABEL, 0):  # swap, draw, swap, draw
+                end = _after(end, params, label)
+        else:
+            up, down = (a >> 3) & 7, a & 7
+            end = _after(root, params, (R.T_PLAY << 20) | (up << 3) | 7)
+            end = _after(_after(end, params, (R.T_TAKE << 20) | R.TAKE_UP), params, down)
+            if end[R.PHASE] != R.PH_OVER:
+                end = _after(end, params, 0)  # P1's refill
+        assert end[R.PHASE] == R.PH_OVER or (end[R.PHASE] == R.PH_PLAY
+                                             and t.find(end) in set(t.leaves))
+        want[x] = ((1.0 if end[R.WINNER] == 0 else -1.0) if end[R.PHASE] == R.PH_OVER
+                   else L.estimate(end, params))
+    swap = (info.actions >> 20) == R.T_SWAP
+    assert swap.sum() == 3 and (~swap).sum() == 6
+    assert np.allclose(info.values[~swap], want[~swap], rtol=0, atol=1e-7)
+    if not forget:
+        assert np.allclose(info.values, want, rtol=0, atol=1e-7)
+        assert (np.abs(info.values) <= 1).all()
+    else:  # scaled by the second discard's mean reweighing (3/4 or 3/8 a pair): 0.875 here
+        assert np.allclose(info.values[swap] / want[swap], 0.875, rtol=1e-6)
