@@ -215,6 +215,27 @@ def test_the_numba_loop_is_the_python_loop(leduc_model):
             assert np.allclose(a.enter, b.enter, atol=1e-12)
 
 
+def test_the_numba_loop_in_chunks_is_the_loop_in_one_call(leduc_model, monkeypatch):
+    """With a progress callback the numba loop runs in chunks (here of one iteration each),
+    told after each: the same solution bit for bit as one call, the gadget's too."""
+    from spycfr.search import resolve
+
+    game, full, sol = leduc_model
+    node = full.first[full.first[0] + 1] + 1
+    sub = extract(full, node)
+    args = (sub, (sol.reach[0][node], np.ones(6)), 20)
+    monkeypatch.setattr(resolve, "CHUNK_SECONDS", 0.0)
+    told: list[tuple[int, int]] = []
+    for extra in ({}, {"opp_values": sol.best[1][node], "opponent": 1}):
+        told.clear()
+        a = solve(*args, **extra)
+        b = solve(*args, **extra, progress=lambda done, total: told.append((done, total)))
+        assert told == [(i, 20) for i in range(1, 21)]
+        assert np.array_equal(a.strategy, b.strategy) and np.array_equal(a.best[1], b.best[1])
+        if extra:
+            assert np.array_equal(a.enter, b.enter)
+
+
 @pytest.mark.slow
 def test_agent_hunter_mini_subtree_is_enumerated():
     """Agent Hunter mini's whole public tree, which build once refused (a non-terminal public

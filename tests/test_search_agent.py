@@ -162,5 +162,33 @@ def test_long_solves_say_how_far_they_are(tiny, monkeypatch):
     plan = [x for x in lines if x.startswith("solving the opening subgame (") and "CFR+" in x]
     assert [x.split(": ")[1].split(" CFR+")[0] for x in plan] == ["1/5", "2/5", "3/5", "4/5"]
     assert plan[0].endswith("the first iteration also values the leaves")
-    assert all(" s, about " in x and x.endswith(" s to go") for x in plan[1:])
+    assert all(" GB, about " in x and x.endswith(" s to go") for x in plan[1:])
     assert any(x.startswith("solving the subgame from here") for x in lines)
+
+
+def test_the_first_plan_says_how_far_it_is_from_its_first_seconds(monkeypatch):
+    """The first plan says what it builds, its tree, then its CFR+ iterations with the time
+    left and the RSS, also where the whole loop runs in numba (the plan to the end of the
+    game: chunks); a long build says its seconds and RSS meanwhile (a thread)."""
+    import time
+
+    from spycfr.search import agent as agent_module
+    from spycfr.search import resolve
+
+    monkeypatch.setattr(agent_module, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(agent_module, "PROGRESS_AGAIN", 0.0)
+    monkeypatch.setattr(resolve, "CHUNK_SECONDS", 0.0)
+    lines: list[str] = []
+    agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5,
+                                                          plan_endgame=60_000_000), lines.append)
+    assert not agent.plan().tree.leaves.size  # the whole game: the numba loop
+    assert lines[0].startswith("the first plan (solved once per agent): building its public")
+    assert any(x.startswith("the first plan's tree: ") and "to the end of the game" in x
+               for x in lines)
+    plan = [x for x in lines if x.startswith("solving the opening subgame (")]
+    assert [x.split(": ")[1].split(" CFR+")[0] for x in plan] == ["1/5", "2/5", "3/5", "4/5"]
+    assert all(" s, RSS " in x and x.endswith(" s to go") for x in plan[1:])
+    lines.clear()
+    with agent._beating("building"):
+        time.sleep(0.35)
+    assert lines and all(x.startswith("building: ") and " s, RSS " in x for x in lines)

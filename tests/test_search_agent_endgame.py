@@ -13,7 +13,6 @@ import pytest
 from spycfr.games import get_plugin, make_variant
 from spycfr.runs.agent_run import agent_config
 from spycfr.runs.result import RunResult
-from spycfr.search import tree as tree_module
 from spycfr.search.agent import ENDGAME, PLAN_ENDGAME, AgentConfig, SearchAgent, agent_strategies
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel, TooBig, build, nodes_to_end, work
@@ -87,19 +86,20 @@ def test_run_directories_from_before_the_rule_load_with_it_off():
     assert agent_config(RunResult.from_json(record)).endgame == 0
 
 
-def test_rows_narrower_than_the_games_widest_are_filled_again_when_too_narrow(monkeypatch):
-    """build(live=True) sizes its row tables by the game's public width first where the
-    game's private width would take too much, filling again when a row is wider: the same
-    tree either way (Agent Avenue tiny: a draw's rows are wider than its public moves)."""
+def test_live_rows_are_as_wide_as_the_counts_widest_row():
+    """build(live=True) sizes its row tables by the widest private row that its count
+    measured (before any table is made, so a tree over budget costs no tables): the tables
+    of build(live=False), at the game's private width, cut to it (Agent Avenue tiny: a
+    draw's rows are wider than its public moves)."""
     plugin = get_plugin("agent-avenue")
     variant = plugin.make_variant(None, make_variant("agent-avenue", "tiny").as_dict())
     game = GameModel.of((plugin.search_params or plugin.numba_params)(variant))
-    wide = build(game, live=True)
-    assert game.max_actions < wide.row_count.max() < game.max_private_actions
-    monkeypatch.setattr(tree_module, "ROWS_BYTES", 0)
-    narrow = build(game, live=True)
-    for name in ("pub", "kind", "first", "row", "row_kid", "row_next", "row_prob", "row_count",
-                 "term", "payoff"):
+    narrow, wide = build(game, live=True), build(game)
+    width = narrow.row_kid.shape[2]
+    assert game.max_actions < width == wide.row_count.max() < game.max_private_actions
+    for name in ("row_kid", "row_next", "row_prob"):
+        assert np.array_equal(getattr(narrow, name), getattr(wide, name)[:, :, :width]), name
+    for name in ("pub", "kind", "first", "row", "row_count"):
         assert np.array_equal(getattr(narrow, name), getattr(wide, name)), name
 
 

@@ -18,9 +18,11 @@ samples the moves from its own seeded stream.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -29,6 +31,7 @@ import numpy as np
 from spycfr.engine import protocol as P
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
+from spycfr.memory import rss_bytes
 from spycfr.public import protocol as pp
 from spycfr.search.beliefs import step
 from spycfr.search.folding import solve
@@ -139,6 +142,9 @@ class SearchAgent:
         self._max_depth = int(pp.python_impl(self.params, "max_depth")(self.params))
         self.progress = progress
         self._plan: Solution | None = None
+        # the first plan read from a file instead of solved (spycfr.runs.agent_run sets it):
+        # given the root public state, the plan, or None to solve it
+        self.saved_plan: Callable[[np.ndarray], Solution | None] | None = None
         self.openings = None
         if config.opening_file is not None:
             from spycfr.search.openings import OpeningTable
@@ -149,18 +155,51 @@ class SearchAgent:
                                   "variant")
 
     def plan(self) -> Solution:
-        """The solve of the first decision levels from the deal's prior (cached)."""
+        """The solve of the first decision levels from the deal's prior (cached; read from
+        ``saved_plan`` where it has one for the game's root)."""
+        if self._plan is None and self.saved_plan is not None:
+            self._plan = self.saved_plan(self.model.root())
         if self._plan is None:
-            self._say("solving the opening subgame")
+            budget = 0 if self.openings is not None else self.config.plan_endgame
             # with an openings table the plan is the openings' subgame, whatever the budget
-            tree = self.subgame(self.model.root(), self.config.plan_depth,
-                                0 if self.openings is not None else self.config.plan_endgame)
+            self._say(f"the first plan (solved once per agent): building its public tree "
+                      f"({self.config.plan_depth} decision levels, or to the end of the game "
+                      f"where that takes at most {budget:,} node-states)")
+            with self._beating("the first plan: building its public tree"):
+                tree = self.subgame(self.model.root(), self.config.plan_depth, budget)
+            self._say(f"the first plan's tree: {tree.size:,} public nodes, "
+                      + (f"{tree.leaves.size:,} leaves" if tree.leaves.size else
+                         "to the end of the game") + f", RSS {_gb(rss_bytes())}")
             if self.openings is None:
                 self._plan = self.solve("the opening subgame", tree, self.model.weights)
             else:
                 self._plan = fixed(tree, self._table_strategy(tree), self.model.weights,
                                    self.values)
         return self._plan
+
+    @contextlib.contextmanager
+    def _beating(self, what: str) -> Iterator[None]:
+        """Say ``what`` with the seconds spent and the RSS every PROGRESS_AGAIN seconds
+        after PROGRESS_AFTER until the block ends (a thread: the tree's numba builders
+        release the GIL)."""
+        if self.progress is None:
+            yield
+            return
+        say, stop, start = self.progress, threading.Event(), time.perf_counter()
+
+        def beat() -> None:
+            wait = PROGRESS_AFTER
+            while not stop.wait(wait):
+                say(f"{what}: {time.perf_counter() - start:.0f} s, RSS {_gb(rss_bytes())}")
+                wait = max(PROGRESS_AGAIN, 0.1)
+
+        thread = threading.Thread(target=beat, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
 
     def _table_strategy(self, t) -> np.ndarray:
         """The plan's decisions (the openings) by the table's mixtures: each action the
@@ -234,7 +273,7 @@ class SearchAgent:
             left = (f"about {(spent - first[0]) * (total - done) / (done - 1):.0f} s to go"
                     if done > 1 else "the first iteration also values the leaves")
             say(f"solving {what} ({tree.size:,} public nodes): {done}/{total} CFR+ "
-                f"iterations, {spent:.0f} s, {left}")
+                f"iterations, {spent:.0f} s, RSS {_gb(rss_bytes())}, {left}")
 
         return solve(tree, ranges, total, self.values, progress=tick, **gadget)
 
@@ -302,6 +341,10 @@ class SearchAgent:
     def _say(self, text: str) -> None:
         if self.progress is not None:
             self.progress(text)
+
+
+def _gb(n: int) -> str:
+    return f"{n / 2 ** 30:.1f} GB"
 
 
 @dataclass

@@ -209,17 +209,18 @@ def _seat_pass(seat, kind, first, count, prob, mask, row, row_kid, row_next, row
 
 @njit(cache=True)
 def cfr_plus(kind, first, count, prob, mask0, mask1, row, row_kid, row_next, row_prob,
-             row_count, term, payoff, z, iterations, root0, root1, opponent, alt, support,
-             sigma, regret, avg, reach0, reach1, v0, v1, enter):
-    """``iterations`` of alternating CFR+ (linear averaging) on a subtree without leaves, all
-    in numba; with ``opponent`` >= 0 the re-solving gadget for that seat (``alt`` its values
-    for leaving, ``support`` where it can be, ``enter`` in: its current entry probabilities,
-    out: their average). What :func:`spycfr.search.resolve.solve` does step by step."""
+             row_count, term, payoff, z, it_from, it_to, root0, root1, opponent, alt, support,
+             sigma, regret, avg, reach0, reach1, v0, v1, enter, g_regret, enter_avg):
+    """Iterations ``it_from`` to ``it_to`` (inclusive) of alternating CFR+ (linear averaging)
+    on a subtree without leaves, all in numba, resumable: a solve may run in chunks (its
+    progress told between them); with ``opponent`` >= 0 the re-solving gadget for that seat
+    (``alt`` its values for leaving, ``support`` where it can be, ``enter`` its current entry
+    probabilities, ``g_regret`` (J, 2) its regrets and ``enter_avg`` the entries' weighted
+    sum, all carried from chunk to chunk). What :func:`spycfr.search.resolve.solve` does step
+    by step."""
     no_leaf = np.zeros(1, np.int64)
     no_values = np.zeros((1, 1))
-    g_regret = np.zeros((alt.shape[0], 2))
-    enter_avg = np.zeros(alt.shape[0])
-    for it in range(1, iterations + 1):
+    for it in range(it_from, it_to + 1):
         for seat in range(2):
             if opponent == 0:
                 root0[:] = enter * support
@@ -247,6 +248,3 @@ def cfr_plus(kind, first, count, prob, mask0, mask1, row, row_kid, row_next, row
                     g_regret[j, 1] = max(g_regret[j, 1] + v[0, j] - u, 0.0)
                     total = g_regret[j, 0] + g_regret[j, 1]
                     enter[j] = g_regret[j, 1] / total if total > 0.0 else 0.5
-    if opponent >= 0:
-        for j in range(alt.shape[0]):
-            enter[j] = enter_avg[j] / (iterations * (iterations + 1) / 2)

@@ -13,6 +13,7 @@ previous plan (Burch, Johanson and Bowling 2014; Moravcik et al. 2017).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,6 +22,9 @@ import numpy as np
 from spycfr.search import passes
 from spycfr.search.tree import Subtree
 from spycfr.search.values import ValueFunction
+
+# with a progress callback the numba loop runs in chunks of about this many seconds
+CHUNK_SECONDS = 2.0
 
 
 @dataclass
@@ -87,7 +91,8 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
     subgame with the gadget's probability. Without leaves the loop runs in one numba call
     (``in_numba``); the Python loop around the passes is the same algorithm, kept for leaf
     value functions, which may be any Python callable. ``progress(done, iterations)`` is
-    called after each iteration of the Python loop (once at the end of the numba one)."""
+    called after each iteration of the Python loop, and after each chunk of the numba one
+    (chunks of about CHUNK_SECONDS; one call without ``progress``)."""
     t = tree
     run = _Run(t, value_function)
     if value_function is not None and hasattr(value_function, "reset"):
@@ -110,18 +115,26 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
         enter = np.full(alt.shape[0], 0.5)
         enter_avg = np.zeros(alt.shape[0])
         roots[opp] = enter * support
-    if not t.leaves.size and in_numba:  # the whole loop in one numba call
+    else:
+        g_regret, enter_avg = np.zeros((1, 2)), np.zeros(1)
+    if not t.leaves.size and in_numba:  # the loop in numba: one call, or chunks with progress
         alt_ = alt if gadget else np.zeros(1)
         sup = support if gadget else np.zeros(1)
         ent = enter if gadget else np.zeros(1)
-        passes.cfr_plus(t.kind, t.first, t.count, t.prob, t.mask[0], t.mask[1], t.row,
-                        t.row_kid, t.row_next, t.row_prob, t.row_count, t.term, t.payoff,
-                        t.game.z, iterations, roots[0], roots[1], opp, alt_, sup, sigma, regret,
-                        avg, run.reach[0], run.reach[1], run.values[0], run.values[1], ent)
-        if gadget:
-            enter_avg = ent * (iterations * (iterations + 1) / 2)
-        if progress is not None:
-            progress(iterations, iterations)
+        done, step = 0, 1
+        while done < iterations:
+            began = time.perf_counter()
+            last = iterations if progress is None else min(iterations, done + step)
+            passes.cfr_plus(t.kind, t.first, t.count, t.prob, t.mask[0], t.mask[1], t.row,
+                            t.row_kid, t.row_next, t.row_prob, t.row_count, t.term, t.payoff,
+                            t.game.z, done + 1, last, roots[0], roots[1], opp, alt_, sup, sigma,
+                            regret, avg, run.reach[0], run.reach[1], run.values[0],
+                            run.values[1], ent, g_regret, enter_avg)
+            each = (time.perf_counter() - began) / (last - done)
+            step = max(1, int(CHUNK_SECONDS / max(each, 1e-9)))
+            done = last
+            if progress is not None:
+                progress(done, iterations)
     else:
         for it in range(1, iterations + 1):
             for seat in (0, 1):

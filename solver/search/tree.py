@@ -56,7 +56,7 @@ def _expand(pub, params, nmax, kids_pub, probs, masks, row_kid, row_next, row_pr
     return kind, k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _payoffs(pubs, params, compat, out):
     """``out[t, i, j] = compat[i, j] * u_0(i, j)`` at each terminal public state."""
     for t in range(pubs.shape[0]):
@@ -66,7 +66,7 @@ def _payoffs(pubs, params, compat, out):
                 out[t, i, j] = c * pp.terminal_payoff(pubs[t], params, i, j) if c != 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _live_pairs(pubs, params, compat, r0, r1, start, i_out, j_out, v_out):
     """At each terminal t, the nonzero ``compat * u_0(i, j)`` of the pairs both reaches
     allow (``r0[t, i]`` and ``r1[t, j]``) as triplets from ``start[t]`` to ``start[t + 1]``."""
@@ -89,7 +89,7 @@ def _live_pairs(pubs, params, compat, r0, r1, start, i_out, j_out, v_out):
     start[pubs.shape[0]] = p
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _reachable(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
                r):
     """``r[node, i]``: whether some play leads seat's private state i to the node from the
@@ -202,28 +202,36 @@ TOO_MANY = 1
 NO_LABELS = 2
 
 
-@njit(cache=True)
-def _count(params, root, depth, max_nodes, bad):
+@njit(cache=True, nogil=True)
+def _count(params, root, depth, max_nodes, bad, widths=False):
     """Depth first below ``root`` (cut ``depth`` edges below it; depth < 0: to the end):
-    (status, nodes, rows). NO_LABELS writes the offending public state into ``bad``."""
+    (status, nodes, rows, widest) where ``widest`` is the most entries of a private row
+    (decision or private chance), counted with ``widths`` only (else 0): what build's
+    tables need, known before any is made. NO_LABELS writes the offending public state
+    into ``bad``."""
     amax = pp.max_actions(params)
+    pamax = pp.max_private_actions(params)
     cap = (pp.max_depth(params) + 1) * amax + 1
     stack = np.empty((cap, root.shape[0]), root.dtype)
     sdep = np.empty(cap, np.int64)
     labels = np.empty(amax, np.int32)
     probs = np.empty(amax)
+    rk = np.zeros(pamax, np.int64)
+    rn = np.zeros(pamax, np.int64)
+    rp = np.zeros(pamax)
     stack[0] = root
     sdep[0] = 0
     sp = 1
     nodes = 0
     rows = 0
+    widest = 0
     while sp > 0:
         sp -= 1
         cur = stack[sp].copy()
         d = sdep[sp]
         nodes += 1
         if nodes > max_nodes:
-            return TOO_MANY, nodes, rows
+            return TOO_MANY, nodes, rows, widest
         kind = pp.current_player(cur, params)
         if kind == pp.TERMINAL or (depth >= 0 and d >= depth):
             continue
@@ -232,22 +240,27 @@ def _count(params, root, depth, max_nodes, bad):
         else:
             k = pp.legal_actions(cur, params, labels)
             rows += 1
+            if widths and (kind == 0 or kind == 1):
+                for i in range(pp.num_private(params, kind)):
+                    widest = max(widest, pp.private_actions(cur, params, i, k, rk, rn))
+            elif widths and kind >= pp.PRIVATE_CHANCE:
+                for i in range(pp.num_private(params, kind - pp.PRIVATE_CHANCE)):
+                    widest = max(widest, pp.private_chance(cur, params, i, rn, rp))
         if k == 0:
             bad[:] = cur
-            return NO_LABELS, nodes, rows
+            return NO_LABELS, nodes, rows, widest
         for o in range(k):
             pp.apply_action(cur, params, labels[o], stack[sp])
             sdep[sp] = d + 1
             sp += 1
-    return OK, nodes, rows
+    return OK, nodes, rows, widest
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mask0, mask1,
           row, row_kid, row_next, row_prob, row_count):
-    """Breadth first: the subtree's arrays, of the sizes _count measured (pub[0] is the root).
-    The rows' tables may be narrower than the game's widest private row: returns the widest
-    row met (the tables hold its first row_kid.shape[2] entries; wider: fill again)."""
+    """Breadth first: the subtree's arrays, of the sizes _count measured (pub[0] is the root;
+    the rows' tables at least as wide as the widest private row)."""
     amax = pp.max_actions(params)
     pamax = pp.max_private_actions(params)
     n0 = mask0.shape[1]
@@ -305,12 +318,6 @@ def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mas
     return widest
 
 
-# the most bytes build(live=True) gives each row table before it knows the widest row (Agent
-# Hunter's rulesheet deck: 721 private states x 720 placements, 4 MB a row at the game's
-# width, where an endgame's rows are at most 129 wide)
-ROWS_BYTES = 256 * 2 ** 20
-
-
 class TooBig(ValueError):
     """A tree past build's ``max_work``."""
 
@@ -331,7 +338,7 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
     root = game.root() if root is None else np.asarray(root)
     cut = -1 if depth is None else int(depth)
     bad = np.zeros_like(root)
-    status, nodes, rows = _count(params, root, cut, max_nodes, bad)
+    status, nodes, rows, widest = _count(params, root, cut, max_nodes, bad, live)
     if status == TOO_MANY:
         raise ValueError(f"the subtree has more than {max_nodes} public nodes")
     if status == NO_LABELS:
@@ -340,36 +347,30 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
     nmax, pamax = max(game.n), game.max_private_actions
     r = max(rows, 1)
     width = pamax
-    if live and r * nmax * pamax * 8 > ROWS_BYTES:
-        width = min(pamax, game.max_actions)  # then wider if a row is: filled again
-    while True:
-        pub = np.zeros((nodes, root.shape[0]), root.dtype)
-        pub[0] = root
-        kind = np.zeros(nodes, np.int64)
-        parent, label = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
-        first, count = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
-        prob, row = np.ones(nodes), np.full(nodes, -1, np.int64)
-        mask = (np.ones((nodes, game.n[0])), np.ones((nodes, game.n[1])))
-        tab = [np.zeros((r, nmax, width), np.int64), np.zeros((r, nmax, width), np.int64),
-               np.zeros((r, nmax, width)), np.zeros((r, nmax), np.int64)]
-        widest = _fill(params, cut, nmax, pub, kind, parent, label, first, count, prob, mask[0],
-                       mask[1], row, *tab)
-        if widest <= width:
-            break
-        width = int(widest)
-        del pub, mask, tab  # before the wider fill: Agent Avenue small's tables are 3 GB
+    if live:  # the rows' width known from the count: over budget before any table is made
+        width = max(int(widest), 1)
+        if max_work is not None and (nodes + rows * width) * nmax > max_work:
+            raise TooBig(f"the subtree takes more than {max_work:,} node-states")
+    pub = np.zeros((nodes, root.shape[0]), root.dtype)
+    pub[0] = root
+    kind = np.zeros(nodes, np.int64)
+    parent, label = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
+    first, count = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
+    prob, row = np.ones(nodes), np.full(nodes, -1, np.int64)
+    mask = (np.ones((nodes, game.n[0])), np.ones((nodes, game.n[1])))
+    tab = [np.zeros((r, nmax, width), np.int64), np.zeros((r, nmax, width), np.int64),
+           np.zeros((r, nmax, width)), np.zeros((r, nmax), np.int64)]
+    filled = _fill(params, cut, nmax, pub, kind, parent, label, first, count, prob, mask[0],
+                   mask[1], row, *tab)
+    if filled > width:  # the count's private rows and the fill's must be the same
+        raise RuntimeError(f"a private row of {filled} entries where the count saw {width}")
     tnodes = np.flatnonzero(kind == pp.TERMINAL)
     term = np.full(nodes, -1, np.int64)
     if live:
-        width = max(int(tab[3].max(initial=0)), 1)
-        for x in range(3 if width < tab[0].shape[2] else 0):  # one table copied at a time
-            tab[x] = tab[x][:, :, :width].copy()
         out = Subtree(game, pub, kind, parent, label, first, count, prob, mask, row, tab[0],
                       tab[1], tab[2], tab[3], term, np.zeros((0, *game.n)),
                       np.flatnonzero(kind == LEAF))
         spent = (nodes + rows * width) * nmax
-        if max_work is not None and spent > max_work:
-            raise TooBig(f"the subtree takes more than {max_work:,} node-states")
         if tnodes.size:
             if start is None and np.array_equal(root, game.root()):
                 start = (game.weights[0] > 0, game.weights[1] > 0)
@@ -389,7 +390,7 @@ def nodes_to_end(game: GameModel, root: np.ndarray, max_nodes: int) -> int | Non
     a depth-first count in numba that stops at ``max_nodes``, so it costs no more than
     that many nodes' labels (about 0.15 us a node on Agent Avenue)."""
     bad = np.zeros_like(root)
-    status, nodes, _ = _count(game.params, np.asarray(root), -1, max_nodes, bad)
+    status, nodes, _, _ = _count(game.params, np.asarray(root), -1, max_nodes, bad)
     if status == NO_LABELS:
         raise ValueError(f"public state {bad.tolist()} is not terminal but has no labels or "
                          "outcomes")
