@@ -36,6 +36,8 @@ from spycfr.search.agent import (
     agent_exploitability,
 )
 from spycfr.search.leafvalues import VALUE_FUNCTIONS
+from spycfr.search.resolve import Solution
+from spycfr.search.saved_plan import PLAN_FORMAT, PlanFileError, load_plans, plan_key, save_plans
 
 EXPLOITABILITY_NOTE = (
     "unknown: the agent re-solves at every decision and stores no strategy, and the game "
@@ -147,6 +149,8 @@ def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: 
         files[OPENINGS_CSV] = file_sha256(out / OPENINGS_CSV)
     solve_config = SolveConfig(game=game, preset=preset, params=dict(params),
                                algorithm=ALGORITHM, iterations=config.iterations, seed=seed)
+    plan = save_agent_plan(out, agent, game, variant, config)
+    files[PLAN_FILE] = plan["sha256"]
     record: dict[str, Any] = {
         "game": game, "variant": variant, "preset": preset, "algorithm": ALGORITHM,
         "iterations": config.iterations, "seed": seed,
@@ -159,7 +163,7 @@ def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: 
         "value_p1": None, "tree_enumerated": False, "stopped_by": "iterations",
         "solve_seconds": seconds, "version": __version__,
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "files": files, "config": solve_config.as_dict(),
+        "files": files, "config": solve_config.as_dict(), "plan": plan,
     }
     record.update(exact_measure(agent, progress) or {})
     write_json(out / RUN_JSON, record)
@@ -238,7 +242,8 @@ def train_openings(run_dir: str | Path, games: int, seed: int, opening_range: st
         written.append(OPENINGS_CSV)
     record = read_run_meta(run)
     record["agent"] = {**record["agent"], **config.as_dict()}
-    record["files"] = {**(record.get("files") or {}),
+    record["plan"] = save_agent_plan(run, agent, meta.game, meta.variant, config)
+    record["files"] = {**(record.get("files") or {}), PLAN_FILE: record["plan"]["sha256"],
                        **{name: file_sha256(run / name) for name in written}}
     # the agent now opens otherwise: an exact figure is measured again, or is no longer known
     record.pop("exact_measure", None)
@@ -250,11 +255,103 @@ def train_openings(run_dir: str | Path, games: int, seed: int, opening_range: st
 
 def load_agent_config(run: Path, meta: RunResult, config: AgentConfig,
                       progress: Callable[[str], None] | None) -> SearchAgent:
-    """The agent of run directory ``run`` with ``config`` (its files relative to ``run``)."""
+    """The agent of run directory ``run`` with ``config`` (its files relative to ``run``),
+    its first plan read from the run's plan file where run.json records one solved with the
+    same configuration (:func:`read_agent_plan`)."""
+    agent = SearchAgent(meta.game, meta.variant, _in_run(run, config), progress)
+    record = meta.record.get("plan")
+    if isinstance(record, dict):
+        solved_with = plan_inputs(run, meta.game, meta.variant, config)
+        agent.saved_plan = lambda root: read_agent_plan(run, record, solved_with, agent, root)
+    return agent
+
+
+def _in_run(run: Path, config: AgentConfig) -> AgentConfig:
+    """``config`` with its files' relative paths made relative to the run directory."""
     files = {}
     for name in ("value_file", "opening_file"):
         path = getattr(config, name)
         if path is not None and not Path(path).is_absolute():
             files[name] = str(run / path)
-    return SearchAgent(meta.game, meta.variant, AgentConfig(**{**config.as_dict(), **files}),
-                       progress)
+    return AgentConfig(**{**config.as_dict(), **files})
+
+
+# --- the first plan, saved with the run ----------------------------------------------------
+
+PLAN_FILE = "plan.npz"
+# what the first plan depends on (SearchAgent.plan): the rest of the configuration (the
+# re-solves' depth and endgame, the opponent's opening range) is only the walk's
+PLAN_FIELDS = ("iterations", "plan_depth", "plan_endgame", "value_function", "value_file",
+               "opening_file")
+
+
+def plan_inputs(run: Path, game: str, variant: dict, config: AgentConfig) -> dict[str, Any]:
+    """What the agent's first plan is solved from, as recorded with its saved plan: the game,
+    variant, the configuration's PLAN_FIELDS and the sha256 of its files (a retrained value
+    function or openings table makes another plan)."""
+    inputs: dict[str, Any] = {"game": game, "variant": variant,
+                              **{k: getattr(config, k) for k in PLAN_FIELDS}}
+    for name in ("value_file", "opening_file"):
+        path = _in_run(run, config).as_dict()[name]
+        if path is not None and Path(path).is_file():
+            inputs[f"{name}_sha256"] = file_sha256(Path(path))
+    return inputs
+
+
+def save_agent_plan(run: Path, agent: SearchAgent, game: str, variant: dict,
+                    config: AgentConfig) -> dict[str, Any]:
+    """Write the agent's first plan to ``run/plan.npz`` (atomically; solved here if it is not
+    yet) and return run.json's record of it: file, bytes, sha256, format, and what it was
+    solved from (:func:`plan_inputs`)."""
+    inputs = plan_inputs(run, game, variant, config)
+    plan = agent.plan()
+    if agent.progress is not None:
+        agent.progress(f"saving the first plan ({plan.tree.size:,} public nodes) to "
+                       f"{run / PLAN_FILE}")
+    save_plans(run / PLAN_FILE, [plan], {"solved_with": inputs})
+    return {"file": PLAN_FILE, "bytes": (run / PLAN_FILE).stat().st_size,
+            "sha256": file_sha256(run / PLAN_FILE), "format": PLAN_FORMAT,
+            "solved_with": inputs}
+
+
+def read_agent_plan(run: Path, record: dict[str, Any], solved_with: dict[str, Any],
+                    agent: SearchAgent, root) -> Solution | None:
+    """The first plan from the run's plan file that run.json's ``record`` describes, for the
+    public state ``root``; None (said in one line: the agent then solves it as without a
+    file) where the file is missing, of another format, solved from other inputs than
+    ``solved_with`` (run.json's agent block edited, a value file retrained) or holds no plan
+    for ``root``. A file that is not the one recorded (sha256) or unreadable: SpycfrError."""
+    say = agent.progress or (lambda _: None)
+    name = str(record.get("file") or PLAN_FILE)
+    path = run / name
+    again = "solving the first plan again (as a run without a saved plan does)"
+    if not path.is_file():
+        say(f"run.json records the agent's first plan in {name}, which is missing: {again}")
+        return None
+    if record.get("format") != PLAN_FORMAT:
+        say(f"the agent's saved plan {name} is of format {record.get('format')}, this spycfr "
+            f"reads format {PLAN_FORMAT}: {again}")
+        return None
+    if record.get("solved_with") != solved_with:
+        was = record.get("solved_with") or {}
+        changed = [f"{k} {was.get(k)!r} -> {v!r}" for k, v in solved_with.items()
+                   if was.get(k) != v] or ["its record"]
+        say(f"the agent's saved plan {name} was solved with another configuration than "
+            f"run.json's ({'; '.join(changed)}): {again}")
+        return None
+    fix = (f"delete {str(path)!r} (the agent then solves its first plan again) or remake the "
+           "run with `spycfr solve`")
+    if file_sha256(path) != record.get("sha256"):
+        raise SpycfrError(f"the agent's saved plan {str(path)!r} does not match run.json (its "
+                          f"sha256 differs: a changed or damaged file): {fix}")
+    try:
+        plans = load_plans(path, agent.model)
+    except PlanFileError as exc:
+        raise SpycfrError(f"{exc}: {fix}") from None
+    plan = plans.get(plan_key(root))
+    if plan is None:
+        say(f"the agent's saved plan {name} holds no plan from this root: {again}")
+        return None
+    say(f"the agent's first plan read from {name} ({plan.tree.size:,} public nodes, "
+        f"{path.stat().st_size / 2 ** 20:.1f} MB)")
+    return plan

@@ -1,0 +1,130 @@
+"""The search agent's first plan in a file: the solved subgame from the game's root (its
+public tree's arrays and the solution's strategy, reaches and values), so that a process
+that loads an agent reads it in a second instead of solving it again (minutes and GBs where
+the plan spans the whole game: Agent Avenue small, Agent Hunter small).
+
+One compressed ``.npz`` holds one or more plans, each keyed by its root public state (an
+agent may plan from several roots), arrays named ``p<k>.<field>``, with ``meta`` (JSON:
+PLAN_FORMAT and what the caller records, e.g. the configuration the plans were solved with).
+Integer tables are stored in the narrowest type that holds them and read back as int64:
+the arrays round-trip exactly, so a loaded plan plays bit for bit as the solved one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from spycfr.errors import SpycfrError
+from spycfr.io import save_npz
+from spycfr.search.resolve import Solution
+from spycfr.search.tree import GameModel, Subtree
+
+# the format of the arrays below; a file of another format is not read (solved again)
+PLAN_FORMAT = 1
+_TREE = ("pub", "kind", "parent", "label", "first", "count", "prob", "row", "row_kid",
+         "row_next", "row_prob", "row_count", "term", "payoff", "leaves")
+_OPTIONAL = ("source_row", "origin")  # an extracted tree's
+
+
+class PlanFileError(SpycfrError):
+    """A plan file that cannot be read as plans of this game (corrupt, or another game's)."""
+
+
+def save_plans(path: str | os.PathLike, plans: list[Solution], meta: dict[str, Any]) -> None:
+    """Write ``plans`` (at most one per root public state) and ``meta`` to ``path``,
+    atomically."""
+    arrays: dict[str, Any] = {"meta": json.dumps({**meta, "format": PLAN_FORMAT,
+                                                  "plans": len(plans)})}
+    for k, sol in enumerate(plans):
+        t = sol.tree
+        fields = {name: getattr(t, name) for name in _TREE}
+        fields.update({name: getattr(t, name) for name in _OPTIONAL
+                       if getattr(t, name) is not None})
+        fields.update({"mask0": t.mask[0], "mask1": t.mask[1], "strategy": sol.strategy,
+                       "reach0": sol.reach[0], "reach1": sol.reach[1],
+                       "values0": sol.values[0], "values1": sol.values[1],
+                       "best0": sol.best[0], "best1": sol.best[1],
+                       "iterations": np.int64(sol.iterations)})
+        if sol.enter is not None:
+            fields["enter"] = sol.enter
+        arrays.update({f"p{k}.{name}": _narrow(np.asarray(a)) for name, a in fields.items()})
+    save_npz(path, **arrays)
+
+
+def plan_meta(path: str | os.PathLike) -> dict[str, Any]:
+    """The ``meta`` of a plan file (PlanFileError if unreadable)."""
+    try:
+        with np.load(path) as data:
+            return json.loads(str(data["meta"]))
+    except Exception as exc:  # zipfile, numpy and json raise many types
+        raise PlanFileError(f"the agent's plan file {str(path)!r} is unreadable "
+                            f"({str(exc)[:120]})") from None
+
+
+def load_plans(path: str | os.PathLike, game: GameModel) -> dict[bytes, Solution]:
+    """The plans of ``path`` for ``game``, by their root public state's bytes
+    (:func:`plan_key`); PlanFileError where the file is unreadable or does not fit ``game``
+    (its private states, its public state's size)."""
+    name = Path(path).name
+    try:
+        with np.load(path) as data:
+            meta = json.loads(str(data["meta"]))
+            plans = {}
+            for k in range(int(meta["plans"])):
+                plan = _plan(data, f"p{k}.", game)
+                plans[plan_key(plan.tree.pub[0])] = plan
+    except PlanFileError:
+        raise
+    except Exception as exc:  # zipfile, numpy and json raise many types
+        raise PlanFileError(f"the agent's plan file {name!r} is unreadable "
+                            f"({str(exc)[:120]})") from None
+    return plans
+
+
+def plan_key(pub: np.ndarray) -> bytes:
+    """A plan's key: its root public state's bytes (int64)."""
+    return np.asarray(pub, np.int64).tobytes()
+
+
+def _plan(data, p: str, game: GameModel) -> Solution:
+    get = {name[len(p):]: data[name] for name in data.files if name.startswith(p)}
+    for name in (*_TREE, "mask0", "mask1", "strategy", "reach0", "reach1", "values0",
+                 "values1", "best0", "best1", "iterations"):
+        if name not in get:
+            raise PlanFileError(f"the agent's plan file lacks {p}{name}")
+    for name, a in get.items():
+        if a.dtype.kind in "iu" and name != "pub":
+            get[name] = a.astype(np.int64)
+    n, size = game.n, get["kind"].shape[0]
+    shapes = {"mask0": (size, n[0]), "mask1": (size, n[1]), "reach0": (size, n[0]),
+              "reach1": (size, n[1]), "values0": (size, n[0]), "values1": (size, n[1]),
+              "best0": (size, n[0]), "best1": (size, n[1])}
+    root = game.root()
+    if (any(get[k].shape != s for k, s in shapes.items()) or get["payoff"].shape[1:] != n
+            or get["pub"].shape[1:] != root.shape or get["strategy"].shape != get[
+                "row_kid"].shape):
+        raise PlanFileError("the agent's plan file is another game's (its arrays' shapes "
+                            "differ from this game's private states)")
+    pub = get["pub"].astype(root.dtype)
+    tree = Subtree(game, pub, get["kind"], get["parent"], get["label"], get["first"],
+                   get["count"], get["prob"], (get["mask0"], get["mask1"]), get["row"],
+                   get["row_kid"], get["row_next"], get["row_prob"], get["row_count"],
+                   get["term"], get["payoff"], get["leaves"], get.get("source_row"),
+                   get.get("origin"))
+    return Solution(tree, get["strategy"], (get["reach0"], get["reach1"]),
+                    (get["values0"], get["values1"]), (get["best0"], get["best1"]),
+                    get.get("enter"), int(get["iterations"]))
+
+
+def _narrow(a: np.ndarray) -> np.ndarray:
+    """An integer array in the narrowest type that holds its values (exact); others as
+    they are."""
+    if a.dtype.kind not in "iu" or a.size == 0:
+        return a
+    return a.astype(np.result_type(np.min_scalar_type(int(a.min())),
+                                   np.min_scalar_type(int(a.max()))))

@@ -1,0 +1,117 @@
+"""The search agent's first plan saved with its run (plan.npz, recorded in run.json): read
+back bit for bit, solved again (said in one line) where run.json's agent block no longer
+matches it, a clear error where the file is damaged. Agent Hunter tiny: cheap plans."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cli_helpers import spycfr
+from spycfr.engine import protocol as P
+from spycfr.errors import SpycfrError
+from spycfr.runs import agent_run
+from spycfr.runs.agent_run import PLAN_FILE, load_agent, write_agent_run
+from spycfr.search.agent import AgentConfig, SearchAgent, agent_strategies
+from spycfr.search.saved_plan import _TREE
+
+
+def _make(out: Path, monkeypatch, **config) -> Path:
+    monkeypatch.setattr(agent_run, "EXACT_NODES", 0)  # no exact walk: the plan is the test
+    write_agent_run(out, "agent-hunter", "tiny", {},
+                    AgentConfig.default("agent-hunter", iterations=30, **config))
+    return out
+
+
+def _same_plan(a, b) -> None:
+    for name in _TREE:
+        x, y = getattr(a.tree, name), getattr(b.tree, name)
+        assert x.dtype == y.dtype and np.array_equal(x, y), name
+    for s in (0, 1):
+        assert np.array_equal(a.tree.mask[s], b.tree.mask[s])
+        for field in ("reach", "values", "best"):
+            assert np.array_equal(getattr(a, field)[s], getattr(b, field)[s]), field
+    assert np.array_equal(a.strategy, b.strategy) and a.iterations == b.iterations
+
+
+@pytest.mark.parametrize("plan_endgame", [None, 0])  # the whole game; the placements, leaves
+def test_a_saved_plan_plays_as_the_solved_one_bit_for_bit(tmp_path, monkeypatch, plan_endgame):
+    extra = {} if plan_endgame is None else {"plan_endgame": plan_endgame}
+    run = _make(tmp_path / "agent", monkeypatch, **extra)
+    record = json.loads((run / "run.json").read_text())
+    assert record["plan"]["file"] == PLAN_FILE and record["files"][PLAN_FILE] == \
+        record["plan"]["sha256"] and record["plan"]["bytes"] == (run / PLAN_FILE).stat().st_size
+    lines: list[str] = []
+    loaded = load_agent(run, lines.append)
+    fresh = SearchAgent("agent-hunter", record["variant"], loaded.config)
+    _same_plan(loaded.plan(), fresh.plan())
+    assert lines[-1].startswith(f"the agent's first plan read from {PLAN_FILE} (")
+    assert not any("building" in x for x in lines)  # not solved
+    assert bool(loaded.plan().tree.leaves.size) == (plan_endgame == 0)
+    if plan_endgame is None:  # every decision of the game, re-solves included
+        a, b = agent_strategies(loaded)[1], agent_strategies(fresh)[1]
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    for seat in (0, 1):  # real games: each decision's probabilities and values
+        assert _game(loaded, seat) == _game(fresh, seat)
+
+
+def _game(agent, seat: int, seed: int = 3) -> list:
+    impl = P._REGISTRY[type(agent.params)]
+    rng = np.random.default_rng(seed)
+    state, g, seen = agent.initial(), agent.game(seat), []
+    while impl["current_player"](state, agent.params) >= 0:
+        acts = agent.legal(state)
+        if impl["current_player"](state, agent.params) == seat:
+            info = g.move_info(state, seat)
+            seen.append((info.probs.tolist(), info.values.tolist()))
+            a = acts[rng.choice(len(acts), p=info.probs)]
+        else:
+            a = acts[rng.integers(len(acts))]
+        state = agent.after(state, int(a))
+        g.observe(state)
+    return seen
+
+
+def test_an_edited_agent_block_solves_the_plan_again_and_says_so(tmp_path, monkeypatch):
+    run = _make(tmp_path / "agent", monkeypatch)
+    record = json.loads((run / "run.json").read_text())
+    record["agent"]["iterations"] = 20
+    (run / "run.json").write_text(json.dumps(record))
+    lines: list[str] = []
+    agent = load_agent(run, lines.append)
+    assert agent.plan().iterations == 20
+    said = [x for x in lines if "solved with another configuration" in x]
+    assert len(said) == 1 and "iterations 30 -> 20" in said[0]
+    # a re-solve's setting is no part of the plan: the saved one stands
+    record["agent"]["iterations"], record["agent"]["endgame"] = 30, 0
+    (run / "run.json").write_text(json.dumps(record))
+    lines.clear()
+    load_agent(run, lines.append).plan()
+    assert lines[-1].startswith("the agent's first plan read from")
+    (run / PLAN_FILE).unlink()
+    lines.clear()
+    assert load_agent(run, lines.append).plan().iterations == 30
+    assert "which is missing: solving the first plan again" in lines[0]
+
+
+def test_a_damaged_plan_file_is_a_clear_error(tmp_path, monkeypatch):
+    run = _make(tmp_path / "agent", monkeypatch)
+    good = (run / PLAN_FILE).read_bytes()
+    (run / PLAN_FILE).write_bytes(good[:-100] + bytes(100))
+    with pytest.raises(SpycfrError, match="does not match run.json .its sha256 differs"):
+        load_agent(run).plan()
+    code, out, err = spycfr("query", str(run), "--as", "P1", "place:0-1 place:?")
+    assert code == 2 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("error: the agent's saved plan")
+    # the file run.json vouches for, but not a plan file: unreadable, said so
+    record = json.loads((run / "run.json").read_text())
+    (run / PLAN_FILE).write_bytes(b"not a zip file")
+    from spycfr.runs.store import file_sha256
+
+    record["plan"]["sha256"] = file_sha256(run / PLAN_FILE)
+    (run / "run.json").write_text(json.dumps(record))
+    with pytest.raises(SpycfrError, match="is unreadable"):
+        load_agent(run).plan()
