@@ -113,7 +113,8 @@ def _inner(name: str, path: str | Path | None, game: GameModel, plugin, exact: S
         styles = tuple(names.index(c) for c in plugin.continuations)
         opposing = tuple(names.index(c)
                          for c in plugin.opposing_continuations or plugin.continuations)
-        return Continuations(game, plugin.rollouts, styles, exact, opposing=opposing)
+        return Continuations(game, plugin.rollouts, styles, exact, opposing=opposing,
+                             pair_weights=plugin.pair_weights)
     if name == "learned":
         if path is None:
             raise SpycfrError("the learned value function needs its weights file")
