@@ -1,8 +1,9 @@
-"""Agent Avenue's move values (``AgentGame.move_info``, what `query` and `play`'s review show)
-below a swap's private draw: exact where the public model is exact (discards kept), and
-the weight that the model forgetting discards (the full game's search model) gains or loses
-at a discard, which is what puts the full game's swap values outside [-1, 1] (issue 23's
-`query ... "deal:CB.SA.SK.MO|?"`: swap:SA +2.759; docs/search.md)."""
+"""A search agent's move values (``AgentGame.move_info``: what `query` and `play`'s review
+show). Agent Avenue: below a swap's private draw, exact where its public model is exact
+(discards kept), and the weight that the model forgetting discards (the full game's search
+model) gains or loses at a discard, which puts the full game's swap values outside [-1, 1]
+(issue 23's `query ... "deal:CB.SA.SK.MO|?"`: swap:SA +2.759; docs/search.md); its rollout
+leaves over the budget within the payoff range. Agent Hunter: no such weight."""
 
 from __future__ import annotations
 
@@ -188,3 +189,39 @@ def test_rollout_leaves_over_the_budget_stay_within_the_payoff_range():
     cut = [lf for lf in first if r1[lf].any()]
     assert len(cut) > 5
     assert all(v0[lf, first[lf][0]] == 0.0 for lf in cut)
+
+
+def test_agent_hunters_move_values_stay_within_the_payoff_range():
+    """Agent Hunter's private transitions (a switch, a refill) are the mover's too, but its
+    model has no card removal between the decks (compatibility all ones, no pair weights),
+    so they never change the opposing mass a move's value is divided by: the agent's and
+    the reviewed opponent's move values on tiny, its rollout leaves over the budget as on
+    the full game, lie in [-1, 1] (to rounding)."""
+    plugin = get_plugin("agent-hunter")
+    assert plugin.pair_weights is None
+    agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                        AgentConfig.default("agent-hunter", plan_endgame=0, endgame=0,
+                                            iterations=30))
+    assert (agent.model.compat == 1).all()
+    agent.values.inner.budget = 0
+    params = agent.params
+    impl = P._REGISTRY[type(params)]
+    values = []
+    for seat in (0, 1):
+        rng = np.random.default_rng(seat)
+        state, game = impl["initial_state"](params), agent.game(seat)
+        codes, probs = np.empty(400, np.int32), np.empty(400)
+        while (cp := impl["current_player"](state, params)) != P.TERMINAL:
+            if cp in (0, 1):
+                info = game.review_info(state, cp) if cp != seat else game.move_info(state, cp)
+                values.extend(info.values[~np.isnan(info.values)])
+                p = info.probs
+                a = agent.legal(state)[rng.choice(len(p), p=p / p.sum())]
+            else:
+                k = impl["chance_outcomes"](state, params, codes, probs)
+                a = codes[rng.choice(k, p=probs[:k] / probs[:k].sum())]
+            state = agent.after(state, int(a))
+            game.observe(state)
+    values = np.array(values)
+    assert values.size > 30 and np.abs(values).max() <= 1 + 1e-9
+    assert np.abs(values).max() > 0.5
