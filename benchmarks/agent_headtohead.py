@@ -20,7 +20,8 @@ import time
 
 
 def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
-         opposing: list[str] | None = None) -> None:
+         opposing: list[str] | None = None, focus_rows: int | None = None,
+         reader_rounds: int | None = None) -> None:
     from spycfr.analysis.headtohead import head_to_head, payoff_bound, player_from
     from spycfr.games import make_game
     from spycfr.runs.store import read_run
@@ -29,11 +30,15 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
     assert config is not None  # read_run requires it
     game = make_game(config.game, config.preset, config.params)
     a = player_from(agent_dir, game)
+    inner = getattr(a.agent.values, "inner", a.agent.values)
     if opposing:  # the agent's rollout leaves guard against these instead (an experiment)
         styles = a.agent.plugin.rollout_styles
-        inner = getattr(a.agent.values, "inner", a.agent.values)
         inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
                             tuple(styles.index(x) for x in opposing))
+    if focus_rows is not None:  # rows of its range valued by rollouts (balance)
+        inner.focus_rows = focus_rows
+    if reader_rounds is not None:  # a range reader's rounds (spycfr.search.continuation)
+        inner.reader_rounds = reader_rounds
     bound = payoff_bound(game)
     opps = {name: player_from(name, game) for name in opponents}
     seconds: list[float] = []
@@ -132,6 +137,10 @@ if __name__ == "__main__":
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--opposing", help="the agent's rollout leaves guard against these rollout "
                     "styles, comma-separated, instead of its game's opposing continuations")
+    ap.add_argument("--focus-rows", type=int, help="rows of the agent's range valued by "
+                    "rollouts at each re-solve (Continuations.focus_rows; default 1)")
+    ap.add_argument("--reader-rounds", type=int, help="with a range reader among --opposing "
+                    "(ranger): solves after the first that read the range again (default 1)")
     ap.add_argument("--summary")
     ap.add_argument("--write", metavar="AGENT_DIR",
                     help="with --summary: write AGENT_DIR/headtohead-B.json per opponent B")
@@ -141,4 +150,5 @@ if __name__ == "__main__":
         summary(args.summary, args.write, args.note)
     else:
         play(args.agent_dir, args.out, args.opponents, args.first, args.pairs,
-             args.opposing.split(",") if args.opposing else None)
+             args.opposing.split(",") if args.opposing else None, args.focus_rows,
+             args.reader_rounds)

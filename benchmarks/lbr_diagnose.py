@@ -95,21 +95,28 @@ class PublicBelief:
 _DUMMY: list = []  # the numba player args _update_belief wants (unused: rows are given)
 
 
-def guard_against(agent, names: list[str]) -> None:
+def guard_against(agent, names: list[str] | None, focus_rows: int | None = None,
+                  reader_rounds: int | None = None) -> None:
     """Make the agent's rollout leaves guard against the continuations ``names`` (of its
-    game's rollout styles) instead of its game's ``opposing_continuations``."""
-    from spycfr.analysis.lbr_agent import _focused
+    game's rollout styles) instead of its game's ``opposing_continuations``; with
+    ``focus_rows`` value that many rows of its range (balance), with ``reader_rounds`` the
+    range reader's rounds (spycfr.search.continuation)."""
+    inner = getattr(agent.values, "inner", agent.values)
+    if names:
+        styles = agent.plugin.rollout_styles
+        inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
+                            tuple(styles.index(x) for x in names))
+    if focus_rows is not None:
+        inner.focus_rows = focus_rows
+    if reader_rounds is not None:
+        inner.reader_rounds = reader_rounds
 
-    inner = _focused(agent.values)
-    styles = agent.plugin.rollout_styles
-    inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
-                        tuple(styles.index(x) for x in names))
 
-
-def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | None = None
-         ) -> dict:
+def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | None = None,
+         focus_rows: int | None = None, reader_rounds: int | None = None) -> dict:
     """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; with
-    ``opposing``, the agent's leaves guard against those continuations."""
+    ``opposing``, ``focus_rows``, ``reader_rounds``, the agent's leaves so
+    (:func:`guard_against`)."""
     from spycfr.analysis.headtohead import player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED
     from spycfr.analysis.lbr_agent import AgentOpponent, _agent_of, _privates, _setup, play_game
@@ -117,8 +124,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
     from spycfr.games.agent_hunter.record import action_label, format_obs_token, refill_suffix
 
     agent, params, game = _agent_of(run_dir)
-    if opposing:
-        guard_against(agent, opposing)
+    guard_against(agent, opposing, focus_rows, reader_rounds)
     hunter = player_from("heuristic:hunter", game)
     if not _DUMMY:
         _DUMMY.append(player_args(hunter))
@@ -170,7 +176,11 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
     payoff, largest, decisions = play_game(params, seat, opponent, roll, 16, seed, g,
                                            watch=watch)
     final = box["public"].prev
+    inner = getattr(agent.values, "inner", agent.values)
     return {"seat": seat, "game": g, "belief": belief, "opposing": opposing,
+            "focus_rows": getattr(inner, "focus_rows", None),
+            "reader_rounds": getattr(inner, "reader_rounds", None)
+            if getattr(inner, "reads_range", False) else None,
             "payoff": payoff,
             "seconds": round(time.perf_counter() - start, 1), "largest": largest,
             "decisions": decisions, "turns": int(final[R.TURN]),
@@ -188,14 +198,20 @@ def summarize(path: str, committed: str | None = None) -> None:
         for line in Path(committed).read_text().splitlines()[1:]:
             r = json.loads(line)
             before[(r["seat"], r["game"])] = r["payoff"]
-    for kind in sorted({(r["belief"], ",".join(r.get("opposing") or [])) for r in rows}):
-        mine = [r for r in rows if (r["belief"], ",".join(r.get("opposing") or [])) == kind]
+    def kind_of(r: dict) -> tuple:
+        return (r["belief"], ",".join(r.get("opposing") or []), r.get("focus_rows") or 1,
+                r.get("reader_rounds") or 0)
+
+    for kind in sorted({kind_of(r) for r in rows}):
+        mine = [r for r in rows if kind_of(r) == kind]
         pay = np.array([r["payoff"] for r in mine])
         seats = [np.array([r["payoff"] for r in mine if r["seat"] == s]) for s in (0, 1)]
         half = 1.96 * np.sqrt(sum(x.var(ddof=1) / x.size for x in seats if x.size > 1)) / 2
         mean = np.mean([x.mean() for x in seats if x.size])
         means = [f"{x.mean():+.3f}" if x.size else "-" for x in seats]
-        print(f"belief {kind[0]}, agent guarding against {kind[1] or 'its default'}: "
+        print(f"belief {kind[0]}, agent guarding against {kind[1] or 'its default'}"
+              + (f", {kind[2]} focus rows" if kind[2] > 1 else "")
+              + (f", {kind[3]} reading rounds" if kind[3] else "") + ": "
               f"{len(mine)} games, LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
               f"(as P1 {means[0]}, as P2 {means[1]}), "
               f"wins {int((pay > 0).sum())}, draws {int((pay == 0).sum())}, "
@@ -224,8 +240,11 @@ def summarize(path: str, committed: str | None = None) -> None:
             print("  the agent's moves: what each told LBR of its private state beyond public "
                   "information (log2 P(actual) gained by LBR's belief minus the public one's)")
             for what, bits in sorted(_revealed(mine).items()):
+                # below -3 bits: LBR's model of the agent gave the move its actual cards
+                # made an eighth or less of what it gave the rest of its belief
                 print(f"    {what}: {len(bits)} moves, mean {np.mean(bits):+.2f} bits, "
-                      f"median {np.median(bits):+.2f}")
+                      f"median {np.median(bits):+.2f}, "
+                      f"{int((np.array(bits) < -3).sum())} below -3 bits")
         by_turn: dict[int, list] = {}
         for r in mine:
             for m in r["moves"]:
@@ -247,13 +266,15 @@ def _revealed(rows: list[dict]) -> dict[str, list[float]]:
     for r in rows:
         before = None
         for m in r["moves"]:
-            now = (m["lbr_truth"], m["public_truth"])
+            # LBR's probability recorded as 0 (under 5e-5, its rounding) counts as 5e-5: the
+            # gain is then at most the one computed
+            now = (max(m["lbr_truth"], 5e-5), m["public_truth"])
             if (m["mover"] == "agent" and not m["move"].startswith("place")
                     and before is not None and min(*now, *before) > 0):
                 what = m["move"].split(":")[0] + (" back" if _back(m["move"]) else "")
                 gain = (np.log2(now[0] / before[0]) - np.log2(now[1] / before[1]))
                 out.setdefault(what, []).append(float(gain))
-            before = now
+            before = (m["lbr_truth"], m["public_truth"])  # a gain from 0 is not counted
     return out
 
 
@@ -274,6 +295,10 @@ def main() -> None:
     p.add_argument("--games", type=int, nargs="+", default=[0])
     p.add_argument("--opposing", help="the agent's leaves guard against these rollout "
                    "styles, comma-separated (default: its game's opposing continuations)")
+    p.add_argument("--focus-rows", type=int, help="rows of the agent's range valued by "
+                   "rollouts at each re-solve (Continuations.focus_rows; default its own, 1)")
+    p.add_argument("--reader-rounds", type=int, help="with a range reader among --opposing "
+                   "(ranger): solves after the first that read the range again (default 1)")
     p.add_argument("--summary")
     p.add_argument("--committed", help="with --summary: a games file of the same seeds")
     args = p.parse_args()
@@ -283,7 +308,8 @@ def main() -> None:
     for g in args.games:
         for seat in args.seat:
             row = play(args.run_dir, seat, g, args.belief,
-                       args.opposing.split(",") if args.opposing else None)
+                       args.opposing.split(",") if args.opposing else None,
+                       args.focus_rows, args.reader_rounds)
             with open(args.out, "a") as f:
                 f.write(json.dumps(row) + "\n")
             print(f"P{seat + 1} game {g} ({args.belief}): {row['payoff']:+g} for LBR, "

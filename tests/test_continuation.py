@@ -13,10 +13,12 @@ from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_variant
 from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.heuristic import styled_heuristic
+from spycfr.games.agent_hunter.leaf import RANGER, ROLLOUT_STYLES
 from spycfr.games.agent_hunter.public import combine
 from spycfr.public import protocol as pp
+from spycfr.search import passes
 from spycfr.search.agent import AgentConfig, SearchAgent
-from spycfr.search.continuation import Continuations, _draws
+from spycfr.search.continuation import Continuations, _draws, solve_reading
 from spycfr.search.leafvalues import ExactTerminals, value_function
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel, build
@@ -408,7 +410,7 @@ def _styled_games(plugin, params, pub, privates, style1, n=200):
 
 
 def test_the_reader_sees_through_the_switch_just_made():
-    from spycfr.games.agent_hunter.leaf import READER, ROLLOUT_STYLES
+    from spycfr.games.agent_hunter.leaf import READER
 
     plugin = get_plugin("agent-hunter")
     assert plugin.rollout_styles == ROLLOUT_STYLES and ROLLOUT_STYLES[READER] == "reader"
@@ -424,3 +426,138 @@ def test_the_reader_sees_through_the_switch_just_made():
     params, pub, privates = _after_moves(variant, [*placed, R.encode_hand(5, 0)])
     assert np.array_equal(_styled_games(plugin, params, pub, privates, READER),
                           _styled_games(plugin, params, pub, privates, 0))
+
+
+def _ranger_games(plugin, params, pub, privates, guesses, n=100):
+    """P1's payoffs of ``n`` rollouts from ``pub``, P1 the hunter, P2 the ranger given
+    ``guesses`` (P1's private states) in every game."""
+    out = np.empty(n)
+    plugin.rollouts_guessing(pub[None], params, np.zeros(n, np.int64), np.full(n, privates[0]),
+                             np.full(n, privates[1]), np.zeros(n, np.int64),
+                             np.full(n, RANGER), np.arange(n, dtype=np.int64),
+                             np.tile(np.asarray(guesses, np.int64), (n, 1)), out)
+    return out
+
+
+def test_the_ranger_believes_its_guesses_of_the_opposing_houses():
+    plugin = get_plugin("agent-hunter")
+    assert ROLLOUT_STYLES[RANGER] == plugin.range_reader == "ranger"
+    variant = make_variant("agent-hunter", "standard")
+    placed = [R.encode_place((0, 1, 9), 10), R.encode_place((0, 2, 7), 10)]
+    params, pub, privates = _after_moves(variant, [*placed, R.encode_hand(5, 0)])
+    hunter = _styled_games(plugin, params, pub, privates, 0, n=100)
+    # guessing P1's actual houses (a range that is a point mass), the ranger eliminates
+    # them (P2 holds the 1 and the 9 in hand, the 0 in a house) and wins every game
+    right = _ranger_games(plugin, params, pub, privates, [privates[0]] * 4)
+    assert np.all(right == -1.0) and hunter.mean() > -0.5
+    # no guess: the hunter, game for game; a wrong guess leaves it no better than that
+    assert np.array_equal(_ranger_games(plugin, params, pub, privates, [-1] * 4), hunter)
+    _, _, wrong = _after_moves(variant, [R.encode_place((3, 4, 5), 10), placed[1],
+                                         R.encode_hand(5, 0)])
+    assert _ranger_games(plugin, params, pub, privates, [wrong[0]] * 4).mean() > -0.9
+
+
+def _ranger(game, plugin, **kw):
+    return Continuations(game, plugin.rollouts, (0, 1), value_function("scored-now", game, plugin),
+                         opposing=(0, 1, RANGER), guessing=plugin.rollouts_guessing,
+                         reader=RANGER, **kw)
+
+
+def test_the_range_reader_guesses_the_cards_a_move_tells_and_spreads_where_it_mixes(tiny):
+    """The reader's guesses at each leaf are drawn from the focus rows' range pushed through
+    the strategy: where a move is one row's alone it guesses that row's cards, where two
+    rows play it alike it guesses both about equally often; seeded."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    vf = _ranger(game, plugin, focus_rows=3)
+    assert vf.reads_range
+    own, other = 3, 5
+    w = np.zeros(game.n[0])
+    w[[own, other]] = 1.0
+    vf.focus(0, own, t, w)
+    assert set(vf.sample) == {own, other}
+    q = t.row[0]
+    uniform = np.zeros(t.row_kid.shape)
+    passes.uniform(t.kind, t.row, t.row_count, uniform)
+    pure = uniform.copy()
+    pure[q, own, :] = 0.0
+    pure[q, own, 0] = 1.0  # own: its first move; other: its last
+    pure[q, other, :] = 0.0
+    pure[q, other, t.row_count[q, other] - 1] = 1.0
+    leaves = t.pub[t.leaves]
+    vf.read(t, pure)
+    g = vf._guesses(leaves, 64)
+    reach = np.zeros((t.size, game.n[0]))
+    passes.forward(0, *t.seat_arrays(0), pure, w, reach)
+    told = 0
+    for x, n in enumerate(t.leaves):
+        live = np.flatnonzero(reach[n] > 0)
+        assert set(g[x].ravel()) <= set(live) | {-1}
+        if live.size == 1:  # one row's move: every guess names its cards
+            assert np.all(g[x] == live[0])
+            told += 1
+        if live.size == 0:
+            assert np.all(g[x] == -1)
+    assert told > 0
+    # both rows uniform: at a leaf both reach alike the guesses split between them
+    vf.read(t, None)
+    g = vf._guesses(leaves, 64)
+    passes.forward(0, *t.seat_arrays(0), uniform, w, reach)
+    both = [x for x, n in enumerate(t.leaves)
+            if np.count_nonzero(reach[n]) == 2 and np.isclose(*reach[n][reach[n] > 0])]
+    assert both
+    for x in both:
+        share = np.mean(g[x] == np.flatnonzero(reach[t.leaves[x]])[0])
+        assert 0.35 < share < 0.65
+    assert np.array_equal(g, vf._guesses(leaves, 64))  # seeded: the same draws again
+
+
+def test_without_a_range_reader_the_rounds_are_one_solve(tiny):
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    vf = _ranger(game, plugin)
+    vf.guard_against((0, 1), (0, 1, 2))
+    calls = []
+    vf.focus(0, 3, t)
+    solve_reading(vf, t, lambda: calls.append(1))
+    assert calls == [1]
+    vf.guard_against((0, 1), (0, 1, RANGER))
+    vf.focus(0, 3, t)
+    vf.reader_rounds = 2
+
+    class Sol:
+        strategy = np.zeros(t.row_kid.shape)
+
+    solve_reading(vf, t, lambda: calls.append(2) or Sol())
+    assert calls == [1, 2, 2, 2]
+
+
+def test_a_reading_round_replays_only_the_readers_games(tiny):
+    """Over the budget (the focus row's games), a round that reads the range again plays
+    only the games against the reader; the values are those of a solve that played all."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    pubs = t.pub[t.leaves]
+    rng = np.random.default_rng(2)
+    r0, r1 = rng.random((len(pubs), game.n[0])), rng.random((len(pubs), game.n[1]))
+    w = np.zeros(game.n[0])
+    w[[3, 5]] = 1.0
+    sigma = np.zeros(t.row_kid.shape)
+    passes.uniform(t.kind, t.row, t.row_count, sigma)
+    q = t.row[0]
+    sigma[q, 3, :] = 0.0
+    sigma[q, 3, 0] = 1.0
+    values, played = [], []
+    for rounds in ((None, sigma), (sigma,)):
+        vf = _ranger(game, plugin, focus_rows=3, focus_samples=16, budget=10)
+        vf.focus(0, 3, t, w)
+        for strategy in rounds:
+            vf.read(t, strategy)
+            vf.reset()
+            before = vf.games_played
+            v = vf.values(pubs, r0, r1)
+            played.append(vf.games_played - before)
+        values.append(v)
+    assert np.array_equal(values[0][0], values[1][0])
+    # the first round and the fresh solve play every game, the reading round a third
+    assert played[0] == played[2] > 0 and played[1] * 3 == played[0]

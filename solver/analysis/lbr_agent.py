@@ -285,28 +285,38 @@ class AgentOpponent:
             states = np.sort(states[np.argsort(-mass[states], kind="stable")[:self.max_states]])
             self.unvalued_mass = max(self.unvalued_mass,
                                      float(1.0 - mass[states].sum() / mass.sum()))
-        key = (v.sol.tree.pub[0].tobytes(), states.tobytes(), v.support.tobytes(), v.seat)
+        reading = getattr(_focused(self.agent.values), "reads_range", False)
+        # a range reader reads the belief's weights too
+        key = (v.sol.tree.pub[0].tobytes(), states.tobytes(), v.support.tobytes(), v.seat,
+               mass[states].tobytes() if reading else b"")
         self.decisions += 1
         if key not in self.cache:
             if len(self.cache) >= CACHE_SIZE:
                 self.cache.pop(next(iter(self.cache)))
-            self.cache[key] = self._particles_solve(states)
+            self.cache[key] = self._particles_solve(
+                states, np.where(np.isin(np.arange(mass.size), states), mass, 0.0)
+                if reading else None)
         else:
             self.cached += 1
         rows, exact = self.cache[key]
         self.approximate += not exact
         return rows
 
-    def _particles_solve(self, states: np.ndarray) -> tuple[np.ndarray, bool]:
+    def _particles_solve(self, states: np.ndarray, mass: np.ndarray | None = None
+                         ) -> tuple[np.ndarray, bool]:
         """(the rows, whether exact): the agent's subgame re-solved from the private states
         ``states`` (a range that says nothing of its actual cards) and what LBR can hold,
         each state's leaf games its own (``Continuations.focus_each``), in as few solves
         as the states' numbers of draws allow. Other states take the rows of those solves
         (their leaves scored as the value function's fallback scores them). Not exact
         where a state's games alone fit the value function's budget: the agent holding it
-        may then have played every pair, from a range of its own."""
+        may then have played every pair, from a range of its own. A range reader among
+        the agent's opposing continuations reads the states weighted by LBR's belief
+        ``mass`` (the agent's range as LBR knows it; the agent itself reads its own range's
+        balance rows: docs/search.md), in the agent's rounds."""
         # imported here, as SIGNAL_STEPS above: at the top it would make the re-solve a
         # kernel source (it compiles nothing itself)
+        from spycfr.search.continuation import solve_reading
         from spycfr.search.resolve import solve
 
         v, vf = self.view, self.agent.values
@@ -320,8 +330,9 @@ class AgentOpponent:
         out = np.zeros(v.sol.strategy[t.row[0]].shape)
         todo, exact, first = list(states), True, True
         while todo:
-            inner.focus_each(seat, todo, t)
-            sol = solve(t, ranges, self.agent.config.iterations, vf)
+            inner.focus_each(seat, todo, t, mass)
+            sol = solve_reading(vf, t, lambda: solve(t, ranges, self.agent.config.iterations,
+                                                     vf))
             done = np.setdiff1d(todo, inner.deferred).astype(np.int64)
             if first:  # every row, the states not valued too
                 out[:] = sol.strategy[t.row[0]]

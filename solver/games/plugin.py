@@ -222,8 +222,7 @@ class GamePlugin:
     # rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out): an @njit function
     # writing P1's payoff of one game played to the end per job q from public state
     # pubs[leaf[q]] with private states i0[q], i1[q], each seat playing its styled heuristic
-    # (style0[q], style1[q]), numba's generator seeded with seeds[q], times the pair's
-    # ``pair_weights`` at the leaf where the game has them (as its payoffs are); with
+    # (style0[q], style1[q]), numba's generator seeded with seeds[q]; with
     # ``continuations`` (the heuristic styles a seat may continue with below a leaf; a game
     # without heuristic_styles names its one heuristic, style 0, "heuristic") the
     # ``rollout`` leaf values of spycfr.search.continuation. None: the game offers none.
@@ -235,6 +234,12 @@ class GamePlugin:
     # the styles a seat guards against below a leaf (the opponent's continuations); empty:
     # ``continuations``
     opposing_continuations: tuple[str, ...] = ()
+    # the rollout style (a name of rollout_styles) that reads the opponent's range at the
+    # leaf, and rollouts_guessing(pubs, params, leaf, i0, i1, style0, style1, seeds, guesses,
+    # out): the rollouts hook with guesses[q, :], private states of that style's opponent
+    # drawn from its range at the leaf (-1: none; spycfr.search.continuation); None: none
+    range_reader: str | None = None
+    rollouts_guessing: Callable | None = None
     # opening_classes(variant) -> (class of each private state, names of the classes): the
     # openings (the private states after both seats' first hidden decisions) that the rules
     # cannot tell apart share a class, which spycfr.search.openings values and plays as one

@@ -34,6 +34,7 @@ from spycfr.games import get_plugin
 from spycfr.memory import rss_bytes
 from spycfr.public import protocol as pp
 from spycfr.search.beliefs import step
+from spycfr.search.continuation import solve_reading
 from spycfr.search.folding import solve
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
 from spycfr.search.resolve import Solution, fixed
@@ -258,7 +259,8 @@ class SearchAgent:
         and an estimate of the time left."""
         total = self.config.iterations
         if self.progress is None:
-            return solve(tree, ranges, total, self.values, **gadget)
+            return solve_reading(self.values, tree,
+                                 lambda: solve(tree, ranges, total, self.values, **gadget))
         say, start = self.progress, time.perf_counter()
         due, first = [start + PROGRESS_AFTER], [0.0]
 
@@ -275,7 +277,8 @@ class SearchAgent:
             say(f"solving {what} ({tree.size:,} public nodes): {done}/{total} CFR+ "
                 f"iterations, {spent:.0f} s, RSS {_gb(rss_bytes())}, {left}")
 
-        return solve(tree, ranges, total, self.values, progress=tick, **gadget)
+        return solve_reading(self.values, tree, lambda: solve(tree, ranges, total, self.values,
+                                                              progress=tick, **gadget))
 
     def game(self, seat: int) -> AgentGame:
         """A new game with the agent as ``seat``."""

@@ -21,14 +21,9 @@ exact sums over the current ranges: one strategy everywhere, which the exact eva
 measures. Otherwise only the ``focus`` row (the agent's actual private state, set by the agent
 before each re-solve) is played, against ``focus_samples`` opposing private states drawn from
 the opposing reach at the leaf at the first call (what the leaf's signals allow); its value is
-the samples' mean over their mean pair weight (a ratio estimate: the game's payoffs weigh
-each pair by ``pair_weights``, Agent Avenue's card removal, or by the compatibility) times
-the current opposing mass under the same weights, so a standard error of at most
-``1 / sqrt(focus_samples)`` per pair of continuations (payoffs in [-1, 1]), the value never
-outside the payoff range times that mass, and 0 against an opposing range the row cannot
-meet (the plain mean times the unweighted mass was: on Agent Avenue ``small``, 131 of 530
-rows of a re-solve over 1 once divided by that mass, up to 634); every other row takes the
-``fallback`` values (scored as it stands). Reweighting the samples by the solve's
+the plain mean times the current opposing mass, so a standard error of at most
+``1 / sqrt(focus_samples)`` per pair of continuations (payoffs in [-1, 1]); every other row
+takes the ``fallback`` values (scored as it stands). Reweighting the samples by the solve's
 changing ranges (importance weights) was tried and dropped: the ranges concentrate, a few
 samples carry all the weight, and the solve then chases their noise (values of +-1 at most
 leaves). Samples are common random numbers: sample m uses the same uniform variate to draw
@@ -44,6 +39,26 @@ are valued alike, not scored as they stand. Where the subgame holds no opposing 
 own values only, so the drawn rows change neither the actual cards' values nor the move
 played; they change the rows the agent's range follows, and what a reader of the re-solve's
 rows (the local best response of spycfr.analysis.lbr_agent) infers of the actual cards.
+
+Reading the range (``reader``: a game's ``range_reader`` style among the opposing ones, and
+its ``rollouts_guessing`` hook). The opposing continuations above read only public
+bookkeeping, so the agent values every move as if its opponent learned nothing from it,
+and a one-sided re-solve makes its move a function of its cards that a best responder
+inverts. The range reader is an opposing continuation that reads the focus seat's range at
+the leaf: in each game it is given ``reader_draws`` private states drawn from that range
+(common random numbers: draw m takes the same uniform variates at every leaf), which the
+game's style believes (Agent Hunter: the ``ranger`` narrows what it holds possible in each
+opposing house to those states' cards). The range at a leaf is the focus rows' root range
+(the actual cards and the balance rows, weighted by the agent's range; under
+:meth:`focus_each` the states valued, weighted as given) pushed through the subgame's
+strategy; rows not valued by rollouts are left out (their strategies are the fallback's).
+The leaf values then depend on the strategy being solved, so a re-solve reads in rounds
+(:func:`solve_reading`): solve with the root range pushed through uniform play, then
+``reader_rounds`` times read the range at each leaf from the last solve's average strategy
+and solve again (the games replayed with the same seeds and draws: only the guesses
+change). Where a move is played by the actual cards' row alone, the range at its leaves
+is that row's and the reader guesses right; where the valued rows pool on a move, its
+guesses spread, so CFR+ has a reason to pool the rows' moves.
 """
 
 from __future__ import annotations
@@ -66,7 +81,8 @@ class Continuations:
                  fallback: ValueFunction, pair_samples: int = 4, focus_samples: int = 64,
                  budget: int = 50_000, focus_budget: int = 60_000, row_samples: int = 16,
                  seed: int = 0, opposing: tuple[int, ...] | None = None, focus_rows: int = 1,
-                 balance_budget: int = 60_000, pair_weights=None) -> None:
+                 balance_budget: int = 60_000, guessing=None, reader: int | None = None,
+                 reader_draws: int = 4, reader_rounds: int = 1) -> None:
         # ``styles``: what a seat itself may continue with; ``opposing``: what it guards
         # against (default the same); the games use their union
         self.game, self.rollouts = game, rollouts
@@ -76,10 +92,18 @@ class Continuations:
         self.focus_budget, self.row_samples = focus_budget, row_samples
         self.focus_rows, self.balance_budget = focus_rows, balance_budget
         self.seed = seed
-        # the game's pair_weights hook (pub, params, n0, n1) -> (n0, n1), which its rollouts'
-        # payoffs carry (spycfr.games.plugin); None: the compatibility alone
-        self.pair_weights = pair_weights
-        self._last_weights: tuple[bytes, np.ndarray | None] = (b"", None)
+        # the range reader: the rollouts hook taking guesses, the style that reads them
+        # (module notes); the root range it reads and its range at each leaf (by public
+        # state) for the next solve
+        self.guessing, self.reader = guessing, reader
+        self.reader_draws, self.reader_rounds = reader_draws, reader_rounds
+        self._reader_root: tuple[int, np.ndarray] | None = None
+        self._reader_at: dict[bytes, np.ndarray] = {}
+        self._G: np.ndarray | None = None  # this solve's guesses (_guesses)
+        # the games of the last solve, call by call, and those of this one: a reading round
+        # replays only the reader's games (the rest are the same games: same jobs, seeds)
+        self._last_games: list = []
+        self._games: list = []
         self._focus: tuple[int, int] | None = None
         self._focus_rows: dict[bytes, np.ndarray] = {}
         self._balance_rows: dict[bytes, np.ndarray] = {}
@@ -115,17 +139,24 @@ class Continuations:
         self._focus_rows, self._balance_rows = {}, {}
         self._units = []
         self.sample = np.zeros(0, np.int64)
+        self._reader_root, self._reader_at = None, {}
         if self._focus is None or tree is None:
             return
         me, own = self._focus
         self.sample = self.balance_sample(own, tree.pub[0], weights)
+        root = np.zeros(tree.game.n[me])
+        root[self.sample] = 1.0 if weights is None else np.asarray(weights, float)[self.sample]
+        if root.sum() <= 0:  # the actual cards outside the range given: they alone
+            root[own] = 1.0
+        self._reader_root = (me, root)
         reach = [_reached(tree, me, [own]), _reached(tree, me, self.sample[self.sample != own])]
         for n in tree.leaves:
             key = tree.pub[n].tobytes()
             self._focus_rows[key] = np.flatnonzero(reach[0][n] > 0)
             self._balance_rows[key] = np.flatnonzero((reach[1][n] > 0) & (reach[0][n] <= 0))
 
-    def focus_each(self, seat: int, privates, tree: Subtree) -> None:
+    def focus_each(self, seat: int, privates, tree: Subtree,
+                   weights: np.ndarray | None = None) -> None:
         """Value each of ``seat``'s private states ``privates`` in the next solve of ``tree``
         as a :meth:`focus` on it alone would (no balance rows): the rows it leads to at each
         leaf, with the draws per row that its own games' count gives. A row's games depend
@@ -137,10 +168,17 @@ class Continuations:
         first; the second is left out (``deferred`` after the solve: focus on it in
         another). Where every pair fits the budget the solve plays every pair and no state
         is deferred. For a reader of every private state's row, the local best response of
-        spycfr.analysis.lbr_agent."""
+        spycfr.analysis.lbr_agent. A range reader reads the range ``weights`` (over seat's
+        private states; None: the states ``privates`` alike)."""
         privates = [int(i) for i in privates]
         self.focus(seat, privates[0] if privates else None)
         self._units, self.deferred, self.alone_over_budget = [], [], []
+        if weights is not None:
+            self._reader_root = (seat, np.asarray(weights, float).copy())
+        elif privates:
+            root = np.zeros(tree.game.n[seat])
+            root[privates] = 1.0
+            self._reader_root = (seat, root)
         for i in privates:
             reach = _reached(tree, seat, [i])
             self._units.append((i, {tree.pub[n].tobytes(): np.flatnonzero(reach[n] > 0)
@@ -160,6 +198,45 @@ class Continuations:
         drawn = rng.choice(w.size, size=min(self.focus_rows - 1, live), replace=False,
                            p=w / w.sum()) if live else np.zeros(0, np.int64)
         return np.unique(np.concatenate([drawn.astype(np.int64), [own]]))
+
+    @property
+    def reads_range(self) -> bool:
+        """Whether a range reader is among the opposing continuations (module notes)."""
+        return (self.reader is not None and self.guessing is not None
+                and self.reader in self.styles[self._opp])
+
+    def read(self, tree: Subtree, strategy: np.ndarray | None) -> None:
+        """The range reader's range at each leaf of ``tree`` for the next solve: the focus
+        rows' root range pushed through ``strategy`` (None: uniform play)."""
+        self._reader_at = {}
+        self._last_games, self._games = (self._games if strategy is not None else []), []
+        if self._reader_root is None:
+            return
+        seat, root = self._reader_root
+        sigma = strategy
+        if sigma is None:
+            sigma = np.zeros(tree.row_kid.shape)
+            passes.uniform(tree.kind, tree.row, tree.row_count, sigma)
+        reach = np.zeros((tree.size, root.size))
+        passes.forward(seat, *tree.seat_arrays(seat), sigma, root, reach)
+        for n in tree.leaves:
+            self._reader_at[tree.pub[n].tobytes()] = reach[n]
+
+    def _guesses(self, pubs: np.ndarray, samples: int) -> np.ndarray | None:
+        """(leaves, samples, reader_draws): the reader's guesses at each leaf for each
+        sample (-1 where it has no range there), or None without a reader; common random
+        numbers: sample m's variates are the same at every leaf."""
+        if not (self.reads_range and self._reader_at):
+            return None
+        u = np.random.default_rng([self.seed, 0x7ead]).random((samples, self.reader_draws))
+        out = np.full((pubs.shape[0], samples, self.reader_draws), -1, np.int64)
+        for leaf in range(pubs.shape[0]):
+            p = self._reader_at.get(pubs[leaf].tobytes())
+            if p is None or p.sum() <= 0:
+                continue
+            cdf = np.cumsum(p / p.sum())
+            out[leaf] = np.minimum(np.searchsorted(cdf, u, side="right"), p.size - 1)
+        return out
 
     def one_sided(self, tree: Subtree, ranges: tuple[np.ndarray, np.ndarray]) -> bool:
         """Whether a solve of ``tree`` from ``ranges`` values only the focus rows (over the
@@ -196,8 +273,8 @@ class Continuations:
             return v0, v1
         v0, v1 = self.fallback.values(pubs, r0, r1)
         out, ranges = (v0, v1), (r0, r1)
-        for s, (leaf, i, value, weights) in self._focus_values.items():
-            mass = np.einsum("qj,qj->q", weights, ranges[1 - s][leaf])
+        for s, (leaf, i, value, compat) in self._focus_values.items():
+            mass = np.einsum("qj,qj->q", compat, ranges[1 - s][leaf])
             out[s][leaf, i] = value * mass / z
         return v0, v1
 
@@ -214,6 +291,7 @@ class Continuations:
         rng = np.random.default_rng(self.seed)
         self._pairs, self._rows = None, []
         self._focus_values = {}
+        self._G = None
         if count <= self.budget:
             ls, i0, i1 = np.nonzero(live0[:, :, None] & live1[:, None, :])
             # at least row_samples games per row where the other seat has few rows (the
@@ -222,11 +300,13 @@ class Continuations:
             m = max(self.pair_samples, min(-(-self.row_samples // few),
                                            self.budget // max(ls.size * k * k, 1)))
             seeds = rng.integers(0, 2**31 - 1, m)
+            self._G = self._guesses(pubs, m)
             reps = pairs.shape[0] * m  # per (leaf, i, j): every pair of styles, m seeds
             u = self._play(pubs, np.repeat(ls, reps), np.repeat(i0, reps), np.repeat(i1, reps),
                            np.tile(np.repeat(pairs[:, 0], m), ls.size),
                            np.tile(np.repeat(pairs[:, 1], m), ls.size),
-                           np.tile(seeds, ls.size * pairs.shape[0]))
+                           np.tile(seeds, ls.size * pairs.shape[0]),
+                           np.tile(np.arange(m), ls.size * pairs.shape[0]))
             means = u.reshape(ls.size, k, k, m).mean(axis=3)
             # dense over the rows live at some leaf only (late in a game a few of 721)
             self._live = (np.flatnonzero(live0.any(0)), np.flatnonzero(live1.any(0)))
@@ -243,6 +323,7 @@ class Continuations:
         s, own = self._focus
         draws, seeds = rng.random(self.focus_samples), rng.integers(0, 2**31 - 1,
                                                                      self.focus_samples)
+        self._G = self._guesses(pubs, self.focus_samples)
         pairs = np.array([(a, b) for a in self._own for b in self._opp], np.int64)
         if self._units:
             self._rows += self._each(pubs, (r0, r1), s, draws, seeds, pairs, k)
@@ -255,12 +336,12 @@ class Continuations:
                 jobs = self._jobs(pubs, (r0, r1), s, rows_at, default, draws)
                 if jobs:
                     self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
-        if self._rows:  # per row: leaf, row, robust value, weight of each opposing state
-            leaf = np.array([lf for _, lf, _, _, _ in self._rows], np.int64)
-            rows = np.array([i for _, _, i, _, _ in self._rows], np.int64)
-            weights = np.array([w for _, _, _, _, w in self._rows])
-            value = _robust(np.array([mean for _, _, _, mean, _ in self._rows]))
-            self._focus_values[s] = (leaf, rows, value, weights)
+        if self._rows:  # per row: leaf, row, robust value, compatibility with the opponent's
+            leaf = np.array([lf for _, lf, _, _ in self._rows], np.int64)
+            rows = np.array([i for _, _, i, _ in self._rows], np.int64)
+            value = _robust(np.array([mean for _, _, _, mean in self._rows]))
+            compat = self.game.compat[rows] if s == 0 else self.game.compat[:, rows].T
+            self._focus_values[s] = (leaf, rows, value, np.ascontiguousarray(compat))
 
     def _each(self, pubs, ranges, s, draws, seeds, pairs, k) -> list:
         """The games of :meth:`focus_each`: every state's jobs at its own number of draws,
@@ -308,8 +389,7 @@ class Continuations:
     def _roll(self, pubs, s, jobs, pairs, budget, floor, seeds, m: int | None = None) -> list:
         """Play ``jobs``' games (every pair of continuations, the first m draws each, m
         within ``budget`` games and at least ``floor``, unless given): [(seat, leaf, row,
-        means over the draws' mean pair weight, the row's weight of each opposing state)]
-        (the ratio estimate of the module notes)."""
+        means)]."""
         reps = pairs.shape[0]
         # many rows (a placement: every one of them) share the budget
         m = _draws(len(jobs), reps, budget, floor, len(seeds)) if m is None else m
@@ -319,39 +399,47 @@ class Continuations:
         mine_st = np.tile(np.repeat(pairs[:, 0], m), len(jobs))
         opp_st = np.tile(np.repeat(pairs[:, 1], m), len(jobs))
         seed_a = np.tile(seeds[:m], reps * len(jobs))
+        draw_a = np.tile(np.arange(m), reps * len(jobs))
         if s == 0:
-            u = self._play(pubs, leaf_a, mine_i, opp, mine_st, opp_st, seed_a)
+            u = self._play(pubs, leaf_a, mine_i, opp, mine_st, opp_st, seed_a, draw_a)
         else:
-            u = -self._play(pubs, leaf_a, opp, mine_i, opp_st, mine_st, seed_a)
+            u = -self._play(pubs, leaf_a, opp, mine_i, opp_st, mine_st, seed_a, draw_a)
         means = u.reshape(len(jobs), self._own.size, self._opp.size, m).mean(axis=3)
-        out = []
-        for x, (leaf, i, js) in enumerate(jobs):
-            w = self._weight_row(pubs[leaf], s, i)
-            drawn = float(w[js[:m]].mean())  # the games' payoffs carry these weights
-            ratio = means[x] / drawn if drawn > 0 else np.zeros_like(means[x])
-            out.append((s, leaf, i, ratio, w))
-        return out
+        return [(s, leaf, i, means[x]) for x, (leaf, i, _) in enumerate(jobs)]
 
-    def _weight_row(self, pub: np.ndarray, seat: int, i: int) -> np.ndarray:
-        """How much each opposing private state weighs beside ``seat``'s state i at ``pub``:
-        the compatibility times the game's pair weights there (the last public state's
-        matrix kept: a re-solve's jobs come leaf by leaf)."""
-        if self.pair_weights is None:
-            return self._compat_row(seat, i)
-        key, w = self._last_weights
-        if w is None or key != pub.tobytes():
-            w = self.game.compat * self.pair_weights(pub, self.game.params, *self.game.n)
-            self._last_weights = (pub.tobytes(), w)
-        return w[i] if seat == 0 else w[:, i]
-
-    def _play(self, pubs, leaf, i0, i1, st0, st1, seeds) -> np.ndarray:
-        """Seat 0's payoff of each game (the game's ``rollouts`` hook)."""
+    def _play(self, pubs, leaf, i0, i1, st0, st1, seeds, draw) -> np.ndarray:
+        """Seat 0's payoff of each game (the game's ``rollouts`` hook; with a range reader,
+        its ``rollouts_guessing`` hook, the guesses of sample ``draw[q]`` at the leaf, read
+        only where the reader plays against the seat whose range it reads)."""
         out = np.empty(leaf.size)
-        self.rollouts(np.ascontiguousarray(pubs), self.game.params,
-                      np.ascontiguousarray(leaf, np.int64), np.ascontiguousarray(i0, np.int64),
-                      np.ascontiguousarray(i1, np.int64), self.styles[st0], self.styles[st1],
-                      np.ascontiguousarray(seeds, np.int64), out)
-        self.games_played += out.size
+        args = (np.ascontiguousarray(pubs), self.game.params,
+                np.ascontiguousarray(leaf, np.int64), np.ascontiguousarray(i0, np.int64),
+                np.ascontiguousarray(i1, np.int64), self.styles[st0], self.styles[st1],
+                np.ascontiguousarray(seeds, np.int64))
+        if self._G is None:
+            self.rollouts(*args, out)
+            self.games_played += out.size
+            return out
+        assert self._reader_root is not None
+        guesses = self._G[leaf, draw]
+        read = (st0, st1)[self._reader_root[0]]  # the read seat's own style
+        guesses[self.styles[read] == self.reader] = -1
+        redo = np.ones(out.size, bool)
+        call = len(self._games)
+        if call < len(self._last_games):  # a reading round: the same games but the reader's
+            before, was = self._last_games[call]
+            if all(np.array_equal(x, y) for x, y in zip(before, args, strict=True)):
+                redo = (self.styles[st0] == self.reader) | (self.styles[st1] == self.reader)
+                out[:] = was
+        self._games.append((args, out))
+        if redo.all():
+            self.guessing(*args, np.ascontiguousarray(guesses), out)
+        elif redo.any():
+            part = np.empty(int(redo.sum()))
+            self.guessing(args[0], args[1], *(np.ascontiguousarray(x[redo]) for x in args[2:]),
+                          np.ascontiguousarray(guesses[redo]), part)
+            out[redo] = part
+        self.games_played += int(redo.sum())
         return out
 
 
@@ -376,3 +464,20 @@ def _reached(tree: Subtree, seat: int, rows) -> np.ndarray:
 def _robust(q: np.ndarray) -> np.ndarray:
     """``q[..., a, b]`` (own continuation a, the opponent's b) -> ``max_a min_b``."""
     return q.min(axis=-1).max(axis=-1)
+
+
+def solve_reading(values, tree: Subtree, solve_once):
+    """``solve_once()`` (a solve of ``tree`` with ``values``), in rounds where ``values`` (or
+    the function it wraps) reads the focus seat's range at the leaves (module notes): first
+    with the range pushed through uniform play, then ``reader_rounds`` times with the range
+    through the last solve's average strategy."""
+    inner = getattr(values, "inner", values)
+    if not (isinstance(inner, Continuations) and inner.reads_range
+            and inner._reader_root is not None):
+        return solve_once()
+    inner.read(tree, None)
+    sol = solve_once()
+    for _ in range(inner.reader_rounds):
+        inner.read(tree, sol.strategy)
+        sol = solve_once()
+    return sol

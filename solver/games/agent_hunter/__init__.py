@@ -14,6 +14,7 @@ from spycfr.games.agent_hunter.leaf import (
     opening_classes,
     private_names,
     rollouts,
+    rollouts_guessing,
     scored_now,
 )
 from spycfr.games.agent_hunter.record import record_to_actions as _record_to_actions
@@ -96,6 +97,10 @@ PLUGIN = GamePlugin(
     rollout_styles=ROLLOUT_STYLES,
     continuations=("hunter", "switcher"),
     opposing_continuations=("hunter", "switcher", "prober"),
+    # the hunter reading the opponent's range at the leaf (not a default continuation: an
+    # experiment against what the agent's moves tell; docs/search.md)
+    range_reader="ranger",
+    rollouts_guessing=rollouts_guessing,
     # the placements as a matrix game (spycfr.search.openings): one class per set of cards,
     # the houses' order a relabelling (spec: houses matter only as names in later moves)
     opening_classes=opening_classes,

@@ -11,7 +11,15 @@ from numba import njit
 
 from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.heuristic import HUNTER, styled_heuristic
-from spycfr.games.agent_hunter.public import _house_sum, _out_sum, _sign, _vp_margin, combine
+from spycfr.games.agent_hunter.public import (
+    _house_sum,
+    _out_sum,
+    _sign,
+    _vp_margin,
+    combine,
+    num_placements,
+    unrank,
+)
 from spycfr.games.agent_hunter.rules import (
     KNOW,
     LAST,
@@ -27,12 +35,17 @@ from spycfr.games.agent_hunter.rules import (
     TO_MOVE,
 )
 
-# the rollouts hook's styles: the heuristic players' (heuristic.py), and the ``reader``: the
+# the rollouts hook's styles: the heuristic players' (heuristic.py), the ``reader``: the
 # hunter knowing, from the first move of the game played out, the card that the opponent
 # has just switched in (a seat that sees through the switch: what a best responder learns
-# where the switching player's card choice is a function of its cards; results/standard)
-ROLLOUT_STYLES = ("hunter", "switcher", "prober", "reader")
+# where the switching player's card choice is a function of its cards; results/standard),
+# and the ``ranger``: the hunter whose values still consistent with each opposing house are
+# narrowed, at the first move played out, to the cards of a few private states drawn from
+# the opponent's range at the leaf (``rollouts_guessing``'s guesses: where the opponent's
+# strategy tells its cards, the draws agree and name them; where it mixes, they spread)
+ROLLOUT_STYLES = ("hunter", "switcher", "prober", "reader", "ranger")
 READER = 3
+RANGER = 4
 
 
 @njit(cache=True)
@@ -98,7 +111,6 @@ def private_names(variant, pub: np.ndarray | None = None, seat: int = 0) -> list
     """Each private state of the public model in words: the cards of houses 1..K (a house
     no longer in play keeps the card that left it), or not placed yet (the same numbering
     at every public state and for both seats)."""
-    from spycfr.games.agent_hunter.public import num_placements, unrank
 
     params = variant.to_params()
     t = np.zeros(3, np.int64)
@@ -123,13 +135,38 @@ def _read_switch(state, seat):
 
 
 @njit(cache=True)
-def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
-    """The ``rollouts`` hook: ``out[q]``, P1's payoff of one game played to the end from
-    public state ``pubs[leaf[q]]`` with P1 holding private state ``i0[q]`` and P2 ``i1[q]``,
-    each seat playing the style ``style0[q]`` / ``style1[q]`` (``ROLLOUT_STYLES``; its
-    random choices, refills and the prober's attacks, from numba's generator seeded with
-    ``seeds[q]`` per game: the same arguments give the same payoffs, and games with one seed
-    share their random numbers: common random numbers across leaves)."""
+def _read_range(state, params, seat, guesses):
+    """``seat``'s KNOW of each opposing house in play narrowed to the cards that house holds
+    in the opponent's private states ``guesses`` (-1: none); a house whose narrowed set
+    would be empty (no guess agrees with what the seat already knows) keeps its KNOW."""
+    t = np.zeros(3, np.int64)
+    masks = np.zeros(3, np.int64)
+    placements = num_placements(params)
+    any_guess = False
+    for d in range(guesses.shape[0]):
+        g = guesses[d]
+        if g < 0 or g >= placements:
+            continue
+        unrank(params, g, t)
+        any_guess = True
+        for h in range(params[R.P_HOUSES]):
+            masks[h] |= np.int64(1) << t[h]
+    if not any_guess:
+        return
+    for h in range(params[R.P_HOUSES]):
+        if state[(1 - seat) * PSTRIDE + O_HOUSE + h] < 0:
+            continue
+        narrowed = np.int64(state[KNOW + 3 * seat + h]) & masks[h]
+        if narrowed != 0:
+            state[KNOW + 3 * seat + h] = narrowed
+
+
+@njit(cache=True)
+def rollouts_guessing(pubs, params, leaf, i0, i1, style0, style1, seeds, guesses, out):
+    """The ``rollouts`` hook with the ``ranger``'s guesses: ``guesses[q]``, private states
+    of the ranger's opponent drawn from its range at the leaf (-1: none; an empty array:
+    no game has any), read by a seat playing ``ranger`` in game q at the first move played
+    out (``_read_range``); the ranger then plays as the hunter."""
     state = np.empty(STATE_SIZE, np.int16)
     nxt = np.empty(STATE_SIZE, np.int16)
     m = R._max_actions(params)
@@ -142,13 +179,17 @@ def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
         combine(pub, params, i0[q], i1[q], nxt)
         for x in range(STATE_SIZE):
             state[x] = nxt[x]
+        for seat in range(2):
+            style = style0[q] if seat == 0 else style1[q]
+            if style == RANGER and guesses.shape[0] > 0:
+                _read_range(state, params, seat, guesses[q])
         mover = state[TO_MOVE]
         if mover >= 0 and (style0[q] if mover == 0 else style1[q]) == READER:
             _read_switch(state, mover)
         while state[PHASE] != PH_OVER:
             k = R.legal_actions(state, params, actions)
             style = style0[q] if state[TO_MOVE] == 0 else style1[q]
-            if style == READER:
+            if style == READER or style == RANGER:
                 style = HUNTER
             styled_heuristic(state, params, np.int64(style), actions, k, probs)
             u = np.random.random()
@@ -165,12 +206,24 @@ def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
         out[q] = R.returns_p1(state, params)
 
 
+@njit(cache=True)
+def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
+    """The ``rollouts`` hook: ``out[q]``, P1's payoff of one game played to the end from
+    public state ``pubs[leaf[q]]`` with P1 holding private state ``i0[q]`` and P2 ``i1[q]``,
+    each seat playing the style ``style0[q]`` / ``style1[q]`` (``ROLLOUT_STYLES``; its
+    random choices, refills and the prober's attacks, from numba's generator seeded with
+    ``seeds[q]`` per game: the same arguments give the same payoffs, and games with one seed
+    share their random numbers: common random numbers across leaves). A ``ranger`` without
+    guesses is the hunter."""
+    rollouts_guessing(pubs, params, leaf, i0, i1, style0, style1, seeds,
+                      np.zeros((0, 0), np.int64), out)
+
+
 def opening_classes(variant) -> tuple[np.ndarray, list[str]]:
     """The ``opening_classes`` hook: each placement's class, its set of cards ("0,2,9"; NOTHING
     a class of its own). The rules treat the houses alike (a house's number only names it
     in later decoys and attacks), so placements that differ by the houses' order are one
     opening up to relabelling the houses."""
-    from spycfr.games.agent_hunter.public import num_placements, unrank
 
     params = variant.to_params()
     n = int(num_placements(params))
