@@ -204,8 +204,9 @@ def test_a_review_values_the_opponents_moves_without_changing_the_agents_play(mo
         info = g.review_info(state, seat)
         reviewed.append((g.cheap, info, g.move_info(state, seat)))
 
-    result, seen = _play(agent, 0, 1)
-    again, seen2 = _play(agent, 0, 1, review)
+    # seed 3: a game whose cheap pass is at a position where the moves' values differ
+    result, seen = _play(agent, 0, 3)
+    again, seen2 = _play(agent, 0, 3, review)
     assert again == result and len(seen2) == len(seen)
     assert all(np.array_equal(a, b) for a, b in zip(seen, seen2, strict=True))
     cheap = [(info, walk) for was, info, walk in reviewed if was]

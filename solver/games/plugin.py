@@ -222,7 +222,8 @@ class GamePlugin:
     # rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out): an @njit function
     # writing P1's payoff of one game played to the end per job q from public state
     # pubs[leaf[q]] with private states i0[q], i1[q], each seat playing its styled heuristic
-    # (style0[q], style1[q]), numba's generator seeded with seeds[q]; with
+    # (style0[q], style1[q]), numba's generator seeded with seeds[q], times the pair's
+    # ``pair_weights`` at the leaf where the game has them (as its payoffs are); with
     # ``continuations`` (the heuristic styles a seat may continue with below a leaf; a game
     # without heuristic_styles names its one heuristic, style 0, "heuristic") the
     # ``rollout`` leaf values of spycfr.search.continuation. None: the game offers none.

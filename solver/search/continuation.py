@@ -21,9 +21,14 @@ exact sums over the current ranges: one strategy everywhere, which the exact eva
 measures. Otherwise only the ``focus`` row (the agent's actual private state, set by the agent
 before each re-solve) is played, against ``focus_samples`` opposing private states drawn from
 the opposing reach at the leaf at the first call (what the leaf's signals allow); its value is
-the plain mean times the current opposing mass, so a standard error of at most
-``1 / sqrt(focus_samples)`` per pair of continuations (payoffs in [-1, 1]); every other row
-takes the ``fallback`` values (scored as it stands). Reweighting the samples by the solve's
+the samples' mean over their mean pair weight (a ratio estimate: the game's payoffs weigh
+each pair by ``pair_weights``, Agent Avenue's card removal, or by the compatibility) times
+the current opposing mass under the same weights, so a standard error of at most
+``1 / sqrt(focus_samples)`` per pair of continuations (payoffs in [-1, 1]), the value never
+outside the payoff range times that mass, and 0 against an opposing range the row cannot
+meet (the plain mean times the unweighted mass was: on Agent Avenue ``small``, 131 of 530
+rows of a re-solve over 1 once divided by that mass, up to 634); every other row takes the
+``fallback`` values (scored as it stands). Reweighting the samples by the solve's
 changing ranges (importance weights) was tried and dropped: the ranges concentrate, a few
 samples carry all the weight, and the solve then chases their noise (values of +-1 at most
 leaves). Samples are common random numbers: sample m uses the same uniform variate to draw
@@ -81,8 +86,9 @@ class Continuations:
                  fallback: ValueFunction, pair_samples: int = 4, focus_samples: int = 64,
                  budget: int = 50_000, focus_budget: int = 60_000, row_samples: int = 16,
                  seed: int = 0, opposing: tuple[int, ...] | None = None, focus_rows: int = 1,
-                 balance_budget: int = 60_000, guessing=None, reader: int | None = None,
-                 reader_draws: int = 4, reader_rounds: int = 1) -> None:
+                 balance_budget: int = 60_000, pair_weights=None, guessing=None,
+                 reader: int | None = None, reader_draws: int = 4,
+                 reader_rounds: int = 1) -> None:
         # ``styles``: what a seat itself may continue with; ``opposing``: what it guards
         # against (default the same); the games use their union
         self.game, self.rollouts = game, rollouts
@@ -92,6 +98,10 @@ class Continuations:
         self.focus_budget, self.row_samples = focus_budget, row_samples
         self.focus_rows, self.balance_budget = focus_rows, balance_budget
         self.seed = seed
+        # the game's pair_weights hook (pub, params, n0, n1) -> (n0, n1), which its rollouts'
+        # payoffs carry (spycfr.games.plugin); None: the compatibility alone
+        self.pair_weights = pair_weights
+        self._last_weights: tuple[bytes, np.ndarray | None] = (b"", None)
         # the range reader: the rollouts hook taking guesses, the style that reads them
         # (module notes); the root range it reads and its range at each leaf (by public
         # state) for the next solve
@@ -273,8 +283,8 @@ class Continuations:
             return v0, v1
         v0, v1 = self.fallback.values(pubs, r0, r1)
         out, ranges = (v0, v1), (r0, r1)
-        for s, (leaf, i, value, compat) in self._focus_values.items():
-            mass = np.einsum("qj,qj->q", compat, ranges[1 - s][leaf])
+        for s, (leaf, i, value, weights) in self._focus_values.items():
+            mass = np.einsum("qj,qj->q", weights, ranges[1 - s][leaf])
             out[s][leaf, i] = value * mass / z
         return v0, v1
 
@@ -336,12 +346,12 @@ class Continuations:
                 jobs = self._jobs(pubs, (r0, r1), s, rows_at, default, draws)
                 if jobs:
                     self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
-        if self._rows:  # per row: leaf, row, robust value, compatibility with the opponent's
-            leaf = np.array([lf for _, lf, _, _ in self._rows], np.int64)
-            rows = np.array([i for _, _, i, _ in self._rows], np.int64)
-            value = _robust(np.array([mean for _, _, _, mean in self._rows]))
-            compat = self.game.compat[rows] if s == 0 else self.game.compat[:, rows].T
-            self._focus_values[s] = (leaf, rows, value, np.ascontiguousarray(compat))
+        if self._rows:  # per row: leaf, row, robust value, weight of each opposing state
+            leaf = np.array([lf for _, lf, _, _, _ in self._rows], np.int64)
+            rows = np.array([i for _, _, i, _, _ in self._rows], np.int64)
+            weights = np.array([w for _, _, _, _, w in self._rows])
+            value = _robust(np.array([mean for _, _, _, mean, _ in self._rows]))
+            self._focus_values[s] = (leaf, rows, value, weights)
 
     def _each(self, pubs, ranges, s, draws, seeds, pairs, k) -> list:
         """The games of :meth:`focus_each`: every state's jobs at its own number of draws,
@@ -389,7 +399,8 @@ class Continuations:
     def _roll(self, pubs, s, jobs, pairs, budget, floor, seeds, m: int | None = None) -> list:
         """Play ``jobs``' games (every pair of continuations, the first m draws each, m
         within ``budget`` games and at least ``floor``, unless given): [(seat, leaf, row,
-        means)]."""
+        means over the draws' mean pair weight, the row's weight of each opposing state)]
+        (the ratio estimate of the module notes)."""
         reps = pairs.shape[0]
         # many rows (a placement: every one of them) share the budget
         m = _draws(len(jobs), reps, budget, floor, len(seeds)) if m is None else m
@@ -405,7 +416,25 @@ class Continuations:
         else:
             u = -self._play(pubs, leaf_a, opp, mine_i, opp_st, mine_st, seed_a, draw_a)
         means = u.reshape(len(jobs), self._own.size, self._opp.size, m).mean(axis=3)
-        return [(s, leaf, i, means[x]) for x, (leaf, i, _) in enumerate(jobs)]
+        out = []
+        for x, (leaf, i, js) in enumerate(jobs):
+            w = self._weight_row(pubs[leaf], s, i)
+            drawn = float(w[js[:m]].mean())  # the games' payoffs carry these weights
+            ratio = means[x] / drawn if drawn > 0 else np.zeros_like(means[x])
+            out.append((s, leaf, i, ratio, w))
+        return out
+
+    def _weight_row(self, pub: np.ndarray, seat: int, i: int) -> np.ndarray:
+        """How much each opposing private state weighs beside ``seat``'s state i at ``pub``:
+        the compatibility times the game's pair weights there (the last public state's
+        matrix kept: a re-solve's jobs come leaf by leaf)."""
+        if self.pair_weights is None:
+            return self._compat_row(seat, i)
+        key, w = self._last_weights
+        if w is None or key != pub.tobytes():
+            w = self.game.compat * self.pair_weights(pub, self.game.params, *self.game.n)
+            self._last_weights = (pub.tobytes(), w)
+        return w[i] if seat == 0 else w[:, i]
 
     def _play(self, pubs, leaf, i0, i1, st0, st1, seeds, draw) -> np.ndarray:
         """Seat 0's payoff of each game (the game's ``rollouts`` hook; with a range reader,

@@ -115,7 +115,7 @@ def _inner(name: str, path: str | Path | None, game: GameModel, plugin, exact: S
                          for c in plugin.opposing_continuations or plugin.continuations)
         reader = plugin.range_reader
         return Continuations(game, plugin.rollouts, styles, exact, opposing=opposing,
-                             guessing=plugin.rollouts_guessing,
+                             pair_weights=plugin.pair_weights, guessing=plugin.rollouts_guessing,
                              reader=names.index(reader) if reader in names else None)
     if name == "learned":
         if path is None:

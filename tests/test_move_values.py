@@ -1,8 +1,9 @@
-"""Agent Avenue's move values (``AgentGame.move_info``, what `query` and `play`'s review show)
-below a swap's private draw: exact where the public model is exact (discards kept), and
-the weight that the model forgetting discards (the full game's search model) gains or loses
-at a discard, which is what puts the full game's swap values outside [-1, 1] (issue 23's
-`query ... "deal:CB.SA.SK.MO|?"`: swap:SA +2.759; docs/search.md)."""
+"""A search agent's move values (``AgentGame.move_info``: what `query` and `play`'s review
+show). Agent Avenue: below a swap's private draw, exact where its public model is exact
+(discards kept), and the weight that the model forgetting discards (the full game's search
+model) gains or loses at a discard, which puts the full game's swap values outside [-1, 1]
+(issue 23's `query ... "deal:CB.SA.SK.MO|?"`: swap:SA +2.759; docs/search.md); its rollout
+leaves over the budget within the payoff range. Agent Hunter: no such weight."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ import numpy as np
 import pytest
 
 from spycfr.engine import protocol as P
-from spycfr.games import make_variant
+from spycfr.games import get_plugin, make_variant
 from spycfr.games.agent_avenue import leaf as L
 from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue import rules as R
 from spycfr.public import protocol as pp
 from spycfr.search import passes
 from spycfr.search.agent import AgentConfig, SearchAgent
-from spycfr.search.resolve import fixed
+from spycfr.search.continuation import Continuations
+from spycfr.search.leafvalues import ExactTerminals, value_function
+from spycfr.search.resolve import fixed, solve
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel
 
@@ -144,3 +147,81 @@ def test_move_values_below_a_swaps_draw_are_the_values_of_their_lines(monkeypatc
         assert (np.abs(info.values) <= 1).all()
     else:  # scaled by the second discard's mean reweighing (3/4 or 3/8 a pair): 0.875 here
         assert np.allclose(info.values[swap] / want[swap], 0.875, rtol=1e-6)
+
+
+def test_rollout_leaves_over_the_budget_stay_within_the_payoff_range():
+    """The agent's own cards valued by rollouts (over the budget: each leaf's row against
+    16 opposing hands drawn at the solve's first call): the value is the games' payoffs
+    over their card-removal weights times the current opposing mass under those weights,
+    so, divided by that mass (what move_info does), it lies in [-1, 1], and it is 0 where
+    the opposing range holds only hands the row cannot meet. Valued by the plain mean times
+    the unweighted mass, 131 of 530 rows here were outside [-1, 1] (up to 634): the solve
+    moves the opposing range below P2's recruitment, and the mass did not follow its card
+    removal."""
+    game = GameModel.of(make_variant("agent-avenue", "small").to_params())
+    plugin = get_plugin("agent-avenue")
+    t = subgame(game, game.root(), 2)
+    fallback = value_function("scored-now", game, plugin)
+    inner = Continuations(game, plugin.rollouts, (0,), fallback, budget=0, focus_samples=16,
+                          pair_weights=plugin.pair_weights)
+    vf = ExactTerminals(inner, game, fallback)
+    own = AP.index(game.params, False, 3, 0, np.int64(0x111), 0, AP.NO_NAME)  # DA.EN.CB
+    vf.focus(0, int(own), t)
+    sol = solve(t, game.weights, 20, vf)
+    leaf, rows, _, _ = inner._focus_values[0]
+    assert rows.size > 100
+    nodes = t.leaves[leaf]
+    w = [L.weights(t.pub[n], game.params, *game.n)[i] for n, i in zip(nodes, rows, strict=True)]
+    mass = np.array([wi @ sol.reach[1][n] for wi, n in zip(w, nodes, strict=True)])
+    live = mass > 1e-12
+    value = sol.values[0][nodes, rows][live] * game.z / mass[live]
+    assert live.sum() > 100 and np.abs(value).max() <= 1 + 1e-9
+    assert np.abs(value).max() > 0.5  # not all 0
+    # each leaf's opposing range on the hands its first row cannot meet: that row's value 0
+    ends = np.array([AP.current_player(p, game.params) == pp.TERMINAL for p in t.pub[t.leaves]])
+    assert not ends.any()  # the inner function saw every leaf: its leaf indices are these
+    r0, r1 = sol.reach[0][t.leaves], np.zeros((t.leaves.size, game.n[1]))
+    first = {int(lf): (int(i), wi)  # the first row at each leaf
+             for lf, i, wi in zip(leaf[::-1], rows[::-1], w[::-1], strict=True)}
+    for lf, (_, wi) in first.items():
+        r1[lf] = (wi == 0) * sol.reach[1][t.leaves[lf]]
+    v0, _ = inner.values(t.pub[t.leaves], r0, r1)
+    cut = [lf for lf in first if r1[lf].any()]
+    assert len(cut) > 5
+    assert all(v0[lf, first[lf][0]] == 0.0 for lf in cut)
+
+
+def test_agent_hunters_move_values_stay_within_the_payoff_range():
+    """Agent Hunter's private transitions (a switch, a refill) are the mover's too, but its
+    model has no card removal between the decks (compatibility all ones, no pair weights),
+    so they never change the opposing mass a move's value is divided by: the agent's and
+    the reviewed opponent's move values on tiny, its rollout leaves over the budget as on
+    the full game, lie in [-1, 1] (to rounding)."""
+    plugin = get_plugin("agent-hunter")
+    assert plugin.pair_weights is None
+    agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                        AgentConfig.default("agent-hunter", plan_endgame=0, endgame=0,
+                                            iterations=30))
+    assert (agent.model.compat == 1).all()
+    agent.values.inner.budget = 0
+    params = agent.params
+    impl = P._REGISTRY[type(params)]
+    values = []
+    for seat in (0, 1):
+        rng = np.random.default_rng(seat)
+        state, game = impl["initial_state"](params), agent.game(seat)
+        codes, probs = np.empty(400, np.int32), np.empty(400)
+        while (cp := impl["current_player"](state, params)) != P.TERMINAL:
+            if cp in (0, 1):
+                info = game.review_info(state, cp) if cp != seat else game.move_info(state, cp)
+                values.extend(info.values[~np.isnan(info.values)])
+                p = info.probs
+                a = agent.legal(state)[rng.choice(len(p), p=p / p.sum())]
+            else:
+                k = impl["chance_outcomes"](state, params, codes, probs)
+                a = codes[rng.choice(k, p=probs[:k] / probs[:k].sum())]
+            state = agent.after(state, int(a))
+            game.observe(state)
+    values = np.array(values)
+    assert values.size > 30 and np.abs(values).max() <= 1 + 1e-9
+    assert np.abs(values).max() > 0.5
