@@ -322,13 +322,41 @@ def test_a_rollout_starts_from_the_real_game():
     assert full[args[1][0], args[2][0]] == pytest.approx(abs(one[0])) and full[0].sum() == 0
 
 
-def test_the_search_agent_says_advanced_mode_has_no_plan_yet():
-    """Its first plan spans the market's 455 supplies: a one-line error, not 14 GB."""
-    from spycfr.errors import SpycfrError
+@pytest.mark.slow
+def test_the_search_agent_plans_from_the_dealt_market():
+    """The agent's walk starts at the black market's public chance (455 supplies, unsolved:
+    a first plan over all of them took over 14 GB) and its first plan is solved from the
+    supply a game deals, from the deal's prior, one per supply (a second game with it
+    reuses it); then it decides (one seeded first move, 2 CFR+ iterations)."""
     from spycfr.search.agent import AgentConfig, SearchAgent
 
-    with pytest.raises(SpycfrError, match="advanced mode yet"):
-        SearchAgent("agent-avenue", {"mode": "advanced"}, AgentConfig.default("agent-avenue"))
+    agent = SearchAgent("agent-avenue", {"mode": "advanced"},
+                        AgentConfig.default("agent-avenue", iterations=2))
+    start = agent.start()
+    assert start.tree.kind[0] == CHANCE and start.tree.count[0] == 455
+    assert start.tree.leaves.size == 455 and not start.strategy.any()
+    rng = np.random.default_rng(5)
+    state = agent.initial()
+    codes = np.empty(PA.max_actions(PARAMS), np.int32)
+    probs = np.empty(len(codes))
+    while A.current_player(state, PARAMS) == CHANCE:  # the deals, then the market
+        k = A.chance_outcomes(state, PARAMS, codes, probs)
+        state = agent.after(state, int(codes[rng.choice(k, p=probs[:k] / probs[:k].sum())]))
+    pub = agent.public(state)
+    assert pub[R.PHASE] == R.PH_PLAY and not np.array_equal(pub, agent.model.root())
+    games = agent.game(0), agent.game(1)
+    for g in games:
+        g.observe(state)
+    plan = agent.plan(pub)
+    assert games[0].plan is plan and games[1].plan is plan
+    assert np.array_equal(plan.tree.pub[0], pub) and plan.tree.kind[0] == 0
+    for s in (0, 1):  # the market is public and independent of the hands
+        assert np.array_equal(plan.reach[s][0], agent.model.weights[s])
+    other = start.tree.pub[start.tree.leaves[0]]
+    assert not np.array_equal(other, pub) and agent.plan(other) is not plan
+    p = games[0].policy(state)
+    assert p.shape == agent.legal(state).shape and p.sum() == pytest.approx(1.0)
+    assert games[0].solves == 1 and games[1].solves == 0  # P1's move for its own cards
 
 
 def test_the_largest_hands_are_numbered():

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from spycfr.engine.playout import estimate_nodes
-from spycfr.errors import SpycfrError
 from spycfr.exact.best_response import expected_value, exploitability
 from spycfr.games import build_tree, game_names, get_plugin, make_game, make_variant
 from spycfr.public import protocol
@@ -97,16 +96,9 @@ PATHS = 20
 
 def _search_params(game: str, preset: str):
     """The params a search on the preset's public model runs on: the plug-in's
-    search_params, else the rules'; the rules' too where search_params refuses the agent
-    (Agent Avenue's advanced mode: its model exists, its agent does not yet)."""
+    search_params, else the rules'."""
     plugin = get_plugin(game)
-    variant = make_variant(game, preset)
-    if plugin.search_params is not None:
-        try:
-            return plugin.search_params(variant)
-        except SpycfrError:
-            pass
-    return plugin.numba_params(variant)
+    return (plugin.search_params or plugin.numba_params)(make_variant(game, preset))
 
 
 def _search_cases() -> list:

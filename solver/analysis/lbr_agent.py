@@ -266,7 +266,7 @@ class AgentOpponent:
         # are read in the agent's own model, which may number them more coarsely (Agent
         # Avenue's full game forgets discards: 331 hands a seat, not 108,901)
         params = self.agent.model.params
-        if v.sol is not self.agent._plan and _focused(self.agent.values) is not None:
+        if v.sol is not v.plan and _focused(self.agent.values) is not None:
             privates = _privates(params, np.int64(v.seat), bs, np.int64(n))
             mass = np.bincount(privates, weights=bw[:n], minlength=self.agent.model.n[v.seat])
             rows = self._particles_rows(mass)

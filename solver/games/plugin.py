@@ -207,8 +207,9 @@ class GamePlugin:
     # suits merged): the same history rules, exactly the same values and exploitabilities;
     # None: numba_params.
     public_params: Callable[[Any], Any] | None = None
-    # pair_weights(pub, params, n0, n1) -> (n0, n1): how much each pair of private states
-    # weighs at public state pub beyond the model's compatibility (a model that keeps card
+    # pair_weights(pub, params, seat, i, n_other) -> (n_other,): how much seat's private
+    # state i and each private state of the other seat weigh together at public state pub
+    # beyond the model's compatibility (a model that keeps card
     # removal in its payoffs: what a search agent's posterior and move values weigh the
     # opponent's range by); None: nothing beyond it.
     pair_weights: Callable | None = None

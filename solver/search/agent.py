@@ -53,6 +53,9 @@ PLAN_ENDGAME = 60_000_000
 # a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
 PROGRESS_AFTER = 5.0
 PROGRESS_AGAIN = 10.0
+# first plans kept where the game starts with public chance (one per outcome reached: Agent
+# Avenue advanced's black market supplies, each a few tens of MB)
+PLANS_KEPT = 4
 
 
 @dataclass(frozen=True)
@@ -142,9 +145,13 @@ class SearchAgent:
         self._pub_current = pp.python_impl(self.params, "current_player")
         self._max_depth = int(pp.python_impl(self.params, "max_depth")(self.params))
         self.progress = progress
-        self._plan: Solution | None = None
+        # the first plans by the public state they start at (one, the game's root, unless
+        # public chance comes first: then one per outcome a game reaches, see start())
+        self._plans: dict[bytes, Solution] = {}
+        self._chances: Solution | None = None
+        self._chances_made = False
         # the first plan read from a file instead of solved (spycfr.runs.agent_run sets it):
-        # given the root public state, the plan, or None to solve it
+        # given the plan's root public state, the plan, or None to solve it
         self.saved_plan: Callable[[np.ndarray], Solution | None] | None = None
         self.openings = None
         if config.opening_file is not None:
@@ -155,28 +162,83 @@ class SearchAgent:
                 raise SpycfrError(f"the openings table {config.opening_file!r} is for another "
                                   "variant")
 
-    def plan(self) -> Solution:
-        """The solve of the first decision levels from the deal's prior (cached; read from
-        ``saved_plan`` where it has one for the game's root)."""
-        if self._plan is None and self.saved_plan is not None:
-            self._plan = self.saved_plan(self.model.root())
-        if self._plan is None:
-            budget = 0 if self.openings is not None else self.config.plan_endgame
-            # with an openings table the plan is the openings' subgame, whatever the budget
-            self._say(f"the first plan (solved once per agent): building its public tree "
-                      f"({self.config.plan_depth} decision levels, or to the end of the game "
-                      f"where that takes at most {budget:,} node-states)")
-            with self._beating("the first plan: building its public tree"):
-                tree = self.subgame(self.model.root(), self.config.plan_depth, budget)
-            self._say(f"the first plan's tree: {tree.size:,} public nodes, "
-                      + (f"{tree.leaves.size:,} leaves" if tree.leaves.size else
-                         "to the end of the game") + f", RSS {_gb(rss_bytes())}")
-            if self.openings is None:
-                self._plan = self.solve("the opening subgame", tree, self.model.weights)
+    def start(self) -> Solution:
+        """Where every game's walk starts: the first plan, where the game's root is a
+        decision; else the public chances above the first decisions (Agent Avenue advanced:
+        the black market's 455 supplies, dealt after the hands), unsolved, and the plan is
+        solved from the outcome a game reaches (:meth:`plan`): one plan over every outcome
+        would be that many plans in one (over 14 GB there)."""
+        chances = self._chances_above()
+        return self.plan() if chances is None else chances
+
+    def _chances_above(self) -> Solution | None:
+        """The public chances from the root to the first decisions as a solution with no
+        decision (each seat's reach its prior through the chances' masks); None where the
+        root is a decision."""
+        if self._chances_made:
+            return self._chances
+        self._chances_made = True
+        tree = subgame(self.model, self.model.root(), 0)
+        if tree.size > 1:  # else the root is a decision: a leaf at no decision level
+            from spycfr.search import passes
+
+            sigma = np.zeros(tree.row_kid.shape)
+            reach = tuple(np.zeros((tree.size, n)) for n in self.model.n)
+            for s in (0, 1):
+                passes.forward(s, *tree.seat_arrays(s), sigma, self.model.weights[s],
+                               reach[s])
+            zero = tuple(np.zeros((tree.size, n)) for n in self.model.n)
+            self._chances = Solution(tree, sigma, reach, zero, zero, None, 0)
+        return self._chances
+
+    def plan(self, pub: np.ndarray | None = None) -> Solution:
+        """The solve of the first decision levels from the prior ranges, starting at public
+        state ``pub`` (cached; read from ``saved_plan`` where it has one for ``pub``): the
+        game's root, or where public chance comes first (:meth:`start`) one of its outcomes
+        (the last PLANS_KEPT kept), by default the oldest kept (else the first outcome's).
+        The ranges there are the deal's prior through the chances."""
+        chances = self._chances_above()
+        if pub is None:
+            if chances is None:
+                pub = self.model.root()
+            elif self._plans:
+                return next(iter(self._plans.values()))
             else:
-                self._plan = fixed(tree, self._table_strategy(tree), self.model.weights,
-                                   self.values)
-        return self._plan
+                pub = chances.tree.pub[chances.tree.leaves[0]]
+        key = pub.tobytes()
+        hit = self._plans.get(key)
+        if hit is None and self.saved_plan is not None:
+            hit = self.saved_plan(pub)
+        if hit is None:
+            ranges = self.model.weights
+            if chances is not None:
+                node = chances.tree.find(pub)
+                if node < 0 or chances.tree.kind[node] != LEAF:
+                    raise ValueError("a plan starts at one of the game's first decisions")
+                ranges = (chances.reach[0][node], chances.reach[1][node])
+            hit = self._solve_plan(pub, ranges)
+        if key not in self._plans and len(self._plans) >= PLANS_KEPT:
+            del self._plans[next(iter(self._plans))]
+        self._plans[key] = hit
+        return hit
+
+    def _solve_plan(self, pub: np.ndarray, ranges) -> Solution:
+        """The first plan at ``pub`` from ``ranges``, solved (or the openings table's)."""
+        budget = 0 if self.openings is not None else self.config.plan_endgame
+        # with an openings table the plan is the openings' subgame, whatever the budget
+        once = "once per agent" if self._chances is None else "once per outcome of the " \
+            "game's first public chance"
+        self._say(f"the first plan (solved {once}): building its public tree "
+                  f"({self.config.plan_depth} decision levels, or to the end of the game "
+                  f"where that takes at most {budget:,} node-states)")
+        with self._beating("the first plan: building its public tree"):
+            tree = self.subgame(pub, self.config.plan_depth, budget)
+        self._say(f"the first plan's tree: {tree.size:,} public nodes, "
+                  + (f"{tree.leaves.size:,} leaves" if tree.leaves.size else
+                     "to the end of the game") + f", RSS {_gb(rss_bytes())}")
+        if self.openings is None:
+            return self.solve("the opening subgame", tree, ranges)
+        return fixed(tree, self._table_strategy(tree), ranges, self.values)
 
     @contextlib.contextmanager
     def _beating(self, what: str) -> Iterator[None]:
@@ -382,7 +444,10 @@ class AgentGame:
     def __post_init__(self) -> None:
         a = self.agent
         w = a.model.weights
-        self.sol = a.plan()
+        self.sol = a.start()
+        # the first plan, once the walk is in it (the public chances above it first, where
+        # the game starts with them: then the plan of the outcome dealt)
+        self.plan = self.sol if a._chances_above() is None else None
         self.s = 0
         self.fresh = True
         self.mine = w[self.seat].copy()
@@ -444,6 +509,13 @@ class AgentGame:
             self.support = step(t, s, opp, self.support, None, child)
             self.model_range = step(t, s, opp, self.model_range, None, child)
         self.s, self.pub, self.fresh = c, t.pub[c].copy(), False
+        if self.plan is None and t.kind[c] == LEAF:
+            # through the public chances at the game's start: the plan of what was dealt,
+            # and its first decision as the game's root is (our first move, if ours)
+            self.sol = self.plan = self.agent.plan(self.pub)
+            self.s, self.fresh = 0, True
+            self._arrive(first=True)
+            return
         self._arrive()
 
     def _arrive(self, first: bool = False) -> None:
@@ -519,7 +591,7 @@ class AgentGame:
 
     def _opening(self) -> bool:
         """Whether the walk is in the plan's openings and the agent plays them by its table."""
-        return self.agent.openings is not None and self.sol is self.agent._plan
+        return self.agent.openings is not None and self.sol is self.plan
 
     # --- decisions -----------------------------------------------------------------------
 
@@ -580,9 +652,10 @@ class AgentGame:
         (Agent Avenue: card removal, which its model keeps in the payoffs)."""
         a = self.agent
         w = a.model.compat
-        if a.plugin.pair_weights is not None:
-            w = w * a.plugin.pair_weights(pub, a.params, *a.model.n)
-        return w[i] if seat == 0 else w[:, i]
+        row = w[i] if seat == 0 else w[:, i]
+        if a.plugin.pair_weights is None:
+            return row
+        return row * a.plugin.pair_weights(pub, a.params, seat, i, a.model.n[1 - seat])
 
     def posterior(self, state: np.ndarray) -> np.ndarray:
         """P(the opponent's private state | what the agent saw, its own private state),
@@ -632,9 +705,9 @@ def agent_strategies(agent: SearchAgent, progress: Callable[[str], None] | None 
     estimate of the time left."""
     from spycfr.search import passes
 
-    plan = agent.plan()  # before the clock of the estimate: the walk's pace extrapolates
+    plan = agent.start()  # before the clock of the estimate: the walk's pace extrapolates
     full = plan.tree  # a plan with no leaf is the whole game (Agent Avenue small's: 4 GB)
-    if full.leaves.size:
+    if full.leaves.size:  # (the public chances above the plans have leaves: the plans)
         full = build(agent.model, max_nodes=WHOLE_MAX_NODES, live=True)
     size = np.ones(full.size, np.int64)  # nodes in each node's subtree (children follow parents)
     for n in range(full.size - 1, 0, -1):

@@ -10,7 +10,7 @@ from spycfr.games.agent_avenue import public as _public  # noqa: F401 (registers
 from spycfr.games.agent_avenue import public_advanced as _public_advanced  # noqa: F401
 from spycfr.games.agent_avenue.advanced_core import AgentAvenueAdvancedParams
 from spycfr.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
-from spycfr.games.agent_avenue.leaf import private_names, scored_now, search_params, weights
+from spycfr.games.agent_avenue.leaf import private_names, scored_now, search_params, weights_row
 from spycfr.games.agent_avenue.openings import group as _group
 from spycfr.games.agent_avenue.openings import opening_paths as _opening_paths
 from spycfr.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
@@ -100,7 +100,7 @@ PLUGIN = GamePlugin(
     continuations=("heuristic",),
     agent_value_function="rollout",
     private_names=private_names,
-    pair_weights=weights,
+    pair_weights=weights_row,
     # a turn (the play and the recruitment): one level leaves the recruitment to the leaf
     # estimate (exact exploitability on tiny, 100 iterations: 0.489 at depth 1, 0.221 at 2)
     agent_depth=2,

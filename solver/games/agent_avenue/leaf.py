@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from spycfr.errors import SpycfrError
 from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue.advanced_core import AgentAvenueAdvancedParams
 from spycfr.games.agent_avenue.public import (
@@ -149,6 +148,20 @@ def weights(pub, params, n0, n1):
     for a in range(ri.shape[0]):
         for b in range(ci.shape[0]):
             out[ri[a], ci[b]] = w[a, b]
+    return out
+
+
+@njit(cache=True)
+def weights_row(pub, params, seat, i, n_other):
+    """Row i of ``seat`` of :func:`weights` (its column where ``seat`` is 1): what the
+    agent's posterior and move values weigh the opposing range by (the plug-in's
+    ``pair_weights``), without the whole W (2,641 x 2,641 in advanced mode)."""
+    scale = leaf_scale(pub, params)
+    base = leaf_base(pub, params)
+    x = _held(pub, params, seat, i)
+    out = np.empty(n_other)
+    for j in range(n_other):
+        out[j] = _ratio(params, scale, base, x, _held(pub, params, 1 - seat, j))
     return out
 
 
@@ -355,18 +368,10 @@ def search_params(variant):
     """The public model a search agent re-solves on: the exact one, or, where its numbering
     of a seat's hands and discards passes ``EXACT_LIMIT`` states (the full game: 108,901),
     the one that forgets which cards were discarded (hands only: 331 on the full game).
-    Advanced mode's model (public_advanced.py) has no agent yet: a one-line error."""
+    Advanced mode's model (public_advanced.py) always forgets them (2,641 states a seat)."""
     from spycfr.public.protocol import python_impl
 
     params = variant.to_params()
-    if isinstance(params, AgentAvenueAdvancedParams):
-        # Its rollout leaves and re-solves work (about 10 s a mid-game re-solve under
-        # load), but the agent's first plan, solved at the public root, spans the black
-        # market's 455 supplies: over 14 GB at plan depth 2 (stopped), 5,006 nodes and
-        # 2.4 GB to build at depth 1. It needs a plan from the observed market.
-        raise SpycfrError("the re-solving agent does not play agent-avenue in advanced "
-                          "mode yet: its first plan spans the black market's 455 supplies "
-                          "(over 14 GB); simple mode (preset standard) has one")
     if int(python_impl(params, "num_private")(params, 0)) > EXACT_LIMIT:
         params = params._replace(forget=np.int64(1))
     return params
