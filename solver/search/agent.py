@@ -183,11 +183,12 @@ class SearchAgent:
             from spycfr.search import passes
 
             sigma = np.zeros(tree.row_kid.shape)
-            reach = tuple(np.zeros((tree.size, n)) for n in self.model.n)
+            n0, n1 = self.model.n
+            reach = (np.zeros((tree.size, n0)), np.zeros((tree.size, n1)))
             for s in (0, 1):
                 passes.forward(s, *tree.seat_arrays(s), sigma, self.model.weights[s],
                                reach[s])
-            zero = tuple(np.zeros((tree.size, n)) for n in self.model.n)
+            zero = (np.zeros((tree.size, n0)), np.zeros((tree.size, n1)))
             self._chances = Solution(tree, sigma, reach, zero, zero, None, 0)
         return self._chances
 
