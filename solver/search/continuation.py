@@ -98,10 +98,9 @@ class Continuations:
         self.focus_budget, self.row_samples = focus_budget, row_samples
         self.focus_rows, self.balance_budget = focus_rows, balance_budget
         self.seed = seed
-        # the game's pair_weights hook (pub, params, n0, n1) -> (n0, n1), which its rollouts'
-        # payoffs carry (spycfr.games.plugin); None: the compatibility alone
+        # the game's pair_weights hook (pub, params, seat, i, n_other) -> (n_other,), which
+        # its rollouts' payoffs carry (spycfr.games.plugin); None: the compatibility alone
         self.pair_weights = pair_weights
-        self._last_weights: tuple[bytes, np.ndarray | None] = (b"", None)
         # the range reader: the rollouts hook taking guesses, the style that reads them
         # (module notes); the root range it reads and its range at each leaf (by public
         # state) for the next solve
@@ -426,15 +425,11 @@ class Continuations:
 
     def _weight_row(self, pub: np.ndarray, seat: int, i: int) -> np.ndarray:
         """How much each opposing private state weighs beside ``seat``'s state i at ``pub``:
-        the compatibility times the game's pair weights there (the last public state's
-        matrix kept: a re-solve's jobs come leaf by leaf)."""
+        the compatibility times the game's pair weights there."""
+        row = self._compat_row(seat, i)
         if self.pair_weights is None:
-            return self._compat_row(seat, i)
-        key, w = self._last_weights
-        if w is None or key != pub.tobytes():
-            w = self.game.compat * self.pair_weights(pub, self.game.params, *self.game.n)
-            self._last_weights = (pub.tobytes(), w)
-        return w[i] if seat == 0 else w[:, i]
+            return row
+        return row * self.pair_weights(pub, self.game.params, seat, i, self.game.n[1 - seat])
 
     def _play(self, pubs, leaf, i0, i1, st0, st1, seeds, draw) -> np.ndarray:
         """Seat 0's payoff of each game (the game's ``rollouts`` hook; with a range reader,
