@@ -16,7 +16,7 @@ from spycfr.errors import SpycfrError
 from spycfr.runs import agent_run
 from spycfr.runs.agent_run import PLAN_FILE, load_agent, write_agent_run
 from spycfr.search.agent import AgentConfig, SearchAgent, agent_strategies
-from spycfr.search.saved_plan import _TREE
+from spycfr.search.saved_plan import _TREE, fits_model
 
 
 def _make(out: Path, monkeypatch, **config) -> Path:
@@ -91,6 +91,10 @@ def test_an_edited_agent_block_solves_the_plan_again_and_says_so(tmp_path, monke
     lines.clear()
     load_agent(run, lines.append).plan()
     assert lines[-1].startswith("the agent's first plan read from")
+    plan = load_agent(run).plan()  # a model that changed at the root is seen
+    assert fits_model(plan)
+    plan.tree.mask[1][plan.tree.first[0]] *= 0.5
+    assert not fits_model(plan)
     (run / PLAN_FILE).unlink()
     lines.clear()
     assert load_agent(run, lines.append).plan().iterations == 30

@@ -37,7 +37,14 @@ from spycfr.search.agent import (
 )
 from spycfr.search.leafvalues import VALUE_FUNCTIONS
 from spycfr.search.resolve import Solution
-from spycfr.search.saved_plan import PLAN_FORMAT, PlanFileError, load_plans, plan_key, save_plans
+from spycfr.search.saved_plan import (
+    PLAN_FORMAT,
+    PlanFileError,
+    fits_model,
+    load_plans,
+    plan_key,
+    save_plans,
+)
 
 EXPLOITABILITY_NOTE = (
     "unknown: the agent re-solves at every decision and stores no strategy, and the game "
@@ -351,6 +358,10 @@ def read_agent_plan(run: Path, record: dict[str, Any], solved_with: dict[str, An
     plan = plans.get(plan_key(root))
     if plan is None:
         say(f"the agent's saved plan {name} holds no plan from this root: {again}")
+        return None
+    if not fits_model(plan):
+        say(f"the agent's saved plan {name} starts otherwise than this spycfr's game model (the "
+            f"rules or the public model changed since it was solved): {again}")
         return None
     say(f"the agent's first plan read from {name} ({plan.tree.size:,} public nodes, "
         f"{path.stat().st_size / 2 ** 20:.1f} MB)")

@@ -22,9 +22,11 @@ import numpy as np
 from spycfr.errors import SpycfrError
 from spycfr.io import save_npz
 from spycfr.search.resolve import Solution
-from spycfr.search.tree import GameModel, Subtree
+from spycfr.search.tree import GameModel, Subtree, build
 
-# the format of the arrays below; a file of another format is not read (solved again)
+# the format of the arrays below, and of the plans they hold: a file of another format is not
+# read (the plan is solved again). Bump it when the rules, a public model or the plan's solve
+# change what a plan is (fits_model sees changes at the root only)
 PLAN_FORMAT = 1
 _TREE = ("pub", "kind", "parent", "label", "first", "count", "prob", "row", "row_kid",
          "row_next", "row_prob", "row_count", "term", "payoff", "leaves")
@@ -84,6 +86,29 @@ def load_plans(path: str | os.PathLike, game: GameModel) -> dict[bytes, Solution
         raise PlanFileError(f"the agent's plan file {name!r} is unreadable "
                             f"({str(exc)[:120]})") from None
     return plans
+
+
+def fits_model(plan: Solution) -> bool:
+    """Whether the plan's root and its children are what the game's model makes now (their
+    public states, chance probabilities and masks, the root's private rows): a cheap check,
+    one node expanded, that the rules or public model did not change since the plan was
+    solved at its root (a change deeper down goes unseen: PLAN_FORMAT is bumped for it)."""
+    t = plan.tree
+    fresh = build(t.game, t.pub[0], depth=1)
+    kids = slice(int(t.first[0]), int(t.first[0] + t.count[0]))
+    if (fresh.size != 1 + int(t.count[0]) or fresh.kind[0] != t.kind[0]
+            or not np.array_equal(fresh.pub[1:], t.pub[kids])
+            or not np.array_equal(fresh.prob[1:], t.prob[kids])
+            or any(not np.array_equal(fresh.mask[s][1:], t.mask[s][kids]) for s in (0, 1))):
+        return False
+    if t.row[0] < 0:
+        return bool(fresh.row[0] < 0)
+    a, b = fresh.row[0], t.row[0]
+    w = int(t.row_count[b].max(initial=0))
+    return bool(np.array_equal(fresh.row_count[a], t.row_count[b])
+                and np.array_equal(fresh.row_next[a][:, :w], t.row_next[b][:, :w])
+                and np.array_equal(fresh.row_kid[a][:, :w], t.row_kid[b][:, :w])
+                and np.array_equal(fresh.row_prob[a][:, :w], t.row_prob[b][:, :w]))
 
 
 def plan_key(pub: np.ndarray) -> bytes:
