@@ -29,8 +29,8 @@ _OPTIONS = (
                       "0: never)."),
     click.option("--plan-endgame", default=None,
                  help="re-solving: the same for the first plan from the game's root, solved "
-                      "once per agent (default 60000000: Agent Avenue and Agent Hunter mini "
-                      "whole; 0: never)."),
+                      "once per agent and saved with the run (default 400000000: Agent Avenue "
+                      "and Agent Hunter small whole, minutes and 6-8 GiB; 0: never)."),
 )
 
 

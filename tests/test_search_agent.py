@@ -189,6 +189,6 @@ def test_the_first_plan_says_how_far_it_is_from_its_first_seconds(monkeypatch):
     assert [x.split(": ")[1].split(" CFR+")[0] for x in plan] == ["1/5", "2/5", "3/5", "4/5"]
     assert all(" s, RSS " in x and x.endswith(" s to go") for x in plan[1:])
     lines.clear()
-    with agent._beating("building"):
+    with agent.beating("building"):
         time.sleep(0.35)
     assert lines and all(x.startswith("building: ") and " s, RSS " in x for x in lines)

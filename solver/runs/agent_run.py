@@ -269,7 +269,14 @@ def load_agent_config(run: Path, meta: RunResult, config: AgentConfig,
     record = meta.record.get("plan")
     if isinstance(record, dict):
         solved_with = plan_inputs(run, meta.game, meta.variant, config)
-        agent.saved_plan = lambda root: read_agent_plan(run, record, solved_with, agent, root)
+        read: list[dict[bytes, Solution] | None] = []  # the file's plans, read once
+
+        def saved(root) -> Solution | None:
+            if not read:
+                read.append(read_agent_plans(run, record, solved_with, agent))
+            return None if read[0] is None else _plan_from(read[0], root, record, agent)
+
+        agent.saved_plan = saved
     return agent
 
 
@@ -307,27 +314,29 @@ def plan_inputs(run: Path, game: str, variant: dict, config: AgentConfig) -> dic
 
 def save_agent_plan(run: Path, agent: SearchAgent, game: str, variant: dict,
                     config: AgentConfig) -> dict[str, Any]:
-    """Write the agent's first plan to ``run/plan.npz`` (atomically; solved here if it is not
-    yet) and return run.json's record of it: file, bytes, sha256, format, and what it was
-    solved from (:func:`plan_inputs`)."""
+    """Write the agent's first plans (those it holds: one from the game's root, or one for
+    each first public chance's outcome that its games reached; solved here if none is yet)
+    to ``run/plan.npz``, atomically, and return run.json's record of them: file, bytes,
+    sha256, format, and what they were solved from (:func:`plan_inputs`)."""
     inputs = plan_inputs(run, game, variant, config)
-    plan = agent.plan()
+    plans = agent.plans() or [agent.plan()]
     if agent.progress is not None:
-        agent.progress(f"saving the first plan ({plan.tree.size:,} public nodes) to "
-                       f"{run / PLAN_FILE}")
-    save_plans(run / PLAN_FILE, [plan], {"solved_with": inputs})
+        agent.progress(f"saving the first plan ({sum(p.tree.size for p in plans):,} public "
+                       f"nodes) to {run / PLAN_FILE}")
+    save_plans(run / PLAN_FILE, plans, {"solved_with": inputs})
     return {"file": PLAN_FILE, "bytes": (run / PLAN_FILE).stat().st_size,
             "sha256": file_sha256(run / PLAN_FILE), "format": PLAN_FORMAT,
             "solved_with": inputs}
 
 
-def read_agent_plan(run: Path, record: dict[str, Any], solved_with: dict[str, Any],
-                    agent: SearchAgent, root) -> Solution | None:
-    """The first plan from the run's plan file that run.json's ``record`` describes, for the
-    public state ``root``; None (said in one line: the agent then solves it as without a
-    file) where the file is missing, of another format, solved from other inputs than
-    ``solved_with`` (run.json's agent block edited, a value file retrained) or holds no plan
-    for ``root``. A file that is not the one recorded (sha256) or unreadable: SpycfrError."""
+def read_agent_plans(run: Path, record: dict[str, Any], solved_with: dict[str, Any],
+                     agent: SearchAgent) -> dict[bytes, Solution] | None:
+    """The plans of the run's plan file that run.json's ``record`` describes, by their root
+    (:func:`~spycfr.search.saved_plan.plan_key`); None (said in one line: the agent then
+    solves its plans as without a file) where the file is missing, of another format, or
+    solved from other inputs than ``solved_with`` (run.json's agent block edited, a value
+    file retrained). A file that is not the one recorded (sha256) or unreadable:
+    SpycfrError."""
     say = agent.progress or (lambda _: None)
     name = str(record.get("file") or PLAN_FILE)
     path = run / name
@@ -351,18 +360,31 @@ def read_agent_plan(run: Path, record: dict[str, Any], solved_with: dict[str, An
     if file_sha256(path) != record.get("sha256"):
         raise SpycfrError(f"the agent's saved plan {str(path)!r} does not match run.json (its "
                           f"sha256 differs: a changed or damaged file): {fix}")
+    say(f"reading the agent's first plan from {name} ({path.stat().st_size / 2 ** 20:.1f} MB "
+        "compressed)")
     try:
-        plans = load_plans(path, agent.model)
+        with agent.beating(f"reading the agent's first plan from {name}"):
+            return load_plans(path, agent.model)
     except PlanFileError as exc:
         raise SpycfrError(f"{exc}: {fix}") from None
+
+
+def _plan_from(plans: dict[bytes, Solution], root, record: dict[str, Any],
+               agent: SearchAgent) -> Solution | None:
+    """The saved plan from public state ``root``, where the file holds one and it starts as
+    the game's model does now (:func:`~spycfr.search.saved_plan.fits_model`); else None,
+    said in one line (the agent solves that plan)."""
+    say = agent.progress or (lambda _: None)
+    name = str(record.get("file") or PLAN_FILE)
     plan = plans.get(plan_key(root))
     if plan is None:
-        say(f"the agent's saved plan {name} holds no plan from this root: {again}")
+        say(f"the agent's saved plan {name} holds no plan from this public state: solving it "
+            "(as a run without a saved plan does)")
         return None
     if not fits_model(plan):
         say(f"the agent's saved plan {name} starts otherwise than this spycfr's game model (the "
-            f"rules or the public model changed since it was solved): {again}")
+            "rules or the public model changed since it was solved): solving the first plan "
+            "again (as a run without a saved plan does)")
         return None
-    say(f"the agent's first plan read from {name} ({plan.tree.size:,} public nodes, "
-        f"{path.stat().st_size / 2 ** 20:.1f} MB)")
+    say(f"the agent's first plan read from {name} ({plan.tree.size:,} public nodes)")
     return plan

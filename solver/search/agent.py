@@ -45,11 +45,12 @@ ALGORITHM = "re-solving"
 # the most public nodes of a subgame that reaches the end (Agent Hunter small: 2,308,847)
 WHOLE_MAX_NODES = 4_000_000
 # the endgame rule's default budgets in node-states (spycfr.search.tree.work; AgentConfig): a
-# re-solve's (a few seconds of CFR+), and the first plan's (solved once per agent and shared
-# by every game it plays: Agent Avenue mini's whole game is 52.7 M); docs/search.md "Exact
-# endgames" measured them
+# re-solve's (a few seconds of CFR+), and the first plan's (solved once per agent, saved with
+# its run and shared by every game it plays: the whole game of Agent Avenue small, 338.6 M,
+# and Agent Hunter small, 168.9 M: 9 and 7.5 minutes, peaks of 7.9 and 5.6 GiB);
+# docs/search.md "Exact endgames" and "The first plan" measured them
 ENDGAME = 4_000_000
-PLAN_ENDGAME = 60_000_000
+PLAN_ENDGAME = 400_000_000
 # a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
 PROGRESS_AFTER = 5.0
 PROGRESS_AGAIN = 10.0
@@ -223,6 +224,10 @@ class SearchAgent:
         self._plans[key] = hit
         return hit
 
+    def plans(self) -> list[Solution]:
+        """The first plans solved or read so far (the last PLANS_KEPT), oldest first."""
+        return list(self._plans.values())
+
     def _solve_plan(self, pub: np.ndarray, ranges) -> Solution:
         """The first plan at ``pub`` from ``ranges``, solved (or the openings table's)."""
         budget = 0 if self.openings is not None else self.config.plan_endgame
@@ -232,7 +237,7 @@ class SearchAgent:
         self._say(f"the first plan (solved {once}): building its public tree "
                   f"({self.config.plan_depth} decision levels, or to the end of the game "
                   f"where that takes at most {budget:,} node-states)")
-        with self._beating("the first plan: building its public tree"):
+        with self.beating("the first plan: building its public tree"):
             tree = self.subgame(pub, self.config.plan_depth, budget)
         self._say(f"the first plan's tree: {tree.size:,} public nodes, "
                   + (f"{tree.leaves.size:,} leaves" if tree.leaves.size else
@@ -242,7 +247,7 @@ class SearchAgent:
         return fixed(tree, self._table_strategy(tree), ranges, self.values)
 
     @contextlib.contextmanager
-    def _beating(self, what: str) -> Iterator[None]:
+    def beating(self, what: str) -> Iterator[None]:
         """Say ``what`` with the seconds spent and the RSS every PROGRESS_AGAIN seconds
         after PROGRESS_AFTER until the block ends (a thread: the tree's numba builders
         release the GIL)."""
@@ -335,8 +340,12 @@ class SearchAgent:
                 return
             due[0] = now + PROGRESS_AGAIN
             spent = now - start
-            left = (f"about {(spent - first[0]) * (total - done) / (done - 1):.0f} s to go"
-                    if done > 1 else "the first iteration also values the leaves")
+            if done > 1:
+                left = f"about {(spent - first[0]) * (total - done) / (done - 1):.0f} s to go"
+            elif tree.leaves.size:
+                left = "the first iteration also values the leaves"
+            else:
+                left = "the time left follows from the next iterations"
             say(f"solving {what} ({tree.size:,} public nodes): {done}/{total} CFR+ "
                 f"iterations, {spent:.0f} s, RSS {_gb(rss_bytes())}, {left}")
 
