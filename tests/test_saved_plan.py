@@ -13,6 +13,7 @@ import pytest
 from cli_helpers import spycfr
 from spycfr.engine import protocol as P
 from spycfr.errors import SpycfrError
+from spycfr.games import make_variant
 from spycfr.runs import agent_run
 from spycfr.runs.agent_run import PLAN_FILE, load_agent, write_agent_run
 from spycfr.search.agent import AgentConfig, SearchAgent, agent_strategies
@@ -119,3 +120,24 @@ def test_a_damaged_plan_file_is_a_clear_error(tmp_path, monkeypatch):
     (run / "run.json").write_text(json.dumps(record))
     with pytest.raises(SpycfrError, match="is unreadable"):
         load_agent(run).plan()
+
+
+def test_a_plan_file_holds_plans_by_their_root(tmp_path):
+    """Several plans in one file (an agent that plans from each outcome of a first public
+    chance), each read back by its root public state, with the caller's meta."""
+    from spycfr.search.saved_plan import load_plans, plan_key, plan_meta, save_plans
+
+    agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                        AgentConfig(iterations=5))
+    a = agent.plan()
+    first = int(a.tree.first[0])
+    kid = a.tree.pub[first]
+    b = agent.solve("a second plan", agent.subgame(kid, 1), (a.reach[0][first],
+                                                             a.reach[1][first]))
+    save_plans(tmp_path / "plans.npz", [a, b], {"note": "two"})
+    got = load_plans(tmp_path / "plans.npz", agent.model)
+    assert set(got) == {plan_key(a.tree.pub[0]), plan_key(kid)}
+    _same_plan(got[plan_key(a.tree.pub[0])], a)
+    _same_plan(got[plan_key(kid)], b)
+    meta = plan_meta(tmp_path / "plans.npz")
+    assert meta["note"] == "two" and meta["plans"] == 2

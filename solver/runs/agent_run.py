@@ -264,7 +264,7 @@ def load_agent_config(run: Path, meta: RunResult, config: AgentConfig,
                       progress: Callable[[str], None] | None) -> SearchAgent:
     """The agent of run directory ``run`` with ``config`` (its files relative to ``run``),
     its first plan read from the run's plan file where run.json records one solved with the
-    same configuration (:func:`read_agent_plan`)."""
+    same configuration (:func:`read_agent_plans`)."""
     agent = SearchAgent(meta.game, meta.variant, _in_run(run, config), progress)
     record = meta.record.get("plan")
     if isinstance(record, dict):
