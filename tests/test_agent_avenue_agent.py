@@ -61,6 +61,23 @@ def test_card_removal_weights_sum_to_one_over_the_deal(preset, forget):
     assert 0.0 < L.estimate(pub, params) < 1.0  # P1 moves first: its tempo
 
 
+def test_the_pair_weights_hook_is_a_row_of_w():
+    """The plug-in's pair_weights (what the agent's posterior, move values and rollout rows
+    weigh the opposing range by) is row i of W for seat 0, column i for seat 1: one row, not
+    the whole W (2,641 x 2,641 in advanced mode), after a play too."""
+    for preset, forget in (("mini", 0), ("standard", 1)):
+        game = _model(preset, forget)
+        pubs = [game.root(), subgame(game, game.root(), 1).pub[1]]
+        for pub in pubs:
+            w = L.weights(pub, game.params, *game.n)
+            assert w.any()
+            for i in (0, 1, 7, game.n[0] - 1):
+                assert np.array_equal(PLUGIN.pair_weights(pub, game.params, 0, i, game.n[1]),
+                                      w[i])
+                assert np.array_equal(PLUGIN.pair_weights(pub, game.params, 1, i, game.n[0]),
+                                      w[:, i])
+
+
 def test_the_forgetful_model_numbers_hands_only():
     exact, forget = _model("mini"), _model("mini", 1)
     params = forget.params
