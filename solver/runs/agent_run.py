@@ -1,13 +1,15 @@
 """A search agent as a run directory: what `spycfr solve` writes for a game too big to store
 a strategy for (a plug-in's ``agent_presets``), and what every command reads like any run.
 
-The directory holds no strategy: ``run.json`` records the agent's configuration (algorithm
-``re-solving``, iterations per decision, depth, value function and its file, seed, version)
-and ``openings.csv`` its opening moves from its first plan. On a variant whose public tree is
-small enough (EXACT_NODES) the agent's exact exploitability is measured when the directory is
-made (:func:`exact_measure`); elsewhere it is unknown (recorded with what was measured
-instead). Every command that plays or values a position builds the agent from the
-configuration and re-solves as it goes.
+The directory holds no strategy for the whole game: ``run.json`` records the agent's
+configuration (algorithm ``re-solving``, iterations per decision, depth, value function and
+its file, seed, version), ``openings.csv`` its opening moves from its first plan, and
+``plan.npz`` that first plan, solved once (:func:`save_agent_plan`; run.json's ``plan``).
+On a variant whose public tree is small enough (EXACT_NODES) the agent's exact
+exploitability is measured when the directory is made (:func:`exact_measure`); elsewhere it
+is unknown (recorded with what was measured instead). Every command that plays or values a
+position builds the agent from the configuration, reads its first plan where the file
+matches (:func:`read_agent_plans`), and re-solves as it goes.
 """
 
 from __future__ import annotations
