@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plan-endgame", type=int, help="the first plan's budget, node-states")
     parser.add_argument("--endgame", type=int, help="a re-solve's budget, node-states")
     parser.add_argument("--iterations", type=int, help="CFR+ iterations a re-solve")
+    parser.add_argument("--plan-iterations", type=int,
+                        help="CFR+ iterations of the first plan (0: --iterations)")
     parser.add_argument("--depth", type=int, help="decision levels a depth-limited re-solve")
     parser.add_argument("--value-function", help="the leaves' value function by name")
     parser.add_argument("--value-file", help="the value function's weights file")
@@ -57,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
 
     changes = {name: value for name, value in (
         ("plan_endgame", args.plan_endgame), ("endgame", args.endgame),
-        ("iterations", args.iterations), ("depth", args.depth),
+        ("iterations", args.iterations), ("plan_iterations", args.plan_iterations),
+        ("depth", args.depth),
         ("value_function", args.value_function), ("value_file", args.value_file))
         if value is not None}
     try:

@@ -161,7 +161,7 @@ def solve(
     quiet: bool, as_json: bool, search_depth: str | None = None,
     value_function: str | None = None,
     value_file: str | None = None, endgame: str | None = None,
-    plan_endgame: str | None = None,
+    plan_endgame: str | None = None, plan_iterations: str | None = None,
 ) -> None:
     """Solve GAME with a CFR-family algorithm; report value, exploitability and timing.
 
@@ -201,6 +201,7 @@ def _solve_command(
     output: str | None, overwrite: bool, checkpoint_every: str | None, resume: str | None,
     quiet: bool, as_json: bool, search_depth: str | None, value_function: str | None,
     value_file: str | None, endgame: str | None, plan_endgame: str | None,
+    plan_iterations: str | None,
 ) -> None:
     """The solve command's work, its first progress line already on its way."""
     from spycfr.runs.config import AUTO_THREADS, MCCFR_ALGORITHMS, SolveConfig, check_requested
@@ -221,7 +222,8 @@ def _solve_command(
                 "--memory-limit still apply)"
             )
     algorithm = algorithm or "auto"
-    searching = (search_depth, value_function, value_file, endgame, plan_endgame)
+    searching = (search_depth, value_function, value_file, endgame, plan_endgame,
+                 plan_iterations)
     if resume is None and game is not None and plays_by_search(
             game, preset, algorithm, searching, (
                 target_exploitability, time_limit, epsilon, memory_limit, when_full, fallback,
@@ -229,11 +231,13 @@ def _solve_command(
                 threads, tree, simultaneous or None, checkpoint_every)):
         progress.stop_preparing()  # the agent's own lines follow
         solve_agent(game, preset, variant_params, iterations, search_depth, value_function,
-                     value_file, seed, output, overwrite, quiet, as_json, endgame, plan_endgame)
+                     value_file, seed, output, overwrite, quiet, as_json, endgame, plan_endgame,
+                     plan_iterations)
         return
     if any(x is not None for x in searching):
-        raise SpycfrError("--depth, --value-function, --value-file, --endgame and "
-                          "--plan-endgame belong to --algorithm re-solving")
+        raise SpycfrError("--depth, --value-function, --value-file, --endgame, "
+                          "--plan-endgame and --plan-iterations belong to --algorithm "
+                          "re-solving")
     mccfr = algorithm in MCCFR_ALGORITHMS
     n_iter = parse_number("iterations", iterations, int, 1, strict=False)
     target = parse_number("target-exploitability", target_exploitability, float, 0, strict=True)

@@ -27,6 +27,9 @@ _OPTIONS = (
                       "the game takes at most this many node-states (public nodes, row "
                       "entries and terminal pairs times private states; default 4000000; "
                       "0: never)."),
+    click.option("--plan-iterations", default=None,
+                 help="re-solving: CFR+ iterations for the first plan, solved once and saved "
+                      "with the run (default: the game's, Agent Hunter 300; 0: --iterations)."),
     click.option("--plan-endgame", default=None,
                  help="re-solving: the same for the first plan from the game's root, solved "
                       "once per agent and saved with the run (default 400000000: Agent Avenue "
@@ -35,8 +38,8 @@ _OPTIONS = (
 
 
 def agent_options(f):
-    """``--depth``, ``--value-function``, ``--value-file``, ``--endgame`` and
-    ``--plan-endgame``: the search agent's settings."""
+    """``--depth``, ``--value-function``, ``--value-file``, ``--plan-iterations``,
+    ``--endgame`` and ``--plan-endgame``: the search agent's settings."""
     for option in reversed(_OPTIONS):
         f = option(f)
     return f
@@ -54,8 +57,8 @@ def plays_by_search(game: str, preset: str | None, algorithm: str,
         given = [x for x in others if x is not None]
         if given:
             raise SpycfrError("--algorithm re-solving takes --iterations (per decision), "
-                              "--depth, --value-function, --value-file, --endgame, "
-                              "--plan-endgame, --seed and -o only")
+                              "--plan-iterations, --depth, --value-function, --value-file, "
+                              "--endgame, --plan-endgame, --seed and -o only")
         return True
     if algorithm != "auto" or foreign_kind(game) is not None:
         return False
@@ -66,7 +69,7 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
                 depth: str | None, value_function: str | None, value_file: str | None,
                 seed: str | None, output: str | None, overwrite: bool, quiet: bool,
                 as_json: bool, endgame: str | None = None,
-                plan_endgame: str | None = None) -> None:
+                plan_endgame: str | None = None, plan_iterations: str | None = None) -> None:
     """Write a search agent's run directory (spycfr.runs.agent_run)."""
     from pathlib import Path
 
@@ -78,6 +81,8 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
     config = AgentConfig(
         iterations=parse_number("iterations", iterations, int, 1, strict=False)
         or defaults.iterations,
+        plan_iterations=_or(parse_number("plan-iterations", plan_iterations, int, 0,
+                                         strict=False), defaults.plan_iterations),
         depth=parse_number("depth", depth, int, 1, strict=False) or defaults.depth,
         value_function=value_function or defaults.value_function,
         value_file=value_file,
@@ -98,7 +103,8 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
     say(f"re-solving agent: {config.iterations} CFR+ iterations per decision, subgames "
         f"{config.depth} decision level(s) deep, leaves valued {config.value_function}, to "
         f"the end where at most {config.endgame:,} node-states are left "
-        f"({config.plan_endgame:,} for the first plan)")
+        f"({config.plan_endgame:,} for the first plan, solved by "
+        f"{config.plan_iterations or config.iterations} CFR+ iterations)")
     with saying_when_compiling(say):
         result = write_agent_run(out, game, preset, params, config,
                                  parse_number("seed", seed, int, 0, strict=False) or 0, say)

@@ -22,8 +22,10 @@ from spycfr.search.saved_plan import _TREE, fits_model
 
 def _make(out: Path, monkeypatch, **config) -> Path:
     monkeypatch.setattr(agent_run, "EXACT_NODES", 0)  # no exact walk: the plan is the test
+    # the plan at the re-solves' 30 iterations (the game's default plan takes 300)
     write_agent_run(out, "agent-hunter", "tiny", {},
-                    AgentConfig.default("agent-hunter", iterations=30, **config))
+                    AgentConfig.default("agent-hunter", iterations=30,
+                                        **{"plan_iterations": 0, **config}))
     return out
 
 
@@ -141,3 +143,19 @@ def test_a_plan_file_holds_plans_by_their_root(tmp_path):
     _same_plan(got[plan_key(kid)], b)
     meta = plan_meta(tmp_path / "plans.npz")
     assert meta["note"] == "two" and meta["plans"] == 2
+
+
+def test_the_first_plan_takes_its_own_iterations(tmp_path, monkeypatch):
+    """plan_iterations solves the first plan (once, saved), iterations the re-solves; an
+    edit of either in run.json solves the plan again."""
+    run = _make(tmp_path / "agent", monkeypatch, plan_iterations=50)
+    record = json.loads((run / "run.json").read_text())
+    assert record["agent"]["plan_iterations"] == 50 and record["agent"]["iterations"] == 30
+    assert load_agent(run).plan().iterations == 50
+    record["agent"]["plan_iterations"] = 0  # 0: the re-solves' iterations, as before it
+    (run / "run.json").write_text(json.dumps(record))
+    assert load_agent(run).plan().iterations == 30
+    assert AgentConfig.default("agent-hunter").plan_iterations == 300
+    assert AgentConfig.default("agent-avenue").plan_iterations == 0
+    with pytest.raises(SpycfrError, match="--plan-iterations must be >= 0"):
+        AgentConfig(plan_iterations=-1).check()

@@ -258,6 +258,9 @@ class GamePlugin:
     agent_value_function: str = "scored-now"
     # The subgames' depth in decision levels a search agent of this game uses unless told.
     agent_depth: int = 1
+    # The first plan's CFR+ iterations a search agent of this game uses unless told (0: the
+    # re-solves' iterations).
+    agent_plan_iterations: int = 0
     # value_features(variant) -> f(pubs (L, P)) -> (L, F) floats: what a learned value
     # function (spycfr.search.learned) reads of a public state; None: the state's integers.
     value_features: Callable[[Any], Callable] | None = None

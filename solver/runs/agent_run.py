@@ -297,8 +297,8 @@ def _in_run(run: Path, config: AgentConfig) -> AgentConfig:
 PLAN_FILE = "plan.npz"
 # what the first plan depends on (SearchAgent.plan): the rest of the configuration (the
 # re-solves' depth and endgame, the opponent's opening range) is only the walk's
-PLAN_FIELDS = ("iterations", "plan_depth", "plan_endgame", "value_function", "value_file",
-               "opening_file")
+PLAN_FIELDS = ("iterations", "plan_iterations", "plan_depth", "plan_endgame", "value_function",
+               "value_file", "opening_file")
 
 
 def plan_inputs(run: Path, game: str, variant: dict, config: AgentConfig) -> dict[str, Any]:

@@ -72,10 +72,13 @@ class AgentConfig:
     takes at most ``endgame`` (``plan_endgame``) node-states (:func:`spycfr.search.tree.work`:
     nodes, row entries and live terminal pairs, times private states) solves it to the end,
     exact terminal values and no leaves, whatever the depth; 0: off, as in run directories
-    written before the rule (their run.json has no such key). The game's defaults, the rule
-    on: :meth:`default`."""
+    written before the rule (their run.json has no such key). ``plan_iterations``: the first
+    plan's CFR+ iterations (solved once and saved with the run, so it can afford more than a
+    re-solve); 0: ``iterations``, as in run directories written before it. The game's
+    defaults, the rule on: :meth:`default`."""
 
     iterations: int = 100
+    plan_iterations: int = 0
     depth: int = 1
     plan_depth: int = 2
     value_function: str = "scored-now"
@@ -92,16 +95,21 @@ class AgentConfig:
     def default(cls, game_name: str, **changes: Any) -> AgentConfig:
         """What ``spycfr solve --algorithm re-solving`` makes for ``game_name`` unless told
         otherwise: the game's leaf values and depth (its plug-in's ``agent_value_function``
-        and ``agent_depth``) and the endgame rule's budgets, with ``changes``."""
+        and ``agent_depth``, its first plan's ``agent_plan_iterations``) and the endgame
+        rule's budgets, with ``changes``."""
         plugin = get_plugin(game_name)
         return cls(**{"value_function": plugin.agent_value_function,
-                      "depth": plugin.agent_depth, "endgame": ENDGAME,
+                      "depth": plugin.agent_depth,
+                      "plan_iterations": plugin.agent_plan_iterations, "endgame": ENDGAME,
                       "plan_endgame": PLAN_ENDGAME, **changes})
 
     def check(self) -> None:
         """One-line errors for impossible settings."""
         if self.iterations < 1:
             raise SpycfrError(f"--iterations must be >= 1 per decision, got {self.iterations}")
+        if self.plan_iterations < 0:
+            raise SpycfrError(f"--plan-iterations must be >= 0 (0: --iterations), got "
+                              f"{self.plan_iterations}")
         if self.depth < 1 or self.plan_depth < 1:
             raise SpycfrError(f"--depth must be >= 1 decision level, got {self.depth}")
         if self.endgame < 0 or self.plan_endgame < 0:
@@ -243,7 +251,8 @@ class SearchAgent:
                   + (f"{tree.leaves.size:,} leaves" if tree.leaves.size else
                      "to the end of the game") + f", RSS {_gb(rss_bytes())}")
         if self.openings is None:
-            return self.solve("the opening subgame", tree, ranges)
+            return self.solve("the opening subgame", tree, ranges,
+                              self.config.plan_iterations or self.config.iterations)
         return fixed(tree, self._table_strategy(tree), ranges, self.values)
 
     @contextlib.contextmanager
@@ -321,11 +330,11 @@ class SearchAgent:
         whole = self.endgame(pub, decisions, budget, ranges)
         return whole if whole is not None else subgame(self.model, pub, decisions)
 
-    def solve(self, what: str, tree, ranges, **gadget) -> Solution:
-        """:func:`~spycfr.search.resolve.solve` with the agent's iterations and leaves, saying
-        (when it takes more than PROGRESS_AFTER seconds) the iterations done, the time spent
-        and an estimate of the time left."""
-        total = self.config.iterations
+    def solve(self, what: str, tree, ranges, iterations: int = 0, **gadget) -> Solution:
+        """:func:`~spycfr.search.resolve.solve` with the agent's iterations (a re-solve's
+        unless given) and leaves, saying (when it takes more than PROGRESS_AFTER seconds) the
+        iterations done, the time spent and an estimate of the time left."""
+        total = iterations or self.config.iterations
         if self.progress is None:
             return solve_reading(self.values, tree,
                                  lambda: solve(tree, ranges, total, self.values, **gadget))
