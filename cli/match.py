@@ -28,7 +28,7 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
     a 95% confidence interval, per seat, and A's win rate."""
     from spycfr.analysis.headtohead import check_player_name, player_from
     from spycfr.analysis.headtohead import head_to_head as match
-    from spycfr.cli.progress import heartbeat
+    from spycfr.cli.progress import heartbeat, saying_when_compiling
     from spycfr.runs.store import read_run
 
     for player in (player_a, player_b):
@@ -46,19 +46,18 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
             raise SpycfrError("give --game (and its variant) when neither player is a run "
                               "directory")
         g = build_game(game, preset, variant_params)
-    with heartbeat(f"loading the players {player_a} and {player_b} (a run's tree rebuilt; "
-                   "after installing, the first run also compiles the game's rules)",
-                   "still loading the players ({:.0f} s)"):
-        a, b = player_from(player_a, g), player_from(player_b, g)
-
     def say(text: str) -> None:  # a search agent's games and long solves (stderr)
         click.echo(text, err=True)
 
+    with heartbeat(f"loading the players {player_a} and {player_b} (a run's tree rebuilt; "
+                   "after installing, the first run also compiles the game's rules)",
+                   "still loading the players ({:.0f} s)"), saying_when_compiling(say):
+        a, b = player_from(player_a, g), player_from(player_b, g)
     for p in (a, b):
         if p.agent is not None:
             p.agent.progress = say
-
-    out = match(g, a, b, games, seed, say)
+    with saying_when_compiling(say):  # the games' kernels, a search agent's re-solves
+        out = match(g, a, b, games, seed, say)
     if as_json:
         click.echo(json.dumps(out))
         return
@@ -112,6 +111,7 @@ def measure(run_dir: str, games: int | None, seed: int, compare: tuple[str, ...]
     (`measured`), shown by `spycfr report`. Against a search agent the LBR's games are kept
     in RUN_DIR/lbr-games.jsonl as they finish: the same command resumes."""
     from spycfr.analysis.measure import measure_run
+    from spycfr.cli.progress import saying_when_compiling
     from spycfr.runs.agent_run import is_agent_run
     from spycfr.runs.store import read_run
 
@@ -124,8 +124,9 @@ def measure(run_dir: str, games: int | None, seed: int, compare: tuple[str, ...]
         if not as_json:
             click.echo(text, err=True)
 
-    out = measure_run(run_dir, games, seed, compare, lbr_games, lbr_rollouts, lbr_rollout,
-                      progress=say, scheduler=scheduler, workers=workers)
+    with saying_when_compiling(say):  # this process; Dask workers tell theirs (lbr_agent)
+        out = measure_run(run_dir, games, seed, compare, lbr_games, lbr_rollouts, lbr_rollout,
+                          progress=say, scheduler=scheduler, workers=workers)
     if as_json:
         click.echo(json.dumps(out))
         return

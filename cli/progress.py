@@ -8,9 +8,13 @@ import contextlib
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import click
+
+from spycfr.compiling import COMPILING, saying_when_compiling
+
+__all__ = ["COMPILING", "Heartbeat", "heartbeat", "load_run_saying", "saying_when_compiling"]
 
 
 class Heartbeat(threading.Thread):
@@ -48,33 +52,6 @@ def heartbeat(first: str, again: str, delay: float = 1.0) -> Iterator[None]:
     finally:
         beat.cancel()
         beat.join(1.0)
-
-
-COMPILING = ("numba is compiling kernels that its cache lacks (after installing, or after a "
-             "kernel source changed): a minute or two")
-
-
-@contextlib.contextmanager
-def saying_when_compiling(say: Callable[[str], None], text: str = COMPILING
-                          ) -> Iterator[None]:
-    """Say ``text`` once, when numba starts compiling a kernel during the block: numba's
-    "numba:compile" event fires on a miss of its cache only, so nothing is said when the
-    kernels load from the cache."""
-    from numba.core import event
-
-    class Notice(event.Listener):
-        said = False
-
-        def on_start(self, _: event.Event) -> None:
-            if not self.said:
-                self.said = True
-                say(text)
-
-        def on_end(self, _: event.Event) -> None:
-            pass
-
-    with event.install_listener("numba:compile", Notice()):
-        yield
 
 
 def load_run_saying(run_dir: str):

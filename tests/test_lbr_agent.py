@@ -253,3 +253,27 @@ def test_a_remade_agents_run_sets_the_other_agents_lbr_games_aside(tmp_path):
     assert not (tmp_path / GAMES_FILE).exists()
     assert (tmp_path / OTHER_AGENT_FILE).read_text() == games
     assert set_aside_other_agents_games(tmp_path) is None  # nothing left to move
+
+
+def test_a_workers_numba_compiling_is_said_on_the_client():
+    """`spycfr measure`'s LBR games run on Dask workers, each compiling numba's kernels on a
+    cold cache for minutes: a task run by on_worker tells the client when its numba compiles
+    (once, however many kernels or workers), and says nothing when nothing compiles."""
+    import time
+
+    from spycfr.analysis.lbr_agent import WORKERS_COMPILING, on_worker, say_workers_compiling
+    from spycfr.cluster import dask_client
+
+    said: list[str] = []
+    # a fresh jitted function, compiled on the worker (a lambda travels by value)
+    compiles = lambda x: __import__("numba").njit(lambda y: y + 1)(x)  # noqa: E731
+    with dask_client(None, 1) as (client, _):
+        say_workers_compiling(client, said.append)
+        assert client.submit(on_worker, abs, -3, pure=False).result() == 3  # compiles nothing
+        assert client.submit(on_worker, compiles, 3, pure=False).result() == 4
+        assert client.submit(on_worker, compiles, 5, pure=False).result() == 6
+        deadline = time.monotonic() + 20
+        while not said and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # a second notice, if any, would have come by now
+    assert said == [WORKERS_COMPILING]

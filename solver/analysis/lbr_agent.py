@@ -71,6 +71,7 @@ from spycfr.analysis.lbr import (
 )
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.cluster import dask_client
+from spycfr.compiling import COMPILING, saying_when_compiling
 from spycfr.engine import protocol as P
 from spycfr.engine.playout import node_moves
 from spycfr.engine.rng import GOLDEN, fmix, next_u64, root_key, sample, uniform
@@ -86,6 +87,8 @@ PARTICLES = ("each private state's row re-solved with that state's own leaf game
              "(Continuations.focus_each), not the rows of the agent's own re-solve")
 CACHE_SIZE = 64  # particle re-solves kept per process (a few MB each on standard)
 Note = Callable[[str], None]
+COMPILING_TOPIC = "spycfr-numba-compiling"  # a Dask worker's event: its numba compiles
+WORKERS_COMPILING = "on the workers, " + COMPILING
 
 
 # --- the kernels the Python loop calls ------------------------------------------------------
@@ -633,8 +636,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
             if k < len(seat)]
     say(f"local best response against the agent: {games - len(todo):,} of {games:,} games "
         f"already in {path}, {len(todo):,} to play" + (
-            " (each agent process first solves its opening plan, compiling numba kernels the "
-            "first time)" if todo else ""))
+            " (each agent process first solves its opening plan)" if todo else ""))
     start = time.perf_counter()
 
     def finished(row: dict, count: int) -> None:
@@ -702,15 +704,39 @@ def _run_tasks(run_dir: str, settings: dict, todo: list[tuple[int, int]],
     with dask_client(scheduler, workers or 2) as (client, text):
         try:
             say(f"on {text}")
+            say_workers_compiling(client, say)
             path = str(Path(run_dir).resolve())
-            futures = [client.submit(agent_game_task, path, settings, me, g, pure=False)
-                       for me, g in todo]
+            futures = [client.submit(on_worker, agent_game_task, path, settings, me, g,
+                                     pure=False) for me, g in todo]
             threading.Thread(target=_until_first, args=(waiting, say), daemon=True).start()
             for count, fut in enumerate(as_completed(futures), 1):
                 waiting.set()
                 finished(fut.result(), count)
         finally:
             waiting.set()
+
+
+def on_worker(task: Callable[..., Any], *args: Any) -> Any:
+    """``task(*args)`` as a Dask task, numba compiling in it told to the client (the first
+    run on a cold cache is otherwise minutes of silence): :func:`say_workers_compiling`."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    with saying_when_compiling(lambda text: worker.log_event(COMPILING_TOPIC, text),
+                               WORKERS_COMPILING):
+        return task(*args)
+
+
+def say_workers_compiling(client: Any, say: Note) -> None:
+    """Say once, on the client, that a worker's numba compiles (:func:`on_worker`)."""
+    told: list[str] = []
+
+    def compiling(event: tuple[float, str]) -> None:
+        if not told:
+            told.append(event[1])
+            say(event[1])
+
+    client.subscribe_topic(COMPILING_TOPIC, compiling)
 
 
 def _until_first(done: threading.Event, say: Note, every: float = 30.0) -> None:
