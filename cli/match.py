@@ -49,14 +49,14 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
     def say(text: str) -> None:  # a search agent's games and long solves (stderr)
         click.echo(text, err=True)
 
-    with heartbeat(f"loading the players {player_a} and {player_b} (a run's tree rebuilt; "
-                   "after installing, the first run also compiles the game's rules)",
-                   "still loading the players ({:.0f} s)"), saying_when_compiling(say):
-        a, b = player_from(player_a, g), player_from(player_b, g)
-    for p in (a, b):
-        if p.agent is not None:
-            p.agent.progress = say
-    with saying_when_compiling(say):  # the games' kernels, a search agent's re-solves
+    with saying_when_compiling(say):  # loading, the games, a search agent's re-solves
+        with heartbeat(f"loading the players {player_a} and {player_b} (a run's tree "
+                       "rebuilt; after installing, the first run also compiles the game's "
+                       "rules)", "still loading the players ({:.0f} s)"):
+            a, b = player_from(player_a, g), player_from(player_b, g)
+        for p in (a, b):
+            if p.agent is not None:
+                p.agent.progress = say
         out = match(g, a, b, games, seed, say)
     if as_json:
         click.echo(json.dumps(out))

@@ -72,12 +72,11 @@ def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | Non
 
             result = play_team_game(run_dir, int(seat[1:]) - 1, seed, given, say)
         else:
-            with heartbeat(f"loading {run_dir} (its tree rebuilt; after installing, the first "
-                           "run also compiles the game's rules)",
-                           f"still loading {run_dir} ({{:.0f}} s)"), \
-                    saying_when_compiling(say):
-                opponent = load_opponent(run_dir, say)
-            with saying_when_compiling(say):  # a search agent compiles as it re-solves
+            with saying_when_compiling(say):  # loading; a search agent as it re-solves
+                with heartbeat(f"loading {run_dir} (its tree rebuilt; after installing, the "
+                               "first run also compiles the game's rules)",
+                               f"still loading {run_dir} ({{:.0f}} s)"):
+                    opponent = load_opponent(run_dir, say)
                 result = play_game(run_dir, 0 if seat.upper() == "P1" else 1, seed, given,
                                    say, opponent)
     except UnicodeDecodeError:
