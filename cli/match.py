@@ -46,6 +46,7 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
             raise SpycfrError("give --game (and its variant) when neither player is a run "
                               "directory")
         g = build_game(game, preset, variant_params)
+
     def say(text: str) -> None:  # a search agent's games and long solves (stderr)
         click.echo(text, err=True)
 
