@@ -72,7 +72,9 @@ def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | Non
 
             result = play_team_game(run_dir, int(seat[1:]) - 1, seed, given, say)
         else:
-            with saying_when_compiling(say):  # loading; a search agent as it re-solves
+            # loading; a search agent as it re-solves. On stderr: the transcript (stdout) of
+            # a seeded game is the same on a cold cache and a warm one
+            with saying_when_compiling(lambda text: click.echo(text, err=True)):
                 with heartbeat(f"loading {run_dir} (its tree rebuilt; after installing, the "
                                "first run also compiles the game's rules)",
                                f"still loading {run_dir} ({{:.0f}} s)"):
