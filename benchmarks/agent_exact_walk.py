@@ -7,8 +7,11 @@ seconds, and one result line: BR_P1, BR_P2, exploitability, re-solves, wall seco
     python benchmarks/agent_exact_walk.py agent-hunter small --plan-endgame 200000000
 
 Defaults are ``AgentConfig.default(GAME)`` (the game's leaves and depth, the endgame rule's
-budgets); each option replaces one field. A plan budget over the whole game (``tree.work``
-from the deal) gives the exact-leaf agent: no value function's error, only the solves'.
+budgets); ``--bare`` starts from ``AgentConfig()`` instead (``scored-now`` leaves, depth 1,
+plan depth 2, the plan at the re-solves' iterations, the endgame rule off: the configs of the
+walks measured before the rule, e.g. ``--bare --depth 20 --plan-depth 20`` for exact leaves);
+each option replaces one field. A plan budget over the whole game (``tree.work`` from the
+deal) gives the exact-leaf agent: no value function's error, only the solves'.
 ``--plan-only``: that plan's own exploitability, no re-solve (what the re-solves start from).
 """
 
@@ -43,8 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plan-iterations", type=int,
                         help="CFR+ iterations of the first plan (0: --iterations)")
     parser.add_argument("--depth", type=int, help="decision levels a depth-limited re-solve")
+    parser.add_argument("--plan-depth", type=int, help="decision levels of the first plan")
     parser.add_argument("--value-function", help="the leaves' value function by name")
     parser.add_argument("--value-file", help="the value function's weights file")
+    parser.add_argument("--bare", action="store_true",
+                        help="start from AgentConfig() (the endgame rule off, scored-now "
+                             "leaves) instead of the game's defaults")
     parser.add_argument("--plan-only", action="store_true",
                         help="the first plan's own exploitability instead (no re-solve; the "
                              "plan must be the whole game)")
@@ -60,15 +67,17 @@ def main(argv: list[str] | None = None) -> int:
     changes = {name: value for name, value in (
         ("plan_endgame", args.plan_endgame), ("endgame", args.endgame),
         ("iterations", args.iterations), ("plan_iterations", args.plan_iterations),
-        ("depth", args.depth),
+        ("depth", args.depth), ("plan_depth", args.plan_depth),
         ("value_function", args.value_function), ("value_file", args.value_file))
         if value is not None}
     try:
-        config = AgentConfig.default(args.game, **changes)
+        config = (AgentConfig(**changes) if args.bare
+                  else AgentConfig.default(args.game, **changes))
         config.check()
         variant = make_variant(args.game, args.preset).as_dict()
         say(f"{args.game} {args.preset} {variant}")
-        which = "changed: " + ", ".join(changes) if changes else "default"
+        which = ("AgentConfig()" if args.bare else "default") + (
+            ", changed: " + ", ".join(changes) if changes else "")
         say(f"config {config.as_dict()} ({which})")
         say("building and solving the first plan (numba compiles on a cold cache)")
         agent = SearchAgent(args.game, variant, config, progress=say)
