@@ -380,8 +380,11 @@ def _plan_from(plans: dict[bytes, Solution], root, record: dict[str, Any],
     name = str(record.get("file") or PLAN_FILE)
     plan = plans.get(plan_key(root))
     if plan is None:
-        say(f"the agent's saved plan {name} holds no plan from this public state: solving it "
-            "(as a run without a saved plan does)")
+        # a game that starts with public chance (Agent Avenue advanced's black market) has
+        # a plan per outcome: the file holds those the run's own games reached
+        say(f"the agent's saved plan {name} holds {len(plans)} first plan(s), none from this "
+            "public state (an outcome of the game's first public chance that the run did not "
+            "reach): solving the first plan from here")
         return None
     if not fits_model(plan):
         say(f"the agent's saved plan {name} starts otherwise than this spycfr's game model (the "
