@@ -35,6 +35,7 @@ games already played and plays the rest.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -334,8 +335,10 @@ class AgentOpponent:
         todo, exact, first = list(states), True, True
         while todo:
             inner.focus_each(seat, todo, t, mass)
-            sol = solve_reading(vf, t, lambda: solve(t, ranges, self.agent.config.iterations,
-                                                     vf))
+            # a partial, not a lambda: a function holding a function is read as a kernel
+            # factory by the numba cache's source rules, which would count these imports
+            sol = solve_reading(vf, t, functools.partial(
+                solve, t, ranges, self.agent.config.iterations, vf))
             done = np.setdiff1d(todo, inner.deferred).astype(np.int64)
             if first:  # every row, the states not valued too
                 out[:] = sol.strategy[t.row[0]]
