@@ -335,9 +335,15 @@ class SearchAgent:
         unless given) and leaves, saying (when it takes more than PROGRESS_AFTER seconds) the
         iterations done, the time spent and an estimate of the time left."""
         total = iterations or self.config.iterations
-        if self.progress is None:
-            return solve_reading(self.values, tree,
-                                 lambda: solve(tree, ranges, total, self.values, **gadget))
+        # no callback: progress None, which keeps a leafless solve's loop in one numba call
+        tick = None if self.progress is None else self._ticker(what, tree, total)
+        return solve_reading(self.values, tree, lambda: solve(tree, ranges, total, self.values,
+                                                              progress=tick, **gadget))
+
+    def _ticker(self, what: str, tree, total: int) -> Callable[[int, int], None]:
+        """The progress callback of :meth:`solve`: every PROGRESS_AGAIN seconds after
+        PROGRESS_AFTER, the iterations done, the seconds, the RSS and the time left."""
+        assert self.progress is not None
         say, start = self.progress, time.perf_counter()
         due, first = [start + PROGRESS_AFTER], [0.0]
 
@@ -358,8 +364,7 @@ class SearchAgent:
             say(f"solving {what} ({tree.size:,} public nodes): {done}/{total} CFR+ "
                 f"iterations, {spent:.0f} s, RSS {_gb(rss_bytes())}, {left}")
 
-        return solve_reading(self.values, tree, lambda: solve(tree, ranges, total, self.values,
-                                                              progress=tick, **gadget))
+        return tick
 
     def game(self, seat: int) -> AgentGame:
         """A new game with the agent as ``seat``."""
