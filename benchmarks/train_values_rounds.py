@@ -14,6 +14,18 @@ and a rerun (or one with more ``--rounds``) continues. Run from the repository r
 One JSON line per walk (the agent with round K-1's network, or the committed leaves for
 K = 0): its exploitability, the queries recorded, and round K's training record; also
 appended to ``OUT/rounds.jsonl``.
+
+``--agent`` walks the search agent instead (``spycfr.search.agent.SearchAgent``, measured
+by ``agent_exploitability`` and recorded by ``situations.agent_leaf_queries``): its first
+plan ``--plan-depth`` decision levels deep (or the whole game within ``--plan-endgame``
+node-states), its re-solves exact to the end where the rest of the game is within
+``--endgame`` node-states and ``--depth`` deep otherwise (``AgentConfig.default``'s budgets
+unless given). The network is then asked only at the plan's leaves and those of the
+depth-limited re-solves, and learns only those states (docs/search.md, "`mini`: learned
+leaves above exact endgames")::
+
+    python benchmarks/train_values_rounds.py agent-hunter --preset mini --out OUT --agent \
+        --plan-endgame 0 --plan-depth 3 --depth 3 --rounds 2
 """
 
 from __future__ import annotations
@@ -35,6 +47,8 @@ from spycfr.search.training import TrainSettings
 from spycfr.search.tree import build
 from spycfr.search.values import CommittedValues
 
+DEFAULT_MAX_NODES = StageSpec.__dataclass_fields__["max_nodes"].default
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -54,7 +68,23 @@ def main() -> None:
     ap.add_argument("--train-batch", type=int, default=256)
     ap.add_argument("--head", default="bilinear")
     ap.add_argument("--schedule", default="cosine", help="learning rate: cosine, constant")
+    ap.add_argument("--agent", action="store_true",
+                    help="walk the search agent (its plan and endgame rule), not evaluate's "
+                         "depth-limited assembly")
+    ap.add_argument("--plan-depth", type=int, help="--agent: the first plan's decision levels")
+    ap.add_argument("--plan-endgame", type=int,
+                    help="--agent: the first plan's endgame budget, node-states (0: off)")
+    ap.add_argument("--endgame", type=int,
+                    help="--agent: a re-solve's endgame budget, node-states (0: off)")
+    ap.add_argument("--plan-iterations", type=int,
+                    help="--agent: CFR+ iterations of the first plan (0: --iterations)")
+    ap.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
+                    help="the most public nodes of a situation's solve to the end")
     a = ap.parse_args()
+    agent_options = {"plan_depth": a.plan_depth, "plan_endgame": a.plan_endgame,
+                     "endgame": a.endgame, "plan_iterations": a.plan_iterations}
+    if not a.agent and any(v is not None for v in agent_options.values()):
+        ap.error("--plan-depth, --plan-endgame, --endgame and --plan-iterations need --agent")
     t0 = time.perf_counter()
     game = game_model(a.game, a.preset, {})
     full = build(game)
@@ -74,13 +104,22 @@ def main() -> None:
         line: dict = {"round": k, "leaves": "committed" if k == 0 else f"round-{k - 1}"}
         if not queries.exists():
             w = time.perf_counter()
+            weights = stage_dir(a.out / f"round-{k - 1}", 1) / "weights.npz"
             if k == 0:
                 vf = CommittedValues(full, solve(full, game.weights,
                                                  a.blueprint_iterations).strategy)
             else:
-                vf = LearnedValues.load(stage_dir(a.out / f"round-{k - 1}", 1) / "weights.npz")
-            q = leaf_queries(game, Settings(iterations=a.iterations, depth=a.depth,
-                                            value_function=vf), a.per_state, a.seed + k, full)
+                vf = LearnedValues.load(weights)
+            if a.agent:
+                q = _agent_queries(a, agent_options, None if k == 0 else weights, vf, full,
+                                   a.seed + k)
+                line["config"] = q.pop("config")
+                line.update(solves_asking=int(q["solves"]), resolves=int(q["resolves"]),
+                            states_asked=int(np.unique(q["pub"], axis=0).shape[0]))
+            else:
+                q = leaf_queries(game, Settings(iterations=a.iterations, depth=a.depth,
+                                                value_function=vf), a.per_state, a.seed + k,
+                                 full)
             save_npz(queries, **q)
             line["walk_seconds"] = round(time.perf_counter() - w)
             print(f"round {k}: the agent with {line['leaves']} leaves is "
@@ -92,7 +131,7 @@ def main() -> None:
                     depth=a.depth, iterations=a.iterations)
         if k < a.rounds:
             spec = StageSpec(a.game, a.preset, {}, 1, 4, a.solve_iterations, a.seed,
-                             internal=0, queries=str(queries.resolve()))
+                             max_nodes=a.max_nodes, internal=0, queries=str(queries.resolve()))
             earlier = tuple(str(stage_dir(a.out / f"round-{j}", 1)) for j in range(k))
             record = run_stage(d, spec, line["queries"], settings, batch=200, workers=0,
                                note=_quiet, data=earlier)
@@ -106,6 +145,28 @@ def main() -> None:
         if k not in done or "training" in line:
             with log.open("a") as f:
                 f.write(json.dumps(line) + "\n")
+
+
+def _agent_queries(a: argparse.Namespace, options: dict, weights: Path | None, vf, full,
+                   seed: int) -> dict:
+    """The search agent's leaf queries (``situations.agent_leaf_queries``): the config's
+    leaves ``learned`` from ``weights``, or (round 0, ``weights`` None) the committed
+    blueprint's values ``vf``, each seat's walk asking them as that seat's agent. Adds the
+    agent's config as ``config``."""
+    from spycfr.games import make_variant
+    from spycfr.search.agent import AgentConfig, SearchAgent
+    from spycfr.search.situations import agent_leaf_queries
+
+    leaves = ({"value_function": "learned", "value_file": str(weights)} if weights
+              else {"value_function": "scored-now"})
+    config = AgentConfig.default(a.game, iterations=a.iterations, depth=a.depth, **leaves,
+                                 **{k: v for k, v in options.items() if v is not None})
+    agent = SearchAgent(a.game, make_variant(a.game, a.preset).as_dict(), config)
+    if weights is None:
+        agent.values = vf  # CommittedValues: for_agent picks each walk's seat
+    q = agent_leaf_queries(agent, a.per_state, seed, full)
+    q["config"] = config.as_dict()
+    return q
 
 
 def _quiet(text: str) -> None:

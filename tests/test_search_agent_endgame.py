@@ -113,3 +113,44 @@ def test_the_first_move_is_re_solved_once_however_often_it_is_observed():
     first = game.policy(state).copy()
     game.observe(state)
     assert game.solves == 1 and np.array_equal(game.policy(state), first)
+
+
+def test_the_agents_leaf_queries_are_the_plans_where_every_re_solve_is_exact(tiny):
+    """situations.agent_leaf_queries: with the plan cut after the placements and every
+    re-solve below it exact (the rest of tiny fits the budget), the only leaf queries are
+    the plan's, at its one leaf; seeded, the walk's exploitability that of the same agent
+    unrecorded, and the agent as it was afterwards."""
+    from spycfr.search.agent import agent_exploitability
+    from spycfr.search.situations import agent_leaf_queries
+
+    config = AgentConfig(iterations=5, plan_depth=2, depth=1, endgame=ENDGAME)
+    agent = SearchAgent("agent-hunter", TINY, config)
+    values = agent.values
+    q = agent_leaf_queries(agent, 4, 0)
+    assert agent.values is values and "solve" not in vars(agent) and "game" not in vars(agent)
+    again = agent_leaf_queries(SearchAgent("agent-hunter", TINY, config), 4, 0)
+    assert all(np.array_equal(q[k], again[k]) for k in q)
+    plan = agent.plan()
+    assert plan.tree.leaves.size == 1 and int(q["solves"]) == 1  # the plan alone asked
+    assert (q["pub"] == plan.tree.pub[plan.tree.leaves[0]]).all() and q["pub"].shape[0] == 4
+    assert int(q["total"]) >= 2 * config.iterations  # each seat's pass, then the best responses
+    assert ((q["r0"].sum(1) > 0) | (q["r1"].sum(1) > 0)).all()
+    assert not q["r0"][~q["m0"]].any() and not q["r1"][~q["m1"]].any()
+    plain, _, resolves = agent_exploitability(SearchAgent("agent-hunter", TINY, config))
+    assert float(q["exploitability"]) == pytest.approx(plain, abs=1e-9)
+    assert int(q["resolves"]) == resolves > 100
+
+
+def test_a_value_function_without_focus_leaves_the_first_move_to_the_plan(tiny):
+    """The exact terminals' wrapper has ``focus`` (the first move re-solved for the agent's
+    own cards) only where its inner function has it: rollouts yes, a learned network no."""
+    from spycfr.search.leafvalues import ExactTerminals, ScoredNow, value_function
+
+    plugin = get_plugin("agent-hunter")
+    assert hasattr(value_function("rollout", tiny, plugin), "focus")
+    assert hasattr(value_function("rollout", tiny, plugin), "one_sided")
+    plain = ExactTerminals(ScoredNow(tiny, plugin.scored_now), tiny,
+                           ScoredNow(tiny, plugin.scored_now))
+    assert not hasattr(plain, "focus") and not hasattr(plain, "one_sided")
+    with pytest.raises(AttributeError):
+        plain.anything  # noqa: B018

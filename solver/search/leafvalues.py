@@ -59,16 +59,14 @@ class ExactTerminals:
         self.inner, self.game, self.exact = inner, game, exact
         self._current = pp.python_impl(game.params, "current_player")
 
-    def focus(self, seat: int | None, private: int | None = None, tree=None,
-              weights: np.ndarray | None = None) -> None:
-        """Pass the agent's own private state (and range) on to an inner function that
-        uses it."""
-        if hasattr(self.inner, "focus"):
-            self.inner.focus(seat, private, tree, weights)
-
-    def one_sided(self, tree, ranges) -> bool:
-        """Whether the inner function values only the agent's own rows in this solve."""
-        return hasattr(self.inner, "one_sided") and self.inner.one_sided(tree, ranges)
+    def __getattr__(self, name: str):
+        """``focus`` and ``one_sided`` are the inner function's, where it has them (leaf
+        values that spend their effort on the agent's own cards, and so ask for our first
+        move's re-solve: :meth:`spycfr.search.agent.AgentGame._arrive`); a function without
+        them (a learned network) leaves the first plan's play at our first move."""
+        if name in ("focus", "one_sided"):
+            return getattr(self.__dict__["inner"], name)
+        raise AttributeError(name)
 
     def reset(self) -> None:
         """A new solve begins: an inner function's per-solve cache is stale."""

@@ -194,6 +194,50 @@ def check_queries(path: str, game: GameModel) -> int:
     return count
 
 
+class _QuerySample:
+    """Leaf queries kept by the smallest random keys per public state of the whole tree (a
+    uniform sample of ``per_state`` of each state's, whatever the walk's length), and the
+    number they were drawn from."""
+
+    def __init__(self, per_state: int, seed: int, n: tuple[int, int]) -> None:
+        self.per_state = per_state
+        self.rng = np.random.default_rng([seed, 4])
+        self.kept: dict[str, np.ndarray] = {"key": np.zeros(0), "node": np.zeros(0, np.int64),
+                                            "r0": np.zeros((0, n[0])), "r1": np.zeros((0, n[1]))}
+        self.total = 0
+
+    def add(self, nodes: np.ndarray, r0: np.ndarray, r1: np.ndarray) -> None:
+        """Queries at whole-tree ``nodes``; those where no seat's range is positive are not
+        counted."""
+        ask = (r0.sum(1) > 0) | (r1.sum(1) > 0)
+        self.total += int(ask.sum())
+        add = {"key": self.rng.random(int(ask.sum())), "node": np.asarray(nodes)[ask],
+               "r0": r0[ask], "r1": r1[ask]}
+        kept = self.kept
+        for k in kept:
+            kept[k] = np.concatenate([kept[k], add[k]])
+        if kept["key"].size > 2 * self.per_state * max(np.unique(kept["node"]).size, 1):
+            keep = self.smallest()
+            for k in kept:
+                kept[k] = kept[k][keep]
+
+    def smallest(self) -> np.ndarray:
+        """The kept rows with the ``per_state`` smallest keys of their public state."""
+        kept = self.kept
+        order = np.lexsort((kept["key"], kept["node"]))
+        node = kept["node"][order]
+        start = np.searchsorted(node, node)  # each row's group's first position
+        return np.sort(order[np.arange(node.size) - start < self.per_state])
+
+    def result(self, full: Subtree, supports: tuple[np.ndarray, np.ndarray],
+               exploitability: float) -> dict:
+        keep = self.smallest()
+        node = self.kept["node"][keep]
+        return {"pub": full.pub[node], "r0": self.kept["r0"][keep],
+                "r1": self.kept["r1"][keep], "m0": supports[0][node], "m1": supports[1][node],
+                "total": np.array(self.total), "exploitability": np.array(exploitability)}
+
+
 def leaf_queries(game: GameModel, settings: Settings, per_state: int, seed: int,
                  full: Subtree | None = None) -> dict:
     """Where the re-solving agent of ``settings`` (its depth, iterations and leaf values)
@@ -208,22 +252,10 @@ def leaf_queries(game: GameModel, settings: Settings, per_state: int, seed: int,
 
     full = build(game) if full is None else full
     supports = possible(full, game.weights[0] > 0, game.weights[1] > 0)
-    rng = np.random.default_rng([seed, 4])
-    kept: dict[str, np.ndarray] = {"key": np.zeros(0), "node": np.zeros(0, np.int64),
-                                   "r0": np.zeros((0, game.n[0])),
-                                   "r1": np.zeros((0, game.n[1]))}
-    total = [0]
-
-    def smallest() -> np.ndarray:
-        """The kept rows with the ``per_state`` smallest keys of their public state."""
-        order = np.lexsort((kept["key"], kept["node"]))
-        node = kept["node"][order]
-        start = np.searchsorted(node, node)  # each row's group's first position
-        return np.sort(order[np.arange(node.size) - start < per_state])
+    sample = _QuerySample(per_state, seed, game.n)
 
     class Recorder:
-        """The agent's value function, each call's queries kept by the smallest random keys
-        per public state (a uniform sample of each state's, whatever the walk's length)."""
+        """The agent's value function, each call's queries kept in ``sample``."""
 
         def __init__(self, inner):
             self.inner = inner
@@ -240,26 +272,89 @@ def leaf_queries(game: GameModel, settings: Settings, per_state: int, seed: int,
         def values(self, pubs, r0, r1, nodes=None):
             if nodes is None:
                 raise ValueError("leaf_queries needs subgames cut from the whole tree")
-            ask = (r0.sum(1) > 0) | (r1.sum(1) > 0)
-            total[0] += int(ask.sum())
-            add = {"key": rng.random(int(ask.sum())), "node": np.asarray(nodes)[ask],
-                   "r0": r0[ask], "r1": r1[ask]}
-            for k in kept:
-                kept[k] = np.concatenate([kept[k], add[k]])
-            if kept["key"].size > 2 * per_state * max(np.unique(kept["node"]).size, 1):
-                keep = smallest()
-                for k in kept:
-                    kept[k] = kept[k][keep]
+            sample.add(np.asarray(nodes), r0, r1)
             return self.inner.values(pubs, r0, r1, nodes)
 
     vf = settings.value_function
     walk = replace(settings, value_function=Recorder(vf))
     expl, _ = exploitability(game, walk, full)
-    keep = smallest()
-    node = kept["node"][keep]
-    return {"pub": full.pub[node], "r0": kept["r0"][keep], "r1": kept["r1"][keep],
-            "m0": supports[0][node], "m1": supports[1][node], "total": np.array(total[0]),
-            "exploitability": np.array(expl)}
+    return sample.result(full, supports, expl)
+
+
+class _AgentRecorder:
+    """A search agent's leaf value function, each call's queries at public states that are
+    not terminal (those are the game's payoffs, never asked of a learned function) kept in
+    ``sample`` by their node in the whole tree ``index``. Everything else is the inner
+    function's (its ``focus``, ``one_sided``, ``reset``), except ``linear``: a linear
+    function is then called with the solve's ranges at every iteration instead of probed
+    with unit ranges once (:mod:`spycfr.search.folding`), so that the ranges recorded are
+    the re-solve's. ``seat``: the seat whose walk it is (an inner function with
+    ``for_agent``, such as committed values, is asked as that seat's agent)."""
+
+    def __init__(self, inner: ValueFunction, sample: _QuerySample, index: dict[bytes, int],
+                 terminal: np.ndarray) -> None:
+        self.base, self.inner = inner, inner
+        self.sample, self.index, self.terminal = sample, index, terminal
+
+    def seat(self, seat: int) -> None:
+        self.inner = (self.base.for_agent(seat) if hasattr(self.base, "for_agent")
+                      else self.base)
+
+    def __getattr__(self, name: str):
+        if name == "linear" or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.__dict__["inner"], name)
+
+    def values(self, pubs, r0, r1, nodes=None):
+        nodes_all = np.array([self.index[p.tobytes()] for p in pubs], np.int64)
+        asked = ~self.terminal[nodes_all]
+        if asked.any():
+            self.sample.add(nodes_all[asked], r0[asked], r1[asked])
+        return self.inner.values(pubs, r0, r1, nodes)
+
+
+def agent_leaf_queries(agent, per_state: int, seed: int, full: Subtree | None = None,
+                       progress=None) -> dict:
+    """:func:`leaf_queries` for a :class:`~spycfr.search.agent.SearchAgent` (its plan, its
+    endgame rule, its value function): the queries of its exact-exploitability walk
+    (:func:`~spycfr.search.agent.agent_exploitability`, both seats), ``per_state`` drawn
+    uniformly at each public state queried, with the walk's ``exploitability``, ``total``
+    and ``solves`` (the re-solves that asked the leaves, the plan included) and
+    ``resolves`` (every re-solve of the walk). Re-solves that reach the end of the game ask
+    nothing: where the endgame rule makes every re-solve below the plan's leaves exact, the
+    queries are the plan's and those of the depth-limited re-solves above them."""
+    from spycfr.search.agent import agent_exploitability
+
+    game = agent.model
+    full = build(game, max_nodes=4_000_000) if full is None else full
+    supports = possible(full, game.weights[0] > 0, game.weights[1] > 0)
+    sample = _QuerySample(per_state, seed, game.n)
+    index = {p.tobytes(): n for n, p in enumerate(full.pub)}
+    recorder = _AgentRecorder(agent.values, sample, index, full.kind == TERMINAL)
+    asked = [0]
+
+    inner_solve, inner_game, inner_values = agent.solve, agent.game, agent.values
+
+    def solve(what, tree, ranges, iterations=0, **gadget):
+        if tree.leaves.size:
+            asked[0] += 1
+        return inner_solve(what, tree, ranges, iterations, **gadget)
+
+    def new_game(seat: int):
+        recorder.seat(seat)
+        return inner_game(seat)
+
+    agent.values, agent.solve, agent.game = recorder, solve, new_game
+    recorder.seat(0)  # the first plan, shared by both seats' walks
+    try:
+        expl, _, resolves = agent_exploitability(agent, progress)
+    finally:
+        agent.values = inner_values
+        for name in ("solve", "game"):  # the class's methods again
+            del agent.__dict__[name]
+    out = sample.result(full, supports, expl)
+    out["solves"], out["resolves"] = np.array(asked[0]), np.array(resolves)
+    return out
 
 
 def possible(tree: Subtree, s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
