@@ -77,8 +77,8 @@ def agent_source(meta, to_end: bool = False) -> str:
            f"subgames {a.get('depth')} decision level(s) deep, leaf values "
            f"{a.get('value_function')}: {a.get('value_function_words', '')}")
     return (f"re-solved now by the search agent ({a.get('iterations')} CFR+ iterations, "
-            f"{how}); values are the mover's expected payoff against the re-solved subgame's "
-            "opposing range; "
+            f"{how}); values are the mover's expected payoff against the agent's model of the "
+            "opponent (its range through the re-solved strategies), playing on by them; "
             + ("exploitability unknown" if meta.exploitability is None else
                f"exploitability {meta.exploitability:.4g} (exact)"))
 

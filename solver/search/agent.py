@@ -37,7 +37,7 @@ from spycfr.search.beliefs import step
 from spycfr.search.continuation import solve_reading
 from spycfr.search.folding import solve
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
-from spycfr.search.resolve import Solution, fixed
+from spycfr.search.resolve import Solution, fixed, values_from
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel, Subtree, TooBig, build, nodes_to_end
 
@@ -439,7 +439,9 @@ def _gb(n: int) -> str:
 @dataclass
 class MoveInfo:
     """A decision as the agent sees it: each rules action's probability and value (expected
-    payoff for the mover's actual private state against the subgame's opposing range)."""
+    payoff for the mover's actual private state against the opposing range: at the agent's
+    own decisions its model of the opponent, at the opponent's the agent's range as its
+    subgame's strategy has it; both seats then playing on by the subgame's strategies)."""
 
     seat: int
     actions: np.ndarray
@@ -622,13 +624,16 @@ class AgentGame:
     def policy(self, state: np.ndarray) -> np.ndarray:
         """The agent's move probabilities over the rules' legal actions at ``state``."""
         self.observe(state)
-        info = self.move_info(state, self.seat)
+        info = self.move_info(state, self.seat, values=False)
         return info.probs
 
-    def move_info(self, state: np.ndarray, seat: int) -> MoveInfo:
+    def move_info(self, state: np.ndarray, seat: int, values: bool = True) -> MoveInfo:
         """Each legal action's probability and value at ``state`` for ``seat``'s actual
         private state there, from the agent's current subgame (``seat`` may be the
-        opponent: its moves valued against the agent's strategy)."""
+        opponent: its moves valued against the agent's strategy). The agent's own moves
+        are valued against its model of the opponent (:meth:`own_values`), the opponent's
+        against the agent's range as the subgame's strategy has it. Without ``values``
+        (the agent's play: the probabilities alone) every value is nan."""
         self.observe(state)
         a, t, s = self.agent, self.sol.tree, self.s
         if t.kind[s] != seat:
@@ -637,9 +642,14 @@ class AgentGame:
         actions = a.legal(state)
         q = t.row[s]
         rows = self.sol.strategy[q]
-        reach_opp = self.sol.reach[1 - seat]
+        if not values:
+            cfv, reach_opp = None, None
+        elif seat == self.seat:
+            cfv, reach_opp = self.own_values()
+        else:
+            cfv, reach_opp = self.sol.values[seat], self.sol.reach[1 - seat]
         probs = np.zeros(len(actions))
-        values = np.full(len(actions), np.nan)
+        out = np.full(len(actions), np.nan)
         hits = np.zeros(t.row_count[q, i], np.int64)
         where = []
         for x, act in enumerate(actions):
@@ -656,19 +666,42 @@ class AgentGame:
             where.append(e_hit)
             if e_hit >= 0:
                 hits[e_hit] += 1
+                if cfv is None or reach_opp is None:
+                    continue
                 c = t.first[s] + t.row_kid[q, i, e_hit]
                 mass = float(self._pairs(t.pub[c], j, seat) @ reach_opp[c])
                 if mass > 0:
-                    values[x] = self.sol.values[seat][c, j] * a.model.z / mass
+                    out[x] = cfv[c, j] * a.model.z / mass
         for x, e in enumerate(where):
             if e >= 0:
                 probs[x] = rows[i, e] / hits[e]
         total = probs.sum()
         probs = probs / total if total > 0 else np.full(len(actions), 1.0 / len(actions))
-        ok = ~np.isnan(values)
-        value = float(probs[ok] @ values[ok] / probs[ok].sum()) if probs[ok].sum() > 0 \
+        ok = ~np.isnan(out)
+        value = float(probs[ok] @ out[ok] / probs[ok].sum()) if probs[ok].sum() > 0 \
             else float("nan")
-        return MoveInfo(seat, actions, probs, values, value, to_end=not t.leaves.size)
+        return MoveInfo(seat, actions, probs, out, value, to_end=not t.leaves.size)
+
+    def own_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """The agent's counterfactual values at the current node of its subgame and below,
+        and its model of the opponent's reach there (what normalises them): the subgame's
+        strategies as solved, both seats' (no update), from the agent's own range and its
+        model range (:func:`~spycfr.search.resolve.values_from`). Not the solve's own
+        values: a re-solve plays against what the opponent can hold (the support, each
+        state entering by DeepStack's gadget), which a value at the actual cards must not
+        be read against (on Agent Hunter ``tiny`` after ``place:0-1``, hand:2>1 read +0.18
+        so, +0.0001 against the model, 0.0000 at the exact equilibrium: docs/search.md)."""
+        a, sol, s, opp = self.agent, self.sol, self.s, 1 - self.seat
+        if _same(sol.reach[self.seat][s], self.mine) and _same(sol.reach[opp][s],
+                                                               self.model_range):
+            # the solve's own ranges here (the first plan from the prior, a re-solve from the
+            # model range): everything below follows from them, so its values are these
+            return sol.values[self.seat], sol.reach[opp]
+        ranges = (self.mine, self.model_range) if self.seat == 0 else \
+            (self.model_range, self.mine)
+        # the cheap pass values its leaves as they stand (see _arrive)
+        leaves = getattr(a.values, "exact", a.values) if self.cheap else a.values
+        return values_from(sol.tree, sol.strategy, s, ranges, self.seat, leaves)
 
     def _pairs(self, pub: np.ndarray, i: int, seat: int) -> np.ndarray:
         """How much each of the other seat's private states weighs beside ``seat``'s state i
@@ -689,6 +722,11 @@ class AgentGame:
         p = self.model_range * self._pairs(self.pub, i, self.seat)
         total = p.sum()
         return p / total if total > 0 else p
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two ranges are equal up to rounding (zeros exactly)."""
+    return bool(np.allclose(a, b, rtol=1e-12, atol=0.0))
 
 
 # Public steps from a move to the rules' state after it: the signals and draws that the

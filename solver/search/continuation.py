@@ -123,6 +123,7 @@ class Continuations:
         self.deferred: list[int] = []
         self.alone_over_budget: list[int] = []
         self._ready = False
+        self._prepared = np.zeros((0, 0))  # the leaves' public states the games are for
         self._live: tuple[np.ndarray, np.ndarray] = (np.zeros(0, int), np.zeros(0, int))
         self.games_played = 0  # rollouts played so far (all re-solves)
         # re-solves over the budget with no focus (the exploitability walk holds no actual
@@ -263,9 +264,12 @@ class Continuations:
 
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        if not self._ready:
+        if not (self._ready and np.array_equal(pubs, self._prepared)):
+            # a new solve, or leaves other than those the games were played for (a solution
+            # evaluated after a solve of another subgame): play this one's games
             self._prepare(pubs, r0, r1)
             self._ready = True
+            self._prepared = np.array(pubs, copy=True)
         z = self.game.z
         if self._pairs is not None:  # every pair played: exact sums over the ranges
             u, (rows0, rows1) = self._pairs, self._live  # u: (L, i, a, b, j) over live rows

@@ -22,9 +22,18 @@ def forward(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, ro
             sigma, root_reach, r):
     """``r[node, i]``: seat's reach of private state i at each node (``sigma`` its strategy
     rows)."""
+    forward_from(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
+                 sigma, 0, root_reach, r)
+
+
+@njit(cache=True)
+def forward_from(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
+                 sigma, start, start_reach, r):
+    """:func:`forward` from node ``start`` with reach ``start_reach`` there: the reach at
+    every node below it (0 at every other node: a node's children come after it)."""
     r[:, :] = 0.0
-    r[0, :] = root_reach
-    for n in range(kind.shape[0]):
+    r[start, :] = start_reach
+    for n in range(start, kind.shape[0]):
         k = kind[n]
         f = first[n]
         if k == TERMINAL or k == LEAF:

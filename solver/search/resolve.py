@@ -63,9 +63,12 @@ class _Run:
         self.leaf_index[tree.leaves] = np.arange(tree.leaves.size)
         self.leaf_values = tuple(np.zeros((max(tree.leaves.size, 1), n[s])) for s in (0, 1))
 
-    def reaches(self, sigma, roots) -> None:
+    def reaches(self, sigma, roots, node: int = 0) -> None:
+        """Both seats' reaches under ``sigma`` from ``roots`` at ``node`` (0: the root; else
+        0 everywhere but below it)."""
         for s in (0, 1):
-            passes.forward(s, *self.t.seat_arrays(s), sigma, roots[s], self.reach[s])
+            passes.forward_from(s, *self.t.seat_arrays(s), sigma, node, roots[s],
+                                self.reach[s])
 
     def evaluate(self, seat: int, sigma, best: bool = False) -> np.ndarray:
         t = self.t
@@ -182,6 +185,23 @@ def fixed(tree: Subtree, strategy: np.ndarray, ranges: tuple[np.ndarray, np.ndar
     if value_function is not None and hasattr(value_function, "reset"):
         value_function.reset()
     return _solution(run, strategy, [np.asarray(r, float) for r in ranges], None, 0)
+
+
+def values_from(tree: Subtree, strategy: np.ndarray, node: int,
+                ranges: tuple[np.ndarray, np.ndarray], seat: int,
+                value_function: ValueFunction | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``seat``'s counterfactual values at ``node`` and below when both seats play the fixed
+    ``strategy`` (no CFR update) from the ranges ``ranges`` (seat order) at ``node``, and
+    the other seat's reach there (what normalises them): one forward pass a seat, one
+    backward pass, exact at terminals, the leaves valued by ``value_function`` at the new
+    leaf ranges (not reset: a function that keeps the games of its last solve of ``tree``
+    values them at these ranges). Where a solve's ranges are not the ones a value is wanted
+    against (a search agent's re-solve: what the opponent can hold, through the gadget; its
+    values wanted against its model of the opponent). Both arrays (nodes, n): 0 at the nodes
+    not below ``node``."""
+    run = _Run(tree, value_function)
+    run.reaches(strategy, [np.asarray(r, float) for r in ranges], node)
+    return run.evaluate(seat, strategy), run.reach[1 - seat]
 
 
 def best_response_value(tree: Subtree, strategy: np.ndarray, seat: int) -> float:
