@@ -195,3 +195,67 @@ def test_reading_a_plan_inflates_its_nonzero_entries_not_the_dense_arrays(tmp_pa
         b = _unpack(Opened(stored), "a")
         assert b.dtype == a.dtype and b.shape == a.shape and b.tobytes() == a.tobytes()
     assert "a~bits" in _pack("a", odd) and _pack("a", odd)["a~vals"].size == 4
+
+
+def _edit_meta(run: Path, **changes) -> None:
+    """Rewrite the run's plan file with its meta changed (and run.json's record of its
+    sha256, as older code or a copied file would leave them: consistent, yet stale)."""
+    from spycfr.io import save_npz
+    from spycfr.runs.store import file_sha256
+
+    with np.load(run / PLAN_FILE) as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    for key, value in changes.items():
+        if isinstance(value, dict):
+            meta[key] = {**meta[key], **value}
+        else:
+            meta[key] = value
+    arrays["meta"] = np.asarray(json.dumps(meta))
+    save_npz(run / PLAN_FILE, **arrays)
+    record = json.loads((run / "run.json").read_text())
+    record["plan"]["sha256"] = record["files"][PLAN_FILE] = file_sha256(run / PLAN_FILE)
+    (run / "run.json").write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize("edit, said", [
+    ({"solved_with": {"plan_depth": 5}}, "was solved with other settings than the agent's "
+                                         "(plan_depth 5 -> 2)"),
+    ({"model": {"private_states": [9, 9]}}, "was solved for another game model than this "
+                                            "spycfr's (private_states [9, 9] -> [7, 7])"),
+    ({"format": 1}, "is of format 1, this spycfr reads format 2")])
+def test_a_plan_file_of_other_settings_or_model_is_solved_again_and_said(
+        tmp_path, monkeypatch, edit, said):
+    """The plan file carries what it was solved with (the settings, the model's sizes):
+    one that run.json vouches for (its sha256) but that differs from what the agent would
+    solve now is solved again, the mismatch named in one line."""
+    run = _make(tmp_path / "agent", monkeypatch)
+    _edit_meta(run, **edit)
+    lines: list[str] = []
+    agent = load_agent(run, lines.append)
+    agent.plan()
+    hit = [x for x in lines if x.startswith(f"the agent's saved plan {PLAN_FILE} ")]
+    assert len(hit) == 1 and said in hit[0], lines
+    assert hit[0].endswith("solving the first plan again (as a run without a saved plan does)")
+    assert any("building its public tree" in x for x in lines)  # solved
+
+
+def test_a_plan_whose_tree_the_model_no_longer_makes_is_solved_again(tmp_path, monkeypatch):
+    """A rules change below the root: the plan's public nodes counted again (to the end of
+    the game, or its decision levels where it has leaves) differ from its tree's."""
+    from spycfr.search import saved_plan
+    from spycfr.search.saved_plan import plan_mismatch
+
+    run = _make(tmp_path / "agent", monkeypatch)
+    plan = load_agent(run).plan()
+    assert plan.tree.leaves.size == 0 and plan_mismatch(plan) is None
+    monkeypatch.setattr(saved_plan, "nodes_to_end", lambda game, root, most: None)
+    lines: list[str] = []
+    load_agent(run, lines.append).plan()
+    hit = [x for x in lines if "public nodes where this spycfr's game model makes" in x]
+    assert len(hit) == 1 and f"has {plan.tree.size:,} public nodes where this spycfr's game " \
+        f"model makes more than {plan.tree.size:,} from its root" in hit[0]
+    monkeypatch.undo()
+    leafy = load_agent(_make(tmp_path / "leafy", monkeypatch, plan_endgame=0)).plan()
+    assert leafy.tree.leaves.size and plan_mismatch(leafy, 2) is None
+    assert "where this spycfr's game model makes" in plan_mismatch(leafy, 1)

@@ -42,10 +42,12 @@ from spycfr.search.resolve import Solution
 from spycfr.search.saved_plan import (
     PLAN_FORMAT,
     PlanFileError,
-    fits_model,
     load_plans,
     plan_key,
+    plan_meta,
+    plan_mismatch,
     save_plans,
+    stale,
 )
 
 EXPLOITABILITY_NOTE = (
@@ -362,6 +364,13 @@ def read_agent_plans(run: Path, record: dict[str, Any], solved_with: dict[str, A
     if file_sha256(path) != record.get("sha256"):
         raise SpycfrError(f"the agent's saved plan {str(path)!r} does not match run.json (its "
                           f"sha256 differs: a changed or damaged file): {fix}")
+    try:  # the file's own record (a file of other code or settings than run.json says)
+        why = stale(plan_meta(path), agent.model, solved_with)
+    except PlanFileError as exc:
+        raise SpycfrError(f"{exc}: {fix}") from None
+    if why is not None:
+        say(f"the agent's saved plan {name} {why}: {again}")
+        return None
     say(f"reading the agent's first plan from {name} ({path.stat().st_size / 2 ** 20:.1f} MB "
         "compressed)")
     try:
@@ -374,7 +383,8 @@ def read_agent_plans(run: Path, record: dict[str, Any], solved_with: dict[str, A
 def _plan_from(plans: dict[bytes, Solution], root, record: dict[str, Any],
                agent: SearchAgent) -> Solution | None:
     """The saved plan from public state ``root``, where the file holds one and it starts as
-    the game's model does now (:func:`~spycfr.search.saved_plan.fits_model`); else None,
+    the game's model does now, its tree counted again
+    (:func:`~spycfr.search.saved_plan.plan_mismatch`); else None,
     said in one line (the agent solves that plan)."""
     say = agent.progress or (lambda _: None)
     name = str(record.get("file") or PLAN_FILE)
@@ -386,10 +396,10 @@ def _plan_from(plans: dict[bytes, Solution], root, record: dict[str, Any],
             "public state (an outcome of the game's first public chance that the run did not "
             "reach): solving the first plan from here")
         return None
-    if not fits_model(plan):
-        say(f"the agent's saved plan {name} starts otherwise than this spycfr's game model (the "
-            "rules or the public model changed since it was solved): solving the first plan "
-            "again (as a run without a saved plan does)")
+    why = plan_mismatch(plan, agent.config.plan_depth)
+    if why is not None:
+        say(f"the agent's saved plan {name} {why}: solving the first plan again (as a run "
+            "without a saved plan does)")
         return None
     say(f"the agent's first plan read from {name} ({plan.tree.size:,} public nodes)")
     return plan

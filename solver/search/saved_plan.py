@@ -5,7 +5,10 @@ the plan spans the whole game: Agent Avenue small, Agent Hunter small).
 
 One compressed ``.npz`` holds one or more plans, each keyed by its root public state (an
 agent may plan from several roots), arrays named ``p<k>.<field>``, with ``meta`` (JSON:
-PLAN_FORMAT and what the caller records, e.g. the configuration the plans were solved with).
+PLAN_FORMAT, the game model's sizes, each plan's tree's counts, and what the caller records,
+e.g. the configuration the plans were solved with): a reader checks those against what it
+would solve now (:func:`stale`, :func:`plan_mismatch`) rather than trust a file of older
+code or other settings.
 Integer tables are stored in the narrowest type that holds them and read back as int64;
 an array mostly of zeros (the strategy and row tables, padded to the widest row; reaches,
 values and masks at the many nodes a seat's private state never reaches) as the bits of its
@@ -27,11 +30,13 @@ import numpy as np
 from spycfr.errors import SpycfrError
 from spycfr.io import save_npz
 from spycfr.search.resolve import Solution
-from spycfr.search.tree import GameModel, Subtree, build
+from spycfr.search.subgame import subgame
+from spycfr.search.tree import GameModel, Subtree, build, nodes_to_end
 
 # the format of the arrays below, and of the plans they hold: a file of another format is not
-# read (the plan is solved again). Bump it when the rules, a public model or the plan's solve
-# change what a plan is (fits_model sees changes at the root only)
+# read (the plan is solved again). Bump it when the plan's solve changes what a plan is; a
+# change of the rules or a public model shows in the model's sizes or the tree's counts that
+# the file records (stale, plan_mismatch), or at the root (fits_model)
 PLAN_FORMAT = 2  # 2: arrays mostly of zeros stored sparse (_pack)
 _TREE = ("pub", "kind", "parent", "label", "first", "count", "prob", "row", "row_kid",
          "row_next", "row_prob", "row_count", "term", "payoff", "leaves")
@@ -45,8 +50,11 @@ class PlanFileError(SpycfrError):
 def save_plans(path: str | os.PathLike, plans: list[Solution], meta: dict[str, Any]) -> None:
     """Write ``plans`` (at most one per root public state) and ``meta`` to ``path``,
     atomically."""
-    arrays: dict[str, Any] = {"meta": json.dumps({**meta, "format": PLAN_FORMAT,
-                                                  "plans": len(plans)})}
+    record: dict[str, Any] = {**meta, "format": PLAN_FORMAT, "plans": len(plans),
+                              "trees": [tree_counts(p.tree) for p in plans]}
+    if plans:
+        record["model"] = model_sizes(plans[0].tree.game)
+    arrays: dict[str, Any] = {"meta": json.dumps(record)}
     for k, sol in enumerate(plans):
         t = sol.tree
         fields = {name: getattr(t, name) for name in _TREE}
@@ -92,6 +100,70 @@ def load_plans(path: str | os.PathLike, game: GameModel) -> dict[bytes, Solution
         raise PlanFileError(f"the agent's plan file {name!r} is unreadable "
                             f"({str(exc)[:120]})") from None
     return plans
+
+
+def model_sizes(game: GameModel) -> dict[str, Any]:
+    """The sizes of a game's model that a plan's arrays are made of (recorded in the file:
+    a rules change that alters one makes every saved plan stale)."""
+    return {"private_states": list(game.n), "public_state": int(game.root().shape[0]),
+            "actions": int(game.max_actions), "private_actions": int(game.max_private_actions)}
+
+
+def tree_counts(tree: Subtree) -> dict[str, int]:
+    """A plan's tree's counts as its file records them: public nodes, leaves, rows."""
+    return {"nodes": tree.size, "leaves": int(tree.leaves.size),
+            "rows": int((tree.row >= 0).sum())}
+
+
+def stale(meta: dict[str, Any], game: GameModel,
+          solved_with: dict[str, Any] | None = None) -> str | None:
+    """Why a plan file's ``meta`` (:func:`plan_meta`) is not what this spycfr would solve
+    for ``game`` from ``solved_with`` (the caller's record of the settings, compared with
+    the file's ``solved_with`` where given), in a phrase; None where it is: the format, the
+    game model's sizes, the settings."""
+    if meta.get("format") != PLAN_FORMAT:
+        return f"is of format {meta.get('format')}, this spycfr reads format {PLAN_FORMAT}"
+    was, now = meta.get("model") or {}, model_sizes(game)
+    changed = [f"{k} {was.get(k)} -> {v}" for k, v in now.items() if was.get(k) != v]
+    if changed:
+        return (f"was solved for another game model than this spycfr's ({'; '.join(changed)}"
+                "): the rules or the public model changed")
+    if solved_with is not None and meta.get("solved_with") != solved_with:
+        was = meta.get("solved_with") or {}
+        changed = [f"{k} {was.get(k)!r} -> {v!r}" for k, v in solved_with.items()
+                   if was.get(k) != v] or ["its record"]
+        return f"was solved with other settings than the agent's ({'; '.join(changed)})"
+    return None
+
+
+def plan_mismatch(plan: Solution, decisions: int | None = None) -> str | None:
+    """Why ``plan`` is not the tree that the game's model makes now from its root, in a
+    phrase; None where it is. Its root and children (:func:`fits_model`), then its public
+    nodes counted again: to the end of the game where the plan has no leaves (a numba count,
+    about 0.15 us a node), else ``decisions`` decision levels deep (the subgame built again;
+    skipped where ``decisions`` is None). A rules change below the root shows here as long
+    as it changes the tree's shape."""
+    t = plan.tree
+    if not fits_model(plan):
+        return ("starts otherwise than this spycfr's game model (its root's children: public "
+                "states, chance probabilities, masks or private rows)")
+    if t.leaves.size == 0:
+        fresh = nodes_to_end(t.game, t.pub[0], t.size)
+        now = f"{fresh:,}" if fresh is not None else f"more than {t.size:,}"
+    elif decisions is not None:
+        try:
+            again = subgame(t.game, t.pub[0], decisions, max_nodes=t.size + 1)
+            now = f"{again.size:,} ({again.leaves.size:,} leaves)"
+            fresh = again.size if again.leaves.size == t.leaves.size else -1
+        except ValueError:
+            fresh, now = None, f"more than {t.size:,}"
+    else:
+        return None
+    if fresh != t.size:
+        leaves = f" ({t.leaves.size:,} leaves)" if t.leaves.size else ""
+        return (f"has {t.size:,} public nodes{leaves} where this spycfr's game model makes "
+                f"{now} from its root: the rules or the public model changed")
+    return None
 
 
 def fits_model(plan: Solution) -> bool:
