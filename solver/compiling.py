@@ -12,10 +12,11 @@ COMPILING = ("numba is compiling kernels that its cache lacks (after installing,
 
 
 @contextlib.contextmanager
-def saying_when_compiling(say: Callable[[str], None], text: str = COMPILING
-                          ) -> Iterator[None]:
+def saying_when_compiling(say: Callable[[str], None], text: str = COMPILING,
+                          kernel: Callable[[int], None] | None = None) -> Iterator[None]:
     """Say ``text`` once, when numba starts compiling a kernel during the block (in this
-    process, any thread)."""
+    process, any thread); ``kernel`` (where given) is called with +1 as each kernel's
+    compiling starts and -1 as it ends, so a caller can tell whether numba still compiles."""
     from numba.core import event
 
     class Notice(event.Listener):
@@ -25,9 +26,12 @@ def saying_when_compiling(say: Callable[[str], None], text: str = COMPILING
             if not self.said:
                 self.said = True
                 say(text)
+            if kernel is not None:
+                kernel(1)
 
         def on_end(self, _: event.Event) -> None:
-            pass
+            if kernel is not None:
+                kernel(-1)
 
     with event.install_listener("numba:compile", Notice()):
         yield

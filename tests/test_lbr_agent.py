@@ -268,8 +268,10 @@ def test_a_workers_numba_compiling_is_said_on_the_client():
     # a fresh jitted function, compiled on the worker (a lambda travels by value)
     compiles = lambda x: __import__("numba").njit(lambda y: y + 1)(x)  # noqa: E731
     with dask_client(None, 1) as (client, _):
-        say_workers_compiling(client, said.append)
+        state = say_workers_compiling(client, said.append)
         assert client.submit(on_worker, abs, -3, pure=False).result() == 3  # compiles nothing
+        time.sleep(0.5)
+        assert not state.now(10.0)
         assert client.submit(on_worker, compiles, 3, pure=False).result() == 4
         assert client.submit(on_worker, compiles, 5, pure=False).result() == 6
         deadline = time.monotonic() + 20
@@ -277,3 +279,29 @@ def test_a_workers_numba_compiling_is_said_on_the_client():
             time.sleep(0.05)
         time.sleep(0.5)  # a second notice, if any, would have come by now
     assert said == [WORKERS_COMPILING]
+    # the kernels' events came too: compiling was seen lately, and every start ended
+    assert state.now(10.0) and state.open == 0 and not state.now(0.0)
+
+
+def test_the_wait_for_the_first_game_says_what_the_workers_do():
+    """While no LBR game has finished, the periodic line says numba compiles where the
+    workers' kernels compile (not the plan, as it said before), else the opening plan."""
+    import threading
+    import time
+
+    from spycfr.analysis.lbr_agent import WorkersCompiling, _until_first
+
+    for compiling, want in ((True, "numba is still compiling kernels on the workers"),
+                            (False, "each worker first solves or reads the agent's opening "
+                                    "plan")):
+        state, said, done = WorkersCompiling(), [], threading.Event()
+        if compiling:
+            state.kernel((0.0, 1))
+        thread = threading.Thread(target=_until_first, args=(done, said.append, 0.05),
+                                  kwargs={"compiling": state})
+        thread.start()
+        time.sleep(0.3)
+        done.set()
+        thread.join()
+        assert said and all(x.startswith("no game finished yet after") and want in x
+                            for x in said), said

@@ -89,6 +89,7 @@ PARTICLES = ("each private state's row re-solved with that state's own leaf game
 CACHE_SIZE = 64  # particle re-solves kept per process (a few MB each on standard)
 Note = Callable[[str], None]
 COMPILING_TOPIC = "spycfr-numba-compiling"  # a Dask worker's event: its numba compiles
+KERNEL_TOPIC = "spycfr-numba-kernel"  # a worker's event: a kernel's compiling starts (+1), ends
 WORKERS_COMPILING = "on the workers, " + COMPILING
 
 
@@ -707,11 +708,12 @@ def _run_tasks(run_dir: str, settings: dict, todo: list[tuple[int, int]],
     with dask_client(scheduler, workers or 2) as (client, text):
         try:
             say(f"on {text}")
-            say_workers_compiling(client, say)
+            compiling = say_workers_compiling(client, say)
             path = str(Path(run_dir).resolve())
             futures = [client.submit(on_worker, agent_game_task, path, settings, me, g,
                                      pure=False) for me, g in todo]
-            threading.Thread(target=_until_first, args=(waiting, say), daemon=True).start()
+            threading.Thread(target=_until_first, args=(waiting, say),
+                             kwargs={"compiling": compiling}, daemon=True).start()
             for count, fut in enumerate(as_completed(futures), 1):
                 waiting.set()
                 finished(fut.result(), count)
@@ -725,14 +727,33 @@ def on_worker(task: Callable[..., Any], *args: Any) -> Any:
     from distributed import get_worker
 
     worker = get_worker()
-    with saying_when_compiling(lambda text: worker.log_event(COMPILING_TOPIC, text),
-                               WORKERS_COMPILING):
+    with saying_when_compiling(functools.partial(worker.log_event, COMPILING_TOPIC),
+                               WORKERS_COMPILING,
+                               functools.partial(worker.log_event, KERNEL_TOPIC)):
         return task(*args)
 
 
-def say_workers_compiling(client: Any, say: Note) -> None:
-    """Say once, on the client, that a worker's numba compiles (:func:`on_worker`)."""
+class WorkersCompiling:
+    """What the client knows of the workers' numba compiling (:func:`on_worker`'s events):
+    the kernels whose compiling started and has not ended, and when the last event came."""
+
+    def __init__(self) -> None:
+        self.open, self.last = 0, -float("inf")
+
+    def kernel(self, event: tuple[float, int]) -> None:
+        self.open, self.last = max(self.open + int(event[1]), 0), time.perf_counter()
+
+    def now(self, within: float) -> bool:
+        """Whether a worker compiles now, or did within the last ``within`` seconds (numba
+        compiles kernels one after another as the code first calls them)."""
+        return self.open > 0 or time.perf_counter() - self.last < within
+
+
+def say_workers_compiling(client: Any, say: Note) -> WorkersCompiling:
+    """Say once, on the client, that a worker's numba compiles (:func:`on_worker`), and
+    follow its kernels' compiling (the state returned)."""
     told: list[str] = []
+    state = WorkersCompiling()
 
     def compiling(event: tuple[float, str]) -> None:
         if not told:
@@ -740,11 +761,22 @@ def say_workers_compiling(client: Any, say: Note) -> None:
             say(event[1])
 
     client.subscribe_topic(COMPILING_TOPIC, compiling)
+    client.subscribe_topic(KERNEL_TOPIC, state.kernel)
+    return state
 
 
-def _until_first(done: threading.Event, say: Note, every: float = 30.0) -> None:
-    """Say every ``every`` seconds that no game has finished yet, until one has."""
+def _until_first(done: threading.Event, say: Note, every: float = 30.0,
+                 compiling: WorkersCompiling | None = None) -> None:
+    """Say every ``every`` seconds that no game has finished yet, until one has, and why:
+    numba compiling on the workers (its kernels' events in the last ``every`` seconds), else
+    the agent's opening plan."""
     start = time.perf_counter()
     while not done.wait(every):
-        say(f"no game finished yet after {time.perf_counter() - start:.0f} s (each worker "
-            "first solves the agent's opening plan: minutes on a big game)")
+        spent = f"no game finished yet after {time.perf_counter() - start:.0f} s"
+        if compiling is not None and compiling.now(every):
+            say(f"{spent}: numba is still compiling kernels on the workers (a cold cache, "
+                "after installing or a kernel source changed: minutes); the games start "
+                "after")
+        else:
+            say(f"{spent} (each worker first solves or reads the agent's opening plan: "
+                "minutes on a big game)")
