@@ -6,36 +6,35 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import threading
-import time
 from collections.abc import Iterator
 
 import click
 
 from spycfr.compiling import COMPILING, saying_when_compiling
+from spycfr.ticking import Ticker
 
 __all__ = ["COMPILING", "Heartbeat", "heartbeat", "load_run_saying", "saying_when_compiling"]
 
 
-class Heartbeat(threading.Thread):
+class Heartbeat(Ticker):
     """A line after ``delay`` seconds (at once by default), then another every ``every``
-    seconds until cancelled; nothing when cancelled before the first."""
+    seconds until cancelled; nothing when cancelled before the first (a
+    :class:`~spycfr.ticking.Ticker`; ``again`` is formatted with the seconds spent and may
+    be changed while it runs)."""
 
     def __init__(self, first: str, again: str, every: float = 15.0, delay: float = 0.0) -> None:
-        super().__init__(daemon=True)
-        self.first, self.again, self.every, self.delay = first, again, every, delay
-        self.stopped = threading.Event()
+        super().__init__(self._line, every, first=delay)
+        self.first, self.again, self.told = first, again, False
 
-    def run(self) -> None:
-        start = time.monotonic()
-        if self.stopped.wait(self.delay):
-            return
-        click.echo(self.first, err=True)
-        while not self.stopped.wait(self.every):
-            click.echo(self.again.format(time.monotonic() - start), err=True)
+    def _line(self, seconds: float) -> None:
+        click.echo(self.again.format(seconds) if self.told else self.first, err=True)
+        self.told = True
 
     def cancel(self) -> None:
-        self.stopped.set()
+        self.stop(join=False)
+
+    def join(self, timeout: float | None = None) -> None:
+        self.thread.join(timeout)
 
 
 @contextlib.contextmanager

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import math
 import sys
-import threading
 import time
 
 import click
 
 from spycfr.cli.progress import Heartbeat
+from spycfr.ticking import Ticker
 
 LP_TICK = 10.0  # seconds between the exact LP's "still solving" lines
+
+
+def _lp_tick(seconds: float) -> None:
+    click.echo(f"exact LP: solving, {seconds:.0f} s", err=True)
 
 
 class SolveProgress:
@@ -35,7 +39,7 @@ class SolveProgress:
         self.expl: float | None = None
         self.label = "exploitability"
         self.iteration, self.seconds = 0, 0.0
-        self._lp_done = threading.Event()
+        self._lp: Ticker | None = None  # the exact LP's "still solving" lines
 
     def preparing(self) -> None:
         """Once the settings are checked, before the tree is built: if that takes more than
@@ -70,19 +74,13 @@ class SolveProgress:
         if self.quiet:
             return
         if nodes is None:
-            self._lp_done.set()
+            if self._lp is not None:
+                self._lp.stop(join=False)
             return
         click.echo(f"exact LP: HiGHS on P1's sequence-form program, tree of {nodes:,} nodes "
                    "(no progress to report until it ends; measured: Agent Hunter mini's 205,723 "
                    "nodes in 1-5 s, a 716,605-node tree in 15-36 s)", err=True)
-        self._lp_done = threading.Event()
-        start = time.monotonic()
-
-        def tick() -> None:
-            while not self._lp_done.wait(LP_TICK):
-                click.echo(f"exact LP: solving, {time.monotonic() - start:.0f} s", err=True)
-
-        threading.Thread(target=tick, daemon=True).start()
+        self._lp = Ticker(_lp_tick, LP_TICK).start()
 
     def __call__(self, iteration: int, seconds: float, expl: float | None,
                  label: str = "exploitability", details=None, final: bool = False) -> None:

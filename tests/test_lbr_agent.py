@@ -5,6 +5,7 @@ exploitability, and `spycfr measure` records it and resumes."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
@@ -286,22 +287,18 @@ def test_a_workers_numba_compiling_is_said_on_the_client():
 def test_the_wait_for_the_first_game_says_what_the_workers_do():
     """While no LBR game has finished, the periodic line says numba compiles where the
     workers' kernels compile (not the plan, as it said before), else the opening plan."""
-    import threading
     import time
 
     from spycfr.analysis.lbr_agent import WorkersCompiling, _until_first
+    from spycfr.ticking import Ticker
 
     for compiling, want in ((True, "numba is still compiling kernels on the workers"),
                             (False, "each worker first solves or reads the agent's opening "
                                     "plan")):
-        state, said, done = WorkersCompiling(), [], threading.Event()
+        state, said = WorkersCompiling(), []
         if compiling:
             state.kernel((0.0, 1))
-        thread = threading.Thread(target=_until_first, args=(done, said.append, 0.05),
-                                  kwargs={"compiling": state})
-        thread.start()
-        time.sleep(0.3)
-        done.set()
-        thread.join()
+        with Ticker(functools.partial(_until_first, said.append, state), 0.05):
+            time.sleep(0.3)
         assert said and all(x.startswith("no game finished yet after") and want in x
                             for x in said), said

@@ -38,7 +38,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -78,6 +77,7 @@ from spycfr.engine.playout import node_moves
 from spycfr.engine.rng import GOLDEN, fmix, next_u64, root_key, sample, uniform
 from spycfr.errors import SpycfrError
 from spycfr.public import protocol as pp
+from spycfr.ticking import Ticker
 from spycfr.tree import CHANCE, TERMINAL
 from spycfr.tree.kernels import same_values
 
@@ -89,6 +89,7 @@ PARTICLES = ("each private state's row re-solved with that state's own leaf game
 CACHE_SIZE = 64  # particle re-solves kept per process (a few MB each on standard)
 Note = Callable[[str], None]
 COMPILING_TOPIC = "spycfr-numba-compiling"  # a Dask worker's event: its numba compiles
+UNTIL_FIRST = 30.0  # seconds between the lines that say no game has finished yet
 KERNEL_TOPIC = "spycfr-numba-kernel"  # a worker's event: a kernel's compiling starts (+1), ends
 WORKERS_COMPILING = "on the workers, " + COMPILING
 
@@ -704,21 +705,20 @@ def _run_tasks(run_dir: str, settings: dict, todo: list[tuple[int, int]],
         return
     from distributed import as_completed
 
-    waiting = threading.Event()
     with dask_client(scheduler, workers or 2) as (client, text):
+        say(f"on {text}")
+        compiling = say_workers_compiling(client, say)
+        path = str(Path(run_dir).resolve())
+        futures = [client.submit(on_worker, agent_game_task, path, settings, me, g,
+                                 pure=False) for me, g in todo]
+        waiting = Ticker(functools.partial(_until_first, say, compiling), UNTIL_FIRST)
         try:
-            say(f"on {text}")
-            compiling = say_workers_compiling(client, say)
-            path = str(Path(run_dir).resolve())
-            futures = [client.submit(on_worker, agent_game_task, path, settings, me, g,
-                                     pure=False) for me, g in todo]
-            threading.Thread(target=_until_first, args=(waiting, say),
-                             kwargs={"compiling": compiling}, daemon=True).start()
+            waiting.start()
             for count, fut in enumerate(as_completed(futures), 1):
-                waiting.set()
+                waiting.stop(join=False)
                 finished(fut.result(), count)
         finally:
-            waiting.set()
+            waiting.stop(join=False)
 
 
 def on_worker(task: Callable[..., Any], *args: Any) -> Any:
@@ -765,18 +765,14 @@ def say_workers_compiling(client: Any, say: Note) -> WorkersCompiling:
     return state
 
 
-def _until_first(done: threading.Event, say: Note, every: float = 30.0,
-                 compiling: WorkersCompiling | None = None) -> None:
-    """Say every ``every`` seconds that no game has finished yet, until one has, and why:
-    numba compiling on the workers (its kernels' events in the last ``every`` seconds), else
-    the agent's opening plan."""
-    start = time.perf_counter()
-    while not done.wait(every):
-        spent = f"no game finished yet after {time.perf_counter() - start:.0f} s"
-        if compiling is not None and compiling.now(every):
-            say(f"{spent}: numba is still compiling kernels on the workers (a cold cache, "
-                "after installing or a kernel source changed: minutes); the games start "
-                "after")
-        else:
-            say(f"{spent} (each worker first solves or reads the agent's opening plan: "
-                "minutes on a big game)")
+def _until_first(say: Note, compiling: WorkersCompiling | None, seconds: float) -> None:
+    """The line said every UNTIL_FIRST seconds (a Ticker) until the first game finishes:
+    that none has yet after ``seconds``, and why: numba compiling on the workers (its
+    kernels' events in the last UNTIL_FIRST seconds), else the agent's opening plan."""
+    spent = f"no game finished yet after {seconds:.0f} s"
+    if compiling is not None and compiling.now(UNTIL_FIRST):
+        say(f"{spent}: numba is still compiling kernels on the workers (a cold cache, after "
+            "installing or a kernel source changed: minutes); the games start after")
+    else:
+        say(f"{spent} (each worker first solves or reads the agent's opening plan: minutes "
+            "on a big game)")

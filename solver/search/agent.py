@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -40,6 +39,7 @@ from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
 from spycfr.search.resolve import Solution, fixed, values_from
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel, Subtree, TooBig, build, nodes_to_end
+from spycfr.ticking import Ticker
 
 ALGORITHM = "re-solving"
 # the most public nodes of a subgame that reaches the end (Agent Hunter small: 2,308,847)
@@ -258,26 +258,18 @@ class SearchAgent:
     @contextlib.contextmanager
     def beating(self, what: str) -> Iterator[None]:
         """Say ``what`` with the seconds spent and the RSS every PROGRESS_AGAIN seconds
-        after PROGRESS_AFTER until the block ends (a thread: the tree's numba builders
-        release the GIL)."""
+        after PROGRESS_AFTER until the block ends (a :class:`~spycfr.ticking.Ticker`'s
+        thread: the tree's numba builders release the GIL)."""
         if self.progress is None:
             yield
             return
-        say, stop, start = self.progress, threading.Event(), time.perf_counter()
+        say = self.progress
 
-        def beat() -> None:
-            wait = PROGRESS_AFTER
-            while not stop.wait(wait):
-                say(f"{what}: {time.perf_counter() - start:.0f} s, RSS {_gb(rss_bytes())}")
-                wait = max(PROGRESS_AGAIN, 0.1)
+        def beat(seconds: float) -> None:
+            say(f"{what}: {seconds:.0f} s, RSS {_gb(rss_bytes())}")
 
-        thread = threading.Thread(target=beat, daemon=True)
-        thread.start()
-        try:
+        with Ticker(beat, max(PROGRESS_AGAIN, 0.1), first=PROGRESS_AFTER):
             yield
-        finally:
-            stop.set()
-            thread.join()
 
     def _table_strategy(self, t) -> np.ndarray:
         """The plan's decisions (the openings) by the table's mixtures: each action the
