@@ -179,3 +179,29 @@ def test_the_position_line_reads_the_gap_the_other_way_only_before_a_catch():
         info["gap"] = caught
         text = "\n".join(position_lines(info, variant))
         assert "the other way" not in text and f"gap: P2's meeple is {caught} spaces" in text
+
+
+def test_a_view_that_stops_before_the_black_market_says_how_to_give_it():
+    """Advanced mode deals the black market's supply after the deal: a record that stops
+    there (`spycfr query DIR --as P1 "deal:CB.CB.DD.SE|?"`) says that the market comes next
+    and how to write it, not the generic "a deal or draw"; the example given replays."""
+    from spycfr.analysis.query import _view_to_move
+    from spycfr.errors import SpycfrError
+    from spycfr.games.agent_avenue import PLUGIN
+    from spycfr.games.agent_avenue import advanced as A
+    from spycfr.games.agent_avenue.position import PHASES, chance_next
+
+    variant = make_variant("advanced")
+    with pytest.raises(SpycfrError) as err:
+        _view_to_move(PLUGIN.records, variant, "deal:CB.CB.DD.SE|?", 0)
+    said = str(err.value)
+    assert said.startswith("no player moves after this record: the black market's supply is "
+                           "dealt next (advanced mode): give it with a market: token")
+    assert "a deal or draw" not in said and said.endswith("give the record up to P1's move, "
+                                                          "its cards included")
+    example = said.split("e.g. ")[1].split(";")[0]
+    _, position, name = _view_to_move(PLUGIN.records, variant, f"deal:CB.CB.DD.SE|? {example}",
+                                      0)
+    assert name == "P1" and position["to_move"] == "P1"
+    assert "bm:P1=" in chance_next(variant, {"phase": PHASES[A.PH_BM_SUPPLY]})
+    assert chance_next(variant, {"phase": PHASES[R.PH_REFILL]}) is None

@@ -336,8 +336,10 @@ def _view_to_move(records, variant, record: str, player: int) -> tuple[str, dict
     if position["terminal"]:
         raise SpycfrError(f"the game is over after this record (payoff {position['payoff']})")
     if position["to_move"] is None:  # chance: the record stops before a deal or a draw
-        raise SpycfrError(f"no player moves after this record: a deal or draw (chance) comes "
-                          f"next; give the record up to {name}'s move, its cards included")
+        hint = records.chance_next(variant, position) if records.chance_next else None
+        raise SpycfrError(f"no player moves after this record: "
+                          f"{hint or 'a deal or draw (chance) comes next'}; give the record "
+                          f"up to {name}'s move, its cards included")
     if position["to_move"] != name:
         raise SpycfrError(f"it is {position['to_move']}'s move after this record, not {name}'s")
     return key, position, name

@@ -77,6 +77,10 @@ class RecordNotation:
     # The action (and chance outcome) codes of a full record, from the start: what replays
     # a recorded game on the tree (a review); None if not given.
     actions: Callable[[Any, str], list[int]] | None = None
+    # What chance event comes next at a position where no player moves (its summary), and
+    # how a record gives it, in a phrase: where a query's record stops before it (e.g. Agent
+    # Avenue advanced's black market, a token of its own); None: "a deal or draw".
+    chance_next: Callable[[Any, dict], str | None] | None = None
 
     def __post_init__(self) -> None:
         # Every record reaches the game's parser through check_record_text first.

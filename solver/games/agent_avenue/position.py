@@ -219,6 +219,21 @@ def view_key(variant: Variant, text: str, player: int) -> tuple[str, dict]:
     return " ".join(rep.tokens), position_summary(rep)
 
 
+def chance_next(variant: Variant, info: dict) -> str | None:
+    """The black market's chance, where a record stops before it (a query's one-line
+    error): the supply dealt at setup (a ``market:`` token, right after the deal) or the card
+    that refills it after a take (``>CARD`` on the ``bm:`` token); None for a deal or draw."""
+    example = ".".join(M.KEYS[c] for c in (A.N_ONGOING, A.N_ONGOING + 1, A.N_BM - 1))
+    if info.get("phase") == PHASES[A.PH_MARKET]:
+        return ("the black market's supply is dealt next (advanced mode): give it with a "
+                f"market: token after the deal, its {A.SUPPLY_SIZE} cards by key, number 1-"
+                f"{A.N_BM} or name, e.g. market:{example}")
+    if info.get("phase") == PHASES[A.PH_BM_SUPPLY]:
+        return ("the card that refills the black market's supply comes next: give it on the "
+                f"bm: token, e.g. bm:P1={M.KEYS[A.N_ONGOING - 1]}>{M.KEYS[A.N_ONGOING]}")
+    return None
+
+
 def _cards(counts: dict | None) -> str:
     if counts is None:
         return "?"
