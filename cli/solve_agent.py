@@ -88,7 +88,8 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
         value_file=value_file,
         endgame=_or(parse_number("endgame", endgame, int, 0, strict=False), defaults.endgame),
         plan_endgame=_or(parse_number("plan-endgame", plan_endgame, int, 0, strict=False),
-                         defaults.plan_endgame))
+                         defaults.plan_endgame),
+        subgame_budget=defaults.subgame_budget)
     config.check()
     out = Path(output or f"{game}-{preset or 'default'}-agent")
     if out.is_file():

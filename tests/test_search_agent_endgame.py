@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_variant
 from spycfr.runs.agent_run import agent_config
 from spycfr.runs.result import RunResult
@@ -154,3 +155,28 @@ def test_a_value_function_without_focus_leaves_the_first_move_to_the_plan(tiny):
     assert not hasattr(plain, "focus") and not hasattr(plain, "one_sided")
     with pytest.raises(AttributeError):
         plain.anything  # noqa: B018
+
+
+def test_the_depth_rule_cuts_a_subgame_past_its_budget_a_level_shallower():
+    """AgentConfig.subgame_budget: a re-solve's subgame of more node-states than the budget
+    (public nodes times a seat's most private states) is cut a decision level shallower,
+    down to 1; within it, or with the rule off (0: run directories from before it), as
+    deep as configured."""
+    plugin = get_plugin("agent-avenue")
+    variant = make_variant("agent-avenue", "mini").as_dict()
+    agent = SearchAgent("agent-avenue", variant, AgentConfig(depth=3))
+    pub = agent.model.root()
+    sizes = [subgame(agent.model, pub, d).size for d in (1, 2, 3)]
+    assert sizes[0] < sizes[1] < sizes[2]
+    width = max(agent.model.n)
+    for budget, size in ((0, sizes[2]), (sizes[2] * width, sizes[2]),
+                         ((sizes[2] - 1) * width, sizes[1]), (sizes[1] * width, sizes[1]),
+                         (width, sizes[0]), (1, sizes[0])):
+        cut = SearchAgent("agent-avenue", variant, AgentConfig(depth=3, subgame_budget=budget))
+        assert cut.depth_limited(pub, 3).size == size
+        assert cut.subgame(pub, 3, rule=True).size == size
+        assert cut.subgame(pub, 3).size == sizes[2]  # the first plan's: no rule
+    assert AgentConfig.default("agent-avenue").subgame_budget == plugin.agent_subgame_budget
+    assert AgentConfig.default("agent-hunter").subgame_budget == 0
+    with pytest.raises(SpycfrError, match="subgame budget must be >= 0"):
+        AgentConfig(subgame_budget=-1).check()

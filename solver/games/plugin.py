@@ -265,6 +265,10 @@ class GamePlugin:
     # The first plan's CFR+ iterations a search agent of this game uses unless told (0: the
     # re-solves' iterations).
     agent_plan_iterations: int = 0
+    # The depth rule's budget in node-states a search agent of this game uses unless told
+    # (spycfr.search.agent.AgentConfig.subgame_budget; 0: off): a re-solve's subgame past it
+    # is cut a decision level shallower.
+    agent_subgame_budget: int = 0
     # value_features(variant) -> f(pubs (L, P)) -> (L, F) floats: what a learned value
     # function (spycfr.search.learned) reads of a public state; None: the state's integers.
     value_features: Callable[[Any], Callable] | None = None

@@ -75,7 +75,14 @@ class AgentConfig:
     written before the rule (their run.json has no such key). ``plan_iterations``: the first
     plan's CFR+ iterations (solved once and saved with the run, so it can afford more than a
     re-solve); 0: ``iterations``, as in run directories written before it. The game's
-    defaults, the rule on: :meth:`default`."""
+    defaults, the rule on: :meth:`default`.
+
+    The depth rule: a re-solve's subgame to ``depth`` decision levels of more than
+    ``subgame_budget`` node-states (public nodes times a seat's most private states, the
+    endgame rule's unit; counted while it is built, which stops there) is cut a decision
+    level shallower, down to 1; 0: off (run directories written before it; the game's
+    plug-in's ``agent_subgame_budget``: Agent Avenue advanced's subgames through the black
+    market's resolutions, thousands of public nodes at depth 2)."""
 
     iterations: int = 100
     plan_iterations: int = 0
@@ -87,6 +94,7 @@ class AgentConfig:
     opening_range: str = "uniform"
     endgame: int = 0
     plan_endgame: int = 0
+    subgame_budget: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -101,7 +109,8 @@ class AgentConfig:
         return cls(**{"value_function": plugin.agent_value_function,
                       "depth": plugin.agent_depth,
                       "plan_iterations": plugin.agent_plan_iterations, "endgame": ENDGAME,
-                      "plan_endgame": PLAN_ENDGAME, **changes})
+                      "plan_endgame": PLAN_ENDGAME,
+                      "subgame_budget": plugin.agent_subgame_budget, **changes})
 
     def check(self) -> None:
         """One-line errors for impossible settings."""
@@ -115,6 +124,9 @@ class AgentConfig:
         if self.endgame < 0 or self.plan_endgame < 0:
             raise SpycfrError(f"--endgame must be >= 0 node-states (0: off), got "
                               f"{min(self.endgame, self.plan_endgame)}")
+        if self.subgame_budget < 0:
+            raise SpycfrError(f"the subgame budget must be >= 0 node-states (0: off), got "
+                              f"{self.subgame_budget}")
         if self.value_function not in VALUE_FUNCTIONS:
             raise SpycfrError(f"--value-function {self.value_function!r}: not one of "
                               f"{', '.join(VALUE_FUNCTIONS)}")
@@ -315,12 +327,29 @@ class SearchAgent:
             return None
 
     def subgame(self, pub: np.ndarray, decisions: int, budget: int = 0,
-                ranges: tuple[np.ndarray, np.ndarray] | None = None) -> Subtree:
+                ranges: tuple[np.ndarray, np.ndarray] | None = None,
+                rule: bool = False) -> Subtree:
         """The subgame the agent solves at ``pub``: the rest of the game where
         :meth:`endgame` says so, else ``decisions`` decision levels deep
-        (:func:`spycfr.search.subgame.subgame`)."""
+        (:func:`spycfr.search.subgame.subgame`; with ``rule``, a re-solve's, the depth
+        rule's: :meth:`depth_limited`)."""
         whole = self.endgame(pub, decisions, budget, ranges)
-        return whole if whole is not None else subgame(self.model, pub, decisions)
+        if whole is not None:
+            return whole
+        return self.depth_limited(pub, decisions) if rule else subgame(self.model, pub,
+                                                                       decisions)
+
+    def depth_limited(self, pub: np.ndarray, decisions: int) -> Subtree:
+        """A re-solve's subgame at ``pub`` to ``decisions`` decision levels, by the depth
+        rule (:class:`AgentConfig`): a level shallower while it passes the
+        ``subgame_budget`` node-states, down to 1 decision level."""
+        most = self.config.subgame_budget // max(self.model.n)
+        while self.config.subgame_budget > 0 and decisions > 1:
+            try:
+                return subgame(self.model, pub, decisions, max_nodes=most)
+            except TooBig:
+                decisions -= 1
+        return subgame(self.model, pub, decisions)
 
     def solve(self, what: str, tree, ranges, iterations: int = 0, **gadget) -> Solution:
         """:func:`~spycfr.search.resolve.solve` with the agent's iterations (a re-solve's
@@ -564,7 +593,7 @@ class AgentGame:
         if tree is None and not t.leaves.size:
             return  # the last solve reached the end: leaves now would replace exact values
         if tree is None:
-            tree = subgame(a.model, self.pub, a.config.depth)
+            tree = a.depth_limited(self.pub, a.config.depth)
         if hasattr(a.values, "focus"):  # leaf values that spend their effort on our cards
             a.values.focus(None if self.own is None else self.seat, self.own, tree, self.mine)
         one_sided = first or (hasattr(a.values, "one_sided") and
@@ -601,7 +630,7 @@ class AgentGame:
         if not hasattr(a.values, "focus"):  # a cheap pass is made for such leaves only
             return self.move_info(state, seat)
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
-        tree = a.subgame(self.pub, a.config.depth, a.config.endgame, ranges)
+        tree = a.subgame(self.pub, a.config.depth, a.config.endgame, ranges, rule=True)
         a.values.focus(seat, a.private(state, seat), tree, ranges[seat])
         view = copy.copy(self)
         view.sol, view.s = a.solve("your move's values, for the review", tree, ranges), 0

@@ -58,6 +58,9 @@ class ExactTerminals:
     def __init__(self, inner: ValueFunction, game: GameModel, exact: ScoredNow) -> None:
         self.inner, self.game, self.exact = inner, game, exact
         self._current = pp.python_impl(game.params, "current_player")
+        # the last leaves asked about and which of them are terminal (a solve asks about
+        # the same leaves twice an iteration)
+        self._ended: tuple[bytes, np.ndarray] = (b"", np.zeros(0, bool))
 
     def __getattr__(self, name: str):
         """``focus`` and ``one_sided`` are the inner function's, where it has them (leaf
@@ -75,8 +78,11 @@ class ExactTerminals:
 
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        ended = np.array([self._current(p, self.game.params) == pp.TERMINAL for p in pubs],
-                         bool)
+        key = pubs.tobytes()
+        if self._ended[0] != key:
+            self._ended = (key, np.array([self._current(p, self.game.params) == pp.TERMINAL
+                                          for p in pubs], bool))
+        ended = self._ended[1]
         if ended.all() or not ended.any():
             return (self.exact if ended.all() else self.inner).values(pubs, r0, r1)
         v0, v1 = np.empty(r0.shape), np.empty(r1.shape)

@@ -257,3 +257,173 @@ def cfr_plus(kind, first, count, prob, mask0, mask1, row, row_kid, row_next, row
                     g_regret[j, 1] = max(g_regret[j, 1] + v[0, j] - u, 0.0)
                     total = g_regret[j, 0] + g_regret[j, 1]
                     enter[j] = g_regret[j, 1] / total if total > 0.0 else 0.5
+
+
+# --- the passes over each node's live private states ----------------------------------------
+#
+# A subgame's ranges hold few of a seat's private states at each node (Agent Avenue advanced:
+# 260-331 of 2,641): ``lp``/``li`` list, per node n, the states ``li[lp[n]:lp[n + 1]]`` that
+# some play leads to from the root's range (spycfr.search.tree.reachable; a CSR of its rows).
+# The passes below visit those alone. Their reaches and values there are the full passes'
+# (a reach outside them is 0, a node's values there read only its children's live states);
+# outside them they write nothing (the caller's zeros stay), and ``regrets_live`` leaves
+# those rows' strategies as they are (the full passes update rows that no play reaches too).
+
+
+@njit(cache=True)
+def live_lists(r):
+    """(``lp``, ``li``): the CSR lists of the True entries of each row of ``r`` (nodes x
+    private states)."""
+    lp = np.zeros(r.shape[0] + 1, np.int64)
+    m = 0
+    for n in range(r.shape[0]):
+        for i in range(r.shape[1]):
+            if r[n, i]:
+                m += 1
+        lp[n + 1] = m
+    li = np.empty(m, np.int64)
+    m = 0
+    for n in range(r.shape[0]):
+        for i in range(r.shape[1]):
+            if r[n, i]:
+                li[m] = i
+                m += 1
+    return lp, li
+
+
+@njit(cache=True)
+def forward_live(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
+                 sigma, root_reach, lp, li, r):
+    """:func:`forward` over each node's live states (``r`` 0 elsewhere: not written)."""
+    for x in range(lp[0], lp[1]):
+        r[0, li[x]] = root_reach[li[x]]
+    for n in range(kind.shape[0]):
+        k = kind[n]
+        f = first[n]
+        if k == TERMINAL or k == LEAF:
+            continue
+        if k == seat or k == PRIVATE_CHANCE + seat:
+            # the children's live entries are written only through these rows: clear them
+            for c in range(f, f + count[n]):
+                for y in range(lp[c], lp[c + 1]):
+                    r[c, li[y]] = 0.0
+            q = row[n]
+            for y in range(lp[n], lp[n + 1]):
+                i = li[y]
+                x = r[n, i]
+                if x == 0.0:
+                    continue
+                if k == seat:
+                    for e in range(row_count[q, i]):
+                        r[f + row_kid[q, i, e], row_next[q, i, e]] += x * sigma[q, i, e]
+                else:
+                    for e in range(row_count[q, i]):
+                        r[f, row_next[q, i, e]] += x * row_prob[q, i, e]
+        elif k == CHANCE:
+            for c in range(f, f + count[n]):
+                for y in range(lp[c], lp[c + 1]):
+                    i = li[y]
+                    r[c, i] = r[n, i] * mask[c, i]
+        else:
+            for c in range(f, f + count[n]):
+                for y in range(lp[c], lp[c + 1]):
+                    i = li[y]
+                    r[c, i] = r[n, i]
+
+
+@njit(cache=True)
+def backward_live(seat, kind, first, count, prob, mask, row, row_kid, row_next, row_prob,
+                  row_count, term, payoff, z, sigma, opp_reach, leaf_index, leaf_values, best,
+                  lp, li, op, oi, v):
+    """:func:`backward` over each node's live states (``lp``/``li``: seat's; ``op``/``oi``:
+    the other seat's, whose reach the terminals sum over); ``v`` 0 elsewhere: not written."""
+    live = np.empty(opp_reach.shape[1], np.int64)
+    for n in range(kind.shape[0] - 1, -1, -1):
+        k = kind[n]
+        f = first[n]
+        if k == TERMINAL:
+            t = term[n]
+            m = 0
+            for y in range(op[n], op[n + 1]):
+                j = oi[y]
+                if opp_reach[n, j] != 0.0:
+                    live[m] = j
+                    m += 1
+            for y in range(lp[n], lp[n + 1]):
+                i = li[y]
+                acc = 0.0
+                if seat == 0:
+                    for x in range(m):
+                        j = live[x]
+                        acc += payoff[t, i, j] * opp_reach[n, j]
+                    v[n, i] = acc / z
+                else:
+                    for x in range(m):
+                        j = live[x]
+                        acc -= payoff[t, j, i] * opp_reach[n, j]
+                    v[n, i] = acc / z
+        elif k == LEAF:
+            lv = leaf_index[n]
+            for y in range(lp[n], lp[n + 1]):
+                i = li[y]
+                v[n, i] = leaf_values[lv, i]
+        elif k == seat:
+            q = row[n]
+            for y in range(lp[n], lp[n + 1]):
+                i = li[y]
+                acc = -np.inf if best else 0.0
+                for e in range(row_count[q, i]):
+                    x = v[f + row_kid[q, i, e], row_next[q, i, e]]
+                    if best:
+                        acc = max(acc, x)
+                    else:
+                        acc += sigma[q, i, e] * x
+                v[n, i] = acc if row_count[q, i] > 0 else 0.0
+        elif k == PRIVATE_CHANCE + seat:
+            q = row[n]
+            for y in range(lp[n], lp[n + 1]):
+                i = li[y]
+                acc = 0.0
+                for e in range(row_count[q, i]):
+                    acc += row_prob[q, i, e] * v[f, row_next[q, i, e]]
+                v[n, i] = acc
+        elif k == CHANCE:
+            for y in range(lp[n], lp[n + 1]):
+                i = li[y]
+                acc = 0.0
+                for c in range(f, f + count[n]):
+                    acc += prob[c] * mask[c, i] * v[c, i]
+                v[n, i] = acc
+        else:
+            for y in range(lp[n], lp[n + 1]):
+                i = li[y]
+                acc = 0.0
+                for c in range(f, f + count[n]):
+                    acc += v[c, i]
+                v[n, i] = acc
+
+
+@njit(cache=True)
+def regrets_live(seat, kind, first, row, row_kid, row_next, row_count, v, reach, weight,
+                 regret, sigma, avg, lp, li):
+    """:func:`regrets` on the rows of each node's live states."""
+    for n in range(kind.shape[0]):
+        if kind[n] != seat:
+            continue
+        q = row[n]
+        f = first[n]
+        for y in range(lp[n], lp[n + 1]):
+            i = li[y]
+            m = row_count[q, i]
+            if m == 0:
+                continue
+            x = reach[n, i]
+            total = 0.0
+            for e in range(m):
+                avg[q, i, e] += weight * x * sigma[q, i, e]
+                g = regret[q, i, e] + v[f + row_kid[q, i, e], row_next[q, i, e]] - v[n, i]
+                g = max(g, 0.0)
+                regret[q, i, e] = g
+                total += g
+            for e in range(m):
+                sigma[q, i, e] = regret[q, i, e] / total if total > 0.0 else 1.0 / m

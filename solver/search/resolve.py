@@ -20,11 +20,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from spycfr.search import passes
-from spycfr.search.tree import Subtree
+from spycfr.search.tree import Subtree, reachable
 from spycfr.search.values import ValueFunction
 
 # with a progress callback the numba loop runs in chunks of about this many seconds
 CHUNK_SECONDS = 2.0
+# with leaves, the Python loop's passes visit only each node's live private states (those
+# some play leads to from the root's ranges: spycfr.search.passes' live passes); False:
+# every state (the reference the tests and benchmarks/bench_advanced_resolve.py compare with)
+LIVE_PASSES = True
 
 
 @dataclass
@@ -62,13 +66,29 @@ class _Run:
         self.leaf_index = np.full(tree.size, -1, np.int64)
         self.leaf_index[tree.leaves] = np.arange(tree.leaves.size)
         self.leaf_values = tuple(np.zeros((max(tree.leaves.size, 1), n[s])) for s in (0, 1))
+        self.live: tuple | None = None
+
+    def restrict(self, roots) -> None:
+        """The passes from here on visit only the private states that some play leads to
+        from the support of ``roots`` (each seat's root range; the gadget's ranges keep its
+        support): their reaches and values are the full passes', every other entry stays 0
+        (the full passes give values there, and CFR+ updates those rows, which no play
+        reaches: their average strategy is then uniform, not the last regret matching)."""
+        if not LIVE_PASSES:
+            return
+        self.live = tuple(passes.live_lists(reachable(self.t, s, np.asarray(roots[s]) > 0))
+                          for s in (0, 1))
 
     def reaches(self, sigma, roots, node: int = 0) -> None:
         """Both seats' reaches under ``sigma`` from ``roots`` at ``node`` (0: the root; else
         0 everywhere but below it)."""
         for s in (0, 1):
-            passes.forward_from(s, *self.t.seat_arrays(s), sigma, node, roots[s],
-                                self.reach[s])
+            if self.live is not None and node == 0:  # a solve's loop (restrict)
+                passes.forward_live(s, *self.t.seat_arrays(s), sigma, roots[s], *self.live[s],
+                                    self.reach[s])
+            else:
+                passes.forward_from(s, *self.t.seat_arrays(s), sigma, node, roots[s],
+                                    self.reach[s])
 
     def evaluate(self, seat: int, sigma, best: bool = False) -> np.ndarray:
         t = self.t
@@ -77,6 +97,13 @@ class _Run:
             lv = self.vf.values(t.pub[t.leaves], self.reach[0][t.leaves], self.reach[1][t.leaves],
                                 None if t.origin is None else t.origin[t.leaves])
             self.leaf_values = lv
+        if self.live is not None:
+            passes.backward_live(seat, t.kind, t.first, t.count, t.prob, t.mask[seat], t.row,
+                                 t.row_kid, t.row_next, t.row_prob, t.row_count, t.term,
+                                 t.payoff, t.game.z, sigma, self.reach[1 - seat],
+                                 self.leaf_index, self.leaf_values[seat], best,
+                                 *self.live[seat], *self.live[1 - seat], self.values[seat])
+            return self.values[seat]
         passes.backward(seat, t.kind, t.first, t.count, t.prob, t.mask[seat], t.row, t.row_kid,
                         t.row_next, t.row_prob, t.row_count, t.term, t.payoff, t.game.z, sigma,
                         self.reach[1 - seat], self.leaf_index, self.leaf_values[seat], best,
@@ -139,12 +166,20 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
             if progress is not None:
                 progress(done, iterations)
     else:
+        if t.leaves.size:  # leafless, the loop stays the numba loop's passes (tests compare)
+            run.restrict(roots)
         for it in range(1, iterations + 1):
             for seat in (0, 1):
                 run.reaches(sigma, roots)
                 v = run.evaluate(seat, sigma)
-                passes.regrets(seat, t.kind, t.first, t.row, t.row_kid, t.row_next, t.row_count,
-                               v, run.reach[seat], float(it), regret, sigma, avg)
+                if run.live is not None:
+                    passes.regrets_live(seat, t.kind, t.first, t.row, t.row_kid, t.row_next,
+                                        t.row_count, v, run.reach[seat], float(it), regret,
+                                        sigma, avg, *run.live[seat])
+                else:
+                    passes.regrets(seat, t.kind, t.first, t.row, t.row_kid, t.row_next,
+                                   t.row_count, v, run.reach[seat], float(it), regret, sigma,
+                                   avg)
                 if gadget and seat == opp:
                     enter_avg += it * enter
                     u = (1 - enter) * alt + enter * v[0]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from spycfr.public import protocol as pp
-from spycfr.search.tree import LEAF, GameModel, Subtree, _expand, _payoffs
+from spycfr.search.tree import LEAF, GameModel, Subtree, TooBig, _expand, _payoffs
 
 
 def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
@@ -46,7 +46,7 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
     i = 0
     while i < len(pubs):
         if len(pubs) > max_nodes:
-            raise ValueError(f"the subgame has more than {max_nodes:,} public nodes")
+            raise TooBig(f"the subgame has more than {max_nodes:,} public nodes")
         k0 = int(current(pubs[i], params))
         if (k0 in (0, 1) and level[i] >= decisions) or (k0 == pp.TERMINAL and terminal_leaves):
             kinds.append(LEAF)

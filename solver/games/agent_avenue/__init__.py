@@ -104,6 +104,11 @@ PLUGIN = GamePlugin(
     # a turn (the play and the recruitment): one level leaves the recruitment to the leaf
     # estimate (exact exploitability on tiny, 100 iterations: 0.489 at depth 1, 0.221 at 2)
     agent_depth=2,
+    # the depth rule (docs/search.md, "The advanced mode"): about 380 public nodes of
+    # advanced mode's 2,641 states a seat (a turn's subgame: 273-285; through the black
+    # market's resolutions 691-1,511, cut to one level: 9-136); simple mode's depth-2
+    # subgames (at most about 200 nodes of 331 states on standard) stay far below it
+    agent_subgame_budget=1_000_000,
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",

@@ -250,19 +250,83 @@ def _recruited(outcomes: np.ndarray, names: np.ndarray, mover_range: np.ndarray,
     return np.where(live, outcomes[take][np.maximum(names, 0)], 0.0)
 
 
+@njit(cache=True, fastmath=True)
+def live_products(u, gid, order, wflat, woff, ri, roff, nr, ci, coff, nc, r0, r1, do0, do1,
+                  v0, v1):
+    """Seat 0's and seat 1's scored-now values at each leaf l whose ``W`` is group
+    ``gid[l]`` (-1: a recruitment, valued apart; its rows left as they are):
+    ``v0[l, ri] = u[l] W r1[l, ci]`` and ``v1[l, ci] = -u[l] r0[l, ri] W``, 0 elsewhere,
+    where ``do0`` (``do1``). Group g's ``W`` is ``wflat[woff[g]:]`` row-major
+    ``nr[g] x nc[g]`` (single precision: its live rows ``ri[roff[g]:]`` and columns
+    ``ci[coff[g]:]``); ``order`` lists the leaves group by group, so that each group's ``W``
+    is read once a call for all its leaves (a small matrix product per group, in one numba
+    call; sums in double precision, in any order: ``fastmath``)."""
+    L = u.shape[0]
+    x = np.zeros((L, v1.shape[1]))  # each leaf's opposing range on its group's columns
+    acc = np.zeros((L, v1.shape[1]))
+    start = 0
+    while start < order.shape[0]:
+        g = gid[order[start]]
+        stop = start
+        while stop < order.shape[0] and gid[order[stop]] == g:
+            stop += 1
+        leaves = order[start:stop]
+        start = stop
+        if g < 0:
+            continue
+        w0, n_r, n_c = woff[g], nr[g], nc[g]
+        rows, cols = ri[roff[g]:roff[g] + n_r], ci[coff[g]:coff[g] + n_c]
+        k = leaves.shape[0]
+        if do0:
+            for t in range(k):
+                leaf = leaves[t]
+                v0[leaf, :] = 0.0
+                for b in range(n_c):
+                    x[t, b] = r1[leaf, cols[b]]
+            for a in range(n_r):
+                w = wflat[w0 + a * n_c:w0 + (a + 1) * n_c]
+                for t in range(k):
+                    total = 0.0
+                    for b in range(n_c):
+                        total += w[b] * x[t, b]
+                    v0[leaves[t], rows[a]] = u[leaves[t]] * total
+        if do1:
+            for t in range(k):
+                v1[leaves[t], :] = 0.0
+                acc[t, :n_c] = 0.0
+            for a in range(n_r):
+                w = wflat[w0 + a * n_c:w0 + (a + 1) * n_c]
+                for t in range(k):
+                    y = r0[leaves[t], rows[a]]
+                    if y == 0.0:
+                        continue
+                    for b in range(n_c):
+                        acc[t, b] += w[b] * y
+            for t in range(k):
+                leaf = leaves[t]
+                for b in range(n_c):
+                    v1[leaf, cols[b]] = -u[leaf] * acc[t, b]
+
+
 class ScoredNow:
     """The ``scored_now`` hook: a callable keeping each public state's value and ``W`` (at
-    most ``keep`` of each kind, the oldest dropped first). The leaves of one call that share
-    a ``W`` are valued by one matrix product; a call whose opposing range is the last call's
-    on the same leaves (the solver asks for both seats' values, then uses one) reuses those
-    values."""
+    most ``keep`` of each kind, the oldest dropped first), and for each set of leaves it is
+    asked about (the last few: a solve asks about the same leaves twice an iteration) their
+    values and ``W`` packed into flat arrays, so that a call is one numba pass over the
+    leaves (:func:`live_products`), not a Python loop over them. A call whose opposing range
+    is the last call's on the same leaves (the solver asks for both seats' values, then uses
+    one) reuses those values. ``grouped``: the old path, a matrix product per group of
+    leaves that share a ``W`` (the same sums in another order: the benchmark's and the
+    tests' reference)."""
 
     def __init__(self, keep: int = 600) -> None:
         self.keep = keep
+        self.grouped = False
         self._leaves: OrderedDict[bytes, tuple[Any, bytes]] = OrderedDict()
         self._weights: OrderedDict[bytes, tuple] = OrderedDict()
         self._params: dict[int, tuple[object, bytes]] = {}
         self._last: OrderedDict[bytes, tuple] = OrderedDict()
+        self._packed: OrderedDict[bytes, tuple] = OrderedDict()
 
     def __call__(self, pubs, params, r0, r1, v0, v1) -> None:
         # the last call on the same leaves (a solve asks for its terminal and its other
@@ -273,6 +337,74 @@ class ScoredNow:
             self._last.move_to_end(slot)
             last = self._last[slot]
             same0, same1 = np.array_equal(last[0], r0), np.array_equal(last[1], r1)
+        if same1:
+            v0[:] = last[2]
+        if same0:
+            v1[:] = last[3]
+        if self.grouped:
+            self._grouped(pubs, params, r0, r1, v0, v1, same0, same1)
+        else:
+            u, gid, pack, recruits = self._pack(slot, pubs, params, r0.shape[1], r1.shape[1])
+            live_products(u, gid, np.argsort(gid, kind="stable"), *pack, r0, r1, not same1,
+                          not same0, v0, v1)
+            for leaf, (mover, outcomes, names), wts in recruits:
+                self._recruit(leaf, mover, outcomes, names, wts, r0, r1, v0, v1)
+        self._last[slot] = (r0.copy(), r1.copy(), v0.copy(), v1.copy())
+        if len(self._last) > 4:
+            self._last.popitem(last=False)
+
+    def _pack(self, slot: bytes, pubs, params, n0: int, n1: int) -> tuple:
+        """The leaves' values, their groups (-1: a recruitment) and their groups' ``W``
+        packed flat, and the recruitments (as :meth:`_grouped` lists them), kept per slot
+        (the last 8)."""
+        hit = self._packed.get(slot)
+        if hit is not None:
+            self._packed.move_to_end(slot)
+            return hit
+        u = np.zeros(pubs.shape[0])
+        gid = np.full(pubs.shape[0], -1, np.int64)
+        groups: dict[bytes, int] = {}
+        recruits = []
+        for leaf in range(pubs.shape[0]):
+            value, wkey = self._leaf(pubs[leaf], params, n0, n1)
+            if isinstance(value, tuple):
+                recruits.append((leaf, value, self._weights[wkey]))
+                continue
+            u[leaf] = value
+            gid[leaf] = groups.setdefault(wkey, len(groups))
+        mats = [self._weights[k] for k in groups]
+        nr = np.array([m[1].size for m in mats], np.int64)
+        nc = np.array([m[2].size for m in mats], np.int64)
+        woff = np.concatenate([[0], np.cumsum(nr * nc)[:-1]]).astype(np.int64)
+        roff = np.concatenate([[0], np.cumsum(nr)[:-1]]).astype(np.int64)
+        coff = np.concatenate([[0], np.cumsum(nc)[:-1]]).astype(np.int64)
+        pack = (_cat([m[0].ravel() for m in mats], np.float32), woff,
+                _cat([m[1] for m in mats], np.int64), roff, nr,
+                _cat([m[2] for m in mats], np.int64), coff, nc)
+        out = (u, gid, pack, recruits)
+        self._packed[slot] = out
+        if len(self._packed) > 8:
+            self._packed.popitem(last=False)
+        return out
+
+    @staticmethod
+    def _recruit(leaf: int, mover: int, outcomes, names, wts: tuple, r0, r1, v0,
+                 v1) -> None:
+        """A recruitment leaf's values (simple mode): :func:`_recruited` for the mover's
+        states, through ``W`` (``wts``: its live part and their rows and columns)."""
+        w, ri, ci = wts
+        ranges = (r0[leaf], r1[leaf])
+        us = _recruited(outcomes, names, ranges[mover], 1 - mover)
+        v0[leaf], v1[leaf] = 0.0, 0.0
+        if mover == 0:
+            v0[leaf, ri] = us[ri] * (w @ r1[leaf, ci])
+            v1[leaf, ci] = -((us[ri] * r0[leaf, ri]) @ w)
+        else:
+            v0[leaf, ri] = w @ (us[ci] * r1[leaf, ci])
+            v1[leaf, ci] = -us[ci] * (r0[leaf, ri] @ w)
+
+    def _grouped(self, pubs, params, r0, r1, v0, v1, same0: bool, same1: bool) -> None:
+        """The old path (``grouped``): a matrix product per group of leaves sharing ``W``."""
         u = np.empty(pubs.shape[0])
         groups: dict[bytes, list[int]] = {}
         recruits = []
@@ -283,10 +415,6 @@ class ScoredNow:
                 continue
             u[leaf] = value
             groups.setdefault(wkey, []).append(leaf)
-        if same1:
-            v0[:] = last[2]
-        if same0:
-            v1[:] = last[3]
         # W's rows (seat 0's states) ri and columns ci that are not all 0: the values of
         # the other states are 0
         for wkey, leaves in groups.items():
@@ -301,19 +429,7 @@ class ScoredNow:
                 v1[np.ix_(idx, ci)] = -u[idx, None] * (r0[np.ix_(idx, ri)].astype(np.float32)
                                                        @ w)
         for leaf, (mover, outcomes, names), wkey in recruits:
-            w, ri, ci = self._weights[wkey]
-            ranges = (r0[leaf], r1[leaf])
-            us = _recruited(outcomes, names, ranges[mover], 1 - mover)
-            v0[leaf], v1[leaf] = 0.0, 0.0
-            if mover == 0:
-                v0[leaf, ri] = us[ri] * (w @ r1[leaf, ci])
-                v1[leaf, ci] = -((us[ri] * r0[leaf, ri]) @ w)
-            else:
-                v0[leaf, ri] = w @ (us[ci] * r1[leaf, ci])
-                v1[leaf, ci] = -us[ci] * (r0[leaf, ri] @ w)
-        self._last[slot] = (r0.copy(), r1.copy(), v0.copy(), v1.copy())
-        if len(self._last) > 4:
-            self._last.popitem(last=False)
+            self._recruit(leaf, mover, outcomes, names, self._weights[wkey], r0, r1, v0, v1)
 
     def _leaf(self, pub, params, n0: int, n1: int) -> tuple[Any, bytes]:
         """(seat 0's value, or at a recruitment (mover, values of each take and face-down
@@ -359,6 +475,11 @@ class ScoredNow:
             hit = (params, repr([np.asarray(f).tolist() for f in params]).encode())
             self._params[id(params)] = hit
         return hit[1]
+
+
+def _cat(parts: list, dtype) -> np.ndarray:
+    """``parts`` end to end as one array of ``dtype`` (empty without parts)."""
+    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
 
 
 scored_now = ScoredNow()

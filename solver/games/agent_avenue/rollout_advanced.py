@@ -13,7 +13,7 @@ by the pair's card-removal ratio at the leaf (leaf.py's ``pair_weight``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from spycfr.engine.rng import sample
 from spycfr.games.agent_avenue import advanced as A
@@ -131,21 +131,25 @@ def play_out(state, params):
         state[:] = nxt
     return A.returns_p1(state, params)
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
     """The ``rollouts`` hook (rollout.py's), the one continuation the advanced heuristic
-    (the styles are ignored)."""
-    state = np.empty(STATE_SIZE, np.int16)
-    last = -1
-    scale = 0.0
-    base = np.zeros(params.n, np.int64)
+    (the styles are ignored). The games run in numba's threads (``prange``): each seeds
+    its own thread's generator with its seed, so a game's payoff is the same whichever
+    thread plays it and in whatever order."""
+    used = np.zeros(pubs.shape[0], np.bool_)
     for q in range(out.shape[0]):
+        used[leaf[q]] = True
+    scales = np.zeros(pubs.shape[0])
+    bases = np.zeros((pubs.shape[0], params.n), np.int64)
+    for lf in range(pubs.shape[0]):
+        if used[lf]:
+            scales[lf] = leaf_scale(pubs[lf], params)
+            bases[lf] = leaf_base(pubs[lf], params)
+    for q in prange(out.shape[0]):
+        state = np.empty(STATE_SIZE, np.int16)
         pub = pubs[leaf[q]]
-        if leaf[q] != last:
-            last = leaf[q]
-            scale = leaf_scale(pub, params)
-            base = leaf_base(pub, params)
-        w = pair_weight(pub, params, scale, base, i0[q], i1[q])
+        w = pair_weight(pub, params, scales[leaf[q]], bases[leaf[q]], i0[q], i1[q])
         np.random.seed(seeds[q])
         if w == 0.0 or not start_state(pub, params, i0[q], i1[q], state):
             out[q] = 0.0
