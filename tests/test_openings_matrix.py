@@ -163,3 +163,21 @@ def test_train_openings_makes_the_agent_open_with_the_mixture(tmp_path):
     assert code == 0, err
     report = (tmp_path / "report.md").read_text()
     assert "opens with the equilibrium mixture" in report and "| card set |" in report
+
+
+def test_an_agent_with_a_table_says_its_first_plan_is_the_tables(tiny, tmp_path):
+    """The first plan's line names the openings table and no node-state budget (there is
+    none: the table plays the openings), not 'solved ... at most 0 node-states'."""
+    from spycfr.search.agent import AgentConfig, SearchAgent
+
+    path = tmp_path / "t.npz"
+    O.OpeningTable.make(tiny, 16, seed=0).save(path)
+    lines: list[str] = []
+    variant = get_plugin("agent-hunter").make_variant("tiny", {}).as_dict()
+    agent = SearchAgent("agent-hunter", variant, AgentConfig(iterations=5,
+                                                             opening_file=str(path)),
+                        lines.append)
+    agent.plan()
+    assert lines[0] == ("the first plan (the openings table's, built once per agent): "
+                        "building its public tree (2 decision levels)")
+    assert not any("node-states" in x for x in lines)

@@ -254,13 +254,18 @@ class SearchAgent:
         # with an openings table the plan is the openings' subgame, whatever the budget
         once = "once per agent" if self._chances is None else "once per outcome of the " \
             "game's first public chance"
-        self._say(f"the first plan (solved {once}): building its public tree "
-                  f"({self.config.plan_depth} decision levels, or to the end of the game "
-                  f"where that takes at most {budget:,} node-states)")
+        if self.openings is None:
+            self._say(f"the first plan (solved {once}): building its public tree "
+                      f"({self.config.plan_depth} decision levels, or to the end of the game "
+                      f"where that takes at most {budget:,} node-states)")
+        else:  # no budget to speak of: the openings' subgame, played by the table
+            self._say(f"the first plan (the openings table's, built {once}): building its "
+                      f"public tree ({self.config.plan_depth} decision levels)")
         with self.beating("the first plan: building its public tree"):
             tree = self.subgame(pub, self.config.plan_depth, budget)
         self._say(f"the first plan's tree: {tree.size:,} public nodes, "
-                  + (f"{tree.leaves.size:,} leaves" if tree.leaves.size else
+                  + (f"{tree.leaves.size:,} lea{'f' if tree.leaves.size == 1 else 'ves'}"
+                     if tree.leaves.size else
                      "to the end of the game") + f", RSS {_gb(rss_bytes())}")
         if self.openings is None:
             return self.solve("the opening subgame", tree, ranges,
