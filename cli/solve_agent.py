@@ -102,7 +102,10 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
             click.echo(text, err=True)
 
     say(f"re-solving agent: {config.iterations} CFR+ iterations per decision, subgames "
-        f"{config.depth} decision level(s) deep, leaves valued {config.value_function}, to "
+        f"{config.depth} decision level(s) deep"
+        + (f" (a level less while one passes {config.subgame_budget:,} node-states)"
+           if config.subgame_budget else "")
+        + f", leaves valued {config.value_function}, to "
         f"the end where at most {config.endgame:,} node-states are left "
         f"({config.plan_endgame:,} for the first plan, solved by "
         f"{config.plan_iterations or config.iterations} CFR+ iterations)")

@@ -180,3 +180,7 @@ def test_the_depth_rule_cuts_a_subgame_past_its_budget_a_level_shallower():
     assert AgentConfig.default("agent-hunter").subgame_budget == 0
     with pytest.raises(SpycfrError, match="subgame budget must be >= 0"):
         AgentConfig(subgame_budget=-1).check()
+    from spycfr.analysis.sampled_report import _depth_rule_words
+
+    assert "1,000,000 node-states" in _depth_rule_words({"subgame_budget": 1_000_000})
+    assert _depth_rule_words({}) == "" and _depth_rule_words({"subgame_budget": 0}) == ""

@@ -106,7 +106,7 @@ def _agent_header(doc: Doc, meta: RunResult) -> None:
                       "leaves on a big game); docs/search.md)"],
         ["effort", f"{a.get('iterations')} CFR+ iterations per re-solve; subgames "
                    f"{a.get('depth')} decision level(s) deep (the first plan "
-                   f"{a.get('plan_depth')})" + _endgame_words(a)],
+                   f"{a.get('plan_depth')})" + _depth_rule_words(a) + _endgame_words(a)],
         ["leaf values", leaf],
         ["seed", f"{meta.seed} (the agent is deterministic; matches sample from seeded "
                  "streams)"],
@@ -141,6 +141,14 @@ def _agent_matches(doc: Doc, run_dir: Path) -> bool:
                          rows, "lrrrrrr") + "\n")
         doc.add("How each was played:\n\n" + "\n".join(how) + "\n")
     return bool(rows)
+
+
+def _depth_rule_words(agent: dict) -> str:
+    """The depth rule's budget in the report's effort row (none in runs made before it)."""
+    if not agent.get("subgame_budget"):
+        return ""
+    return (f", a level less while a re-solve's subgame passes {agent['subgame_budget']:,} "
+            "node-states")
 
 
 def _endgame_words(agent: dict) -> str:
