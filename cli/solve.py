@@ -222,6 +222,12 @@ def _solve_command(
                 "--memory-limit still apply)"
             )
     algorithm = algorithm or "auto"
+    from spycfr.runs.config import ALL_ALGORITHMS
+    from spycfr.search.agent import ALGORITHM as SEARCHING
+
+    if algorithm not in (*ALL_ALGORITHMS, SEARCHING):  # the list with the search agent's
+        raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: "
+                          f"{', '.join((*ALL_ALGORITHMS, SEARCHING))}")
     searching = (search_depth, value_function, value_file, endgame, plan_endgame,
                  plan_iterations)
     if resume is None and game is not None and plays_by_search(

@@ -366,7 +366,8 @@ def test_query_text_output(tiny):
         ("P1", "place:0-2 place:? hand:1>1:lo", ["P2's move"]),
         ("P2", "", ["P1's move"]),
         ("P2", "place:? place:0-1", ["P1's move"]),
-        ("P1", "place:0-2 place:? hand:1>1:lo hand:1>1:hi", ["game is over"]),
+        ("P1", "place:0-2 place:? hand:1>1:lo hand:1>1:hi",
+         ["game is over", "payoffs: P1 ", "stops where a player is to move"]),
         ("P1", "bogus", ["move 1", "bogus"]),
     ],
 )

@@ -85,6 +85,7 @@ def test_info():
         (["solve", "nope"], "unknown game"),
         (["info", "nope"], "unknown game"),
         (["solve", "leduc", "--algorithm", "cfr++"], "unknown algorithm"),
+        (["solve", "leduc", "--algorithm", "re-solvin"], "os-mccfr, re-solving"),
         (["solve", "leduc", "--iterations", "0"], "--iterations"),
         (["solve", "leduc", "--iterations", "ten"], "--iterations"),
         (["solve", "leduc", "--time-limit", "0"], "--time-limit"),

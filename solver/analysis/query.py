@@ -334,7 +334,9 @@ def _view_to_move(records, variant, record: str, player: int) -> tuple[str, dict
     key, position = records.view_key(variant, record, player)
     name = "P1" if player == 0 else "P2"
     if position["terminal"]:
-        raise SpycfrError(f"the game is over after this record (payoff {position['payoff']})")
+        paid = ", ".join(f"P{i + 1} {float(v):+g}" for i, v in enumerate(position["payoff"]))
+        raise SpycfrError(f"the game is over after this record (payoffs: {paid}): query "
+                          "takes a record that stops where a player is to move")
     if position["to_move"] is None:  # chance: the record stops before a deal or a draw
         hint = records.chance_next(variant, position) if records.chance_next else None
         raise SpycfrError(f"no player moves after this record: "

@@ -453,6 +453,11 @@ def _why(ctx: RecordContext, s: np.ndarray, token: str) -> str:
         deck = {names[i]: int(s[R.DECK + i]) for i in range(len(names))}
         need = int(A.hand_need(s, ctx.params, a) if int(s[R.PHASE]) == A.PH_HAND_DRAW else
                    R._draw_count(s, ctx.params, a)) if kind == "draw" else int(ctx.v.hand)
+        given = len(token.split(":", 1)[1].split(".")) if ":" in token else 0
+        if kind == "draw" and given != need:  # the usual slip: a card too many or too few
+            cards = f"{need} card{'s' if need != 1 else ''}"
+            return (f"{me} draws {cards} here, the token names {given}: write {cards} "
+                    f"(draw:{'.'.join('?' * need)} where they are hidden)")
         return (f"the deck cannot give that: {need} card(s) are drawn from "
                 + (", ".join(f"{c}x{k}" for c, k in deck.items() if k) or "an empty deck"))
     if kind == "take":
