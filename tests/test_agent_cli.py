@@ -4,6 +4,7 @@ solve writes it, and play, query, head-to-head and openings take it like any run
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -239,3 +240,95 @@ def test_the_report_gives_why_a_walked_agent_is_unknown(agent_dir, tmp_path):
     assert ("**Exploitability: unknown.** In the exact walk 3 of 532 re-solves had more "
             "rollouts than their budget.") in text
     assert "far too big" not in text
+
+
+def _played_as_p2(agent_dir, tmp_path, seed: int) -> dict:
+    moves = tmp_path / "moves.txt"
+    moves.write_text("1\n" * 20)
+    code, out, err = spycfr("play", agent_dir, "--seat", "P2", "--seed", str(seed), "--moves",
+                            str(moves), "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_recorded_games_are_reviewed_by_the_agent_as_play_reviews_them(agent_dir, tmp_path):
+    """`spycfr review` on a search agent's run: the agent walks each record as the other
+    seat, valuing the seat's moves on the way (it was a KeyError: the values were only taken
+    in a game played against it); P2's rows are those of the same game played."""
+    played = _played_as_p2(agent_dir, tmp_path, 3)
+    games = tmp_path / "games.txt"
+    games.write_text(played["record"] + "\n" + played["record"] + "\n")
+    code, out, err = spycfr("review", agent_dir, "--file", str(games), "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["errors"] == 0 and len(result["games"]) == 2
+    for g in result["games"]:  # each record walked afresh: the second as the first
+        rows = {r["view"]: r for r in g["seats"]["P2"]["moves"]}
+        assert len(rows) == len(played["review"])
+        for r in played["review"]:
+            got = rows[r["view"]]
+            assert got["move"] == r["move"] and got["basis"] == "agent"
+            for k in ("probability", "value", "best_value"):
+                assert abs(got[k] - r[k]) < 1e-9, (k, got, r)
+        assert g["seats"]["P1"]["moves"]  # the agent's own seat reviewed too
+
+
+def test_the_workbench_plays_and_reviews_against_the_agent(agent_dir, tmp_path):
+    """The workbench's play and review pages on a search agent's run: every page replays
+    the game from its start, so each gets a walk of its own (the one agent of the server
+    followed the first page's game and failed on the next: 'not a decision of seat 0');
+    the review says the agent's re-solve valued the moves."""
+    import html
+    import re
+    import threading
+    import urllib.parse
+    import urllib.request
+
+    from spycfr.web.server import make_server_for
+
+    played = _played_as_p2(agent_dir, tmp_path, 3)
+    srv = make_server_for([agent_dir])
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        base = (f"http://127.0.0.1:{srv.server_port}/play?run={Path(agent_dir).name}"
+                "&seat=P2&seed=3")
+        picks: list[str] = []
+        for _ in range(20):
+            url = base + (f"&m={'.'.join(picks)}" if picks else "")
+            with urllib.request.urlopen(url, timeout=600) as answer:
+                assert answer.status == 200
+                page = answer.read().decode()
+            assert "internal error" not in page
+            if 'id="result"' in page:
+                break
+            picks.append("0")  # the first move listed, as the terminal's '1'
+        record = html.unescape(re.search(r'<code id="record">(.*?)</code>', page).group(1))
+        assert record == played["record"]
+        assert "the search agent's re-solve" in page and "re-solve's precision" in page
+        data = urllib.parse.urlencode({"records": record}).encode()
+        with urllib.request.urlopen(urllib.request.Request(
+                f"http://127.0.0.1:{srv.server_port}/review?run={Path(agent_dir).name}",
+                data=data), timeout=600) as answer:
+            assert answer.status == 200
+            page = answer.read().decode()
+        assert "internal error" not in page and "re-solve's precision" in page
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_the_workbench_says_why_an_agents_exploitability_and_nodes_are_unknown():
+    """The runs' table and run page: the lower bound measured instead (as `spycfr query`
+    says it), not 'sampled run', for the committed standard agent; no '?' for its nodes."""
+    from spycfr.web.bench import fmt_eps
+    from spycfr.web.pages import _nodes
+
+    meta = json.loads((Path(__file__).parent.parent / "results/standard/run.json").read_text())
+    bound = meta["measured"]["exploitability_lower_bound"]
+    assert fmt_eps(meta) == (f"unknown (at least {bound['value']:.3g}, measured by "
+                             "local best response)")
+    assert "search agent" in _nodes(meta)
+    assert fmt_eps({"exploitability": None}) == "unknown (a sampled run: not measured)"
+    assert fmt_eps({"exploitability": None, "algorithm": "re-solving"}) == (
+        "unknown (a search agent: not measured)")
+    assert fmt_eps({"exploitability": 9.7e-5}) == "9.7e-05" and _nodes({"nodes": 7339}) == "7,339"

@@ -5,6 +5,7 @@ reproducible and comparable to the numba players' matches."""
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
 from typing import Any
@@ -152,6 +153,15 @@ class AgentOpponent:
         self.state = self.agent.initial()
         self.done = 0  # actions of the path replayed
         self.infos: dict[int, Any] = {}
+
+    def fresh(self) -> AgentOpponent:
+        """The same loaded agent (its first plans kept, nothing read again) for a new game:
+        the walk, the state and the review's values start again. The workbench replays a
+        game from its start at every page: a walk left at the last page's end would not
+        follow it."""
+        new = copy.copy(self)
+        new.game, new.state, new.done, new.infos = None, self.agent.initial(), 0, {}
+        return new
 
     def _follow(self, path: list[int], agent_seat: int) -> None:
         if self.game is None:

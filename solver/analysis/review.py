@@ -7,6 +7,8 @@ one per line, replayed on the run's tree through the game's ``records.actions``.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from spycfr.analysis.play import SEATS, Decision, Opponent, _child_node, review
@@ -135,6 +137,18 @@ def summary(rows: list[dict]) -> dict:
             "largest_loss": max((r["loss"] for r in lost), default=0.0)}
 
 
+def _walked(opp: Opponent, seat: int, moves: list[tuple]) -> Opponent:
+    """The opponent to review ``seat``'s recorded moves against: a search agent walked
+    through the record as the other seat, valuing each of those moves on the way (a walk of
+    its own per record and seat: the agent follows one game); any other run as it is."""
+    if opp.agent is None:
+        return opp
+    walk = opp.agent.fresh()
+    for d, _, _ in moves:
+        walk.before(d.path, seat)
+    return replace(opp, agent=walk)
+
+
 def review_records(opp: Opponent, game, texts: list[str], seats: tuple[int, ...] = (0, 1)
                    ) -> dict:
     """Each record's review (per seat: rows, costliest first, and their summary) and the
@@ -155,7 +169,7 @@ def review_records(opp: Opponent, game, texts: list[str], seats: tuple[int, ...]
                  "payoff": list(final.returns()) if final.is_terminal() else None,
                  "seats": seat_reviews}
         for s in seats:
-            rows = explained(opp, game, s, moves[s], reach)
+            rows = explained(_walked(opp, s, moves[s]), game, s, moves[s], reach)
             every[s].extend(rows)
             seat_reviews[SEATS[s]] = {
                 "summary": summary(rows),

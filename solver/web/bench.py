@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from spycfr.web.catalog import Entry
@@ -80,6 +80,8 @@ class Workbench:
             return Opponent(run.result, run.tree, run.strategy), loaded.game
         with self._lock:
             opp = self._sampled(name)
+        if opp.agent is not None:  # a search agent follows one game: a new walk per page
+            opp = replace(opp, agent=opp.agent.fresh())
         return opp, make_game(opp.result.game, None, opp.result.variant)
 
     def reach(self, name: str):
@@ -139,8 +141,19 @@ def entry_nav(entry: Entry) -> list[tuple[str, str]]:
 
 
 def fmt_eps(meta: dict) -> str:
+    """The run's exploitability, or why it is unknown and the lower bound measured instead
+    (as `spycfr query` says it): a sampled run's, or a search agent's on a game too big for
+    a best response."""
     eps = meta.get("exploitability")
-    return "unknown (sampled run)" if eps is None else f"{eps:.2g}"
+    if eps is not None:
+        return f"{eps:.2g}"
+    bound = (meta.get("measured") or {}).get("exploitability_lower_bound")
+    if bound:
+        return f"unknown (at least {bound['value']:.3g}, measured by {bound['by']})"
+    from spycfr.search.agent import ALGORITHM
+
+    return "unknown (" + ("a search agent" if meta.get("algorithm") == ALGORITHM else
+                          "a sampled run") + ": not measured)"
 
 
 def parse_line(text: str | None, what: str = "line", limit: int = 400) -> list[int]:

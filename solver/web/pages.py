@@ -46,6 +46,17 @@ def _quality(entry) -> str:
     return fmt_eps(entry.meta)
 
 
+def _nodes(meta: dict) -> str:
+    """The tree's node count, or why the run has none (a search agent keeps no tree; a
+    sampled run's tree is not enumerated)."""
+    from spycfr.search.agent import ALGORITHM
+
+    if isinstance(meta.get("nodes"), int):
+        return f"{meta['nodes']:,}"
+    return "– (a search agent: it re-solves, keeping no tree)" if meta.get("algorithm") == \
+        ALGORITHM else "– (not enumerated: a sampled run)"
+
+
 def run_page(bench, request) -> str:
     entry = bench.entry(request.query.get("run"))
     meta = entry.meta
@@ -54,9 +65,7 @@ def run_page(bench, request) -> str:
             ["in words", plugin.describe_variant(meta["variant"])],
             ["algorithm", meta.get("algorithm")], ["iterations", f"{meta['iterations']:,}"],
             ["value for P1", num(meta.get("value_p1"))],
-            ["exploitability", fmt_eps(meta)], ["nodes", f"{meta.get('nodes', '?'):,}"
-                                                if isinstance(meta.get("nodes"), int)
-                                                else "?"]]
+            ["exploitability", fmt_eps(meta)], ["nodes", _nodes(meta)]]
     links = "".join(f'<li><a href="{esc(h)}">{esc(t)}</a></li>' for t, h in entry_nav(entry)[1:])
     return page(f"Run {entry.name}", table(["", ""], rows, left=2) + f"<ul>{links}</ul>",
                 entry_nav(entry))
