@@ -281,6 +281,7 @@ def test_the_workbench_plays_and_reviews_against_the_agent(agent_dir, tmp_path):
     import html
     import re
     import threading
+    import urllib.error
     import urllib.parse
     import urllib.request
 
@@ -305,6 +306,7 @@ def test_the_workbench_plays_and_reviews_against_the_agent(agent_dir, tmp_path):
         record = html.unescape(re.search(r'<code id="record">(.*?)</code>', page).group(1))
         assert record == played["record"]
         assert "the search agent's re-solve" in page and "re-solve's precision" in page
+        assert "the program plays P1 as the search agent of" in page
         data = urllib.parse.urlencode({"records": record}).encode()
         with urllib.request.urlopen(urllib.request.Request(
                 f"http://127.0.0.1:{srv.server_port}/review?run={Path(agent_dir).name}",
@@ -312,6 +314,11 @@ def test_the_workbench_plays_and_reviews_against_the_agent(agent_dir, tmp_path):
             assert answer.status == 200
             page = answer.read().decode()
         assert "internal error" not in page and "re-solve's precision" in page
+        with pytest.raises(urllib.error.HTTPError) as refused:  # no tree to browse
+            urllib.request.urlopen(f"http://127.0.0.1:{srv.server_port}/browse?run="
+                                   f"{Path(agent_dir).name}", timeout=600)
+        assert refused.value.code == 409
+        assert "is a search agent (it re-solves as it plays" in refused.value.read().decode()
     finally:
         srv.shutdown()
         srv.server_close()

@@ -117,9 +117,13 @@ class Workbench:
 
         entry = self.entry(name)
         if RunResult.from_json(entry.meta).treeless:
-            raise PageError(f"run {name!r} was sampled without a tree (Monte-Carlo CFR): its "
-                            "openings and play pages work, the strategy browser needs a tree",
-                            409)
+            from spycfr.search.agent import ALGORITHM
+
+            what = ("is a search agent (it re-solves as it plays, keeping no tree; `spycfr "
+                    "query` answers a position)" if entry.meta.get("algorithm") == ALGORITHM
+                    else "was sampled without a tree (Monte-Carlo CFR)")
+            raise PageError(f"run {name!r} {what}: its openings, play and review pages work, "
+                            "the strategy browser needs a tree", 409)
         run = load_run(entry.path)
         tree_labels(run.tree)
         game = make_game(run.result.game, None, run.result.variant)

@@ -127,9 +127,12 @@ def _start_form(entry, seat: int) -> str:
 
 
 def _header(entry, seat: int, seed: int) -> str:
-    return (f"<p>you are <b>{SEATS[seat]}</b>; the program plays {SEATS[1 - seat]} with "
-            f"the strategy of {esc(entry.name)} (exploitability {esc(fmt_eps(entry.meta))}); "
-            f"seed {seed}</p>")
+    from spycfr.search.agent import ALGORITHM
+
+    how = ("as the search agent of" if entry.meta.get("algorithm") == ALGORITHM else
+           "with the strategy of")  # an agent re-solves as it plays (as `spycfr play` says)
+    return (f"<p>you are <b>{SEATS[seat]}</b>; the program plays {SEATS[1 - seat]} {how} "
+            f"{esc(entry.name)} (exploitability {esc(fmt_eps(entry.meta))}); seed {seed}</p>")
 
 
 def _position(plugin, game, state, seat: int, said: list[str], final: str | None = None
