@@ -305,6 +305,14 @@ def test_the_workbench_plays_and_reviews_against_the_agent(agent_dir, tmp_path):
             picks.append("0")  # the first move listed, as the terminal's '1'
         record = html.unescape(re.search(r'<code id="record">(.*?)</code>', page).group(1))
         assert record == played["record"]
+        # the page again (the game's walk kept: its answers reused), then another line
+        # from the start (the walk follows it afresh), then the first game's end again
+        for again in (url, base + "&m=1", url):
+            with urllib.request.urlopen(again, timeout=600) as answer:
+                assert answer.status == 200
+                text = answer.read().decode()
+            assert "internal error" not in text and "your move" in text or 'id="result"' in text
+        assert text == page
         assert "the search agent's re-solve" in page and "re-solve's precision" in page
         assert "the program plays P1 as the search agent of" in page
         data = urllib.parse.urlencode({"records": record}).encode()

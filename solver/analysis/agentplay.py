@@ -151,42 +151,57 @@ class AgentOpponent:
         self.value_function = self.agent.config.value_function
         self.game: Any = None  # the AgentGame, made at the first call (its seat known)
         self.state = self.agent.initial()
-        self.done = 0  # actions of the path replayed
-        self.infos: dict[int, Any] = {}
+        self.path: list[int] = []  # the actions followed
+        # the answers by the path they were given at (each its path's, whatever walk found
+        # it): the player's moves' values for the review, the agent's move probabilities
+        self.infos: dict[tuple[int, ...], Any] = {}
+        self.probs: dict[tuple[int, ...], np.ndarray] = {}
+
+    def _start(self) -> None:
+        """A new walk from the game's start, the answers given so far kept."""
+        self.game, self.state, self.path = None, self.agent.initial(), []
 
     def fresh(self) -> AgentOpponent:
         """The same loaded agent (its first plans kept, nothing read again) for a new game:
-        the walk, the state and the review's values start again. The workbench replays a
-        game from its start at every page: a walk left at the last page's end would not
-        follow it."""
+        the walk, the state and the answers start again. The workbench replays a game from
+        its start at every page: it keeps a walk per game (seat and seed), whose answers
+        the replay's earlier steps reuse, the page's new steps walking on."""
         new = copy.copy(self)
-        new.game, new.state, new.done, new.infos = None, self.agent.initial(), 0, {}
+        new.infos, new.probs = {}, {}
+        new._start()
         return new
 
     def _follow(self, path: list[int], agent_seat: int) -> None:
+        if self.path != path[:len(self.path)]:  # another line than the one walked: again
+            self._start()
         if self.game is None:
             self.game = self.agent.game(agent_seat)
-        for action in path[self.done:]:
+        for action in path[len(self.path):]:
             self.state = self.agent.after(self.state, action)
             self.game.observe(self.state)
-        self.done = len(path)
+        self.path = list(path)
 
     def policy(self, path: list[int], seat: int, k: int) -> np.ndarray:
-        self._follow(path, seat)
-        probs = self.game.policy(self.state)
+        key = tuple(path)
+        probs = self.probs.get(key)
+        if probs is None:
+            self._follow(path, seat)
+            probs = self.probs[key] = self.game.policy(self.state)
         if len(probs) != k:
             raise RuntimeError(f"the agent sees {len(probs)} moves, the rules give {k}")
         return probs
 
     def before(self, path: list[int], seat: int) -> None:
-        """The player (``seat``) is to move: value its moves now."""
-        self._follow(path, 1 - seat)
-        self.infos[len(path)] = self.game.review_info(self.state, seat)
+        """The player (``seat``) is to move: value its moves now (unless this walk did)."""
+        key = tuple(path)
+        if key not in self.infos:
+            self._follow(path, 1 - seat)
+            self.infos[key] = self.game.review_info(self.state, seat)
 
     def review(self, decisions: list) -> list[dict]:
         rows = []
         for d in decisions:
-            info = self.infos[len(d.path)]
+            info = self.infos[tuple(d.path)]
             values = np.where(np.isnan(info.values), -np.inf, info.values)
             best = float(values.max())
             loss = best - float(values[d.index])

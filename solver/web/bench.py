@@ -3,6 +3,7 @@ page answers bad input with, the links of an entry's pages, the parsing of move 
 
 from __future__ import annotations
 
+import collections
 import functools
 import threading
 from dataclasses import dataclass, replace
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from spycfr.runs.store import Run
 
 MAX_UPLOAD = 1 << 20  # bytes of records a review request may send
+WALKS_KEPT = 4  # games against a search agent whose walks the workbench keeps
 
 
 class PageError(Exception):
@@ -49,6 +51,11 @@ class Workbench:
         self._lock = threading.RLock()  # one load at a time (runs are large)
         self._loaded = functools.lru_cache(maxsize=keep)(self._load)
         self._sampled = functools.lru_cache(maxsize=1)(self._load_sampled)
+        # a search agent follows one game: a walk per game played (run, seat, seed), a few
+        # kept, each page's replay reusing its answers; one agent page at a time (the
+        # walks share the loaded agent)
+        self._walks: collections.OrderedDict[tuple, object] = collections.OrderedDict()
+        self.agent_lock = threading.Lock()
 
     def load(self, name: str) -> Loaded:
         """The tree run ``name``, loaded once (a few kept)."""
@@ -66,9 +73,11 @@ class Workbench:
                             404)
         return entry
 
-    def opponent(self, name: str):
+    def opponent(self, name: str, game_key: tuple | None = None):
         """(the run's strategy as a player, its Python game): a tree run's from its loaded
-        tree, a sampled run's from its checkpoint."""
+        tree, a sampled run's from its checkpoint, a search agent's as a walk of its own
+        (the one kept for ``game_key``, the game's seat and seed, where given; use it
+        under ``agent_lock``)."""
         from spycfr.analysis.play import Opponent
         from spycfr.games import make_game
         from spycfr.runs.result import RunResult
@@ -80,8 +89,19 @@ class Workbench:
             return Opponent(run.result, run.tree, run.strategy), loaded.game
         with self._lock:
             opp = self._sampled(name)
-        if opp.agent is not None:  # a search agent follows one game: a new walk per page
-            opp = replace(opp, agent=opp.agent.fresh())
+        if opp.agent is not None:
+            with self._lock:
+                key = (name, game_key)
+                walk = self._walks.get(key) if game_key is not None else None
+                if walk is None:
+                    walk = opp.agent.fresh()
+                    if game_key is not None:
+                        self._walks[key] = walk
+                        while len(self._walks) > WALKS_KEPT:
+                            self._walks.popitem(last=False)
+                else:
+                    self._walks.move_to_end(key)
+            opp = replace(opp, agent=walk)
         return opp, make_game(opp.result.game, None, opp.result.variant)
 
     def reach(self, name: str):

@@ -7,6 +7,8 @@ game, and a reloaded or shared page shows the same deal and the same program mov
 
 from __future__ import annotations
 
+import contextlib
+
 import bottle  # type: ignore[import-untyped]  # bottle ships no type information
 import numpy as np
 
@@ -44,12 +46,12 @@ def _seed(text: str) -> int:
 
 def play(bench, request) -> str:
     entry = bench.entry(request.query.get("run"))
-    opp, game = bench.opponent(entry.name)
-    plugin = get_plugin(entry.meta["game"])
     seat = _seat(request)
     if request.query.get("seed") is None:
         return _start_form(entry, seat)
     seed = _seed(request.query.get("seed"))
+    opp, game = bench.opponent(entry.name, (seat, seed))
+    plugin = get_plugin(entry.meta["game"])
     moves = parse_line(request.query.get("m"), "moves", MAX_MOVES)
     queue = list(moves)
     said: list[str] = []
@@ -74,8 +76,9 @@ def play(bench, request) -> str:
     base = {"run": entry.name, "seat": SEATS[seat], "seed": seed}
     dot = ".".join(map(str, moves))
     try:
-        state, decisions = run_game(game, opp, seat, np.random.default_rng(seed), decide,
-                                    observe)
+        with _agent_lock(bench, opp):
+            state, decisions = run_game(game, opp, seat, np.random.default_rng(seed), decide,
+                                        observe)
     except _Pending as pending:
         typed = request.query.get("typed")
         if typed is not None:
@@ -98,7 +101,8 @@ def play(bench, request) -> str:
         raise PageError(f"the game ended after {len(moves) - len(queue)} of your moves; the "
                         f"URL gives {len(moves)}")
     moments = list(zip(decisions, befores, afters, strict=True))
-    rows = explained(opp, game, seat, moments, bench.reach(entry.name))
+    with _agent_lock(bench, opp):
+        rows = explained(opp, game, seat, moments, bench.reach(entry.name))
     body = (_position(plugin, game, state, seat, said, final=record)
             + f'<h2 id="result">result: {verdict} ({SEATS[seat]}\'s payoff {u:+g})</h2>'
             + (f'<p>the whole record: <code id="record">{esc(record)}</code></p>' if record
@@ -107,6 +111,11 @@ def play(bench, request) -> str:
               "another game</a></p>")
     return page(f"Play {entry.name} as {SEATS[seat]}", _header(entry, seat, seed) + body,
                 entry_nav(entry))
+
+
+def _agent_lock(bench, opp):
+    """One search agent page at a time (its walks share the loaded agent); others free."""
+    return bench.agent_lock if opp.agent is not None else contextlib.nullcontext()
 
 
 def _start_form(entry, seat: int) -> str:
@@ -250,7 +259,8 @@ def review_post(bench, request):
     if seats is None:
         raise PageError(f"seats {which[:20]!r}: both, P1 or P2")
     opp, game = bench.opponent(entry.name)
-    result = review_records(opp, game, records, seats)
+    with _agent_lock(bench, opp):
+        result = review_records(opp, game, records, seats)
     body = _summary_html(result) + "".join(_game_html(g) for g in result["games"])
     status = 400 if result["errors"] else 200
     html = page(f"Review of {len(records)} game{'s' if len(records) != 1 else ''}: "
