@@ -98,6 +98,10 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
     assert code == 0, err
     q = json.loads(out)
     assert abs(sum(m["probability"] for m in q["moves"]) - 1) < 1e-9
+    # listed by probability as shown, then the best first (the moves never played too)
+    keys = [(-round(m["probability"], 4), -(m["value"] if m["value"] is not None
+                                             else float("-inf"))) for m in q["moves"]]
+    assert keys == sorted(keys)
     assert all(m["value"] is not None for m in q["moves"] if m["probability"] > 0)
     assert abs(sum(p["probability"] for p in q["opponent_posterior"]) - 1) < 1e-9
     assert q["opponent_posterior"][0]["private_state"].startswith("houses ")

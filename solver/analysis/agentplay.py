@@ -119,7 +119,10 @@ def agent_query(run_dir: str, player: int, record: str,
     names = (plugin.private_names(variant, agent.public(state), 1 - player)
              if plugin.private_names else None)
     top = np.argsort(-post, kind="stable")[:8]
-    order = np.argsort(-info.probs, kind="stable")
+    # by probability as shown (4 decimals), then by value: the moves the agent never plays
+    # best first (a long list is cut after 20)
+    values = np.where(np.isnan(info.values), -np.inf, info.values)
+    order = np.lexsort((-values, -np.round(info.probs, 4)))
     return {
         "player": name, "information_state": key, "source": agent_source(meta, info.to_end),
         "moves": [{"move": labels[i], "probability": float(info.probs[i]),
