@@ -189,3 +189,36 @@ def test_advanced_rollouts_in_threads_are_each_games_own(advanced):
     finally:
         numba.set_num_threads(threads)
     assert np.array_equal(batch, serial)
+
+
+def test_a_kept_state_out_of_range_gets_the_full_passes_rows():
+    """``keep``: a private state the seat's range gives no weight (a querying player's cards
+    that the agent's own play would not hold) still gets its strategy rows and values, as
+    the full passes give them; without it the live passes leave its rows uniform (the
+    README's query on results/standard answered every move 1/102 so)."""
+    game = _model("mini")
+    vf = value_function("scored-now", game, PLUGIN)
+    first = subgame(game, game.root(), 1)
+    tree = subgame(game, first.pub[first.leaves[0]], 2)
+    seat = int(tree.kind[0])
+    assert seat in (0, 1) and tree.leaves.size
+    q = tree.row[0]
+    for i in np.flatnonzero(game.weights[seat] > 0):  # a state whose row is not uniform
+        ranges = [game.weights[0].copy(), game.weights[1].copy()]
+        ranges[seat][i] = 0.0  # the agent's own play never holds state i here
+        full = _solve(tree, ranges, 30, vf, live=False)
+        count = tree.row_count[q, i]
+        if count > 1 and not np.allclose(full.strategy[q][i, :count], 1.0 / count):
+            break
+    bare = _solve(tree, ranges, 30, vf, live=True)
+    kept = _solve(tree, ranges, 30, vf, live=True, keep=(seat, i))
+    assert count > 1
+    uniform = np.full(count, 1.0 / count)
+    assert np.allclose(bare.strategy[q][i, :count], uniform)  # what the live passes left
+    assert not np.allclose(full.strategy[q][i, :count], uniform)
+    assert np.allclose(kept.strategy[q][i, :count], full.strategy[q][i, :count], atol=1e-9)
+    assert np.allclose(kept.values[seat][0, i], full.values[seat][0, i], rtol=1e-9,
+                       atol=1e-12)
+    # the states in range are untouched by the keep
+    for s in (0, 1):
+        assert np.array_equal(kept.reach[s], bare.reach[s])

@@ -603,6 +603,9 @@ class AgentGame:
             a.values.focus(None if self.own is None else self.seat, self.own, tree, self.mine)
         one_sided = first or (hasattr(a.values, "one_sided") and
                               a.values.one_sided(tree, ranges))
+        # our actual cards keep their rows even where our own play would not hold them (a
+        # record of someone else's play: `spycfr query`); in play they are always in range
+        keep = None if self.own is None else (self.seat, self.own)
         if one_sided and k != self.seat:
             # the opponent's decision, our next one a leaf valued for our cards alone: our
             # play below starts from our own range and what the opponent can hold, so a
@@ -614,10 +617,10 @@ class AgentGame:
             # only our own cards valued by the leaves: the opponent's range is what it can
             # hold, without the gadget (spycfr.search.continuation)
             self.sol = a.solve("our first move" if first else "the subgame from here", tree,
-                               ranges)
+                               ranges, keep=keep)
         else:
             self.sol = a.solve("the subgame from here", tree, ranges,
-                               opp_values=self.sol.best[opp][s], opponent=opp)
+                               opp_values=self.sol.best[opp][s], opponent=opp, keep=keep)
         self.cheap = one_sided and k != self.seat
         self.s = 0
         self.solves += 1
@@ -638,7 +641,8 @@ class AgentGame:
         tree = a.subgame(self.pub, a.config.depth, a.config.endgame, ranges, rule=True)
         a.values.focus(seat, a.private(state, seat), tree, ranges[seat])
         view = copy.copy(self)
-        view.sol, view.s = a.solve("your move's values, for the review", tree, ranges), 0
+        view.sol, view.s = a.solve("your move's values, for the review", tree, ranges,
+                                   keep=(seat, a.private(state, seat))), 0
         return view.move_info(state, seat)
 
     def _opening(self) -> bool:

@@ -68,16 +68,20 @@ class _Run:
         self.leaf_values = tuple(np.zeros((max(tree.leaves.size, 1), n[s])) for s in (0, 1))
         self.live: tuple | None = None
 
-    def restrict(self, roots) -> None:
+    def restrict(self, roots, keep: tuple[int, int] | None = None) -> None:
         """The passes from here on visit only the private states that some play leads to
         from the support of ``roots`` (each seat's root range; the gadget's ranges keep its
-        support): their reaches and values are the full passes', every other entry stays 0
-        (the full passes give values there, and CFR+ updates those rows, which no play
-        reaches: their average strategy is then uniform, not the last regret matching)."""
+        support), and from ``keep`` (seat, private state at the root) if given: their
+        reaches and values are the full passes', every other entry stays 0 (the full passes
+        give values there, and CFR+ updates those rows, which no play reaches: their average
+        strategy is then uniform, not the last regret matching)."""
         if not LIVE_PASSES:
             return
-        self.live = tuple(passes.live_lists(reachable(self.t, s, np.asarray(roots[s]) > 0))
-                          for s in (0, 1))
+        starts = [np.asarray(roots[s]) > 0 for s in (0, 1)]
+        if keep is not None:
+            starts[keep[0]] = starts[keep[0]].copy()
+            starts[keep[0]][keep[1]] = True
+        self.live = tuple(passes.live_lists(reachable(self.t, s, starts[s])) for s in (0, 1))
 
     def reaches(self, sigma, roots, node: int = 0) -> None:
         """Both seats' reaches under ``sigma`` from ``roots`` at ``node`` (0: the root; else
@@ -114,7 +118,8 @@ class _Run:
 def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
           value_function: ValueFunction | None = None, opp_values: np.ndarray | None = None,
           opponent: int | None = None, in_numba: bool = True,
-          progress: Callable[[int, int], None] | None = None) -> Solution:
+          progress: Callable[[int, int], None] | None = None,
+          keep: tuple[int, int] | None = None) -> Solution:
     """CFR+ (alternating, linear averaging) on ``tree`` from the root ``ranges``; with
     ``opp_values`` the re-solving gadget for ``opponent``: its range then says only which
     private states it can hold here (> 0; e.g. not the board card), each entering the
@@ -122,7 +127,10 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
     (``in_numba``); the Python loop around the passes is the same algorithm, kept for leaf
     value functions, which may be any Python callable. ``progress(done, iterations)`` is
     called after each iteration of the Python loop, and after each chunk of the numba one
-    (chunks of about CHUNK_SECONDS; one call without ``progress``)."""
+    (chunks of about CHUNK_SECONDS; one call without ``progress``). ``keep`` (seat, private
+    state at the root): a state whose strategy rows and values are wanted even where the
+    seat's range gives it no weight (a player's actual cards that the agent's own play would
+    not hold: `spycfr query`); without it the live passes leave such rows uniform."""
     t = tree
     run = _Run(t, value_function)
     if value_function is not None and hasattr(value_function, "reset"):
@@ -167,7 +175,7 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
                 progress(done, iterations)
     else:
         if t.leaves.size:  # leafless, the loop stays the numba loop's passes (tests compare)
-            run.restrict(roots)
+            run.restrict(roots, keep)
         for it in range(1, iterations + 1):
             for seat in (0, 1):
                 run.reaches(sigma, roots)
