@@ -99,8 +99,8 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
   "$SPYCFR" measure "$dir" --lbr-games "${AGENT_LBR_GAMES:-1000}" --lbr-rollouts 16
   "$SPYCFR" report "$dir" -o "$dir/report.md"
 fi
-if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
-  dir=agent-avenue/advanced
+if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced-sampled; then
+  dir=agent-avenue/advanced-sampled
   "$SPYCFR" solve agent-avenue --preset advanced --algorithm es-mccfr --abstraction \
     --fallback heuristic --store-depth 2 --memory-limit 3 --iterations 80000 \
     --check-every 20000 --seed 0 -o "$dir" --overwrite
@@ -109,6 +109,17 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
   done
   "$SPYCFR" head-to-head heuristic uniform --game agent-avenue --preset advanced \
     --games 20000 --seed 1 --json > "$dir/headtohead-heuristic-vs-uniform.json"
+fi
+# The full advanced game played by search (issue 23): the re-solving agent's run directory
+# (docs/search.md, "The advanced mode: played from the observed market"), measured head to
+# head against the advanced heuristic in AGENT_PAIRS pairs of games (about 86 s a pair on the
+# 2-core machine). Committed: seeds 1000-1031, README there.
+if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
+  dir=agent-avenue/advanced
+  "$SPYCFR" solve agent-avenue --preset advanced --algorithm re-solving -o "$dir" --overwrite
+  rm -f "$dir/headtohead-games.jsonl"
+  agent_pairs "$dir" 1000 "${AGENT_PAIRS:-32}" heuristic
+  agent_results "$dir"
 fi
 # Agent Hunter's rulesheet game, placements only (`standard-placements`): external-sampling
 # MCCFR in the information abstraction that learns the two placements only (--store-depth 2),
