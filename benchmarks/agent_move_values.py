@@ -29,6 +29,7 @@ def main() -> None:
     ap.add_argument("records", nargs="+", help="SEAT:RECORD (seat 0 or 1)")
     ap.add_argument("--equilibrium", help="a run with a tree of the same variant to compare")
     args = ap.parse_args()
+    from spycfr.analysis.agentplay import walk_view
     from spycfr.analysis.query import _view_to_move, query
     from spycfr.games import feature, make_variant
     from spycfr.runs.agent_run import load_agent
@@ -51,12 +52,7 @@ def main() -> None:
         seat_text, record = item.split(":", 1)
         seat = int(seat_text)
         began = time.perf_counter()
-        game = agent.game(seat)
-        tokens = record.split()
-        state = agent.initial()
-        for k in range(1, len(tokens) + 1):
-            state = np.asarray(records.view_state(variant, " ".join(tokens[:k]), seat))
-            game.observe(state)
+        game, state = walk_view(agent, records, variant, record, seat)
         new = game.move_info(state, seat)
         sol = game.sol
         game.own_values = lambda sol=sol, seat=seat: (sol.values[seat], sol.reach[1 - seat])

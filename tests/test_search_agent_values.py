@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from spycfr.analysis.agentplay import walk_view
 from spycfr.analysis.query import query
 from spycfr.games import feature, get_plugin, make_variant
 from spycfr.runs.store import load_run
@@ -54,14 +55,8 @@ def equilibrium():
 
 def _walk(agent, player: int, record: str):
     """A new game of the agent as ``player`` along its view ``record`` (as agent_query)."""
-    records = feature("agent-hunter", "records", "records")
-    game = agent.game(player)
-    tokens = record.split()
-    state = agent.initial()
-    for k in range(1, len(tokens) + 1):
-        state = np.asarray(records.view_state(VARIANT, " ".join(tokens[:k]), player))
-        game.observe(state)
-    return game, state
+    return walk_view(agent, feature("agent-hunter", "records", "records"), VARIANT, record,
+                     player)
 
 
 def _labels(player: int, record: str) -> list[str]:

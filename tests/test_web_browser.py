@@ -32,6 +32,7 @@ if not (CHROMIUM and DRIVER):
 if not os.environ.get("CI"):
     pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -271,6 +272,12 @@ def test_sweep_team_openings_and_report_pages(server, browser, shots):
         ("report", "/report?run=tiny", "Headline numbers"),
     ]:
         browser.get(server + path)
+        # wait for the marker rather than read the source at once: under a load of 4+ the
+        # report page once read as '' right after get() (a fresh clone's full test run)
+        try:
+            WebDriverWait(browser, 120).until(lambda b, m=marker: m in b.page_source)
+        except TimeoutException:
+            pass
         assert marker in browser.page_source, name
         assert not browser.find_elements(By.CSS_SELECTOR, ".err"), name
         for img in browser.find_elements(By.TAG_NAME, "img"):  # every figure loaded

@@ -84,6 +84,19 @@ def agent_source(meta, to_end: bool = False) -> str:
                f"exploitability {meta.exploitability:.4g} (exact)"))
 
 
+def walk_view(agent, records, variant, record: str, player: int) -> tuple:
+    """A new game of ``agent`` as ``player`` along its view ``record``, the agent observing
+    the position after each token (re-solving where it would have). Returns (the agent's
+    game, the rules state at the record's end)."""
+    game = agent.game(player)
+    tokens = record.split()
+    state = agent.initial()
+    for k in range(1, len(tokens) + 1):
+        state = np.asarray(records.view_state(variant, " ".join(tokens[:k]), player))
+        game.observe(state)
+    return game, state
+
+
 def agent_query(run_dir: str, player: int, record: str,
                 progress: Callable[[str], None] | None = None) -> dict:
     """``player``'s moves at its view ``record`` as the run's search agent would play them
@@ -103,12 +116,7 @@ def agent_query(run_dir: str, player: int, record: str,
     variant = make_variant(meta.game, None, meta.variant)
     key, position, name = _view_to_move(records, variant, record, player)
     agent = load_agent(run_dir, progress)
-    game = agent.game(player)
-    tokens = record.split()
-    state = agent.initial()
-    for k in range(1, len(tokens) + 1):
-        state = np.asarray(records.view_state(variant, " ".join(tokens[:k]), player))
-        game.observe(state)
+    game, state = walk_view(agent, records, variant, record, player)
     info = game.move_info(state, player)
     labels = position["legal_moves"]
     if len(labels) != len(info.actions):
