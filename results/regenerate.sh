@@ -112,13 +112,14 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced-sampled; then
 fi
 # The full advanced game played by search (issue 23): the re-solving agent's run directory
 # (docs/search.md, "The advanced mode: played from the observed market"), measured head to
-# head against the advanced heuristic in AGENT_PAIRS pairs of games (about 86 s a pair on the
-# 2-core machine). Committed: seeds 1000-1031, README there.
+# head against the advanced heuristic and the sampled run above in AGENT_PAIRS pairs of games
+# (70-90 s a pair on the 2-core machine). Committed: seeds 1000-1031 against the heuristic and
+# fewer against the sampled run, README there.
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
   dir=agent-avenue/advanced
   "$SPYCFR" solve agent-avenue --preset advanced --algorithm re-solving -o "$dir" --overwrite
   rm -f "$dir/headtohead-games.jsonl"
-  agent_pairs "$dir" 1000 "${AGENT_PAIRS:-32}" heuristic
+  agent_pairs "$dir" 1000 "${AGENT_PAIRS:-32}" heuristic agent-avenue/advanced-sampled
   agent_results "$dir"
 fi
 # Agent Hunter's rulesheet game, placements only (`standard-placements`): external-sampling
