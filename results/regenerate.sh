@@ -121,6 +121,7 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
   rm -f "$dir/headtohead-games.jsonl"
   agent_pairs "$dir" 1000 "${AGENT_PAIRS:-32}" heuristic agent-avenue/advanced-sampled
   agent_results "$dir"
+  "$SPYCFR" report "$dir" -o "$dir/report.md"
 fi
 # Agent Hunter's rulesheet game, placements only (`standard-placements`): external-sampling
 # MCCFR in the information abstraction that learns the two placements only (--store-depth 2),
