@@ -13,7 +13,9 @@ and a rerun (or one with more ``--rounds``) continues. Run from the repository r
 
 One JSON line per walk (the agent with round K-1's network, or the committed leaves for
 K = 0): its exploitability, the queries recorded, and round K's training record; also
-appended to ``OUT/rounds.jsonl``.
+appended to ``OUT/rounds.jsonl``. ``--rest-scale R`` keeps more queries at the states far
+from the end (``--per-state`` for every R public nodes to the end, at most
+``--max-per-state``; ``situations.rest_counts``).
 
 ``--agent`` walks the search agent instead (``spycfr.search.agent.SearchAgent``, measured
 by ``agent_exploitability`` and recorded by ``situations.agent_leaf_queries``): its first
@@ -60,6 +62,11 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=100, help="CFR+ a re-solve")
     ap.add_argument("--per-state", type=int, default=12,
                     help="queries kept per public state and round")
+    ap.add_argument("--rest-scale", type=int, default=0,
+                    help="keep --per-state queries for every this many public nodes to the end "
+                         "of a state (0: --per-state at every state; situations.rest_counts)")
+    ap.add_argument("--max-per-state", type=int, default=0,
+                    help="with --rest-scale: at most this many a state (0: no cap)")
     ap.add_argument("--blueprint-iterations", type=int, default=300)
     ap.add_argument("--solve-iterations", type=int, default=300, help="CFR+ a situation")
     ap.add_argument("--seed", type=int, default=0)
@@ -81,6 +88,9 @@ def main() -> None:
     ap.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
                     help="the most public nodes of a situation's solve to the end")
     a = ap.parse_args()
+    if a.per_state < 1 or a.rest_scale < 0 or a.max_per_state < 0:
+        ap.error(f"--per-state must be at least 1, --rest-scale and --max-per-state at least 0 "
+                 f"(got {a.per_state}, {a.rest_scale}, {a.max_per_state})")
     agent_options = {"plan_depth": a.plan_depth, "plan_endgame": a.plan_endgame,
                      "endgame": a.endgame, "plan_iterations": a.plan_iterations}
     if not a.agent and any(v is not None for v in agent_options.values()):
@@ -119,8 +129,11 @@ def main() -> None:
             else:
                 q = leaf_queries(game, Settings(iterations=a.iterations, depth=a.depth,
                                                 value_function=vf), a.per_state, a.seed + k,
-                                 full)
+                                 full, a.rest_scale, a.max_per_state)
             save_npz(queries, **q)
+            if a.rest_scale:
+                line.update(per_state=a.per_state, rest_scale=a.rest_scale,
+                            max_per_state=a.max_per_state)
             line["walk_seconds"] = round(time.perf_counter() - w)
             print(f"round {k}: the agent with {line['leaves']} leaves is "
                   f"{float(q['exploitability']):.5f} exploitable", flush=True)
@@ -164,7 +177,8 @@ def _agent_queries(a: argparse.Namespace, options: dict, weights: Path | None, v
     agent = SearchAgent(a.game, make_variant(a.game, a.preset).as_dict(), config)
     if weights is None:
         agent.values = vf  # CommittedValues: for_agent picks each walk's seat
-    q = agent_leaf_queries(agent, a.per_state, seed, full)
+    q = agent_leaf_queries(agent, a.per_state, seed, full, rest_scale=a.rest_scale,
+                           max_per_state=a.max_per_state)
     q["config"] = config.as_dict()
     return q
 

@@ -12,6 +12,7 @@ import pytest
 
 from cli_helpers import spycfr
 from spycfr.errors import SpycfrError
+from spycfr.public.protocol import TERMINAL
 from spycfr.search.evaluate import Settings
 from spycfr.search.learned import (
     HEADS,
@@ -19,8 +20,10 @@ from spycfr.search.learned import (
     Network,
     combine_weights,
     head_width,
+    load_routes,
     load_weights,
     raw_features,
+    route_weights,
     save_weights,
 )
 from spycfr.search.resolve import solve
@@ -31,6 +34,8 @@ from spycfr.search.situations import (
     leaf_queries,
     possible,
     random_path,
+    rest_counts,
+    rest_sizes,
     sample_range,
     situation,
 )
@@ -124,6 +129,109 @@ def test_an_ensemble_answers_its_members_average(tmp_path):
     save_weights(tmp_path / "other.npz", nets[0], {**meta, "game": "leduc"})
     with pytest.raises(ValueError, match="different games"):
         combine_weights(tmp_path / "x.npz", [tmp_path / "w0.npz", tmp_path / "other.npz"])
+
+
+def test_a_route_answers_at_its_public_states_the_default_elsewhere(tmp_path):
+    rng = np.random.default_rng(16)
+    nets = [_net(rng, head="bilinear"), _net(rng, head="shift"), _net(rng, head="bilinear")]
+    meta = {"game": "kuhn", "preset": None, "params": {}, "z": 6.0}
+    for k, net in enumerate(nets):
+        save_weights(tmp_path / f"w{k}.npz", net, meta)
+    pubs = rng.integers(0, 3, (8, 3))
+    pubs[3] = pubs[0]  # a state twice: both rows routed alike
+    route_weights(tmp_path / "r.npz", tmp_path / "w0.npz",
+                  [(tmp_path / "w1.npz", pubs[[0, 1]]), (tmp_path / "w2.npz", pubs[[1, 2]])])
+    vf = LearnedValues.load(tmp_path / "r.npz", features=raw_features)
+    assert [r.pubs.shape[0] for r in load_routes(tmp_path / "r.npz")] == [2, 2]
+    assert vf.meta["routes"][0]["states"] == 2 and vf.meta["default"].endswith("w0.npz")
+    r0, r1 = rng.random((8, 4)), rng.random((8, 5))
+    alone = [LearnedValues.load(tmp_path / f"w{k}.npz", features=raw_features)
+             .values(pubs, r0, r1) for k in range(3)]
+    v0, v1 = vf.values(pubs, r0, r1)
+    # the first route holding a state answers it (state 1: the first route's, not w2's)
+    which = np.array([1, 1, 2, 1, 0, 0, 0, 0])
+    assert np.array_equal(vf.route_of(pubs), which - 1)
+    for i, k in enumerate(which):
+        assert np.allclose(v0[i], alone[k][0][i]) and np.allclose(v1[i], alone[k][1][i])
+    # int32 public states find the same routes
+    assert np.array_equal(vf.route_of(pubs.astype(np.int32)), which - 1)
+    with pytest.raises(ValueError, match="has routes"):
+        combine_weights(tmp_path / "e.npz", [tmp_path / "r.npz", tmp_path / "w1.npz"])
+    save_weights(tmp_path / "other.npz", nets[1], {**meta, "game": "leduc"})
+    with pytest.raises(ValueError, match="another game"):
+        route_weights(tmp_path / "x.npz", tmp_path / "w0.npz",
+                      [(tmp_path / "other.npz", pubs[:1])])
+    # a file without routes answers as before
+    assert not load_routes(tmp_path / "w0.npz")
+
+
+def test_route_values_script_routes_a_subgames_cut(tmp_path):
+    """benchmarks/route_values.py: the route answers at the non-terminal leaves of a
+    1-level subgame from Kuhn's root; a bad --route is one line."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from spycfr.search.subgame import subgame
+
+    rng = np.random.default_rng(17)
+    meta = {"game": "kuhn", "preset": None, "params": {}, "z": 6.0}
+    for k in (0, 1):
+        save_weights(tmp_path / f"w{k}.npz", _net(rng, head="bilinear", n=(3, 3)), meta)
+    root = Path(__file__).resolve().parent.parent
+    script = [sys.executable, str(root / "benchmarks" / "route_values.py"), "--default",
+              str(tmp_path / "w0.npz"), "-o", str(tmp_path / "r.npz")]
+    done = subprocess.run([*script, "--route", f"{tmp_path / 'w1.npz'}:1"], cwd=root,
+                          capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["routes"][0]["states"] >= 1
+    game = game_model("kuhn", None, {})
+    tree = subgame(game, game.root(), 1)
+    cut = tree.pub[tree.leaves]
+    routes = load_routes(tmp_path / "r.npz")
+    assert len(routes) == 1 and routes[0].pubs.shape[0] == np.unique(cut, axis=0).shape[0]
+    assert set(routes[0].keys) == {p.astype(np.int64).tobytes() for p in cut}
+    bad = subprocess.run([*script, "--route", str(tmp_path / "w1.npz")], cwd=root,
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    assert "WEIGHTS:LEVELS" in bad.stderr.strip().splitlines()[-1]
+
+
+def test_rest_counts_keep_more_queries_far_from_the_end():
+    game = game_model("kuhn", None, {})
+    full = build(game)
+    sizes = rest_sizes(full)
+    assert sizes[0] == full.size and (full.kind == TERMINAL).any()
+    assert (sizes[full.kind == TERMINAL] == 1).all()
+    for node in range(full.size):  # a node's rest is itself and its children's
+        kids = np.flatnonzero(full.parent == node)
+        assert sizes[node] == 1 + sizes[kids].sum()
+    counts = rest_counts(full, 3, 4, 0)
+    assert np.array_equal(counts, 3 * np.ceil(sizes / 4).astype(int))
+    assert rest_counts(full, 3, 4, 7).max() == 7 and rest_counts(full, 3, 0, 7) is None
+    with pytest.raises(ValueError, match="at least 1"):
+        rest_counts(full, 0, 4, 0)
+
+
+def test_leaf_queries_keep_the_rest_weighted_counts():
+    game = game_model("kuhn", None, {})
+    full = build(game)
+    vf = CommittedValues(full, solve(full, game.weights, 100).strategy)
+    settings = Settings(iterations=30, depth=1, value_function=vf)
+    plain = leaf_queries(game, settings, 1, 0, full)
+    more = leaf_queries(game, settings, 1, 0, full, rest_scale=2, max_per_state=4)
+    counts = rest_counts(full, 1, 2, 4)
+    index = {p.tobytes(): n for n, p in enumerate(full.pub)}
+    states, got = np.unique(more["pub"], axis=0, return_counts=True)
+    assert more["pub"].shape[0] > plain["pub"].shape[0] and int(more["total"]) == \
+        int(plain["total"])
+    for p, k in zip(states, got, strict=True):
+        assert k <= counts[index[p.tobytes()]]
+    assert (got > 1).any()
+    # the same draw: every query of the plain sample is kept in the larger one
+    rows = {np.concatenate([p, a, b]).tobytes()
+            for p, a, b in zip(more["pub"], more["r0"], more["r1"], strict=True)}
+    assert all(np.concatenate([p, a, b]).tobytes() in rows
+               for p, a, b in zip(plain["pub"], plain["r0"], plain["r1"], strict=True))
 
 
 @pytest.mark.parametrize("head", HEADS)

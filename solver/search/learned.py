@@ -121,19 +121,38 @@ class Network:
         return u0, u1
 
 
+def pub_keys(pubs: np.ndarray) -> list[bytes]:
+    """Each public state's key in a route's set (its integers as int64 bytes)."""
+    return [row.tobytes() for row in np.ascontiguousarray(np.atleast_2d(pubs), np.int64)]
+
+
+class Route:
+    """Networks (an ensemble's members, averaged) that answer at a given set of public
+    states instead of the file's default ones: a network per stage of the game, as
+    DeepStack trains one per street. ``pubs`` are the states, one a row."""
+
+    def __init__(self, pubs: np.ndarray, members: list[Network]):
+        self.pubs = np.atleast_2d(np.asarray(pubs, np.int64))
+        self.members = members
+        self.keys = set(pub_keys(self.pubs))
+
+
 class LearnedValues:
     """The value-function interface (:class:`spycfr.search.values.ValueFunction`) over a
     trained network, or the average of several (an ensemble: ``members``, the first is
     ``net``; an average of zero-sum answers is zero-sum); ``nodes`` is ignored (the values
-    are a function of the public state)."""
+    are a function of the public state). ``routes``: other networks answering at their own
+    public states (:class:`Route`, the first whose set holds a state answers it); the
+    default members answer everywhere else."""
 
     def __init__(self, net: Network, features: Features, z: float, meta: dict,
-                 members: list[Network] | None = None):
+                 members: list[Network] | None = None, routes: list[Route] | None = None):
         self.net = net
         self.members = members or [net]
         self.features = features
         self.z = z
         self.meta = meta
+        self.routes = routes or []
 
     @classmethod
     def load(cls, path: str | Path, features: Features | None = None) -> LearnedValues:
@@ -142,6 +161,7 @@ class LearnedValues:
         if path.is_dir():
             path = latest_weights(path)
         members, meta = load_members(path)
+        routes = load_routes(path)
         net = members[0]
         if features is None:
             from spycfr.games import make_variant
@@ -153,33 +173,66 @@ class LearnedValues:
         if width != net.mean.shape[0]:
             raise ValueError(f"{path} was trained on {net.mean.shape[0]} features of a public "
                              f"state; the game's value_features give {width} now (retrain it)")
-        return cls(net, features, float(meta["z"]), meta, members)
+        return cls(net, features, float(meta["z"]), meta, members, routes)
 
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        feats, p0, p1 = self.features(np.atleast_2d(pubs)), normalised(r0), normalised(r1)
-        answers = [m.unit(feats, p0, p1) for m in self.members]
-        u0 = sum(a[0] for a in answers) / len(answers)
-        u1 = sum(a[1] for a in answers) / len(answers)
+        pubs = np.atleast_2d(pubs)
+        feats, p0, p1 = self.features(pubs), normalised(r0), normalised(r1)
+        if not self.routes:
+            u0, u1 = _average(self.members, feats, p0, p1)
+        else:
+            which = self.route_of(pubs)
+            u0, u1 = np.zeros(p0.shape), np.zeros(p1.shape)
+            for k in np.unique(which):
+                rows = which == k
+                u0[rows], u1[rows] = _average(self.members if k < 0 else self.routes[k].members,
+                                              feats[rows], p0[rows], p1[rows])
         return (u0 * r1.sum(axis=1, keepdims=True) / self.z,
                 u1 * r0.sum(axis=1, keepdims=True) / self.z)
 
+    def route_of(self, pubs: np.ndarray) -> np.ndarray:
+        """Per public state, the route that answers it (-1: the default members)."""
+        out = np.full(np.atleast_2d(pubs).shape[0], -1, np.int64)
+        for i, key in enumerate(pub_keys(pubs)):
+            for k, route in enumerate(self.routes):
+                if key in route.keys:
+                    out[i] = k
+                    break
+        return out
+
+
+def _average(members: list[Network], feats: np.ndarray, p0: np.ndarray, p1: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    answers = [m.unit(feats, p0, p1) for m in members]
+    u0 = np.sum([a[0] for a in answers], axis=0) / len(answers)
+    u1 = np.sum([a[1] for a in answers], axis=0) / len(answers)
+    return u0, u1
+
 
 def save_weights(path: str | Path, net: Network, meta: dict,
-                 others: Sequence[Network] = ()) -> None:
+                 others: Sequence[Network] = (), routes: Sequence[Route] = ()) -> None:
     """One ``.npz``: the layers, the standardisation and ``meta`` (game, variant, z, stage,
-    training record) as JSON, and an ensemble's ``others`` under the prefixes ``e1_``,
-    ``e2_``, ...; written atomically."""
+    training record) as JSON, an ensemble's ``others`` under the prefixes ``e1_``,
+    ``e2_``, ..., and each route's public states and members under ``r1_``, ``r2_``, ...
+    (``r1_pubs``, ``r1_w0``, ``r1_e1_w0``, ...); written atomically."""
     arrays = {"meta": np.array(json.dumps(meta))}
-    for j, member in enumerate([net, *others]):
-        pre = f"e{j}_" if j else ""
+    _put_members(arrays, "", [net, *others])
+    for k, route in enumerate(routes, start=1):
+        arrays[f"r{k}_pubs"] = route.pubs
+        _put_members(arrays, f"r{k}_", route.members)
+    save_npz(path, **arrays)
+
+
+def _put_members(arrays: dict, prefix: str, members: Sequence[Network]) -> None:
+    for j, member in enumerate(members):
+        pre = prefix + (f"e{j}_" if j else "")
         arrays.update({f"{pre}mean": member.mean, f"{pre}std": member.std,
                        f"{pre}n": np.array(member.n), f"{pre}head": np.array(member.head),
                        f"{pre}bound": np.array(member.bound)})
         for k, (w, b) in enumerate(member.layers):
             arrays[f"{pre}w{k}"] = w.astype(np.float32)
             arrays[f"{pre}b{k}"] = b.astype(np.float32)
-    save_npz(path, **arrays)
 
 
 def load_weights(path: str | Path) -> tuple[Network, dict]:
@@ -189,22 +242,60 @@ def load_weights(path: str | Path) -> tuple[Network, dict]:
 
 
 def load_members(path: str | Path) -> tuple[list[Network], dict]:
-    """Every network of a weights file (one, or an ensemble's) and its ``meta``."""
+    """Every default network of a weights file (one, or an ensemble's) and its ``meta``."""
     with np.load(path) as f:
-        members: list[Network] = []
-        while (pre := f"e{len(members)}_" if members else "") + "w0" in f:
-            k = 0
-            layers = []
-            while f"{pre}w{k}" in f:
-                layers.append((f[f"{pre}w{k}"].astype(float), f[f"{pre}b{k}"].astype(float)))
-                k += 1
-            n = tuple(int(x) for x in f[f"{pre}n"])
-            # weights saved before the heads, before the bound
-            head = str(f[f"{pre}head"]) if f"{pre}head" in f else "shift"
-            bound = float(f[f"{pre}bound"]) if f"{pre}bound" in f else 0.0
-            members.append(Network(layers, f[f"{pre}mean"], f[f"{pre}std"], (n[0], n[1]),
-                                   head, bound))
-        return members, json.loads(str(f["meta"]))
+        return _members(f, ""), json.loads(str(f["meta"]))
+
+
+def load_routes(path: str | Path) -> list[Route]:
+    """A weights file's routes (none in a file saved without them)."""
+    with np.load(path) as f:
+        routes: list[Route] = []
+        while f"r{len(routes) + 1}_pubs" in f:
+            pre = f"r{len(routes) + 1}_"
+            routes.append(Route(f[f"{pre}pubs"], _members(f, pre)))
+        return routes
+
+
+def _members(f: Any, prefix: str) -> list[Network]:
+    members: list[Network] = []
+    while (pre := prefix + (f"e{len(members)}_" if members else "")) + "w0" in f:
+        k = 0
+        layers = []
+        while f"{pre}w{k}" in f:
+            layers.append((f[f"{pre}w{k}"].astype(float), f[f"{pre}b{k}"].astype(float)))
+            k += 1
+        n = tuple(int(x) for x in f[f"{pre}n"])
+        # weights saved before the heads, before the bound
+        head = str(f[f"{pre}head"]) if f"{pre}head" in f else "shift"
+        bound = float(f[f"{pre}bound"]) if f"{pre}bound" in f else 0.0
+        members.append(Network(layers, f[f"{pre}mean"], f[f"{pre}std"], (n[0], n[1]),
+                               head, bound))
+    return members
+
+
+def route_weights(path: str | Path, default: str | Path,
+                  routes: Sequence[tuple[str | Path, np.ndarray]]) -> None:
+    """One weights file from ``default``'s networks and, per ``(source, pubs)`` of
+    ``routes``, ``source``'s default networks answering at the public states ``pubs``
+    (every file of the same game and variant); ``meta`` is the default's, with the sources
+    and each route's state count listed."""
+    members, meta = load_members(default)
+    made = []
+    for source, pubs in routes:
+        nets, other = load_members(source)
+        if (other.get("game"), other.get("preset"), other.get("params")) != \
+                (meta.get("game"), meta.get("preset"), meta.get("params")):
+            raise ValueError(f"{source} holds weights of another game or variant than "
+                             f"{default}")
+        if nets[0].n != members[0].n:
+            raise ValueError(f"{source}'s networks answer {nets[0].n} private states, "
+                             f"{default}'s {members[0].n}")
+        made.append(Route(pubs, nets))
+    save_weights(path, members[0], {**meta, "routes": [
+        {"source": str(s), "states": int(r.pubs.shape[0])}
+        for (s, _), r in zip(routes, made, strict=True)], "default": str(default)},
+        members[1:], made)
 
 
 def combine_weights(path: str | Path, sources: list[str | Path]) -> None:
@@ -213,6 +304,9 @@ def combine_weights(path: str | Path, sources: list[str | Path]) -> None:
     nets: list[Network] = []
     metas = []
     for source in sources:
+        if load_routes(source):
+            raise ValueError(f"{source} has routes (networks for some public states): "
+                             "combine the default networks' files, then route them")
         members, meta = load_members(source)
         nets += members
         metas.append(meta)

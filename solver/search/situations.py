@@ -199,8 +199,10 @@ class _QuerySample:
     uniform sample of ``per_state`` of each state's, whatever the walk's length), and the
     number they were drawn from."""
 
-    def __init__(self, per_state: int, seed: int, n: tuple[int, int]) -> None:
+    def __init__(self, per_state: int, seed: int, n: tuple[int, int],
+                 counts: np.ndarray | None = None) -> None:
         self.per_state = per_state
+        self.counts = counts  # per whole-tree node, how many to keep (None: per_state)
         self.rng = np.random.default_rng([seed, 4])
         self.kept: dict[str, np.ndarray] = {"key": np.zeros(0), "node": np.zeros(0, np.int64),
                                             "r0": np.zeros((0, n[0])), "r1": np.zeros((0, n[1]))}
@@ -216,18 +218,23 @@ class _QuerySample:
         kept = self.kept
         for k in kept:
             kept[k] = np.concatenate([kept[k], add[k]])
-        if kept["key"].size > 2 * self.per_state * max(np.unique(kept["node"]).size, 1):
+        nodes_kept = np.unique(kept["node"])
+        want = self.per_state * max(nodes_kept.size, 1) if self.counts is None \
+            else int(self.counts[nodes_kept].sum())
+        if kept["key"].size > 2 * max(want, 1):
             keep = self.smallest()
             for k in kept:
                 kept[k] = kept[k][keep]
 
     def smallest(self) -> np.ndarray:
-        """The kept rows with the ``per_state`` smallest keys of their public state."""
+        """The kept rows with the ``per_state`` (or the node's ``counts``) smallest keys of
+        their public state."""
         kept = self.kept
         order = np.lexsort((kept["key"], kept["node"]))
         node = kept["node"][order]
         start = np.searchsorted(node, node)  # each row's group's first position
-        return np.sort(order[np.arange(node.size) - start < self.per_state])
+        limit = self.per_state if self.counts is None else self.counts[node]
+        return np.sort(order[np.arange(node.size) - start < limit])
 
     def result(self, full: Subtree, supports: tuple[np.ndarray, np.ndarray],
                exploitability: float) -> dict:
@@ -238,8 +245,37 @@ class _QuerySample:
                 "total": np.array(self.total), "exploitability": np.array(exploitability)}
 
 
+def rest_sizes(full: Subtree) -> np.ndarray:
+    """Per node of a whole tree, its public nodes to the end of the game (itself included)."""
+    sizes = np.ones(full.size, np.int64)
+    parent = full.parent
+    if (parent[1:] >= np.arange(1, full.size)).any():
+        raise ValueError("rest_sizes needs a tree whose nodes come after their parents")
+    for node in range(full.size - 1, 0, -1):
+        sizes[parent[node]] += sizes[node]
+    return sizes
+
+
+def rest_counts(full: Subtree, per_state: int, rest_scale: int, max_per_state: int
+                ) -> np.ndarray | None:
+    """Queries kept per public state, by its rest of the game (:func:`rest_sizes`):
+    ``per_state`` for every ``rest_scale`` public nodes to the end, rounded up, at least
+    ``per_state`` and at most ``max_per_state`` (0: no cap). None when ``rest_scale`` is 0
+    (``per_state`` everywhere). A state far from the end is asked few times by a re-solving
+    agent (the plan's leaves) but its values are the hardest to learn: weighted so it gets
+    many situations (docs/search.md, "`mini`: learned leaves above exact endgames")."""
+    if rest_scale < 0 or max_per_state < 0 or per_state < 1:
+        raise ValueError(f"per_state must be at least 1 and rest_scale, max_per_state at "
+                         f"least 0 (got {per_state}, {rest_scale}, {max_per_state})")
+    if rest_scale == 0:
+        return None
+    counts = per_state * -(-rest_sizes(full) // rest_scale)
+    return np.minimum(counts, max_per_state) if max_per_state else counts
+
+
 def leaf_queries(game: GameModel, settings: Settings, per_state: int, seed: int,
-                 full: Subtree | None = None) -> dict:
+                 full: Subtree | None = None, rest_scale: int = 0,
+                 max_per_state: int = 0) -> dict:
     """Where the re-solving agent of ``settings`` (its depth, iterations and leaf values)
     asks for leaf values on an enumerable game, as :func:`~spycfr.search.evaluate.
     exploitability` walks it for both seats: at each public state queried, ``per_state``
@@ -247,12 +283,14 @@ def leaf_queries(game: GameModel, settings: Settings, per_state: int, seed: int,
     seat's range is positive, each a public state, both ranges and the private states each
     seat can hold there (``QUERY_KEYS``), with ``total``, the number they were drawn from,
     and the walk's ``exploitability``. Drawn per public state, not among all queries: most
-    queries are at a few states, and a state seldom queried must still be learned."""
+    queries are at a few states, and a state seldom queried must still be learned.
+    ``rest_scale`` (0: off) keeps more at the states far from the end (:func:`rest_counts`)."""
     from spycfr.search.evaluate import exploitability
 
     full = build(game) if full is None else full
     supports = possible(full, game.weights[0] > 0, game.weights[1] > 0)
-    sample = _QuerySample(per_state, seed, game.n)
+    sample = _QuerySample(per_state, seed, game.n,
+                          rest_counts(full, per_state, rest_scale, max_per_state))
 
     class Recorder:
         """The agent's value function, each call's queries kept in ``sample``."""
@@ -314,7 +352,7 @@ class _AgentRecorder:
 
 
 def agent_leaf_queries(agent, per_state: int, seed: int, full: Subtree | None = None,
-                       progress=None) -> dict:
+                       progress=None, rest_scale: int = 0, max_per_state: int = 0) -> dict:
     """:func:`leaf_queries` for a :class:`~spycfr.search.agent.SearchAgent` (its plan, its
     endgame rule, its value function): the queries of its exact-exploitability walk
     (:func:`~spycfr.search.agent.agent_exploitability`, both seats), ``per_state`` drawn
@@ -322,13 +360,15 @@ def agent_leaf_queries(agent, per_state: int, seed: int, full: Subtree | None = 
     and ``solves`` (the re-solves that asked the leaves, the plan included) and
     ``resolves`` (every re-solve of the walk). Re-solves that reach the end of the game ask
     nothing: where the endgame rule makes every re-solve below the plan's leaves exact, the
-    queries are the plan's and those of the depth-limited re-solves above them."""
+    queries are the plan's and those of the depth-limited re-solves above them.
+    ``rest_scale`` (0: off) keeps more at the states far from the end (:func:`rest_counts`)."""
     from spycfr.search.agent import agent_exploitability
 
     game = agent.model
     full = build(game, max_nodes=4_000_000) if full is None else full
     supports = possible(full, game.weights[0] > 0, game.weights[1] > 0)
-    sample = _QuerySample(per_state, seed, game.n)
+    sample = _QuerySample(per_state, seed, game.n,
+                          rest_counts(full, per_state, rest_scale, max_per_state))
     index = {p.tobytes(): n for n, p in enumerate(full.pub)}
     recorder = _AgentRecorder(agent.values, sample, index, full.kind == TERMINAL)
     asked = [0]
