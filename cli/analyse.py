@@ -351,25 +351,32 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
         _team_query(run_dir, int(as_player[1:]) - 1, " ".join(record), as_json)
         return
     player = 0 if as_player.upper() == "P1" else 1
+    from spycfr.analysis.query import view_of_full_record
     from spycfr.runs.agent_run import is_agent_run
 
-    if is_agent_run(read_run(run_dir)):
+    meta = read_run(run_dir)
+    # a whole game's record pasted (from play, review or the opponent's side): the player's
+    # view of it, said in one line
+    text, note = view_of_full_record(meta.game, meta.variant, " ".join(record), player)
+    if note and not as_json:
+        click.echo(textwrap.fill(f"note: {note}", 100, subsequent_indent="  "))
+    if is_agent_run(meta):
         if against is not None:
             raise SpycfrError("--against needs a run with a tree (values against an opponent)")
-        _agent_query(run_dir, player, " ".join(record), as_json)
+        _agent_query(run_dir, player, text, as_json, note)
         return
-    if read_run(run_dir).treeless:
+    if meta.treeless:
         if against is not None:
             raise SpycfrError("--against needs a run with a tree (values against an opponent)")
-        _sampled_query(run_dir, player, " ".join(record), as_json)
+        _sampled_query(run_dir, player, text, as_json, note)
         return
     run = _load(run_dir)
     other = None if against is None else opponent_strategy(run.tree, against)
-    result = run_query(run, player, " ".join(record), other)
+    result = run_query(run, player, text, other)
     result["against"] = against or "equilibrium"
     result["exploitability"] = run.result.exploitability
     if as_json:
-        click.echo(json.dumps(result))
+        click.echo(json.dumps(_noted(result, note)))
         return
     name = result["player"]
     click.echo(_header(run))
@@ -448,7 +455,13 @@ def _depth_words(store_depth: int | None) -> str:
         f" (it learns only the first {store_depth} decisions of a game, --store-depth)")
 
 
-def _agent_query(run_dir: str, player: int, record: str, as_json: bool) -> None:
+def _noted(result: dict, note: str | None) -> dict:
+    """The JSON answer with the note saying a whole record was read as the player's view."""
+    return result if note is None else {**result, "note": note}
+
+
+def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
+                 note: str | None = None) -> None:
     """query on a search agent's run: the agent re-solves along the record."""
     from spycfr.analysis.agentplay import agent_query
     from spycfr.cli.progress import saying_when_compiling
@@ -460,16 +473,19 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool) -> None:
     with saying_when_compiling(say):
         result = agent_query(run_dir, player, record, say)
     if as_json:
-        click.echo(json.dumps(result))
+        click.echo(json.dumps(_noted(result, note)))
         return
     click.echo(f"{result['player']} to move after: {result['information_state'] or '(start)'}")
     click.echo(textwrap.fill(f"source: {result['source']}", 100, subsequent_indent="  "))
-    click.echo(f"  {'move':<22} {'prob':>8} {'value':>8}")
+    click.echo(f"  {'move':<22} {'prob':>8} {'value':>8} {'loss':>8}")
     for m in result["moves"][:20]:
         value = "?" if m["value"] is None else f"{m['value']:+.4f}"
-        click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {value:>8}")
+        loss = "-" if m["loss"] is None else "tie" if m["tie"] else f"{m['loss']:.4f}"
+        click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {value:>8} {loss:>8}")
     if len(result["moves"]) > 20:
         click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
+    click.echo(textwrap.fill(_agent_ties(result), 100, initial_indent="  ",
+                             subsequent_indent="  "))
     click.echo(f"value of the position for {result['player']}: {result['value']:+.4f} (under "
                "the agent's move probabilities)")
     click.echo("what the opponent likely holds (the agent's posterior):")
@@ -486,13 +502,27 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool) -> None:
         if bound else " (not measured: spycfr measure RUN_DIR)"))
 
 
-def _sampled_query(run_dir: str, player: int, record: str, as_json: bool) -> None:
+def _agent_ties(result: dict) -> str:
+    """The agent query's loss column in words, and which moves tie for the best: values
+    within the re-solve's precision of each other are not a ranking, whatever the mix."""
+    tol, best = result["tolerance"], result["best_moves"]
+    words = (f"loss: below the best move's value (tie: within {tol:g}, the re-solve's "
+             "precision)")
+    if len(best) > 1:
+        named = ", ".join(best[:6]) + (f" and {len(best) - 6} more" if len(best) > 6 else "")
+        words += (f"; {len(best)} moves tie for the best within {tol:g} ({named}): the agent's "
+                  "probabilities among them are one mix, not a ranking")
+    return words
+
+
+def _sampled_query(run_dir: str, player: int, record: str, as_json: bool,
+                   note: str | None = None) -> None:
     """query on a run sampled without a tree: the abstraction's probabilities only."""
     from spycfr.analysis.query import sampled_query
 
     result = sampled_query(run_dir, player, record)
     if as_json:
-        click.echo(json.dumps(result))
+        click.echo(json.dumps(_noted(result, note)))
         return
     name = result["player"]
     click.echo(f"{name} to move after: {result['information_state'] or '(start)'}")

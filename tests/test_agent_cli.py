@@ -118,6 +118,50 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
     assert code == 2 and err.startswith("error:") and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(("player", "whole", "view"), [
+    ("P2", "place:0-1 place:2-1 hand:2>1:eq", "place:? place:2-1 hand:2>1:eq"),
+    ("P1", "place:0-1 place:2-1", "place:0-1 place:?"),
+])
+def test_query_reads_a_whole_record_as_the_players_view(agent_dir, player, whole, view):
+    """A whole game's record (P1's cards shown to P2, or P2's to P1) is answered at the
+    player's view, said in one line; it was refused ('P2 cannot see P1's hidden card')."""
+    code, out, err = spycfr("query", agent_dir, "--as", player, whole, "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer.pop("note").endswith(f"answering {player}'s view of it, {view}")
+    code, out, err = spycfr("query", agent_dir, "--as", player, view, "--json")
+    assert code == 0, err
+    assert answer == json.loads(out)
+
+
+def test_query_says_which_moves_tie_within_the_re_solves_precision(agent_dir):
+    """Moves whose values are within the re-solve's precision (the review's tie, 0.01) of
+    the best are ties, whatever the agent's mix among them: the loss column says 'tie' and a
+    line names them (the agent's answers said nothing, a 56/44 mix between moves 0.0017
+    apart reading as a ranking)."""
+    from spycfr.analysis.agentplay import AGENT_TIE
+
+    view = "place:? place:2-1 hand:2>1:eq"
+    code, out, err = spycfr("query", agent_dir, "--as", "P2", view, "--json")
+    assert code == 0, err
+    q = json.loads(out)
+    assert q["tolerance"] == AGENT_TIE
+    best = max(m["value"] for m in q["moves"])
+    for m in q["moves"]:
+        assert m["loss"] == pytest.approx(best - m["value"], abs=1e-12)
+        assert m["tie"] == (m["loss"] <= AGENT_TIE)
+    ties = [m["move"] for m in q["moves"] if m["tie"]]
+    assert q["best_moves"] == ties and len(ties) >= 2  # tiny: P2's attacks tie here
+    code, out, err = spycfr("query", agent_dir, "--as", "P2", view)
+    assert code == 0, err
+    rows = {line.split()[0]: line.split()[-1] for line in out.splitlines()
+            if line.startswith("  ") and line.split()[0] in {m["move"] for m in q["moves"]}}
+    assert all(rows[m] == "tie" for m in ties) and "tie" not in (
+        rows[m["move"]] for m in q["moves"] if not m["tie"])
+    words = " ".join(out.split())
+    assert f"{len(ties)} moves tie for the best within 0.01 ({', '.join(ties[:6])}" in words
+
+
 def _as_if_too_big(agent_dir, tmp_path):
     """A copy of the agent run whose exploitability is unknown, as on a variant too big to
     measure exactly (its run.json as such a solve writes it)."""

@@ -362,7 +362,9 @@ def test_query_text_output(tiny):
     [
         ("P1", "place:0-2 place:? hand:2>1:hi", ["move 3", "hand:2>1:hi", "card 2"]),
         ("P1", "place:0-5", ["move 1", "card 5"]),
-        ("P1", "place:0-2 place:1-0", ["move 2", "?"]),
+        # no '?': a whole record, its own error (not "P2 cannot see P1's card")
+        ("P2", "place:0-2 place:1-0 hand:2>1:lo", ["move 3", "card 2", "P1's hand"]),
+        ("P1", "place:0-2 place:1-?", ["move 2", "place:1-?"]),
         ("P1", "place:0-2 place:? hand:1>1:lo", ["P2's move"]),
         ("P2", "", ["P1's move"]),
         ("P2", "place:? place:0-1", ["P1's move"]),
@@ -376,6 +378,70 @@ def test_query_errors(tiny, player, record, fragments):
     line = one_line_error(["query", run_dir, "--as", player, record], fragments[0])
     for f in fragments[1:]:
         assert f in line
+
+
+@pytest.mark.parametrize(("player", "whole", "view"), [
+    ("P2", "place:0-2 place:2-0 hand:1>1:lo", "place:? place:2-0 hand:1>1:lo"),
+    ("P1", "place:0-2 place:2-0", "place:0-2 place:?"),
+])
+def test_query_reads_a_whole_record_as_the_players_view(tiny, player, whole, view):
+    """A whole game's record (pasted from play or review) is answered at the player's view
+    of it, the hidden cards written '?' and said in one line (it was refused)."""
+    run_dir, _ = tiny
+    answer = ok_json("query", run_dir, "--as", player, whole)
+    assert answer.pop("note").endswith(f"answering {player}'s view of it, {view}")
+    assert answer == ok_json("query", run_dir, "--as", player, view)
+    code, out, err = spycfr("query", run_dir, "--as", player, whole)
+    assert code == 0, err
+    assert out.startswith(f"note: the record shows what {player} cannot see")
+    assert f"{player} to move after: {view}\n" in out
+
+
+@pytest.mark.parametrize(("player", "whole", "view"), [
+    ("P2", "deal:EN.CB|CB.DD play:EN/CB draw:EN.DD", "deal:?|CB.DD play:EN/? draw:?.?"),
+    ("P1", "deal:EN.CB|CB.DD", "deal:EN.CB|?"),
+])
+def test_query_reads_a_whole_agent_avenue_record_as_the_players_view(player, whole, view):
+    from pathlib import Path
+
+    run_dir = str(Path(__file__).resolve().parent.parent / "results/agent-avenue/tiny")
+    answer = ok_json("query", run_dir, "--as", player, whole)
+    assert answer.pop("note").endswith(f"answering {player}'s view of it, {view}")
+    assert answer == ok_json("query", run_dir, "--as", player, view)
+
+
+@pytest.mark.parametrize(("game", "preset"), [
+    ("agent-hunter", "tiny"), ("agent-avenue", "tiny"), ("agent-avenue", "advanced"),
+    ("agent-double-double-agent", "small")])
+def test_a_whole_records_view_is_the_movers_information_state(game, preset):
+    """Along random games, the view query reads a whole record as is the mover's
+    information state there, a legal view; a view is left as it is (ADDA's whole records
+    have '?' too)."""
+    import random
+
+    from spycfr.analysis.query import view_of_full_record
+    from spycfr.games import get_plugin, make_variant
+
+    plugin, variant = get_plugin(game), make_variant(game, preset, {})
+    rng, seen = random.Random(5), 0
+    for _ in range(4):
+        state = plugin.python_game(variant).new_initial_state()
+        for _ in range(rng.randint(2, 30)):
+            if state.is_terminal():
+                break
+            outcomes = state.chance_outcomes()
+            state = state.child(rng.choice(outcomes)[0] if outcomes
+                                else rng.choice(state.legal_actions()))
+            if state.is_terminal() or state.chance_outcomes():
+                continue
+            p = state.current_player()
+            view, note = view_of_full_record(game, variant.as_dict(), state.record(), p)
+            assert view == state.information_state(p)
+            assert (note is None) == (view == state.record())
+            plugin.records.view_key(variant, view, p)  # a legal view
+            assert view_of_full_record(game, variant.as_dict(), view, p) == (view, None)
+            seen += note is not None
+    assert seen
 
 
 def test_query_bad_against_and_game(tiny, kuhn):

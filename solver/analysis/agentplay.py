@@ -131,11 +131,21 @@ def agent_query(run_dir: str, player: int, record: str,
     # best first (a long list is cut after 20)
     values = np.where(np.isnan(info.values), -np.inf, info.values)
     order = np.lexsort((-values, -np.round(info.probs, 4)))
+    # moves within the re-solve's precision of the best are ties (as play's review says):
+    # the agent's mix among them is not a ranking
+    best = float(values.max()) if np.isfinite(values).any() else None
+    losses = [None if best is None or np.isnan(info.values[i]) else best - float(values[i])
+              for i in range(len(labels))]
     return {
         "player": name, "information_state": key, "source": agent_source(meta, info.to_end),
         "moves": [{"move": labels[i], "probability": float(info.probs[i]),
-                   "value": None if np.isnan(info.values[i]) else float(info.values[i])}
+                   "value": None if np.isnan(info.values[i]) else float(info.values[i]),
+                   "loss": losses[i], "tie": None if losses[i] is None
+                   else bool(losses[i] <= AGENT_TIE)}
                   for i in order],
+        "tolerance": AGENT_TIE,
+        "best_moves": [labels[i] for i in order if losses[i] is not None
+                       and losses[i] <= AGENT_TIE],
         "value": info.value,
         "opponent_posterior": [{"private_state": names[j] if names else int(j),
                                 "probability": float(post[j])} for j in top if post[j] > 0],

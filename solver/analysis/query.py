@@ -345,3 +345,41 @@ def _view_to_move(records, variant, record: str, player: int) -> tuple[str, dict
     if position["to_move"] != name:
         raise SpycfrError(f"it is {position['to_move']}'s move after this record, not {name}'s")
     return key, position, name
+
+
+def view_of_full_record(game: str, params: dict, record: str, player: int
+                        ) -> tuple[str, str | None]:
+    """``player``'s view of ``record`` where it is a whole game's record (every card shown,
+    e.g. pasted from ``spycfr play`` or from the opponent's side), with a one-line note
+    saying so; ``(record, None)`` where it is not a legal full record (a view: its own replay
+    answers it, errors included), or nothing of it is hidden from ``player``, or the game
+    has no full-record notation. A record with no ``?`` that is neither a legal full record
+    nor a legal view gets the full record's error: it was written as a whole game's."""
+    from spycfr.games import foreign_kind, get_plugin
+
+    if not record.strip() or foreign_kind(game) is not None:
+        return record, None
+    plugin = get_plugin(game)
+    records = plugin.records
+    if records is None or records.actions is None:
+        return record, None
+    variant = make_variant(game, None, params)
+    try:  # a view fails at its first hidden token (a game's full records may have '?' too)
+        codes = records.actions(variant, record)
+    except RecordError as full:
+        if "?" in record:
+            return record, None
+        try:
+            records.view_key(variant, record, player)
+        except RecordError:
+            raise full from None
+        return record, None
+    state = plugin.python_game(variant).new_initial_state()
+    for code in codes:
+        state = state.child(int(code))
+    view = state.information_state(player)
+    if view == state.record():
+        return record, None
+    name = "P1" if player == 0 else "P2"
+    return view, (f"the record shows what {name} cannot see (the opponent's hidden cards): "
+                  f"answering {name}'s view of it, {view}")
