@@ -1,6 +1,8 @@
 """The values a search agent gives its own moves at records (what `spycfr query` on an agent
-run shows), by today's reading (against the agent's model of the opponent:
-``AgentGame.own_values``) and by the old one (the solve's own values over its own opposing
+run shows), by today's reading (``AgentGame.own_values``: the first plan's strategies where
+the plan reaches the node to the end of the game, else the subgame's against the agent's
+model of the opponent), by the subgame's against the model alone (``model``: the reading
+before the plan's was used) and by the old one (the solve's own values over its own opposing
 reach: the support, through the gadget where the re-solve has one), beside an exact
 equilibrium run's values where one is given. docs/search.md, "The agent's own move values".
 
@@ -54,17 +56,23 @@ def main() -> None:
         began = time.perf_counter()
         game, state = walk_view(agent, records, variant, record, seat)
         new = game.move_info(state, seat)
-        sol = game.sol
-        game.own_values = lambda sol=sol, seat=seat: (sol.values[seat], sol.reach[1 - seat])
+        sol, plan_node = game.sol, game.plan_node
+        from_plan = game.plan is not None and game.own_values()[0] is game.plan.tree
+        game.plan_node = -1  # the re-solve's strategies against the model (the plan unread)
+        model = game.move_info(state, seat)
+        game.plan_node = plan_node
+        game.own_values = lambda sol=sol, s=game.s, seat=seat: (sol.tree, s, sol.values[seat],
+                                                                 sol.reach[1 - seat])
         old = game.move_info(state, seat)
         labels = _view_to_move(records, variant, record, seat)[1]["legal_moves"]
         e = ({m["move"]: (m["probability"], m["value"]) for m in
               query(eq, seat, record)["moves"]} if eq is not None else {})
         print(f"P{seat + 1} {record!r}: gadget {sol.enter is not None}, to the end "
-              f"{new.to_end}, {time.perf_counter() - began:.1f} s")
+              f"{new.to_end}, the plan's values {from_plan}, "
+              f"{time.perf_counter() - began:.1f} s")
         for x in np.argsort(-new.probs, kind="stable"):
             line = (f"  {labels[x]:24s} {new.probs[x]:.4f}  old {old.values[x]:+.4f}  "
-                    f"new {new.values[x]:+.4f}")
+                    f"model {model.values[x]:+.4f}  new {new.values[x]:+.4f}")
             if labels[x] in e:
                 line += f"  equilibrium {e[labels[x]][0]:.4f} {e[labels[x]][1]:+.4f}"
             print(line)

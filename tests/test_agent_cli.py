@@ -58,6 +58,14 @@ def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_p
     # tiny's subgames reach the end of the game: the answer names no leaf values
     words = " ".join(out.split())
     assert "solved to the end of the game, no leaves" in words and "leaf values" not in words
+    # the agent's own values there are its whole-game plan's (AgentGame.own_values); where
+    # they are a subgame's, the words say the subgame's strategies
+    assert "both playing on by the agent's first plan (solved once over the whole game)" in words
+    from spycfr.analysis.agentplay import agent_source
+    from spycfr.runs.store import read_run
+
+    words = agent_source(read_run(agent_dir))
+    assert "playing on by them" in words and "first plan" not in words
 
 
 @pytest.mark.parametrize("args, message", [

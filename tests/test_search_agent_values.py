@@ -2,7 +2,10 @@
 decisions, what `spycfr query` shows on an agent run): against its model of the opponent
 (the opponent's range through the strategies it solved), not against the re-solve's own
 opposing range (what the opponent can hold, each state entering by the gadget), which gave
-Agent Hunter ``tiny``'s ``place:0-1 place:?`` +0.18 where the equilibrium gives 0.0000."""
+Agent Hunter ``tiny``'s ``place:0-1 place:?`` +0.18 where the equilibrium gives 0.0000; and
+where the agent's first plan reaches the node to the end of the game, by the plan's
+strategies (a re-solve's may split the agent's own value among its private states: +-0.43
+after ``place:1-2`` / ``place:2-0`` where the equilibrium gives +-0.0002)."""
 
 from __future__ import annotations
 
@@ -80,34 +83,110 @@ def test_the_agents_own_moves_are_valued_as_the_equilibrium_values_them(agent, e
                                                                   eq[labels[x]])
 
 
-# P1's first turn where its own private states' values are split by the re-solve (documented
-# in docs/search.md, "The agent's own move values"): the re-solved P2 strategy below is one
-# of the subgame's equilibria, and the gadget keeps P2's values, not the split of P1's among
-# its placements (which the placements before pin to 0 each at the game's equilibrium):
-# +0.42 and -0.43 against the model where the equilibrium gives +-0.0002
+# P1's first turn where the re-solve splits P1's own values among its private states: the
+# re-solved P2 strategy below is one of the subgame's equilibria, and the gadget keeps P2's
+# values, not the split of P1's among its placements (which the placements before pin to 0
+# each at the game's equilibrium): +0.43 and -0.43 against the model where the equilibrium
+# gives +-0.0002. The agent's whole-game plan reaches there: its values are read (+-0.0010)
 SPLIT = [(0, "place:1-2 place:?"), (0, "place:2-0 place:?")]
 
 
-@pytest.mark.xfail(strict=True, reason="the re-solve's opponent strategy splits the agent's "
-                   "own values among its private states (docs/search.md)")
 @pytest.mark.parametrize("player, record", SPLIT)
 def test_where_the_re_solve_splits_the_agents_values(agent, equilibrium, player, record):
     test_the_agents_own_moves_are_valued_as_the_equilibrium_values_them(agent, equilibrium,
                                                                          player, record)
 
 
+@pytest.mark.parametrize("player, record", SPLIT)
+def test_the_plan_gives_the_values_the_re_solve_split(agent, equilibrium, player, record):
+    """The values there are the plan's (a plan to the end of the game, from the prior),
+    read from its tree at the walk's node; the re-solve's against the model (the plan
+    unread) are 0.4 off for the moves played, which the re-solve's probabilities do not
+    change. Every move, played or not, is within 0.005 of the equilibrium by the plan."""
+    game, state = _walk(agent, player, record)
+    plan = game.plan
+    assert game.sol is not plan and game.sol.enter is not None  # a re-solve, gadget
+    assert not plan.tree.leaves.size
+    assert np.array_equal(plan.tree.pub[game.plan_node], game.pub)
+    tree, node, _, _ = game.own_values()
+    assert tree is plan.tree and node == game.plan_node
+    new = game.move_info(state, player)
+    assert new.from_plan
+    game.plan_node = -1  # the plan unread: the re-solve's strategies against the model
+    old = game.move_info(state, player)
+    assert not old.from_plan
+    assert np.array_equal(old.probs, new.probs)
+    eq = {m["move"]: m["value"] for m in query(equilibrium, player, record)["moves"]}
+    labels = _labels(player, record)
+    played = new.probs >= PLAYED
+    assert np.all(np.abs(old.values[played]) > 0.4)
+    assert max(abs(new.values[x] - eq[labels[x]]) for x in range(len(labels))) < 0.005
+
+
+def test_the_plans_values_at_other_ranges(agent):
+    """Where the agent's ranges are not the plan's own reach at the node (later in a game,
+    past re-solves), the plan's strategies are evaluated again from them: with the model
+    range scaled (the same beliefs) the move values are the plan's own, through the passes."""
+    game, state = _walk(agent, 0, "place:1-2 place:?")
+    fast = game.move_info(state, 0)
+    game.model_range = game.model_range * 3.0
+    tree, node, v, _ = game.own_values()
+    assert tree is game.plan.tree and v is not game.plan.values[0]  # the passes, not the plan's
+    slow = game.move_info(state, 0)
+    assert np.allclose(slow.values, fast.values, atol=1e-12, equal_nan=True)
+
+
+def test_the_re_solve_values_where_the_plan_does_not_reach(agent):
+    """A plan with leaves (two decision levels: the placements) ends where P1's first turn
+    starts: the values are the re-solve's, against the model. So are they where the plan
+    does not hold the agent's actual cards at the node (a record of play the plan never
+    makes: its rows there were not what it plays)."""
+    import dataclasses
+
+    cut = SearchAgent("agent-hunter", TINY, AgentConfig.default("agent-hunter",
+                                                                plan_endgame=0))
+    game, state = _walk(cut, 0, "place:1-2 place:?")
+    assert game.plan.tree.leaves.size and game.plan_node >= 0
+    assert game.own_values()[0] is game.sol.tree
+    assert not game.move_info(state, 0).from_plan
+    game, state = _walk(agent, 0, "place:1-2 place:?")
+    own, n = agent.private(state, 0), game.plan_node
+    reach = game.plan.reach[0].copy()
+    reach[n, own] = 0.0
+    game.plan = dataclasses.replace(game.plan, reach=(reach, game.plan.reach[1]))
+    assert game.own_values()[0] is game.sol.tree
+
+
+def test_the_plan_node_follows_the_walk(agent):
+    """The walk's node in the plan's tree has the walk's public state at every step, as
+    the agent (P2) re-solves at its turns and (P1) after its first move."""
+    records = feature("agent-hunter", "records", "records")
+    for player, record in [(1, "place:? place:0-1 hand:2>1:hi"),
+                           (0, "place:0-1 place:? hand:2>1:hi")]:
+        game = agent.game(player)
+        tokens = record.split()
+        for k in range(1, len(tokens) + 1):
+            game.observe(np.asarray(records.view_state(VARIANT, " ".join(tokens[:k]),
+                                                       player)))
+            assert np.array_equal(game.plan.tree.pub[game.plan_node], game.pub)
+
+
 def test_the_gadgets_range_gave_the_old_values(agent):
     """At P1's first turn the re-solve's own values (against what P2 can hold, each state
-    entering by the gadget) put P1's hand play at +0.18; against the model, +0.0001."""
+    entering by the gadget) put P1's hand play at +0.18; against the model, +0.0001; by the
+    plan, 0.0000."""
     game, state = _walk(agent, 0, "place:0-1 place:?")
     assert game.sol.enter is not None  # a re-solve with the gadget
     new = game.move_info(state, 0)
+    game.plan_node = -1
+    model = game.move_info(state, 0)
     sol = game.sol
-    game.own_values = lambda: (sol.values[0], sol.reach[1])  # the old reading
+    game.own_values = lambda: (sol.tree, 0, sol.values[0], sol.reach[1])  # the old reading
     old = game.move_info(state, 0)
     hand = [x for x, label in enumerate(_labels(0, "place:0-1 place:?"))
             if label.startswith("hand:")]
     assert np.all(old.values[hand] > 0.15) and np.all(np.abs(new.values[hand]) < 0.003)
+    assert np.all(np.abs(model.values[hand]) < 0.003)
     # the probabilities are the re-solve's either way
     assert np.array_equal(old.probs, new.probs)
 

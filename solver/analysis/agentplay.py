@@ -70,16 +70,19 @@ def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
     return payoff, misses
 
 
-def agent_source(meta, to_end: bool = False) -> str:
+def agent_source(meta, to_end: bool = False, from_plan: bool = False) -> str:
     """The words for where an agent run's answers come from; ``to_end``: the subgame that
-    gave them reached the end of the game (the endgame rule), so no leaf valued them."""
+    gave them reached the end of the game (the endgame rule), so no leaf valued them;
+    ``from_plan``: the values are the first plan's (``MoveInfo.from_plan``)."""
     a = meta.record.get("agent") or {}
     how = ("solved to the end of the game, no leaves" if to_end else
            f"subgames {a.get('depth')} decision level(s) deep, leaf values "
            f"{a.get('value_function')}: {a.get('value_function_words', '')}")
+    by = ("both playing on by the agent's first plan (solved once over the whole game)"
+          if from_plan else "playing on by them")
     return (f"re-solved now by the search agent ({a.get('iterations')} CFR+ iterations, "
             f"{how}); values are the mover's expected payoff against the agent's model of the "
-            "opponent (its range through the re-solved strategies), playing on by them; "
+            f"opponent (its range through the re-solved strategies), {by}; "
             + ("exploitability unknown" if meta.exploitability is None else
                f"exploitability {meta.exploitability:.4g} (exact)"))
 
@@ -137,7 +140,8 @@ def agent_query(run_dir: str, player: int, record: str,
     losses = [None if best is None or np.isnan(info.values[i]) else best - float(values[i])
               for i in range(len(labels))]
     return {
-        "player": name, "information_state": key, "source": agent_source(meta, info.to_end),
+        "player": name, "information_state": key,
+        "source": agent_source(meta, info.to_end, info.from_plan),
         "moves": [{"move": labels[i], "probability": float(info.probs[i]),
                    "value": None if np.isnan(info.values[i]) else float(info.values[i]),
                    "loss": losses[i], "tie": None if losses[i] is None

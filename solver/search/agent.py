@@ -475,6 +475,9 @@ class MoveInfo:
     values: np.ndarray  # nan where an action leads nowhere the subgame values
     value: float  # the position's value under the probabilities
     to_end: bool = False  # the subgame reached the end of the game: no leaf values
+    # the values are the first plan's strategies' (a plan to the end of the game reaching
+    # here: AgentGame.own_values), not the current subgame's
+    from_plan: bool = False
 
 
 @dataclass
@@ -507,6 +510,8 @@ class AgentGame:
         self.model_range = w[1 - self.seat].copy()
         self.pub = a.model.root()
         self.own: int | None = None  # the agent's private state, once a real state is seen
+        # the walk's node in the first plan's tree (-1: past its leaves, or before it)
+        self.plan_node = 0 if self.plan is not None else -1
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -561,14 +566,30 @@ class AgentGame:
             self.support = step(t, s, opp, self.support, None, child)
             self.model_range = step(t, s, opp, self.model_range, None, child)
         self.s, self.pub, self.fresh = c, t.pub[c].copy(), False
+        self._plan_step()
         if self.plan is None and t.kind[c] == LEAF:
             # through the public chances at the game's start: the plan of what was dealt,
             # and its first decision as the game's root is (our first move, if ours)
             self.sol = self.plan = self.agent.plan(self.pub)
-            self.s, self.fresh = 0, True
+            self.s, self.fresh, self.plan_node = 0, True, 0
             self._arrive(first=True)
             return
         self._arrive()
+
+    def _plan_step(self) -> None:
+        """Follow the walk's public step (to ``self.pub``) in the first plan's tree: the
+        child of the plan's node with that public state, or -1 where the plan ends (a leaf,
+        a terminal) or the walk left it (both trees are the game's public tree, one public
+        edge a step)."""
+        if self.plan is None or self.plan_node < 0:
+            return
+        t, n = self.plan.tree, self.plan_node
+        if self.sol is self.plan:
+            self.plan_node = self.s
+            return
+        kids = range(int(t.first[n]), int(t.first[n] + t.count[n])) if t.kind[n] != LEAF \
+            else range(0)
+        self.plan_node = next((c for c in kids if np.array_equal(t.pub[c], self.pub)), -1)
 
     def _arrive(self, first: bool = False) -> None:
         """Re-solve here if this is the agent's decision or a decision the last subgame cut
@@ -661,77 +682,94 @@ class AgentGame:
         """Each legal action's probability and value at ``state`` for ``seat``'s actual
         private state there, from the agent's current subgame (``seat`` may be the
         opponent: its moves valued against the agent's strategy). The agent's own moves
-        are valued against its model of the opponent (:meth:`own_values`), the opponent's
-        against the agent's range as the subgame's strategy has it. Without ``values``
-        (the agent's play: the probabilities alone) every value is nan."""
+        are valued by :meth:`own_values` (its first plan's where that reaches here, else
+        the subgame's against its model of the opponent), the opponent's against the
+        agent's range as the subgame's strategy has it. Without ``values`` (the agent's
+        play: the probabilities alone) every value is nan."""
         self.observe(state)
         a, t, s = self.agent, self.sol.tree, self.s
         if t.kind[s] != seat:
             raise RuntimeError(f"not a decision of seat {seat} in the agent's subgame")
         i = a.private(state, seat)
         actions = a.legal(state)
-        q = t.row[s]
-        rows = self.sol.strategy[q]
-        if not values:
-            cfv, reach_opp = None, None
-        elif seat == self.seat:
-            cfv, reach_opp = self.own_values()
-        else:
-            cfv, reach_opp = self.sol.values[seat], self.sol.reach[1 - seat]
-        probs = np.zeros(len(actions))
-        out = np.full(len(actions), np.nan)
-        hits = np.zeros(t.row_count[q, i], np.int64)
-        where = []
-        for x, act in enumerate(actions):
+        nexts = []
+        for act in actions:
             nxt = a.after(state, int(act))
-            pub, j = a.public(nxt), a.private(nxt, seat)
-            e_hit = -1
-            for e in range(t.row_count[q, i]):
-                c = t.first[s] + t.row_kid[q, i, e]
-                if t.row_next[q, i, e] != j:
-                    continue
-                if _below(t, c, pub, SIGNAL_STEPS):
-                    e_hit = e
-                    break
-            where.append(e_hit)
-            if e_hit >= 0:
-                hits[e_hit] += 1
-                if cfv is None or reach_opp is None:
-                    continue
-                c = t.first[s] + t.row_kid[q, i, e_hit]
-                mass = float(self._pairs(t.pub[c], j, seat) @ reach_opp[c])
-                if mass > 0:
-                    out[x] = cfv[c, j] * a.model.z / mass
+            nexts.append((a.public(nxt), a.private(nxt, seat)))
+        where = _edges(t, s, i, nexts)
+        rows = self.sol.strategy[t.row[s]]
+        probs = np.zeros(len(actions))
+        hits = np.bincount(where[where >= 0], minlength=int(t.row_count[t.row[s], i]))
         for x, e in enumerate(where):
             if e >= 0:
                 probs[x] = rows[i, e] / hits[e]
         total = probs.sum()
         probs = probs / total if total > 0 else np.full(len(actions), 1.0 / len(actions))
+        out = np.full(len(actions), np.nan)
+        vt = t
+        if values:
+            if seat == self.seat:
+                vt, vs, cfv, reach_opp = self.own_values()
+            else:
+                vt, vs, cfv, reach_opp = t, s, self.sol.values[seat], self.sol.reach[1 - seat]
+            on = where if vt is t else _edges(vt, vs, i, nexts)
+            q = vt.row[vs]
+            for x, e in enumerate(on):
+                if e < 0:
+                    continue
+                c = vt.first[vs] + vt.row_kid[q, i, e]
+                j = nexts[x][1]
+                mass = float(self._pairs(vt.pub[c], j, seat) @ reach_opp[c])
+                if mass > 0:
+                    out[x] = cfv[c, j] * a.model.z / mass
         ok = ~np.isnan(out)
         value = float(probs[ok] @ out[ok] / probs[ok].sum()) if probs[ok].sum() > 0 \
             else float("nan")
-        return MoveInfo(seat, actions, probs, out, value, to_end=not t.leaves.size)
+        return MoveInfo(seat, actions, probs, out, value, to_end=not t.leaves.size,
+                        from_plan=self.plan is not None and vt is self.plan.tree)
 
-    def own_values(self) -> tuple[np.ndarray, np.ndarray]:
-        """The agent's counterfactual values at the current node of its subgame and below,
-        and its model of the opponent's reach there (what normalises them): the subgame's
-        strategies as solved, both seats' (no update), from the agent's own range and its
-        model range (:func:`~spycfr.search.resolve.values_from`). Not the solve's own
-        values: a re-solve plays against what the opponent can hold (the support, each
-        state entering by DeepStack's gadget), which a value at the actual cards must not
-        be read against (on Agent Hunter ``tiny`` after ``place:0-1``, hand:2>1 read +0.18
-        so, +0.0001 against the model, 0.0000 at the exact equilibrium: docs/search.md)."""
-        a, sol, s, opp = self.agent, self.sol, self.s, 1 - self.seat
+    def own_values(self) -> tuple[Subtree, int, np.ndarray, np.ndarray]:
+        """The agent's counterfactual values at the current public state and below, and its
+        model of the opponent's reach there (what normalises them), with the tree and node
+        they are indexed by.
+
+        Where the first plan reaches here to the end of the game (no leaf: Agent Hunter
+        ``tiny``, ``mini``, ``small``, Agent Avenue ``mini``; the plan is solved from the
+        prior over the whole game) and the plan holds the agent's actual cards here: the
+        plan's strategies, both seats', from here. A re-solve's are one of its subgame's
+        equilibria, which may move the agent's own value between its private states (the
+        gadget keeps the opponent's values, never the agent's): on ``tiny`` after
+        ``place:1-2`` P1's switch read +0.43 so, 0.0000 by the plan and -0.0002 at the exact
+        equilibrium (docs/search.md, "The agent's own move values").
+
+        Elsewhere the subgame's strategies as solved, both seats' (no update), from the
+        agent's own range and its model range (:func:`~spycfr.search.resolve.values_from`).
+        Not the solve's own values: a re-solve plays against what the opponent can hold
+        (the support, each state entering by DeepStack's gadget), which a value at the
+        actual cards must not be read against (on ``tiny`` after ``place:0-1``, hand:2>1
+        read +0.18 so, +0.0001 against the model, 0.0000 at the exact equilibrium)."""
+        a, opp = self.agent, 1 - self.seat
+        ranges = (self.mine, self.model_range) if self.seat == 0 else \
+            (self.model_range, self.mine)
+        plan, n = self.plan, self.plan_node
+        if (plan is not None and n >= 0 and not plan.tree.leaves.size
+                and plan.tree.kind[n] == self.seat
+                and (self.own is None or plan.reach[self.seat][n, self.own] > 0)):
+            if _same(plan.reach[self.seat][n], self.mine) and _same(plan.reach[opp][n],
+                                                                    self.model_range):
+                return plan.tree, n, plan.values[self.seat], plan.reach[opp]
+            v, r = values_from(plan.tree, plan.strategy, n, ranges, self.seat)
+            return plan.tree, n, v, r
+        sol, s = self.sol, self.s
         if _same(sol.reach[self.seat][s], self.mine) and _same(sol.reach[opp][s],
                                                                self.model_range):
             # the solve's own ranges here (the first plan from the prior, a re-solve from the
             # model range): everything below follows from them, so its values are these
-            return sol.values[self.seat], sol.reach[opp]
-        ranges = (self.mine, self.model_range) if self.seat == 0 else \
-            (self.model_range, self.mine)
+            return sol.tree, s, sol.values[self.seat], sol.reach[opp]
         # the cheap pass values its leaves as they stand (see _arrive)
         leaves = getattr(a.values, "exact", a.values) if self.cheap else a.values
-        return values_from(sol.tree, sol.strategy, s, ranges, self.seat, leaves)
+        v, r = values_from(sol.tree, sol.strategy, s, ranges, self.seat, leaves)
+        return sol.tree, s, v, r
 
     def _pairs(self, pub: np.ndarray, i: int, seat: int) -> np.ndarray:
         """How much each of the other seat's private states weighs beside ``seat``'s state i
@@ -752,6 +790,21 @@ class AgentGame:
         p = self.model_range * self._pairs(self.pub, i, self.seat)
         total = p.sum()
         return p / total if total > 0 else p
+
+
+def _edges(t, s: int, i: int, nexts: list[tuple[np.ndarray, int]]) -> np.ndarray:
+    """For each move of private state i at decision node ``s`` of tree ``t``, given as the
+    public state and the mover's private state after it (the rules'), the entry of i's row
+    it takes (-1: none the tree has)."""
+    q = t.row[s]
+    out = np.full(len(nexts), -1, np.int64)
+    for x, (pub, j) in enumerate(nexts):
+        for e in range(t.row_count[q, i]):
+            if t.row_next[q, i, e] == j and _below(t, t.first[s] + t.row_kid[q, i, e], pub,
+                                                   SIGNAL_STEPS):
+                out[x] = e
+                break
+    return out
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
