@@ -1,6 +1,7 @@
 """The workbench driven in a real headless browser (Debian's chromium and its driver, which
 .ci/run installs): the strategy browser's numbers against `spycfr query`, a seeded game
-played to the end, two recorded games reviewed against `spycfr review`, and bad input.
+played to the end, two recorded games reviewed against `spycfr review`, a game against a
+search agent's run played and reviewed, and bad input.
 One server and one browser for the module; each page's screenshot is written to a temporary
 folder (``SPYCFR_SCREENSHOTS`` names another)."""
 
@@ -39,10 +40,22 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def server():
+def agent_run(tmp_path_factory) -> str:
+    """A search agent's run (Agent Hunter tiny: its re-solves reach the end of the game;
+    a few seconds on a warm numba cache)."""
+    out = str(tmp_path_factory.mktemp("agent") / "tiny-agent")
+    result = CliRunner().invoke(cli, ["solve", "agent-hunter", "--preset", "tiny",
+                                      "--algorithm", "re-solving", "--iterations", "30",
+                                      "-o", out, "-q"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def server(agent_run):
     from spycfr.web.server import make_server_for
 
-    srv = make_server_for([str(ROOT / p) for p in SERVED])
+    srv = make_server_for([str(ROOT / p) for p in SERVED] + [agent_run])
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     address = f"http://127.0.0.1:{srv.server_port}"
@@ -140,10 +153,10 @@ def test_browse_to_a_position_and_read_the_grid_as_query_does(server, browser, s
     assert browser.find_elements(By.CSS_SELECTOR, "table.range tr")  # P2's range is shown
 
 
-def _play_to_the_end(browser, server: str, seed: int) -> list[str]:
+def _play_to_the_end(browser, server: str, seed: int, run: str = "tiny") -> list[str]:
     """Start a game as P1 with ``seed`` from the form and click the first legal move until
     the end; the moves played."""
-    browser.get(f"{server}/play?run=tiny")
+    browser.get(f"{server}/play?run={run}")
     box = browser.find_element(By.ID, "seed")
     box.clear()
     box.send_keys(str(seed))
@@ -176,6 +189,36 @@ def test_play_a_seeded_game_to_the_end_as_the_terminal_plays_it(server, browser,
              r.find_element(By.CSS_SELECTOR, "td.loss").text for r in rows}
     for r in cli_game["review"]:
         assert shown[r["move"]] == ("tie" if r["tie"] else f"{r['loss']:.4f}")
+
+
+def _review_rows(table) -> list[tuple[str, str]]:
+    return [(r.find_element(By.CSS_SELECTOR, "td.mv").text,
+             r.find_element(By.CSS_SELECTOR, "td.loss").text)
+            for r in table.find_elements(By.CSS_SELECTOR, "tr.rv")]
+
+
+def test_play_against_a_search_agent_and_review_the_game(server, browser, shots):
+    """A search agent's run (it re-solves as it plays, no tree): a game played to the end by
+    clicking, its review valued by the agent's re-solves; the record pasted into the review
+    page reviews the player's moves the same."""
+    played = _play_to_the_end(browser, server, seed=4, run="tiny-agent")
+    assert played
+    _shot(browser, shots, "agent-play-end")
+    assert "as the search agent of" in browser.page_source
+    assert not browser.find_elements(By.CSS_SELECTOR, ".err")
+    record = browser.find_element(By.ID, "record").text
+    mine = _review_rows(browser.find_element(By.CSS_SELECTOR, "table.review"))
+    assert sorted(m for m, _ in mine) == sorted(played)
+    note = browser.find_element(By.CSS_SELECTOR, "table.review + p.note").text
+    assert "re-solve's precision" in note
+    browser.get(f"{server}/review?run=tiny-agent")
+    browser.find_element(By.ID, "records").send_keys(record)
+    _follow(browser, browser.find_element(By.ID, "go"))
+    _shot(browser, shots, "agent-review")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".err")
+    tables = browser.find_elements(By.CSS_SELECTOR, "div.game table.review")
+    assert len(tables) == 2  # both seats, P1's first: the player's moves as play reviewed
+    assert _review_rows(tables[0]) == mine
 
 
 def test_a_game_in_progress_shows_the_position_and_its_moves(server, browser, shots):
