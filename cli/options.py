@@ -22,6 +22,20 @@ def _variant_option(param) -> click.Option:
     return click.Option([param.flag, param.name], type=str, default=None, help=param.help)
 
 
+class Choice(click.Choice):
+    """A case-insensitive choice that names its choices as written (``P1``, not click's
+    ``p1``) in its help and its error."""
+
+    def __init__(self, choices: tuple[str, ...]) -> None:
+        super().__init__(choices, case_sensitive=False)
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return "[" + "|".join(map(str, self.choices)) + "]"
+
+    def get_invalid_choice_message(self, value, ctx) -> str:
+        return f"{value!r} is not one of {', '.join(map(str, self.choices))}"
+
+
 class GameCommand(click.Command):
     """A click command taking ``--preset`` and the variant options of its game.
 
@@ -178,7 +192,7 @@ def seat_option(help: str, required: bool = False, default: str | None = None,
         if default is not None:
             f = _default(f, "seat", default)
         wrapped = _with_aliases(f, "seat", aliases)
-        kind = (click.Choice(choices, case_sensitive=False) if choices is not None
+        kind = (Choice(choices) if choices is not None
                 else click.STRING)
         for alias_dest, flag in aliases.items():
             wrapped = click.option(flag, alias_dest, default=None, hidden=True,

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from spycfr.cli.options import Choice
 from spycfr.errors import SpycfrError
 
 MAX_FILE = 1 << 20  # bytes of records read (the workbench's upload limit too)
@@ -13,26 +14,38 @@ MAX_FILE = 1 << 20  # bytes of records read (the workbench's upload limit too)
 
 @click.command()
 @click.argument("run_dir", type=click.Path())
-@click.option("--file", "path", required=True, metavar="FILE|-",
+@click.argument("record", nargs=-1)
+@click.option("--file", "path", default=None, metavar="FILE|-",
               help="The records, one full game record a line in the game's notation ('-': "
-                   "stdin).")
-@click.option("--seat", type=click.Choice(["both", "P1", "P2"], case_sensitive=False),
-              default="both", show_default=True, help="Whose moves to review.")
+                   "stdin); instead of a RECORD.")
+@click.option("--seat", type=Choice(("both", "P1", "P2")), default="both", show_default=True,
+              help="Whose moves to review.")
 @click.option("--json", "as_json", is_flag=True, help="Print the reviews as one JSON object.")
-def review(run_dir: str, path: str, seat: str, as_json: bool) -> None:
+def review(run_dir: str, record: tuple[str, ...], path: str | None, seat: str,
+           as_json: bool) -> None:
     """Review recorded games against the strategy of RUN_DIR: each game's moves with their
     equilibrium probability, value and loss, the costliest first, in words what each move
     showed the opponent and what the opponent then likely held; then a summary over all
-    the games. A record that does not replay is named with its error (exit status 2)."""
+    the games. RECORD is one full game record (quoted: e.g. the one `spycfr play` prints),
+    --file a file of them. A record that does not replay is named with its error (exit
+    status 2)."""
     from spycfr.analysis.play import load_opponent
     from spycfr.analysis.review import review_records
     from spycfr.cli.progress import heartbeat
     from spycfr.games import make_game
 
-    text = _read(path)
-    records = [x.strip() for x in text.splitlines() if x.strip()]
-    if not records:
-        raise SpycfrError(f"--file {path!r} holds no record (one full game record a line)")
+    if (path is None) == (not record):
+        raise SpycfrError("review takes one full game record (RECORD, quoted) or a file of "
+                          "them (--file FILE, '-' for stdin), not " +
+                          ("both" if record else "neither"))
+    if path is None:
+        records = [" ".join(record)]
+    else:
+        text = _read(path)
+        records = [x.strip() for x in text.splitlines() if x.strip()]
+    if not records or not records[0]:
+        raise SpycfrError(f"--file {path!r} holds no record (one full game record a line)"
+                          if path is not None else "RECORD is empty: give a full game record")
     with heartbeat(f"loading {run_dir} (its tree rebuilt; after installing, the first run "
                    "also compiles the game's rules)", f"still loading {run_dir} ({{:.0f}} s)"):
         opp = load_opponent(run_dir)

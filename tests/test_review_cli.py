@@ -41,3 +41,28 @@ def test_a_missing_or_empty_file_is_an_error(tmp_path):
                        (str(empty), "holds no record")]:
         result = CliRunner().invoke(cli, ["review", TINY, "--file", path])
         assert isinstance(result.exception, SpycfrError) and says in str(result.exception)
+
+
+def test_one_record_is_reviewed_from_the_command_line_as_from_a_file(tmp_path):
+    """A record pasted as the argument (the one `spycfr play` printed) is reviewed as the
+    same line in --file; neither or both is a one-line error saying what review takes."""
+    record = "place:0-2 place:2-0 house:2=2>2:hi+h1>1 switch:2=0>0@1"
+    games = tmp_path / "games.txt"
+    games.write_text(record + "\n")
+    by_file = CliRunner().invoke(cli, ["review", TINY, "--file", str(games), "--json"])
+    by_arg = CliRunner().invoke(cli, ["review", TINY, record, "--json"])
+    assert by_arg.exit_code == 0 and json.loads(by_arg.stdout) == json.loads(by_file.stdout)
+    for args, says in [([], "not neither"), ([record, "--file", str(games)], "not both"),
+                       ([""], "RECORD is empty")]:
+        result = CliRunner().invoke(cli, ["review", TINY, *args])
+        assert isinstance(result.exception, SpycfrError), result.output
+        assert says in str(result.exception)
+
+
+def test_a_wrong_seat_names_the_choices_as_written():
+    result = CliRunner().invoke(cli, ["review", TINY, "x", "--seat", "P3"])
+    assert result.exit_code == 2
+    assert "'P3' is not one of both, P1, P2" in result.output
+    result = CliRunner().invoke(cli, ["query", TINY, "--seat", "p3", ""])
+    assert result.exit_code == 2 and "'p3' is not one of P1, P2, S1, S2, S3, S4" in result.output
+    assert "[both|P1|P2]" in CliRunner().invoke(cli, ["review", "--help"]).output
