@@ -95,6 +95,11 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
               help="How LBR plays in its playouts after the action valued: uniform, "
                    "heuristic, heuristic:STYLE (default: as the run; against a search agent "
                    "the game's heuristic, for both seats).")
+@click.option("--lbr-particle-states", default=None, type=int,
+              help="Against a search agent: at each of its decisions LBR re-solves only the "
+                   "K private states its belief weighs most, each with its own leaf games, "
+                   "the others read from that re-solve (default: every state; a coarser "
+                   "belief, still a bound, for games where every state is out of reach).")
 @click.option("--scheduler", default=None,
               help="A search agent's LBR games on the Dask cluster at this address "
                    "(default: a LocalCluster).")
@@ -103,7 +108,8 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
                    "(default 2; 0: in this process).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def measure(run_dir: str, games: int | None, seed: int, compare: tuple[str, ...],
-            lbr_games: int, lbr_rollouts: int, lbr_rollout: str | None, scheduler: str | None,
+            lbr_games: int, lbr_rollouts: int, lbr_rollout: str | None,
+            lbr_particle_states: int | None, scheduler: str | None,
             workers: int | None, as_json: bool) -> None:
     """Measure a sampled run's strength where its exploitability cannot be computed: head to
     head against the uniform and heuristic players (95% intervals), with --lbr-games a local
@@ -127,7 +133,8 @@ def measure(run_dir: str, games: int | None, seed: int, compare: tuple[str, ...]
 
     with saying_when_compiling(say):  # this process; Dask workers tell theirs (lbr_agent)
         out = measure_run(run_dir, games, seed, compare, lbr_games, lbr_rollouts, lbr_rollout,
-                          progress=say, scheduler=scheduler, workers=workers)
+                          progress=say, scheduler=scheduler, workers=workers,
+                          lbr_particle_states=lbr_particle_states)
     if as_json:
         click.echo(json.dumps(out))
         return

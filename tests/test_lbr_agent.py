@@ -302,3 +302,89 @@ def test_the_wait_for_the_first_game_says_what_the_workers_do():
             time.sleep(0.3)
         assert said and all(x.startswith("no game finished yet after") and want in x
                             for x in said), said
+
+
+def test_lbr_particle_states_is_refused_where_it_means_nothing(tmp_path):
+    """--lbr-particle-states bounds the agent's private states LBR re-solves: below 1, or
+    on a stored strategy (no re-solve to bound), a one-line error before any game."""
+    import shutil
+    from pathlib import Path
+
+    committed = Path(__file__).resolve().parent.parent / "results"
+    code, _, err = spycfr("measure", str(committed / "tiny"), "--games", "0", "--lbr-games",
+                          "4", "--lbr-particle-states", "4")
+    assert code == 2 and "--lbr-particle-states is for a search agent" in err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("error: ")
+    shutil.copy(committed / "standard" / "run.json", tmp_path / "run.json")
+    code, _, err = spycfr("measure", str(tmp_path), "--lbr-games", "4",
+                          "--lbr-particle-states", "0", "--workers", "0")
+    assert code == 2 and "--lbr-particle-states must be >= 1" in err and "got 0" in err
+    assert "Traceback" not in err and not (tmp_path / GAMES_FILE).exists()
+
+
+@pytest.mark.slow
+def test_lbr_with_bounded_particle_states_is_recorded_and_resumed_as_its_own(tmp_path):
+    """`spycfr measure --lbr-particle-states K`: the games file's settings hold K (games of
+    every state re-solved are not resumed by it, nor its games by a measure without it), the
+    result says K and the belief mass it left unvalued, run.json's command repeats it; a
+    rerun with the same K resumes."""
+    run = tmp_path / "agent"
+    code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm",
+                          "re-solving", "--iterations", "5", "--value-function", "rollout",
+                          "-o", str(run), "-q")
+    assert code == 0, err
+    args = ("measure", str(run), "--lbr-games", "4", "--lbr-rollouts", "2", "--workers", "0")
+    code, out, err = spycfr(*args, "--lbr-particle-states", "1", "--json")
+    assert code == 0, err
+    lbr = json.loads(out)["local_best_response"]
+    assert lbr["games"] == 4 and lbr["particle_states"] == 1
+    assert 0.0 < lbr["unvalued_mass_largest"] < 1.0  # one of several states valued
+    assert "only the 1 private states LBR's belief weighs most" in lbr["method"]
+    lines = (run / GAMES_FILE).read_text().splitlines()
+    assert json.loads(lines[0])["settings"]["particle_states"] == 1 and len(lines) == 5
+    meta = json.loads((run / "run.json").read_text())
+    assert "--lbr-particle-states 1" in meta["measured"]["command"]
+    code, _, err = spycfr(*args)  # every state: other settings
+    assert code == 2 and "other settings" in err and "Traceback" not in err
+    code, out, err = spycfr(*args, "--lbr-particle-states", "1")
+    assert code == 0 and "4 of 4 games already" in err, err
+    assert (run / GAMES_FILE).read_text().splitlines() == lines
+
+
+@pytest.mark.slow
+def test_lbr_belief_on_the_advanced_game_follows_the_public_market(tmp_path):
+    """Agent Avenue's advanced mode starts with a public chance (the black market's supply)
+    and resolves black market cards with private steps: along LBR games against the
+    heuristic, in both seats, every particle of LBR's belief is public-state for public-state
+    the true history (the market, its supply and who holds which card included), with LBR's
+    own hand, and the true state is among them while nothing was resampled."""
+    game = make_game("agent-avenue", "advanced")
+    params = _two_player_params(game)
+    model = params._replace(forget=np.int64(1))
+    pub_of = pp.python_impl(model, "public_of_history")
+    priv = pp.python_impl(model, "private_of_history")
+    checked = 0
+
+    def watch(me, view, bs, bw, n, state):
+        nonlocal checked
+        want, got = np.empty_like(state), np.empty_like(state)
+        pub_of(state, model, want)
+        for x in range(0, n, max(1, n // 500)):  # up to 500 particles spread over them
+            pub_of(bs[x], model, got)
+            assert np.array_equal(got, want)
+            assert priv(bs[x], model, me) == priv(state, model, me)
+        if counts.get("resampled", 0) == 0:
+            assert (bs[:n] == state).all(axis=1).any()
+        assert bw[:n].sum() == pytest.approx(1.0)
+        checked += 1
+
+    heuristic = player_from("heuristic", game)
+    roll = player_args(heuristic)
+    from spycfr.analysis.lbr_agent import TableOpponent
+
+    payoffs = []
+    for me in (0, 1):
+        counts: dict = {}
+        payoffs.append(play_game(params, me, TableOpponent(heuristic), roll, 2, 5, 0,
+                                 functools.partial(watch, me), counts=counts)[0])
+    assert checked > 40 and all(abs(p) <= 1 for p in payoffs)

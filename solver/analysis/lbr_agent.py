@@ -600,18 +600,29 @@ def _append(path: Path, row: dict) -> None:
 def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16,
               rollout: str | None = None, scheduler: str | None = None,
               workers: int | None = None, progress: Note | None = None,
-              belief_cap: int = BELIEF_CAP) -> dict:
+              belief_cap: int = BELIEF_CAP, particle_states: int | None = None) -> dict:
     """LBR against the search agent of ``run_dir`` in ``games`` games (half in each seat),
     each game a task (on a Dask LocalCluster of ``workers`` processes, default 2; the
     cluster at ``scheduler``; or this process with ``workers=0``), finished games kept in
     RUN_DIR/lbr-games.jsonl so that the same command resumes (every game of the same
     settings there counts, also games appended by other machines at other indices, so the
     result may hold more than ``games``). LBR's belief is compacted past ``belief_cap``
-    particles (:func:`compact`). Returns the result as
+    particles (:func:`compact`). ``particle_states`` K (None: every state): at each of the
+    agent's decisions only the K private states of the agent that LBR's belief weighs most
+    are re-solved with their own leaf games (:class:`AgentOpponent`'s ``max_states``), the
+    others take that re-solve's rows (their leaves scored as the value function's fallback
+    scores them: still independent of the agent's cards, so still a bound, LBR's belief
+    only coarser); K is recorded with the games (a file of another K is not resumed), and
+    the largest belief mass left unvalued in a game is reported. Where a re-solve for every
+    state is out of reach (Agent Avenue's advanced mode: some 1,000 states at its first
+    decisions, 2,641 hands a seat) this makes the games affordable. Returns the result as
     :func:`spycfr.analysis.lbr.local_best_response` does, with the cost per game."""
     check_lbr_options(games, rollouts)
     if belief_cap < 1:
         raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
+    if particle_states is not None and particle_states < 1:
+        raise SpycfrError("--lbr-particle-states must be >= 1 (the agent's private states "
+                          f"re-solved at each of its decisions), got {particle_states}")
     say = progress or (lambda text: None)
     run_dir = str(run_dir)
     game = _game_of(run_dir)
@@ -624,6 +635,8 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     settings = {"seed": seed, "rollouts": rollouts, "rollout": rollout,
                 "opponent_rollout": rollout, "agent": read_run(run_dir).record.get("agent"),
                 "particles": PARTICLES, "belief_cap": belief_cap}
+    if particle_states is not None:  # absent when every state is re-solved: older files
+        settings["particle_states"] = particle_states  # of that setting still resume
     path = Path(run_dir) / GAMES_FILE
     done = _read_games(path, settings)
     if not path.exists():
@@ -662,7 +675,8 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
                   "weighted by the agent's re-solved strategy (its probability of each move "
                   "for the particle's private state, at the public state where it "
                   "re-solved, as the agent holding that state computes it: "
-                  f"{PARTICLES})" + cap_words(_per_game(every), belief_cap),
+                  f"{PARTICLES}{_bounded_words(particle_states)})"
+                  + cap_words(_per_game(every), belief_cap),
                   f"{rollout} for both seats afterwards: the agent cannot re-solve in "
                   "thousands of playouts")
     seconds = [r["seconds"] for r in every]
@@ -671,11 +685,24 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
                approximate_decisions=sum(r.get("approximate", 0) for r in every),
                belief_cap=belief_cap,
                belief_compacted=compacted_totals(_per_game(every)))
+    if particle_states is not None:
+        out.update(particle_states=particle_states,
+                   unvalued_mass_largest=max(r.get("unvalued_mass", 0.0) for r in every))
     out.update(opponent="search agent", games_file=GAMES_FILE,
                seconds_per_game={"mean": float(np.mean(seconds)),
                                  "median": float(np.median(seconds))},
                seconds_all_games=float(np.sum(seconds)))
     return out
+
+
+def _bounded_words(particle_states: int | None) -> str:
+    """The method's words for ``particle_states`` (None: every state re-solved)."""
+    if particle_states is None:
+        return ""
+    return (f"; at each decision only the {particle_states} private states LBR's belief "
+            "weighs most, the others with the rows of that re-solve, their leaves scored "
+            "as the value function's fallback scores them (independent of the agent's "
+            "cards: a coarser belief, still a bound)")
 
 
 def _per_game(rows: list[dict]) -> np.ndarray:

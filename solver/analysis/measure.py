@@ -83,12 +83,14 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
                 compare: tuple[str, ...] = (), lbr_games: int = 0, lbr_rollouts: int = 16,
                 lbr_rollout: str | None = None,
                 progress: Callable[[str], None] | None = None, scheduler: str | None = None,
-                workers: int | None = None) -> dict:
+                workers: int | None = None, lbr_particle_states: int | None = None) -> dict:
     """Measure a tree-less run (see the module notes) and record it in its run.json:
     ``games`` head to head against each opponent (0: none); with ``lbr_games`` > 0 also a
     local best response in that many games (``lbr_rollouts`` playouts per action, LBR
     continuing as the player ``lbr_rollout``, None: as the run, or the game's heuristic
-    against a search agent, whose games run on Dask: ``scheduler``, ``workers``)."""
+    against a search agent, whose games run on Dask: ``scheduler``, ``workers``; against a
+    search agent ``lbr_particle_states`` K re-solves only the K private states LBR's belief
+    weighs most at each of the agent's decisions: ``agent_lbr``)."""
     meta = read_run(run_dir)
     config = meta.config
     assert config is not None  # read_run requires it
@@ -100,6 +102,16 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
                           "(give --games N > 0 for head to head, --lbr-games N >= 4 for a "
                           "local best response)")
     roll = None if lbr_rollout is None else player_from(lbr_rollout, game)
+    if lbr_particle_states is not None:  # before the agent loads (minutes on big games)
+        from spycfr.runs.agent_run import is_agent_run
+
+        if not is_agent_run(meta):
+            raise SpycfrError("--lbr-particle-states is for a search agent's run (the private "
+                              "states LBR re-solves at its decisions); this run is a stored "
+                              "strategy, read at every particle")
+        if lbr_particle_states < 1:
+            raise SpycfrError("--lbr-particle-states must be >= 1 (the agent's private states "
+                              f"re-solved at each of its decisions), got {lbr_particle_states}")
     run = player_from(str(run_dir), game)
     if run.agent is not None:
         run.agent.progress = progress  # its long solves say how far they are
@@ -124,7 +136,7 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
         from spycfr.analysis.lbr_agent import agent_lbr
 
         lbr = agent_lbr(run_dir, lbr_games, seed, lbr_rollouts, lbr_rollout, scheduler,
-                        workers, progress)
+                        workers, progress, particle_states=lbr_particle_states)
     elif lbr_games > 0:
         lbr = local_best_response(
             game, run, lbr_games, seed, lbr_rollouts, roll,
@@ -142,7 +154,7 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
                 "local_best_response": lbr,
                 "exploitability_lower_bound": bound, "openings_stability": stability,
                 "command": _command(run_dir, games, seed, compare, lbr_games, lbr_rollouts,
-                                    lbr_rollout)}
+                                    lbr_rollout, lbr_particle_states)}
     with RunLock(run_dir):  # no solve may rewrite the run meanwhile
         write_json(Path(run_dir) / RUN_JSON, read_run(run_dir).with_measured(measured).to_json())
     return measured
@@ -173,9 +185,12 @@ def _stability(run_dir, meta: RunResult, compare: tuple[str, ...]) -> dict | Non
 
 
 def _command(run_dir, games: int, seed: int, compare: tuple[str, ...], lbr_games: int,
-             lbr_rollouts: int, lbr_rollout: str | None) -> str:
+             lbr_rollouts: int, lbr_rollout: str | None,
+             lbr_particle_states: int | None = None) -> str:
     extra = "".join(f" --compare {c}" for c in compare)
     if lbr_games > 0:
         extra += f" --lbr-games {lbr_games} --lbr-rollouts {lbr_rollouts}"
         extra += f" --lbr-rollout {lbr_rollout}" if lbr_rollout else ""
+        extra += (f" --lbr-particle-states {lbr_particle_states}"
+                  if lbr_particle_states is not None else "")
     return f"spycfr measure {run_dir} --games {games} --seed {seed}{extra}"
