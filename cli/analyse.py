@@ -65,6 +65,8 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
     )
     from spycfr.runs.store import read_run, treeless_openings
 
+    if as_json and as_csv:
+        raise SpycfrError("--json and --csv are two formats of the same table: give one")
     meta = read_run(run_dir)
     spec = openings_spec(meta.game)
     if (meta.record.get("agent") or {}).get("opening_file") and not as_csv:

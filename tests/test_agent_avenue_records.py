@@ -84,7 +84,11 @@ def test_games_in_progress_and_pending_swap():
     ("deal:EN.CB.DD.SE|DA.EN.CB.CB play:EN/CB draw:DA.SE take:up=DD", "face-down card was"),
     ("deal:EN.CB.DD.SE|DA.EN.CB.CB swap:DD play:EN/CB", "token 2 `swap:DD`: a swap is "),
     ("deal:EN.CB.DD.XX|DA.EN.CB.CB", "XX is not an agent code"),
-    ("deal:EN.CB.DD|DA.EN.CB.CB", "token 1"),
+    # a hand too many or too few: said as such (it blamed the deck)
+    ("deal:EN.CB.DD|DA.EN.CB.CB", "token 1 `deal:EN.CB.DD|DA.EN.CB.CB`: a hand is 4 cards "
+     "here, the token gives P1 3: write 4 cards a side"),
+    ("deal:EN.CB.DD.SE|DA.EN.CB.CB.SE", "the token gives P2 5"),
+    ("deal:EN.CB.DD|?", "a hand is 4 cards here, the token gives P1 3"),
     ("deal:EN.CB.DD.SE|? play:EN/?", "only the player who plays sees the face-down card"),
     ("hello", "token 1 `hello`: not a token"),
     ("deal:SK.SK.EN.EN|DA.EN.CB.CB", "the deck cannot give that"),
@@ -92,6 +96,16 @@ def test_games_in_progress_and_pending_swap():
 def test_illegal_records_name_the_token(record, needle):
     with pytest.raises(RecordError, match=needle.replace("(", r"\(").replace(")", r"\)")):
         replay(FULL, record)
+
+
+@pytest.mark.parametrize("record", ["deal:EN.CB.DD.SE|?",
+                                    "deal:EN.CB.DD.SE|DA.EN.CB.CB play:EN/? draw:?.?"])
+def test_a_full_records_hidden_card_says_full_records_show_every_card(record):
+    """A view where a whole record is needed (spycfr review): the hidden card is named as
+    such, as Agent Hunter's records say it (it said 'P2 sees its own hand')."""
+    with pytest.raises(RecordError, match="only allowed in a player's view; a full record "
+                                          "shows every card"):
+        record_to_actions(FULL, record)
 
 
 @pytest.mark.parametrize("card, what", [("XX", "an agent code"),

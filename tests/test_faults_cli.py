@@ -35,6 +35,7 @@ TINY = str(RESULTS / "tiny")
     (["play", TINY, "--seat", "P3"], "Invalid value for '--seat'"),
     (["nosuch"], "No such command 'nosuch'"),
     (["best-response", TINY], "Missing option '--seat'"),
+    (["openings", TINY, "--csv", "--json"], "--json and --csv are two formats"),  # printed CSV
 ])
 def test_usage_errors_are_one_line(args, fragment):
     one_line_error(args, fragment)

@@ -393,6 +393,9 @@ def _replay(variant: Variant, toks: list[str], viewer: int | None) -> Replay:
     canon: list[str] = []
     for number, token in enumerate(toks, 1):
         last = number == len(toks)
+        if viewer is None and "?" in token:  # a full record (a review's, a game's actions)
+            raise ctx.err(number, token, "`?` (hidden) is only allowed in a player's view; a "
+                                         "full record shows every card")
         downs = set(np.unique(states[:, R.DOWN]).tolist())
         before = states[0]
         edges = _edges(ctx, number, token, before, last, downs.pop() if len(downs) == 1 else -1)
@@ -454,6 +457,13 @@ def _why(ctx: RecordContext, s: np.ndarray, token: str) -> str:
         need = int(A.hand_need(s, ctx.params, a) if int(s[R.PHASE]) == A.PH_HAND_DRAW else
                    R._draw_count(s, ctx.params, a)) if kind == "draw" else int(ctx.v.hand)
         given = len(token.split(":", 1)[1].split(".")) if ":" in token else 0
+        if kind == "deal":  # a hand too many or too few, on either side
+            sides = token.split(":", 1)[1].split("|") if ":" in token else []
+            for who, side in zip(PLAYER_NAMES, sides, strict=False):
+                if side != "?" and len(side.split(".")) != need:
+                    return (f"a hand is {need} cards here, the token gives {who} "
+                            f"{len(side.split('.'))}: write {need} cards a side (deal:P1's|"
+                            "P2's, ? for the hand the player cannot see)")
         if kind == "draw" and given != need:  # the usual slip: a card too many or too few
             cards = f"{need} card{'s' if need != 1 else ''}"
             return (f"{me} draws {cards} here, the token names {given}: write {cards} "
