@@ -181,3 +181,19 @@ def test_an_agent_with_a_table_says_its_first_plan_is_the_tables(tiny, tmp_path)
     assert lines[0] == ("the first plan (the openings table's, built once per agent): "
                         "building its public tree (2 decision levels)")
     assert not any("node-states" in x for x in lines)
+
+
+@pytest.mark.parametrize(("plan_endgame", "clause"), [
+    (0, ""), (5000, ", or to the end of the game where that takes at most 5,000 node-states")])
+def test_a_first_plan_with_no_endgame_budget_names_none(plan_endgame, clause):
+    """--plan-endgame 0 (Agent Avenue standard's): the line names no budget, not 'or to the
+    end of the game where that takes at most 0 node-states' (seen on the README's query)."""
+    from spycfr.search.agent import AgentConfig, SearchAgent
+
+    lines: list[str] = []
+    variant = get_plugin("agent-avenue").make_variant("tiny", {}).as_dict()
+    agent = SearchAgent("agent-avenue", variant,
+                        AgentConfig(iterations=2, plan_endgame=plan_endgame), lines.append)
+    agent.plan()
+    assert lines[0] == ("the first plan (solved once per agent): building its public tree "
+                        f"(2 decision levels{clause})")

@@ -256,8 +256,9 @@ class SearchAgent:
             "game's first public chance"
         if self.openings is None:
             self._say(f"the first plan (solved {once}): building its public tree "
-                      f"({self.config.plan_depth} decision levels, or to the end of the game "
-                      f"where that takes at most {budget:,} node-states)")
+                      f"({self.config.plan_depth} decision levels"
+                      + (f", or to the end of the game where that takes at most {budget:,} "
+                         "node-states)" if budget else ")"))
         else:  # no budget to speak of: the openings' subgame, played by the table
             self._say(f"the first plan (the openings table's, built {once}): building its "
                       f"public tree ({self.config.plan_depth} decision levels)")
