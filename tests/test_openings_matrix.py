@@ -159,6 +159,12 @@ def test_train_openings_makes_the_agent_open_with_the_mixture(tmp_path):
     code, out, err = spycfr("openings", run)
     assert code == 0, err
     assert "solved as a matrix game" in out and "card set" in out and "eq prob" in out
+    # the sets played are worth the same: the ranks say how often, not how good
+    for p in ("P1", "P2"):
+        values = [r["value"] for r in shown[p]["top"]]
+        tied = len(values) > 1 and max(values) - min(values) <= 1e-9
+        line = " ".join(out.split(f"{p}: ", 1)[1].split("rank", 1)[0].split())
+        assert ("rank is by probability, not by value" in line) == tied
     code, _, err = spycfr("report", run, "-o", str(tmp_path / "report.md"))
     assert code == 0, err
     report = (tmp_path / "report.md").read_text()

@@ -154,6 +154,9 @@ def play_table(og: OpeningGame, games: int, seed: int, partial: str | Path | Non
 
 
 ROWS_PER_SAVE = 4
+# classes in the equilibrium's support whose values differ by no more than this tie (the LP's
+# values: an equilibrium mixes only classes of equal value against the other's mixture)
+TIED = 1e-9
 
 
 def matrix(u: np.ndarray) -> np.ndarray:
@@ -339,8 +342,12 @@ class OpeningTable:
         their probability and value."""
         s, out = self.summary(top), self.describe(what, group)
         for p in ("P1", "P2"):
+            values = [row["value"] for row in s[p]["top"]]
+            same = len(values) > 1 and max(values) - min(values) <= TIED
             out.append(f"{p}: {s[p]['support']} {group}s played (each in any house order, "
-                       f"uniformly); value = against the other's mixture, continuing best")
+                       f"uniformly); value = against the other's mixture, continuing best"
+                       + (f"; the {group}s played tie (an equilibrium mixes only moves of "
+                          "equal value): rank is by probability, not by value" if same else ""))
             out.append(f"  {'rank':>4}  {group:<12} {'eq prob':>8} {'value':>8}")
             for r, row in enumerate(s[p]["top"], 1):
                 out.append(f"  {r:>4}  {row['cards']:<12} {row['probability']:>8.4f} "
