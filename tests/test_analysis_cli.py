@@ -371,6 +371,9 @@ def test_query_text_output(tiny):
         ("P1", "place:0-2 place:? hand:1>1:lo hand:1>1:hi",
          ["game is over", "payoffs: P1 ", "stops where a player is to move"]),
         ("P1", "bogus", ["move 1", "bogus"]),
+        # a whole record where the game is over: the error alone (no note before it)
+        ("P1", "place:0-2 place:1-0 hand:1>1:eq hand:2>1:hi", ["game is over"]),
+        ("P2", "place:0-2 place:1-0", ["P1's move"]),
     ],
 )
 def test_query_errors(tiny, player, record, fragments):

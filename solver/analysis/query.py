@@ -380,6 +380,8 @@ def view_of_full_record(game: str, params: dict, record: str, player: int
     view = state.information_state(player)
     if view == state.record():
         return record, None
+    _view_to_move(records, variant, view, player)  # a position where the player moves, or
+    # the one-line error alone (before the note is said)
     name = "P1" if player == 0 else "P2"
     return view, (f"the record shows what {name} cannot see (the opponent's hidden cards): "
                   f"answering {name}'s view of it, {view}")
