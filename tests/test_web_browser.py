@@ -210,7 +210,7 @@ def test_play_against_a_search_agent_and_review_the_game(server, browser, shots)
     mine = _review_rows(browser.find_element(By.CSS_SELECTOR, "table.review"))
     assert sorted(m for m, _ in mine) == sorted(played)
     note = browser.find_element(By.CSS_SELECTOR, "table.review + p.note").text
-    assert "re-solve's precision" in note
+    assert "re-solve's precision" in note and note.startswith("value: your expected payoff")
     browser.get(f"{server}/review?run=tiny-agent")
     browser.find_element(By.ID, "records").send_keys(record)
     _follow(browser, browser.find_element(By.ID, "go"))
@@ -219,6 +219,9 @@ def test_play_against_a_search_agent_and_review_the_game(server, browser, shots)
     tables = browser.find_elements(By.CSS_SELECTOR, "div.game table.review")
     assert len(tables) == 2  # both seats, P1's first: the player's moves as play reviewed
     assert _review_rows(tables[0]) == mine
+    notes = browser.find_elements(By.CSS_SELECTOR, "div.game table.review + p.note")
+    # a recorded game's seats are named, not "you"
+    assert [n.text.split(" expected")[0] for n in notes] == ["value: P1's", "value: P2's"]
 
 
 def test_a_game_in_progress_shows_the_position_and_its_moves(server, browser, shots):

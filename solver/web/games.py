@@ -205,18 +205,19 @@ def _review_html(rows: list[dict], seat: int, mine: bool = True) -> str:
     return (f'<h2>review of {SEATS[seat]}\'s moves</h2><p id="verdict">{verdict}</p>'
             '<table class="review"><tr><th>#</th><th class=l>move</th><th>eq prob</th>'
             "<th>value</th><th>best</th><th>loss</th><th class=l>in words</th></tr>"
-            + "".join(body) + f"</table><p class=note>{_review_note(rows)}</p>")
+            + "".join(body) + f"</table><p class=note>{_review_note(rows, whose)}</p>")
 
 
-def _review_note(rows: list[dict]) -> str:
+def _review_note(rows: list[dict], whose: str = "your") -> str:
     """What the review's value and loss mean: a tree run's equilibrium values, or a search
-    agent's re-solve (as `spycfr play` says it)."""
+    agent's re-solve (as `spycfr play` says it); ``whose``: "your" in a game just played,
+    the seat's ("P2's") in a reviewed record."""
     if rows[0].get("basis") == "agent":
-        return ("value: your expected payoff from that position as the search agent's re-solve "
-                "there values it (against its range); loss: how far below the best move there "
-                f"('tie': within {rows[0]['tolerance']:g}, the re-solve's precision)")
-    return ("value: your expected payoff from that position against the run's strategy, the "
-            "game then going on at equilibrium; loss: how far below the best move there "
+        return (f"value: {whose} expected payoff from that position as the search agent's "
+                "re-solve there values it (against its range); loss: how far below the best "
+                f"move there ('tie': within {rows[0]['tolerance']:g}, the re-solve's precision)")
+    return (f"value: {whose} expected payoff from that position against the run's strategy, "
+            "the game then going on at equilibrium; loss: how far below the best move there "
             "('tie': within what the run's exploitability allows)")
 
 
