@@ -54,6 +54,7 @@ def _run_fields(result, keys: tuple[str, ...]) -> dict:
 @click.option("--top", default=None, type=click.IntRange(min=1),
               help="Rows per player (per situation where the game has several): 10 in the "
                    "text output by default, all in --json and --csv unless given.")
+@memory_limit_option
 def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None:
     """Optimal openings (e.g. Agent Hunter's placements): their equilibrium distribution and
     the value of every opening move against the equilibrium opponent."""
@@ -328,6 +329,7 @@ def _player_value(run, player: str) -> float:
               help="Value moves against this opponent instead: a run directory, a strategy "
                    "table file, or 'uniform'.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@memory_limit_option
 def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
           as_json: bool) -> None:
     """Best move from a position: RECORD is the game so far as that player saw it ('?' hidden).

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from spycfr.cli.options import build_game, game_command
+from spycfr.cli.options import build_game, game_command, memory_limit_option
 from spycfr.errors import SpycfrError
 
 
@@ -20,6 +20,7 @@ from spycfr.errors import SpycfrError
               help="Games to play (half with A as P1).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@memory_limit_option
 def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | None,
                  variant_params: dict, games: int, seed: int, as_json: bool) -> None:
     """Play PLAYER_A against PLAYER_B: each is `uniform`, `heuristic` (the game's simple
@@ -107,6 +108,7 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
               help="Worker processes of the LocalCluster for a search agent's LBR games "
                    "(default 2; 0: in this process).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@memory_limit_option
 def measure(run_dir: str, games: int | None, seed: int, compare: tuple[str, ...],
             lbr_games: int, lbr_rollouts: int, lbr_rollout: str | None,
             lbr_particle_states: int | None, scheduler: str | None,

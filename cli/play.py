@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from spycfr.cli.options import seat_option
+from spycfr.cli.options import memory_limit_option, seat_option
 from spycfr.errors import SpycfrError
 
 
@@ -22,6 +22,7 @@ from spycfr.errors import SpycfrError
                    "stdin too): scripted games end with an error if the moves run out.")
 @click.option("--json", "as_json", is_flag=True,
               help="After the game, print the result and the review as one JSON object.")
+@memory_limit_option
 def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | None,
          as_json: bool) -> None:
     """Play a game against the strategy of RUN_DIR, then review your moves.

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from spycfr.cli.options import Choice
+from spycfr.cli.options import Choice, memory_limit_option
 from spycfr.errors import SpycfrError
 
 MAX_FILE = 1 << 20  # bytes of records read (the workbench's upload limit too)
@@ -21,6 +21,7 @@ MAX_FILE = 1 << 20  # bytes of records read (the workbench's upload limit too)
 @click.option("--seat", type=Choice(("both", "P1", "P2")), default="both", show_default=True,
               help="Whose moves to review.")
 @click.option("--json", "as_json", is_flag=True, help="Print the reviews as one JSON object.")
+@memory_limit_option
 def review(run_dir: str, record: tuple[str, ...], path: str | None, seat: str,
            as_json: bool) -> None:
     """Review recorded games against the strategy of RUN_DIR: each game's moves with their

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from spycfr.cli.options import memory_limit_option
+
 
 @click.command()
 @click.argument("run_dirs", nargs=-1, type=click.Path())
@@ -12,6 +14,7 @@ import click
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
               help="Port (0: any free one).")
 @click.option("--quiet", is_flag=True, help="Do not log each request.")
+@memory_limit_option
 def serve(run_dirs: tuple[str, ...], host: str, port: int, quiet: bool) -> None:
     """Serve the workbench over RUN_DIRS (run, sweep or team directories, or folders
     holding them; default: results): the strategy browser, openings, reports, play against

@@ -93,8 +93,8 @@ class GrowthCheck:
             self.per_step = max(self.per_step, (now - self.start_rss) / (steps - self.start_steps))
         if steps >= 4 * self.every:  # past the first stretches: measure from here on
             self.start_steps, self.start_rss = steps, now
-        self.budget.require(f"{self.what} ({steps:,} done)",
-                            2 * interval * max(self.per_step, 0.0), self.advice)
+        what, advice = _in_context(f"{self.what} ({steps:,} done)", self.advice)
+        self.budget.require(what, 2 * interval * max(self.per_step, 0.0), advice)
 
 
 def physical_bytes() -> float:
@@ -120,12 +120,42 @@ def budget_for(limit_gib: float | None) -> MemoryBudget:
 
 # --- the budget of the running command ---------------------------------------------------
 _current: MemoryBudget | None = None
+# per thread (the workbench serves pages from threads): the work under way, innermost last,
+# as (what, advice) pairs of :func:`doing`
+_doing = threading.local()
 
 
 def require(what: str, extra_bytes: float, advice: str = "") -> None:
-    """:meth:`MemoryBudget.require` of the running command's budget (nothing outside one)."""
+    """:meth:`MemoryBudget.require` of the running command's budget (nothing outside one),
+    ``what`` prefixed by the work under way and ``advice`` by default the innermost
+    :func:`doing`'s."""
     if _current is not None:
-        _current.require(what, extra_bytes, advice)
+        said, advice = _in_context(what, advice)
+        _current.require(said, extra_bytes, advice)
+
+
+def _in_context(what: str, advice: str) -> tuple[str, str]:
+    """``what`` prefixed by the work under way (:func:`doing`), and ``advice`` or else the
+    innermost advice given there."""
+    stack = getattr(_doing, "stack", ())
+    said = [a for _, a in stack if a]
+    return (": ".join([*(w for w, _ in stack if w), what]),
+            advice or (said[-1] if said else ""))
+
+
+@contextlib.contextmanager
+def doing(what: str, advice: str = "") -> Iterator[None]:
+    """Name the work under way for the refusals of :func:`require` inside it (``what`` as a
+    prefix: "the agent's first plan: a public tree of ... needs about ...") and what to do
+    about one (``advice``, where the refusal's own gives none): library code that allocates
+    (a tree's build, a solve) knows sizes but not why it was asked; its caller knows both
+    what it is doing and which setting would make it smaller."""
+    stack = getattr(_doing, "stack", ())
+    _doing.stack = (*stack, (what, advice))
+    try:
+        yield
+    finally:
+        _doing.stack = stack
 
 
 def current_budget() -> MemoryBudget | None:

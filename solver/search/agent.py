@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from spycfr import memory
 from spycfr.engine import protocol as P
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
@@ -51,6 +52,12 @@ WHOLE_MAX_NODES = 4_000_000
 # docs/search.md "Exact endgames" and "The first plan" measured them
 ENDGAME = 4_000_000
 PLAN_ENDGAME = 400_000_000
+# what to do when the agent's work would pass the command's --memory-limit
+PLAN_ADVICE = ("give a larger --memory-limit, or make the run with a smaller --plan-endgame "
+               "(spycfr solve --algorithm re-solving; 0: the plan's first decision levels "
+               "only)")
+RESOLVE_ADVICE = ("give a larger --memory-limit, or make the run with a smaller --endgame or "
+                  "--depth (spycfr solve --algorithm re-solving)")
 # a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
 PROGRESS_AFTER = 5.0
 PROGRESS_AGAIN = 10.0
@@ -229,16 +236,17 @@ class SearchAgent:
                 pub = chances.tree.pub[chances.tree.leaves[0]]
         key = pub.tobytes()
         hit = self._plans.get(key)
-        if hit is None and self.saved_plan is not None:
-            hit = self.saved_plan(pub)
-        if hit is None:
-            ranges = self.model.weights
-            if chances is not None:
-                node = chances.tree.find(pub)
-                if node < 0 or chances.tree.kind[node] != LEAF:
-                    raise ValueError("a plan starts at one of the game's first decisions")
-                ranges = (chances.reach[0][node], chances.reach[1][node])
-            hit = self._solve_plan(pub, ranges)
+        with memory.doing("the agent's first plan", PLAN_ADVICE):
+            if hit is None and self.saved_plan is not None:
+                hit = self.saved_plan(pub)
+            if hit is None:
+                ranges = self.model.weights
+                if chances is not None:
+                    node = chances.tree.find(pub)
+                    if node < 0 or chances.tree.kind[node] != LEAF:
+                        raise ValueError("a plan starts at one of the game's first decisions")
+                    ranges = (chances.reach[0][node], chances.reach[1][node])
+                hit = self._solve_plan(pub, ranges)
         if key not in self._plans and len(self._plans) >= PLANS_KEPT:
             del self._plans[next(iter(self._plans))]
         self._plans[key] = hit
@@ -609,10 +617,16 @@ class AgentGame:
             return
         if not (self.mine.any() and self.support.any()):
             return  # no real game gets here (the exploitability walk's dead branches)
-        opp = 1 - self.seat
         start = time.perf_counter()
         if first and not hasattr(a.values, "focus"):
             return
+        with memory.doing("a re-solve", RESOLVE_ADVICE):
+            self._resolve(first, k, start)
+
+    def _resolve(self, first: bool, k: int, start: float) -> None:
+        """:meth:`_arrive`'s re-solve at the walk's node, a decision of seat ``k`` (``first``:
+        our first move), begun at ``start`` (perf_counter)."""
+        a, t, s, opp = self.agent, self.sol.tree, self.s, 1 - self.seat
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
         tree = a.endgame(self.pub, a.config.depth, a.config.endgame, ranges)
         if first and tree is not None:
@@ -660,11 +674,12 @@ class AgentGame:
         if not hasattr(a.values, "focus"):  # a cheap pass is made for such leaves only
             return self.move_info(state, seat)
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
-        tree = a.subgame(self.pub, a.config.depth, a.config.endgame, ranges, rule=True)
-        a.values.focus(seat, a.private(state, seat), tree, ranges[seat])
-        view = copy.copy(self)
-        view.sol, view.s = a.solve("your move's values, for the review", tree, ranges,
-                                   keep=(seat, a.private(state, seat))), 0
+        with memory.doing("the review's re-solve", RESOLVE_ADVICE):
+            tree = a.subgame(self.pub, a.config.depth, a.config.endgame, ranges, rule=True)
+            a.values.focus(seat, a.private(state, seat), tree, ranges[seat])
+            view = copy.copy(self)
+            view.sol, view.s = a.solve("your move's values, for the review", tree, ranges,
+                                       keep=(seat, a.private(state, seat))), 0
         return view.move_info(state, seat)
 
     def _opening(self) -> bool:
@@ -759,7 +774,8 @@ class AgentGame:
             if _same(plan.reach[self.seat][n], self.mine) and _same(plan.reach[opp][n],
                                                                     self.model_range):
                 return plan.tree, n, plan.values[self.seat], plan.reach[opp]
-            v, r = values_from(plan.tree, plan.strategy, n, ranges, self.seat)
+            with memory.doing("the agent's move values from its first plan", PLAN_ADVICE):
+                v, r = values_from(plan.tree, plan.strategy, n, ranges, self.seat)
             return plan.tree, n, v, r
         sol, s = self.sol, self.s
         if _same(sol.reach[self.seat][s], self.mine) and _same(sol.reach[opp][s],
@@ -769,7 +785,8 @@ class AgentGame:
             return sol.tree, s, sol.values[self.seat], sol.reach[opp]
         # the cheap pass values its leaves as they stand (see _arrive)
         leaves = getattr(a.values, "exact", a.values) if self.cheap else a.values
-        v, r = values_from(sol.tree, sol.strategy, s, ranges, self.seat, leaves)
+        with memory.doing("the agent's move values", RESOLVE_ADVICE):
+            v, r = values_from(sol.tree, sol.strategy, s, ranges, self.seat, leaves)
         return sol.tree, s, v, r
 
     def _pairs(self, pub: np.ndarray, i: int, seat: int) -> np.ndarray:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spycfr import memory
 from spycfr.search import passes
 from spycfr.search.tree import Subtree, reachable
 from spycfr.search.values import ValueFunction
@@ -50,6 +51,24 @@ class Solution:
         """(n_mover, PA) the root's strategy rows (the root must be a decision)."""
         return self.strategy[self.tree.row[0]]
 
+
+
+def solve_bytes(tree: Subtree, tables: int = 3, node_arrays: int = 4) -> int:
+    """The bytes a solve of ``tree`` allocates beyond the tree: ``tables`` arrays the shape
+    of its strategy rows (CFR+: its current, regret and average strategies; the solution's
+    strategy comes when the regrets go) and ``node_arrays`` arrays of both seats' (nodes,
+    private states) (a solve: the reaches and values, and its solution's values and
+    best-response values copied; :func:`values_from`: 2), and the leaves' values."""
+    n = tree.game.n[0] + tree.game.n[1]
+    return int(8 * (tables * tree.row_kid.size + node_arrays * tree.size * n
+                    + 2 * max(tree.leaves.size, 1) * n))
+
+
+def _require(what: str, tree: Subtree, tables: int, node_arrays: int) -> None:
+    """Refuse (the running command's --memory-limit) what :func:`solve_bytes` says."""
+    memory.require(f"{what} on {tree.size:,} public nodes ({tree.row_kid.shape[0]:,} private "
+                   f"rows {tree.row_kid.shape[2]} wide)",
+                   solve_bytes(tree, tables, node_arrays))
 
 
 class _Run:
@@ -132,6 +151,7 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
     seat's range gives it no weight (a player's actual cards that the agent's own play would
     not hold: `spycfr query`); without it the live passes leave such rows uniform."""
     t = tree
+    _require("a CFR+ solve", t, 3, 4)
     run = _Run(t, value_function)
     if value_function is not None and hasattr(value_function, "reset"):
         value_function.reset()  # a value function that caches per solve
@@ -224,6 +244,7 @@ def fixed(tree: Subtree, strategy: np.ndarray, ranges: tuple[np.ndarray, np.ndar
           value_function: ValueFunction | None = None) -> Solution:
     """A given ``strategy`` on ``tree`` as a solution (0 iterations): its reaches from the
     root ``ranges``, values and best-response values (what a later re-solve's gadget keeps)."""
+    _require("a fixed strategy's values", tree, 0, 4)
     run = _Run(tree, value_function)
     if value_function is not None and hasattr(value_function, "reset"):
         value_function.reset()
@@ -242,6 +263,7 @@ def values_from(tree: Subtree, strategy: np.ndarray, node: int,
     against (a search agent's re-solve: what the opponent can hold, through the gadget; its
     values wanted against its model of the opponent). Both arrays (nodes, n): 0 at the nodes
     not below ``node``."""
+    _require("the values of a fixed strategy", tree, 0, 2)
     run = _Run(tree, value_function)
     run.reaches(strategy, [np.asarray(r, float) for r in ranges], node)
     return run.evaluate(seat, strategy), run.reach[1 - seat]

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from spycfr import memory
 from spycfr.errors import SpycfrError
 from spycfr.io import save_npz
 from spycfr.search.resolve import Solution
@@ -90,16 +91,51 @@ def load_plans(path: str | os.PathLike, game: GameModel) -> dict[bytes, Solution
     try:
         with np.load(path) as data:
             meta = json.loads(str(data["meta"]))
+            nodes = sum(int(t.get("nodes", 0)) for t in meta.get("trees") or [])
+            memory.require(f"reading {int(meta['plans'])} first plan(s) of {nodes:,} public "
+                           f"nodes from {name}", read_bytes(data),
+                           "give a larger --memory-limit (the plan is read whole)")
             plans = {}
             for k in range(int(meta["plans"])):
                 plan = _plan(data, f"p{k}.", game)
                 plans[plan_key(plan.tree.pub[0])] = plan
-    except PlanFileError:
+    except (PlanFileError, memory.MemoryLimitError):
         raise
     except Exception as exc:  # zipfile, numpy and json raise many types
         raise PlanFileError(f"the agent's plan file {name!r} is unreadable "
                             f"({str(exc)[:120]})") from None
     return plans
+
+
+def read_bytes(data) -> int:
+    """The bytes that reading every plan of an opened plan file (``np.load``'s) makes: each
+    array dense (integers as int64), from the arrays' headers and the sparse ones' recorded
+    shapes, before any array is inflated; and the largest array's entries once more (a
+    sparse array's bits, unpacked to one byte each, while it is made dense)."""
+    total, largest = 0, 0
+    for name in data.files:
+        if name == "meta" or name.endswith(f"{_SPARSE}bits") or name.endswith(
+                f"{_SPARSE}vals"):
+            continue
+        if name.endswith(f"{_SPARSE}shape"):
+            base = name[:-len(f"{_SPARSE}shape")]
+            shape = tuple(int(x) for x in data[name])
+            dtype = _header(data, f"{base}{_SPARSE}vals")[1]
+        else:
+            shape, dtype = _header(data, name)
+        size = int(np.prod(shape, dtype=np.int64))
+        total += size * (8 if dtype.kind in "iu" else dtype.itemsize)
+        largest = max(largest, size)
+    return total + largest
+
+
+def _header(data, name: str) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and dtype of array ``name`` of an opened ``.npz``, from its header alone."""
+    with data.zip.open(f"{name}.npy") as fh:
+        version = np.lib.format.read_magic(fh)
+        shape, _, dtype = (np.lib.format.read_array_header_1_0(fh) if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0(fh))
+    return shape, dtype
 
 
 def model_sizes(game: GameModel) -> dict[str, Any]:

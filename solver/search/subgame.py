@@ -14,8 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from spycfr import memory
 from spycfr.public import protocol as pp
-from spycfr.search.tree import LEAF, GameModel, Subtree, TooBig, _expand, _payoffs
+from spycfr.search.tree import (
+    LEAF,
+    GameModel,
+    Subtree,
+    TooBig,
+    _expand,
+    _payoffs,
+    tree_bytes,
+)
 
 
 def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
@@ -43,10 +52,15 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
     counts: list[int] = []
     rows: list[int] = []
     tabs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    budget = memory.current_budget()
+    growth = None if budget is None else budget.tracker(f"building a subgame of {decisions} "
+                                                        "decision levels, public nodes")
     i = 0
     while i < len(pubs):
         if len(pubs) > max_nodes:
             raise TooBig(f"the subgame has more than {max_nodes:,} public nodes")
+        if growth is not None:
+            growth.tick(len(pubs))
         k0 = int(current(pubs[i], params))
         if (k0 in (0, 1) and level[i] >= decisions) or (k0 == pp.TERMINAL and terminal_leaves):
             kinds.append(LEAF)
@@ -84,12 +98,15 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
     tnodes = np.flatnonzero(kind_a == pp.TERMINAL)
     term = np.full(kind_a.shape[0], -1, np.int64)
     term[tnodes] = np.arange(tnodes.size)
+    width = max([t[0].shape[1] for t in tabs], default=1)
+    r = max(len(tabs), 1)
+    memory.require(f"a subgame of {pub.shape[0]:,} public nodes and {len(tabs):,} private "
+                   f"rows {width} wide", tree_bytes(game, pub.shape[0], r, width, root)
+                   + 8.0 * tnodes.size * game.n[0] * game.n[1])
     payoff = np.zeros((tnodes.size, *game.n))
     if tnodes.size:
         _payoffs(pub[tnodes], params, game.compat, payoff)
     em = np.array(emask)
-    width = max([t[0].shape[1] for t in tabs], default=1)
-    r = max(len(tabs), 1)
     tab = [np.zeros((r, nmax, width), np.int64), np.zeros((r, nmax, width), np.int64),
            np.zeros((r, nmax, width)), np.zeros((r, nmax), np.int64)]
     for q, t in enumerate(tabs):

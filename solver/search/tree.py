@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from spycfr import memory
 from spycfr.public import protocol as pp
 
 LEAF = -2  # cut by the depth limit
@@ -351,6 +352,8 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
         width = max(int(widest), 1)
         if max_work is not None and (nodes + rows * width) * nmax > max_work:
             raise TooBig(f"the subtree takes more than {max_work:,} node-states")
+    memory.require(f"a public tree of {nodes:,} nodes and {rows:,} private rows "
+                   f"{width} wide", tree_bytes(game, nodes, rows, width, root))
     pub = np.zeros((nodes, root.shape[0]), root.dtype)
     pub[0] = root
     kind = np.zeros(nodes, np.int64)
@@ -378,11 +381,23 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
                 out, tnodes, start, None if max_work is None else max_work - spent)
         return out
     term[tnodes] = np.arange(tnodes.size)
+    memory.require(f"the payoff matrices of a public tree's {tnodes.size:,} terminals",
+                   8.0 * tnodes.size * game.n[0] * game.n[1])
     payoff = np.zeros((tnodes.size, *game.n))
     if tnodes.size:
         _payoffs(pub[tnodes], params, game.compat, payoff)
     return Subtree(game, pub, kind, parent, label, first, count, prob, mask, row, tab[0],
                    tab[1], tab[2], tab[3], term, payoff, np.flatnonzero(kind == LEAF))
+
+
+def tree_bytes(game: GameModel, nodes: int, rows: int, width: int, root: np.ndarray) -> int:
+    """The bytes of :func:`build`'s arrays for a tree of ``nodes`` public nodes and ``rows``
+    private rows ``width`` entries wide, before its terminals' payoffs (known from its count,
+    before any array is made): per node its public state, seven int64 fields, the edge's
+    probability and both seats' masks; per row three tables of entries and the counts."""
+    nmax = max(game.n)
+    per_node = root.shape[0] * root.dtype.itemsize + 8 * 8 + 8 * (game.n[0] + game.n[1])
+    return int(nodes * per_node + max(rows, 1) * nmax * (3 * width + 1) * 8)
 
 
 def nodes_to_end(game: GameModel, root: np.ndarray, max_nodes: int) -> int | None:
@@ -426,6 +441,8 @@ def _live_payoff(t: Subtree, tnodes: np.ndarray, held: tuple[np.ndarray, np.ndar
     if max_work is not None and _terminal_work(game, reach) > max_work:
         raise TooBig(f"the subtree's terminals take more than {max_work:,} node-states")
     pairs = int((reach[0].sum(1) * reach[1].sum(1)).sum())
+    memory.require(f"the live payoffs of a public tree's {tnodes.size:,} terminals "
+                   f"({pairs:,} pairs of private states)", 24.0 * pairs)
     start = np.zeros(tnodes.size + 1, np.int64)
     i_of, j_of, v_of = np.zeros(pairs, np.int64), np.zeros(pairs, np.int64), np.zeros(pairs)
     _live_pairs(t.pub[tnodes], game.params, game.compat, reach[0], reach[1], start, i_of, j_of,
@@ -439,6 +456,8 @@ def _live_payoff(t: Subtree, tnodes: np.ndarray, held: tuple[np.ndarray, np.ndar
         which[x] = seen.setdefault(key, len(seen))
         if which[x] == len(first):
             first.append(x)
+    memory.require(f"{len(first):,} distinct payoff matrices of a public tree's terminals",
+                   8.0 * len(first) * game.n[0] * game.n[1])
     payoff = np.zeros((len(first), *game.n))
     for u, x in enumerate(first):
         a, b = start[x], start[x + 1]

@@ -1,0 +1,128 @@
+"""A search agent under a --memory-limit: its first plan's solve and read and its re-solves'
+subgames are checked against the budget before they are made, with a one-line error that
+names the work, the need, the limit and what to do (Agent Hunter tiny; the resident memory
+pinned at 0 so that the checks alone decide and the watchdog stays out)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cli_helpers import spycfr
+from spycfr import memory
+from spycfr.engine import protocol as P
+from spycfr.games import make_variant
+from spycfr.memory import MemoryBudget, MemoryLimitError, use_budget
+from spycfr.search.agent import AgentConfig, SearchAgent
+from spycfr.search.resolve import solve, solve_bytes
+from spycfr.search.saved_plan import load_plans, read_bytes, save_plans
+from spycfr.search.subgame import subgame
+from spycfr.search.tree import build, tree_bytes
+from test_faults import one_line_error
+
+TINY = make_variant("agent-hunter", "tiny").as_dict()
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+@pytest.fixture
+def no_rss(monkeypatch):
+    """The resident memory read as 0: a budget refuses exactly what its checks foresee."""
+    monkeypatch.setattr(memory, "rss_bytes", lambda: 0)
+
+
+def _agent() -> SearchAgent:
+    return SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5))
+
+
+def test_tree_and_solve_sizes_are_what_they_allocate():
+    agent = _agent()
+    t = build(agent.model, depth=3)
+    arrays = [t.pub, t.kind, t.parent, t.label, t.first, t.count, t.prob, *t.mask, t.row,
+              t.row_kid, t.row_next, t.row_prob, t.row_count, t.term]
+    rows = int((t.row >= 0).sum())
+    assert tree_bytes(agent.model, t.size, rows, t.row_kid.shape[2], t.pub[0]) == \
+        sum(a.nbytes for a in arrays)
+    sol = solve(t, agent.model.weights, 3, agent.values)
+    made = 2 * sol.strategy.nbytes + sum(a.nbytes for a in (*sol.reach, *sol.values,
+                                                            *sol.best))
+    # the three CFR+ tables at once, the solution's node arrays and the leaves' values
+    assert made <= solve_bytes(t) <= 2 * made
+
+
+def test_the_first_plans_solve_is_refused_before_it_is_built(no_rss):
+    agent = _agent()
+    with use_budget(MemoryBudget(2048, "--memory-limit test")):
+        with pytest.raises(MemoryLimitError) as err:
+            agent.plan()
+    text = str(err.value)
+    assert text.startswith("--memory-limit test: the agent's first plan: a subgame of ")
+    assert "needs about" in text and "--plan-endgame" in text and "\n" not in text
+
+
+def test_reading_a_saved_plan_is_refused_before_it_is_inflated(no_rss, tmp_path):
+    agent = _agent()
+    plan = agent.plan()
+    save_plans(tmp_path / "plan.npz", [plan], {})
+    with np.load(tmp_path / "plan.npz") as data:
+        need = read_bytes(data)
+    dense = sum(np.asarray(a).astype(np.int64).nbytes if np.asarray(a).dtype.kind in "iu"
+                else np.asarray(a).nbytes
+                for a in (*vars(plan.tree).values(), *plan.tree.mask, plan.strategy,
+                          *plan.reach, *plan.values, *plan.best)
+                if isinstance(a, np.ndarray))
+    assert dense <= need <= 2 * dense
+    with use_budget(MemoryBudget(need - 1, "--memory-limit test")):
+        with pytest.raises(MemoryLimitError, match="the plan is read whole"):
+            load_plans(tmp_path / "plan.npz", agent.model)
+    with use_budget(MemoryBudget(need + 1, "--memory-limit test")):
+        assert len(load_plans(tmp_path / "plan.npz", agent.model)) == 1
+
+
+def test_a_re_solve_is_refused_with_what_to_make_smaller(no_rss):
+    agent = _agent()
+    budget = MemoryBudget(2**40, "--memory-limit test")
+    impl = P._REGISTRY[type(agent.params)]
+    state = impl["initial_state"](agent.params)
+    with use_budget(budget):
+        g = agent.game(0)
+        budget.limit_bytes = 2048  # the plan made: now the re-solves alone meet the limit
+        with pytest.raises(MemoryLimitError) as err:
+            while impl["current_player"](state, agent.params) >= 0:
+                acts = agent.legal(state)
+                state = agent.after(state, int(acts[0]))
+                g.observe(state)
+    text = str(err.value)
+    assert text.startswith("--memory-limit test: a re-solve: ")
+    assert "--endgame or --depth" in text and "\n" not in text
+
+
+def test_a_subgame_is_checked_before_its_arrays_are_made(no_rss):
+    agent = _agent()
+    t = subgame(agent.model, agent.model.root(), 4)  # no budget: no check
+    need = tree_bytes(agent.model, t.size, t.row_kid.shape[0], t.row_kid.shape[2], t.pub[0])
+    with use_budget(MemoryBudget(need - 1, "--memory-limit test")):
+        with memory.doing("testing"):
+            with pytest.raises(MemoryLimitError, match="^--memory-limit test: testing: a "
+                                                       f"subgame of {t.size:,} public nodes"):
+                subgame(agent.model, agent.model.root(), 4)
+    with use_budget(MemoryBudget(need, "--memory-limit test")):
+        assert subgame(agent.model, agent.model.root(), 4).size == t.size
+
+
+def test_an_agents_command_under_too_small_a_limit_is_one_line():
+    line = one_line_error(["query", str(RESULTS / "standard"), "--seat", "P1",
+                           "place:4-0-1 place:?", "--memory-limit", "0.001"],
+                          "--memory-limit 0.001 GiB")
+    assert "larger --memory-limit" in line
+
+
+@pytest.mark.parametrize("command", ["play RUN", "query RUN --seat P1", "review RUN",
+                                     "openings RUN", "head-to-head RUN uniform",
+                                     "measure RUN", "serve RUN"])
+def test_every_command_that_runs_an_agent_takes_a_memory_limit(command):
+    args = [str(RESULTS / "standard") if a == "RUN" else a for a in command.split()]
+    code, out, _ = spycfr(*args, "--help")
+    assert code == 0 and "--memory-limit GIB" in out
+    one_line_error([*args, "--memory-limit", "-1"], "--memory-limit must be")
