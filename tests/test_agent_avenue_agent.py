@@ -79,18 +79,46 @@ def test_the_pair_weights_hook_is_a_row_of_w():
 
 
 def test_the_forgetful_model_numbers_hands_only():
+    """Hands only, but from a swap to its draw the hand and the name discarded (the draw
+    carries the discard's weight: public.py): on the bridge, in the model's swap and in the
+    draw's probabilities; after the draw the hand alone."""
     exact, forget = _model("mini"), _model("mini", 1)
     params = forget.params
-    assert exact.n == (201, 201) and forget.n == (21, 21)  # 20 hands of 3 of 4 names
+    # 20 hands of 3 of 4 names; at a swap's draw 10 hands of 2 times the 4 names discarded
+    assert exact.n == (201, 201) and forget.n == (41, 41)
     # a real game with a discard: the bridge's state is the hand, the discard forgotten
     impl = P._REGISTRY[type(params)]
     state = impl["initial_state"](params)
     deal = np.int32(R.draw_code(np.array([1, 1, 1, 0]), 4))  # DA EN CB
-    for a in (deal, deal, (R.T_SWAP << 20) | 0, R.draw_code(np.array([0, 0, 0, 1]), 4)):
+    for a in (deal, deal, (R.T_SWAP << 20) | 0):
         out = np.empty_like(state)
         impl["apply_action"](state, params, np.int32(a), out)
-        state = out
+        before, state = state, out
+    pub, root = np.empty_like(state), np.empty_like(state)
+    AP.public_of_history(state, params, pub)
+    AP.public_of_history(before, params, root)
+    assert state[R.PHASE] == R.PH_SWAP_DRAW and state[R.LASTDISC] == 0 and pub[R.LASTDISC] == 0
+    i = AP.private_of_history(state, params, 0)
+    en_cb = sum(1 << (AP.SHIFT * t) for t in (1, 2))
+    assert i == AP.index(params, True, 2, 0, en_cb, 0, 0)  # EN.CB, DA just discarded
+    with pytest.MonkeyPatch.context() as patch:  # mini searched on the forgetful model
+        patch.setattr(L, "EXACT_LIMIT", 0)
+        names = L.private_names(make_variant("agent-avenue", "mini"), pub, 0)
+    assert len(names) == 41 and names[i] == "hand EN.CB, just discarded DA"
+    kids, nexts = np.empty(64, np.int64), np.empty(64, np.int64)
+    m = AP.private_actions(root, params, AP.private_of_history(before, params, 0), 2, kids,
+                           nexts)
+    assert i in nexts[:m][kids[:m] == 0]  # the swap label's actions
+    probs = np.empty(64)
+    m = AP.private_chance(pub, params, i, nexts, probs)
+    # 2 copies of DA, none seen but the one discarded (the mover holds EN.CB): 2 of 6
+    assert AP.discard_weight(pub, params, en_cb, 0) == pytest.approx(4 * 2 / 6)
+    assert probs[:m].sum() == pytest.approx(4 * 2 / 6)
+    out = np.empty_like(state)
+    impl["apply_action"](state, params, np.int32(R.draw_code(np.array([0, 0, 0, 1]), 4)), out)
+    state = out
     assert state[R.DLEFT] == params.discards - 1 and state[R.PHASE] == R.PH_PLAY
+    assert state[R.LASTDISC] == 0
     pub = np.empty_like(state)
     AP.public_of_history(state, params, pub)
     i = AP.private_of_history(state, params, 0)
@@ -101,9 +129,57 @@ def test_the_forgetful_model_numbers_hands_only():
     assert len(names) == exact.n[0] and names[0] == "impossible"
 
 
+def test_the_forgetful_models_swaps_follow_the_rules():
+    """Random games of the rules on mini (two discards a seat), each swap's and each draw's
+    state on the bridge (what LBR and the agent read) is one the model's swap or draw goes
+    to from the state before, the draw with probability carrying the discard's weight."""
+    params = _model("mini", 1).params
+    impl = P._REGISTRY[type(params)]
+    rng = np.random.default_rng(7)
+    kids, nexts = np.empty(64, np.int64), np.empty(64, np.int64)
+    probs, codes, cprobs = np.empty(64), np.empty(400, np.int32), np.empty(400)
+    acts = np.empty(64, np.int32)
+    pub, after = np.empty(R.STATE_SIZE, np.int16), np.empty(R.STATE_SIZE, np.int16)
+    swaps = draws = 0
+    weights: set[float] = set()
+    for _ in range(60):
+        state = impl["initial_state"](params)
+        while (cp := impl["current_player"](state, params)) != P.TERMINAL:
+            if cp in (0, 1):
+                k = impl["legal_actions"](state, params, acts)
+                a = acts[rng.integers(k)]
+            else:
+                k = impl["chance_outcomes"](state, params, codes, cprobs)
+                a = codes[rng.choice(k, p=cprobs[:k] / cprobs[:k].sum())]
+            impl["apply_action"](state, params, np.int32(a), after)
+            mover = int(state[R.ACTIVE])
+            if state[R.PHASE] == R.PH_PLAY and (a >> 20) == R.T_SWAP:
+                AP.public_of_history(state, params, pub)
+                i = AP.private_of_history(state, params, mover)
+                m = AP.private_actions(pub, params, i, 2, kids, nexts)
+                j = AP.private_of_history(after, params, mover)
+                assert j in nexts[:m][kids[:m] == 0]
+                swaps += 1
+            elif state[R.PHASE] == R.PH_SWAP_DRAW:
+                AP.public_of_history(state, params, pub)
+                i = AP.private_of_history(state, params, mover)
+                m = AP.private_chance(pub, params, i, nexts, probs)
+                hand, _, d = AP.decode(params, True, int(state[R.HANDSIZE + mover]), 0, i)
+                assert d == state[R.LASTDISC]
+                weight = AP.discard_weight(pub, params, hand, d)
+                assert probs[:m].sum() == pytest.approx(weight)
+                weights.add(round(float(weight), 9))
+                j = AP.private_of_history(after, params, mover)
+                assert probs[:m][nexts[:m] == j].sum() > 0
+                draws += 1
+            state = after.copy()
+    assert swaps == draws > 20 and len(weights) > 1
+
+
 def test_the_full_game_is_searched_on_hands():
     params = PLUGIN.search_params(make_variant("agent-avenue", "standard"))
-    assert params.forget == 1 and int(AP.num_private(params, 0)) == 331
+    # 330 hands of 4 of 8 names; at a swap's draw 120 hands of 3 times the 8 names discarded
+    assert params.forget == 1 and int(AP.num_private(params, 0)) == 961
     assert PLUGIN.search_params(make_variant("agent-avenue", "mini")).forget == 0
 
 
@@ -145,7 +221,7 @@ def test_the_agent_plays_whole_games_on_the_forgetful_model(monkeypatch):
     monkeypatch.setattr(L, "EXACT_LIMIT", 0)
     variant = make_variant("agent-avenue", "mini").as_dict()
     agent = SearchAgent("agent-avenue", variant, AgentConfig(iterations=20, depth=2))
-    assert agent.model.n == (21, 21)
+    assert agent.model.n == (41, 41)
     for seat in (0, 1):
         result, seen = _play(agent, seat, 5 + seat)
         assert result in (-1.0, 1.0) and seen

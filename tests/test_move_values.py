@@ -1,9 +1,10 @@
 """A search agent's move values (``AgentGame.move_info``: what `query` and `play`'s review
 show). Agent Avenue: below a swap's private draw, exact where its public model is exact
-(discards kept), and the weight that the model forgetting discards (the full game's search
-model) gains or loses at a discard, which puts the full game's swap values outside [-1, 1]
-(issue 23's `query ... "deal:CB.SA.SK.MO|?"`: swap:SA +2.759; docs/search.md); its rollout
-leaves over the budget within the payoff range. Agent Hunter: no such weight."""
+(discards kept), and on the model forgetting discards (the full game's search model) the
+weight a discard would gain or lose, which put the full game's swap values outside [-1, 1]
+(issue 23's `query ... "deal:CB.SA.SK.MO|?"`: swap:SA +2.759; docs/search.md), carried by
+the swap's draw; its rollout leaves over the budget within the payoff range. Agent Hunter:
+no such weight."""
 
 from __future__ import annotations
 
@@ -59,30 +60,40 @@ def test_the_exact_model_keeps_a_hands_weight_through_a_swap():
         assert np.allclose(drawn, before, rtol=1e-12, atol=0)
 
 
-def test_the_forgetful_model_reweighs_a_hand_at_its_discard():
+def test_the_forgetful_model_keeps_a_hands_weight_on_average_through_a_swap():
     """Discards forgotten (the full game's search model): a discarded card leaves the cards
-    W weighs, so the pair's weight is multiplied by (N - K + 1) / (n (c_d - D_d + 1)) at the
-    discard (K cards out of the deck before it, D_d of the discarded name d among them,
-    c_d its copies): the probability of having held that card, which the state no longer
-    says, replaced by the model's 1/n. The draw then keeps the weight. On mini (two copies
-    of each name) 3/4 or 3/8; on the full game 31/8 for a one-copy name (SK, MO) at the
-    first move: a swap's value there is scaled by the discard chosen, not by its worth."""
+    W weighs, which multiplies each pair's weight by (N - K + 1) / (n (c_d - D_d + 1)) (K
+    cards out of the deck before it, D_d of the discarded name d among them with both
+    hands, c_d its copies): the probability of having held that card replaced by the
+    model's 1/n (on mini 3/4 or 3/8 a pair; on the full game 31/8 for a one-copy name at
+    the first move), so a swap was valued by the card it discards. Now the state keeps d
+    until the swap's draw, whose probabilities carry n (c_d - P_d - H_d) / (N - P - H) (P
+    in play, H the mover's hand after the discard: n times the chance that a card it has
+    not seen is a d): pair by pair W at the draw is W before times both factors (not 1:
+    the opponent's copies of d are not in the second), and summed over the opponent's hands
+    as the deal draws them it is W before, for every hand and discard; the draw passes it
+    on."""
     game, t, swaps = _swaps(1)
     params = game.params
     total = int(np.sum(params.copies[:params.n]))
     out = total - int(t.pub[0][R.DECKSIZE])  # the two hands
+    prior = game.weights[1]
+    ratios = set()
     for i, before, j, at_draw, drawn in swaps:
         hand = AP.decode(params, False, params.hand, 0, i)[0]
-        kept = AP.decode(params, False, params.hand - 1, 0, j)[0]
-        d = next(x for x in range(params.n) if AP._digit(hand - kept, x))
+        kept, _, d = AP.decode(params, True, params.hand - 1, 0, j)
+        assert AP._digit(hand - kept, d) == 1 and hand - kept == AP._unit(d)
+        settle = params.n * (params.copies[d] - AP._digit(kept, d)) / (total - params.hand + 1)
+        assert AP.discard_weight(t.pub[0], params, kept, d) == pytest.approx(settle, rel=1e-12)
         assert np.allclose(drawn, at_draw, rtol=1e-12, atol=0)
         for y in np.flatnonzero(before):
             theirs = L._held(t.pub[0], params, 1, y)
             held = AP._digit(hand, d) + AP._digit(theirs, d)
             factor = (total - out + 1) / (params.n * (params.copies[d] - held + 1))
-            assert at_draw[y] == pytest.approx(before[y] * factor, rel=1e-12)
-    assert {round(float(a[3][y] / a[1][y]), 12) for a in swaps
-            for y in np.flatnonzero(a[1])} == {0.375, 0.75}
+            assert at_draw[y] == pytest.approx(before[y] * factor * settle, rel=1e-12)
+            ratios.add(round(float(factor), 12))
+        assert prior @ at_draw == pytest.approx(prior @ before, rel=1e-12)
+    assert ratios == {0.375, 0.75}
 
 
 def _after(pub, params, label):
@@ -97,10 +108,12 @@ def test_move_values_below_a_swaps_draw_are_the_values_of_their_lines(monkeypatc
     fixed strategy below (P1 swaps again after its draw, P2 takes the face-up card): each
     line then ends at a leaf whose value is the public estimate alone, whatever the hands,
     so each move's true value is that estimate (or the payoff at the end): the independent
-    computation. On the exact model every value shown equals it (to 1e-7: the leaves' W is
-    kept in single precision) and lies in [-1, 1]; on the model that forgets discards the
-    plays do, but each swap's value is scaled by the weight its second discard gains or
-    loses (test above): the full game's out-of-range values."""
+    computation. Every value shown equals it (to 1e-7: the leaves' W is kept in single
+    precision) and lies in [-1, 1], on the exact model and on the one that forgets discards
+    (P2's range is the deal's here, over which a swap's draw keeps the weight: test above).
+    Before the draw carried the discard's weight, each swap's value on the forgetful model
+    was scaled by the weight its second discard gains or loses (0.875 here): the full
+    game's out-of-range values."""
     if forget:
         monkeypatch.setattr(L, "EXACT_LIMIT", 0)
     agent = SearchAgent("agent-avenue", make_variant("agent-avenue", "mini").as_dict(),
@@ -142,11 +155,8 @@ def test_move_values_below_a_swaps_draw_are_the_values_of_their_lines(monkeypatc
     swap = (info.actions >> 20) == R.T_SWAP
     assert swap.sum() == 3 and (~swap).sum() == 6
     assert np.allclose(info.values[~swap], want[~swap], rtol=0, atol=1e-7)
-    if not forget:
-        assert np.allclose(info.values, want, rtol=0, atol=1e-7)
-        assert (np.abs(info.values) <= 1).all()
-    else:  # scaled by the second discard's mean reweighing (3/4 or 3/8 a pair): 0.875 here
-        assert np.allclose(info.values[swap] / want[swap], 0.875, rtol=1e-6)
+    assert np.allclose(info.values, want, rtol=0, atol=1e-7)
+    assert (np.abs(info.values) <= 1).all()
 
 
 def test_rollout_leaves_over_the_budget_stay_within_the_payoff_range():

@@ -233,6 +233,8 @@ def apply_action(state, params, action, out):
             out[PHASE] = PH_MARKET
         if ph == PH_PLAY and (action >> 20) == R.T_PLAY:
             out[REFILLED] = R._draw_count(out, params, state[ACTIVE])
+        else:  # rules.py's LASTDISC (a swap's name) shares the slot: not this mode's
+            out[REFILLED] = state[REFILLED]
         return
     out[:] = state
     p = state[BMP]

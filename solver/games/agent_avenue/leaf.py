@@ -36,13 +36,19 @@ from spycfr.games.agent_avenue.public import (
     decode,
     scheme_size,
 )
-from spycfr.games.agent_avenue.public_advanced import model_scale, model_scheme, offer_open
+from spycfr.games.agent_avenue.public_advanced import (
+    model_scale,
+    model_scheme,
+    model_state_weight,
+    offer_open,
+)
 from spycfr.games.agent_avenue.rules import (
     ACTIVE,
     DECKSIZE,
     GAP,
     PH_OVER,
     PH_RECRUIT,
+    PH_SWAP_DRAW,
     PHASE,
     PLAY,
     T_TAKE,
@@ -87,6 +93,12 @@ def _held(pub, params, seat, i):
     """The cards state i of ``seat`` holds out of the deck (hand, discards the numbering
     keeps, and a face-down card on the table until it is recruited), -1 for DEAD."""
     pending, hs, ds = model_scheme(pub, params, seat)
+    return _held_in(pub, params, pending, hs, ds, i)
+
+
+@njit(cache=True)
+def _held_in(pub, params, pending, hs, ds, i):
+    """:func:`_held` of state i of the numbering (pending, hs, ds)."""
     if i == DEAD or i >= scheme_size(params, pending, hs, ds):
         return np.int64(-1)
     hand, disc, name = decode(params, pending, hs, ds, i)
@@ -135,14 +147,17 @@ def _ratio(params, scale, base, x, y):
 def pair_weight(pub, params, scale, base, i, j):
     """``W[i, j]`` of :func:`weights` for one pair (``scale`` and ``base`` of the leaf:
     :func:`leaf_scale`, :func:`leaf_base`)."""
-    return _ratio(params, scale, base, _held(pub, params, 0, i), _held(pub, params, 1, j))
+    return (_ratio(params, scale, base, _held(pub, params, 0, i), _held(pub, params, 1, j))
+            * model_state_weight(pub, params, 0, i) * model_state_weight(pub, params, 1, j))
 
 
 @njit(cache=True)
 def weights(pub, params, n0, n1):
     """``W[i, j]``: the deck's probability of the cards states i and j hold (with those in
     play and on the table) over the model's, 0 where either is DEAD or they hold more than
-    the deck has (at a terminal, a decision, the revealed card's signal, a discard's draw)."""
+    the deck has (at a terminal, a decision, the revealed card's signal, a discard's draw;
+    there, where the model forgets discards, times the weight the draw will carry:
+    public.py's ``state_weight``)."""
     w, ri, ci = live_weights(pub, params, n0, n1)
     out = np.zeros((n0, n1))
     for a in range(ri.shape[0]):
@@ -156,12 +171,18 @@ def weights_row(pub, params, seat, i, n_other):
     """Row i of ``seat`` of :func:`weights` (its column where ``seat`` is 1): what the
     agent's posterior and move values weigh the opposing range by (the plug-in's
     ``pair_weights``), without the whole W (2,641 x 2,641 in advanced mode)."""
-    scale = leaf_scale(pub, params)
-    base = leaf_base(pub, params)
+    out = np.zeros(n_other)
     x = _held(pub, params, seat, i)
-    out = np.empty(n_other)
-    for j in range(n_other):
-        out[j] = _ratio(params, scale, base, x, _held(pub, params, 1 - seat, j))
+    if x < 0:
+        return out
+    scale = leaf_scale(pub, params)
+    f = model_state_weight(pub, params, seat, i)
+    base = leaf_base(pub, params)
+    pending, hs, ds = model_scheme(pub, params, 1 - seat)
+    # the other seat's DEAD and the indices its numbering at pub does not use weigh 0
+    for j in range(1, min(n_other, scheme_size(params, pending, hs, ds))):
+        out[j] = (_ratio(params, scale, base, x, _held_in(pub, params, pending, hs, ds, j))
+                  * f * model_state_weight(pub, params, 1 - seat, j))
     return out
 
 
@@ -182,8 +203,10 @@ def live_weights(pub, params, n0, n1):
     ci = np.flatnonzero(y >= 0)
     out = np.empty((ri.shape[0], ci.shape[0]))
     for a in range(ri.shape[0]):
+        fa = model_state_weight(pub, params, 0, ri[a])
         for b in range(ci.shape[0]):
-            out[a, b] = _ratio(params, scale, base, x[ri[a]], y[ci[b]])
+            out[a, b] = (_ratio(params, scale, base, x[ri[a]], y[ci[b]]) * fa
+                         * model_state_weight(pub, params, 1, ci[b]))
     return out, ri, ci
 
 
@@ -488,7 +511,8 @@ scored_now = ScoredNow()
 def search_params(variant):
     """The public model a search agent re-solves on: the exact one, or, where its numbering
     of a seat's hands and discards passes ``EXACT_LIMIT`` states (the full game: 108,901),
-    the one that forgets which cards were discarded (hands only: 331 on the full game).
+    the one that forgets which cards were discarded (hands only: 331 on the full game, and
+    at a swap's draw the hand and the name discarded: 961; public.py's module notes).
     Advanced mode's model (public_advanced.py) always forgets them (2,641 states a seat)."""
     from spycfr.public.protocol import python_impl
 
@@ -503,8 +527,9 @@ EXACT_LIMIT = 20_000
 
 def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
     """Each private state of ``seat`` at public state ``pub`` of the search agent's model
-    in words: the hand, the discards the model keeps, a face-down card on the table. From
-    its play to the recruitment the mover has drawn its refill, which the model draws later
+    in words: the hand, the discards the model keeps, a face-down card on the table (or, at
+    a swap's draw where the model forgets discards, the name just discarded). From its play
+    to the recruitment the mover has drawn its refill, which the model draws later
     (public.py): "+ k drawn" names those cards, not in the state."""
     from spycfr.games.agent_avenue.rules import _draw_count
     from spycfr.public.protocol import python_impl
@@ -513,7 +538,8 @@ def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
     codes = variant.names
     pending, hs, ds = model_scheme(pub, params, seat)
     size = scheme_size(params, pending, hs, ds)
-    refill = int(_draw_count(pub, params, seat)) if pub[PHASE] != PH_OVER else 0
+    swap = pub[PHASE] == PH_SWAP_DRAW  # a pending name there is the one just discarded
+    refill = int(_draw_count(pub, params, seat)) if pub[PHASE] != PH_OVER and not swap else 0
     out = []
     for i in range(int(python_impl(params, "num_private")(params, seat))):
         if i == DEAD or i >= size:
@@ -526,7 +552,7 @@ def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
         if ds:
             words += ", discarded " + _cards(disc, codes)
         if name >= 0:
-            words += f", face down {codes[name]}"
+            words += f", {'just discarded' if swap else 'face down'} {codes[name]}"
         out.append(words)
     return out
 

@@ -31,6 +31,20 @@ play + both hands + both discards: exact values and the card removal between the
 (0 where they hold more than the deck has), with ``compatible`` left at 1. The ratio depends
 only on the leaf's public state and private states, so the seats' futures stay Markov in
 (public node, private state).
+
+**Forgetting discards** (``params.forget``: the search agent's model of the full game,
+whose exact numbering has 108,901 states a seat): a state is the hand alone, and the ratio
+weighs the cards it knows. A discarded card d then leaves the ratio, which multiplies each
+pair's weight by (N - K + 1) / (n (c_d - D_d + 1)) (docs/search.md, "the forgotten
+discard's weight"): the model would value each swap by the card it discards, not by its
+worth. So from the discard to its draw the mover's state keeps the name d (a pending
+numbering, as a face-down card's: hand and d), and the draw's probabilities carry
+``discard_weight``: n times the chance that a card the mover has not seen is a d
+(c_d less those in play and in its hand, over all such cards), the factor's mean over the
+opponent's hands as the deal draws them (exact for one-copy names, which the opponent
+cannot hold). A seat's weight is then kept through a discard on average over the
+opponent's prior hands, not pair by pair (that needs the name until the end: the exact
+numbering).
 """
 
 from __future__ import annotations
@@ -48,6 +62,7 @@ from spycfr.games.agent_avenue.rules import (
     DOWN,
     HAND,
     HANDSIZE,
+    LASTDISC,
     LASTTAKE,
     PH_DEAL0,
     PH_DEAL1,
@@ -182,7 +197,16 @@ def scheme(pub, params, seat):
     hs = np.int64(pub[HANDSIZE + seat])
     if pending:
         hs = min(hs, params.hand - 2)
+    elif swap_draw(pub, params, seat):  # the name just discarded, until its draw
+        return True, hs, _discarded(pub, params, seat)
     return pending, hs, _discarded(pub, params, seat)
+
+
+@njit(cache=True)
+def swap_draw(pub, params, seat):
+    """Whether ``seat``'s numbering at ``pub`` keeps the name it just discarded (its pending
+    name): at a swap's draw where the model forgets discards (the module notes)."""
+    return params.forget != 0 and pub[PHASE] == PH_SWAP_DRAW and seat == pub[ACTIVE]
 
 
 @njit(cache=True)
@@ -226,8 +250,10 @@ def decode(params, pending, hs, ds, i):
 def num_private(params, seat):
     hs = max(params.hand - 2, 0)
     ds = 0 if params.forget else params.discards
-    return np.int64(max(scheme_size(params, False, params.hand, ds),
-                        scheme_size(params, True, hs, ds)))
+    most = max(scheme_size(params, False, params.hand, ds), scheme_size(params, True, hs, ds))
+    if params.forget and params.discards:  # a swap's draw: the hand and the name discarded
+        most = max(most, scheme_size(params, True, params.hand - 1, 0))
+    return np.int64(most)
 
 
 @njit(cache=True)
@@ -266,9 +292,11 @@ def blank(state, params, out, root):
 
 @njit(cache=True)
 def public_of_history(state, params, out):
-    """The rules' state blanked; the deal is the root; from the play to the recruitment the
-    mover's hand size and the deck as before its refill (drawn later in the public tree)."""
+    """The rules' state blanked (the name a swap discarded too); the deal is the root; from
+    the play to the recruitment the mover's hand size and the deck as before its refill
+    (drawn later in the public tree)."""
     blank(state, params, out, PH_PLAY)
+    out[LASTDISC] = 0
     ph = state[PHASE]
     a = state[ACTIVE]
     if ph == PH_REFILL or ph == PH_RECRUIT:
@@ -296,6 +324,8 @@ def private_of_history(state, params, seat):
         return index(params, True, hs, ds, hand, disc, np.int64(state[DOWN]))
     if seat == state[ACTIVE] and ph == PH_OVER:
         return np.int64(-1)
+    if params.forget and ph == PH_SWAP_DRAW and seat == state[ACTIVE]:
+        return index(params, True, hs, ds, hand, disc, np.int64(state[LASTDISC]))
     return index(params, False, hs, ds, hand, disc, NO_NAME)
 
 
@@ -381,14 +411,16 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
             nexts[k] = i
         return n_labels
     pending, hs, ds = scheme(pub, params, pub[ACTIVE])
-    return play_actions(pub, params, i, pending, hs, ds, kids, nexts)
+    return play_actions(pub, params, i, pending, hs, ds, kids, nexts, True)
 
 
 @njit(cache=True)
-def play_actions(pub, params, i, pending, hs, ds, kids, nexts):
+def play_actions(pub, params, i, pending, hs, ds, kids, nexts, keep):
     """At a play: state i (of the numbering pending, hs, ds) discards a name of its hand
     (the swap label) or plays face-up u with face-down d (label u; d pending); DEAD and
-    unused indices go to DEAD (advanced mode's model shares it)."""
+    unused indices go to DEAD (advanced mode's model shares it). Where the model forgets
+    discards, a swap's state keeps the name until its draw if ``keep`` (this module's
+    model; advanced mode's forgets it at once)."""
     m = 0
     if 0 < i < scheme_size(params, pending, hs, ds):
         hand, disc, _ = decode(params, pending, hs, ds, i)
@@ -397,7 +429,10 @@ def play_actions(pub, params, i, pending, hs, ds, kids, nexts):
             for x in range(n):
                 if _digit(hand, x) > 0:
                     kids[m] = 0
-                    if params.forget:  # the discard leaves the model
+                    if params.forget and keep:  # the name kept until the draw
+                        nexts[m] = index(params, True, hs - 1, ds, hand - _unit(x), disc,
+                                         np.int64(x))
+                    elif params.forget:  # the discard leaves the model
                         nexts[m] = index(params, False, hs - 1, ds, hand - _unit(x), disc,
                                          NO_NAME)
                     else:
@@ -462,16 +497,51 @@ def _draws(pub, params, hand, disc, hs, ds, k, nexts, probs):
 @njit(cache=True)
 def private_chance(pub, params, i, nexts, probs):
     """A discard's draw (1 card), or the previous mover's refill (back up to the hand size,
-    deck permitting) with its revealed face-down card forgotten."""
-    seat = pub[ACTIVE] if pub[PHASE] == PH_SWAP_DRAW else 1 - pub[ACTIVE]
+    deck permitting) with its revealed face-down card forgotten. Where the model forgets
+    discards, a discard's draw forgets the name discarded and its probabilities carry
+    :func:`discard_weight` (the module notes)."""
+    swap = pub[PHASE] == PH_SWAP_DRAW
+    seat = pub[ACTIVE] if swap else 1 - pub[ACTIVE]
     pending, hs, ds = scheme(pub, params, seat)
     if 0 < i < scheme_size(params, pending, hs, ds):
-        hand, disc, _ = decode(params, pending, hs, ds, i)
-        k = pub[HANDSIZE + seat] - hs if pending else 1
-        return _draws(pub, params, hand, disc, hs, ds, k, nexts, probs)
+        hand, disc, name = decode(params, pending, hs, ds, i)
+        k = pub[HANDSIZE + seat] - hs if pending and not swap else 1
+        m = _draws(pub, params, hand, disc, hs, ds, k, nexts, probs)
+        if swap and name >= 0:
+            f = discard_weight(pub, params, hand, name)
+            for e in range(m):
+                probs[e] *= f
+        return m
     nexts[0] = DEAD
     probs[0] = 1.0
     return 1
+
+
+@njit(cache=True)
+def discard_weight(pub, params, hand, d):
+    """n times the probability that a card the mover has not seen (not in play, not in
+    ``hand``: what it holds after discarding a d) is a d: what a forgetting model's swap
+    multiplies its weight by at the draw, so that the mover's weight summed over the
+    opponent's hands as the deal draws them is the same as before the discard (the
+    discarded card's deck probability in place of the model's 1/n; the module notes)."""
+    unseen = 0
+    for t in range(params.n):
+        unseen += _left(pub, params, t) - _digit(hand, t)
+    return params.n * (_left(pub, params, d) - _digit(hand, d)) / float(unseen)
+
+
+@njit(cache=True)
+def state_weight(pub, params, seat, i):
+    """The weight a pair's card-removal ratio carries for ``seat``'s state i at ``pub``
+    besides the cards it holds: :func:`discard_weight` at a swap's draw where the model
+    forgets discards (the draw then carries it), else 1."""
+    if not swap_draw(pub, params, seat):
+        return 1.0
+    pending, hs, ds = scheme(pub, params, seat)
+    if i == DEAD or i >= scheme_size(params, pending, hs, ds):
+        return 1.0
+    hand, _, name = decode(params, pending, hs, ds, i)
+    return discard_weight(pub, params, hand, name)
 
 
 @njit(cache=True)

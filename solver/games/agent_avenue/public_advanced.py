@@ -282,7 +282,7 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
     p = pub[BMP]
     if ph == PH_PLAY:
         pending, hs, ds = scheme(pub, params, pub[ACTIVE])
-        return play_actions(pub, params, i, pending, hs, ds, kids, nexts)
+        return play_actions(pub, params, i, pending, hs, ds, kids, nexts, False)
     if ph == PH_RECRUIT or ph == PH_BM_TAKE:
         for k in range(n_labels):
             kids[k] = k
@@ -571,6 +571,17 @@ def _scale_impl(pub, params):
     return lambda pub, params: AP._scale(pub, params)
 
 
+def _weight_any(pub, params, seat, i):
+    raise NotImplementedError("numba code only")
+
+
+@overload(_weight_any)
+def _weight_impl(pub, params, seat, i):
+    if _advanced(params):
+        return lambda pub, params, seat, i: 1.0
+    return lambda pub, params, seat, i: AP.state_weight(pub, params, seat, i)
+
+
 @overload(_reveal_any)
 def _reveal_impl(params):
     if _advanced(params):
@@ -588,6 +599,13 @@ def model_scheme(pub, params, seat):
 def model_scale(pub, params):
     """The terminal's n^K / N^(K) of the mode's model."""
     return _scale_any(pub, params)
+
+
+@njit(cache=True)
+def model_state_weight(pub, params, seat, i):
+    """``state_weight`` of the mode's model (public.py's; 1 in this module's, whose swaps
+    forget the name at once)."""
+    return _weight_any(pub, params, seat, i)
 
 
 @njit(cache=True)

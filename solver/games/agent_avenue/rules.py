@@ -49,6 +49,7 @@ DECKSIZE = 65
 HANDSIZE = 66
 ENDED = 68
 LASTTAKE = 70  # 1 + the last recruitment's choice (0 before the first): for the public model
+LASTDISC = 71  # the name a swap discarded, until its draw (else 0): for the public model
 STATE_SIZE = 72
 
 PH_DEAL0 = 0
@@ -357,6 +358,7 @@ def apply_action(state, params, action, out):
     if ph == PH_SWAP_DRAW:
         _add_draw(out, params, a, action)
         out[PHASE] = PH_PLAY
+        out[LASTDISC] = 0
         return
     if ph == PH_REFILL:
         _add_draw(out, params, a, action)
@@ -366,6 +368,9 @@ def apply_action(state, params, action, out):
     if typ == T_SWAP:
         _discard(out, a, action & 7)
         out[PHASE] = PH_SWAP_DRAW
+        # Recorded so that the public model that forgets discards knows, until the swap's
+        # draw, which name left the hand (public.py: the draw settles its weight).
+        out[LASTDISC] = action & 7
         return
     if typ == T_PLAY:
         _play_pair(out, a, action)
