@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from spycfr.cli.options import build_game, game_command, memory_limit_option
+from spycfr.cli.options import build_game, game_command, memory_limit_option, seed_option
 from spycfr.errors import SpycfrError
 
 
@@ -18,7 +18,7 @@ from spycfr.errors import SpycfrError
               help="The game, when neither player is a run directory (which names its own).")
 @click.option("--games", default=10_000, show_default=True, type=int,
               help="Games to play (half with A as P1).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Random seed.")
+@seed_option(0)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @memory_limit_option
 def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | None,
@@ -83,7 +83,7 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
 @click.option("--games", default=None, type=int,
               help="Games against each opponent (half with the run as P1; 0: none). "
                    "Default 20,000; 0 for a search agent (about half a minute a game).")
-@click.option("--seed", default=1, show_default=True, type=int, help="Random seed.")
+@seed_option(1)
 @click.option("--compare", multiple=True, type=click.Path(),
               help="Another sampled run of the same variant (another seed or length): the "
                    "openings' total variation distance to it (repeatable).")

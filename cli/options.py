@@ -227,6 +227,42 @@ def parse_number(name: str, text: str | None, kind: type, minimum: float, strict
     return value
 
 
+SEED_MAX = 2**63 - 1
+
+
+def parse_seed(text: str | int | None) -> int | None:
+    """A --seed (None when not given): an integer 0 .. 2**63 - 1; else SpycfrError.
+
+    numpy's SeedSequence takes only integers >= 0, and the kernels take a seed as an int64:
+    every command's --seed follows this one rule (the error names the value and the range).
+    """
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= SEED_MAX:
+        raise SpycfrError(f"--seed must be an integer from 0 to {SEED_MAX} (2**63 - 1), "
+                          f"got {str(text)!r}")
+    return value
+
+
+class _Seed(click.ParamType):
+    """click's type of --seed: parse_seed's rule and its one-line error."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx) -> int | None:
+        return parse_seed(value)
+
+
+def seed_option(default: int | None, help: str = "Random seed (an integer >= 0)."):
+    """``--seed``: an integer 0 .. 2**63 - 1 (parse_seed), the same rule in every command."""
+    return click.option("--seed", "seed", type=_Seed(), default=default,
+                        show_default=default is not None, help=help)
+
+
 def parse_float(name: str, text: str | None) -> float | None:
     """``text`` as a finite float (None when not given); else SpycfrError."""
     if text is None:

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from spycfr.cli.options import memory_limit_option, seat_option
+from spycfr.cli.options import memory_limit_option, seat_option, seed_option
 from spycfr.errors import SpycfrError
 
 
@@ -15,8 +15,8 @@ from spycfr.errors import SpycfrError
 @click.argument("run_dir", type=click.Path())
 @seat_option("Your seat: P1 (the default, moves first) or P2; on a team run (spycfr team) a "
              "seat S1..S4 (default S1).", choices=("P1", "P2", "S1", "S2", "S3", "S4"))
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
-              help="Seed of the program's moves and of chance (default: a random one, shown).")
+@seed_option(None, help="Seed of the program's moves and of chance, an integer >= 0 "
+                              "(default: a random one, shown).")
 @click.option("--moves", "moves_from", default=None, metavar="FILE|-",
               help="Read your moves from FILE, one a line ('-': stdin; the default reads "
                    "stdin too): scripted games end with an error if the moves run out.")

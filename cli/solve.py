@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from spycfr.cli.options import game_command, memory_limit_option, parse_float, parse_number
+from spycfr.cli.options import (
+    game_command,
+    memory_limit_option,
+    parse_float,
+    parse_number,
+    parse_seed,
+)
 from spycfr.cli.progress import heartbeat
 from spycfr.cli.solve_agent import agent_options, plays_by_search, solve_agent
 from spycfr.cli.solve_progress import SolveProgress
@@ -248,7 +254,7 @@ def _solve_command(
     n_iter = parse_number("iterations", iterations, int, 1, strict=False)
     target = parse_number("target-exploitability", target_exploitability, float, 0, strict=True)
     limit = parse_number("time-limit", time_limit, float, 0, strict=True)
-    seed_value = parse_number("seed", seed, int, 0, strict=False) or 0
+    seed_value = parse_seed(seed) or 0
     eps = parse_number("epsilon", epsilon, float, 0, strict=True)
     mem = parse_number("memory-limit", memory_limit, float, 0, strict=True)
     every = parse_number("check-every", check_every, int, 1, strict=False)

@@ -7,7 +7,7 @@ import json
 
 import click
 
-from spycfr.cli.options import parse_number
+from spycfr.cli.options import parse_number, parse_seed
 from spycfr.cli.progress import saying_when_compiling
 from spycfr.errors import SpycfrError
 
@@ -111,7 +111,7 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
         f"{config.plan_iterations or config.iterations} CFR+ iterations)")
     with saying_when_compiling(say):
         result = write_agent_run(out, game, preset, params, config,
-                                 parse_number("seed", seed, int, 0, strict=False) or 0, say)
+                                 parse_seed(seed) or 0, say)
     if as_json:
         click.echo(json.dumps({**result.to_json(), "run_dir": str(out)}))
         return

@@ -6,6 +6,7 @@ import time
 
 import click
 
+from spycfr.cli.options import seed_option
 from spycfr.errors import SpycfrError
 
 
@@ -14,7 +15,7 @@ from spycfr.errors import SpycfrError
 @click.option("--games", type=int, default=1024, show_default=True,
               help="Games per entry (pair of opening classes) and pair of continuations; "
                    "even: two halves measure the noise.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option(0)
 @click.option("--opening-range", type=click.Choice(["uniform", "mixture"]), default="uniform",
               show_default=True,
               help="The opponent's range after its opening: any opening, or the table's "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from spycfr.cli.options import game_command
+from spycfr.cli.options import game_command, seed_option
 from spycfr.errors import SpycfrError
 
 
@@ -50,7 +50,7 @@ def _positive(name: str, value: int | float, allow_zero: bool = False) -> None:
               help="How the network's last layer becomes zero-sum values: a matrix M, "
                    "u0 = M p1 and u1 = -M^T p0 (bilinear), or DeepStack's shift. Either "
                    "head's values are clipped to the largest target's size.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option(0)
 @click.option("--batch", type=int, default=16, show_default=True,
               help="Situations per Dask task (and per checkpoint file).")
 @click.option("--epochs", type=int, default=200, show_default=True)

@@ -290,3 +290,37 @@ def test_the_tutorial_quotes_what_openings_print():
     assert block[0].startswith("P2 placements")
     assert "\n".join(line.rstrip() for line in block) in "\n".join(
         line.rstrip() for line in out.splitlines())
+
+
+# --- --seed: one rule in every command ----------------------------------------------------
+
+
+SEED_COMMANDS = [
+    ["head-to-head", "uniform", "uniform", "--game", "kuhn", "--games", "10"],
+    ["measure", TINY], ["play", TINY], ["train-openings", TINY],
+    ["train-values", "agent-hunter"],
+    ["solve", "kuhn", "--algorithm", "es-mccfr", "--iterations", "10", "-q"],
+    ["solve", "agent-hunter", "--algorithm", "re-solving", "-q"],
+]
+
+
+@pytest.mark.parametrize("args", SEED_COMMANDS, ids=lambda a: " ".join(a[:2]))
+@pytest.mark.parametrize("seed", ["-5", str(2**63), "x"])
+def test_seed_must_be_a_nonnegative_int64(args, seed):
+    """numpy's SeedSequence takes integers >= 0 only, and the kernels take an int64: every
+    --seed refuses the rest before any work, with one line naming the value and the range."""
+    with pytest.raises(ValueError):
+        np.random.SeedSequence(-5)
+    line = one_line_error([*args, "--seed", seed], f"got {seed!r}")
+    assert "--seed must be an integer from 0 to 9223372036854775807" in line
+
+
+def test_seed_bounds_are_accepted():
+    """0 and 2**63 - 1 are seeds: the second half of a head-to-head's games (seat swapped)
+    draws from seed + 2**40, kept in range."""
+    for seed in ("0", str(2**63 - 1)):
+        code, out, err = spycfr("head-to-head", "uniform", "uniform", "--game", "kuhn",
+                                "--games", "10", "--seed", seed, "--json")
+        assert code == 0, err
+        assert json.loads(out)["seed"] == int(seed)
+        assert "overflow" not in err

@@ -223,7 +223,9 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
             return play_games(params, int(count), int(seed), bool(a_first), (a, pa), (b, pb),
                               player_probs, progress, (0 if a_first else half, games))
     first, m1 = play(params, np.int64(half), np.int64(seed), True, pa, pb)
-    second, m2 = play(params, np.int64(games - half), np.int64(seed) + np.int64(1 << 40),
+    # The second half's stream, kept in 0 .. 2**63 - 1 (a seed near the top would wrap to a
+    # negative int64, which numpy's SeedSequence refuses).
+    second, m2 = play(params, np.int64(games - half), np.int64((seed + (1 << 40)) % (1 << 63)),
                       False, pa, pb)
     mine = np.concatenate([first, -second])  # A's payoff: as P1, then as P2
     bound = payoff_bound(game)
