@@ -159,7 +159,7 @@ def test_the_search_agent_is_no_kernel_source():
     # query otherwise); a numba module importing it at its top would make it one.
     package = ROOT / "solver"
     sources = {str(p.relative_to(package)) for p in guard.kernel_sources(package)}
-    assert "search/agent.py" not in sources
+    assert "search/agent.py" not in sources and "search/agentgame.py" not in sources
     # nor the re-solve (Python over the passes' kernels), which lbr_agent imports lazily
     assert "search/resolve.py" not in sources
     assert {"engine/protocol.py", "games/agent_hunter/registration.py",

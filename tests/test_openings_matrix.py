@@ -120,7 +120,7 @@ def test_train_openings_makes_the_agent_open_with_the_mixture(tmp_path):
     assert meta["agent"]["opening_range"] == "mixture"
     assert "openings-table.npz" in meta["files"]
     from spycfr.runs.agent_run import load_agent
-    from spycfr.search.agent import OPENING_FLOOR
+    from spycfr.search.agentgame import OPENING_FLOOR
 
     agent = load_agent(run)
     table = agent.openings

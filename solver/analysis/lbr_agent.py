@@ -225,7 +225,7 @@ class TableOpponent:
 
 
 class AgentOpponent:
-    """A search agent as the opponent: one :class:`~spycfr.search.agent.AgentGame` per game,
+    """A search agent as the opponent: one :class:`~spycfr.search.agentgame.AgentGame` per game,
     the playouts played by ``rollout`` (a numba player)."""
 
     def __init__(self, agent, rollout: Player, max_states: int | None = None,
@@ -260,7 +260,7 @@ class AgentOpponent:
         # imported here, not at the top: a module importing numba makes every module it
         # imports at the top a kernel source (spycfr._numba_cache), and an edit of the
         # agent should not cost every user a recompile of all kernels
-        from spycfr.search.agent import SIGNAL_STEPS
+        from spycfr.search.agentgame import SIGNAL_STEPS
 
         v = self.view
         t, s = v.sol.tree, v.s

@@ -33,10 +33,10 @@ from spycfr.runs.store import OPENINGS_CSV, RUN_JSON, file_sha256, read_run, rea
 from spycfr.search.agent import (
     ALGORITHM,
     AgentConfig,
-    AgentGame,
     SearchAgent,
     agent_exploitability,
 )
+from spycfr.search.agentgame import AgentGame
 from spycfr.search.leafvalues import VALUE_FUNCTIONS
 from spycfr.search.resolve import Solution
 from spycfr.search.saved_plan import (

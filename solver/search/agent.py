@@ -2,18 +2,17 @@
 (DeepStack 2017): at each decision it re-solves the public subgame it is in, from both
 seats' ranges, safely, and plays the re-solved strategy for its actual private state.
 
-One game (:class:`AgentGame`) walks the public tree along the real game. The agent's own
-range follows the strategy it played; for the opponent it keeps the private states it can
-hold (the gadget's support) and a model range (through the re-solved strategies: what the
-posterior over the opponent's private state is read from). At the game's root it solves the
-first ``plan_depth`` decision levels (the placements in Agent Hunter) from the deal's prior;
-then, whenever the game reaches its own decision or a decision that the last subgame cut
-into a leaf, it re-solves the subgame from there to ``depth`` decision levels below with
-DeepStack's gadget fed the opponent's best-response values of the last solve
-(:mod:`spycfr.search.resolve`), leaves valued by the configured value function
-(:mod:`spycfr.search.leafvalues`). It is :func:`spycfr.search.evaluate.assemble` done along
-one game instead of everywhere. Deterministic: CFR+ has no randomness, and the caller
-samples the moves from its own seeded stream.
+One game (:class:`~spycfr.search.agentgame.AgentGame`, its own module) walks the public
+tree along the real game, the agent's range and its model of the opponent's kept as it goes.
+At the game's root the agent solves the first ``plan_depth`` decision levels (the placements
+in Agent Hunter) from the deal's prior; then, whenever the game reaches its own decision or
+a decision that the last subgame cut into a leaf, it re-solves the subgame from there to
+``depth`` decision levels below with DeepStack's gadget fed the opponent's best-response
+values of the last solve (:mod:`spycfr.search.resolve`), leaves valued by the configured
+value function (:mod:`spycfr.search.leafvalues`). It is
+:func:`spycfr.search.evaluate.assemble` done along one game instead of everywhere.
+Deterministic: CFR+ has no randomness, and the caller samples the moves from its own seeded
+stream.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ import contextlib
 import copy
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -33,11 +32,11 @@ from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.memory import rss_bytes
 from spycfr.public import protocol as pp
-from spycfr.search.beliefs import step
+from spycfr.search.agentgame import PLAN_ADVICE, AgentGame
 from spycfr.search.continuation import solve_reading
 from spycfr.search.folding import solve
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
-from spycfr.search.resolve import Solution, fixed, values_from
+from spycfr.search.resolve import Solution, fixed
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel, Subtree, TooBig, build, nodes_to_end
 from spycfr.ticking import Ticker
@@ -52,12 +51,6 @@ WHOLE_MAX_NODES = 4_000_000
 # docs/search.md "Exact endgames" and "The first plan" measured them
 ENDGAME = 4_000_000
 PLAN_ENDGAME = 400_000_000
-# what to do when the agent's work would pass the command's --memory-limit
-PLAN_ADVICE = ("give a larger --memory-limit, or make the run with a smaller --plan-endgame "
-               "(spycfr solve --algorithm re-solving; 0: the plan's first decision levels "
-               "only)")
-RESOLVE_ADVICE = ("give a larger --memory-limit, or make the run with a smaller --endgame or "
-                  "--depth (spycfr solve --algorithm re-solving)")
 # a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
 PROGRESS_AFTER = 5.0
 PROGRESS_AGAIN = 10.0
@@ -143,10 +136,6 @@ class AgentConfig:
 
 
 OPENING_RANGES = ("uniform", "mixture")
-# with opening range "mixture", this share of the opponent's range stays uniform over what it
-# can hold: an opening outside the table's support (a heuristic's random placement) stays
-# possible, so later signals never leave the agent with an empty range
-OPENING_FLOOR = 1e-3
 
 
 class SearchAgent:
@@ -469,381 +458,6 @@ class SearchAgent:
 
 def _gb(n: int) -> str:
     return f"{n / 2 ** 30:.1f} GB"
-
-
-@dataclass
-class MoveInfo:
-    """A decision as the agent sees it: each rules action's probability and value (expected
-    payoff for the mover's actual private state against the opposing range: at the agent's
-    own decisions its model of the opponent, at the opponent's the agent's range as its
-    subgame's strategy has it; both seats then playing on by the subgame's strategies)."""
-
-    seat: int
-    actions: np.ndarray
-    probs: np.ndarray
-    values: np.ndarray  # nan where an action leads nowhere the subgame values
-    value: float  # the position's value under the probabilities
-    to_end: bool = False  # the subgame reached the end of the game: no leaf values
-    # the values are the first plan's strategies' (a plan to the end of the game reaching
-    # here: AgentGame.own_values), not the current subgame's
-    from_plan: bool = False
-
-
-@dataclass
-class AgentGame:
-    """One game as seen by the agent playing ``seat``: call :meth:`observe` with the rules
-    state after every step (or at any later state: the walk catches up), :meth:`policy` at
-    the agent's decisions. With ``plan_only`` it reads the first plan without re-solving
-    at its own decisions (the openings: one solve for every situation the plan reaches)."""
-
-    agent: SearchAgent
-    seat: int
-    solves: int = 0
-    solve_seconds: list[float] = field(default_factory=list)
-    plan_only: bool = False
-    # whether the walk's current subgame is the cheap pass at an opposing decision (one
-    # iteration: the opponent's rows and the values there are uniform play's, not a solve)
-    cheap: bool = False
-
-    def __post_init__(self) -> None:
-        a = self.agent
-        w = a.model.weights
-        self.sol = a.start()
-        # the first plan, once the walk is in it (the public chances above it first, where
-        # the game starts with them: then the plan of the outcome dealt)
-        self.plan = self.sol if a._chances_above() is None else None
-        self.s = 0
-        self.fresh = True
-        self.mine = w[self.seat].copy()
-        self.support = w[1 - self.seat].copy()
-        self.model_range = w[1 - self.seat].copy()
-        self.pub = a.model.root()
-        self.own: int | None = None  # the agent's private state, once a real state is seen
-        # the walk's node in the first plan's tree (-1: past its leaves, or before it)
-        self.plan_node = 0 if self.plan is not None else -1
-
-    # --- the walk ---------------------------------------------------------------------------
-
-    def observe(self, state: np.ndarray) -> None:
-        """Move the agent's view to the public state of ``state`` (a few public steps on:
-        after each rules step, or each move of a record)."""
-        target = self.agent.public(state)
-        self.own = self.agent.private(state, self.seat)
-        if np.array_equal(self.pub, target):
-            if self.fresh and self.s == 0:  # our first move, at the game's root
-                self._arrive(first=True)
-            return
-        path = self._path_to(target)
-        if path is not None:
-            for c in path:
-                self._step(c)
-            return
-        for pub in self.agent.public_path(self.pub, target):
-            t, s = self.sol.tree, self.s
-            kids = range(t.first[s], t.first[s] + t.count[s])
-            self._step(next(c for c in kids if np.array_equal(t.pub[c], pub)))
-
-    def _path_to(self, target: np.ndarray) -> list[int] | None:
-        """The nodes of the current subgame from here to ``target`` (two steps at most)."""
-        t, s = self.sol.tree, self.s
-        for c in range(t.first[s], t.first[s] + t.count[s]):
-            if np.array_equal(t.pub[c], target):
-                return [c]
-        for c in range(t.first[s], t.first[s] + t.count[s]):
-            for cc in range(t.first[c], t.first[c] + t.count[c]):
-                if np.array_equal(t.pub[cc], target):
-                    return [c, cc]
-        return None
-
-    def _step(self, c: int) -> None:
-        t, s, opp = self.sol.tree, self.s, 1 - self.seat
-        k = int(t.kind[s])
-        child = c - int(t.first[s])
-        rows = self.sol.strategy[t.row[s]] if k in (0, 1) else None
-        self.mine = step(t, s, self.seat, self.mine, rows if k == self.seat else None, child)
-        if k == opp:
-            uniform = np.where(t.row_count[t.row[s]][:, None] > np.arange(t.row_kid.shape[2]),
-                               1.0, 0.0)
-            support = step(t, s, opp, self.support, uniform, child)
-            self.support = support / max(support.max(), 1e-300)
-            model = step(t, s, opp, self.model_range, rows, child)
-            self.model_range = model if model.sum() > 0 else self.support.copy()
-            if self._opening() and self.agent.config.opening_range == "mixture":
-                mixed = self.model_range / max(self.model_range.max(), 1e-300)
-                self.support = (1 - OPENING_FLOOR) * mixed + OPENING_FLOOR * self.support
-        else:
-            self.support = step(t, s, opp, self.support, None, child)
-            self.model_range = step(t, s, opp, self.model_range, None, child)
-        self.s, self.pub, self.fresh = c, t.pub[c].copy(), False
-        self._plan_step()
-        if self.plan is None and t.kind[c] == LEAF:
-            # through the public chances at the game's start: the plan of what was dealt,
-            # and its first decision as the game's root is (our first move, if ours)
-            self.sol = self.plan = self.agent.plan(self.pub)
-            self.s, self.fresh, self.plan_node = 0, True, 0
-            self._arrive(first=True)
-            return
-        self._arrive()
-
-    def _plan_step(self) -> None:
-        """Follow the walk's public step (to ``self.pub``) in the first plan's tree: the
-        child of the plan's node with that public state, or -1 where the plan ends (a leaf,
-        a terminal) or the walk left it (both trees are the game's public tree, one public
-        edge a step)."""
-        if self.plan is None or self.plan_node < 0:
-            return
-        t, n = self.plan.tree, self.plan_node
-        if self.sol is self.plan:
-            self.plan_node = self.s
-            return
-        kids = range(int(t.first[n]), int(t.first[n] + t.count[n])) if t.kind[n] != LEAF \
-            else range(0)
-        self.plan_node = next((c for c in kids if np.array_equal(t.pub[c], self.pub)), -1)
-
-    def _arrive(self, first: bool = False) -> None:
-        """Re-solve here if this is the agent's decision or a decision the last subgame cut
-        (``first``, our first move at the game's root: only for leaf values that look at our
-        own cards, which the plan shared by every game cannot; without the gadget, as the
-        plan's values are another function's)."""
-        a, t, s = self.agent, self.sol.tree, self.s
-        k = int(a._pub_current(self.pub, a.params))
-        if k not in (0, 1) or not (k == self.seat or t.kind[s] == LEAF):
-            return
-        if first:  # once: head to head observes the first decision, then asks its policy
-            self.fresh = False
-        if self._opening() and t.kind[s] != LEAF:
-            return  # the openings table's mixture (the plan plays it)
-        if self.plan_only and t.kind[s] != LEAF:
-            return
-        if not (self.mine.any() and self.support.any()):
-            return  # no real game gets here (the exploitability walk's dead branches)
-        start = time.perf_counter()
-        if first and not hasattr(a.values, "focus"):
-            return
-        with memory.doing("a re-solve", RESOLVE_ADVICE):
-            self._resolve(first, k, start)
-
-    def _resolve(self, first: bool, k: int, start: float) -> None:
-        """:meth:`_arrive`'s re-solve at the walk's node, a decision of seat ``k`` (``first``:
-        our first move), begun at ``start`` (perf_counter)."""
-        a, t, s, opp = self.agent, self.sol.tree, self.s, 1 - self.seat
-        ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
-        tree = a.endgame(self.pub, a.config.depth, a.config.endgame, ranges)
-        if first and tree is not None:
-            return  # no leaf to spend on our cards: the plan's play stands
-        if tree is None and not t.leaves.size:
-            return  # the last solve reached the end: leaves now would replace exact values
-        if tree is None:
-            tree = a.depth_limited(self.pub, a.config.depth)
-        if hasattr(a.values, "focus"):  # leaf values that spend their effort on our cards
-            a.values.focus(None if self.own is None else self.seat, self.own, tree, self.mine)
-        one_sided = first or (hasattr(a.values, "one_sided") and
-                              a.values.one_sided(tree, ranges))
-        # our actual cards keep their rows even where our own play would not hold them (a
-        # record of someone else's play: `spycfr query`); in play they are always in range
-        keep = None if self.own is None else (self.seat, self.own)
-        if one_sided and k != self.seat:
-            # the opponent's decision, our next one a leaf valued for our cards alone: our
-            # play below starts from our own range and what the opponent can hold, so a
-            # solve here would change nothing we do; one cheap iteration (scored as it
-            # stands) keeps the walk going (the opponent's rows uniform: the model range
-            # is then what it can hold)
-            self.sol = solve(tree, ranges, 1, getattr(a.values, "exact", a.values))
-        elif one_sided:
-            # only our own cards valued by the leaves: the opponent's range is what it can
-            # hold, without the gadget (spycfr.search.continuation)
-            self.sol = a.solve("our first move" if first else "the subgame from here", tree,
-                               ranges, keep=keep)
-        else:
-            self.sol = a.solve("the subgame from here", tree, ranges,
-                               opp_values=self.sol.best[opp][s], opponent=opp, keep=keep)
-        self.cheap = one_sided and k != self.seat
-        self.s = 0
-        self.solves += 1
-        self.solve_seconds.append(time.perf_counter() - start)
-
-    def review_info(self, state: np.ndarray, seat: int) -> MoveInfo:
-        """:meth:`move_info` for the opponent ``seat`` for a review of its moves. Where the
-        walk kept only the cheap pass there (one-sided leaves value the agent's own cards
-        alone), the subgame is solved for this with the leaves spent on ``seat``'s actual
-        cards; the walk, and so the agent's play, stays as it was (the rollouts of a row
-        depend on the row, the leaf, the range and the seed only, never on the focus)."""
-        a = self.agent
-        if not self.cheap or seat == self.seat:
-            return self.move_info(state, seat)
-        if not hasattr(a.values, "focus"):  # a cheap pass is made for such leaves only
-            return self.move_info(state, seat)
-        ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
-        with memory.doing("the review's re-solve", RESOLVE_ADVICE):
-            tree = a.subgame(self.pub, a.config.depth, a.config.endgame, ranges, rule=True)
-            a.values.focus(seat, a.private(state, seat), tree, ranges[seat])
-            view = copy.copy(self)
-            view.sol, view.s = a.solve("your move's values, for the review", tree, ranges,
-                                       keep=(seat, a.private(state, seat))), 0
-        return view.move_info(state, seat)
-
-    def _opening(self) -> bool:
-        """Whether the walk is in the plan's openings and the agent plays them by its table."""
-        return self.agent.openings is not None and self.sol is self.plan
-
-    # --- decisions -----------------------------------------------------------------------
-
-    def policy(self, state: np.ndarray) -> np.ndarray:
-        """The agent's move probabilities over the rules' legal actions at ``state``."""
-        self.observe(state)
-        info = self.move_info(state, self.seat, values=False)
-        return info.probs
-
-    def move_info(self, state: np.ndarray, seat: int, values: bool = True) -> MoveInfo:
-        """Each legal action's probability and value at ``state`` for ``seat``'s actual
-        private state there, from the agent's current subgame (``seat`` may be the
-        opponent: its moves valued against the agent's strategy). The agent's own moves
-        are valued by :meth:`own_values` (its first plan's where that reaches here, else
-        the subgame's against its model of the opponent), the opponent's against the
-        agent's range as the subgame's strategy has it. Without ``values`` (the agent's
-        play: the probabilities alone) every value is nan."""
-        self.observe(state)
-        a, t, s = self.agent, self.sol.tree, self.s
-        if t.kind[s] != seat:
-            raise RuntimeError(f"not a decision of seat {seat} in the agent's subgame")
-        i = a.private(state, seat)
-        actions = a.legal(state)
-        nexts = []
-        for act in actions:
-            nxt = a.after(state, int(act))
-            nexts.append((a.public(nxt), a.private(nxt, seat)))
-        where = _edges(t, s, i, nexts)
-        rows = self.sol.strategy[t.row[s]]
-        probs = np.zeros(len(actions))
-        hits = np.bincount(where[where >= 0], minlength=int(t.row_count[t.row[s], i]))
-        for x, e in enumerate(where):
-            if e >= 0:
-                probs[x] = rows[i, e] / hits[e]
-        total = probs.sum()
-        probs = probs / total if total > 0 else np.full(len(actions), 1.0 / len(actions))
-        out = np.full(len(actions), np.nan)
-        vt = t
-        if values:
-            if seat == self.seat:
-                vt, vs, cfv, reach_opp = self.own_values()
-            else:
-                vt, vs, cfv, reach_opp = t, s, self.sol.values[seat], self.sol.reach[1 - seat]
-            on = where if vt is t else _edges(vt, vs, i, nexts)
-            q = vt.row[vs]
-            for x, e in enumerate(on):
-                if e < 0:
-                    continue
-                c = vt.first[vs] + vt.row_kid[q, i, e]
-                j = nexts[x][1]
-                mass = float(self._pairs(vt.pub[c], j, seat) @ reach_opp[c])
-                if mass > 0:
-                    out[x] = cfv[c, j] * a.model.z / mass
-        ok = ~np.isnan(out)
-        value = float(probs[ok] @ out[ok] / probs[ok].sum()) if probs[ok].sum() > 0 \
-            else float("nan")
-        return MoveInfo(seat, actions, probs, out, value, to_end=not t.leaves.size,
-                        from_plan=self.plan is not None and vt is self.plan.tree)
-
-    def own_values(self) -> tuple[Subtree, int, np.ndarray, np.ndarray]:
-        """The agent's counterfactual values at the current public state and below, and its
-        model of the opponent's reach there (what normalises them), with the tree and node
-        they are indexed by.
-
-        Where the first plan reaches here to the end of the game (no leaf: Agent Hunter
-        ``tiny``, ``mini``, ``small``, Agent Avenue ``mini``; the plan is solved from the
-        prior over the whole game) and the plan holds the agent's actual cards here: the
-        plan's strategies, both seats', from here. A re-solve's are one of its subgame's
-        equilibria, which may move the agent's own value between its private states (the
-        gadget keeps the opponent's values, never the agent's): on ``tiny`` after
-        ``place:1-2`` P1's switch read +0.43 so, 0.0000 by the plan and -0.0002 at the exact
-        equilibrium (docs/search.md, "The agent's own move values").
-
-        Elsewhere the subgame's strategies as solved, both seats' (no update), from the
-        agent's own range and its model range (:func:`~spycfr.search.resolve.values_from`).
-        Not the solve's own values: a re-solve plays against what the opponent can hold
-        (the support, each state entering by DeepStack's gadget), which a value at the
-        actual cards must not be read against (on ``tiny`` after ``place:0-1``, hand:2>1
-        read +0.18 so, +0.0001 against the model, 0.0000 at the exact equilibrium)."""
-        a, opp = self.agent, 1 - self.seat
-        ranges = (self.mine, self.model_range) if self.seat == 0 else \
-            (self.model_range, self.mine)
-        plan, n = self.plan, self.plan_node
-        if (plan is not None and n >= 0 and not plan.tree.leaves.size
-                and plan.tree.kind[n] == self.seat
-                and (self.own is None or plan.reach[self.seat][n, self.own] > 0)):
-            if _same(plan.reach[self.seat][n], self.mine) and _same(plan.reach[opp][n],
-                                                                    self.model_range):
-                return plan.tree, n, plan.values[self.seat], plan.reach[opp]
-            with memory.doing("the agent's move values from its first plan", PLAN_ADVICE):
-                v, r = values_from(plan.tree, plan.strategy, n, ranges, self.seat)
-            return plan.tree, n, v, r
-        sol, s = self.sol, self.s
-        if _same(sol.reach[self.seat][s], self.mine) and _same(sol.reach[opp][s],
-                                                               self.model_range):
-            # the solve's own ranges here (the first plan from the prior, a re-solve from the
-            # model range): everything below follows from them, so its values are these
-            return sol.tree, s, sol.values[self.seat], sol.reach[opp]
-        # the cheap pass values its leaves as they stand (see _arrive)
-        leaves = getattr(a.values, "exact", a.values) if self.cheap else a.values
-        with memory.doing("the agent's move values", RESOLVE_ADVICE):
-            v, r = values_from(sol.tree, sol.strategy, s, ranges, self.seat, leaves)
-        return sol.tree, s, v, r
-
-    def _pairs(self, pub: np.ndarray, i: int, seat: int) -> np.ndarray:
-        """How much each of the other seat's private states weighs beside ``seat``'s state i
-        at public state ``pub``: the compatibility, times the game's ``pair_weights`` there
-        (Agent Avenue: card removal, which its model keeps in the payoffs)."""
-        a = self.agent
-        w = a.model.compat
-        row = w[i] if seat == 0 else w[:, i]
-        if a.plugin.pair_weights is None:
-            return row
-        return row * a.plugin.pair_weights(pub, a.params, seat, i, a.model.n[1 - seat])
-
-    def posterior(self, state: np.ndarray) -> np.ndarray:
-        """P(the opponent's private state | what the agent saw, its own private state),
-        from the agent's model range."""
-        self.observe(state)
-        i = self.agent.private(state, self.seat)
-        p = self.model_range * self._pairs(self.pub, i, self.seat)
-        total = p.sum()
-        return p / total if total > 0 else p
-
-
-def _edges(t, s: int, i: int, nexts: list[tuple[np.ndarray, int]]) -> np.ndarray:
-    """For each move of private state i at decision node ``s`` of tree ``t``, given as the
-    public state and the mover's private state after it (the rules'), the entry of i's row
-    it takes (-1: none the tree has)."""
-    q = t.row[s]
-    out = np.full(len(nexts), -1, np.int64)
-    for x, (pub, j) in enumerate(nexts):
-        for e in range(t.row_count[q, i]):
-            if t.row_next[q, i, e] == j and _below(t, t.first[s] + t.row_kid[q, i, e], pub,
-                                                   SIGNAL_STEPS):
-                out[x] = e
-                break
-    return out
-
-
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two ranges are equal up to rounding (zeros exactly)."""
-    return bool(np.allclose(a, b, rtol=1e-12, atol=0.0))
-
-
-# Public steps from a move to the rules' state after it: the signals and draws that the
-# public model puts after a move (Agent Avenue: the recruitment's revealed card, the mover's
-# refill; Agent Hunter: the attack's result).
-SIGNAL_STEPS = 3
-
-
-def _below(t, c: int, pub: np.ndarray, steps: int) -> bool:
-    """Whether ``pub`` is node ``c``'s public state or one at most ``steps`` below it."""
-    frontier = [c]
-    for _ in range(steps + 1):
-        if any(np.array_equal(t.pub[x], pub) for x in frontier):
-            return True
-        frontier = [y for x in frontier for y in range(t.first[x], t.first[x] + t.count[x])]
-    return False
 
 
 def agent_exploitability(agent: SearchAgent, progress: Callable[[str], None] | None = None
