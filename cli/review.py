@@ -81,6 +81,8 @@ def _read(path: str) -> str:
 
 
 def _print(result: dict) -> None:
+    from spycfr.analysis.play import probability_label
+
     for g in result["games"]:
         click.echo(f"game {g['game']}: {g['record'][:200]}")
         if "error" in g:
@@ -93,7 +95,8 @@ def _print(result: dict) -> None:
         for seat, data in g["seats"].items():
             s = data["summary"]
             click.echo(f"  {seat}: {s['moves']} moves, {s['lost_value']} lost value "
-                       f"(total {s['total_loss']:.4f}); the costliest first:")
+                       f"(total {s['total_loss']:.4f}); the costliest first (move, "
+                       f"{probability_label(data['moves'])}, value, loss):")
             for r in data["moves"]:
                 loss = "–" if r.get("loss") is None else "tie" if r["tie"] else \
                     f"{r['loss']:.4f}"

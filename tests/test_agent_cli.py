@@ -4,6 +4,7 @@ solve writes it, and play, query, head-to-head and openings take it like any run
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,8 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
         err.split())
     assert all(isinstance(r["value"], float) for r in result["review"])
     assert "never met this position" not in err
+    # the review's probability is the agent's own re-solved one, no equilibrium's
+    assert re.search(r"#  move +agent prob +value", err) and "eq prob" not in err
     code, out, err = spycfr("query", agent_dir, "--as", "P1", "place:0-1 place:?", "--json")
     assert code == 0, err
     q = json.loads(out)
@@ -327,6 +330,10 @@ def test_recorded_games_are_reviewed_by_the_agent_as_play_reviews_them(agent_dir
             for k in ("probability", "value", "best_value"):
                 assert abs(got[k] - r[k]) < 1e-9, (k, got, r)
         assert g["seats"]["P1"]["moves"]  # the agent's own seat reviewed too
+    code, out, err = spycfr("review", agent_dir, played["record"])
+    assert code == 0, err
+    assert out.count("the costliest first (move, agent prob, value, loss)") == 2, out
+    assert "eq prob" not in out
 
 
 def test_the_workbench_plays_and_reviews_against_the_agent(agent_dir, tmp_path):

@@ -52,6 +52,8 @@ def test_one_record_is_reviewed_from_the_command_line_as_from_a_file(tmp_path):
     by_file = CliRunner().invoke(cli, ["review", TINY, "--file", str(games), "--json"])
     by_arg = CliRunner().invoke(cli, ["review", TINY, record, "--json"])
     assert by_arg.exit_code == 0 and json.loads(by_arg.stdout) == json.loads(by_file.stdout)
+    text = CliRunner().invoke(cli, ["review", TINY, record]).stdout
+    assert text.count("the costliest first (move, eq prob, value, loss)") == 2, text
     for args, says in [([], "not neither"), ([record, "--file", str(games)], "not both"),
                        ([""], "RECORD is empty")]:
         result = CliRunner().invoke(cli, ["review", TINY, *args])

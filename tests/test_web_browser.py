@@ -179,6 +179,8 @@ def test_play_a_seeded_game_to_the_end_as_the_terminal_plays_it(server, browser,
     record = browser.find_element(By.ID, "record").text
     rows = browser.find_elements(By.CSS_SELECTOR, "table.review tr.rv")
     assert len(rows) == len(played)
+    heads = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "table.review th")]
+    assert "eq prob" in heads  # a tree run's average strategy, the equilibrium's
     # the same seed and moves in the terminal: the same game, the same review
     moves = tmp_path / "moves.txt"
     moves.write_text("\n".join(played) + "\n")
@@ -219,6 +221,9 @@ def test_play_against_a_search_agent_and_review_the_game(server, browser, shots)
     tables = browser.find_elements(By.CSS_SELECTOR, "div.game table.review")
     assert len(tables) == 2  # both seats, P1's first: the player's moves as play reviewed
     assert _review_rows(tables[0]) == mine
+    for table in tables:  # the agent's own re-solved probability, no equilibrium's
+        heads = [th.text for th in table.find_elements(By.CSS_SELECTOR, "th")]
+        assert "agent prob" in heads and "eq prob" not in heads
     notes = browser.find_elements(By.CSS_SELECTOR, "div.game table.review + p.note")
     # a recorded game's seats are named, not "you"
     assert [n.text.split(" expected")[0] for n in notes] == ["value: P1's", "value: P2's"]

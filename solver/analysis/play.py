@@ -296,6 +296,13 @@ def review(opp: Opponent, seat: int, decisions: list[Decision]) -> list[dict]:
     return rows
 
 
+def probability_label(rows: list[dict]) -> str:
+    """The name of a review's probability column, by what gave the rows: a search agent's
+    re-solve ("agent prob": the agent's own probability there, no equilibrium's), else the
+    run's average strategy ("eq prob")."""
+    return "agent prob" if rows and rows[0].get("basis") == "agent" else "eq prob"
+
+
 def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> None:
     if not rows:
         return
@@ -320,7 +327,8 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
         "exploitability allows there)" if opp.agent is None else
         "  loss: how far below the best move there ('tie': within 0.01, the re-solve's "
         "precision)")
-    say(f"  {'#':>3}  {'move':<22} {'eq prob':>8} {'value':>8} {'best':>8} {'loss':>8}")
+    say(f"  {'#':>3}  {'move':<22} {probability_label(rows):>10} {'value':>8} {'best':>8} "
+        f"{'loss':>8}")
     for n, r in enumerate(rows, 1):
         loss = "tie" if r["tie"] else f"{r['loss']:.4f}"
         note = ""
@@ -330,7 +338,7 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
             note = f"  better: {others}"
         if r["basis"] == "best reply":
             note += "  (off the equilibrium path: best-reply values)"
-        say(f"  {n:>3}  {r['move']:<22} {100 * r['probability']:>7.1f}% {r['value']:>+8.4f} "
+        say(f"  {n:>3}  {r['move']:<22} {100 * r['probability']:>9.1f}% {r['value']:>+8.4f} "
             f"{r['best_value']:>+8.4f} {loss:>8}{note}")
     lost = [r for r in rows if not r["tie"]]
     if not lost:

@@ -13,7 +13,7 @@ import bottle  # type: ignore[import-untyped]  # bottle ships no type informatio
 import numpy as np
 
 from spycfr.analysis import views
-from spycfr.analysis.play import SEATS, Narrator, choose, run_game
+from spycfr.analysis.play import SEATS, Narrator, choose, probability_label, run_game
 from spycfr.analysis.review import explained, review_records
 from spycfr.games import get_plugin
 from spycfr.web.bench import MAX_UPLOAD, PageError, entry_nav, fmt_eps, parse_line
@@ -203,7 +203,8 @@ def _review_html(rows: list[dict], seat: int, mine: bool = True) -> str:
                f"{len(lost)} of {whose} {len(rows)} moves lost value, the costliest first"
                if valued else "a sampled run: how often it plays each of your moves")
     return (f'<h2>review of {SEATS[seat]}\'s moves</h2><p id="verdict">{verdict}</p>'
-            '<table class="review"><tr><th>#</th><th class=l>move</th><th>eq prob</th>'
+            '<table class="review"><tr><th>#</th><th class=l>move</th>'
+            f'<th>{probability_label(rows)}</th>'
             "<th>value</th><th>best</th><th>loss</th><th class=l>in words</th></tr>"
             + "".join(body) + f"</table><p class=note>{_review_note(rows, whose)}</p>")
 
