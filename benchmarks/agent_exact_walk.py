@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="CFR+ iterations of the first plan (0: --iterations)")
     parser.add_argument("--depth", type=int, help="decision levels a depth-limited re-solve")
     parser.add_argument("--plan-depth", type=int, help="decision levels of the first plan")
+    parser.add_argument("--subgame-budget", type=int,
+                        help="the depth rule: a depth-limited re-solve's subgame over this many "
+                             "node-states is cut a decision level shallower (0: off)")
     parser.add_argument("--value-function", help="the leaves' value function by name")
     parser.add_argument("--value-file", help="the value function's weights file")
     parser.add_argument("--bare", action="store_true",
@@ -68,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         ("plan_endgame", args.plan_endgame), ("endgame", args.endgame),
         ("iterations", args.iterations), ("plan_iterations", args.plan_iterations),
         ("depth", args.depth), ("plan_depth", args.plan_depth),
+        ("subgame_budget", args.subgame_budget),
         ("value_function", args.value_function), ("value_file", args.value_file))
         if value is not None}
     try:

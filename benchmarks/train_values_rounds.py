@@ -83,6 +83,8 @@ def main() -> None:
                     help="--agent: the first plan's endgame budget, node-states (0: off)")
     ap.add_argument("--endgame", type=int,
                     help="--agent: a re-solve's endgame budget, node-states (0: off)")
+    ap.add_argument("--subgame-budget", type=int,
+                    help="--agent: the depth rule's budget, node-states (0: off)")
     ap.add_argument("--plan-iterations", type=int,
                     help="--agent: CFR+ iterations of the first plan (0: --iterations)")
     ap.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
@@ -92,9 +94,11 @@ def main() -> None:
         ap.error(f"--per-state must be at least 1, --rest-scale and --max-per-state at least 0 "
                  f"(got {a.per_state}, {a.rest_scale}, {a.max_per_state})")
     agent_options = {"plan_depth": a.plan_depth, "plan_endgame": a.plan_endgame,
-                     "endgame": a.endgame, "plan_iterations": a.plan_iterations}
+                     "endgame": a.endgame, "plan_iterations": a.plan_iterations,
+                     "subgame_budget": a.subgame_budget}
     if not a.agent and any(v is not None for v in agent_options.values()):
-        ap.error("--plan-depth, --plan-endgame, --endgame and --plan-iterations need --agent")
+        ap.error("--plan-depth, --plan-endgame, --endgame, --plan-iterations and "
+                 "--subgame-budget need --agent")
     t0 = time.perf_counter()
     game = game_model(a.game, a.preset, {})
     full = build(game)
