@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -113,13 +114,26 @@ def check_output_dir(path: str | os.PathLike, what: str = "output directory") ->
 
 
 def check_output_file(path: str | os.PathLike, what: str = "output file") -> Path:
-    """Make sure ``path`` can be written (its folder made) before any work starts."""
+    """Make sure ``path`` can be written before any work starts; one-line SpycfrError if not.
+
+    The rule of every output file (-o FILE): its folder must exist. A missing folder is
+    refused, not made, as cp, curl -o and pandas' to_csv refuse it: a mistyped path would
+    otherwise leave the output somewhere unlooked-for. An output directory (a run, a sweep,
+    --figures-dir: check_output_dir) is the output itself, and is made with its parents, as
+    git clone makes a clone's.
+    """
     from spycfr.errors import SpycfrError
 
     path = Path(path)
     if path.is_dir():
         raise SpycfrError(f"{what} {str(path)!r} is a directory; give a file name")
     parent = path.parent if str(path.parent) else Path(".")
+    existing = parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing != parent and existing.is_dir():  # (a file on the way: check_output_dir says)
+        raise SpycfrError(f"cannot write {what} {str(path)!r}: its folder {str(parent)!r} "
+                          f"does not exist (make it first: mkdir -p {shlex.quote(str(parent))})")
     check_output_dir(parent, f"the folder of {what}")
     if path.exists() and not os.access(path, os.W_OK):
         raise SpycfrError(f"cannot write {what} {str(path)!r}: the file is not writable")

@@ -227,6 +227,11 @@ def test_too_big_tree_is_refused_and_no_file_is_left(tmp_path):
 # --- CLI ----------------------------------------------------------------------------------
 def test_cli_export(tmp_path):
     path = tmp_path / "out" / "kuhn.efg"
+    # an output file's missing folder is refused, not made (as cp and curl -o refuse it)
+    r = CliRunner().invoke(cli, ["export-efg", "kuhn", "-o", str(path)])
+    assert r.exit_code != 0 and "does not exist (make it first: mkdir -p" in str(r.exception)
+    assert not (tmp_path / "out").exists()
+    (tmp_path / "out").mkdir()
     r = CliRunner().invoke(cli, ["export-efg", "kuhn", "-o", str(path)])
     assert r.exit_code == 0, r.output
     assert len(r.output.strip().splitlines()) == 1

@@ -270,4 +270,9 @@ def test_errors(runs, tmp_path):
     blocker.write_text("x")
     assert "is a file, not a directory" in _one_line_error(kuhn, "-o", str(blocker / "report.md"))
     assert "is a directory" in _one_line_error(kuhn, "-o", str(tmp_path))
+    # a missing folder is refused, not made: one rule for every -o FILE (solver.io)
+    missing = tmp_path / "a" / "b" / "c"
+    assert f"its folder {str(missing)!r} does not exist" in _one_line_error(
+        kuhn, "-o", str(missing / "report.md"))
+    assert not (tmp_path / "a").exists()
     assert not (tmp_path / "file.txt_files").exists()
