@@ -140,7 +140,13 @@ def summary(rows: list[dict]) -> dict:
 def _walked(opp: Opponent, seat: int, moves: list[tuple]) -> Opponent:
     """The opponent to review ``seat``'s recorded moves against: a search agent walked
     through the record as the other seat, valuing each of those moves on the way (a walk of
-    its own per record and seat: the agent follows one game); any other run as it is."""
+    its own per record and seat: the agent follows one game); any other run as it is.
+
+    The two seats' walks of one record share no re-solve: each is the agent in the other
+    seat, re-solving from that seat's own range (the strategy it played), the opponent's
+    support and, where one-sided, leaves spent on that seat's cards (AgentGame: ``mine``,
+    ``support``, ``own``), so the same node's subgame differs between them. Only the first
+    plans are shared (``fresh`` keeps them); a both-seat review costs two walks."""
     if opp.agent is None:
         return opp
     walk = opp.agent.fresh()
