@@ -114,13 +114,20 @@ fi
 # (docs/search.md, "The advanced mode: played from the observed market"), measured head to
 # head against the advanced heuristic and the sampled run above in AGENT_PAIRS pairs of games
 # (70-90 s a pair on the 2-core machine). Committed: seeds 1000-1031 against the heuristic and
-# fewer against the sampled run, README there.
+# fewer against the sampled run, 18 LBR games, README there.
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
   dir=agent-avenue/advanced
   "$SPYCFR" solve agent-avenue --preset advanced --algorithm re-solving -o "$dir" --overwrite
   rm -f "$dir/headtohead-games.jsonl"
   agent_pairs "$dir" 1000 "${AGENT_PAIRS:-32}" heuristic agent-avenue/advanced-sampled
   agent_results "$dir"
+  # local best response against the agent (issue 23), as on standard (resumed from
+  # $dir/lbr-games.jsonl where the agent is the same), re-solving one private state of the
+  # agent at each of its decisions (--lbr-particle-states 1: every state took some 18 minutes
+  # a decision here; docs/search.md, "Local best response on `advanced`")
+  lbr_set_aside "$dir"
+  "$SPYCFR" measure "$dir" --lbr-games "${AGENT_LBR_GAMES:-1000}" --lbr-rollouts 16 \
+    --lbr-particle-states 1
   "$SPYCFR" report "$dir" -o "$dir/report.md"
 fi
 # Agent Hunter's rulesheet game, placements only (`standard-placements`): external-sampling

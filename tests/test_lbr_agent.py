@@ -123,7 +123,8 @@ def test_measure_lbr_against_the_agent_bounds_its_exact_exploitability(tmp_path)
     assert code == 2 and "nothing to measure" in err
 
 
-@pytest.mark.parametrize("run", ["standard", "agent-avenue/standard"])
+@pytest.mark.parametrize("run", ["standard", "agent-avenue/standard",
+                                 "agent-avenue/advanced"])
 def test_the_committed_lbr_figure_is_the_mean_of_its_games(run):
     """A committed agent run's recorded LBR figure is the mean of the games kept beside it
     (the two seats' means averaged), played against the agent that run.json configures."""
