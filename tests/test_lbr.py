@@ -5,13 +5,14 @@ exploitability on enumerable games, and `spycfr measure --lbr-games` records it.
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
 
 from cli_helpers import spycfr
 from spycfr.analysis.headtohead import TABLE, Player, mccfr_player, tree_player, uniform_player
-from spycfr.analysis.lbr import belief_after, local_best_response
+from spycfr.analysis.lbr import SECOND_SEAT_SEED, belief_after, local_best_response, seat_seed
 from spycfr.cfr import CFRSolver
 from spycfr.cfr.mccfr import MCCFRSolver, strategy_on_tree
 from spycfr.cfr.mccfr_kernels import path_key, rebuild_table
@@ -112,6 +113,19 @@ def test_lbr_is_reproducible_and_refuses_bad_input():
     assert b["as_p1"]["mean"] != a["as_p1"]["mean"] or b["as_p2"]["mean"] != a["as_p2"]["mean"]
     with pytest.raises(SpycfrError, match="--lbr-rollouts must be >= 1"):
         local_best_response(game, uniform_player(), 60, rollouts=0)
+
+
+def test_the_second_seats_seed_stays_within_int64():
+    """P2's games draw from seed + 2**40; a --seed near 2**63 wraps instead of overflowing
+    (numpy warned and the kernels got a negative seed), and every other seed is unchanged."""
+    top = 2**63 - 1
+    assert seat_seed(5, 0) == 5 and seat_seed(5, 1) == 5 + SECOND_SEAT_SEED
+    assert seat_seed(top, 0) == top and seat_seed(top, 1) == SECOND_SEAT_SEED - 1
+    game = make_game("agent-hunter", "tiny")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow warning fails the test
+        out = local_best_response(game, uniform_player(), 4, seed=top, rollouts=1)
+    assert out["as_p2"]["games"] == 2
 
 
 def test_measure_records_lbr(tmp_path):

@@ -59,6 +59,14 @@ from spycfr.tree import CHANCE, TERMINAL
 
 CHUNK = 25  # games per numba call (progress is reported between calls)
 SECOND_SEAT_SEED = 1 << 40  # the games with LBR as P2 draw from another stream
+
+
+def seat_seed(seed: int, seat: int) -> np.int64:
+    """The seed of the games with LBR in ``seat``: ``seed`` for P1, another stream for P2
+    (``seed`` + SECOND_SEAT_SEED), kept within int64's range (a --seed near 2**63 wraps)."""
+    return np.int64((int(seed) + seat * SECOND_SEAT_SEED) % (1 << 63))
+
+
 # particles beyond which LBR's belief is compacted (duplicates merged; if still more, as many
 # drawn by weight): Agent Hunter's beliefs stay under 600 (its games are as before), Agent
 # Avenue's private draws make histories by the hundred thousand (about 1,000 to 47,000
@@ -428,10 +436,10 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
     payoffs, largest, decisions, done, compacted = [], 0, 0, 0, []
     for me, count in enumerate(halves):
         parts = []
-        seat_seed = np.int64(seed) + np.int64(me * SECOND_SEAT_SEED)
+        stream = seat_seed(seed, me)
         for first in range(0, count, CHUNK):
             part, big, dec, comp = _lbr_games(params, np.int64(me), opp, rp,
-                                              np.int64(rollouts), seat_seed, np.int64(first),
+                                              np.int64(rollouts), stream, np.int64(first),
                                               np.int64(min(CHUNK, count - first)),
                                               np.int64(belief_cap))
             parts.append(part)

@@ -58,7 +58,6 @@ from spycfr.analysis.lbr import (
     BELIEF_CAP,
     COMPACTED,
     RESAMPLE_SALT,
-    SECOND_SEAT_SEED,
     _choose,
     _compact,
     _lbr_games,
@@ -67,6 +66,7 @@ from spycfr.analysis.lbr import (
     cap_words,
     check_lbr_options,
     compacted_totals,
+    seat_seed,
     summary,
 )
 from spycfr.cfr.mccfr_kernels import advance_keys
@@ -498,7 +498,7 @@ def agent_game_task(run_dir: str, settings: dict, me: int, g: int,
                              settings.get("particle_states"),
                              _CACHES.setdefault(run_dir, {}))
     roll = player_args(player_from(settings["rollout"], game))
-    seed = np.int64(settings["seed"]) + np.int64(me * SECOND_SEAT_SEED)
+    seed = seat_seed(settings["seed"], me)
     cap = settings.get("belief_cap")
     counts: dict = {}
     try:

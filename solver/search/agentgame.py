@@ -8,7 +8,7 @@ states it can hold (the gadget's support) and a model range (through the re-solv
 strategies: what the posterior over the opponent's private state is read from). The agent
 itself (:class:`spycfr.search.agent.SearchAgent`: its model, value function, first plan and
 solves, shared by every game it plays) is what a walk is given; this module imports nothing
-from it (the type alone, for the checker).
+from it, not even its type (agent.py makes its walks, so that would be an import cycle).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
@@ -25,9 +25,6 @@ from spycfr.search.beliefs import step
 from spycfr.search.folding import solve
 from spycfr.search.resolve import values_from
 from spycfr.search.tree import LEAF, Subtree
-
-if TYPE_CHECKING:
-    from spycfr.search.agent import SearchAgent
 
 # what to do when the agent's work would pass the command's --memory-limit
 PLAN_ADVICE = ("give a larger --memory-limit, or make the run with a smaller --plan-endgame "
@@ -66,7 +63,7 @@ class AgentGame:
     the agent's decisions. With ``plan_only`` it reads the first plan without re-solving
     at its own decisions (the openings: one solve for every situation the plan reaches)."""
 
-    agent: SearchAgent
+    agent: Any  # the SearchAgent playing (agent.py makes its walks: not imported here)
     seat: int
     solves: int = 0
     solve_seconds: list[float] = field(default_factory=list)
