@@ -81,15 +81,19 @@ def test_merging_the_histories_of_one_state_is_the_exact_belief(mini):
     """The merged belief, per state and per private state of the agent's model, is the
     exact history belief summed the same way, after every move of games (LBR as P2: P1's
     draws of several cards in other orders are other histories of one state) where it
-    merged something (a real check)."""
+    merged something (a real check: the histories merged away, 115 on these seeds, counted
+    rather than the moves that merged, since states that differ only in the name a swap
+    discarded (rules.py's LASTDISC, read by the forgetful model's private state) are other
+    states until the swap's draw, which merges them a move later: 6 moves merged, 9 before
+    that slot, the same 115 histories)."""
     me = 1
     model = SearchAgent("agent-avenue", mini.variant_obj.as_dict(), AgentConfig()).model
     priv = pp.python_impl(model.params, "private_of_history")
-    fewer = 0
+    merged = 0
     for seed in (5, 9, 18):
         params, steps = _beliefs(mini, me, seed)
         for (es, _, ew, en), (ms, _, mw, mn), before in steps:
-            fewer += mn < before
+            merged += before - mn
             assert sum(mw[:mn]) == pytest.approx(1.0)
             assert len({s.tobytes() for s in ms[:mn]}) == mn  # no state twice
             state = _by(lambda s: s.tobytes(), ms, mw, mn)
@@ -97,7 +101,7 @@ def test_merging_the_histories_of_one_state_is_the_exact_belief(mini):
             private = _by(lambda s: priv(s, model.params, 1 - me), ms, mw, mn)
             assert private == pytest.approx(
                 _by(lambda s: priv(s, model.params, 1 - me), es, ew, en), abs=1e-12)
-    assert fewer >= 8
+    assert merged >= 100
 
 
 def test_resampling_keeps_the_heavy_states(mini):
