@@ -38,6 +38,19 @@ def peak_rss_bytes() -> int:
     return int(peak) if sys.platform == "darwin" else int(peak) * 1024
 
 
+DEFAULT_ADVICE = "give a larger --memory-limit"  # a refusal's advice where its work gave none
+
+
+def size_text(nbytes: float) -> str:
+    """``nbytes`` for a refusal: GiB to 3 figures, MiB below 0.01 GiB (a need of "0 GiB"
+    says nothing), "under 1 MiB" below that."""
+    if nbytes >= 0.01 * 2**30:
+        return f"{nbytes / 2**30:.3g} GiB"
+    if nbytes >= 2**20:
+        return f"{nbytes / 2**20:.3g} MiB"
+    return "under 1 MiB"
+
+
 class MemoryLimitError(SpycfrError):
     """An allocation that would take the process past its memory limit (refused)."""
 
@@ -56,13 +69,18 @@ class MemoryBudget:
         return rss_bytes() + extra_bytes <= self.limit_bytes
 
     def require(self, what: str, extra_bytes: float, advice: str = "") -> None:
-        """Raise MemoryLimitError unless ``what`` (``extra_bytes`` more) fits under the limit."""
+        """Raise MemoryLimitError unless ``what`` (``extra_bytes`` more) fits under the limit;
+        the error says what to do (``advice``, else a larger limit), and where the process is
+        past the limit already it says so rather than a need of about nothing."""
         now = rss_bytes()
         if now + extra_bytes > self.limit_bytes:
+            todo = advice or DEFAULT_ADVICE
+            if now > self.limit_bytes:
+                raise MemoryLimitError(f"{self.name}: {what}: already over the limit, "
+                                       f"{size_text(now)} resident; {todo}")
             raise MemoryLimitError(
-                f"{self.name}: {what} needs about "
-                f"{extra_bytes / 2**30:.3g} GiB more and {now / 2**30:.3g} GiB are resident "
-                f"already" + (f"; {advice}" if advice else ""))
+                f"{self.name}: {what} needs about {size_text(extra_bytes)} more and "
+                f"{size_text(now)} are resident already; {todo}")
 
     def tracker(self, what: str, advice: str = "", every: int = 4096) -> GrowthCheck:
         """A check for work that grows in many small steps (nodes read, states expanded):

@@ -111,11 +111,47 @@ def test_a_subgame_is_checked_before_its_arrays_are_made(no_rss):
         assert subgame(agent.model, agent.model.root(), 4).size == t.size
 
 
-def test_an_agents_command_under_too_small_a_limit_is_one_line():
+# (the resident memory pinned: None, its own; the watchdog on) -- not pinned above the
+# limit with the watchdog on: it would stop pytest itself; the watchdog's case last: its
+# exception can land while numba loads a kernel from its cache, and the next command in
+# this process then compiles it (a second stderr line, "numba is compiling ...")
+@pytest.mark.parametrize("resident, watchdog", [(None, False), (1.86 * 2**30, False),
+                                                (None, True)])
+def test_an_agents_command_under_too_small_a_limit_is_one_line(monkeypatch, resident,
+                                                               watchdog):
+    """Whatever the process holds already and whichever refuses first, the watchdog or a
+    check (in a pytest-xdist worker holding 1.86 GiB the agent's start reached its check
+    before the watchdog woke, and the refusal gave no advice and a need of "0 GiB"), the
+    refusal is one line with its advice."""
+    if resident is not None:
+        monkeypatch.setattr(memory, "rss_bytes", lambda: resident)
+    if not watchdog:  # it sleeps longer than the command runs: the checks alone refuse
+        monkeypatch.setattr(memory, "WATCH_SECONDS", 600.0)
     line = one_line_error(["query", str(RESULTS / "standard"), "--seat", "P1",
                            "place:4-0-1 place:?", "--memory-limit", "0.001"],
                           "--memory-limit 0.001 GiB")
     assert "larger --memory-limit" in line
+    assert " 0 GiB" not in line
+
+
+def test_a_refusal_says_what_to_do_and_a_figure_that_means_something(monkeypatch):
+    budget = MemoryBudget(2**30, "--memory-limit 1 GiB")
+    monkeypatch.setattr(memory, "rss_bytes", lambda: 0.5 * 2**30)
+    with pytest.raises(MemoryLimitError) as err:
+        budget.require("a table", 0.6 * 2**30)
+    assert str(err.value) == ("--memory-limit 1 GiB: a table needs about 0.6 GiB more and "
+                              "0.5 GiB are resident already; give a larger --memory-limit")
+    monkeypatch.setattr(memory, "rss_bytes", lambda: 2**30 - 2**20)
+    with pytest.raises(MemoryLimitError, match="needs about 3 MiB more .*; the advice$"):
+        budget.require("a table", 3 * 2**20, "the advice")
+    monkeypatch.setattr(memory, "rss_bytes", lambda: 2**30 - 1000)
+    with pytest.raises(MemoryLimitError, match="needs about under 1 MiB more"):
+        budget.require("a table", 2000)
+    monkeypatch.setattr(memory, "rss_bytes", lambda: 1.86 * 2**30)
+    with pytest.raises(MemoryLimitError) as err:
+        budget.require("a table", 0)
+    assert str(err.value) == ("--memory-limit 1 GiB: a table: already over the limit, 1.86 GiB "
+                              "resident; give a larger --memory-limit")
 
 
 @pytest.mark.parametrize("command", ["play RUN", "query RUN --seat P1", "review RUN",

@@ -195,7 +195,8 @@ class SearchAgent:
         if self._chances_made:
             return self._chances
         self._chances_made = True
-        tree = subgame(self.model, self.model.root(), 0)
+        with memory.doing("the agent's start"):
+            tree = subgame(self.model, self.model.root(), 0)
         if tree.size > 1:  # else the root is a decision: a leaf at no decision level
             from spycfr.search import passes
 

@@ -53,8 +53,9 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
     rows: list[int] = []
     tabs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     budget = memory.current_budget()
-    growth = None if budget is None else budget.tracker(f"building a subgame of {decisions} "
-                                                        "decision levels, public nodes")
+    built = ("the public chances before the next decision" if decisions == 0 else
+             f"a subgame {decisions} decision level{'s' if decisions > 1 else ''} deep")
+    growth = None if budget is None else budget.tracker(f"building {built}, public nodes")
     i = 0
     while i < len(pubs):
         if len(pubs) > max_nodes:
