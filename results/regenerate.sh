@@ -37,6 +37,20 @@ moved = set_aside_other_agents_games(sys.argv[1])
 if moved:
     print(f"{sys.argv[1]}: LBR games of another agent moved to {moved}")' "$1"
 }
+# A full game played by search (Agent Avenue standard and advanced): the re-solving agent's
+# run directory, its pairs against the heuristic and the sampled run, their result files, LBR
+# to AGENT_LBR_GAMES games (each game kept as it ends: a rerun resumes), the report.
+agent_avenue_agent() {  # PRESET PAIRS [MEASURE OPTION...]
+  local preset=$1 pairs=$2 dir=agent-avenue/$1
+  shift 2
+  "$SPYCFR" solve agent-avenue --preset "$preset" --algorithm re-solving -o "$dir" --overwrite
+  rm -f "$dir/headtohead-games.jsonl"
+  agent_pairs "$dir" 1000 "$pairs" heuristic "agent-avenue/$preset-sampled"
+  agent_results "$dir"
+  lbr_set_aside "$dir"
+  "$SPYCFR" measure "$dir" --lbr-games "${AGENT_LBR_GAMES:-1000}" --lbr-rollouts 16 "$@"
+  "$SPYCFR" report "$dir" -o "$dir/report.md"
+}
 # directory, game, preset, algorithm, iterations between exploitability checks
 exact=(
   "tiny agent-hunter tiny cfr+ 100"
@@ -87,17 +101,9 @@ fi
 # a pair on the 2-core machine: hours). Committed: seeds 1000-1028 against both (the pairs of
 # 1012 and 1020 against the sampled run were not played), README there.
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
-  dir=agent-avenue/standard
-  "$SPYCFR" solve agent-avenue --preset standard --algorithm re-solving -o "$dir" --overwrite
-  rm -f "$dir/headtohead-games.jsonl"
-  agent_pairs "$dir" 1000 "${AGENT_PAIRS:-29}" heuristic agent-avenue/standard-sampled
-  agent_results "$dir"
-  # local best response against the agent (issue 23 asks 1,000+ games): each game kept in
-  # $dir/lbr-games.jsonl as it ends, so a rerun resumes; a mean 7.6 minutes a game in one
-  # process on the shared 2-core machine under load (docs/search.md)
-  lbr_set_aside "$dir"
-  "$SPYCFR" measure "$dir" --lbr-games "${AGENT_LBR_GAMES:-1000}" --lbr-rollouts 16
-  "$SPYCFR" report "$dir" -o "$dir/report.md"
+  # LBR (issue 23 asks 1,000+ games): a mean 7.6 minutes a game in one process on the
+  # shared 2-core machine under load (docs/search.md)
+  agent_avenue_agent standard "${AGENT_PAIRS:-29}"
 fi
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced-sampled; then
   dir=agent-avenue/advanced-sampled
@@ -116,19 +122,10 @@ fi
 # (70-90 s a pair on the 2-core machine). Committed: seeds 1000-1031 against the heuristic and
 # fewer against the sampled run, 18 LBR games, README there.
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
-  dir=agent-avenue/advanced
-  "$SPYCFR" solve agent-avenue --preset advanced --algorithm re-solving -o "$dir" --overwrite
-  rm -f "$dir/headtohead-games.jsonl"
-  agent_pairs "$dir" 1000 "${AGENT_PAIRS:-32}" heuristic agent-avenue/advanced-sampled
-  agent_results "$dir"
-  # local best response against the agent (issue 23), as on standard (resumed from
-  # $dir/lbr-games.jsonl where the agent is the same), re-solving one private state of the
-  # agent at each of its decisions (--lbr-particle-states 1: every state took some 18 minutes
-  # a decision here; docs/search.md, "Local best response on `advanced`")
-  lbr_set_aside "$dir"
-  "$SPYCFR" measure "$dir" --lbr-games "${AGENT_LBR_GAMES:-1000}" --lbr-rollouts 16 \
-    --lbr-particle-states 1
-  "$SPYCFR" report "$dir" -o "$dir/report.md"
+  # LBR re-solving one private state of the agent at each of its decisions
+  # (--lbr-particle-states 1: every state took some 18 minutes a decision here;
+  # docs/search.md, "Local best response on `advanced`")
+  agent_avenue_agent advanced "${AGENT_PAIRS:-32}" --lbr-particle-states 1
 fi
 # Agent Hunter's rulesheet game, placements only (`standard-placements`): external-sampling
 # MCCFR in the information abstraction that learns the two placements only (--store-depth 2),
