@@ -412,6 +412,14 @@ def check_lbr_options(games: int, rollouts: int) -> None:
         raise SpycfrError(f"--lbr-rollouts must be >= 1, got {rollouts}")
 
 
+def check_particle_states(particle_states: int | None) -> None:
+    """Refuse a search agent's LBR re-solving fewer than one private state a decision
+    (``--lbr-particle-states``; None: every state)."""
+    if particle_states is not None and particle_states < 1:
+        raise SpycfrError("--lbr-particle-states must be >= 1 (the agent's private states "
+                          f"re-solved at each of its decisions), got {particle_states}")
+
+
 def local_best_response(game, strategy: Player, games: int, seed: int = 0,
                         rollouts: int = 4, rollout_policy: Player | None = None,
                         progress: Callable[[int, int], None] | None = None,

@@ -65,6 +65,7 @@ from spycfr.analysis.lbr import (
     _update_belief,
     cap_words,
     check_lbr_options,
+    check_particle_states,
     compacted_totals,
     seat_seed,
     summary,
@@ -620,9 +621,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     check_lbr_options(games, rollouts)
     if belief_cap < 1:
         raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
-    if particle_states is not None and particle_states < 1:
-        raise SpycfrError("--lbr-particle-states must be >= 1 (the agent's private states "
-                          f"re-solved at each of its decisions), got {particle_states}")
+    check_particle_states(particle_states)
     say = progress or (lambda text: None)
     run_dir = str(run_dir)
     game = _game_of(run_dir)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from spycfr.analysis.headtohead import head_to_head, player_from
-from spycfr.analysis.lbr import check_lbr_options, local_best_response
+from spycfr.analysis.lbr import check_lbr_options, check_particle_states, local_best_response
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_game
 from spycfr.io import write_json
@@ -109,9 +109,7 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
             raise SpycfrError("--lbr-particle-states is for a search agent's run (the private "
                               "states LBR re-solves at its decisions); this run is a stored "
                               "strategy, read at every particle")
-        if lbr_particle_states < 1:
-            raise SpycfrError("--lbr-particle-states must be >= 1 (the agent's private states "
-                              f"re-solved at each of its decisions), got {lbr_particle_states}")
+        check_particle_states(lbr_particle_states)
     run = player_from(str(run_dir), game)
     if run.agent is not None:
         run.agent.progress = progress  # its long solves say how far they are
