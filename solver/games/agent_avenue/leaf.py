@@ -201,12 +201,14 @@ def live_weights(pub, params, n0, n1):
         y[j] = _held(pub, params, 1, j)
     ri = np.flatnonzero(x >= 0)
     ci = np.flatnonzero(y >= 0)
+    fb = np.empty(ci.shape[0])  # the column states' weights, once each (not once a pair)
+    for b in range(ci.shape[0]):
+        fb[b] = model_state_weight(pub, params, 1, ci[b])
     out = np.empty((ri.shape[0], ci.shape[0]))
     for a in range(ri.shape[0]):
         fa = model_state_weight(pub, params, 0, ri[a])
         for b in range(ci.shape[0]):
-            out[a, b] = (_ratio(params, scale, base, x[ri[a]], y[ci[b]]) * fa
-                         * model_state_weight(pub, params, 1, ci[b]))
+            out[a, b] = _ratio(params, scale, base, x[ri[a]], y[ci[b]]) * fa * fb[b]
     return out, ri, ci
 
 
