@@ -324,7 +324,7 @@ def private_of_history(state, params, seat):
         return index(params, True, hs, ds, hand, disc, np.int64(state[DOWN]))
     if seat == state[ACTIVE] and ph == PH_OVER:
         return np.int64(-1)
-    if params.forget and ph == PH_SWAP_DRAW and seat == state[ACTIVE]:
+    if swap_draw(state, params, seat):
         return index(params, True, hs, ds, hand, disc, np.int64(state[LASTDISC]))
     return index(params, False, hs, ds, hand, disc, NO_NAME)
 
