@@ -44,6 +44,13 @@ HEURISTIC = 1
 TABLE = 2
 STYLED = 3  # a styled heuristic: Player.style picks it
 AGENT = 4  # a search agent (spycfr.search.agent): plays in Python, Player.agent
+SECOND_STREAM = 1 << 40  # the second half's games (the other seat) draw from seed + this
+
+
+def second_stream(seed: int) -> int:
+    """The seed of the second half's games: ``seed`` + SECOND_STREAM, kept in 0 .. 2**63 - 1
+    (a seed near the top would wrap to a negative int64, which numpy's SeedSequence refuses)."""
+    return (int(seed) + SECOND_STREAM) % (1 << 63)
 
 
 @dataclass
@@ -223,10 +230,8 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
             return play_games(params, int(count), int(seed), bool(a_first), (a, pa), (b, pb),
                               player_probs, progress, (0 if a_first else half, games))
     first, m1 = play(params, np.int64(half), np.int64(seed), True, pa, pb)
-    # The second half's stream, kept in 0 .. 2**63 - 1 (a seed near the top would wrap to a
-    # negative int64, which numpy's SeedSequence refuses).
-    second, m2 = play(params, np.int64(games - half), np.int64((seed + (1 << 40)) % (1 << 63)),
-                      False, pa, pb)
+    second, m2 = play(params, np.int64(games - half), np.int64(second_stream(seed)), False,
+                      pa, pb)
     mine = np.concatenate([first, -second])  # A's payoff: as P1, then as P2
     bound = payoff_bound(game)
     return {

@@ -40,6 +40,7 @@ from numba import njit
 
 from spycfr.analysis.headtohead import (
     INTERVAL_WORDS,
+    SECOND_STREAM,
     TABLE,
     Player,
     interval,
@@ -47,6 +48,7 @@ from spycfr.analysis.headtohead import (
     payoff_bound,
     player_args,
     player_probs,
+    second_stream,
     standard_error,
 )
 from spycfr.cfr.mccfr_kernels import advance_keys
@@ -58,13 +60,13 @@ from spycfr.games import get_plugin
 from spycfr.tree import CHANCE, TERMINAL
 
 CHUNK = 25  # games per numba call (progress is reported between calls)
-SECOND_SEAT_SEED = 1 << 40  # the games with LBR as P2 draw from another stream
+SECOND_SEAT_SEED = SECOND_STREAM  # the games with LBR as P2 draw from another stream
 
 
 def seat_seed(seed: int, seat: int) -> np.int64:
-    """The seed of the games with LBR in ``seat``: ``seed`` for P1, another stream for P2
-    (``seed`` + SECOND_SEAT_SEED), kept within int64's range (a --seed near 2**63 wraps)."""
-    return np.int64((int(seed) + seat * SECOND_SEAT_SEED) % (1 << 63))
+    """The seed of the games with LBR in ``seat``: ``seed`` for P1, head to head's second
+    stream for P2 (kept within int64's range: a --seed near 2**63 wraps)."""
+    return np.int64(second_stream(seed) if seat else int(seed))
 
 
 # particles beyond which LBR's belief is compacted (duplicates merged; if still more, as many
