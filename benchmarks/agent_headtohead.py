@@ -8,6 +8,11 @@ with --write AGENT_DIR also a head-to-head result file per opponent in the agent
 
     python benchmarks/agent_headtohead.py AGENT_DIR OUT.jsonl heuristic RUN_DIR --first 1000
     python benchmarks/agent_headtohead.py --summary OUT.jsonl [--write AGENT_DIR --note TEXT]
+        [--compare OTHER.jsonl]
+
+--compare OTHER.jsonl sets each game beside the game of OTHER with the same opponent, seed
+and seat (e.g. the same agent directory played by earlier code): the mean game-by-game
+difference with its 95% interval, over the seeds both files hold.
 """
 
 from __future__ import annotations
@@ -63,21 +68,46 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
                 f.write(json.dumps(line) + "\n")
 
 
-def summary(out: str, write: str | None = None, note: str = "") -> None:
-    """Each opponent's mean with mean +- 1.96 SE clipped to the payoff range (the game's
-    bound, recorded in each line since; 1, Agent Hunter's and Agent Avenue's, before)."""
+def _mean_interval(x: list[float], bound: float) -> tuple[float, float, float]:
+    """Mean of ``x`` and mean +- 1.96 SE clipped to ``[-bound, bound]``."""
     from spycfr.analysis.headtohead import interval
 
+    m = sum(x) / len(x)
+    half = 1.96 * statistics.stdev(x) / math.sqrt(len(x)) if len(x) > 1 else math.inf
+    lo, hi = interval(m, half, bound)
+    return m, lo, hi
+
+
+def summary(out: str, write: str | None = None, note: str = "",
+            compare: str | None = None) -> None:
+    """Each opponent's mean with mean +- 1.96 SE clipped to the payoff range (the game's
+    bound, recorded in each line since; 1, Agent Hunter's and Agent Avenue's, before), as
+    P1 and as P2, games won and lost; with ``compare`` each game against the same
+    opponent, seed and seat in that file: the mean difference (this file's payoff minus
+    the other's) with its interval, clipped to twice the payoff range."""
     rows = [json.loads(line) for line in open(out)]
     bound = max((r.get("bound", 1.0) for r in rows), default=1.0)
+    other = {(r["opponent"], r["seed"]): r for r in map(json.loads, open(compare))} \
+        if compare else {}
     for name in dict.fromkeys(r["opponent"] for r in rows):
-        x = [v for r in rows if r["opponent"] == name for v in (r["p1"], r["p2"])]
-        m = sum(x) / len(x)
-        half = 1.96 * statistics.stdev(x) / math.sqrt(len(x)) if len(x) > 1 else math.inf
-        lo, hi = interval(m, half, bound)
-        seeds = sorted(r["seed"] for r in rows if r["opponent"] == name)
+        mine = [r for r in rows if r["opponent"] == name]
+        x = [v for r in mine for v in (r["p1"], r["p2"])]
+        m, lo, hi = _mean_interval(x, bound)
+        seeds = sorted(r["seed"] for r in mine)
         print(f"{name}: {m:+.3f} [{lo:+.3f}, {hi:+.3f}] in {len(x)} games "
               f"({len(x) // 2} pairs, seeds {seeds[0]}..{seeds[-1]})")
+        print(f"  as P1 {statistics.mean(r['p1'] for r in mine):+.3f}, as P2 "
+              f"{statistics.mean(r['p2'] for r in mine):+.3f}; won {sum(v > 0 for v in x)}, "
+              f"lost {sum(v < 0 for v in x)}, drawn {sum(v == 0 for v in x)}")
+        both = [(r, other[name, r["seed"]]) for r in mine if (name, r["seed"]) in other]
+        if compare and both:
+            d = [r[k] - o[k] for r, o in both for k in ("p1", "p2")]
+            dm, dlo, dhi = _mean_interval(d, 2 * bound)
+            theirs = statistics.mean(o[k] for _, o in both for k in ("p1", "p2"))
+            print(f"  game by game against {compare} ({len(d)} games of the same seeds, "
+                  f"there {theirs:+.3f}): {dm:+.3f} [{dlo:+.3f}, {dhi:+.3f}]")
+        elif compare:
+            print(f"  no seed against {name} in {compare}")
         if write:
             write_result(write, name, [r for r in rows if r["opponent"] == name], bound,
                          out, note)
@@ -145,9 +175,12 @@ if __name__ == "__main__":
     ap.add_argument("--write", metavar="AGENT_DIR",
                     help="with --summary: write AGENT_DIR/headtohead-B.json per opponent B")
     ap.add_argument("--note", default="", help="with --write: words added to each method")
+    ap.add_argument("--compare", metavar="OTHER.jsonl",
+                    help="with --summary: each game beside OTHER's of the same opponent, seed "
+                    "and seat (the mean difference and its interval)")
     args = ap.parse_args()
     if args.summary:
-        summary(args.summary, args.write, args.note)
+        summary(args.summary, args.write, args.note, args.compare)
     else:
         play(args.agent_dir, args.out, args.opponents, args.first, args.pairs,
              args.opposing.split(",") if args.opposing else None, args.focus_rows,

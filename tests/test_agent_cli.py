@@ -221,6 +221,32 @@ def test_the_agents_report_lists_its_head_to_head_results(agent_dir, tmp_path):
     assert "What was measured instead: the head-to-head results above." in text
 
 
+def test_head_to_head_pairs_summarised_and_compared_game_by_game(tmp_path):
+    """benchmarks/agent_headtohead.py --summary: the mean, as P1 and P2, won and lost; with
+    --compare each game against the other file's of the same opponent, seed and seat (seeds
+    in one file only left out), the difference's interval clipped to twice the payoff range."""
+    import subprocess
+    import sys
+
+    def lines(path, rows):
+        path.write_text("".join(json.dumps({"opponent": "heuristic", "seed": s, "p1": a,
+                                            "p2": b, "bound": 1.0, "wall": 10.0,
+                                            "solve_seconds": [1.0, 2.0]}) + "\n"
+                                for s, a, b in rows))
+    lines(tmp_path / "new.jsonl", [(1, 1, -1), (2, 1, 1), (3, -1, -1)])
+    lines(tmp_path / "old.jsonl", [(1, -1, -1), (2, 1, -1), (9, 1, 1)])
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "agent_headtohead.py"),
+                           "--summary", str(tmp_path / "new.jsonl"), "--compare",
+                           str(tmp_path / "old.jsonl")], capture_output=True, text=True,
+                          check=True)
+    out = done.stdout
+    assert "heuristic: +0.000 [-0.877, +0.877] in 6 games (3 pairs, seeds 1..3)" in out
+    assert "as P1 +0.333, as P2 -0.333; won 3, lost 3, drawn 0" in out
+    # differences 2, 0 (seed 1) and 0, 2 (seed 2): mean 1, 1.96 SE = 1.132, clipped at +2
+    assert "(4 games of the same seeds, there -0.500): +1.000 [-0.132, +2.000]" in out
+
+
 def test_the_agents_openings_say_they_are_its_first_plan(agent_dir, tmp_path):
     """Not a sampled run's average strategy: the header says what the agent's openings are:
     on tiny the plan reaches the end of the game, so the agent plays them (no leaves to
