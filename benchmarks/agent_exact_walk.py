@@ -50,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--subgame-budget", type=int,
                         help="the depth rule: a depth-limited re-solve's subgame over this many "
                              "node-states is cut a decision level shallower (0: off)")
+    parser.add_argument("--plan-play", type=int,
+                        help="play the first plan's strategy at its decisions in its first this "
+                             "many decision levels instead of re-solving them (0: off)")
     parser.add_argument("--value-function", help="the leaves' value function by name")
     parser.add_argument("--value-file", help="the value function's weights file")
     parser.add_argument("--bare", action="store_true",
@@ -71,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         ("plan_endgame", args.plan_endgame), ("endgame", args.endgame),
         ("iterations", args.iterations), ("plan_iterations", args.plan_iterations),
         ("depth", args.depth), ("plan_depth", args.plan_depth),
-        ("subgame_budget", args.subgame_budget),
+        ("subgame_budget", args.subgame_budget), ("plan_play", args.plan_play),
         ("value_function", args.value_function), ("value_file", args.value_file))
         if value is not None}
     try:

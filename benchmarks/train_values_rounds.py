@@ -87,6 +87,9 @@ def main() -> None:
                     help="--agent: the depth rule's budget, node-states (0: off)")
     ap.add_argument("--plan-iterations", type=int,
                     help="--agent: CFR+ iterations of the first plan (0: --iterations)")
+    ap.add_argument("--plan-play", type=int,
+                    help="--agent: play the first plan at its decisions in its first this many "
+                         "decision levels instead of re-solving them (0: off)")
     ap.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
                     help="the most public nodes of a situation's solve to the end")
     a = ap.parse_args()
@@ -95,10 +98,10 @@ def main() -> None:
                  f"(got {a.per_state}, {a.rest_scale}, {a.max_per_state})")
     agent_options = {"plan_depth": a.plan_depth, "plan_endgame": a.plan_endgame,
                      "endgame": a.endgame, "plan_iterations": a.plan_iterations,
-                     "subgame_budget": a.subgame_budget}
+                     "subgame_budget": a.subgame_budget, "plan_play": a.plan_play}
     if not a.agent and any(v is not None for v in agent_options.values()):
-        ap.error("--plan-depth, --plan-endgame, --endgame, --plan-iterations and "
-                 "--subgame-budget need --agent")
+        ap.error("--plan-depth, --plan-endgame, --endgame, --plan-iterations, "
+                 "--subgame-budget and --plan-play need --agent")
     t0 = time.perf_counter()
     game = game_model(a.game, a.preset, {})
     full = build(game)

@@ -106,7 +106,8 @@ def _agent_header(doc: Doc, meta: RunResult) -> None:
                       "leaves on a big game); docs/search.md)"],
         ["effort", f"{a.get('iterations')} CFR+ iterations per re-solve; subgames "
                    f"{a.get('depth')} decision level(s) deep (the first plan "
-                   f"{a.get('plan_depth')})" + _depth_rule_words(a) + _endgame_words(a)],
+                   f"{a.get('plan_depth')})" + _depth_rule_words(a) + _endgame_words(a)
+                   + _plan_play_words(a)],
         ["leaf values", leaf],
         ["seed", f"{meta.seed} (the agent is deterministic; matches sample from seeded "
                  "streams)"],
@@ -149,6 +150,16 @@ def _depth_rule_words(agent: dict) -> str:
         return ""
     return (f", a level less while a re-solve's subgame passes {agent['subgame_budget']:,} "
             "node-states")
+
+
+def _plan_play_words(agent: dict) -> str:
+    """Where the agent plays its first plan instead of re-solving (AgentConfig.plan_play; none
+    in runs made before it) in the report's effort row."""
+    levels = agent.get("plan_play")
+    if not levels:
+        return ""
+    return (f", the first plan's own strategy played at its first {levels} decision "
+            f"level{'s' if levels > 1 else ''} (no re-solve there)")
 
 
 def _endgame_words(agent: dict) -> str:

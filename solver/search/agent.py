@@ -82,7 +82,16 @@ class AgentConfig:
     endgame rule's unit; counted while it is built, which stops there) is cut a decision
     level shallower, down to 1; 0: off (run directories written before it; the game's
     plug-in's ``agent_subgame_budget``: Agent Avenue advanced's subgames through the black
-    market's resolutions, thousands of public nodes at depth 2)."""
+    market's resolutions, thousands of public nodes at depth 2).
+
+    ``plan_play``: at the first plan's decisions in its first ``plan_play`` decision levels
+    (the plan's root at level 0; a node's level is the number of decisions above it in the
+    plan's tree) the agent plays the plan's strategy instead of re-solving, as DeepStack and
+    ReBeL play their blueprint where they have it; below, the re-solves start from the plan
+    as before (the gadget fed the plan's best-response values at the node they start at, so
+    the plan's safety carries over). Decisions the plan does not cover (its leaves, and
+    everything below a re-solve) are re-solved whatever ``plan_play``; 0: off, every own
+    decision in the plan re-solved (run directories written before it)."""
 
     iterations: int = 100
     plan_iterations: int = 0
@@ -95,6 +104,7 @@ class AgentConfig:
     endgame: int = 0
     plan_endgame: int = 0
     subgame_budget: int = 0
+    plan_play: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -127,6 +137,9 @@ class AgentConfig:
         if self.subgame_budget < 0:
             raise SpycfrError(f"the subgame budget must be >= 0 node-states (0: off), got "
                               f"{self.subgame_budget}")
+        if self.plan_play < 0:
+            raise SpycfrError(f"--plan-play must be >= 0 decision levels (0: off), got "
+                              f"{self.plan_play}")
         if self.value_function not in VALUE_FUNCTIONS:
             raise SpycfrError(f"--value-function {self.value_function!r}: not one of "
                               f"{', '.join(VALUE_FUNCTIONS)}")

@@ -182,6 +182,8 @@ class AgentGame:
             return  # the openings table's mixture (the plan plays it)
         if self.plan_only and t.kind[s] != LEAF:
             return
+        if self._plan_plays():
+            return  # the first plan's own row (AgentConfig.plan_play)
         if not (self.mine.any() and self.support.any()):
             return  # no real game gets here (the exploitability walk's dead branches)
         start = time.perf_counter()
@@ -248,6 +250,17 @@ class AgentGame:
             view.sol, view.s = a.solve("your move's values, for the review", tree, ranges,
                                        keep=(seat, a.private(state, seat))), 0
         return view.move_info(state, seat)
+
+    def _plan_plays(self) -> bool:
+        """Whether the walk is at a decision of the first plan that the agent plays from the
+        plan (:class:`~spycfr.search.agent.AgentConfig` ``plan_play``): still in the plan's
+        own solution (no re-solve yet), not at one of its leaves, and fewer than
+        ``plan_play`` decision levels below the plan's root."""
+        levels = self.agent.config.plan_play
+        if not levels or self.plan is None or self.sol is not self.plan:
+            return False
+        t, s = self.sol.tree, self.s
+        return t.kind[s] != LEAF and decision_level(t, s) < levels
 
     def _opening(self) -> bool:
         """Whether the walk is in the plan's openings and the agent plays them by its table."""
@@ -390,6 +403,16 @@ def _edges(t, s: int, i: int, nexts: list[tuple[np.ndarray, int]]) -> np.ndarray
                 out[x] = e
                 break
     return out
+
+
+def decision_level(t: Subtree, n: int) -> int:
+    """Node ``n``'s decision level in tree ``t``: the decisions (either seat's) above it, from
+    the tree's root (the root's level 0; chance and signal nodes count none)."""
+    level, a = 0, int(t.parent[n])
+    while a >= 0:
+        level += int(t.kind[a]) in (0, 1)
+        a = int(t.parent[a])
+    return level
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
