@@ -119,7 +119,8 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
     (:func:`guard_against`)."""
     from spycfr.analysis.headtohead import player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED
-    from spycfr.analysis.lbr_agent import AgentOpponent, _agent_of, _privates, _setup, play_game
+    from spycfr.analysis.lbr_agent import AgentOpponent, _privates, _setup, play_game
+    from spycfr.analysis.lbr_agent_dask import _agent_of
     from spycfr.games.agent_hunter import rules as R
     from spycfr.games.agent_hunter.record import action_label, format_obs_token, refill_suffix
 

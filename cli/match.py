@@ -133,7 +133,7 @@ def measure(run_dir: str, games: int | None, seed: int, compare: tuple[str, ...]
         if not as_json:
             click.echo(text, err=True)
 
-    with saying_when_compiling(say):  # this process; Dask workers tell theirs (lbr_agent)
+    with saying_when_compiling(say):  # this process; Dask workers tell theirs (lbr_agent_dask)
         out = measure_run(run_dir, games, seed, compare, lbr_games, lbr_rollouts, lbr_rollout,
                           progress=say, scheduler=scheduler, workers=workers,
                           lbr_particle_states=lbr_particle_states)

@@ -32,7 +32,7 @@ agent_results() {  # DIR: the result files from the pairs
 # the measurement starts afresh (`spycfr measure` refuses a file of other settings).
 lbr_set_aside() {  # DIR
   "$PYTHON" -c 'import sys
-from spycfr.analysis.lbr_agent import set_aside_other_agents_games
+from spycfr.analysis.lbr_agent_dask import set_aside_other_agents_games
 moved = set_aside_other_agents_games(sys.argv[1])
 if moved:
     print(f"{sys.argv[1]}: LBR games of another agent moved to {moved}")' "$1"

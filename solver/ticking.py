@@ -3,7 +3,7 @@ since it started) after a first wait and then every ``every`` seconds until it i
 
 One idea with several users, so they behave alike: SearchAgent.beating (a plan's tree
 built, a plan file read), the LBR games' wait for the first finished game
-(spycfr.analysis.lbr_agent), `spycfr solve`'s exact LP (cli/solve_progress.py) and the
+(spycfr.analysis.lbr_agent_dask), `spycfr solve`'s exact LP (cli/solve_progress.py) and the
 CLI's heartbeat while a run is prepared (cli/progress.py). Nothing is told when the work
 ends before the first wait; ``stop`` returns at once where ``tell`` blocks on slow output
 (``join=False``) or waits for the thread.

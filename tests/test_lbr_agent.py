@@ -1,7 +1,7 @@
-"""Local best response against a search agent (spycfr.analysis.lbr_agent) on Agent Hunter
-tiny: the Python loop replays the table path game for game against a stored strategy, its
-belief against the agent is the agent's own range, its payoff stays under the agent's exact
-exploitability, and `spycfr measure` records it and resumes."""
+"""Local best response against a search agent (spycfr.analysis.lbr_agent; its long runs:
+lbr_agent_dask) on Agent Hunter tiny: the Python loop replays the table path game for game
+against a stored strategy, its belief against the agent is the agent's own range, its payoff
+stays under the agent's exact exploitability, and `spycfr measure` records it and resumes."""
 
 from __future__ import annotations
 
@@ -16,12 +16,11 @@ from spycfr.analysis.headtohead import player_args, player_from, tree_player
 from spycfr.analysis.lbr import _two_player_params
 from spycfr.analysis.lbr_agent import (
     BELIEF_CAP,
-    GAMES_FILE,
     AgentOpponent,
-    _read_games,
     play_game,
     table_games,
 )
+from spycfr.analysis.lbr_agent_dask import GAMES_FILE, _read_games
 from spycfr.cfr import CFRSolver
 from spycfr.errors import SpycfrError
 from spycfr.games import build_tree, get_plugin, make_game
@@ -210,7 +209,7 @@ def test_games_played_elsewhere_at_other_indices_count(tmp_path):
     """Games of the same settings appended to lbr-games.jsonl by another machine (other game
     indices) count towards --lbr-games: a run plays only each seat's missing games, at its
     lowest free indices, and the summary holds them all."""
-    from spycfr.analysis.lbr_agent import _append, agent_game_task, agent_lbr
+    from spycfr.analysis.lbr_agent_dask import _append, agent_game_task, agent_lbr
 
     run = tmp_path / "agent"
     code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm",
@@ -240,7 +239,7 @@ def test_a_remade_agents_run_sets_the_other_agents_lbr_games_aside(tmp_path):
     import shutil
     from pathlib import Path
 
-    from spycfr.analysis.lbr_agent import OTHER_AGENT_FILE, set_aside_other_agents_games
+    from spycfr.analysis.lbr_agent_dask import OTHER_AGENT_FILE, set_aside_other_agents_games
 
     committed = Path(__file__).resolve().parent.parent / "results" / "standard"
     for name in ("run.json", GAMES_FILE):
@@ -263,7 +262,7 @@ def test_a_workers_numba_compiling_is_said_on_the_client():
     (once, however many kernels or workers), and says nothing when nothing compiles."""
     import time
 
-    from spycfr.analysis.lbr_agent import WORKERS_COMPILING, on_worker, say_workers_compiling
+    from spycfr.analysis.lbr_agent_dask import WORKERS_COMPILING, on_worker, say_workers_compiling
     from spycfr.cluster import dask_client
 
     said: list[str] = []
@@ -290,7 +289,7 @@ def test_the_wait_for_the_first_game_says_what_the_workers_do():
     workers' kernels compile (not the plan, as it said before), else the opening plan."""
     import time
 
-    from spycfr.analysis.lbr_agent import WorkersCompiling, _until_first
+    from spycfr.analysis.lbr_agent_dask import WorkersCompiling, _until_first
     from spycfr.ticking import Ticker
 
     for compiling, want in ((True, "numba is still compiling kernels on the workers"),

@@ -437,7 +437,7 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
         raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
     if any(p is not None and p.agent is not None for p in (strategy, rollout_policy)):
         raise SpycfrError("a search agent has no strategy table for the numba LBR: its LBR "
-                          "is spycfr.analysis.lbr_agent.agent_lbr (spycfr measure RUN_DIR "
+                          "is spycfr.analysis.lbr_agent_dask.agent_lbr (spycfr measure RUN_DIR "
                           "--lbr-games N)")
     params = _two_player_params(game)
     roll = rollout_policy or strategy

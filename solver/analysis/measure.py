@@ -131,7 +131,7 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
                  "ci95": [max(0.0, -high), max(0.0, -low)], "method": LOWER_BOUND_METHOD}
     lbr = None
     if lbr_games > 0 and run.agent is not None:
-        from spycfr.analysis.lbr_agent import agent_lbr
+        from spycfr.analysis.lbr_agent_dask import agent_lbr
 
         lbr = agent_lbr(run_dir, lbr_games, seed, lbr_rollouts, lbr_rollout, scheduler,
                         workers, progress, particle_states=lbr_particle_states)
