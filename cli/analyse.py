@@ -1,10 +1,10 @@
-"""Commands that read a run directory: openings, query, best-response, exploitability, export."""
+"""Commands that read a run directory: openings, best-response, exploitability, export
+(query has its own module, spycfr.cli.query)."""
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import textwrap
 from pathlib import Path
 
@@ -18,27 +18,9 @@ from spycfr.cli.options import (
     output_option,
     seat_option,
 )
+from spycfr.cli.show import load_run, run_header, value_text
 from spycfr.errors import SpycfrError
 from spycfr.io import check_output_file
-
-
-def _load(run_dir: str):
-    from spycfr.cli.progress import load_run_saying
-
-    return load_run_saying(run_dir)
-
-
-def _fmt(x) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{x:+.4f}" if abs(x) >= 0.5e-4 else " 0.0000"  # no "-0.0000"
-
-
-def _header(run) -> str:
-    m = run.result
-    variant = " ".join(f"{k}={v}" for k, v in m.variant.items())
-    return (f"{m.game} {variant}: {m.algorithm} x{m.iterations}, value(P1) "
-            f"{m.value_p1:+.5f}, exploitability {m.exploitability:.3g}")
 
 
 def _run_fields(result, keys: tuple[str, ...]) -> dict:
@@ -81,7 +63,7 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
         _treeless_openings(meta, treeless_table(meta.game, raw), spec, as_json, as_csv,
                            top)
         return
-    run = _load(run_dir)
+    run = load_run(run_dir)
     table = openings_table(run.tree, run.strategy, run.result.exploitability)
     listed = _head(table, spec, top)  # --json and --csv: --top rows when given, else all
     if as_csv:
@@ -104,7 +86,7 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
         click.echo(json.dumps(out))
         return
     assert top is not None  # the text output lists 10 by default (set above)
-    click.echo(_header(run))
+    click.echo(run_header(run))
     click.echo(textwrap.fill(
         f"Columns: eq prob = how often the equilibrium plays the {spec.what}; BR value = its "
         f"value against the equilibrium opponent when the player then plays as well as "
@@ -120,7 +102,7 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
         for r in rows.head(top).itertuples():
             loss = "tie" if r.tie else f"{r.loss:.4f}"
             click.echo(f"  {r.rank:>4}  {r.opening:<16} {r.probability:>8.4f} "
-                       f"{_fmt(r.br_value):>9} {_fmt(r.eq_value):>9} {loss:>8}")
+                       f"{value_text(r.br_value):>9} {value_text(r.eq_value):>9} {loss:>8}")
         if len(rows) > top:
             click.echo(f"  ... {len(rows) - top} more (--top, --csv or --json for all)")
         if spec.context_name:
@@ -131,7 +113,7 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
     for player in ("P1", "P2"):
         rows = table[table.player == player]
         click.echo(f"\n{player} {spec.whats}, best first (equilibrium value "
-                   f"{_fmt(_player_value(run, player))})")
+                   f"{value_text(_player_value(run, player))})")
         if spec.context_name:
             _by_situation(rows, spec.context_name, top, show)
         else:
@@ -319,248 +301,6 @@ def _player_value(run, player: str) -> float:
     return v if player == "P1" else -v
 
 
-@click.command()
-@click.argument("run_dir", type=click.Path())
-@click.argument("record", nargs=-1)
-@seat_option("Whose view the record is written from: P1 or P2; on a team run (spycfr "
-             "team) a seat, S1..S4. (--as is an older name.)", required=True,
-             choices=("P1", "P2", "S1", "S2", "S3", "S4"))
-@click.option("--against", default=None,
-              help="Value moves against this opponent instead: a run directory, a strategy "
-                   "table file, or 'uniform'.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@memory_limit_option
-def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
-          as_json: bool) -> None:
-    """Best move from a position: RECORD is the game so far as that player saw it ('?' hidden).
-
-    With no RECORD (or an empty one) the position is the start of the game. Moves whose
-    values are within the run's exploitability of each other are ties; the equilibrium's
-    mix and the best reply against the opponent are shown apart.
-    """
-    from spycfr.analysis.query import opponent_strategy
-    from spycfr.analysis.query import query as run_query
-    from spycfr.analysis.team import is_team_run
-    from spycfr.runs.store import read_run
-
-    as_player = seat
-    if is_team_run(run_dir) != as_player.upper().startswith("S"):
-        raise SpycfrError("--seat names a seat (S1..S4) on a team run of `spycfr team`, and a "
-                          f"player (P1 or P2) on other runs; {run_dir!r} is "
-                          + ("a team run" if is_team_run(run_dir) else "not a team run"))
-    if is_team_run(run_dir):
-        if against is not None:
-            raise SpycfrError("--against is for two-player runs; a team run answers from its "
-                              "TMECor plans")
-        _team_query(run_dir, int(as_player[1:]) - 1, " ".join(record), as_json)
-        return
-    player = 0 if as_player.upper() == "P1" else 1
-    from spycfr.analysis.query import view_of_full_record
-    from spycfr.runs.agent_run import is_agent_run
-
-    meta = read_run(run_dir)
-    # a whole game's record pasted (from play, review or the opponent's side): the player's
-    # view of it, said in one line
-    text, note = view_of_full_record(meta.game, meta.variant, " ".join(record), player)
-    if note and not as_json:
-        click.echo(textwrap.fill(f"note: {note}", 100, subsequent_indent="  "))
-    if is_agent_run(meta):
-        if against is not None:
-            raise SpycfrError("--against needs a run with a tree (values against an opponent)")
-        _agent_query(run_dir, player, text, as_json, note)
-        return
-    if meta.treeless:
-        if against is not None:
-            raise SpycfrError("--against needs a run with a tree (values against an opponent)")
-        _sampled_query(run_dir, player, text, as_json, note)
-        return
-    run = _load(run_dir)
-    other = None if against is None else opponent_strategy(run.tree, against)
-    result = run_query(run, player, text, other)
-    result["against"] = against or "equilibrium"
-    result["exploitability"] = run.result.exploitability
-    if as_json:
-        click.echo(json.dumps(_noted(result, note)))
-        return
-    name = result["player"]
-    click.echo(_header(run))
-    click.echo(f"{name} to move after: {result['information_state'] or '(start)'}")
-    reach = result["equilibrium_reach_probability"]
-    click.echo(f"opponent: {result['against']}; values are {name}'s expected payoff; this "
-               f"position arises in {_share(reach)} of games at equilibrium")
-    if result["warning"]:
-        click.echo(textwrap.fill(f"warning: {result['warning']}", 100, subsequent_indent="  "))
-    click.echo(f"  {'move':<22} {'eq prob':>8} {'value':>9} {'loss':>8} {'BR value':>9}")
-    for m in sorted(result["moves"], key=lambda m: (
-            -(m["value"] if m["value"] is not None else -math.inf), -m["probability"])):
-        loss = ("-" if m["loss"] is None else f"{m['loss']:.4f}" if m["tie"] is None
-                else "tie" if m["tie"] else f"{m['loss']:.4f}")
-        click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {_fmt(m['value']):>9} "
-                   f"{loss:>8} {_fmt(m['br_value']):>9}")
-    tol = result["tolerance"]
-    tie = ("not ranked here: off the equilibrium path" if tol is None else
-           f"within {tol:.2g}, what the exploitability allows at a position this frequent")
-    click.echo(textwrap.fill(
-        f"value: {name}'s payoff when the game then goes on at equilibrium; loss: below the "
-        f"best move's value (tie: {tie}); BR value: with {name}'s best play afterwards", 100,
-        initial_indent="  ", subsequent_indent="  "))
-    for line in result["advice"]:
-        click.echo(textwrap.fill(line, 100, subsequent_indent="  "))
-    click.echo(f"position value: {_fmt(result['position_value'])}")
-    written = [m for m in result["moves"] if m["record"] != [m["move"]]]
-    if written:
-        click.echo("in the record, these moves are written with the result they get:")
-        for m in written:
-            click.echo(f"  {m['move']:<22} {_alternatives(m['record'])}")
-
-
-def _team_query(run_dir: str, seat: int, record: str, as_json: bool) -> None:
-    """query on a team run: what the TMECor plans prescribe from the seat's view."""
-    from spycfr.analysis.team import load_team_run, team_query
-
-    run = load_team_run(run_dir)
-    result = team_query(run, seat, record)
-    if as_json:
-        click.echo(json.dumps(result))
-        return
-    meta, name = run.meta, result["seat"]
-    click.echo(f"{meta['game']} {meta['preset'] or ''}  team equilibrium (TMECor): team 0's "
-               f"value {meta['value_team0']:+.6f}, exploitability {meta['exploitability']:.2e}")
-    click.echo(f"{name} (team {result['team']}) to move after: "
-               f"{result['information_state'] or '(start)'}")
-    click.echo(textwrap.fill(
-        f"source: {result['source']}: {result['plans_consistent']} of the team's "
-        f"{result['plans_in_support']} plans; this position arises in "
-        f"{_share(result['reach_probability'])} of games at equilibrium", 100,
-        subsequent_indent="  "))
-    if result["warning"]:
-        click.echo(textwrap.fill(f"warning: {result['warning']}", 100, subsequent_indent="  "))
-    click.echo(f"  {'move':<22} {'plan prob':>9} {'plan value':>10} {'forced':>9}")
-    for m in sorted(result["moves"], key=lambda m: -m["probability"]):
-        click.echo(f"  {m['record']:<22} {m['probability']:>9.4f} {_fmt(m['plan_value']):>10} "
-                   f"{_fmt(m['value']):>9}")
-    click.echo(textwrap.fill(
-        f"plan prob: how often the consistent plans, weighted given this view, play the move; "
-        f"plan value: team {result['team']}'s expected payoff given this view when the drawn "
-        f"plan plays it; forced: if {name} plays it whatever the plan (the teammate answering "
-        "as its plan does) and both teams otherwise follow their plans", 100,
-        initial_indent="  ", subsequent_indent="  "))
-    click.echo(f"position value: {_fmt(result['position_value'])}")
-    click.echo("consistent plans (most likely first):")
-    click.echo(f"  {'plan':>4} {'weight':>8} {'given view':>10} {'move':<22} {'value':>9}")
-    for p in result["plans"]:
-        click.echo(f"  {p['plan']:>4} {p['weight']:>8.4f} {p['weight_given_view']:>10.4f} "
-                   f"{p['move']:<22} {_fmt(p['value']):>9}")
-
-
-def _depth_words(store_depth: int | None) -> str:
-    """How much of a game a sampled run learns, when --store-depth cut it."""
-    return "" if store_depth is None else (
-        f" (it learns only the first {store_depth} decisions of a game, --store-depth)")
-
-
-def _noted(result: dict, note: str | None) -> dict:
-    """The JSON answer with the note saying a whole record was read as the player's view."""
-    return result if note is None else {**result, "note": note}
-
-
-def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
-                 note: str | None = None) -> None:
-    """query on a search agent's run: the agent re-solves along the record."""
-    from spycfr.analysis.agentplay import agent_query
-    from spycfr.cli.progress import saying_when_compiling
-
-    def say(text: str) -> None:
-        if not as_json:
-            click.echo(text, err=True)
-
-    with saying_when_compiling(say):
-        result = agent_query(run_dir, player, record, say)
-    if as_json:
-        click.echo(json.dumps(_noted(result, note)))
-        return
-    click.echo(f"{result['player']} to move after: {result['information_state'] or '(start)'}")
-    click.echo(textwrap.fill(f"source: {result['source']}", 100, subsequent_indent="  "))
-    click.echo(f"  {'move':<22} {'prob':>8} {'value':>8} {'loss':>8}")
-    for m in result["moves"][:20]:
-        value = "?" if m["value"] is None else f"{m['value']:+.4f}"
-        loss = "-" if m["loss"] is None else "tie" if m["tie"] else f"{m['loss']:.4f}"
-        click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {value:>8} {loss:>8}")
-    if len(result["moves"]) > 20:
-        click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
-    click.echo(textwrap.fill(_agent_ties(result), 100, initial_indent="  ",
-                             subsequent_indent="  "))
-    click.echo(f"value of the position for {result['player']}: {result['value']:+.4f} (under "
-               "the agent's move probabilities)")
-    click.echo("what the opponent likely holds (the agent's posterior):")
-    for p in result["opponent_posterior"]:
-        click.echo(f"  {p['private_state']!s:<22} {p['probability']:>8.4f}")
-    if result["exploitability"] is not None:
-        click.echo(f"exploitability: {result['exploitability']:.4g} (exact: the agent "
-                   "re-solved at every public node, then a best response; see spycfr report)")
-        return
-    measured = result["measured"]
-    bound = measured["exploitability_lower_bound"] if measured else None
-    click.echo("exploitability: unknown" + (
-        f" (at least {bound['value']:.3g}, measured by {bound['by']}; see spycfr report)"
-        if bound else " (not measured: spycfr measure RUN_DIR)"))
-
-
-def _agent_ties(result: dict) -> str:
-    """The agent query's loss column in words, and which moves tie for the best: values
-    within the re-solve's precision of each other are not a ranking, whatever the mix."""
-    tol, best = result["tolerance"], result["best_moves"]
-    words = (f"loss: below the best move's value (tie: within {tol:g}, the re-solve's "
-             "precision)")
-    if len(best) > 1:
-        named = ", ".join(best[:6]) + (f" and {len(best) - 6} more" if len(best) > 6 else "")
-        words += (f"; {len(best)} moves tie for the best within {tol:g} ({named}): the agent's "
-                  "probabilities among them are one mix, not a ranking")
-    return words
-
-
-def _sampled_query(run_dir: str, player: int, record: str, as_json: bool,
-                   note: str | None = None) -> None:
-    """query on a run sampled without a tree: the abstraction's probabilities only."""
-    from spycfr.analysis.query import sampled_query
-
-    result = sampled_query(run_dir, player, record)
-    if as_json:
-        click.echo(json.dumps(_noted(result, note)))
-        return
-    name = result["player"]
-    click.echo(f"{name} to move after: {result['information_state'] or '(start)'}")
-    click.echo(textwrap.fill(f"source: {result['source']}; {result['iterations']:,} iterations"
-                             + ("" if result["seen"] else "; the run never met this position"
-                                + _depth_words(result.get("store_depth"))
-                                + f": it plays its fallback there ({result['fallback']})"), 100,
-                             subsequent_indent="  "))
-    click.echo(f"  {'move':<22} {'avg prob':>8}")
-    for m in result["moves"][:20]:
-        click.echo(f"  {m['move']:<22} {m['probability']:>8.4f}")
-    if len(result["moves"]) > 20:
-        click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
-    measured = result["measured"]
-    bound = measured["exploitability_lower_bound"] if measured else None
-    click.echo("exploitability: unknown" + (
-        f" (at least {bound['value']:.3g}, measured head to head by {bound['by']}; see "
-        "spycfr report)" if bound else " (not measured: spycfr measure RUN_DIR)"))
-
-
-def _share(p: float) -> str:
-    return f"{100 * p:.3g}%" if p >= 1e-4 else f"{p:.2g}"
-
-
-def _alternatives(forms: list[str]) -> str:
-    """hand:1>1:lo, hand:1>1:hi -> hand:1>1:lo|hi (the common prefix, up to a separator of
-    the notation, written once)."""
-    if len(forms) == 1:
-        return forms[0]
-    common = os.path.commonprefix(forms)
-    cut = max(common.rfind(c) for c in ":=+>") + 1  # at a separator of the notation
-    return forms[0][:cut] + "|".join(f[cut:] for f in forms)
-
-
 @click.command("best-response")
 @click.argument("run_dir", type=click.Path())
 @seat_option("The best-responding player: P1 or P2 (--player is an older name).",
@@ -582,7 +322,7 @@ def best_response_cmd(run_dir: str, seat: str, against: str | None, output: str 
     if output is not None:  # a bad target fails before the work
         check_output_file(output, "-o")
         table_format(output)
-    run = _load(run_dir)
+    run = load_run(run_dir)
     tree = run.tree
     p = 0 if player.upper() == "P1" else 1
     profile = run.strategy
@@ -605,7 +345,7 @@ def best_response_cmd(run_dir: str, seat: str, against: str | None, output: str 
     if as_json:
         click.echo(json.dumps(out))
         return
-    click.echo(_header(run))
+    click.echo(run_header(run))
     click.echo(f"{out['player']} best response against {out['against']}: value {value:+.6f} "
                f"(the run's own strategy gets {own:+.6f}; gain {value - own:.6g})")
     if written:
@@ -632,7 +372,7 @@ def exploitability(source: str, game: str | None, preset: str | None, variant_pa
     path = Path(source)
     defaulted = 0
     if path.is_dir():
-        run = _load(source)
+        run = load_run(source)
         tree, strategy = run.tree, run.strategy
     elif path.is_file():
         if game is None:
@@ -686,7 +426,7 @@ def export(run_dir: str, fmt: str, output: str | None) -> None:
                    f"infoset_key is the {keys} key, action_index the rules' order of legal "
                    "moves)", err=not target.is_file())
         return
-    run = _load(run_dir)
+    run = load_run(run_dir)
     check_output_file(target, "-o")
     table = strategy_run_table(run.tree, run.strategy)
     own = target.resolve() == (Path(run_dir) / f"strategy.{fmt}").resolve()

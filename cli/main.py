@@ -11,10 +11,11 @@ from typing import Any
 import click
 
 from spycfr import __version__
-from spycfr.cli.analyse import best_response_cmd, exploitability, export, openings, query
+from spycfr.cli.analyse import best_response_cmd, exploitability, export, openings
 from spycfr.cli.export_efg import export_efg
 from spycfr.cli.match import head_to_head, measure
 from spycfr.cli.play import play
+from spycfr.cli.query import query
 from spycfr.cli.record import record
 from spycfr.cli.report import report
 from spycfr.cli.review import review

@@ -436,3 +436,50 @@ def test_the_workbench_says_why_an_agents_exploitability_and_nodes_are_unknown()
     assert fmt_eps({"exploitability": None, "algorithm": "re-solving"}) == (
         "unknown (a search agent: not measured)")
     assert fmt_eps({"exploitability": 9.7e-5}) == "9.7e-05" and _nodes({"nodes": 7339}) == "7,339"
+
+
+def test_one_rule_gives_the_agents_losses_and_ties():
+    """agent_losses and agent_tie, the one rule of `spycfr query` and of the review against
+    an agent: a loss below the best valued move, a tie within AGENT_TIE, and no loss (nor
+    tie) for a move the re-solve left without a value, or for every move where none has
+    one (the review used to give such a move an infinite loss)."""
+    import numpy as np
+
+    from spycfr.analysis.agentplay import AGENT_TIE, agent_losses, agent_tie
+
+    best, losses = agent_losses(np.array([0.5, np.nan, 0.5 - AGENT_TIE / 2, 0.2]))
+    assert best == 0.5
+    assert losses[0] == 0.0 and losses[1] is None
+    assert losses[2] == pytest.approx(AGENT_TIE / 2) and losses[3] == pytest.approx(0.3)
+    assert [agent_tie(x) for x in losses] == [True, None, True, False]
+    assert agent_tie(AGENT_TIE) is True and agent_tie(AGENT_TIE * 1.01) is False
+    assert agent_losses(np.array([np.nan, np.nan])) == (None, [None, None])
+
+
+def test_the_agents_review_of_a_move_without_a_value_says_so():
+    """A review row of a move the agent's re-solve did not value: no value, no loss, no
+    tie, and `spycfr play` prints '-' for it instead of failing or reading 'inf'; the best
+    moves are the ties of the valued ones, best first."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from spycfr.analysis.agentplay import AgentOpponent
+    from spycfr.analysis.play import Decision, _say_review
+
+    opp = object.__new__(AgentOpponent)
+    values = np.array([0.1, np.nan, 0.3, 0.295])
+    opp.infos = {(): SimpleNamespace(values=values, probs=np.full(4, 0.25), to_end=True)}
+    labels = ["a", "b", "c", "d"]
+    rows = opp.review([Decision("v", m, i, 0, [], labels) for i, m in enumerate(labels)])
+    assert [r["loss"] is None for r in rows] == [False, True, False, False]
+    assert rows[1]["value"] is None and rows[1]["tie"] is None
+    assert [r["tie"] for r in rows] == [False, None, True, True]
+    assert rows[0]["loss"] == pytest.approx(0.2) and rows[0]["best_value"] == 0.3
+    assert rows[0]["best_moves"] == ["c", "d"]
+    said: list[str] = []
+    _say_review(rows, SimpleNamespace(agent=SimpleNamespace(value_function="rollout")),
+                said.append)
+    line_b = next(line for line in said if line.split()[:2] == ["2", "b"])
+    assert line_b.split()[-3:] == ["-", "+0.3000", "-"]
+    assert said[-1].startswith("1 of your 4 moves lost value; the costliest: a (-0.2000")

@@ -136,20 +136,16 @@ def agent_query(run_dir: str, player: int, record: str,
     order = np.lexsort((-values, -np.round(info.probs, 4)))
     # moves within the re-solve's precision of the best are ties (as play's review says):
     # the agent's mix among them is not a ranking
-    best = float(values.max()) if np.isfinite(values).any() else None
-    losses = [None if best is None or np.isnan(info.values[i]) else best - float(values[i])
-              for i in range(len(labels))]
+    _, losses = agent_losses(info.values)
     return {
         "player": name, "information_state": key,
         "source": agent_source(meta, info.to_end, info.from_plan),
         "moves": [{"move": labels[i], "probability": float(info.probs[i]),
                    "value": None if np.isnan(info.values[i]) else float(info.values[i]),
-                   "loss": losses[i], "tie": None if losses[i] is None
-                   else bool(losses[i] <= AGENT_TIE)}
+                   "loss": losses[i], "tie": agent_tie(losses[i])}
                   for i in order],
         "tolerance": AGENT_TIE,
-        "best_moves": [labels[i] for i in order if losses[i] is not None
-                       and losses[i] <= AGENT_TIE],
+        "best_moves": [labels[i] for i in order if agent_tie(losses[i])],
         "value": info.value,
         "opponent_posterior": [{"private_state": names[j] if names else int(j),
                                 "probability": float(post[j])} for j in top if post[j] > 0],
@@ -162,6 +158,37 @@ def agent_query(run_dir: str, player: int, record: str,
 # A move of the player within this of the best move's value is a tie in the review: the
 # values come from a re-solve of a few hundred iterations, not an exact equilibrium.
 AGENT_TIE = 0.01
+
+
+def agent_losses(values: np.ndarray) -> tuple[float | None, list[float | None]]:
+    """The best of a search agent's move values (NaN where a move has none) and each move's
+    loss below it: None for a move without a value, and for every move where none has one
+    (an unknown loss is neither a tie nor the largest loss). The one rule of `spycfr query`
+    and of the review of a game against the agent."""
+    valued = ~np.isnan(values)
+    if not valued.any():
+        return None, [None] * len(values)
+    best = float(values[valued].max())
+    return best, [best - float(v) if ok else None for v, ok in zip(values, valued, strict=True)]
+
+
+def agent_tie(loss: float | None) -> bool | None:
+    """Whether a move whose loss is ``loss`` ties with the best move (within AGENT_TIE, the
+    re-solve's precision); None where its loss is unknown."""
+    return None if loss is None else bool(loss <= AGENT_TIE)
+
+
+def ties_words(result: dict) -> str:
+    """:func:`agent_query`'s loss column in words, and which moves tie for the best: values
+    within the re-solve's precision of each other are not a ranking, whatever the mix."""
+    tol, best = result["tolerance"], result["best_moves"]
+    words = (f"loss: below the best move's value (tie: within {tol:g}, the re-solve's "
+             "precision)")
+    if len(best) > 1:
+        named = ", ".join(best[:6]) + (f" and {len(best) - 6} more" if len(best) > 6 else "")
+        words += (f"; {len(best)} moves tie for the best within {tol:g} ({named}): the agent's "
+                  "probabilities among them are one mix, not a ranking")
+    return words
 
 
 class AgentOpponent:
@@ -227,15 +254,14 @@ class AgentOpponent:
         rows = []
         for d in decisions:
             info = self.infos[tuple(d.path)]
-            values = np.where(np.isnan(info.values), -np.inf, info.values)
-            best = float(values.max())
-            loss = best - float(values[d.index])
-            order = sorted(range(len(values)), key=lambda j: -values[j])
+            best, losses = agent_losses(info.values)
+            value = info.values[d.index]
+            by_value = np.argsort(-np.nan_to_num(info.values, nan=-np.inf), kind="stable")
             rows.append({
                 "move": d.move, "view": d.view, "probability": float(info.probs[d.index]),
-                "value": float(info.values[d.index]), "best_value": best, "loss": loss,
-                "tie": loss <= AGENT_TIE, "tolerance": AGENT_TIE, "basis": "agent",
-                "to_end": info.to_end,
-                "best_moves": [d.labels[j] for j in order if best - values[j] <= AGENT_TIE],
+                "value": None if np.isnan(value) else float(value), "best_value": best,
+                "loss": losses[d.index], "tie": agent_tie(losses[d.index]),
+                "tolerance": AGENT_TIE, "basis": "agent", "to_end": info.to_end,
+                "best_moves": [d.labels[j] for j in by_value if agent_tie(losses[j])],
             })
         return rows

@@ -330,23 +330,31 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
     say(f"  {'#':>3}  {'move':<22} {probability_label(rows):>10} {'value':>8} {'best':>8} "
         f"{'loss':>8}")
     for n, r in enumerate(rows, 1):
-        loss = "tie" if r["tie"] else f"{r['loss']:.4f}"
+        # a search agent's re-solve may leave a move without a value: its loss is unknown
+        loss = "-" if r["loss"] is None else "tie" if r["tie"] else f"{r['loss']:.4f}"
         note = ""
-        if not r["tie"]:
+        if r["tie"] is not None and not r["tie"]:
             others = ", ".join(r["best_moves"][:3]) + (" ..." if len(r["best_moves"]) > 3
                                                        else "")
             note = f"  better: {others}"
         if r["basis"] == "best reply":
             note += "  (off the equilibrium path: best-reply values)"
-        say(f"  {n:>3}  {r['move']:<22} {100 * r['probability']:>9.1f}% {r['value']:>+8.4f} "
-            f"{r['best_value']:>+8.4f} {loss:>8}{note}")
-    lost = [r for r in rows if not r["tie"]]
+        say(f"  {n:>3}  {r['move']:<22} {100 * r['probability']:>9.1f}% {_signed(r['value'])} "
+            f"{_signed(r['best_value'])} {loss:>8}{note}")
+    lost = [r for r in rows if r["tie"] is not None and not r["tie"]]
+    unknown = sum(r["loss"] is None for r in rows)
     if not lost:
-        say(f"every one of your {len(rows)} moves was as good as the best move there")
+        say(f"every one of your {len(rows) - unknown} moves was as good as the best move there"
+            + (f" ({unknown} more without a value)" if unknown else ""))
     else:
         worst = max(lost, key=lambda r: r["loss"])
         say(f"{len(lost)} of your {len(rows)} moves lost value; the costliest: "
             f"{worst['move']} (-{worst['loss']:.4f}, best: {worst['best_moves'][0]})")
+
+
+def _signed(x: float | None) -> str:
+    """A review's value in its column (8 wide, signed); "-" where a move has none."""
+    return f"{'-':>8}" if x is None else f"{x:>+8.4f}"
 
 
 def _agent_basis(rows: list[dict], opp: Opponent) -> str:

@@ -11,6 +11,7 @@ view (e.g. an Agent Hunter hand attack with each answer it may get).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -255,6 +256,17 @@ def record_forms(tree: Tree, infoset: int, records, variant, key: str) -> list[l
             written = [label[a]]
         forms.append(written)
     return forms
+
+
+def written_alternatives(forms: list[str]) -> str:
+    """A move's forms (:func:`record_forms`) in one token: ``hand:1>1:lo`` and
+    ``hand:1>1:hi`` become ``hand:1>1:lo|hi`` (the common prefix, up to a separator of the
+    notation, written once)."""
+    if len(forms) == 1:
+        return forms[0]
+    common = os.path.commonprefix(forms)
+    cut = max(common.rfind(c) for c in ":=+>") + 1  # at a separator of the notation
+    return forms[0][:cut] + "|".join(f[cut:] for f in forms)
 
 
 def _suffix(key: str, view: str) -> str:

@@ -188,16 +188,17 @@ def _review_html(rows: list[dict], seat: int, mine: bool = True) -> str:
     if not rows:
         return "<p>you made no move</p>"
     whose = "your" if mine else f"{SEATS[seat]}'s"
-    valued = rows[0].get("loss") is not None
+    # a sampled run's rows have no loss, and a search agent's move may have none (no value)
+    valued = any(r.get("loss") is not None for r in rows)
     ordered = sorted(rows, key=lambda r: -(r.get("loss") or 0.0)) if valued else rows
     body = []
     for r in ordered:
-        loss = "–" if not valued else ("tie" if r["tie"] else f"{r['loss']:.4f}")
+        loss = "–" if r.get("loss") is None else ("tie" if r["tie"] else f"{r['loss']:.4f}")
         body.append(f'<tr class="rv"><td>{r["number"]}</td><td class="l mv">{esc(r["move"])}'
                     f'</td><td class="p">{pct(r["probability"])}</td><td>'
                     f'{num(r.get("value"))}</td><td>{num(r.get("best_value"))}</td>'
                     f'<td class="loss">{loss}</td><td class="l w">{esc(r["words"])}</td></tr>')
-    lost = [r for r in rows if valued and not r["tie"]]
+    lost = [r for r in rows if r.get("tie") is not None and not r["tie"]]
     verdict = (f"every one of {whose} {len(rows)} moves was as good as the best move there"
                if valued and not lost else
                f"{len(lost)} of {whose} {len(rows)} moves lost value, the costliest first"

@@ -1,0 +1,29 @@
+"""What the commands that read a run print alike: one format of a value, and the run's
+header line (openings, query, best-response)."""
+
+from __future__ import annotations
+
+import math
+
+
+def value_text(x) -> str:
+    """A value, signed, 4 decimals; "-" where there is none (None or NaN), never "-0.0000"."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:+.4f}" if abs(x) >= 0.5e-4 else " 0.0000"
+
+
+def run_header(run) -> str:
+    """The run in one line: game, variant, algorithm and iterations, value, exploitability."""
+    m = run.result
+    variant = " ".join(f"{k}={v}" for k, v in m.variant.items())
+    return (f"{m.game} {variant}: {m.algorithm} x{m.iterations}, value(P1) "
+            f"{m.value_p1:+.5f}, exploitability {m.exploitability:.3g}")
+
+
+def load_run(run_dir: str):
+    """The run, loaded saying so on stderr when it takes long (numba compiling, a tree
+    rebuilt)."""
+    from spycfr.cli.progress import load_run_saying
+
+    return load_run_saying(run_dir)
