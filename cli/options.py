@@ -14,6 +14,7 @@ import math
 import click
 
 from spycfr.errors import SpycfrError
+from spycfr.seeds import check_seed
 
 PLUGIN_KEY = "spycfr.plugin"
 
@@ -227,25 +228,11 @@ def parse_number(name: str, text: str | None, kind: type, minimum: float, strict
     return value
 
 
-SEED_MAX = 2**63 - 1
-
-
 def parse_seed(text: str | int | None) -> int | None:
-    """A --seed (None when not given): an integer 0 .. 2**63 - 1; else SpycfrError.
-
-    numpy's SeedSequence takes only integers >= 0, and the kernels take a seed as an int64:
-    every command's --seed follows this one rule (the error names the value and the range).
-    """
-    if text is None:
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= SEED_MAX:
-        raise SpycfrError(f"--seed must be an integer from 0 to {SEED_MAX} (2**63 - 1), "
-                          f"got {str(text)!r}")
-    return value
+    """A --seed (None when not given): an integer 0 .. 2**63 - 1 (:func:`spycfr.seeds.check_seed`,
+    the rule of every seed, the library's too); else SpycfrError naming the value and the
+    range."""
+    return None if text is None else check_seed(text, "--seed")
 
 
 class _Seed(click.ParamType):

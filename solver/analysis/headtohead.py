@@ -37,6 +37,7 @@ from spycfr.engine.hashmap import hm_get
 from spycfr.engine.rng import fmix, root_key, sample, uniform
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
+from spycfr.seeds import SEED_MAX, check_seed
 from spycfr.tree import CHANCE, TERMINAL, Tree
 
 UNIFORM = 0
@@ -50,7 +51,7 @@ SECOND_STREAM = 1 << 40  # the second half's games (the other seat) draw from se
 def second_stream(seed: int) -> int:
     """The seed of the second half's games: ``seed`` + SECOND_STREAM, kept in 0 .. 2**63 - 1
     (a seed near the top would wrap to a negative int64, which numpy's SeedSequence refuses)."""
-    return (int(seed) + SECOND_STREAM) % (1 << 63)
+    return (int(seed) + SECOND_STREAM) % (SEED_MAX + 1)
 
 
 @dataclass
@@ -219,6 +220,7 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
     agent plays in Python (its games are the same streams), ``progress`` told each game."""
     if games < 2:
         raise SpycfrError(f"--games must be >= 2, got {games}")
+    seed = check_seed(seed)
     params = get_plugin(game.name).numba_params(game.variant_obj)
     pa, pb = player_args(a), player_args(b)
     half = games // 2

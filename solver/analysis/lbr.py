@@ -57,6 +57,7 @@ from spycfr.engine.playout import node_moves
 from spycfr.engine.rng import GOLDEN, combine_key, fmix, next_u64, root_key, sample, uniform
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
+from spycfr.seeds import check_seed
 from spycfr.tree import CHANCE, TERMINAL
 
 CHUNK = 25  # games per numba call (progress is reported between calls)
@@ -433,6 +434,7 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
     (the two seats averaged) with its 95% interval, per seat, and the work done;
     ``progress(done, games)`` is called between chunks of games."""
     check_lbr_options(games, rollouts)
+    seed = check_seed(seed)
     if belief_cap < 1:
         raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
     if any(p is not None and p.agent is not None for p in (strategy, rollout_policy)):

@@ -23,6 +23,7 @@ import numpy as np
 from spycfr.engine.states import CHANCE_PLAYER, State
 from spycfr.errors import RecordError, SpycfrError
 from spycfr.games import get_plugin, make_game
+from spycfr.seeds import check_seed
 from spycfr.tree import Tree
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
               opponent: Opponent | None = None) -> dict:
     """Play one game as ``seat`` (0: P1) against the run's strategy; returns the result and
     the review (see :func:`review`). ``say`` prints a line; ``moves`` gives the input."""
+    seed = check_seed(seed)
     opp = opponent or load_opponent(run_dir, say)
     meta = opp.result
     game = make_game(meta.game, None, meta.variant)

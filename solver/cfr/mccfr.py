@@ -53,6 +53,7 @@ from spycfr.errors import MemoryLimitReached, SpycfrError
 from spycfr.exact.best_response import exploitability
 from spycfr.games import get_plugin
 from spycfr.memory import rss_bytes
+from spycfr.seeds import check_seed
 from spycfr.tree import Tree
 
 SCHEMES = ("external", "outcome")
@@ -125,10 +126,7 @@ class MCCFRSolver(IterativeSolver):
         self._params, self._max_act, self._max_depth = _bounds(game)
         if scheme not in SCHEMES:
             raise SpycfrError(f"unknown MCCFR scheme {scheme!r}; allowed: {', '.join(SCHEMES)}")
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (
-            0 <= seed < 2**63
-        ):
-            raise SpycfrError(f"seed must be an integer 0..2**63-1, got {seed!r}")
+        seed = check_seed(seed)
         if not (isinstance(epsilon, int | float) and 0.0 < epsilon <= 1.0):
             raise SpycfrError(f"epsilon must be in (0, 1], got {epsilon!r}")
         if when_full not in WHEN_FULL:

@@ -16,6 +16,7 @@ from spycfr.cfr.gpu import DEVICES
 from spycfr.cfr.kernels import ALGORITHMS
 from spycfr.errors import SpycfrError
 from spycfr.memory import MemoryBudget, budget_for, physical_bytes
+from spycfr.seeds import check_seed
 
 # Monte-Carlo CFR: algorithm name -> sampling scheme of spycfr.cfr.mccfr.
 MCCFR_ALGORITHMS = {"es-mccfr": "external", "os-mccfr": "outcome"}
@@ -162,8 +163,7 @@ def check_config(config: SolveConfig, checkpoint_every: int | None = None) -> No
                               "os-mccfr only")
     if mccfr and not config.alternating:
         raise SpycfrError("MCCFR always alternates the players' updates: drop --simultaneous")
-    if mccfr and not 0 <= config.seed < 2**63:
-        raise SpycfrError(f"--seed must be an integer 0..2**63-1, got {config.seed}")
+    check_seed(config.seed, "--seed")
     if config.threads is not None and config.threads != AUTO_THREADS:
         most = available_cpus()
         if not 1 <= config.threads <= most:

@@ -16,6 +16,7 @@ from spycfr.analysis import views
 from spycfr.analysis.play import SEATS, Narrator, choose, probability_label, run_game
 from spycfr.analysis.review import explained, review_records
 from spycfr.games import get_plugin
+from spycfr.seeds import check_seed
 from spycfr.web.bench import MAX_UPLOAD, PageError, entry_nav, fmt_eps, parse_line
 from spycfr.web.html import esc, num, page, pct, table, url
 
@@ -38,18 +39,12 @@ def _seat(request) -> int:
     return SEATS.index(seat)
 
 
-def _seed(text: str) -> int:
-    if not (text.isascii() and text.isdigit() and len(text) <= 18):
-        raise PageError(f"seed {text[:30]!r}: a whole number from 0 to 10^18")
-    return int(text)
-
-
 def play(bench, request) -> str:
     entry = bench.entry(request.query.get("run"))
     seat = _seat(request)
     if request.query.get("seed") is None:
         return _start_form(entry, seat)
-    seed = _seed(request.query.get("seed"))
+    seed = check_seed(request.query.get("seed"))  # a bad one: a 400 page saying why
     opp, game = bench.opponent(entry.name, (seat, seed))
     plugin = get_plugin(entry.meta["game"])
     moves = parse_line(request.query.get("m"), "moves", MAX_MOVES)
