@@ -76,13 +76,8 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
         out = {"run": _run_fields(run.result, ("game", "variant", "algorithm", "iterations",
                                                 "value_p1", "exploitability"))}
         for player in ("P1", "P2"):
-            out[player] = {
-                spec.whats: listed[listed.player == player].drop(columns="player")
-                .to_dict(orient="records"),
-                _key(spec.group_title): by_group[by_group.player == player]
-                .drop(columns="player").head(top).to_dict(orient="records"),
-                "summary": words[player],
-            }
+            out[player] = {**_player_json(listed, by_group, spec, player, top),
+                           "summary": words[player]}
         click.echo(json.dumps(out))
         return
     assert top is not None  # the text output lists 10 by default (set above)
@@ -114,10 +109,7 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
         rows = table[table.player == player]
         click.echo(f"\n{player} {spec.whats}, best first (equilibrium value "
                    f"{value_text(_player_value(run, player))})")
-        if spec.context_name:
-            _by_situation(rows, spec.context_name, top, show)
-        else:
-            show(rows)
+        _by_situation(rows, spec.context_name, top, show)
         sets = by_group[(by_group.player == player) & (by_group.probability > 1e-6)]
         click.echo(f"  {spec.group_title} played at equilibrium: " + ", ".join(
             f"{{{c}}} {p:.3f}" for c, p in zip(sets[group], sets.probability, strict=True)))
@@ -149,9 +141,13 @@ def _words(rows, spec, player: str) -> list[str]:
     return out
 
 
-def _by_situation(rows, context: str, top: int, show) -> None:
+def _by_situation(rows, context: str | None, top: int, show) -> None:
     """Print the ``top`` situations (the most frequent first, where the table knows how often
-    each arises), each with its moves."""
+    each arises), each with its moves; all the rows at once where the game has no
+    situations (``context`` None)."""
+    if not context:
+        show(rows)
+        return
     order = rows.drop_duplicates(context)
     if "reach" in rows:
         order = order.sort_values("reach", ascending=False, kind="stable")
@@ -209,6 +205,15 @@ def _key(title: str) -> str:
     return title.replace(" ", "_")
 
 
+def _player_json(rows, sets, spec, player: str, top: int | None) -> dict:
+    """One player's part of openings --json: its rows (as listed) and its ``top`` sets
+    (e.g. card sets) by the group's title."""
+    return {spec.whats: rows[rows.player == player].drop(columns="player")
+            .to_dict(orient="records"),
+            _key(spec.group_title): sets[sets.player == player].drop(columns="player")
+            .head(top).to_dict(orient="records")}
+
+
 def _table_openings(run_dir: str, meta, spec, as_json: bool, top: int | None) -> None:
     """Openings of a search agent that opens by its openings table (a matrix game)."""
     from pathlib import Path
@@ -253,12 +258,8 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
                                          "exploitability_estimate")),
                "exploitability_lower_bound": measured.get("exploitability_lower_bound")}
         for player in ("P1", "P2"):
-            out[player] = {
-                spec.whats: clean[clean.player == player].drop(columns="player")
-                .to_dict(orient="records"),
-                _key(spec.group_title): sets[sets.player == player]
-                .drop(columns=["player", "best_br_value"]).head(top).to_dict(orient="records"),
-            }
+            out[player] = _player_json(clean, sets.drop(columns="best_br_value"), spec,
+                                       player, top)
         click.echo(json.dumps(out))
         return
     assert top is not None  # the text output lists 10 by default (set by the caller)
@@ -286,10 +287,7 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
         order = (f"by {spec.context_name}, most played first in each" if spec.context_name
                  else "most played first")
         click.echo(f"\n{player} {spec.whats} {order}")
-        if spec.context_name:
-            _by_situation(rows, spec.context_name, top, show)
-        else:
-            show(rows)
+        _by_situation(rows, spec.context_name, top, show)
         sets = by_group[by_group.player == player].head(top)
         weighting = " (situations weighted equally)" if spec.context_name else ""
         click.echo(f"  most played {spec.group_title}{weighting}: " + ", ".join(

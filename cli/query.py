@@ -59,15 +59,11 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
     text, note = view_of_full_record(meta.game, meta.variant, " ".join(record), player)
     if note and not as_json:
         click.echo(textwrap.fill(f"note: {note}", 100, subsequent_indent="  "))
-    if is_agent_run(meta):
+    if is_agent_run(meta) or meta.treeless:  # no tree: no values against an opponent
         if against is not None:
             raise SpycfrError("--against needs a run with a tree (values against an opponent)")
-        _agent_query(run_dir, player, text, as_json, note)
-        return
-    if meta.treeless:
-        if against is not None:
-            raise SpycfrError("--against needs a run with a tree (values against an opponent)")
-        _sampled_query(run_dir, player, text, as_json, note)
+        answer = _agent_query if is_agent_run(meta) else _sampled_query
+        answer(run_dir, player, text, as_json, note)
         return
     run = load_run(run_dir)
     other = None if against is None else opponent_strategy(run.tree, against)
@@ -194,11 +190,16 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
         click.echo(f"exploitability: {result['exploitability']:.4g} (exact: the agent "
                    "re-solved at every public node, then a best response; see spycfr report)")
         return
-    measured = result["measured"]
+    click.echo(_unknown_exploitability(result["measured"]))
+
+
+def _unknown_exploitability(measured: dict | None, how: str = "") -> str:
+    """The line of a run whose exploitability is unknown: the lower bound measured (``how``:
+    e.g. "head to head "), or how to measure one."""
     bound = measured["exploitability_lower_bound"] if measured else None
-    click.echo("exploitability: unknown" + (
-        f" (at least {bound['value']:.3g}, measured by {bound['by']}; see spycfr report)"
-        if bound else " (not measured: spycfr measure RUN_DIR)"))
+    return "exploitability: unknown" + (
+        f" (at least {bound['value']:.3g}, measured {how}by {bound['by']}; see spycfr report)"
+        if bound else " (not measured: spycfr measure RUN_DIR)")
 
 
 def _sampled_query(run_dir: str, player: int, record: str, as_json: bool,
@@ -222,11 +223,7 @@ def _sampled_query(run_dir: str, player: int, record: str, as_json: bool,
         click.echo(f"  {m['move']:<22} {m['probability']:>8.4f}")
     if len(result["moves"]) > 20:
         click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
-    measured = result["measured"]
-    bound = measured["exploitability_lower_bound"] if measured else None
-    click.echo("exploitability: unknown" + (
-        f" (at least {bound['value']:.3g}, measured head to head by {bound['by']}; see "
-        "spycfr report)" if bound else " (not measured: spycfr measure RUN_DIR)"))
+    click.echo(_unknown_exploitability(result["measured"], "head to head "))
 
 
 def _share(p: float) -> str:
