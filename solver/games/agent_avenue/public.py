@@ -198,7 +198,7 @@ def scheme(pub, params, seat):
     if pending:
         hs = min(hs, params.hand - 2)
     elif swap_draw(pub, params, seat):  # the name just discarded, until its draw
-        return True, hs, _discarded(pub, params, seat)
+        return _swap_scheme(pub, params, seat)
     return pending, hs, _discarded(pub, params, seat)
 
 
@@ -207,6 +207,13 @@ def swap_draw(pub, params, seat):
     """Whether ``seat``'s numbering at ``pub`` keeps the name it just discarded (its pending
     name): at a swap's draw where the model forgets discards (the module notes)."""
     return params.forget != 0 and pub[PHASE] == PH_SWAP_DRAW and seat == pub[ACTIVE]
+
+
+@njit(cache=True)
+def _swap_scheme(pub, params, seat):
+    """:func:`scheme` where :func:`swap_draw` holds: the name just discarded pending, the
+    hand as it stands (the discard made, the draw to come)."""
+    return True, np.int64(pub[HANDSIZE + seat]), _discarded(pub, params, seat)
 
 
 @njit(cache=True)
@@ -537,7 +544,7 @@ def state_weight(pub, params, seat, i):
     forgets discards (the draw then carries it), else 1."""
     if not swap_draw(pub, params, seat):
         return 1.0
-    pending, hs, ds = scheme(pub, params, seat)
+    pending, hs, ds = _swap_scheme(pub, params, seat)  # scheme's, swap_draw known
     if i == DEAD or i >= scheme_size(params, pending, hs, ds):
         return 1.0
     hand, _, name = decode(params, pending, hs, ds, i)
