@@ -11,6 +11,8 @@ deck being the rest, so that the draws below the leaf come from the true deck wi
 removal. The payoff is weighed by the card-removal ratio ``W`` of the pair at the leaf
 (leaf.py, :func:`~spycfr.games.agent_avenue.leaf.pair_weight`), the same as the model's
 payoffs and the scored-now estimate, 0 where the pair holds more cards than the deck has.
+The helpers both modes use (the deal of a rollout's game, the draws, a job's weight) are
+rollout_common.py's; this module keeps what simple mode alone does.
 """
 
 from __future__ import annotations
@@ -20,14 +22,23 @@ from numba import njit
 
 from spycfr.engine.rng import sample
 from spycfr.games.agent_avenue import rules as R
-from spycfr.games.agent_avenue.leaf import leaf_base, leaf_scale, pair_weight
-from spycfr.games.agent_avenue.public import PH_CLEAR, TAKEN, _digit, decode, scheme
+from spycfr.games.agent_avenue.public import PH_CLEAR, decode, scheme
+from spycfr.games.agent_avenue.rollout_common import (
+    clear_private,
+    deal_deck,
+    draw_card,
+    draw_discards,
+    draw_refill,
+    job_weight,
+    leaf_weights,
+    take_cards,
+    unseen,
+)
 from spycfr.games.agent_avenue.rules import (
     ACTIVE,
     DECK,
     DECKSIZE,
     DISC,
-    DLEFT,
     DOWN,
     HAND,
     HANDSIZE,
@@ -36,10 +47,7 @@ from spycfr.games.agent_avenue.rules import (
     PH_RECRUIT,
     PH_REFILL,
     PHASE,
-    PLAY,
     STATE_SIZE,
-    UP,
-    WINNER,
 )
 from spycfr.tree import CHANCE
 
@@ -47,19 +55,6 @@ from spycfr.tree import CHANCE
 # heuristic, and players who judge the face-down card of an offer by the name worst or best
 # for the recruiter instead of the mean (cautious, bold)
 STYLES = ("heuristic", "cautious", "bold")
-
-
-@njit(cache=True)
-def _draw_card(state, params):
-    """A card drawn uniformly from the deck (its name), taken out of it."""
-    u = np.random.randint(0, state[DECKSIZE])
-    for t in range(params.n):
-        if u < state[DECK + t]:
-            state[DECK + t] -= 1
-            state[DECKSIZE] -= 1
-            return t
-        u -= state[DECK + t]
-    return -1  # never: DECKSIZE is the deck's sum
 
 
 @njit(cache=True)
@@ -73,17 +68,8 @@ def start_state(pub, params, i0, i1, state):
         return False
     for x in range(STATE_SIZE):
         state[x] = pub[x]
-    for x in range(16):
-        state[HAND + x] = 0
-        state[DISC + x] = 0
-    state[DOWN] = -1
-    state[WINNER] = -1
-    state[TAKEN] = 0  # a public slot the rules leave at 0
-    pool = np.zeros(R.MAX_NAMES, np.int64)
-    for t in range(params.n):
-        pool[t] = params.copies[t] - pub[PLAY + t] - pub[PLAY + 8 + t]
-    if ph == PH_RECRUIT:
-        pool[pub[UP]] -= 1
+    clear_private(state)
+    pool = unseen(pub, params, ph == PH_RECRUIT)
     refill = np.zeros(2, np.int64)
     a = pub[ACTIVE]
     for s in range(2):
@@ -92,34 +78,22 @@ def start_state(pub, params, i0, i1, state):
         if i <= 0:
             return False
         hand, disc, name = decode(params, pending, hs, ds, i)
-        for t in range(params.n):
-            state[HAND + 8 * s + t] = _digit(hand, t)
-            state[DISC + 8 * s + t] = _digit(disc, t)
-            pool[t] -= _digit(hand, t) + _digit(disc, t)
+        take_cards(state, pool, params, HAND + 8 * s, hand)
+        take_cards(state, pool, params, DISC + 8 * s, disc)
         state[HANDSIZE + s] = hs
         if ph == PH_RECRUIT and s == a:
             state[DOWN] = name
             pool[name] -= 1
         elif ph == PH_CLEAR and s != a:  # its refill (the revealed card is in play)
             refill[s] = pub[HANDSIZE + s] - hs
-    left = 0
-    for t in range(params.n):
-        if pool[t] < 0:
-            return False
-        left += pool[t]
-    for t in range(params.n):
-        state[DECK + t] = pool[t]
-    state[DECKSIZE] = left
+    if not deal_deck(state, pool, params):
+        return False
     if params.forget:  # the discards made, drawn from the unseen cards
-        for s in range(2):
-            for _d in range(params.discards - pub[DLEFT + s]):
-                state[DISC + 8 * s + _draw_card(state, params)] += 1
+        draw_discards(state, pub, params)
     if state[DECKSIZE] != pub[DECKSIZE] + refill[0] + refill[1]:
         raise ValueError("the cards of a leaf do not add up to the deck's")
     for s in range(2):
-        for _r in range(refill[s]):
-            state[HAND + 8 * s + _draw_card(state, params)] += 1
-            state[HANDSIZE + s] += 1
+        draw_refill(state, params, s, refill[s])
     if ph == PH_RECRUIT:
         state[PHASE] = PH_REFILL if R._draw_count(state, params, a) > 0 else PH_RECRUIT
     elif ph == PH_CLEAR:
@@ -149,7 +123,7 @@ def play_out(state, params, style0, style1):
                                                                         state[ACTIVE])
             x[:] = 0
             for _ in range(k):
-                x[_draw_card(state, params)] += 1
+                x[draw_card(state, params)] += 1
             for t in range(params.n):  # back: apply_action takes them from the deck
                 state[DECK + t] += x[t]
             state[DECKSIZE] += k
@@ -170,19 +144,11 @@ def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
     pair's card-removal ratio there (module notes); numba's generator seeded with
     ``seeds[q]`` per game (the same arguments, the same payoffs; games with one seed share
     their random numbers)."""
+    scales, bases = leaf_weights(pubs, params, leaf)
     state = np.empty(STATE_SIZE, np.int16)
-    last = -1
-    scale = 0.0
-    base = np.zeros(params.n, np.int64)
     for q in range(out.shape[0]):
-        pub = pubs[leaf[q]]
-        if leaf[q] != last:
-            last = leaf[q]
-            scale = leaf_scale(pub, params)
-            base = leaf_base(pub, params)
-        w = pair_weight(pub, params, scale, base, i0[q], i1[q])
-        np.random.seed(seeds[q])
-        if w == 0.0 or not start_state(pub, params, i0[q], i1[q], state):
+        w = job_weight(pubs, params, leaf, i0, i1, seeds, scales, bases, q)
+        if w == 0.0 or not start_state(pubs[leaf[q]], params, i0[q], i1[q], state):
             out[q] = 0.0
             continue
         out[q] = w * play_out(state, params, style0[q], style1[q])

@@ -7,7 +7,8 @@ card); the deck is every card not in play, in a hand or on the table, the forgot
 drawn from it first, then the refill the public model draws after the recruitment; the
 black market is public and stays as the leaf has it. The draws below the leaf (the refills,
 the supply, Smoke Screen's card) are the rules' own chance, sampled. The payoff is weighed
-by the pair's card-removal ratio at the leaf (leaf.py's ``pair_weight``).
+by the pair's card-removal ratio at the leaf (leaf.py's ``pair_weight``). What it shares
+with simple mode is rollout_common.py's.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from numba import njit, prange
 from spycfr.engine.rng import sample
 from spycfr.games.agent_avenue import advanced as A
 from spycfr.games.agent_avenue.advanced_core import REFILLED, STATE_SIZE
-from spycfr.games.agent_avenue.leaf import leaf_base, leaf_scale, pair_weight
-from spycfr.games.agent_avenue.public import TAKEN, _digit, decode, scheme_size
+from spycfr.games.agent_avenue.public import TAKEN, decode, scheme_size
 from spycfr.games.agent_avenue.public_advanced import (
     PH_CLEAR,
     PH_PICK,
@@ -27,23 +27,25 @@ from spycfr.games.agent_avenue.public_advanced import (
     offer_open,
     scheme,
 )
-from spycfr.games.agent_avenue.rollout import _draw_card
+from spycfr.games.agent_avenue.rollout_common import (
+    clear_private,
+    deal_deck,
+    draw_discards,
+    draw_refill,
+    job_weight,
+    leaf_weights,
+    take_cards,
+    unseen,
+)
 from spycfr.games.agent_avenue.rules import (
     ACTIVE,
-    DECK,
     DECKSIZE,
-    DISC,
-    DLEFT,
     DOWN,
     HAND,
-    HANDSIZE,
     PH_OVER,
     PH_RECRUIT,
     PH_REFILL,
     PHASE,
-    PLAY,
-    UP,
-    WINNER,
 )
 from spycfr.tree import CHANCE
 
@@ -58,17 +60,8 @@ def start_state(pub, params, i0, i1, state):
     if ph == PH_OVER or ph == A.PH_MARKET:
         return False
     state[:] = pub
-    for x in range(16):
-        state[HAND + x] = 0
-        state[DISC + x] = 0
-    state[DOWN] = -1
-    state[WINNER] = -1
-    state[TAKEN] = 0  # a public slot the rules leave at 0
-    pool = np.zeros(8, np.int64)
-    for t in range(params.n):
-        pool[t] = params.copies[t] - pub[PLAY + t] - pub[PLAY + 8 + t]
-    if offer_open(pub, params):
-        pool[pub[UP]] -= 1
+    clear_private(state)
+    pool = unseen(pub, params, offer_open(pub, params))
     a = pub[ACTIVE]
     for s in range(2):
         pending, hs, _ = scheme(pub, params, s)
@@ -76,31 +69,20 @@ def start_state(pub, params, i0, i1, state):
         if i <= 0 or i >= scheme_size(params, pending, hs, 0):
             return False
         hand, _, name = decode(params, pending, hs, 0, i)
-        for t in range(params.n):
-            state[HAND + 8 * s + t] = _digit(hand, t)
-            pool[t] -= _digit(hand, t)
+        take_cards(state, pool, params, HAND + 8 * s, hand)
         if pending and offer_open(pub, params):
             state[DOWN] = name
             pool[name] -= 1
-    left = 0
-    for t in range(params.n):
-        if pool[t] < 0:
-            return False
-        state[DECK + t] = pool[t]
-        left += pool[t]
-    state[DECKSIZE] = left
-    for s in range(2):  # the discards made, drawn from the unseen cards
-        for _d in range(params.discards - pub[DLEFT + s]):
-            state[DISC + 8 * s + _draw_card(state, params)] += 1
+    if not deal_deck(state, pool, params):
+        return False
+    draw_discards(state, pub, params)  # the discards made, drawn from the unseen cards
     if state[DECKSIZE] != pub[DECKSIZE]:
         raise ValueError("the cards of a leaf do not add up to the deck's")
     if ph == PH_RECRUIT:  # the rules draw the refill themselves
         state[PHASE] = PH_REFILL if pub[REFILLED] > 0 else PH_RECRUIT
         return True
     if ph == PH_REVEAL or ph == PH_CLEAR:  # the refill, then the recruitment goes on
-        for _r in range(pub[REFILLED]):
-            state[HAND + 8 * a + _draw_card(state, params)] += 1
-            state[HANDSIZE + a] += 1
+        draw_refill(state, params, a, pub[REFILLED])
     if ph == PH_REVEAL:
         state[PHASE] = PH_RECRUIT
         nxt = np.empty_like(state)
@@ -112,6 +94,7 @@ def start_state(pub, params, i0, i1, state):
     elif ph == PH_PICK:
         state[PHASE] = A.PH_CHOOSE if A.has_choice(state, params) else A.PH_EFFECT
     return True
+
 
 @njit(cache=True)
 def play_out(state, params):
@@ -131,27 +114,18 @@ def play_out(state, params):
         state[:] = nxt
     return A.returns_p1(state, params)
 
+
 @njit(cache=True, parallel=True)
 def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
     """The ``rollouts`` hook (rollout.py's), the one continuation the advanced heuristic
     (the styles are ignored). The games run in numba's threads (``prange``): each seeds
     its own thread's generator with its seed, so a game's payoff is the same whichever
     thread plays it and in whatever order."""
-    used = np.zeros(pubs.shape[0], np.bool_)
-    for q in range(out.shape[0]):
-        used[leaf[q]] = True
-    scales = np.zeros(pubs.shape[0])
-    bases = np.zeros((pubs.shape[0], params.n), np.int64)
-    for lf in range(pubs.shape[0]):
-        if used[lf]:
-            scales[lf] = leaf_scale(pubs[lf], params)
-            bases[lf] = leaf_base(pubs[lf], params)
+    scales, bases = leaf_weights(pubs, params, leaf)
     for q in prange(out.shape[0]):
         state = np.empty(STATE_SIZE, np.int16)
-        pub = pubs[leaf[q]]
-        w = pair_weight(pub, params, scales[leaf[q]], bases[leaf[q]], i0[q], i1[q])
-        np.random.seed(seeds[q])
-        if w == 0.0 or not start_state(pub, params, i0[q], i1[q], state):
+        w = job_weight(pubs, params, leaf, i0, i1, seeds, scales, bases, q)
+        if w == 0.0 or not start_state(pubs[leaf[q]], params, i0[q], i1[q], state):
             out[q] = 0.0
             continue
         out[q] = w * play_out(state, params)
