@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import math
 import textwrap
 from pathlib import Path
 
@@ -160,47 +159,6 @@ def _by_situation(rows, context: str | None, top: int, show) -> None:
         click.echo(f"  ... {len(order) - top} more {context}s (--top, --csv or --json for all)")
 
 
-def _sampled_caveat(bound: dict, estimate) -> str:
-    """How far a sampled run's openings can be trusted: a measured lower bound on its
-    exploitability, the regret-bound estimate, or unknown."""
-    from spycfr.runs.store import TREELESS_CAVEAT
-
-    if "value" in bound:
-        low, high = bound.get("ci95", (math.nan, math.nan))
-        return (f"approximate: MCCFR; exploitability measured at least {bound['value']:.3g} "
-                f"(95% interval {low:.3g} to {high:.3g}, by {bound.get('by', 'spycfr measure')}"
-                "; its exact value needs a tree, as the values do)")
-    if estimate is not None and estimate.informative:
-        return (f"{TREELESS_CAVEAT} (regret-bound estimate {estimate.value:.3g}; values need a "
-                "tree)")
-    return (f"{TREELESS_CAVEAT}: unknown (spycfr head-to-head measures the strategy against "
-            "other players); values need a tree")
-
-
-def _agent_openings_words(meta) -> str:
-    """What a search agent run's openings are: the moves of its first plan, not a stored
-    average strategy."""
-    from spycfr.runs.agent_run import agent_config, plan_to_end, replays_first_move
-
-    config = agent_config(meta)
-    words = (f"The agent's openings: the moves of its first plan, solved once for the start "
-             f"of every game ({config.iterations} CFR+ iterations "
-             + ("to the end of the game, no leaf values); " if plan_to_end(meta) else
-                f"over its first {config.plan_depth} decision levels, leaves valued by "
-                f"{config.value_function}); "))
-    if replays_first_move(meta):
-        words += ("in play the agent re-solves every decision, its first move too, with the "
-                  "rollouts spent on its own hand, so its first moves may differ from these "
-                  "(`spycfr query` gives the move it plays for a hand). ")
-    elif plan_to_end(meta):
-        words += ("in play it plays these, and re-solves a later decision where the rest of "
-                  "the game fits its endgame budget. ")
-    else:
-        words += "every later decision is re-solved in play. "
-    return words + ("Exploitability unknown (`spycfr report` gives what was measured: head to "
-                    "head, local best response).")
-
-
 def _key(title: str) -> str:
     return title.replace(" ", "_")
 
@@ -236,11 +194,11 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
                        top: int | None) -> None:
     """Openings of a run without a tree: an MCCFR run's average probabilities, or a search
     agent's first plan (no values)."""
-    from spycfr.analysis.openings import openings_by_group
+    from spycfr.analysis.openings import agent_openings_words, openings_by_group, sampled_caveat
     from spycfr.runs.agent_run import is_agent_run
     from spycfr.runs.store import TREELESS_CAVEAT
 
-    agent_caveat = _agent_openings_words(meta) if is_agent_run(meta) else None
+    agent_caveat = agent_openings_words(meta) if is_agent_run(meta) else None
     if as_csv:
         click.echo(_head(table, spec, top).to_csv(index=False, float_format="%.17g"), nl=False)
         return
@@ -270,7 +228,7 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
         click.echo(textwrap.fill(agent_caveat, 100, break_on_hyphens=False))
     else:
         click.echo(f"{meta.game} {variant}: {meta.algorithm} x{meta.iterations}")
-        click.echo(_sampled_caveat(measured.get("exploitability_lower_bound") or {},
+        click.echo(sampled_caveat(measured.get("exploitability_lower_bound") or {},
                                    estimate))
 
     column = "avg prob" if agent_caveat is None else "plan prob"

@@ -15,6 +15,9 @@ run's exploitability allows at that decision) tie and share a rank.
 
 from __future__ import annotations
 
+import math
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -22,6 +25,9 @@ from spycfr.exact.best_response import best_response_values, infoset_values
 from spycfr.games import feature, make_variant, tree_labels
 from spycfr.games.plugin import Openings
 from spycfr.tree import Tree
+
+if TYPE_CHECKING:
+    from spycfr.runs.result import RunResult
 
 SHOWN = 0.005  # openings played at least this often are "played" in the words
 
@@ -209,3 +215,44 @@ def openings_by_group(table: pd.DataFrame, group: str, context: str | None = Non
         ["player", "probability", "best_br_value"], ascending=[True, False, False], kind="stable"
     )
     return grouped.reset_index(drop=True)
+
+
+def sampled_caveat(bound: dict, estimate) -> str:
+    """How far a sampled run's openings can be trusted: a measured lower bound on its
+    exploitability, the regret-bound estimate, or unknown."""
+    from spycfr.runs.store import TREELESS_CAVEAT
+
+    if "value" in bound:
+        low, high = bound.get("ci95", (math.nan, math.nan))
+        return (f"approximate: MCCFR; exploitability measured at least {bound['value']:.3g} "
+                f"(95% interval {low:.3g} to {high:.3g}, by {bound.get('by', 'spycfr measure')}"
+                "; its exact value needs a tree, as the values do)")
+    if estimate is not None and estimate.informative:
+        return (f"{TREELESS_CAVEAT} (regret-bound estimate {estimate.value:.3g}; values need a "
+                "tree)")
+    return (f"{TREELESS_CAVEAT}: unknown (spycfr head-to-head measures the strategy against "
+            "other players); values need a tree")
+
+
+def agent_openings_words(meta: RunResult) -> str:
+    """What a search agent run's openings are: the moves of its first plan, not a stored
+    average strategy."""
+    from spycfr.runs.agent_run import agent_config, plan_to_end, replays_first_move
+
+    config = agent_config(meta)
+    words = (f"The agent's openings: the moves of its first plan, solved once for the start "
+             f"of every game ({config.iterations} CFR+ iterations "
+             + ("to the end of the game, no leaf values); " if plan_to_end(meta) else
+                f"over its first {config.plan_depth} decision levels, leaves valued by "
+                f"{config.value_function}); "))
+    if replays_first_move(meta):
+        words += ("in play the agent re-solves every decision, its first move too, with the "
+                  "rollouts spent on its own hand, so its first moves may differ from these "
+                  "(`spycfr query` gives the move it plays for a hand). ")
+    elif plan_to_end(meta):
+        words += ("in play it plays these, and re-solves a later decision where the rest of "
+                  "the game fits its endgame budget. ")
+    else:
+        words += "every later decision is re-solved in play. "
+    return words + ("Exploitability unknown (`spycfr report` gives what was measured: head to "
+                    "head, local best response).")
