@@ -85,6 +85,31 @@ def test_bad_agent_options_are_one_line_errors(tmp_path, args, message):
     assert code == 2 and message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("field, value, words", [
+    ("depth", "deep", 'agent.depth must be an integer, got "deep"'),
+    ("iterations", True, "agent.iterations must be an integer, got true"),
+    ("value_function", 3, "agent.value_function must be a string, got 3"),
+    ("opening_file", [], "agent.opening_file must be a string or null, got []"),
+])
+def test_a_damaged_agent_configuration_is_a_one_line_error(agent_dir, tmp_path, field,
+                                                           value, words):
+    """run.json's agent fields of the wrong type (a damaged or hand-edited file) are named
+    in one line by every command that loads the agent (a TypeError's traceback before)."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(agent_dir, run)
+    meta = json.loads((run / "run.json").read_text())
+    meta["agent"][field] = value
+    (run / "run.json").write_text(json.dumps(meta))
+    moves = tmp_path / "moves.txt"
+    moves.write_text("")
+    for args in (["query", str(run), "--seat", "P1"], ["play", str(run), "--moves", str(moves)]):
+        code, _, err = spycfr(*args)
+        assert code == 2 and err.count("\n") == 1, err
+        assert f"{str(run / 'run.json')!r} is corrupt: {words}" in err
+
+
 @pytest.mark.slow
 def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
     moves = tmp_path / "moves.txt"

@@ -14,6 +14,7 @@ matches (:func:`read_agent_plans`), and re-solves as it goes.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -108,10 +109,26 @@ def is_agent_run(meta: RunResult) -> bool:
     return meta.algorithm == ALGORITHM
 
 
-def agent_config(meta: RunResult) -> AgentConfig:
+# run.json's agent fields by AgentConfig's annotation: what each may hold, in words
+_AGENT_KINDS = {"int": ((int,), "an integer"), "str": ((str,), "a string"),
+                "str | None": ((str, type(None)), "a string or null")}
+
+
+def agent_config(meta: RunResult, run_dir: str | Path | None = None) -> AgentConfig:
+    """The agent's configuration as run.json records it, its fields' types checked (a
+    damaged or hand-edited run.json: one line naming the field, what it must be and what it
+    holds; ``run_dir`` names the file)."""
     record = dict(meta.record.get("agent") or {})
-    names = set(AgentConfig.__dataclass_fields__)
-    return AgentConfig(**{k: v for k, v in record.items() if k in names})
+    fields = AgentConfig.__dataclass_fields__
+    where = "run.json" if run_dir is None else repr(str(Path(run_dir) / RUN_JSON))
+    for name, value in record.items():
+        if name not in fields:
+            continue
+        kinds, words = _AGENT_KINDS[str(fields[name].type)]
+        if not isinstance(value, kinds) or isinstance(value, bool):
+            raise SpycfrError(f"{where} is corrupt: agent.{name} must be {words}, got "
+                              f"{json.dumps(value)[:60]}")
+    return AgentConfig(**{k: v for k, v in record.items() if k in fields})
 
 
 def plan_to_end(meta: RunResult) -> bool:
@@ -138,7 +155,7 @@ def load_agent(run_dir: str | Path, progress: Callable[[str], None] | None = Non
     meta = read_run(run_dir)
     if not is_agent_run(meta):
         raise SpycfrError(f"{str(run_dir)!r} is not a search agent's run directory")
-    return load_agent_config(Path(run_dir), meta, agent_config(meta), progress)
+    return load_agent_config(Path(run_dir), meta, agent_config(meta, run_dir), progress)
 
 
 def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: dict,
@@ -235,7 +252,7 @@ def train_openings(run_dir: str | Path, games: int, seed: int, opening_range: st
     meta = read_run(run)
     if not is_agent_run(meta):
         raise SpycfrError(f"{str(run_dir)!r} is not a search agent's run directory")
-    config = AgentConfig(**{**agent_config(meta).as_dict(), "opening_file": OPENING_TABLE,
+    config = AgentConfig(**{**agent_config(meta, run).as_dict(), "opening_file": OPENING_TABLE,
                             "opening_range": opening_range})
     config.check()
     og = OpeningGame.of(meta.game, meta.variant, config.plan_depth)

@@ -295,15 +295,21 @@ class OpeningTable:
     def load(cls, path: str | Path) -> OpeningTable:
         if not Path(path).is_file():
             raise SpycfrError(f"no openings table {str(path)!r}")
-        with np.load(path) as z:
-            meta = json.loads(str(z["meta"]))
-            members = tuple(np.split(z[f"members{s}"], np.cumsum(z[f"sizes{s}"])[:-1])
-                            for s in (0, 1))
-            names = tuple([str(x) for x in z[f"names{s}"]] for s in (0, 1))
-            eq = Equilibrium(z["x"], z["y"], float(z["value"]))
-            halves = z["halves"].astype(np.float64)
-        check = meta.pop("split_half")
-        meta.pop("value_p1")
+        try:
+            with np.load(path) as z:
+                meta = json.loads(str(z["meta"]))
+                members = tuple(np.split(z[f"members{s}"], np.cumsum(z[f"sizes{s}"])[:-1])
+                                for s in (0, 1))
+                names = tuple([str(x) for x in z[f"names{s}"]] for s in (0, 1))
+                eq = Equilibrium(z["x"], z["y"], float(z["value"]))
+                halves = z["halves"].astype(np.float64)
+            check = meta.pop("split_half")
+            meta.pop("value_p1")
+        except Exception as exc:  # numpy, zipfile, json and the fields raise many types
+            why = f"no {exc}" if isinstance(exc, KeyError) else str(exc)[:200]
+            raise SpycfrError(f"the openings table {str(path)!r} is unreadable or corrupt "
+                              f"({why}): make it again with `spycfr train-openings "
+                              f"{Path(path).parent}`") from None
         return cls(halves, members, names, meta, eq, check)  # type: ignore[arg-type]
 
     def summary(self, top: int = 10) -> dict:
