@@ -494,7 +494,8 @@ def test_the_agents_review_of_a_move_without_a_value_says_so():
 
     opp = object.__new__(AgentOpponent)
     values = np.array([0.1, np.nan, 0.3, 0.295])
-    opp.infos = {(): SimpleNamespace(values=values, probs=np.full(4, 0.25), to_end=True)}
+    opp.infos = {(): SimpleNamespace(values=values, probs=np.full(4, 0.25), to_end=True,
+                                       from_table=False)}
     labels = ["a", "b", "c", "d"]
     rows = opp.review([Decision("v", m, i, 0, [], labels) for i, m in enumerate(labels)])
     assert [r["loss"] is None for r in rows] == [False, True, False, False]

@@ -203,3 +203,44 @@ def test_a_first_plan_with_no_endgame_budget_names_none(plan_endgame, clause):
     agent.plan()
     assert lines[0] == ("the first plan (solved once per agent): building its public tree "
                         f"(2 decision levels{clause})")
+
+
+def test_an_agent_values_the_openings_it_plays_by_its_table(tiny, tmp_path):
+    """At the openings the agent plays by its table (query, play's review), each opening's
+    value is the table's (against the other seat's mixture, continuing best), not its first
+    plan's leaves valued otherwise: on results/standard those read +1.0 for P1's 0-1-2 and
+    +0.82 for P2's, where the table says -0.0161 and +0.0161 for every set played."""
+    from spycfr.search.agent import AgentConfig, SearchAgent
+
+    path = tmp_path / "t.npz"
+    O.OpeningTable.make(tiny, 16, seed=0).save(path)
+    variant = get_plugin("agent-hunter").make_variant("tiny", {}).as_dict()
+    agent = SearchAgent("agent-hunter", variant, AgentConfig(iterations=5,
+                                                             opening_file=str(path)))
+    table = agent.openings
+    state = agent.initial()
+    for seat in (0, 1):
+        # the agent's own opening (a query's) and the opponent's (a review's)
+        for g in (agent.game(seat), agent.game(1 - seat)):
+            info = g.move_info(state, seat)
+            assert info.from_table
+            want = table.private_values(seat, agent.model.n[seat])
+            after = [agent.private(agent.after(state, int(a)), seat) for a in info.actions]
+            assert np.allclose(info.values, want[after], equal_nan=True)
+            # the sets the table plays all tie, at the seat's value of the table's game
+            played = info.probs > 1e-9
+            sign = 1 if seat == 0 else -1
+            assert np.allclose(info.values[played], sign * table.eq.value, atol=1e-9)
+            assert info.value == pytest.approx(sign * table.eq.value, abs=1e-9)
+        state = agent.after(state, int(info.actions[0]))
+
+
+def test_a_damaged_openings_table_is_a_one_line_error(tiny, tmp_path):
+    from spycfr.errors import SpycfrError
+
+    path = tmp_path / "openings-table.npz"
+    O.OpeningTable.make(tiny, 16, seed=0).save(path)
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(SpycfrError, match=r"unreadable or corrupt \(.*\): make it again with "
+                                          r"`spycfr train-openings "):
+        O.OpeningTable.load(path)

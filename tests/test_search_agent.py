@@ -134,6 +134,48 @@ def test_depth_limited_agent_is_deterministic_and_tracks_its_range(tiny):
     assert ah_public.PUB_SIZE == agent.model.root().shape[0]
 
 
+def test_a_record_of_moves_the_agent_never_makes_is_still_walked():
+    """A query or review walks the agent through someone else's record: where the agent's own
+    strategy makes the record's move with no card it could hold, its range would be empty,
+    no re-solve would follow and the walk would stop (on results/standard, a query or a
+    review after such a move raised StopIteration or 'not a decision of seat'). The walk
+    takes the move as a mistake, its range everything its seat can hold; the exploitability
+    walk, which sees no cards, still prunes the branch there."""
+    import copy
+
+    from spycfr.games import feature
+    from spycfr.search.agentgame import _below
+
+    agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5, endgame=0,
+                                                          plan_endgame=0))
+    variant = make_variant("agent-hunter", "tiny")
+    codes = feature("agent-hunter", "records", "").actions(
+        variant, "place:2-0 place:0-2 switch:1=2>1@2 switch:2=2>2@2")
+    game, state = agent.game(0), agent.initial()
+    for code in codes[:2]:
+        state = agent.after(state, int(code))
+        game.observe(state)
+    # P1's turn: the agent's re-solve made to play the record's move with no card
+    t, s = game.sol.tree, game.s
+    assert t.kind[s] == 0
+    target = agent.public(agent.after(state, int(codes[2])))
+    child = next(c for c in range(t.count[s]) if _below(t, t.first[s] + c, target, 3))
+    q = t.row[s]
+    game.sol.strategy[q][t.row_kid[q] == child] = 0.0
+    blind = copy.copy(game)
+    blind.own = None  # as agent_strategies walks: no cards seen
+    blind._step(int(t.first[s]) + child)
+    assert not blind.mine.any()  # pruned there
+    state = agent.after(state, int(codes[2]))
+    game.observe(state)
+    own = agent.private(state, 0)
+    assert game.mine.sum() == pytest.approx(1.0) and game.mine[own] > 0
+    # P2's reply is valued (a re-solve at the last subgame's leaf), as the review asks
+    info = game.review_info(state, 1)
+    assert info.seat == 1 and np.isfinite(info.values).all()
+    assert info.probs.sum() == pytest.approx(1.0)
+
+
 @pytest.mark.slow
 def test_the_agents_exact_exploitability_on_tiny():
     """Measured exactly on tiny (2 turns): subgames that reach the end from the first turn

@@ -70,11 +70,21 @@ def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
     return payoff, misses
 
 
-def agent_source(meta, to_end: bool = False, from_plan: bool = False) -> str:
+def agent_source(meta, to_end: bool = False, from_plan: bool = False,
+                 from_table: bool = False) -> str:
     """The words for where an agent run's answers come from; ``to_end``: the subgame that
     gave them reached the end of the game (the endgame rule), so no leaf valued them;
-    ``from_plan``: the values are the first plan's (``MoveInfo.from_plan``)."""
+    ``from_plan``: the values are the first plan's (``MoveInfo.from_plan``);
+    ``from_table``: an opening the agent plays by its openings table (``MoveInfo.from_table``)."""
     a = meta.record.get("agent") or {}
+    exploitability = ("exploitability unknown" if meta.exploitability is None else
+                      f"exploitability {meta.exploitability:.4g} (exact)")
+    if from_table:
+        return ("the search agent's openings table (a matrix game over the openings, each "
+                "pair valued by games played to the end by the game's heuristic players; "
+                "`spycfr openings`): probabilities its equilibrium mixture, values each "
+                "opening's expected payoff against the other seat's mixture, continuing "
+                f"best; {exploitability}")
     how = ("solved to the end of the game, no leaves" if to_end else
            f"subgames {a.get('depth')} decision level(s) deep, leaf values "
            f"{a.get('value_function')}: {a.get('value_function_words', '')}")
@@ -82,9 +92,7 @@ def agent_source(meta, to_end: bool = False, from_plan: bool = False) -> str:
           if from_plan else "playing on by them")
     return (f"re-solved now by the search agent ({a.get('iterations')} CFR+ iterations, "
             f"{how}); values are the mover's expected payoff against the agent's model of the "
-            f"opponent (its range through the re-solved strategies), {by}; "
-            + ("exploitability unknown" if meta.exploitability is None else
-               f"exploitability {meta.exploitability:.4g} (exact)"))
+            f"opponent (its range through the re-solved strategies), {by}; {exploitability}")
 
 
 def walk_view(agent, records, variant, record: str, player: int) -> tuple:
@@ -139,7 +147,7 @@ def agent_query(run_dir: str, player: int, record: str,
     _, losses = agent_losses(info.values)
     return {
         "player": name, "information_state": key,
-        "source": agent_source(meta, info.to_end, info.from_plan),
+        "source": agent_source(meta, info.to_end, info.from_plan, info.from_table),
         "moves": [{"move": labels[i], "probability": float(info.probs[i]),
                    "value": None if np.isnan(info.values[i]) else float(info.values[i]),
                    "loss": losses[i], "tie": agent_tie(losses[i])}
@@ -262,6 +270,7 @@ class AgentOpponent:
                 "value": None if np.isnan(value) else float(value), "best_value": best,
                 "loss": losses[d.index], "tie": agent_tie(losses[d.index]),
                 "tolerance": AGENT_TIE, "basis": "agent", "to_end": info.to_end,
+                "from_table": info.from_table,
                 "best_moves": [d.labels[j] for j in by_value if agent_tie(losses[j])],
             })
         return rows

@@ -361,15 +361,22 @@ def _signed(x: float | None) -> str:
 
 def _agent_basis(rows: list[dict], opp: Opponent) -> str:
     """What valued an agent's review: its subgames solved to the end of the game (the
-    endgame rule: no leaves), its leaves' value function, or each at some of the moves."""
+    endgame rule: no leaves), its leaves' value function, or each at some of the moves;
+    an opening the agent plays by its openings table, by the table."""
     assert opp.agent is not None
-    exact = sum(r["to_end"] for r in rows)
+    rest = [r for r in rows if not r.get("from_table")]
+    parts = []
+    exact = sum(r["to_end"] for r in rest)
     leaves = f"its leaves valued {opp.agent.value_function}"
-    if exact == len(rows):
-        return "its subgames solved to the end of the game (no leaf values)"
-    if exact == 0:
-        return leaves
-    return f"solved to the end of the game at {exact} of them, elsewhere {leaves}"
+    if rest and exact == len(rest):
+        parts.append("its subgames solved to the end of the game (no leaf values)")
+    elif rest:
+        parts.append(leaves if exact == 0 else
+                     f"solved to the end of the game at {exact} of them, elsewhere {leaves}")
+    if len(rest) < len(rows):
+        parts.append("your opening by its openings table (against the table's mixture, "
+                     "continuing best)")
+    return "; ".join(parts)
 
 
 def show_position(plugin, game, view: str, seat: int, say: Callable[[str], None],

@@ -54,6 +54,9 @@ class MoveInfo:
     # the values are the first plan's strategies' (a plan to the end of the game reaching
     # here: AgentGame.own_values), not the current subgame's
     from_plan: bool = False
+    # an opening the agent plays by its openings table: the values are the table's (each
+    # opening against the other seat's table mixture, continuing best)
+    from_table: bool = False
 
 
 @dataclass
@@ -82,6 +85,10 @@ class AgentGame:
         self.s = 0
         self.fresh = True
         self.mine = w[self.seat].copy()
+        # what the agent's own seat can hold given the public moves (each private state
+        # that can make a move kept, as the opponent's support is): the range a walk of a
+        # real game takes where the moves left everything the agent's own play holds
+        self.own_support = w[self.seat].copy()
         self.support = w[1 - self.seat].copy()
         self.model_range = w[1 - self.seat].copy()
         self.pub = a.model.root()
@@ -127,10 +134,20 @@ class AgentGame:
         k = int(t.kind[s])
         child = c - int(t.first[s])
         rows = self.sol.strategy[t.row[s]] if k in (0, 1) else None
+        uniform = np.where(t.row_count[t.row[s]][:, None] > np.arange(t.row_kid.shape[2]),
+                           1.0, 0.0) if k in (0, 1) else None
         self.mine = step(t, s, self.seat, self.mine, rows if k == self.seat else None, child)
+        if self.own is not None:  # a real game's walk (the exploitability walk sees no cards)
+            own = step(t, s, self.seat, self.own_support, uniform if k == self.seat else None,
+                       child)
+            self.own_support = own / max(own.max(), 1e-300)
+            if not self.mine.any():
+                # a record's moves that the agent's own play never makes with any cards it
+                # could hold (a query or a review of someone else's game): the agent takes
+                # them as mistakes, its range now everything its seat can hold, so that the
+                # walk goes on (the exploitability walk prunes the branch here instead)
+                self.mine = self.own_support / max(self.own_support.sum(), 1e-300)
         if k == opp:
-            uniform = np.where(t.row_count[t.row[s]][:, None] > np.arange(t.row_kid.shape[2]),
-                               1.0, 0.0)
             support = step(t, s, opp, self.support, uniform, child)
             self.support = support / max(support.max(), 1e-300)
             model = step(t, s, opp, self.model_range, rows, child)
@@ -303,6 +320,16 @@ class AgentGame:
         probs = probs / total if total > 0 else np.full(len(actions), 1.0 / len(actions))
         out = np.full(len(actions), np.nan)
         vt = t
+        if values and self._opening():
+            # the openings the agent plays by its table (the plan's leaves valued otherwise,
+            # by its value function, disagree with it: on results/standard P1's 0-1-2 read
+            # +1.0 and P2's +0.82 so, the table's value -0.0161 for both)
+            table = a.openings.private_values(seat, a.model.n[seat])
+            out = np.array([table[j] for _, j in nexts])
+            ok = ~np.isnan(out)
+            value = float(probs[ok] @ out[ok] / probs[ok].sum()) if probs[ok].sum() > 0 \
+                else float("nan")
+            return MoveInfo(seat, actions, probs, out, value, from_table=True)
         if values:
             if seat == self.seat:
                 vt, vs, cfv, reach_opp = self.own_values()
