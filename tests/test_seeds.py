@@ -91,3 +91,16 @@ def test_the_cli_the_library_and_the_workbench_refuse_the_same_seeds(text):
     assert status.startswith("400"), status
     assert html.escape(f"seed {RULE}{text!r}") in page and "Traceback" not in page
 
+
+
+@pytest.mark.parametrize("value", [-5, 2**63, "x"])
+def test_a_game_against_a_run_refuses_a_bad_seed_before_it_loads_the_run(value, tmp_path):
+    """play.play_game and team_play.play_team_game (the library under `spycfr play`): the
+    seed is checked first, so even a run directory that is not there answers with it."""
+    from spycfr.analysis.play import play_game
+    from spycfr.analysis.team_play import play_team_game
+
+    for play in (play_game, play_team_game):
+        with pytest.raises(SpycfrError) as exc:
+            play(str(tmp_path / "no-run"), 0, value, iter(()), print)
+        assert str(exc.value) == f"seed {RULE}{value!r}"

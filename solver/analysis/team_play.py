@@ -21,6 +21,7 @@ from spycfr.analysis.team import TeamRun, load_team_run, plan_reach, seat_name, 
 from spycfr.engine.states import CHANCE_PLAYER
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_game
+from spycfr.seeds import check_seed
 from spycfr.tree import Tree
 
 TOLERANCE = 1e-9  # moves this close to the best are as good (the values are exact)
@@ -30,6 +31,7 @@ def play_team_game(run_dir: str, seat: int, seed: int, moves: Moves,
                    say: Callable[[str], None], run: TeamRun | None = None) -> dict:
     """Play one game in ``seat`` (0: S1) against the team run's plans; returns the result
     and the review. ``say`` prints a line; ``moves`` gives the input."""
+    seed = check_seed(seed)
     run = run or load_team_run(run_dir)
     tree = run.tree
     if run.plans is None or run.weights is None:
