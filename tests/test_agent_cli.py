@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import spycfr
+from spycfr.compiling import COMPILING
 from spycfr.search.agent import (
     ENDGAME,
     PLAN_ENDGAME,
@@ -106,8 +107,10 @@ def test_a_damaged_agent_configuration_is_a_one_line_error(agent_dir, tmp_path, 
     moves.write_text("")
     for args in (["query", str(run), "--seat", "P1"], ["play", str(run), "--moves", str(moves)]):
         code, _, err = spycfr(*args)
-        assert code == 2 and err.count("\n") == 1, err
-        assert f"{str(run / 'run.json')!r} is corrupt: {words}" in err
+        # numba's notice that it compiles (a cold cache) is a line of its own, not counted
+        lines = [x for x in err.strip().splitlines() if x != COMPILING]
+        assert code == 2 and len(lines) == 1, err
+        assert f"{str(run / 'run.json')!r} is corrupt: {words}" in lines[0]
 
 
 @pytest.mark.slow
