@@ -512,3 +512,29 @@ def test_the_agents_review_of_a_move_without_a_value_says_so():
     line_b = next(line for line in said if line.split()[:2] == ["2", "b"])
     assert line_b.split()[-3:] == ["-", "+0.3000", "-"]
     assert said[-1].startswith("1 of your 4 moves lost value; the costliest: a (-0.2000")
+
+
+def test_the_review_form_of_an_agent_run_says_it_takes_minutes(agent_dir):
+    """A search agent reviews a game by re-solving along it, once per seat (minutes on the
+    bigger games): its review form says so and how to halve it, and every review form shows
+    a line while the review runs; a tree run's form has no such note."""
+    import io
+    from wsgiref.util import setup_testing_defaults
+
+    from spycfr.web.app import make_app
+    from spycfr.web.catalog import discover
+    from spycfr.web.games import AGENT_REVIEW_NOTE
+
+    tiny = str(Path(__file__).resolve().parent.parent / "results" / "tiny")
+    app = make_app(discover([agent_dir, tiny]))
+    for run, agent in ((Path(agent_dir).name, True), ("tiny", False)):
+        environ: dict = {"PATH_INFO": "/review", "QUERY_STRING": f"run={run}"}
+        setup_testing_defaults(environ)
+        environ["wsgi.errors"] = io.StringIO()
+        said: list[str] = []
+        page = b"".join(app(environ, lambda status, headers, *_, said=said:
+                            said.append(status))).decode()
+        assert said[0].startswith("200")
+        assert ('id="slow"' in page and "review one seat to halve it" in page) == agent
+        assert "halve it" in AGENT_REVIEW_NOTE
+        assert 'id="wait" hidden' in page and "getElementById('wait').hidden=false" in page

@@ -218,18 +218,32 @@ def _review_note(rows: list[dict], whose: str = "your") -> str:
             "('tie': within what the run's exploitability allows)")
 
 
+# what the review form says on a search agent's run, where the review takes minutes
+AGENT_REVIEW_NOTE = ("The search agent re-solves along each game it reviews, once for each "
+                     "seat (a walk of its own: the agent in the other seat), so a review "
+                     "takes minutes on the bigger games; review one seat to halve it. The page "
+                     "answers when the review is done.")
+
+
 def review_form(bench, request, message: str = "", status: int = 200) -> str:
+    from spycfr.search.agent import ALGORITHM
+
     entry = bench.entry(request.query.get("run"))
     plugin = get_plugin(entry.meta["game"])
     example = plugin.records.example if plugin.records else ""
+    agent = entry.meta.get("algorithm") == ALGORITHM
     body = (f"<p>Paste full game records (one per line, the game's notation, e.g. "
             f"<code>{esc(example)}</code>) or upload a file of them; each game's moves are "
             f"reviewed against {esc(entry.name)} (exploitability {esc(fmt_eps(entry.meta))})."
-            f'</p><form action="{esc(url("/review", run=entry.name))}" method="post" '
-            'enctype="multipart/form-data"><textarea name="records" id="records" rows="6">'
+            + (f'</p><p class="note" id="slow">{esc(AGENT_REVIEW_NOTE)}' if agent else "")
+            + f'</p><form action="{esc(url("/review", run=entry.name))}" method="post" '
+            'enctype="multipart/form-data" onsubmit="document.getElementById(\'wait\')'
+            '.hidden=false"><textarea name="records" id="records" rows="6">'
             '</textarea><br>or a file: <input type="file" name="file" id="file"> seats: '
             '<select name="seat" id="seatsel"><option value="both">both</option><option>P1'
-            '</option><option>P2</option></select> <button id="go">review</button></form>')
+            '</option><option>P2</option></select> <button id="go">review</button> '
+            '<span class="note" id="wait" hidden>reviewing: the page answers when the review '
+            'is done</span></form>')
     return page(f"Review games: {entry.name}", message + body, entry_nav(entry))
 
 
