@@ -538,3 +538,24 @@ def test_the_review_form_of_an_agent_run_says_it_takes_minutes(agent_dir):
         assert ('id="slow"' in page and "review one seat to halve it" in page) == agent
         assert "halve it" in AGENT_REVIEW_NOTE
         assert 'id="wait" hidden' in page and "getElementById('wait').hidden=false" in page
+
+
+def test_the_workbench_keeps_walks_of_the_loaded_agent_only(agent_dir):
+    """A kept walk holds its agent: walks of games against an agent the workbench no longer
+    has loaded (its cache keeps one) are dropped when another is loaded, so that they do
+    not keep up to WALKS_KEPT agents in memory (1-3 GB each on Agent Avenue)."""
+    from types import SimpleNamespace
+
+    from spycfr.web.bench import Workbench
+    from spycfr.web.catalog import discover
+
+    bench = Workbench(discover([agent_dir]))
+    name = Path(agent_dir).name
+    other = SimpleNamespace(agent=object())  # a walk of another agent, evicted since
+    bench._walks[("other-agent", (0, 1))] = other
+    opp, _ = bench.opponent(name, (0, 5))
+    assert list(bench._walks) == [(name, (0, 5))]
+    assert bench._walks[(name, (0, 5))] is opp.agent
+    again, _ = bench.opponent(name, (1, 6))  # the same agent's walks stay
+    assert list(bench._walks) == [(name, (0, 5)), (name, (1, 6))]
+    assert again.agent.agent is opp.agent.agent

@@ -89,6 +89,7 @@ class Workbench:
             return Opponent(run.result, run.tree, run.strategy), loaded.game
         with self._lock:
             opp = self._sampled(name)
+            self._drop_walks_but(None if opp.agent is None else opp.agent.agent)
         if opp.agent is not None:
             with self._lock:
                 key = (name, game_key)
@@ -103,6 +104,15 @@ class Workbench:
                     self._walks.move_to_end(key)
             opp = replace(opp, agent=walk)
         return opp, make_game(opp.result.game, None, opp.result.variant)
+
+    def _drop_walks_but(self, agent) -> None:
+        """Forget the kept walks of every search agent but ``agent`` (the one loaded now;
+        None: none is): the cache of sampled runs keeps one, and a walk holds its agent, so
+        walks of games against other agents kept up to WALKS_KEPT agents in memory (1-3 GB
+        each on Agent Avenue). A game against an agent no longer loaded loads it again and
+        walks from the start, as it would have anyway."""
+        for key in [k for k, w in self._walks.items() if getattr(w, "agent", None) is not agent]:
+            del self._walks[key]
 
     def reach(self, name: str):
         """Node reach probabilities of a tree run under its strategy (None: sampled run)."""
