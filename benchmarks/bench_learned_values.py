@@ -14,7 +14,8 @@ can hold); ``hidden``, ``epochs``, ``batch``, ``lr``, ``seed``, ``backend``, ``h
 ``schedule`` as :class:`~spycfr.search.training.TrainSettings`; or ``ensemble``: a list of
 earlier variants' names, their networks averaged (``learned.combine_weights``). ``--data``
 adds other stage directories' situations after the first's (as ``spycfr train-values
---data``). One JSON line per variant.
+--data``). One JSON line per variant. ``--depth 0``: no agent measured (training and the
+held-out error only: a network for another agent's walk, as ``results/mini-values``'s).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("stage_dir", type=Path)
     ap.add_argument("variants")
-    ap.add_argument("--depth", type=int, default=4)
+    ap.add_argument("--depth", type=int, default=4,
+                    help="the measuring agent's depth (0: no measure, the network only)")
     ap.add_argument("--iterations", type=int, default=100)
     ap.add_argument("--data", nargs="*", default=[], type=Path,
                     help="other stage directories trained on as well")
@@ -89,16 +91,16 @@ def main() -> None:
                                  "params": spec.params, "z": game.z, "stage": spec.stage,
                                  "span": spec.span})
         t1 = time.perf_counter()
-        expl, _ = exploitability(game, Settings(iterations=a.iterations, depth=a.depth,
-                                                value_function=LearnedValues.load(path, feats)),
-                                 full)
+        expl = None if a.depth == 0 else exploitability(
+            game, Settings(iterations=a.iterations, depth=a.depth,
+                           value_function=LearnedValues.load(path, feats)), full)[0]
         print(json.dumps({
             "variant": v, "rows": int(part.size), "train_seconds": round(t1 - t0),
             "eval_seconds": round(time.perf_counter() - t1),
             "heldout_roots": {k: round(x, 4) for k, x in error(net, held_roots).items()},
             "heldout_rows": {k: round(x, 4) for k, x in record["heldout_error"].items()},
-            "depth": a.depth, "iterations": a.iterations, "exploitability": round(expl, 5)}),
-            flush=True)
+            "depth": a.depth, "iterations": a.iterations,
+            "exploitability": None if expl is None else round(expl, 5)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -550,6 +550,41 @@ def test_the_committed_tiny_weights_answer_within_the_payoff_range():
     assert np.abs(v1 / r0.sum(1, keepdims=True)).max() <= vf.net.bound / game.z + 1e-12
 
 
+def test_the_committed_mini_weights_answer_within_the_payoff_range():
+    """results/mini-values: loads as the search agent's leaves on mini (the configuration its
+    README measures, nothing solved here); at the public states its plan asks (the leaves of
+    the first 4 decision levels) its values per unit of opponent range stay within the
+    payoff range; its meta says how it was made and what it measured."""
+    from pathlib import Path
+
+    from spycfr.games import make_variant
+    from spycfr.public.protocol import python_impl
+    from spycfr.search.agent import AgentConfig, SearchAgent
+    from spycfr.search.subgame import subgame
+
+    path = Path(__file__).resolve().parent.parent / "results" / "mini-values" / "weights.npz"
+    vf = LearnedValues.load(path)
+    assert (vf.meta["game"], vf.meta["preset"]) == ("agent-hunter", "mini")
+    assert "train_values_rounds.py" in vf.meta["made_by"]
+    assert vf.meta["measured"]["exploitability"] <= 0.01
+    assert vf.net.bound == pytest.approx(1.0)
+    agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "mini").as_dict(),
+                        AgentConfig(value_function="learned", value_file=str(path),
+                                    **vf.meta["measured"]["agent"]))
+    game = agent.model
+    plan = subgame(game, game.root(), 4)
+    current = python_impl(game.params, "current_player")
+    leaves = np.array([n for n in plan.leaves if current(plan.pub[n], game.params) != TERMINAL])
+    assert leaves.size > 1000
+    leaves = leaves[::7]
+    rng = np.random.default_rng(22)
+    r0, r1 = rng.random((leaves.size, game.n[0])), rng.random((leaves.size, game.n[1]))
+    v0, v1 = agent.values.values(plan.pub[leaves], r0, r1)
+    assert np.isfinite(v0).all() and np.isfinite(v1).all()
+    assert np.abs(v0 / r1.sum(1, keepdims=True)).max() <= vf.net.bound / game.z + 1e-12
+    assert np.abs(v1 / r0.sum(1, keepdims=True)).max() <= vf.net.bound / game.z + 1e-12
+
+
 def test_weights_trained_on_other_features_are_refused(tmp_path):
     net = _net(np.random.default_rng(7))  # 3 features
     save_weights(tmp_path / "w.npz", net, {"game": "kuhn", "preset": None, "params": {},
