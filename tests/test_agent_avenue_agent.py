@@ -183,6 +183,55 @@ def test_the_full_game_is_searched_on_hands():
     assert PLUGIN.search_params(make_variant("agent-avenue", "mini")).forget == 0
 
 
+
+@pytest.mark.parametrize("preset", ["standard", "advanced"])
+def test_the_names_at_a_swaps_draw_are_each_seats_own(preset):
+    """The states in words (`query`'s posterior, the workbench) at a swap's draw, where the
+    model forgets discards (the full game, advanced mode): the mover's state is its hand
+    and the name just discarded (no refill: the draw is its own); the other seat's are its
+    hand alone, as at the play before (``private_names`` decides "just discarded" and the
+    refill by the seat: the mover's refill at a recruitment, "+ 2 drawn", stays)."""
+    variant = make_variant("agent-avenue", preset)
+    params = L.search_params(variant)
+    assert params.forget == 1
+    impl = P._REGISTRY[type(params)]
+    pub_of = pp.python_impl(params, "public_of_history")
+    priv_of = pp.python_impl(params, "private_of_history")
+
+    def names(state):
+        pub = np.empty_like(state)
+        pub_of(state, params, pub)
+        return [L.private_names(variant, pub, s) for s in (0, 1)]
+
+    def own(state):
+        got = names(state)
+        return [got[s][int(priv_of(state, params, s))] for s in (0, 1)]
+
+    state = impl["initial_state"](params)
+    deals = [R.draw_code(np.array(h), 8) for h in ([1, 1, 1, 0, 0, 0, 1, 0],   # DA.EN.CB.SK
+                                                    [0, 1, 1, 0, 1, 1, 0, 0])]  # EN.CB.DD.SE
+    for code in deals + ([7] if preset == "advanced" else []):  # the market's supply
+        out = np.empty_like(state)
+        impl["apply_action"](state, params, np.int32(code), out)
+        state = out
+    moves = [(R.T_SWAP << 20) | 6, R.draw_code(np.array([0] * 7 + [1]), 8),  # SK out, MO in
+             (R.T_PLAY << 20) | (0 << 3) | 1]  # DA face up, EN face down
+    seen = [state]
+    for code in moves:
+        out = np.empty_like(state)
+        impl["apply_action"](state, params, np.int32(code), out)
+        seen.append(out)
+        state = out
+    play, draw, drawn, recruit = seen
+    assert draw[R.PHASE] == R.PH_SWAP_DRAW and recruit[R.PHASE] in (R.PH_REFILL, R.PH_RECRUIT)
+    assert own(play) == ["hand DA.EN.CB.SK", "hand EN.CB.DD.SE"]
+    assert own(draw) == ["hand DA.EN.CB, just discarded SK", "hand EN.CB.DD.SE"]
+    assert names(draw)[1] == names(play)[1]  # the other seat's numbering: its hand alone
+    assert not any("drawn" in w for seat in names(draw) for w in seat)
+    assert sum("just discarded" in w for w in names(draw)[0]) > 100
+    assert own(drawn) == ["hand DA.EN.CB.MO", "hand EN.CB.DD.SE"]
+    assert own(recruit) == ["hand CB.MO + 2 drawn, face down EN", "hand EN.CB.DD.SE"]
+
 def _play(agent, seat, seed, review=None):
     """One game of the agent as ``seat`` against the heuristic; returns the agent's payoff
     and its probabilities at its decisions (``review(game, state, seat)`` called at each of

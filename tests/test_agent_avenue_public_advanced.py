@@ -99,11 +99,12 @@ def _history_legal(state):
     return [int(x) for x in buf[:A.legal_actions(state, PARAMS, buf)]]
 
 
-def _play_game(seed, seen, swaps):
+def _play_game(seed, seen, swaps, weights=None):
     """One random game on the history rules (with swaps or none), each step checked
     against the public model; returns the terminal history state, the public state, the
     rules' probability of the draws and Smoke Screen's card, the model's. ``seen`` collects
-    the phases, cards and effects."""
+    the phases, cards and effects, ``weights`` the weight each swap's draw carries (the
+    mover's state keeps the name discarded until the draw, the rules' SWAPPED)."""
     rng = np.random.default_rng(seed)
     s = A.initial_state(PARAMS)
     pub = _pub(s)
@@ -144,7 +145,19 @@ def _play_game(seed, seen, swaps):
             x = int(s[R.ACTIVE]) if ph == R.PH_SWAP_DRAW else int(s[A.BMP])
             assert PA.current_player(pub, PARAMS) == PRIVATE_CHANCE + x
             draws = _private_chance(pub, before[x])
-            assert draws[after[x]] == pytest.approx(_model_probability(h, N))
+            weight = 1.0
+            if ph == R.PH_SWAP_DRAW:
+                hs = int(s[R.HANDSIZE + x])
+                assert PA.keeps_name(pub, PARAMS, x) == (hs <= PA.MAX_HAND - 2)
+                hand, _, d = AP.decode(PARAMS, True, hs, 0, before[x])
+                assert d == s[A.SWAPPED] and hand == AP._code_of(s, R.HAND + 8 * x, N)
+                weight = AP.discard_weight(pub, PARAMS, hand, d)
+                assert PA.state_weight(pub, PARAMS, x, before[x]) == weight
+                assert sum(draws.values()) == pytest.approx(weight)
+                assert t[A.SWAPPED] == 0
+                if weights is not None:
+                    weights.append(weight)
+            assert draws[after[x]] == pytest.approx(_model_probability(h, N) * weight)
             assert after[1 - x] == before[1 - x]
             p_rules *= q
             p_model *= _model_probability(h, N)
@@ -171,6 +184,9 @@ def _play_game(seed, seen, swaps):
                 assert (_label(s, h), after[x]) in moves
             if ph == R.PH_PLAY and h >> 20 == R.T_PLAY:
                 pending = after[x]
+            if ph == R.PH_PLAY and h >> 20 == R.T_SWAP:  # the name kept until the draw
+                assert t[A.SWAPPED] == h & 7 and t[R.PHASE] == R.PH_SWAP_DRAW
+                assert AP.decode(PARAMS, True, int(t[R.HANDSIZE + x]), 0, after[x])[2] == h & 7
             pub = _apply(pub, _label(s, h))
             if ph == R.PH_RECRUIT:  # the signal, then the mover's refill
                 a = int(s[R.ACTIVE])
@@ -200,10 +216,14 @@ def test_random_advanced_games_follow_the_history():
     instant card resolved, Outpost recruiting a Sentinel, takes and hand draws. In the 20
     games without a swap the terminal payoff is the rules' probability of the draws over
     the model's times the result (the model forgets discards, and with them the card
-    removal a discarded card makes: an abstraction, public.py's ``_scale_of``)."""
+    removal a discarded card makes: an abstraction, public.py's ``_scale_of``). In the
+    others each swap's draw carries the discard's weight, the mover's state keeping the
+    name until then."""
     seen: set = set()
+    weights: list[float] = []
     for seed in range(40):
-        s, pub, p_rules, p_model = _play_game(seed, seen, swaps=seed % 2 == 0)
+        s, pub, p_rules, p_model = _play_game(seed, seen, swaps=seed % 2 == 0,
+                                              weights=weights)
         assert PA.current_player(pub, PARAMS) == TERMINAL
         if seed % 2 == 0:
             continue
@@ -223,6 +243,7 @@ def test_random_advanced_games_follow_the_history():
     assert resolved >= set(range(A.N_ONGOING, A.N_BM)), resolved
     assert cards and (A.PH_HAND_DRAW, -1, -1) in {(ph, -1, -1) for ph, _, _ in seen}
     assert (A.PH_EFFECT, A.OUTPOST, A.SE) in seen  # Outpost recruiting a Sentinel
+    assert len(weights) > 40 and len({round(w, 9) for w in weights}) > 5
 
 
 def test_an_instant_that_takes_from_the_hand_is_its_resolvers_pick():
@@ -368,3 +389,61 @@ def test_the_largest_hands_are_numbered():
     six = PA.index(PARAMS, False, 6, 0, 6, 0, PA.NO_NAME)  # six DA: the last
     four = PA.index(PARAMS, True, 4, 0, 4, 0, 7)
     assert six == math.comb(13, 6) < n and four == n - 1
+
+
+def _supply_root():
+    """The public state after the market DEVICE.WATCHTOWER.TWIN: P1 to play, hands of 4."""
+    pub = _apply(PA.initial_state(PARAMS), (1 << A.DEVICE) | (1 << A.WATCHTOWER) | (1 << A.TWIN))
+    assert pub[R.PHASE] == R.PH_PLAY and pub[R.ACTIVE] == 0
+    return pub
+
+
+def _hand(counts):
+    return int(sum(int(c) << (AP.SHIFT * t) for t, c in enumerate(counts)))
+
+
+@pytest.mark.parametrize("size, states", [(4, 1 + 8 * math.comb(10, 3)),
+                                          (5, 1 + 8 * math.comb(11, 4)),
+                                          (6, 1 + math.comb(12, 5))])
+def test_a_swaps_draw_keeps_the_name_discarded(size, states):
+    """From a swap to its draw the mover's state is its hand and the name discarded: 961
+    states at the draw from a hand of 4, 2,641 (the numbering's largest) from a hand of 5
+    (after Mind Control or Spycation); the draw's probabilities carry public.py's
+    ``discard_weight`` (the state's weight in W too) and go to the hand alone. A swap
+    from a hand of 6 would need 6,337 states: it forgets the name at once (its draw's
+    probabilities the model's own, summing to 1). The other seat is its hand throughout."""
+    pub = _supply_root()
+    pub[R.HANDSIZE] = size
+    pub[R.DECKSIZE] -= size - 4
+    counts = [2, 1, 1, 0, 0, 0, 0, 0]
+    counts[3] = size - 4  # DA DA EN CB and Saboteurs
+    i = int(PA.index(PARAMS, False, size, 0, _hand(counts), 0, PA.NO_NAME))
+    kept = [nxt for lab, nxt in _private_actions(pub, i) if lab == AP.SWAP_LABEL]
+    assert len(kept) == sum(c > 0 for c in counts)
+    draw = _apply(pub, AP.SWAP_LABEL)
+    assert draw[R.PHASE] == R.PH_SWAP_DRAW and draw[R.HANDSIZE] == size - 1
+    keeps = size <= PA.MAX_HAND - 2 + 1
+    pending, hs, _ = PA.scheme(draw, PARAMS, 0)
+    assert PA.keeps_name(draw, PARAMS, 0) == pending == keeps and hs == size - 1
+    assert PA.scheme(draw, PARAMS, 1) == PA.scheme(pub, PARAMS, 1)  # not pending
+    assert PA.scheme_size(PARAMS, pending, hs, 0) == states <= PA.num_private(PARAMS, 0)
+    left = [int(PARAMS.copies[t]) - counts[t] for t in range(N)]  # out of P1's hand
+    unseen = sum(left) + (1 if keeps else 0)
+    for j in kept:
+        hand, _, d = AP.decode(PARAMS, pending, hs, 0, j)
+        assert (d >= 0) == keeps
+        probs = _private_chance(draw, j)
+        if keeps:
+            assert hand + AP._unit(d) == _hand(counts)
+            weight = N * (left[d] + 1) / unseen  # n times the chance an unseen card is a d
+            assert AP.discard_weight(draw, PARAMS, hand, d) == pytest.approx(weight)
+        else:
+            weight = 1.0
+        assert PA.state_weight(draw, PARAMS, 0, j) == pytest.approx(weight)
+        assert sum(probs.values()) == pytest.approx(weight)
+        after = _apply(draw, 0)
+        assert PA.scheme(after, PARAMS, 0) == (False, size, 0)
+        assert all(0 < x < PA.scheme_size(PARAMS, False, size, 0) for x in probs)
+    assert keeps or kept == [int(PA.index(PARAMS, False, size - 1, 0,
+                                          _hand(counts) - AP._unit(t), 0, PA.NO_NAME))
+                             for t in range(N) if counts[t]]

@@ -235,3 +235,129 @@ def test_agent_hunters_move_values_stay_within_the_payoff_range():
     values = np.array(values)
     assert values.size > 30 and np.abs(values).max() <= 1 + 1e-9
     assert np.abs(values).max() > 0.5
+
+
+# --- advanced mode: its model forgets discards too (always), repaired as simple mode's ---
+
+SUPPLY = (1 << 0) | (1 << 1) | (1 << 2)  # DEVICE.WATCHTOWER.TWIN (the openings' supply)
+
+
+def _advanced_root(game: GameModel) -> np.ndarray:
+    """Advanced mode's public state after the market: P1 to play, both hands of 4."""
+    from spycfr.games.agent_avenue import public_advanced as PA
+
+    out = np.empty_like(game.root())
+    PA.apply_action(game.root(), game.params, np.int32(SUPPLY), out)
+    assert out[R.PHASE] == R.PH_PLAY
+    return out
+
+
+def test_advanced_mode_keeps_a_hands_weight_on_average_through_a_swap():
+    """Advanced mode's model (2,641 states a seat, discards always forgotten): as simple
+    mode's full game, a discard multiplies each pair's W by (N - K + 1) / (n (c_d - D_d +
+    1)) (31/8 for a one-copy name, Sidekick or Mole, at the first move: the source of its
+    query values above 1), so the mover's state keeps the name until the swap's draw, whose
+    probabilities carry public.py's ``discard_weight``: W at the draw is W before times both
+    factors pair by pair, and summed over P2's hands as the deal draws them it is W before,
+    for every hand of P1 and every discard; the draw passes it on. Before the repair W at
+    the draw was W before times the first factor alone."""
+    from spycfr.games.agent_avenue import make_game
+
+    game = GameModel.of(make_game("advanced").params)
+    params, root = game.params, _advanced_root(game)
+    t = subgame(game, root, 1)
+    q, c = t.row[0], t.first[0]  # the swap label is the root's first child
+    assert t.kind[c] == pp.PRIVATE_CHANCE and t.pub[c][R.PHASE] == R.PH_SWAP_DRAW
+    f, qc = t.first[c], t.row[c]
+    w0, wc, wf = (L.weights(t.pub[n], params, *game.n) for n in (0, c, f))
+    total = int(np.sum(params.copies[:params.n]))
+    prior = game.weights[1]
+    ratios, settles, swaps = set(), set(), 0
+    for i in np.flatnonzero(game.weights[0][1:]) + 1:
+        hand = AP.decode(params, False, params.hand, 0, i)[0]
+        for e in range(t.row_count[q, i]):
+            if t.row_kid[q, i, e] != 0:
+                continue
+            j = t.row_next[q, i, e]
+            kept, _, d = AP.decode(params, True, params.hand - 1, 0, j)
+            assert hand - kept == AP._unit(d)
+            settle = params.n * (params.copies[d] - AP._digit(kept, d)) / (total - params.hand + 1)
+            assert AP.discard_weight(root, params, kept, d) == pytest.approx(settle, rel=1e-12)
+            drawn = sum(t.row_prob[qc, j, x] * wf[t.row_next[qc, j, x]]
+                        for x in range(t.row_count[qc, j]))
+            assert np.allclose(drawn, wc[j], rtol=1e-12, atol=1e-300)
+            assert prior @ wc[j] == pytest.approx(prior @ w0[i], rel=1e-12)
+            settles.add(round(float(settle), 12))
+            swaps += 1
+            if swaps % 40 and params.copies[d] > 1:
+                continue
+            for y in np.flatnonzero(w0[i]):  # pair by pair: a one-copy name, every 40th
+                theirs = L._held(root, params, 1, y)
+                held = AP._digit(hand, d) + AP._digit(theirs, d)
+                factor = (total - 2 * params.hand + 1) / (params.n * (params.copies[d] - held + 1))
+                assert wc[j, y] == pytest.approx(w0[i, y] * factor * settle, rel=1e-12)
+                ratios.add(round(float(factor), 12))
+    assert swaps > 700 and 31 / 8 in {round(r, 12) for r in ratios} and len(settles) == 5
+
+
+@pytest.mark.parametrize("hand", [[1, 1, 1, 0, 0, 0, 1, 0], [0, 0, 2, 0, 1, 0, 0, 1]])
+def test_advanced_move_values_below_a_swaps_draw_are_the_values_of_their_lines(hand):
+    """Advanced mode, P1's first move at the openings' supply, two decision levels deep,
+    leaves scored as they stand, a fixed strategy below (P1 swaps again after its draw, P2
+    takes the face-up card; a black market take there is a leaf): each line ends at a leaf
+    whose value is the public estimate alone, so each move's true value is that estimate
+    (or the payoff at the end): the independent computation. Every value shown equals it
+    (to 1e-7: the leaves' W in single precision) and lies in [-1, 1], the swaps too (P2's
+    range the deal's, over which a swap's draw keeps the weight: test above). Before the
+    repair the swaps' values were scaled by the weight their discards gained or lost
+    (31/8 for a Sidekick or Mole)."""
+    from spycfr.games.agent_avenue import advanced as A
+    from spycfr.games.agent_avenue import public_advanced as PA
+
+    agent = SearchAgent("agent-avenue", {"mode": "advanced"},
+                        AgentConfig(iterations=1, depth=2, plan_depth=2,
+                                    value_function="scored-now"))
+    params = agent.params
+    state = A.initial_state(params)
+    for code in (R.draw_code(np.array(hand), 8),  # P1: DA.EN.CB.SK or CB.CB.DD.MO
+                 R.draw_code(np.array([0, 1, 1, 0, 1, 1, 0, 0]), 8), SUPPLY):  # P2 EN.CB.DD.SE
+        state = agent.after(state, int(code))
+    game = agent.game(0)
+    game.observe(state)
+    t = game.sol.tree
+    assert t.leaves.size and t.kind[t.first[0]] == pp.PRIVATE_CHANCE
+    sigma = np.zeros(t.row_kid.shape)
+    passes.uniform(t.kind, t.row, t.row_count, sigma)
+    for n in np.flatnonzero((t.kind == 0) | (t.kind == 1))[1:]:
+        live = t.row_count[t.row[n]] > 0
+        sigma[t.row[n], live] = 0.0
+        sigma[t.row[n], live, 0] = 1.0  # a swap (P1), the face-up card (P2)
+    game.sol, game.s = fixed(t, sigma, agent.model.weights, agent.values), 0
+    info = game.move_info(state, 0)
+    root = agent.public(state)
+
+    def after(pub, label):
+        out = np.empty_like(pub)
+        PA.apply_action(pub, params, np.int32(label), out)
+        return out
+
+    leaves = {int(n) for n in t.leaves}
+    want = np.empty(len(info.actions))
+    for x, a in enumerate(info.actions):
+        if a >> 20 == R.T_SWAP:
+            end = root
+            for label in (AP.SWAP_LABEL, 0, AP.SWAP_LABEL, 0):  # swap, draw, swap, draw
+                end = after(end, label)
+        else:
+            up, down = (a >> 3) & 7, a & 7
+            end = after(root, (R.T_PLAY << 20) | (up << 3) | 7)
+            end = after(after(end, (R.T_TAKE << 20) | R.TAKE_UP), down)  # take, signal
+            end = after(end, 0)  # P1's refill; then the black market, or P2's turn
+        over = end[R.PHASE] == R.PH_OVER
+        assert over or t.find(end) in leaves
+        want[x] = ((1.0 if end[R.WINNER] == 0 else -1.0) if over
+                   else L.estimate(end, params))
+    swap = (info.actions >> 20) == R.T_SWAP
+    assert swap.sum() == sum(c > 0 for c in hand) and (~swap).sum() > 5
+    assert np.allclose(info.values, want, rtol=0, atol=1e-7)
+    assert (np.abs(info.values) <= 1).all()

@@ -81,6 +81,7 @@ from spycfr.games.agent_avenue.advanced_core import (
     SUB_TAKE,
     SUPPLY,
     SUPPLY_SIZE,
+    SWAPPED,
     T_BM,
     TRUCK,
     AgentAvenueAdvancedParams,
@@ -105,6 +106,7 @@ from spycfr.games.agent_avenue.rules import (
     PH_PLAY,
     PH_RECRUIT,
     PH_REFILL,
+    PH_SWAP_DRAW,
     PHASE,
     PLAY,
     TURN,
@@ -233,8 +235,12 @@ def apply_action(state, params, action, out):
             out[PHASE] = PH_MARKET
         if ph == PH_PLAY and (action >> 20) == R.T_PLAY:
             out[REFILLED] = R._draw_count(out, params, state[ACTIVE])
-        else:  # rules.py's LASTDISC (a swap's name) shares the slot: not this mode's
+        else:  # rules.py's LASTDISC (a swap's name) shares the slot: this mode's SWAPPED
             out[REFILLED] = state[REFILLED]
+        if ph == PH_PLAY and (action >> 20) == R.T_SWAP:
+            out[SWAPPED] = action & 7
+        elif ph == PH_SWAP_DRAW:
+            out[SWAPPED] = 0
         return
     out[:] = state
     p = state[BMP]

@@ -2,13 +2,14 @@
 market rules (advanced.py has the protocol; advanced_heuristic.py the heuristic player).
 
 State layout (``np.int16[STATE_SIZE]``): slots 0..71 as in rules.py (hands, play, deck,
-discards, GAP, ACTIVE, PHASE, ...), then POS + p (absolute space of p's meeple: P1 starts
-on 0, P2 on 7, each moving by its total movement, mod 14), LAND + p (p's meeple has just
-landed exactly on a black market space and p has not taken yet), BMP (the player taking or
-resolving a card, or drawing after it), CARD (the card being resolved, -1), BMDECK (cards
-in the black market deck), SUPPLY (cards in the supply), LOC + c (where black market card
-c is: L_DECK, L_SUPPLY, L_OWNER + p for an ongoing card in front of p, L_HELD while its
-instant ability resolves, L_DISCARD after). Every card is in exactly one place.
+discards, GAP, ACTIVE, PHASE, ...; slot 71, rules.py's LASTDISC, is REFILLED here), then
+POS + p (absolute space of p's meeple: P1 starts on 0, P2 on 7, each moving by its total
+movement, mod 14), LAND + p (p's meeple has just landed exactly on a black market space and
+p has not taken yet), BMP (the player taking or resolving a card, or drawing after it), CARD
+(the card being resolved, -1), BMDECK (cards in the black market deck), SUPPLY (cards in
+the supply), LOC + c (where black market card c is: L_DECK, L_SUPPLY, L_OWNER + p for an
+ongoing card in front of p, L_HELD while its instant ability resolves, L_DISCARD after),
+SWAPPED (the name a swap discarded, until its draw). Every card is in exactly one place.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ CARD = 77
 BMDECK = 78
 SUPPLY = 79
 LOC = 80
+# The name a swap discarded, from the swap to its draw (else 0), recorded for the public
+# model (public_advanced.py keeps it in the mover's state until the draw, which carries the
+# discard's weight): rules.py's LASTDISC, whose slot 71 is REFILLED here.
+SWAPPED = 95
 STATE_SIZE = 96
 
 L_DECK = 0

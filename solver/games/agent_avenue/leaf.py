@@ -515,7 +515,8 @@ def search_params(variant):
     of a seat's hands and discards passes ``EXACT_LIMIT`` states (the full game: 108,901),
     the one that forgets which cards were discarded (hands only: 331 on the full game, and
     at a swap's draw the hand and the name discarded: 961; public.py's module notes).
-    Advanced mode's model (public_advanced.py) always forgets them (2,641 states a seat)."""
+    Advanced mode's model (public_advanced.py) always forgets them (2,641 states a seat; the
+    name discarded kept until the swap's draw there too)."""
     from spycfr.public.protocol import python_impl
 
     params = variant.to_params()
@@ -540,7 +541,9 @@ def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
     codes = variant.names
     pending, hs, ds = model_scheme(pub, params, seat)
     size = scheme_size(params, pending, hs, ds)
-    swap = pub[PHASE] == PH_SWAP_DRAW  # a pending name there is the one just discarded
+    # the mover's pending name at a swap's draw is the one just discarded (no refill is
+    # deferred there: the draw is its own); the other seat's numbering is its hand alone
+    swap = pub[PHASE] == PH_SWAP_DRAW and seat == pub[ACTIVE]
     refill = int(_draw_count(pub, params, seat)) if pub[PHASE] != PH_OVER and not swap else 0
     out = []
     for i in range(int(python_impl(params, "num_private")(params, seat))):

@@ -427,7 +427,7 @@ def play_actions(pub, params, i, pending, hs, ds, kids, nexts, keep):
     (the swap label) or plays face-up u with face-down d (label u; d pending); DEAD and
     unused indices go to DEAD (advanced mode's model shares it). Where the model forgets
     discards, a swap's state keeps the name until its draw if ``keep`` (this module's
-    model; advanced mode's forgets it at once)."""
+    model; advanced mode's but from a hand of 6, public_advanced.py's ``keeps_name``)."""
     m = 0
     if 0 < i < scheme_size(params, pending, hs, ds):
         hand, disc, _ = decode(params, pending, hs, ds, i)

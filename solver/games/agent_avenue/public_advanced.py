@@ -3,9 +3,15 @@ model (public.py: its numbering, draws, plays and payoffs, shared) with the blac
 
 A player's **private state** is its hand, the discards forgotten (always: ``params.forget``
 is 1), and from its play to its refill the face-down card it played (pending): public.py's
-numbering per hand size with no discards. A hand holds at most 6 cards (4, Mind Control's
-agent and Spycation's agent kept), 4 while a card is pending, so a seat has
-1 + 8 C(11, 4) = 2,641 states.
+numbering per hand size with no discards. From a swap to its draw the mover's state keeps
+the name it discarded (pending, as a face-down card: simple mode's repair, public.py's
+module notes), and the draw's probabilities carry public.py's ``discard_weight``: so that
+the discard does not reweigh the mover's hand by the card it names (docs/search.md, "the
+forgotten discard's weight"). A hand holds at most 6 cards (4, Mind Control's agent and
+Spycation's agent kept), 4 while a card is pending, so a seat has 1 + 8 C(11, 4) = 2,641
+states; a swap from a hand of 6 (none seen in 300 random and heuristic games) would need
+1 + 8 C(12, 5) = 6,337 to keep its name, so it forgets the name at once (the old bias, for
+that hand only: :func:`keeps_name`).
 
 A **public state** is the advanced rules' state array (advanced.py) with the hands,
 discards, deck and face-down card blanked: the black market (where each of its cards is,
@@ -67,6 +73,7 @@ from spycfr.games.agent_avenue.advanced_core import (
     SPYCATION,
     STATE_SIZE,
     SUPPLY,
+    SWAPPED,
     T_ABILITY,
     TRUCK,
     AgentAvenueAdvancedParams,
@@ -130,10 +137,27 @@ MAX_HAND = 6  # 4, and an agent each from Mind Control and Spycation (one card o
 @njit(cache=True)
 def scheme(pub, params, seat):
     """(pending, hand size, discards = 0) of ``seat``'s numbering at ``pub``: its face-down
-    card is pending from its play until its refill (the hand then without the refill)."""
+    card is pending from its play until its refill (the hand then without the refill), the
+    name it discarded from a swap to its draw (:func:`keeps_name`)."""
     ph = pub[PHASE]
     pending = seat == pub[ACTIVE] and (ph == PH_RECRUIT or ph == PH_REVEAL or ph == PH_CLEAR)
-    return pending, np.int64(pub[HANDSIZE + seat]), np.int64(0)
+    return (pending or keeps_name(pub, params, seat), np.int64(pub[HANDSIZE + seat]),
+            np.int64(0))
+
+
+@njit(cache=True)
+def keeps_name(pub, params, seat):
+    """Whether ``seat``'s numbering at ``pub`` (a public or a rules' state) keeps the name
+    it just discarded: at a swap's draw (public.py's ``swap_draw``), the hand left at most
+    ``MAX_HAND - 2`` (the pending numbering's largest, within the 2,641 states)."""
+    return AP.swap_draw(pub, params, seat) and pub[HANDSIZE + seat] <= MAX_HAND - 2
+
+
+@njit(cache=True)
+def _keeps_after_swap(pub, params):
+    """At a play: whether the mover's swap keeps the name (:func:`keeps_name` at its
+    draw: the hand less the card discarded)."""
+    return pub[HANDSIZE + pub[ACTIVE]] - 1 <= MAX_HAND - 2
 
 
 @njit(cache=True)
@@ -147,10 +171,12 @@ def num_private(params, seat):
 
 @njit(cache=True)
 def public_of_history(state, params, out):
-    """The rules' state blanked; the deal is the root (the market next); from the play to
-    the recruitment the mover's hand size and the deck as before its refill (drawn later in
-    the public tree); an instant that takes from its resolver's hand at ``PH_PICK``."""
+    """The rules' state blanked (the name a swap discarded too); the deal is the root (the
+    market next); from the play to the recruitment the mover's hand size and the deck as
+    before its refill (drawn later in the public tree); an instant that takes from its
+    resolver's hand at ``PH_PICK``."""
     AP.blank(state, params, out, PH_MARKET)
+    out[SWAPPED] = 0
     ph = state[PHASE]
     a = state[ACTIVE]
     if ph == PH_REFILL:
@@ -172,7 +198,8 @@ def _picks(state):
 @njit(cache=True)
 def private_of_history(state, params, seat):
     """-1 before the seat's deal, and for the mover at the recruitment after its refill
-    (the public tree has not drawn it; the bridge never asks there)."""
+    (the public tree has not drawn it; the bridge never asks there); at a swap's draw the
+    mover's hand and the name it discarded (:func:`keeps_name`)."""
     ph = state[PHASE]
     if ph == PH_DEAL0 or (ph == PH_DEAL1 and seat == 1):
         return np.int64(-1)
@@ -182,6 +209,8 @@ def private_of_history(state, params, seat):
         if ph == PH_RECRUIT and state[REFILLED] > 0:
             return np.int64(-1)
         return index(params, True, hs, 0, hand, 0, np.int64(state[DOWN]))
+    if keeps_name(state, params, seat):
+        return index(params, True, hs, 0, hand, 0, np.int64(state[SWAPPED]))
     return index(params, False, hs, 0, hand, 0, NO_NAME)
 
 
@@ -275,14 +304,16 @@ def legal_actions(pub, params, out):
 
 @njit(cache=True)
 def private_actions(pub, params, i, n_labels, kids, nexts):
-    """The mover's plays and swaps (public.py); the recruiter's take and a take of the
-    supply keep the state; at a pick the names its hand allows (or "none"), the hand less
+    """The mover's plays and swaps (public.py; a swap's state keeps the name discarded
+    until its draw, :func:`keeps_name`); the recruiter's take and a take of the supply keep
+    the state; at a pick the names its hand allows (or "none"), the hand less
     the agent; Mind Control's and Spycation's kept agent join the hand."""
     ph = pub[PHASE]
     p = pub[BMP]
     if ph == PH_PLAY:
         pending, hs, ds = scheme(pub, params, pub[ACTIVE])
-        return play_actions(pub, params, i, pending, hs, ds, kids, nexts, False)
+        return play_actions(pub, params, i, pending, hs, ds, kids, nexts,
+                            _keeps_after_swap(pub, params))
     if ph == PH_RECRUIT or ph == PH_BM_TAKE:
         for k in range(n_labels):
             kids[k] = k
@@ -328,23 +359,42 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
 
 @njit(cache=True)
 def private_chance(pub, params, i, nexts, probs):
-    """A discard's draw (1 card), the mover's refill after the recruitment (its revealed
+    """A discard's draw (1 card; it forgets the name discarded, its probabilities carrying
+    public.py's ``discard_weight``), the mover's refill after the recruitment (its revealed
     card forgotten), a hand draw after a black market resolution."""
     ph = pub[PHASE]
     seat = pub[BMP] if ph == PH_HAND_DRAW else pub[ACTIVE]
     pending, hs, _ = scheme(pub, params, seat)
     if 0 < i < scheme_size(params, pending, hs, 0):
-        hand, _, _ = decode(params, pending, hs, 0, i)
+        hand, _, name = decode(params, pending, hs, 0, i)
         k = 1
         if ph == PH_CLEAR:
             k = pub[REFILLED]
         elif ph == PH_HAND_DRAW:
             k = hand_need(pub, params, seat)
-        return _draws(pub, params, hand, np.int64(0), hs, np.int64(0), np.int64(k), nexts,
-                      probs)
+        m = _draws(pub, params, hand, np.int64(0), hs, np.int64(0), np.int64(k), nexts,
+                   probs)
+        if ph == PH_SWAP_DRAW and name >= 0:
+            f = AP.discard_weight(pub, params, hand, name)
+            for e in range(m):
+                probs[e] *= f
+        return m
     nexts[0] = DEAD
     probs[0] = 1.0
     return 1
+
+
+@njit(cache=True)
+def state_weight(pub, params, seat, i):
+    """public.py's ``state_weight`` on this model: ``discard_weight`` at a swap's draw where
+    the mover's state keeps the name (:func:`keeps_name`), else 1."""
+    if not keeps_name(pub, params, seat):
+        return 1.0
+    hs = np.int64(pub[HANDSIZE + seat])  # scheme's numbering there: the name pending
+    if i == DEAD or i >= scheme_size(params, True, hs, 0):
+        return 1.0
+    hand, _, name = decode(params, True, hs, 0, i)
+    return AP.discard_weight(pub, params, hand, name)
 
 
 @njit(cache=True)
@@ -578,7 +628,7 @@ def _weight_any(pub, params, seat, i):
 @overload(_weight_any)
 def _weight_impl(pub, params, seat, i):
     if _advanced(params):
-        return lambda pub, params, seat, i: 1.0
+        return lambda pub, params, seat, i: state_weight(pub, params, seat, i)
     return lambda pub, params, seat, i: AP.state_weight(pub, params, seat, i)
 
 
@@ -603,8 +653,7 @@ def model_scale(pub, params):
 
 @njit(cache=True)
 def model_state_weight(pub, params, seat, i):
-    """``state_weight`` of the mode's model (public.py's; 1 in this module's, whose swaps
-    forget the name at once)."""
+    """``state_weight`` of the mode's model (public.py's or this module's)."""
     return _weight_any(pub, params, seat, i)
 
 
@@ -616,6 +665,7 @@ def offer_open(pub, params):
 
 
 assert TAKEN < REFILLED < STATE_SIZE and N_BM <= 16 and PH_PICK < 16
+assert A.LOC + N_BM <= SWAPPED < STATE_SIZE
 
 register(
     AgentAvenueAdvancedParams, num_private=num_private, initial_weights=AP.initial_weights,
