@@ -128,6 +128,19 @@ def test_errors_are_one_line(runs, tmp_path, args, fragment):
     assert fragment in err.strip().splitlines()[-1]
 
 
+def test_a_script_that_runs_out_after_bad_lines_names_them(runs, tmp_path):
+    """Each line that names no move is asked again, so a script with a bad move runs out
+    of moves later: the error names how many lines named no move and the first of them
+    (blank lines are not counted)."""
+    code, out, err = play(tmp_path, runs["ah"], ["1", "", "bogus", "99"], "--seed", "0")
+    assert code == 2 and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (
+        "error: the moves ran out before the game ended (2 lines named no move there, the "
+        "first line 3: 'bogus')")
+    code, _, err = play(tmp_path, runs["ah"], ["1"], "--seed", "0")
+    assert err.strip().splitlines()[-1] == "error: the moves ran out before the game ended"
+
+
 def test_a_missing_run_or_moves_file_is_a_one_line_error(runs, tmp_path):
     code, _, err = spycfr("play", str(tmp_path / "nowhere"))
     assert code == 2 and err.startswith("error: ") and len(err.strip().splitlines()) == 1

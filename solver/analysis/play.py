@@ -98,13 +98,24 @@ class Moves:
     def __init__(self, lines: Iterator[str], echo: bool) -> None:
         self.lines = lines
         self.echo = echo  # print what was read (input that is not typed at a terminal)
+        self.read_lines = 0
+        # the lines that named no move, by line number: a script's error says them (each
+        # was asked again, so a script with a bad move runs out of moves later)
+        self.rejected: list[tuple[int, str]] = []
 
     def read(self, say: Callable[[str], None], prompt: str) -> str:
         say(prompt)
         try:
             line = next(self.lines)
         except StopIteration:
-            raise SpycfrError("the moves ran out before the game ended") from None
+            bad = ""
+            if self.rejected:
+                n, text = self.rejected[0]
+                shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+                bad = (f" ({len(self.rejected)} line{'s' if len(self.rejected) > 1 else ''} "
+                       f"named no move there, the first line {n}: {shown})")
+            raise SpycfrError(f"the moves ran out before the game ended{bad}") from None
+        self.read_lines += 1
         line = line.strip()
         if self.echo:  # what was read, cut to a screen line (a pasted file can be anything)
             say(f"  < {line if len(line) <= 80 else line[:80] + f'... ({len(line):,} characters)'}")
@@ -417,6 +428,8 @@ def _ask(labels: list[str], moves: Moves, say: Callable[[str], None],
         i = choose(labels, text)
         if i is not None:
             return i
+        if text:
+            moves.rejected.append((moves.read_lines, text))
         shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
         say(f"{shown} is not one of your moves: type a number 1..{len(labels)} or a move "
             "exactly as listed ('help' lists them)" if text else
