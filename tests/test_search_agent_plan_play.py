@@ -110,3 +110,15 @@ def test_the_reports_effort_row_names_it():
 
     assert "first 2 decision levels" in _plan_play_words({"plan_play": 2})
     assert _plan_play_words({}) == "" and _plan_play_words({"plan_play": 0}) == ""
+
+
+def test_a_run_playing_the_plan_does_not_replay_its_first_move():
+    """runs.agent_run.replays_first_move (the openings' and the report's caveat that the
+    plan's first moves are not what a rollout agent plays): not with plan_play."""
+    from types import SimpleNamespace
+
+    from spycfr.runs.agent_run import replays_first_move
+
+    agent = {"value_function": "rollout", "opening_file": None}
+    assert replays_first_move(SimpleNamespace(record={"agent": agent}))
+    assert not replays_first_move(SimpleNamespace(record={"agent": {**agent, "plan_play": 1}}))

@@ -142,10 +142,11 @@ def replays_first_move(meta: RunResult) -> bool:
     """Whether the agent re-solves its first move in play, for its own cards (leaves played
     out for them: rollouts, without an openings table), so that the first plan's moves
     (openings.csv) are not what it plays there. Not where the plan reaches the end of the
-    game: no leaf to spend on its cards, the plan's move stands (AgentGame._arrive)."""
+    game: no leaf to spend on its cards, the plan's move stands (AgentGame._arrive); nor
+    where it plays the plan's first decision levels (``plan_play``)."""
     a = meta.record.get("agent") or {}
     return (a.get("value_function") == "rollout" and not a.get("opening_file")
-            and not plan_to_end(meta))
+            and not plan_to_end(meta) and not a.get("plan_play"))
 
 
 def load_agent(run_dir: str | Path, progress: Callable[[str], None] | None = None
