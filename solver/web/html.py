@@ -31,8 +31,9 @@ td.l{white-space:normal;max-width:760px}td.priv{white-space:nowrap}
  margin-right:3px}
 .bar{display:inline-block;height:10px;background:#4a7fb5;vertical-align:middle}
 .box{background:#fff;border:1px solid #d5d9de;padding:10px 14px;margin:8px 0;display:inline-block;
- vertical-align:top}
+ vertical-align:top;max-width:100%;box-sizing:border-box}
 pre{background:#fff;border:1px solid #d5d9de;padding:8px;overflow-x:auto}
+#position pre{white-space:pre-wrap;overflow-wrap:anywhere}
 img{max-width:720px;display:block;margin:6px 0}
 .seat{display:inline-block;margin:6px 12px 6px 0;vertical-align:top}
 .card{display:inline-block;width:34px;height:48px;border:2px solid #345;border-radius:5px;
