@@ -22,6 +22,7 @@ from spycfr.search.tree import (
     Subtree,
     TooBig,
     _expand,
+    _expand_buffers,
     _payoffs,
     tree_bytes,
 )
@@ -37,13 +38,7 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
     params = game.params
     current = pp.python_impl(params, "current_player")
     nmax, amax, pamax = max(game.n), game.max_actions, game.max_private_actions
-    kids_pub = np.zeros((amax, root.shape[0]), root.dtype)
-    probs = np.zeros(amax)
-    masks = np.ones((amax, 2, nmax))
-    rk = np.zeros((nmax, pamax), np.int64)
-    rn = np.zeros((nmax, pamax), np.int64)
-    rp = np.zeros((nmax, pamax))
-    rc = np.zeros(nmax, np.int64)
+    kids_pub, probs, masks, rk, rn, rp, rc = _expand_buffers(root, nmax, amax, pamax)
     pubs, parents, labels, eprob = [np.asarray(root).copy()], [-1], [0], [1.0]
     emask = [np.ones((2, nmax))]
     level = [0]  # decisions above each node

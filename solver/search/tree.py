@@ -57,6 +57,18 @@ def _expand(pub, params, nmax, kids_pub, probs, masks, row_kid, row_next, row_pr
     return kind, k
 
 
+@njit(cache=True)
+def _expand_buffers(pub, nmax, amax, pamax):
+    """The scratch arrays :func:`_expand` fills, for public states like ``pub`` (1-D): the
+    children's states, probabilities and masks (``amax`` children, ``nmax`` private states
+    a seat at most) and the rows' kids, nexts, probabilities and counts (``pamax`` wide).
+    One allocation for every builder of a tree (:func:`_fill`, subgame.subgame)."""
+    return (np.zeros((amax, pub.shape[0]), pub.dtype), np.zeros(amax),
+            np.ones((amax, 2, nmax)), np.zeros((nmax, pamax), np.int64),
+            np.zeros((nmax, pamax), np.int64), np.zeros((nmax, pamax)),
+            np.zeros(nmax, np.int64))
+
+
 @njit(cache=True, nogil=True)
 def _payoffs(pubs, params, compat, out):
     """``out[t, i, j] = compat[i, j] * u_0(i, j)`` at each terminal public state."""
@@ -266,13 +278,7 @@ def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mas
     pamax = pp.max_private_actions(params)
     n0 = mask0.shape[1]
     n1 = mask1.shape[1]
-    kids_pub = np.zeros((amax, pub.shape[1]), pub.dtype)
-    probs = np.zeros(amax)
-    masks = np.ones((amax, 2, nmax))
-    rk = np.zeros((nmax, pamax), np.int64)
-    rn = np.zeros((nmax, pamax), np.int64)
-    rp = np.zeros((nmax, pamax))
-    rc = np.zeros(nmax, np.int64)
+    kids_pub, probs, masks, rk, rn, rp, rc = _expand_buffers(pub[0], nmax, amax, pamax)
     dep = np.zeros(pub.shape[0], np.int64)
     width = row_kid.shape[2]
     widest = 0

@@ -1,0 +1,164 @@
+"""Times the search's CFR+ re-solve kernels (spycfr.search.passes) of the working tree
+against those of an earlier revision, in one process, and checks that both give the same
+bits.
+
+Two seeded re-solves on the public tree of a game (Agent Hunter mini by default), each solved
+by the old and the new passes alternately (``--repeat`` times each, after a warm-up that
+compiles): the leafless loop in numba (``passes.cfr_plus`` on the whole tree) and the Python
+loop over the live passes (``regrets_live`` and company, on the tree cut at ``--depth`` with
+blueprint leaf values); then the regret updates alone (``regrets`` and ``regrets_live``,
+20 calls a seat on the numba loop's solution). Prints the best and median wall and CPU
+seconds of each and whether the strategies, reaches and values (or the regret tables) are
+bit-identical. The old passes are the file
+``solver/search/passes.py`` at ``--old`` (read with ``git show``), loaded as its own module;
+the rest of the search (trees, resolve) is the working tree's.
+
+    nice -n 10 python benchmarks/bench_search_passes.py --old main
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from spycfr.games import get_plugin, make_variant
+from spycfr.search import passes as new_passes
+from spycfr.search import resolve
+from spycfr.search.tree import GameModel, build, reachable
+from spycfr.search.values import BlueprintValues
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def old_passes(rev: str, folder: Path):
+    """The module ``solver/search/passes.py`` as it was at ``rev``."""
+    source = subprocess.run(["git", "show", f"{rev}:solver/search/passes.py"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    path = folder / "passes_old.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("passes_old", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["passes_old"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def timed_solve(module, tree, ranges, iterations, vf):
+    """One re-solve with ``module`` as the search's passes: (wall s, CPU s, solution)."""
+    resolve.passes = module
+    try:
+        wall, cpu = time.perf_counter(), time.process_time()
+        sol = resolve.solve(tree, ranges, iterations, value_function=vf)
+        return time.perf_counter() - wall, time.process_time() - cpu, sol
+    finally:
+        resolve.passes = new_passes
+
+
+def timed_regrets(module, tree, sol, live, calls):
+    """``calls`` CFR+ regret updates of both seats (``regrets``, or ``regrets_live`` with
+    ``live``) from ``sol``'s values and reaches, on copies of its strategy: (wall s, CPU s,
+    (regret, sigma, avg) after them)."""
+    t = tree
+    sigma, regret, avg = sol.strategy.copy(), np.zeros_like(sol.strategy), np.zeros_like(
+        sol.strategy)
+    wall, cpu = time.perf_counter(), time.process_time()
+    for it in range(1, calls + 1):
+        for s in (0, 1):
+            if live is None:
+                module.regrets(s, t.kind, t.first, t.row, t.row_kid, t.row_next, t.row_count,
+                               sol.values[s], sol.reach[s], float(it), regret, sigma, avg)
+            else:
+                module.regrets_live(s, t.kind, t.first, t.row, t.row_kid, t.row_next,
+                                    t.row_count, sol.values[s], sol.reach[s], float(it),
+                                    regret, sigma, avg, *live[s])
+    return time.perf_counter() - wall, time.process_time() - cpu, (regret, sigma, avg)
+
+
+def report(label: str, times: dict[str, list[tuple[float, float]]], same: bool) -> None:
+    """Best and median wall and CPU seconds of old and new."""
+    for name in ("old", "new"):
+        wall = [w for w, _ in times[name]]
+        cpu = [c for _, c in times[name]]
+        print(f"  {label} {name}: wall best/median {min(wall):.3f}/"
+              f"{statistics.median(wall):.3f} s, CPU {min(cpu):.3f}/"
+              f"{statistics.median(cpu):.3f} s")
+    print(f"  {label}: bit-identical {same}")
+
+
+def same_bits(a, b) -> bool:
+    """Whether two solutions' strategies, reaches and values are equal to the bit."""
+    pairs = [(a.strategy, b.strategy), *zip(a.reach, b.reach, strict=True),
+             *zip(a.values, b.values, strict=True), *zip(a.best, b.best, strict=True)]
+    return all(x.dtype == y.dtype and x.tobytes() == y.tobytes() for x, y in pairs)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", default="main", help="the revision whose passes to compare")
+    ap.add_argument("--game", default="agent-hunter")
+    ap.add_argument("--variant", default="mini")
+    ap.add_argument("--depth", type=int, default=10, help="the leafy tree's cut, in edges")
+    ap.add_argument("--iterations", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--new-first", action="store_true",
+                    help="run the new passes first in each pair (the old ones by default)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        old = old_passes(args.old, Path(folder))
+        order = [("old", old), ("new", new_passes)][::-1 if args.new_first else 1]
+        game = GameModel.of(get_plugin(args.game).numba_params(make_variant(args.game,
+                                                                            args.variant)))
+        full = build(game)
+        cut = build(game, depth=args.depth)
+        rng = np.random.default_rng(args.seed)
+        ranges = tuple(rng.random(n) * (rng.random(n) < 0.7) + 0.0 for n in game.n)
+        blueprint = resolve.solve(full, game.weights, 3).strategy
+        vf = BlueprintValues(full, blueprint)
+        print(f"{args.game} {args.variant}: {full.size:,} nodes (numba loop), "
+              f"{cut.size:,} nodes and {cut.leaves.size:,} leaves at depth {args.depth} "
+              f"(live loop); {args.iterations} iterations, {args.repeat} alternating runs, "
+              f"old = {args.old}")
+        for label, tree, leaf_vf in (("numba loop", full, None), ("live loop", cut, vf)):
+            times: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
+            sols = {}
+            for name, module in order:  # compile
+                sols[name] = timed_solve(module, tree, ranges, 1, leaf_vf)[2]
+            same = same_bits(sols["old"], sols["new"])
+            for _ in range(args.repeat):
+                for name, module in order:
+                    wall, cpu, sols[name] = timed_solve(module, tree, ranges, args.iterations,
+                                                        leaf_vf)
+                    times[name].append((wall, cpu))
+                same = same and same_bits(sols["old"], sols["new"])
+            report(label, times, same)
+            if tree is full:
+                full_sol = sols["new"]
+        # the regret updates alone, on the numba loop's solution: full rows and live rows
+        sol = full_sol
+        live = tuple(new_passes.live_lists(reachable(full, s, ranges[s] > 0)) for s in (0, 1))
+        for label, rows in (("regrets", None), ("regrets_live", live)):
+            times = {"old": [], "new": []}
+            out = {}
+            for module in (old, new_passes):  # compile
+                timed_regrets(module, full, sol, rows, 1)
+            for _ in range(args.repeat):
+                for name, module in order:
+                    wall, cpu, out[name] = timed_regrets(module, full, sol, rows, 20)
+                    times[name].append((wall, cpu))
+            report(f"{label} x20 (both seats)", times,
+                   all(a.tobytes() == b.tobytes() for a, b in zip(out["old"], out["new"],
+                                                                  strict=True)))
+
+
+if __name__ == "__main__":
+    main()
