@@ -34,12 +34,24 @@ _OPTIONS = (
                  help="re-solving: the same for the first plan from the game's root, solved "
                       "once per agent and saved with the run (default 400000000: Agent Avenue "
                       "and Agent Hunter small whole, minutes and 6-8 GiB; 0: never)."),
+    click.option("--plan-depth", default=None,
+                 help="re-solving: decision levels of the first plan from the game's root "
+                      "where it stops short of the end (default 2)."),
+    click.option("--subgame-budget", default=None,
+                 help="re-solving: the depth rule: a depth-limited re-solve whose subgame "
+                      "passes this many node-states is cut a decision level shallower, down "
+                      "to 1 (default: the game's, Agent Avenue 1000000, Agent Hunter 0: off)."),
+    click.option("--plan-play", default=None,
+                 help="re-solving: play the first plan's own strategy at its decisions in its "
+                      "first this many decision levels instead of re-solving them (default 0: "
+                      "off, every decision re-solved)."),
 )
 
 
 def agent_options(f):
     """``--depth``, ``--value-function``, ``--value-file``, ``--plan-iterations``,
-    ``--endgame`` and ``--plan-endgame``: the search agent's settings."""
+    ``--endgame``, ``--plan-endgame``, ``--plan-depth``, ``--subgame-budget`` and
+    ``--plan-play``: the search agent's settings."""
     for option in reversed(_OPTIONS):
         f = option(f)
     return f
@@ -58,7 +70,8 @@ def plays_by_search(game: str, preset: str | None, algorithm: str,
         if given:
             raise SpycfrError("--algorithm re-solving takes --iterations (per decision), "
                               "--plan-iterations, --depth, --value-function, --value-file, "
-                              "--endgame, --plan-endgame, --seed and -o only")
+                              "--endgame, --plan-endgame, --plan-depth, --subgame-budget, "
+                              "--plan-play, --seed and -o only")
         return True
     if algorithm != "auto" or foreign_kind(game) is not None:
         return False
@@ -69,7 +82,9 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
                 depth: str | None, value_function: str | None, value_file: str | None,
                 seed: str | None, output: str | None, overwrite: bool, quiet: bool,
                 as_json: bool, endgame: str | None = None,
-                plan_endgame: str | None = None, plan_iterations: str | None = None) -> None:
+                plan_endgame: str | None = None, plan_iterations: str | None = None,
+                plan_depth: str | None = None, subgame_budget: str | None = None,
+                plan_play: str | None = None) -> None:
     """Write a search agent's run directory (spycfr.runs.agent_run)."""
     from pathlib import Path
 
@@ -89,7 +104,12 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
         endgame=_or(parse_number("endgame", endgame, int, 0, strict=False), defaults.endgame),
         plan_endgame=_or(parse_number("plan-endgame", plan_endgame, int, 0, strict=False),
                          defaults.plan_endgame),
-        subgame_budget=defaults.subgame_budget)
+        plan_depth=parse_number("plan-depth", plan_depth, int, 1, strict=False)
+        or defaults.plan_depth,
+        subgame_budget=_or(parse_number("subgame-budget", subgame_budget, int, 0,
+                                        strict=False), defaults.subgame_budget),
+        plan_play=_or(parse_number("plan-play", plan_play, int, 0, strict=False),
+                      defaults.plan_play))
     config.check()
     out = Path(output or f"{game}-{preset or 'default'}-agent")
     if out.is_file():
@@ -108,7 +128,10 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
         + f", leaves valued {config.value_function}, to "
         f"the end where at most {config.endgame:,} node-states are left "
         f"({config.plan_endgame:,} for the first plan, solved by "
-        f"{config.plan_iterations or config.iterations} CFR+ iterations)")
+        f"{config.plan_iterations or config.iterations} CFR+ iterations, "
+        f"{config.plan_depth} decision levels deep where it stops short"
+        + (f"; its first {config.plan_play} decision level(s) played as planned"
+           if config.plan_play else "") + ")")
     with saying_when_compiling(say):
         result = write_agent_run(out, game, preset, params, config,
                                  parse_seed(seed) or 0, say)

@@ -79,11 +79,44 @@ def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_p
     (["--algorithm", "cfr+", "--depth", "2"], "belong to --algorithm re-solving"),
     (["--algorithm", "re-solving", "--endgame", "-1"], "--endgame must be an integer >= 0"),
     (["--algorithm", "cfr+", "--plan-endgame", "0"], "belong to --algorithm re-solving"),
+    (["--algorithm", "re-solving", "--plan-depth", "0"], "--plan-depth must be an integer >= 1"),
+    (["--algorithm", "re-solving", "--subgame-budget", "-1"],
+     "--subgame-budget must be an integer >= 0"),
+    (["--algorithm", "re-solving", "--plan-play", "two"], "--plan-play must be an integer"),
+    (["--algorithm", "cfr+", "--plan-depth", "3"], "belong to --algorithm re-solving"),
+    (["--algorithm", "cfr+", "--subgame-budget", "0"], "belong to --algorithm re-solving"),
+    (["--algorithm", "cfr+", "--plan-play", "1"], "belong to --algorithm re-solving"),
 ])
 def test_bad_agent_options_are_one_line_errors(tmp_path, args, message):
     code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", *args,
                           "-o", str(tmp_path / "x"))
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("args, changes", [
+    ([], {}),  # the game's defaults
+    (["--plan-depth", "4", "--subgame-budget", "35000", "--plan-play", "2"],
+     {"plan_depth": 4, "subgame_budget": 35000, "plan_play": 2}),
+    (["--subgame-budget", "0", "--plan-play", "0"], {"subgame_budget": 0, "plan_play": 0}),
+])
+def test_the_plan_and_depth_rule_options_reach_the_agent(monkeypatch, tmp_path, args, changes):
+    """--plan-depth, --subgame-budget and --plan-play set the agent's AgentConfig fields (what
+    run.json's agent records), the rest the game's defaults."""
+    import spycfr.runs.agent_run as agent_run
+
+    seen = []
+
+    def stop(out, game, preset, params, config, seed, say):
+        seen.append(config)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(agent_run, "write_agent_run", stop)
+    code, _, err = spycfr("solve", "agent-hunter", "--preset", "mini", "--algorithm",
+                          "re-solving", *args, "-o", str(tmp_path / "x"))
+    assert code == 0, err
+    assert seen == [AgentConfig.default("agent-hunter", **changes)]
+    if changes.get("plan_play"):
+        assert "its first 2 decision level(s) played as planned" in err
 
 
 @pytest.mark.parametrize("field, value, words", [

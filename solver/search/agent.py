@@ -129,8 +129,11 @@ class AgentConfig:
         if self.plan_iterations < 0:
             raise SpycfrError(f"--plan-iterations must be >= 0 (0: --iterations), got "
                               f"{self.plan_iterations}")
-        if self.depth < 1 or self.plan_depth < 1:
+        if self.depth < 1:
             raise SpycfrError(f"--depth must be >= 1 decision level, got {self.depth}")
+        if self.plan_depth < 1:
+            raise SpycfrError(f"--plan-depth must be >= 1 decision level, got "
+                              f"{self.plan_depth}")
         if self.endgame < 0 or self.plan_endgame < 0:
             raise SpycfrError(f"--endgame must be >= 0 node-states (0: off), got "
                               f"{min(self.endgame, self.plan_endgame)}")
