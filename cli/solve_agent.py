@@ -100,7 +100,9 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
                                          strict=False), defaults.plan_iterations),
         depth=parse_number("depth", depth, int, 1, strict=False) or defaults.depth,
         value_function=value_function or defaults.value_function,
-        value_file=value_file,
+        # absolute: the solve reads it from here, and the run's readers (play, query) take a
+        # relative path as relative to the run directory (agent_run._in_run)
+        value_file=None if value_file is None else str(Path(value_file).resolve()),
         endgame=_or(parse_number("endgame", endgame, int, 0, strict=False), defaults.endgame),
         plan_endgame=_or(parse_number("plan-endgame", plan_endgame, int, 0, strict=False),
                          defaults.plan_endgame),

@@ -98,6 +98,10 @@ def test_bad_agent_options_are_one_line_errors(tmp_path, args, message):
     (["--plan-depth", "4", "--subgame-budget", "35000", "--plan-play", "2"],
      {"plan_depth": 4, "subgame_budget": 35000, "plan_play": 2}),
     (["--subgame-budget", "0", "--plan-play", "0"], {"subgame_budget": 0, "plan_play": 0}),
+    # a relative weights file is recorded absolute: play and query read a relative one as
+    # relative to the run directory (they failed with "no weights file RUN/w.npz")
+    (["--value-function", "learned", "--value-file", "w.npz"],
+     {"value_function": "learned", "value_file": str(Path("w.npz").resolve())}),
 ])
 def test_the_plan_and_depth_rule_options_reach_the_agent(monkeypatch, tmp_path, args, changes):
     """--plan-depth, --subgame-budget and --plan-play set the agent's AgentConfig fields (what
