@@ -104,3 +104,16 @@ def test_a_game_against_a_run_refuses_a_bad_seed_before_it_loads_the_run(value, 
         with pytest.raises(SpycfrError) as exc:
             play(str(tmp_path / "no-run"), 0, value, iter(()), print)
         assert str(exc.value) == f"seed {RULE}{value!r}"
+
+
+@pytest.mark.parametrize("value", [-5, 2**63, "x"])
+def test_an_lbr_against_a_search_agent_refuses_a_bad_seed_before_it_loads_the_run(value,
+                                                                                  tmp_path):
+    """lbr_agent_dask.agent_lbr (the library under `spycfr measure --lbr-games` on an agent's
+    run) follows the rule too, before it reads the run or its games file."""
+    from spycfr.analysis.lbr_agent_dask import agent_lbr
+
+    with pytest.raises(SpycfrError) as exc:
+        agent_lbr(str(tmp_path / "no-run"), 4, value)
+    assert str(exc.value) == f"seed {RULE}{value!r}"
+    assert not (tmp_path / "no-run").exists()

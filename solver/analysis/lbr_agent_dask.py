@@ -36,6 +36,7 @@ from spycfr.analysis.lbr_agent import AgentOpponent, play_game
 from spycfr.cluster import dask_client
 from spycfr.compiling import COMPILING, saying_when_compiling
 from spycfr.errors import SpycfrError
+from spycfr.seeds import check_seed
 from spycfr.ticking import Ticker
 
 GAMES_FILE = "lbr-games.jsonl"
@@ -184,7 +185,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     RUN_DIR/lbr-games.jsonl so that the same command resumes (every game of the same
     settings there counts, also games appended by other machines at other indices, so the
     result may hold more than ``games``). LBR's belief is compacted past ``belief_cap``
-    particles (:func:`compact`). ``particle_states`` K (None: every state): at each of the
+    particles (``lbr_agent.compact``). ``particle_states`` K (None: every state): at each of the
     agent's decisions only the K private states of the agent that LBR's belief weighs most
     are re-solved with their own leaf games (:class:`AgentOpponent`'s ``max_states``), the
     others take that re-solve's rows (their leaves scored as the value function's fallback
@@ -198,6 +199,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     if belief_cap < 1:
         raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
     check_particle_states(particle_states)
+    seed = check_seed(seed)
     say = progress or (lambda text: None)
     run_dir = str(run_dir)
     game = _game_of(run_dir)
