@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import time
 
@@ -69,13 +68,14 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
 
 
 def _mean_interval(x: list[float], bound: float) -> tuple[float, float, float]:
-    """Mean of ``x`` and mean +- 1.96 SE clipped to ``[-bound, bound]``."""
-    from spycfr.analysis.headtohead import interval
+    """Mean of ``x`` and mean +- 1.96 SE clipped to ``[-bound, bound]`` (head to head's
+    :func:`~spycfr.analysis.headtohead.mean_ci`, as the result files written here)."""
+    import numpy as np
 
-    m = sum(x) / len(x)
-    half = 1.96 * statistics.stdev(x) / math.sqrt(len(x)) if len(x) > 1 else math.inf
-    lo, hi = interval(m, half, bound)
-    return m, lo, hi
+    from spycfr.analysis.headtohead import mean_ci
+
+    got = mean_ci(np.asarray(x, dtype=float), bound)
+    return got["mean"], *got["ci95"]
 
 
 def summary(out: str, write: str | None = None, note: str = "",
