@@ -38,18 +38,18 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
     from spycfr.analysis.team import is_team_run
     from spycfr.runs.store import read_run
 
-    as_player = seat
-    if is_team_run(run_dir) != as_player.upper().startswith("S"):
+    team = is_team_run(run_dir)
+    if team != seat.upper().startswith("S"):
         raise SpycfrError("--seat names a seat (S1..S4) on a team run of `spycfr team`, and a "
                           f"player (P1 or P2) on other runs; {run_dir!r} is "
-                          + ("a team run" if is_team_run(run_dir) else "not a team run"))
-    if is_team_run(run_dir):
+                          + ("a team run" if team else "not a team run"))
+    if team:
         if against is not None:
             raise SpycfrError("--against is for two-player runs; a team run answers from its "
                               "TMECor plans")
-        _team_query(run_dir, int(as_player[1:]) - 1, " ".join(record), as_json)
+        _team_query(run_dir, int(seat[1:]) - 1, " ".join(record), as_json)
         return
-    player = 0 if as_player.upper() == "P1" else 1
+    player = 0 if seat.upper() == "P1" else 1
     from spycfr.analysis.query import view_of_full_record
     from spycfr.runs.agent_run import is_agent_run
 
@@ -156,7 +156,7 @@ def _noted(result: dict, note: str | None) -> dict:
 
 
 def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
-                 note: str | None = None) -> None:
+                 note: str | None) -> None:
     """query on a search agent's run: the agent re-solves along the record."""
     from spycfr.analysis.agentplay import agent_query, ties_words
     from spycfr.cli.progress import saying_when_compiling
@@ -203,7 +203,7 @@ def _unknown_exploitability(measured: dict | None, how: str = "") -> str:
 
 
 def _sampled_query(run_dir: str, player: int, record: str, as_json: bool,
-                   note: str | None = None) -> None:
+                   note: str | None) -> None:
     """query on a run sampled without a tree: the abstraction's probabilities only."""
     from spycfr.analysis.query import sampled_query
 
