@@ -387,14 +387,12 @@ def private_chance(pub, params, i, nexts, probs):
 @njit(cache=True)
 def state_weight(pub, params, seat, i):
     """public.py's ``state_weight`` on this model: ``discard_weight`` at a swap's draw where
-    the mover's state keeps the name (:func:`keeps_name`), else 1."""
+    the mover's state keeps the name (:func:`keeps_name`), else 1: public.py's own there
+    (its swap numbering, the name pending and no discards, ``params.forget`` being 1, is
+    this model's :func:`scheme`)."""
     if not keeps_name(pub, params, seat):
         return 1.0
-    hs = np.int64(pub[HANDSIZE + seat])  # scheme's numbering there: the name pending
-    if i == DEAD or i >= scheme_size(params, True, hs, 0):
-        return 1.0
-    hand, _, name = decode(params, True, hs, 0, i)
-    return AP.discard_weight(pub, params, hand, name)
+    return AP.state_weight(pub, params, seat, i)
 
 
 @njit(cache=True)
