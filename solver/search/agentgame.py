@@ -326,10 +326,7 @@ class AgentGame:
             # +1.0 and P2's +0.82 so, the table's value -0.0161 for both)
             table = a.openings.private_values(seat, a.model.n[seat])
             out = np.array([table[j] for _, j in nexts])
-            ok = ~np.isnan(out)
-            value = float(probs[ok] @ out[ok] / probs[ok].sum()) if probs[ok].sum() > 0 \
-                else float("nan")
-            return MoveInfo(seat, actions, probs, out, value, from_table=True)
+            return MoveInfo(seat, actions, probs, out, _mean(probs, out), from_table=True)
         if values:
             if seat == self.seat:
                 vt, vs, cfv, reach_opp = self.own_values()
@@ -345,10 +342,7 @@ class AgentGame:
                 mass = float(self._pairs(vt.pub[c], j, seat) @ reach_opp[c])
                 if mass > 0:
                     out[x] = cfv[c, j] * a.model.z / mass
-        ok = ~np.isnan(out)
-        value = float(probs[ok] @ out[ok] / probs[ok].sum()) if probs[ok].sum() > 0 \
-            else float("nan")
-        return MoveInfo(seat, actions, probs, out, value, to_end=not t.leaves.size,
+        return MoveInfo(seat, actions, probs, out, _mean(probs, out), to_end=not t.leaves.size,
                         from_plan=self.plan is not None and vt is self.plan.tree)
 
     def own_values(self) -> tuple[Subtree, int, np.ndarray, np.ndarray]:
@@ -430,6 +424,14 @@ def _edges(t, s: int, i: int, nexts: list[tuple[np.ndarray, int]]) -> np.ndarray
                 out[x] = e
                 break
     return out
+
+
+def _mean(probs: np.ndarray, out: np.ndarray) -> float:
+    """The decision's value (MoveInfo's): the actions' values ``out`` averaged by ``probs``
+    over those with a value (not nan); nan where those have no probability."""
+    ok = ~np.isnan(out)
+    return float(probs[ok] @ out[ok] / probs[ok].sum()) if probs[ok].sum() > 0 \
+        else float("nan")
 
 
 def decision_level(t: Subtree, n: int) -> int:
