@@ -170,3 +170,18 @@ def test_an_lbr_game_against_the_agent_with_a_small_cap_finishes(mini):
             assert abs(payoff) <= payoff_bound(mini) and largest > 0
     assert counts["merged"] > 0 and counts["resampled"] > 0
     assert counts["depleted"] > 0  # (these seeds: once) LBR played on as the heuristic
+
+
+def test_both_paths_refuse_a_belief_capped_below_one_particle(mini, tmp_path):
+    """lbr.check_lbr_options, the one check of the table path (local_best_response) and of
+    the agent's long runs (lbr_agent_dask.agent_lbr): a cap of 0 is refused in one line,
+    before anything is played or read."""
+    from spycfr.analysis.headtohead import uniform_player
+    from spycfr.analysis.lbr_agent_dask import agent_lbr
+    from spycfr.errors import SpycfrError
+
+    said = "the LBR belief cap must be >= 1 particle, got 0"
+    with pytest.raises(SpycfrError, match=said):
+        local_best_response(mini, uniform_player(), 4, belief_cap=0)
+    with pytest.raises(SpycfrError, match=said):
+        agent_lbr(str(tmp_path / "no-run"), 4, belief_cap=0)

@@ -407,12 +407,15 @@ def belief_after(game, opponent: Player, seat: int, actions: list[int]) -> tuple
 
 
 
-def check_lbr_options(games: int, rollouts: int) -> None:
-    """Refuse an LBR of fewer than 4 games (2 per seat, for an interval) or no playout."""
+def check_lbr_options(games: int, rollouts: int, belief_cap: int = BELIEF_CAP) -> None:
+    """Refuse an LBR of fewer than 4 games (2 per seat, for an interval), no playout, or a
+    belief capped below one particle (the table path's and the search agent's alike)."""
     if games < 4:
         raise SpycfrError(f"--lbr-games must be >= 4 (0: no local best response), got {games}")
     if rollouts < 1:
         raise SpycfrError(f"--lbr-rollouts must be >= 1, got {rollouts}")
+    if belief_cap < 1:
+        raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
 
 
 def check_particle_states(particle_states: int | None) -> None:
@@ -433,10 +436,8 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
     compacted past ``belief_cap`` particles (:func:`_compact`). Returns LBR's mean payoff
     (the two seats averaged) with its 95% interval, per seat, and the work done;
     ``progress(done, games)`` is called between chunks of games."""
-    check_lbr_options(games, rollouts)
+    check_lbr_options(games, rollouts, belief_cap)
     seed = check_seed(seed)
-    if belief_cap < 1:
-        raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
     if any(p is not None and p.agent is not None for p in (strategy, rollout_policy)):
         raise SpycfrError("a search agent has no strategy table for the numba LBR: its LBR "
                           "is spycfr.analysis.lbr_agent_dask.agent_lbr (spycfr measure RUN_DIR "

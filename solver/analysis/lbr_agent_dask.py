@@ -195,9 +195,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     state is out of reach (Agent Avenue's advanced mode: some 1,000 states at its first
     decisions, 2,641 hands a seat) this makes the games affordable. Returns the result as
     :func:`spycfr.analysis.lbr.local_best_response` does, with the cost per game."""
-    check_lbr_options(games, rollouts)
-    if belief_cap < 1:
-        raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
+    check_lbr_options(games, rollouts, belief_cap)
     check_particle_states(particle_states)
     seed = check_seed(seed)
     say = progress or (lambda text: None)
