@@ -25,7 +25,7 @@ from spycfr.cli.sweep import sweep
 from spycfr.cli.team import team
 from spycfr.cli.train_openings import train_openings
 from spycfr.cli.train_values import train_values
-from spycfr.errors import Interrupted, SpycfrError, is_interrupt
+from spycfr.errors import Interrupted, SpycfrError, is_interrupt, wrapped_error
 
 
 class _PipeClosed(Exception):
@@ -124,10 +124,15 @@ def main() -> None:
     except OSError as exc:  # a disk full, a file vanished: not a bug of ours
         where = f" ({exc.filename})" if exc.filename else ""
         _fail("error: ", f"{exc.strerror or exc}{where}", 1)
-    except BaseException as exc:  # Ctrl-C, possibly wrapped by numba in a SystemError
-        if not is_interrupt(exc):
+    except BaseException as exc:  # Ctrl-C or the memory watchdog, possibly wrapped by numba
+        if is_interrupt(exc):
+            _fail("", "interrupted", 130)
+        inner = wrapped_error(exc)
+        if inner is None:
             raise
-        _fail("", "interrupted", 130)
+        if isinstance(inner, Interrupted):
+            _fail("interrupted: ", inner, 130)
+        _fail("error: ", inner, 2)
 
 
 def _quiet_stdout() -> None:

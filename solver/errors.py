@@ -32,3 +32,14 @@ def is_interrupt(exc: BaseException | None) -> bool:
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return False
+
+
+def wrapped_error(exc: BaseException | None) -> SpycfrError | None:
+    """The SpycfrError under numba's SystemError wrappers, or None: an error raised in the
+    main thread from elsewhere (the memory watchdog's) can land while numba loads a cached
+    kernel, and numba then reports a SystemError chained to it."""
+    seen = 0
+    while isinstance(exc, SystemError) and seen < 10:
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return exc if seen and isinstance(exc, SpycfrError) else None

@@ -166,3 +166,47 @@ def test_every_command_that_runs_an_agent_takes_a_memory_limit(command):
     code, out, _ = spycfr(*args, "--help")
     assert code == 0 and "--memory-limit GIB" in out
     one_line_error([*args, "--memory-limit", "-1"], "--memory-limit must be")
+
+
+@pytest.mark.parametrize("chained", ["cause", "context"])
+def test_a_watchdog_error_that_numba_wrapped_in_a_system_error_is_one_line(monkeypatch, chained):
+    """The watchdog's error can land while numba unpickles a cached kernel; numba then raises
+    a SystemError chained to it (seen in CI: test above, the watchdog case). The CLI still
+    says the watchdog's one line, and a SystemError of anything else is still a bug."""
+    from spycfr.cli import main as cli_main
+
+    text = "--memory-limit 0.001 GiB: spycfr query reached 2.13 GiB resident and was stopped"
+
+    def wrapped(**_):
+        try:
+            raise memory.MemoryWatchdogError(text)
+        except memory.MemoryWatchdogError as exc:
+            if chained == "cause":
+                raise SystemError("CPUDispatcher returned a result with an exception set") from exc
+            raise SystemError("CPUDispatcher returned a result with an exception set")  # noqa: B904
+
+    monkeypatch.setattr(cli_main.cli, "main", wrapped)
+    code, _, err = spycfr("query")
+    assert code == 2 and err.strip() == f"error: {text}"
+
+    def bare(**_):
+        raise SystemError("a bug of ours")
+
+    monkeypatch.setattr(cli_main.cli, "main", bare)
+    with pytest.raises(SystemError, match="a bug of ours"):
+        spycfr("query")
+
+
+def test_the_watchdogs_error_inside_a_files_load_is_not_called_a_corrupt_file(monkeypatch):
+    """Seen with a cold numba cache: the watchdog's error landed while the openings table
+    loaded, and the loader's catch-all called the file corrupt."""
+    from spycfr.search import openings, saved_plan
+
+    def load(*_, **__):
+        raise memory.MemoryWatchdogError("--memory-limit 0.001 GiB: stopped")
+
+    monkeypatch.setattr(np, "load", load)
+    for read in (lambda: openings.OpeningTable.load(RESULTS / "standard" / "openings-table.npz"),
+                 lambda: saved_plan.plan_meta(RESULTS / "agent-avenue" / "advanced" / "plan.npz")):
+        with pytest.raises(memory.MemoryWatchdogError, match="stopped"):
+            read()

@@ -43,7 +43,7 @@ from spycfr.exact.best_response import infoset_values
 from spycfr.formats.strategy_table import strategy_table
 from spycfr.games import build_tree, foreign_kind, make_game, sample_labels
 from spycfr.io import atomic_path, write_json, write_text
-from spycfr.memory import require
+from spycfr.memory import MemoryLimitError, require
 from spycfr.runs.result import RunResult
 from spycfr.runs.source import TREE_NPZ, load_tree
 from spycfr.tree import Tree
@@ -125,6 +125,8 @@ def load_checkpoint(run_dir: Path) -> tuple[dict, dict, float, list]:
                                         [tuple(r) for r in meta["log"]])
         if not isinstance(config, dict) or not isinstance(solver, dict):
             raise TypeError("config and solver must be objects")
+    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
+        raise
     except Exception as exc:  # numpy, zipfile, json and the checks raise many types
         why = f"no {exc}" if isinstance(exc, KeyError) else str(exc)[:200]
         raise SpycfrError(f"cannot resume: {str(path)!r} is unreadable or incomplete "
@@ -255,6 +257,8 @@ def treeless_openings(path: str | Path) -> tuple[RunResult, pd.DataFrame] | None
     _verify(Path(path), meta, OPENINGS_CSV)
     try:
         table = pd.read_csv(target)
+    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
+        raise
     except Exception as exc:
         raise SpycfrError(f"{str(target)!r} is missing or corrupt ({exc})") from None
     return meta, table
@@ -345,6 +349,8 @@ def load_run(path: str | Path) -> Run:
     try:
         with np.load(path / STRATEGY_NPZ) as data:
             strategy = np.array(data["average"], dtype=np.float64)
+    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
+        raise
     except Exception as exc:
         raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} is missing or corrupt "
                           f"({str(exc)[:200]}): {_recover(path)}") from None

@@ -35,6 +35,7 @@ from spycfr import __version__
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.io import save_npz
+from spycfr.memory import MemoryLimitError
 from spycfr.search import passes
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel
@@ -305,6 +306,8 @@ class OpeningTable:
                 halves = z["halves"].astype(np.float64)
             check = meta.pop("split_half")
             meta.pop("value_p1")
+        except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
+            raise
         except Exception as exc:  # numpy, zipfile, json and the fields raise many types
             why = f"no {exc}" if isinstance(exc, KeyError) else str(exc)[:200]
             raise SpycfrError(f"the openings table {str(path)!r} is unreadable or corrupt "

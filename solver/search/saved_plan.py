@@ -78,6 +78,8 @@ def plan_meta(path: str | os.PathLike) -> dict[str, Any]:
     try:
         with np.load(path) as data:
             return json.loads(str(data["meta"]))
+    except memory.MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
+        raise
     except Exception as exc:  # zipfile, numpy and json raise many types
         raise PlanFileError(f"the agent's plan file {str(path)!r} is unreadable "
                             f"({str(exc)[:120]})") from None
