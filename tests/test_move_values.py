@@ -101,6 +101,24 @@ def _after(pub, params, label):
     AP.apply_action(pub, params, np.int32(label), out)
     return out
 
+def _first_moves_fixed(agent, state):
+    """P1's move values at ``state`` (the agent's subgame, a private chance first) with every
+    later decision fixed to its first action (a swap for P1, the face-up card for P2), so
+    that each move's value is one line's, computable by hand: (the subgame's tree, move info)."""
+    game = agent.game(0)
+    game.observe(state)
+    t = game.sol.tree
+    assert t.leaves.size and t.kind[t.first[0]] == pp.PRIVATE_CHANCE
+    sigma = np.zeros(t.row_kid.shape)
+    passes.uniform(t.kind, t.row, t.row_count, sigma)
+    for n in np.flatnonzero((t.kind == 0) | (t.kind == 1))[1:]:
+        live = t.row_count[t.row[n]] > 0
+        sigma[t.row[n], live] = 0.0
+        sigma[t.row[n], live, 0] = 1.0  # a swap (P1), the face-up card (P2)
+    game.sol, game.s = fixed(t, sigma, agent.model.weights, agent.values), 0
+    return t, game.move_info(state, 0)
+
+
 
 @pytest.mark.parametrize("forget", [0, 1])
 def test_move_values_below_a_swaps_draw_are_the_values_of_their_lines(monkeypatch, forget):
@@ -123,18 +141,7 @@ def test_move_values_below_a_swaps_draw_are_the_values_of_their_lines(monkeypatc
     state = P._REGISTRY[type(params)]["initial_state"](params)
     for hand in ([1, 1, 1, 0], [0, 1, 1, 1]):  # P1 DA.EN.CB, P2 EN.CB.DD
         state = agent.after(state, int(R.draw_code(np.array(hand), 4)))
-    game = agent.game(0)
-    game.observe(state)
-    t = game.sol.tree
-    assert t.leaves.size and t.kind[t.first[0]] == pp.PRIVATE_CHANCE
-    sigma = np.zeros(t.row_kid.shape)
-    passes.uniform(t.kind, t.row, t.row_count, sigma)
-    for n in np.flatnonzero((t.kind == 0) | (t.kind == 1))[1:]:
-        live = t.row_count[t.row[n]] > 0
-        sigma[t.row[n], live] = 0.0
-        sigma[t.row[n], live, 0] = 1.0  # a swap (P1), the face-up card (P2)
-    game.sol, game.s = fixed(t, sigma, agent.model.weights, agent.values), 0
-    info = game.move_info(state, 0)
+    t, info = _first_moves_fixed(agent, state)
     root = agent.public(state)
     want = np.empty(len(info.actions))
     for x, a in enumerate(info.actions):
@@ -322,18 +329,7 @@ def test_advanced_move_values_below_a_swaps_draw_are_the_values_of_their_lines(h
     for code in (R.draw_code(np.array(hand), 8),  # P1: DA.EN.CB.SK or CB.CB.DD.MO
                  R.draw_code(np.array([0, 1, 1, 0, 1, 1, 0, 0]), 8), SUPPLY):  # P2 EN.CB.DD.SE
         state = agent.after(state, int(code))
-    game = agent.game(0)
-    game.observe(state)
-    t = game.sol.tree
-    assert t.leaves.size and t.kind[t.first[0]] == pp.PRIVATE_CHANCE
-    sigma = np.zeros(t.row_kid.shape)
-    passes.uniform(t.kind, t.row, t.row_count, sigma)
-    for n in np.flatnonzero((t.kind == 0) | (t.kind == 1))[1:]:
-        live = t.row_count[t.row[n]] > 0
-        sigma[t.row[n], live] = 0.0
-        sigma[t.row[n], live, 0] = 1.0  # a swap (P1), the face-up card (P2)
-    game.sol, game.s = fixed(t, sigma, agent.model.weights, agent.values), 0
-    info = game.move_info(state, 0)
+    t, info = _first_moves_fixed(agent, state)
     root = agent.public(state)
 
     def after(pub, label):
