@@ -233,7 +233,16 @@ def use_budget(budget: MemoryBudget, what: str = "this command") -> Iterator[Mem
     try:
         yield budget
     finally:
-        stop.set()
-        if watcher is not None:
-            watcher.join()
-        _current = saved
+        # The watchdog's error may land here, after the command: it must not skip restoring
+        # the budget (a later command, or test, would run under this one's limit), and one
+        # raised but not yet met must not land after this returns.
+        while True:
+            try:
+                _current = saved
+                stop.set()
+                if watcher is not None:
+                    watcher.join()
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), None)
+                break
+            except MemoryWatchdogError:
+                continue

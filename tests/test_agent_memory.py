@@ -210,3 +210,28 @@ def test_the_watchdogs_error_inside_a_files_load_is_not_called_a_corrupt_file(mo
                  lambda: saved_plan.plan_meta(RESULTS / "agent-avenue" / "advanced" / "plan.npz")):
         with pytest.raises(memory.MemoryWatchdogError, match="stopped"):
             read()
+
+
+def test_the_watchdogs_error_landing_after_the_command_leaves_no_budget_behind(monkeypatch):
+    """Seen in CI (108 tests of one worker failed under '--memory-limit 0.001 GiB'): the
+    watchdog's error landed in use_budget's cleanup and skipped restoring the budget. Here
+    it lands in the cleanup's first call, every time."""
+    import threading
+    from types import SimpleNamespace
+
+    class Event(threading.Event):
+        fired = False
+
+        def set(self) -> None:
+            if not Event.fired:
+                Event.fired = True
+                raise memory.MemoryWatchdogError("landed late")
+            super().set()
+
+    monkeypatch.setattr(memory, "threading", SimpleNamespace(  # memory's Event only
+        Event=Event, Thread=threading.Thread, main_thread=threading.main_thread,
+        current_thread=threading.current_thread))
+    monkeypatch.setattr(memory, "rss_bytes", lambda: 0)  # the watchdog itself stays quiet
+    with use_budget(MemoryBudget(2**30, "--memory-limit 1 GiB")):
+        assert memory.current_budget() is not None
+    assert Event.fired and memory.current_budget() is None
