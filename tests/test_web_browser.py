@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -33,9 +34,12 @@ if not (CHROMIUM and DRIVER):
 if not os.environ.get("CI"):
     pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    StaleElementReferenceException,
+    TimeoutException,
+    WebDriverException,
+)
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support import expected_conditions  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
@@ -103,12 +107,27 @@ def _shot(browser, shots: Path, name: str) -> None:
     browser.set_window_size(1400, 1000)
 
 
+def _detached(page, _browser) -> bool:
+    """Whether ``page`` (an element of the old page) has left the document. Selenium's
+    ``staleness_of`` lets through chromedriver's other answer for a node caught mid-navigation,
+    "Node with given id does not belong to the document" (a CI run at 1315f60 failed on it)."""
+    try:
+        page.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as exc:
+        if "does not belong to the document" in str(exc):
+            return True
+        raise
+    return False
+
+
 def _follow(browser, element) -> None:
     """Click a link or a submit button and wait until the next page has replaced this one
     (a click returns before a form's answer arrives; CI once read the old page)."""
     page = browser.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(browser, 600).until(expected_conditions.staleness_of(page))
+    WebDriverWait(browser, 600).until(partial(_detached, page))
     WebDriverWait(browser, 600).until(
         lambda b: b.execute_script("return document.readyState") == "complete")
 
