@@ -39,12 +39,15 @@ if moved:
 }
 # A full game played by search (Agent Avenue standard and advanced): the re-solving agent's
 # run directory, its pairs against the heuristic and the sampled run, their result files, LBR
-# to AGENT_LBR_GAMES games (each game kept as it ends: a rerun resumes), the report.
+# to AGENT_LBR_GAMES games (each game kept as it ends: a rerun resumes), the report. The pairs
+# start afresh in headtohead-games.jsonl, played by this spycfr; the games files of earlier
+# code kept beside it (headtohead-games.since-COMMIT.jsonl, named by the code that played
+# them) are removed with it, so that every games file left describes the remade agent.
 agent_avenue_agent() {  # PRESET PAIRS [MEASURE OPTION...]
   local preset=$1 pairs=$2 dir=agent-avenue/$1
   shift 2
   "$SPYCFR" solve agent-avenue --preset "$preset" --algorithm re-solving -o "$dir" --overwrite
-  rm -f "$dir/headtohead-games.jsonl"
+  rm -f "$dir/headtohead-games.jsonl" "$dir"/headtohead-games.since-*.jsonl
   agent_pairs "$dir" 1000 "$pairs" heuristic "agent-avenue/$preset-sampled"
   agent_results "$dir"
   lbr_set_aside "$dir"
@@ -98,8 +101,11 @@ fi
 # The full Agent Avenue game played by search (`standard`, issue 23): the re-solving agent's
 # run directory (docs/search.md, "Agent Avenue played by search"), measured head to head
 # against the heuristic and the sampled run above in AGENT_PAIRS pairs of games (1-6 minutes
-# a pair on the 2-core machine: hours). Committed: seeds 1000-1028 against both (the pairs of
-# 1012 and 1020 against the sampled run were not played), README there.
+# a pair on the 2-core machine: hours). Committed: the result files from the pairs of today's
+# code (headtohead-games.since-de697ef.jsonl), the earlier code's pairs kept beside them
+# (headtohead-games.jsonl: before f555065; headtohead-games.since-f555065.jsonl); a remake
+# plays afresh into headtohead-games.jsonl and removes the since-* files (agent_avenue_agent
+# above), README there.
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
   # LBR (issue 23 asks 1,000+ games): a mean 7.6 minutes a game in one process on the
   # shared 2-core machine under load (docs/search.md)
