@@ -92,6 +92,9 @@ def main() -> None:
                          "decision levels instead of re-solving them (0: off)")
     ap.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
                     help="the most public nodes of a situation's solve to the end")
+    ap.add_argument("--game-nodes", type=int, default=10_000_000,
+                    help="the most public nodes of the whole game's tree (the blueprint's; "
+                         "Agent Hunter small has 2,308,847)")
     a = ap.parse_args()
     if a.per_state < 1 or a.rest_scale < 0 or a.max_per_state < 0:
         ap.error(f"--per-state must be at least 1, --rest-scale and --max-per-state at least 0 "
@@ -104,7 +107,7 @@ def main() -> None:
                  "--subgame-budget and --plan-play need --agent")
     t0 = time.perf_counter()
     game = game_model(a.game, a.preset, {})
-    full = build(game)
+    full = build(game, max_nodes=a.game_nodes)
     settings = TrainSettings(hidden=tuple(int(w) for w in a.hidden.split(",")),
                              epochs=a.epochs, batch=a.train_batch, seed=a.seed, head=a.head,
                              schedule=a.schedule)
