@@ -94,7 +94,10 @@ def _print(result: dict) -> None:
             click.echo("  result: unfinished")
         for seat, data in g["seats"].items():
             s = data["summary"]
-            click.echo(f"  {seat}: {s['moves']} moves, {s['lost_value']} lost value "
+            if not s["moves"]:
+                click.echo(f"  {seat}: no move in this record")
+                continue
+            click.echo(f"  {seat}: {_moves(s['moves'])}, {s['lost_value']} lost value "
                        f"(total {s['total_loss']:.4f}); the costliest first (move, "
                        f"{probability_label(data['moves'])}, value, loss):")
             for r in data["moves"]:
@@ -103,7 +106,14 @@ def _print(result: dict) -> None:
                 value = "" if r.get("value") is None else f" {r['value']:+.4f}"
                 click.echo(f"    {r['number']:>3} {r['move']:<22} {100 * r['probability']:6.1f}%"
                            f"{value} {loss:>8}  {r['words']}")
+    if all("error" in g for g in result["games"]):
+        return  # no game replayed: a summary of nothing would read as a review
     click.echo("summary over all games:")
     for seat, s in result["summary"].items():
-        click.echo(f"  {seat}: {s['moves']} moves, {s['lost_value']} lost value, total loss "
-                   f"{s['total_loss']:.4f}, largest {s['largest_loss']:.4f}")
+        click.echo(f"  {seat}: {_moves(s['moves'])}, {s['lost_value']} lost value, total "
+                   f"loss {s['total_loss']:.4f}, largest {s['largest_loss']:.4f}")
+
+
+def _moves(n: int) -> str:
+    """'1 move', '4 moves'."""
+    return f"{n} move" if n == 1 else f"{n} moves"

@@ -68,3 +68,15 @@ def test_a_wrong_seat_names_the_choices_as_written():
     result = CliRunner().invoke(cli, ["query", TINY, "--seat", "p3", ""])
     assert result.exit_code == 2 and "'p3' is not one of P1, P2, S1, S2, S3, S4" in result.output
     assert "[both|P1|P2]" in CliRunner().invoke(cli, ["review", "--help"]).output
+
+
+def test_the_text_review_counts_moves_in_words_and_summarises_only_games_replayed():
+    """A seat with no move says so (no column header over nothing), one move is '1 move',
+    and a review where no record replayed prints the error, not a summary of nothing."""
+    text = CliRunner().invoke(cli, ["review", TINY, "place:0-2"]).stdout
+    assert "  P1: 1 move, 0 lost value" in text and "1 moves" not in text
+    assert "  P2: no move in this record" in text
+    assert "summary over all games:\n  P1: 1 move, 0 lost value" in text
+    result = CliRunner().invoke(cli, ["review", TINY, "place:0-2 hand:9>1:lo"])
+    assert isinstance(result.exception, SpycfrError)
+    assert "error: move 2" in result.stdout and "summary" not in result.stdout
