@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from revision import module_at  # noqa: E402
 
 from spycfr.cfr import mccfr  # noqa: E402
 from spycfr.cfr.mccfr_kernels import C_FROZEN  # noqa: E402
@@ -39,19 +39,6 @@ CASES = ("agent-hunter:tiny:external", "agent-hunter:standard:outcome",
          "agent-avenue:small:outcome", "agent-avenue:standard:outcome",
          "agent-double-double-agent:standard:outcome", "agent-double-double-agent:tiny:external")
 KERNEL = "solver/cfr/mccfr_kernels.py"
-
-
-def _baseline_module(ref: str, folder: Path):
-    """``solver/cfr/mccfr_kernels.py`` as of git commit ``ref``, imported as its own module."""
-    source = subprocess.run(["git", "show", f"{ref}:{KERNEL}"], cwd=ROOT, check=True,
-                            capture_output=True, text=True).stdout
-    path = folder / "mccfr_kernels_baseline.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("mccfr_kernels_baseline", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 class _Runner:
@@ -108,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         kinds = {"this": mccfr_kernels}
         if args.baseline:
-            kinds = {"baseline": _baseline_module(args.baseline, Path(tmp)), **kinds}
+            baseline = module_at(args.baseline, KERNEL, "mccfr_kernels_baseline", Path(tmp))
+            kinds = {"baseline": baseline, **kinds}
         print(f"seed {args.seed}; {args.warm} warm-up iterations, then median of {args.rounds} "
               f"alternating rounds of {args.iterations}")
         head = "".join(f"{f'it/s {k}':>16}" for k in kinds)

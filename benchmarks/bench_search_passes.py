@@ -19,9 +19,7 @@ the rest of the search (trees, resolve) is the working tree's.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,27 +27,15 @@ from pathlib import Path
 
 import numpy as np
 
-from spycfr.games import get_plugin, make_variant
-from spycfr.search import passes as new_passes
-from spycfr.search import resolve
-from spycfr.search.tree import GameModel, build, reachable
-from spycfr.search.values import BlueprintValues
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-ROOT = Path(__file__).resolve().parent.parent
+from revision import module_at  # noqa: E402
 
-
-def old_passes(rev: str, folder: Path):
-    """The module ``solver/search/passes.py`` as it was at ``rev``."""
-    source = subprocess.run(["git", "show", f"{rev}:solver/search/passes.py"], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout
-    path = folder / "passes_old.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("passes_old", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["passes_old"] = module
-    spec.loader.exec_module(module)
-    return module
+from spycfr.games import get_plugin, make_variant  # noqa: E402
+from spycfr.search import passes as new_passes  # noqa: E402
+from spycfr.search import resolve  # noqa: E402
+from spycfr.search.tree import GameModel, build, reachable  # noqa: E402
+from spycfr.search.values import BlueprintValues  # noqa: E402
 
 
 def timed_solve(module, tree, ranges, iterations, vf):
@@ -114,7 +100,7 @@ def main() -> None:
                     help="run the new passes first in each pair (the old ones by default)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        old = old_passes(args.old, Path(folder))
+        old = module_at(args.old, "solver/search/passes.py", "passes_old", Path(folder))
         order = [("old", old), ("new", new_passes)][::-1 if args.new_first else 1]
         game = GameModel.of(get_plugin(args.game).numba_params(make_variant(args.game,
                                                                             args.variant)))

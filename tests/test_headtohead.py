@@ -9,16 +9,21 @@ import numpy as np
 import pytest
 
 from cli_helpers import spycfr
+from spycfr.analysis.agentplay import play_games
 from spycfr.analysis.headtohead import (
+    _play,
     head_to_head,
     heuristic_player,
     mccfr_player,
+    player_args,
+    player_probs,
     tree_player,
     uniform_player,
 )
 from spycfr.analysis.query import combine
 from spycfr.cfr import CFRSolver
 from spycfr.cfr.mccfr import MCCFRSolver, strategy_on_tree
+from spycfr.engine.rng import game_stream
 from spycfr.errors import SpycfrError
 from spycfr.exact.best_response import expected_value
 from spycfr.games import build_tree, get_plugin, make_game
@@ -117,3 +122,31 @@ def test_intervals_stay_within_the_payoff_range():
     lo, hi = lbr["ci95"]
     assert hi == 1.0 and lo == pytest.approx(2 / 3 - 1.96 * 0.5 * np.hypot(0.33333, 0.33333),
                                              rel=1e-4)
+
+
+def _splitmix(seed: int, g: int) -> int:
+    """The splitmix64 finaliser of seed * golden + g, in Python integers."""
+    mask = (1 << 64) - 1
+    z = (seed * 0x9E3779B97F4A7C15 + g) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+def test_both_match_loops_play_game_g_from_its_own_stream():
+    """Game g of a match seeded ``seed`` draws from splitmix64(seed * golden + g) (engine.rng's
+    game_stream: a seeded match replays the games it always played), in the numba loop and
+    in the search agent's Python loop alike: without an agent the two play the same games."""
+    for seed, g in ((5, 3), (2**63 - 1, 7), (0, 1 << 40)):
+        assert int(game_stream(np.int64(seed), np.int64(g))) == _splitmix(seed, g)
+    tiny = make_game("agent-hunter", "tiny")
+    params = get_plugin("agent-hunter").numba_params(tiny.variant_obj)
+    a, b = heuristic_player(tiny), uniform_player()
+    for a_first in (True, False):
+        numba, misses = _play(params, np.int64(24), np.int64(2**62 + 5), a_first,
+                              player_args(a), player_args(b))
+        python, python_misses = play_games(params, 24, 2**62 + 5, a_first,
+                                           (a, player_args(a)), (b, player_args(b)),
+                                           player_probs)
+        assert np.array_equal(numba, python) and misses == python_misses == 0
+        assert len(set(numba.tolist())) > 1  # the games differ: a real comparison

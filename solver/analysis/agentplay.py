@@ -14,7 +14,7 @@ import numpy as np
 
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
-from spycfr.engine.rng import GOLDEN, fmix, root_key, sample, uniform
+from spycfr.engine.rng import game_stream, root_key, sample, uniform
 from spycfr.tree import CHANCE, TERMINAL
 
 
@@ -39,8 +39,7 @@ def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
     seats = (a, b) if a_first else (b, a)
     for g in range(count):
         start = time.perf_counter()
-        with np.errstate(over="ignore"):  # the stream's seed wraps, as in numba
-            rng[0] = fmix(np.uint64(seed) * GOLDEN + np.uint64(g))
+        rng[0] = game_stream(np.int64(seed), np.int64(g))
         cur = impl["initial_state"](params)
         nxt = np.empty_like(cur)
         h = np.array([root_key(s) for s in range(2)], dtype=np.int64)

@@ -34,7 +34,7 @@ from spycfr.cfr.mccfr_kernels import (
 )
 from spycfr.engine import protocol as P
 from spycfr.engine.hashmap import hm_get
-from spycfr.engine.rng import fmix, root_key, sample, uniform
+from spycfr.engine.rng import game_stream, root_key, sample, uniform
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.seeds import SEED_MAX, check_seed
@@ -161,7 +161,7 @@ def _play(params, games, seed, a_first, pa, pb):
     rng = np.empty(1, dtype=np.uint64)
     misses = 0
     for g in range(games):
-        rng[0] = fmix(np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(g))
+        rng[0] = game_stream(seed, g)
         cur[:] = P.initial_state(params)
         for s in range(h.shape[0]):
             h[s] = root_key(s)

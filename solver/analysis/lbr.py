@@ -54,7 +54,16 @@ from spycfr.analysis.headtohead import (
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
 from spycfr.engine.playout import node_moves
-from spycfr.engine.rng import GOLDEN, combine_key, fmix, next_u64, root_key, sample, uniform
+from spycfr.engine.rng import (
+    GOLDEN,
+    combine_key,
+    fmix,
+    game_stream,
+    next_u64,
+    root_key,
+    sample,
+    uniform,
+)
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.seeds import check_seed
@@ -301,7 +310,7 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count, cap):
     decisions = 0
     no_rows = np.zeros((0, 0))
     for g in range(count):
-        rng[0] = fmix(np.uint64(seed) * GOLDEN + np.uint64(first + g))
+        rng[0] = game_stream(seed, first + g)
         crng[0] = fmix(rng[0] ^ np.uint64(RESAMPLE_SALT))
         cur[:] = P.initial_state(params)
         for s in range(seats):

@@ -59,7 +59,7 @@ from spycfr.analysis.lbr import (
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
 from spycfr.engine.playout import node_moves
-from spycfr.engine.rng import GOLDEN, fmix, next_u64, root_key, sample, uniform
+from spycfr.engine.rng import fmix, game_stream, next_u64, root_key, sample, uniform
 from spycfr.public import protocol as pp
 from spycfr.tree import CHANCE, TERMINAL
 from spycfr.tree.kernels import same_values
@@ -81,11 +81,6 @@ def _setup(params):
     work = (np.empty_like(cur), np.empty_like(cur), np.empty(seats, dtype=np.int64),
             np.empty(max_act, dtype=np.int32), np.empty(max_act), np.empty(1, dtype=np.uint64))
     return cur, bs, bh, np.empty(cap), work
-
-
-@njit(cache=True)
-def _stream(seed, g):
-    return fmix(np.uint64(seed) * GOLDEN + np.uint64(g))
 
 
 @njit(cache=True)
@@ -344,10 +339,10 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
     ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
     acts, probs, nxt = np.empty_like(work[3]), np.empty_like(work[4]), np.empty_like(cur)
     h = np.array([root_key(s) for s in range(bh.shape[1])], dtype=np.int64)
-    rng = np.array([_stream(np.int64(seed), np.int64(g))], dtype=np.uint64)
+    rng = np.array([game_stream(np.int64(seed), np.int64(g))], dtype=np.uint64)
     view = opponent.game(1 - me)
     keys = any(args[0] == TABLE for args in (view.args, view.rollout, roll))
-    crng = np.array([fmix(_stream(np.int64(seed), np.int64(g)) ^ np.uint64(RESAMPLE_SALT))],
+    crng = np.array([fmix(game_stream(np.int64(seed), np.int64(g)) ^ np.uint64(RESAMPLE_SALT))],
                     dtype=np.uint64)
     counts = {} if counts is None else counts
     resampled = counts.get("resampled", 0)

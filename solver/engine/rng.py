@@ -44,6 +44,14 @@ def combine_key(h, code):
     return np.int64(fmix(z) >> _S1)
 
 
+@njit(cache=True, inline="always")
+def game_stream(seed, g):
+    """The generator state (uint64) of game ``g`` of a match played from ``seed`` (int64s):
+    each game its own stream, so a game's deal and draws do not depend on the games before
+    it (head to head, the search agent's games, LBR's)."""
+    return fmix(np.uint64(seed) * GOLDEN + np.uint64(g))
+
+
 def new_rng(seed: int) -> np.ndarray:
     """The generator state of ``seed``."""
     return np.array([fmix(np.uint64(seed) ^ GOLDEN)], dtype=np.uint64)
