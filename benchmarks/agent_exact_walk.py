@@ -13,6 +13,10 @@ walks measured before the rule, e.g. ``--bare --depth 20 --plan-depth 20`` for e
 each option replaces one field. A plan budget over the whole game (``tree.work`` from the
 deal) gives the exact-leaf agent: no value function's error, only the solves'.
 ``--plan-only``: that plan's own exploitability, no re-solve (what the re-solves start from).
+``--committed-leaves N``: the leaves the committed blueprint's (``values.CommittedValues`` of
+N CFR+ iterations on the whole game, as ``train_values_rounds.py``'s round 0 has them), each
+seat played by its own agent (``SearchAgent.for_seat``: its first plan solved with its own
+seat's values).
 """
 
 from __future__ import annotations
@@ -55,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
                              "many decision levels instead of re-solving them (0: off)")
     parser.add_argument("--value-function", help="the leaves' value function by name")
     parser.add_argument("--value-file", help="the value function's weights file")
+    parser.add_argument("--committed-leaves", type=int, metavar="N",
+                        help="the leaves the committed blueprint's of N CFR+ iterations of the "
+                             "whole game (instead of --value-function)")
     parser.add_argument("--bare", action="store_true",
                         help="start from AgentConfig() (the endgame rule off, scored-now "
                              "leaves) instead of the game's defaults")
@@ -84,10 +91,14 @@ def main(argv: list[str] | None = None) -> int:
         variant = make_variant(args.game, args.preset).as_dict()
         say(f"{args.game} {args.preset} {variant}")
         which = ("AgentConfig()" if args.bare else "default") + (
-            ", changed: " + ", ".join(changes) if changes else "")
+            ", changed: " + ", ".join(changes) if changes else "") + (
+            f"; leaves: the committed blueprint's of {args.committed_leaves} iterations, not "
+            "the config's" if args.committed_leaves is not None else "")
         say(f"config {config.as_dict()} ({which})")
         say("building and solving the first plan (numba compiles on a cold cache)")
         agent = SearchAgent(args.game, variant, config, progress=say)
+        if args.committed_leaves is not None:
+            agent.values = _committed(args.game, args.preset, args.committed_leaves, say)
         began = time.time()
         plan = agent.plan()
         leaves = plan.tree.leaves.size
@@ -112,6 +123,22 @@ def main(argv: list[str] | None = None) -> int:
           f"{value!r} re-solves {solves} wall {time.time() - start:.0f} s peak RSS {peak:.2f} GB",
           flush=True)
     return 0
+
+
+def _committed(game_name: str, preset: str, iterations: int, say):
+    """The committed blueprint's leaf values (``train_values_rounds.py``'s round 0's)."""
+    from spycfr.errors import SpycfrError
+    from spycfr.search.resolve import solve
+    from spycfr.search.situations import game_model
+    from spycfr.search.tree import build
+    from spycfr.search.values import CommittedValues
+
+    if iterations < 1:
+        raise SpycfrError(f"--committed-leaves must be >= 1 CFR+ iteration, got {iterations}")
+    game = game_model(game_name, preset, {})
+    full = build(game)
+    say(f"the committed blueprint: {iterations} CFR+ iterations on {full.size:,} public nodes")
+    return CommittedValues(full, solve(full, game.weights, iterations).strategy)
 
 
 if __name__ == "__main__":

@@ -174,7 +174,9 @@ def _agent_queries(a: argparse.Namespace, options: dict, weights: Path | None, v
                    seed: int) -> dict:
     """The search agent's leaf queries (``situations.agent_leaf_queries``): the config's
     leaves ``learned`` from ``weights``, or (round 0, ``weights`` None) the committed
-    blueprint's values ``vf``, each seat's walk asking them as that seat's agent. Adds the
+    blueprint's values ``vf``, each seat's walk by its own agent (its first plan and
+    re-solves with that seat's values, as ``agent_exact_walk.py --committed-leaves`` plays
+    it). Adds the
     agent's config as ``config``."""
     from spycfr.games import make_variant
     from spycfr.search.agent import AgentConfig, SearchAgent
@@ -185,8 +187,8 @@ def _agent_queries(a: argparse.Namespace, options: dict, weights: Path | None, v
     config = AgentConfig.default(a.game, iterations=a.iterations, depth=a.depth, **leaves,
                                  **{k: v for k, v in options.items() if v is not None})
     agent = SearchAgent(a.game, make_variant(a.game, a.preset).as_dict(), config)
-    if weights is None:
-        agent.values = vf  # CommittedValues: for_agent picks each walk's seat
+    if weights is None:  # committed values depend on the seat: SearchAgent.for_seat gives
+        agent.values = vf  # each seat's walk its own values and first plan
     q = agent_leaf_queries(agent, a.per_state, seed, full, rest_scale=a.rest_scale,
                            max_per_state=a.max_per_state)
     q["config"] = config.as_dict()

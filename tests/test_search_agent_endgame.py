@@ -142,6 +142,57 @@ def test_the_agents_leaf_queries_are_the_plans_where_every_re_solve_is_exact(tin
     assert int(q["resolves"]) == resolves > 100
 
 
+def _script(name: str):
+    """A benchmarks/ script as a module (its main() callable in this process)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_round_0_walks_each_seat_with_its_own_agent_as_the_exact_walk_does(
+        tiny, tmp_path, monkeypatch, capsys):
+    """train_values_rounds.py --agent, round 0 (committed leaves, which depend on the seat):
+    each seat's walk is its own agent's, first plan included (P2's plan solved with P1's
+    values was 0.433 exploitable here, 0.503 on mini), so its queries come from both seats'
+    plans and its exploitability is that of two agents made apart, each with its own seat's
+    values, and agent_exact_walk.py --committed-leaves's for the same configuration."""
+    from spycfr.search.agent import agent_exploitability
+    from spycfr.search.resolve import solve
+    from spycfr.search.values import CommittedValues
+
+    knobs = ["--iterations", "20", "--depth", "1", "--plan-depth", "2", "--plan-endgame", "0",
+             "--plan-play", "2"]
+    monkeypatch.setattr("sys.argv", [
+        "train_values_rounds.py", "agent-hunter", "--preset", "tiny", "--out",
+        str(tmp_path), "--agent", "--rounds", "0", "--blueprint-iterations", "300", *knobs])
+    _script("train_values_rounds").main()
+    line = json.loads((tmp_path / "rounds.jsonl").read_text().splitlines()[0])
+    assert line["solves_asking"] == 2 and line["states_asked"] == 1  # each seat's plan
+    capsys.readouterr()
+    assert _script("agent_exact_walk").main(["agent-hunter", "tiny", *knobs,
+                                             "--committed-leaves", "300"]) == 0
+    result = capsys.readouterr().out.splitlines()[-1].split()
+    walked = float(result[result.index("exploitability") + 1])
+
+    full = build(tiny)
+    vf = CommittedValues(full, solve(full, tiny.weights, 300).strategy)
+    config = AgentConfig.default("agent-hunter", iterations=20, depth=1, plan_depth=2,
+                                 plan_endgame=0, plan_play=2)
+    agents = []
+    for seat in (0, 1):
+        agents.append(SearchAgent("agent-hunter", TINY, config))
+        agents[seat].values = vf.for_agent(seat)
+    apart, _, _ = agent_exploitability((agents[0], agents[1]))
+    assert line["exploitability"] == pytest.approx(apart, abs=1e-12)
+    assert walked == pytest.approx(apart, abs=1e-12)
+    assert apart < 0.05  # P1's plan shared: 0.433
+
+
 def test_a_value_function_without_focus_leaves_the_first_move_to_the_plan(tiny):
     """The exact terminals' wrapper has ``focus`` (the first move re-solved for the agent's
     own cards) only where its inner function has it: rollouts yes, a learned network no."""

@@ -195,6 +195,23 @@ class SearchAgent:
                 raise SpycfrError(f"the openings table {config.opening_file!r} is for another "
                                   "variant")
 
+    def for_seat(self, seat: int) -> SearchAgent:
+        """The agent as it plays ``seat``: itself, unless its leaf values depend on whose
+        agent they are (``for_agent``: the committed blueprint's values, where the agent's
+        seat plays the blueprint on below a leaf and the opponent best-responds), then a copy
+        with that seat's values and first plans of its own: a plan solved with one seat's
+        values is no plan for the other (Agent Hunter ``mini``, plan depth 4, ``plan_play``
+        2: 0.503 exploitable with P1's plan shared, 0.0074 with each seat's own;
+        docs/search.md). Value functions by name (:mod:`spycfr.search.leafvalues`) have no
+        seat: the agent itself, one plan for both."""
+        if not hasattr(self.values, "for_agent"):
+            return self
+        out = copy.copy(self)
+        out.values = self.values.for_agent(seat)
+        out._plans = {}
+        out.saved_plan = None  # a saved plan was solved with one seat's values
+        return out
+
     def start(self) -> Solution:
         """Where every game's walk starts: the first plan, where the game's root is a
         decision; else the public chances above the first decisions (Agent Avenue advanced:
@@ -477,11 +494,13 @@ def _gb(n: int) -> str:
     return f"{n / 2 ** 30:.1f} GB"
 
 
-def agent_exploitability(agent: SearchAgent, progress: Callable[[str], None] | None = None
+def agent_exploitability(agent: SearchAgent | tuple[SearchAgent, SearchAgent],
+                         progress: Callable[[str], None] | None = None
                          ) -> tuple[float, tuple[float, float], int]:
     """The agent's exact exploitability on a game small enough to enumerate: its strategy at
-    every public node (:func:`agent_strategies`), then a full best response against each seat.
-    Returns (exploitability, (BR_P1, BR_P2), re-solves)."""
+    every public node (:func:`agent_strategies`; ``agent`` one agent, or the agents as P1 and
+    as P2), then a full best response against each seat. Returns (exploitability, (BR_P1,
+    BR_P2), re-solves)."""
     from spycfr.search.resolve import best_response_value
 
     full, strategies, solves = agent_strategies(agent, progress)
@@ -489,20 +508,26 @@ def agent_exploitability(agent: SearchAgent, progress: Callable[[str], None] | N
     return (br[0] + br[1]) / 2, br, solves
 
 
-def agent_strategies(agent: SearchAgent, progress: Callable[[str], None] | None = None
+def agent_strategies(agent: SearchAgent | tuple[SearchAgent, SearchAgent],
+                     progress: Callable[[str], None] | None = None
                      ) -> tuple[Subtree, list[np.ndarray], int]:
     """The agent's strategy at every public node of the whole game, as each seat: one game
     walked over the whole public tree, copied at each branch, re-solving exactly where a real
-    game would. Returns (the whole tree, the strategy rows with the agent as P1 and as P2,
-    re-solves); ``progress`` is told every PROGRESS_AGAIN seconds the share of the public
-    tree walked (a subtree the agent never reaches counts whole), the re-solves and an
-    estimate of the time left."""
+    game would, the seat's walk by its own agent (``agent.for_seat``: itself unless its leaf
+    values depend on the seat; or ``agent`` is the pair, as P1 and as P2). Returns (the whole
+    tree, the strategy rows with the agent as P1 and as P2, re-solves); ``progress`` is told
+    every PROGRESS_AGAIN seconds the share of the public tree walked (a subtree the agent
+    never reaches counts whole), the re-solves and an estimate of the time left."""
     from spycfr.search import passes
 
-    plan = agent.start()  # before the clock of the estimate: the walk's pace extrapolates
+    agents = agent if isinstance(agent, tuple) else (agent.for_seat(0), agent.for_seat(1))
+    # the plans before the clock of the estimate: the walk's pace extrapolates
+    plan = agents[0].start()
+    if agents[1] is not agents[0]:
+        agents[1].start()
     full = plan.tree  # a plan with no leaf is the whole game (Agent Avenue small's: 4 GB)
     if full.leaves.size:  # (the public chances above the plans have leaves: the plans)
-        full = build(agent.model, max_nodes=WHOLE_MAX_NODES, live=True)
+        full = build(agents[0].model, max_nodes=WHOLE_MAX_NODES, live=True)
     size = np.ones(full.size, np.int64)  # nodes in each node's subtree (children follow parents)
     for n in range(full.size - 1, 0, -1):
         size[full.parent[n]] += size[n]
@@ -511,7 +536,7 @@ def agent_strategies(agent: SearchAgent, progress: Callable[[str], None] | None 
     for seat in (0, 1):
         strategy = np.zeros(full.row_kid.shape)
         passes.uniform(full.kind, full.row, full.row_count, strategy)
-        stack = [(0, agent.game(seat))]
+        stack = [(0, agents[seat].game(seat))]
         walked = 0
         while stack:
             f, g = stack.pop()

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -326,20 +326,16 @@ class _AgentRecorder:
     function's (its ``focus``, ``one_sided``, ``reset``), except ``linear``: a linear
     function is then called with the solve's ranges at every iteration instead of probed
     with unit ranges once (:mod:`spycfr.search.folding`), so that the ranges recorded are
-    the re-solve's. ``seat``: the seat whose walk it is (an inner function with
-    ``for_agent``, such as committed values, is asked as that seat's agent)."""
+    the re-solve's; and ``for_agent``: the inner function is already the seat's own
+    (:meth:`~spycfr.search.agent.SearchAgent.for_seat`)."""
 
     def __init__(self, inner: ValueFunction, sample: _QuerySample, index: dict[bytes, int],
                  terminal: np.ndarray) -> None:
-        self.base, self.inner = inner, inner
+        self.inner = inner
         self.sample, self.index, self.terminal = sample, index, terminal
 
-    def seat(self, seat: int) -> None:
-        self.inner = (self.base.for_agent(seat) if hasattr(self.base, "for_agent")
-                      else self.base)
-
     def __getattr__(self, name: str):
-        if name == "linear" or name.startswith("__"):
+        if name in ("linear", "for_agent") or name.startswith("__"):
             raise AttributeError(name)
         return getattr(self.__dict__["inner"], name)
 
@@ -355,13 +351,16 @@ def agent_leaf_queries(agent, per_state: int, seed: int, full: Subtree | None = 
                        progress=None, rest_scale: int = 0, max_per_state: int = 0) -> dict:
     """:func:`leaf_queries` for a :class:`~spycfr.search.agent.SearchAgent` (its plan, its
     endgame rule, its value function): the queries of its exact-exploitability walk
-    (:func:`~spycfr.search.agent.agent_exploitability`, both seats), ``per_state`` drawn
-    uniformly at each public state queried, with the walk's ``exploitability``, ``total``
-    and ``solves`` (the re-solves that asked the leaves, the plan included) and
-    ``resolves`` (every re-solve of the walk). Re-solves that reach the end of the game ask
-    nothing: where the endgame rule makes every re-solve below the plan's leaves exact, the
-    queries are the plan's and those of the depth-limited re-solves above them.
-    ``rest_scale`` (0: off) keeps more at the states far from the end (:func:`rest_counts`)."""
+    (:func:`~spycfr.search.agent.agent_exploitability`, both seats, each by its own agent
+    ``agent.for_seat``: leaf values that depend on the seat, such as committed values, give
+    each seat's walk its own values and its own first plan, exactly as that walk plays),
+    ``per_state`` drawn uniformly at each public state queried, with the walk's
+    ``exploitability``, ``total`` and ``solves`` (the re-solves that asked the leaves, the
+    plans included) and ``resolves`` (every re-solve of the walk). Re-solves that reach the
+    end of the game ask nothing: where the endgame rule makes every re-solve below the plan's
+    leaves exact, the queries are the plans' and those of the depth-limited re-solves above
+    them. ``rest_scale`` (0: off) keeps more at the states far from the end
+    (:func:`rest_counts`)."""
     from spycfr.search.agent import agent_exploitability
 
     game = agent.model
@@ -370,31 +369,32 @@ def agent_leaf_queries(agent, per_state: int, seed: int, full: Subtree | None = 
     sample = _QuerySample(per_state, seed, game.n,
                           rest_counts(full, per_state, rest_scale, max_per_state))
     index = {p.tobytes(): n for n, p in enumerate(full.pub)}
-    recorder = _AgentRecorder(agent.values, sample, index, full.kind == TERMINAL)
+    terminal = full.kind == TERMINAL
     asked = [0]
+    agents = (agent.for_seat(0), agent.for_seat(1))
+    walkers = agents[:1] if agents[1] is agents[0] else agents
+    saved = [(a, a.values) for a in walkers]
 
-    inner_solve, inner_game, inner_values = agent.solve, agent.game, agent.values
-
-    def solve(what, tree, ranges, iterations=0, **gadget):
-        if tree.leaves.size:
-            asked[0] += 1
-        return inner_solve(what, tree, ranges, iterations, **gadget)
-
-    def new_game(seat: int):
-        recorder.seat(seat)
-        return inner_game(seat)
-
-    agent.values, agent.solve, agent.game = recorder, solve, new_game
-    recorder.seat(0)  # the first plan, shared by both seats' walks
+    for a in walkers:
+        a.values = _AgentRecorder(a.values, sample, index, terminal)
+        a.solve = partial(_counted_solve, a.solve, asked)
     try:
-        expl, _, resolves = agent_exploitability(agent, progress)
+        expl, _, resolves = agent_exploitability(agents, progress)
     finally:
-        agent.values = inner_values
-        for name in ("solve", "game"):  # the class's methods again
-            del agent.__dict__[name]
+        for a, values in saved:
+            a.values = values
+            del a.__dict__["solve"]  # the class's method again
     out = sample.result(full, supports, expl)
     out["solves"], out["resolves"] = np.array(asked[0]), np.array(resolves)
     return out
+
+
+def _counted_solve(inner_solve, asked: list[int], what, tree, ranges, iterations=0,
+                   **gadget):
+    """A search agent's solve that counts in ``asked`` those with leaves to value."""
+    if tree.leaves.size:
+        asked[0] += 1
+    return inner_solve(what, tree, ranges, iterations, **gadget)
 
 
 def possible(tree: Subtree, s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
