@@ -27,22 +27,33 @@ def index(bench, request) -> str:
             f'<tr><td class="l"><a href="{esc(url("/" + kind, run=e.name))}">{esc(e.name)}'
             f'</a></td><td class="l">{esc(e.meta.get("game", ""))}</td><td class="l">'
             f'{esc(_variant(e.meta))}</td><td>{esc(_quality(e))}</td></tr>' for e in rows)
+        last = "variants solved" if kind == "sweep" else "exploitability"
         parts.append(f"<h2>{title}</h2><table><tr><th class=l>name</th><th class=l>game</th>"
-                     f"<th class=l>variant</th><th>exploitability</th></tr>{items}</table>")
+                     f"<th class=l>variant</th><th>{last}</th></tr>{items}</table>")
     return page("What to open", "".join(parts))
 
 
 def _variant(meta: dict) -> str:
+    """The variant's parameters as ``k=v`` (after its preset's name); a sweep's fixed ones,
+    then the grid it swept (sweep.json has no ``variant``: the column was empty)."""
     variant = meta.get("variant") or {}
     preset = meta.get("preset")
     text = " ".join(f"{k}={v}" for k, v in variant.items()) if isinstance(variant, dict) else ""
+    fixed, swept = meta.get("fixed"), meta.get("swept")
+    if not variant and (isinstance(fixed, dict) or isinstance(swept, dict)):
+        text = " ".join(f"{k}={v}" for k, v in (fixed or {}).items())
+        if isinstance(swept, dict) and swept:
+            grid = " ".join(f"{k}={v}" for k, v in swept.items())
+            text = f"{text}; swept {grid}" if text else f"swept {grid}"
     return f"{preset}: {text}" if preset else text
 
 
 def _quality(entry) -> str:
     if entry.kind == "sweep":
         counts = entry.meta.get("counts") or {}
-        return f"{counts.get('done', '?')} variants"
+        target = (entry.meta.get("solve") or {}).get("target_exploitability")
+        each = f", each to exploitability {target:g}" if isinstance(target, float) else ""
+        return f"{counts.get('done', '?')} of {counts.get('variants', '?')}{each}"
     return fmt_eps(entry.meta)
 
 
