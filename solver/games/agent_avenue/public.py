@@ -514,14 +514,24 @@ def private_chance(pub, params, i, nexts, probs):
         hand, disc, name = decode(params, pending, hs, ds, i)
         k = pub[HANDSIZE + seat] - hs if pending and not swap else 1
         m = _draws(pub, params, hand, disc, hs, ds, k, nexts, probs)
-        if swap and name >= 0:
-            f = discard_weight(pub, params, hand, name)
-            for e in range(m):
-                probs[e] *= f
+        if swap:
+            weigh_swap_draw(pub, params, hand, name, probs, m)
         return m
     nexts[0] = DEAD
     probs[0] = 1.0
     return 1
+
+
+@njit(cache=True)
+def weigh_swap_draw(pub, params, hand, name, probs, m):
+    """A swap's draw (:func:`private_chance`, and public_advanced.py's): its ``m`` outcomes'
+    probabilities times :func:`discard_weight` of the name discarded, ``name`` (-1: the
+    mover's state keeps none, nothing to weigh), so that the swap carries the discard's
+    deck probability."""
+    if name >= 0:
+        f = discard_weight(pub, params, hand, name)
+        for e in range(m):
+            probs[e] *= f
 
 
 @njit(cache=True)

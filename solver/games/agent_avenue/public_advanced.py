@@ -154,7 +154,7 @@ def keeps_name(pub, params, seat):
 
 
 @njit(cache=True)
-def _keeps_after_swap(pub, params):
+def _keeps_after_swap(pub):
     """At a play: whether the mover's swap keeps the name (:func:`keeps_name` at its
     draw: the hand less the card discarded)."""
     return pub[HANDSIZE + pub[ACTIVE]] - 1 <= MAX_HAND - 2
@@ -313,7 +313,7 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
     if ph == PH_PLAY:
         pending, hs, ds = scheme(pub, params, pub[ACTIVE])
         return play_actions(pub, params, i, pending, hs, ds, kids, nexts,
-                            _keeps_after_swap(pub, params))
+                            _keeps_after_swap(pub))
     if ph == PH_RECRUIT or ph == PH_BM_TAKE:
         for k in range(n_labels):
             kids[k] = k
@@ -374,10 +374,8 @@ def private_chance(pub, params, i, nexts, probs):
             k = hand_need(pub, params, seat)
         m = _draws(pub, params, hand, np.int64(0), hs, np.int64(0), np.int64(k), nexts,
                    probs)
-        if ph == PH_SWAP_DRAW and name >= 0:
-            f = AP.discard_weight(pub, params, hand, name)
-            for e in range(m):
-                probs[e] *= f
+        if ph == PH_SWAP_DRAW:
+            AP.weigh_swap_draw(pub, params, hand, name, probs, m)
         return m
     nexts[0] = DEAD
     probs[0] = 1.0

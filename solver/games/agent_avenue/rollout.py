@@ -147,7 +147,8 @@ def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
     scales, bases = leaf_weights(pubs, params, leaf)
     state = np.empty(STATE_SIZE, np.int16)
     for q in range(out.shape[0]):
-        w = job_weight(pubs, params, leaf, i0, i1, seeds, scales, bases, q)
+        w = job_weight(pubs, params, leaf, i0, i1, scales, bases, q)
+        np.random.seed(seeds[q])  # this thread's generator: the game's draws from its seed
         if w == 0.0 or not start_state(pubs[leaf[q]], params, i0[q], i1[q], state):
             out[q] = 0.0
             continue

@@ -128,9 +128,6 @@ def leaf_weights(pubs, params, leaf):
 
 
 @njit(cache=True)
-def job_weight(pubs, params, leaf, i0, i1, seeds, scales, bases, q):
-    """Job q's card-removal ratio (leaf.py's ``pair_weight`` of its pair at its leaf), numba's
-    generator (this thread's) seeded with ``seeds[q]`` for its game."""
-    w = pair_weight(pubs[leaf[q]], params, scales[leaf[q]], bases[leaf[q]], i0[q], i1[q])
-    np.random.seed(seeds[q])
-    return w
+def job_weight(pubs, params, leaf, i0, i1, scales, bases, q):
+    """Job q's card-removal ratio (leaf.py's ``pair_weight`` of its pair at its leaf)."""
+    return pair_weight(pubs[leaf[q]], params, scales[leaf[q]], bases[leaf[q]], i0[q], i1[q])
