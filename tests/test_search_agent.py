@@ -208,6 +208,35 @@ def test_long_solves_say_how_far_they_are(tiny, monkeypatch):
     assert any(x.startswith("solving the subgame from here") for x in lines)
 
 
+def test_a_slow_first_iteration_says_it_values_the_leaves_meanwhile(tiny, monkeypatch):
+    """The solve's callback comes after the first iteration, which values the leaves (Agent
+    Avenue standard's rollouts: minutes without a line); a thread says so meanwhile, and
+    stops once the iterations are told."""
+    import time
+
+    from spycfr.search import agent as agent_module
+
+    real = agent_module.solve
+
+    def slow(*args, **kwargs):
+        time.sleep(0.45)  # the leaves' values, slow
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(agent_module, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(agent_module, "PROGRESS_AGAIN", 0.0)
+    monkeypatch.setattr(agent_module, "solve", slow)
+    lines: list[str] = []
+    agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5), lines.append)
+    assert agent.plan().tree.leaves.size
+    plan = [x for x in lines if x.startswith("solving the opening subgame (")]
+    valuing = [n for n, x in enumerate(plan) if ": valuing its " in x]
+    assert valuing, lines
+    assert all(" leaves (its first iteration), " in plan[n] and " s, RSS " in plan[n]
+               for n in valuing)
+    told = [n for n, x in enumerate(plan) if "CFR+ iterations" in x]
+    assert told and max(valuing) < min(told)  # none once the iterations are told
+
+
 def test_the_first_plan_says_how_far_it_is_from_its_first_seconds(monkeypatch):
     """The first plan says what it builds, its tree, then its CFR+ iterations with the time
     left and the RSS, also where the whole loop runs in numba (the plan to the end of the
