@@ -6,10 +6,12 @@ Two seeded re-solves on the public tree of a game (Agent Hunter mini by default)
 by the old and the new passes alternately (``--repeat`` times each, after a warm-up that
 compiles): the leafless loop in numba (``passes.cfr_plus`` on the whole tree) and the Python
 loop over the live passes (``regrets_live`` and company, on the tree cut at ``--depth`` with
-blueprint leaf values); then the regret updates alone (``regrets`` and ``regrets_live``,
-20 calls a seat on the numba loop's solution). Prints the best and median wall and CPU
-seconds of each and whether the strategies, reaches and values (or the regret tables) are
-bit-identical. The old passes are the file
+blueprint leaf values); then each pass alone, 20 calls a seat on the numba loop's solution:
+the reach passes (``forward``, ``forward_live``), the value passes (``backward``,
+``backward_live``) and the regret updates (``regrets``, ``regrets_live``). Prints the best
+and median wall and CPU seconds of each and whether the strategies, reaches and values (or
+the reaches, values and regret tables of the passes alone) are bit-identical. The old passes
+are the file
 ``solver/search/passes.py`` at ``--old`` (read with ``git show``), loaded as its own module;
 the rest of the search (trees, resolve) is the working tree's.
 
@@ -67,6 +69,33 @@ def timed_regrets(module, tree, sol, live, calls):
                                     t.row_count, sol.values[s], sol.reach[s], float(it),
                                     regret, sigma, avg, *live[s])
     return time.perf_counter() - wall, time.process_time() - cpu, (regret, sigma, avg)
+
+
+def timed_pass(module, name, tree, sol, live, calls):
+    """``calls`` reach passes (``name`` "forward") or value passes ("backward") of both
+    seats under ``sol``'s strategy, over every private state or (``live``) the live ones:
+    (wall s, CPU s, the reaches or values after them)."""
+    t = tree
+    n = t.game.n
+    out = tuple(np.zeros((t.size, n[s])) for s in (0, 1))
+    no_leaf, no_values = np.full(t.size, -1, np.int64), np.zeros((1, max(n)))
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(calls):
+        for s in (0, 1):
+            if name == "forward" and live is None:
+                module.forward(s, *t.seat_arrays(s), sol.strategy, sol.reach[s][0], out[s])
+            elif name == "forward":
+                module.forward_live(s, *t.seat_arrays(s), sol.strategy, sol.reach[s][0],
+                                    *live[s], out[s])
+            else:
+                args = (s, t.kind, t.first, t.count, t.prob, t.mask[s], t.row, t.row_kid,
+                        t.row_next, t.row_prob, t.row_count, t.term, t.payoff, t.game.z,
+                        sol.strategy, sol.reach[1 - s], no_leaf, no_values, False)
+                if live is None:
+                    module.backward(*args, out[s])
+                else:
+                    module.backward_live(*args, *live[s], *live[1 - s], out[s])
+    return time.perf_counter() - wall, time.process_time() - cpu, out
 
 
 def report(label: str, times: dict[str, list[tuple[float, float]]], same: bool) -> None:
@@ -129,18 +158,27 @@ def main() -> None:
             report(label, times, same)
             if tree is full:
                 full_sol = sols["new"]
-        # the regret updates alone, on the numba loop's solution: full rows and live rows
+        # each pass alone, on the numba loop's solution: every private state and live ones
         sol = full_sol
         live = tuple(new_passes.live_lists(reachable(full, s, ranges[s] > 0)) for s in (0, 1))
-        for label, rows in (("regrets", None), ("regrets_live", live)):
+        for label, kernel, rows in (("forward", "forward", None),
+                                    ("forward_live", "forward", live),
+                                    ("backward", "backward", None),
+                                    ("backward_live", "backward", live),
+                                    ("regrets", "regrets", None),
+                                    ("regrets_live", "regrets", live)):
             times = {"old": [], "new": []}
             out = {}
-            for module in (old, new_passes):  # compile
-                timed_regrets(module, full, sol, rows, 1)
-            for _ in range(args.repeat):
+            for r in range(args.repeat + 1):  # the first round compiles, untimed
+                calls = 20 if r else 1
                 for name, module in order:
-                    wall, cpu, out[name] = timed_regrets(module, full, sol, rows, 20)
+                    if kernel == "regrets":
+                        wall, cpu, out[name] = timed_regrets(module, full, sol, rows, calls)
+                    else:
+                        wall, cpu, out[name] = timed_pass(module, kernel, full, sol, rows,
+                                                          calls)
                     times[name].append((wall, cpu))
+            times = {name: each[1:] for name, each in times.items()}
             report(f"{label} x20 (both seats)", times,
                    all(a.tobytes() == b.tobytes() for a, b in zip(out["old"], out["new"],
                                                                   strict=True)))

@@ -22,8 +22,8 @@ def forward(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, ro
             sigma, root_reach, r):
     """``r[node, i]``: seat's reach of private state i at each node (``sigma`` its strategy
     rows)."""
-    forward_from(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
-                 sigma, 0, root_reach, r)
+    _forward(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
+             sigma, 0, root_reach, None, None, r)
 
 
 @njit(cache=True)
@@ -31,34 +31,68 @@ def forward_from(seat, kind, first, count, mask, row, row_kid, row_next, row_pro
                  sigma, start, start_reach, r):
     """:func:`forward` from node ``start`` with reach ``start_reach`` there: the reach at
     every node below it (0 at every other node: a node's children come after it)."""
-    r[:, :] = 0.0
-    r[start, :] = start_reach
+    _forward(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
+             sigma, start, start_reach, None, None, r)
+
+
+@njit(cache=True)
+def _forward(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
+             sigma, start, start_reach, lp, li, r):
+    """The reach pass of :func:`forward_from` (``lp`` None: every private state) and of
+    :func:`forward_live` (``start`` 0; ``lp``/``li`` the live lists). ``lp is None`` is
+    decided when numba compiles (it prunes the other branch), so each rule is written once
+    and the full pass pays nothing for the live one."""
+    if lp is None:
+        r[:, :] = 0.0
+        r[start, :] = start_reach
+    else:
+        for y in range(lp[start], lp[start + 1]):
+            r[start, li[y]] = start_reach[li[y]]
     for n in range(start, kind.shape[0]):
         k = kind[n]
         f = first[n]
         if k == TERMINAL or k == LEAF:
             continue
-        if k == seat:
+        if k == seat or k == PRIVATE_CHANCE + seat:
+            if lp is not None:
+                # the children's live entries are written only through these rows: clear them
+                for c in range(f, f + count[n]):
+                    for y in range(lp[c], lp[c + 1]):
+                        r[c, li[y]] = 0.0
             q = row[n]
-            for i in range(r.shape[1]):
+            lo, hi = _span(lp, n, r.shape[1])
+            for y in range(lo, hi):
+                i = y if li is None else li[y]
                 x = r[n, i]
                 if x == 0.0:
                     continue
-                for e in range(row_count[q, i]):
-                    r[f + row_kid[q, i, e], row_next[q, i, e]] += x * sigma[q, i, e]
-        elif k == PRIVATE_CHANCE + seat:
-            q = row[n]
-            for i in range(r.shape[1]):
-                x = r[n, i]
-                for e in range(row_count[q, i]):
-                    r[f, row_next[q, i, e]] += x * row_prob[q, i, e]
+                if k == seat:
+                    for e in range(row_count[q, i]):
+                        r[f + row_kid[q, i, e], row_next[q, i, e]] += x * sigma[q, i, e]
+                else:
+                    for e in range(row_count[q, i]):
+                        r[f, row_next[q, i, e]] += x * row_prob[q, i, e]
         elif k == CHANCE:
             for c in range(f, f + count[n]):
-                for i in range(r.shape[1]):
+                lo, hi = _span(lp, c, r.shape[1])
+                for y in range(lo, hi):
+                    i = y if li is None else li[y]
                     r[c, i] = r[n, i] * mask[c, i]
         else:  # the other seat's decision or private chance: seat's range passes unchanged
             for c in range(f, f + count[n]):
-                r[c, :] = r[n, :]
+                lo, hi = _span(lp, c, r.shape[1])
+                for y in range(lo, hi):
+                    i = y if li is None else li[y]
+                    r[c, i] = r[n, i]
+
+
+@njit(cache=True, inline="always")
+def _span(lp, n, size):
+    """The positions of node ``n``'s private states in its live list ``lp`` (None: every
+    state, 0 to ``size``)."""
+    if lp is None:
+        return 0, size
+    return lp[n], lp[n + 1]
 
 
 @njit(cache=True)
@@ -68,36 +102,57 @@ def backward(seat, kind, first, count, prob, mask, row, row_kid, row_next, row_p
     the other seat's reach ``opp_reach``; a best response where ``best``. At a terminal only
     the opponent's private states it reaches are summed (the same sums: Agent Avenue's
     terminals are reached by a few of 201 private states a seat)."""
+    _backward(seat, kind, first, count, prob, mask, row, row_kid, row_next, row_prob,
+              row_count, term, payoff, z, sigma, opp_reach, leaf_index, leaf_values, best,
+              None, None, None, None, v)
+
+
+@njit(cache=True)
+def _backward(seat, kind, first, count, prob, mask, row, row_kid, row_next, row_prob,
+              row_count, term, payoff, z, sigma, opp_reach, leaf_index, leaf_values, best,
+              lp, li, op, oi, v):
+    """The value pass of :func:`backward` (``lp``, ``li``, ``op``, ``oi`` None: every
+    private state) and of :func:`backward_live` (seat's live lists, the other seat's);
+    pruned when numba compiles, as :func:`_forward`."""
     live = np.empty(opp_reach.shape[1], np.int64)
     for n in range(kind.shape[0] - 1, -1, -1):
         k = kind[n]
         f = first[n]
+        lo, hi = _span(lp, n, v.shape[1])
         if k == TERMINAL:
             t = term[n]
             m = 0
-            for j in range(opp_reach.shape[1]):
+            olo, ohi = _span(op, n, opp_reach.shape[1])
+            for y in range(olo, ohi):
+                j = y if oi is None else oi[y]
                 if opp_reach[n, j] != 0.0:
                     live[m] = j
                     m += 1
             if seat == 0:
-                for i in range(v.shape[1]):
+                for y in range(lo, hi):
+                    i = y if li is None else li[y]
                     acc = 0.0
                     for x in range(m):
                         j = live[x]
                         acc += payoff[t, i, j] * opp_reach[n, j]
                     v[n, i] = acc / z
             else:
-                for j in range(v.shape[1]):
+                for y in range(lo, hi):
+                    i = y if li is None else li[y]
                     acc = 0.0
                     for x in range(m):
-                        i = live[x]
-                        acc -= payoff[t, i, j] * opp_reach[n, i]
-                    v[n, j] = acc / z
+                        j = live[x]
+                        acc -= payoff[t, j, i] * opp_reach[n, j]
+                    v[n, i] = acc / z
         elif k == LEAF:
-            v[n, :] = leaf_values[leaf_index[n]]
+            lv = leaf_index[n]
+            for y in range(lo, hi):
+                i = y if li is None else li[y]
+                v[n, i] = leaf_values[lv, i]
         elif k == seat:
             q = row[n]
-            for i in range(v.shape[1]):
+            for y in range(lo, hi):
+                i = y if li is None else li[y]
                 acc = -np.inf if best else 0.0
                 for e in range(row_count[q, i]):
                     x = v[f + row_kid[q, i, e], row_next[q, i, e]]
@@ -108,20 +163,26 @@ def backward(seat, kind, first, count, prob, mask, row, row_kid, row_next, row_p
                 v[n, i] = acc if row_count[q, i] > 0 else 0.0
         elif k == PRIVATE_CHANCE + seat:
             q = row[n]
-            for i in range(v.shape[1]):
+            for y in range(lo, hi):
+                i = y if li is None else li[y]
                 acc = 0.0
                 for e in range(row_count[q, i]):
                     acc += row_prob[q, i, e] * v[f, row_next[q, i, e]]
                 v[n, i] = acc
         elif k == CHANCE:
-            v[n, :] = 0.0
-            for c in range(f, f + count[n]):
-                for i in range(v.shape[1]):
-                    v[n, i] += prob[c] * mask[c, i] * v[c, i]
+            for y in range(lo, hi):
+                i = y if li is None else li[y]
+                acc = 0.0
+                for c in range(f, f + count[n]):
+                    acc += prob[c] * mask[c, i] * v[c, i]
+                v[n, i] = acc
         else:
-            v[n, :] = 0.0
-            for c in range(f, f + count[n]):
-                v[n, :] += v[c, :]
+            for y in range(lo, hi):
+                i = y if li is None else li[y]
+                acc = 0.0
+                for c in range(f, f + count[n]):
+                    acc += v[c, i]
+                v[n, i] = acc
 
 
 @njit(cache=True)
@@ -130,7 +191,7 @@ def regrets(seat, kind, first, row, row_kid, row_next, row_count, v, reach, weig
     """CFR+ at seat's decisions: regrets from ``v``, floored at 0; ``avg`` += weight * reach *
     sigma; then ``sigma`` = regret matching on the new regrets."""
     _seat_rows(False, seat, kind, first, row, row_kid, row_next, row_count, v, reach, weight,
-               regret, sigma, avg)
+               regret, sigma, avg, None, None)
 
 
 @njit(cache=True)
@@ -138,20 +199,24 @@ def best_rows(seat, kind, first, row, row_kid, row_next, row_count, v, sigma):
     """Seat's rows of ``sigma`` made a pure best response to the values ``v`` (the first of
     the best actions)."""
     _seat_rows(True, seat, kind, first, row, row_kid, row_next, row_count, v, v, 0.0, sigma,
-               sigma, sigma)
+               sigma, sigma, None, None)
 
 
 @njit(cache=True)
 def _seat_rows(best, seat, kind, first, row, row_kid, row_next, row_count, v, reach, weight,
-               regret, sigma, avg):
+               regret, sigma, avg, lp, li):
     """Seat's rows of ``sigma`` from its action values in ``v``: a pure best response
-    (``best``; ``reach``, ``weight``, ``regret`` and ``avg`` unused) or one CFR+ step."""
+    (``best``; ``reach``, ``weight``, ``regret`` and ``avg`` unused) or one CFR+ step; on
+    every private state's row (``lp``, ``li`` None) or on those of each node's live states
+    (pruned when numba compiles, as :func:`_forward`)."""
     for n in range(kind.shape[0]):
         if kind[n] != seat:
             continue
         q = row[n]
         f = first[n]
-        for i in range(v.shape[1]):
+        lo, hi = _span(lp, n, v.shape[1])
+        for y in range(lo, hi):
+            i = y if li is None else li[y]
             m = row_count[q, i]
             if m == 0:
                 continue
@@ -172,8 +237,9 @@ def _regret_row(n, q, i, m, f, row_kid, row_next, v, reach, weight, regret, sigm
     """One CFR+ step on row ``q`` (decision node ``n``, first child ``f``) for private state
     ``i`` and its ``m`` > 0 actions: ``avg`` += weight * reach * sigma, the regrets from
     ``v`` floored at 0, then ``sigma`` = regret matching on them (uniform where all are 0).
-    The step :func:`regrets` and :func:`regrets_live` share; inlined (``inline="always"``):
-    called per row it made both 1.4-1.6x slower (benchmarks/README.md)."""
+    The step of :func:`_seat_rows` (:func:`regrets`, :func:`regrets_live`); inlined
+    (``inline="always"``): called per row it made both 1.4-1.6x slower
+    (benchmarks/README.md)."""
     x = reach[n, i]
     total = 0.0
     for e in range(m):
@@ -274,10 +340,12 @@ def cfr_plus(kind, first, count, prob, mask0, mask1, row, row_kid, row_next, row
 # A subgame's ranges hold few of a seat's private states at each node (Agent Avenue advanced:
 # 260-331 of 2,641): ``lp``/``li`` list, per node n, the states ``li[lp[n]:lp[n + 1]]`` that
 # some play leads to from the root's range (spycfr.search.tree.reachable; a CSR of its rows).
-# The passes below visit those alone. Their reaches and values there are the full passes'
-# (a reach outside them is 0, a node's values there read only its children's live states);
-# outside them they write nothing (the caller's zeros stay), and ``regrets_live`` leaves
-# those rows' strategies as they are (the full passes update rows that no play reaches too).
+# The passes below visit those alone: each is the full pass's kernel (_forward, _backward,
+# _seat_rows) given the lists, where the full pass gives None. Their reaches and values
+# there are the full passes' (a reach outside them is 0, a node's values there read only its
+# children's live states); outside them they write nothing (the caller's zeros stay), and
+# ``regrets_live`` leaves those rows' strategies as they are (the full passes update rows
+# that no play reaches too).
 
 
 @njit(cache=True)
@@ -305,40 +373,8 @@ def live_lists(r):
 def forward_live(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
                  sigma, root_reach, lp, li, r):
     """:func:`forward` over each node's live states (``r`` 0 elsewhere: not written)."""
-    for x in range(lp[0], lp[1]):
-        r[0, li[x]] = root_reach[li[x]]
-    for n in range(kind.shape[0]):
-        k = kind[n]
-        f = first[n]
-        if k == TERMINAL or k == LEAF:
-            continue
-        if k == seat or k == PRIVATE_CHANCE + seat:
-            # the children's live entries are written only through these rows: clear them
-            for c in range(f, f + count[n]):
-                for y in range(lp[c], lp[c + 1]):
-                    r[c, li[y]] = 0.0
-            q = row[n]
-            for y in range(lp[n], lp[n + 1]):
-                i = li[y]
-                x = r[n, i]
-                if x == 0.0:
-                    continue
-                if k == seat:
-                    for e in range(row_count[q, i]):
-                        r[f + row_kid[q, i, e], row_next[q, i, e]] += x * sigma[q, i, e]
-                else:
-                    for e in range(row_count[q, i]):
-                        r[f, row_next[q, i, e]] += x * row_prob[q, i, e]
-        elif k == CHANCE:
-            for c in range(f, f + count[n]):
-                for y in range(lp[c], lp[c + 1]):
-                    i = li[y]
-                    r[c, i] = r[n, i] * mask[c, i]
-        else:
-            for c in range(f, f + count[n]):
-                for y in range(lp[c], lp[c + 1]):
-                    i = li[y]
-                    r[c, i] = r[n, i]
+    _forward(seat, kind, first, count, mask, row, row_kid, row_next, row_prob, row_count,
+             sigma, 0, root_reach, lp, li, r)
 
 
 @njit(cache=True)
@@ -347,84 +383,14 @@ def backward_live(seat, kind, first, count, prob, mask, row, row_kid, row_next, 
                   lp, li, op, oi, v):
     """:func:`backward` over each node's live states (``lp``/``li``: seat's; ``op``/``oi``:
     the other seat's, whose reach the terminals sum over); ``v`` 0 elsewhere: not written."""
-    live = np.empty(opp_reach.shape[1], np.int64)
-    for n in range(kind.shape[0] - 1, -1, -1):
-        k = kind[n]
-        f = first[n]
-        if k == TERMINAL:
-            t = term[n]
-            m = 0
-            for y in range(op[n], op[n + 1]):
-                j = oi[y]
-                if opp_reach[n, j] != 0.0:
-                    live[m] = j
-                    m += 1
-            for y in range(lp[n], lp[n + 1]):
-                i = li[y]
-                acc = 0.0
-                if seat == 0:
-                    for x in range(m):
-                        j = live[x]
-                        acc += payoff[t, i, j] * opp_reach[n, j]
-                    v[n, i] = acc / z
-                else:
-                    for x in range(m):
-                        j = live[x]
-                        acc -= payoff[t, j, i] * opp_reach[n, j]
-                    v[n, i] = acc / z
-        elif k == LEAF:
-            lv = leaf_index[n]
-            for y in range(lp[n], lp[n + 1]):
-                i = li[y]
-                v[n, i] = leaf_values[lv, i]
-        elif k == seat:
-            q = row[n]
-            for y in range(lp[n], lp[n + 1]):
-                i = li[y]
-                acc = -np.inf if best else 0.0
-                for e in range(row_count[q, i]):
-                    x = v[f + row_kid[q, i, e], row_next[q, i, e]]
-                    if best:
-                        acc = max(acc, x)
-                    else:
-                        acc += sigma[q, i, e] * x
-                v[n, i] = acc if row_count[q, i] > 0 else 0.0
-        elif k == PRIVATE_CHANCE + seat:
-            q = row[n]
-            for y in range(lp[n], lp[n + 1]):
-                i = li[y]
-                acc = 0.0
-                for e in range(row_count[q, i]):
-                    acc += row_prob[q, i, e] * v[f, row_next[q, i, e]]
-                v[n, i] = acc
-        elif k == CHANCE:
-            for y in range(lp[n], lp[n + 1]):
-                i = li[y]
-                acc = 0.0
-                for c in range(f, f + count[n]):
-                    acc += prob[c] * mask[c, i] * v[c, i]
-                v[n, i] = acc
-        else:
-            for y in range(lp[n], lp[n + 1]):
-                i = li[y]
-                acc = 0.0
-                for c in range(f, f + count[n]):
-                    acc += v[c, i]
-                v[n, i] = acc
+    _backward(seat, kind, first, count, prob, mask, row, row_kid, row_next, row_prob,
+              row_count, term, payoff, z, sigma, opp_reach, leaf_index, leaf_values, best,
+              lp, li, op, oi, v)
 
 
 @njit(cache=True)
 def regrets_live(seat, kind, first, row, row_kid, row_next, row_count, v, reach, weight,
                  regret, sigma, avg, lp, li):
     """:func:`regrets` on the rows of each node's live states."""
-    for n in range(kind.shape[0]):
-        if kind[n] != seat:
-            continue
-        q = row[n]
-        f = first[n]
-        for y in range(lp[n], lp[n + 1]):
-            i = li[y]
-            m = row_count[q, i]
-            if m == 0:
-                continue
-            _regret_row(n, q, i, m, f, row_kid, row_next, v, reach, weight, regret, sigma, avg)
+    _seat_rows(False, seat, kind, first, row, row_kid, row_next, row_count, v, reach, weight,
+               regret, sigma, avg, lp, li)
