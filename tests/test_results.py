@@ -129,3 +129,35 @@ def test_committed_standard_agents_are_search_agents(run_name, opponents):
         lo, hi = r["a_payoff"]["ci95"]
         assert lo <= r["a_payoff"]["mean"] <= hi and r["a"] == run_name
         assert r["game"] == meta["game"] and r["a_payoff"]["games"] >= 40
+
+
+@pytest.mark.parametrize("run_name", ["standard", "agent-avenue/standard",
+                                      "agent-avenue/advanced"])
+def test_committed_agent_reports_are_what_report_writes_now(run_name, tmp_path):
+    """The search agents' committed report.md is `spycfr report`'s text now (results/standard's
+    lacked how each head-to-head result was played; the count of LBR games beside the
+    command's --lbr-games is said)."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from spycfr.cli.main import cli
+
+    run = tmp_path / "run"
+    shutil.copytree(RESULTS / run_name, run, ignore=shutil.ignore_patterns("report.md"))
+    result = CliRunner().invoke(cli, ["report", str(run), "-o", str(run / "report.md")])
+    assert result.exit_code == 0, result.output
+    assert (run / "report.md").read_text() == (RESULTS / run_name / "report.md").read_text()
+
+
+def test_a_report_says_when_lbr_counted_more_games_than_asked():
+    from spycfr.analysis.sampled_report import _lbr_count
+
+    measured = {"command": "spycfr measure R --games 0 --lbr-games 10",
+                "local_best_response": {"games": 11, "games_file": "lbr-games.jsonl"}}
+    assert _lbr_count(measured) == ("; its local best response counts 11 games, not the 10 "
+                                    "asked: every finished game of the same settings in "
+                                    "lbr-games.jsonl counts")
+    measured["local_best_response"]["games"] = 10
+    assert _lbr_count(measured) == ""
+    assert _lbr_count({"command": "spycfr measure R --games 100"}) == ""

@@ -7,6 +7,7 @@ and what was measured instead.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from spycfr.analysis.headtohead import INTERVAL_WORDS
@@ -218,11 +219,12 @@ def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
                 "RUN_DIR --lbr-games N` measures them).\n")
         return
     if not m["head_to_head"]:  # measure --games 0: the local best response alone
-        doc.add(f"Measured by `{m['command']}` (no head-to-head games there).\n")
+        doc.add(f"Measured by `{m['command']}` (no head-to-head games there"
+                f"{_lbr_count(m)}).\n")
     else:
         doc.add(f"Head to head, {m['games']:,} sampled games against each player, half in each "
-                f"seat (`{m['command']}`); the run's mean payoff per game with its 95% "
-                "interval:\n")
+                f"seat (`{m['command']}`{_lbr_count(m)}); the run's mean payoff per game with "
+                "its 95% interval:\n")
         rows = []
         for r in m["head_to_head"]:
             lo, hi = r["payoff"]["ci95"]
@@ -310,3 +312,18 @@ def _opening_table(doc: Doc, path: Path, spec) -> None:
         doc.add(md_table([group, "probability", "value"],
                          [[r["cards"], f"{r['probability']:.4f}", f"{r['value']:+.4f}"]
                           for r in s[p]["top"]], "lrr") + "\n")
+
+
+def _lbr_count(measured: dict) -> str:
+    """Where the local best response counted another number of games than the command
+    asked (``--lbr-games``: a search agent's games file keeps every finished game of the
+    same settings, so a rerun or another machine's games add to it), that number and why;
+    else nothing. Before, the report gave the command's 10 beside '11 sampled games'."""
+    r = measured.get("local_best_response") or {}
+    asked = re.search(r"--lbr-games[ =](\d+)", measured.get("command") or "")
+    if not r or asked is None or int(asked.group(1)) == r.get("games"):
+        return ""
+    where = f" in {r['games_file']}" if r.get("games_file") else ""
+    return (f"; its local best response counts {r['games']:,} games, not the "
+            f"{int(asked.group(1)):,} asked: every finished game of the same settings{where} "
+            "counts")
