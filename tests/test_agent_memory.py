@@ -235,3 +235,31 @@ def test_the_watchdogs_error_landing_after_the_command_leaves_no_budget_behind(m
     with use_budget(MemoryBudget(2**30, "--memory-limit 1 GiB")):
         assert memory.current_budget() is not None
     assert Event.fired and memory.current_budget() is None
+
+
+def test_the_watchdogs_error_inside_a_strategy_table_or_sweep_load_is_not_a_bad_file(
+        monkeypatch, tmp_path):
+    """The other catch-all loaders (bd816cf fixed the first ones): a strategy table's read
+    and the workbench's sweep page let the watchdog's error through instead of calling the
+    file unreadable."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from spycfr.formats.strategy_table import read_table
+    from spycfr.web import many
+    from spycfr.web.bench import Workbench
+    from spycfr.web.catalog import discover
+
+    table = tmp_path / "strategy.csv"
+    table.write_text("player,infoset,action,probability\n")
+
+    def load(*_, **__):
+        raise memory.MemoryWatchdogError("--memory-limit 0.001 GiB: stopped")
+
+    monkeypatch.setattr(pd, "read_csv", load)
+    with pytest.raises(memory.MemoryWatchdogError, match="stopped"):
+        read_table(table)
+    bench = Workbench(discover([str(RESULTS / "sweeps" / "agent-hunter-decoys")]))
+    with pytest.raises(memory.MemoryWatchdogError, match="stopped"):
+        many.sweep(bench, SimpleNamespace(query={"run": "agent-hunter-decoys"}))

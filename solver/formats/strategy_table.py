@@ -21,6 +21,7 @@ import pandas as pd
 from spycfr.errors import SpycfrError
 from spycfr.games import tree_labels
 from spycfr.io import atomic_path, check_free_space
+from spycfr.memory import MemoryLimitError
 from spycfr.tree import Tree
 
 REQUIRED_COLUMNS = ("player", "infoset", "action", "probability")
@@ -123,6 +124,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
             table = pd.read_parquet(path)
         else:
             table = pd.DataFrame(json.loads(path.read_text()))
+    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
+        raise
     except Exception as exc:  # pandas raises many types for unreadable files
         raise SpycfrError(f"cannot read strategy table {str(path)!r}: {exc}") from None
     missing = [c for c in REQUIRED_COLUMNS if c not in table.columns]

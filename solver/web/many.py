@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from spycfr.memory import MemoryLimitError
 from spycfr.web.bench import PageError, entry_nav
 from spycfr.web.html import esc, markdown, num, page, table, url
 
@@ -20,6 +21,8 @@ def sweep(bench, request) -> str:
         raise PageError(f"sweep {entry.name!r} has no sweep.csv yet", 404)
     try:
         frame = pd.read_csv(csv)
+    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
+        raise
     except Exception as exc:  # pandas raises many types on a damaged file
         raise PageError(f"{entry.name!r}: sweep.csv is unreadable ({str(exc)[:120]})",
                         409) from None
