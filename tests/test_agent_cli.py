@@ -11,6 +11,7 @@ import pytest
 
 from cli_helpers import spycfr
 from spycfr.compiling import COMPILING
+from spycfr.errors import SpycfrError
 from spycfr.search.agent import (
     ENDGAME,
     PLAN_ENDGAME,
@@ -148,6 +149,34 @@ def test_a_damaged_agent_configuration_is_a_one_line_error(agent_dir, tmp_path, 
         lines = [x for x in err.strip().splitlines() if x != COMPILING]
         assert code == 2 and len(lines) == 1, err
         assert f"{str(run / 'run.json')!r} is corrupt: {words}" in lines[0]
+
+
+def test_every_agent_field_type_is_checked_and_an_unknown_one_is_named(monkeypatch):
+    """run.json's check of the agent's fields knows every AgentConfig annotation of today,
+    and unions of int, float, bool, str and None; a field of a type it does not know (a new
+    AgentConfig field) is a TypeError naming the field and the table to extend, not a
+    KeyError of the annotation's text."""
+    from spycfr.runs.agent_run import agent_config
+    from spycfr.runs.result import RunResult
+
+    fields = AgentConfig.__dataclass_fields__
+    record = {"game": "agent-hunter", "variant": {}, "algorithm": "re-solving",
+              "iterations": 1, "agent": {name: getattr(AgentConfig(), name) for name in fields}}
+    assert agent_config(RunResult.from_json(record)) == AgentConfig()
+    field = fields["plan_play"]
+    for annotation, good, bad, words in [
+            ("float", 0.5, True, "a number"), ("bool", True, 1, "true or false"),
+            ("float | None", None, "x", "a number or null")]:
+        monkeypatch.setattr(field, "type", annotation)
+        record["agent"]["plan_play"] = good
+        assert agent_config(RunResult.from_json(record)).plan_play == good
+        record["agent"]["plan_play"] = bad
+        with pytest.raises(SpycfrError, match=f"agent.plan_play must be {words}, got"):
+            agent_config(RunResult.from_json(record))
+    monkeypatch.setattr(field, "type", "list[int]")
+    with pytest.raises(TypeError, match=r"AgentConfig.plan_play is annotated 'list\[int\]'"
+                                        r".*_AGENT_KIND_PARTS"):
+        agent_config(RunResult.from_json(record))
 
 
 @pytest.mark.slow

@@ -109,9 +109,28 @@ def is_agent_run(meta: RunResult) -> bool:
     return meta.algorithm == ALGORITHM
 
 
-# run.json's agent fields by AgentConfig's annotation: what each may hold, in words
-_AGENT_KINDS = {"int": ((int,), "an integer"), "str": ((str,), "a string"),
-                "str | None": ((str, type(None)), "a string or null")}
+# run.json's agent fields by AgentConfig's annotation: what each part of a (union) type may
+# hold, in words; a field annotated otherwise is refused with a TypeError naming this table
+_AGENT_KIND_PARTS: dict[str, tuple[tuple[type, ...], str]] = {
+    "int": ((int,), "an integer"), "float": ((int, float), "a number"),
+    "bool": ((bool,), "true or false"), "str": ((str,), "a string"),
+    "None": ((type(None),), "null")}
+
+
+def _agent_kind(name: str, annotation: object) -> tuple[tuple[type, ...], str]:
+    """(the JSON types run.json's ``agent.name`` may hold, them in words) for AgentConfig's
+    annotation of the field (a string under postponed annotations: "str | None"). A type
+    this check does not know is a TypeError naming the field (a new AgentConfig field whose
+    type needs an entry in _AGENT_KIND_PARTS), not a KeyError."""
+    text = annotation.__name__ if isinstance(annotation, type) else str(annotation)
+    parts = [p.strip() for p in text.split("|")]
+    unknown = [p for p in parts if p not in _AGENT_KIND_PARTS]
+    if unknown:
+        raise TypeError(f"AgentConfig.{name} is annotated {text!r}: run.json's check of the "
+                        f"agent's fields knows {', '.join(_AGENT_KIND_PARTS)} and unions of "
+                        "them (add the type to agent_run._AGENT_KIND_PARTS)")
+    kinds = tuple(t for p in parts for t in _AGENT_KIND_PARTS[p][0])
+    return kinds, " or ".join(_AGENT_KIND_PARTS[p][1] for p in parts)
 
 
 def agent_config(meta: RunResult, run_dir: str | Path | None = None) -> AgentConfig:
@@ -124,8 +143,8 @@ def agent_config(meta: RunResult, run_dir: str | Path | None = None) -> AgentCon
     for name, value in record.items():
         if name not in fields:
             continue
-        kinds, words = _AGENT_KINDS[str(fields[name].type)]
-        if not isinstance(value, kinds) or isinstance(value, bool):
+        kinds, words = _agent_kind(name, fields[name].type)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
             raise SpycfrError(f"{where} is corrupt: agent.{name} must be {words}, got "
                               f"{json.dumps(value)[:60]}")
     return AgentConfig(**{k: v for k, v in record.items() if k in fields})
