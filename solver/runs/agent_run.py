@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -105,8 +105,12 @@ def _unfocused(agent: SearchAgent) -> int:
     return int(getattr(values, "unfocused", 0))
 
 
-def is_agent_run(meta: RunResult) -> bool:
-    return meta.algorithm == ALGORITHM
+def is_agent_run(meta: RunResult | Mapping[str, Any]) -> bool:
+    """Whether the run is a search agent's (run.json's algorithm ``re-solving``): ``meta``
+    read (RunResult) or run.json's object as it is (the workbench's listing, which holds
+    sweeps and team runs too)."""
+    algorithm = meta.get("algorithm") if isinstance(meta, Mapping) else meta.algorithm
+    return algorithm == ALGORITHM
 
 
 # run.json's agent fields by AgentConfig's annotation: what each part of a (union) type may

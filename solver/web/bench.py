@@ -147,10 +147,10 @@ class Workbench:
 
         entry = self.entry(name)
         if RunResult.from_json(entry.meta).treeless:
-            from spycfr.search.agent import ALGORITHM
+            from spycfr.runs.agent_run import is_agent_run
 
             what = ("is a search agent (it re-solves as it plays, keeping no tree; `spycfr "
-                    "query` answers a position)" if entry.meta.get("algorithm") == ALGORITHM
+                    "query` answers a position)" if is_agent_run(entry.meta)
                     else "was sampled without a tree (Monte-Carlo CFR)")
             raise PageError(f"run {name!r} {what}: its openings, play and review pages work, "
                             "the strategy browser needs a tree", 409)
@@ -184,10 +184,10 @@ def fmt_eps(meta: dict) -> str:
     bound = (meta.get("measured") or {}).get("exploitability_lower_bound")
     if bound:
         return f"unknown (at least {bound['value']:.3g}, measured by {bound['by']})"
-    from spycfr.search.agent import ALGORITHM
+    from spycfr.runs.agent_run import is_agent_run
 
-    return "unknown (" + ("a search agent" if meta.get("algorithm") == ALGORITHM else
-                          "a sampled run") + ": not measured)"
+    return "unknown (" + ("a search agent" if is_agent_run(meta) else "a sampled run") + \
+        ": not measured)"
 
 
 def parse_line(text: str | None, what: str = "line", limit: int = 400) -> list[int]:

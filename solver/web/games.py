@@ -131,9 +131,9 @@ def _start_form(entry, seat: int) -> str:
 
 
 def _header(entry, seat: int, seed: int) -> str:
-    from spycfr.search.agent import ALGORITHM
+    from spycfr.runs.agent_run import is_agent_run
 
-    how = ("as the search agent of" if entry.meta.get("algorithm") == ALGORITHM else
+    how = ("as the search agent of" if is_agent_run(entry.meta) else
            "with the strategy of")  # an agent re-solves as it plays (as `spycfr play` says)
     return (f"<p>you are <b>{SEATS[seat]}</b>; the program plays {SEATS[1 - seat]} {how} "
             f"{esc(entry.name)} (exploitability {esc(fmt_eps(entry.meta))}); seed {seed}</p>")
@@ -226,12 +226,12 @@ AGENT_REVIEW_NOTE = ("The search agent re-solves along each game it reviews, onc
 
 
 def review_form(bench, request, message: str = "", status: int = 200) -> str:
-    from spycfr.search.agent import ALGORITHM
+    from spycfr.runs.agent_run import is_agent_run
 
     entry = bench.entry(request.query.get("run"))
     plugin = get_plugin(entry.meta["game"])
     example = plugin.records.example if plugin.records else ""
-    agent = entry.meta.get("algorithm") == ALGORITHM
+    agent = is_agent_run(entry.meta)
     body = (f"<p>Paste full game records (one per line, the game's notation, e.g. "
             f"<code>{esc(example)}</code>) or upload a file of them; each game's moves are "
             f"reviewed against {esc(entry.name)} (exploitability {esc(fmt_eps(entry.meta))})."

@@ -60,12 +60,12 @@ def _quality(entry) -> str:
 def _nodes(meta: dict) -> str:
     """The tree's node count, or why the run has none (a search agent keeps no tree; a
     sampled run's tree is not enumerated)."""
-    from spycfr.search.agent import ALGORITHM
+    from spycfr.runs.agent_run import is_agent_run
 
     if isinstance(meta.get("nodes"), int):
         return f"{meta['nodes']:,}"
-    return "– (a search agent: it re-solves, keeping no tree)" if meta.get("algorithm") == \
-        ALGORITHM else "– (not enumerated: a sampled run)"
+    return "– (a search agent: it re-solves, keeping no tree)" if is_agent_run(meta) else \
+        "– (not enumerated: a sampled run)"
 
 
 def run_page(bench, request) -> str:
