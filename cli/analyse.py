@@ -174,11 +174,9 @@ def _player_json(rows, sets, spec, player: str, top: int | None) -> dict:
 
 def _table_openings(run_dir: str, meta, spec, as_json: bool, top: int | None) -> None:
     """Openings of a search agent that opens by its openings table (a matrix game)."""
-    from pathlib import Path
+    from spycfr.runs.agent_run import opening_table
 
-    from spycfr.search.openings import OpeningTable
-
-    table = OpeningTable.load(Path(run_dir) / meta.record["agent"]["opening_file"])
+    table = opening_table(run_dir, meta)
     if as_json:
         click.echo(json.dumps({"run": _run_fields(meta, ("game", "variant", "algorithm")),
                                **table.summary(top or 10**9)}))

@@ -244,3 +244,40 @@ def test_a_damaged_openings_table_is_a_one_line_error(tiny, tmp_path):
     with pytest.raises(SpycfrError, match=r"unreadable or corrupt \(.*\): make it again with "
                                           r"`spycfr train-openings "):
         O.OpeningTable.load(path)
+
+
+def test_openings_and_report_check_the_table_against_run_json(tiny, tmp_path):
+    """`spycfr openings` and `spycfr report` read the agent's openings table only where it is
+    the file run.json vouches for (its sha256, as every other run file is checked) and is
+    for the run's game and variant: a changed or another run's table is one line naming
+    the file and how to make it again, exit 2 (they printed the stale table's openings)."""
+    import shutil
+    from pathlib import Path
+
+    from test_faults import one_line_error
+
+    run = tmp_path / "standard"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "results" / "standard", run)
+    table = run / "openings-table.npz"
+    report = str(tmp_path / "report.md")
+    commands = [["openings", str(run)], ["openings", str(run), "--json"],
+                ["report", str(run), "-o", report]]
+    for args in commands:
+        code, _, err = spycfr(*args)
+        assert code == 0, err
+    with np.load(table) as z:
+        arrays = dict(z)
+    np.savez(table, **{**arrays, "value": np.array(0.5)})  # the same table, another value
+    for args in commands:
+        line = one_line_error(args, f"the openings table {str(table)!r} is not the one "
+                                    "run.json records (its sha256 differs")
+        assert f"make it again with `spycfr train-openings {run}`" in line
+    O.OpeningTable.make(tiny, 16, seed=0).save(table)  # another variant's, no hash recorded
+    meta = json.loads((run / "run.json").read_text())
+    del meta["files"]["openings-table.npz"]
+    (run / "run.json").write_text(json.dumps(meta))
+    for args in commands:
+        line = one_line_error(args, f"the openings table {str(table)!r} is for agent-hunter "
+                                    "cards=3 houses=2")
+        assert "not this run's agent-hunter cards=10 houses=3" in line
+        assert "spycfr train-openings" in line

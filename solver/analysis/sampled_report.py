@@ -17,7 +17,7 @@ from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.io import write_text
-from spycfr.runs.agent_run import replays_first_move
+from spycfr.runs.agent_run import opening_table, replays_first_move
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import treeless_openings
 from spycfr.search.agent import ALGORITHM as AGENT_ALGORITHM
@@ -266,7 +266,7 @@ def _openings(doc: Doc, meta: RunResult, raw, run_dir: Path) -> None:
     doc.add(f"## Most played {spec.whats}\n")
     opening_file = (meta.record.get("agent") or {}).get("opening_file")
     if opening_file:
-        _opening_table(doc, run_dir / opening_file, spec)
+        _opening_table(doc, run_dir, meta, spec)
         return
     what = ("The agent's first plan at the opening decisions" if meta.algorithm ==
             AGENT_ALGORITHM else "The run's average strategy at the opening decisions")
@@ -295,11 +295,11 @@ def _openings(doc: Doc, meta: RunResult, raw, run_dir: Path) -> None:
                         zip(sets[spec.group_name], sets.probability, strict=True)) + ".\n")
 
 
-def _opening_table(doc: Doc, path: Path, spec) -> None:
-    """An agent that opens by its openings table: the matrix game, its value and mixtures."""
-    from spycfr.search.openings import OpeningTable
-
-    table = OpeningTable.load(path)
+def _opening_table(doc: Doc, run_dir: Path, meta: RunResult, spec) -> None:
+    """An agent that opens by its openings table: the matrix game, its value and mixtures
+    (the table checked against run.json: :func:`spycfr.runs.agent_run.opening_table`)."""
+    table = opening_table(run_dir, meta)
+    path = Path(str(meta.record["agent"]["opening_file"]))
     group = "card set" if spec.group_name == "cards" else spec.group_name
     doc.add(f"The agent opens with the equilibrium mixture of its openings table "
             f"(`{path.name}`, `spycfr train-openings`; `spycfr openings RUN_DIR` shows it). "

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -50,6 +50,9 @@ from spycfr.search.saved_plan import (
     save_plans,
     stale,
 )
+
+if TYPE_CHECKING:
+    from spycfr.search.openings import OpeningTable
 
 EXPLOITABILITY_NOTE = (
     "unknown: the agent re-solves at every decision and stores no strategy, and the game "
@@ -261,6 +264,44 @@ def agent_openings(agent: SearchAgent, game) -> pd.DataFrame | None:
 
 
 OPENING_TABLE = "openings-table.npz"
+
+
+def opening_table(run_dir: str | Path, meta: RunResult) -> OpeningTable:
+    """The openings table the agent of ``run_dir`` opens with (run.json's
+    ``agent.opening_file``, relative to the run directory), checked as the other files of a
+    run are: it must be the file run.json vouches for (its sha256 in ``files``, which `spycfr
+    train-openings` records) and be for the run's game and variant. A table changed since,
+    made again elsewhere or copied from another run is a one-line error naming the file and
+    how to make it again, not openings that the agent does not play."""
+    from spycfr.search.openings import OpeningTable
+
+    name = (meta.record.get("agent") or {}).get("opening_file")
+    if not isinstance(name, str):
+        raise SpycfrError(f"{str(run_dir)!r}: the agent opens with no openings table")
+    run = Path(run_dir)
+    path = _in_run(run, AgentConfig(opening_file=name)).opening_file
+    assert path is not None
+    again = (f"make it again with `spycfr train-openings {run}`, or put back the file the "
+             "run was made with")
+    expected = (meta.files or {}).get(name)
+    if expected is not None and Path(path).is_file() and file_sha256(Path(path)) != expected:
+        raise SpycfrError(f"the openings table {path!r} is not the one {RUN_JSON} records "
+                          f"(its sha256 differs: the file changed since, or is another "
+                          f"run's): {again}")
+    table = OpeningTable.load(path)
+    made_for = (table.meta.get("game"), table.meta.get("variant"))
+    variant = get_plugin(meta.game).make_variant(None, dict(meta.variant)).as_dict()
+    if made_for != (meta.game, variant):  # the agent's own check (SearchAgent), and the game
+        raise SpycfrError(f"the openings table {path!r} is for {made_for[0]} "
+                          f"{_variant_words(made_for[1])}, not this run's {meta.game} "
+                          f"{_variant_words(variant)}: {again}")
+    return table
+
+
+def _variant_words(variant: object) -> str:
+    if not isinstance(variant, dict):
+        return repr(variant)[:80]
+    return " ".join(f"{k}={v}" for k, v in variant.items())
 
 
 def train_openings(run_dir: str | Path, games: int, seed: int, opening_range: str,
