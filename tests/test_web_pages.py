@@ -3,6 +3,7 @@ it calls search agents, and the names of entries whose folders end alike."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -52,3 +53,94 @@ def test_one_test_of_a_search_agents_run_serves_the_workbench():
         bench.load("standard")
     with pytest.raises(PageError, match="was sampled without a tree"):
         bench.load("standard-sampled")
+
+
+def _ask(app, path: str, query: str = "", data: bytes | None = None) -> tuple[int, str]:
+    """(status, page) of a request to the WSGI application ``app`` (POST where ``data``)."""
+    import io
+    from wsgiref.util import setup_testing_defaults
+
+    environ: dict = {"PATH_INFO": path, "QUERY_STRING": query}
+    if data is not None:
+        environ.update({"REQUEST_METHOD": "POST", "CONTENT_LENGTH": str(len(data)),
+                        "CONTENT_TYPE": "application/x-www-form-urlencoded",
+                        "wsgi.input": io.BytesIO(data)})
+    setup_testing_defaults(environ)
+    environ["wsgi.errors"] = io.StringIO()
+    said: list[str] = []
+    body = b"".join(app(environ, lambda status, headers, *_: said.append(status)))
+    return int(said[0].split()[0]), body.decode(errors="replace")
+
+
+def test_entries_whose_folders_end_alike_are_named_apart_on_every_page(tmp_path):
+    """Two runs whose folders are both `tiny` (Agent Hunter's and Agent Avenue's), two team
+    runs and two sweeps likewise: each is named by as much of its path as tells it apart
+    (the second was 'tiny-2' before, with nothing saying which it was), the index lists
+    both with their games, and every page that takes run= shows the entry it names;
+    the folder's name alone says which names end with it. A name that was unique keeps
+    its URL (the browser tests' `tiny`, `team-tiny`, ...)."""
+    import shutil
+    from urllib.parse import quote
+
+    from spycfr.web.app import make_app
+    from spycfr.web.catalog import discover
+
+    team, sweep = RESULTS / "agent-avenue" / "team-tiny", RESULTS / "sweeps" / "agent-hunter-decoys"
+    copies = tmp_path / "copies"
+    for source in (team, sweep):
+        shutil.copytree(source, copies / source.name)
+    meta = json.loads((copies / team.name / "team.json").read_text())
+    (copies / team.name / "team.json").write_text(json.dumps({**meta, "value_team0": 0.123456}))
+    meta = json.loads((copies / sweep.name / "sweep.json").read_text())
+    (copies / sweep.name / "sweep.json").write_text(
+        json.dumps({**meta, "fixed": {**meta["fixed"], "marker": "copy-of-the-sweep"}}))
+    hunter, avenue = TREE, RESULTS / "agent-avenue" / "tiny"
+    entries = discover([str(hunter), str(avenue), str(team), str(copies), str(sweep)])
+    assert sorted(entries) == sorted([
+        "results/tiny", "agent-avenue/tiny", "agent-avenue/team-tiny", "copies/team-tiny",
+        "sweeps/agent-hunter-decoys", "copies/agent-hunter-decoys"])
+    assert [e.name for e in discover([str(hunter), str(team)]).values()] == ["tiny",
+                                                                              "team-tiny"]
+    app = make_app(entries)
+
+    code, index = _ask(app, "/")
+    assert code == 200
+    for name, game in (("results/tiny", "agent-hunter"), ("agent-avenue/tiny", "agent-avenue")):
+        assert f'href="/run?run={quote(name, safe="")}">{name}</a></td><td class="l">{game}<' \
+            in index
+    code, page = _ask(app, "/browse", "run=tiny")
+    assert code == 404 and "named by more of their path" in page
+    assert "results/tiny (agent-hunter tiny)" in page
+    assert "agent-avenue/tiny (agent-avenue tiny)" in page
+
+    record = "place:0-1 place:1-0 hand:2>1:hi"  # an Agent Hunter game
+    for name, game, title in (("results/tiny", "agent-hunter", "Agent Hunter"),
+                              ("agent-avenue/tiny", "agent-avenue", "Agent Avenue")):
+        run = "run=" + quote(name, safe="")
+        own = f"{name} ({game} tiny)"  # every page's title: the entry's name and game
+        for path, query, says in [
+                ("/run", run, f"<td class=\"l\">{title}</td>"),
+                ("/browse", run, f"<p>{title} · "),
+                ("/openings", run, "P1"), ("/report", run, "Headline numbers"),
+                ("/play", run, "start"), ("/play", run + "&seat=P1&seed=3", "you are <b>P1</b>"),
+                ("/review", run, "Paste full game records")]:
+            code, page = _ask(app, path, query)
+            assert code == 200, (path, name, page[-400:])
+            assert own in page and says in page, (path, name)
+            assert f"run={quote(name, safe='')}" in page, (path, name)  # links stay on it
+        code, page = _ask(app, "/review", run, b"records=" + quote(record).encode())
+        assert code == (200 if game == "agent-hunter" else 400), (name, page[-400:])
+        entry = entries[name]
+        figure = next(f for f in entry.files if f.endswith(".png"))
+        code, page = _ask(app, "/file", f"{run}&name={quote(figure)}")
+        assert code == 200 and entry.path == (hunter if game == "agent-hunter" else avenue)
+
+    for name, copy in (("agent-avenue/team-tiny", False), ("copies/team-tiny", True)):
+        code, page = _ask(app, "/team", "run=" + quote(name, safe=""))
+        assert code == 200 and f"{name} (agent-avenue team-tiny)" in page
+        assert ("+0.1235" in page) == copy, name
+    for name, copy in (("sweeps/agent-hunter-decoys", False),
+                       ("copies/agent-hunter-decoys", True)):
+        code, page = _ask(app, "/sweep", "run=" + quote(name, safe=""))
+        assert code == 200 and f"Sweep {name} (agent-hunter" in page
+        assert ("copy-of-the-sweep" in page) == copy, name

@@ -66,6 +66,10 @@ class Workbench:
         entry = self.entries.get(name or "")
         if entry is None:
             shown = repr(name[:80]) if name else "(none given)"
+            fuller = [e.title for n, e in self.entries.items() if name and n.endswith("/" + name)]
+            if fuller:  # a folder's name that several entries end with (catalog.discover)
+                raise PageError(f"unknown run {shown}: the entries ending so are named by more "
+                                "of their path, " + ", ".join(fuller[:20]), 404)
             raise PageError(f"unknown run {shown}: this server serves "
                             + (", ".join(sorted(self.entries)[:20]) or "nothing"), 404)
         if kind is not None and entry.kind != kind:

@@ -1,5 +1,6 @@
 """What the workbench serves: the run, sweep and team directories it was given (or found
-below the folders it was given), each under a short name, and the only files of theirs a
+below the folders it was given), each under a name no other has (its path below the folder
+given, longer where two would be equal: :func:`discover`), and the only files of theirs a
 page may fetch (figures listed when the server starts).
 
 No path from a request ever reaches the file system: a request names an entry and a file by
@@ -34,9 +35,11 @@ class Entry:
 
     @property
     def title(self) -> str:
+        """The name with the game and preset (a page's title: two runs of different games
+        may end alike, ``standard``)."""
         game = self.meta.get("game", "?")
         what = self.meta.get("preset") or ""
-        return f"{self.name} ({game}{' ' + what if what else ''}, {self.kind})"
+        return f"{self.name} ({game}{' ' + str(what) if what else ''})"
 
 
 def _kind(path: Path) -> str | None:
@@ -104,21 +107,30 @@ def discover(paths: list[str], problems: list[str] | None = None) -> dict[str, E
     """The entries of the directories ``paths`` (each a run, sweep or team directory, or a
     folder holding them), by unique name; a one-line error for a path that holds none or
     is unreadable. One found below a folder that is unreadable is left out, and said in
-    ``problems``."""
-    entries: dict[str, Entry] = {}
+    ``problems``. A directory reached twice (a folder and a run in it, both given) is
+    served once, under the name it was first found by.
+
+    An entry's name is its path below the folder given (``agent-avenue/standard`` under
+    ``results``), or its folder's name where it was given itself; names that would be equal
+    (``results/standard`` and ``results/agent-avenue/standard`` given, or found below two
+    folders given) take the parent folders of their directories until they differ
+    (``results/standard`` and ``agent-avenue/standard``), so that no entry is named after
+    another's folder; a unique name is unchanged."""
+    found: list[tuple[str, Path, Path, str, dict]] = []
+    seen: set[Path] = set()
     for given in paths:
         root = Path(given)
         if not root.is_dir():
             raise SpycfrError(f"{given!r} is not a directory (give run, sweep or team "
                               "directories, or folders holding them)")
-        found = _found(root)
-        if not found:
+        listed = _found(root)
+        if not listed:
             raise SpycfrError(f"{given!r} holds no run, sweep or team directory (none has "
                               "run.json, sweep.json or team.json)")
-        for name, path, kind in found:
-            unique, n = name, 2
-            while unique in entries:
-                unique, n = f"{name}-{n}", n + 1
+        for name, path, kind in listed:
+            real = path.resolve()
+            if real in seen:
+                continue
             try:
                 meta = _read_meta(path, kind)
             except SpycfrError as exc:
@@ -126,5 +138,31 @@ def discover(paths: list[str], problems: list[str] | None = None) -> dict[str, E
                     raise
                 problems.append(f"left out: {exc}")
                 continue
-            entries[unique] = Entry(unique, path, kind, meta, _figures(path))
-    return entries
+            seen.add(real)
+            found.append((name, path, real, kind, meta))
+    names = _unique_names([(name, real) for name, _, real, _, _ in found])
+    return {unique: Entry(unique, path, kind, meta, _figures(path))
+            for unique, (_, path, _, kind, meta) in zip(names, found, strict=True)}
+
+
+def _unique_names(named: list[tuple[str, Path]]) -> list[str]:
+    """Each (name, resolved directory)'s name, made unique: while names are equal, each of
+    them takes one more of its directory's parent folders in front (a name is the tail of
+    its directory's path; two directories differ, so their paths differ somewhere)."""
+    names = [name for name, _ in named]
+    parts = [real.parts[1:] if real.is_absolute() else real.parts for _, real in named]
+    while True:
+        groups: dict[str, list[int]] = {}
+        for i, name in enumerate(names):
+            groups.setdefault(name, []).append(i)
+        longer = False
+        for same in groups.values():
+            if len(same) < 2:
+                continue
+            for i in same:
+                depth = names[i].count("/") + 1
+                if depth < len(parts[i]):
+                    names[i] = "/".join(parts[i][-depth - 1:])
+                    longer = True
+        if not longer:
+            return names

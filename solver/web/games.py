@@ -84,7 +84,7 @@ def play(bench, request) -> str:
             bottle.redirect(url("/play", **base, m=f"{dot}.{i}" if dot else str(i)))
         body = _position(plugin, game, pending.state, seat, said) + _choices(
             pending.labels, base, dot) + _notation(plugin)
-        return page(f"Play {entry.name} as {SEATS[seat]}", _header(entry, seat, seed) + body,
+        return page(f"Play {entry.title} as {SEATS[seat]}", _header(entry, seat, seed) + body,
                     entry_nav(entry))
     if state is None:  # decide never abandons (it raises _Pending): None.returns() as ever
         raise AttributeError("the game was abandoned: no final state")
@@ -104,7 +104,7 @@ def play(bench, request) -> str:
                else "") + _review_html(rows, seat)
             + f'<p><a href="{esc(url("/play", run=entry.name, seat=SEATS[seat]))}">'
               "another game</a></p>")
-    return page(f"Play {entry.name} as {SEATS[seat]}", _header(entry, seat, seed) + body,
+    return page(f"Play {entry.title} as {SEATS[seat]}", _header(entry, seat, seed) + body,
                 entry_nav(entry))
 
 
@@ -127,7 +127,7 @@ def _start_form(entry, seat: int) -> str:
             f'value="{esc(entry.name)}"> seat <select name="seat">{options}</select> seed '
             f'<input name="seed" id="seed" value="{seed}" size="10"> '
             '<button id="start">start</button></form>')
-    return page(f"Play {entry.name}", body, entry_nav(entry))
+    return page(f"Play {entry.title}", body, entry_nav(entry))
 
 
 def _header(entry, seat: int, seed: int) -> str:
@@ -244,7 +244,7 @@ def review_form(bench, request, message: str = "", status: int = 200) -> str:
             '</option><option>P2</option></select> <button id="go">review</button> '
             '<span class="note" id="wait" hidden>reviewing: the page answers when the review '
             'is done</span></form>')
-    return page(f"Review games: {entry.name}", message + body, entry_nav(entry))
+    return page(f"Review games: {entry.title}", message + body, entry_nav(entry))
 
 
 def review_post(bench, request):
@@ -276,7 +276,7 @@ def review_post(bench, request):
     body = _summary_html(result) + "".join(_game_html(g) for g in result["games"])
     status = 400 if result["errors"] else 200
     html = page(f"Review of {len(records)} game{'s' if len(records) != 1 else ''}: "
-                f"{entry.name}", body, entry_nav(entry))
+                f"{entry.title}", body, entry_nav(entry))
     return bottle.HTTPResponse(html, status=status,
                                headers={"Content-Type": "text/html; charset=utf-8"})
 

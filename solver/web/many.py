@@ -41,7 +41,7 @@ def sweep(bench, request) -> str:
     body = (f"<p>{esc(meta.get('game'))}: fixed {esc(fixed)}; swept {esc(swept_text)}; "
             f"{len(frame)} variants</p>{report}<h2>figures</h2>{figures}<h2>variants</h2>"
             + table(cols, rows, left=len(swept) + 1))
-    return page(f"Sweep {entry.name}", body, entry_nav(entry))
+    return page(f"Sweep {entry.title}", body, entry_nav(entry))
 
 
 def _cell(x, column: str = "") -> str:
@@ -67,5 +67,5 @@ def team(bench, request) -> str:
         text = entry.files["report.md"].read_text(encoding="utf-8", errors="replace")
         report = "<h2>report</h2>" + markdown(text, lambda src: url(
             "/file", run=entry.name, name=src) if src in entry.files else None)
-    return page(f"Team run {entry.name}", table(["", ""], [[k, str(v)] for k, v in rows],
+    return page(f"Team run {entry.title}", table(["", ""], [[k, str(v)] for k, v in rows],
                                                 left=2) + report, entry_nav(entry))

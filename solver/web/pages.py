@@ -78,7 +78,7 @@ def run_page(bench, request) -> str:
             ["value for P1", num(meta.get("value_p1"))],
             ["exploitability", fmt_eps(meta)], ["nodes", _nodes(meta)]]
     links = "".join(f'<li><a href="{esc(h)}">{esc(t)}</a></li>' for t, h in entry_nav(entry)[1:])
-    return page(f"Run {entry.name}", table(["", ""], rows, left=2) + f"<ul>{links}</ul>",
+    return page(f"Run {entry.title}", table(["", ""], rows, left=2) + f"<ul>{links}</ul>",
                 entry_nav(entry))
 
 
@@ -120,7 +120,7 @@ def browse(bench, request) -> str:
     help_html = views.notation_help(plugin)
     if help_html:
         body.append(f"<h2>notation</h2><div class=note>{help_html}</div>")
-    return page(f"Strategy browser: {entry.name}", "".join(body), entry_nav(entry))
+    return page(f"Strategy browser: {entry.title}", "".join(body), entry_nav(entry))
 
 
 def _share(part: float, whole: float) -> str:
@@ -201,7 +201,7 @@ def openings(bench, request) -> str:
         more = f"<p class=note>and {len(rows) - 40} more</p>" if len(rows) > 40 else ""
         parts.append(f"<h2>{esc(title)}</h2><p>{esc(words)}</p>"
                      + table(cols, shown, left=3) + more)
-    return page(f"Openings: {entry.name}", "".join(parts), entry_nav(entry))
+    return page(f"Openings: {entry.title}", "".join(parts), entry_nav(entry))
 
 
 def _cell(x) -> str:
@@ -218,7 +218,7 @@ def report(bench, request) -> str:
                         f"{entry.path} -o {entry.path}/report.md`", 404)
     text = target.read_text(encoding="utf-8", errors="replace")
     body = markdown(text, lambda src: _figure_url(entry, src))
-    return page(f"Report: {entry.name}", body, entry_nav(entry))
+    return page(f"Report: {entry.title}", body, entry_nav(entry))
 
 
 def _figure_url(entry, src: str) -> str | None:
