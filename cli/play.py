@@ -36,7 +36,7 @@ def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | Non
     """
     import numpy as np
 
-    from spycfr.analysis.play import Moves, load_opponent, play_game
+    from spycfr.analysis.play import Moves, Opponent, load_opponent, play_game
     from spycfr.analysis.team import is_team_run
     from spycfr.cli.progress import heartbeat, saying_when_compiling
 
@@ -73,15 +73,18 @@ def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | Non
 
             result = play_team_game(run_dir, int(seat[1:]) - 1, seed, given, say)
         else:
-            # loading; a search agent as it re-solves. On stderr: the transcript (stdout) of
-            # a seeded game is the same on a cold cache and a warm one
-            with saying_when_compiling(lambda text: click.echo(text, err=True)):
+            def load() -> Opponent:
+                """The run's strategy, loaded after the game's first lines (play_game)."""
                 with heartbeat(f"loading {run_dir} (its tree rebuilt; after installing, the "
                                "first run also compiles the game's rules)",
                                f"still loading {run_dir} ({{:.0f}} s)"):
-                    opponent = load_opponent(run_dir, say)
+                    return load_opponent(run_dir, say)
+
+            # numba compiling: loading; a search agent as it re-solves. On stderr: the
+            # transcript (stdout) of a seeded game is the same on a cold cache and a warm one
+            with saying_when_compiling(lambda text: click.echo(text, err=True)):
                 result = play_game(run_dir, 0 if seat.upper() == "P1" else 1, seed, given,
-                                   say, opponent)
+                                   say, load)
     except UnicodeDecodeError:
         raise SpycfrError("the moves are not UTF-8 text") from None
     finally:

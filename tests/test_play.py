@@ -158,6 +158,64 @@ def test_moves_from_stdin(runs, monkeypatch):
     assert code == 0 and plain == out
 
 
+def test_the_first_lines_are_said_before_the_run_is_loaded(runs, monkeypatch):
+    """The game's first lines (the run played, how to answer) are on stdout before the run
+    is loaded: a tree rebuilt, a search agent's first plan or numba compiling can take
+    minutes, and through a pipe (no heartbeat on a terminal) the player saw nothing."""
+    import sys
+
+    from spycfr.analysis import play as play_module
+
+    seen: list[str] = []
+    load = play_module.load_opponent
+
+    def loading(run_dir, progress=None):
+        seen.append(sys.stdout.getvalue())  # the command's stdout so far (cli_helpers)
+        return load(run_dir, progress)
+
+    monkeypatch.setattr(play_module, "load_opponent", loading)
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 30))
+    code, out, err = spycfr("play", runs["ah"], "--seed", "4")
+    assert code == 0, err
+    assert len(seen) == 1 and seen[0] == out[:len(seen[0])]
+    assert "you are P1; the program plays P2 with the strategy of" in seen[0]
+    assert "type a move's number" in seen[0] and "your move" not in seen[0]
+
+
+def test_through_a_pipe_the_first_lines_and_prompt_come_before_any_input(runs):
+    """`printf ... | spycfr play RUN` as a program driving it sees it: stdin and stdout
+    pipes, stdin left open and empty, the first lines and the first prompt arrive (each
+    line flushed as it is said), then 'quit' ends the game."""
+    import os
+    import select
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from spycfr.cli.main import main; main()", "play", runs["ah"],
+         "--seed", "4"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL)
+    got, deadline = b"", time.monotonic() + 300
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        while b"your move" not in got and time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+            if ready:
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                got += chunk
+        text = got.decode()
+        assert "you are P1; the program plays P2" in text and "your move" in text, text
+        proc.stdin.write(b"quit\n")
+        proc.stdin.close()
+        assert proc.wait(timeout=120) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_random_games_from_both_seats_all_end(runs, tmp_path):
     rng = np.random.default_rng(5)
     for game in range(8):

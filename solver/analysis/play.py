@@ -133,22 +133,26 @@ def choose(labels: list[str], text: str) -> int | None:
 
 
 def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[str], None],
-              opponent: Opponent | None = None) -> dict:
+              opponent: Opponent | Callable[[], Opponent] | None = None) -> dict:
     """Play one game as ``seat`` (0: P1) against the run's strategy; returns the result and
-    the review (see :func:`review`). ``say`` prints a line; ``moves`` gives the input."""
+    the review (see :func:`review`). ``say`` prints a line; ``moves`` gives the input;
+    ``opponent``: the run's strategy, or how to load it (None: :func:`load_opponent`).
+
+    The game's first lines (the run played and how to answer) are said from run.json
+    before the strategy is loaded: a run's tree rebuilt, a search agent's first plan, or
+    numba compiling can take minutes, and a player reading the output through a pipe saw
+    nothing until then."""
+    from spycfr.runs.agent_run import is_agent_run, plan_to_end
+    from spycfr.runs.store import read_run
+
     seed = check_seed(seed)
-    opp = opponent or load_opponent(run_dir, say)
-    meta = opp.result
-    game = make_game(meta.game, None, meta.variant)
+    meta = read_run(run_dir)
     plugin = get_plugin(meta.game)
-    rng = np.random.default_rng(seed)
     me, them = SEATS[seat], SEATS[1 - seat]
     variant = meta.preset or " ".join(f"{k}={v}" for k, v in meta.variant.items())
     variant = f" ({variant})" if variant and variant != "default" else ""
     eps = meta.exploitability
-    if opp.agent is not None:
-        from spycfr.runs.agent_run import plan_to_end
-
+    if is_agent_run(meta):
         plays = ("it plays its first plan, solved to the end of the game, and re-solves "
                  "where the rest of the game fits its endgame budget" if plan_to_end(meta)
                  else "it re-solves at every decision")
@@ -162,6 +166,13 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     say(f"{plugin.title}{variant}: you are {me}; the program plays {them} {how}; seed {seed}")
     say("type a move's number or the move as listed; 'help' lists the moves again, "
         "'quit' stops")
+    if opponent is None:
+        opp = load_opponent(run_dir, say)
+    else:
+        opp = opponent if isinstance(opponent, Opponent) else opponent()
+    meta = opp.result
+    game = make_game(meta.game, None, meta.variant)
+    rng = np.random.default_rng(seed)
     narrator = Narrator(plugin, seat, say)
 
     def decide(state, labels: list[str]) -> int | None:
