@@ -326,13 +326,23 @@ def cfr_plus(kind, first, count, prob, mask0, mask1, row, row_kid, row_next, row
                            reach1, v1, no_leaf, no_values)
                 v = v1
             if seat == opponent:
-                for j in range(alt.shape[0]):
-                    enter_avg[j] += it * enter[j]
-                    u = (1.0 - enter[j]) * alt[j] + enter[j] * v[0, j]
-                    g_regret[j, 0] = max(g_regret[j, 0] + alt[j] - u, 0.0)
-                    g_regret[j, 1] = max(g_regret[j, 1] + v[0, j] - u, 0.0)
-                    total = g_regret[j, 0] + g_regret[j, 1]
-                    enter[j] = g_regret[j, 1] / total if total > 0.0 else 0.5
+                gadget_step(it, alt, v[0], enter, g_regret, enter_avg)
+
+
+@njit(cache=True)
+def gadget_step(it, alt, root_values, enter, g_regret, enter_avg):
+    """The re-solving gadget's CFR+ step at iteration ``it``, after its opponent's pass
+    (``root_values`` the opponent's values at the subgame's root), for each of its private
+    states j: ``enter_avg`` += it * enter, the regrets of leaving (for ``alt[j]``) and of
+    entering floored at 0, then ``enter`` = regret matching on them (0.5 where both are 0).
+    Both loops of a solve take it: :func:`cfr_plus` and spycfr.search.resolve.solve's."""
+    for j in range(alt.shape[0]):
+        enter_avg[j] += it * enter[j]
+        u = (1.0 - enter[j]) * alt[j] + enter[j] * root_values[j]
+        g_regret[j, 0] = max(g_regret[j, 0] + alt[j] - u, 0.0)
+        g_regret[j, 1] = max(g_regret[j, 1] + root_values[j] - u, 0.0)
+        total = g_regret[j, 0] + g_regret[j, 1]
+        enter[j] = g_regret[j, 1] / total if total > 0.0 else 0.5
 
 
 # --- the passes over each node's live private states ----------------------------------------

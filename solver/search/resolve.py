@@ -209,13 +209,7 @@ def solve(tree: Subtree, ranges: tuple[np.ndarray, np.ndarray], iterations: int,
                                    t.row_count, v, run.reach[seat], float(it), regret, sigma,
                                    avg)
                 if gadget and seat == opp:
-                    enter_avg += it * enter
-                    u = (1 - enter) * alt + enter * v[0]
-                    g_regret[:, 0] = np.maximum(g_regret[:, 0] + alt - u, 0.0)
-                    g_regret[:, 1] = np.maximum(g_regret[:, 1] + v[0] - u, 0.0)
-                    total = g_regret.sum(axis=1)
-                    enter = np.where(total > 0, g_regret[:, 1] / np.where(total > 0, total, 1),
-                                     0.5)
+                    passes.gadget_step(it, alt, v[0], enter, g_regret, enter_avg)
                     roots[opp] = enter * support
             if progress is not None:
                 progress(it, iterations)
