@@ -259,3 +259,40 @@ def test_a_plan_whose_tree_the_model_no_longer_makes_is_solved_again(tmp_path, m
     leafy = load_agent(_make(tmp_path / "leafy", monkeypatch, plan_endgame=0)).plan()
     assert leafy.tree.leaves.size and plan_mismatch(leafy, 2) is None
     assert "where this spycfr's game model makes" in plan_mismatch(leafy, 1)
+
+
+# saved_plan.PLAN_FORMAT is raised by hand. What a plan file of each format holds (its fields
+# and the sparse arrays' parts) and what Agent Hunter tiny's whole-game plan is (30 CFR+
+# iterations: the strategy's and the seat 1 best-response values' absolute sums, seat 0's
+# value): a change to either that leaves PLAN_FORMAT as it was fails here, since files of
+# that format would be read as plans of the changed code. Raise PLAN_FORMAT and add its line
+# (only where the plan changed with the agent's default configuration or the rules, which a
+# file records and checks apart, update the figures instead).
+PLAN_FORMATS = {
+    2: ({"best0", "best1", "count", "first", "iterations", "kind", "label", "leaves", "mask0",
+         "mask1", "parent", "payoff", "prob", "pub", "reach0", "reach1", "row", "row_count",
+         "row_kid", "row_next", "row_prob", "strategy", "term", "values0", "values1"},
+        {"~bits", "~shape", "~vals"}, (30, 3023, 3731.0, 98.26787567426743,
+                                          -0.0009432490777341001)),
+}
+
+
+def test_plan_format_is_raised_when_a_plan_or_its_file_changes(tmp_path):
+    from spycfr.search.saved_plan import PLAN_FORMAT, save_plans
+
+    assert PLAN_FORMAT in PLAN_FORMATS, "record the new format's fields and plan here"
+    fields, parts, figures = PLAN_FORMATS[PLAN_FORMAT]
+    agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                        AgentConfig.default("agent-hunter", iterations=30, plan_iterations=0))
+    plan = agent.plan()
+    save_plans(tmp_path / "plan.npz", [plan], {})
+    with np.load(tmp_path / "plan.npz") as data:
+        names = [n.split(".", 1)[1] for n in data.files if n != "meta"]
+    assert {n.split("~")[0] for n in names} == fields, "the plan file's fields changed"
+    assert {n[n.index("~"):] for n in names if "~" in n} == parts, "the sparse arrays changed"
+    got = (plan.iterations, plan.tree.size, float(np.abs(plan.strategy).sum()),
+           float(np.abs(plan.best[1]).sum()),
+           float(plan.values[0][0] @ agent.model.weights[0]))
+    assert got[:2] == figures[:2] and np.allclose(got[2:], figures[2:], rtol=1e-9,
+                                                   atol=1e-12), \
+        f"the plan changed ({got}): raise saved_plan.PLAN_FORMAT (see PLAN_FORMATS)"
