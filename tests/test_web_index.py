@@ -31,3 +31,11 @@ def test_the_index_names_a_sweeps_grid_and_how_many_variants_it_solved():
     assert ("houses=2; swept cards=3,4 decoys=0..2 max_turns=1..3 decoy_rule=any,switched"
             in sweeps)
     assert "36 of 36, each to exploitability 0.0001" in sweeps
+
+
+def test_numbers_on_the_pages_are_never_a_negative_zero():
+    from spycfr.web.html import num
+
+    assert num(-1.6e-6) == "+0.0000" and num(-0.0) == "+0.0000"
+    assert num(-0.00005) == "-0.0001" and num(0.25) == "+0.2500" and num(None) == "–"
+    assert num(-1e-9, "{:.2g}") == "-1e-09"  # not rounded to zero: kept
