@@ -220,7 +220,13 @@ def test_a_slow_first_iteration_says_it_values_the_leaves_meanwhile(tiny, monkey
 
     def slow(*args, **kwargs):
         time.sleep(0.45)  # the leaves' values, slow
-        return real(*args, **kwargs)
+        tell = kwargs["progress"]
+
+        def slowly(done: int, total: int) -> None:  # slow iterations: told, and nothing else
+            tell(done, total)
+            time.sleep(0.2)
+
+        return real(*args, **{**kwargs, "progress": slowly})
 
     monkeypatch.setattr(agent_module, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(agent_module, "PROGRESS_AGAIN", 0.0)

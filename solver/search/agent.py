@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -153,15 +152,6 @@ class AgentConfig:
 
 
 OPENING_RANGES = ("uniform", "mixture")
-
-
-class _Started:
-    """Whether a solve's progress callback was called (its first iteration over), set and
-    read under ``lock`` by :meth:`SearchAgent.solve`'s two speakers."""
-
-    def __init__(self) -> None:
-        self.done = False
-        self.lock = threading.Lock()
 
 
 class SearchAgent:
@@ -404,49 +394,44 @@ class SearchAgent:
         iterations done, the time spent and an estimate of the time left."""
         total = iterations or self.config.iterations
         # no callback: progress None, which keeps a leafless solve's loop in one numba call
-        started = _Started()  # the callback was called: the first iteration is over
-        tick = None if self.progress is None else self._ticker(what, tree, total, started)
+        valuing = (self._valuing(what, tree) if self.progress is not None
+                   and tree.leaves.size else None)
+        tick = None if self.progress is None else self._ticker(what, tree, total, valuing)
 
         def run() -> Solution:
             return solve(tree, ranges, total, self.values, progress=tick, **gadget)
 
-        if tick is None or not tree.leaves.size:
-            return solve_reading(self.values, tree, run)
-        with self._valuing(what, tree, started):
+        with valuing or contextlib.nullcontext():
             return solve_reading(self.values, tree, run)
 
-    @contextlib.contextmanager
-    def _valuing(self, what: str, tree, started: _Started) -> Iterator[None]:
-        """Say every PROGRESS_AGAIN seconds after PROGRESS_AFTER that the first CFR+
-        iteration is valuing the leaves, until it ends: the solve's own callback is first
-        called after it, and leaf values by rollouts took minutes there (Agent Avenue
-        standard's first plan: 125 s without a line under load)."""
+    def _valuing(self, what: str, tree) -> Ticker:
+        """A ticker (not started) that says every PROGRESS_AGAIN seconds after
+        PROGRESS_AFTER that the first CFR+ iteration is valuing the leaves, until the solve's
+        callback stops it (:meth:`_ticker`): the callback is first called after that
+        iteration, and leaf values by rollouts took minutes there (Agent Avenue standard's
+        first plan: 125 s without a line under load)."""
         assert self.progress is not None
         say, leaves = self.progress, f"{tree.leaves.size:,} leaves"
 
         def beat(seconds: float) -> None:
-            with started.lock:  # never after the callback's first line
-                if not started.done:
-                    say(f"solving {what} ({tree.size:,} public nodes): valuing its {leaves} "
-                        f"(its first iteration), {seconds:.0f} s, RSS {_gb(rss_bytes())}")
+            say(f"solving {what} ({tree.size:,} public nodes): valuing its {leaves} "
+                f"(its first iteration), {seconds:.0f} s, RSS {_gb(rss_bytes())}")
 
-        with Ticker(beat, max(PROGRESS_AGAIN, 0.1), first=PROGRESS_AFTER):
-            yield
+        return Ticker(beat, max(PROGRESS_AGAIN, 0.1), first=PROGRESS_AFTER)
 
-    def _ticker(self, what: str, tree, total: int, started: _Started
+    def _ticker(self, what: str, tree, total: int, valuing: Ticker | None
                 ) -> Callable[[int, int], None]:
         """The progress callback of :meth:`solve`: every PROGRESS_AGAIN seconds after
-        PROGRESS_AFTER, the iterations done, the seconds, the RSS and the time left; it sets
-        ``started.done`` when first called."""
+        PROGRESS_AFTER, the iterations done, the seconds, the RSS and the time left; it stops
+        ``valuing`` first (waiting for a line under way: none after its own first line)."""
         assert self.progress is not None
         say, start = self.progress, time.perf_counter()
         due, first = [start + PROGRESS_AFTER], [0.0]
 
         def tick(done: int, _: int) -> None:
             now = time.perf_counter()
-            if not started.done:
-                with started.lock:
-                    started.done = True
+            if valuing is not None:  # the first iteration is over (stop: at once after it)
+                valuing.stop()
             if done == 1:  # the first iteration also computes leaf values that are cached
                 first[0] = now - start
             if now < due[0] or done == total:
