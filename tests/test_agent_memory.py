@@ -58,7 +58,8 @@ def test_the_first_plans_solve_is_refused_before_it_is_built(no_rss):
         with pytest.raises(MemoryLimitError) as err:
             agent.plan()
     text = str(err.value)
-    assert text.startswith("--memory-limit test: the agent's first plan: a subgame of ")
+    # its build's first stretch (the start's, the root a decision, expands nothing)
+    assert text.startswith("--memory-limit test: the agent's first plan: building a subgame ")
     assert "needs about" in text and "--plan-endgame" in text and "\n" not in text
 
 
@@ -99,10 +100,16 @@ def test_a_re_solve_is_refused_with_what_to_make_smaller(no_rss):
     assert "--endgame or --depth" in text and "\n" not in text
 
 
-def test_a_subgame_is_checked_before_its_arrays_are_made(no_rss):
+def test_a_subgame_is_checked_before_its_arrays_are_made(no_rss, monkeypatch):
+    from spycfr.search import subgame as sg
+
+    monkeypatch.setattr(sg, "CHECK_BYTES", 2**16)  # the lists' stretches under the arrays'
     agent = _agent()
     t = subgame(agent.model, agent.model.root(), 4)  # no budget: no check
-    need = tree_bytes(agent.model, t.size, t.row_kid.shape[0], t.row_kid.shape[2], t.pub[0])
+    # the tree's arrays, the (nodes, 2, nmax) array the masks pass through, the terminals'
+    # and leaves' indices (terminals are leaves here: no payoffs)
+    need = tree_bytes(agent.model, t.size, t.row_kid.shape[0], t.row_kid.shape[2],
+                      t.pub[0]) + (16 * max(agent.model.n) + 24) * t.size
     with use_budget(MemoryBudget(need - 1, "--memory-limit test")):
         with memory.doing("testing"):
             with pytest.raises(MemoryLimitError, match="^--memory-limit test: testing: a "
@@ -263,3 +270,48 @@ def test_the_watchdogs_error_inside_a_strategy_table_or_sweep_load_is_not_a_bad_
     bench = Workbench(discover([str(RESULTS / "sweeps" / "agent-hunter-decoys")]))
     with pytest.raises(memory.MemoryWatchdogError, match="stopped"):
         many.sweep(bench, SimpleNamespace(query={"run": "agent-hunter-decoys"}))
+
+
+def test_a_subgames_growth_is_bounded_by_its_lists_bytes_not_the_resident_growth(monkeypatch):
+    """The build's checks bound what it allocates (tracemalloc: numpy's data and Python's
+    objects) and are not absurd: before each stretch of its lists at most CHECK_BYTES and
+    one more expansion, which no stretch passed; before its arrays, their bytes, within a
+    factor 1.5. The resident memory's growth plays no part: its first steps' one-off growth
+    (numba loading its kernels) made the old estimate of this plan 4.2 GiB on a warm cache
+    and 75.9 GiB on a cold one, for a build of 2.3 MiB."""
+    import tracemalloc
+
+    from spycfr.search import subgame as sg
+
+    game = _agent().model
+    sg.subgame(game, game.root(), 1)  # the expanders loaded
+    default = sg.CHECK_BYTES + sg.list_bytes(game, game.root(), game.max_actions, 1,
+                                             game.max_private_actions)
+    assert default < 4.1 * 2**20  # the first plan's check (4 levels): the old 4.2 GiB
+    monkeypatch.setattr(sg, "CHECK_BYTES", 2**18)  # stretches of a quarter MiB: several here
+    jumps = iter(range(0, 2**40, 40 * 2**20))  # resident memory 40 MiB more each time read
+    monkeypatch.setattr(memory, "rss_bytes", lambda: next(jumps))
+    seen: list[tuple[str, float, int]] = []
+
+    class Recording(MemoryBudget):
+        def require(self, what, extra_bytes, advice=""):
+            seen.append((what, extra_bytes, tracemalloc.get_traced_memory()[0]))
+            tracemalloc.reset_peak()
+
+    tracemalloc.start()
+    try:
+        with use_budget(Recording(2.0**50, "--memory-limit test")):
+            t = sg.subgame(game, game.root(), 4)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    stretch = sg.CHECK_BYTES + sg.list_bytes(game, game.root(), game.max_actions, 1,
+                                             game.max_private_actions)
+    growth = [s for s in seen if s[0].startswith("building")]
+    final = [s for s in seen if s[0].startswith("a subgame of")]
+    assert len(growth) >= 3 and len(final) == 1 and t.size == 1943
+    assert all(need == stretch for _, need, _ in growth)
+    made = [b[2] - a[2] for a, b in zip(growth, growth[1:] + final, strict=True)]
+    assert max(made) <= stretch and max(made) > 0.5 * sg.CHECK_BYTES  # bounded, and tight
+    arrays = peak - final[0][2]  # the arrays made after the last check, at their peak
+    assert arrays <= final[0][1] <= 1.5 * arrays

@@ -27,6 +27,30 @@ from spycfr.search.tree import (
     tree_bytes,
 )
 
+# the lists of a subgame's build are checked against the memory budget before each stretch
+# of this many bytes (list_bytes): a stretch holds at most this and one more expansion
+CHECK_BYTES = 4 * 2**20
+# a Python object's bytes beyond its data, bounds: an ndarray (header, shape and strides,
+# the data's allocation), a list's slot (over-allocated, and copied when it grows), an int
+# or float past the small ints, a tuple of four
+_ARRAY, _SLOT, _NUMBER, _TUPLE = 176, 24, 32, 64
+
+
+def list_bytes(game: GameModel, root: np.ndarray, nodes: int, rows: int, width: int) -> int:
+    """An upper bound on the bytes :func:`subgame`'s lists take for ``nodes`` public nodes
+    and ``rows`` private rows ``width`` entries wide: per node its public state and masks
+    (two arrays), its parent, label, edge probability and level, and the kind, first child,
+    count and row it gets when expanded (nine slots, two numbers); per row three tables and
+    the counts (four arrays) in a tuple. Counted from the arrays' own sizes, not from the
+    resident memory's growth, which the first steps' one-off allocations (numba loading or
+    compiling its kernels) made absurd (Agent Hunter mini's 4-level plan, a build of 2.3 MiB:
+    4.2 GiB estimated on a warm cache, 96.9 GiB on a cold one; docs/search.md "Memory
+    limits")."""
+    nmax = max(game.n)
+    per_node = (2 * _ARRAY + root.nbytes + 16 * nmax + 9 * _SLOT + 2 * _NUMBER)
+    per_row = _TUPLE + 4 * _ARRAY + 8 * nmax * (3 * width + 1)
+    return int(nodes * per_node + rows * per_row)
+
 
 def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
             max_nodes: int = 200_000, terminal_leaves: bool = True) -> Subtree:
@@ -50,13 +74,16 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
     budget = memory.current_budget()
     built = ("the public chances before the next decision" if decisions == 0 else
              f"a subgame {decisions} decision level{'s' if decisions > 1 else ''} deep")
-    growth = None if budget is None else budget.tracker(f"building {built}, public nodes")
+    # the lists' bytes (and the expanders' buffers), counted as they grow (list_bytes),
+    # checked before the first expansion of each stretch of CHECK_BYTES: the stretch holds
+    # at most that and one more expansion
+    node_bytes, row_bytes = list_bytes(game, root, 1, 0, 0), list_bytes(game, root, 0, 1, 1)
+    held, checked = sum(b.nbytes + _ARRAY for b in (kids_pub, probs, masks, rk, rn, rp, rc)), 0
+    stretch = CHECK_BYTES + list_bytes(game, root, amax, 1, pamax)
     i = 0
     while i < len(pubs):
         if len(pubs) > max_nodes:
             raise TooBig(f"the subgame has more than {max_nodes:,} public nodes")
-        if growth is not None:
-            growth.tick(len(pubs))
         k0 = int(current(pubs[i], params))
         if (k0 in (0, 1) and level[i] >= decisions) or (k0 == pp.TERMINAL and terminal_leaves):
             kinds.append(LEAF)
@@ -65,6 +92,9 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
             rows.append(-1)
             i += 1
             continue
+        if budget is not None and held >= checked:  # before an expansion, the only growth
+            memory.require(f"building {built}, public nodes ({len(pubs):,} done)", stretch)
+            checked = held + CHECK_BYTES
         masks[:] = 1.0
         rc[:] = 0
         kind, k = _expand(pubs[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)
@@ -79,8 +109,10 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
             rows.append(len(tabs))
             tabs.append((rk[:, :width].copy(), rn[:, :width].copy(), rp[:, :width].copy(),
                          rc.copy()))
+            held += row_bytes + 24 * nmax * (width - 1)
         else:
             rows.append(-1)
+        held += k * node_bytes
         for o in range(k):
             pubs.append(kids_pub[o].copy())
             parents.append(i)
@@ -89,16 +121,19 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
             emask.append(masks[o].copy())
             level.append(level[i] + (kind in (0, 1)))
         i += 1
+    width = max([t[0].shape[1] for t in tabs], default=1)
+    r = max(len(tabs), 1)
+    # before any array: the tree's, the (nodes, 2, nmax) array the masks pass through, the
+    # terminals' and leaves' indices and the comparisons that find them, the payoffs
+    memory.require(f"a subgame of {len(pubs):,} public nodes and {len(tabs):,} private "
+                   f"rows {width} wide", tree_bytes(game, len(pubs), r, width, root)
+                   + (16.0 * nmax + 24.0) * len(pubs)
+                   + 8.0 * kinds.count(pp.TERMINAL) * game.n[0] * game.n[1])
     kind_a = np.array(kinds, np.int64)
     pub = np.array(pubs)
     tnodes = np.flatnonzero(kind_a == pp.TERMINAL)
     term = np.full(kind_a.shape[0], -1, np.int64)
     term[tnodes] = np.arange(tnodes.size)
-    width = max([t[0].shape[1] for t in tabs], default=1)
-    r = max(len(tabs), 1)
-    memory.require(f"a subgame of {pub.shape[0]:,} public nodes and {len(tabs):,} private "
-                   f"rows {width} wide", tree_bytes(game, pub.shape[0], r, width, root)
-                   + 8.0 * tnodes.size * game.n[0] * game.n[1])
     payoff = np.zeros((tnodes.size, *game.n))
     if tnodes.size:
         _payoffs(pub[tnodes], params, game.compat, payoff)
