@@ -56,6 +56,13 @@ def review(run_dir: str, record: tuple[str, ...], path: str | None, seat: str,
     if as_json:
         click.echo(json.dumps(result))
     else:
+        if opp.agent is not None:
+            import textwrap
+
+            from spycfr.analysis.agentplay import agent_review_words
+
+            click.echo(textwrap.fill(f"values: {agent_review_words(opp.result)}", 100,
+                                     subsequent_indent="  "))
         _print(result)
     if result["errors"]:
         raise SpycfrError(f"{result['errors']} of {len(records)} records could not be "

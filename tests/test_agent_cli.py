@@ -193,8 +193,10 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
     assert len(result["review"]) == len(result["moves"]) > 0
     # tiny: every subgame reaches the end (the plan's and the re-solves' budgets hold it)
     assert all(r["to_end"] for r in result["review"])
-    assert "its subgames solved to the end of the game (no leaf values)" in " ".join(
-        err.split())
+    # valued as query values them: by the first plan (solved over the whole game) where it
+    # holds the player's cards, else by the re-solve, to the end too
+    assert any(r["from_plan"] for r in result["review"])
+    assert "values from its first plan, solved over the whole game" in words
     assert all(isinstance(r["value"], float) for r in result["review"])
     assert "never met this position" not in err
     # the review's probability is the agent's own re-solved one, no equilibrium's
@@ -364,8 +366,9 @@ def test_the_agents_openings_say_they_are_its_first_plan(agent_dir, tmp_path):
 
 
 def test_a_review_says_what_valued_the_moves():
-    """`spycfr play`'s review against an agent: exact where its subgames reached the end of
-    the game (the endgame rule), its leaves' value function elsewhere."""
+    """`spycfr play`'s review against an agent: by its first plan where that reaches the end
+    of the game, exact where its subgames reached the end of the game (the endgame rule),
+    its leaves' value function elsewhere."""
     from types import SimpleNamespace
 
     from spycfr.analysis.play import _agent_basis
@@ -379,6 +382,11 @@ def test_a_review_says_what_valued_the_moves():
                                        "its leaves valued rollout")
     rows[1]["to_end"] = False
     assert _agent_basis(rows, opp) == "its leaves valued rollout"
+    rows[0]["from_plan"] = True  # valued by the first plan, solved over the whole game
+    assert _agent_basis(rows, opp) == ("its first plan, solved over the whole game, at 1 of "
+                                       "them; its leaves valued rollout")
+    rows[1]["from_plan"] = True
+    assert _agent_basis(rows, opp) == "its first plan, solved over the whole game"
 
 
 def test_a_walk_whose_rollouts_went_unplayed_is_not_called_exact():
@@ -431,9 +439,10 @@ def _played_as_p2(agent_dir, tmp_path, seed: int) -> dict:
 
 
 def test_recorded_games_are_reviewed_by_the_agent_as_play_reviews_them(agent_dir, tmp_path):
-    """`spycfr review` on a search agent's run: the agent walks each record as the other
-    seat, valuing the seat's moves on the way (it was a KeyError: the values were only taken
-    in a game played against it); P2's rows are those of the same game played."""
+    """`spycfr review` on a search agent's run: each seat's moves valued as `spycfr query
+    --seat` values them (the agent in that seat, walked along the seat's view; it was a
+    KeyError once: the values were only taken in a game played against it); P2's rows are
+    those of the same game played."""
     played = _played_as_p2(agent_dir, tmp_path, 3)
     games = tmp_path / "games.txt"
     games.write_text(played["record"] + "\n" + played["record"] + "\n")
@@ -496,7 +505,7 @@ def test_the_workbench_plays_and_reviews_against_the_agent(agent_dir, tmp_path):
                 text = answer.read().decode()
             assert "internal error" not in text and "your move" in text or 'id="result"' in text
         assert text == page
-        assert "the search agent's re-solve" in page and "re-solve's precision" in page
+        assert "the search agent in that seat" in page and "re-solve's precision" in page
         assert "the program plays P1 as the search agent of" in page
         data = urllib.parse.urlencode({"records": record}).encode()
         with urllib.request.urlopen(urllib.request.Request(
@@ -563,18 +572,23 @@ def test_the_agents_review_of_a_move_without_a_value_says_so():
 
     opp = object.__new__(AgentOpponent)
     values = np.array([0.1, np.nan, 0.3, 0.295])
-    opp.infos = {(): SimpleNamespace(values=values, probs=np.full(4, 0.25), to_end=True,
-                                       from_table=False)}
+    opp.infos = {(0, "v"): SimpleNamespace(values=values, probs=np.full(4, 0.25), to_end=True,
+                                           from_table=False, from_plan=False,
+                                           actions=np.arange(4))}
     labels = ["a", "b", "c", "d"]
-    rows = opp.review([Decision("v", m, i, 0, [], labels) for i, m in enumerate(labels)])
+    rows = opp.review([Decision("v", m, i, 0, [], labels) for i, m in enumerate(labels)], 0)
     assert [r["loss"] is None for r in rows] == [False, True, False, False]
     assert rows[1]["value"] is None and rows[1]["tie"] is None
     assert [r["tie"] for r in rows] == [False, None, True, True]
     assert rows[0]["loss"] == pytest.approx(0.2) and rows[0]["best_value"] == 0.3
     assert rows[0]["best_moves"] == ["c", "d"]
     said: list[str] = []
-    _say_review(rows, SimpleNamespace(agent=SimpleNamespace(value_function="rollout")),
-                said.append)
+    _say_review(rows, SimpleNamespace(agent=SimpleNamespace(value_function="rollout"),
+                                      result=SimpleNamespace(exploitability=0.0117,
+                                                             measured=None)), said.append)
+    words = " ".join(" ".join(said).split())
+    assert "valued as `spycfr query --seat` values it there" in words
+    assert "the agent is 0.0117 exploitable (exact)" in words
     line_b = next(line for line in said if line.split()[:2] == ["2", "b"])
     assert line_b.split()[-3:] == ["-", "+0.3000", "-"]
     assert said[-1].startswith("1 of your 4 moves lost value; the costliest: a (-0.2000")

@@ -94,25 +94,81 @@ def agent_source(meta, to_end: bool = False, from_plan: bool = False,
             f"opponent (its range through the re-solved strategies), {by}; {exploitability}")
 
 
+class ViewWalk:
+    """The run's search agent in ``player``'s seat, walked along that player's view of a game
+    (a record in the game's notation, '?' hidden), as `spycfr query --seat` walks it: from the
+    game's start (the agent observes the initial state, as in a game it plays: its first
+    move's re-solve where it makes one), then one record token at a time, the rules state
+    rebuilt from the view (``records.view_state``), the agent re-solving where it would
+    have. :meth:`to` walks on to a longer view of the same game, so that the views of a
+    seat's decisions in one game cost one walk; what it answers at a view is what a walk
+    made for that view alone answers (the agent's value function starts as a loaded
+    agent's: ``forget``)."""
+
+    def __init__(self, agent, records, variant, player: int) -> None:
+        if records.view_state is None:
+            from spycfr.errors import SpycfrError
+
+            raise SpycfrError(f"{agent.plugin.name} cannot rebuild a position from a view")
+        forget = getattr(agent.values, "forget", None)
+        if forget is not None:  # what other walks of this agent left in it: gone
+            forget()
+        self.agent, self.records, self.variant, self.player = agent, records, variant, player
+        self.game = agent.game(player)
+        self.state = agent.initial()
+        self.game.observe(self.state)
+        self.tokens: list[str] = []
+
+    def extends_to(self, record: str) -> bool:
+        """Whether the view ``record`` is the walked one or goes on from it."""
+        tokens = record.split()
+        return tokens[:len(self.tokens)] == self.tokens
+
+    def to(self, record: str) -> np.ndarray:
+        """Walk on to the view ``record`` (the walked view or one going on from it); the
+        rules state there (rebuilt from the view)."""
+        tokens = record.split()
+        if not self.extends_to(record):
+            raise ValueError("a view walk goes on along one game: this view does not")
+        for k in range(len(self.tokens) + 1, len(tokens) + 1):
+            self.state = np.asarray(self.records.view_state(self.variant,
+                                                            " ".join(tokens[:k]), self.player))
+            self.game.observe(self.state)
+        self.tokens = tokens
+        return self.state
+
+
+def agent_review_words(meta) -> str:
+    """What a review's numbers on an agent run are, in one line (`spycfr play`, `spycfr
+    review`): query's values at each decision, an estimate, with the agent's exploitability
+    (exact where measured, else the lower bound measured, else unknown)."""
+    bound = (meta.measured or {}).get("exploitability_lower_bound")
+    strength = (f"the agent is {meta.exploitability:.4g} exploitable (exact)"
+                if meta.exploitability is not None else
+                f"the agent's exploitability is unknown (at least {bound['value']:.3g}, by "
+                f"{bound['by']})" if bound else "the agent's exploitability is unknown")
+    return ("each move valued as `spycfr query --seat` values it there: the search agent in "
+            "that seat, the seat's expected payoff against the agent's model of the opponent "
+            f"(an estimate, not an equilibrium's value: {strength}); loss below the best move, "
+            f"'tie' within {AGENT_TIE:g}, the re-solve's precision")
+
+
 def walk_view(agent, records, variant, record: str, player: int) -> tuple:
-    """A new game of ``agent`` as ``player`` along its view ``record``, the agent observing
-    the position after each token (re-solving where it would have). Returns (the agent's
-    game, the rules state at the record's end)."""
-    game = agent.game(player)
-    tokens = record.split()
-    state = agent.initial()
-    for k in range(1, len(tokens) + 1):
-        state = np.asarray(records.view_state(variant, " ".join(tokens[:k]), player))
-        game.observe(state)
-    return game, state
+    """A new game of ``agent`` as ``player`` along its view ``record`` (:class:`ViewWalk`).
+    Returns (the agent's game, the rules state at the record's end)."""
+    walk = ViewWalk(agent, records, variant, player)
+    state = walk.to(record)
+    return walk.game, state
 
 
 def agent_query(run_dir: str, player: int, record: str,
                 progress: Callable[[str], None] | None = None) -> dict:
     """``player``'s moves at its view ``record`` as the run's search agent would play them
-    there: the agent follows the record move by move (re-solving where it would have), then
-    each move's probability and value for the player's actual cards, and the agent's
-    posterior over the opponent's private state."""
+    there: the agent follows the record from the game's start (:class:`ViewWalk`,
+    re-solving where it would have), then each move's probability and value for the
+    player's actual cards, and the agent's posterior over the opponent's private state. A
+    review of the player's moves on an agent run answers each as this does
+    (:meth:`AgentOpponent.review`)."""
     from spycfr.analysis.query import _view_to_move
     from spycfr.errors import SpycfrError
     from spycfr.games import feature, get_plugin, make_variant
@@ -200,8 +256,8 @@ def ties_words(result: dict) -> str:
 
 class AgentOpponent:
     """A search agent's run as the program's side of `spycfr play`: it follows the game
-    (the path of actions so far), re-solves as it goes, plays its seat, and values each of
-    the player's moves when the player is to move (for the review)."""
+    (the path of actions so far), re-solves as it goes and plays its seat; and it reviews a
+    seat's moves as `spycfr query --seat` answers at each of them (:meth:`review`)."""
 
     def __init__(self, run_dir: str, progress: Callable[[str], None] | None = None) -> None:
         from spycfr.runs.agent_run import load_agent
@@ -211,10 +267,10 @@ class AgentOpponent:
         self.game: Any = None  # the AgentGame, made at the first call (its seat known)
         self.state = self.agent.initial()
         self.path: list[int] = []  # the actions followed
-        # the answers by the path they were given at (each its path's, whatever walk found
-        # it): the player's moves' values for the review, the agent's move probabilities
-        self.infos: dict[tuple[int, ...], Any] = {}
+        # the agent's move probabilities by the path they were given at; the review's
+        # answers by (seat, view): what query answers there, whatever walk found it
         self.probs: dict[tuple[int, ...], np.ndarray] = {}
+        self.infos: dict[tuple[int, str], Any] = {}
 
     def _start(self) -> None:
         """A new walk from the game's start, the answers given so far kept."""
@@ -250,17 +306,41 @@ class AgentOpponent:
             raise RuntimeError(f"the agent sees {len(probs)} moves, the rules give {k}")
         return probs
 
-    def before(self, path: list[int], seat: int) -> None:
-        """The player (``seat``) is to move: value its moves now (unless this walk did)."""
-        key = tuple(path)
-        if key not in self.infos:
-            self._follow(path, 1 - seat)
-            self.infos[key] = self.game.review_info(self.state, seat)
+    def _values(self, decisions: list, seat: int) -> None:
+        """Value ``seat``'s moves at each of ``decisions`` not valued yet: the agent in that
+        seat walked along the seat's view (:class:`ViewWalk`, one walk along the game while
+        the views go on from each other), :meth:`AgentGame.move_info` at each, as
+        :func:`agent_query` answers there (each walk starts by resetting the agent's leaf
+        values: the play walk's re-solves, or another seat's walk, leave nothing in them)."""
+        todo = [d for d in decisions if (seat, d.view) not in self.infos]
+        if not todo:
+            return
+        a = self.agent
+        records = a.plugin.records
+        if records is None:
+            from spycfr.errors import SpycfrError
 
-    def review(self, decisions: list) -> list[dict]:
+            raise SpycfrError(f"{a.plugin.name} has no record notation: no review of the "
+                              "agent's moves")
+        walk = None
+        for d in todo:
+            if walk is None or not walk.extends_to(d.view):
+                walk = ViewWalk(a, records, a.variant, seat)
+            state = walk.to(d.view)
+            self.infos[(seat, d.view)] = walk.game.move_info(state, seat)
+
+    def review(self, decisions: list, seat: int) -> list[dict]:
+        """``seat``'s moves at ``decisions`` as `spycfr query --seat` values them there:
+        each move's probability and value by the agent in that seat (its re-solve, or its
+        first plan where that reaches the end of the game; against its model of the
+        opponent), the best value and each move's loss below it, ties within AGENT_TIE."""
+        self._values(decisions, seat)
         rows = []
         for d in decisions:
-            info = self.infos[tuple(d.path)]
+            info = self.infos[(seat, d.view)]
+            if len(d.labels) != len(info.actions):
+                raise RuntimeError(f"the agent sees {len(info.actions)} moves, the record "
+                                   f"{len(d.labels)}")
             best, losses = agent_losses(info.values)
             value = info.values[d.index]
             by_value = np.argsort(-np.nan_to_num(info.values, nan=-np.inf), kind="stable")
@@ -269,7 +349,7 @@ class AgentOpponent:
                 "value": None if np.isnan(value) else float(value), "best_value": best,
                 "loss": losses[d.index], "tie": agent_tie(losses[d.index]),
                 "tolerance": AGENT_TIE, "basis": "agent", "to_end": info.to_end,
-                "from_table": info.from_table,
+                "from_plan": info.from_plan, "from_table": info.from_table,
                 "best_moves": [d.labels[j] for j in by_value if agent_tie(losses[j])],
             })
         return rows

@@ -14,6 +14,7 @@ the value the chosen move lost against the best one, ties judged as in ``spycfr 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -238,8 +239,6 @@ def run_game(game, opp: Opponent, seat: int, rng: np.random.Generator,
         elif p == seat:
             actions = state.legal_actions()
             labels = [state.action_label(x) for x in actions]
-            if opp.agent is not None:  # the agent values the player's moves here
-                opp.agent.before(path, seat)
             i = decide(state, labels)
             if i is None:
                 return None, decisions
@@ -286,8 +285,8 @@ def review(opp: Opponent, seat: int, decisions: list[Decision]) -> list[dict]:
     are compared instead, within the exploitability)."""
     if not decisions:
         return []
-    if opp.agent is not None:
-        return opp.agent.review(decisions)
+    if opp.agent is not None:  # as `spycfr query --seat` answers at each of them
+        return opp.agent.review(decisions, seat)
     if opp.tree is None:
         return [{"move": d.move, "view": d.view, "probability": _sampled_prob(opp, d, seat)}
                 for d in decisions]
@@ -332,8 +331,11 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
         return
     say("")
     if opp.agent is not None:
-        say("review of your moves (valued by the search agent's re-solve at each of them: "
-            f"your expected payoff against its range there, {_agent_basis(rows, opp)})")
+        from spycfr.analysis.agentplay import agent_review_words
+
+        say(f"review of your moves (values from {_agent_basis(rows, opp)})")
+        say(textwrap.fill(agent_review_words(opp.result), 100, initial_indent="  ",
+                          subsequent_indent="  "))
     elif opp.tree is None:
         say("review (a sampled run: move values need a tree; here is how often the run "
             "plays each of your moves):")
@@ -344,13 +346,10 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
         return
     else:
         say("review of your moves")
-    say("  value: your expected payoff from that position against the program, the game then "
-        "going on at equilibrium" if opp.agent is None else
-        "  value: your expected payoff from that position, as the agent's subgame values it")
-    say("  loss: how far below the best move there ('tie': within what the run's "
-        "exploitability allows there)" if opp.agent is None else
-        "  loss: how far below the best move there ('tie': within 0.01, the re-solve's "
-        "precision)")
+        say("  value: your expected payoff from that position against the program, the game "
+            "then going on at equilibrium")
+        say("  loss: how far below the best move there ('tie': within what the run's "
+            "exploitability allows there)")
     say(f"  {'#':>3}  {'move':<22} {probability_label(rows):>10} {'value':>8} {'best':>8} "
         f"{'loss':>8}")
     for n, r in enumerate(rows, 1):
@@ -382,17 +381,23 @@ def _signed(x: float | None) -> str:
 
 
 def _agent_basis(rows: list[dict], opp: Opponent) -> str:
-    """What valued an agent's review: its subgames solved to the end of the game (the
-    endgame rule: no leaves), its leaves' value function, or each at some of the moves;
-    an opening the agent plays by its openings table, by the table."""
+    """What valued an agent's review: its first plan where that reaches the end of the game
+    (``from_plan``), its subgames solved to the end of the game (the endgame rule: no
+    leaves), its leaves' value function, or each at some of the moves; an opening the agent
+    plays by its openings table, by the table."""
     assert opp.agent is not None
     rest = [r for r in rows if not r.get("from_table")]
+    planned = sum(bool(r.get("from_plan")) for r in rest)
+    solved = [r for r in rest if not r.get("from_plan")]
     parts = []
-    exact = sum(r["to_end"] for r in rest)
+    if planned:
+        parts.append("its first plan, solved over the whole game"
+                     + ("" if planned == len(rest) else f", at {planned} of them"))
+    exact = sum(r["to_end"] for r in solved)
     leaves = f"its leaves valued {opp.agent.value_function}"
-    if rest and exact == len(rest):
+    if solved and exact == len(solved):
         parts.append("its subgames solved to the end of the game (no leaf values)")
-    elif rest:
+    elif solved:
         parts.append(leaves if exact == 0 else
                      f"solved to the end of the game at {exact} of them, elsewhere {leaves}")
     if len(rest) < len(rows):

@@ -3,11 +3,11 @@ probability, value and loss (:func:`spycfr.analysis.play.review`, exact on a tre
 costliest first, and in words what the move showed the opponent and what the opponent then
 likely held (its private states weighted by how often the run's strategy and chance reach
 each history the seat could be in). Recorded games are full records in the game's notation,
-one per line, replayed on the run's tree through the game's ``records.actions``."""
+one per line, replayed on the run's tree through the game's ``records.actions``. On a search
+agent's run a seat's moves are valued as `spycfr query --seat` values them at each decision
+(:meth:`spycfr.analysis.agentplay.AgentOpponent.review`: the agent in that seat)."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import numpy as np
 
@@ -137,24 +137,6 @@ def summary(rows: list[dict]) -> dict:
             "largest_loss": max((r["loss"] for r in lost), default=0.0)}
 
 
-def _walked(opp: Opponent, seat: int, moves: list[tuple]) -> Opponent:
-    """The opponent to review ``seat``'s recorded moves against: a search agent walked
-    through the record as the other seat, valuing each of those moves on the way (a walk of
-    its own per record and seat: the agent follows one game); any other run as it is.
-
-    The two seats' walks of one record share no re-solve: each is the agent in the other
-    seat, re-solving from that seat's own range (the strategy it played), the opponent's
-    support and, where one-sided, leaves spent on that seat's cards (AgentGame: ``mine``,
-    ``support``, ``own``), so the same node's subgame differs between them. Only the first
-    plans are shared (``fresh`` keeps them); a both-seat review costs two walks."""
-    if opp.agent is None:
-        return opp
-    walk = opp.agent.fresh()
-    for d, _, _ in moves:
-        walk.before(d.path, seat)
-    return replace(opp, agent=walk)
-
-
 def review_records(opp: Opponent, game, texts: list[str], seats: tuple[int, ...] = (0, 1)
                    ) -> dict:
     """Each record's review (per seat: rows, costliest first, and their summary) and the
@@ -175,7 +157,7 @@ def review_records(opp: Opponent, game, texts: list[str], seats: tuple[int, ...]
                  "payoff": list(final.returns()) if final.is_terminal() else None,
                  "seats": seat_reviews}
         for s in seats:
-            rows = explained(_walked(opp, s, moves[s]), game, s, moves[s], reach)
+            rows = explained(opp, game, s, moves[s], reach)
             every[s].extend(rows)
             seat_reviews[SEATS[s]] = {
                 "summary": summary(rows),

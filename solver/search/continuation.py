@@ -262,6 +262,18 @@ class Continuations:
         """A new solve begins: its first call plays its games."""
         self._ready = False
 
+    def forget(self) -> None:
+        """Back to the state of a function just made (no focus, no games, no reading): what
+        a walk of a game that starts now values is then what a freshly loaded agent's walk
+        values, whatever other walks of the same agent solved before (a leaf asked about
+        before the walk's own first re-solve plays its games for the focus and ranges of
+        that moment). Counters are kept."""
+        self.focus(None)
+        self._ready = False
+        self._prepared = np.zeros((0, 0))
+        self._last_games, self._games = [], []
+        self._G = None
+
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         if not (self._ready and np.array_equal(pubs, self._prepared)):

@@ -63,11 +63,12 @@ class ExactTerminals:
         self._ended: tuple[bytes, np.ndarray] = (b"", np.zeros(0, bool))
 
     def __getattr__(self, name: str):
-        """``focus`` and ``one_sided`` are the inner function's, where it has them (leaf
-        values that spend their effort on the agent's own cards, and so ask for our first
-        move's re-solve: :meth:`spycfr.search.agentgame.AgentGame._arrive`); a function without
-        them (a learned network) leaves the first plan's play at our first move."""
-        if name in ("focus", "one_sided"):
+        """``focus``, ``one_sided`` and ``forget`` are the inner function's, where it has
+        them (leaf values that spend their effort on the agent's own cards, and so ask for
+        our first move's re-solve: :meth:`spycfr.search.agentgame.AgentGame._arrive`); a
+        function without them (a learned network) leaves the first plan's play at our first
+        move."""
+        if name in ("focus", "one_sided", "forget"):
             return getattr(self.__dict__["inner"], name)
         raise AttributeError(name)
 

@@ -210,9 +210,11 @@ def _review_note(rows: list[dict], whose: str = "your") -> str:
     agent's re-solve (as `spycfr play` says it); ``whose``: "your" in a game just played,
     the seat's ("P2's") in a reviewed record."""
     if rows[0].get("basis") == "agent":
-        return (f"value: {whose} expected payoff from that position as the search agent's "
-                "re-solve there values it (against its range); loss: how far below the best "
-                f"move there ('tie': within {rows[0]['tolerance']:g}, the re-solve's precision)")
+        return (f"value: {whose} expected payoff from that position as `spycfr query --seat` "
+                "values it there: the search agent in that seat, against its model of the "
+                "opponent (an estimate, not an equilibrium's value); loss: how far below the "
+                f"best move there ('tie': within {rows[0]['tolerance']:g}, the re-solve's "
+                "precision)")
     return (f"value: {whose} expected payoff from that position against the run's strategy, "
             "the game then going on at equilibrium; loss: how far below the best move there "
             "('tie': within what the run's exploitability allows)")
@@ -220,9 +222,10 @@ def _review_note(rows: list[dict], whose: str = "your") -> str:
 
 # what the review form says on a search agent's run, where the review takes minutes
 AGENT_REVIEW_NOTE = ("The search agent re-solves along each game it reviews, once for each "
-                     "seat (a walk of its own: the agent in the other seat), so a review "
-                     "takes minutes on the bigger games; review one seat to halve it. The page "
-                     "answers when the review is done.")
+                     "seat (a walk of its own: the agent in that seat, valuing its moves as "
+                     "`spycfr query --seat` does), so a review takes minutes on the bigger "
+                     "games; review one seat to halve it. The page answers when the review "
+                     "is done.")
 
 
 def review_form(bench, request, message: str = "", status: int = 200) -> str:

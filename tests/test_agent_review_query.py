@@ -1,0 +1,138 @@
+"""A review of a game against a search agent's run values each of a seat's moves as `spycfr
+query --seat` does at that decision: the agent in that seat, walked along the seat's view
+(its re-solves, or its first plan where that reaches the end of the game; against its model
+of the opponent). The review used to value a seat's moves with the agent in the other seat
+(re-solving from its own ranges and cards), which on Agent Hunter ``standard`` gave
+switch:3=7>3@1 -0.125 where `query --seat P2` gave +0.91, its best move.
+
+A seeded game (the player's moves drawn at random, so mistakes too) on a small variant of
+each game: at every decision of both seats, the review's probabilities and values, every
+move's, equal query's to 1e-9; in play (the review after the agent played the other seat,
+the two walks sharing the agent) and in `spycfr review` (both seats, one record)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from spycfr.analysis.agentplay import AgentOpponent, agent_query
+from spycfr.analysis.play import Opponent, review, run_game
+from spycfr.analysis.review import review_records
+from spycfr.games import get_plugin, make_game, make_variant
+from spycfr.runs import agent_run
+from spycfr.runs.store import read_run
+from spycfr.search.agent import AgentConfig
+
+CLOSE = 1e-9
+
+
+def _agent_run(tmp_path_factory, game: str, preset: str, iterations: int = 30) -> str:
+    """An agent run directory of ``game`` ``preset`` (the defaults, ``iterations`` a
+    re-solve), without the exact exploitability walk (minutes; nothing here reads it)."""
+    out = tmp_path_factory.mktemp("agent") / f"{game}-{preset}"
+    config = AgentConfig.default(game, iterations=iterations)
+    params = make_variant(game, preset).as_dict()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(agent_run, "exact_measure", lambda agent, progress=None: None)
+        agent_run.write_agent_run(out, game, preset, params, config)
+    return str(out)
+
+
+def _played(run_dir: str, seat: int, seed: int):
+    """A game played as ``seat`` against the run's agent, the seat's moves drawn at random
+    (seeded): the opponent, the final state and the seat's decisions."""
+    meta = read_run(run_dir)
+    opp = Opponent(meta, agent=AgentOpponent(run_dir))
+    game = make_game(meta.game, None, meta.variant)
+    rng = np.random.default_rng(seed)
+    final, decisions = run_game(game, opp, seat, np.random.default_rng(seed),
+                                lambda state, labels: int(rng.integers(len(labels))))
+    assert final is not None and final.is_terminal() and len(decisions) >= 2
+    return opp, game, final, decisions
+
+
+def _same_as_query(run_dir: str, opp: Opponent, seat: int, rows: list[dict]) -> int:
+    """Every row's move and every move at its decision as `query --seat` answers there
+    (probability and value to CLOSE, loss, tie, the best moves); the decisions checked."""
+    answers = []
+    for r in rows:
+        q = agent_query(run_dir, seat, r["view"])
+        by_move = {m["move"]: m for m in q["moves"]}
+        m = by_move[r["move"]]
+        assert abs(r["probability"] - m["probability"]) <= CLOSE, (r, m)
+        assert (r["value"] is None) == (m["value"] is None), (r, m)
+        if r["value"] is not None:
+            assert abs(r["value"] - m["value"]) <= CLOSE, (r, m)
+            assert abs(r["loss"] - m["loss"]) <= CLOSE and r["tie"] == m["tie"], (r, m)
+        assert sorted(r["best_moves"]) == sorted(q["best_moves"])
+        answers.append((r, q))
+    for r, q in answers:
+        info = opp.agent.infos[(seat, r["view"])]  # every move there, not only the one made
+        labels = _labels(opp, seat, r["view"])
+        assert len(info.actions) == len(labels) == len(q["moves"])
+        for move in q["moves"]:
+            i = labels.index(move["move"])
+            assert abs(info.probs[i] - move["probability"]) <= CLOSE
+            if move["value"] is None:
+                assert np.isnan(info.values[i])
+            else:
+                assert abs(info.values[i] - move["value"]) <= CLOSE, (move, info.values[i])
+    return len(rows)
+
+
+def _labels(opp: Opponent, seat: int, view: str) -> list[str]:
+    """The rules' move labels at ``seat``'s view (the order of the review's arrays)."""
+    records = get_plugin(opp.result.game).records
+    _, position = records.view_key(make_variant(opp.result.game, None, opp.result.variant),
+                                   view, seat)
+    return list(position["legal_moves"])
+
+
+def _check(run_dir: str, seat: int, seed: int) -> None:
+    opp, game, final, decisions = _played(run_dir, seat, seed)
+    rows = review(opp, seat, decisions)  # play's review: after the agent's walk as 1 - seat
+    assert [r["move"] for r in rows] == [d.move for d in decisions]
+    assert _same_as_query(run_dir, opp, seat, rows) == len(decisions)
+    # `spycfr review` of the same game: both seats (the agent's own seat too), each the
+    # query of that seat, the played seat's rows those of play's review
+    fresh = Opponent(opp.result, agent=AgentOpponent(run_dir))
+    result = review_records(fresh, game, [final.record()], (0, 1))
+    assert result["errors"] == 0
+    seats = result["games"][0]["seats"]
+    for s, name in enumerate(("P1", "P2")):
+        assert _same_as_query(run_dir, fresh, s, seats[name]["moves"]) > 0
+    again = {r["view"]: r for r in seats[("P1", "P2")[seat]]["moves"]}
+    for r in rows:
+        got = again[r["view"]]
+        for k in ("probability", "value", "best_value", "loss"):
+            assert (got[k] is None and r[k] is None) or abs(got[k] - r[k]) <= CLOSE
+
+
+@pytest.fixture(scope="module")
+def hunter_tiny(tmp_path_factory):
+    return _agent_run(tmp_path_factory, "agent-hunter", "tiny")
+
+
+@pytest.fixture(scope="module")
+def avenue_tiny(tmp_path_factory):
+    return _agent_run(tmp_path_factory, "agent-avenue", "tiny")
+
+
+@pytest.mark.parametrize("seat,seed", [(0, 3), (1, 7)])
+def test_agent_hunter_tiny_review_equals_query(hunter_tiny, seat, seed):
+    _check(hunter_tiny, seat, seed)
+
+
+@pytest.mark.parametrize("seat,seed", [(0, 5), (1, 2)])
+def test_agent_avenue_tiny_review_equals_query(avenue_tiny, seat, seed):
+    _check(avenue_tiny, seat, seed)
+
+
+@pytest.mark.slow
+def test_agent_hunter_mini_review_equals_query(tmp_path_factory):
+    _check(_agent_run(tmp_path_factory, "agent-hunter", "mini"), 1, 11)
+
+
+@pytest.mark.slow
+def test_agent_avenue_mini_review_equals_query(tmp_path_factory):
+    _check(_agent_run(tmp_path_factory, "agent-avenue", "mini"), 0, 4)
