@@ -14,6 +14,7 @@ from it, not even its type (agent.py makes its walks, so that would be an import
 from __future__ import annotations
 
 import copy
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,8 +135,7 @@ class AgentGame:
         k = int(t.kind[s])
         child = c - int(t.first[s])
         rows = self.sol.strategy[t.row[s]] if k in (0, 1) else None
-        uniform = np.where(t.row_count[t.row[s]][:, None] > np.arange(t.row_kid.shape[2]),
-                           1.0, 0.0) if k in (0, 1) else None
+        uniform = _uniform(t.row_kid.shape[1:])
         self.mine = step(t, s, self.seat, self.mine, rows if k == self.seat else None, child)
         if self.own is not None:  # a real game's walk (the exploitability walk sees no cards)
             own = step(t, s, self.seat, self.own_support, uniform if k == self.seat else None,
@@ -423,6 +423,17 @@ def _edges(t, s: int, i: int, nexts: list[tuple[np.ndarray, int]]) -> np.ndarray
                                                    SIGNAL_STEPS):
                 out[x] = e
                 break
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _uniform(shape: tuple[int, ...]) -> np.ndarray:
+    """Every action's weight 1, as rows (n, PA) of a tree whose row tables are ``shape``: what
+    :func:`~spycfr.search.beliefs.step` is given to keep every private state that can make
+    the move (it reads a row's first ``row_count`` entries only). Built once a shape, not at
+    every step (5.1 against 0.3 us a step on Agent Hunter mini), so read-only: shared."""
+    out = np.ones(shape)
+    out.setflags(write=False)
     return out
 
 
