@@ -99,8 +99,10 @@ def main(argv: list[str] | None = None) -> int:
         agent = SearchAgent(args.game, variant, config, progress=say)
         if args.committed_leaves is not None:
             agent.values = _committed(args.game, args.preset, args.committed_leaves, say)
+        # as P1 and as P2: the agent twice, unless its leaves depend on the seat (committed)
+        agents = (agent.for_seat(0), agent.for_seat(1))
         began = time.time()
-        plan = agent.plan()
+        plan = agents[0].plan()  # the walk's own (a seat's copy solves its plan anew)
         leaves = plan.tree.leaves.size
         say(f"plan done in {time.time() - began:.0f} s: {plan.tree.size:,} public nodes, "
             f"{leaves:,} leaves ({'the whole game' if leaves == 0 else 'depth-limited'})")
@@ -113,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
             value, solves = (br[0] + br[1]) / 2, 0
         else:
             if not args.resolve_progress:
-                agent.progress = None  # the walk's own progress only
-            value, br, solves = agent_exploitability(agent, progress=say)
+                for each in agents:
+                    each.progress = None  # the walk's own progress only
+            value, br, solves = agent_exploitability(agents, progress=say)
     except SpycfrError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
