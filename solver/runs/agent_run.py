@@ -30,7 +30,14 @@ from spycfr.games import get_plugin, make_game
 from spycfr.io import write_json, write_text
 from spycfr.runs.config import SolveConfig
 from spycfr.runs.result import RunResult
-from spycfr.runs.store import OPENINGS_CSV, RUN_JSON, file_sha256, read_run, read_run_meta
+from spycfr.runs.store import (
+    OPENINGS_CSV,
+    RUN_JSON,
+    _verify,
+    file_sha256,
+    read_run,
+    read_run_meta,
+)
 from spycfr.search.agent import (
     ALGORITHM,
     AgentConfig,
@@ -283,8 +290,7 @@ def opening_table(run_dir: str | Path, meta: RunResult) -> OpeningTable:
     assert path is not None
     again = (f"make it again with `spycfr train-openings {run}`, or put back the file the "
              "run was made with")
-    expected = (meta.files or {}).get(name)
-    if expected is not None and Path(path).is_file() and file_sha256(Path(path)) != expected:
+    if Path(path).is_file() and not _verify(run, meta, name, required=False):
         raise SpycfrError(f"the openings table {path!r} is not the one {RUN_JSON} records "
                           f"(its sha256 differs: the file changed since, or is another "
                           f"run's): {again}")
