@@ -342,8 +342,7 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
     rng = np.array([game_stream(np.int64(seed), np.int64(g))], dtype=np.uint64)
     view = opponent.game(1 - me)
     keys = any(args[0] == TABLE for args in (view.args, view.rollout, roll))
-    crng = np.array([fmix(game_stream(np.int64(seed), np.int64(g)) ^ np.uint64(RESAMPLE_SALT))],
-                    dtype=np.uint64)
+    crng = np.array([fmix(rng[0] ^ np.uint64(RESAMPLE_SALT))], dtype=np.uint64)
     counts = {} if counts is None else counts
     resampled = counts.get("resampled", 0)
     bs[0], bh[0], bw[0], n = cur, h, 1.0, 1
