@@ -134,10 +134,10 @@ def choose(labels: list[str], text: str) -> int | None:
 
 
 def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[str], None],
-              opponent: Opponent | Callable[[], Opponent] | None = None) -> dict:
+              opponent: Callable[[], Opponent] | None = None) -> dict:
     """Play one game as ``seat`` (0: P1) against the run's strategy; returns the result and
     the review (see :func:`review`). ``say`` prints a line; ``moves`` gives the input;
-    ``opponent``: the run's strategy, or how to load it (None: :func:`load_opponent`).
+    ``opponent``: how to load the run's strategy (None: :func:`load_opponent`).
 
     The game's first lines (the run played and how to answer) are said from run.json
     before the strategy is loaded: a run's tree rebuilt, a search agent's first plan, or
@@ -167,10 +167,7 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     say(f"{plugin.title}{variant}: you are {me}; the program plays {them} {how}; seed {seed}")
     say("type a move's number or the move as listed; 'help' lists the moves again, "
         "'quit' stops")
-    if opponent is None:
-        opp = load_opponent(run_dir, say)
-    else:
-        opp = opponent if isinstance(opponent, Opponent) else opponent()
+    opp = load_opponent(run_dir, say) if opponent is None else opponent()
     meta = opp.result
     game = make_game(meta.game, None, meta.variant)
     rng = np.random.default_rng(seed)
