@@ -191,6 +191,14 @@ class MemoryWatchdogError(MemoryLimitError):
         super().__init__(*(args or (self.message,)))
 
 
+def _stop_process(text: str) -> None:
+    """The watchdog's last resort, where the main thread has not met its error in time: the
+    error line, then exit 2 at once (outputs are written atomically, so nothing is left
+    half-written). A seam for tests, which run commands inside pytest's own process."""
+    os.write(2, f"error: {text}\n".encode())
+    os._exit(2)
+
+
 WATCH_MARGIN = 0.04  # the watchdog stops the command this far below the limit
 WATCH_SECONDS = 0.01
 
@@ -222,9 +230,7 @@ def use_budget(budget: MemoryBudget, what: str = "this command") -> Iterator[Mem
                     ctypes.c_ulong(main), ctypes.py_object(MemoryWatchdogError))
                 raised = True
             elif now > hard:  # still inside one long compiled call: stop the process now
-                # (outputs are written atomically, so nothing is left half-written)
-                os.write(2, f"error: {text}\n".encode())
-                os._exit(2)
+                _stop_process(text)
 
     watcher = None
     if threading.current_thread() is threading.main_thread():
