@@ -161,3 +161,24 @@ def test_a_report_says_when_lbr_counted_more_games_than_asked():
     measured["local_best_response"]["games"] = 10
     assert _lbr_count(measured) == ""
     assert _lbr_count({"command": "spycfr measure R --games 100"}) == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("run_name", ["agent-avenue/standard", "agent-avenue/advanced"])
+def test_committed_agent_openings_are_its_saved_plans(run_name):
+    """The Agent Avenue agents' openings.csv (what `spycfr openings` and the report print)
+    is the first plan the agent plays from, read from its committed plan.npz (results/
+    agent-avenue/standard had no plan.npz and an openings.csv of older code: its top move
+    differed from today's plan's in 339 of 2,177 situations). 0.5-2 minutes each here."""
+    from spycfr.games import make_game
+    from spycfr.runs.agent_run import agent_config, agent_openings, load_agent_config
+    from spycfr.runs.store import read_run
+
+    run = RESULTS / run_name
+    meta = read_run(run)
+    said: list[str] = []
+    agent = load_agent_config(run, meta, agent_config(meta, run), said.append)
+    frame = agent_openings(agent, make_game(meta.game, None, meta.variant))
+    assert frame is not None
+    assert any(x.startswith("the agent's first plan read from plan.npz") for x in said), said
+    assert frame.to_csv(index=False) == (run / "openings.csv").read_text()
