@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     from spycfr.games import make_variant
     from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
     from spycfr.search.resolve import best_response_value
+    from spycfr.search.values import GAME_NODES
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("game", help="agent-hunter or agent-avenue")
@@ -62,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--committed-leaves", type=int, metavar="N",
                         help="the leaves the committed blueprint's of N CFR+ iterations of the "
                              "whole game (instead of --value-function)")
+    parser.add_argument("--game-nodes", type=int, default=GAME_NODES,
+                        help="--committed-leaves: the most public nodes of the whole game's "
+                             "tree (Agent Hunter small has 2,308,847)")
     parser.add_argument("--bare", action="store_true",
                         help="start from AgentConfig() (the endgame rule off, scored-now "
                              "leaves) instead of the game's defaults")
@@ -98,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         say("building and solving the first plan (numba compiles on a cold cache)")
         agent = SearchAgent(args.game, variant, config, progress=say)
         if args.committed_leaves is not None:
-            agent.values = _committed(args.game, args.preset, args.committed_leaves, say)
+            agent.values = _committed(args.game, args.preset, args.committed_leaves,
+                                      args.game_nodes, say)
         # as P1 and as P2: the agent twice, unless its leaves depend on the seat (committed)
         agents = (agent.for_seat(0), agent.for_seat(1))
         began = time.time()
@@ -128,20 +133,23 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _committed(game_name: str, preset: str, iterations: int, say):
+def _committed(game_name: str, preset: str, iterations: int, max_nodes: int, say):
     """The committed blueprint's leaf values (``train_values_rounds.py``'s round 0's)."""
     from spycfr.errors import SpycfrError
-    from spycfr.search.resolve import solve
     from spycfr.search.situations import game_model
     from spycfr.search.tree import build
-    from spycfr.search.values import CommittedValues
+    from spycfr.search.values import committed_blueprint
 
     if iterations < 1:
         raise SpycfrError(f"--committed-leaves must be >= 1 CFR+ iteration, got {iterations}")
     game = game_model(game_name, preset, {})
-    full = build(game)
+    try:
+        full = build(game, max_nodes=max_nodes)
+    except ValueError as exc:  # build's one line: the tree has more than max_nodes nodes
+        raise SpycfrError(f"the committed blueprint's whole-game tree: {exc}; give a larger "
+                          "--game-nodes") from None
     say(f"the committed blueprint: {iterations} CFR+ iterations on {full.size:,} public nodes")
-    return CommittedValues(full, solve(full, game.weights, iterations).strategy)
+    return committed_blueprint(game, iterations, full)
 
 
 if __name__ == "__main__":

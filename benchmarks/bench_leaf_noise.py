@@ -21,10 +21,9 @@ import numpy as np
 
 from spycfr.search.evaluate import Settings, exploitability
 from spycfr.search.learned import normalised, unit_values, zero_sum
-from spycfr.search.resolve import solve
 from spycfr.search.situations import game_model
 from spycfr.search.tree import build
-from spycfr.search.values import CommittedValues
+from spycfr.search.values import CommittedValues, committed_blueprint
 
 
 class NoisyValues:
@@ -59,8 +58,7 @@ def main() -> None:
     a = ap.parse_args()
     game = game_model(a.game, a.preset, {})
     full = build(game)
-    blueprint = solve(full, game.weights, a.blueprint_iterations)
-    committed = CommittedValues(full, blueprint.strategy)
+    committed = committed_blueprint(game, a.blueprint_iterations, full)
     for sigma in a.sigmas:
         t0 = time.perf_counter()
         vf = NoisyValues(committed, sigma, game.z)

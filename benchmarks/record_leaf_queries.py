@@ -25,10 +25,9 @@ import numpy as np
 from spycfr.io import save_npz
 from spycfr.search.evaluate import Settings
 from spycfr.search.learned import LearnedValues
-from spycfr.search.resolve import solve
 from spycfr.search.situations import QUERY_KEYS, game_model, leaf_queries
 from spycfr.search.tree import build
-from spycfr.search.values import CommittedValues
+from spycfr.search.values import committed_blueprint
 
 
 def main() -> None:
@@ -50,7 +49,7 @@ def main() -> None:
     game = game_model(a.game, a.preset, {})
     full = build(game)
     if a.leaves == "committed":
-        vf = CommittedValues(full, solve(full, game.weights, a.blueprint_iterations).strategy)
+        vf = committed_blueprint(game, a.blueprint_iterations, full)
     else:
         vf = LearnedValues.load(a.leaves)
     q = leaf_queries(game, Settings(iterations=a.iterations, depth=a.depth, value_function=vf),

@@ -42,12 +42,11 @@ import numpy as np
 from spycfr.io import save_npz
 from spycfr.search.evaluate import Settings
 from spycfr.search.learned import LearnedValues
-from spycfr.search.resolve import solve
 from spycfr.search.situations import StageSpec, game_model, leaf_queries
 from spycfr.search.stages import run_stage, stage_dir
 from spycfr.search.training import TrainSettings
 from spycfr.search.tree import build
-from spycfr.search.values import CommittedValues
+from spycfr.search.values import GAME_NODES, committed_blueprint
 
 DEFAULT_MAX_NODES = StageSpec.__dataclass_fields__["max_nodes"].default
 
@@ -92,7 +91,7 @@ def main() -> None:
                          "decision levels instead of re-solving them (0: off)")
     ap.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
                     help="the most public nodes of a situation's solve to the end")
-    ap.add_argument("--game-nodes", type=int, default=10_000_000,
+    ap.add_argument("--game-nodes", type=int, default=GAME_NODES,
                     help="the most public nodes of the whole game's tree (the blueprint's; "
                          "Agent Hunter small has 2,308,847)")
     a = ap.parse_args()
@@ -126,8 +125,7 @@ def main() -> None:
             w = time.perf_counter()
             weights = stage_dir(a.out / f"round-{k - 1}", 1) / "weights.npz"
             if k == 0:
-                vf = CommittedValues(full, solve(full, game.weights,
-                                                 a.blueprint_iterations).strategy)
+                vf = committed_blueprint(game, a.blueprint_iterations, full)
             else:
                 vf = LearnedValues.load(weights)
             if a.agent:

@@ -14,7 +14,7 @@ from spycfr.search.beliefs import Beliefs
 from spycfr.search.evaluate import Settings, exploitability, profile_exploitability
 from spycfr.search.resolve import best_response_value, profile_value, solve
 from spycfr.search.tree import LEAF, GameModel, build, extract
-from spycfr.search.values import BlueprintValues, CommittedValues
+from spycfr.search.values import BlueprintValues, CommittedValues, committed_blueprint
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +159,18 @@ def test_committed_leaf_values_are_best_responses_to_the_blueprint(leduc_model):
     r0, r1 = sol.reach[0][nodes], sol.reach[1][nodes]
     assert np.allclose((r0 * v0).sum(axis=1), -(r1 * v1).sum(axis=1))
     assert ((r0 * v0).sum(axis=1) <= (r0 * sol.values[0][nodes]).sum(axis=1) + 1e-12).all()
+
+
+def test_the_committed_blueprint_is_committed_values_of_a_whole_game_solve(kuhn_model):
+    """committed_blueprint builds the whole tree where not given one (up to ``max_nodes``
+    public nodes: a tree over it is refused) and uses the one given otherwise."""
+    game, full, _ = kuhn_model
+    vf = committed_blueprint(game, 50)
+    assert vf.tree.size == full.size and vf.seat == 0
+    assert np.array_equal(vf.strategy, solve(full, game.weights, 50).strategy)
+    assert committed_blueprint(game, 50, full).tree is full
+    with pytest.raises(ValueError, match="more than 2 public nodes"):
+        committed_blueprint(game, 50, max_nodes=2)
 
 
 def test_depth_limited_resolving_needs_values_that_move_with_the_range(kuhn_model):

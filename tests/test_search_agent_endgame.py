@@ -178,6 +178,9 @@ def test_round_0_walks_each_seat_with_its_own_agent_as_the_exact_walk_does(
                                              "--committed-leaves", "300"]) == 0
     result = capsys.readouterr().out.splitlines()[-1].split()
     walked = float(result[result.index("exploitability") + 1])
+    assert _script("agent_exact_walk").main(["agent-hunter", "tiny", *knobs, "--committed-leaves",
+                                             "300", "--game-nodes", "10"]) == 2
+    assert capsys.readouterr().err.strip().endswith("give a larger --game-nodes")
 
     full = build(tiny)
     vf = CommittedValues(full, solve(full, tiny.weights, 300).strategy)
