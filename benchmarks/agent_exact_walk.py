@@ -39,8 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     from spycfr.errors import SpycfrError
     from spycfr.games import make_variant
     from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
-    from spycfr.search.resolve import best_response_value
-    from spycfr.search.values import GAME_NODES
+    from spycfr.search.resolve import GAME_NODES, best_response_value
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("game", help="agent-hunter or agent-avenue")
@@ -136,9 +135,9 @@ def main(argv: list[str] | None = None) -> int:
 def _committed(game_name: str, preset: str, iterations: int, max_nodes: int, say):
     """The committed blueprint's leaf values (``train_values_rounds.py``'s round 0's)."""
     from spycfr.errors import SpycfrError
+    from spycfr.search.resolve import committed_blueprint
     from spycfr.search.situations import game_model
     from spycfr.search.tree import build
-    from spycfr.search.values import committed_blueprint
 
     if iterations < 1:
         raise SpycfrError(f"--committed-leaves must be >= 1 CFR+ iteration, got {iterations}")

@@ -21,9 +21,10 @@ import numpy as np
 
 from spycfr.search.evaluate import Settings, exploitability
 from spycfr.search.learned import normalised, unit_values, zero_sum
+from spycfr.search.resolve import committed_blueprint
 from spycfr.search.situations import game_model
 from spycfr.search.tree import build
-from spycfr.search.values import CommittedValues, committed_blueprint
+from spycfr.search.values import CommittedValues
 
 
 class NoisyValues:

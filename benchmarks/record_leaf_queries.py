@@ -25,9 +25,9 @@ import numpy as np
 from spycfr.io import save_npz
 from spycfr.search.evaluate import Settings
 from spycfr.search.learned import LearnedValues
+from spycfr.search.resolve import committed_blueprint
 from spycfr.search.situations import QUERY_KEYS, game_model, leaf_queries
 from spycfr.search.tree import build
-from spycfr.search.values import committed_blueprint
 
 
 def main() -> None:

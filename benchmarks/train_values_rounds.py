@@ -42,11 +42,11 @@ import numpy as np
 from spycfr.io import save_npz
 from spycfr.search.evaluate import Settings
 from spycfr.search.learned import LearnedValues
+from spycfr.search.resolve import GAME_NODES, committed_blueprint
 from spycfr.search.situations import StageSpec, game_model, leaf_queries
 from spycfr.search.stages import run_stage, stage_dir
 from spycfr.search.training import TrainSettings
 from spycfr.search.tree import build
-from spycfr.search.values import GAME_NODES, committed_blueprint
 
 DEFAULT_MAX_NODES = StageSpec.__dataclass_fields__["max_nodes"].default
 

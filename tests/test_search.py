@@ -12,9 +12,9 @@ from spycfr.games import get_plugin, make_variant
 from spycfr.search import passes
 from spycfr.search.beliefs import Beliefs
 from spycfr.search.evaluate import Settings, exploitability, profile_exploitability
-from spycfr.search.resolve import best_response_value, profile_value, solve
+from spycfr.search.resolve import best_response_value, committed_blueprint, profile_value, solve
 from spycfr.search.tree import LEAF, GameModel, build, extract
-from spycfr.search.values import BlueprintValues, CommittedValues, committed_blueprint
+from spycfr.search.values import BlueprintValues, CommittedValues
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,13 @@ import numpy as np
 
 from spycfr import memory
 from spycfr.search import passes
-from spycfr.search.tree import Subtree, reachable
-from spycfr.search.values import ValueFunction
+from spycfr.search.tree import GameModel, Subtree, build, reachable
+from spycfr.search.values import CommittedValues, ValueFunction
+
+#: The most public nodes of a whole game's tree that :func:`committed_blueprint` builds by
+#: default (Agent Hunter ``small`` has 2,308,847, past :func:`~spycfr.search.tree.build`'s own
+#: default of 2,000,000).
+GAME_NODES = 10_000_000
 
 # with a progress callback the numba loop runs in chunks of about this many seconds
 CHUNK_SECONDS = 2.0
@@ -279,3 +284,15 @@ def profile_value(tree: Subtree, strategy: np.ndarray) -> float:
     w = tree.game.weights
     run.reaches(strategy, w)
     return float(w[0] @ run.evaluate(0, strategy)[0])
+
+
+def committed_blueprint(game: GameModel, iterations: int, full: Subtree | None = None,
+                        max_nodes: int = GAME_NODES) -> CommittedValues:
+    """The committed blueprint's leaf values: :class:`CommittedValues` of ``iterations`` CFR+
+    iterations (:func:`solve`) on the whole game's tree ``full``
+    (built here, up to ``max_nodes`` public nodes, where not given). One recipe for every
+    benchmark that measures against these leaves (``train_values_rounds.py``'s round 0's), so
+    that they all mean the same values."""
+    if full is None:
+        full = build(game, max_nodes=max_nodes)
+    return CommittedValues(full, solve(full, game.weights, iterations).strategy)

@@ -21,12 +21,7 @@ from numba import njit
 
 from spycfr.public.protocol import CHANCE, PRIVATE_CHANCE, TERMINAL
 from spycfr.search import passes
-from spycfr.search.tree import LEAF, GameModel, Subtree, build, extract
-
-#: The most public nodes of a whole game's tree that :func:`committed_blueprint` builds by
-#: default (Agent Hunter ``small`` has 2,308,847, past :func:`~spycfr.search.tree.build`'s own
-#: default of 2,000,000).
-GAME_NODES = 10_000_000
+from spycfr.search.tree import LEAF, Subtree, extract
 
 
 class ValueFunction(Protocol):
@@ -140,20 +135,6 @@ class CommittedValues:
             out[agent][leaf] = v_agent[0]
             out[opp][leaf] = v_opp[0]
         return out
-
-
-def committed_blueprint(game: GameModel, iterations: int, full: Subtree | None = None,
-                        max_nodes: int = GAME_NODES) -> CommittedValues:
-    """The committed blueprint's leaf values: :class:`CommittedValues` of ``iterations`` CFR+
-    iterations (:func:`~spycfr.search.resolve.solve`) on the whole game's tree ``full``
-    (built here, up to ``max_nodes`` public nodes, where not given). One recipe for every
-    benchmark that measures against these leaves (``train_values_rounds.py``'s round 0's), so
-    that they all mean the same values."""
-    from spycfr.search.resolve import solve  # resolve imports this module
-
-    if full is None:
-        full = build(game, max_nodes=max_nodes)
-    return CommittedValues(full, solve(full, game.weights, iterations).strategy)
 
 
 def _nodes(index: dict, pubs: np.ndarray, nodes: np.ndarray | None) -> list[int]:
