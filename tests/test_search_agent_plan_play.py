@@ -122,3 +122,41 @@ def test_a_run_playing_the_plan_does_not_replay_its_first_move():
     agent = {"value_function": "rollout", "opening_file": None}
     assert replays_first_move(SimpleNamespace(record={"agent": agent}))
     assert not replays_first_move(SimpleNamespace(record={"agent": {**agent, "plan_play": 1}}))
+
+
+def test_answers_from_the_plans_rows_say_so_not_re_solved_now():
+    """Where the agent plays its first plan's row (P2's placement here), a query's words name
+    the plan, solved once from the start of the game with its own depth and leaves; after a
+    re-solve they say re-solved now (a user saw 're-solved now' over an Agent Avenue
+    standard first move that was the plan's own row)."""
+    from types import SimpleNamespace
+
+    from spycfr.analysis.agentplay import agent_source
+
+    agent = _agent(2)
+    impl = P._REGISTRY[type(agent.params)]
+    rng = np.random.default_rng(3)
+    state = impl["initial_state"](agent.params)
+    g = agent.game(1)
+    meta = SimpleNamespace(exploitability=None, record={"agent": {
+        "iterations": 20, "plan_iterations": 3, "depth": 4, "plan_depth": 2,
+        "value_function": "rollout", "value_function_words": "heuristic play-outs"}})
+    words = []
+    while impl["current_player"](state, agent.params) >= 0:
+        acts = agent.legal(state)
+        if impl["current_player"](state, agent.params) == 1:
+            info = g.move_info(state, 1)
+            assert info.plan_row == (g.sol is g.plan)
+            words.append(agent_source(meta, info.to_end, info.from_plan, info.from_table,
+                                      info.plan_row))
+            probs = g.policy(state)
+            a = acts[rng.choice(len(acts), p=probs)]
+        else:
+            a = acts[rng.integers(len(acts))]
+        state = agent.after(state, int(a))
+        g.observe(state)
+    assert words[0].startswith("the search agent's first plan, solved once from the start of "
+                               "the game (3 CFR+ iterations, 2 decision level(s) deep, leaf "
+                               "values rollout")
+    assert "re-solved" not in words[0] and "over the whole game" not in words[0]
+    assert len(words) >= 2 and words[1].startswith("re-solved now by the search agent (20 CFR+")

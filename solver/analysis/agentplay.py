@@ -70,11 +70,13 @@ def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
 
 
 def agent_source(meta, to_end: bool = False, from_plan: bool = False,
-                 from_table: bool = False) -> str:
+                 from_table: bool = False, plan_row: bool = False) -> str:
     """The words for where an agent run's answers come from; ``to_end``: the subgame that
     gave them reached the end of the game (the endgame rule), so no leaf valued them;
     ``from_plan``: the values are the first plan's (``MoveInfo.from_plan``);
-    ``from_table``: an opening the agent plays by its openings table (``MoveInfo.from_table``)."""
+    ``from_table``: an opening the agent plays by its openings table (``MoveInfo.from_table``);
+    ``plan_row``: the agent plays its first plan's row here, not a re-solve
+    (``MoveInfo.plan_row``)."""
     a = meta.record.get("agent") or {}
     exploitability = ("exploitability unknown" if meta.exploitability is None else
                       f"exploitability {meta.exploitability:.4g} (exact)")
@@ -84,14 +86,24 @@ def agent_source(meta, to_end: bool = False, from_plan: bool = False,
                 "`spycfr openings`): probabilities its equilibrium mixture, values each "
                 "opening's expected payoff against the other seat's mixture, continuing "
                 f"best; {exploitability}")
-    how = ("solved to the end of the game, no leaves" if to_end else
-           f"subgames {a.get('depth')} decision level(s) deep, leaf values "
-           f"{a.get('value_function')}: {a.get('value_function_words', '')}")
+    leaves = (f"leaf values {a.get('value_function')}: {a.get('value_function_words', '')}")
+    if plan_row:  # nothing re-solved: the plan solved once from the game's start
+        how = ("solved to the end of the game, no leaves" if to_end else
+               f"{a.get('plan_depth')} decision level(s) deep, {leaves}")
+        head = ("the search agent's first plan, solved once from the start of the game "
+                f"({a.get('plan_iterations') or a.get('iterations')} CFR+ iterations, {how})")
+        through = "its strategies"
+    else:
+        how = ("solved to the end of the game, no leaves" if to_end else
+               f"subgames {a.get('depth')} decision level(s) deep, {leaves}")
+        head = f"re-solved now by the search agent ({a.get('iterations')} CFR+ iterations, {how})"
+        through = "the re-solved strategies"
+    # the plan's values are the whole game's where the plan reaches its end (own_values)
+    whole = from_plan and (to_end or not plan_row)
     by = ("both playing on by the agent's first plan (solved once over the whole game)"
-          if from_plan else "playing on by them")
-    return (f"re-solved now by the search agent ({a.get('iterations')} CFR+ iterations, "
-            f"{how}); values are the mover's expected payoff against the agent's model of the "
-            f"opponent (its range through the re-solved strategies), {by}; {exploitability}")
+          if whole else "playing on by them")
+    return (f"{head}; values are the mover's expected payoff against the agent's model of the "
+            f"opponent (its range through {through}), {by}; {exploitability}")
 
 
 class ViewWalk:
@@ -202,7 +214,8 @@ def agent_query(run_dir: str, player: int, record: str,
     _, losses = agent_losses(info.values)
     return {
         "player": name, "information_state": key,
-        "source": agent_source(meta, info.to_end, info.from_plan, info.from_table),
+        "source": agent_source(meta, info.to_end, info.from_plan, info.from_table,
+                               info.plan_row),
         "moves": [{"move": labels[i], "probability": float(info.probs[i]),
                    "value": None if np.isnan(info.values[i]) else float(info.values[i]),
                    "loss": losses[i], "tie": agent_tie(losses[i])}

@@ -55,6 +55,9 @@ class MoveInfo:
     # the values are the first plan's strategies' (a plan to the end of the game reaching
     # here: AgentGame.own_values), not the current subgame's
     from_plan: bool = False
+    # the probabilities are the first plan's own rows (the agent plays its plan here, nothing
+    # re-solved: the game's first decisions, or AgentConfig.plan_play's)
+    plan_row: bool = False
     # an opening the agent plays by its openings table: the values are the table's (each
     # opening against the other seat's table mixture, continuing best)
     from_table: bool = False
@@ -343,7 +346,8 @@ class AgentGame:
                 if mass > 0:
                     out[x] = cfv[c, j] * a.model.z / mass
         return MoveInfo(seat, actions, probs, out, _mean(probs, out), to_end=not t.leaves.size,
-                        from_plan=self.plan is not None and vt is self.plan.tree)
+                        from_plan=self.plan is not None and vt is self.plan.tree,
+                        plan_row=self.sol is self.plan)
 
     def own_values(self) -> tuple[Subtree, int, np.ndarray, np.ndarray]:
         """The agent's counterfactual values at the current public state and below, and its
