@@ -9,7 +9,7 @@ import os
 import resource
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from spycfr.errors import SpycfrError
 
@@ -53,6 +53,27 @@ def size_text(nbytes: float) -> str:
 
 class MemoryLimitError(SpycfrError):
     """An allocation that would take the process past its memory limit (refused)."""
+
+
+@contextlib.contextmanager
+def reading(message: Callable[[Exception], str],
+            error: Callable[[str], Exception] = SpycfrError) -> Iterator[None]:
+    """A file loader's guard: any error inside (numpy, zipfile, json, pandas raise many types
+    on a damaged file) becomes one line, ``error(message(exc))`` (a :class:`SpycfrError` by
+    default), without the chain; a :class:`MemoryLimitError` goes through as it is (the memory
+    watchdog's, landed inside the load: not the file's fault, and its own line says why)."""
+    try:
+        yield
+    except MemoryLimitError:
+        raise
+    except Exception as exc:
+        raise error(message(exc)) from None
+
+
+def missing_or(exc: Exception, limit: int = 200) -> str:
+    """An error's text for a loader's line: ``no 'field'`` for a missing field (a KeyError's
+    own text is only the key), its message cut to ``limit`` characters otherwise."""
+    return f"no {exc}" if isinstance(exc, KeyError) else str(exc)[:limit]
 
 
 class MemoryBudget:

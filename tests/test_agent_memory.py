@@ -15,6 +15,7 @@ from cli_helpers import spycfr
 from spycfr import memory
 from spycfr.compiling import COMPILING
 from spycfr.engine import protocol as P
+from spycfr.errors import SpycfrError
 from spycfr.games import make_variant
 from spycfr.memory import MemoryBudget, MemoryLimitError, use_budget
 from spycfr.search.agent import AgentConfig, SearchAgent
@@ -208,19 +209,47 @@ def test_a_watchdog_error_that_numba_wrapped_in_a_system_error_is_one_line(monke
         spycfr("query")
 
 
-def test_the_watchdogs_error_inside_a_files_load_is_not_called_a_corrupt_file(monkeypatch):
+def test_the_watchdogs_error_inside_a_files_load_is_not_called_a_corrupt_file(monkeypatch,
+                                                                              tmp_path):
     """Seen with a cold numba cache: the watchdog's error landed while the openings table
     loaded, and the loader's catch-all called the file corrupt."""
+    from spycfr.runs import source, store
     from spycfr.search import openings, saved_plan
 
     def load(*_, **__):
         raise memory.MemoryWatchdogError("--memory-limit 0.001 GiB: stopped")
 
+    (tmp_path / store.CHECKPOINT).write_bytes(b"")
     monkeypatch.setattr(np, "load", load)
     for read in (lambda: openings.OpeningTable.load(RESULTS / "standard" / "openings-table.npz"),
-                 lambda: saved_plan.plan_meta(RESULTS / "agent-avenue" / "advanced" / "plan.npz")):
+                 lambda: saved_plan.plan_meta(RESULTS / "agent-avenue" / "advanced" / "plan.npz"),
+                 lambda: source.load_tree(tmp_path / "tree.npz"),
+                 lambda: store.load_checkpoint(tmp_path)):
         with pytest.raises(memory.MemoryWatchdogError, match="stopped"):
             read()
+
+
+def test_a_loaders_guard_lets_the_watchdogs_error_through_and_makes_others_one_line():
+    """memory.reading, every catch-all file loader's guard: any other error becomes the
+    loader's own one line (no chain: ``from None``), of the loader's error type."""
+    from functools import partial
+
+    from spycfr.web.bench import PageError
+
+    def guarded(exc: BaseException, **kw) -> BaseException:
+        with pytest.raises(BaseException) as err:
+            with memory.reading(lambda e: f"bad file ({memory.missing_or(e)})", **kw):
+                raise exc
+        return err.value
+
+    error = guarded(KeyError("meta"))
+    assert type(error) is SpycfrError and str(error) == "bad file (no 'meta')"
+    assert error.__cause__ is None and error.__suppress_context__
+    assert str(guarded(ValueError("x" * 300))) == f"bad file ({'x' * 200})"
+    page = guarded(OSError("gone"), error=partial(PageError, status=409))
+    assert isinstance(page, PageError) and page.status == 409 and str(page) == "bad file (gone)"
+    watchdog = memory.MemoryWatchdogError("--memory-limit 0.001 GiB: stopped")
+    assert guarded(watchdog) is watchdog
 
 
 def test_the_watchdogs_error_landing_after_the_command_leaves_no_budget_behind(monkeypatch):

@@ -21,7 +21,7 @@ import pandas as pd
 from spycfr.errors import SpycfrError
 from spycfr.games import tree_labels
 from spycfr.io import atomic_path, check_free_space
-from spycfr.memory import MemoryLimitError
+from spycfr.memory import reading
 from spycfr.tree import Tree
 
 REQUIRED_COLUMNS = ("player", "infoset", "action", "probability")
@@ -115,7 +115,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise SpycfrError(
             f"strategy table {str(path)!r}: unknown extension; allowed: .csv, .parquet, .json"
         )
-    try:
+    # pandas raises many types for unreadable files
+    with reading(lambda exc: f"cannot read strategy table {str(path)!r}: {exc}"):
         if fmt == "csv":
             # keep_default_na=False: the empty record (P1's placement) is a real infoset key
             table = pd.read_csv(path, dtype={"player": str, "infoset": str, "action": str},
@@ -124,10 +125,6 @@ def read_table(path: str | Path) -> pd.DataFrame:
             table = pd.read_parquet(path)
         else:
             table = pd.DataFrame(json.loads(path.read_text()))
-    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
-        raise
-    except Exception as exc:  # pandas raises many types for unreadable files
-        raise SpycfrError(f"cannot read strategy table {str(path)!r}: {exc}") from None
     missing = [c for c in REQUIRED_COLUMNS if c not in table.columns]
     if missing:
         raise SpycfrError(

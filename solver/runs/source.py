@@ -17,7 +17,7 @@ from spycfr.formats.efg_reader import check_utf8, tree_from_efg
 from spycfr.formats.openspiel import tree_from_openspiel
 from spycfr.games import OPENSPIEL_PREFIX, build_tree, foreign_kind, make_game
 from spycfr.io import save_npz
-from spycfr.memory import MemoryBudget, MemoryLimitError, current_budget
+from spycfr.memory import MemoryBudget, current_budget, reading
 from spycfr.tree import Tree
 
 TREE_NPZ = "tree.npz"
@@ -81,13 +81,10 @@ def save_tree(path: Path, tree: Tree) -> None:
 
 def load_tree(path: Path) -> Tree:
     """A tree stored by :func:`save_tree` (SpycfrError if missing or corrupt)."""
-    try:
+    # numpy, zipfile and json raise many types
+    with reading(lambda exc: f"{str(path)!r} is missing or corrupt ({str(exc)[:200]})"):
         with np.load(path) as data:
             meta = json.loads(str(data["meta"]))
             arrays: dict[str, Any] = {k: np.array(data[k]) for k in _ARRAYS}
         return Tree(game=meta["game"], variant=meta["variant"], **arrays,
                     infoset_keys=meta["infoset_keys"], action_labels=meta["action_labels"])
-    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
-        raise
-    except Exception as exc:  # numpy, zipfile and json raise many types
-        raise SpycfrError(f"{str(path)!r} is missing or corrupt ({str(exc)[:200]})") from None

@@ -43,7 +43,7 @@ from spycfr.exact.best_response import infoset_values
 from spycfr.formats.strategy_table import strategy_table
 from spycfr.games import build_tree, foreign_kind, make_game, sample_labels
 from spycfr.io import atomic_path, write_json, write_text
-from spycfr.memory import MemoryLimitError, require
+from spycfr.memory import missing_or, reading, require
 from spycfr.runs.result import RunResult
 from spycfr.runs.source import TREE_NPZ, load_tree
 from spycfr.tree import Tree
@@ -117,7 +117,9 @@ def load_checkpoint(run_dir: Path) -> tuple[dict, dict, float, list]:
     path = run_dir / CHECKPOINT
     if not path.is_file():
         raise SpycfrError(f"cannot resume: {str(path)!r} does not exist")
-    try:
+    # numpy, zipfile, json and the checks raise many types
+    with reading(lambda exc: f"cannot resume: {str(path)!r} is unreadable or incomplete "
+                             f"({missing_or(exc)}): solve again"):
         with np.load(path) as data:
             meta = json.loads(str(data["meta"]))
             state = {k: data[k] for k in data.files if k != "meta"}
@@ -125,12 +127,6 @@ def load_checkpoint(run_dir: Path) -> tuple[dict, dict, float, list]:
                                         [tuple(r) for r in meta["log"]])
         if not isinstance(config, dict) or not isinstance(solver, dict):
             raise TypeError("config and solver must be objects")
-    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
-        raise
-    except Exception as exc:  # numpy, zipfile, json and the checks raise many types
-        why = f"no {exc}" if isinstance(exc, KeyError) else str(exc)[:200]
-        raise SpycfrError(f"cannot resume: {str(path)!r} is unreadable or incomplete "
-                          f"({why}): solve again") from None
     for name, array in state.items():
         if array.dtype.kind == "f" and not np.isfinite(array).all():
             raise SpycfrError(f"cannot resume: {str(path)!r} holds non-finite numbers in its "
@@ -255,12 +251,8 @@ def treeless_openings(path: str | Path) -> tuple[RunResult, pd.DataFrame] | None
         return None
     target = Path(path) / OPENINGS_CSV
     _verify(Path(path), meta, OPENINGS_CSV)
-    try:
+    with reading(lambda exc: f"{str(target)!r} is missing or corrupt ({exc})"):
         table = pd.read_csv(target)
-    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
-        raise
-    except Exception as exc:
-        raise SpycfrError(f"{str(target)!r} is missing or corrupt ({exc})") from None
     return meta, table
 
 
@@ -346,14 +338,10 @@ def load_run(path: str | Path) -> Run:
             "it)"
         )
     _verify(path, meta, STRATEGY_NPZ)
-    try:
+    with reading(lambda exc: f"{str(path / STRATEGY_NPZ)!r} is missing or corrupt "
+                             f"({str(exc)[:200]}): {_recover(path)}"):
         with np.load(path / STRATEGY_NPZ) as data:
             strategy = np.array(data["average"], dtype=np.float64)
-    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
-        raise
-    except Exception as exc:
-        raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} is missing or corrupt "
-                          f"({str(exc)[:200]}): {_recover(path)}") from None
     expected = meta.strategy_sha256
     if expected is not None and hashlib.sha256(strategy.tobytes()).hexdigest() != expected:
         raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} does not match {RUN_JSON} (not the "

@@ -35,7 +35,7 @@ from spycfr import __version__
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.io import save_npz
-from spycfr.memory import MemoryLimitError
+from spycfr.memory import missing_or, reading
 from spycfr.search import passes
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel
@@ -296,7 +296,10 @@ class OpeningTable:
     def load(cls, path: str | Path) -> OpeningTable:
         if not Path(path).is_file():
             raise SpycfrError(f"no openings table {str(path)!r}")
-        try:
+        # numpy, zipfile, json and the fields raise many types
+        with reading(lambda exc: f"the openings table {str(path)!r} is unreadable or corrupt "
+                                 f"({missing_or(exc)}): make it again with `spycfr "
+                                 f"train-openings {Path(path).parent}`"):
             with np.load(path) as z:
                 meta = json.loads(str(z["meta"]))
                 members = tuple(np.split(z[f"members{s}"], np.cumsum(z[f"sizes{s}"])[:-1])
@@ -306,13 +309,6 @@ class OpeningTable:
                 halves = z["halves"].astype(np.float64)
             check = meta.pop("split_half")
             meta.pop("value_p1")
-        except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
-            raise
-        except Exception as exc:  # numpy, zipfile, json and the fields raise many types
-            why = f"no {exc}" if isinstance(exc, KeyError) else str(exc)[:200]
-            raise SpycfrError(f"the openings table {str(path)!r} is unreadable or corrupt "
-                              f"({why}): make it again with `spycfr train-openings "
-                              f"{Path(path).parent}`") from None
         return cls(halves, members, names, meta, eq, check)  # type: ignore[arg-type]
 
     def summary(self, top: int = 10) -> dict:

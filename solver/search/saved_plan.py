@@ -75,14 +75,10 @@ def save_plans(path: str | os.PathLike, plans: list[Solution], meta: dict[str, A
 
 def plan_meta(path: str | os.PathLike) -> dict[str, Any]:
     """The ``meta`` of a plan file (PlanFileError if unreadable)."""
-    try:
-        with np.load(path) as data:
+    with memory.reading(lambda exc: f"the agent's plan file {str(path)!r} is unreadable "
+                                    f"({str(exc)[:120]})", PlanFileError):
+        with np.load(path) as data:  # zipfile, numpy and json raise many types
             return json.loads(str(data["meta"]))
-    except memory.MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
-        raise
-    except Exception as exc:  # zipfile, numpy and json raise many types
-        raise PlanFileError(f"the agent's plan file {str(path)!r} is unreadable "
-                            f"({str(exc)[:120]})") from None
 
 
 def load_plans(path: str | os.PathLike, game: GameModel) -> dict[bytes, Solution]:

@@ -3,9 +3,11 @@ figures) and a team run (its numbers and its report)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 
-from spycfr.memory import MemoryLimitError
+from spycfr.memory import reading
 from spycfr.web.bench import PageError, entry_nav
 from spycfr.web.html import esc, markdown, num, page, table, url
 
@@ -19,13 +21,9 @@ def sweep(bench, request) -> str:
     csv = entry.files.get("sweep.csv")
     if csv is None:
         raise PageError(f"sweep {entry.name!r} has no sweep.csv yet", 404)
-    try:
+    with reading(lambda exc: f"{entry.name!r}: sweep.csv is unreadable ({str(exc)[:120]})",
+                 partial(PageError, status=409)):  # pandas raises many types on a damaged file
         frame = pd.read_csv(csv)
-    except MemoryLimitError:  # the memory watchdog's, landed inside the load: not the file's
-        raise
-    except Exception as exc:  # pandas raises many types on a damaged file
-        raise PageError(f"{entry.name!r}: sweep.csv is unreadable ({str(exc)[:120]})",
-                        409) from None
     swept = list((meta.get("swept") or {}).keys())
     cols = [c for c in [*swept, *SWEEP_COLUMNS] if c in frame]
     rows = [[_cell(r[c], c) for c in cols] for _, r in frame.iterrows()]
