@@ -160,3 +160,24 @@ def test_answers_from_the_plans_rows_say_so_not_re_solved_now():
                                "values rollout")
     assert "re-solved" not in words[0] and "over the whole game" not in words[0]
     assert len(words) >= 2 and words[1].startswith("re-solved now by the search agent (20 CFR+")
+
+
+def test_the_first_move_waits_for_the_cards():
+    """Agent Avenue's initial state is the deal's chance node, at the same public state as
+    the first decision: observing it (as `spycfr query`'s walk does, from the game's start)
+    must not spend the first move's re-solve there, on private state -1, but after the deal,
+    on the cards dealt (standard's first move has leaves: there it re-solved for the wrong
+    hand, and the query answered the plan's row)."""
+    agent = SearchAgent("agent-avenue", make_variant("agent-avenue", "tiny").as_dict(),
+                        AgentConfig.default("agent-avenue", iterations=5, plan_iterations=5))
+    impl = P._REGISTRY[type(agent.params)]
+    state = agent.initial()
+    g = agent.game(0)
+    g.observe(state)
+    assert agent.private(state, 0) == -1 and g.fresh  # the first move is still to come
+    acts, probs = np.zeros(4096, np.int64), np.zeros(4096)
+    while impl["current_player"](state, agent.params) == P.CHANCE:
+        k = impl["chance_outcomes"](state, agent.params, acts, probs)
+        state = agent.after(state, int(acts[k // 2]))
+    g.observe(state)
+    assert agent.private(state, 0) >= 0 and not g.fresh

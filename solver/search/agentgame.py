@@ -108,7 +108,10 @@ class AgentGame:
         target = self.agent.public(state)
         self.own = self.agent.private(state, self.seat)
         if np.array_equal(self.pub, target):
-            if self.fresh and self.s == 0:  # our first move, at the game's root
+            # our first move, at the game's root, once our cards are dealt: Agent Avenue's
+            # initial state is the deal's chance node (private state -1), where a re-solve
+            # would spend the leaves on the wrong cards (`spycfr query` walks from there)
+            if self.fresh and self.s == 0 and self.own >= 0:
                 self._arrive(first=True)
             return
         path = self._path_to(target)
