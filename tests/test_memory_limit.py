@@ -100,7 +100,15 @@ def test_enumeration_checks_every_growth(monkeypatch):
     assert base + held[0] <= limit  # ... and refused the one that would pass the limit
 
 
+def _resident_1_gib(monkeypatch) -> None:
+    """These tests solve in pytest's own worker under --memory-limit 4: its resident memory is
+    whatever earlier test files left (6.66 GiB in one CI worker), which would refuse before
+    the estimate under test is reached; the estimates alone decide here."""
+    monkeypatch.setattr(memory_module, "rss_bytes", lambda: 2**30)
+
+
 def test_the_solver_is_checked_once_the_tree_is_known(monkeypatch):
+    _resident_1_gib(monkeypatch)
     monkeypatch.setattr(engines, "solve_bytes", lambda tree, config: 1e15)
     with pytest.raises(MemoryLimitError, match=r"solving the tree of 7,339 nodes"):
         solve_run(SolveConfig(game=AH, preset="tiny", params={}, iterations=1,
@@ -108,6 +116,7 @@ def test_the_solver_is_checked_once_the_tree_is_known(monkeypatch):
 
 
 def test_tables_that_would_not_fit_are_left_for_export(tmp_path, monkeypatch):
+    _resident_1_gib(monkeypatch)
     monkeypatch.setattr(solve_module, "TABLE_BYTES_FIXED", 1e15)
     meta = solve_run(SolveConfig(game=AH, preset="tiny", params={}, iterations=10,
                                  memory_limit=4.0), out_dir=tmp_path / "run")
@@ -118,12 +127,14 @@ def test_tables_that_would_not_fit_are_left_for_export(tmp_path, monkeypatch):
     run = load_run(tmp_path / "run")  # the run is whole without its tables
     assert run.strategy.shape[0] == run.tree.num_infosets
     monkeypatch.undo()
+    _resident_1_gib(monkeypatch)
     meta2 = solve_run(SolveConfig(game=AH, preset="tiny", params={}, iterations=10,
                                   memory_limit=4.0), out_dir=tmp_path / "run2")
     assert meta2.tables_skipped is None and "strategy.parquet" in meta2.files
 
 
 def test_mccfr_goes_without_a_tree_that_would_not_fit(monkeypatch):
+    _resident_1_gib(monkeypatch)
     monkeypatch.setattr(engines, "TREE_BYTES_PER_NODE", 1e12)
     meta = solve_run(SolveConfig(game=AH, preset="tiny", params={}, algorithm="es-mccfr",
                                  iterations=20, memory_limit=4.0))
