@@ -86,16 +86,15 @@ def agent_source(meta, to_end: bool = False, from_plan: bool = False,
                 "`spycfr openings`): probabilities its equilibrium mixture, values each "
                 "opening's expected payoff against the other seat's mixture, continuing "
                 f"best; {exploitability}")
-    leaves = (f"leaf values {a.get('value_function')}: {a.get('value_function_words', '')}")
+    deep = (f"{a.get('plan_depth')} decision level(s) deep" if plan_row else
+            f"subgames {a.get('depth')} decision level(s) deep")
+    how = ("solved to the end of the game, no leaves" if to_end else
+           f"{deep}, leaf values {a.get('value_function')}: {a.get('value_function_words', '')}")
     if plan_row:  # nothing re-solved: the plan solved once from the game's start
-        how = ("solved to the end of the game, no leaves" if to_end else
-               f"{a.get('plan_depth')} decision level(s) deep, {leaves}")
         head = ("the search agent's first plan, solved once from the start of the game "
                 f"({a.get('plan_iterations') or a.get('iterations')} CFR+ iterations, {how})")
         through = "its strategies"
     else:
-        how = ("solved to the end of the game, no leaves" if to_end else
-               f"subgames {a.get('depth')} decision level(s) deep, {leaves}")
         head = f"re-solved now by the search agent ({a.get('iterations')} CFR+ iterations, {how})"
         through = "the re-solved strategies"
     # the plan's values are the whole game's where the plan reaches its end (own_values)
