@@ -250,34 +250,51 @@ def test_openings_and_report_check_the_table_against_run_json(tiny, tmp_path):
     """`spycfr openings` and `spycfr report` read the agent's openings table only where it is
     the file run.json vouches for (its sha256, as every other run file is checked) and is
     for the run's game and variant: a changed or another run's table is one line naming
-    the file and how to make it again, exit 2 (they printed the stale table's openings)."""
+    the file and how to make it again, exit 2 (they printed the stale table's openings).
+    `spycfr play` and `spycfr query`, which load the agent, refuse it with the same line
+    (they checked the variant only, and played a changed table)."""
     import shutil
     from pathlib import Path
 
+    from spycfr.compiling import COMPILING
     from test_faults import one_line_error
 
     run = tmp_path / "standard"
     shutil.copytree(Path(__file__).resolve().parent.parent / "results" / "standard", run)
     table = run / "openings-table.npz"
     report = str(tmp_path / "report.md")
+    moves = tmp_path / "moves.txt"
+    moves.write_text("")
     commands = [["openings", str(run)], ["openings", str(run), "--json"],
                 ["report", str(run), "-o", report]]
+    agents = [["query", str(run), "--seat", "P1"], ["play", str(run), "--moves", str(moves)]]
     for args in commands:
         code, _, err = spycfr(*args)
         assert code == 0, err
+
+    def refused(fragment: str) -> set[str]:
+        """Each command's one line, which has ``fragment`` (numba's notice that it
+        compiles, a line of its own, not counted); the lines, the same for every command."""
+        said = {one_line_error(args, fragment) for args in commands}
+        for args in agents:
+            code, _, err = spycfr(*args)
+            lines = [x for x in err.strip().splitlines() if x != COMPILING]
+            assert code == 2 and len(lines) == 1, err
+            said.add(lines[0])
+        assert len(said) == 1, said
+        return said
+
     with np.load(table) as z:
         arrays = dict(z)
     np.savez(table, **{**arrays, "value": np.array(0.5)})  # the same table, another value
-    for args in commands:
-        line = one_line_error(args, f"the openings table {str(table)!r} is not the one "
-                                    "run.json records (its sha256 differs")
+    for line in refused(f"the openings table {str(table)!r} is not the one run.json records "
+                        "(its sha256 differs"):
         assert f"make it again with `spycfr train-openings {run}`" in line
     O.OpeningTable.make(tiny, 16, seed=0).save(table)  # another variant's, no hash recorded
     meta = json.loads((run / "run.json").read_text())
     del meta["files"]["openings-table.npz"]
     (run / "run.json").write_text(json.dumps(meta))
-    for args in commands:
-        line = one_line_error(args, f"the openings table {str(table)!r} is for agent-hunter "
-                                    "cards=3 houses=2")
+    for line in refused(f"the openings table {str(table)!r} is for agent-hunter cards=3 "
+                        "houses=2"):
         assert "not this run's agent-hunter cards=10 houses=3" in line
         assert "spycfr train-openings" in line

@@ -189,7 +189,9 @@ def load_agent(run_dir: str | Path, progress: Callable[[str], None] | None = Non
     meta = read_run(run_dir)
     if not is_agent_run(meta):
         raise SpycfrError(f"{str(run_dir)!r} is not a search agent's run directory")
-    return load_agent_config(Path(run_dir), meta, agent_config(meta, run_dir), progress)
+    config = agent_config(meta, run_dir)
+    table = None if config.opening_file is None else opening_table(run_dir, meta)
+    return load_agent_config(Path(run_dir), meta, config, progress, table)
 
 
 def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: dict,
@@ -295,19 +297,9 @@ def opening_table(run_dir: str | Path, meta: RunResult) -> OpeningTable:
                           f"(its sha256 differs: the file changed since, or is another "
                           f"run's): {again}")
     table = OpeningTable.load(path)
-    made_for = (table.meta.get("game"), table.meta.get("variant"))
-    variant = get_plugin(meta.game).make_variant(None, dict(meta.variant)).as_dict()
-    if made_for != (meta.game, variant):  # the agent's own check (SearchAgent), and the game
-        raise SpycfrError(f"the openings table {path!r} is for {made_for[0]} "
-                          f"{_variant_words(made_for[1])}, not this run's {meta.game} "
-                          f"{_variant_words(variant)}: {again}")
+    table.check_for(meta.game, get_plugin(meta.game).make_variant(None, dict(meta.variant))
+                    .as_dict(), path, again)
     return table
-
-
-def _variant_words(variant: object) -> str:
-    if not isinstance(variant, dict):
-        return repr(variant)[:80]
-    return " ".join(f"{k}={v}" for k, v in variant.items())
 
 
 def train_openings(run_dir: str | Path, games: int, seed: int, opening_range: str,
@@ -353,11 +345,13 @@ def train_openings(run_dir: str | Path, games: int, seed: int, opening_range: st
 
 
 def load_agent_config(run: Path, meta: RunResult, config: AgentConfig,
-                      progress: Callable[[str], None] | None) -> SearchAgent:
+                      progress: Callable[[str], None] | None,
+                      openings: OpeningTable | None = None) -> SearchAgent:
     """The agent of run directory ``run`` with ``config`` (its files relative to ``run``),
     its first plan read from the run's plan file where run.json records one solved with the
-    same configuration (:func:`read_agent_plans`)."""
-    agent = SearchAgent(meta.game, meta.variant, _in_run(run, config), progress)
+    same configuration (:func:`read_agent_plans`). ``openings``: its openings table already
+    loaded and checked (:func:`opening_table`), else the agent loads config's."""
+    agent = SearchAgent(meta.game, meta.variant, _in_run(run, config), progress, openings)
     record = meta.record.get("plan")
     if isinstance(record, dict):
         solved_with = plan_inputs(run, meta.game, meta.variant, config)

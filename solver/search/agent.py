@@ -22,7 +22,7 @@ import copy
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,6 +40,9 @@ from spycfr.search.resolve import Solution, fixed
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel, Subtree, TooBig, build, nodes_to_end
 from spycfr.ticking import Ticker
+
+if TYPE_CHECKING:
+    from spycfr.search.openings import OpeningTable
 
 ALGORITHM = "re-solving"
 # the most public nodes of a subgame that reaches the end (Agent Hunter small: 2,308,847)
@@ -159,7 +162,11 @@ class SearchAgent:
     every game it plays)."""
 
     def __init__(self, game_name: str, variant: dict, config: AgentConfig,
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None,
+                 openings: OpeningTable | None = None) -> None:
+        """``openings``: the table of ``config.opening_file`` already loaded and checked
+        (spycfr.runs.agent_run.opening_table, which checks it against run.json too); None:
+        loaded here and checked for the variant (:meth:`OpeningTable.check_for`)."""
         config.check()
         self.plugin = get_plugin(game_name)
         self.variant = self.plugin.make_variant(None, variant)
@@ -186,14 +193,12 @@ class SearchAgent:
         # the first plan read from a file instead of solved (spycfr.runs.agent_run sets it):
         # given the plan's root public state, the plan, or None to solve it
         self.saved_plan: Callable[[np.ndarray], Solution | None] | None = None
-        self.openings = None
-        if config.opening_file is not None:
+        self.openings = openings
+        if openings is None and config.opening_file is not None:
             from spycfr.search.openings import OpeningTable
 
             self.openings = OpeningTable.load(config.opening_file)
-            if self.openings.meta["variant"] != self.variant.as_dict():
-                raise SpycfrError(f"the openings table {config.opening_file!r} is for another "
-                                  "variant")
+            self.openings.check_for(game_name, self.variant.as_dict(), config.opening_file)
 
     def for_seat(self, seat: int) -> SearchAgent:
         """The agent as it plays ``seat``: itself, unless its leaf values depend on whose

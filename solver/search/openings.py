@@ -311,6 +311,22 @@ class OpeningTable:
             meta.pop("value_p1")
         return cls(halves, members, names, meta, eq, check)  # type: ignore[arg-type]
 
+    def check_for(self, game: str, variant: dict, path: str | Path,
+                  again: str | None = None) -> None:
+        """Refuse the table unless it was made for ``game``'s ``variant`` (``as_dict()``, as
+        the game's make_variant writes it): the one check of every reader (SearchAgent,
+        spycfr.runs.agent_run.opening_table), one line naming the file, the game and variant
+        it is for and those it should be for, then ``again`` (how to make it again; default:
+        `spycfr train-openings` of the file's folder, as :meth:`load` says)."""
+        made_for = (self.meta.get("game"), self.meta.get("variant"))
+        if made_for == (game, variant):
+            return
+        if again is None:
+            again = f"make it again with `spycfr train-openings {Path(path).parent}`"
+        raise SpycfrError(f"the openings table {str(path)!r} is for {made_for[0]} "
+                          f"{_variant_words(made_for[1])}, not this run's {game} "
+                          f"{_variant_words(variant)}: {again}")
+
     def summary(self, top: int = 10) -> dict:
         """The value and each seat's support and top classes with probability and value."""
         out = {"value_p1": _clean(self.eq.value), **{k: self.meta[k] for k in (
@@ -358,6 +374,13 @@ class OpeningTable:
                 out.append(f"  {r:>4}  {row['cards']:<12} {row['probability']:>8.4f} "
                            f"{row['value']:>+8.4f}")
         return out
+
+
+def _variant_words(variant: object) -> str:
+    """A variant as ``k=v`` words (what a table's meta holds, so anything: its repr, cut)."""
+    if not isinstance(variant, dict):
+        return repr(variant)[:80]
+    return " ".join(f"{k}={v}" for k, v in variant.items())
 
 
 def _clean(x: float) -> float:
