@@ -20,6 +20,7 @@ from spycfr.cli.options import (
 from spycfr.cli.show import load_run, run_header, value_text
 from spycfr.errors import SpycfrError
 from spycfr.io import check_output_file
+from spycfr.words import params_text
 
 
 def _run_fields(result, keys: tuple[str, ...]) -> dict:
@@ -181,7 +182,7 @@ def _table_openings(run_dir: str, meta, spec, as_json: bool, top: int | None) ->
         click.echo(json.dumps({"run": _run_fields(meta, ("game", "variant", "algorithm")),
                                **table.summary(top or 10**9)}))
         return
-    variant = " ".join(f"{k}={v}" for k, v in meta.variant.items())
+    variant = params_text(meta.variant)
     click.echo(f"{meta.game} {variant}: {meta.algorithm} agent, opening by its table")
     for line in table.lines(top or 10, spec.whats, spec.group_name.rstrip("s") + " set"
                             if spec.group_name == "cards" else spec.group_name):
@@ -219,7 +220,7 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
         click.echo(json.dumps(out))
         return
     assert top is not None  # the text output lists 10 by default (set by the caller)
-    variant = " ".join(f"{k}={v}" for k, v in meta.variant.items())
+    variant = params_text(meta.variant)
     if agent_caveat is not None:
         click.echo(f"{meta.game} {variant}: search agent ({meta.algorithm}, {meta.iterations} "
                    "CFR+ iterations per decision)")
@@ -344,7 +345,7 @@ def exploitability(source: str, game: str | None, preset: str | None, variant_pa
     if as_json:
         click.echo(json.dumps(out))
         return
-    click.echo(f"{tree.game} {' '.join(f'{k}={v}' for k, v in tree.variant.items())}")
+    click.echo(f"{tree.game} {params_text(tree.variant)}")
     click.echo(f"  value (P1)               {out['value_p1']:+.6f}")
     click.echo(f"  P1 best response (vs P2) {br0:+.6f}")
     click.echo(f"  P2 best response (vs P1) {br1:+.6f}")

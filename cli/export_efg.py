@@ -9,6 +9,7 @@ import click
 from spycfr.cli.options import build_game, game_command, memory_limit_option
 from spycfr.errors import SpycfrError
 from spycfr.io import check_output_file
+from spycfr.words import params_text
 
 
 @game_command("export-efg")
@@ -46,4 +47,4 @@ def export_efg(
 
 
 def _variant(variant: dict) -> str:
-    return (" (" + " ".join(f"{k}={v}" for k, v in variant.items()) + ")") if variant else ""
+    return f" ({params_text(variant)})" if variant else ""

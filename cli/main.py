@@ -26,6 +26,7 @@ from spycfr.cli.team import team
 from spycfr.cli.train_openings import train_openings
 from spycfr.cli.train_values import train_values
 from spycfr.errors import Interrupted, SpycfrError, is_interrupt, wrapped_error
+from spycfr.words import params_text
 
 
 class _PipeClosed(Exception):
@@ -72,10 +73,10 @@ def games(as_json: bool) -> None:
         for p, desc in entry["parameters"].items():
             click.echo(f"  --{p.replace('_', '-'):<12} {desc}")
         for preset, params in entry["presets"].items():
-            shown = " ".join(f"{k}={v}" for k, v in params.items()) or "(no parameters)"
+            shown = params_text(params) or "(no parameters)"
             click.echo(f"  preset {preset:<10} {shown}")
         for preset, params in entry["team_presets"].items():
-            shown = " ".join(f"{k}={v}" for k, v in params.items())
+            shown = params_text(params)
             click.echo(f"  preset {preset:<10} {shown}  (spycfr team)")
         if entry["heuristic_players"]:
             click.echo("  head-to-head players: " + ", ".join(entry["heuristic_players"]))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from spycfr.words import params_text
+
 
 def value_text(x) -> str:
     """A value, signed, 4 decimals; "-" where there is none (None or NaN), never "-0.0000"."""
@@ -16,7 +18,7 @@ def value_text(x) -> str:
 def run_header(run) -> str:
     """The run in one line: game, variant, algorithm and iterations, value, exploitability."""
     m = run.result
-    variant = " ".join(f"{k}={v}" for k, v in m.variant.items())
+    variant = params_text(m.variant)
     return (f"{m.game} {variant}: {m.algorithm} x{m.iterations}, value(P1) "
             f"{m.value_p1:+.5f}, exploitability {m.exploitability:.3g}")
 

@@ -19,6 +19,7 @@ from spycfr.cli.progress import heartbeat
 from spycfr.cli.solve_agent import agent_options, plays_by_search, solve_agent
 from spycfr.cli.solve_progress import SolveProgress
 from spycfr.errors import SpycfrError
+from spycfr.words import params_text
 
 if TYPE_CHECKING:
     from spycfr.runs.result import RunResult
@@ -64,7 +65,7 @@ def info(game: str, preset: str | None, variant_params: dict, as_json: bool) -> 
 
 
 def _variant_text(variant: dict) -> str:
-    return " ".join(f"{k}={v}" for k, v in variant.items()) or "(no parameters)"
+    return params_text(variant) or "(no parameters)"
 
 
 @game_command()

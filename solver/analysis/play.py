@@ -26,6 +26,7 @@ from spycfr.errors import RecordError, SpycfrError
 from spycfr.games import get_plugin, make_game
 from spycfr.seeds import check_seed
 from spycfr.tree import Tree
+from spycfr.words import params_text
 
 if TYPE_CHECKING:
     from spycfr.cfr.mccfr import MCCFRSolver
@@ -150,7 +151,7 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     meta = read_run(run_dir)
     plugin = get_plugin(meta.game)
     me, them = SEATS[seat], SEATS[1 - seat]
-    variant = meta.preset or " ".join(f"{k}={v}" for k, v in meta.variant.items())
+    variant = meta.preset or params_text(meta.variant)
     variant = f" ({variant})" if variant and variant != "default" else ""
     eps = meta.exploitability
     if is_agent_run(meta):

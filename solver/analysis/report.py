@@ -37,6 +37,7 @@ from spycfr.io import write_text
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import Run
 from spycfr.tree import Tree
+from spycfr.words import params_text
 
 PLAYERS = ("P1", "P2")
 SMALL_GAME_INFOSETS = 40  # up to this many infosets, a report lists the whole strategy
@@ -201,7 +202,7 @@ def _header(doc: Doc, meta: RunResult, tree: Tree) -> None:
                            f"iteration) + {build}"]]
     rows = [
         ["game", f"{title}: {variant_words(meta)}"],
-        ["parameters", " ".join(f"{k}={v}" for k, v in meta.variant.items()) or "none"],
+        ["parameters", params_text(meta.variant) or "none"],
         *solved,
         ["tree", f"{tree.num_nodes:,} nodes, {tree.num_infosets:,} information sets"],
         ["spycfr", f"{meta.version or '?'}, run made {meta.created or '?'}"],

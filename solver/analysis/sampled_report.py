@@ -21,6 +21,7 @@ from spycfr.runs.agent_run import opening_table, replays_first_move
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import treeless_openings
 from spycfr.search.agent import ALGORITHM as AGENT_ALGORITHM
+from spycfr.words import params_text
 
 TOP = 10  # openings listed per player (per situation)
 
@@ -74,7 +75,7 @@ def _header(doc: Doc, meta: RunResult) -> None:
                    f"plays the fallback ({params.get('fallback', 'uniform')})")
     rows = [
         ["game", f"{title}: {variant_words(meta)}"],
-        ["parameters", " ".join(f"{k}={v}" for k, v in meta.variant.items())],
+        ["parameters", params_text(meta.variant)],
         ["algorithm", f"{alg}, seed {meta.seed}"],
         ["information states", f"keyed by {keys}; {meta.infosets_seen or 0:,} stored"],
         ["iterations", f"{int(meta.iterations):,} (stopped by {meta.stopped_by}) in "
@@ -99,7 +100,7 @@ def _agent_header(doc: Doc, meta: RunResult) -> None:
         leaf += f" (weights {a['value_file']})"
     rows = [
         ["game", f"{title}: {variant_words(meta)}"],
-        ["parameters", " ".join(f"{k}={v}" for k, v in meta.variant.items())],
+        ["parameters", params_text(meta.variant)],
         ["algorithm", "re-solving (continual re-solving, DeepStack 2017: at every decision "
                       "the public subgame is re-solved from both seats' ranges with CFR+, with "
                       "the re-solving gadget where the leaf values cover both seats' private "

@@ -22,6 +22,7 @@ from spycfr.errors import SpycfrError
 from spycfr.formats.efg_reader import efg_summary, read_efg, tree_from_efg  # noqa: F401
 from spycfr.io import atomic_write
 from spycfr.tree import CHANCE, TERMINAL, Tree
+from spycfr.words import params_text
 
 MAX_EFG_NODES = 5_000_000  # ~50-100 bytes a node: a few hundred MB of text at most
 _CHUNK_LINES = 20_000
@@ -49,7 +50,7 @@ def quote(text: str) -> str:
 
 
 def default_title(tree: Tree) -> str:
-    shown = " ".join(f"{k}={v}" for k, v in tree.variant.items())
+    shown = params_text(tree.variant)
     return f"spycfr {tree.game}" + (f" {shown}" if shown else "")
 
 

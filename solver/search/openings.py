@@ -39,6 +39,7 @@ from spycfr.memory import missing_or, reading
 from spycfr.search import passes
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel
+from spycfr.words import params_text
 
 METHOD = ("matrix game over (opening class, continuation) pairs, entries the mean of games "
           "played to the end by the continuations (common random numbers), solved by the "
@@ -380,7 +381,7 @@ def _variant_words(variant: object) -> str:
     """A variant as ``k=v`` words (what a table's meta holds, so anything: its repr, cut)."""
     if not isinstance(variant, dict):
         return repr(variant)[:80]
-    return " ".join(f"{k}={v}" for k, v in variant.items())
+    return params_text(variant)
 
 
 def _clean(x: float) -> float:

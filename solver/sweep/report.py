@@ -10,6 +10,7 @@ import pandas as pd
 
 from spycfr.analysis.markdown import md_table, pct, plural, save_figure, signed, value_decimals
 from spycfr.io import write_text
+from spycfr.words import params_text
 
 
 def write_report(summary: dict, table: pd.DataFrame, out: Path) -> Path:
@@ -22,7 +23,7 @@ def write_report(summary: dict, table: pd.DataFrame, out: Path) -> Path:
                                             if summary["preset"] else ""),
         "",
         f"{plural(len(table), 'variant')} over {', '.join(names) or 'no parameter'}"
-        + (f", with {_params_text(summary['fixed'])} fixed" if summary["fixed"] else "")
+        + (f", with {params_text(summary['fixed'], ', ')} fixed" if summary["fixed"] else "")
         + f": {len(done)} solved, {int((table['status'] == 'failed').sum())} failed, "
         f"{int((table['status'] == 'todo').sum())} not solved yet. Each variant was solved "
         f"with {solve['algorithm']} to exploitability {solve['target_exploitability']:g} "
@@ -64,10 +65,6 @@ def write_report(summary: dict, table: pd.DataFrame, out: Path) -> Path:
     return out / "report.md"
 
 
-def _params_text(params: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items())
-
-
 def _verdicts(done: pd.DataFrame, names: list[str], decimals: int) -> list[str]:
     """Which variants favour a side (certified: the whole interval on one side of 0), and the
     most lopsided one, in words."""
@@ -79,7 +76,7 @@ def _verdicts(done: pd.DataFrame, names: list[str], decimals: int) -> list[str]:
     lop = order.iloc[-1]
 
     def name(r) -> str:
-        return _params_text({n: r[n] for n in names}) or "the base variant"
+        return params_text({n: r[n] for n in names}, ", ") or "the base variant"
 
     def side(r) -> str:
         if r["value_lower"] > 0:
@@ -132,7 +129,7 @@ def _figure(done: pd.DataFrame, name: str, others: list[str], out: Path) -> Path
                                        capsize=3, color=color)
             ax_draw.plot(xs, line["draw"], marker="o", ms=4, color=color)
             handles.setdefault(f"{hue}={value}" if hue else "value", handle)
-        title = _params_text(dict(zip(by, key, strict=True))) or "all variants"
+        title = params_text(dict(zip(by, key, strict=True)), ", ") or "all variants"
         ax_value.set_title(title, fontsize=9)
         ax_value.axhline(0.0, color="grey", linewidth=0.8)
         ax_draw.set_ylim(0, 1)

@@ -39,6 +39,7 @@ from spycfr.runs.solve import solve_run
 from spycfr.runs.store import RUN_JSON, file_sha256, load_run, verify_run_files
 from spycfr.sweep.grid import Cell, expand
 from spycfr.sweep.report import write_report
+from spycfr.words import params_text
 
 SWEEP_JSON = "sweep.json"
 TABLE = "sweep"  # sweep.parquet and sweep.csv
@@ -190,7 +191,7 @@ def invalid_cells(settings: SweepSettings, cells: list[Cell]) -> list[tuple[Cell
 def describe_cell(cell: Cell, fixed: dict | None = None) -> str:
     """``cards=3, decoys=1``: the swept values of a cell (the fixed ones when none is)."""
     shown = cell.params or fixed or {}
-    return ", ".join(f"{k}={v}" for k, v in shown.items()) or "the base variant"
+    return params_text(shown, ", ") or "the base variant"
 
 
 def run_sweep(settings: SweepSettings, out_dir: str | Path, scheduler: str | None = None,

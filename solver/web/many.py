@@ -10,6 +10,7 @@ import pandas as pd
 from spycfr.memory import reading
 from spycfr.web.bench import PageError, entry_nav
 from spycfr.web.html import esc, markdown, num, page, table, url
+from spycfr.words import params_text
 
 SWEEP_COLUMNS = ("status", "nodes", "value_p1", "value_lower", "value_upper", "exploitability",
                  "p1_win", "draw", "p2_win", "iterations", "seconds")
@@ -27,7 +28,7 @@ def sweep(bench, request) -> str:
     swept = list((meta.get("swept") or {}).keys())
     cols = [c for c in [*swept, *SWEEP_COLUMNS] if c in frame]
     rows = [[_cell(r[c], c) for c in cols] for _, r in frame.iterrows()]
-    fixed = ", ".join(f"{k}={v}" for k, v in (meta.get("fixed") or {}).items()) or "none"
+    fixed = params_text(meta.get("fixed") or {}, ", ") or "none"
     swept_text = ", ".join(f"{k} in {v}" for k, v in (meta.get("swept") or {}).items())
     figures = "".join(
         f'<div class="box"><img alt="{esc(name)}" src="'

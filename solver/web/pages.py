@@ -11,6 +11,7 @@ from spycfr.games import get_plugin
 from spycfr.web.bench import PageError, entry_nav, fmt_eps, parse_line
 from spycfr.web.browse import grid, walk, who
 from spycfr.web.html import esc, markdown, num, page, pct, table, url
+from spycfr.words import params_text
 
 CONTENT_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".md": "text/plain",
                  ".csv": "text/csv"}
@@ -38,12 +39,12 @@ def _variant(meta: dict) -> str:
     then the grid it swept (sweep.json has no ``variant``: the column was empty)."""
     variant = meta.get("variant") or {}
     preset = meta.get("preset")
-    text = " ".join(f"{k}={v}" for k, v in variant.items()) if isinstance(variant, dict) else ""
+    text = params_text(variant) if isinstance(variant, dict) else ""
     fixed, swept = meta.get("fixed"), meta.get("swept")
     if not variant and (isinstance(fixed, dict) or isinstance(swept, dict)):
-        text = " ".join(f"{k}={v}" for k, v in (fixed or {}).items())
+        text = params_text(fixed or {})
         if isinstance(swept, dict) and swept:
-            grid = " ".join(f"{k}={v}" for k, v in swept.items())
+            grid = params_text(swept)
             text = f"{text}; swept {grid}" if text else f"swept {grid}"
     return f"{preset}: {text}" if preset else text
 

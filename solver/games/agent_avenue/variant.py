@@ -165,7 +165,10 @@ class Variant:
         return cls(*common, np.int64(self.board))
 
     def describe(self) -> str:
-        return " ".join(f"{k}={v}" for k, v in self.as_dict().items())
+        # imported here: a top-level import would make spycfr.words a numba kernel source
+        from spycfr.words import params_text
+
+        return params_text(self.as_dict())
 
 
 def _check_int(name: str, value, lo: int, hi: int) -> None:

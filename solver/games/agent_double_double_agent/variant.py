@@ -257,7 +257,10 @@ class Variant:
         return self.params
 
     def describe(self) -> str:
-        return " ".join(f"{k}={v}" for k, v in self.as_dict().items())
+        # imported here: a top-level import would make spycfr.words a numba kernel source
+        from spycfr.words import params_text
+
+        return params_text(self.as_dict())
 
 
 def _is_int(value) -> bool:
