@@ -109,31 +109,60 @@ class MemoryBudget:
         return GrowthCheck(self, what, advice, every)
 
 
+GRAIN = 2**20  # a growth check's need beyond its measure (GrowthCheck)
+
+
 class GrowthCheck:
-    """Checks a budget every ``every`` steps of a growing piece of work, with the growth per
-    step measured as it goes (resident memory between two checks): the work is refused when
-    the next stretch of steps, at twice the growth measured so far, would pass the limit. No
-    bytes-per-step guess is needed, so it holds for any work (a chess state or a tree node)."""
+    """Checks a budget every ``every`` steps of a growing piece of work (and at every power
+    of two before, so that a walk whose steps are big is caught early), with the growth per
+    step measured as it goes: the work is refused when the next stretch of steps, at twice
+    the growth per step measured, would pass the limit. No bytes-per-step guess is needed, so
+    it holds for any work (a chess state or a tree node).
+
+    The growth per step is the largest of the last stretch's (between the last two checks)
+    and the average since the end of the first stretch (the work's first step), the average
+    started again every ``4 * every`` steps and the largest finished one kept. The first
+    step's growth is resident, so counted, but not taken as what every step costs: one-off
+    costs land there (imports, a first buffer, a first label; numba loading its kernels made
+    a subgame's check of this kind ask for 96.9 GiB for a build of 2.3 MiB, docs/search.md
+    "Memory limits"). A one-off growth later, or the allocator's granularity, adds at most
+    four times itself to the next check's need, never that times the steps to come. A check
+    asks for ``GRAIN`` more besides: resident memory grows in grains (an arena of Python's
+    allocator, a list copied as it grows), which a stretch may start."""
 
     def __init__(self, budget: MemoryBudget, what: str, advice: str, every: int) -> None:
         self.budget, self.what, self.advice, self.every = budget, what, advice, every
-        self.start_steps, self.start_rss = 0, rss_bytes()
-        self.per_step = 0.0
+        self.checks = 0
+        # (steps, resident bytes) at the last check and where the average started, from
+        # the end of the first stretch
+        self.last: tuple[int, int] | None = None
+        self.since: tuple[int, int] | None = None
+        self.settled = 0.0  # the largest finished average
+        self.per_step = 0.0  # the growth per step the last check extrapolated
 
     def tick(self, steps: int) -> None:
         """Call with the number of steps done so far (cheap: a check every ``every`` steps)."""
-        # every power of two up to ``every`` (a walk whose steps are big is caught early),
-        # then every ``every`` steps
         if steps % self.every and (steps & (steps - 1) or steps > self.every):
             return
-        interval = min(self.every, max(steps, 1))
         now = rss_bytes()
-        if steps > self.start_steps:
-            self.per_step = max(self.per_step, (now - self.start_rss) / (steps - self.start_steps))
-        if steps >= 4 * self.every:  # past the first stretches: measure from here on
-            self.start_steps, self.start_rss = steps, now
+        self.checks += 1
+        rate = self.settled
+        if self.last is not None and steps > self.last[0]:
+            rate = max(rate, max(now - self.last[1], 0) / (steps - self.last[0]))
+        if self.since is not None and steps > self.since[0]:
+            done = steps - self.since[0]
+            average = max(now - self.since[1], 0) / done
+            rate = max(rate, average)
+            if done >= 4 * self.every:  # a long average: keep it, and start another
+                self.settled, self.since = max(self.settled, average), (steps, now)
+        elif self.since is None and self.checks >= 2:  # the first stretch is over
+            self.since = (steps, now)
+        if self.checks >= 2:
+            self.last = (steps, now)
+        self.per_step = rate
+        interval = min(self.every, max(steps, 1))  # the steps to the next check
         what, advice = _in_context(f"{self.what} ({steps:,} done)", self.advice)
-        self.budget.require(what, 2 * interval * max(self.per_step, 0.0), advice)
+        self.budget.require(what, 2 * interval * rate + GRAIN, advice)
 
 
 def physical_bytes() -> float:

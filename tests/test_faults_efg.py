@@ -9,6 +9,7 @@ import time
 import numpy as np
 import pytest
 
+from spycfr import memory
 from spycfr.errors import SpycfrError
 from spycfr.formats.efg_reader import bounded_number, parse_efg, tree_from_efg
 from spycfr.memory import MemoryBudget, MemoryLimitError, peak_rss_bytes, rss_bytes
@@ -143,6 +144,63 @@ def test_a_growing_walk_is_stopped_before_the_limit():
     del held
 
 
+class _Recording(MemoryBudget):
+    """A budget that records the needs its growth checks state (and refuses as its own)."""
+
+    def require(self, what, extra_bytes, advice=""):
+        if "done)" in what:
+            self.needs.append(extra_bytes)
+        super().require(what, extra_bytes, advice)
+
+
+def test_a_cold_first_step_is_not_taken_for_every_steps():
+    """An .efg whose first action is named by a 40 MiB label (a one-off cost of its first
+    node), then a chain of 20,000 decisions (about 2 MB to read): the growth check took the
+    first step's growth for every step's (40 MiB a node: 160 MiB asked at the second node,
+    322 GiB at the 4,096th) and refused it under 192 MiB more; now the first step is resident
+    but not extrapolated, and what the checks ask for stays near what the read grows."""
+    label = "a" * (40 * 2**20)
+    text = chain(20_000).replace('{ "a" "b" }', f'{{ "{label}" "b" }}', 1)
+    budget = _Recording(rss_bytes() + 192 * 2**20, "--memory-limit test")
+    budget.needs = []
+    tree = tree_from_efg(text, "g.efg", memory=budget)
+    assert tree.num_nodes == 40_001 and tree.action_labels[0][0] == label
+    assert len(budget.needs) > 10 and max(budget.needs) < 16 * 2**20
+
+
+def test_a_growth_check_extrapolates_the_steps_after_the_first(monkeypatch):
+    """The resident memory pinned: 97 MB in the first step (numba compiling its kernels on a
+    cold cache, as in a subgame's build), then 100 B a step. What each check asks for is
+    twice the next stretch at the growth measured since the first step, and a grain: the old
+    check asked for 740 GiB at step 4,096. A walk that starts growing faster later is still
+    refused before the limit."""
+    base, state = 2**30, {"rate": 100}
+    grown = {"bytes": 0}
+
+    def rss() -> int:
+        return base + grown["bytes"]
+
+    monkeypatch.setattr(memory, "rss_bytes", rss)
+    budget = _Recording(base + 97e6 + 64 * 2**20, "--memory-limit test")
+    budget.needs = []
+    growth = budget.tracker("walking")
+    for step in range(0, 100_001):
+        growth.tick(step)
+        grown["bytes"] += 97_000_000 if step == 0 else state["rate"]
+    assert max(budget.needs) <= 2 * 4096 * 100 + memory.GRAIN + 1
+    assert max(budget.needs) >= 2 * 4096 * 100  # an upper bound of the next stretch
+    budget = _Recording(base + grown["bytes"] + 64 * 2**20, "--memory-limit test")
+    budget.needs = []
+    growth, state["rate"] = budget.tracker("walking"), 100
+    with pytest.raises(MemoryLimitError, match="walking"):
+        for step in range(0, 1_000_001):
+            growth.tick(step)
+            if step == 50_000:
+                state["rate"] = 10_000  # 40 MiB a stretch from here
+            grown["bytes"] += state["rate"]
+    assert rss() < budget.limit_bytes
+
+
 @pytest.mark.slow
 def test_a_deep_efg_under_a_memory_limit_cli(tmp_path):
     """`spycfr solve chain.efg --memory-limit 1` either solves or refuses; its peak stays
@@ -174,3 +232,16 @@ def test_openspiel_chess_is_refused_before_the_limit():
     with pytest.raises(MemoryLimitError, match="enumerating openspiel:chess"):
         tree_from_openspiel("chess", memory=MemoryBudget(limit, "--memory-limit test"))
     assert rss_bytes() < limit
+
+
+def test_openspiel_leduc_is_walked_under_a_limit_near_what_it_needs():
+    """Leduc's walk grows about 1.6 MiB in 9,457 nodes; the old check took its first node's
+    growth (a first state, about 0.1 MiB) for every node's and asked for 96 MiB every 1,024
+    nodes (in a fresh process); now each check asks for about twice the next stretch."""
+    pytest.importorskip("pyspiel")
+    from spycfr.formats.openspiel import tree_from_openspiel
+
+    budget = _Recording(rss_bytes() + 32 * 2**20, "--memory-limit test")
+    budget.needs = []
+    assert tree_from_openspiel("leduc_poker", memory=budget).num_nodes == 9457
+    assert max(budget.needs) < 8 * 2**20
