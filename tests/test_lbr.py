@@ -151,7 +151,7 @@ def test_measure_records_lbr(tmp_path):
     worst = min(m["payoff"]["mean"] for m in measured["head_to_head"])
     bound = measured["exploitability_lower_bound"]
     assert bound["value"] == pytest.approx(max(0.0, -worst, lbr["value"]))
-    assert "--lbr-games 20" in measured["command"]
+    assert "--lbr-games 20" in measured["command"] and measured["lbr_games"] == 20
     assert json.loads((run / "run.json").read_text())["measured"] == measured
     code, out, err = spycfr("report", str(run), "-o", str(tmp_path / "r.md"))
     assert code == 0 and "**Local best response:" in (tmp_path / "r.md").read_text()

@@ -163,6 +163,14 @@ def test_a_report_says_when_lbr_counted_more_games_than_asked():
     measured["local_best_response"]["games"] = 10
     assert _lbr_count(measured) == ""
     assert _lbr_count({"command": "spycfr measure R --games 100"}) == ""
+    # measure_run records the games asked (lbr_games): read from there, not the command's
+    # text (a run.json measured before the record, above, is still read from its command)
+    lbr = {"games": 11, "games_file": "lbr-games.jsonl"}
+    for command in ("spycfr measure R --games 0", "spycfr measure R --lbr-games 11"):
+        said = _lbr_count({"command": command, "lbr_games": 10, "local_best_response": lbr})
+        assert said.startswith("; its local best response counts 11 games, not the 10 asked")
+    assert _lbr_count({"command": "spycfr measure R --lbr-games 10", "lbr_games": 11,
+                       "local_best_response": lbr}) == ""
 
 
 @pytest.mark.slow

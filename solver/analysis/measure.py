@@ -148,7 +148,7 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
     stability = _stability(run_dir, meta, compare)
     if lbr is not None and run.agent is not None:
         lbr_rollout = lbr["rollout_policy"]  # the default chosen for an agent: say which
-    measured = {"games": games, "seed": seed, "head_to_head": matches,
+    measured = {"games": games, "lbr_games": lbr_games, "seed": seed, "head_to_head": matches,
                 "local_best_response": lbr,
                 "exploitability_lower_bound": bound, "openings_stability": stability,
                 "command": _command(run_dir, games, seed, compare, lbr_games, lbr_rollouts,

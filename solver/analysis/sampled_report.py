@@ -321,10 +321,19 @@ def _lbr_count(measured: dict) -> str:
     same settings, so a rerun or another machine's games add to it), that number and why;
     else nothing. Before, the report gave the command's 10 beside '11 sampled games'."""
     r = measured.get("local_best_response") or {}
-    asked = re.search(r"--lbr-games[ =](\d+)", measured.get("command") or "")
-    if not r or asked is None or int(asked.group(1)) == r.get("games"):
+    asked = _lbr_asked(measured)
+    if not r or asked is None or asked == r.get("games"):
         return ""
     where = f" in {r['games_file']}" if r.get("games_file") else ""
     return (f"; its local best response counts {r['games']:,} games, not the "
-            f"{int(asked.group(1)):,} asked: every finished game of the same settings{where} "
-            "counts")
+            f"{asked:,} asked: every finished game of the same settings{where} counts")
+
+
+def _lbr_asked(measured: dict) -> int | None:
+    """The games the measurement's local best response was asked for: as measure_run
+    records it (``lbr_games``), else (a run.json measured before the record) the command's
+    ``--lbr-games``; None where neither says."""
+    if isinstance(measured.get("lbr_games"), int):
+        return int(measured["lbr_games"])
+    asked = re.search(r"--lbr-games[ =](\d+)", measured.get("command") or "")
+    return None if asked is None else int(asked.group(1))
