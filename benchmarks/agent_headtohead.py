@@ -25,7 +25,7 @@ import time
 
 def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
          opposing: list[str] | None = None, focus_rows: int | None = None,
-         reader_rounds: int | None = None) -> None:
+         reader_rounds: int | None = None, reader_range: str | None = None) -> None:
     from spycfr.analysis.headtohead import head_to_head, payoff_bound, player_from
     from spycfr.games import make_game
     from spycfr.runs.store import read_run
@@ -43,6 +43,8 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
         inner.focus_rows = focus_rows
     if reader_rounds is not None:  # a range reader's rounds (spycfr.search.continuation)
         inner.reader_rounds = reader_rounds
+    if reader_range is not None:  # where the range reader's range comes from
+        inner.reader_range = reader_range
     bound = payoff_bound(game)
     opps = {name: player_from(name, game) for name in opponents}
     seconds: list[float] = []
@@ -171,6 +173,10 @@ if __name__ == "__main__":
                     "rollouts at each re-solve (Continuations.focus_rows; default 1)")
     ap.add_argument("--reader-rounds", type=int, help="with a range reader among --opposing "
                     "(ranger): solves after the first that read the range again (default 1)")
+    ap.add_argument("--reader-range", choices=("own", "public"),
+                    help="with a range reader among --opposing: the focus rows weighted by the "
+                    "agent's range (own, the default) or --focus-rows - 1 rows drawn alike from "
+                    "its live rows (public: spycfr.search.continuation)")
     ap.add_argument("--summary")
     ap.add_argument("--write", metavar="AGENT_DIR",
                     help="with --summary: write AGENT_DIR/headtohead-B.json per opponent B")
@@ -184,4 +190,4 @@ if __name__ == "__main__":
     else:
         play(args.agent_dir, args.out, args.opponents, args.first, args.pairs,
              args.opposing.split(",") if args.opposing else None, args.focus_rows,
-             args.reader_rounds)
+             args.reader_rounds, args.reader_range)

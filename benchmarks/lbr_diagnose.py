@@ -96,11 +96,12 @@ _DUMMY: list = []  # the numba player args _update_belief wants (unused: rows ar
 
 
 def guard_against(agent, names: list[str] | None, focus_rows: int | None = None,
-                  reader_rounds: int | None = None) -> None:
+                  reader_rounds: int | None = None, reader_range: str | None = None) -> None:
     """Make the agent's rollout leaves guard against the continuations ``names`` (of its
     game's rollout styles) instead of its game's ``opposing_continuations``; with
     ``focus_rows`` value that many rows of its range (balance), with ``reader_rounds`` the
-    range reader's rounds (spycfr.search.continuation)."""
+    range reader's rounds, with ``reader_range`` where its range comes from
+    (spycfr.search.continuation)."""
     inner = getattr(agent.values, "inner", agent.values)
     if names:
         styles = agent.plugin.rollout_styles
@@ -110,12 +111,15 @@ def guard_against(agent, names: list[str] | None, focus_rows: int | None = None,
         inner.focus_rows = focus_rows
     if reader_rounds is not None:
         inner.reader_rounds = reader_rounds
+    if reader_range is not None:
+        inner.reader_range = reader_range
 
 
 def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | None = None,
-         focus_rows: int | None = None, reader_rounds: int | None = None) -> dict:
+         focus_rows: int | None = None, reader_rounds: int | None = None,
+         reader_range: str | None = None) -> dict:
     """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; with
-    ``opposing``, ``focus_rows``, ``reader_rounds``, the agent's leaves so
+    ``opposing``, ``focus_rows``, ``reader_rounds``, ``reader_range``, the agent's leaves so
     (:func:`guard_against`)."""
     from spycfr.analysis.headtohead import player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED
@@ -125,7 +129,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
     from spycfr.games.agent_hunter.record import action_label, format_obs_token, refill_suffix
 
     agent, params, game = _agent_of(run_dir)
-    guard_against(agent, opposing, focus_rows, reader_rounds)
+    guard_against(agent, opposing, focus_rows, reader_rounds, reader_range)
     hunter = player_from("heuristic:hunter", game)
     if not _DUMMY:
         _DUMMY.append(player_args(hunter))
@@ -182,6 +186,8 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
             "focus_rows": getattr(inner, "focus_rows", None),
             "reader_rounds": getattr(inner, "reader_rounds", None)
             if getattr(inner, "reads_range", False) else None,
+            "reader_range": getattr(inner, "reader_range", None)
+            if getattr(inner, "reads_range", False) else None,
             "payoff": payoff,
             "seconds": round(time.perf_counter() - start, 1), "largest": largest,
             "decisions": decisions, "turns": int(final[R.TURN]),
@@ -201,7 +207,7 @@ def summarize(path: str, committed: str | None = None) -> None:
             before[(r["seat"], r["game"])] = r["payoff"]
     def kind_of(r: dict) -> tuple:
         return (r["belief"], ",".join(r.get("opposing") or []), r.get("focus_rows") or 1,
-                r.get("reader_rounds") or 0)
+                r.get("reader_rounds") or 0, r.get("reader_range") or "own")
 
     for kind in sorted({kind_of(r) for r in rows}):
         mine = [r for r in rows if kind_of(r) == kind]
@@ -212,7 +218,8 @@ def summarize(path: str, committed: str | None = None) -> None:
         means = [f"{x.mean():+.3f}" if x.size else "-" for x in seats]
         print(f"belief {kind[0]}, agent guarding against {kind[1] or 'its default'}"
               + (f", {kind[2]} focus rows" if kind[2] > 1 else "")
-              + (f", {kind[3]} reading rounds" if kind[3] else "") + ": "
+              + (f", {kind[3]} reading rounds" if kind[3] else "")
+              + (f", the reader's range {kind[4]}" if kind[4] != "own" else "") + ": "
               f"{len(mine)} games, LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
               f"(as P1 {means[0]}, as P2 {means[1]}), "
               f"wins {int((pay > 0).sum())}, draws {int((pay == 0).sum())}, "
@@ -300,6 +307,10 @@ def main() -> None:
                    "rollouts at each re-solve (Continuations.focus_rows; default its own, 1)")
     p.add_argument("--reader-rounds", type=int, help="with a range reader among --opposing "
                    "(ranger): solves after the first that read the range again (default 1)")
+    p.add_argument("--reader-range", choices=("own", "public"),
+                   help="with a range reader among --opposing: the focus rows weighted by the "
+                   "agent's range (own, the default) or --focus-rows - 1 rows drawn alike from "
+                   "its live rows (public: spycfr.search.continuation)")
     p.add_argument("--summary")
     p.add_argument("--committed", help="with --summary: a games file of the same seeds")
     args = p.parse_args()
@@ -310,7 +321,7 @@ def main() -> None:
         for seat in args.seat:
             row = play(args.run_dir, seat, g, args.belief,
                        args.opposing.split(",") if args.opposing else None,
-                       args.focus_rows, args.reader_rounds)
+                       args.focus_rows, args.reader_rounds, args.reader_range)
             with open(args.out, "a") as f:
                 f.write(json.dumps(row) + "\n")
             print(f"P{seat + 1} game {g} ({args.belief}): {row['payoff']:+g} for LBR, "

@@ -561,3 +561,67 @@ def test_a_reading_round_replays_only_the_readers_games(tiny):
     assert np.array_equal(values[0][0], values[1][0])
     # the first round and the fresh solve play every game, the reading round a third
     assert played[0] == played[2] > 0 and played[1] * 3 == played[0]
+
+
+def test_the_public_reader_reads_rows_drawn_alike_whatever_the_actual_cards(tiny):
+    """``reader_range`` "public": the reader's range is focus_rows - 1 rows drawn alike from
+    the live rows of the agent's range (not its weights, not the actual cards), valued
+    first, so their values, and so what the reader reads, are the same whichever the actual
+    cards are; the actual cards' rows they do not reach are valued too. With the default
+    the actual cards are always in the reader's range, weighted by the agent's range."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    pubs = t.pub[t.leaves]
+    rng = np.random.default_rng(3)
+    r0, r1 = rng.random((len(pubs), game.n[0])), rng.random((len(pubs), game.n[1]))
+    w = np.zeros(game.n[0])
+    live = [1, 2, 3, 4, 5]
+    w[live] = [5.0, 1.0, 1.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="reader_range 'x'"):
+        _ranger(game, plugin, reader_range="x")
+    got = []
+    for own in (0, 3):
+        vf = _ranger(game, plugin, focus_rows=4, focus_samples=16, budget=10,
+                     reader_range="public")
+        vf.focus(0, own, t, w)
+        assert vf.public_rows.size == 3 and set(vf.public_rows) <= set(live)
+        assert set(vf.sample) == set(vf.public_rows) | {own}
+        seat, root = vf._reader_root
+        assert seat == 0 and set(np.flatnonzero(root)) == set(vf.public_rows)
+        assert np.all(root[vf.public_rows] == 1.0)
+        vf.read(t, None)
+        vf.reset()
+        got.append((vf.public_rows.copy(), vf.values(pubs, r0, r1)[0], vf._G))
+    assert np.array_equal(got[0][0], got[1][0])
+    assert np.array_equal(got[0][2], got[1][2])  # the same guesses at every leaf
+    drawn = _reached_rows(t, got[0][0])
+    compared = 0
+    for x, n in enumerate(t.leaves):
+        rows = np.flatnonzero(drawn[n] > 0)
+        assert np.array_equal(got[0][1][x, rows], got[1][1][x, rows])
+        compared += rows.size
+    assert compared
+    # 0, not drawn (outside the range given): its rows valued by games where the drawn rows
+    # do not reach them, not the fallback's values
+    assert 0 not in got[0][0]
+    fallback = value_function("scored-now", game, plugin).values(pubs, r0, r1)[0]
+    mine = _reached_rows(t, [0])
+    assert any(not np.isclose(got[0][1][x, i], fallback[x, i])
+               for x, n in enumerate(t.leaves)
+               for i in np.flatnonzero((mine[n] > 0) & (drawn[n] <= 0)))
+    # the default: the actual cards among the reader's range, weighted by the agent's
+    vf = _ranger(game, plugin, focus_rows=4, focus_samples=16, budget=10)
+    vf.focus(0, 0, t, w)
+    assert vf._reader_root[1][0] == 0.0 and 0 in vf.sample  # 0 is not in the range given
+    vf.focus(0, 3, t, w)
+    assert vf._reader_root[1][3] == 1.0 and 3 in vf.sample
+
+
+def _reached_rows(t, rows):
+    sigma = np.zeros(t.row_kid.shape)
+    passes.uniform(t.kind, t.row, t.row_count, sigma)
+    root = np.zeros(t.game.n[0])
+    root[np.asarray(rows, np.int64)] = 1.0
+    out = np.zeros((t.size, root.size))
+    passes.forward(0, *t.seat_arrays(0), sigma, root, out)
+    return out

@@ -204,6 +204,60 @@ def test_the_particles_rows_are_the_agent_holding_their_cards_whatever_it_holds(
     assert len({tuple(np.round(r, 6)) for r in read[0]}) == len(bs)  # six different rows
 
 
+@pytest.mark.parametrize("reader_range", ["public", "own"])
+def test_with_the_public_range_reader_the_particles_rows_are_the_agent_holding_them(
+        tiny, reader_range):
+    """The agent guarding against a range reader (``ranger``) whose range is rows drawn
+    from public information (``reader_range`` "public"): LBR's re-solve of its particles
+    reads the same range, so each particle's row is what the agent plays holding its cards,
+    whatever the agent holds, reading rounds and all (as without a reader, above). With the
+    reader of the agent's own range (the default) LBR reads its belief instead, and rows
+    differ from the agent's (docs/search.md: the model mismatch); the test shows it."""
+    agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(),
+                        AgentConfig(iterations=20, value_function="rollout"))
+    inner = agent.values.inner
+    inner.budget, inner.focus_samples = 10, 8
+    ranger = agent.plugin.rollout_styles.index("ranger")
+    inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
+                        (*(int(x) for x in inner.styles[inner._opp]), ranger))
+    inner.focus_rows, inner.reader_rounds, inner.reader_range = 3, 1, reader_range
+    assert inner.reads_range
+    params = _two_player_params(tiny)
+    start = agent.initial()
+    placements = agent.legal(start)
+    theirs = int(agent.legal(agent.after(start, int(placements[0])))[0])
+    histories = [[start, agent.after(start, int(a)), ] for a in placements]
+    for h in histories:
+        h.append(agent.after(h[-1], theirs))
+    bs = np.array([h[-1] for h in histories])
+    bw = np.full(len(bs), 1.0 / len(bs))
+
+    def at_decision(x, opponent):
+        view = opponent.game(0)
+        for state in histories[x]:
+            view.observe(state)
+        return view
+
+    read, drawn = [], []
+    for actual in (0, 3):
+        opponent = AgentOpponent(agent, player_from("heuristic", tiny))
+        view = at_decision(actual, opponent)
+        acts = agent.legal(bs[actual])
+        probs = np.zeros(len(acts))
+        view.move(params, bs[actual], None, acts, len(acts), probs)
+        read.append(view.particle_rows(params, bs, bw, len(bs), 16))
+        drawn.append(inner.public_rows.copy())
+    same = [bool(np.allclose(read[0][x, :len(p)], p, atol=1e-12))
+            for x in range(len(bs))
+            for p in [at_decision(x, opponent).view.policy(bs[x])]]
+    if reader_range == "own":
+        assert not all(same)
+        return
+    assert drawn[0].size == 2 and np.array_equal(drawn[0], drawn[1])
+    assert np.array_equal(read[0], read[1])
+    assert all(same)
+
+
 @pytest.mark.slow
 def test_games_played_elsewhere_at_other_indices_count(tmp_path):
     """Games of the same settings appended to lbr-games.jsonl by another machine (other game

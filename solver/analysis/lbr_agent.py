@@ -259,16 +259,21 @@ class AgentOpponent:
             states = np.sort(states[np.argsort(-mass[states], kind="stable")[:self.max_states]])
             self.unvalued_mass = max(self.unvalued_mass,
                                      float(1.0 - mass[states].sum() / mass.sum()))
-        reading = getattr(_focused(self.agent.values), "reads_range", False)
-        # a range reader reads the belief's weights too
+        inner = _focused(self.agent.values)
+        reading = getattr(inner, "reads_range", False)
+        public = reading and getattr(inner, "reader_range", "own") == "public"
+        # a range reader reads the belief's weights too; the public reader, rows drawn from
+        # the live rows of the agent's range (the same whatever its cards: continuation)
         key = (v.sol.tree.pub[0].tobytes(), states.tobytes(), v.support.tobytes(), v.seat,
+               (v.mine > 0).tobytes() if public else
                mass[states].tobytes() if reading else b"")
         self.decisions += 1
         if key not in self.cache:
             if len(self.cache) >= CACHE_SIZE:
                 self.cache.pop(next(iter(self.cache)))
             self.cache[key] = self._particles_solve(
-                states, np.where(np.isin(np.arange(mass.size), states), mass, 0.0)
+                states, np.asarray(v.mine, float) if public else
+                np.where(np.isin(np.arange(mass.size), states), mass, 0.0)
                 if reading else None)
         else:
             self.cached += 1
@@ -287,7 +292,10 @@ class AgentOpponent:
         may then have played every pair, from a range of its own. A range reader among
         the agent's opposing continuations reads the states weighted by LBR's belief
         ``mass`` (the agent's range as LBR knows it; the agent itself reads its own range's
-        balance rows: docs/search.md), in the agent's rounds."""
+        balance rows: docs/search.md), in the agent's rounds; a public range reader
+        (``reader_range`` "public") reads rows drawn from the live rows of the agent's range
+        (``mass`` is then that range), as the agent holding any state does, so the rows are
+        exact, reading and all."""
         # imported here, as SIGNAL_STEPS above: at the top it would make the re-solve a
         # kernel source (it compiles nothing itself)
         from spycfr.search.continuation import solve_reading
@@ -305,6 +313,7 @@ class AgentOpponent:
         todo, exact, first = list(states), True, True
         while todo:
             inner.focus_each(seat, todo, t, mass)
+            own[getattr(inner, "public_rows", np.zeros(0, np.int64))] = 1.0  # (ranges holds own)
             # a partial, not a lambda: a function holding a function is read as a kernel
             # factory by the numba cache's source rules, which would count these imports
             sol = solve_reading(vf, t, functools.partial(

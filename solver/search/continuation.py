@@ -64,6 +64,21 @@ and solve again (the games replayed with the same seeds and draws: only the gues
 change). Where a move is played by the actual cards' row alone, the range at its leaves
 is that row's and the reader guesses right; where the valued rows pool on a move, its
 guesses spread, so CFR+ has a reason to pool the rows' moves.
+
+The reader's range from public information (``reader_range`` "public"; the default "own" is
+the above). The range above holds the actual cards' row whatever the draw, weighted by the
+agent's own range (which its past re-solves shaped with its actual cards), so a best
+responder that models the agent (spycfr.analysis.lbr_agent) cannot compute it: it reads its
+own belief instead and its model of the agent breaks (docs/search.md). Here the reader's root
+range is ``focus_rows`` - 1 rows drawn uniformly, without replacement, from the live rows
+of the agent's range (seeded by the seed and the public state; the live rows are the same
+whatever the cards: every CFR+ average keeps a share of its uniform first iteration, and the
+openings table is public), each weighted alike, the actual cards' row among them only where
+drawn. Those rows are valued first, on the balance budget, and the actual cards' rows that
+they do not reach on the focus budget, so every row's values, and in a one-sided solve its
+strategy, are the same whichever row is the actual one: :meth:`focus_each` with the same
+range reproduces the agent holding each state exactly, reading and all. A move that no drawn
+row plays leaves the reader without a range at its leaves (it plays as the hunter there).
 """
 
 from __future__ import annotations
@@ -75,6 +90,10 @@ import numpy as np
 from spycfr.search import passes
 from spycfr.search.tree import GameModel, Subtree
 from spycfr.search.values import ValueFunction
+
+# where the range reader's root range comes from (module notes): the focus rows weighted by
+# the agent's range ("own"), or rows drawn alike from its live rows ("public")
+READER_RANGES = ("own", "public")
 
 
 class Continuations:
@@ -88,7 +107,7 @@ class Continuations:
                  seed: int = 0, opposing: tuple[int, ...] | None = None, focus_rows: int = 1,
                  balance_budget: int = 60_000, pair_weights=None, guessing=None,
                  reader: int | None = None, reader_draws: int = 4,
-                 reader_rounds: int = 1) -> None:
+                 reader_rounds: int = 1, reader_range: str = "own") -> None:
         # ``styles``: what a seat itself may continue with; ``opposing``: what it guards
         # against (default the same); the games use their union
         self.game, self.rollouts = game, rollouts
@@ -106,6 +125,12 @@ class Continuations:
         # state) for the next solve
         self.guessing, self.reader = guessing, reader
         self.reader_draws, self.reader_rounds = reader_draws, reader_rounds
+        if reader_range not in READER_RANGES:
+            raise ValueError(f"reader_range {reader_range!r}: one of {', '.join(READER_RANGES)}")
+        self.reader_range = reader_range
+        # reader_range "public": the rows the reader's range is made of (module notes)
+        self.public_rows: np.ndarray = np.zeros(0, np.int64)
+        self._public_reach: np.ndarray = np.zeros((0, 0))  # where those rows lead
         self._reader_root: tuple[int, np.ndarray] | None = None
         self._reader_at: dict[bytes, np.ndarray] = {}
         self._G: np.ndarray | None = None  # this solve's guesses (_guesses)
@@ -149,10 +174,15 @@ class Continuations:
         self._focus_rows, self._balance_rows = {}, {}
         self._units = []
         self.sample = np.zeros(0, np.int64)
+        self.public_rows = np.zeros(0, np.int64)
         self._reader_root, self._reader_at = None, {}
         if self._focus is None or tree is None:
             return
         me, own = self._focus
+        if weights is not None and self._reads_public(weights):
+            self._focus_public(tree, me, np.array([own], np.int64), weights)
+            self.sample = np.union1d(self.public_rows, [own]).astype(np.int64)
+            return
         self.sample = self.balance_sample(own, tree.pub[0], weights)
         root = np.zeros(tree.game.n[me])
         root[self.sample] = 1.0 if weights is None else np.asarray(weights, float)[self.sample]
@@ -164,6 +194,38 @@ class Continuations:
             key = tree.pub[n].tobytes()
             self._focus_rows[key] = np.flatnonzero(reach[0][n] > 0)
             self._balance_rows[key] = np.flatnonzero((reach[1][n] > 0) & (reach[0][n] <= 0))
+
+    def _reads_public(self, weights: np.ndarray | None) -> bool:
+        """Whether this re-solve's reader reads the public range (module notes)."""
+        return (self.reader_range == "public" and self.focus_rows > 1 and weights is not None
+                and self.reads_range)
+
+    def public_sample(self, pub: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """The rows of the reader's public range at a re-solve from public state ``pub``:
+        ``focus_rows`` - 1 drawn alike, without replacement, from the live rows of the range
+        ``weights`` by a generator seeded with the seed and the public state (sorted)."""
+        live = np.flatnonzero(np.asarray(weights) > 0)
+        rng = np.random.default_rng([self.seed, zlib.crc32(np.ascontiguousarray(pub).tobytes()),
+                                     0x9b1c])
+        drawn = rng.choice(live, size=min(self.focus_rows - 1, live.size), replace=False)
+        return np.sort(drawn.astype(np.int64))
+
+    def _focus_public(self, tree: Subtree, me: int, owns: np.ndarray,
+                      weights: np.ndarray) -> None:
+        """The public reader's rows (``public_rows``, the balance rows, the reader's root)
+        and, for :meth:`focus`, the rows of ``owns`` that those do not reach (module notes)."""
+        self.public_rows = self.public_sample(tree.pub[0], weights)
+        root = np.zeros(tree.game.n[me])
+        root[self.public_rows] = 1.0
+        self._reader_root = (me, root)
+        drawn = (_reached(tree, me, self.public_rows) if self.public_rows.size
+                 else np.zeros((tree.size, root.size)))
+        self._public_reach = drawn
+        mine = _reached(tree, me, owns)
+        for n in tree.leaves:
+            key = tree.pub[n].tobytes()
+            self._balance_rows[key] = np.flatnonzero(drawn[n] > 0)
+            self._focus_rows[key] = np.flatnonzero((mine[n] > 0) & (drawn[n] <= 0))
 
     def focus_each(self, seat: int, privates, tree: Subtree,
                    weights: np.ndarray | None = None) -> None:
@@ -179,10 +241,23 @@ class Continuations:
         another). Where every pair fits the budget the solve plays every pair and no state
         is deferred. For a reader of every private state's row, the local best response of
         spycfr.analysis.lbr_agent. A range reader reads the range ``weights`` (over seat's
-        private states; None: the states ``privates`` alike)."""
+        private states; None: the states ``privates`` alike); with ``reader_range``
+        "public", ``weights`` is the agent's own range at the root, whose live rows the
+        public range is drawn from as :meth:`focus` draws it (``public_rows``: those rows,
+        which the solve's range must hold too), valued first, and each state's rows are
+        those the drawn rows do not reach."""
         privates = [int(i) for i in privates]
         self.focus(seat, privates[0] if privates else None)
         self._units, self.deferred, self.alone_over_budget = [], [], []
+        if privates and weights is not None and self._reads_public(weights):
+            self._focus_public(tree, seat, np.zeros(0, np.int64), weights)
+            for i in privates:
+                reach = _reached(tree, seat, [i])
+                self._units.append((i, {tree.pub[n].tobytes():
+                                        np.flatnonzero((reach[n] > 0)
+                                                       & (self._public_reach[n] <= 0))
+                                        for n in tree.leaves}))
+            return
         if weights is not None:
             self._reader_root = (seat, np.asarray(weights, float).copy())
         elif privates:
@@ -378,6 +453,11 @@ class Continuations:
         draws_of: dict[tuple[int, int], int] = {}
         self.deferred, self.alone_over_budget = [], []
         live = (ranges[1 - s] > 0).sum(1)
+        out = []
+        if self.public_rows.size:  # the public reader's rows first, as focus values them
+            jobs = self._jobs(pubs, ranges, s, self._balance_rows, (), draws)
+            if jobs:
+                out = self._roll(pubs, s, jobs, pairs, self.balance_budget, 4, seeds)
         for i, rows_at in self._units:
             mine = self._jobs(pubs, ranges, s, rows_at, (), draws)
             count = sum(int(rows_at.get(pubs[leaf].tobytes(), np.zeros(0)).size) * int(live[leaf])
@@ -393,9 +473,9 @@ class Continuations:
             for leaf, row, js in mine:
                 draws_of[(leaf, row)] = m
                 by_draws.setdefault(m, {})[(leaf, row)] = (leaf, row, js)
-        return [x for m, jobs in by_draws.items()
-                for x in self._roll(pubs, s, list(jobs.values()), pairs, self.focus_budget, 8,
-                                    seeds, m)]
+        return out + [x for m, jobs in by_draws.items()
+                      for x in self._roll(pubs, s, list(jobs.values()), pairs,
+                                          self.focus_budget, 8, seeds, m)]
 
     def _jobs(self, pubs, ranges, s, rows_at, default, draws) -> list:
         """(leaf, row, the opposing private states drawn) for the rows ``rows_at`` each leaf

@@ -1,0 +1,81 @@
+"""The range reader's guards against a local best response on Agent Hunter ``tiny``, where the
+games are fast: the one-sided search agent (rollout leaves, 20 iterations a re-solve, the
+rollout budget forced down to 10 games with 8 focus samples, as tests/test_lbr_agent.py
+forces it, so that only the actual cards' rows and the reader's rows are valued by games, as
+on ``standard``) guarding against its game's opposing continuations only (``none``), those
+and the ``ranger`` reading the agent's own range (``own``, 4 focus rows, 1 reading round), or
+the ranger reading rows drawn from public information (``public``, the same;
+spycfr.search.continuation). For each: LBR (4 playouts a move, ``heuristic:hunter``
+playouts, the seeds of ``spycfr measure --lbr-games``: games 0..N-1 of each seat), and the
+agent head to head against ``heuristic:hunter`` (2N games from seed 1001); then each guard's
+LBR games less ``none``'s of the same seeds, game by game. A real game's payoff, so every
+LBR mean is a lower bound on that agent's exploitability whatever LBR's model of it (with
+``public`` its model is exact: tests/test_lbr_agent.py).
+
+    nice -n 10 python benchmarks/lbr_reader_tiny.py 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def _interval(x: list[np.ndarray]) -> tuple[float, float]:
+    """The two seats' means averaged and the half width of its 95% interval."""
+    mean = (x[0].mean() + x[1].mean()) / 2
+    return mean, 1.96 * np.sqrt(sum(v.var(ddof=1) / v.size for v in x)) / 2
+
+
+def main() -> None:
+    from spycfr.analysis.headtohead import AGENT, Player, head_to_head, player_args, player_from
+    from spycfr.analysis.lbr import SECOND_SEAT_SEED, _two_player_params
+    from spycfr.analysis.lbr_agent import AgentOpponent, play_game
+    from spycfr.games import make_game
+    from spycfr.search.agent import AgentConfig, SearchAgent
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("games", type=int, help="LBR games per seat (and head-to-head pairs)")
+    n = ap.parse_args().games
+    tiny = make_game("agent-hunter", "tiny")
+    params = _two_player_params(tiny)
+    hunter = player_from("heuristic:hunter", tiny)
+    lbr = {}
+    for mode in ("none", "own", "public"):
+        agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(),
+                            AgentConfig(iterations=20, value_function="rollout"))
+        inner = agent.values.inner
+        inner.budget, inner.focus_samples = 10, 8
+        if mode != "none":
+            ranger = agent.plugin.rollout_styles.index("ranger")
+            inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
+                                (*(int(x) for x in inner.styles[inner._opp]), ranger))
+            inner.focus_rows, inner.reader_rounds, inner.reader_range = 4, 1, mode
+        start = time.time()
+        opponent = AgentOpponent(agent, hunter)
+        pay: list[list[float]] = [[], []]
+        for seat in (0, 1):
+            seed = int(np.int64(1) + np.int64(seat * SECOND_SEAT_SEED))
+            for g in range(n):
+                pay[seat].append(play_game(params, seat, opponent, player_args(hunter), 4,
+                                           seed, g)[0])
+        lbr[mode] = [np.array(p) for p in pay]
+        mean, half = _interval(lbr[mode])
+        lbr_s = time.time() - start
+        r = head_to_head(tiny, Player("agent", AGENT, agent=agent), hunter, games=2 * n,
+                         seed=1001)["a_payoff"]
+        print(f"{mode}: LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] in {2 * n} "
+              f"games (as P1 {lbr[mode][0].mean():+.3f}, as P2 {lbr[mode][1].mean():+.3f}; "
+              f"{lbr_s:.0f} s); against heuristic:hunter {r['mean']:+.3f} "
+              f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] in {2 * n} games "
+              f"({time.time() - start - lbr_s:.0f} s)", flush=True)
+    for mode in ("own", "public"):
+        mean, half = _interval([a - b for a, b in zip(lbr[mode], lbr["none"], strict=True)])
+        print(f"LBR against {mode} less against none, game by game: {mean:+.3f} "
+              f"[{mean - half:+.3f}, {mean + half:+.3f}]")
+
+
+if __name__ == "__main__":
+    main()
