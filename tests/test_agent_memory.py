@@ -22,7 +22,7 @@ from spycfr.search.agent import AgentConfig, SearchAgent
 from spycfr.search.resolve import solve, solve_bytes
 from spycfr.search.saved_plan import load_plans, read_bytes, save_plans
 from spycfr.search.subgame import subgame
-from spycfr.search.tree import build, tree_bytes
+from spycfr.search.tree import build, expand_bytes, tree_bytes
 from test_faults import one_line_error
 
 TINY = make_variant("agent-hunter", "tiny").as_dict()
@@ -100,6 +100,36 @@ def test_a_re_solve_is_refused_with_what_to_make_smaller(no_rss):
     text = str(err.value)
     assert text.startswith("--memory-limit test: a re-solve: ")
     assert "--endgame or --depth" in text and "\n" not in text
+
+
+def test_a_subgames_scratch_buffers_are_checked_before_they_are_made(no_rss, monkeypatch):
+    """The expanders' scratch buffers are counted in the first stretch's check, and made
+    after it: under a limit a byte short of that check nothing is allocated (they were
+    made before the first check); a build that expands nothing makes none."""
+    from spycfr.search import subgame as sg
+
+    made = []
+    real = sg._expand_buffers
+    monkeypatch.setattr(sg, "_expand_buffers", lambda *a: made.append(a) or real(*a))
+    game = _agent().model
+    root = game.root()
+    scratch = expand_bytes(root, max(game.n), game.max_actions, game.max_private_actions)
+    assert scratch == sum(b.nbytes for b in real(root, max(game.n), game.max_actions,
+                                                  game.max_private_actions))
+    first = sg.CHECK_BYTES + sg.list_bytes(game, root, game.max_actions, 1,
+                                           game.max_private_actions) + scratch + 7 * sg._ARRAY
+    with use_budget(MemoryBudget(first - 1, "--memory-limit test")):
+        with pytest.raises(MemoryLimitError, match=r"building a subgame 2 decision levels "
+                                                   r"deep, public nodes \(1 done\)"):
+            sg.subgame(game, root, 2)
+    assert made == []
+    with use_budget(MemoryBudget(2**40, "--memory-limit test")):
+        t = sg.subgame(game, root, 2)
+    assert len(made) == 1 and t.size > 1  # made once, at the first expansion
+    made.clear()
+    with use_budget(MemoryBudget(first - 1, "--memory-limit test")):
+        assert sg.subgame(game, root, 0, terminal_leaves=True).size == 1  # the root a leaf
+    assert made == []
 
 
 def test_a_subgame_is_checked_before_its_arrays_are_made(no_rss, monkeypatch):
@@ -343,9 +373,13 @@ def test_a_subgames_growth_is_bounded_by_its_lists_bytes_not_the_resident_growth
     growth = [s for s in seen if s[0].startswith("building")]
     final = [s for s in seen if s[0].startswith("a subgame of")]
     assert len(growth) >= 3 and len(final) == 1 and t.size == 1943
-    assert all(need == stretch for _, need, _ in growth)
+    # the first stretch's check counts the expanders' scratch buffers, made after it
+    scratch = expand_bytes(game.root(), max(game.n), game.max_actions,
+                           game.max_private_actions) + 7 * sg._ARRAY
+    assert [need for _, need, _ in growth] == [stretch + scratch] + [stretch] * (len(growth) - 1)
     made = [b[2] - a[2] for a, b in zip(growth, growth[1:] + final, strict=True)]
-    assert max(made) <= stretch and max(made) > 0.5 * sg.CHECK_BYTES  # bounded, and tight
+    assert all(m <= need for m, (_, need, _) in zip(made, growth, strict=True))  # bounded
+    assert max(made) > 0.5 * sg.CHECK_BYTES  # and tight
     arrays = peak - final[0][2]  # the arrays made after the last check, at their peak
     assert arrays <= final[0][1] <= 1.5 * arrays
 

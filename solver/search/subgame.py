@@ -24,6 +24,7 @@ from spycfr.search.tree import (
     _expand,
     _expand_buffers,
     _payoffs,
+    expand_bytes,
     tree_bytes,
 )
 
@@ -62,7 +63,6 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
     params = game.params
     current = pp.python_impl(params, "current_player")
     nmax, amax, pamax = max(game.n), game.max_actions, game.max_private_actions
-    kids_pub, probs, masks, rk, rn, rp, rc = _expand_buffers(root, nmax, amax, pamax)
     pubs, parents, labels, eprob = [np.asarray(root).copy()], [-1], [0], [1.0]
     emask = [np.ones((2, nmax))]
     level = [0]  # decisions above each node
@@ -76,10 +76,14 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
              f"a subgame {decisions} decision level{'s' if decisions > 1 else ''} deep")
     # the lists' bytes (and the expanders' buffers), counted as they grow (list_bytes),
     # checked before the first expansion of each stretch of CHECK_BYTES: the stretch holds
-    # at most that and one more expansion
+    # at most that and one more expansion. The expanders' scratch buffers are made at the
+    # first expansion, after the first check, which counts them (a build that expands
+    # nothing makes none and checks nothing)
     node_bytes, row_bytes = list_bytes(game, root, 1, 0, 0), list_bytes(game, root, 0, 1, 1)
-    held, checked = sum(b.nbytes + _ARRAY for b in (kids_pub, probs, masks, rk, rn, rp, rc)), 0
+    scratch = expand_bytes(root, nmax, amax, pamax) + 7 * _ARRAY
+    held, checked = scratch, 0
     stretch = CHECK_BYTES + list_bytes(game, root, amax, 1, pamax)
+    buffers = None
     i = 0
     while i < len(pubs):
         if len(pubs) > max_nodes:
@@ -93,8 +97,12 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
             i += 1
             continue
         if budget is not None and held >= checked:  # before an expansion, the only growth
-            memory.require(f"building {built}, public nodes ({len(pubs):,} done)", stretch)
+            memory.require(f"building {built}, public nodes ({len(pubs):,} done)",
+                           stretch + (scratch if buffers is None else 0))
             checked = held + CHECK_BYTES
+        if buffers is None:
+            buffers = _expand_buffers(root, nmax, amax, pamax)
+        kids_pub, probs, masks, rk, rn, rp, rc = buffers
         masks[:] = 1.0
         rc[:] = 0
         kind, k = _expand(pubs[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)

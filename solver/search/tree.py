@@ -69,6 +69,13 @@ def _expand_buffers(pub, nmax, amax, pamax):
             np.zeros(nmax, np.int64))
 
 
+def expand_bytes(pub: np.ndarray, nmax: int, amax: int, pamax: int) -> int:
+    """The bytes of :func:`_expand_buffers`' arrays for public states like ``pub``, known
+    before they are made (a budget's check comes first)."""
+    return int(amax * pub.shape[0] * pub.dtype.itemsize + 8 * amax + 16 * amax * nmax
+               + 24 * nmax * pamax + 8 * nmax)
+
+
 @njit(cache=True, nogil=True)
 def _payoffs(pubs, params, compat, out):
     """``out[t, i, j] = compat[i, j] * u_0(i, j)`` at each terminal public state."""
@@ -358,8 +365,10 @@ def build(game: GameModel, root: np.ndarray | None = None, depth: int | None = N
         width = max(int(widest), 1)
         if max_work is not None and (nodes + rows * width) * nmax > max_work:
             raise TooBig(f"the subtree takes more than {max_work:,} node-states")
+    # the tree's arrays, and the scratch buffers _fill makes (and its nodes' depths)
     memory.require(f"a public tree of {nodes:,} nodes and {rows:,} private rows "
-                   f"{width} wide", tree_bytes(game, nodes, rows, width, root))
+                   f"{width} wide", tree_bytes(game, nodes, rows, width, root)
+                   + expand_bytes(root, nmax, game.max_actions, pamax) + 8 * nodes)
     pub = np.zeros((nodes, root.shape[0]), root.dtype)
     pub[0] = root
     kind = np.zeros(nodes, np.int64)
