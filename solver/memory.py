@@ -57,14 +57,18 @@ class MemoryLimitError(SpycfrError):
 
 @contextlib.contextmanager
 def reading(message: Callable[[Exception], str],
-            error: Callable[[str], Exception] = SpycfrError) -> Iterator[None]:
+            error: Callable[[str], Exception] = SpycfrError,
+            keep: tuple[type[Exception], ...] = ()) -> Iterator[None]:
     """A file loader's guard: any error inside (numpy, zipfile, json, pandas raise many types
     on a damaged file) becomes one line, ``error(message(exc))`` (a :class:`SpycfrError` by
     default), without the chain; a :class:`MemoryLimitError` goes through as it is (the memory
-    watchdog's, landed inside the load: not the file's fault, and its own line says why)."""
+    watchdog's, landed inside the load: not the file's fault, and its own line says why), and
+    so do the errors of ``keep`` (the loader's own lines, raised inside)."""
     try:
         yield
     except MemoryLimitError:
+        raise
+    except keep:  # () catches nothing
         raise
     except Exception as exc:
         raise error(message(exc)) from None

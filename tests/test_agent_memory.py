@@ -280,6 +280,9 @@ def test_a_loaders_guard_lets_the_watchdogs_error_through_and_makes_others_one_l
     assert isinstance(page, PageError) and page.status == 409 and str(page) == "bad file (gone)"
     watchdog = memory.MemoryWatchdogError("--memory-limit 0.001 GiB: stopped")
     assert guarded(watchdog) is watchdog
+    own = PageError("the loader's own line", status=404)  # raised inside, kept as it is
+    assert guarded(own, keep=(PageError,)) is own
+    assert str(guarded(own)) == "bad file (the loader's own line)"
 
 
 def test_the_watchdogs_error_landing_after_the_command_leaves_no_budget_behind(monkeypatch):

@@ -296,3 +296,22 @@ def test_plan_format_is_raised_when_a_plan_or_its_file_changes(tmp_path):
     assert got[:2] == figures[:2] and np.allclose(got[2:], figures[2:], rtol=1e-9,
                                                    atol=1e-12), \
         f"the plan changed ({got}): raise saved_plan.PLAN_FORMAT (see PLAN_FORMATS)"
+
+
+def test_a_plan_files_own_errors_keep_their_lines(tmp_path):
+    """load_plans' guard (memory.reading) makes a damaged file's error one line naming the
+    file, and lets the reader's own lines through as they are (not 'unreadable (...)')."""
+    from spycfr.search.saved_plan import PlanFileError, load_plans
+
+    model = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                        AgentConfig(iterations=3)).model
+    path = tmp_path / "plan.npz"
+    np.savez(path, meta=np.array(json.dumps({"plans": 1, "trees": []})))
+    with pytest.raises(PlanFileError) as err:
+        load_plans(path, model)
+    assert str(err.value) == "the agent's plan file lacks p0.pub"
+    path.write_bytes(b"not a zip file")
+    with pytest.raises(PlanFileError) as err:
+        load_plans(path, model)
+    assert str(err.value).startswith("the agent's plan file 'plan.npz' is unreadable (")
+    assert err.value.__cause__ is None and err.value.__suppress_context__

@@ -86,7 +86,9 @@ def load_plans(path: str | os.PathLike, game: GameModel) -> dict[bytes, Solution
     (:func:`plan_key`); PlanFileError where the file is unreadable or does not fit ``game``
     (its private states, its public state's size)."""
     name = Path(path).name
-    try:
+    # zipfile, numpy and json raise many types; the file's own errors (_plan's) are lines
+    with memory.reading(lambda exc: f"the agent's plan file {name!r} is unreadable "
+                                    f"({str(exc)[:120]})", PlanFileError, (PlanFileError,)):
         with np.load(path) as data:
             meta = json.loads(str(data["meta"]))
             nodes = sum(int(t.get("nodes", 0)) for t in meta.get("trees") or [])
@@ -97,11 +99,6 @@ def load_plans(path: str | os.PathLike, game: GameModel) -> dict[bytes, Solution
             for k in range(int(meta["plans"])):
                 plan = _plan(data, f"p{k}.", game)
                 plans[plan_key(plan.tree.pub[0])] = plan
-    except (PlanFileError, memory.MemoryLimitError):
-        raise
-    except Exception as exc:  # zipfile, numpy and json raise many types
-        raise PlanFileError(f"the agent's plan file {name!r} is unreadable "
-                            f"({str(exc)[:120]})") from None
     return plans
 
 
