@@ -196,6 +196,33 @@ def test_round_0_walks_each_seat_with_its_own_agent_as_the_exact_walk_does(
     assert apart < 0.05  # P1's plan shared: 0.433
 
 
+def test_each_seats_copy_is_made_once_while_the_values_are_the_same(tiny):
+    """SearchAgent.for_seat: with leaf values that depend on the seat (committed), the seat's
+    copy and its first plan are made once (every call made a new copy that solved its plan
+    again), told the agent's progress of now; other values make new copies."""
+    from spycfr.search.resolve import solve
+    from spycfr.search.values import CommittedValues
+
+    full = build(tiny)
+    vf = CommittedValues(full, solve(full, tiny.weights, 30).strategy)
+    config = AgentConfig.default("agent-hunter", iterations=5, depth=1, plan_depth=2,
+                                 plan_endgame=0)
+    agent = SearchAgent("agent-hunter", TINY, config)
+    agent.values = vf
+    p1, p2 = agent.for_seat(0), agent.for_seat(1)
+    assert p1 is not agent and p1 is not p2 and (p1.values.seat, p2.values.seat) == (0, 1)
+    plan = p1.plan()
+    assert agent.for_seat(0) is p1 and agent.for_seat(0).plan() is plan
+    assert agent.for_seat(1) is p2 and not agent._plans  # the agent's own plan: unsolved
+    said: list[str] = []
+    agent.progress = said.append
+    assert agent.for_seat(0).progress == said.append
+    agent.values = vf.for_agent(0)  # other values: another copy, its plan solved anew
+    again = agent.for_seat(0)
+    assert again is not p1 and again.plan() is not plan
+    assert np.allclose(again.plan().strategy, plan.strategy)
+
+
 def test_a_value_function_without_focus_leaves_the_first_move_to_the_plan(tiny):
     """The exact terminals' wrapper has ``focus`` (the first move re-solved for the agent's
     own cards) only where its inner function has it: rollouts yes, a learned network no."""

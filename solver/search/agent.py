@@ -190,6 +190,8 @@ class SearchAgent:
         self._plans: dict[bytes, Solution] = {}
         self._chances: Solution | None = None
         self._chances_made = False
+        # for_seat's copies by seat, each with the values it was made from
+        self._seats: dict[int, tuple[Any, SearchAgent]] = {}
         # the first plan read from a file instead of solved (spycfr.runs.agent_run sets it):
         # given the plan's root public state, the plan, or None to solve it
         self.saved_plan: Callable[[np.ndarray], Solution | None] | None = None
@@ -208,13 +210,20 @@ class SearchAgent:
         values is no plan for the other (Agent Hunter ``mini``, plan depth 4, ``plan_play``
         2: 0.503 exploitable with P1's plan shared, 0.0074 with each seat's own;
         docs/search.md). Value functions by name (:mod:`spycfr.search.leafvalues`) have no
-        seat: the agent itself, one plan for both."""
+        seat: the agent itself, one plan for both. A seat's copy is made once and kept while
+        the agent's values are the same object (its plans are solved once per seat, as the
+        agent's own are once), told what the agent's ``progress`` is now."""
         if not hasattr(self.values, "for_agent"):
             return self
+        kept = self._seats.get(seat)
+        if kept is not None and kept[0] is self.values:
+            kept[1].progress = self.progress
+            return kept[1]
         out = copy.copy(self)
         out.values = self.values.for_agent(seat)
-        out._plans = {}
+        out._plans, out._seats = {}, {}
         out.saved_plan = None  # a saved plan was solved with one seat's values
+        self._seats[seat] = (self.values, out)
         return out
 
     def start(self) -> Solution:
@@ -312,18 +321,25 @@ class SearchAgent:
     @contextlib.contextmanager
     def beating(self, what: str) -> Iterator[None]:
         """Say ``what`` with the seconds spent and the RSS every PROGRESS_AGAIN seconds
-        after PROGRESS_AFTER until the block ends (a :class:`~spycfr.ticking.Ticker`'s
-        thread: the tree's numba builders release the GIL)."""
+        after PROGRESS_AFTER until the block ends (:meth:`_beats`' thread: the tree's numba
+        builders release the GIL)."""
         if self.progress is None:
             yield
             return
+        with self._beats(f"{what}:"):
+            yield
+
+    def _beats(self, head: str) -> Ticker:
+        """A :class:`~spycfr.ticking.Ticker` (not started) that says ``head``, the seconds
+        spent and the RSS every PROGRESS_AGAIN seconds after PROGRESS_AFTER: the one line of
+        :meth:`beating` and :meth:`_valuing`."""
+        assert self.progress is not None
         say = self.progress
 
         def beat(seconds: float) -> None:
-            say(f"{what}: {seconds:.0f} s, RSS {_gb(rss_bytes())}")
+            say(f"{head} {seconds:.0f} s, RSS {_gb(rss_bytes())}")
 
-        with Ticker(beat, max(PROGRESS_AGAIN, 0.1), first=PROGRESS_AFTER):
-            yield
+        return Ticker(beat, max(PROGRESS_AGAIN, 0.1), first=PROGRESS_AFTER)
 
     def _table_strategy(self, t) -> np.ndarray:
         """The plan's decisions (the openings) by the table's mixtures: each action the
@@ -415,14 +431,8 @@ class SearchAgent:
         callback stops it (:meth:`_ticker`): the callback is first called after that
         iteration, and leaf values by rollouts took minutes there (Agent Avenue standard's
         first plan: 125 s without a line under load)."""
-        assert self.progress is not None
-        say, leaves = self.progress, f"{tree.leaves.size:,} leaves"
-
-        def beat(seconds: float) -> None:
-            say(f"solving {what} ({tree.size:,} public nodes): valuing its {leaves} "
-                f"(its first iteration), {seconds:.0f} s, RSS {_gb(rss_bytes())}")
-
-        return Ticker(beat, max(PROGRESS_AGAIN, 0.1), first=PROGRESS_AFTER)
+        return self._beats(f"solving {what} ({tree.size:,} public nodes): valuing its "
+                           f"{tree.leaves.size:,} leaves (its first iteration),")
 
     def _ticker(self, what: str, tree, total: int, valuing: Ticker | None
                 ) -> Callable[[int, int], None]:
