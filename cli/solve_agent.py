@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import click
 
@@ -11,40 +12,44 @@ from spycfr.cli.options import parse_number, parse_seed
 from spycfr.cli.progress import saying_when_compiling
 from spycfr.errors import SpycfrError
 
+
+def _option(*decls: str, help: str, **kwargs) -> Callable:
+    """One of the search agent's options: unset by default (the game's or AgentConfig's
+    setting), its help saying it is re-solving's."""
+    return click.option(*decls, default=None, help=f"re-solving: {help}", **kwargs)
+
+
 _OPTIONS = (
-    click.option("--depth", "search_depth", default=None,
-                 help="re-solving: decision levels in each re-solved subgame (default 1: the "
-                      "move and its signals, the next decision valued by --value-function)."),
-    click.option("--value-function", default=None,
-                 help="re-solving: the subgame's leaf values: scored-now (the game scored as "
-                      "if it ended at the leaf), rollout (games played to the end by the "
-                      "game's heuristic players; Agent Hunter's default) or learned "
-                      "(--value-file WEIGHTS)."),
-    click.option("--value-file", default=None, type=click.Path(),
-                 help="re-solving: the learned value function's weights file."),
-    click.option("--endgame", default=None,
-                 help="re-solving: solve to the end of the game, exact, where the rest of "
-                      "the game takes at most this many node-states (public nodes, row "
-                      "entries and terminal pairs times private states; default 4000000; "
-                      "0: never)."),
-    click.option("--plan-iterations", default=None,
-                 help="re-solving: CFR+ iterations for the first plan, solved once and saved "
-                      "with the run (default: the game's, Agent Hunter 300; 0: --iterations)."),
-    click.option("--plan-endgame", default=None,
-                 help="re-solving: the same for the first plan from the game's root, solved "
-                      "once per agent and saved with the run (default 400000000: Agent Avenue "
-                      "and Agent Hunter small whole, minutes and 6-8 GiB; 0: never)."),
-    click.option("--plan-depth", default=None,
-                 help="re-solving: decision levels of the first plan from the game's root "
-                      "where it stops short of the end (default 2)."),
-    click.option("--subgame-budget", default=None,
-                 help="re-solving: the depth rule: a depth-limited re-solve whose subgame "
-                      "passes this many node-states is cut a decision level shallower, down "
-                      "to 1 (default: the game's, Agent Avenue 1000000, Agent Hunter 0: off)."),
-    click.option("--plan-play", default=None,
-                 help="re-solving: play the first plan's own strategy at its decisions in its "
-                      "first this many decision levels instead of re-solving them (default 0: "
-                      "off, every decision re-solved)."),
+    _option("--depth", "search_depth",
+            help="decision levels in each re-solved subgame (default 1: the move and its "
+                 "signals, the next decision valued by --value-function)."),
+    _option("--value-function",
+            help="the subgame's leaf values: scored-now (the game scored as if it ended at "
+                 "the leaf), rollout (games played to the end by the game's heuristic "
+                 "players; Agent Hunter's default) or learned (--value-file WEIGHTS)."),
+    _option("--value-file", type=click.Path(), help="the learned value function's weights file."),
+    _option("--endgame",
+            help="solve to the end of the game, exact, where the rest of the game takes at "
+                 "most this many node-states (public nodes, row entries and terminal pairs "
+                 "times private states; default 4000000; 0: never)."),
+    _option("--plan-iterations",
+            help="CFR+ iterations for the first plan, solved once and saved with the run "
+                 "(default: the game's, Agent Hunter 300; 0: --iterations)."),
+    _option("--plan-endgame",
+            help="the same for the first plan from the game's root, solved once per agent "
+                 "and saved with the run (default 400000000: Agent Avenue and Agent Hunter "
+                 "small whole, minutes and 6-8 GiB; 0: never)."),
+    _option("--plan-depth",
+            help="decision levels of the first plan from the game's root where it stops "
+                 "short of the end (default 2)."),
+    _option("--subgame-budget",
+            help="the depth rule: a depth-limited re-solve whose subgame passes this many "
+                 "node-states is cut a decision level shallower, down to 1 (default: the "
+                 "game's, Agent Avenue 1000000, Agent Hunter 0: off)."),
+    _option("--plan-play",
+            help="play the first plan's own strategy at its decisions in its first this many "
+                 "decision levels instead of re-solving them (default 0: off, every decision "
+                 "re-solved)."),
 )
 
 
