@@ -99,6 +99,30 @@ def test_a_long_label_costs_its_bytes_not_the_regex_engines_stack():
     assert peak < 48 * 2**20, peak
 
 
+def test_the_trees_check_bounds_what_its_pass_allocates(monkeypatch):
+    """After the parse, the tree's pass is checked for tree_pass_bytes: what it allocates
+    (tracemalloc: numpy's arrays and Python's objects) at most, within 2.5 times, on a
+    chain where every decision is its own infoset (515 B a node; the old 130 B a node was
+    a quarter of it); on a game of one decision, its fixed costs."""
+    import tracemalloc
+
+    from spycfr.formats import efg_reader
+
+    for text in (chain(20_000), _one_decision("1")):
+        efg = parse_efg(text)
+        monkeypatch.setattr(efg_reader, "parse_efg", lambda *a, _efg=efg, **k: _efg)
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            tree_from_efg(text, "g.efg")
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+        need = efg_reader.tree_pass_bytes(efg)
+        assert peak <= need, (peak, need)
+        assert len(efg) < 10 or need <= 2.5 * peak, (peak, need)
+
+
 def test_a_forgetful_player_is_still_caught():
     text = (HEAD + 'p "" 1 1 "first" { "L" "R" } 0\np "" 2 1 "" { "l" "r" } 0\n'
             'p "" 1 2 "second" { "x" "y" } 0\nt "" 1 "" { 1, -1 }\nt "" 2 "" { 0, 0 }\n'

@@ -29,9 +29,17 @@ MAX_PAYOFF = 1e15  # |payoff|: sums along a path stay finite and exact enough as
 MAX_INTEGER_DIGITS = 18  # infoset and outcome numbers
 MAX_READ_NODES = 100_000_000
 # What reading costs a node, checked against the budget before reading (from the number of
-# node lines): the parser's arrays (~45 B) and the tree's (~130 B, TREE_BYTES_PER_NODE).
+# node lines): the parser's arrays (~45 B) and the tree's (~150 B where infosets are few).
 BYTES_PER_NODE = 200
-TREE_BYTES_PER_NODE = 130  # the flat tree and the renumbering's temporaries
+# What the tree's pass after the parse allocates (tree_pass_bytes, checked before it), bounds
+# of what tracemalloc measured (docs/search.md "Memory limits"): per node the flat tree, the
+# renumbering's temporaries and both seats' sequences (139-151 B measured where infosets are
+# few); per infoset its key, its labels' list, its entries in four lists and a dict; per
+# action of an infoset the sequence step it interns, a tuple in a dict
+TREE_BYTES_PER_NODE = 160
+TREE_BYTES_PER_INFOSET = 800
+TREE_BYTES_PER_MOVE = 200
+TREE_BYTES_BASE = 2**16  # and once, whatever the size (10.5 KB measured for one decision)
 
 # a quoted string is a run of plain characters then escapes each with its run: one repetition
 # of the regex engine per escape, not per character (a frame of its stack each: a label of
@@ -369,6 +377,23 @@ def _breadth_first(parent: np.ndarray, child_index: np.ndarray) -> np.ndarray:
     return new_id
 
 
+def tree_pass_bytes(efg: ParsedEfg) -> int:
+    """An upper bound on what :func:`tree_from_efg` allocates after the parse, from the
+    parsed nodes: TREE_BYTES_BASE, TREE_BYTES_PER_NODE a node, TREE_BYTES_PER_INFOSET a
+    player's infoset (its distinct numbers among the entries) and TREE_BYTES_PER_MOVE an
+    action of one: the pass interns a step (the mover's sequence, infoset, action) per node below a
+    decision, and only the infoset's one sequence gets past its perfect-recall check, so the
+    distinct steps are at most its actions. Nodes alone were short where every decision is
+    its own infoset (a chain of 100,000 decisions: 98 MiB, 515 B a node, against 130 B a
+    node counted)."""
+    actions: dict[tuple[int, int], int] = {}
+    for kind, player, number, names, _ in efg.entries:
+        if kind == 0:
+            actions[player, number] = max(actions.get((player, number), 0), len(names))
+    return (TREE_BYTES_BASE + len(efg) * TREE_BYTES_PER_NODE
+            + len(actions) * TREE_BYTES_PER_INFOSET + sum(actions.values()) * TREE_BYTES_PER_MOVE)
+
+
 def tree_from_efg(data: bytes | str, game: str, variant: dict | None = None,
                   memory: MemoryBudget | None = None) -> Tree:
     """The flat tree of a two-player zero-sum .efg game with perfect recall (SpycfrError
@@ -381,8 +406,8 @@ def tree_from_efg(data: bytes | str, game: str, variant: dict | None = None,
     except ValueError as exc:
         raise SpycfrError(f"{game}: not a valid .efg file ({exc})") from None
     if memory is not None:
-        memory.require(f"the tree of {game} ({len(efg):,} nodes)",
-                       len(efg) * TREE_BYTES_PER_NODE, "give a larger --memory-limit")
+        memory.require(f"the tree of {game} ({len(efg):,} nodes)", tree_pass_bytes(efg),
+                       "give a larger --memory-limit")
     if len(efg.players) != 2:
         raise SpycfrError(f"{game} has {len(efg.players)} players; spycfr solves "
                           "two-player zero-sum games")
