@@ -9,6 +9,7 @@ import textwrap
 
 import click
 
+from spycfr.analysis.markdown import num
 from spycfr.cli.options import memory_limit_option, seat_option
 from spycfr.cli.show import load_run, run_header, value_text
 from spycfr.errors import SpycfrError
@@ -174,14 +175,14 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
     click.echo(textwrap.fill(f"source: {result['source']}", 100, subsequent_indent="  "))
     click.echo(f"  {'move':<22} {'prob':>8} {'value':>8} {'loss':>8}")
     for m in result["moves"][:20]:
-        value = "?" if m["value"] is None else f"{m['value']:+.4f}"
+        value = num(m["value"], none="?")
         loss = "-" if m["loss"] is None else "tie" if m["tie"] else f"{m['loss']:.4f}"
         click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {value:>8} {loss:>8}")
     if len(result["moves"]) > 20:
         click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
     click.echo(textwrap.fill(ties_words(result), 100, initial_indent="  ",
                              subsequent_indent="  "))
-    click.echo(f"value of the position for {result['player']}: {result['value']:+.4f} (under "
+    click.echo(f"value of the position for {result['player']}: {num(result['value'])} (under "
                "the agent's move probabilities)")
     click.echo("what the opponent likely holds (the agent's posterior):")
     for p in result["opponent_posterior"]:

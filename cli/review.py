@@ -6,6 +6,7 @@ import json
 
 import click
 
+from spycfr.analysis.markdown import num
 from spycfr.cli.options import Choice, memory_limit_option
 from spycfr.errors import SpycfrError
 
@@ -110,7 +111,7 @@ def _print(result: dict) -> None:
             for r in data["moves"]:
                 loss = "–" if r.get("loss") is None else "tie" if r["tie"] else \
                     f"{r['loss']:.4f}"
-                value = "" if r.get("value") is None else f" {r['value']:+.4f}"
+                value = "" if r.get("value") is None else f" {num(r['value'])}"
                 click.echo(f"    {r['number']:>3} {r['move']:<22} {100 * r['probability']:6.1f}%"
                            f"{value} {loss:>8}  {r['words']}")
     if all("error" in g for g in result["games"]):

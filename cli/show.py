@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import math
 
+from spycfr.analysis.markdown import num
 from spycfr.words import params_text
 
 
-def value_text(x) -> str:
-    """A value, signed, 4 decimals; "-" where there is none (None or NaN), never "-0.0000"."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{x:+.4f}" if abs(x) >= 0.5e-4 else " 0.0000"
+def value_text(x: float | None) -> str:
+    """A value, signed, 4 decimals, as the workbench writes it (``num``: never "-0.0000");
+    "-" where there is none (None or NaN)."""
+    if x is not None and math.isnan(x):
+        x = None
+    return num(x, none="-")
 
 
 def run_header(run) -> str:
@@ -20,7 +22,7 @@ def run_header(run) -> str:
     m = run.result
     variant = params_text(m.variant)
     return (f"{m.game} {variant}: {m.algorithm} x{m.iterations}, value(P1) "
-            f"{m.value_p1:+.5f}, exploitability {m.exploitability:.3g}")
+            f"{num(m.value_p1, '{:+.5f}')}, exploitability {m.exploitability:.3g}")
 
 
 def load_run(run_dir: str):

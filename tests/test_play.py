@@ -7,11 +7,14 @@ from __future__ import annotations
 import io
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from cli_helpers import spycfr
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +102,30 @@ def test_review_values_are_the_exact_values_query_gives(runs, tmp_path):
             assert row["value"] == pytest.approx(chosen["br_value"], abs=1e-12)
         assert row["loss"] == pytest.approx(row["best_value"] - row["value"], abs=1e-12)
         assert row["loss"] >= -1e-12 and (row["tie"] or row["loss"] > row["tolerance"])
+
+
+def test_no_value_is_a_negative_zero_in_the_terminal(tmp_path):
+    """The review after a game, `spycfr query` and the run's header line write values as
+    the workbench does (one function, ``analysis.markdown.num``): results/mini's value for
+    P1 (-1.6e-6) and its openings' values read "-0.0000" in the review and "-0.00000" in
+    query's header before."""
+    mini = str(ROOT / "results" / "mini")
+    code, out, err = play(tmp_path, mini, ["1"] * 30, "--seed", "1")
+    assert code == 0, err
+    review = out.split("review of your moves")[1]
+    assert "  place:0-1  " in review and "+0.0000" in review
+    code, answer, err = spycfr("query", mini, "--seat", "P1")
+    assert code == 0, err
+    for text in (out, answer):
+        assert not re.search(r"-0\.0+(?![0-9])", text), text
+    assert "value(P1) +0.00000" in answer
+
+    from spycfr.analysis.markdown import num
+    from spycfr.analysis.play import _signed
+    from spycfr.cli.show import value_text
+
+    assert value_text(-1.6e-6) == _signed(-1.6e-6).strip() == num(-1.6e-6) == "+0.0000"
+    assert value_text(None) == value_text(float("nan")) == "-" and _signed(None) == f"{'-':>8}"
 
 
 def test_bad_input_is_re_prompted_and_moves_can_be_typed(runs, tmp_path):

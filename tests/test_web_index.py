@@ -34,7 +34,7 @@ def test_the_index_names_a_sweeps_grid_and_how_many_variants_it_solved():
 
 
 def test_numbers_on_the_pages_are_never_a_negative_zero():
-    from spycfr.web.html import num
+    from spycfr.analysis.markdown import num
 
     assert num(-1.6e-6) == "+0.0000" and num(-0.0) == "+0.0000"
     assert num(-0.00005) == "-0.0001" and num(0.25) == "+0.2500" and num(None) == "–"

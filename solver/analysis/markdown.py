@@ -1,6 +1,7 @@
 """Formatting helpers shared by the generic report and the games' report sections:
 markdown tables, signed and percent numbers, figures saved atomically, a document
-under construction with its takeaways."""
+under construction with its takeaways. :func:`num` is the one way a value is written in the
+terminal and the workbench alike (never a negative zero)."""
 
 from __future__ import annotations
 
@@ -33,11 +34,24 @@ def md_table(headers: list[str], rows: list[list], align: str | None = None) -> 
     return "\n".join(lines)
 
 
+def num(x: float | None, fmt: str = "{:+.4f}", none: str = "–") -> str:
+    """``x`` by ``fmt`` (``none`` for None), never a negative zero: a value that rounds to 0
+    is written as 0 (results/mini's value for P1, -1.6e-6, read "-0.0000"). The terminal
+    (query, play and its review, the run's header line) and the workbench's pages both
+    write values with it."""
+    if x is None:
+        return none
+    text = fmt.format(x)
+    if text.startswith("-") and text.lstrip("-").strip("0.") == "":  # "-0.0000", "-0"
+        return fmt.format(0.0)
+    return text
+
+
 def signed(x: float, decimals: int = 4) -> str:
-    """``x`` with its sign (a true minus sign), never "-0"."""
-    text = f"{x:+.{decimals}f}"
+    """``x`` with its sign (a true minus sign), never "-0": zero is written unsigned."""
+    text = num(x, f"{{:+.{decimals}f}}")
     if float(text) == 0.0:
-        return f"{0.0:.{decimals}f}"
+        return text.lstrip("+")
     return text.replace("-", "−")
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from spycfr.analysis.markdown import num
 from spycfr.engine.states import CHANCE_PLAYER, State
 from spycfr.errors import RecordError, SpycfrError
 from spycfr.games import get_plugin, make_game
@@ -264,7 +265,7 @@ def finish(plugin, game, state, seat: int, decisions: list[Decision], opp: Oppon
                   seat, say, final=True, whole=full is not None)
     u = state.returns()[seat]
     verdict = "you win" if u > 0 else "you lose" if u < 0 else "a draw"
-    say(f"result: {verdict} ({me}'s payoff {u:+g})")
+    say(f"result: {verdict} ({me}'s payoff {num(u, '{:+g}')})")
     if full is not None:
         say(f"the whole record: {full}")
     else:
@@ -375,7 +376,7 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
 
 def _signed(x: float | None) -> str:
     """A review's value in its column (8 wide, signed); "-" where a move has none."""
-    return f"{'-':>8}" if x is None else f"{x:>+8.4f}"
+    return f"{num(x, none='-'):>8}"
 
 
 def _agent_basis(rows: list[dict], opp: Opponent) -> str:

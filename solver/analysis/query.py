@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from spycfr.analysis.markdown import num
 from spycfr.engine.labels import state_at
 from spycfr.errors import RecordError, SpycfrError
 from spycfr.exact.best_response import best_response_values, infoset_values
@@ -215,7 +216,7 @@ def advice_words(result: dict) -> list[str]:
         lines.append(f"losing value (then playing on at equilibrium): {shown}{more}")
     reply = result["best_reply"]
     opponent = "this opponent" if result["against_other"] else "the equilibrium opponent"
-    value = f"{result['best_reply_value']:+.4f}"
+    value = num(result["best_reply_value"])
     if len(reply) == 1:
         lines.append(f"best reply against {opponent} (best play afterwards): {reply[0]} "
                      f"({value}; the next is more than {eps:.2g} below)")

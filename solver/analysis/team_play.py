@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from spycfr.analysis.markdown import num
 from spycfr.analysis.play import Moves, _ask, _news, _sample, show_position
 from spycfr.analysis.team import TeamRun, load_team_run, plan_reach, seat_name, values_against
 from spycfr.engine.states import CHANCE_PLAYER
@@ -107,7 +108,7 @@ def _finish(run: TeamRun, plugin, game, state, seat: int, team: int, drawn: list
     show_position(plugin, game, view, seat, say, final=True)
     u = state.returns()[team]
     verdict = "your team wins" if u > 0 else "your team loses" if u < 0 else "a draw"
-    say(f"result: {verdict} (team {team}'s payoff {u:+g})")
+    say(f"result: {verdict} (team {team}'s payoff {num(u, '{:+g}')})")
     for s in range(run.tree.num_seats):
         if s != seat:
             say(f"{seat_name(s)} saw: {state.information_state(s)}")
@@ -197,7 +198,7 @@ def _say_review(rows: list[dict], say: Callable[[str], None]) -> None:
             continue
         loss = "best" if r["loss"] <= TOLERANCE else f"{r['loss']:.4f}"
         note = "" if r["loss"] <= TOLERANCE else f"  better: {', '.join(r['best_moves'][:3])}"
-        say(f"  {n:>3}  {r['move']:<22} {r['plan_move']:<22} {r['value']:>+8.4f} "
-            f"{r['best_value']:>+8.4f} {loss:>8}{note}")
+        say(f"  {n:>3}  {r['move']:<22} {r['plan_move']:<22} {num(r['value']):>8} "
+            f"{num(r['best_value']):>8} {loss:>8}{note}")
     followed = sum(r["followed"] for r in rows)
     say(f"you followed your team's plan in {followed} of {len(rows)} moves")

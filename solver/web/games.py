@@ -13,12 +13,13 @@ import bottle  # type: ignore[import-untyped]  # bottle ships no type informatio
 import numpy as np
 
 from spycfr.analysis import views
+from spycfr.analysis.markdown import num
 from spycfr.analysis.play import SEATS, Narrator, choose, probability_label, run_game
 from spycfr.analysis.review import explained, review_records
 from spycfr.games import get_plugin
 from spycfr.seeds import check_seed
 from spycfr.web.bench import MAX_UPLOAD, PageError, entry_nav, fmt_eps, parse_line
-from spycfr.web.html import esc, num, page, pct, table, url
+from spycfr.web.html import esc, page, pct, table, url
 
 MANY_MOVES = 24  # from this many legal moves on, a filter box and typed entry help choose
 MAX_MOVES = 2000  # moves in one game's URL

@@ -89,17 +89,6 @@ def table(headers: list[str], rows: Iterable[list], left: int = 1, cls: str = ""
     return f'<table class="{cls}">{head}{body}</table>'
 
 
-def num(x: float | None, fmt: str = "{:+.4f}") -> str:
-    """``x`` by ``fmt`` ("–" for None), never a negative zero: a value that rounds to 0 is
-    written as 0 (results/mini's value for P1, -1.6e-6, read "-0.0000")."""
-    if x is None:
-        return "–"
-    text = fmt.format(x)
-    if text.startswith("-") and text.lstrip("-").strip("0.") == "":  # "-0.0000", "-0"
-        return fmt.format(0.0)
-    return text
-
-
 def pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 

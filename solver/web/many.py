@@ -7,9 +7,10 @@ from functools import partial
 
 import pandas as pd
 
+from spycfr.analysis.markdown import num
 from spycfr.memory import reading
 from spycfr.web.bench import PageError, entry_nav
-from spycfr.web.html import esc, markdown, num, page, table, url
+from spycfr.web.html import esc, markdown, page, table, url
 from spycfr.words import params_text
 
 SWEEP_COLUMNS = ("status", "nodes", "value_p1", "value_lower", "value_upper", "exploitability",

@@ -7,10 +7,11 @@ from __future__ import annotations
 import bottle  # type: ignore[import-untyped]  # bottle ships no type information
 
 from spycfr.analysis import views
+from spycfr.analysis.markdown import num
 from spycfr.games import get_plugin
 from spycfr.web.bench import PageError, entry_nav, fmt_eps, parse_line
 from spycfr.web.browse import grid, walk, who
-from spycfr.web.html import esc, markdown, num, page, pct, table, url
+from spycfr.web.html import esc, markdown, page, pct, table, url
 from spycfr.words import params_text
 
 CONTENT_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".md": "text/plain",
