@@ -140,6 +140,51 @@ def test_bad_input_is_re_prompted_and_moves_can_be_typed(runs, tmp_path):
     assert "Traceback" not in out + err
 
 
+def test_a_long_list_of_moves_is_shown_in_short_and_whole_on_help():
+    """Agent Hunter standard's 720 placements (and its 72 switches later; Agent Double
+    Double Agent's 360 loyalty assignments) were all listed at every prompt: a long kind of
+    move is now one line (how many, numbered examples) with the guide's line for it; 'help'
+    or '?' lists every move; a wrong entry is still a one-line re-prompt."""
+    from spycfr.analysis.play import Moves, _ask
+    from spycfr.games import get_plugin, make_game
+
+    state = make_game("agent-hunter", "standard", {}).new_initial_state()
+    while state.current_player() < 0:  # the deal
+        state = state.child(state.chance_outcomes()[0][0])
+    labels = [state.action_label(a) for a in state.legal_actions()]
+    assert len(labels) == 720
+    guide = get_plugin("agent-hunter").records.guide
+    said: list[str] = []
+    choice = _ask(labels, Moves(iter(["bogus", "?", "help", "place:0-1-3"]), echo=False),
+                  said.append, guide)
+    assert choice == 1
+    first = said[:said.index("your move (1-720 or a move): ")]
+    assert first == [
+        "your moves (720):",
+        f"  place: 720 moves: 1 {labels[0]}, 2 {labels[1]}, 3 {labels[2]}, ... 720 {labels[-1]}",
+        "    place:A-B  your cards placed in your houses (card A in house 1, B in house 2, ...)",
+        "  ('help' lists them all)"]
+    rest = said[len(first) + 1:]
+    assert rest[0] == ("'bogus' is not one of your moves: type a number 1..720 or a move "
+                       f"such as {labels[0]} ('help' lists them all)")
+    starts = [n for n, line in enumerate(rest) if line == "your moves (720):"]
+    assert len(starts) == 2  # on '?' and on 'help': every move, numbered
+    for n in starts:
+        block = rest[n + 1:rest.index("your move (1-720 or a move): ", n)]
+        assert re.findall(r"(\d+) (\S+)", " ".join(block)) == [
+            (str(k), label) for k, label in enumerate(labels, 1)]
+    # kinds of few moves are listed whole, the long ones in short
+    mixed = [f"hand:{c}>{h}" for c in range(3) for h in (1, 2)] + [
+        f"switch:{h}={c}>{d}@{g}" for h in (1, 2) for c in range(4) for d in range(4)
+        for g in (1, 2)]
+    said.clear()
+    _ask(mixed, Moves(iter(["1"]), echo=False), said.append, guide)
+    assert said[1].split() == ["1", "hand:0>1", "2", "hand:0>2", "3", "hand:1>1", "4",
+                               "hand:1>2", "5", "hand:2>1", "6", "hand:2>2"]
+    assert said[2].startswith("  switch: 64 moves: 7 switch:1=0>0@1, ")
+    assert said[3].startswith("    switch:H=V>C@D  ") and len(said) == 6
+
+
 def test_help_lists_the_moves_again_and_quit_stops(runs, tmp_path):
     code, out, _ = play(tmp_path, runs["ah"], ["help", "quit"], "--seed", "0")
     assert code == 0 and out.count("your moves (6):") == 2 and "game abandoned" in out

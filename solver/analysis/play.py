@@ -167,7 +167,7 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
                    "sampled, exploitability unknown")
         how = f"with the strategy of {run_dir} ({meta.algorithm}, {quality})"
     say(f"{plugin.title}{variant}: you are {me}; the program plays {them} {how}; seed {seed}")
-    say("type a move's number or the move as listed; 'help' lists the moves again, "
+    say("type a move's number or the move as listed; 'help' lists every move, "
         "'quit' stops")
     opp = load_opponent(run_dir, say) if opponent is None else opponent()
     meta = opp.result
@@ -428,8 +428,9 @@ def show_position(plugin, game, view: str, seat: int, say: Callable[[str], None]
 def _ask(labels: list[str], moves: Moves, say: Callable[[str], None],
          guide: tuple[str, ...] = ()) -> int | None:
     """The player's move (its index), asked until one is given; None: the player quits.
-    'help' lists the moves again, after the game's guide to its notation."""
-    _list_moves(labels, say)
+    The moves are listed (a long list in short: :func:`_list_moves`); 'help' or '?' lists
+    every one of them, after the game's guide to its notation."""
+    _list_moves(labels, say, guide)
     while True:
         span = "1" if len(labels) == 1 else f"1-{len(labels)}"
         text = moves.read(say, f"your move ({span} or a move): ")
@@ -438,7 +439,7 @@ def _ask(labels: list[str], moves: Moves, say: Callable[[str], None],
         if text.lower() in HELP:
             for line in guide:
                 say(f"  {line}")
-            _list_moves(labels, say)
+            _list_moves(labels, say, full=True)
             continue
         i = choose(labels, text)
         if i is not None:
@@ -446,18 +447,61 @@ def _ask(labels: list[str], moves: Moves, say: Callable[[str], None],
         if text:
             moves.rejected.append((moves.read_lines, text))
         shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
-        say(f"{shown} is not one of your moves: type a number 1..{len(labels)} or a move "
-            "exactly as listed ('help' lists them)" if text else
-            f"type a number 1..{len(labels)} or a move as listed")
+        if len(labels) <= LIST_ALL:
+            how = ("a move exactly as listed ('help' lists them)" if text else
+                   "a move as listed")
+        else:
+            how = f"a move such as {labels[0]} ('help' lists them all)"
+        say(f"{shown} is not one of your moves: type a number 1..{len(labels)} or {how}"
+            if text else f"type a number 1..{len(labels)} or {how}")
 
 
-def _list_moves(labels: list[str], say: Callable[[str], None]) -> None:
-    width = max(len(x) for x in labels) + 6
-    per_line = max(1, 88 // width)
-    cells = [f"{n:>3} {label}".ljust(width) for n, label in enumerate(labels, 1)]
+# Up to LIST_ALL moves are all listed at each prompt; a longer list (Agent Hunter standard's
+# 720 placements, its 70-odd switches later; Agent Double Double Agent's 360 loyalty
+# assignments) lists each kind of move (the label's text before ':') of up to LIST_KIND
+# moves, and the longer kinds in short: how many, the game's guide line for the kind, and
+# a few numbered examples.
+LIST_ALL = 40
+LIST_KIND = 30
+
+
+def _list_moves(labels: list[str], say: Callable[[str], None], guide: tuple[str, ...] = (),
+                full: bool = False) -> None:
+    """The moves, numbered from 1; more than :data:`LIST_ALL` (and not ``full``): the long
+    kinds of move in short, each with its line of ``guide`` (the line that starts with the
+    kind and ':'), so that the prompt stays a screenful."""
     say(f"your moves ({len(labels)}):")
-    for start in range(0, len(cells), per_line):
-        say("".join(cells[start:start + per_line]).rstrip())
+    numbered = list(enumerate(labels, 1))
+    if full or len(labels) <= LIST_ALL:
+        _grid(numbered, say)
+        return
+    kinds: dict[str, list[tuple[int, str]]] = {}
+    for n, label in numbered:
+        kinds.setdefault(label.split(":", 1)[0], []).append((n, label))
+    for group in kinds.values():
+        if len(group) <= LIST_KIND:
+            _grid(group, say)
+    for kind, group in kinds.items():
+        if len(group) <= LIST_KIND:
+            continue
+        examples = ", ".join(f"{n} {label}" for n, label in group[:3])
+        n, label = group[-1]
+        say(f"  {kind}: {len(group)} moves: {examples}, ... {n} {label}")
+        for line in guide:
+            if line.startswith(f"{kind}:"):
+                say(f"    {line}")
+    say("  ('help' lists them all)")
+
+
+def _grid(cells: list[tuple[int, str]], say: Callable[[str], None]) -> None:
+    """Numbered moves, as many to a line as fit in 88 characters."""
+    if not cells:
+        return
+    width = max(len(label) for _, label in cells) + 6
+    per_line = max(1, 88 // width)
+    texts = [f"{n:>3} {label}".ljust(width) for n, label in cells]
+    for start in range(0, len(texts), per_line):
+        say("".join(texts[start:start + per_line]).rstrip())
 
 
 def _tell(plugin, p: int | None, seat: int, before: str, after: str,

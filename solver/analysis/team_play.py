@@ -58,7 +58,7 @@ def play_team_game(run_dir: str, seat: int, seed: int, moves: Moves,
     say(f"before the game your team drew its joint plan #{drawn[team]} (probability "
         f"{weights[team][drawn[team]]:.3g}): your teammates follow it whatever you do, and "
         "you are shown what it tells you; the other team drew one too, hidden from you")
-    say("type a move's number or the move as listed; 'help' lists the moves again, "
+    say("type a move's number or the move as listed; 'help' lists every move, "
         "'quit' stops")
     guide = plugin.records.guide if plugin.records else ()
     state, node = game.new_initial_state(), 0

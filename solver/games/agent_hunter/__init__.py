@@ -74,13 +74,15 @@ PLUGIN = GamePlugin(
         example="place:0-2 place:2-1 hand:1>1:lo",
         actions=_record_to_actions,
         guide=(
-            "place:A-B  your cards placed in your houses (card A in house 1, B in house 2)",
+            "place:A-B  your cards placed in your houses (card A in house 1, B in house 2, "
+            "...)",
             "hand:C>H:RESULT  attack the opponent's house H with card C from your hand; "
             "the result is lo, eq or hi (your card lower, equal or higher)",
             "house:H=C>G:RESULT  attack with the card of your own house H (value C) against "
             "house G; '>N' after it is the card that refills your house",
-            "switch:... and decoys follow the variant's decoy rule; '?' is a card you cannot "
-            "see",
+            "switch:H=V>C@D  switch your house H (showing V): card C from your hand goes "
+            "in, a decoy beside house D",
+            "'?' is a card you cannot see",
         ),
     ),
     openings=Openings(paths=_opening_paths, group=_card_set, group_name="cards",
