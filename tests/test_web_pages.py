@@ -3,6 +3,7 @@ it calls search agents, and the names of entries whose folders end alike."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -144,3 +145,43 @@ def test_entries_whose_folders_end_alike_are_named_apart_on_every_page(tmp_path)
         code, page = _ask(app, "/sweep", "run=" + quote(name, safe=""))
         assert code == 200 and f"Sweep {name} (agent-hunter" in page
         assert ("copy-of-the-sweep" in page) == copy, name
+
+
+def _log(page: str) -> list[str]:
+    found = re.search(r'<ul id="log">(.*?)</ul>', page, re.S)
+    assert found, page[-400:]
+    return [html.unescape(x) for x in re.findall(r"<li>(.*?)</li>", found.group(1))]
+
+
+@pytest.mark.parametrize("folder,seat", [(TREE, "P1"), (RESULTS / "agent-avenue" / "tiny", "P2")])
+def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder, seat):
+    """The play page's "what happened" showed '?' for the opponent's hidden cards after the
+    game, where the end shows them (the whole record): at the end it tells the same steps
+    from the whole record; during the game they stay hidden."""
+    from spycfr.web.app import make_app
+    from spycfr.web.catalog import discover
+
+    app = make_app(discover([str(folder)]))
+    base = f"run=tiny&seat={seat}&seed=3"
+    moves: list[str] = []
+    hidden = False
+    for _ in range(60):
+        code, page = _ask(app, "/play", base + ("&m=" + ".".join(moves) if moves else ""))
+        assert code == 200, page[-400:]
+        if 'id="result"' in page:
+            break
+        hidden = hidden or any("?" in line or "hidden from you" in line for line in _log(page))
+        moves.append("0")
+    else:
+        raise AssertionError("the game did not end in 60 moves")
+    assert hidden  # something was hidden during the game
+    record = html.unescape(re.search(r'<code id="record">(.*?)</code>', page).group(1))
+    assert "?" not in record
+    told = _log(page)
+    assert told and not any("?" in line or "hidden from you" in line for line in told), told
+    assert "(with the cards the end shows)" in page
+    # every step told, in order, is the record's (the seat's own moves as chosen)
+    news = " ".join(line.split(": ", 1)[1].replace(" (completes the last move)", "")
+                    for line in told if not line.startswith("you: "))
+    assert all(token in record for token in news.split()), (news, record)
+

@@ -189,30 +189,37 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
 
 class Narrator:
     """Tells the player what each run of steps by one actor showed it (one line each), and
-    its own moves: the ``observe`` of :func:`run_game`."""
+    its own moves: the ``observe`` of :func:`run_game`. ``view`` is what a step is told
+    from: the seat's view (the default), or another, such as the whole record, to tell
+    the same game with every card the end reveals (the workbench's play page)."""
 
-    def __init__(self, plugin, seat: int, say: Callable[[str], None]) -> None:
+    def __init__(self, plugin, seat: int, say: Callable[[str], None],
+                 view: Callable[[Any], str] | None = None) -> None:
         self.plugin, self.seat, self.say = plugin, seat, say
+        self.view = view if view is not None else self.seat_view
         self.told: tuple[int | None, str] = (None, "")  # the actor since last told, the view
 
+    def seat_view(self, state) -> str:
+        return state.information_state(self.seat)
+
     def observe(self, p: int, before: str, state, label: str | None) -> None:
-        if label is None:  # before a step
+        if label is None:  # before a step (``before``: the seat's view, as ``state`` is)
             if p != self.told[0]:
-                self.close_view(before)
-                self.told = (p, before)
+                self.close_view(self.view(state))
+                self.told = (p, self.view(state))
             return
         # after the player's own move: the move as chosen (take:up; what the record adds to
         # it, such as the card that went to the opponent, shows on the board)
         self.say(f"you: {label}")
-        self.told = (None, state.information_state(self.seat))
+        self.told = (None, self.view(state))
 
     def close_view(self, view: str) -> None:
         """Tell what the steps since the last line showed, the view being now ``view``."""
         _tell(self.plugin, self.told[0], self.seat, self.told[1], view, self.say)
 
     def close(self, state) -> None:
-        self.close_view(state.information_state(self.seat))
-        self.told = (None, state.information_state(self.seat))
+        self.close_view(self.view(state))
+        self.told = (None, self.view(state))
 
 
 def run_game(game, opp: Opponent, seat: int, rng: np.random.Generator,

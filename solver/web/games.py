@@ -52,6 +52,11 @@ def play(bench, request) -> str:
     queue = list(moves)
     said: list[str] = []
     narrator = Narrator(plugin, seat, said.append)
+    # the same game told from the whole record, shown once the game is over: the end
+    # reveals the cards that were '?' to the seat (a game without a record: none)
+    revealed: list[str] = []
+    whole = (Narrator(plugin, seat, revealed.append, view=_whole_record)
+             if plugin.records is not None else None)
     befores, afters = [], []  # the states around each of the player's moves
 
     def decide(state, labels: list[str]) -> int:
@@ -66,6 +71,8 @@ def play(bench, request) -> str:
 
     def observe(p: int, before: str, state, label: str | None) -> None:
         narrator.observe(p, before, state, label)
+        if whole is not None:
+            whole.observe(p, before, state, label)
         if label is not None:
             afters.append(state)
 
@@ -90,9 +97,12 @@ def play(bench, request) -> str:
     if state is None:  # decide never abandons (it raises _Pending): None.returns() as ever
         raise AttributeError("the game was abandoned: no final state")
     narrator.close(state)
+    record = state.record() if hasattr(state, "record") else None
+    if whole is not None and record is not None:
+        whole.close(state)
+        said = revealed
     u = state.returns()[seat]
     verdict = "you win" if u > 0 else "you lose" if u < 0 else "a draw"
-    record = state.record() if hasattr(state, "record") else None
     if queue:
         raise PageError(f"the game ended after {len(moves) - len(queue)} of your moves; the "
                         f"URL gives {len(moves)}")
@@ -100,13 +110,18 @@ def play(bench, request) -> str:
     with _agent_lock(bench, opp):
         rows = explained(opp, game, seat, moments, bench.reach(entry.name))
     body = (_position(plugin, game, state, seat, said, final=record)
-            + f'<h2 id="result">result: {verdict} ({SEATS[seat]}\'s payoff {u:+g})</h2>'
+            + f'<h2 id="result">result: {verdict} ({SEATS[seat]}\'s payoff {num(u, "{:+g}")})</h2>'
             + (f'<p>the whole record: <code id="record">{esc(record)}</code></p>' if record
                else "") + _review_html(rows, seat)
             + f'<p><a href="{esc(url("/play", run=entry.name, seat=SEATS[seat]))}">'
               "another game</a></p>")
     return page(f"Play {entry.title} as {SEATS[seat]}", _header(entry, seat, seed) + body,
                 entry_nav(entry))
+
+
+def _whole_record(state) -> str:
+    """The game so far with every card shown (a Narrator's view for the end of a game)."""
+    return state.record()
 
 
 def _agent_lock(bench, opp):
@@ -150,9 +165,10 @@ def _position(plugin, game, state, seat: int, said: list[str], final: str | None
         drawn = "<pre>" + esc("\n".join(views.lines(plugin, game, view, seat))) + "</pre>"
     log = "".join(f"<li>{esc(x)}</li>" for x in said if x)
     title = "the end: everything is shown" if final else "your position"
+    revealed = " (with the cards the end shows)" if final else ""
     return (f'<div class="box" id="position"><h2>{title}</h2>{drawn}'
             f'<p class="note">your view: <code>{esc(view) or "(nothing yet)"}</code></p></div>'
-            f'<div class="box"><h2>what happened</h2><ul id="log">{log}</ul></div>')
+            f'<div class="box"><h2>what happened{revealed}</h2><ul id="log">{log}</ul></div>')
 
 
 def _choices(labels: list[str], base: dict, dot: str) -> str:
