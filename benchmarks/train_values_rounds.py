@@ -40,13 +40,16 @@ from pathlib import Path
 import numpy as np
 
 from spycfr.io import save_npz
+from spycfr.memory import rss_bytes
+from spycfr.search import resolve
 from spycfr.search.evaluate import Settings
 from spycfr.search.learned import LearnedValues
-from spycfr.search.resolve import GAME_NODES, committed_blueprint
+from spycfr.search.resolve import GAME_NODES, committed_blueprint, gb
 from spycfr.search.situations import StageSpec, game_model, leaf_queries
 from spycfr.search.stages import run_stage, stage_dir
 from spycfr.search.training import TrainSettings
 from spycfr.search.tree import build
+from spycfr.ticking import Ticker
 
 DEFAULT_MAX_NODES = StageSpec.__dataclass_fields__["max_nodes"].default
 
@@ -106,7 +109,13 @@ def main() -> None:
                  "--subgame-budget and --plan-play need --agent")
     t0 = time.perf_counter()
     game = game_model(a.game, a.preset, {})
-    full = build(game, max_nodes=a.game_nodes)
+    _say(f"building the whole game's public tree (up to {a.game_nodes:,} nodes)")
+    # as the blueprint's solve says its iterations (resolve.solve_progress), from its 5th s
+    with Ticker(lambda seconds: _say(f"building the whole game's public tree: {seconds:.0f} "
+                                     f"s, RSS {gb(rss_bytes())}"), max(resolve.PROGRESS_AGAIN, 0.1),
+                first=resolve.PROGRESS_AFTER):
+        full = build(game, max_nodes=a.game_nodes)
+    _say(f"the whole game's tree: {full.size:,} public nodes, {time.perf_counter() - t0:.0f} s")
     settings = TrainSettings(hidden=tuple(int(w) for w in a.hidden.split(",")),
                              epochs=a.epochs, batch=a.train_batch, seed=a.seed, head=a.head,
                              schedule=a.schedule)
@@ -125,7 +134,9 @@ def main() -> None:
             w = time.perf_counter()
             weights = stage_dir(a.out / f"round-{k - 1}", 1) / "weights.npz"
             if k == 0:
-                vf = committed_blueprint(game, a.blueprint_iterations, full)
+                _say(f"round 0: the committed blueprint, {a.blueprint_iterations} CFR+ "
+                     "iterations on the whole game's tree")
+                vf = committed_blueprint(game, a.blueprint_iterations, full, say=_say)
             else:
                 vf = LearnedValues.load(weights)
             if a.agent:
@@ -187,10 +198,15 @@ def _agent_queries(a: argparse.Namespace, options: dict, weights: Path | None, v
     agent = SearchAgent(a.game, make_variant(a.game, a.preset).as_dict(), config)
     if weights is None:  # committed values depend on the seat: SearchAgent.for_seat gives
         agent.values = vf  # each seat's walk its own values and first plan
-    q = agent_leaf_queries(agent, a.per_state, seed, full, rest_scale=a.rest_scale,
-                           max_per_state=a.max_per_state)
+    q = agent_leaf_queries(agent, a.per_state, seed, full, progress=_say,
+                           rest_scale=a.rest_scale, max_per_state=a.max_per_state)
     q["config"] = config.as_dict()
     return q
+
+
+def _say(text: str) -> None:
+    """A progress line (the rounds' JSON lines stay the only unindented ones)."""
+    print(f"  {text}", flush=True)
 
 
 def _quiet(text: str) -> None:
@@ -199,7 +215,7 @@ def _quiet(text: str) -> None:
         return
     if text.startswith("epoch ") and int(text.split()[1].split("/")[0]) % 10:
         return
-    print(f"  {text}", flush=True)
+    _say(text)
 
 
 if __name__ == "__main__":

@@ -223,6 +223,35 @@ def test_each_seats_copy_is_made_once_while_the_values_are_the_same(tiny):
     assert np.allclose(again.plan().strategy, plan.strategy)
 
 
+def test_round_0_says_how_far_the_blueprint_is_from_its_first_seconds(tmp_path, monkeypatch,
+                                                                       capsys):
+    """train_values_rounds.py printed nothing while it built the whole game's tree and
+    solved round 0's blueprint (minutes on small): it says what it builds, then the
+    blueprint's CFR+ iterations with the seconds, the RSS and the time left (the search
+    agent's progress lines, resolve.solve_progress), from PROGRESS_AFTER seconds on."""
+    from spycfr.search import resolve
+
+    monkeypatch.setattr(resolve, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(resolve, "PROGRESS_AGAIN", 0.0)
+    monkeypatch.setattr(resolve, "CHUNK_SECONDS", 0.0)  # the numba loop: one iteration a call
+    monkeypatch.setattr("sys.argv", [
+        "train_values_rounds.py", "agent-hunter", "--preset", "tiny", "--out", str(tmp_path),
+        "--rounds", "0", "--blueprint-iterations", "6", "--depth", "1", "--iterations", "5"])
+    _script("train_values_rounds").main()
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "  building the whole game's public tree (up to 10,000,000 nodes)"
+    built = next(n for n, x in enumerate(out) if x.startswith("  the whole game's tree: "))
+    assert " public nodes, " in out[built]
+    assert all(x.startswith("  building the whole game's public tree: ") and ", RSS " in x
+               for x in out[1:built])  # its seconds, every PROGRESS_AGAIN (here 0.1 s)
+    said = [x for x in out if x.startswith("  solving the committed blueprint (the whole "
+                                           "game) (")]
+    assert [x.split(": ")[1].split(" CFR+")[0] for x in said] == [f"{k}/6" for k in range(1, 6)]
+    assert said[0].endswith("the time left follows from the next iterations")
+    assert all(" s, RSS " in x and x.endswith(" s to go") for x in said[1:])
+    assert json.loads(out[-1])["round"] == 0  # the round's line comes after
+
+
 def test_a_value_function_without_focus_leaves_the_first_move_to_the_plan(tiny):
     """The exact terminals' wrapper has ``focus`` (the first move re-solved for the agent's
     own cards) only where its inner function has it: rollouts yes, a learned network no."""

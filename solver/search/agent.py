@@ -36,7 +36,14 @@ from spycfr.search.agentgame import PLAN_ADVICE, AgentGame
 from spycfr.search.continuation import solve_reading
 from spycfr.search.folding import solve
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
-from spycfr.search.resolve import Solution, fixed
+from spycfr.search.resolve import (
+    PROGRESS_AFTER,
+    PROGRESS_AGAIN,
+    Solution,
+    fixed,
+    gb,
+    solve_progress,
+)
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel, Subtree, TooBig, build, nodes_to_end
 from spycfr.ticking import Ticker
@@ -54,9 +61,6 @@ WHOLE_MAX_NODES = 4_000_000
 # docs/search.md "Exact endgames" and "The first plan" measured them
 ENDGAME = 4_000_000
 PLAN_ENDGAME = 400_000_000
-# a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
-PROGRESS_AFTER = 5.0
-PROGRESS_AGAIN = 10.0
 # first plans kept where the game starts with public chance (one per outcome reached: Agent
 # Avenue advanced's black market supplies, each a few tens of MB)
 PLANS_KEPT = 4
@@ -312,7 +316,7 @@ class SearchAgent:
         self._say(f"the first plan's tree: {tree.size:,} public nodes, "
                   + (f"{tree.leaves.size:,} lea{'f' if tree.leaves.size == 1 else 'ves'}"
                      if tree.leaves.size else
-                     "to the end of the game") + f", RSS {_gb(rss_bytes())}")
+                     "to the end of the game") + f", RSS {gb(rss_bytes())}")
         if self.openings is None:
             return self.solve("the opening subgame", tree, ranges,
                               self.config.plan_iterations or self.config.iterations)
@@ -337,7 +341,7 @@ class SearchAgent:
         say = self.progress
 
         def beat(seconds: float) -> None:
-            say(f"{head} {seconds:.0f} s, RSS {_gb(rss_bytes())}")
+            say(f"{head} {seconds:.0f} s, RSS {gb(rss_bytes())}")
 
         return Ticker(beat, max(PROGRESS_AGAIN, 0.1), first=PROGRESS_AFTER)
 
@@ -436,33 +440,12 @@ class SearchAgent:
 
     def _ticker(self, what: str, tree, total: int, valuing: Ticker | None
                 ) -> Callable[[int, int], None]:
-        """The progress callback of :meth:`solve`: every PROGRESS_AGAIN seconds after
-        PROGRESS_AFTER, the iterations done, the seconds, the RSS and the time left; it stops
-        ``valuing`` first (waiting for a line under way: none after its own first line)."""
+        """The progress callback of :meth:`solve` (:func:`~spycfr.search.resolve.
+        solve_progress`): every PROGRESS_AGAIN seconds after PROGRESS_AFTER, the iterations
+        done, the seconds, the RSS and the time left; it stops ``valuing`` first."""
         assert self.progress is not None
-        say, start = self.progress, time.perf_counter()
-        due, first = [start + PROGRESS_AFTER], [0.0]
-
-        def tick(done: int, _: int) -> None:
-            now = time.perf_counter()
-            if valuing is not None:  # the first iteration is over (stop: at once after it)
-                valuing.stop()
-            if done == 1:  # the first iteration also computes leaf values that are cached
-                first[0] = now - start
-            if now < due[0] or done == total:
-                return
-            due[0] = now + PROGRESS_AGAIN
-            spent = now - start
-            if done > 1:
-                left = f"about {(spent - first[0]) * (total - done) / (done - 1):.0f} s to go"
-            elif tree.leaves.size:
-                left = "the first iteration also values the leaves"
-            else:
-                left = "the time left follows from the next iterations"
-            say(f"solving {what} ({tree.size:,} public nodes): {done}/{total} CFR+ "
-                f"iterations, {spent:.0f} s, RSS {_gb(rss_bytes())}, {left}")
-
-        return tick
+        return solve_progress(self.progress, what, tree, total, PROGRESS_AFTER, PROGRESS_AGAIN,
+                              valuing)
 
     def game(self, seat: int) -> AgentGame:
         """A new game with the agent as ``seat``."""
@@ -528,10 +511,6 @@ class SearchAgent:
     def _say(self, text: str) -> None:
         if self.progress is not None:
             self.progress(text)
-
-
-def _gb(n: int) -> str:
-    return f"{n / 2 ** 30:.1f} GB"
 
 
 def agent_exploitability(agent: SearchAgent | tuple[SearchAgent, SearchAgent],

@@ -23,6 +23,7 @@ from spycfr import memory
 from spycfr.search import passes
 from spycfr.search.tree import GameModel, Subtree, build, reachable
 from spycfr.search.values import CommittedValues, ValueFunction
+from spycfr.ticking import Ticker
 
 #: The most public nodes of a whole game's tree that :func:`committed_blueprint` builds by
 #: default (Agent Hunter ``small`` has 2,308,847, past :func:`~spycfr.search.tree.build`'s own
@@ -31,6 +32,10 @@ GAME_NODES = 10_000_000
 
 # with a progress callback the numba loop runs in chunks of about this many seconds
 CHUNK_SECONDS = 2.0
+# a solve taking longer than this says how far it is, then again every PROGRESS_AGAIN seconds
+# (solve_progress: the search agent's solves, the committed blueprint's)
+PROGRESS_AFTER = 5.0
+PROGRESS_AGAIN = 10.0
 # with leaves, the Python loop's passes visit only each node's live private states (those
 # some play leads to from the root's ranges: spycfr.search.passes' live passes); False:
 # every state (the reference the tests and benchmarks/bench_advanced_resolve.py compare with)
@@ -287,12 +292,59 @@ def profile_value(tree: Subtree, strategy: np.ndarray) -> float:
 
 
 def committed_blueprint(game: GameModel, iterations: int, full: Subtree | None = None,
-                        max_nodes: int = GAME_NODES) -> CommittedValues:
+                        max_nodes: int = GAME_NODES,
+                        say: Callable[[str], None] | None = None) -> CommittedValues:
     """The committed blueprint's leaf values: :class:`CommittedValues` of ``iterations`` CFR+
     iterations (:func:`solve`) on the whole game's tree ``full``
     (built here, up to ``max_nodes`` public nodes, where not given). One recipe for every
     benchmark that measures against these leaves (``train_values_rounds.py``'s round 0's), so
-    that they all mean the same values."""
+    that they all mean the same values. ``say``: where the solve tells how far it is
+    (:func:`solve_progress`; minutes on Agent Hunter ``small``)."""
     if full is None:
         full = build(game, max_nodes=max_nodes)
-    return CommittedValues(full, solve(full, game.weights, iterations).strategy)
+    progress = None if say is None else solve_progress(
+        say, "the committed blueprint (the whole game)", full, iterations)
+    return CommittedValues(full, solve(full, game.weights, iterations,
+                                       progress=progress).strategy)
+
+
+def gb(n: float) -> str:
+    """Bytes as GB to one decimal (a progress line's RSS)."""
+    return f"{n / 2 ** 30:.1f} GB"
+
+
+def solve_progress(say: Callable[[str], None], what: str, tree: Subtree, total: int,
+                   after: float | None = None, again: float | None = None,
+                   valuing: Ticker | None = None) -> Callable[[int, int], None]:
+    """A :func:`solve`'s ``progress`` callback that says, ``after`` seconds into the solve
+    and then every ``again`` seconds (PROGRESS_AFTER and PROGRESS_AGAIN unless given), the
+    CFR+ iterations done of ``total``, the seconds spent, the RSS and the time left (from
+    the iterations after the first, which may value leaves that later ones read from a
+    cache); it stops ``valuing`` (a ticker that says the first iteration values the leaves)
+    at its first call. The search agent's solves and the committed blueprint's say their
+    progress with it."""
+    after = PROGRESS_AFTER if after is None else after
+    again = PROGRESS_AGAIN if again is None else again
+    start = time.perf_counter()
+    due, first = [start + after], [0.0]
+
+    def tick(done: int, _: int) -> None:
+        now = time.perf_counter()
+        if valuing is not None:  # the first iteration is over (stop: at once after it)
+            valuing.stop()
+        if done == 1:  # the first iteration also computes leaf values that are cached
+            first[0] = now - start
+        if now < due[0] or done == total:
+            return
+        due[0] = now + again
+        spent = now - start
+        if done > 1:
+            left = f"about {(spent - first[0]) * (total - done) / (done - 1):.0f} s to go"
+        elif tree.leaves.size:
+            left = "the first iteration also values the leaves"
+        else:
+            left = "the time left follows from the next iterations"
+        say(f"solving {what} ({tree.size:,} public nodes): {done}/{total} CFR+ "
+            f"iterations, {spent:.0f} s, RSS {gb(memory.rss_bytes())}, {left}")
+
+    return tick
