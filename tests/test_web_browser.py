@@ -248,6 +248,26 @@ def test_play_against_a_search_agent_and_review_the_game(server, browser, shots)
     assert [n.text.split(" expected")[0] for n in notes] == ["value: P1's", "value: P2's"]
 
 
+def test_the_filter_box_narrows_a_long_list_of_moves(browser):
+    """From MANY_MOVES legal moves on, the play page has a box that filters the list (Agent
+    Hunter standard's 720 placements): its script looked for buttons where the moves are
+    links, and filtered nothing."""
+    from itertools import permutations
+    from urllib.parse import quote
+
+    from spycfr.web.games import MANY_MOVES, _choices
+    from spycfr.web.html import page
+
+    labels = [f"place:{a}-{b}-{c}" for a, b, c in permutations(range(5), 3)]
+    assert len(labels) >= MANY_MOVES
+    html = page("moves", _choices(labels, {"run": "x", "seat": "P1", "seed": 1}, ""))
+    browser.get("data:text/html;charset=utf-8," + quote(html))
+    browser.find_element(By.ID, "filter").send_keys("3-2")
+    shown = [a.text for a in browser.find_elements(By.CSS_SELECTOR, ".moves a.move")
+             if a.is_displayed()]
+    assert shown == [x for x in labels if "3-2" in x] and 0 < len(shown) < len(labels)
+
+
 def test_a_game_in_progress_shows_the_position_and_its_moves(server, browser, shots):
     browser.get(f"{server}/play?run=tiny&seat=P2&seed=3")
     assert browser.find_element(By.ID, "position").text

@@ -57,7 +57,7 @@ function show(mode){document.querySelectorAll('td.c').forEach(function(td){
  document.querySelectorAll('.mode').forEach(function(b){b.disabled=(b.dataset.mode===mode);});}
 document.addEventListener('DOMContentLoaded',function(){if(document.querySelector('td.c'))show('probability');
  var f=document.getElementById('filter');if(f){f.addEventListener('input',function(){
-  var q=f.value.toLowerCase();document.querySelectorAll('.moves button').forEach(function(b){
+  var q=f.value.toLowerCase();document.querySelectorAll('.moves a.move').forEach(function(b){
    b.style.display=b.textContent.toLowerCase().indexOf(q)>=0?'':'none';});});}});
 """
 
