@@ -248,6 +248,49 @@ def test_play_against_a_search_agent_and_review_the_game(server, browser, shots)
     assert [n.text.split(" expected")[0] for n in notes] == ["value: P1's", "value: P2's"]
 
 
+def test_a_search_agents_page_says_it_is_thinking_while_the_agent_re_solves(
+        server, browser, shots, monkeypatch):
+    """A search agent's reply took about 9 s a move on standard with nothing shown: once a
+    move is clicked, the page says the agent is thinking, the seconds, and the agent's last
+    progress line (/thinking); a tree run's page has no such line. The agent is slowed
+    here (the server runs in this process) and says a line as its solves do. Selenium's
+    click waits for the next page, so the page's own navigation is held back and the same
+    request is made beside it (what the click would ask), while the page is read."""
+    import time
+
+    from spycfr.analysis.agentplay import AgentOpponent
+
+    real = AgentOpponent.policy
+
+    def slow(self, path, seat, k):
+        self.agent._say(f"solving the subgame from here (test): {len(path)}/9 CFR+ iterations")
+        time.sleep(4.0)
+        return real(self, path, seat, k)
+
+    monkeypatch.setattr(AgentOpponent, "policy", slow)
+    browser.get(f"{server}/play?run=tiny&seat=P1&seed=5")
+    assert not browser.find_elements(By.ID, "thinking")  # a tree run answers at once
+    browser.get(f"{server}/play?run=tiny-agent&seat=P1&seed=5")
+    box = browser.find_element(By.ID, "thinking")
+    assert not box.is_displayed() and not box.text
+    move = browser.find_elements(By.CSS_SELECTOR, ".moves a.move")[0]
+    browser.execute_script("arguments[0].addEventListener('click', function(e) {"
+                           "e.preventDefault(); });", move)  # after the page's own listener
+    answer: list[tuple[int, str]] = []
+    asking = threading.Thread(target=lambda: answer.append(_get(move.get_attribute("href"))))
+    asking.start()
+    move.click()
+    WebDriverWait(browser, 60, poll_frequency=0.1).until(
+        lambda b: "CFR+ iterations" in box.text)
+    said = box.text
+    _shot(browser, shots, "agent-thinking")
+    asking.join()
+    assert said.startswith("the search agent is thinking (") and \
+        " s): solving the subgame from here (test): " in said, said
+    assert answer[0][0] == 200 and "your move (" in answer[0][1]
+    assert json.loads(_get(f"{server}/thinking?run=tiny-agent")[1])["thinking"] is False
+
+
 def test_the_filter_box_narrows_a_long_list_of_moves(browser):
     """From MANY_MOVES legal moves on, the play page has a box that filters the list (Agent
     Hunter standard's 720 placements): its script looked for buttons where the moves are

@@ -185,3 +185,33 @@ def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder,
                     for line in told if not line.startswith("you: "))
     assert all(token in record for token in news.split()), (news, record)
 
+
+def test_thinking_says_which_agent_thinks_since_when_and_its_last_line():
+    """/thinking's answer (the page waiting for a search agent's reply asks it): the run
+    whose page is under way thinks, with its seconds and last progress line; any other
+    run, or after the page, does not."""
+    import time
+
+    from spycfr.web.app import make_app
+    from spycfr.web.bench import Thinking
+    from spycfr.web.catalog import discover
+
+    thinking = Thinking()
+    thinking.say("before any page: dropped")
+    with thinking.during("standard"):
+        time.sleep(0.15)
+        thinking.say("solving the subgame from here (5 public nodes): 3/100 CFR+ iterations")
+        now = thinking.status("standard")
+        assert now["thinking"] and now["seconds"] >= 0.1
+        assert now["line"].endswith("3/100 CFR+ iterations")
+        assert not thinking.status("tiny")["thinking"]
+    assert thinking.status("standard") == {"thinking": False, "seconds": 0.0, "line": ""}
+    app = make_app(discover([str(AGENT), str(TREE)]))
+    code, answer = _ask(app, "/thinking", "run=standard")
+    assert code == 200 and json.loads(answer) == {"thinking": False, "seconds": 0.0, "line": ""}
+    code, answer = _ask(app, "/thinking", "run=nowhere")
+    assert code == 404 and "unknown run" in answer
+    code, answer = _ask(app, "/play", "run=standard&seat=P1")  # the start form: its line
+    assert code == 200 and 'id="thinking"' in answer and 'data-run="standard"' in answer
+    code, answer = _ask(app, "/play", "run=tiny&seat=P1")
+    assert code == 200 and 'id="thinking"' not in answer

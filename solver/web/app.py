@@ -21,6 +21,7 @@ ROUTES = [
     ("/", "GET", pages.index), ("/run", "GET", pages.run_page), ("/browse", "GET", pages.browse),
     ("/openings", "GET", pages.openings), ("/report", "GET", pages.report),
     ("/file", "GET", pages.file), ("/play", "GET", games.play),
+    ("/thinking", "GET", games.thinking),
     ("/review", "GET", games.review_form), ("/review", "POST", games.review_post),
     ("/sweep", "GET", many.sweep), ("/team", "GET", many.team),
 ]

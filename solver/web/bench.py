@@ -4,8 +4,11 @@ page answers bad input with, the links of an entry's pages, the parsing of move 
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -27,6 +30,46 @@ class PageError(Exception):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+class Thinking:
+    """What the search agent's page under way is doing, for the page that waits for it
+    (``/thinking``): the run, since when, and the agent's last progress line (its solves
+    say their iterations and time left after a few seconds, its first plan its build;
+    SearchAgent's ``progress``). A re-solve takes about 9 s a move on Agent Hunter standard,
+    and the page showed nothing meanwhile."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.run: str | None = None
+        self.since = 0.0
+        self.line = ""
+
+    @contextlib.contextmanager
+    def during(self, run: str) -> Iterator[None]:
+        """The agent of ``run`` thinks while the block runs."""
+        with self._lock:
+            self.run, self.since, self.line = run, time.monotonic(), ""
+        try:
+            yield
+        finally:
+            with self._lock:
+                if self.run == run:
+                    self.run, self.line = None, ""
+
+    def say(self, text: str) -> None:
+        """The agent's progress line (its ``progress`` callback)."""
+        with self._lock:
+            if self.run is not None:
+                self.line = text
+
+    def status(self, run: str) -> dict:
+        """Whether the agent of ``run`` is thinking, for how many seconds, its last line."""
+        with self._lock:
+            if self.run != run:
+                return {"thinking": False, "seconds": 0.0, "line": ""}
+            return {"thinking": True, "seconds": round(time.monotonic() - self.since, 1),
+                    "line": self.line}
 
 
 @dataclass
@@ -56,6 +99,7 @@ class Workbench:
         # walks share the loaded agent)
         self._walks: collections.OrderedDict[tuple, object] = collections.OrderedDict()
         self.agent_lock = threading.Lock()
+        self.thinking = Thinking()  # what an agent's page does meanwhile (its progress)
 
     def load(self, name: str) -> Loaded:
         """The tree run ``name``, loaded once (a few kept)."""
@@ -141,7 +185,7 @@ class Workbench:
     def _load_sampled(self, name: str):
         from spycfr.analysis.play import load_opponent
 
-        return load_opponent(str(self.entry(name).path))
+        return load_opponent(str(self.entry(name).path), self.thinking.say)
 
     def _load(self, name: str) -> Loaded:
         from spycfr.exact.best_response import infoset_values

@@ -46,6 +46,16 @@ def play(bench, request) -> str:
     if request.query.get("seed") is None:
         return _start_form(entry, seat)
     seed = check_seed(request.query.get("seed"))  # a bad one: a 400 page saying why
+    from spycfr.runs.agent_run import is_agent_run
+
+    if not is_agent_run(entry.meta):
+        return _play(bench, request, entry, seat, seed)
+    with bench.thinking.during(entry.name):  # its re-solves: the page waiting says so
+        return _play(bench, request, entry, seat, seed)
+
+
+def _play(bench, request, entry, seat: int, seed: int) -> str:
+    """The play page of the game ``request`` names (its moves so far), replayed."""
     opp, game = bench.opponent(entry.name, (seat, seed))
     plugin = get_plugin(entry.meta["game"])
     moves = parse_line(request.query.get("m"), "moves", MAX_MOVES)
@@ -91,7 +101,7 @@ def play(bench, request) -> str:
                                 "listed (or click it)") from None
             bottle.redirect(url("/play", **base, m=f"{dot}.{i}" if dot else str(i)))
         body = _position(plugin, game, pending.state, seat, said) + _choices(
-            pending.labels, base, dot) + _notation(plugin)
+            pending.labels, base, dot) + _thinking(entry) + _notation(plugin)
         return page(f"Play {entry.title} as {SEATS[seat]}", _header(entry, seat, seed) + body,
                     entry_nav(entry))
     if state is None:  # decide never abandons (it raises _Pending): None.returns() as ever
@@ -142,8 +152,49 @@ def _start_form(entry, seat: int) -> str:
             f'<form action="/play" method="get"><input type="hidden" name="run" '
             f'value="{esc(entry.name)}"> seat <select name="seat">{options}</select> seed '
             f'<input name="seed" id="seed" value="{seed}" size="10"> '
-            '<button id="start">start</button></form>')
+            '<button id="start">start</button></form>' + _thinking(entry))
     return page(f"Play {entry.title}", body, entry_nav(entry))
+
+
+# While the next page is computed (a search agent re-solves its reply: about 9 s a move on
+# Agent Hunter standard; its first page loads the agent), the page that waits says the agent
+# is thinking, the seconds, and the agent's last progress line (/thinking, asked each second).
+THINKING_SCRIPT = """
+(function(){var box=document.getElementById('thinking');if(!box)return;
+ var run=box.dataset.run,began=null;
+ function tell(line){var s=Math.round((Date.now()-began)/1000);
+  box.textContent='the search agent is thinking ('+s+' s)'+(line?': '+line:'');}
+ function tick(){tell(box.dataset.line);fetch('/thinking?run='+encodeURIComponent(run))
+  .then(function(r){return r.json();}).then(function(d){
+   if(d.thinking){box.dataset.line=d.line;tell(d.line);}}).catch(function(){});}
+ function start(){if(began!==null)return;began=Date.now();box.dataset.line='';
+  box.hidden=false;tick();setInterval(tick,1000);}
+ document.querySelectorAll('.moves a.move').forEach(function(a){
+  a.addEventListener('click',start);});
+ document.querySelectorAll('form').forEach(function(f){f.addEventListener('submit',start);});
+})();
+"""
+
+
+def _thinking(entry) -> str:
+    """A search agent's page: the line that says the agent is thinking once a move is
+    chosen (hidden until then), and its script; other runs answer at once: nothing."""
+    from spycfr.runs.agent_run import is_agent_run
+
+    if not is_agent_run(entry.meta):
+        return ""
+    return (f'<p id="thinking" class="thinking" data-run="{esc(entry.name)}" hidden></p>'
+            f"<script>{THINKING_SCRIPT}</script>")
+
+
+def thinking(bench, request) -> str:
+    """``/thinking?run=NAME``: whether that search agent is thinking now, for how many
+    seconds, and its last progress line (JSON), for the page that waits for its reply."""
+    import json
+
+    entry = bench.entry(request.query.get("run"))
+    bottle.response.content_type = "application/json"
+    return json.dumps(bench.thinking.status(entry.name))
 
 
 def _header(entry, seat: int, seed: int) -> str:

@@ -44,6 +44,7 @@ img{max-width:720px;display:block;margin:6px 0}
 .house{display:inline-block;border:1px solid #aab;border-radius:6px;padding:4px 6px;margin:3px;
  background:#f3f6fa;text-align:center;font-size:12px}
 textarea{width:100%;max-width:900px;font:13px monospace}
+.thinking{background:#fff6d5;border:1px solid #e0c060;padding:6px 10px;max-width:900px}
 """
 
 SCRIPT = """
