@@ -4,7 +4,9 @@ matches it, a clear error where the file is damaged. Agent Hunter tiny: cheap pl
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +61,24 @@ def test_a_saved_plan_plays_as_the_solved_one_bit_for_bit(tmp_path, monkeypatch,
         assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     for seat in (0, 1):  # real games: each decision's probabilities and values
         assert _game(loaded, seat) == _game(fresh, seat)
+
+
+def test_an_agent_reading_its_saved_plan_is_freed_when_dropped(tmp_path, monkeypatch):
+    """The plan-file hook is given the agent that asks, not holding it: an agent (with its
+    plans, gigabytes on Agent Avenue mini) was in a reference cycle through the hook's
+    closure and stayed resident until the cyclic GC ran (a pytest worker kept 5.5 GiB of
+    them after one test, and the next file's solve was refused for its memory limit)."""
+    run = _make(tmp_path / "agent", monkeypatch)
+    agent = load_agent(run)
+    plan = weakref.ref(agent.plan())
+    assert agent.saved_plan is not None
+    gone = weakref.ref(agent)
+    gc.disable()  # freed by reference counting alone, as soon as the last name goes
+    try:
+        del agent
+        assert gone() is None and plan() is None
+    finally:
+        gc.enable()
 
 
 def _game(agent, seat: int, seed: int = 3) -> list:

@@ -357,10 +357,10 @@ def load_agent_config(run: Path, meta: RunResult, config: AgentConfig,
         solved_with = plan_inputs(run, meta.game, meta.variant, config)
         read: list[dict[bytes, Solution] | None] = []  # the file's plans, read once
 
-        def saved(root) -> Solution | None:
+        def saved(root, asking: SearchAgent) -> Solution | None:
             if not read:
-                read.append(read_agent_plans(run, record, solved_with, agent))
-            return None if read[0] is None else _plan_from(read[0], root, record, agent)
+                read.append(read_agent_plans(run, record, solved_with, asking))
+            return None if read[0] is None else _plan_from(read[0], root, record, asking)
 
         agent.saved_plan = saved
     return agent

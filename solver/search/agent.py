@@ -197,8 +197,10 @@ class SearchAgent:
         # for_seat's copies by seat, each with the values it was made from
         self._seats: dict[int, tuple[Any, SearchAgent]] = {}
         # the first plan read from a file instead of solved (spycfr.runs.agent_run sets it):
-        # given the plan's root public state, the plan, or None to solve it
-        self.saved_plan: Callable[[np.ndarray], Solution | None] | None = None
+        # given the plan's root public state and the agent asking, the plan, or None to
+        # solve it (the agent is passed, not captured: a hook holding its agent would make a
+        # reference cycle, and the agent's plans, gigabytes, would wait for the cyclic GC)
+        self.saved_plan: Callable[[np.ndarray, SearchAgent], Solution | None] | None = None
         self.openings = openings
         if openings is None and config.opening_file is not None:
             from spycfr.search.openings import OpeningTable
@@ -279,7 +281,7 @@ class SearchAgent:
         hit = self._plans.get(key)
         with memory.doing("the agent's first plan", PLAN_ADVICE):
             if hit is None and self.saved_plan is not None:
-                hit = self.saved_plan(pub)
+                hit = self.saved_plan(pub, self)
             if hit is None:
                 ranges = self.model.weights
                 if chances is not None:
