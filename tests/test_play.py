@@ -128,6 +128,33 @@ def test_no_value_is_a_negative_zero_in_the_terminal(tmp_path):
     assert value_text(None) == value_text(float("nan")) == "-" and _signed(None) == f"{'-':>8}"
 
 
+def test_a_narrator_is_freed_by_reference_counting():
+    """A Narrator kept no bound method of itself (its default view was one: a reference
+    cycle, each narrator of the workbench's play pages left to the cyclic GC), and tells
+    from the view it is given."""
+    import gc
+    import weakref
+
+    from spycfr.analysis.play import Narrator
+    from spycfr.games import get_plugin, make_game
+
+    state = make_game("agent-hunter", "tiny", {}).new_initial_state()
+    for view, want in ((None, state.information_state(1)), (_record_view, state.record())):
+        narrator = Narrator(get_plugin("agent-hunter"), 1, [].append, view=view)
+        assert narrator.view(state) == want
+        gone = weakref.ref(narrator)
+        gc.disable()
+        try:
+            del narrator
+            assert gone() is None
+        finally:
+            gc.enable()
+
+
+def _record_view(state) -> str:
+    return state.record()
+
+
 def test_bad_input_is_re_prompted_and_moves_can_be_typed(runs, tmp_path):
     code, out, err = play(tmp_path, runs["ah"], ["bogus", "0", "99", "", "PLACE:0-2"]
                           + ["1"] * 30, "--seed", "2")

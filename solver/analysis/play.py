@@ -196,17 +196,21 @@ class Narrator:
     def __init__(self, plugin, seat: int, say: Callable[[str], None],
                  view: Callable[[Any], str] | None = None) -> None:
         self.plugin, self.seat, self.say = plugin, seat, say
-        self.view = view if view is not None else self.seat_view
+        # the view as given (None: the seat's), not a bound method of self: that would be a
+        # reference cycle (self -> method -> self), the narrator left to the cyclic GC
+        self._view = view
         self.told: tuple[int | None, str] = (None, "")  # the actor since last told, the view
 
-    def seat_view(self, state) -> str:
-        return state.information_state(self.seat)
+    def view(self, state) -> str:
+        """What ``state`` is told from: the seat's view, or the ``view`` given."""
+        return state.information_state(self.seat) if self._view is None else self._view(state)
 
     def observe(self, p: int, before: str, state, label: str | None) -> None:
         if label is None:  # before a step (``before``: the seat's view, as ``state`` is)
             if p != self.told[0]:
-                self.close_view(self.view(state))
-                self.told = (p, self.view(state))
+                now = self.view(state)
+                self.close_view(now)
+                self.told = (p, now)
             return
         # after the player's own move: the move as chosen (take:up; what the record adds to
         # it, such as the card that went to the opponent, shows on the board)
@@ -218,8 +222,9 @@ class Narrator:
         _tell(self.plugin, self.told[0], self.seat, self.told[1], view, self.say)
 
     def close(self, state) -> None:
-        self.close_view(self.view(state))
-        self.told = (None, self.view(state))
+        now = self.view(state)
+        self.close_view(now)
+        self.told = (None, now)
 
 
 def run_game(game, opp: Opponent, seat: int, rng: np.random.Generator,
