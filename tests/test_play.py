@@ -210,6 +210,13 @@ def test_a_long_list_of_moves_is_shown_in_short_and_whole_on_help():
                                "hand:1>2", "5", "hand:2>1", "6", "hand:2>2"]
     assert said[2].startswith("  switch: 64 moves: 7 switch:1=0>0@1, ")
     assert said[3].startswith("    switch:H=V>C@D  ") and len(said) == 6
+    # the kinds in the moves' order (Agent Hunter's hand attacks, switches, then house
+    # attacks): the numbers rise down the list
+    said.clear()
+    _ask(mixed + ["house:1=0>1", "house:1=0>2"], Moves(iter(["1"]), echo=False),
+         said.append, guide)
+    assert said[2].startswith("  switch: 64 moves: 7 switch:1=0>0@1, ")
+    assert said[4].split() == ["71", "house:1=0>1", "72", "house:1=0>2"]
 
 
 def test_help_lists_the_moves_again_and_quit_stops(runs, tmp_path):

@@ -481,7 +481,8 @@ def _list_moves(labels: list[str], say: Callable[[str], None], guide: tuple[str,
                 full: bool = False) -> None:
     """The moves, numbered from 1; more than :data:`LIST_ALL` (and not ``full``): the long
     kinds of move in short, each with its line of ``guide`` (the line that starts with the
-    kind and ':'), so that the prompt stays a screenful."""
+    kind and ':'), so that the prompt stays a screenful. The kinds come in the order of
+    their first move, so the numbers rise down the list."""
     say(f"your moves ({len(labels)}):")
     numbered = list(enumerate(labels, 1))
     if full or len(labels) <= LIST_ALL:
@@ -490,11 +491,9 @@ def _list_moves(labels: list[str], say: Callable[[str], None], guide: tuple[str,
     kinds: dict[str, list[tuple[int, str]]] = {}
     for n, label in numbered:
         kinds.setdefault(label.split(":", 1)[0], []).append((n, label))
-    for group in kinds.values():
+    for kind, group in kinds.items():  # in the moves' order, so the numbers rise
         if len(group) <= LIST_KIND:
             _grid(group, say)
-    for kind, group in kinds.items():
-        if len(group) <= LIST_KIND:
             continue
         examples = ", ".join(f"{n} {label}" for n, label in group[:3])
         n, label = group[-1]
