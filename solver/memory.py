@@ -142,7 +142,6 @@ class GrowthCheck:
         self.last: tuple[int, int] | None = None
         self.since: tuple[int, int] | None = None
         self.settled = 0.0  # the largest finished average
-        self.per_step = 0.0  # the growth per step the last check extrapolated
 
     def tick(self, steps: int) -> None:
         """Call with the number of steps done so far (cheap: a check every ``every`` steps)."""
@@ -163,7 +162,6 @@ class GrowthCheck:
             self.since = (steps, now)
         if self.checks >= 2:
             self.last = (steps, now)
-        self.per_step = rate
         interval = min(self.every, max(steps, 1))  # the steps to the next check
         what, advice = _in_context(f"{self.what} ({steps:,} done)", self.advice)
         self.budget.require(what, 2 * interval * rate + GRAIN, advice)
