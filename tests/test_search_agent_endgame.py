@@ -199,7 +199,8 @@ def test_round_0_walks_each_seat_with_its_own_agent_as_the_exact_walk_does(
 def test_each_seats_copy_is_made_once_while_the_values_are_the_same(tiny):
     """SearchAgent.for_seat: with leaf values that depend on the seat (committed), the seat's
     copy and its first plan are made once (every call made a new copy that solved its plan
-    again), told the agent's progress of now; other values make new copies."""
+    again), told the agent's progress of now; other values make new copies, and the copies
+    of the values before are let go."""
     from spycfr.search.resolve import solve
     from spycfr.search.values import CommittedValues
 
@@ -220,6 +221,7 @@ def test_each_seats_copy_is_made_once_while_the_values_are_the_same(tiny):
     agent.values = vf.for_agent(0)  # other values: another copy, its plan solved anew
     again = agent.for_seat(0)
     assert again is not p1 and again.plan() is not plan
+    assert list(agent._seats) == [0]  # seat 1's copy of the old values (its plans) not kept
     assert np.allclose(again.plan().strategy, plan.strategy)
 
 

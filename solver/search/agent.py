@@ -219,10 +219,13 @@ class SearchAgent:
         seat: the agent itself, one plan for both. A seat's copy is made once and kept while
         the agent's values are the same object (its plans are solved once per seat, as the
         agent's own are once), told what the agent's ``progress`` is now."""
+        # copies made from other values go (their plans, and those values: a committed
+        # blueprint holds the whole game's tree) rather than wait for their seat to ask
+        self._seats = {s: k for s, k in self._seats.items() if k[0] is self.values}
         if not hasattr(self.values, "for_agent"):
             return self
         kept = self._seats.get(seat)
-        if kept is not None and kept[0] is self.values:
+        if kept is not None:
             kept[1].progress = self.progress
             return kept[1]
         out = copy.copy(self)
