@@ -130,7 +130,6 @@ class Continuations:
         self.reader_range = reader_range
         # reader_range "public": the rows the reader's range is made of (module notes)
         self.public_rows: np.ndarray = np.zeros(0, np.int64)
-        self._public_reach: np.ndarray = np.zeros((0, 0))  # where those rows lead
         self._reader_root: tuple[int, np.ndarray] | None = None
         self._reader_at: dict[bytes, np.ndarray] = {}
         self._G: np.ndarray | None = None  # this solve's guesses (_guesses)
@@ -211,21 +210,23 @@ class Continuations:
         return np.sort(drawn.astype(np.int64))
 
     def _focus_public(self, tree: Subtree, me: int, owns: np.ndarray,
-                      weights: np.ndarray) -> None:
+                      weights: np.ndarray) -> np.ndarray:
         """The public reader's rows (``public_rows``, the balance rows, the reader's root)
-        and, for :meth:`focus`, the rows of ``owns`` that those do not reach (module notes)."""
+        and, for :meth:`focus`, the rows of ``owns`` that those do not reach (module notes);
+        returns where the drawn rows lead (:func:`_reached`), for :meth:`focus_each`."""
         self.public_rows = self.public_sample(tree.pub[0], weights)
         root = np.zeros(tree.game.n[me])
         root[self.public_rows] = 1.0
         self._reader_root = (me, root)
         drawn = (_reached(tree, me, self.public_rows) if self.public_rows.size
                  else np.zeros((tree.size, root.size)))
-        self._public_reach = drawn
-        mine = _reached(tree, me, owns)
+        mine = _reached(tree, me, owns) if owns.size else None  # focus_each's: none
         for n in tree.leaves:
             key = tree.pub[n].tobytes()
             self._balance_rows[key] = np.flatnonzero(drawn[n] > 0)
-            self._focus_rows[key] = np.flatnonzero((mine[n] > 0) & (drawn[n] <= 0))
+            if mine is not None:
+                self._focus_rows[key] = np.flatnonzero((mine[n] > 0) & (drawn[n] <= 0))
+        return drawn
 
     def focus_each(self, seat: int, privates, tree: Subtree,
                    weights: np.ndarray | None = None) -> None:
@@ -250,12 +251,11 @@ class Continuations:
         self.focus(seat, privates[0] if privates else None)
         self._units, self.deferred, self.alone_over_budget = [], [], []
         if privates and weights is not None and self._reads_public(weights):
-            self._focus_public(tree, seat, np.zeros(0, np.int64), weights)
+            drawn = self._focus_public(tree, seat, np.zeros(0, np.int64), weights)
             for i in privates:
                 reach = _reached(tree, seat, [i])
                 self._units.append((i, {tree.pub[n].tobytes():
-                                        np.flatnonzero((reach[n] > 0)
-                                                       & (self._public_reach[n] <= 0))
+                                        np.flatnonzero((reach[n] > 0) & (drawn[n] <= 0))
                                         for n in tree.leaves}))
             return
         if weights is not None:
