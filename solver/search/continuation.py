@@ -250,23 +250,20 @@ class Continuations:
         privates = [int(i) for i in privates]
         self.focus(seat, privates[0] if privates else None)
         self._units, self.deferred, self.alone_over_budget = [], [], []
+        drawn = None  # the public reader's: where its drawn rows lead
         if privates and weights is not None and self._reads_public(weights):
             drawn = self._focus_public(tree, seat, np.zeros(0, np.int64), weights)
-            for i in privates:
-                reach = _reached(tree, seat, [i])
-                self._units.append((i, {tree.pub[n].tobytes():
-                                        np.flatnonzero((reach[n] > 0) & (drawn[n] <= 0))
-                                        for n in tree.leaves}))
-            return
-        if weights is not None:
+        elif weights is not None:
             self._reader_root = (seat, np.asarray(weights, float).copy())
         elif privates:
             root = np.zeros(tree.game.n[seat])
             root[privates] = 1.0
             self._reader_root = (seat, root)
         for i in privates:
-            reach = _reached(tree, seat, [i])
-            self._units.append((i, {tree.pub[n].tobytes(): np.flatnonzero(reach[n] > 0)
+            reach = _reached(tree, seat, [i]) > 0
+            if drawn is not None:  # the rows the drawn ones reach are valued with theirs
+                reach &= drawn <= 0
+            self._units.append((i, {tree.pub[n].tobytes(): np.flatnonzero(reach[n])
                                     for n in tree.leaves}))
 
     def balance_sample(self, own: int, pub: np.ndarray, weights: np.ndarray | None
