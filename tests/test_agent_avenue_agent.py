@@ -232,10 +232,9 @@ def test_the_names_at_a_swaps_draw_are_each_seats_own(preset):
     assert own(drawn) == ["hand DA.EN.CB.MO", "hand EN.CB.DD.SE"]
     assert own(recruit) == ["hand CB.MO + 2 drawn, face down EN", "hand EN.CB.DD.SE"]
 
-def _play(agent, seat, seed, review=None):
+def _play(agent, seat, seed):
     """One game of the agent as ``seat`` against the heuristic; returns the agent's payoff
-    and its probabilities at its decisions (``review(game, state, seat)`` called at each of
-    the heuristic's)."""
+    and its probabilities at its decisions."""
     params = agent.params
     impl = P._REGISTRY[type(params)]
     rng = np.random.default_rng(seed)
@@ -251,8 +250,6 @@ def _play(agent, seat, seed, review=None):
                 assert g.mine[agent.private(state, seat)] > 0
                 seen.append(p)
             else:
-                if review is not None:
-                    review(g, state, cp)
                 p = np.zeros(len(acts))
                 impl["heuristic_policy"](state, params, acts, len(acts), p)
             a = acts[rng.choice(len(acts), p=p / p.sum())]
@@ -327,38 +324,6 @@ def test_the_commands_take_an_agent_avenue_agent(tmp_path):
     assert json.loads(text)["a_payoff"]["games"] == 2
     code, text, err = spycfr("openings", out, "--json")
     assert code == 0, err
-
-
-def test_a_review_values_the_opponents_moves_without_changing_the_agents_play(monkeypatch):
-    """Where the agent keeps only a cheap pass at the opponent's decision (its rollouts value
-    its own cards alone: uniform rows there), `review_info` solves the subgame for the
-    opponent's actual cards (what `spycfr play`'s review shows): not uniform play, and the
-    agent's own moves in the game the same as without the reviews."""
-    monkeypatch.setattr(L, "EXACT_LIMIT", 0)
-    variant = make_variant("agent-avenue", "mini").as_dict()
-    agent = SearchAgent("agent-avenue", variant, AgentConfig(iterations=10, depth=2,
-                                                              value_function="rollout"))
-    # no pair of rows within the rollouts' budget: one-sided re-solves, as on the full game
-    monkeypatch.setattr(getattr(agent.values, "inner", agent.values), "budget", 0)
-    reviewed = []
-
-    def review(g, state, seat):
-        info = g.review_info(state, seat)
-        reviewed.append((g.cheap, info, g.move_info(state, seat)))
-
-    # seed 3: a game whose cheap pass is at a position where the moves' values differ
-    result, seen = _play(agent, 0, 3)
-    again, seen2 = _play(agent, 0, 3, review)
-    assert again == result and len(seen2) == len(seen)
-    assert all(np.array_equal(a, b) for a, b in zip(seen, seen2, strict=True))
-    cheap = [(info, walk) for was, info, walk in reviewed if was]
-    assert cheap, "no cheap pass met: the test needs one"
-    for info, walk in cheap:
-        k = len(info.probs)
-        assert np.allclose(walk.probs, 1 / k)  # the walk's pass: uniform rows
-        assert info.probs.sum() == pytest.approx(1.0)
-        assert np.isfinite(info.values[info.probs > 0]).all()
-    assert any(not np.allclose(info.probs, 1 / len(info.probs)) for info, _ in cheap)
 
 
 def _public_profile(full, strategies, public) -> np.ndarray:

@@ -212,8 +212,8 @@ def test_agent_hunters_move_values_stay_within_the_payoff_range():
     """Agent Hunter's private transitions (a switch, a refill) are the mover's too, but its
     model has no card removal between the decks (compatibility all ones, no pair weights),
     so they never change the opposing mass a move's value is divided by: the agent's and
-    the reviewed opponent's move values on tiny, its rollout leaves over the budget as on
-    the full game, lie in [-1, 1] (to rounding)."""
+    the opponent's move values (against the agent's range) on tiny, its rollout leaves over
+    the budget as on the full game, lie in [-1, 1] (to rounding)."""
     plugin = get_plugin("agent-hunter")
     assert plugin.pair_weights is None
     agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
@@ -230,7 +230,7 @@ def test_agent_hunters_move_values_stay_within_the_payoff_range():
         codes, probs = np.empty(400, np.int32), np.empty(400)
         while (cp := impl["current_player"](state, params)) != P.TERMINAL:
             if cp in (0, 1):
-                info = game.review_info(state, cp) if cp != seat else game.move_info(state, cp)
+                info = game.move_info(state, cp)
                 values.extend(info.values[~np.isnan(info.values)])
                 p = info.probs
                 a = agent.legal(state)[rng.choice(len(p), p=p / p.sum())]

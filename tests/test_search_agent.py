@@ -170,8 +170,8 @@ def test_a_record_of_moves_the_agent_never_makes_is_still_walked():
     game.observe(state)
     own = agent.private(state, 0)
     assert game.mine.sum() == pytest.approx(1.0) and game.mine[own] > 0
-    # P2's reply is valued (a re-solve at the last subgame's leaf), as the review asks
-    info = game.review_info(state, 1)
+    # P2's reply is valued (a re-solve at the last subgame's leaf)
+    info = game.move_info(state, 1)
     assert info.seat == 1 and np.isfinite(info.values).all()
     assert info.probs.sum() == pytest.approx(1.0)
 

@@ -110,11 +110,15 @@ class ViewWalk:
     (a record in the game's notation, '?' hidden), as `spycfr query --seat` walks it: from the
     game's start (the agent observes the initial state, as in a game it plays: its first
     move's re-solve where it makes one), then one record token at a time, the rules state
-    rebuilt from the view (``records.view_state``), the agent re-solving where it would
-    have. :meth:`to` walks on to a longer view of the same game, so that the views of a
-    seat's decisions in one game cost one walk; what it answers at a view is what a walk
-    made for that view alone answers (the agent's value function starts as a loaded
-    agent's: ``forget``)."""
+    there taken from the view, the agent re-solving where it would have. :meth:`to` walks on
+    to a longer view of the same game, so that the views of a seat's decisions in one game
+    cost one walk; what it answers at a view is what a walk made for that view alone answers
+    (the agent's value function starts as a loaded agent's: ``forget``).
+
+    The state after each token is the view's replay a token at a time where the game's
+    records give ``view_steps`` (the same states as ``view_state`` of each prefix, in one
+    pass); else ``view_state`` of each prefix, which replays the view from its start at
+    every token: a cost that grows with the square of the game's length."""
 
     def __init__(self, agent, records, variant, player: int) -> None:
         if records.view_state is None:
@@ -129,6 +133,8 @@ class ViewWalk:
         self.state = agent.initial()
         self.game.observe(self.state)
         self.tokens: list[str] = []
+        self.steps = (records.view_steps(variant, player)
+                      if getattr(records, "view_steps", None) is not None else None)
 
     def extends_to(self, record: str) -> bool:
         """Whether the view ``record`` is the walked one or goes on from it."""
@@ -137,10 +143,21 @@ class ViewWalk:
 
     def to(self, record: str) -> np.ndarray:
         """Walk on to the view ``record`` (the walked view or one going on from it); the
-        rules state there (rebuilt from the view)."""
+        rules state there (one consistent with the view)."""
+        from spycfr.games.plugin import check_record_text
+
         tokens = record.split()
         if not self.extends_to(record):
             raise ValueError("a view walk goes on along one game: this view does not")
+        if self.steps is not None:
+            check_record_text(" ".join(tokens))  # what view_state checks of each prefix
+            for k, token in enumerate(tokens[len(self.tokens):], len(self.tokens) + 1):
+                # the view's last token read as its last (a swap without its draw): as
+                # view_state reads each view
+                self.state = np.asarray(self.steps.push(token, last=k == len(tokens)))
+                self.tokens = tokens[:k]  # a token that fails is not walked
+                self.game.observe(self.state)
+            return self.state
         for k in range(len(self.tokens) + 1, len(tokens) + 1):
             self.state = np.asarray(self.records.view_state(self.variant,
                                                             " ".join(tokens[:k]), self.player))

@@ -74,6 +74,11 @@ class RecordNotation:
     # One full state (the numba rules' array) consistent with a seat's view: where the
     # seat's information abstraction is read (a sampled run's query); None if not given.
     view_state: Callable[[Any, str, int], Any] | None = None
+    # A seat's view replayed a move at a time (``view_steps(variant, seat)``, an object
+    # whose ``push(move)`` gives the state ``view_state`` gives for the moves pushed so far):
+    # a walk along a view in one pass, where ``view_state`` of each prefix replays the
+    # record from its start (a search agent's query and review); None: prefix by prefix.
+    view_steps: Callable[[Any, int], Any] | None = None
     # The action (and chance outcome) codes of a full record, from the start: what replays
     # a recorded game on the tree (a review); None if not given.
     actions: Callable[[Any, str], list[int]] | None = None

@@ -13,7 +13,6 @@ from it, not even its type (agent.py makes its walks, so that would be an import
 
 from __future__ import annotations
 
-import copy
 import functools
 import time
 from dataclasses import dataclass, field
@@ -253,26 +252,6 @@ class AgentGame:
         self.s = 0
         self.solves += 1
         self.solve_seconds.append(time.perf_counter() - start)
-
-    def review_info(self, state: np.ndarray, seat: int) -> MoveInfo:
-        """:meth:`move_info` for the opponent ``seat`` for a review of its moves. Where the
-        walk kept only the cheap pass there (one-sided leaves value the agent's own cards
-        alone), the subgame is solved for this with the leaves spent on ``seat``'s actual
-        cards; the walk, and so the agent's play, stays as it was (the rollouts of a row
-        depend on the row, the leaf, the range and the seed only, never on the focus)."""
-        a = self.agent
-        if not self.cheap or seat == self.seat:
-            return self.move_info(state, seat)
-        if not hasattr(a.values, "focus"):  # a cheap pass is made for such leaves only
-            return self.move_info(state, seat)
-        ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
-        with memory.doing("the review's re-solve", RESOLVE_ADVICE):
-            tree = a.subgame(self.pub, a.config.depth, a.config.endgame, ranges, rule=True)
-            a.values.focus(seat, a.private(state, seat), tree, ranges[seat])
-            view = copy.copy(self)
-            view.sol, view.s = a.solve("your move's values, for the review", tree, ranges,
-                                       keep=(seat, a.private(state, seat))), 0
-        return view.move_info(state, seat)
 
     def _plan_plays(self) -> bool:
         """Whether the walk is at a decision of the first plan that the agent plays from the

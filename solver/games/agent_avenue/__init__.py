@@ -63,7 +63,8 @@ PLUGIN = GamePlugin(
     records=RecordNotation(
         summary=_position.summary, fields=tuple(_position.NULL_SUMMARY),
         lines=_position.position_lines, view_key=_position.view_key,
-        view_state=_position.view_state, chance_next=_position.chance_next,
+        view_state=_position.view_state, view_steps=_position.view_steps,
+        chance_next=_position.chance_next,
         example="deal:EN.CB|CB.DD play:EN/CB draw:EN.DD take:up=CB",  # a game of preset tiny
         actions=_record_to_actions,
         guide=(

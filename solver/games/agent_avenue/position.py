@@ -14,6 +14,7 @@ from spycfr.games.agent_avenue import team_rules as T
 from spycfr.games.agent_avenue.record import (
     PLAYER_NAMES,
     Replay,
+    ReplaySteps,
     action_label,
     replay,
     replay_view,
@@ -207,6 +208,12 @@ def view_state(variant: Variant, text: str, player: int) -> np.ndarray:
     """One full state consistent with ``player``'s view ``text`` (two-seat games: a sampled
     run reads its row there by the information abstraction, the same for every such state)."""
     return replay_view(variant, text, player).state
+
+
+def view_steps(variant: Variant, player: int) -> ReplaySteps:
+    """``player``'s view replayed a token at a time: ``push(token)`` gives the state that
+    :func:`view_state` gives for the tokens pushed so far, at the cost of one token."""
+    return ReplaySteps(variant, player)
 
 
 def view_key(variant: Variant, text: str, player: int) -> tuple[str, dict]:

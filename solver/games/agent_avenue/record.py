@@ -387,18 +387,45 @@ def _expand(ctx: RecordContext, states: np.ndarray, seat: int, code: int
 
 
 def _replay(variant: Variant, toks: list[str], viewer: int | None) -> Replay:
-    ctx = RecordContext(variant, viewer)
-    states = ctx.rules.initial_state(ctx.params)[None, :]
-    actions: list[int] = []
-    canon: list[str] = []
+    steps = ReplaySteps(variant, viewer)
     for number, token in enumerate(toks, 1):
-        last = number == len(toks)
-        if viewer is None and "?" in token:  # a full record (a review's, a game's actions)
+        steps.push(token, last=number == len(toks))
+    return steps.replay()
+
+
+class ReplaySteps:
+    """A record (``viewer`` None) or a seat's view replayed one token at a time: after
+    :meth:`push` of the first k tokens the candidates, the state and the canonical tokens are
+    those of the replay of those k tokens (:func:`replay_view`), at the cost of one token,
+    where replaying each prefix from the start costs the square of the record's length (a
+    search agent's walk along a view, `spycfr query` and reviews: ``view_steps``)."""
+
+    def __init__(self, variant: Variant, viewer: int | None) -> None:
+        self.ctx = RecordContext(variant, viewer)
+        self.states = self.ctx.rules.initial_state(self.ctx.params)[None, :]
+        self.actions: list[int] = []
+        self.canon: list[str] = []
+        # the last token pushed as the record's last (number, token, state before, down):
+        # checked again as not the last once another follows (a swap without its draw)
+        self._open: tuple[int, str, np.ndarray, int] | None = None
+
+    def push(self, token: str, last: bool = True) -> np.ndarray:
+        """Replay one more token (``last``: read as the record's last, as the replay of the
+        tokens so far reads it); the state after it (for a view, one consistent with it).
+        RecordError naming the token (its number in the record) if it cannot follow."""
+        ctx, states = self.ctx, self.states
+        if self._open is not None:  # the prefix's last token is not the last any more
+            number, before, down = self._open[0], self._open[2], self._open[3]
+            _edges(ctx, number, self._open[1], before, False, down)
+            self._open = None
+        number = len(self.canon) + 1
+        if ctx.viewer is None and "?" in token:  # a full record (a review's, a game's actions)
             raise ctx.err(number, token, "`?` (hidden) is only allowed in a player's view; a "
                                          "full record shows every card")
         downs = set(np.unique(states[:, R.DOWN]).tolist())
         before = states[0]
-        edges = _edges(ctx, number, token, before, last, downs.pop() if len(downs) == 1 else -1)
+        down = downs.pop() if len(downs) == 1 else -1
+        edges = _edges(ctx, number, token, before, last, down)
         for seat, code in edges:
             nxt, acts = _expand(ctx, states, seat, code)
             if not len(nxt):
@@ -407,10 +434,18 @@ def _replay(variant: Variant, toks: list[str], viewer: int | None) -> Replay:
                     why = f"no position consistent with this view allows it (e.g. {why})"
                 raise ctx.err(number, token, why)
             states = nxt
-            if viewer is None:
-                actions.append(int(acts[0]))
-        canon.append(_canonical(ctx, token, edges, before))
-    return Replay(variant, canon, actions if viewer is None else None, states[0], viewer, states)
+            if ctx.viewer is None:
+                self.actions.append(int(acts[0]))
+        self.canon.append(_canonical(ctx, token, edges, before))
+        self.states = states
+        if last:
+            self._open = (number, token, before, down)
+        return states[0]
+
+    def replay(self) -> Replay:
+        """The replay of the tokens pushed so far."""
+        return Replay(self.ctx.v, self.canon, self.actions if self.ctx.viewer is None else None,
+                      self.states[0], self.ctx.viewer, self.states)
 
 
 def _canonical(ctx: RecordContext, token: str, edges, before: np.ndarray) -> str:
