@@ -194,7 +194,11 @@ def test_the_position_line_reads_the_gap_the_other_way_only_before_a_catch():
     for caught in (0, board, board + 2, -1):  # a catch: no distance "the other way"
         info["gap"] = caught
         text = "\n".join(position_lines(info, variant))
-        assert "the other way" not in text and f"gap: P2's meeple is {caught} spaces" in text
+        who = "P1's meeple has caught P2's" if caught <= 0 else "P2's meeple has caught P1's"
+        assert "the other way" not in text and "spaces ahead" not in text
+        assert f"gap: {who} (gap {caught}; P1 catches at 0, P2 at {board})" in text
+    info["gap"] = 1
+    assert "P2's meeple is 1 space ahead of P1's (" in "\n".join(position_lines(info, variant))
 
 
 def test_a_view_that_stops_before_the_black_market_says_how_to_give_it():

@@ -254,7 +254,18 @@ def _count(n: int) -> str:
 def _other_way(gap: int, board: int) -> str:
     """The distance the other way round the board, while no meeple has caught the other (a
     gap at or past 0 or ``board`` is a catch, and its "other way" would read negative)."""
-    return f"{board - gap} the other way; " if 0 < gap < board else ""
+    return f"{board - gap} the other way; " if 0 < gap < board else "; "
+
+
+def _gap(gap: int, board: int, ahead: str, behind: str) -> str:
+    """The gap in words: ``ahead``'s meeple so many spaces ahead of ``behind``'s, or, at or
+    past a catch (0 or ``board``), who caught whom and the gap's number (the play's end
+    showed "P2's meeple is -3 spaces ahead of P1's")."""
+    if gap <= 0:
+        return f"{behind}'s meeple has caught {ahead}'s (gap {gap}"
+    if gap >= board:
+        return f"{ahead}'s meeple has caught {behind}'s (gap {gap}"
+    return f"{ahead}'s meeple is {gap} space{'' if gap == 1 else 's'} ahead of {behind}'s ("
 
 
 def position_lines(info: dict, variant: Variant) -> list[str]:
@@ -266,8 +277,8 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
     view = f"  (view of {info['view']})" if info["view"] else ""
     lines.append(f"record: {info['record'] or '(empty)'}{view}")
     g = info["gap"]
-    lines.append(f"turns played: {info['turns']}   gap: P2's meeple is {g} spaces ahead of P1's "
-                 f"({_other_way(g, board)}P1 catches at 0, P2 at {board})   deck: "
+    lines.append(f"turns played: {info['turns']}   gap: {_gap(g, board, 'P2', 'P1')}"
+                 f"{_other_way(g, board)}P1 catches at 0, P2 at {board})   deck: "
                  f"{info['deck_size']}")
     for p, pl in enumerate(info["players"]):
         lines.append(f"P{p + 1}  hand: {_cards(pl['hand'])} ({_count(pl['hand_size'])})   in play: "
@@ -298,8 +309,9 @@ def _team_lines(info: dict, variant: Variant) -> list[str]:
     view = f"  (view of {info['view']})" if info["view"] else ""
     lines.append(f"record: {info['record'] or '(empty)'}{view}")
     g = info["gap"]
-    lines.append(f"turns played: {info['turns']}   gap: team 1's meeple is {g} spaces ahead of "
-                 f"team 0's ({_other_way(g, variant.board)}catch at 0 and {variant.board})   "
+    lines.append(f"turns played: {info['turns']}   gap: "
+                 f"{_gap(g, variant.board, 'team 1', 'team 0')}"
+                 f"{_other_way(g, variant.board)}catch at 0 and {variant.board})   "
                  f"deck: {info['deck_size']}")
     for team in info["players"]:
         lines.append(f"team {team['team']} ({', '.join(team['seats'])})  in play: "
