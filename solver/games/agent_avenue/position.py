@@ -251,21 +251,18 @@ def _count(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
 
 
-def _other_way(gap: int, board: int) -> str:
-    """The distance the other way round the board, while no meeple has caught the other (a
-    gap at or past 0 or ``board`` is a catch, and its "other way" would read negative)."""
-    return f"{board - gap} the other way; " if 0 < gap < board else "; "
-
-
 def _gap(gap: int, board: int, ahead: str, behind: str) -> str:
-    """The gap in words: ``ahead``'s meeple so many spaces ahead of ``behind``'s, or, at or
-    past a catch (0 or ``board``), who caught whom and the gap's number (the play's end
-    showed "P2's meeple is -3 spaces ahead of P1's")."""
+    """The gap in words, up to the parenthesis its line goes on and closes: ``ahead``'s
+    meeple so many spaces ahead of ``behind``'s and the distance the other way round the
+    board, or, at or past a catch (0 or ``board``, where the other way would read negative),
+    who caught whom and the gap's number (the play's end showed "P2's meeple is -3 spaces
+    ahead of P1's")."""
     if gap <= 0:
-        return f"{behind}'s meeple has caught {ahead}'s (gap {gap}"
+        return f"{behind}'s meeple has caught {ahead}'s (gap {gap}; "
     if gap >= board:
-        return f"{ahead}'s meeple has caught {behind}'s (gap {gap}"
-    return f"{ahead}'s meeple is {gap} space{'' if gap == 1 else 's'} ahead of {behind}'s ("
+        return f"{ahead}'s meeple has caught {behind}'s (gap {gap}; "
+    return (f"{ahead}'s meeple is {gap} space{'' if gap == 1 else 's'} ahead of {behind}'s "
+            f"({board - gap} the other way; ")
 
 
 def position_lines(info: dict, variant: Variant) -> list[str]:
@@ -278,7 +275,7 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
     lines.append(f"record: {info['record'] or '(empty)'}{view}")
     g = info["gap"]
     lines.append(f"turns played: {info['turns']}   gap: {_gap(g, board, 'P2', 'P1')}"
-                 f"{_other_way(g, board)}P1 catches at 0, P2 at {board})   deck: "
+                 f"P1 catches at 0, P2 at {board})   deck: "
                  f"{info['deck_size']}")
     for p, pl in enumerate(info["players"]):
         lines.append(f"P{p + 1}  hand: {_cards(pl['hand'])} ({_count(pl['hand_size'])})   in play: "
@@ -311,7 +308,7 @@ def _team_lines(info: dict, variant: Variant) -> list[str]:
     g = info["gap"]
     lines.append(f"turns played: {info['turns']}   gap: "
                  f"{_gap(g, variant.board, 'team 1', 'team 0')}"
-                 f"{_other_way(g, variant.board)}catch at 0 and {variant.board})   "
+                 f"catch at 0 and {variant.board})   "
                  f"deck: {info['deck_size']}")
     for team in info["players"]:
         lines.append(f"team {team['team']} ({', '.join(team['seats'])})  in play: "
