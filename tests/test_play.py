@@ -364,3 +364,20 @@ def test_a_sampled_run_without_a_tree_plays_its_average_strategy(tmp_path):
     (run_dir / "checkpoint.npz").unlink()
     code, _, err = play(tmp_path, str(run_dir), ["1"])
     assert code == 2 and "has no checkpoint.npz" in err
+
+
+def test_a_run_of_steps_that_completes_the_last_move_and_adds_one_is_told_whole():
+    """Agent Hunter mini, seed 3: P2's refill completed P1's house attack and P2 then
+    attacked, one run of P2's steps; the line told only the attack, marked as completing
+    P1's move, and P1 never read its attack's answer ('hi') in the story."""
+    from spycfr.analysis.play import _news
+
+    before = "place:2-1 place:? house:2=1>2"
+    after = "place:2-1 place:? house:2=1>2:hi+h1>? house:1=2>1:eq"
+    assert _news(before, after) == ("house:2=1>2:hi+h1>? (completes the last move) "
+                                    "house:1=2>1:eq")
+    assert _news(before, "place:2-1 place:? house:2=1>2:hi") == (
+        "house:2=1>2:hi (completes the last move)")
+    assert _news(before, before + " hand:0>1:lo") == "hand:0>1:lo"
+    assert _news("", "place:?") == "place:?"
+    assert _news(before, before) == ""

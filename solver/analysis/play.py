@@ -530,14 +530,23 @@ def _tell(plugin, p: int | None, seat: int, before: str, after: str,
 
 
 def _news(before: str, after: str) -> str:
-    """What a move added to a view: the new tokens, or the rewritten last one."""
+    """What a run of steps added to a view: the new tokens, the rewritten last one first
+    (marked) when a step completed it. Agent Hunter's refill after the player's house attack
+    and the opponent's next move came as one run: only the last token was told, marked as
+    completing the player's move (``P2: house:1=2>1:eq (completes the last move)``)."""
     if after == before:
         return ""
     if before and after.startswith(before + " "):
         return after[len(before) + 1:]
     if not before:
         return after
-    return f"{after.split()[-1]} (completes the last move)"
+    old, new = before.split(), after.split()
+    same = 0
+    while same < min(len(old), len(new)) and old[same] == new[same]:
+        same += 1
+    if same != len(old) - 1 or same >= len(new):  # not the last token rewritten: all of it
+        return " ".join(new[same:])
+    return " ".join([f"{new[same]} (completes the last move)", *new[same + 1:]])
 
 
 def _sample(rng: np.random.Generator, probs: np.ndarray) -> int:
