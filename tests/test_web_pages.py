@@ -163,6 +163,11 @@ def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder,
 
     app = make_app(discover([str(folder)]))
     base = f"run=tiny&seat={seat}&seed=3"
+    # before anything happened the box says so (Agent Hunter as P1: an empty box before)
+    code, page = _ask(app, "/play", base)
+    assert code == 200 and ("nothing yet: you move first" in page) == (not _log(page))
+    if seat == "P1" and folder == TREE:
+        assert not _log(page)
     moves: list[str] = []
     hidden = False
     for _ in range(60):

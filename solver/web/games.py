@@ -219,7 +219,8 @@ def _position(plugin, game, state, seat: int, said: list[str], final: str | None
     revealed = " (with the cards the end shows)" if final else ""
     return (f'<div class="box" id="position"><h2>{title}</h2>{drawn}'
             f'<p class="note">your view: <code>{esc(view) or "(nothing yet)"}</code></p></div>'
-            f'<div class="box"><h2>what happened{revealed}</h2><ul id="log">{log}</ul></div>')
+            f'<div class="box"><h2>what happened{revealed}</h2><ul id="log">{log}</ul>'
+            + ("" if log else '<p class="note">nothing yet: you move first</p>') + "</div>")
 
 
 def _choices(labels: list[str], base: dict, dot: str) -> str:
