@@ -381,3 +381,18 @@ def test_a_run_of_steps_that_completes_the_last_move_and_adds_one_is_told_whole(
     assert _news(before, before + " hand:0>1:lo") == "hand:0>1:lo"
     assert _news("", "place:?") == "place:?"
     assert _news(before, before) == ""
+
+
+def test_a_move_may_be_typed_without_its_kind_where_that_names_one_move():
+    """'0-1-2' for Agent Hunter's place:0-1-2 was refused ('not one of your moves'); the part
+    after the kind's ':' names the move where only one move has it, else nothing."""
+    from spycfr.analysis.play import choose
+
+    labels = ["place:0-1-2", "place:0-2-1", "take:up", "swap:CB", "play:CB/SA", "refill:1",
+              "hand:3>1:lo", "house:3>1:lo"]
+    assert choose(labels, "0-2-1") == 1 and choose(labels, "UP") == 2
+    assert choose(labels, "cb") == 3 and choose(labels, "CB/SA") == 4
+    assert choose(labels, "2") == 1  # a number is the move's number, never a suffix
+    assert choose(labels, "3>1:lo") is None  # two moves end so: ambiguous
+    assert choose(labels, "") is None and choose(labels, "1-2") is None
+    assert choose(labels, "x:0-1-2") is None  # a wrong kind is not dropped

@@ -126,13 +126,22 @@ class Moves:
 
 
 def choose(labels: list[str], text: str) -> int | None:
-    """The move ``text`` names: its number in the list (1-based) or its label (any case)."""
+    """The move ``text`` names: its number in the list (1-based), its label (any case), or
+    the label's part after its kind's ':' where only one move has that part ('0-1-2' for
+    place:0-1-2, 'down' for take:down: a player typing Agent Hunter's placement without
+    its 'place:' was refused)."""
     # ASCII digits only, and few: int() refuses other digits and very long numbers
     if text.isascii() and text.isdigit() and len(text) < 8 and 1 <= int(text) <= len(labels):
         return int(text) - 1
     wanted = text.lower()
     hits = [i for i, label in enumerate(labels) if label.lower() == wanted]
-    return hits[0] if hits else None
+    if hits:
+        return hits[0]
+    if not wanted or ":" in wanted:
+        return None
+    hits = [i for i, label in enumerate(labels)
+            if ":" in label and label.split(":", 1)[1].lower() == wanted]
+    return hits[0] if len(hits) == 1 else None
 
 
 def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[str], None],
