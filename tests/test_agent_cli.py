@@ -211,7 +211,8 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
     assert keys == sorted(keys)
     assert all(m["value"] is not None for m in q["moves"] if m["probability"] > 0)
     assert abs(sum(p["probability"] for p in q["opponent_posterior"]) - 1) < 1e-9
-    assert q["opponent_posterior"][0]["private_state"].startswith("houses ")
+    # the cards its houses hold, not house numbers ("houses 1-3-2" read as those)
+    assert q["opponent_posterior"][0]["private_state"].startswith("houses hold ")
     code, out, err = spycfr("head-to-head", agent_dir, "heuristic", "--games", "4", "--json")
     assert code == 0, err
     h = json.loads(out)

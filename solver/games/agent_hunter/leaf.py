@@ -108,16 +108,17 @@ def scored_now(pubs, params, r0, r1, v0, v1):
 
 
 def private_names(variant, pub: np.ndarray | None = None, seat: int = 0) -> list[str]:
-    """Each private state of the public model in words: the cards of houses 1..K (a house
-    no longer in play keeps the card that left it), or not placed yet (the same numbering
-    at every public state and for both seats)."""
+    """Each private state of the public model in words: the cards of houses 1..K ("houses
+    hold 1-3-2": card 1 in house 1, card 3 in house 2; query's posterior once read "houses
+    1-3-2", as if house numbers) (a house no longer in play keeps the card that left it),
+    or not placed yet (the same numbering at every public state and for both seats)."""
 
     params = variant.to_params()
     t = np.zeros(3, np.int64)
     names = []
     for i in range(int(num_placements(params))):
         unrank(params, i, t)
-        names.append("houses " + "-".join(str(int(c)) for c in t[:variant.houses]))
+        names.append("houses hold " + "-".join(str(int(c)) for c in t[:variant.houses]))
     return [*names, "not placed yet"]
 
 
