@@ -26,6 +26,7 @@ from spycfr.cli.team import team
 from spycfr.cli.train_openings import train_openings
 from spycfr.cli.train_values import train_values
 from spycfr.errors import Interrupted, SpycfrError, is_interrupt, wrapped_error
+from spycfr.memory import end_of_command
 from spycfr.words import params_text
 
 
@@ -134,6 +135,8 @@ def main() -> None:
         if isinstance(inner, Interrupted):
             _fail("interrupted: ", inner, 130)
         _fail("error: ", inner, 2)
+    finally:
+        end_of_command()
 
 
 def _quiet_stdout() -> None:

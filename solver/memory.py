@@ -228,6 +228,14 @@ def doing(what: str, advice: str = "") -> Iterator[None]:
         _doing.stack = stack
 
 
+def end_of_command() -> None:
+    """After a command (the CLI's last step): no budget is left current, whatever way its
+    end went (the watchdog's error can land in use_budget's own exit, before its cleanup,
+    and library code run later in the same process would be refused for that budget)."""
+    global _current
+    _current = None
+
+
 def current_budget() -> MemoryBudget | None:
     """The budget the running command was given (None outside :func:`use_budget`): what
     library code that builds big things checks when its caller passed no budget."""
@@ -238,9 +246,14 @@ class MemoryWatchdogError(MemoryLimitError):
     """Raised in the main thread by the watchdog of :func:`use_budget`."""
 
     message = "memory limit reached"
+    # the raising watchdog's: set where the main thread meets its error (the class is
+    # instantiated there, with no arguments, when the error lands)
+    met: threading.Event | None = None
 
     def __init__(self, *args) -> None:
         super().__init__(*(args or (self.message,)))
+        if not args and self.met is not None:
+            self.met.set()
 
 
 def _stop_process(text: str) -> None:
@@ -269,7 +282,7 @@ def use_budget(budget: MemoryBudget, what: str = "this command") -> Iterator[Mem
     hard = budget.limit_bytes * (1 - WATCH_MARGIN / 2)
 
     def watch() -> None:
-        raised = False
+        raised, met = False, threading.Event()
         while not stop.wait(WATCH_SECONDS):
             now = rss_bytes()
             if now <= threshold:
@@ -277,10 +290,16 @@ def use_budget(budget: MemoryBudget, what: str = "this command") -> Iterator[Mem
             text = (f"{budget.name}: {what} reached {now / 2**30:.3g} GiB resident and was "
                     "stopped before passing the limit; give a larger --memory-limit")
             if not raised:  # delivered when the main thread next runs Python code
-                MemoryWatchdogError.message = text
+                MemoryWatchdogError.message, MemoryWatchdogError.met = text, met
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(
                     ctypes.c_ulong(main), ctypes.py_object(MemoryWatchdogError))
                 raised = True
+            elif met.is_set():
+                # Met: the command is stopping. The watchdog ends here, also where its error
+                # landed in the command's way out before the cleanup that stops it (then
+                # nothing else would: in a process that goes on, pytest's or a library
+                # user's, a watchdog left running stopped the process later).
+                return
             elif now > hard:  # still inside one long compiled call: stop the process now
                 _stop_process(text)
 

@@ -5,6 +5,7 @@ pinned at 0 so that the checks alone decide and the watchdog stays out)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -399,3 +400,32 @@ def test_the_watchdog_stops_the_process_when_the_main_thread_does_not_meet_its_e
         with use_budget(MemoryBudget(2**29, "--memory-limit test")):
             time.sleep(0.3)
     assert stops and stops[0].startswith("--memory-limit test: this command reached 1 GiB")
+
+
+def test_a_watchdog_whose_error_was_met_never_stops_the_process(monkeypatch):
+    """Seen in a pre-CI run: the watchdog's error of a command run in pytest's own process
+    (`query --memory-limit 0.001` above) was met, but its watchdog was still running after
+    the test (the error can land in the command's way out, before the cleanup that stops
+    the watchdog) and, the test's seam undone, stopped the worker. Once its error is met the
+    watchdog ends; here the cleanup comes 0.3 s late and the watchdog must be gone by then."""
+    stops: list[str] = []
+    monkeypatch.setattr(memory, "rss_bytes", lambda: 2**30)
+    monkeypatch.setattr(memory, "_stop_process", stops.append)
+    command = use_budget(MemoryBudget(2**29, "--memory-limit test"))
+    command.__enter__()
+    with pytest.raises(MemoryLimitError, match="reached 1 GiB resident"):
+        while True:  # Python code between short sleeps: the error is met
+            time.sleep(0.001)
+    watchdogs = [t for t in threading.enumerate() if t.name == "spycfr-memory-watchdog"]
+    time.sleep(0.3)  # over the hard line all along, the cleanup not run yet
+    assert not stops and not any(t.is_alive() for t in watchdogs)
+    command.__exit__(None, None, None)
+    assert memory.current_budget() is None
+
+
+def test_no_budget_is_left_after_a_command_whatever_its_end(monkeypatch):
+    """The CLI's last step forgets the command's budget (a budget left current would refuse
+    library work later in the same process: 108 tests of one CI worker once)."""
+    monkeypatch.setattr(memory, "_current", MemoryBudget(1, "--memory-limit stale"))
+    code, _, _ = spycfr("games")
+    assert code == 0 and memory.current_budget() is None
