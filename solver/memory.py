@@ -190,6 +190,8 @@ def budget_for(limit_gib: float | None) -> MemoryBudget:
 
 # --- the budget of the running command ---------------------------------------------------
 _current: MemoryBudget | None = None
+# the watchdogs of the commands under way (use_budget's), each with its stop
+_watching: list[tuple[threading.Event, threading.Thread]] = []
 # per thread (the workbench serves pages from threads): the work under way, innermost last,
 # as (what, advice) pairs of :func:`doing`
 _doing = threading.local()
@@ -229,10 +231,19 @@ def doing(what: str, advice: str = "") -> Iterator[None]:
 
 
 def end_of_command() -> None:
-    """After a command (the CLI's last step): no budget is left current, whatever way its
-    end went (the watchdog's error can land in use_budget's own exit, before its cleanup,
-    and library code run later in the same process would be refused for that budget)."""
+    """After a command (the CLI's last step): no watchdog runs and no budget is current,
+    whatever way its end went. The watchdog's error can land in the command's way out
+    before use_budget's cleanup (contextlib's exit), which then never stops its watchdog:
+    in a process that goes on (pytest's, the commands run in it) that watchdog stopped the
+    process later, and library code run later was refused for the stale budget."""
     global _current
+    while _watching:
+        stop, watcher = _watching.pop()
+        stop.set()
+        watcher.join()
+    if threading.current_thread() is threading.main_thread():  # an error not met yet
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(threading.main_thread().ident or 0), None)
     _current = None
 
 
@@ -246,14 +257,9 @@ class MemoryWatchdogError(MemoryLimitError):
     """Raised in the main thread by the watchdog of :func:`use_budget`."""
 
     message = "memory limit reached"
-    # the raising watchdog's: set where the main thread meets its error (the class is
-    # instantiated there, with no arguments, when the error lands)
-    met: threading.Event | None = None
 
     def __init__(self, *args) -> None:
         super().__init__(*(args or (self.message,)))
-        if not args and self.met is not None:
-            self.met.set()
 
 
 def _stop_process(text: str) -> None:
@@ -282,7 +288,7 @@ def use_budget(budget: MemoryBudget, what: str = "this command") -> Iterator[Mem
     hard = budget.limit_bytes * (1 - WATCH_MARGIN / 2)
 
     def watch() -> None:
-        raised, met = False, threading.Event()
+        raised = False
         while not stop.wait(WATCH_SECONDS):
             now = rss_bytes()
             if now <= threshold:
@@ -290,16 +296,10 @@ def use_budget(budget: MemoryBudget, what: str = "this command") -> Iterator[Mem
             text = (f"{budget.name}: {what} reached {now / 2**30:.3g} GiB resident and was "
                     "stopped before passing the limit; give a larger --memory-limit")
             if not raised:  # delivered when the main thread next runs Python code
-                MemoryWatchdogError.message, MemoryWatchdogError.met = text, met
+                MemoryWatchdogError.message = text
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(
                     ctypes.c_ulong(main), ctypes.py_object(MemoryWatchdogError))
                 raised = True
-            elif met.is_set():
-                # Met: the command is stopping. The watchdog ends here, also where its error
-                # landed in the command's way out before the cleanup that stops it (then
-                # nothing else would: in a process that goes on, pytest's or a library
-                # user's, a watchdog left running stopped the process later).
-                return
             elif now > hard:  # still inside one long compiled call: stop the process now
                 _stop_process(text)
 
@@ -307,6 +307,7 @@ def use_budget(budget: MemoryBudget, what: str = "this command") -> Iterator[Mem
     if threading.current_thread() is threading.main_thread():
         watcher = threading.Thread(target=watch, name="spycfr-memory-watchdog", daemon=True)
         watcher.start()
+        _watching.append((stop, watcher))
     try:
         yield budget
     finally:
@@ -320,6 +321,8 @@ def use_budget(budget: MemoryBudget, what: str = "this command") -> Iterator[Mem
                 if watcher is not None:
                     watcher.join()
                     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), None)
+                    if (stop, watcher) in _watching:
+                        _watching.remove((stop, watcher))
                 break
             except MemoryWatchdogError:
                 continue

@@ -402,12 +402,12 @@ def test_the_watchdog_stops_the_process_when_the_main_thread_does_not_meet_its_e
     assert stops and stops[0].startswith("--memory-limit test: this command reached 1 GiB")
 
 
-def test_a_watchdog_whose_error_was_met_never_stops_the_process(monkeypatch):
+def test_no_watchdog_runs_after_a_command_whose_cleanup_was_skipped(monkeypatch):
     """Seen in a pre-CI run: the watchdog's error of a command run in pytest's own process
     (`query --memory-limit 0.001` above) was met, but its watchdog was still running after
     the test (the error can land in the command's way out, before the cleanup that stops
-    the watchdog) and, the test's seam undone, stopped the worker. Once its error is met the
-    watchdog ends; here the cleanup comes 0.3 s late and the watchdog must be gone by then."""
+    the watchdog) and, the test's seam undone, stopped the worker. The CLI's last step
+    (end_of_command) stops every watchdog; here the command's cleanup is never run."""
     stops: list[str] = []
     monkeypatch.setattr(memory, "rss_bytes", lambda: 2**30)
     monkeypatch.setattr(memory, "_stop_process", stops.append)
@@ -417,10 +417,13 @@ def test_a_watchdog_whose_error_was_met_never_stops_the_process(monkeypatch):
         while True:  # Python code between short sleeps: the error is met
             time.sleep(0.001)
     watchdogs = [t for t in threading.enumerate() if t.name == "spycfr-memory-watchdog"]
-    time.sleep(0.3)  # over the hard line all along, the cleanup not run yet
+    assert watchdogs and all(t.is_alive() for t in watchdogs)
+    memory.end_of_command()
+    stops.clear()
+    time.sleep(0.1)  # over the hard line all along
     assert not stops and not any(t.is_alive() for t in watchdogs)
-    command.__exit__(None, None, None)
     assert memory.current_budget() is None
+    command.__exit__(None, None, None)  # late, and harmless
 
 
 def test_no_budget_is_left_after_a_command_whatever_its_end(monkeypatch):
