@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from spycfr.analysis.markdown import num
 from spycfr.cli.options import build_game, game_command, memory_limit_option, seed_option
 from spycfr.errors import SpycfrError
 
@@ -68,8 +69,8 @@ def head_to_head(player_a: str, player_b: str, game: str | None, preset: str | N
     for label, key in (("A's payoff per game", "a_payoff"), ("  as P1", "a_as_p1"),
                        ("  as P2", "a_as_p2")):
         r = out[key]
-        click.echo(f"{label:<20} {r['mean']:+.4f}  (95% interval {r['ci95'][0]:+.4f} .. "
-                   f"{r['ci95'][1]:+.4f}, {r['games']} games)")
+        click.echo(f"{label:<20} {num(r['mean'])}  (95% interval {num(r['ci95'][0])} .. "
+                   f"{num(r['ci95'][1])}, {r['games']} games)")
     click.echo(f"A wins {100 * out['a_wins']:.1f}%, draws {100 * out['draws']:.1f}%, loses "
                f"{100 * out['a_losses']:.1f}%")
     if out["table_misses"]:
@@ -151,16 +152,16 @@ def measured_lines(m: dict) -> list[str]:
              "head to head: not measured (--games 0)"]
     for r in m["head_to_head"]:
         lo, hi = r["payoff"]["ci95"]
-        lines.append(f"  vs {r['opponent']:<20} {r['payoff']['mean']:+.4f} [{lo:+.4f}, {hi:+.4f}]"
-                     f"  wins {100 * r['wins']:.1f}%  (as P1 {r['as_p1']:+.4f}, as P2 "
-                     f"{r['as_p2']:+.4f})")
+        lines.append(f"  vs {r['opponent']:<20} {num(r['payoff']['mean'])} [{num(lo)}, {num(hi)}]"
+                     f"  wins {100 * r['wins']:.1f}%  (as P1 {num(r['as_p1'])}, as P2 "
+                     f"{num(r['as_p2'])})")
     r = m.get("local_best_response")
     if r:
         lo, hi = r["ci95"]
         lines.append(f"local best response, {r['games']:,} games ({r['rollouts']} playouts per "
                      f"action, then {r['rollout_policy']}): its payoff per game "
-                     f"{r['value']:+.4f} [{lo:+.4f}, {hi:+.4f}] (as P1 {r['as_p1']['mean']:+.4f}, "
-                     f"as P2 {r['as_p2']['mean']:+.4f})")
+                     f"{num(r['value'])} [{num(lo)}, {num(hi)}] (as P1 {num(r['as_p1']['mean'])}, "
+                     f"as P2 {num(r['as_p2']['mean'])})")
         if "seconds_per_game" in r:
             lines.append(f"  against the search agent: {r['seconds_per_game']['mean']:.1f} s "
                          f"a game (mean), games kept in {r['games_file']}")

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import click
 
+from spycfr.analysis.markdown import num
 from spycfr.cli.options import parse_number, parse_seed
 from spycfr.cli.progress import saying_when_compiling
 from spycfr.errors import SpycfrError
@@ -147,7 +148,7 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
         return
     exact = result.record.get("exact_measure") if result.exploitability is not None else None
     strength = (f"exploitability {result.exploitability:.4g}, exact (best responses: P1 "
-                f"{exact['br_p1']:+.4f}, P2 {exact['br_p2']:+.4f}; {exact['re_solves']:,} "
+                f"{num(exact['br_p1'])}, P2 {num(exact['br_p2'])}; {exact['re_solves']:,} "
                 "re-solves)" if exact else
                 f"exploitability unknown: measure it with `spycfr head-to-head {out} "
                 "heuristic` or `spycfr measure`")

@@ -6,6 +6,7 @@ import time
 
 import click
 
+from spycfr.analysis.markdown import num
 from spycfr.cli.options import seed_option
 from spycfr.errors import SpycfrError
 
@@ -41,9 +42,9 @@ def train_openings(run_dir: str, games: int, seed: int, opening_range: str) -> N
         click.echo(f"train-openings: {time.monotonic() - t0:6.0f}s {text}", err=True)
 
     s = train(run_dir, games, seed, opening_range, note)
-    click.echo(f"openings of {run_dir}: value for P1 {s['value_p1']:+.4f} ({s['games']:,} "
+    click.echo(f"openings of {run_dir}: value for P1 {num(s['value_p1'])} ({s['games']:,} "
                f"games, {s['seconds']:.0f} s); split halves "
-               f"{s['split_half']['value_half'][0]:+.4f} / {s['split_half']['value_half'][1]:+.4f}")
+               f"{num(s['split_half']['value_half'][0])} / {num(s['split_half']['value_half'][1])}")
     for p in ("P1", "P2"):
         top = ", ".join(f"{r['cards']} {r['probability']:.3f}" for r in s[p]["top"][:5])
         click.echo(f"  {p}: {s[p]['support']} card sets in the support; {top}")

@@ -127,6 +127,21 @@ def test_no_value_is_a_negative_zero_in_the_terminal(tmp_path):
     assert value_text(-1.6e-6) == _signed(-1.6e-6).strip() == num(-1.6e-6) == "+0.0000"
     assert value_text(None) == value_text(float("nan")) == "-" and _signed(None) == f"{'-':>8}"
 
+    # measure's and head-to-head's lines too (cli/match.py wrote them with :+.4f)
+    from spycfr.cli.match import measured_lines
+
+    tiny = -1e-6
+    lines = measured_lines({
+        "games": 2, "seed": 0,
+        "head_to_head": [{"opponent": "uniform", "payoff": {"mean": tiny, "ci95": [tiny, 0.5]},
+                          "wins": 0.5, "as_p1": tiny, "as_p2": tiny}],
+        "local_best_response": {"games": 2, "rollouts": 1, "rollout_policy": "uniform",
+                                "value": tiny, "ci95": [tiny, 0.5], "as_p1": {"mean": tiny},
+                                "as_p2": {"mean": tiny}},
+        "exploitability_lower_bound": {"value": 0.0, "ci95": [0.0, 0.5], "by": "LBR"}})
+    text = "\n".join(lines)
+    assert "+0.0000 [+0.0000, +0.5000]" in text and not re.search(r"-0\.0+(?![0-9])", text), text
+
 
 def test_a_narrator_is_freed_by_reference_counting():
     """A Narrator kept no bound method of itself (its default view was one: a reference
