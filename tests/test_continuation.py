@@ -88,6 +88,13 @@ def test_rollouts_are_deterministic_given_the_seed(tiny):
     assert np.array_equal(a, b) and set(np.unique(a)) <= {-1.0, 0.0, 1.0}
 
 
+def _leaf_ranges(game, t, seed: int):
+    """Subgame ``t``'s leaves' public states and random (seeded) ranges of each seat there."""
+    rng = np.random.default_rng(seed)
+    pubs = t.pub[t.leaves]
+    return (pubs, rng.random((len(pubs), game.n[0])), rng.random((len(pubs), game.n[1])))
+
+
 def _turn_subgame(game):
     """The one-move subgame at P1's first turn (leaves: P2's turn and terminals)."""
     plan = subgame(game, game.root(), 2)
@@ -156,9 +163,7 @@ def test_a_seat_with_no_live_state_at_any_leaf_gives_values_of_zero(tiny):
 def test_over_the_budget_only_the_focus_row_is_rolled_out(tiny):
     plugin, game = tiny
     t = _turn_subgame(game)
-    pubs = t.pub[t.leaves]
-    rng = np.random.default_rng(1)
-    r0, r1 = rng.random((len(pubs), game.n[0])), rng.random((len(pubs), game.n[1]))
+    pubs, r0, r1 = _leaf_ranges(game, t, seed=1)
     fallback = value_function("scored-now", game, plugin)
     vf = Continuations(game, plugin.rollouts, (0, 1), fallback, focus_samples=32, budget=10)
     base = fallback.values(pubs, r0, r1)
@@ -259,9 +264,7 @@ def test_balance_rows_leave_the_actual_cards_values_alone(tiny):
     by games (not the fallback)."""
     plugin, game = tiny
     t = _turn_subgame(game)
-    pubs = t.pub[t.leaves]
-    rng = np.random.default_rng(1)
-    r0, r1 = rng.random((len(pubs), game.n[0])), rng.random((len(pubs), game.n[1]))
+    pubs, r0, r1 = _leaf_ranges(game, t, seed=1)
     fallback = value_function("scored-now", game, plugin)
     base = fallback.values(pubs, r0, r1)
     out = []
@@ -537,9 +540,7 @@ def test_a_reading_round_replays_only_the_readers_games(tiny):
     only the games against the reader; the values are those of a solve that played all."""
     plugin, game = tiny
     t = _turn_subgame(game)
-    pubs = t.pub[t.leaves]
-    rng = np.random.default_rng(2)
-    r0, r1 = rng.random((len(pubs), game.n[0])), rng.random((len(pubs), game.n[1]))
+    pubs, r0, r1 = _leaf_ranges(game, t, seed=2)
     w = np.zeros(game.n[0])
     w[[3, 5]] = 1.0
     sigma = np.zeros(t.row_kid.shape)
@@ -571,9 +572,7 @@ def test_the_public_reader_reads_rows_drawn_alike_whatever_the_actual_cards(tiny
     the actual cards are always in the reader's range, weighted by the agent's range."""
     plugin, game = tiny
     t = _turn_subgame(game)
-    pubs = t.pub[t.leaves]
-    rng = np.random.default_rng(3)
-    r0, r1 = rng.random((len(pubs), game.n[0])), rng.random((len(pubs), game.n[1]))
+    pubs, r0, r1 = _leaf_ranges(game, t, seed=3)
     w = np.zeros(game.n[0])
     live = [1, 2, 3, 4, 5]
     w[live] = [5.0, 1.0, 1.0, 1.0, 1.0]

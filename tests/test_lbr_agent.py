@@ -122,6 +122,27 @@ def test_measure_lbr_against_the_agent_bounds_its_exact_exploitability(tmp_path)
     assert code == 2 and "nothing to measure" in err
 
 
+def _after_the_placements(agent):
+    """P1's first decision after each of its placements (P2's placement the same): those
+    states (the particles), uniform weights, and ``at_decision(x, opponent)``, the
+    opponent's view of the game walked to the x-th."""
+    start = agent.initial()
+    placements = agent.legal(start)
+    theirs = int(agent.legal(agent.after(start, int(placements[0])))[0])
+    histories = [[start, agent.after(start, int(a))] for a in placements]
+    for h in histories:
+        h.append(agent.after(h[-1], theirs))
+    bs = np.array([h[-1] for h in histories])
+
+    def at_decision(x, opponent):
+        view = opponent.game(0)
+        for state in histories[x]:
+            view.observe(state)
+        return view
+
+    return bs, np.full(len(bs), 1.0 / len(bs)), at_decision
+
+
 @pytest.mark.parametrize("run", ["standard", "agent-avenue/standard",
                                  "agent-avenue/advanced"])
 def test_the_committed_lbr_figure_is_the_mean_of_its_games(run):
@@ -161,20 +182,7 @@ def test_the_particles_rows_are_the_agent_holding_their_cards_whatever_it_holds(
     inner = agent.values.inner
     inner.budget, inner.focus_samples = 10, 8
     params = _two_player_params(tiny)
-    start = agent.initial()
-    placements = agent.legal(start)
-    theirs = int(agent.legal(agent.after(start, int(placements[0])))[0])
-    histories = [[start, agent.after(start, int(a))] for a in placements]
-    for h in histories:
-        h.append(agent.after(h[-1], theirs))
-    bs = np.array([h[-1] for h in histories])
-    bw = np.full(len(bs), 1.0 / len(bs))
-
-    def at_decision(x, opponent):
-        view = opponent.game(0)
-        for state in histories[x]:
-            view.observe(state)
-        return view
+    bs, bw, at_decision = _after_the_placements(agent)
 
     read = []
     for actual in (0, 3):  # each with a cache of its own
@@ -223,20 +231,7 @@ def test_with_the_public_range_reader_the_particles_rows_are_the_agent_holding_t
     inner.focus_rows, inner.reader_rounds, inner.reader_range = 3, 1, reader_range
     assert inner.reads_range
     params = _two_player_params(tiny)
-    start = agent.initial()
-    placements = agent.legal(start)
-    theirs = int(agent.legal(agent.after(start, int(placements[0])))[0])
-    histories = [[start, agent.after(start, int(a)), ] for a in placements]
-    for h in histories:
-        h.append(agent.after(h[-1], theirs))
-    bs = np.array([h[-1] for h in histories])
-    bw = np.full(len(bs), 1.0 / len(bs))
-
-    def at_decision(x, opponent):
-        view = opponent.game(0)
-        for state in histories[x]:
-            view.observe(state)
-        return view
+    bs, bw, at_decision = _after_the_placements(agent)
 
     read, drawn = [], []
     for actual in (0, 3):
