@@ -29,22 +29,16 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
     from spycfr.analysis.headtohead import head_to_head, payoff_bound, player_from
     from spycfr.games import make_game
     from spycfr.runs.store import read_run
+    from spycfr.search.continuation import configure_agent
 
     config = read_run(agent_dir).config
     assert config is not None  # read_run requires it
     game = make_game(config.game, config.preset, config.params)
     a = player_from(agent_dir, game)
-    inner = getattr(a.agent.values, "inner", a.agent.values)
-    if opposing:  # the agent's rollout leaves guard against these instead (an experiment)
-        styles = a.agent.plugin.rollout_styles
-        inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
-                            tuple(styles.index(x) for x in opposing))
-    if focus_rows is not None:  # rows of its range valued by rollouts (balance)
-        inner.focus_rows = focus_rows
-    if reader_rounds is not None:  # a range reader's rounds (spycfr.search.continuation)
-        inner.reader_rounds = reader_rounds
-    if reader_range is not None:  # where the range reader's range comes from
-        inner.reader_range = reader_range
+    # the agent's rollout leaves set up for an experiment: --opposing guards against these
+    # instead of its game's opposing continuations, --focus-rows values that many rows of its
+    # range (balance), --reader-rounds and --reader-range are the range reader's
+    configure_agent(a.agent, opposing, focus_rows, reader_rounds, reader_range)
     bound = payoff_bound(game)
     opps = {name: player_from(name, game) for name in opponents}
     seconds: list[float] = []

@@ -95,41 +95,22 @@ class PublicBelief:
 _DUMMY: list = []  # the numba player args _update_belief wants (unused: rows are given)
 
 
-def guard_against(agent, names: list[str] | None, focus_rows: int | None = None,
-                  reader_rounds: int | None = None, reader_range: str | None = None) -> None:
-    """Make the agent's rollout leaves guard against the continuations ``names`` (of its
-    game's rollout styles) instead of its game's ``opposing_continuations``; with
-    ``focus_rows`` value that many rows of its range (balance), with ``reader_rounds`` the
-    range reader's rounds, with ``reader_range`` where its range comes from
-    (spycfr.search.continuation)."""
-    inner = getattr(agent.values, "inner", agent.values)
-    if names:
-        styles = agent.plugin.rollout_styles
-        inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
-                            tuple(styles.index(x) for x in names))
-    if focus_rows is not None:
-        inner.focus_rows = focus_rows
-    if reader_rounds is not None:
-        inner.reader_rounds = reader_rounds
-    if reader_range is not None:
-        inner.reader_range = reader_range
-
-
 def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | None = None,
          focus_rows: int | None = None, reader_rounds: int | None = None,
          reader_range: str | None = None) -> dict:
     """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; with
     ``opposing``, ``focus_rows``, ``reader_rounds``, ``reader_range``, the agent's leaves so
-    (:func:`guard_against`)."""
+    (:func:`spycfr.search.continuation.configure_agent`)."""
     from spycfr.analysis.headtohead import player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED
     from spycfr.analysis.lbr_agent import AgentOpponent, _privates, _setup, play_game
     from spycfr.analysis.lbr_agent_dask import _agent_of
     from spycfr.games.agent_hunter import rules as R
     from spycfr.games.agent_hunter.record import action_label, format_obs_token, refill_suffix
+    from spycfr.search.continuation import configure_agent
 
     agent, params, game = _agent_of(run_dir)
-    guard_against(agent, opposing, focus_rows, reader_rounds, reader_range)
+    configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range)
     hunter = player_from("heuristic:hunter", game)
     if not _DUMMY:
         _DUMMY.append(player_args(hunter))

@@ -31,7 +31,7 @@ def _interval(x: list[np.ndarray]) -> tuple[float, float]:
 
 def main() -> None:
     from spycfr.analysis.headtohead import AGENT, Player, head_to_head, player_args, player_from
-    from spycfr.analysis.lbr import SECOND_SEAT_SEED, _two_player_params
+    from spycfr.analysis.lbr import SECOND_SEAT_SEED, two_player_params
     from spycfr.analysis.lbr_agent import AgentOpponent, play_game
     from spycfr.games import make_game
     from spycfr.search.agent import AgentConfig, SearchAgent
@@ -40,7 +40,7 @@ def main() -> None:
     ap.add_argument("games", type=int, help="LBR games per seat (and head-to-head pairs)")
     n = ap.parse_args().games
     tiny = make_game("agent-hunter", "tiny")
-    params = _two_player_params(tiny)
+    params = two_player_params(tiny)
     hunter = player_from("heuristic:hunter", tiny)
     lbr = {}
     for mode in ("none", "own", "public"):
@@ -50,9 +50,8 @@ def main() -> None:
         inner.budget, inner.focus_samples = 10, 8
         if mode != "none":
             ranger = agent.plugin.rollout_styles.index("ranger")
-            inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
-                                (*(int(x) for x in inner.styles[inner._opp]), ranger))
-            inner.focus_rows, inner.reader_rounds, inner.reader_range = 4, 1, mode
+            inner.configure(opposing=(*inner.opposing_styles, ranger), focus_rows=4,
+                            reader_rounds=1, reader_range=mode)
         start = time.time()
         opponent = AgentOpponent(agent, hunter)
         pay: list[list[float]] = [[], []]

@@ -18,7 +18,7 @@ from spycfr.games.agent_hunter.public import combine
 from spycfr.public import protocol as pp
 from spycfr.search import passes
 from spycfr.search.agent import AgentConfig, SearchAgent
-from spycfr.search.continuation import Continuations, _draws, solve_reading
+from spycfr.search.continuation import Continuations, _draws, configure_agent, solve_reading
 from spycfr.search.leafvalues import ExactTerminals, value_function
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel, build
@@ -513,6 +513,48 @@ def test_the_range_reader_guesses_the_cards_a_move_tells_and_spreads_where_it_mi
         share = np.mean(g[x] == np.flatnonzero(reach[t.leaves[x]])[0])
         assert 0.35 < share < 0.65
     assert np.array_equal(g, vf._guesses(leaves, 64))  # seeded: the same draws again
+
+
+def test_configure_checks_everything_before_changing_anything(tiny):
+    """Continuations.configure: each option changes what it names, the own styles kept; a bad
+    value of any option is refused with its name and what is allowed, and nothing changes;
+    configure_agent takes the game's style names, refuses an unknown one and leaves that
+    are not rollouts, and does nothing where nothing is asked."""
+    plugin, game = tiny
+    vf = _ranger(game, plugin)
+    before = (vf.own_styles, vf.opposing_styles, vf.focus_rows, vf.reader_rounds,
+              vf.reader_range)
+    assert before == ((0, 1), (0, 1, RANGER), 1, 1, "own")
+    for kw, match in ((dict(opposing=()), "opposing"), (dict(opposing=(0, -1)), "opposing"),
+                      (dict(focus_rows=0), "focus_rows 0: a whole number >= 1"),
+                      (dict(focus_rows=2.0), "focus_rows"),
+                      (dict(reader_rounds=-1), "reader_rounds -1: a whole number >= 0"),
+                      (dict(reader_range="x"), "reader_range 'x': one of own, public")):
+        with pytest.raises(ValueError, match=match):
+            vf.configure(**{"reader_rounds": 3, "focus_rows": 3, **kw})  # good ones beside
+        assert (vf.own_styles, vf.opposing_styles, vf.focus_rows, vf.reader_rounds,
+                vf.reader_range) == before
+    vf.configure(opposing=(1, 2), focus_rows=3, reader_rounds=0, reader_range="public")
+    assert (vf.own_styles, vf.opposing_styles, vf.focus_rows, vf.reader_rounds,
+            vf.reader_range) == ((0, 1), (1, 2), 3, 0, "public")
+    assert list(vf.styles) == [0, 1, 2] and not vf.reads_range
+    vf.configure(reader_rounds=2)  # the rest as they were
+    assert (vf.opposing_styles, vf.focus_rows, vf.reader_rounds) == ((1, 2), 3, 2)
+
+    agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                        AgentConfig(iterations=2, value_function="rollout"))
+    inner = agent.values.inner
+    own = inner.own_styles
+    configure_agent(agent, ["ranger"], focus_rows=2)
+    assert inner.opposing_styles == (ROLLOUT_STYLES.index("ranger"),) and inner.reads_range
+    assert inner.own_styles == own and inner.focus_rows == 2
+    with pytest.raises(ValueError, match="opposing nobody: not a rollout style of agent-hunter"):
+        configure_agent(agent, ["nobody"])
+    plain = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                        AgentConfig(iterations=2))
+    configure_agent(plain, None)  # nothing asked: whatever the leaves
+    with pytest.raises(ValueError, match="not rollouts"):
+        configure_agent(plain, focus_rows=2)
 
 
 def test_without_a_range_reader_the_rounds_are_one_solve(tiny):

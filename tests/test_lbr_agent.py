@@ -13,7 +13,7 @@ import pytest
 
 from cli_helpers import spycfr
 from spycfr.analysis.headtohead import player_args, player_from, tree_player
-from spycfr.analysis.lbr import _two_player_params
+from spycfr.analysis.lbr import two_player_params
 from spycfr.analysis.lbr_agent import (
     BELIEF_CAP,
     AgentOpponent,
@@ -56,7 +56,7 @@ def test_the_belief_against_the_agent_is_its_own_range(tiny):
     private state of the agent, its range (the public belief it plays from) times
     compatibility with LBR's own cards: the probabilities are read at the right histories."""
     agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(), AgentConfig(iterations=30))
-    params = _two_player_params(tiny)
+    params = two_player_params(tiny)
     priv = pp.python_impl(agent.params, "private_of_history")
     checked = 0
 
@@ -181,7 +181,7 @@ def test_the_particles_rows_are_the_agent_holding_their_cards_whatever_it_holds(
                         AgentConfig(iterations=20, value_function="rollout"))
     inner = agent.values.inner
     inner.budget, inner.focus_samples = 10, 8
-    params = _two_player_params(tiny)
+    params = two_player_params(tiny)
     bs, bw, at_decision = _after_the_placements(agent)
 
     read = []
@@ -226,11 +226,10 @@ def test_with_the_public_range_reader_the_particles_rows_are_the_agent_holding_t
     inner = agent.values.inner
     inner.budget, inner.focus_samples = 10, 8
     ranger = agent.plugin.rollout_styles.index("ranger")
-    inner.guard_against(tuple(int(x) for x in inner.styles[inner._own]),
-                        (*(int(x) for x in inner.styles[inner._opp]), ranger))
-    inner.focus_rows, inner.reader_rounds, inner.reader_range = 3, 1, reader_range
+    inner.configure(opposing=(*inner.opposing_styles, ranger), focus_rows=3, reader_rounds=1,
+                    reader_range=reader_range)
     assert inner.reads_range
-    params = _two_player_params(tiny)
+    params = two_player_params(tiny)
     bs, bw, at_decision = _after_the_placements(agent)
 
     read, drawn = [], []
@@ -408,7 +407,7 @@ def test_lbr_belief_on_the_advanced_game_follows_the_public_market(tmp_path):
     the true history (the market, its supply and who holds which card included), with LBR's
     own hand, and the true state is among them while nothing was resampled."""
     game = make_game("agent-avenue", "advanced")
-    params = _two_player_params(game)
+    params = two_player_params(game)
     model = params._replace(forget=np.int64(1))
     pub_of = pp.python_impl(model, "public_of_history")
     priv = pp.python_impl(model, "private_of_history")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from spycfr.analysis.headtohead import payoff_bound, player_args, player_from
-from spycfr.analysis.lbr import _two_player_params, _update_belief, local_best_response
+from spycfr.analysis.lbr import _update_belief, local_best_response, two_player_params
 from spycfr.analysis.lbr_agent import (
     AgentOpponent,
     _observation,
@@ -45,7 +45,7 @@ def _by(key, bs, bw, n):
 def _beliefs(game, me, seed):
     """Along one game of uniform play: after each move, LBR's exact belief (every history)
     and the belief merged after every move (the particles, weights and counts of each)."""
-    params = _two_player_params(game)
+    params = two_player_params(game)
     uni = player_args(player_from("uniform", game))
     cur, bs, bh, bw, work = _setup(params)
     h = np.array([root_key(s) for s in range(2)], dtype=np.int64)
@@ -159,7 +159,7 @@ def test_an_lbr_game_against_the_agent_with_a_small_cap_finishes(mini):
     playing on as the heuristic where the resampled belief lost every consistent
     history)."""
     agent = SearchAgent("agent-avenue", mini.variant_obj.as_dict(), AgentConfig(iterations=10))
-    params = _two_player_params(mini)
+    params = two_player_params(mini)
     roll = player_args(player_from("heuristic", mini))
     opponent = AgentOpponent(agent, player_from("heuristic", mini))
     counts: dict = {}

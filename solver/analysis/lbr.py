@@ -398,7 +398,9 @@ def _belief_after(params, me, opp, actions):
     return bs[:n].copy(), bw[:n].copy()
 
 
-def _two_player_params(game):
+def two_player_params(game):
+    """The numba parameters of ``game`` (its plug-in's ``numba_params``) that local best
+    response plays with; SpycfrError where the game has not two seats."""
     params = get_plugin(game.name).numba_params(game.variant_obj)
     if P.seats(params) != 2:
         raise SpycfrError(f"local best response needs a two-seat game; {game.name} has "
@@ -409,7 +411,7 @@ def _two_player_params(game):
 def belief_after(game, opponent: Player, seat: int, actions: list[int]) -> tuple:
     """(states, weights): what ``seat`` (0 or 1) believes after the action path ``actions``
     when its opponent plays ``opponent`` (see the module notes)."""
-    params = _two_player_params(game)
+    params = two_player_params(game)
     return _belief_after(params, np.int64(seat), player_args(opponent),
                          np.asarray(actions, dtype=np.int32))
 
@@ -451,7 +453,7 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
         raise SpycfrError("a search agent has no strategy table for the numba LBR: its LBR "
                           "is spycfr.analysis.lbr_agent_dask.agent_lbr (spycfr measure RUN_DIR "
                           "--lbr-games N)")
-    params = _two_player_params(game)
+    params = two_player_params(game)
     roll = rollout_policy or strategy
     opp, rp = player_args(strategy), player_args(roll)
     halves = (games // 2, games - games // 2)

@@ -53,8 +53,8 @@ from spycfr.analysis.lbr import (
     _choose,
     _compact,
     _lbr_games,
-    _two_player_params,
     _update_belief,
+    two_player_params,
 )
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
@@ -429,7 +429,7 @@ def table_games(game, strategy: Player, me: int, seed: int, first: int, count: i
     (numba) and by this module's loop, the belief capped at ``cap`` particles in both: (the
     payoffs of each, then each game's merges, resamplings and depletions of each), for the
     test that they agree."""
-    params = _two_player_params(game)
+    params = two_player_params(game)
     rp = player_args(roll or strategy)
     numba, _, _, compacted = _lbr_games(params, np.int64(me), player_args(strategy), rp,
                                         np.int64(rollouts), np.int64(seed), np.int64(first),

@@ -24,13 +24,13 @@ from spycfr.analysis.headtohead import payoff_bound, player_args, player_from
 from spycfr.analysis.lbr import (
     BELIEF_CAP,
     COMPACTED,
-    _two_player_params,
     cap_words,
     check_lbr_options,
     check_particle_states,
     compacted_totals,
     seat_seed,
     summary,
+    two_player_params,
 )
 from spycfr.analysis.lbr_agent import AgentOpponent, play_game
 from spycfr.cluster import dask_client
@@ -61,7 +61,7 @@ def _agent_of(run_dir: str, progress: Note | None = None) -> tuple:
         from spycfr.runs.agent_run import load_agent
 
         game = _game_of(run_dir)
-        _AGENTS[run_dir] = (load_agent(run_dir), _two_player_params(game), game)
+        _AGENTS[run_dir] = (load_agent(run_dir), two_player_params(game), game)
     _AGENTS[run_dir][0].progress = progress
     return _AGENTS[run_dir]
 

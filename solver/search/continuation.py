@@ -162,6 +162,45 @@ class Continuations:
         self._own = np.array([union.index(x) for x in styles], np.int64)
         self._opp = np.array([union.index(x) for x in opposing], np.int64)
 
+    @property
+    def own_styles(self) -> tuple[int, ...]:
+        """The rollout styles a seat continues with (:meth:`guard_against`)."""
+        return tuple(int(x) for x in self.styles[self._own])
+
+    @property
+    def opposing_styles(self) -> tuple[int, ...]:
+        """The rollout styles guarded against (:meth:`guard_against`)."""
+        return tuple(int(x) for x in self.styles[self._opp])
+
+    def configure(self, opposing: tuple[int, ...] | None = None, focus_rows: int | None = None,
+                  reader_rounds: int | None = None, reader_range: str | None = None) -> None:
+        """Change the leaves after they were made (an experiment's set-up: the benchmarks'
+        ``--opposing``, ``--focus-rows``, ...): guard against the rollout styles ``opposing``
+        (the own styles kept), value ``focus_rows`` rows of the range, read ``reader_rounds``
+        rounds, take the reader's range from ``reader_range`` (module notes); None leaves
+        one as it is. Everything is checked before anything changes (ValueError naming the
+        bad value and what is allowed)."""
+        if opposing is not None and (len(opposing) == 0 or any(
+                isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
+                for x in opposing)):
+            raise ValueError(f"opposing {opposing!r}: one or more rollout style numbers (>= 0)")
+        for name, value, least in (("focus_rows", focus_rows, 1),
+                                   ("reader_rounds", reader_rounds, 0)):
+            if value is not None and (isinstance(value, bool)
+                                      or not isinstance(value, (int, np.integer))
+                                      or value < least):
+                raise ValueError(f"{name} {value!r}: a whole number >= {least}")
+        if reader_range is not None and reader_range not in READER_RANGES:
+            raise ValueError(f"reader_range {reader_range!r}: one of {', '.join(READER_RANGES)}")
+        if opposing is not None:
+            self.guard_against(self.own_styles, tuple(int(x) for x in opposing))
+        if focus_rows is not None:
+            self.focus_rows = int(focus_rows)
+        if reader_rounds is not None:
+            self.reader_rounds = int(reader_rounds)
+        if reader_range is not None:
+            self.reader_range = reader_range
+
     def focus(self, seat: int | None, private: int | None = None, tree: Subtree | None = None,
               weights: np.ndarray | None = None) -> None:
         """Value ``seat``'s private state ``private`` with rollouts when not every pair can
@@ -598,3 +637,28 @@ def solve_reading(values, tree: Subtree, solve_once):
         inner.read(tree, sol.strategy)
         sol = solve_once()
     return sol
+
+
+def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
+                    focus_rows: int | None = None, reader_rounds: int | None = None,
+                    reader_range: str | None = None) -> None:
+    """Set a search agent's rollout leaves (its values, or the function they wrap) up for an
+    experiment: guarding against the rollout styles named ``opposing`` (names of its game's
+    ``rollout_styles``; None or empty: as they are), the rest as
+    :meth:`Continuations.configure`; nothing asked, nothing done (whatever its leaves).
+    ValueError where something is asked of leaves that are not rollouts, or a name is not one
+    of its game's styles."""
+    if not opposing and focus_rows is None and reader_rounds is None and reader_range is None:
+        return
+    inner = getattr(agent.values, "inner", agent.values)
+    if not isinstance(inner, Continuations):
+        raise ValueError(f"the agent's leaf values are {getattr(inner, 'name', inner)!r}, "
+                         "not rollouts: --opposing, --focus-rows and the reader's options "
+                         "need rollout leaves")
+    names = tuple(agent.plugin.rollout_styles)
+    unknown = [x for x in opposing or () if x not in names]
+    if unknown:
+        raise ValueError(f"opposing {', '.join(unknown)}: not a rollout style of "
+                         f"{agent.plugin.name} (one of {', '.join(names) or 'none'})")
+    inner.configure(opposing=tuple(names.index(x) for x in opposing) if opposing else None,
+                    focus_rows=focus_rows, reader_rounds=reader_rounds, reader_range=reader_range)
