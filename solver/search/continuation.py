@@ -227,7 +227,9 @@ class Continuations:
         if root.sum() <= 0:  # the actual cards outside the range given: they alone
             root[own] = 1.0
         self._reader_root = (me, root)
-        reach = [_reached(tree, me, [own]), _reached(tree, me, self.sample[self.sample != own])]
+        uniform = _uniform(tree)
+        reach = [_reached(tree, me, [own], uniform),
+                 _reached(tree, me, self.sample[self.sample != own], uniform)]
         for n in tree.leaves:
             key = tree.pub[n].tobytes()
             self._focus_rows[key] = np.flatnonzero(reach[0][n] > 0)
@@ -298,8 +300,9 @@ class Continuations:
             root = np.zeros(tree.game.n[seat])
             root[privates] = 1.0
             self._reader_root = (seat, root)
+        uniform = _uniform(tree) if privates else None  # one for every state's pass
         for i in privates:
-            reach = _reached(tree, seat, [i]) > 0
+            reach = _reached(tree, seat, [i], uniform) > 0
             if drawn is not None:  # the rows the drawn ones reach are valued with theirs
                 reach &= drawn <= 0
             self._units.append((i, {tree.pub[n].tobytes(): np.flatnonzero(reach[n])
@@ -336,8 +339,7 @@ class Continuations:
         seat, root = self._reader_root
         sigma = strategy
         if sigma is None:
-            sigma = np.zeros(tree.row_kid.shape)
-            passes.uniform(tree.kind, tree.row, tree.row_count, sigma)
+            sigma = _uniform(tree)
         reach = np.zeros((tree.size, root.size))
         passes.forward(seat, *tree.seat_arrays(seat), sigma, root, reach)
         for n in tree.leaves:
@@ -605,11 +607,19 @@ def _draws(jobs: int, reps: int, budget: int, floor: int, cap: int) -> int:
     return min(cap, max(floor, budget // (jobs * reps)))
 
 
-def _reached(tree: Subtree, seat: int, rows) -> np.ndarray:
-    """(nodes, n_seat): where ``seat``'s private states ``rows`` lead in ``tree`` (its
-    reach from them under uniform play: > 0 where a row can be)."""
+def _uniform(tree: Subtree) -> np.ndarray:
+    """Uniform play in ``tree``: every row of every decision uniform over its actions."""
     sigma = np.zeros(tree.row_kid.shape)
     passes.uniform(tree.kind, tree.row, tree.row_count, sigma)
+    return sigma
+
+
+def _reached(tree: Subtree, seat: int, rows, sigma: np.ndarray | None = None) -> np.ndarray:
+    """(nodes, n_seat): where ``seat``'s private states ``rows`` lead in ``tree`` (its
+    reach from them under uniform play, ``sigma`` where the caller made it once
+    (:func:`_uniform`): > 0 where a row can be)."""
+    if sigma is None:
+        sigma = _uniform(tree)
     root = np.zeros(tree.game.n[seat])
     root[np.asarray(rows, np.int64)] = 1.0
     out = np.zeros((tree.size, root.size))
