@@ -40,16 +40,14 @@ from pathlib import Path
 import numpy as np
 
 from spycfr.io import save_npz
-from spycfr.memory import rss_bytes
 from spycfr.search import resolve
 from spycfr.search.evaluate import Settings
 from spycfr.search.learned import LearnedValues
-from spycfr.search.resolve import GAME_NODES, committed_blueprint, gb
+from spycfr.search.resolve import GAME_NODES, committed_blueprint
 from spycfr.search.situations import StageSpec, game_model, leaf_queries
 from spycfr.search.stages import run_stage, stage_dir
 from spycfr.search.training import TrainSettings
 from spycfr.search.tree import build
-from spycfr.ticking import Ticker
 
 DEFAULT_MAX_NODES = StageSpec.__dataclass_fields__["max_nodes"].default
 
@@ -111,9 +109,7 @@ def main() -> None:
     game = game_model(a.game, a.preset, {})
     _say(f"building the whole game's public tree (up to {a.game_nodes:,} nodes)")
     # as the blueprint's solve says its iterations (resolve.solve_progress), from its 5th s
-    with Ticker(lambda seconds: _say(f"building the whole game's public tree: {seconds:.0f} "
-                                     f"s, RSS {gb(rss_bytes())}"), max(resolve.PROGRESS_AGAIN, 0.1),
-                first=resolve.PROGRESS_AFTER):
+    with resolve.beats(_say, "building the whole game's public tree:"):
         full = build(game, max_nodes=a.game_nodes)
     _say(f"the whole game's tree: {full.size:,} public nodes, {time.perf_counter() - t0:.0f} s")
     settings = TrainSettings(hidden=tuple(int(w) for w in a.hidden.split(",")),

@@ -5,6 +5,8 @@ measurement of spycfr.search.evaluate assembles)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_variant
 from spycfr.games.agent_hunter import public as ah_public
 from spycfr.public import protocol as pp
+from spycfr.search import resolve
 from spycfr.search.agent import AgentConfig, SearchAgent
 from spycfr.search.evaluate import Settings, assemble
 from spycfr.search.leafvalues import value_function
@@ -193,18 +196,18 @@ def test_the_agents_exact_exploitability_on_tiny():
 
 def test_long_solves_say_how_far_they_are(tiny, monkeypatch):
     """A solve past PROGRESS_AFTER seconds says its iterations, time spent and time left
-    (here from the start: every iteration but the last), the plan's and a re-solve's."""
-    from spycfr.search import agent as agent_module
-
-    monkeypatch.setattr(agent_module, "PROGRESS_AFTER", 0.0)
-    monkeypatch.setattr(agent_module, "PROGRESS_AGAIN", 0.0)
+    (here from the start: every iteration but the last), the plan's and a re-solve's; the
+    RSS as the memory limit's refusals write sizes (memory.size_text)."""
+    monkeypatch.setattr(resolve, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(resolve, "PROGRESS_AGAIN", 0.0)
     lines: list[str] = []
     agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5), lines.append)
     _play(agent, 0, 3, lambda g, state: None)
     plan = [x for x in lines if x.startswith("solving the opening subgame (") and "CFR+" in x]
     assert [x.split(": ")[1].split(" CFR+")[0] for x in plan] == ["1/5", "2/5", "3/5", "4/5"]
     assert plan[0].endswith("the first iteration also values the leaves")
-    assert all(" GB, about " in x and x.endswith(" s to go") for x in plan[1:])
+    assert all(re.search(r" s, RSS [0-9.]+ (GiB|MiB), about ", x) and x.endswith(" s to go")
+               for x in plan[1:])
     assert any(x.startswith("solving the subgame from here") for x in lines)
 
 
@@ -228,8 +231,8 @@ def test_a_slow_first_iteration_says_it_values_the_leaves_meanwhile(tiny, monkey
 
         return real(*args, **{**kwargs, "progress": slowly})
 
-    monkeypatch.setattr(agent_module, "PROGRESS_AFTER", 0.0)
-    monkeypatch.setattr(agent_module, "PROGRESS_AGAIN", 0.0)
+    monkeypatch.setattr(resolve, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(resolve, "PROGRESS_AGAIN", 0.0)
     monkeypatch.setattr(agent_module, "solve", slow)
     lines: list[str] = []
     agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5), lines.append)
@@ -249,11 +252,9 @@ def test_the_first_plan_says_how_far_it_is_from_its_first_seconds(monkeypatch):
     game: chunks); a long build says its seconds and RSS meanwhile (a thread)."""
     import time
 
-    from spycfr.search import agent as agent_module
-    from spycfr.search import resolve
 
-    monkeypatch.setattr(agent_module, "PROGRESS_AFTER", 0.0)
-    monkeypatch.setattr(agent_module, "PROGRESS_AGAIN", 0.0)
+    monkeypatch.setattr(resolve, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(resolve, "PROGRESS_AGAIN", 0.0)
     monkeypatch.setattr(resolve, "CHUNK_SECONDS", 0.0)
     lines: list[str] = []
     agent = SearchAgent("agent-hunter", TINY, AgentConfig(iterations=5,

@@ -30,20 +30,14 @@ from spycfr import memory
 from spycfr.engine import protocol as P
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
-from spycfr.memory import rss_bytes
+from spycfr.memory import rss_bytes, size_text
 from spycfr.public import protocol as pp
+from spycfr.search import resolve
 from spycfr.search.agentgame import PLAN_ADVICE, AgentGame
 from spycfr.search.continuation import solve_reading
 from spycfr.search.folding import solve
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
-from spycfr.search.resolve import (
-    PROGRESS_AFTER,
-    PROGRESS_AGAIN,
-    Solution,
-    fixed,
-    gb,
-    solve_progress,
-)
+from spycfr.search.resolve import Solution, beats, fixed, solve_progress
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import LEAF, GameModel, Subtree, TooBig, build, nodes_to_end
 from spycfr.ticking import Ticker
@@ -321,7 +315,7 @@ class SearchAgent:
         self._say(f"the first plan's tree: {tree.size:,} public nodes, "
                   + (f"{tree.leaves.size:,} lea{'f' if tree.leaves.size == 1 else 'ves'}"
                      if tree.leaves.size else
-                     "to the end of the game") + f", RSS {gb(rss_bytes())}")
+                     "to the end of the game") + f", RSS {size_text(rss_bytes())}")
         if self.openings is None:
             return self.solve("the opening subgame", tree, ranges,
                               self.config.plan_iterations or self.config.iterations)
@@ -339,16 +333,10 @@ class SearchAgent:
             yield
 
     def _beats(self, head: str) -> Ticker:
-        """A :class:`~spycfr.ticking.Ticker` (not started) that says ``head``, the seconds
-        spent and the RSS every PROGRESS_AGAIN seconds after PROGRESS_AFTER: the one line of
+        """:func:`~spycfr.search.resolve.beats` to the agent's progress: the one line of
         :meth:`beating` and :meth:`_valuing`."""
         assert self.progress is not None
-        say = self.progress
-
-        def beat(seconds: float) -> None:
-            say(f"{head} {seconds:.0f} s, RSS {gb(rss_bytes())}")
-
-        return Ticker(beat, max(PROGRESS_AGAIN, 0.1), first=PROGRESS_AFTER)
+        return beats(self.progress, head)
 
     def _table_strategy(self, t) -> np.ndarray:
         """The plan's decisions (the openings) by the table's mixtures: each action the
@@ -449,8 +437,7 @@ class SearchAgent:
         solve_progress`): every PROGRESS_AGAIN seconds after PROGRESS_AFTER, the iterations
         done, the seconds, the RSS and the time left; it stops ``valuing`` first."""
         assert self.progress is not None
-        return solve_progress(self.progress, what, tree, total, PROGRESS_AFTER, PROGRESS_AGAIN,
-                              valuing)
+        return solve_progress(self.progress, what, tree, total, valuing=valuing)
 
     def game(self, seat: int) -> AgentGame:
         """A new game with the agent as ``seat``."""
@@ -576,7 +563,7 @@ def agent_strategies(agent: SearchAgent | tuple[SearchAgent, SearchAgent],
                 progress(f"the agent as P{seat + 1}: {walked / full.size:.1%} of "
                          f"{full.size:,} public nodes walked, {solves:,} re-solves, {spent:.0f} "
                          f"s, {left}")
-                due = time.perf_counter() + PROGRESS_AGAIN
+                due = time.perf_counter() + resolve.PROGRESS_AGAIN
             t, s = g.sol.tree, g.s
             if full.kind[f] == seat:
                 rows = g.sol.strategy[t.row[s]]

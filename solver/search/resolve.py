@@ -308,9 +308,16 @@ def committed_blueprint(game: GameModel, iterations: int, full: Subtree | None =
                                        progress=progress).strategy)
 
 
-def gb(n: float) -> str:
-    """Bytes as GB to one decimal (a progress line's RSS)."""
-    return f"{n / 2 ** 30:.1f} GB"
+def beats(say: Callable[[str], None], head: str) -> Ticker:
+    """A :class:`~spycfr.ticking.Ticker` (not started) that says ``head``, the seconds spent
+    and the RSS every PROGRESS_AGAIN seconds after PROGRESS_AFTER (read when it is made):
+    the search agent's slow steps (``SearchAgent.beating``, a solve's first iteration valuing
+    its leaves) and benchmarks/train_values_rounds.py's whole-game tree, alike."""
+
+    def beat(seconds: float) -> None:
+        say(f"{head} {seconds:.0f} s, RSS {memory.size_text(memory.rss_bytes())}")
+
+    return Ticker(beat, max(PROGRESS_AGAIN, 0.1), first=PROGRESS_AFTER)
 
 
 def solve_progress(say: Callable[[str], None], what: str, tree: Subtree, total: int,
@@ -345,6 +352,6 @@ def solve_progress(say: Callable[[str], None], what: str, tree: Subtree, total: 
         else:
             left = "the time left follows from the next iterations"
         say(f"solving {what} ({tree.size:,} public nodes): {done}/{total} CFR+ "
-            f"iterations, {spent:.0f} s, RSS {gb(memory.rss_bytes())}, {left}")
+            f"iterations, {spent:.0f} s, RSS {memory.size_text(memory.rss_bytes())}, {left}")
 
     return tick
