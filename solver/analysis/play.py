@@ -280,8 +280,8 @@ def finish(plugin, game, state, seat: int, decisions: list[Decision], opp: Oppon
     """The end of the game: the final position, the result, the full record, the review."""
     me = SEATS[seat]
     full = state.record() if hasattr(state, "record") else None
-    # The final board with every card shown (the whole record), without the game's own
-    # end-of-game line: every game ends with the same "result:" line below.
+    # The final board with every card shown (the whole record) and the game's own "game
+    # over:" line (how it ended); then every game's same "result:" line for the seat.
     show_position(plugin, game, full if full is not None else state.information_state(seat),
                   seat, say, final=True, whole=full is not None)
     u = state.returns()[seat]
@@ -429,16 +429,17 @@ def _agent_basis(rows: list[dict], opp: Opponent) -> str:
 def show_position(plugin, game, view: str, seat: int, say: Callable[[str], None],
                   final: bool = False, whole: bool = False) -> None:
     """The position as ``seat`` sees it (``whole``: ``view`` is the full record, every card
-    shown): in words where the game has a record notation (legal moves and the game's own
-    end-of-game line left out: the caller lists the moves and says the result), else the
-    information state."""
+    shown): in words where the game has a record notation (legal moves left out: the caller
+    lists them), else the information state. At the end (``final``) the game's own "game
+    over: ..." line stays: it says how the game ended (Agent Avenue's reason, the payoffs),
+    which the caller's "result:" line does not; the workbench's play page shows it too."""
     say("")
     if plugin.records is not None:
         try:
             summary = (plugin.records.summary(game.variant_obj, view) if whole else
                        plugin.records.view_key(game.variant_obj, view, seat)[1])
             for line in plugin.records.lines(summary, game.variant_obj):
-                if not line.startswith(("legal moves", "game over")):
+                if not line.startswith("legal moves"):
                     say(line)
             return
         except RecordError:  # a view the notation cannot replay: show the key
