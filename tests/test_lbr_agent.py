@@ -143,6 +143,30 @@ def _after_the_placements(agent):
     return bs, np.full(len(bs), 1.0 / len(bs)), at_decision
 
 
+def _over_the_budget(tiny):
+    """The rollout agent of the particle tests (20 iterations a re-solve), its rollout budget
+    forced down to 10 games and 8 focus samples: only the actual cards' rows (and a reader's)
+    are valued by games, as on ``standard``; (the agent, its rollout leaves)."""
+    agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(),
+                        AgentConfig(iterations=20, value_function="rollout"))
+    inner = agent.values.inner
+    inner.budget, inner.focus_samples = 10, 8
+    return agent, inner
+
+
+def _rows_read(tiny, agent, placements, actual: int):
+    """The agent holding the ``actual``-th particle's cards (``placements``:
+    :func:`_after_the_placements`) moves at its decision, seen by a new opponent (a cache of
+    its own); (that opponent, its view, the rows LBR reads for every particle then)."""
+    bs, bw, at_decision = placements
+    params = two_player_params(tiny)
+    opponent = AgentOpponent(agent, player_from("heuristic", tiny))
+    view = at_decision(actual, opponent)
+    acts = agent.legal(bs[actual])
+    view.move(params, bs[actual], None, acts, len(acts), np.zeros(len(acts)))
+    return opponent, view, view.particle_rows(params, bs, bw, len(bs), 16)
+
+
 @pytest.mark.parametrize("run", ["standard", "agent-avenue/standard",
                                  "agent-avenue/advanced"])
 def test_the_committed_lbr_figure_is_the_mean_of_its_games(run):
@@ -177,21 +201,15 @@ def test_the_particles_rows_are_the_agent_holding_their_cards_whatever_it_holds(
     same public history) must not depend on the agent's actual placement, and each must be
     what the agent plays holding that particle's cards: before the fix they were the rows
     of the agent's own re-solve, the other placements' rows scored as they stand."""
-    agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(),
-                        AgentConfig(iterations=20, value_function="rollout"))
-    inner = agent.values.inner
-    inner.budget, inner.focus_samples = 10, 8
+    agent, _ = _over_the_budget(tiny)
     params = two_player_params(tiny)
-    bs, bw, at_decision = _after_the_placements(agent)
+    placed = _after_the_placements(agent)
+    bs, bw, at_decision = placed
 
     read = []
     for actual in (0, 3):  # each with a cache of its own
-        opponent = AgentOpponent(agent, player_from("heuristic", tiny))
-        view = at_decision(actual, opponent)
-        acts = agent.legal(bs[actual])
-        probs = np.zeros(len(acts))
-        view.move(params, bs[actual], None, acts, len(acts), probs)
-        read.append(view.particle_rows(params, bs, bw, len(bs), 16))
+        opponent, view, rows = _rows_read(tiny, agent, placed, actual)
+        read.append(rows)
         assert (view.decisions, view.cached, view.approximate) == (1, 0, 0)
     assert np.array_equal(read[0], read[1])
     acts = agent.legal(bs[0])
@@ -221,25 +239,18 @@ def test_with_the_public_range_reader_the_particles_rows_are_the_agent_holding_t
     whatever the agent holds, reading rounds and all (as without a reader, above). With the
     reader of the agent's own range (the default) LBR reads its belief instead, and rows
     differ from the agent's (docs/search.md: the model mismatch); the test shows it."""
-    agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(),
-                        AgentConfig(iterations=20, value_function="rollout"))
-    inner = agent.values.inner
-    inner.budget, inner.focus_samples = 10, 8
+    agent, inner = _over_the_budget(tiny)
     ranger = agent.plugin.rollout_styles.index("ranger")
     inner.configure(opposing=(*inner.opposing_styles, ranger), focus_rows=3, reader_rounds=1,
                     reader_range=reader_range)
     assert inner.reads_range
-    params = two_player_params(tiny)
-    bs, bw, at_decision = _after_the_placements(agent)
+    placed = _after_the_placements(agent)
+    bs, _, at_decision = placed
 
     read, drawn = [], []
     for actual in (0, 3):
-        opponent = AgentOpponent(agent, player_from("heuristic", tiny))
-        view = at_decision(actual, opponent)
-        acts = agent.legal(bs[actual])
-        probs = np.zeros(len(acts))
-        view.move(params, bs[actual], None, acts, len(acts), probs)
-        read.append(view.particle_rows(params, bs, bw, len(bs), 16))
+        opponent, _, rows = _rows_read(tiny, agent, placed, actual)
+        read.append(rows)
         drawn.append(inner.public_rows.copy())
     same = [bool(np.allclose(read[0][x, :len(p)], p, atol=1e-12))
             for x in range(len(bs))
