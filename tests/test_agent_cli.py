@@ -287,6 +287,22 @@ def _as_if_too_big(agent_dir, tmp_path):
     return run
 
 
+def test_the_agents_report_writes_no_negative_zero(agent_dir, tmp_path):
+    """A best response of -1e-6 is written +0.0000 in the report (as the terminal writes
+    values, analysis.markdown.num), never "-0.0000"."""
+    import shutil
+
+    run = tmp_path / "agent"
+    shutil.copytree(agent_dir, run)
+    meta = json.loads((run / "run.json").read_text())
+    meta["exact_measure"]["br_p1"] = -1e-6
+    (run / "run.json").write_text(json.dumps(meta))
+    code, _, err = spycfr("report", str(run), "-o", str(tmp_path / "report.md"))
+    assert code == 0, err
+    text = " ".join((tmp_path / "report.md").read_text().split())
+    assert "(best responses: P1 +0.0000, P2 " in text and "-0.0000" not in text
+
+
 def test_the_agents_report_says_what_was_measured_instead(agent_dir, tmp_path):
     report = tmp_path / "report.md"
     code, _, err = spycfr("report", str(_as_if_too_big(agent_dir, tmp_path)), "-o",

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from spycfr.analysis.headtohead import INTERVAL_WORDS
-from spycfr.analysis.markdown import Doc, md_table, pct, signed
+from spycfr.analysis.markdown import Doc, md_table, num, pct, signed
 from spycfr.analysis.openings import openings_by_group, openings_spec, treeless_table
 from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
 from spycfr.errors import SpycfrError
@@ -191,7 +191,7 @@ def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
         doc.add(f"**Exploitability: {meta.exploitability:.4g}, exact.** The agent was "
                 "re-solved at every public node of this variant as a real game re-solves, "
                 "then a full best response taken against each seat (best responses: P1 "
-                f"{exact['br_p1']:+.4f}, P2 {exact['br_p2']:+.4f}; "
+                f"{num(exact['br_p1'])}, P2 {num(exact['br_p2'])}; "
                 f"{exact['re_solves']:,} re-solves).\n")
         if not meta.measured:
             return
@@ -244,8 +244,9 @@ def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
         doc.add("**Local best response: unknown** (not measured: `spycfr measure RUN_DIR "
                 "--lbr-games N`).\n")
     b = m["exploitability_lower_bound"]
-    doc.add(f"**Lower bound on the exploitability: {b['value']:.3f}** (95% interval "
-            f"{b['ci95'][0]:.3f} to {b['ci95'][1]:.3f}), from {b['by']}: {b['method']}.\n")
+    doc.add(f"**Lower bound on the exploitability: {num(b['value'], '{:.3f}')}** (95% "
+            f"interval {num(b['ci95'][0], '{:.3f}')} to {num(b['ci95'][1], '{:.3f}')}), from "
+            f"{b['by']}: {b['method']}.\n")
     s = m.get("openings_stability")
     if s:
         u = s["against_uniform"]
@@ -311,7 +312,7 @@ def _opening_table(doc: Doc, run_dir: Path, meta: RunResult, spec) -> None:
         doc.add(f"**{p}**: {s[p]['support']} {group}s played, each in any house order "
                 "uniformly; value: against the other's mixture, continuing best\n")
         doc.add(md_table([group, "probability", "value"],
-                         [[r["cards"], f"{r['probability']:.4f}", f"{r['value']:+.4f}"]
+                         [[r["cards"], f"{r['probability']:.4f}", num(r["value"])]
                           for r in s[p]["top"]], "lrr") + "\n")
 
 
