@@ -194,6 +194,30 @@ def test_view_candidates_narrow_with_answers():
     assert rep.candidates.shape[0] == 9 * 8  # houses 2, 3: any two others of 0..8
 
 
+def test_a_view_shows_the_opponents_hand_where_every_position_agrees_on_it():
+    """Before a player places it holds all its cards (the spec's set-up), public to both:
+    the opponent's hand was "?" (JSON null) from the start of the game. After the placement
+    it is hidden, unless the answers pin it down (every consistent position agrees)."""
+    from spycfr.games.agent_hunter.position import position_lines, summary, view_key
+
+    every, rest = list(range(10)), list(range(3, 10))
+    for view, player, hands in [("", 0, [every, every]), ("", 1, [every, every]),
+                                ("place:0-1-2", 0, [rest, every]),  # P2 has not placed
+                                ("place:?", 1, [None, every]),  # P1 has: hidden from P2
+                                ("place:0-1-2 place:?", 0, [rest, None])]:
+        info = view_key(V10, view, player)[1]
+        assert [p["hand"] for p in info["players"]] == hands, (view, player)
+    lines = "\n".join(position_lines(view_key(V10, "place:4-5-6", 0)[1], V10))
+    assert "    hand: 0 1 2 3 4 5 6 7 8 9   out: -" in lines  # P2's hand, not "?"
+    # one card in one house of three: P1's attack with 1 answered eq shows P2's house held
+    # 1, so P2's hand is known (the game's only consistent position)
+    v = Variant(3, 1, 1, None)
+    info = view_key(v, "place:0 place:? hand:1>1:eq", 0)[1]
+    assert info["consistent_positions"] == 1
+    assert info["players"][1]["hand"] == [0, 2] == \
+        summary(v, "place:0 place:1 hand:1>1:eq")["players"][1]["hand"]
+
+
 @pytest.mark.parametrize("params", [
     {"cards": 3, "houses": 1, "decoys": 1, "max_turns": 4},
     {"cards": 3, "houses": 2, "decoys": 1, "max_turns": 2, "decoy_rule": "switched"},

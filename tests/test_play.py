@@ -74,7 +74,8 @@ def test_hidden_information_stays_hidden(runs, tmp_path, seat):
                     assert tokens[hidden] == "place:?"
             if line.startswith(f"{other}: "):
                 assert "place:" not in line or "place:?" in line  # the placement is hidden
-        assert "hand: ?" in before_end  # the opponent's hand is never shown
+        # the opponent's hand is hidden once it has placed (before, it holds every card)
+        assert "hand: ?" in before_end
         assert result["view"].split()[0 if seat == "P2" else 1] == "place:?"
         assert result["record"].split()[0] != "place:?"  # revealed at the end only
 

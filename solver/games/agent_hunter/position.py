@@ -29,11 +29,20 @@ def _agreed(values):
     return first if all(v == first for v in values) else None
 
 
+def _known_hand(cands: np.ndarray, base: int) -> list[int] | None:
+    """The hand at player offset ``base`` where every candidate position agrees on it."""
+    mask = _agreed([int(c[base + R.O_HAND]) for c in cands])
+    return None if mask is None else _cards(mask)
+
+
 def position_summary(rep: Replay) -> dict:
     """The position after a replayed record, as plain data (JSON-ready).
 
-    For a view, what the viewer cannot know (the opponent's house cards, hand and, when
-    hidden cards decide it, hand sum and payoff) is ``"?"``/None.
+    For a view, what the viewer cannot know (the opponent's house cards and, when hidden
+    cards decide them, its hand, hand sum and payoff) is ``"?"``/None. The opponent's hand
+    is shown where every position consistent with the view agrees on it: before it places
+    it holds all its cards (the spec's set-up), and later answers can pin it down; it was
+    "?" from the start.
     """
     v = rep.variant
     params = v.to_params()
@@ -55,7 +64,7 @@ def position_summary(rep: Replay) -> dict:
                            "decoys": int(s[base + R.O_DECOYS + i])})
         players.append({
             "houses": houses,
-            "hand": _cards(int(s[base + R.O_HAND])) if known else None,
+            "hand": _cards(int(s[base + R.O_HAND])) if known else _known_hand(cands, base),
             "out": _cards(int(s[base + R.O_OUT])),
             "supply": int(s[base + R.O_SUPPLY]),
         })
