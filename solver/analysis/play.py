@@ -479,7 +479,7 @@ def _ask(labels: list[str], moves: Moves, say: Callable[[str], None],
 
 
 # Up to LIST_ALL moves are all listed at each prompt; a longer list (Agent Hunter standard's
-# 720 placements, its 70-odd switches later; Agent Double Double Agent's 360 loyalty
+# 720 placements, then up to 72 switches a turn; Agent Double Double Agent's 360 loyalty
 # assignments) lists each kind of move (the label's text before ':') of up to LIST_KIND
 # moves, and the longer kinds in short: how many, the game's guide line for the kind, and
 # a few numbered examples.
