@@ -132,6 +132,20 @@ def _follow(browser, element) -> None:
         lambda b: b.execute_script("return document.readyState") == "complete")
 
 
+def _open(browser, address: str, element_id: str) -> None:
+    """Go to ``address`` and wait until its page is loaded and has ``element_id``: reading
+    the page at once after ``get`` once found the play page's start form without its
+    ``#seed`` (one run in three of the search agent's game, for a helper)."""
+    browser.get(address)
+    try:
+        WebDriverWait(browser, 120).until(
+            lambda b: b.execute_script("return document.readyState") == "complete"
+            and b.find_elements(By.ID, element_id))
+    except TimeoutException:
+        raise AssertionError(f"{address}: no #{element_id} after 120 s; the page at "
+                             f"{browser.current_url}: {browser.page_source[-600:]}") from None
+
+
 def _spycfr(*args: str) -> dict:
     result = CliRunner().invoke(cli, list(args))
     assert result.exit_code == 0, result.output
@@ -175,7 +189,7 @@ def test_browse_to_a_position_and_read_the_grid_as_query_does(server, browser, s
 def _play_to_the_end(browser, server: str, seed: int, run: str = "tiny") -> list[str]:
     """Start a game as P1 with ``seed`` from the form and click the first legal move until
     the end; the moves played."""
-    browser.get(f"{server}/play?run={run}")
+    _open(browser, f"{server}/play?run={run}", "seed")
     box = browser.find_element(By.ID, "seed")
     box.clear()
     box.send_keys(str(seed))
@@ -232,7 +246,7 @@ def test_play_against_a_search_agent_and_review_the_game(server, browser, shots)
     assert sorted(m for m, _ in mine) == sorted(played)
     note = browser.find_element(By.CSS_SELECTOR, "table.review + p.note").text
     assert "re-solve's precision" in note and note.startswith("value: your expected payoff")
-    browser.get(f"{server}/review?run=tiny-agent")
+    _open(browser, f"{server}/review?run=tiny-agent", "records")
     browser.find_element(By.ID, "records").send_keys(record)
     _follow(browser, browser.find_element(By.ID, "go"))
     _shot(browser, shots, "agent-review")
@@ -268,6 +282,22 @@ def test_a_search_agents_page_says_it_is_thinking_while_the_agent_re_solves(
         return real(self, path, seat, k)
 
     monkeypatch.setattr(AgentOpponent, "policy", slow)
+    # the start form asks for the game it starts (its seat and seed: /thinking's page key,
+    # games.game_page); its submission held back, the script's requests recorded
+    _open(browser, f"{server}/play?run=tiny-agent", "seed")
+    browser.find_element(By.NAME, "seat").send_keys("P2")
+    seed = browser.find_element(By.ID, "seed")
+    seed.clear()
+    seed.send_keys(" 07")
+    browser.execute_script(
+        "window.asked = []; var real = window.fetch; window.fetch = function(u) {"
+        " window.asked.push(u); return real.apply(this, arguments); };"
+        " document.querySelector('form').addEventListener('submit', function(e) {"
+        " e.preventDefault(); });")
+    browser.find_element(By.ID, "start").click()
+    WebDriverWait(browser, 30).until(lambda b: b.execute_script("return window.asked.length"))
+    assert browser.execute_script("return window.asked[0]") == \
+        "/thinking?run=tiny-agent&page=play%3AP2%3A7"
     browser.get(f"{server}/play?run=tiny&seat=P1&seed=5")
     assert not browser.find_elements(By.ID, "thinking")  # a tree run answers at once
     browser.get(f"{server}/play?run=tiny-agent&seat=P1&seed=5")
@@ -288,6 +318,53 @@ def test_a_search_agents_page_says_it_is_thinking_while_the_agent_re_solves(
     assert said.startswith("the search agent is thinking (") and \
         " s): solving the subgame from here (test): " in said, said
     assert answer[0][0] == 200 and "your move (" in answer[0][1]
+    assert json.loads(_get(f"{server}/thinking?run=tiny-agent")[1])["thinking"] is False
+
+
+def test_the_review_of_a_search_agents_run_says_it_is_thinking(server, browser, shots,
+                                                               monkeypatch):
+    """The review page's POST on a search agent's run showed no thinking line while the
+    agent re-solved along the games (the play page did): the form's page has the same line,
+    keyed by the form's own token (its action carries it). As above, the agent is slowed
+    and says a line, and the form's own submission is held back while the same POST is
+    made beside it."""
+    import time
+    from urllib.parse import urlencode
+
+    from spycfr.analysis.agentplay import AgentOpponent
+
+    real = AgentOpponent.review
+
+    def slow(self, decisions, seat):
+        self.agent._say(f"re-solving along the game (test): seat {seat + 1}")
+        time.sleep(4.0)
+        return real(self, decisions, seat)
+
+    monkeypatch.setattr(AgentOpponent, "review", slow)
+    _open(browser, f"{server}/review?run=tiny-agent", "records")
+    box = browser.find_element(By.ID, "thinking")
+    assert not box.is_displayed() and box.get_attribute("data-page").startswith("review:")
+    record = "place:0-1 place:1-0 hand:2>1:hi"
+    browser.find_element(By.ID, "records").send_keys(record)
+    form = browser.find_element(By.CSS_SELECTOR, "form[method=post]")
+    action = form.get_attribute("action")
+    assert box.get_attribute("data-page").replace(":", "%3A") in action
+    browser.execute_script("arguments[0].addEventListener('submit', function(e) {"
+                           "e.preventDefault(); });", form)  # after the page's own listener
+    answer: list[tuple[int, str]] = []
+    posting = threading.Thread(target=lambda: answer.append(_get(
+        action, data=urlencode({"records": record, "seat": "both"}).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded"})))
+    posting.start()
+    browser.find_element(By.ID, "go").click()
+    WebDriverWait(browser, 60, poll_frequency=0.1).until(
+        lambda b: "re-solving along the game (test)" in box.text)
+    said = box.text
+    _shot(browser, shots, "agent-review-thinking")
+    posting.join()
+    assert said.startswith("the search agent is thinking (") and \
+        " s): re-solving along the game (test): seat " in said, said
+    assert answer[0][0] == 200 and "summary over all games" in answer[0][1]
     assert json.loads(_get(f"{server}/thinking?run=tiny-agent")[1])["thinking"] is False
 
 

@@ -192,9 +192,9 @@ def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder,
 
 
 def test_thinking_says_which_agent_thinks_since_when_and_its_last_line():
-    """/thinking's answer (the page waiting for a search agent's reply asks it): the run
-    whose page is under way thinks, with its seconds and last progress line; any other
-    run, or after the page, does not."""
+    """/thinking's answer (the page waiting for a search agent's reply asks it): the page
+    under way (a run's game or review) thinks, with its seconds and last progress line;
+    any other run or page, or after the page, does not."""
     import time
 
     from spycfr.web.app import make_app
@@ -202,21 +202,97 @@ def test_thinking_says_which_agent_thinks_since_when_and_its_last_line():
     from spycfr.web.catalog import discover
 
     thinking = Thinking()
-    thinking.say("before any page: dropped")
-    with thinking.during("standard"):
+    thinking.say("standard", "before any page: dropped")
+    with thinking.during("standard", "play:P1:5"):
         time.sleep(0.15)
-        thinking.say("solving the subgame from here (5 public nodes): 3/100 CFR+ iterations")
-        now = thinking.status("standard")
+        with thinking.speaking("standard", "play:P1:5"):
+            thinking.say("standard", "solving the subgame from here (5 public nodes): 3/100 "
+                         "CFR+ iterations")
+        now = thinking.status("standard", "play:P1:5")
         assert now["thinking"] and now["seconds"] >= 0.1
         assert now["line"].endswith("3/100 CFR+ iterations")
+        assert thinking.status("standard") == now  # any page of the run
         assert not thinking.status("tiny")["thinking"]
+        assert not thinking.status("standard", "play:P1:6")["thinking"]
     assert thinking.status("standard") == {"thinking": False, "seconds": 0.0, "line": ""}
     app = make_app(discover([str(AGENT), str(TREE)]))
-    code, answer = _ask(app, "/thinking", "run=standard")
+    code, answer = _ask(app, "/thinking", "run=standard&page=play:P1:5")
     assert code == 200 and json.loads(answer) == {"thinking": False, "seconds": 0.0, "line": ""}
     code, answer = _ask(app, "/thinking", "run=nowhere")
     assert code == 404 and "unknown run" in answer
+    code, answer = _ask(app, "/thinking", "run=standard&page=" + "x" * 81)
+    assert code == 400 and "at most 80 characters" in answer
     code, answer = _ask(app, "/play", "run=standard&seat=P1")  # the start form: its line
     assert code == 200 and 'id="thinking"' in answer and 'data-run="standard"' in answer
+    assert 'data-page=""' in answer  # its script reads the game from the form
     code, answer = _ask(app, "/play", "run=tiny&seat=P1")
     assert code == 200 and 'id="thinking"' not in answer
+    # the review form of an agent's run: the same line, keyed by the form's own token,
+    # which its POST carries (two forms: two tokens)
+    forms = [_ask(app, "/review", "run=standard")[1] for _ in range(2)]
+    keys = [re.search(r'id="thinking"[^>]*data-page="(review:[0-9a-f]{12})"', f) for f in forms]
+    assert keys[0] and keys[1] and keys[0].group(1) != keys[1].group(1)
+    for form, key in zip(forms, keys, strict=True):
+        assert key is not None
+        assert f'action="/review?run=standard&amp;page={key.group(1).replace(":", "%3A")}"' \
+            in form
+    code, answer = _ask(app, "/review", "run=tiny")
+    assert code == 200 and 'id="thinking"' not in answer and "page=" not in answer
+
+
+def test_two_agent_pages_at_once_each_say_what_their_agent_does():
+    """Two pages of agent games under way at once (two tabs; the workbench's agent lock
+    lets one re-solve at a time): one slot for the workbench had the first page's end say
+    "not thinking" while the second then re-solved. Each page (a game: run, seat, seed) is
+    its own: the one the agent works for gets its lines, the other is told it waits, and the
+    first's end leaves the second thinking. Two threads run the play page's own locking
+    (games._agent_turn)."""
+    import threading
+    import time
+
+    from spycfr.web import games
+    from spycfr.web.bench import Thinking
+
+    bench = SimpleNamespace(agent_lock=threading.Lock(), thinking=Thinking())
+    opp = SimpleNamespace(agent=object())
+    first, second = ("standard", games.game_page(0, 1)), ("standard", games.game_page(1, 2))
+    assert first[1] == "play:P1:1" and second[1] == "play:P2:2"
+    inside, release, done = threading.Event(), threading.Event(), threading.Event()
+
+    def page(key, hold: bool) -> None:
+        with bench.thinking.during(*key), games._agent_turn(bench, opp, key):
+            bench.thinking.say("standard", f"re-solving for {key[1]}")
+            if hold:
+                inside.set()
+                assert release.wait(10)
+            else:
+                done.wait(10)
+
+    one = threading.Thread(target=page, args=(first, True))
+    one.start()
+    assert inside.wait(10)
+    two = threading.Thread(target=page, args=(second, False))
+    two.start()
+    for _ in range(500):  # the second page is under way, waiting for the agent
+        if bench.thinking.status(*second)["thinking"]:
+            break
+        time.sleep(0.01)
+    assert bench.thinking.status(*first)["line"] == "re-solving for play:P1:1"
+    assert bench.thinking.status(*second)["line"] == Thinking.WAITING
+    release.set()
+    one.join(10)
+    assert not bench.thinking.status(*first)["thinking"]
+    for _ in range(500):  # the second page's turn: its own line
+        if bench.thinking.status(*second)["line"] == "re-solving for play:P2:2":
+            break
+        time.sleep(0.01)
+    now = bench.thinking.status(*second)  # the first's end: the second still thinks
+    assert now["thinking"] and now["line"] == "re-solving for play:P2:2", now
+    done.set()
+    two.join(10)
+    assert not bench.thinking.status("standard")["thinking"]
+    # an agent loading (no page of its run speaking) tells every page of its run
+    with bench.thinking.during(*first), bench.thinking.during(*second):
+        bench.thinking.say("standard", "building the first plan")
+        assert {bench.thinking.status(*k)["line"] for k in (first, second)} == {
+            "building the first plan"}

@@ -33,43 +33,82 @@ class PageError(Exception):
 
 
 class Thinking:
-    """What the search agent's page under way is doing, for the page that waits for it
-    (``/thinking``): the run, since when, and the agent's last progress line (its solves
-    say their iterations and time left after a few seconds, its first plan its build;
-    SearchAgent's ``progress``). A re-solve takes about 9 s a move on Agent Hunter standard,
-    and the page showed nothing meanwhile."""
+    """What the search agent's pages under way are doing, for the pages that wait for them
+    (``/thinking``): each page (``page``: a game, its seat and seed; a review, its form's
+    token), since when, and the agent's last progress line (its solves say their iterations
+    and time left after a few seconds, its first plan its build; SearchAgent's
+    ``progress``). A re-solve takes about 9 s a move on Agent Hunter standard, and the page
+    showed nothing meanwhile.
+
+    Keyed by (run, page): one slot for the workbench had the first of two agent pages end
+    by clearing it ("not thinking") while the second still waited for the agent and then
+    re-solved. The agent works for one page at a time (the workbench's ``agent_lock``):
+    that page ``speaking`` gets its lines; a page waiting for its turn is told so."""
+
+    WAITING = "waiting: the agent answers another page first"
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.run: str | None = None
-        self.since = 0.0
-        self.line = ""
+        # (run, page) -> [since, last line, pages open with that key (a reload, two tabs)]
+        self._pages: dict[tuple[str, str], list] = {}
+        self._speaker: tuple[str, str] | None = None  # the page the agent works for now
 
     @contextlib.contextmanager
-    def during(self, run: str) -> Iterator[None]:
-        """The agent of ``run`` thinks while the block runs."""
+    def during(self, run: str, page: str) -> Iterator[None]:
+        """Page ``page`` of ``run`` waits for its agent while the block runs."""
+        key = (run, page)
         with self._lock:
-            self.run, self.since, self.line = run, time.monotonic(), ""
+            entry = self._pages.setdefault(key, [time.monotonic(), "", 0])
+            entry[2] += 1
         try:
             yield
         finally:
             with self._lock:
-                if self.run == run:
-                    self.run, self.line = None, ""
+                entry[2] -= 1
+                if entry[2] == 0:
+                    del self._pages[key]
 
-    def say(self, text: str) -> None:
-        """The agent's progress line (its ``progress`` callback)."""
+    @contextlib.contextmanager
+    def speaking(self, run: str, page: str) -> Iterator[None]:
+        """The agent works for page ``page`` of ``run`` while the block runs (under the
+        workbench's ``agent_lock``): its progress lines go to that page."""
         with self._lock:
-            if self.run is not None:
-                self.line = text
+            before, self._speaker = self._speaker, (run, page)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._speaker = before
 
-    def status(self, run: str) -> dict:
-        """Whether the agent of ``run`` is thinking, for how many seconds, its last line."""
+    def say(self, run: str, text: str) -> None:
+        """A progress line of ``run``'s agent (its ``progress`` callback, bound to the run):
+        to the page it works for, or, while it loads (no page of that run speaking), to
+        every page of the run (they all wait for that load)."""
         with self._lock:
-            if self.run != run:
+            if self._speaker is not None and self._speaker[0] == run:
+                keys = [self._speaker]
+            else:
+                keys = [k for k in self._pages if k[0] == run]
+            for key in keys:
+                if key in self._pages:
+                    self._pages[key][1] = text
+
+    def status(self, run: str, page: str | None = None) -> dict:
+        """Whether page ``page`` of ``run`` (None: any page of it) waits for its agent, for
+        how many seconds, and its last line (or that the agent works for another page)."""
+        with self._lock:
+            keys = ([(run, page)] if page is not None else
+                    sorted((k for k in self._pages if k[0] == run),
+                           key=lambda k: self._pages[k][0]))
+            keys = [k for k in keys if k in self._pages]
+            if not keys:
                 return {"thinking": False, "seconds": 0.0, "line": ""}
-            return {"thinking": True, "seconds": round(time.monotonic() - self.since, 1),
-                    "line": self.line}
+            key = self._speaker if self._speaker in keys else keys[0]
+            since, line, _ = self._pages[key]
+            if not line and self._speaker is not None and self._speaker != key:
+                line = self.WAITING
+            return {"thinking": True, "seconds": round(time.monotonic() - since, 1),
+                    "line": line}
 
 
 @dataclass
@@ -185,7 +224,9 @@ class Workbench:
     def _load_sampled(self, name: str):
         from spycfr.analysis.play import load_opponent
 
-        return load_opponent(str(self.entry(name).path), self.thinking.say)
+        # the agent's lines are its run's (Thinking.say): bound to the name, not a page
+        return load_opponent(str(self.entry(name).path), functools.partial(self.thinking.say,
+                                                                           name))
 
     def _load(self, name: str) -> Loaded:
         from spycfr.exact.best_response import infoset_values

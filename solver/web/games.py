@@ -8,6 +8,8 @@ game, and a reloaded or shared page shows the same deal and the same program mov
 from __future__ import annotations
 
 import contextlib
+import secrets
+from typing import TYPE_CHECKING
 
 import bottle  # type: ignore[import-untyped]  # bottle ships no type information
 import numpy as np
@@ -20,6 +22,9 @@ from spycfr.games import get_plugin
 from spycfr.seeds import check_seed
 from spycfr.web.bench import MAX_UPLOAD, PageError, entry_nav, fmt_eps, parse_line
 from spycfr.web.html import esc, page, pct, table, url
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 MANY_MOVES = 24  # from this many legal moves on, a filter box and typed entry help choose
 MAX_MOVES = 2000  # moves in one game's URL
@@ -50,13 +55,22 @@ def play(bench, request) -> str:
 
     if not is_agent_run(entry.meta):
         return _play(bench, request, entry, seat, seed)
-    with bench.thinking.during(entry.name):  # its re-solves: the page waiting says so
+    # its re-solves: the page waiting says so (the game's own line: pages of other games
+    # against the agent, under way at once, have theirs)
+    with bench.thinking.during(entry.name, game_page(seat, seed)):
         return _play(bench, request, entry, seat, seed)
+
+
+def game_page(seat: int, seed: int) -> str:
+    """The key of a game's pages in /thinking (THINKING_SCRIPT writes the same from the
+    start form's seat and seed)."""
+    return f"play:{SEATS[seat]}:{seed}"
 
 
 def _play(bench, request, entry, seat: int, seed: int) -> str:
     """The play page of the game ``request`` names (its moves so far), replayed."""
     opp, game = bench.opponent(entry.name, (seat, seed))
+    key = (entry.name, game_page(seat, seed))
     plugin = get_plugin(entry.meta["game"])
     moves = parse_line(request.query.get("m"), "moves", MAX_MOVES)
     queue = list(moves)
@@ -89,7 +103,7 @@ def _play(bench, request, entry, seat: int, seed: int) -> str:
     base = {"run": entry.name, "seat": SEATS[seat], "seed": seed}
     dot = ".".join(map(str, moves))
     try:
-        with _agent_lock(bench, opp):
+        with _agent_turn(bench, opp, key):
             state, decisions = run_game(game, opp, seat, np.random.default_rng(seed), decide,
                                         observe)
     except _Pending as pending:
@@ -101,7 +115,7 @@ def _play(bench, request, entry, seat: int, seed: int) -> str:
                                 "listed (or click it)") from None
             bottle.redirect(url("/play", **base, m=f"{dot}.{i}" if dot else str(i)))
         body = _position(plugin, game, pending.state, seat, said) + _choices(
-            pending.labels, base, dot) + _thinking(entry) + _notation(plugin)
+            pending.labels, base, dot) + _thinking(entry, key[1]) + _notation(plugin)
         return page(f"Play {entry.title} as {SEATS[seat]}", _header(entry, seat, seed) + body,
                     entry_nav(entry))
     if state is None:  # decide never abandons (it raises _Pending): None.returns() as ever
@@ -117,7 +131,7 @@ def _play(bench, request, entry, seat: int, seed: int) -> str:
         raise PageError(f"the game ended after {len(moves) - len(queue)} of your moves; the "
                         f"URL gives {len(moves)}")
     moments = list(zip(decisions, befores, afters, strict=True))
-    with _agent_lock(bench, opp):
+    with _agent_turn(bench, opp, key):
         rows = explained(opp, game, seat, moments, bench.reach(entry.name))
     body = (_position(plugin, game, state, seat, said, final=record)
             + f'<h2 id="result">result: {verdict} ({SEATS[seat]}\'s payoff {num(u, "{:+g}")})</h2>'
@@ -134,9 +148,15 @@ def _whole_record(state) -> str:
     return state.record()
 
 
-def _agent_lock(bench, opp):
-    """One search agent page at a time (its walks share the loaded agent); others free."""
-    return bench.agent_lock if opp.agent is not None else contextlib.nullcontext()
+@contextlib.contextmanager
+def _agent_turn(bench, opp, key: tuple[str, str]) -> Iterator[None]:
+    """One search agent page at a time (its walks share the loaded agent), its lines told
+    to that page (``key``: run, page; Thinking.speaking); other runs free."""
+    if opp.agent is None:
+        yield
+        return
+    with bench.agent_lock, bench.thinking.speaking(*key):
+        yield
 
 
 def _start_form(entry, seat: int) -> str:
@@ -161,13 +181,16 @@ def _start_form(entry, seat: int) -> str:
 # is thinking, the seconds, and the agent's last progress line (/thinking, asked each second).
 THINKING_SCRIPT = """
 (function(){var box=document.getElementById('thinking');if(!box)return;
- var run=box.dataset.run,began=null;
+ var run=box.dataset.run,page=box.dataset.page||'',began=null;
  function tell(line){var s=Math.round((Date.now()-began)/1000);
   box.textContent='the search agent is thinking ('+s+' s)'+(line?': '+line:'');}
- function tick(){tell(box.dataset.line);fetch('/thinking?run='+encodeURIComponent(run))
-  .then(function(r){return r.json();}).then(function(d){
+ function tick(){tell(box.dataset.line);fetch('/thinking?run='+encodeURIComponent(run)+
+   '&page='+encodeURIComponent(page)).then(function(r){return r.json();}).then(function(d){
    if(d.thinking){box.dataset.line=d.line;tell(d.line);}}).catch(function(){});}
- function start(){if(began!==null)return;began=Date.now();box.dataset.line='';
+ function start(e){if(began!==null)return;began=Date.now();box.dataset.line='';
+  var f=e&&e.target,el=f&&f.elements;
+  if(!page&&el&&el.seat&&el.seed){  /* the start form: the game it starts (game_page) */
+   page='play:'+el.seat.value.toUpperCase()+':'+parseInt(el.seed.value.trim(),10);}
   box.hidden=false;tick();setInterval(tick,1000);}
  document.querySelectorAll('.moves a.move').forEach(function(a){
   a.addEventListener('click',start);});
@@ -176,25 +199,35 @@ THINKING_SCRIPT = """
 """
 
 
-def _thinking(entry) -> str:
+def _thinking(entry, page_key: str = "") -> str:
     """A search agent's page: the line that says the agent is thinking once a move is
-    chosen (hidden until then), and its script; other runs answer at once: nothing."""
+    chosen or the form sent (hidden until then), and its script; ``page_key``: the page's
+    key in /thinking (a game's, a review's; '': the start form, whose script reads the
+    game it starts); other runs answer at once: nothing."""
     from spycfr.runs.agent_run import is_agent_run
 
     if not is_agent_run(entry.meta):
         return ""
-    return (f'<p id="thinking" class="thinking" data-run="{esc(entry.name)}" hidden></p>'
-            f"<script>{THINKING_SCRIPT}</script>")
+    return (f'<p id="thinking" class="thinking" data-run="{esc(entry.name)}" '
+            f'data-page="{esc(page_key)}" hidden></p><script>{THINKING_SCRIPT}</script>')
+
+
+MAX_PAGE_KEY = 80  # characters of a page's key in /thinking (game_page, review_page)
 
 
 def thinking(bench, request) -> str:
-    """``/thinking?run=NAME``: whether that search agent is thinking now, for how many
-    seconds, and its last progress line (JSON), for the page that waits for its reply."""
+    """``/thinking?run=NAME&page=KEY``: whether that search agent is thinking for that page
+    now (no page: for any page of the run), for how many seconds, and its last progress
+    line (JSON), for the page that waits for its reply."""
     import json
 
     entry = bench.entry(request.query.get("run"))
+    key = request.query.getunicode("page") or None
+    if key is not None and len(key) > MAX_PAGE_KEY:
+        raise PageError(f"page {key[:20]!r}...: a page's key is at most {MAX_PAGE_KEY} "
+                        "characters (the play page's game, the review form's token)")
     bottle.response.content_type = "application/json"
-    return json.dumps(bench.thinking.status(entry.name))
+    return json.dumps(bench.thinking.status(entry.name, key))
 
 
 def _header(entry, seat: int, seed: int) -> str:
@@ -304,19 +337,26 @@ def review_form(bench, request, message: str = "", status: int = 200) -> str:
     plugin = get_plugin(entry.meta["game"])
     example = plugin.records.example if plugin.records else ""
     agent = is_agent_run(entry.meta)
+    key = review_page() if agent else ""  # its review in /thinking (the agent's line)
+    action = url("/review", run=entry.name, page=key or None)
     body = (f"<p>Paste full game records (one per line, the game's notation, e.g. "
             f"<code>{esc(example)}</code>) or upload a file of them; each game's moves are "
             f"reviewed against {esc(entry.name)} (exploitability {esc(fmt_eps(entry.meta))})."
             + (f'</p><p class="note" id="slow">{esc(AGENT_REVIEW_NOTE)}' if agent else "")
-            + f'</p><form action="{esc(url("/review", run=entry.name))}" method="post" '
+            + f'</p><form action="{esc(action)}" method="post" '
             'enctype="multipart/form-data" onsubmit="document.getElementById(\'wait\')'
             '.hidden=false"><textarea name="records" id="records" rows="6">'
             '</textarea><br>or a file: <input type="file" name="file" id="file"> seats: '
             '<select name="seat" id="seatsel"><option value="both">both</option><option>P1'
             '</option><option>P2</option></select> <button id="go">review</button> '
             '<span class="note" id="wait" hidden>reviewing: the page answers when the review '
-            'is done</span></form>')
+            'is done</span></form>' + _thinking(entry, key))
     return page(f"Review games: {entry.title}", message + body, entry_nav(entry))
+
+
+def review_page() -> str:
+    """A new review form's key in /thinking (each form its own: two reviews at once)."""
+    return "review:" + secrets.token_hex(6)
 
 
 def review_post(bench, request):
@@ -342,9 +382,16 @@ def review_post(bench, request):
     seats = {"BOTH": (0, 1), "P1": (0,), "P2": (1,)}.get(which)
     if seats is None:
         raise PageError(f"seats {which[:20]!r}: both, P1 or P2")
-    opp, game = bench.opponent(entry.name)
-    with _agent_lock(bench, opp):
-        result = review_records(opp, game, records, seats)
+    from spycfr.runs.agent_run import is_agent_run
+
+    # a search agent's review: the line under the form says what the agent does (its key:
+    # the form's token)
+    key = (entry.name, (request.query.getunicode("page") or "review")[:MAX_PAGE_KEY])
+    with (bench.thinking.during(*key) if is_agent_run(entry.meta) else
+          contextlib.nullcontext()):
+        opp, game = bench.opponent(entry.name)
+        with _agent_turn(bench, opp, key):
+            result = review_records(opp, game, records, seats)
     body = _summary_html(result) + "".join(_game_html(g) for g in result["games"])
     status = 400 if result["errors"] else 200
     html = page(f"Review of {len(records)} game{'s' if len(records) != 1 else ''}: "
