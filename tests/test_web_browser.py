@@ -40,6 +40,7 @@ from selenium.common.exceptions import (  # noqa: E402
     WebDriverException,
 )
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
@@ -382,10 +383,31 @@ def test_the_filter_box_narrows_a_long_list_of_moves(browser):
     assert len(labels) >= MANY_MOVES
     html = page("moves", _choices(labels, {"run": "x", "seat": "P1", "seed": 1}, ""))
     browser.get("data:text/html;charset=utf-8," + quote(html))
-    browser.find_element(By.ID, "filter").send_keys("3-2")
+    box = browser.find_element(By.ID, "filter")
+    box.send_keys("3-2")
     shown = [a.text for a in browser.find_elements(By.CSS_SELECTOR, ".moves a.move")
              if a.is_displayed()]
     assert shown == [x for x in labels if "3-2" in x] and 0 < len(shown) < len(labels)
+    # Enter in the box submitted the typed-move form, empty (an error page): it plays the
+    # one move the filter leaves, else says how many match and stays. The page's links
+    # lead nowhere from a data: URL: a click is recorded and held back.
+    browser.execute_script("window.marker = 1; document.addEventListener('click', function(e)"
+                           " { if (!e.target.matches('a.move')) return;"
+                           " window.clicked = e.target.textContent; e.preventDefault(); },"
+                           " true);")
+    box.send_keys(Keys.ENTER)
+    said = browser.find_element(By.ID, "filtered").text
+    assert said.startswith(f"{len(shown)} moves match") and "Enter plays" in said, said
+    assert browser.execute_script("return [window.marker, window.clicked]") == [1, None]
+    box.send_keys("-4")
+    box.send_keys(Keys.ENTER)
+    assert browser.execute_script("return [window.marker, window.clicked]") == [
+        1, "place:3-2-4"]  # the one match, clicked as a player would (the thinking line too)
+    typed = browser.find_element(By.ID, "typed")
+    typed.send_keys(Keys.ENTER)  # nothing typed: not sent (the form's submit comes later)
+    WebDriverWait(browser, 10).until(
+        lambda b: b.find_element(By.ID, "filtered").text == "type a move, or click one")
+    assert browser.execute_script("return window.marker") == 1
 
 
 def test_a_game_in_progress_shows_the_position_and_its_moves(server, browser, shots):

@@ -166,6 +166,10 @@ def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder,
     # before anything happened the box says so (Agent Hunter as P1: an empty box before)
     code, page = _ask(app, "/play", base)
     assert code == 200 and ("nothing yet: you move first" in page) == (not _log(page))
+    # the typed-move form sent empty (Enter in its filter box, a browser without scripts):
+    # the same position, no error page (it was "'' is not one of your moves")
+    code, again = _ask(app, "/play", base + "&typed=+")
+    assert code == 200 and again == page
     if seat == "P1" and folder == TREE:
         assert not _log(page)
     moves: list[str] = []

@@ -107,9 +107,9 @@ def _play(bench, request, entry, seat: int, seed: int) -> str:
             state, decisions = run_game(game, opp, seat, np.random.default_rng(seed), decide,
                                         observe)
     except _Pending as pending:
-        typed = request.query.get("typed")
-        if typed is not None:
-            i = choose(pending.labels, typed.strip())
+        typed = (request.query.get("typed") or "").strip()
+        if typed:  # nothing typed (a form sent empty): the position again, no error
+            i = choose(pending.labels, typed)
             if i is None:
                 raise PageError(f"{typed[:60]!r} is not one of your moves here: type a move as "
                                 "listed (or click it)") from None
@@ -269,7 +269,8 @@ def _choices(labels: list[str], base: dict, dot: str) -> str:
                    'name="typed" id="typed" list="legal" autocomplete="off" size="24">'
                    f'<datalist id="legal">{options}</datalist> <button>play</button> '
                    '<span class="note">or filter the list: </span><input id="filter" '
-                   'size="12" placeholder="e.g. 3-"></form>')
+                   'size="12" placeholder="e.g. 3-"> <span class="note" id="filtered">'
+                   '</span></form>')
     return (f'<div><h2>your move ({len(labels)} legal)</h2>{compact}'
             f'<div class="moves">{links}</div></div>')
 

@@ -57,9 +57,24 @@ function show(mode){document.querySelectorAll('td.c').forEach(function(td){
  td.style.color=(mode==='value'?Math.abs(+v/(+td.dataset.scale)):+p)>0.6?'#fff':'#111';});
  document.querySelectorAll('.mode').forEach(function(b){b.disabled=(b.dataset.mode===mode);});}
 document.addEventListener('DOMContentLoaded',function(){if(document.querySelector('td.c'))show('probability');
- var f=document.getElementById('filter');if(f){f.addEventListener('input',function(){
-  var q=f.value.toLowerCase();document.querySelectorAll('.moves a.move').forEach(function(b){
-   b.style.display=b.textContent.toLowerCase().indexOf(q)>=0?'':'none';});});}});
+ var f=document.getElementById('filter');if(f){
+  var hits=function(){var q=f.value.toLowerCase(),all=document.querySelectorAll('.moves a.move');
+   return Array.prototype.filter.call(all,function(b){
+    return b.textContent.toLowerCase().indexOf(q)>=0;});};
+  f.addEventListener('input',function(){var h=hits();
+   document.querySelectorAll('.moves a.move').forEach(function(b){
+    b.style.display=h.indexOf(b)>=0?'':'none';});
+   document.getElementById('filtered').textContent='';});
+  // Enter in the filter plays the one move it leaves; it submitted the typed-move form,
+  // empty (an error page)
+  f.addEventListener('keydown',function(e){if(e.key!=='Enter')return;e.preventDefault();
+   var h=hits();if(h.length===1){h[0].click();return;}
+   document.getElementById('filtered').textContent=h.length?h.length+' moves match: '+
+    'Enter plays a move when the filter leaves one':'no move matches '+f.value;});}
+ var t=document.getElementById('typed');if(t){
+  document.addEventListener('submit',function(e){  // capture: before the form's listeners
+   if(e.target===t.form&&!t.value.trim()){e.preventDefault();e.stopPropagation();
+    document.getElementById('filtered').textContent='type a move, or click one';}},true);}});
 """
 
 
