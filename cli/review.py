@@ -18,7 +18,8 @@ MAX_FILE = 1 << 20  # bytes of records read (the workbench's upload limit too)
 @click.argument("record", nargs=-1)
 @click.option("--file", "path", default=None, metavar="FILE|-",
               help="The records, one full game record a line in the game's notation ('-': "
-                   "stdin); instead of a RECORD.")
+                   "stdin); instead of a RECORD. A `spycfr play` game saved whole gives "
+                   "its 'the whole record:' line.")
 @click.option("--seat", type=Choice(("both", "P1", "P2")), default="both", show_default=True,
               help="Whose moves to review.")
 @click.option("--json", "as_json", is_flag=True, help="Print the reviews as one JSON object.")
@@ -28,11 +29,11 @@ def review(run_dir: str, record: tuple[str, ...], path: str | None, seat: str,
     """Review recorded games against the strategy of RUN_DIR: each game's moves with their
     equilibrium probability, value and loss, the costliest first, in words what each move
     showed the opponent and what the opponent then likely held; then a summary over all
-    the games. RECORD is one full game record (quoted: e.g. the one `spycfr play` prints),
-    --file a file of them. A record that does not replay is named with its error (exit
-    status 2)."""
+    the games. RECORD is one full game record (quoted: e.g. the one `spycfr play` prints,
+    its 'the whole record:' label or not), --file a file of them. A record that does not
+    replay is named with its error (exit status 2)."""
     from spycfr.analysis.play import load_opponent
-    from spycfr.analysis.review import review_records
+    from spycfr.analysis.review import records_in, review_records
     from spycfr.cli.progress import heartbeat
     from spycfr.games import make_game
 
@@ -40,11 +41,8 @@ def review(run_dir: str, record: tuple[str, ...], path: str | None, seat: str,
         raise SpycfrError("review takes one full game record (RECORD, quoted) or a file of "
                           "them (--file FILE, '-' for stdin), not " +
                           ("both" if record else "neither"))
-    if path is None:
-        records = [" ".join(record)]
-    else:
-        text = _read(path)
-        records = [x.strip() for x in text.splitlines() if x.strip()]
+    # one record a line; a `spycfr play` game pasted whole: its "the whole record:" lines
+    records = records_in(" ".join(record) if path is None else _read(path))
     if not records or not records[0]:
         raise SpycfrError(f"--file {path!r} holds no record (one full game record a line)"
                           if path is not None else "RECORD is empty: give a full game record")

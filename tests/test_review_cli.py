@@ -61,6 +61,28 @@ def test_one_record_is_reviewed_from_the_command_line_as_from_a_file(tmp_path):
         assert says in str(result.exception)
 
 
+def test_a_played_game_pasted_whole_is_reviewed_as_its_record(tmp_path):
+    """A `spycfr play` game saved or pasted whole (boards, prompts, its review) gave an
+    error for each of its lines, and its "the whole record: ..." line one for its label:
+    review reads the record of that line, and reviews the player's moves as play did."""
+    moves = tmp_path / "moves.txt"
+    moves.write_text("1\n" * 20)
+    played = CliRunner().invoke(cli, ["play", TINY, "--seed", "7", "--moves", str(moves)])
+    assert played.exit_code == 0, played.output
+    game = tmp_path / "game.txt"
+    game.write_text(played.stdout)
+    line = next(x for x in played.stdout.splitlines() if x.startswith("the whole record: "))
+    record = line.split(": ", 1)[1]
+    wanted = json.loads(CliRunner().invoke(cli, ["review", TINY, record, "--json"]).stdout)
+    for args in (["--file", str(game)], [line]):
+        result = CliRunner().invoke(cli, ["review", TINY, *args, "--json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout) == wanted
+    mine = [r["move"] for r in wanted["games"][0]["seats"]["P1"]["moves"]]
+    review = played.stdout.split("review of your moves")[1]
+    assert all(move in review for move in mine) and mine
+
+
 def test_a_wrong_seat_names_the_choices_as_written():
     result = CliRunner().invoke(cli, ["review", TINY, "x", "--seat", "P3"])
     assert result.exit_code == 2

@@ -186,6 +186,14 @@ def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder,
     assert hidden  # something was hidden during the game
     record = html.unescape(re.search(r'<code id="record">(.*?)</code>', page).group(1))
     assert "?" not in record
+    # the review form reads a `spycfr play` game pasted whole as its record (every line an
+    # error before): one game reviewed, no error
+    from urllib.parse import urlencode
+
+    pasted = f"result: you win\nthe whole record: {record}\n\nreview of your moves\n"
+    code, reviewed = _ask(app, "/review", "run=tiny", urlencode({"records": pasted}).encode())
+    assert code == 200 and "<h2>game 1</h2>" in reviewed and "<h2>game 2</h2>" not in reviewed
+    assert 'class="err"' not in reviewed
     told = _log(page)
     assert told and not any("?" in line or "hidden from you" in line for line in told), told
     assert "(with the cards the end shows)" in page

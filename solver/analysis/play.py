@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 SEATS = ("P1", "P2")
 QUIT = ("quit", "q", "exit")
+WHOLE_RECORD = "the whole record: "  # the line a game ends with (spycfr review reads it)
 HELP = ("?", "help", "h")
 
 
@@ -288,7 +289,7 @@ def finish(plugin, game, state, seat: int, decisions: list[Decision], opp: Oppon
     verdict = "you win" if u > 0 else "you lose" if u < 0 else "a draw"
     say(f"result: {verdict} ({me}'s payoff {num(u, '{:+g}')})")
     if full is not None:
-        say(f"the whole record: {full}")
+        say(f"{WHOLE_RECORD}{full}")
     else:
         say(f"{SEATS[1 - seat]} saw: {state.information_state(1 - seat)}")
     rows = review(opp, seat, decisions)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spycfr.analysis.play import SEATS, Decision, Opponent, _child_node, review
+from spycfr.analysis.play import SEATS, WHOLE_RECORD, Decision, Opponent, _child_node, review
 from spycfr.analysis.views import delta, private_namer
 from spycfr.engine.labels import state_at
 from spycfr.engine.states import CHANCE_PLAYER, State
@@ -135,6 +135,18 @@ def summary(rows: list[dict]) -> dict:
     return {"moves": len(rows), "valued": len(valued), "lost_value": len(lost),
             "total_loss": float(sum(r["loss"] for r in lost)),
             "largest_loss": max((r["loss"] for r in lost), default=0.0)}
+
+
+def records_in(text: str) -> list[str]:
+    """The game records of ``text``, one a line, blank lines skipped (`spycfr review`'s
+    file or RECORD, the workbench's review form). A `spycfr play` game pasted whole, or its
+    last lines, gives the records of its "the whole record: ..." lines, the label dropped:
+    its boards, prompts and review are not records (each was an error, 43 for one game of
+    Agent Avenue tiny, and the record line itself failed on its label)."""
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    if not any(x.startswith(WHOLE_RECORD) for x in lines):
+        return lines
+    return [x[len(WHOLE_RECORD):].strip() for x in lines if x.startswith(WHOLE_RECORD)]
 
 
 def review_records(opp: Opponent, game, texts: list[str], seats: tuple[int, ...] = (0, 1)

@@ -17,7 +17,7 @@ import numpy as np
 from spycfr.analysis import views
 from spycfr.analysis.markdown import num
 from spycfr.analysis.play import SEATS, Narrator, choose, probability_label, run_game
-from spycfr.analysis.review import explained, review_records
+from spycfr.analysis.review import explained, records_in, review_records
 from spycfr.games import get_plugin
 from spycfr.seeds import check_seed
 from spycfr.web.bench import MAX_UPLOAD, PageError, entry_nav, fmt_eps, parse_line
@@ -376,7 +376,7 @@ def review_post(bench, request):
             text += "\n" + raw.decode("utf-8")
         except UnicodeDecodeError:
             raise PageError("the file is not UTF-8 text (records, one per line)") from None
-    records = [x.strip() for x in text.splitlines() if x.strip()]
+    records = records_in(text)  # a `spycfr play` game pasted whole: its record
     if not records:
         raise PageError("no record given: paste records (one per line) or upload a file")
     which = (request.forms.get("seat") or "both").upper()
