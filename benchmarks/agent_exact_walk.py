@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     from spycfr.errors import SpycfrError
     from spycfr.games import make_variant
     from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
+    from spycfr.search.continuation import configure_agent
     from spycfr.search.resolve import GAME_NODES, best_response_value
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -71,6 +72,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plan-only", action="store_true",
                         help="the first plan's own exploitability instead (no re-solve; the "
                              "plan must be the whole game)")
+    parser.add_argument("--rollout-budget", type=int, metavar="GAMES",
+                        help="rollout leaves: the games every pair may take (Continuations."
+                             "budget; forced low, only the focus rows are valued by games)")
+    parser.add_argument("--focus-samples", type=int, help="rollout leaves: draws a focus row")
+    parser.add_argument("--focus-rows", type=int, help="rollout leaves: rows valued a re-solve")
+    parser.add_argument("--reader-range", choices=("own", "public"),
+                        help="rollout leaves: where the reader's (or the guesses') range "
+                             "comes from")
+    parser.add_argument("--choice", choices=("row", "leaf"),
+                        help="rollout leaves: the opposing continuation per row or as the "
+                             "opponent's decision at each leaf")
+    parser.add_argument("--guesses", action="store_true",
+                        help="rollout leaves, --choice leaf: a guess continuation per row")
     parser.add_argument("--resolve-progress", action="store_true",
                         help="also each long re-solve's own progress (the plan's is always shown)")
     args = parser.parse_args(argv)
@@ -100,6 +114,19 @@ def main(argv: list[str] | None = None) -> int:
         say(f"config {config.as_dict()} ({which})")
         say("building and solving the first plan (numba compiles on a cold cache)")
         agent = SearchAgent(args.game, variant, config, progress=say)
+        try:  # the rollout leaves set up for an experiment (nothing asked, nothing done)
+            configure_agent(agent, focus_rows=args.focus_rows, reader_range=args.reader_range,
+                            choice=args.choice, guesses=args.guesses or None)
+        except ValueError as error:
+            raise SpycfrError(str(error)) from None
+        inner = getattr(agent.values, "inner", agent.values)
+        for field, value in (("budget", args.rollout_budget),
+                             ("focus_samples", args.focus_samples)):
+            if value is not None:
+                if not hasattr(inner, field):
+                    raise SpycfrError(f"--{field.replace('_', '-')}: the leaves are not "
+                                      "rollout leaves (--value-function rollout)")
+                setattr(inner, field, value)
         if args.committed_leaves is not None:
             agent.values = _committed(args.game, args.preset, args.committed_leaves,
                                       args.game_nodes, say)

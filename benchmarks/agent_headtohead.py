@@ -25,7 +25,8 @@ import time
 
 def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
          opposing: list[str] | None = None, focus_rows: int | None = None,
-         reader_rounds: int | None = None, reader_range: str | None = None) -> None:
+         reader_rounds: int | None = None, reader_range: str | None = None,
+         choice: str | None = None, guesses: bool = False) -> None:
     from spycfr.analysis.headtohead import head_to_head, payoff_bound, player_from
     from spycfr.games import make_game
     from spycfr.runs.store import read_run
@@ -37,8 +38,10 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
     a = player_from(agent_dir, game)
     # the agent's rollout leaves set up for an experiment: --opposing guards against these
     # instead of its game's opposing continuations, --focus-rows values that many rows of its
-    # range (balance), --reader-rounds and --reader-range are the range reader's
-    configure_agent(a.agent, opposing, focus_rows, reader_rounds, reader_range)
+    # range (balance), --reader-rounds and --reader-range are the range reader's, --choice and
+    # --guesses the opposing continuation's choice
+    configure_agent(a.agent, opposing, focus_rows, reader_rounds, reader_range, choice,
+                    guesses or None)
     bound = payoff_bound(game)
     opps = {name: player_from(name, game) for name in opponents}
     seconds: list[float] = []
@@ -171,6 +174,11 @@ if __name__ == "__main__":
                     help="with a range reader among --opposing: the focus rows weighted by the "
                     "agent's range (own, the default) or --focus-rows - 1 rows drawn alike from "
                     "its live rows (public: spycfr.search.continuation)")
+    ap.add_argument("--choice", choices=("row", "leaf"),
+                    help="the opposing continuation chosen per row (max_a min_b, the default) "
+                    "or as the opponent's decision at each leaf (spycfr.search.continuation)")
+    ap.add_argument("--guesses", action="store_true",
+                    help="with --choice leaf: a guess continuation per valued row at each leaf")
     ap.add_argument("--summary")
     ap.add_argument("--write", metavar="AGENT_DIR",
                     help="with --summary: write AGENT_DIR/headtohead-B.json per opponent B")
@@ -184,4 +192,4 @@ if __name__ == "__main__":
     else:
         play(args.agent_dir, args.out, args.opponents, args.first, args.pairs,
              args.opposing.split(",") if args.opposing else None, args.focus_rows,
-             args.reader_rounds, args.reader_range)
+             args.reader_rounds, args.reader_range, args.choice, args.guesses)

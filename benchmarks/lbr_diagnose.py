@@ -97,7 +97,8 @@ _DUMMY: list = []  # the numba player args _update_belief wants (unused: rows ar
 
 def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | None = None,
          focus_rows: int | None = None, reader_rounds: int | None = None,
-         reader_range: str | None = None) -> dict:
+         reader_range: str | None = None, choice: str | None = None,
+         guesses: bool = False) -> dict:
     """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; with
     ``opposing``, ``focus_rows``, ``reader_rounds``, ``reader_range``, the agent's leaves so
     (:func:`spycfr.search.continuation.configure_agent`)."""
@@ -110,7 +111,8 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
     from spycfr.search.continuation import configure_agent
 
     agent, params, game = _agent_of(run_dir)
-    configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range)
+    configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range, choice,
+                    guesses or None)
     hunter = player_from("heuristic:hunter", game)
     if not _DUMMY:
         _DUMMY.append(player_args(hunter))
@@ -168,7 +170,10 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
             "reader_rounds": getattr(inner, "reader_rounds", None)
             if getattr(inner, "reads_range", False) else None,
             "reader_range": getattr(inner, "reader_range", None)
-            if getattr(inner, "reads_range", False) else None,
+            if getattr(inner, "reads_range", False) or getattr(inner, "guessing_rows", False)
+            else None,
+            "choice": getattr(inner, "choice", "row"),
+            "guesses": bool(getattr(inner, "guessing_rows", False)),
             "payoff": payoff,
             "seconds": round(time.perf_counter() - start, 1), "largest": largest,
             "decisions": decisions, "turns": int(final[R.TURN]),
@@ -188,7 +193,8 @@ def summarize(path: str, committed: str | None = None) -> None:
             before[(r["seat"], r["game"])] = r["payoff"]
     def kind_of(r: dict) -> tuple:
         return (r["belief"], ",".join(r.get("opposing") or []), r.get("focus_rows") or 1,
-                r.get("reader_rounds") or 0, r.get("reader_range") or "own")
+                r.get("reader_rounds") or 0, r.get("reader_range") or "own",
+                r.get("choice") or "row", bool(r.get("guesses")))
 
     for kind in sorted({kind_of(r) for r in rows}):
         mine = [r for r in rows if kind_of(r) == kind]
@@ -200,7 +206,9 @@ def summarize(path: str, committed: str | None = None) -> None:
         print(f"belief {kind[0]}, agent guarding against {kind[1] or 'its default'}"
               + (f", {kind[2]} focus rows" if kind[2] > 1 else "")
               + (f", {kind[3]} reading rounds" if kind[3] else "")
-              + (f", the reader's range {kind[4]}" if kind[4] != "own" else "") + ": "
+              + (f", the reader's range {kind[4]}" if kind[4] != "own" else "")
+              + (f", the opposing continuation chosen per {kind[5]}" if kind[5] != "row" else "")
+              + (", with guesses" if kind[6] else "") + ": "
               f"{len(mine)} games, LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
               f"(as P1 {means[0]}, as P2 {means[1]}), "
               f"wins {int((pay > 0).sum())}, draws {int((pay == 0).sum())}, "
@@ -292,6 +300,11 @@ def main() -> None:
                    help="with a range reader among --opposing: the focus rows weighted by the "
                    "agent's range (own, the default) or --focus-rows - 1 rows drawn alike from "
                    "its live rows (public: spycfr.search.continuation)")
+    p.add_argument("--choice", choices=("row", "leaf"),
+                   help="the opposing continuation chosen per row (max_a min_b, the default) "
+                   "or as the opponent's decision at each leaf (spycfr.search.continuation)")
+    p.add_argument("--guesses", action="store_true",
+                   help="with --choice leaf: a guess continuation per valued row at each leaf")
     p.add_argument("--summary")
     p.add_argument("--committed", help="with --summary: a games file of the same seeds")
     args = p.parse_args()
@@ -302,7 +315,8 @@ def main() -> None:
         for seat in args.seat:
             row = play(args.run_dir, seat, g, args.belief,
                        args.opposing.split(",") if args.opposing else None,
-                       args.focus_rows, args.reader_rounds, args.reader_range)
+                       args.focus_rows, args.reader_rounds, args.reader_range, args.choice,
+                       args.guesses)
             with open(args.out, "a") as f:
                 f.write(json.dumps(row) + "\n")
             print(f"P{seat + 1} game {g} ({args.belief}): {row['payoff']:+g} for LBR, "

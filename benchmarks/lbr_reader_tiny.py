@@ -1,18 +1,21 @@
 """The range reader's guards against a local best response on Agent Hunter ``tiny``, where the
 games are fast: the one-sided search agent (rollout leaves, 20 iterations a re-solve, the
-rollout budget forced down to 10 games with 8 focus samples, as tests/test_lbr_agent.py
-forces it, so that only the actual cards' rows and the reader's rows are valued by games, as
-on ``standard``) guarding against its game's opposing continuations only (``none``), those
-and the ``ranger`` reading the agent's own range (``own``, 4 focus rows, 1 reading round), or
-the ranger reading rows drawn from public information (``public``, the same;
-spycfr.search.continuation). For each: LBR (4 playouts a move, ``heuristic:hunter``
-playouts, the seeds of ``spycfr measure --lbr-games``: games 0..N-1 of each seat), and the
-agent head to head against ``heuristic:hunter`` (2N games from seed 1001); then each guard's
-LBR games less ``none``'s of the same seeds, game by game. A real game's payoff, so every
-LBR mean is a lower bound on that agent's exploitability whatever LBR's model of it (with
-``public`` its model is exact: tests/test_lbr_agent.py).
+rollout budget forced down to 10 games with 8 focus samples, as tests/test_lbr_agent.py forces
+it, so that only the actual cards' rows and the reader's rows are valued by games, as on
+``standard``) guarding against its game's opposing continuations only (``none``), those and the
+``ranger`` reading the agent's own range (``own``, 4 focus rows, 1 reading round), or the ranger
+reading rows drawn from public information (``public``, the same; spycfr.search.continuation),
+or the opposing continuation chosen as a decision at each leaf with a guess per row, every live
+row valued (``decision``: ``choice`` "leaf", ``guesses``, the public rows with ``focus_rows``
+over every private state, no ranger). For each: LBR (4 playouts a move, ``heuristic:hunter``
+playouts, the seeds of ``spycfr measure --lbr-games``: games 0..N-1 of each seat), and the agent
+head to head against ``heuristic:hunter`` (2N games from seed 1001); then each guard's LBR games
+less ``none``'s of the same seeds, game by game. A real game's payoff, so every LBR mean is a
+lower bound on that agent's exploitability whatever LBR's model of it (with ``public`` and
+``decision`` its model is exact: tests/test_lbr_agent.py).
 
     nice -n 10 python benchmarks/lbr_reader_tiny.py 200
+    nice -n 10 python benchmarks/lbr_reader_tiny.py 200 --modes none decision
 """
 
 from __future__ import annotations
@@ -38,17 +41,25 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("games", type=int, help="LBR games per seat (and head-to-head pairs)")
-    n = ap.parse_args().games
+    ap.add_argument("--modes", nargs="+", default=["none", "own", "public"],
+                    choices=["none", "own", "public", "decision"],
+                    help="the guards measured (none is the game-by-game baseline)")
+    args = ap.parse_args()
+    n = args.games
+    modes = list(dict.fromkeys(["none", *args.modes]))
     tiny = make_game("agent-hunter", "tiny")
     params = two_player_params(tiny)
     hunter = player_from("heuristic:hunter", tiny)
     lbr = {}
-    for mode in ("none", "own", "public"):
+    for mode in modes:
         agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(),
                             AgentConfig(iterations=20, value_function="rollout"))
         inner = agent.values.inner
         inner.budget, inner.focus_samples = 10, 8
-        if mode != "none":
+        if mode == "decision":
+            inner.configure(focus_rows=max(agent.model.n) + 1, reader_range="public",
+                            choice="leaf", guesses=True)
+        elif mode != "none":
             ranger = agent.plugin.rollout_styles.index("ranger")
             inner.configure(opposing=(*inner.opposing_styles, ranger), focus_rows=4,
                             reader_rounds=1, reader_range=mode)
@@ -70,7 +81,7 @@ def main() -> None:
               f"{lbr_s:.0f} s); against heuristic:hunter {r['mean']:+.3f} "
               f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] in {2 * n} games "
               f"({time.time() - start - lbr_s:.0f} s)", flush=True)
-    for mode in ("own", "public"):
+    for mode in modes[1:]:
         mean, half = _interval([a - b for a, b in zip(lbr[mode], lbr["none"], strict=True)])
         print(f"LBR against {mode} less against none, game by game: {mean:+.3f} "
               f"[{mean - half:+.3f}, {mean + half:+.3f}]")

@@ -18,7 +18,14 @@ from spycfr.games.agent_hunter.public import combine
 from spycfr.public import protocol as pp
 from spycfr.search import passes
 from spycfr.search.agent import AgentConfig, SearchAgent
-from spycfr.search.continuation import Continuations, _draws, configure_agent, solve_reading
+from spycfr.search.continuation import (
+    Continuations,
+    _draws,
+    _robust,
+    configure_agent,
+    leaf_choice_step,
+    solve_reading,
+)
 from spycfr.search.leafvalues import ExactTerminals, value_function
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel, build
@@ -666,3 +673,95 @@ def _reached_rows(t, rows):
     out = np.zeros((t.size, root.size))
     passes.forward(0, *t.seat_arrays(0), sigma, root, out)
     return out
+
+
+def test_the_opposing_decision_charges_a_row_alone_at_its_leaf_and_not_pooled_rows():
+    """``leaf_choice_step`` (``choice`` "leaf"): two rows, one continuation of their own;
+    the opponent's plain continuation gives each 0.5, its guess of row k gives row k -1 and
+    the other row +1. At a leaf that row 0 alone reaches the decision learns to guess row 0
+    (row 0 valued -1); where both rows pool, with equal reach, it mixes the two guesses and
+    each row is valued 0. The per-row ``max_a min_b`` charges -1 either way."""
+    u = np.array([[[0.5, -1.0, 1.0]], [[0.5, 1.0, -1.0]]])  # (rows, a, b)
+    for reach, want in (([1.0, 0.0], -1.0), ([1.0, 1.0], 0.0)):
+        regret, avg = np.zeros(3), np.zeros(3)
+        for t in range(1, 201):
+            value, sigma = leaf_choice_step(u, np.array(reach), regret)
+            avg += t * sigma
+            assert (regret >= 0).all()
+        assert value[0] == pytest.approx(want, abs=1e-9)
+        assert avg[0] / avg.sum() < 0.01  # the plain continuation is not chosen
+    assert value[1] == pytest.approx(0.0, abs=1e-9)
+    assert np.array_equal(_robust(u), [-1.0, -1.0])
+    # the row's own continuation stays its own choice: its best against the current mix
+    two = np.array([[[0.5, -1.0], [0.0, 0.3]]])  # (1 row, a, b)
+    value, sigma = leaf_choice_step(two, np.array([1.0]), np.zeros(2))
+    assert np.allclose(sigma, 0.5) and value[0] == pytest.approx(0.15)
+
+
+def test_the_opposing_decision_without_guesses_keeps_the_values_where_the_choice_is_trivial(
+        tiny):
+    """With one opposing continuation the decision has nothing to choose: ``choice`` "leaf"
+    gives the focus rows' values of ``choice`` "row" (max_a min_b) at every call; with three,
+    each row's value lies between its ``max_a min_b`` and its best against the uniform mix;
+    a wrong name is refused."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    pubs, r0, r1 = _leaf_ranges(game, t, seed=1)
+    fallback = value_function("scored-now", game, plugin)
+    with pytest.raises(ValueError, match="choice 'x'"):
+        Continuations(game, plugin.rollouts, (0, 1), fallback, choice="x")
+    got = {}
+    for opposing in ((0,), (0, 1, 2)):
+        for choice in ("row", "leaf"):
+            vf = Continuations(game, plugin.rollouts, (0, 1), fallback, focus_samples=32,
+                               budget=10, opposing=opposing, choice=choice)
+            vf.focus(0, 2)
+            vf.reset()
+            got[opposing, choice] = [vf.values(pubs, r0, r1)[0].copy() for _ in range(3)]
+            if choice == "leaf":
+                assert len(vf.leaf_choice()) == len(vf._choices) > 0
+    for x in range(3):
+        assert np.allclose(got[(0,), "leaf"][x], got[(0,), "row"][x], atol=1e-12)
+    row, leaf = got[(0, 1, 2), "row"][0], got[(0, 1, 2), "leaf"][0]
+    assert (leaf[:, 2] >= row[:, 2] - 1e-12).all() and not np.allclose(leaf[:, 2], row[:, 2])
+    others = np.arange(game.n[0]) != 2
+    assert np.array_equal(leaf[:, others], row[:, others])  # the rest: the fallback
+
+
+def test_the_opposing_decision_values_the_public_rows_without_actual_cards(tiny):
+    """With the opposing decision and its guesses over rows drawn from public information,
+    a focus with no actual cards (the exploitability walk's) values the drawn rows as a
+    focus on any actual cards does, guesses and decision included: the walk then plays what
+    a game does. Without the decision such a focus is no focus (the fallback)."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    pubs, r0, r1 = _leaf_ranges(game, t, seed=3)
+    w = np.zeros(game.n[0])
+    w[[1, 2, 3, 4, 5]] = 1.0
+    got = []
+    for own in (None, 0, 3):
+        vf = _guessing(game, plugin, choice="leaf", guesses=True)
+        vf.focus(0, own, t, w)
+        assert vf.guessing_rows and not vf.reads_range and vf.public_rows.size == 5
+        vf.reset()
+        got.append([vf.values(pubs, r0, r1)[0].copy() for _ in range(3)])
+        assert any(np.asarray(vf.guessed_rows(p)).size for p in pubs)
+        assert vf.one_sided(t, (r0[0], r1[0]))
+    drawn = _reached_rows(t, [1, 2, 3, 4, 5])
+    for x, n in enumerate(t.leaves):
+        rows = np.flatnonzero(drawn[n] > 0)
+        for step in range(3):
+            # (to rounding: the rows are summed in another order)
+            assert np.allclose(got[0][step][x, rows], got[1][step][x, rows], atol=1e-12)
+            assert np.allclose(got[0][step][x, rows], got[2][step][x, rows], atol=1e-12)
+    vf = _guessing(game, plugin)
+    vf.focus(0, None, t, w)
+    assert vf._focus is None and vf.public_rows.size == 0
+
+
+def _guessing(game, plugin, **kw):
+    """Rollout leaves guarding against the hunter and switcher, the ranger the game's
+    reader (not among them), every live row of tiny's drawn from public information."""
+    return Continuations(game, plugin.rollouts, (0, 1), value_function("scored-now", game, plugin),
+                         guessing=plugin.rollouts_guessing, reader=RANGER, focus_rows=8,
+                         focus_samples=16, budget=10, reader_range="public", **kw)

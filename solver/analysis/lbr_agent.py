@@ -260,11 +260,15 @@ class AgentOpponent:
             self.unvalued_mass = max(self.unvalued_mass,
                                      float(1.0 - mass[states].sum() / mass.sum()))
         inner = _focused(self.agent.values)
-        reading = getattr(inner, "reads_range", False)
+        # a range reader, or the opponent's decision with guesses at the leaves (both read
+        # the agent's range)
+        reading = getattr(inner, "reads_range", False) or getattr(inner, "guessing_rows", False)
         public = reading and getattr(inner, "reader_range", "own") == "public"
         # a range reader reads the belief's weights too; the public reader, rows drawn from
         # the live rows of the agent's range (the same whatever its cards: continuation)
         key = (v.sol.tree.pub[0].tobytes(), states.tobytes(), v.support.tobytes(), v.seat,
+               np.asarray(v.mine, float).tobytes()
+               if public and getattr(inner, "choice", "row") == "leaf" else
                (v.mine > 0).tobytes() if public else
                mass[states].tobytes() if reading else b"")
         self.decisions += 1
@@ -314,6 +318,11 @@ class AgentOpponent:
         while todo:
             inner.focus_each(seat, todo, t, mass)
             own[getattr(inner, "public_rows", np.zeros(0, np.int64))] = 1.0  # (ranges holds own)
+            if mass is not None and getattr(inner, "choice", "row") == "leaf":
+                # the opponent's decision at the leaves answers the agent's range: the range
+                # it re-solves from (the public reader's: the agent's own, `mass`), so that
+                # every row is the one the agent holding it computes
+                own[:] = mass
             # a partial, not a lambda: a function holding a function is read as a kernel
             # factory by the numba cache's source rules, which would count these imports
             sol = solve_reading(vf, t, functools.partial(

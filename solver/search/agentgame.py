@@ -227,7 +227,9 @@ class AgentGame:
         if tree is None:
             tree = a.depth_limited(self.pub, a.config.depth)
         if hasattr(a.values, "focus"):  # leaf values that spend their effort on our cards
-            a.values.focus(None if self.own is None else self.seat, self.own, tree, self.mine)
+            # (without actual cards, the exploitability walk's: no focus, or the public
+            # rows of an opposing decision with guesses: spycfr.search.continuation)
+            a.values.focus(self.seat, self.own, tree, self.mine)
         one_sided = first or (hasattr(a.values, "one_sided") and
                               a.values.one_sided(tree, ranges))
         # our actual cards keep their rows even where our own play would not hold them (a

@@ -79,6 +79,22 @@ they do not reach on the focus budget, so every row's values, and in a one-sided
 strategy, are the same whichever row is the actual one: :meth:`focus_each` with the same
 range reproduces the agent holding each state exactly, reading and all. A move that no drawn
 row plays leaves the reader without a range at its leaves (it plays as the hunter there).
+
+The opposing continuation as a decision (``choice`` "leaf"; the default "row" is the
+``max_a min_b`` above). Rounds of reading cannot make a one-sided re-solve mix: within a
+round the leaf values are fixed, so every row best-responds alone (docs/search.md). Here, as
+in Brown et al., the opponent's continuation b at each leaf is a decision of the subgame:
+one information set per leaf (the opponent's private state left out of the guess), solved by
+regret matching+ inside the value function, a step at every call of the solve's loop
+against the focus seat's reach at the leaf (the solve's current range), its current
+strategy sigma_leaf giving row i the value ``max_a sum_b sigma_leaf[b] U_i[a, b]`` (the
+seat's own continuation a stays its row's choice). With ``guesses`` the opposing
+continuations at a leaf also hold one **guess** per row valued there: the range reader's
+style given that row as its one guess (the hunter that believes the seat holds row k), so
+that a leaf reached by one row only has that row's guess chosen against it and rows pooled on
+a move share the guesses. Only the rows valued by rollouts take part (the focus path, over
+the budget); with ``reader_range`` "public" and ``focus_rows`` over the live rows, every
+live row. Where every pair is played (within the budget) ``choice`` changes nothing yet.
 """
 
 from __future__ import annotations
@@ -94,6 +110,9 @@ from spycfr.search.values import ValueFunction
 # where the range reader's root range comes from (module notes): the focus rows weighted by
 # the agent's range ("own"), or rows drawn alike from its live rows ("public")
 READER_RANGES = ("own", "public")
+# how the opposing continuation is chosen at a leaf (module notes): per row (max_a min_b), or
+# as the opponent's decision of the subgame, against the focus seat's range there
+CHOICES = ("row", "leaf")
 
 
 class Continuations:
@@ -107,7 +126,8 @@ class Continuations:
                  seed: int = 0, opposing: tuple[int, ...] | None = None, focus_rows: int = 1,
                  balance_budget: int = 60_000, pair_weights=None, guessing=None,
                  reader: int | None = None, reader_draws: int = 4,
-                 reader_rounds: int = 1, reader_range: str = "own") -> None:
+                 reader_rounds: int = 1, reader_range: str = "own", choice: str = "row",
+                 guesses: bool = False) -> None:
         # ``styles``: what a seat itself may continue with; ``opposing``: what it guards
         # against (default the same); the games use their union
         self.game, self.rollouts = game, rollouts
@@ -128,6 +148,19 @@ class Continuations:
         if reader_range not in READER_RANGES:
             raise ValueError(f"reader_range {reader_range!r}: one of {', '.join(READER_RANGES)}")
         self.reader_range = reader_range
+        if choice not in CHOICES:
+            raise ValueError(f"choice {choice!r}: one of {', '.join(CHOICES)}")
+        # the opposing continuation as a decision at each leaf, with guess continuations
+        # (module notes): the rows guessed at each leaf (by public state); the leaves'
+        # decisions of the current solve: (seat, leaf, rows, values (R, a, b), weights,
+        # whether each row is in the range answered), their cumulative regrets, linear
+        # average and the loop's step count
+        self.choice, self.guesses = choice, guesses
+        self._guess_at: dict[bytes, np.ndarray] = {}
+        self._choices: list = []
+        self._choice_regret: list[np.ndarray] = []
+        self._choice_avg: list[np.ndarray] = []
+        self._choice_steps = 0
         # reader_range "public": the rows the reader's range is made of (module notes)
         self.public_rows: np.ndarray = np.zeros(0, np.int64)
         self._reader_root: tuple[int, np.ndarray] | None = None
@@ -173,11 +206,13 @@ class Continuations:
         return tuple(int(x) for x in self.styles[self._opp])
 
     def configure(self, opposing: tuple[int, ...] | None = None, focus_rows: int | None = None,
-                  reader_rounds: int | None = None, reader_range: str | None = None) -> None:
+                  reader_rounds: int | None = None, reader_range: str | None = None,
+                  choice: str | None = None, guesses: bool | None = None) -> None:
         """Change the leaves after they were made (an experiment's set-up: the benchmarks'
         ``--opposing``, ``--focus-rows``, ...): guard against the rollout styles ``opposing``
         (the own styles kept), value ``focus_rows`` rows of the range, read ``reader_rounds``
-        rounds, take the reader's range from ``reader_range`` (module notes); None leaves
+        rounds, take the reader's range from ``reader_range``, choose the opposing
+        continuation per ``choice`` with or without ``guesses`` (module notes); None leaves
         one as it is. Everything is checked before anything changes (ValueError naming the
         bad value and what is allowed)."""
         if opposing is not None and (len(opposing) == 0 or any(
@@ -192,6 +227,10 @@ class Continuations:
                 raise ValueError(f"{name} {value!r}: a whole number >= {least}")
         if reader_range is not None and reader_range not in READER_RANGES:
             raise ValueError(f"reader_range {reader_range!r}: one of {', '.join(READER_RANGES)}")
+        if choice is not None and choice not in CHOICES:
+            raise ValueError(f"choice {choice!r}: one of {', '.join(CHOICES)}")
+        if guesses is not None and not isinstance(guesses, (bool, np.bool_)):
+            raise ValueError(f"guesses {guesses!r}: True or False")
         if opposing is not None:
             self.guard_against(self.own_styles, tuple(int(x) for x in opposing))
         if focus_rows is not None:
@@ -200,6 +239,10 @@ class Continuations:
             self.reader_rounds = int(reader_rounds)
         if reader_range is not None:
             self.reader_range = reader_range
+        if choice is not None:
+            self.choice = choice
+        if guesses is not None:
+            self.guesses = bool(guesses)
 
     def focus(self, seat: int | None, private: int | None = None, tree: Subtree | None = None,
               weights: np.ndarray | None = None) -> None:
@@ -207,19 +250,33 @@ class Continuations:
         be (the agent's own cards); with the subgame ``tree``, at each leaf the private
         states it can lead to there (a switch changes the cards); with ``seat``'s range at
         the subgame's root (``weights``) and ``focus_rows`` > 1, also up to focus_rows - 1
-        more rows drawn from it (balance: module notes). None: no focus."""
+        more rows drawn from it (balance: module notes). None: no focus. With no ``private``
+        (a walk without actual cards: the exact exploitability's) the opposing decision with
+        guesses over the public rows (``choice`` "leaf", ``guesses``, ``reader_range``
+        "public") still values the rows drawn, which are every row the seat plays where
+        ``focus_rows`` exceeds the live rows of ``weights``, as a game with any cards does."""
+        if (private is None and seat is not None and tree is not None and weights is not None
+                and self.guessing_rows and self._reads_public(weights)):
+            self.focus(None)
+            self._focus = (int(seat), -1)  # no actual cards: the drawn rows only
+            self._focus_public(tree, int(seat), np.zeros(0, np.int64), weights)
+            self.sample = self.public_rows.copy()
+            self._guess_at = dict(self._balance_rows)
+            return
         self._focus = None if seat is None or private is None else (int(seat), int(private))
         self._focus_rows, self._balance_rows = {}, {}
         self._units = []
         self.sample = np.zeros(0, np.int64)
         self.public_rows = np.zeros(0, np.int64)
         self._reader_root, self._reader_at = None, {}
+        self._guess_at = {}
         if self._focus is None or tree is None:
             return
         me, own = self._focus
         if weights is not None and self._reads_public(weights):
             self._focus_public(tree, me, np.array([own], np.int64), weights)
             self.sample = np.union1d(self.public_rows, [own]).astype(np.int64)
+            self._guess_at = dict(self._balance_rows)
             return
         self.sample = self.balance_sample(own, tree.pub[0], weights)
         root = np.zeros(tree.game.n[me])
@@ -234,11 +291,12 @@ class Continuations:
             key = tree.pub[n].tobytes()
             self._focus_rows[key] = np.flatnonzero(reach[0][n] > 0)
             self._balance_rows[key] = np.flatnonzero((reach[1][n] > 0) & (reach[0][n] <= 0))
+            self._guess_at[key] = np.union1d(self._focus_rows[key], self._balance_rows[key])
 
     def _reads_public(self, weights: np.ndarray | None) -> bool:
         """Whether this re-solve's reader reads the public range (module notes)."""
         return (self.reader_range == "public" and self.focus_rows > 1 and weights is not None
-                and self.reads_range)
+                and (self.reads_range or self.guessing_rows))
 
     def public_sample(self, pub: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """The rows of the reader's public range at a re-solve from public state ``pub``:
@@ -294,6 +352,7 @@ class Continuations:
         drawn = None  # the public reader's: where its drawn rows lead
         if privates and weights is not None and self._reads_public(weights):
             drawn = self._focus_public(tree, seat, np.zeros(0, np.int64), weights)
+            self._guess_at = dict(self._balance_rows)
         elif weights is not None:
             self._reader_root = (seat, np.asarray(weights, float).copy())
         elif privates:
@@ -307,6 +366,10 @@ class Continuations:
                 reach &= drawn <= 0
             self._units.append((i, {tree.pub[n].tobytes(): np.flatnonzero(reach[n])
                                     for n in tree.leaves}))
+        if drawn is None:  # the guesses: every state's rows (the public reader's: its rows)
+            for _, rows_at in self._units:
+                for key, rows in rows_at.items():
+                    self._guess_at[key] = np.union1d(self._guess_at.get(key, rows), rows)
 
     def balance_sample(self, own: int, pub: np.ndarray, weights: np.ndarray | None
                        ) -> np.ndarray:
@@ -322,6 +385,13 @@ class Continuations:
         drawn = rng.choice(w.size, size=min(self.focus_rows - 1, live), replace=False,
                            p=w / w.sum()) if live else np.zeros(0, np.int64)
         return np.unique(np.concatenate([drawn.astype(np.int64), [own]]))
+
+    @property
+    def guessing_rows(self) -> bool:
+        """Whether the opposing decision at each leaf holds guess continuations (module
+        notes): ``guesses`` with ``choice`` "leaf" and the game's range reader."""
+        return (self.guesses and self.choice == "leaf" and self.reader is not None
+                and self.guessing is not None)
 
     @property
     def reads_range(self) -> bool:
@@ -386,6 +456,7 @@ class Continuations:
         self._prepared = np.zeros((0, 0))
         self._last_games, self._games = [], []
         self._G = None
+        self._choices, self._choice_regret, self._choice_avg = [], [], []
 
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -414,6 +485,8 @@ class Continuations:
         for s, (leaf, i, value, weights) in self._focus_values.items():
             mass = np.einsum("qj,qj->q", weights, ranges[1 - s][leaf])
             out[s][leaf, i] = value * mass / z
+        if self._choices:
+            self._choose(out, ranges)
         return v0, v1
 
     def _compat_row(self, seat: int, i: int) -> np.ndarray:
@@ -429,6 +502,8 @@ class Continuations:
         rng = np.random.default_rng(self.seed)
         self._pairs, self._rows = None, []
         self._focus_values = {}
+        self._choices, self._choice_regret, self._choice_avg = [], [], []
+        self._choice_steps = 0
         self._G = None
         if count <= self.budget:
             ls, i0, i1 = np.nonzero(live0[:, :, None] & live1[:, None, :])
@@ -469,17 +544,67 @@ class Continuations:
             # the actual cards first, with their own budget: the balance rows never change
             # the samples (nor so the values and the play) of the actual cards
             for rows_at, default, budget, floor in (
-                    (self._focus_rows, (own,), self.focus_budget, 8),
+                    (self._focus_rows, (own,) if own >= 0 else (), self.focus_budget, 8),
                     (self._balance_rows, (), self.balance_budget, 4)):
                 jobs = self._jobs(pubs, (r0, r1), s, rows_at, default, draws)
                 if jobs:
                     self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
-        if self._rows:  # per row: leaf, row, robust value, weight of each opposing state
+        if self._rows and self.choice == "leaf":  # the opponent's decision at each leaf
+            self._group_choices(s, pubs)
+        elif self._rows:  # per row: leaf, row, robust value, weight of each opposing state
             leaf = np.array([lf for _, lf, _, _, _ in self._rows], np.int64)
             rows = np.array([i for _, _, i, _, _ in self._rows], np.int64)
             weights = np.array([w for _, _, _, _, w in self._rows])
             value = _robust(np.array([mean for _, _, _, mean, _ in self._rows]))
             self._focus_values[s] = (leaf, rows, value, weights)
+
+    def _group_choices(self, s: int, pubs: np.ndarray) -> None:
+        """The opponent's decision at each leaf (``choice`` "leaf"): the rows valued there,
+        their values per pair of continuations (guesses included), weights and whether
+        each is in the range the decision answers (the rows guessed at the leaf, where the
+        focus names them: the public reader's rows, not the actual cards' outside them, so
+        that the decision is the same whatever the actual cards), regrets 0."""
+        by_leaf: dict[int, list] = {}
+        for _, lf, i, mean, w in self._rows:
+            by_leaf.setdefault(int(lf), []).append((i, mean, w))
+        for lf, got in sorted(by_leaf.items()):
+            q = np.stack([mean for _, mean, _ in got])  # (R, a, b): b the same per leaf
+            rows = np.array([i for i, _, _ in got], np.int64)
+            named = self._guess_at.get(pubs[lf].tobytes())
+            answers = np.ones(rows.size) if named is None else np.isin(rows, named) * 1.0
+            self._choices.append((s, lf, rows, q, np.stack([w for _, _, w in got]), answers))
+            self._choice_regret.append(np.zeros(q.shape[2]))
+            self._choice_avg.append(np.zeros(q.shape[2]))
+
+    def leaf_choice(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
+        """The opponent's average choice at each leaf of the last solve (``choice`` "leaf"):
+        (seat valued, leaf, rows valued, probability of each opposing continuation: the
+        game's opposing ones, then one guess per row of :meth:`guessed_rows` there)."""
+        return [(s, lf, rows, avg / avg.sum() if avg.sum() > 0 else avg)
+                for (s, lf, rows, _, _, _), avg in zip(self._choices, self._choice_avg,
+                                                       strict=True)]
+
+    def guessed_rows(self, pub: np.ndarray) -> np.ndarray:
+        """The rows the opposing decision guesses at the leaf of public state ``pub``."""
+        if not self.guessing_rows:
+            return np.zeros(0, np.int64)
+        return np.asarray(self._guess_at.get(np.ascontiguousarray(pub).tobytes(),
+                                             np.zeros(0, np.int64)), np.int64)
+
+    def _choose(self, out: tuple[np.ndarray, np.ndarray],
+                ranges: tuple[np.ndarray, np.ndarray]) -> None:
+        """One step of every leaf's opposing decision (module notes): the valued rows'
+        values under its current strategy into ``out``, its regrets from the focus seat's
+        current reach there."""
+        z = self.game.z
+        self._choice_steps += 1
+        for g, (s, lf, rows, q, weights, answers) in enumerate(self._choices):
+            mass = weights @ ranges[1 - s][lf]
+            value, sigma = leaf_choice_step(q * (mass / z)[:, None, None],
+                                            ranges[s][lf, rows] * answers,
+                                            self._choice_regret[g])
+            out[s][lf, rows] = value
+            self._choice_avg[g] += self._choice_steps * sigma
 
     def _each(self, pubs, ranges, s, draws, seeds, pairs, k) -> list:
         """The games of :meth:`focus_each`: every state's jobs at its own number of draws,
@@ -549,12 +674,52 @@ class Continuations:
         else:
             u = -self._play(pubs, leaf_a, opp, mine_i, opp_st, mine_st, seed_a, draw_a)
         means = u.reshape(len(jobs), self._own.size, self._opp.size, m).mean(axis=3)
+        guessed = self._guess_means(pubs, s, jobs, m, seeds) if self.guessing_rows else None
         out = []
         for x, (leaf, i, js) in enumerate(jobs):
             w = self._weight_row(pubs[leaf], s, i)
             drawn = float(w[js[:m]].mean())  # the games' payoffs carry these weights
-            ratio = means[x] / drawn if drawn > 0 else np.zeros_like(means[x])
+            mean = means[x] if guessed is None else np.concatenate([means[x], guessed[x]], 1)
+            ratio = mean / drawn if drawn > 0 else np.zeros_like(mean)
             out.append((s, leaf, i, ratio, w))
+        return out
+
+    def _guess_means(self, pubs, s, jobs, m: int, seeds) -> list[np.ndarray]:
+        """Per job (leaf, row, opposing draws): the row's mean payoff (seat ``s``'s) for
+        each of its own continuations against each guess continuation of its leaf (the
+        range reader given one row of :meth:`guessed_rows` as its one guess), (a, guesses),
+        over the first ``m`` draws and seeds (those of the row's other games)."""
+        own = self.styles[self._own]
+        parts: list[list[np.ndarray]] = [[], [], [], [], [], []]
+        sizes = []
+        for leaf, i, js in jobs:
+            g = self.guessed_rows(pubs[leaf])
+            n = g.size * own.size * m
+            sizes.append(g.size)
+            ga = g.size * own.size
+            for x, a in enumerate((np.full(n, leaf), np.full(n, i), np.tile(js[:m], ga),
+                                   np.tile(np.repeat(own, m), g.size), np.tile(seeds[:m], ga),
+                                   np.repeat(g, own.size * m))):
+                parts[x].append(np.asarray(a, np.int64))
+        leaf_a, mine, opp, mine_st, seed_a, guess = (np.concatenate(p) if p else
+                                                     np.zeros(0, np.int64) for p in parts)
+        u = np.empty(leaf_a.size)
+        if u.size:
+            reader = np.full(u.size, self.reader, np.int64)
+            pubs_c = np.ascontiguousarray(pubs)
+            if s == 0:
+                self.guessing(pubs_c, self.game.params, leaf_a, mine, opp, mine_st, reader,
+                              seed_a, np.ascontiguousarray(guess[:, None]), u)
+            else:
+                self.guessing(pubs_c, self.game.params, leaf_a, opp, mine, reader, mine_st,
+                              seed_a, np.ascontiguousarray(guess[:, None]), u)
+                u = -u
+            self.games_played += u.size
+        out, at = [], 0
+        for count in sizes:
+            n = count * own.size * m
+            out.append(u[at:at + n].reshape(count, own.size, m).mean(axis=2).T)
+            at += n
         return out
 
     def _weight_row(self, pub: np.ndarray, seat: int, i: int) -> np.ndarray:
@@ -627,6 +792,26 @@ def _reached(tree: Subtree, seat: int, rows, sigma: np.ndarray | None = None) ->
     return out
 
 
+def leaf_choice_step(u: np.ndarray, reach: np.ndarray, regret: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """One regret-matching+ step of the opponent's choice of continuation at a leaf (module
+    notes): ``u[r, a, b]``, row r's value (its own seat's) with its own continuation a
+    against the opposing b, already weighted by the opposing mass; ``reach[r]``, the row's
+    reach (the seat's range at the leaf); ``regret[b]`` (>= 0, updated in place). Returns
+    each row's value ``max_a sum_b sigma[b] u[r, a, b]`` under the current strategy sigma
+    (regret matching; uniform where no regret), and sigma."""
+    total = regret.sum()
+    sigma = regret / total if total > 0 else np.full(regret.size, 1.0 / regret.size)
+    ev = u @ sigma  # (R, a)
+    best = ev.argmax(axis=1)
+    picked = np.arange(best.size)
+    # the opponent's counterfactual gain of each b: the rows' losses, weighted by their reach
+    gain = -(np.asarray(reach)[:, None] * u[picked, best, :]).sum(axis=0)
+    regret += gain - sigma @ gain
+    np.maximum(regret, 0.0, out=regret)
+    return ev[picked, best], sigma
+
+
 def _robust(q: np.ndarray) -> np.ndarray:
     """``q[..., a, b]`` (own continuation a, the opponent's b) -> ``max_a min_b``."""
     return q.min(axis=-1).max(axis=-1)
@@ -651,14 +836,16 @@ def solve_reading(values, tree: Subtree, solve_once):
 
 def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
                     focus_rows: int | None = None, reader_rounds: int | None = None,
-                    reader_range: str | None = None) -> None:
+                    reader_range: str | None = None, choice: str | None = None,
+                    guesses: bool | None = None) -> None:
     """Set a search agent's rollout leaves (its values, or the function they wrap) up for an
     experiment: guarding against the rollout styles named ``opposing`` (names of its game's
     ``rollout_styles``; None or empty: as they are), the rest as
     :meth:`Continuations.configure`; nothing asked, nothing done (whatever its leaves).
     ValueError where something is asked of leaves that are not rollouts, or a name is not one
     of its game's styles."""
-    if not opposing and focus_rows is None and reader_rounds is None and reader_range is None:
+    if not opposing and all(x is None for x in (focus_rows, reader_rounds, reader_range,
+                                                 choice, guesses)):
         return
     inner = getattr(agent.values, "inner", agent.values)
     if not isinstance(inner, Continuations):
@@ -671,4 +858,5 @@ def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
         raise ValueError(f"opposing {', '.join(unknown)}: not a rollout style of "
                          f"{agent.plugin.name} (one of {', '.join(names) or 'none'})")
     inner.configure(opposing=tuple(names.index(x) for x in opposing) if opposing else None,
-                    focus_rows=focus_rows, reader_rounds=reader_rounds, reader_range=reader_range)
+                    focus_rows=focus_rows, reader_rounds=reader_rounds, reader_range=reader_range,
+                    choice=choice, guesses=guesses)
