@@ -227,8 +227,7 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
         click.echo(textwrap.fill(agent_caveat, 100, break_on_hyphens=False))
     else:
         click.echo(f"{meta.game} {variant}: {meta.algorithm} x{meta.iterations}")
-        click.echo(sampled_caveat(measured.get("exploitability_lower_bound") or {},
-                                   estimate))
+        click.echo(sampled_caveat(measured, estimate))
 
     column = "avg prob" if agent_caveat is None else "plan prob"
 

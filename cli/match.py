@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from spycfr.analysis.bound import lower_bound_words
 from spycfr.analysis.markdown import num
 from spycfr.cli.options import build_game, game_command, memory_limit_option, seed_option
 from spycfr.errors import SpycfrError
@@ -167,10 +168,10 @@ def measured_lines(m: dict) -> list[str]:
                          f"a game (mean), games kept in {r['games_file']}")
     else:
         lines.append("local best response: unknown (not measured: --lbr-games N)")
-    b = m["exploitability_lower_bound"]
-    lines.append(f"exploitability >= {b['value']:.4f} [{b['ci95'][0]:.4f}, {b['ci95'][1]:.4f}] "
-                 f"(lower bound from the payoff of {b['by']} against the run; not a best response: "
-                 "the exploitability itself is unknown)")
+    bound = lower_bound_words(m)
+    lines.append("exploitability: unknown; " + (
+        f"{bound} (an opponent's mean payoff against the run is at most its exploitability; "
+        "not a best response)" if bound else "no opponent measured"))
     s = m.get("openings_stability")
     if s:
         u = s["against_uniform"]

@@ -194,13 +194,15 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
     click.echo(_unknown_exploitability(result["measured"]))
 
 
-def _unknown_exploitability(measured: dict | None, how: str = "") -> str:
-    """The line of a run whose exploitability is unknown: the lower bound measured (``how``:
-    e.g. "head to head "), or how to measure one."""
-    bound = measured["exploitability_lower_bound"] if measured else None
-    return "exploitability: unknown" + (
-        f" (at least {bound['value']:.3g}, measured {how}by {bound['by']}; see spycfr report)"
-        if bound else " (not measured: spycfr measure RUN_DIR)")
+def _unknown_exploitability(measured: dict | None) -> str:
+    """The line of a run whose exploitability is unknown: the lower bound measured, what
+    its games show at 95% (:func:`spycfr.analysis.bound.lower_bound_words`), or how to
+    measure one."""
+    from spycfr.analysis.bound import lower_bound_words
+
+    bound = lower_bound_words(measured)
+    return "exploitability: unknown" + (f"; {bound} (see spycfr report)" if bound else
+                                        " (not measured: spycfr measure RUN_DIR)")
 
 
 def _sampled_query(run_dir: str, player: int, record: str, as_json: bool,
@@ -224,7 +226,7 @@ def _sampled_query(run_dir: str, player: int, record: str, as_json: bool,
         click.echo(f"  {m['move']:<22} {m['probability']:>8.4f}")
     if len(result["moves"]) > 20:
         click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
-    click.echo(_unknown_exploitability(result["measured"], "head to head "))
+    click.echo(_unknown_exploitability(result["measured"]))
 
 
 def _share(p: float) -> str:

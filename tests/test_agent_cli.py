@@ -548,14 +548,51 @@ def test_the_workbench_says_why_an_agents_exploitability_and_nodes_are_unknown()
     from spycfr.web.pages import _nodes
 
     meta = json.loads((Path(__file__).parent.parent / "results/standard/run.json").read_text())
-    bound = meta["measured"]["exploitability_lower_bound"]
-    assert fmt_eps(meta) == (f"unknown (at least {bound['value']:.3g}, measured by "
-                             "local best response)")
+    lbr = meta["measured"]["local_best_response"]
+    assert fmt_eps(meta) == (f"unknown; a local best response won {lbr['value']:+.3f} a game "
+                             f"[95%: {lbr['ci95'][0]:+.3f}, {lbr['ci95'][1]:+.3f}] in "
+                             f"{lbr['games']} games, so at least {lbr['ci95'][0]:.3f} at 95%")
     assert "search agent" in _nodes(meta)
     assert fmt_eps({"exploitability": None}) == "unknown (a sampled run: not measured)"
     assert fmt_eps({"exploitability": None, "algorithm": "re-solving"}) == (
         "unknown (a search agent: not measured)")
     assert fmt_eps({"exploitability": 9.7e-5}) == "9.7e-05" and _nodes({"nodes": 7339}) == "7,339"
+
+
+@pytest.mark.parametrize("run, shown", [
+    ("agent-avenue/standard", "so at least 0.062 at 95%"),
+    ("agent-avenue/advanced", "which shows no exploitability above 0 at 95%")])
+def test_every_lower_bound_says_what_its_games_show(run, shown):
+    """The lower bound on an unknown exploitability is what the games show at 95%, with the
+    games played: Agent Avenue standard's local best response won +0.500 a game in 11 games,
+    95% interval +0.062 to +0.938, and query, play's review, the workbench, openings, measure
+    and the report all said 'at least 0.5' (advanced: 'at least 0.333' where the interval
+    reaches below 0). One function (spycfr.analysis.bound) words it for all."""
+    from spycfr.analysis.agentplay import agent_review_words
+    from spycfr.analysis.markdown import Doc
+    from spycfr.analysis.openings import sampled_caveat
+    from spycfr.analysis.sampled_report import _measured
+    from spycfr.cli.match import measured_lines
+    from spycfr.cli.query import _unknown_exploitability
+    from spycfr.runs.result import RunResult
+    from spycfr.web.bench import fmt_eps
+
+    data = json.loads((Path(__file__).parent.parent / "results" / run / "run.json").read_text())
+    m = data["measured"]
+    lbr = m["local_best_response"]
+    meta = RunResult.from_json(data)
+    doc = Doc()
+    _measured(doc, meta, bool(m["head_to_head"]))
+    said = {"workbench": fmt_eps(data), "review": agent_review_words(meta),
+            "query": _unknown_exploitability(m), "openings": sampled_caveat(m, None),
+            "measure": "\n".join(measured_lines(m)), "report": " ".join(doc.parts)}
+    games = f"in {lbr['games']} games"
+    interval = f"[95%: {lbr['ci95'][0]:+.3f}, {lbr['ci95'][1]:+.3f}]"
+    for where, text in said.items():
+        text = " ".join(text.split())
+        assert shown in text and games in text and interval in text, (where, text)
+        assert f"at least {m['exploitability_lower_bound']['value']:.3g}" not in text, where
+    assert f"at 95%: {max(0.0, lbr['ci95'][0]):.3f}**" in said["report"]
 
 
 def test_one_rule_gives_the_agents_losses_and_ties():

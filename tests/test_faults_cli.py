@@ -123,9 +123,11 @@ def test_openings_of_an_interrupted_run_say_how_to_finish_it(tmp_path):
 def test_openings_of_a_sampled_run_show_its_measured_bound(tmp_path):
     code, out, err = spycfr("openings", str(RESULTS / "standard-placements"), "--top", "1")
     assert code == 0, err
-    bound = json.loads((RESULTS / "standard-placements" / "run.json").read_text())["measured"][
-        "exploitability_lower_bound"]["value"]
-    assert f"exploitability measured at least {bound:.3g}" in out
+    lbr = json.loads((RESULTS / "standard-placements" / "run.json").read_text())["measured"][
+        "local_best_response"]
+    assert (f"exploitability unknown: a local best response won {lbr['value']:+.3f} a game "
+            f"[95%: {lbr['ci95'][0]:+.3f}, {lbr['ci95'][1]:+.3f}] in {lbr['games']:,} games, "
+            f"so at least {lbr['ci95'][0]:.3f} at 95%") in " ".join(out.split())
     assert "not measured" not in out
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from spycfr.analysis.bound import lower_bound_words
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
 from spycfr.engine.rng import game_stream, root_key, sample, uniform
@@ -170,11 +171,11 @@ def agent_review_words(meta) -> str:
     """What a review's numbers on an agent run are, in one line (`spycfr play`, `spycfr
     review`): query's values at each decision, an estimate, with the agent's exploitability
     (exact where measured, else the lower bound measured, else unknown)."""
-    bound = (meta.measured or {}).get("exploitability_lower_bound")
+    bound = lower_bound_words(meta.measured)
     strength = (f"the agent is {meta.exploitability:.4g} exploitable (exact)"
                 if meta.exploitability is not None else
-                f"the agent's exploitability is unknown (at least {bound['value']:.3g}, by "
-                f"{bound['by']})" if bound else "the agent's exploitability is unknown")
+                f"the agent's exploitability is unknown; {bound}" if bound else
+                "the agent's exploitability is unknown")
     return ("each move valued as `spycfr query --seat` values it there: the search agent in "
             "that seat, the seat's expected payoff against the agent's model of the opponent "
             f"(an estimate, not an equilibrium's value: {strength}); loss below the best move, "

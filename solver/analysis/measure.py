@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from spycfr.analysis.bound import LBR
 from spycfr.analysis.headtohead import head_to_head, player_from
 from spycfr.analysis.lbr import check_lbr_options, check_particle_states, local_best_response
 from spycfr.errors import SpycfrError
@@ -37,7 +38,6 @@ LOWER_BOUND_METHOD = (
     "games as each seat): every such payoff is at most the exploitability, (BR_P1 + BR_P2) / "
     "2; the interval is that opponent's 95% interval, its lower end a statistical lower bound. "
     "Not a best response: the exploitability itself may be larger")
-LBR = "local best response"  # the name of the LBR opponent in the lower bound's ``by``
 
 
 def opponents(game) -> list[str]:

@@ -15,7 +15,6 @@ run's exploitability allows at that decision) tie and share a rank.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -217,16 +216,17 @@ def openings_by_group(table: pd.DataFrame, group: str, context: str | None = Non
     return grouped.reset_index(drop=True)
 
 
-def sampled_caveat(bound: dict, estimate) -> str:
-    """How far a sampled run's openings can be trusted: a measured lower bound on its
-    exploitability, the regret-bound estimate, or unknown."""
+def sampled_caveat(measured: dict | None, estimate) -> str:
+    """How far a sampled run's openings can be trusted: the lower bound on its
+    exploitability that ``measured`` (run.json's block) shows, the regret-bound estimate, or
+    unknown."""
+    from spycfr.analysis.bound import lower_bound_words
     from spycfr.runs.store import TREELESS_CAVEAT
 
-    if "value" in bound:
-        low, high = bound.get("ci95", (math.nan, math.nan))
-        return (f"approximate: MCCFR; exploitability measured at least {bound['value']:.3g} "
-                f"(95% interval {low:.3g} to {high:.3g}, by {bound.get('by', 'spycfr measure')}"
-                "; its exact value needs a tree, as the values do)")
+    bound = lower_bound_words(measured)
+    if bound:
+        return (f"approximate: MCCFR; exploitability unknown: {bound} (its exact value needs "
+                "a tree, as the values do)")
     if estimate is not None and estimate.informative:
         return (f"{TREELESS_CAVEAT} (regret-bound estimate {estimate.value:.3g}; values need a "
                 "tree)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from spycfr.analysis.bound import lower_bound
 from spycfr.analysis.headtohead import INTERVAL_WORDS
 from spycfr.analysis.markdown import Doc, md_table, num, pct, signed
 from spycfr.analysis.openings import openings_by_group, openings_spec, treeless_table
@@ -243,10 +244,14 @@ def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
     else:
         doc.add("**Local best response: unknown** (not measured: `spycfr measure RUN_DIR "
                 "--lbr-games N`).\n")
-    b = m["exploitability_lower_bound"]
-    doc.add(f"**Lower bound on the exploitability: {num(b['value'], '{:.3f}')}** (95% "
-            f"interval {num(b['ci95'][0], '{:.3f}')} to {num(b['ci95'][1], '{:.3f}')}), from "
-            f"{b['by']}: {b['method']}.\n")
+    b = lower_bound(m)
+    if b is None:
+        doc.add("**Lower bound on the exploitability: none measured** (no opponent played: "
+                "`spycfr measure RUN_DIR`).\n")
+    else:
+        method = m["exploitability_lower_bound"].get("method", "spycfr measure")
+        doc.add(f"**Lower bound on the exploitability at 95%: {num(b.shown, '{:.3f}')}** "
+                f"({b.words()}). Method: {method}.\n")
     s = m.get("openings_stability")
     if s:
         u = s["against_uniform"]

@@ -270,9 +270,11 @@ def fmt_eps(meta: dict) -> str:
     eps = meta.get("exploitability")
     if eps is not None:
         return f"{eps:.2g}"
-    bound = (meta.get("measured") or {}).get("exploitability_lower_bound")
+    from spycfr.analysis.bound import lower_bound_words
+
+    bound = lower_bound_words(meta.get("measured"))
     if bound:
-        return f"unknown (at least {bound['value']:.3g}, measured by {bound['by']})"
+        return f"unknown; {bound}"
     from spycfr.runs.agent_run import is_agent_run
 
     return "unknown (" + ("a search agent" if is_agent_run(meta) else "a sampled run") + \
