@@ -136,3 +136,37 @@ def test_agent_hunter_mini_review_equals_query(tmp_path_factory):
 @pytest.mark.slow
 def test_agent_avenue_mini_review_equals_query(tmp_path_factory):
     _check(_agent_run(tmp_path_factory, "agent-avenue", "mini"), 0, 4)
+
+
+def test_agent_hunter_walk_by_steps_answers_as_by_prefixes(hunter_tiny, monkeypatch):
+    """Agent Hunter's records give ``view_steps`` (the view replayed a token at a time):
+    a both-seat review and a query answer to the last bit what the walk that replayed each
+    prefix with ``view_state`` answered. The game has a refill at a decision of each seat
+    (its view ends with the attack, the next view's token amends it: a new walk)."""
+    meta = read_run(hunter_tiny)
+    game = make_game(meta.game, None, meta.variant)
+    records = get_plugin("agent-hunter").records
+    record = "place:0-2 place:2-1 house:2=2>1:eq>1 house:2=1>2:eq>0"
+    prefixes = []  # the views the walks replayed from their start
+    view_state = records.view_state
+    monkeypatch.setitem(records.__dict__, "view_state",
+                        lambda *a: prefixes.append(a[1]) or view_state(*a))
+
+    def answers() -> tuple:
+        opp = Opponent(meta, agent=AgentOpponent(hunter_tiny))
+        out = review_records(opp, game, [record], (0, 1))
+        assert out["errors"] == 0
+        rows = [(s, r["view"], r["move"], r["probability"], r["value"], r["best_value"],
+                 r["loss"], r["best_moves"])
+                for s, d in out["games"][0]["seats"].items() for r in d["moves"]]
+        info = [(key, np.asarray(i.probs).tobytes(), np.asarray(i.values).tobytes())
+                for key, i in opp.agent.infos.items()]  # to the last bit, NaN too
+        q = agent_query(hunter_tiny, 1, "place:? place:2-1 house:2=2>1:eq>?")
+        return rows, info, [(m["move"], m["probability"], m["value"]) for m in q["moves"]]
+
+    by_steps = answers()
+    assert not prefixes and any(view.endswith(":eq") for _, view, *_ in by_steps[0])
+    monkeypatch.setitem(records.__dict__, "view_steps", None)
+    by_prefixes = answers()
+    assert prefixes
+    assert by_steps == by_prefixes

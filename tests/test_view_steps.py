@@ -4,9 +4,14 @@ replay of that prefix from the start gives (``view_state``, ``replay_view``): th
 state, candidates and canonical tokens, and the same one-line error at the same token. A
 search agent's walk along a view (:class:`~spycfr.analysis.agentplay.ViewWalk`: `spycfr
 query` and reviews) uses it, so a walk replays each token of a game once, where it used to
-replay the view from its start at every token (quadratic in the game's length)."""
+replay the view from its start at every token (quadratic in the game's length). Agent
+Hunter's records give it too (:class:`~spycfr.games.agent_hunter.record.ViewSteps`: a step
+is a token as the notation writes it, a house attack with its refill one step, a refill
+written as a token of its own one that amends the token before it)."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -15,6 +20,8 @@ from spycfr.analysis.agentplay import ViewWalk
 from spycfr.errors import RecordError
 from spycfr.games import get_plugin, make_variant
 from spycfr.games.agent_avenue import record as AR
+from spycfr.games.agent_hunter import record as HR
+from spycfr.games.agent_hunter import rules as HRULES
 
 RECORDS = get_plugin("agent-avenue").records
 
@@ -102,6 +109,13 @@ class _Agent:
         return self.variant.rules.initial_state(self.variant.to_params())
 
 
+class _HunterAgent(_Agent):
+    plugin = get_plugin("agent-hunter")
+
+    def initial(self) -> np.ndarray:
+        return HRULES.initial_state(self.variant.to_params())
+
+
 @pytest.mark.parametrize("preset,seed", [("standard", 2), ("tiny", 3)])
 def test_a_walk_along_a_game_replays_each_token_once(monkeypatch, preset, seed):
     """A seat's walk to each of its decisions (as a review walks them) shows the agent the
@@ -125,3 +139,142 @@ def test_a_walk_along_a_game_replays_each_token_once(monkeypatch, preset, seed):
         for k, state in enumerate(seen, 1):
             assert np.array_equal(state, RECORDS.view_state(variant, " ".join(tokens[:k]),
                                                             seat))
+
+
+# --- Agent Hunter ----------------------------------------------------------------------
+
+HUNTER = get_plugin("agent-hunter").records
+# Hand-built full games: the placements; a defender's refill after a miss (`+h1>7`) and an
+# attacker's after `eq` (`:eq>2`); switches; attacks from hand; each to the game's end
+# (standard: one player's houses all eliminated; tiny: the turns run out).
+HUNTER_GAMES = [
+    ("standard", "place:3-6-1 place:6-2-5 house:2=6>3:hi+h1>7 switch:3=5>1@3 "
+                 "house:3=1>3:eq>2 house:1=7>3:hi+hand switch:1=3>3@1 switch:2=2>3@2 "
+                 "house:3=2>2:lo+hand switch:2=3>8@2 house:1=3>2:lo+hand"),
+    # `spycfr play results/standard --seat P2 --seed 2`, P2's moves drawn at random
+    ("standard", "place:0-9-1 place:0-1-4 hand:2>1:hi house:1=0>1:eq>8 hand:6>1:lo "
+                 "house:3=4>2:lo+hand switch:2=9>2@2 house:1=8>2:hi+hand hand:6>2:hi "
+                 "hand:6>2:hi hand:7>2:hi house:2=1>3:eq>6 hand:9>2:hi house:2=6>2:hi+hand"),
+    ("tiny", "place:0-2 place:2-1 house:2=2>1:eq>1 house:2=1>2:eq>0"),
+    ("tiny", "place:0-2 place:2-1 switch:2=2>2@1 house:2=1>2:lo+hand"),
+]
+
+
+def _refills_apart(view: str) -> str:
+    """``view`` with each refill written as a token of its own (``refill:7``, ``refill:?``),
+    as spycfr lists the move: the replay merges it into the attack's token."""
+    out = []
+    for token in view.split():
+        m = re.fullmatch(r"(house:.*(?::eq|\+h\d))>(\d|\?)", token)
+        out += [m.group(1), f"refill:{m.group(2)}"] if m else [token]
+    return " ".join(out)
+
+
+def _hunter_views() -> list[tuple[object, int, str]]:
+    views = []
+    for preset, record in HUNTER_GAMES:
+        variant = make_variant("agent-hunter", preset)
+        for seat in (0, 1):
+            view = HR.view_of(variant, record, seat)
+            views += [(variant, seat, view), (variant, seat, _refills_apart(view))]
+    return views
+
+
+def test_hunter_views_hold_what_the_steps_must_follow():
+    """The hand-built views hold '?' tokens, refills (hidden ones too), refills written
+    apart, switches, and each ends with the game's end."""
+    views = _hunter_views()
+    joined = " ".join(text for _, _, text in views)
+    for part in ("place:?", "switch:", ">?@", "+h1>7", "+h1>?", ":eq>2", ":eq>?", "refill:?",
+                 "refill:2"):
+        assert part in joined, part
+    for variant, seat, text in views:
+        assert HR.replay_view(variant, text, seat).state[HRULES.PHASE] == HRULES.PH_OVER
+
+
+@pytest.mark.parametrize("case", range(len(_hunter_views())))
+def test_hunter_a_token_at_a_time_is_each_prefix_replayed(case):
+    variant, seat, text = _hunter_views()[case]
+    tokens = text.split()
+    steps = HR.ViewSteps(variant, seat)
+    for k, token in enumerate(tokens, 1):
+        state = steps.push(token)
+        whole = HR._replay_view(variant, tokens[:k], seat)
+        assert np.array_equal(state, whole.state)
+        got = steps.replay()
+        assert np.array_equal(got.candidates, whole.candidates)
+        assert got.tokens == whole.tokens and got.actions is None
+        assert np.array_equal(HUNTER.view_state(variant, " ".join(tokens[:k]), seat), state)
+
+
+def test_hunter_a_view_ending_in_an_attack_without_its_result():
+    """The view's last move may be an attack without its result, completed where the view
+    decides it (P2 knows where its card came from); a step pushed as the last is completed
+    as the replay completes it, and a token after it meets the replay's error at it."""
+    variant = make_variant("agent-hunter", "standard")
+    steps = HR.ViewSteps(variant, 1)
+    for token in ("place:?", "place:6-2-5", "house:2=6>3"):
+        state = steps.push(token)
+    whole = HUNTER.view_state(variant, "place:? place:6-2-5 house:2=6>3", 1)
+    assert np.array_equal(state, whole)
+    assert steps.replay().tokens[-1] == "house:2=6>3:hi+h1"
+    longer = "place:? place:6-2-5 house:2=6>3 refill:7"
+    error = _error(lambda: steps.push("refill:7"))
+    assert error == _error(lambda: HUNTER.view_state(variant, longer, 1))
+    assert error.startswith("move 3 `house:2=6>3`: the result is missing")
+
+
+@pytest.mark.parametrize("preset,seat,bad", [
+    ("standard", 1, "place:? place:6-2-5 house:2=6>3 refill:7"),  # a result left out
+    ("standard", 0, "place:3-6-1 place:? house:2=6>3:hi+h1 hand:0>1:lo"),  # refill missing
+    ("standard", 0, "place:0-1-2 place:? hand:5>1:hi switch:1=7>?@1"),  # impossible
+    ("tiny", 0, "place:0-2 place:? house:2=2>1:eq>1 house:2=1>2:eq>? hand:0>1:lo"),  # over
+    ("tiny", 0, "place:0-2 place:? house:2=2>1:eq>?"),  # its own refill hidden
+    ("tiny", 0, "place:0-2 place:? house:2=2>1:eq>1 refill:1"),  # no refill pending
+    ("tiny", 1, "place:? place:2-1 house:2=2>1:eq refill:1"),  # the opponent's shown
+])
+def test_hunter_a_token_at_a_time_fails_where_the_replay_fails(preset, seat, bad):
+    """Each token pushed as the last (as a walk view by view meets it) or as not the last
+    (as the replay of the whole view reads it): the whole view's one-line error, with its
+    token and number; the steps stay as they were before the failing push."""
+    variant = make_variant("agent-hunter", preset)
+    whole = _error(lambda: HUNTER.view_state(variant, bad, seat))
+    assert whole.startswith("move ")
+    tokens = bad.split()
+    for as_last in (True, False):
+        steps = HR.ViewSteps(variant, seat)
+        done: list[str] = []
+
+        def walk(steps=steps, as_last=as_last, done=done):
+            for k, token in enumerate(tokens, 1):
+                steps.push(token, last=as_last or k == len(tokens))
+                done.append(token)
+        assert _error(walk) == whole
+        if done:
+            assert steps.replay().tokens == HR.replay_view(variant, " ".join(done),
+                                                           seat).tokens
+
+
+@pytest.mark.parametrize("preset,record", [HUNTER_GAMES[0], HUNTER_GAMES[2]])
+def test_hunter_walk_along_a_game_replays_each_token_once(monkeypatch, preset, record):
+    """A seat's walk along its view (as a review walks it) shows the agent each prefix's
+    state and reads each token once: the walk without ``view_steps`` replayed the view from
+    its start at every token."""
+    variant = make_variant("agent-hunter", preset)
+    parsed = []
+    parse = HR._parse_token
+    monkeypatch.setattr(HR, "_parse_token", lambda *a: parsed.append(1) or parse(*a))
+    for seat in (0, 1):
+        tokens = HR.view_of(variant, record, seat).split()
+        walk = ViewWalk(_HunterAgent(variant), HUNTER, variant, seat)
+        assert walk.steps is not None
+        parsed.clear()
+        for k in range(1, len(tokens) + 1, 2):
+            walk.to(" ".join(tokens[:k]))
+        walk.to(" ".join(tokens))
+        assert len(parsed) == len(tokens)
+        seen = walk.game.seen[1:]
+        assert len(seen) == len(tokens)
+        for k, state in enumerate(seen, 1):
+            assert np.array_equal(state, HUNTER.view_state(variant, " ".join(tokens[:k]),
+                                                           seat))

@@ -70,7 +70,7 @@ PLUGIN = GamePlugin(
     records=RecordNotation(
         summary=_position.summary, fields=tuple(_position.NULL_SUMMARY),
         lines=_position.position_lines, view_key=_position.view_key,
-        view_state=_position.view_state,
+        view_state=_position.view_state, view_steps=_position.view_steps,
         example="place:0-2 place:2-1 hand:1>1:lo",
         actions=_record_to_actions,
         guide=(

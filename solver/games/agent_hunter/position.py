@@ -9,6 +9,7 @@ from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.record import (
     PLAYER_NAMES,
     Replay,
+    ViewSteps,
     action_label,
     replay,
     replay_view,
@@ -124,6 +125,13 @@ def view_key(variant: Variant, text: str, player: int) -> tuple[str, dict]:
 def view_state(variant: Variant, text: str, player: int) -> np.ndarray:
     """One full state consistent with ``player``'s view ``text``."""
     return replay_view(variant, text, player).state
+
+
+def view_steps(variant: Variant, player: int) -> ViewSteps:
+    """``player``'s view replayed a token at a time: ``push(token)`` gives the state that
+    :func:`view_state` gives for the tokens pushed so far, at the cost of one token (a house
+    attack and its refill one token, as the notation writes them)."""
+    return ViewSteps(variant, player)
 
 
 def position_lines(info: dict, variant: Variant) -> list[str]:

@@ -509,43 +509,49 @@ def replay_view(variant: Variant, text: str, player: int) -> Replay:
 def _replay_view(variant: Variant, toks: list[str], viewer: int) -> Replay:
     """Follow every full history consistent with ``viewer``'s view (at most the ways of
     filling the opponent's houses), with the numba rules deciding each step."""
-    ctx = _Ctx(variant)
-    params = variant.to_params()
-    buf = np.empty(R.max_actions(variant), dtype=np.int32)
-    cands = R.initial_state(params)[None, :].copy()
-    canon: list[str] = []
-    me = PLAYER_NAMES[viewer]
+    steps = ViewSteps(variant, viewer)
+    for move, token in enumerate(toks, 1):
+        steps.push(token, last=move == len(toks))
+    return steps.replay()
 
-    def step(cands, obs, fixed):
-        out, _ = expand_consistent(params, cands, np.int64(viewer), np.int64(obs),
-                                   np.int64(fixed))
-        return np.unique(out, axis=0) if out.shape[0] > 1 else out
 
-    def possible(cands, fixed):
-        """Canonical tokens the viewer could have observed at this step (for errors)."""
-        seen = set()
-        for s in cands[:200]:
-            n = R.legal_actions(s, params, buf)
-            for a in (buf[:n] if fixed < 0 else [fixed]):
-                seen.add(int(R.observation(s, params, np.int32(a), viewer)))
-        return seen
+class ViewSteps:
+    """``viewer``'s view replayed one token at a time: after :meth:`push` of the first k
+    tokens, the candidates, the state and the canonical tokens are those of the replay of
+    those k tokens (:func:`replay_view`), at the cost of one token, where replaying each
+    prefix from the start costs the square of the view's length (a search agent's walk
+    along a view, `spycfr query` and reviews: the records' ``view_steps``).
 
-    def refill(cands, card, move, token):
-        """The candidates after the pending refill with ``card`` (HIDDEN: the opponent's)."""
-        s0 = cands[0]
-        refiller = int(s0[R.TO_MOVE])
-        if (refiller == viewer) == (card == R.HIDDEN):
-            raise ctx.err(move, token, f"in {me}'s view the refill by "
-                          f"{PLAYER_NAMES[refiller]} is written "
-                          + ("with its card" if refiller == viewer else "`>?`"))
-        fixed = R.encode_refill(card) if refiller == viewer else -1
-        if fixed >= 0 and not bool((buf[:R.legal_actions(s0, params, buf)] == fixed).any()):
-            raise ctx.err(move, token, _explain_illegal(ctx, s0, "refill", fixed))
-        obs = int(R.pack_obs(R.T_REFILL, card, int(s0[R.REFILL]), 0, 0, 0))
-        return step(cands, obs, fixed)
+    A step is a token as the notation writes it: a house attack with its refill is one
+    (``house:2=6>3:eq>5``), the state after it the refill's. A refill written as a token of
+    its own (``refill:5``) is a step too, and amends the canonical token before it, as the
+    replay merges it. The view's last token may be an attack without its result, completed
+    from the candidates where they decide it; pushed as the last, the next push finds it
+    (the replay of the longer view names it: only the last move may leave its result out)."""
 
-    for i, token in enumerate(toks):
-        move = i + 1
+    def __init__(self, variant: Variant, viewer: int) -> None:
+        self.ctx = _Ctx(variant)
+        self.viewer = viewer
+        self.params = variant.to_params()
+        self.buf = np.empty(R.max_actions(variant), dtype=np.int32)
+        self.cands = R.initial_state(self.params)[None, :].copy()
+        self.canon: list[str] = []
+        self.moves = 0  # tokens pushed, a refill's own token counted (the errors' numbers)
+        self._last = ""  # the last token pushed, as written
+        # (number, token) of the last token pushed as the view's last and written without
+        # its result: an error once another token follows
+        self._open: tuple[int, str] | None = None
+
+    def push(self, token: str, last: bool = True) -> np.ndarray:
+        """Replay one more token (``last``: read as the view's last, as the replay of the
+        tokens so far reads it); one state consistent with the view so far. RecordError
+        naming the token (its number in the view) if it cannot follow; the steps are then
+        as before the push."""
+        ctx, cands = self.ctx, self.cands
+        if self._open is not None:  # the prefix's last token is not the last any more
+            _pending(ctx, *self._open, -1)  # raises: the result is missing
+        move = self.moves + 1
+        canon = list(self.canon)
         s0 = cands[0]
         phase = int(s0[R.PHASE])
         if phase == R.PH_OVER:
@@ -554,34 +560,37 @@ def _replay_view(variant: Variant, toks: list[str], viewer: int) -> Replay:
             f = _refill_token(ctx, move, token)
             if f is None:
                 who = PLAYER_NAMES[int(s0[R.TO_MOVE])]
-                raise ctx.err(move - 1, toks[i - 1], f"the refill is missing ({who} refills "
-                                                     f"house {int(s0[R.REFILL]) + 1})")
-            cands = refill(cands, f, move, token)
+                raise ctx.err(move - 1, self._last, f"the refill is missing ({who} refills "
+                                                    f"house {int(s0[R.REFILL]) + 1})")
+            cands = self._refill(cands, f, move, token)
             canon[-1] += ">?" if f == R.HIDDEN else f">{f}"
-            continue
+            return self._commit(cands, canon, token, None)
         _no_refill_pending(ctx, move, token)
-        pend = _pending(ctx, move, token, len(toks))
+        written = token
+        pend = _pending(ctx, move, token, move if last else -1)
         if pend is not None:
-            token = _complete(ctx, cands, params, viewer, move, token, pend)
+            token = _complete(ctx, cands, self.params, self.viewer, move, token, pend)
         pt = _parse_token(ctx, move, token)
         mover = int(s0[R.TO_MOVE])
         if (pt.kind == "place") != (phase in (R.PH_PLACE1, R.PH_PLACE2)):
             expected = (f"{PLAYER_NAMES[mover]}'s placement" if pt.kind != "place"
                         else f"a turn of {PLAYER_NAMES[mover]}")
             raise ctx.err(move, token, f"expected {expected}")
-        own = mover == viewer
+        own = mover == self.viewer
+        me = PLAYER_NAMES[self.viewer]
         if own and pt.hidden and pt.refill != R.HIDDEN:
             raise ctx.err(move, token, f"in {me}'s view, {me}'s own move shows every card")
         if not own and pt.kind in ("place", "switch") and not pt.hidden:
             raise ctx.err(move, token, f"{me} cannot see {PLAYER_NAMES[mover]}'s hidden card: "
                                        "write `?`")
         fixed = pt.action if own else -1
+        buf, params = self.buf, self.params
         if own and not bool((buf[:R.legal_actions(s0, params, buf)] == fixed).any()):
             raise ctx.err(move, token, _explain_illegal(ctx, s0, pt.kind, fixed))
         obs = _claimed_obs(pt.kind, pt.claimed)
-        nxt = step(cands, obs, fixed)
+        nxt = self._step(cands, obs, fixed)
         if nxt.shape[0] == 0:
-            alts = sorted(format_obs_token(c, ctx.k) for c in possible(cands, fixed))
+            alts = sorted(format_obs_token(c, ctx.k) for c in self._possible(cands, fixed))
             shown = ", ".join(f"`{a}`" for a in alts[:8]) + (", ..." if len(alts) > 8 else "")
             raise ctx.err(move, token, f"impossible after the earlier moves (possible: {shown})")
         cands = nxt
@@ -592,12 +601,51 @@ def _replay_view(variant: Variant, toks: list[str], viewer: int) -> Replay:
             if not pending:
                 raise ctx.err(move, token, f"no refill: the game is over (all of "
                                            f"{_loser(s0, ctx.k)}'s houses are eliminated)")
-            cands = refill(cands, pt.refill, move, token)
+            cands = self._refill(cands, pt.refill, move, token)
             tok += ">?" if pt.refill == R.HIDDEN else f">{pt.refill}"
         if tok != token:
             raise ctx.err(move, token, f"should be written `{tok}`")
         canon.append(tok)
-    return Replay(variant, canon, None, cands[0], viewer, cands)
+        return self._commit(cands, canon, written, None if pend is None else (move, written))
+
+    def replay(self) -> Replay:
+        """The replay of the tokens pushed so far."""
+        return Replay(self.ctx.v, list(self.canon), None, self.cands[0], self.viewer, self.cands)
+
+    def _commit(self, cands: np.ndarray, canon: list[str], token: str,
+                open_: tuple[int, str] | None) -> np.ndarray:
+        self.cands, self.canon, self._last, self._open = cands, canon, token, open_
+        self.moves += 1
+        return cands[0]
+
+    def _step(self, cands: np.ndarray, obs: int, fixed: int) -> np.ndarray:
+        out, _ = expand_consistent(self.params, cands, np.int64(self.viewer), np.int64(obs),
+                                   np.int64(fixed))
+        return np.unique(out, axis=0) if out.shape[0] > 1 else out
+
+    def _possible(self, cands: np.ndarray, fixed: int) -> set[int]:
+        """Observation codes the viewer could have seen at this step (for errors)."""
+        buf, params, seen = self.buf, self.params, set()
+        for s in cands[:200]:
+            n = R.legal_actions(s, params, buf)
+            for a in (buf[:n] if fixed < 0 else [fixed]):
+                seen.add(int(R.observation(s, params, np.int32(a), self.viewer)))
+        return seen
+
+    def _refill(self, cands: np.ndarray, card: int, move: int, token: str) -> np.ndarray:
+        """The candidates after the pending refill with ``card`` (HIDDEN: the opponent's)."""
+        ctx, buf, params, viewer = self.ctx, self.buf, self.params, self.viewer
+        s0 = cands[0]
+        refiller = int(s0[R.TO_MOVE])
+        if (refiller == viewer) == (card == R.HIDDEN):
+            raise ctx.err(move, token, f"in {PLAYER_NAMES[viewer]}'s view the refill by "
+                          f"{PLAYER_NAMES[refiller]} is written "
+                          + ("with its card" if refiller == viewer else "`>?`"))
+        fixed = R.encode_refill(card) if refiller == viewer else -1
+        if fixed >= 0 and not bool((buf[:R.legal_actions(s0, params, buf)] == fixed).any()):
+            raise ctx.err(move, token, _explain_illegal(ctx, s0, "refill", fixed))
+        obs = int(R.pack_obs(R.T_REFILL, card, int(s0[R.REFILL]), 0, 0, 0))
+        return self._step(cands, obs, fixed)
 
 
 # --- random records --------------------------------------------------------------------
