@@ -27,9 +27,12 @@ agent_results() {  # DIR: the result files from the pairs
     --write "$1" --note "the agent of $1, remade by results/regenerate.sh"
 }
 # An agent run's LBR games (DIR/lbr-games.jsonl) resume where the remade agent is the one they
-# were played against (run.json's agent); games against another agent (the directory remade by
-# a newer spycfr, e.g. with the endgame rule) are moved to DIR/lbr-games.other-agent.jsonl and
-# the measurement starts afresh (`spycfr measure` refuses a file of other settings).
+# were played against (run.json's agent) and this code played every one (each game records
+# spycfr's version and git commit); games against another agent (the directory remade by a
+# newer spycfr, e.g. with the endgame rule) or played by other code (a change that alters play
+# leaves run.json's agent equal), or recording no code, are moved to
+# DIR/lbr-games.other-agent.jsonl and the measurement starts afresh (`spycfr measure` refuses a
+# file of other settings, and merges games of other code, counting each code's games).
 lbr_set_aside() {  # DIR
   "$PYTHON" -c 'import sys
 from spycfr.analysis.lbr_agent_dask import set_aside_other_agents_games

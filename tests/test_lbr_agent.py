@@ -24,6 +24,7 @@ from spycfr.analysis.lbr_agent_dask import GAMES_FILE, _read_games
 from spycfr.cfr import CFRSolver
 from spycfr.errors import SpycfrError
 from spycfr.games import build_tree, get_plugin, make_game
+from spycfr.provenance import code_version
 from spycfr.public import protocol as pp
 from spycfr.runs.agent_run import load_agent
 from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
@@ -307,6 +308,7 @@ def test_games_played_elsewhere_at_other_indices_count(tmp_path):
     rows = [json.loads(x) for x in (run / GAMES_FILE).read_text().splitlines()[1:]]
     assert sorted((r["seat"], r["game"]) for r in rows) == [
         (me, g) for me in (0, 1) for g in (0, 1, 2, 500)]
+    assert all(r["code"] == code_version() for r in rows)  # the code that played each
     assert out["games"] == 8 and first["games"] == 4
     assert agent_lbr(run, 4, rollouts=2, workers=0)["games"] == 8  # every game counts
     seats = [[r["payoff"] for r in rows if r["seat"] == me] for me in (0, 1)]
@@ -326,6 +328,7 @@ def test_a_remade_agents_run_sets_the_other_agents_lbr_games_aside(tmp_path):
     committed = Path(__file__).resolve().parent.parent / "results" / "standard"
     for name in ("run.json", GAMES_FILE):
         shutil.copy(committed / name, tmp_path / name)
+    _stamp(tmp_path / GAMES_FILE, lambda k: code_version())  # this code's games
     games = (tmp_path / GAMES_FILE).read_text()
     assert set_aside_other_agents_games(tmp_path) is None
     assert (tmp_path / GAMES_FILE).read_text() == games
@@ -336,6 +339,76 @@ def test_a_remade_agents_run_sets_the_other_agents_lbr_games_aside(tmp_path):
     assert not (tmp_path / GAMES_FILE).exists()
     assert (tmp_path / OTHER_AGENT_FILE).read_text() == games
     assert set_aside_other_agents_games(tmp_path) is None  # nothing left to move
+
+
+def test_a_remade_agents_run_sets_games_of_other_code_aside(tmp_path):
+    """The same agent settings played by other code (a change that alters play leaves
+    run.json's agent block equal: results/agent-avenue/standard's 11 LBR games were the
+    agent before f555065) are set aside by the remake too, games that record no code
+    included; `spycfr measure` itself still resumes them (test below)."""
+    import shutil
+    from pathlib import Path
+
+    from spycfr.analysis.lbr_agent_dask import OTHER_AGENT_FILE, set_aside_other_agents_games
+
+    committed = Path(__file__).resolve().parent.parent / "results" / "standard"
+    for name in ("run.json", GAMES_FILE):
+        shutil.copy(committed / name, tmp_path / name)
+    here = code_version()
+    _stamp(tmp_path / GAMES_FILE, lambda k: here if k % 2 else {**here, "commit": "0" * 40})
+    games = (tmp_path / GAMES_FILE).read_text()
+    assert set_aside_other_agents_games(tmp_path) == tmp_path / OTHER_AGENT_FILE
+    assert (tmp_path / OTHER_AGENT_FILE).read_text() == games
+    shutil.copy(committed / GAMES_FILE, tmp_path / GAMES_FILE)  # no code recorded
+    assert set_aside_other_agents_games(tmp_path) == tmp_path / OTHER_AGENT_FILE
+
+
+def test_a_resumed_games_file_says_how_many_games_each_code_played(tmp_path):
+    """LBR's games file resumes across code changes (its settings record the agent's
+    configuration, not the code), so its summary's method says which code played the
+    games and, where several did, how many each: every game counts (games from other
+    machines must merge), the code of each recorded with the game."""
+    import shutil
+    from pathlib import Path
+
+    from spycfr.analysis.lbr_agent_dask import agent_lbr
+
+    committed = Path(__file__).resolve().parent.parent / "results" / "standard"
+    for name in ("run.json", GAMES_FILE):
+        shutil.copy(committed / name, tmp_path / name)
+    lbr = json.loads((committed / "run.json").read_text())["measured"]["local_best_response"]
+    games = lbr["games"]
+    later = {"version": "9.9", "commit": "abcdef1" + "0" * 33, "modified": False}
+    _stamp(tmp_path / GAMES_FILE, lambda k: later if k >= 100 else None)
+    rows = [json.loads(x) for x in (tmp_path / GAMES_FILE).read_text().splitlines()[1:]]
+    fewest = min(sum(r["seat"] == me for r in rows) for me in (0, 1))
+
+    def measured() -> dict:  # as many asked as each seat has played: nothing is played
+        return agent_lbr(tmp_path, 2 * fewest, seed=1, rollouts=16,
+                         rollout="heuristic:hunter", workers=0)
+
+    out = measured()
+    assert out["games"] == games and out["value"] == pytest.approx(lbr["value"])
+    assert out["code"] == [{"version": None, "commit": None, "modified": None, "games": 100},
+                           {**later, "games": games - 100}]
+    assert out["method"].endswith(
+        f"Played by 2 different codes (a games file resumed or merged across code changes: "
+        f"the mean mixes their agents): 100 games by code not recorded, {games - 100} games "
+        "by spycfr 9.9 at abcdef1")
+    _stamp(tmp_path / GAMES_FILE, lambda k: later)
+    assert measured()["method"].endswith("Every game played by spycfr 9.9 at abcdef1")
+
+
+def _stamp(path, code_of) -> None:
+    """The games file ``path`` with its k-th game's ``code`` set to ``code_of(k)`` (None:
+    none recorded, as before the code was)."""
+    lines = path.read_text().splitlines()
+    rows = [json.loads(x) for x in lines[1:]]
+    for k, row in enumerate(rows):
+        row.pop("code", None)
+        if code_of(k) is not None:
+            row["code"] = code_of(k)
+    path.write_text("\n".join([lines[0], *map(json.dumps, rows)]) + "\n")
 
 
 def test_a_workers_numba_compiling_is_said_on_the_client():

@@ -2,9 +2,12 @@
 resumable: each game is its own task (seat, index) seeded as in the table path, on a Dask
 LocalCluster (or a cluster by address, or this process), and every finished game is
 appended to ``RUN_DIR/lbr-games.jsonl`` at once, so a rerun of the same command keeps the
-games already played and plays the rest. The entry: :func:`agent_lbr` (``spycfr measure``).
-A worker's numba compiling (minutes on a cold cache) is told on the client
-(:func:`on_worker`, :func:`say_workers_compiling`).
+games already played and plays the rest. Each game records the code that played it
+(:func:`spycfr.provenance.code_version`): the file's settings hold the agent's
+configuration, not the code, so a rerun after a change that alters play appends to the
+earlier agent's games, and the result's method says how many games each code played.
+The entry: :func:`agent_lbr` (``spycfr measure``). A worker's numba compiling (minutes on
+a cold cache) is told on the client (:func:`on_worker`, :func:`say_workers_compiling`).
 """
 
 
@@ -36,6 +39,7 @@ from spycfr.analysis.lbr_agent import AgentOpponent, play_game
 from spycfr.cluster import dask_client
 from spycfr.compiling import COMPILING, saying_when_compiling
 from spycfr.errors import SpycfrError
+from spycfr.provenance import code_version, code_words
 from spycfr.seeds import check_seed
 from spycfr.ticking import Ticker
 
@@ -95,7 +99,7 @@ def agent_game_task(run_dir: str, settings: dict, me: int, g: int,
             "particle_solves": view.solves, "approximate": view.approximate,
             "unvalued_mass": view.unvalued_mass, "belief_merged": counts.get("merged", 0),
             "belief_resampled": counts.get("resampled", 0),
-            "belief_depleted": counts.get("depleted", 0)}
+            "belief_depleted": counts.get("depleted", 0), "code": code_version()}
 
 
 def default_rollout(game) -> str:
@@ -141,11 +145,17 @@ OTHER_AGENT_FILE = "lbr-games.other-agent.jsonl"
 
 
 def set_aside_other_agents_games(run_dir: str | Path) -> Path | None:
-    """Move ``run_dir``'s LBR games to OTHER_AGENT_FILE when they were played against
-    another agent than its run.json now configures (the directory remade by a newer
-    version: results/regenerate.sh), so that a measurement starts afresh instead of
-    refusing the file; games against the same agent stay and are resumed. Returns where
-    they went (None: nothing moved). An older set-aside file is replaced."""
+    """Move ``run_dir``'s LBR games to OTHER_AGENT_FILE when any was played against another
+    agent than the one this code remade (results/regenerate.sh, after remaking the
+    directory): against another configuration than its run.json's agent, or by other code
+    than this process's (:func:`spycfr.provenance.code_version`'s version and commit; a game
+    that records no code counts as other code), so that the measurement starts afresh
+    instead of appending the remade agent's games to an earlier agent's (the settings
+    record the configuration, not the code: a change that alters play left them equal).
+    Games of this agent and code stay and are resumed. Returns where they went (None:
+    nothing moved). An older set-aside file is replaced. `spycfr measure` itself resumes
+    and merges every game of the same settings whatever code played it (games from other
+    machines), its method counting each code's games."""
     from spycfr.runs.store import read_run
 
     path = Path(run_dir) / GAMES_FILE
@@ -153,13 +163,26 @@ def set_aside_other_agents_games(run_dir: str | Path) -> Path | None:
         return None
     with path.open() as f:
         first = f.readline()
+        rows = f.read().splitlines()
     try:
         made = json.loads(first)["settings"]["agent"]
     except (ValueError, KeyError, TypeError):
         raise SpycfrError(f"{path}: its first line is not the games' settings") from None
-    if made == read_run(run_dir).record.get("agent"):
+    if made == read_run(run_dir).record.get("agent") and all(
+            _this_code(line) for line in rows):
         return None
     return path.replace(path.with_name(OTHER_AGENT_FILE))
+
+
+def _this_code(line: str) -> bool:
+    """Whether the game of a games file's ``line`` was played by this process's code (its
+    version and commit); a line cut short by a crash counts as this code's (it is not read)."""
+    try:
+        code = json.loads(line).get("code") or {}
+    except ValueError:
+        return True
+    here = code_version()
+    return (code.get("version"), code.get("commit")) == (here["version"], here["commit"])
 
 
 def _before_cap(settings: dict) -> dict:
@@ -263,11 +286,42 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     if particle_states is not None:
         out.update(particle_states=particle_states,
                    unvalued_mass_largest=max(r.get("unvalued_mass", 0.0) for r in every))
-    out.update(opponent="search agent", games_file=GAMES_FILE,
+    codes = _codes(every)
+    out["method"] += ". " + _codes_words(codes)
+    out.update(code=codes, opponent="search agent", games_file=GAMES_FILE,
                seconds_per_game={"mean": float(np.mean(seconds)),
                                  "median": float(np.median(seconds))},
                seconds_all_games=float(np.sum(seconds)))
     return out
+
+
+def _code_key(code: dict | None) -> tuple:
+    code = code or {}
+    return tuple(code.get(k) for k in ("version", "commit", "modified", "note"))
+
+
+def _codes(rows: list[dict]) -> list[dict]:
+    """The code that played ``rows`` (each game's ``code``, :func:`code_version` in the
+    process that played it; absent in games played before it was recorded): one entry per
+    distinct code, in the order first met, with its number of games."""
+    count: dict[tuple, int] = {}
+    for row in rows:
+        key = _code_key(row.get("code"))
+        count[key] = count.get(key, 0) + 1
+    return [{"version": k[0], "commit": k[1], "modified": k[2], "games": n}
+            | ({"note": k[3]} if k[3] else {}) for k, n in count.items()]
+
+
+def _codes_words(codes: list[dict]) -> str:
+    """Which code played the games, for the method: the one code, or, where a games file
+    was resumed across code changes (or merged from machines that ran other code), how many
+    games each played; a mean over several codes measures none of them exactly."""
+    if len(codes) == 1:
+        return f"Every game played by {code_words(codes[0])}"
+    return (f"Played by {len(codes)} different codes (a games file resumed or merged "
+            "across code changes: the mean mixes their agents): " + ", ".join(
+                f"{c['games']:,} game{'' if c['games'] == 1 else 's'} by {code_words(c)}"
+                for c in codes))
 
 
 def _bounded_words(particle_states: int | None) -> str:

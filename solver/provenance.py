@@ -1,0 +1,63 @@
+"""Which code is running: the spycfr version and, where the package runs from a git checkout
+(an editable install of a clone), the commit checked out and whether the package's files
+differ from it. Recorded with results that accumulate over many runs (LBR's games file:
+:mod:`spycfr.analysis.lbr_agent_dask`), so that games played by different code can be told
+apart after the fact. Never fails: outside a checkout, or without git, the commit is None."""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from pathlib import Path
+
+from spycfr import __version__
+
+PACKAGE = Path(__file__).resolve().parent
+GIT_TIMEOUT = 10.0  # seconds; a git that hangs (a locked index on a network disk) gives None
+
+
+def _git(folder: Path, *args: str) -> subprocess.CompletedProcess | None:
+    try:
+        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True,
+                              text=True, timeout=GIT_TIMEOUT, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def git_code(folder: Path = PACKAGE) -> tuple[str | None, bool | None]:
+    """(the commit checked out, whether ``folder``'s tracked files differ from it) where
+    ``folder`` is tracked in a git checkout, else (None, None). A package installed into a
+    virtual environment inside a clone is not tracked there (.venv is ignored), so it
+    reads None rather than the clone's commit, which is not the code it runs."""
+    tracked = _git(folder, "ls-files", "--error-unmatch", "__init__.py")
+    if tracked is None or tracked.returncode != 0:
+        return None, None
+    head = _git(folder, "rev-parse", "HEAD")
+    if head is None or head.returncode != 0 or not head.stdout.strip():
+        return None, None
+    diff = _git(folder, "diff", "--quiet", "HEAD", "--", ".")
+    modified = None if diff is None or diff.returncode not in (0, 1) else diff.returncode == 1
+    return head.stdout.strip(), modified
+
+
+@functools.cache
+def code_version() -> dict:
+    """This process's code: {"version": spycfr's version, "commit": the git commit or None,
+    "modified": whether the package's files differ from that commit (None: unknown or no
+    commit)}; asked of git once per process."""
+    commit, modified = git_code()
+    return {"version": __version__, "commit": commit, "modified": modified}
+
+
+def code_words(code: dict | None) -> str:
+    """A code recorded by :func:`code_version` in words: 'spycfr 0.1.0 at 1a2b3c4' (with
+    ', modified' where its files differed from the commit), 'spycfr 0.1.0 (no git commit)',
+    or, where nothing was recorded, 'code not recorded'; a recorded ``note`` follows."""
+    if not code or (code.get("version") is None and code.get("commit") is None):
+        words = "code not recorded"
+    else:
+        commit = code.get("commit")
+        words = f"spycfr {code.get('version')}" + (
+            f" at {str(commit)[:7]}" + (", modified" if code.get("modified") else "")
+            if commit else " (no git commit)")
+    return words + (f" ({code['note']})" if code and code.get("note") else "")
