@@ -7,12 +7,13 @@ it, so that only the actual cards' rows and the reader's rows are valued by game
 reading rows drawn from public information (``public``, the same; spycfr.search.continuation),
 or the opposing continuation chosen as a decision at each leaf with a guess per row, every live
 row valued (``decision``: ``choice`` "leaf", ``guesses``, the public rows with ``focus_rows``
-over every private state, no ranger). For each: LBR (4 playouts a move, ``heuristic:hunter``
-playouts, the seeds of ``spycfr measure --lbr-games``: games 0..N-1 of each seat), and the agent
-head to head against ``heuristic:hunter`` (2N games from seed 1001); then each guard's LBR games
-less ``none``'s of the same seeds, game by game. A real game's payoff, so every LBR mean is a
-lower bound on that agent's exploitability whatever LBR's model of it (with ``public`` and
-``decision`` its model is exact: tests/test_lbr_agent.py).
+over every private state, no ranger; ``leaf``: the same decision without guesses, the same
+rows). For each: LBR (4 playouts a move, ``heuristic:hunter`` playouts, the seeds of ``spycfr
+measure --lbr-games``: games 0..N-1 of each seat), and the agent head to head against
+``heuristic:hunter`` (2N games from seed 1001); then each guard's LBR games less ``none``'s of
+the same seeds, game by game. A real game's payoff, so every LBR mean is a lower bound on that
+agent's exploitability whatever LBR's model of it (with ``public``, ``decision`` and ``leaf``
+its model is exact: tests/test_lbr_agent.py).
 
     nice -n 10 python benchmarks/lbr_reader_tiny.py 200
     nice -n 10 python benchmarks/lbr_reader_tiny.py 200 --modes none decision
@@ -42,7 +43,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("games", type=int, help="LBR games per seat (and head-to-head pairs)")
     ap.add_argument("--modes", nargs="+", default=["none", "own", "public"],
-                    choices=["none", "own", "public", "decision"],
+                    choices=["none", "own", "public", "decision", "leaf"],
                     help="the guards measured (none is the game-by-game baseline)")
     args = ap.parse_args()
     n = args.games
@@ -56,7 +57,10 @@ def main() -> None:
                             AgentConfig(iterations=20, value_function="rollout"))
         inner = agent.values.inner
         inner.budget, inner.focus_samples = 10, 8
-        if mode == "decision":
+        if mode == "leaf":  # the decision without guesses
+            inner.configure(focus_rows=max(agent.model.n) + 1, reader_range="public",
+                            choice="leaf")
+        elif mode == "decision":
             inner.configure(focus_rows=max(agent.model.n) + 1, reader_range="public",
                             choice="leaf", guesses=True)
         elif mode != "none":

@@ -728,11 +728,12 @@ def test_the_opposing_decision_without_guesses_keeps_the_values_where_the_choice
     assert np.array_equal(leaf[:, others], row[:, others])  # the rest: the fallback
 
 
-def test_the_opposing_decision_values_the_public_rows_without_actual_cards(tiny):
-    """With the opposing decision and its guesses over rows drawn from public information,
-    a focus with no actual cards (the exploitability walk's) values the drawn rows as a
-    focus on any actual cards does, guesses and decision included: the walk then plays what
-    a game does. Without the decision such a focus is no focus (the fallback)."""
+@pytest.mark.parametrize("guesses", [True, False])
+def test_the_opposing_decision_values_the_public_rows_without_actual_cards(tiny, guesses):
+    """With the opposing decision (with or without guesses) over rows drawn from public
+    information, a focus with no actual cards (the exploitability walk's) values the drawn
+    rows as a focus on any actual cards does, guesses and decision included: the walk then
+    plays what a game does. Without the decision such a focus is no focus (the fallback)."""
     plugin, game = tiny
     t = _turn_subgame(game)
     pubs, r0, r1 = _leaf_ranges(game, t, seed=3)
@@ -740,12 +741,12 @@ def test_the_opposing_decision_values_the_public_rows_without_actual_cards(tiny)
     w[[1, 2, 3, 4, 5]] = 1.0
     got = []
     for own in (None, 0, 3):
-        vf = _guessing(game, plugin, choice="leaf", guesses=True)
+        vf = _guessing(game, plugin, choice="leaf", guesses=guesses)
         vf.focus(0, own, t, w)
-        assert vf.guessing_rows and not vf.reads_range and vf.public_rows.size == 5
+        assert vf.guessing_rows == guesses and not vf.reads_range and vf.public_rows.size == 5
         vf.reset()
         got.append([vf.values(pubs, r0, r1)[0].copy() for _ in range(3)])
-        assert any(np.asarray(vf.guessed_rows(p)).size for p in pubs)
+        assert any(np.asarray(vf.guessed_rows(p)).size for p in pubs) == guesses
         assert vf.one_sided(t, (r0[0], r1[0]))
     drawn = _reached_rows(t, [1, 2, 3, 4, 5])
     for x, n in enumerate(t.leaves):

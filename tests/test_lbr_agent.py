@@ -264,15 +264,17 @@ def test_with_the_public_range_reader_the_particles_rows_are_the_agent_holding_t
     assert all(same)
 
 
-def test_with_the_opposing_decision_the_particles_rows_are_the_agent_holding_them(tiny):
-    """The opponent's continuation chosen as a decision at each leaf, with a guess per row
-    (``choice`` "leaf", ``guesses``), every live row of the agent's range valued (public
-    rows, focus_rows over the 6 placements): the rows now depend on each other (the
+@pytest.mark.parametrize("guesses", [True, False])
+def test_with_the_opposing_decision_the_particles_rows_are_the_agent_holding_them(tiny,
+                                                                                   guesses):
+    """The opponent's continuation chosen as a decision at each leaf, with or without a
+    guess per row (``choice`` "leaf", ``guesses``), every live row of the agent's range
+    valued (public rows, focus_rows over the 6 placements): the rows now depend on each other (the
     decision answers the whole range), and LBR, re-solving from the agent's range and the
     same rows, still gets each particle's row as the agent holding its cards plays it."""
     agent, inner = _over_the_budget(tiny)
-    inner.configure(focus_rows=8, reader_range="public", choice="leaf", guesses=True)
-    assert inner.guessing_rows and not inner.reads_range
+    inner.configure(focus_rows=8, reader_range="public", choice="leaf", guesses=guesses)
+    assert inner.guessing_rows == guesses and not inner.reads_range
     placed = _after_the_placements(agent)
     bs, _, at_decision = placed
     read = []
@@ -280,7 +282,8 @@ def test_with_the_opposing_decision_the_particles_rows_are_the_agent_holding_the
         opponent, _, rows = _rows_read(tiny, agent, placed, actual)
         read.append(rows)
         assert inner.public_rows.size == len(bs)  # every placement valued, guessed
-        assert any(c[3][len(inner._opp):].sum() > 0 for c in inner.leaf_choice())
+        assert any(c[3][len(inner._opp):].sum() > 0
+                   for c in inner.leaf_choice()) == guesses  # a guess chosen somewhere
     assert np.array_equal(read[0], read[1])
     for x in range(len(bs)):
         plays = at_decision(x, opponent).view.policy(bs[x])

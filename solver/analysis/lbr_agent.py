@@ -260,9 +260,9 @@ class AgentOpponent:
             self.unvalued_mass = max(self.unvalued_mass,
                                      float(1.0 - mass[states].sum() / mass.sum()))
         inner = _focused(self.agent.values)
-        # a range reader, or the opponent's decision with guesses at the leaves (both read
-        # the agent's range)
-        reading = getattr(inner, "reads_range", False) or getattr(inner, "guessing_rows", False)
+        # a range reader, or the opponent's decision at the leaves (both read the agent's range)
+        reading = (getattr(inner, "reads_range", False)
+                   or getattr(inner, "choice", "row") == "leaf")
         public = reading and getattr(inner, "reader_range", "own") == "public"
         # a range reader reads the belief's weights too; the public reader, rows drawn from
         # the live rows of the agent's range (the same whatever its cards: continuation)

@@ -79,6 +79,8 @@ they do not reach on the focus budget, so every row's values, and in a one-sided
 strategy, are the same whichever row is the actual one: :meth:`focus_each` with the same
 range reproduces the agent holding each state exactly, reading and all. A move that no drawn
 row plays leaves the reader without a range at its leaves (it plays as the hunter there).
+The opposing decision below (``choice`` "leaf") reads the same public rows where
+``reader_range`` is "public", with or without a range reader.
 
 The opposing continuation as a decision (``choice`` "leaf"; the default "row" is the
 ``max_a min_b`` above). Rounds of reading cannot make a one-sided re-solve mix: within a
@@ -251,12 +253,12 @@ class Continuations:
         states it can lead to there (a switch changes the cards); with ``seat``'s range at
         the subgame's root (``weights``) and ``focus_rows`` > 1, also up to focus_rows - 1
         more rows drawn from it (balance: module notes). None: no focus. With no ``private``
-        (a walk without actual cards: the exact exploitability's) the opposing decision with
-        guesses over the public rows (``choice`` "leaf", ``guesses``, ``reader_range``
-        "public") still values the rows drawn, which are every row the seat plays where
+        (a walk without actual cards: the exact exploitability's) the opposing decision over
+        the public rows (``choice`` "leaf", ``reader_range`` "public", with or without
+        ``guesses``) still values the rows drawn, which are every row the seat plays where
         ``focus_rows`` exceeds the live rows of ``weights``, as a game with any cards does."""
         if (private is None and seat is not None and tree is not None and weights is not None
-                and self.guessing_rows and self._reads_public(weights)):
+                and self.choice == "leaf" and self._reads_public(weights)):
             self.focus(None)
             self._focus = (int(seat), -1)  # no actual cards: the drawn rows only
             self._focus_public(tree, int(seat), np.zeros(0, np.int64), weights)
@@ -296,7 +298,7 @@ class Continuations:
     def _reads_public(self, weights: np.ndarray | None) -> bool:
         """Whether this re-solve's reader reads the public range (module notes)."""
         return (self.reader_range == "public" and self.focus_rows > 1 and weights is not None
-                and (self.reads_range or self.guessing_rows))
+                and (self.reads_range or self.choice == "leaf"))
 
     def public_sample(self, pub: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """The rows of the reader's public range at a re-solve from public state ``pub``:
