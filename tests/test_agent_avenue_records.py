@@ -24,6 +24,7 @@ from spycfr.games.agent_avenue.variant import make_variant
 TINY = make_variant("tiny")
 MINI = make_variant("mini")
 FULL = make_variant()
+FULL_ADVANCED = make_variant("advanced")
 
 
 @pytest.mark.slow
@@ -194,11 +195,45 @@ def test_the_position_line_reads_the_gap_the_other_way_only_before_a_catch():
     for caught in (0, board, board + 2, -1):  # a catch: no distance "the other way"
         info["gap"] = caught
         text = "\n".join(position_lines(info, variant))
-        who = "P1's meeple has caught P2's" if caught <= 0 else "P2's meeple has caught P1's"
+        who = "P1's meeple has reached P2's" if caught <= 0 else "P2's meeple has reached P1's"
         assert "the other way" not in text and "spaces ahead" not in text
-        assert f"gap: {who} (gap {caught}; P1 catches at 0, P2 at {board})" in text
+        assert f"gap: {who} (gap {caught}, not a catch yet: the End step judges it" in text
     info["gap"] = 1
     assert "P2's meeple is 1 space ahead of P1's (" in "\n".join(position_lines(info, variant))
+
+
+# Agent Avenue advanced: P2, active, recruits the Sidekick and reaches P1's meeple on space
+# 12 (gap 14), a black market space for both; P2 takes Security System first (the active
+# player resolves first), then P1 takes: the turn's End step comes after both.
+REACHED = ("deal:SA.SA.SA.SE|DA.CB.SA.SK market:MASTERPLAN.SECURITY.SPYCATION swap:SE>EN "
+           "play:SA/EN draw:DD.DD take:down=EN swap:CB>CB play:SA/SK draw:EN.CB take:up=SK "
+           "bm:P2=SECURITY>TRUCK")
+
+
+def test_a_meeple_reached_before_the_end_step_is_not_yet_caught():
+    """Only the End step catches (rulebook: "you can win the game only during the End step";
+    a meeple that escapes forward in the same turn is not caught), and in advanced mode the
+    black market resolves before it: `spycfr play results/agent-avenue/advanced --seed 7`
+    said "P2's meeple has caught P1's" with a take pending, and the game went on. Here P1
+    still takes: Surveillance Truck moves it 1 forward, out of reach, and the game goes on;
+    Masterplan moves nothing, and the End step's catch ends the game."""
+    from spycfr.games.agent_avenue.position import position_lines
+
+    def line(record: str) -> tuple[str, dict]:
+        info = summary(FULL_ADVANCED, record)
+        return "\n".join(position_lines(info, FULL_ADVANCED)), info
+
+    text, info = line(REACHED)
+    assert not info["terminal"] and "P1 to move (black market take)" in text
+    assert ("gap: P2's meeple has reached P1's (gap 14, not a catch yet: the End step judges "
+            "it after the black market resolves; P1 catches at 0, P2 at 14)") in text
+    assert "caught" not in text
+    text, info = line(REACHED + " bm:P1=TRUCK>DEVICE truck:+1")  # P1 escapes forward
+    assert not info["terminal"] and info["gap"] == 13
+    assert "gap: P2's meeple is 13 spaces ahead of P1's (1 the other way;" in text
+    text, info = line(REACHED + " bm:P1=MASTERPLAN>DEVICE")  # the End step catches
+    assert info["terminal"] and "game over: P2 wins (P2 caught P1's meeple)" in text
+    assert "gap: P2's meeple has caught P1's (gap 14; P1 catches at 0, P2 at 14)" in text
 
 
 def test_a_view_that_stops_before_the_black_market_says_how_to_give_it():

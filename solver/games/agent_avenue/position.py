@@ -251,16 +251,23 @@ def _count(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
 
 
-def _gap(gap: int, board: int, ahead: str, behind: str) -> str:
+def _gap(gap: int, board: int, ahead: str, behind: str, over: bool) -> str:
     """The gap in words, up to the parenthesis its line goes on and closes: ``ahead``'s
     meeple so many spaces ahead of ``behind``'s and the distance the other way round the
     board, or, at or past a catch (0 or ``board``, where the other way would read negative),
-    who caught whom and the gap's number (the play's end showed "P2's meeple is -3 spaces
-    ahead of P1's")."""
-    if gap <= 0:
-        return f"{behind}'s meeple has caught {ahead}'s (gap {gap}; "
-    if gap >= board:
-        return f"{ahead}'s meeple has caught {behind}'s (gap {gap}; "
+    who reached whom and the gap's number (the play's end showed "P2's meeple is -3 spaces
+    ahead of P1's"). Only the End step catches (the rulebook: "you can win the game only
+    during the End step"; a meeple that escapes forward in the same turn is not caught): in
+    advanced mode the black market resolves between the moves and the End step, and its
+    cards can still move a meeple (Surveillance Truck, a recruit by Smoke Screen...), so
+    before the game is ``over`` a meeple at or past the other's has reached it, not caught
+    it (`spycfr play` said "P2's meeple has caught P1's" with a take pending)."""
+    if gap <= 0 or gap >= board:
+        catcher, caught = (behind, ahead) if gap <= 0 else (ahead, behind)
+        if over:
+            return f"{catcher}'s meeple has caught {caught}'s (gap {gap}; "
+        return (f"{catcher}'s meeple has reached {caught}'s (gap {gap}, not a catch yet: "
+                "the End step judges it after the black market resolves; ")
     return (f"{ahead}'s meeple is {gap} space{'' if gap == 1 else 's'} ahead of {behind}'s "
             f"({board - gap} the other way; ")
 
@@ -274,7 +281,8 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
     view = f"  (view of {info['view']})" if info["view"] else ""
     lines.append(f"record: {info['record'] or '(empty)'}{view}")
     g = info["gap"]
-    lines.append(f"turns played: {info['turns']}   gap: {_gap(g, board, 'P2', 'P1')}"
+    lines.append(f"turns played: {info['turns']}   gap: "
+                 f"{_gap(g, board, 'P2', 'P1', info['terminal'])}"
                  f"P1 catches at 0, P2 at {board})   deck: "
                  f"{info['deck_size']}")
     for p, pl in enumerate(info["players"]):
@@ -307,7 +315,7 @@ def _team_lines(info: dict, variant: Variant) -> list[str]:
     lines.append(f"record: {info['record'] or '(empty)'}{view}")
     g = info["gap"]
     lines.append(f"turns played: {info['turns']}   gap: "
-                 f"{_gap(g, variant.board, 'team 1', 'team 0')}"
+                 f"{_gap(g, variant.board, 'team 1', 'team 0', info['terminal'])}"
                  f"catch at 0 and {variant.board})   "
                  f"deck: {info['deck_size']}")
     for team in info["players"]:
