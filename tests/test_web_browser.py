@@ -305,21 +305,34 @@ def test_a_search_agents_page_says_it_is_thinking_while_the_agent_re_solves(
     box = browser.find_element(By.ID, "thinking")
     assert not box.is_displayed() and not box.text
     move = browser.find_elements(By.CSS_SELECTOR, ".moves a.move")[0]
-    browser.execute_script("arguments[0].addEventListener('click', function(e) {"
-                           "e.preventDefault(); });", move)  # after the page's own listener
-    answer: list[tuple[int, str]] = []
-    asking = threading.Thread(target=lambda: answer.append(_get(move.get_attribute("href"))))
-    asking.start()
-    move.click()
-    WebDriverWait(browser, 60, poll_frequency=0.1).until(
-        lambda b: "CFR+ iterations" in box.text)
-    said = box.text
-    _shot(browser, shots, "agent-thinking")
-    asking.join()
+    said, answer = _thinking_beside(browser, shots, server, move, "click",
+                                    lambda: _get(move.get_attribute("href")), move.click,
+                                    "CFR+ iterations", "agent-thinking")
     assert said.startswith("the search agent is thinking (") and \
         " s): solving the subgame from here (test): " in said, said
-    assert answer[0][0] == 200 and "your move (" in answer[0][1]
+    assert answer[0] == 200 and "your move (" in answer[1]
+
+
+def _thinking_beside(browser, shots: Path, server: str, element, event: str, ask, act,
+                     says: str, shot: str) -> tuple[str, tuple[int, str]]:
+    """What the page's thinking line says while the same request is made beside the page:
+    ``element``'s ``event`` held back (a listener after the page's own, which asks
+    /thinking), ``ask()`` made in a thread, ``act()`` triggers the event; the line once it
+    holds ``says`` (screenshot ``shot``), and ``ask()``'s answer, after which the agent is no
+    longer thinking."""
+    box = browser.find_element(By.ID, "thinking")
+    browser.execute_script(f"arguments[0].addEventListener('{event}', function(e) {{"
+                           "e.preventDefault(); });", element)
+    answer: list[tuple[int, str]] = []
+    asking = threading.Thread(target=lambda: answer.append(ask()))
+    asking.start()
+    act()
+    WebDriverWait(browser, 60, poll_frequency=0.1).until(lambda b: says in box.text)
+    said = box.text
+    _shot(browser, shots, shot)
+    asking.join()
     assert json.loads(_get(f"{server}/thinking?run=tiny-agent")[1])["thinking"] is False
+    return said, answer[0]
 
 
 def test_the_review_of_a_search_agents_run_says_it_is_thinking(server, browser, shots,
@@ -350,23 +363,14 @@ def test_the_review_of_a_search_agents_run_says_it_is_thinking(server, browser, 
     form = browser.find_element(By.CSS_SELECTOR, "form[method=post]")
     action = form.get_attribute("action")
     assert box.get_attribute("data-page").replace(":", "%3A") in action
-    browser.execute_script("arguments[0].addEventListener('submit', function(e) {"
-                           "e.preventDefault(); });", form)  # after the page's own listener
-    answer: list[tuple[int, str]] = []
-    posting = threading.Thread(target=lambda: answer.append(_get(
-        action, data=urlencode({"records": record, "seat": "both"}).encode(),
-        headers={"Content-Type": "application/x-www-form-urlencoded"})))
-    posting.start()
-    browser.find_element(By.ID, "go").click()
-    WebDriverWait(browser, 60, poll_frequency=0.1).until(
-        lambda b: "re-solving along the game (test)" in box.text)
-    said = box.text
-    _shot(browser, shots, "agent-review-thinking")
-    posting.join()
+    post = partial(_get, action, data=urlencode({"records": record, "seat": "both"}).encode(),
+                   headers={"Content-Type": "application/x-www-form-urlencoded"})
+    said, answer = _thinking_beside(browser, shots, server, form, "submit", post,
+                                    browser.find_element(By.ID, "go").click,
+                                    "re-solving along the game (test)", "agent-review-thinking")
     assert said.startswith("the search agent is thinking (") and \
         " s): re-solving along the game (test): seat " in said, said
-    assert answer[0][0] == 200 and "summary over all games" in answer[0][1]
-    assert json.loads(_get(f"{server}/thinking?run=tiny-agent")[1])["thinking"] is False
+    assert answer[0] == 200 and "summary over all games" in answer[1]
 
 
 def test_the_filter_box_narrows_a_long_list_of_moves(browser):
