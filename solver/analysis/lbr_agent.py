@@ -260,15 +260,15 @@ class AgentOpponent:
             self.unvalued_mass = max(self.unvalued_mass,
                                      float(1.0 - mass[states].sum() / mass.sum()))
         inner = _focused(self.agent.values)
+        deciding = _decides_at_leaves(inner)
         # a range reader, or the opponent's decision at the leaves (both read the agent's range)
-        reading = (getattr(inner, "reads_range", False)
-                   or getattr(inner, "choice", "row") == "leaf")
+        reading = getattr(inner, "reads_range", False) or deciding
         public = reading and getattr(inner, "reader_range", "own") == "public"
         # a range reader reads the belief's weights too; the public reader, rows drawn from
-        # the live rows of the agent's range (the same whatever its cards: continuation)
+        # the live rows of the agent's range (the same whatever its cards: continuation); the
+        # decision, the range's weights themselves (it answers the whole range)
         key = (v.sol.tree.pub[0].tobytes(), states.tobytes(), v.support.tobytes(), v.seat,
-               np.asarray(v.mine, float).tobytes()
-               if public and getattr(inner, "choice", "row") == "leaf" else
+               np.asarray(v.mine, float).tobytes() if public and deciding else
                (v.mine > 0).tobytes() if public else
                mass[states].tobytes() if reading else b"")
         self.decisions += 1
@@ -299,7 +299,10 @@ class AgentOpponent:
         balance rows: docs/search.md), in the agent's rounds; a public range reader
         (``reader_range`` "public") reads rows drawn from the live rows of the agent's range
         (``mass`` is then that range), as the agent holding any state does, so the rows are
-        exact, reading and all."""
+        exact, reading and all. With the opponent's decision at the leaves (``choice``
+        "leaf"), which answers the whole range, the subgame is re-solved from ``mass``
+        itself (the agent's range where public, LBR's belief else), not from ``states``
+        alike."""
         # imported here, as SIGNAL_STEPS above: at the top it would make the re-solve a
         # kernel source (it compiles nothing itself)
         from spycfr.search.continuation import solve_reading
@@ -315,14 +318,16 @@ class AgentOpponent:
         ranges = (own, v.support) if seat == 0 else (v.support, own)
         out = np.zeros(v.sol.strategy[t.row[0]].shape)
         todo, exact, first = list(states), True, True
+        deciding = mass is not None and _decides_at_leaves(inner)
         while todo:
             inner.focus_each(seat, todo, t, mass)
-            own[getattr(inner, "public_rows", np.zeros(0, np.int64))] = 1.0  # (ranges holds own)
-            if mass is not None and getattr(inner, "choice", "row") == "leaf":
+            if deciding:
                 # the opponent's decision at the leaves answers the agent's range: the range
                 # it re-solves from (the public reader's: the agent's own, `mass`), so that
                 # every row is the one the agent holding it computes
-                own[:] = mass
+                own[:] = mass  # (ranges holds own)
+            else:
+                own[getattr(inner, "public_rows", np.zeros(0, np.int64))] = 1.0
             # a partial, not a lambda: a function holding a function is read as a kernel
             # factory by the numba cache's source rules, which would count these imports
             sol = solve_reading(vf, t, functools.partial(
@@ -338,6 +343,12 @@ class AgentOpponent:
             todo, first = list(inner.deferred), False
             self.solves += 1
         return out, exact
+
+
+def _decides_at_leaves(inner) -> bool:
+    """Whether the agent's focused leaves (``inner``: :func:`_focused`) choose the opponent's
+    continuation as a decision at each leaf (``Continuations.choice`` "leaf")."""
+    return getattr(inner, "choice", "row") == "leaf"
 
 
 def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
