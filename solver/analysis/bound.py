@@ -22,8 +22,9 @@ LBR = "local best response"  # the name of the LBR opponent in the lower bound's
 @dataclass(frozen=True)
 class LowerBound:
     """What the measured opponent that won most against the run won, per game: ``mean`` and
-    its 95% interval (``low``, ``high``; the opponent's payoff, unclipped), in ``games``
-    games (None where the measurement does not record how many)."""
+    its 95% interval (``low``, ``high``; the opponent's payoff within the payoff range, not
+    clipped at 0 as the recorded bound's is), in ``games`` games (None where the
+    measurement does not record how many)."""
 
     by: str
     mean: float
@@ -53,7 +54,7 @@ class LowerBound:
 def lower_bound(measured: dict | None) -> LowerBound | None:
     """The lower bound ``measured`` (a run.json ``measured`` block) records, read from the
     opponent's own measurement where it is there (the local best response's games and
-    unclipped interval, or the head-to-head match's, the run's payoff negated), else from
+    interval, not clipped at 0, or the head-to-head match's, the run's payoff negated), else
     the bound itself; None where nothing was measured (no bound, or one by nobody)."""
     bound = (measured or {}).get("exploitability_lower_bound")
     if not bound or bound.get("by") in (None, "nobody"):
