@@ -252,7 +252,6 @@ def test_the_first_plan_says_how_far_it_is_from_its_first_seconds(monkeypatch):
     game: chunks); a long build says its seconds and RSS meanwhile (a thread)."""
     import time
 
-
     monkeypatch.setattr(resolve, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(resolve, "PROGRESS_AGAIN", 0.0)
     monkeypatch.setattr(resolve, "CHUNK_SECONDS", 0.0)
