@@ -44,13 +44,14 @@ if moved:
 # run directory, its pairs against the heuristic and the sampled run, their result files, LBR
 # to AGENT_LBR_GAMES games (each game kept as it ends: a rerun resumes), the report. The pairs
 # start afresh in headtohead-games.jsonl, played by this spycfr; the games files of earlier
-# code kept beside it (headtohead-games.since-COMMIT.jsonl, named by the code that played
-# them) are removed with it, so that every games file left describes the remade agent.
+# code kept beside it (headtohead-games.since-COMMIT.jsonl, or .OPPONENT.since-COMMIT.jsonl
+# for one opponent's, named by the code that played them) are removed with it, so that every
+# games file left describes the remade agent.
 agent_avenue_agent() {  # PRESET PAIRS [MEASURE OPTION...]
   local preset=$1 pairs=$2 dir=agent-avenue/$1
   shift 2
   "$SPYCFR" solve agent-avenue --preset "$preset" --algorithm re-solving -o "$dir" --overwrite
-  rm -f "$dir/headtohead-games.jsonl" "$dir"/headtohead-games.since-*.jsonl
+  rm -f "$dir/headtohead-games.jsonl" "$dir"/headtohead-games.*since-*.jsonl
   agent_pairs "$dir" 1000 "$pairs" heuristic "agent-avenue/$preset-sampled"
   agent_results "$dir"
   lbr_set_aside "$dir"
