@@ -263,7 +263,6 @@ class Continuations:
             self._focus = (int(seat), -1)  # no actual cards: the drawn rows only
             self._focus_public(tree, int(seat), np.zeros(0, np.int64), weights)
             self.sample = self.public_rows.copy()
-            self._guess_at = dict(self._balance_rows)
             return
         self._focus = None if seat is None or private is None else (int(seat), int(private))
         self._focus_rows, self._balance_rows = {}, {}
@@ -278,7 +277,6 @@ class Continuations:
         if weights is not None and self._reads_public(weights):
             self._focus_public(tree, me, np.array([own], np.int64), weights)
             self.sample = np.union1d(self.public_rows, [own]).astype(np.int64)
-            self._guess_at = dict(self._balance_rows)
             return
         self.sample = self.balance_sample(own, tree.pub[0], weights)
         root = np.zeros(tree.game.n[me])
@@ -312,9 +310,10 @@ class Continuations:
 
     def _focus_public(self, tree: Subtree, me: int, owns: np.ndarray,
                       weights: np.ndarray) -> np.ndarray:
-        """The public reader's rows (``public_rows``, the balance rows, the reader's root)
-        and, for :meth:`focus`, the rows of ``owns`` that those do not reach (module notes);
-        returns where the drawn rows lead (:func:`_reached`), for :meth:`focus_each`."""
+        """The public reader's rows (``public_rows``, the balance rows, the reader's root,
+        the rows guessed at each leaf: the balance rows) and, for :meth:`focus`, the rows of
+        ``owns`` that those do not reach (module notes); returns where the drawn rows lead
+        (:func:`_reached`), for :meth:`focus_each`."""
         self.public_rows = self.public_sample(tree.pub[0], weights)
         root = np.zeros(tree.game.n[me])
         root[self.public_rows] = 1.0
@@ -327,6 +326,7 @@ class Continuations:
             self._balance_rows[key] = np.flatnonzero(drawn[n] > 0)
             if mine is not None:
                 self._focus_rows[key] = np.flatnonzero((mine[n] > 0) & (drawn[n] <= 0))
+        self._guess_at = dict(self._balance_rows)
         return drawn
 
     def focus_each(self, seat: int, privates, tree: Subtree,
@@ -354,7 +354,6 @@ class Continuations:
         drawn = None  # the public reader's: where its drawn rows lead
         if privates and weights is not None and self._reads_public(weights):
             drawn = self._focus_public(tree, seat, np.zeros(0, np.int64), weights)
-            self._guess_at = dict(self._balance_rows)
         elif weights is not None:
             self._reader_root = (seat, np.asarray(weights, float).copy())
         elif privates:
