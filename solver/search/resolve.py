@@ -321,19 +321,17 @@ def beats(say: Callable[[str], None], head: str) -> Ticker:
 
 
 def solve_progress(say: Callable[[str], None], what: str, tree: Subtree, total: int,
-                   after: float | None = None, again: float | None = None,
                    valuing: Ticker | None = None) -> Callable[[int, int], None]:
-    """A :func:`solve`'s ``progress`` callback that says, ``after`` seconds into the solve
-    and then every ``again`` seconds (PROGRESS_AFTER and PROGRESS_AGAIN unless given), the
-    CFR+ iterations done of ``total``, the seconds spent, the RSS and the time left (from
-    the iterations after the first, which may value leaves that later ones read from a
+    """A :func:`solve`'s ``progress`` callback that says, PROGRESS_AFTER seconds into the
+    solve and then every PROGRESS_AGAIN seconds (both read when it is made), the CFR+
+    iterations done of ``total``, the seconds spent, the RSS and the time left (from the
+    iterations after the first, which may value leaves that later ones read from a
     cache); it stops ``valuing`` (a ticker that says the first iteration values the leaves)
     at its first call. The search agent's solves and the committed blueprint's say their
     progress with it."""
-    after = PROGRESS_AFTER if after is None else after
-    again = PROGRESS_AGAIN if again is None else again
+    again = PROGRESS_AGAIN  # read once, when the callback is made
     start = time.perf_counter()
-    due, first = [start + after], [0.0]
+    due, first = [start + PROGRESS_AFTER], [0.0]
 
     def tick(done: int, _: int) -> None:
         now = time.perf_counter()
