@@ -100,8 +100,8 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
          reader_range: str | None = None, choice: str | None = None,
          guesses: bool = False) -> dict:
     """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; with
-    ``opposing``, ``focus_rows``, ``reader_rounds``, ``reader_range``, the agent's leaves so
-    (:func:`spycfr.search.continuation.configure_agent`)."""
+    ``opposing``, ``focus_rows``, ``reader_rounds``, ``reader_range``, ``choice``,
+    ``guesses``, the agent's leaves so (:func:`spycfr.search.continuation.configure_agent`)."""
     from spycfr.analysis.headtohead import player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED
     from spycfr.analysis.lbr_agent import AgentOpponent, _privates, _setup, play_game

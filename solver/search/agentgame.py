@@ -228,7 +228,8 @@ class AgentGame:
             tree = a.depth_limited(self.pub, a.config.depth)
         if hasattr(a.values, "focus"):  # leaf values that spend their effort on our cards
             # (without actual cards, the exploitability walk's: no focus, or the public
-            # rows of an opposing decision with guesses: spycfr.search.continuation)
+            # rows of an opposing decision, with or without guesses:
+            # spycfr.search.continuation)
             a.values.focus(self.seat, self.own, tree, self.mine)
         one_sided = first or (hasattr(a.values, "one_sided") and
                               a.values.one_sided(tree, ranges))
