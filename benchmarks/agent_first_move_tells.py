@@ -18,22 +18,17 @@ import numpy as np
 
 
 def main() -> None:
+    from lbr_reader_tiny import one_sided_agent  # this folder's (run as a script)
+
     from spycfr.analysis.headtohead import player_from
     from spycfr.analysis.lbr import two_player_params
     from spycfr.analysis.lbr_agent import AgentOpponent
     from spycfr.games import make_game
-    from spycfr.search.agent import AgentConfig, SearchAgent
 
     tiny = make_game("agent-hunter", "tiny")
     params = two_player_params(tiny)
     for mode in ("none", "leaf", "decision"):
-        agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(),
-                            AgentConfig(iterations=20, value_function="rollout"))
-        inner = agent.values.inner
-        inner.budget, inner.focus_samples = 10, 8
-        if mode != "none":
-            inner.configure(focus_rows=max(agent.model.n) + 1, reader_range="public",
-                            choice="leaf", guesses=mode == "decision")
+        agent = one_sided_agent(tiny, mode)
         start = agent.initial()
         placements = agent.legal(start)
         theirs = int(agent.legal(agent.after(start, int(placements[0])))[0])

@@ -33,12 +33,30 @@ def _interval(x: list[np.ndarray]) -> tuple[float, float]:
     return mean, 1.96 * np.sqrt(sum(v.var(ddof=1) / v.size for v in x)) / 2
 
 
+def one_sided_agent(tiny, mode: str):
+    """The one-sided search agent of the module notes on ``tiny`` with the guard ``mode``
+    (none, own, public, decision or leaf); benchmarks/agent_first_move_tells.py's too."""
+    from spycfr.search.agent import AgentConfig, SearchAgent
+
+    agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(),
+                        AgentConfig(iterations=20, value_function="rollout"))
+    inner = agent.values.inner
+    inner.budget, inner.focus_samples = 10, 8
+    if mode in ("decision", "leaf"):  # the opposing decision, with or without guesses
+        inner.configure(focus_rows=max(agent.model.n) + 1, reader_range="public",
+                        choice="leaf", guesses=mode == "decision")
+    elif mode != "none":
+        ranger = agent.plugin.rollout_styles.index("ranger")
+        inner.configure(opposing=(*inner.opposing_styles, ranger), focus_rows=4,
+                        reader_rounds=1, reader_range=mode)
+    return agent
+
+
 def main() -> None:
     from spycfr.analysis.headtohead import AGENT, Player, head_to_head, player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED, two_player_params
     from spycfr.analysis.lbr_agent import AgentOpponent, play_game
     from spycfr.games import make_game
-    from spycfr.search.agent import AgentConfig, SearchAgent
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("games", type=int, help="LBR games per seat (and head-to-head pairs)")
@@ -53,20 +71,7 @@ def main() -> None:
     hunter = player_from("heuristic:hunter", tiny)
     lbr = {}
     for mode in modes:
-        agent = SearchAgent("agent-hunter", tiny.variant_obj.as_dict(),
-                            AgentConfig(iterations=20, value_function="rollout"))
-        inner = agent.values.inner
-        inner.budget, inner.focus_samples = 10, 8
-        if mode == "leaf":  # the decision without guesses
-            inner.configure(focus_rows=max(agent.model.n) + 1, reader_range="public",
-                            choice="leaf")
-        elif mode == "decision":
-            inner.configure(focus_rows=max(agent.model.n) + 1, reader_range="public",
-                            choice="leaf", guesses=True)
-        elif mode != "none":
-            ranger = agent.plugin.rollout_styles.index("ranger")
-            inner.configure(opposing=(*inner.opposing_styles, ranger), focus_rows=4,
-                            reader_rounds=1, reader_range=mode)
+        agent = one_sided_agent(tiny, mode)
         start = time.time()
         opponent = AgentOpponent(agent, hunter)
         pay: list[list[float]] = [[], []]
