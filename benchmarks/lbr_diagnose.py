@@ -170,7 +170,8 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
             "reader_rounds": getattr(inner, "reader_rounds", None)
             if getattr(inner, "reads_range", False) else None,
             "reader_range": getattr(inner, "reader_range", None)
-            if getattr(inner, "reads_range", False) or getattr(inner, "guessing_rows", False)
+            # (the opposing decision reads the public rows with or without guesses)
+            if getattr(inner, "reads_range", False) or getattr(inner, "choice", "row") == "leaf"
             else None,
             "choice": getattr(inner, "choice", "row"),
             "guesses": bool(getattr(inner, "guessing_rows", False)),
