@@ -431,9 +431,10 @@ def show_position(plugin, game, view: str, seat: int, say: Callable[[str], None]
                   final: bool = False, whole: bool = False) -> None:
     """The position as ``seat`` sees it (``whole``: ``view`` is the full record, every card
     shown): in words where the game has a record notation (legal moves left out: the caller
-    lists them), else the information state. At the end (``final``) the game's own "game
-    over: ..." line stays: it says how the game ended (Agent Avenue's reason, the payoffs),
-    which the caller's "result:" line does not; the workbench's play page shows it too."""
+    lists them), else the information state (``final``: named as the final view). The
+    game's own "game over: ..." line, which an ended game's position has, stays: it says how
+    the game ended (Agent Avenue's reason, the payoffs), which the caller's "result:" line
+    does not; the workbench's play page shows it too."""
     say("")
     if plugin.records is not None:
         try:
