@@ -40,3 +40,19 @@ def test_a_bound_without_its_source_reads_the_bound_and_nothing_is_none():
         "LBR (head to head) won +0.300 a game [95%: +0.100, +0.500], so at least 0.100 at 95%")
     assert lower_bound(None) is None and lower_bound({}) is None
     assert lower_bound({"exploitability_lower_bound": _bound("nobody", 0.0, [0.0, 0.0])}) is None
+
+
+def test_the_opponent_shown_is_the_one_whose_interval_shows_most():
+    """A head-to-head loss of -0.30 [-0.35, -0.25] in 2,000 games shows more at 95% than a
+    local best response's +0.50 [+0.06, +0.94] in 11 games, although the recorded bound
+    (the best mean) is the local best response's: the words name the match."""
+    measured = {"games": 2000, "head_to_head": [
+        {"opponent": "heuristic", "payoff": {"mean": -0.3, "ci95": [-0.35, -0.25]}}],
+        "local_best_response": {"value": 0.5, "ci95": [0.06, 0.94], "games": 11},
+        "exploitability_lower_bound": _bound(LBR, 0.5, [0.06, 0.94])}
+    bound = lower_bound(measured)
+    assert bound is not None and bound.by == "heuristic" and bound.shown == 0.25
+    assert lower_bound_words(measured).endswith("in 2,000 games, so at least 0.250 at 95%")
+    # where nothing shows more than the recorded opponent, the recorded opponent is read
+    measured["head_to_head"][0]["payoff"] = {"mean": -0.3, "ci95": [-0.9, 0.3]}
+    assert lower_bound(measured).by == LBR and lower_bound(measured).games == 11

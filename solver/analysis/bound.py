@@ -52,27 +52,32 @@ class LowerBound:
 
 
 def lower_bound(measured: dict | None) -> LowerBound | None:
-    """The lower bound ``measured`` (a run.json ``measured`` block) records, read from the
-    opponent's own measurement where it is there (the local best response's games and
-    interval, not clipped at 0, or the head-to-head match's, the run's payoff negated), else
-    the bound itself; None where nothing was measured (no bound, or one by nobody)."""
-    bound = (measured or {}).get("exploitability_lower_bound")
+    """The lower bound ``measured`` (a run.json ``measured`` block) shows at 95%: of the
+    measured opponents (the local best response, each head-to-head match, the run's payoff
+    negated) the one whose interval's low end is highest, read from its own games (not
+    clipped at 0); where none shows anything above 0, the recorded bound's opponent (the best
+    mean). The recorded bound's own figures where its opponent's games are not in the block
+    (an older run.json). None where nothing was measured (no bound, or one by nobody)."""
+    measured = measured or {}
+    bound = measured.get("exploitability_lower_bound")
     if not bound or bound.get("by") in (None, "nobody"):
         return None
     by = str(bound["by"])
     low, high = bound.get("ci95") or (bound["value"], bound["value"])
-    found = LowerBound(by, float(bound["value"]), float(low), float(high), None)
-    lbr = (measured or {}).get("local_best_response") or {}
-    if by == LBR and "value" in lbr:
+    found = [LowerBound(by, float(bound["value"]), float(low), float(high), None)]
+    lbr = measured.get("local_best_response") or {}
+    if "value" in lbr:
         low, high = lbr["ci95"]
-        return LowerBound(by, float(lbr["value"]), float(low), float(high),
-                          lbr.get("games"))
-    for match in (measured or {}).get("head_to_head") or []:
-        if match.get("opponent") == by:
-            low, high = match["payoff"]["ci95"]
-            return LowerBound(by, -float(match["payoff"]["mean"]), -float(high), -float(low),
-                              (measured or {}).get("games"))
-    return found
+        found.append(LowerBound(LBR, float(lbr["value"]), float(low), float(high),
+                                lbr.get("games")))
+    for match in measured.get("head_to_head") or []:
+        low, high = match["payoff"]["ci95"]
+        found.append(LowerBound(str(match["opponent"]), -float(match["payoff"]["mean"]),
+                                -float(high), -float(low), measured.get("games")))
+    # an opponent's own games over the recorded bound's copy of them; then what it shows
+    mine = [b for b in found[1:] if b.by == by] or found[:1]
+    best = max(found[1:], key=lambda b: b.shown, default=mine[0])
+    return best if best.shown > mine[0].shown else mine[0]
 
 
 def lower_bound_words(measured: dict | None) -> str | None:
