@@ -218,6 +218,28 @@ def test_a_view_shows_the_opponents_hand_where_every_position_agrees_on_it():
         summary(v, "place:0 place:1 hand:1>1:eq")["players"][1]["hand"]
 
 
+def test_a_hidden_hand_is_shown_with_its_size():
+    """How many cards the opponent holds is public (placements, attacks, switches), but a
+    hidden hand read "hand: ?" in the terminal and one card back on the workbench's play
+    page, seven cards or one. The view gives its size; both draw it."""
+    from spycfr.games.agent_hunter.analysis.views import draw
+    from spycfr.games.agent_hunter.position import position_lines, view_key
+
+    for view, sizes in [("", [10, 10]), ("place:0-1-2 place:?", [7, 7]),
+                        ("place:0-1-2 place:? hand:3>1:lo", [7, 7]),
+                        ("place:0-1-2 place:? hand:3>1:lo switch:1=5>?@1", [7, 7]),
+                        ("place:0-1-2 place:? house:1=0>2:eq>3", [6, 7])]:
+        info = view_key(V10, view, 0)[1]
+        assert [p["hand_size"] for p in info["players"]] == sizes, view
+    info = view_key(V10, "place:0-1-2 place:? hand:3>1:lo", 0)[1]
+    assert info["players"][1]["hand"] is None
+    lines = position_lines(info, V10)
+    assert "    hand: ? (7 cards)   out: -" in "\n".join(lines)
+    html = draw(info, 0)
+    theirs = html.split("(you)")[0]  # the opponent's seat is drawn first
+    assert theirs.count('<span class="card hidden">?</span>') == 3 + 7  # houses, hand
+
+
 @pytest.mark.parametrize("params", [
     {"cards": 3, "houses": 1, "decoys": 1, "max_turns": 4},
     {"cards": 3, "houses": 2, "decoys": 1, "max_turns": 2, "decoy_rule": "switched"},

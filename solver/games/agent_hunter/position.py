@@ -66,6 +66,9 @@ def position_summary(rep: Replay) -> dict:
         players.append({
             "houses": houses,
             "hand": _cards(int(s[base + R.O_HAND])) if known else _known_hand(cands, base),
+            # how many cards it holds is public (placements, switches and answers say it):
+            # a hidden hand is drawn and written with its size ("?" where views disagree)
+            "hand_size": _agreed([int(c[base + R.O_HAND]).bit_count() for c in cands]),
             "out": _cards(int(s[base + R.O_OUT])),
             "supply": int(s[base + R.O_SUPPLY]),
         })
@@ -152,6 +155,8 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
             dec = f" +{h['decoys']} decoy{'s' if h['decoys'] != 1 else ''}" if h["decoys"] else ""
             houses.append(f"{h['house']}:[{inner}]{dec}")
         hand = " ".join(map(str, pl["hand"])) if pl["hand"] is not None else "?"
+        if pl["hand"] is None and pl.get("hand_size") is not None:
+            hand += f" ({pl['hand_size']} card{'s' if pl['hand_size'] != 1 else ''})"
         out = " ".join(map(str, pl["out"])) or "-"
         hs = info["hand_sum"][p]
         lines.append(f"P{p + 1}  houses {'  '.join(houses)}")

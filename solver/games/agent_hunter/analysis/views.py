@@ -47,7 +47,10 @@ def draw(info: dict, seat: int) -> str:
     for p in (1 - seat, seat):
         pl = info["players"][p]
         hand = pl["hand"]
-        cards = ('<span class="card hidden">?</span>' if hand is None else
+        size = pl.get("hand_size")
+        # a hidden hand: a card back per card it holds (its size is public), one where unknown
+        cards = ('<span class="card hidden">?</span>' * (1 if size is None else size) or "–"
+                 if hand is None else
                  "".join(f'<span class="card">{c}</span>' for c in hand) or "–")
         out = " ".join(map(str, pl["out"])) or "–"
         hs = info["hand_sum"][p]
