@@ -645,7 +645,10 @@ def test_the_agents_review_of_a_move_without_a_value_says_so():
     assert "the agent is 0.0117 exploitable (exact)" in words
     line_b = next(line for line in said if line.split()[:2] == ["2", "b"])
     assert line_b.split()[-3:] == ["-", "+0.3000", "-"]
-    assert said[-1].startswith("1 of your 4 moves lost value; the costliest: a (-0.2000")
+    # the loss as the table and `spycfr review` say it: 'lost', positive ("(-0.2000, best:"
+    # read as a value beside the value column's own signed figures)
+    assert said[-1].startswith("1 of your 4 moves lost value; the costliest: a (lost 0.2000 "
+                               "against ")
 
 
 def test_the_review_form_of_an_agent_run_says_it_takes_minutes(agent_dir):

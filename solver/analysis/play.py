@@ -393,7 +393,7 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
     else:
         worst = max(lost, key=lambda r: r["loss"])
         say(f"{len(lost)} of your {len(rows)} moves lost value; the costliest: "
-            f"{worst['move']} (-{worst['loss']:.4f}, best: {worst['best_moves'][0]})")
+            f"{worst['move']} (lost {worst['loss']:.4f} against {worst['best_moves'][0]})")
 
 
 def _signed(x: float | None) -> str:
