@@ -500,6 +500,31 @@ def test_a_malformed_record_and_a_huge_upload_are_refused_on_the_page(server, br
     assert _get(server + "/")[0] == 200
 
 
+def test_the_index_fits_the_window_with_search_agents_runs(browser, shots):
+    """A search agent's exploitability on the index is a sentence (the lower bound its games
+    show at 95%): kept on one line, it pushed the table's last column off a 1400-pixel
+    window (`spycfr serve results`: every tree run's exploitability out of sight)."""
+    from spycfr.web.server import make_server_for
+
+    srv = make_server_for([str(ROOT / "results/tiny"), str(ROOT / "results/standard"),
+                           str(ROOT / "results/agent-avenue/advanced")])
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        browser.set_window_size(1400, 1000)
+        browser.get(f"http://127.0.0.1:{srv.server_port}/")
+        WebDriverWait(browser, 120).until(lambda b: b.find_elements(By.CSS_SELECTOR, "td.q"))
+        cell = next(td for td in browser.find_elements(By.CSS_SELECTOR, "td.q")
+                    if "local best response" in td.text)
+        _shot(browser, shots, "index-agents")
+        assert browser.execute_script(
+            "return document.documentElement.scrollWidth <= window.innerWidth")
+        assert cell.size["height"] > 30  # wrapped onto more than one line
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
 def test_sweep_team_openings_and_report_pages(server, browser, shots):
     for name, path, marker in [
         ("sweep", "/sweep?run=agent-hunter-decoys", "variants"),

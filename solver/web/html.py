@@ -19,6 +19,7 @@ table{border-collapse:collapse;background:#fff;margin:6px 0}
 td,th{border:1px solid #d5d9de;padding:3px 7px;text-align:right;white-space:nowrap}
 th{background:#eef1f4;font-weight:600}td.l,th.l{text-align:left}
 td.l{white-space:normal;max-width:760px}td.priv{white-space:nowrap}
+td.q{white-space:normal;max-width:480px}
 .grid td.c{min-width:54px;font-variant-numeric:tabular-nums}
 .grid th.mv{writing-mode:vertical-rl;transform:rotate(180deg);text-align:left;max-height:150px}
 .note{color:#5a6672}.err{background:#fde8e8;border:1px solid #e0a0a0;padding:10px 14px}

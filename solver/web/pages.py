@@ -25,10 +25,13 @@ def index(bench, request) -> str:
         rows = [e for e in bench.entries.values() if e.kind == kind]
         if not rows:
             continue
+        # the last cell wraps (td.q): a search agent's exploitability is a sentence (what its
+        # games show at 95%), one line of it pushed the column off a 1400-pixel window
         items = "".join(
             f'<tr><td class="l"><a href="{esc(url("/" + kind, run=e.name))}">{esc(e.name)}'
             f'</a></td><td class="l">{esc(e.meta.get("game", ""))}</td><td class="l">'
-            f'{esc(_variant(e.meta))}</td><td>{esc(_quality(e))}</td></tr>' for e in rows)
+            f'{esc(_variant(e.meta))}</td><td class="q">{esc(_quality(e))}</td></tr>'
+            for e in rows)
         last = "variants solved" if kind == "sweep" else "exploitability"
         parts.append(f"<h2>{title}</h2><table><tr><th class=l>name</th><th class=l>game</th>"
                      f"<th class=l>variant</th><th>{last}</th></tr>{items}</table>")
