@@ -38,6 +38,18 @@ def check(game: str, moves: tuple[str, ...], preset: str | None, variant_params:
     RECORD is the moves separated by spaces (one quoted argument or several). A player's
     view, with `?` for hidden cards, is accepted too.
     """
+    from spycfr.cli.progress import saying_when_compiling
+
+    # a fresh install's first check compiles the game's kernels: 77 s of silence for Agent
+    # Avenue tiny's README example (a fresh clone, load 6-8); said on stderr as query says it
+    with saying_when_compiling(lambda text: click.echo(text, err=True)):
+        _check(game, text=" ".join(moves), moves=moves, preset=preset,
+               variant_params=variant_params, as_json=as_json, file=file)
+
+
+def _check(game: str, text: str, moves: tuple[str, ...], preset: str | None,
+           variant_params: dict, as_json: bool, file: str | None) -> None:
+    """`record check`'s work: the record (``text``) or ``file`` checked and printed."""
     from spycfr.games import feature
 
     notation = feature(game, "records", "record notation")
@@ -47,7 +59,6 @@ def check(game: str, moves: tuple[str, ...], preset: str | None, variant_params:
             raise SpycfrError("give either a RECORD or --file, not both")
         _check_file(notation, variant, file)
         return
-    text = " ".join(moves)
     if as_json:
         info = _check_one(notation, variant, text)
         click.echo(json.dumps(info))

@@ -241,6 +241,43 @@ def test_compiling_is_said_only_when_numba_compiles():
     assert said == [progress.COMPILING]
 
 
+def test_record_check_says_when_numba_compiles(monkeypatch):
+    """`spycfr record check agent-avenue --preset tiny ...` (the README's example) took 77 s
+    in a fresh clone with nothing said while numba compiled the game's kernels: it says so
+    on stderr, as query does, and nothing when the kernels are cached; stdout is the same."""
+    import dataclasses
+
+    from click.testing import CliRunner
+    from numba import njit
+
+    import spycfr.games
+    from spycfr.cli.main import cli
+    from spycfr.cli.progress import COMPILING
+
+    record = ["agent-hunter", "--preset", "tiny", "place:0-1 place:1-0"]
+    cached = CliRunner().invoke(cli, ["record", "check", *record])
+    assert cached.exit_code == 0 and COMPILING not in cached.stderr
+
+    @njit
+    def fresh(x):
+        return x + 1
+
+    real = spycfr.games.feature
+
+    def feature(*args):  # the notation, its replay compiling a kernel the cache lacks
+        notation = real(*args)
+
+        def summary(*a):
+            assert fresh(1) == 2
+            return notation.summary(*a)
+        return dataclasses.replace(notation, summary=summary)
+
+    monkeypatch.setattr(spycfr.games, "feature", feature)
+    said = CliRunner().invoke(cli, ["record", "check", *record])
+    assert said.exit_code == 0 and said.stderr.splitlines() == [COMPILING]
+    assert said.stdout == cached.stdout
+
+
 def test_solve_says_it_is_preparing_at_a_terminal(monkeypatch):
     """Issue 26 item 7: the quick start was silent for 85-112 s while numba compiled; solve
     now says what it prepares at once at a terminal (the heartbeat goes on every 15 s)."""
