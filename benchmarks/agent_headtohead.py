@@ -22,6 +22,8 @@ import json
 import statistics
 import time
 
+from leaf_options import add_leaf_options, leaf_settings  # this folder's (a script)
+
 
 def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
          opposing: list[str] | None = None, focus_rows: int | None = None,
@@ -164,21 +166,7 @@ if __name__ == "__main__":
     ap.add_argument("opponents", nargs="*", default=["heuristic"])
     ap.add_argument("--first", type=int, default=1000)
     ap.add_argument("--pairs", type=int, default=1000)
-    ap.add_argument("--opposing", help="the agent's rollout leaves guard against these rollout "
-                    "styles, comma-separated, instead of its game's opposing continuations")
-    ap.add_argument("--focus-rows", type=int, help="rows of the agent's range valued by "
-                    "rollouts at each re-solve (Continuations.focus_rows; default 1)")
-    ap.add_argument("--reader-rounds", type=int, help="with a range reader among --opposing "
-                    "(ranger): solves after the first that read the range again (default 1)")
-    ap.add_argument("--reader-range", choices=("own", "public"),
-                    help="with a range reader among --opposing: the focus rows weighted by the "
-                    "agent's range (own, the default) or --focus-rows - 1 rows drawn alike from "
-                    "its live rows (public: spycfr.search.continuation)")
-    ap.add_argument("--choice", choices=("row", "leaf"),
-                    help="the opposing continuation chosen per row (max_a min_b, the default) "
-                    "or as the opponent's decision at each leaf (spycfr.search.continuation)")
-    ap.add_argument("--guesses", action="store_true",
-                    help="with --choice leaf: a guess continuation per valued row at each leaf")
+    add_leaf_options(ap)
     ap.add_argument("--summary")
     ap.add_argument("--write", metavar="AGENT_DIR",
                     help="with --summary: write AGENT_DIR/headtohead-B.json per opponent B")
@@ -191,5 +179,4 @@ if __name__ == "__main__":
         summary(args.summary, args.write, args.note, args.compare)
     else:
         play(args.agent_dir, args.out, args.opponents, args.first, args.pairs,
-             args.opposing.split(",") if args.opposing else None, args.focus_rows,
-             args.reader_rounds, args.reader_range, args.choice, args.guesses)
+             **leaf_settings(args))

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from leaf_options import add_leaf_options, leaf_settings  # this folder's (a script)
 from numba import njit
 
 from spycfr.engine import protocol as P
@@ -291,21 +292,7 @@ def main() -> None:
     p.add_argument("--belief", choices=("agent", "public"), default="agent")
     p.add_argument("--seat", type=int, choices=(0, 1), nargs="+", default=[0, 1])
     p.add_argument("--games", type=int, nargs="+", default=[0])
-    p.add_argument("--opposing", help="the agent's leaves guard against these rollout "
-                   "styles, comma-separated (default: its game's opposing continuations)")
-    p.add_argument("--focus-rows", type=int, help="rows of the agent's range valued by "
-                   "rollouts at each re-solve (Continuations.focus_rows; default its own, 1)")
-    p.add_argument("--reader-rounds", type=int, help="with a range reader among --opposing "
-                   "(ranger): solves after the first that read the range again (default 1)")
-    p.add_argument("--reader-range", choices=("own", "public"),
-                   help="with a range reader among --opposing: the focus rows weighted by the "
-                   "agent's range (own, the default) or --focus-rows - 1 rows drawn alike from "
-                   "its live rows (public: spycfr.search.continuation)")
-    p.add_argument("--choice", choices=("row", "leaf"),
-                   help="the opposing continuation chosen per row (max_a min_b, the default) "
-                   "or as the opponent's decision at each leaf (spycfr.search.continuation)")
-    p.add_argument("--guesses", action="store_true",
-                   help="with --choice leaf: a guess continuation per valued row at each leaf")
+    add_leaf_options(p)
     p.add_argument("--summary")
     p.add_argument("--committed", help="with --summary: a games file of the same seeds")
     args = p.parse_args()
@@ -314,10 +301,7 @@ def main() -> None:
         return
     for g in args.games:
         for seat in args.seat:
-            row = play(args.run_dir, seat, g, args.belief,
-                       args.opposing.split(",") if args.opposing else None,
-                       args.focus_rows, args.reader_rounds, args.reader_range, args.choice,
-                       args.guesses)
+            row = play(args.run_dir, seat, g, args.belief, **leaf_settings(args))
             with open(args.out, "a") as f:
                 f.write(json.dumps(row) + "\n")
             print(f"P{seat + 1} game {g} ({args.belief}): {row['payoff']:+g} for LBR, "

@@ -1,0 +1,38 @@
+"""The rollout leaves' experiment options that the agent benchmarks share (agent_headtohead.py,
+lbr_diagnose.py): one set of flags, given to `spycfr.search.continuation.configure_agent`."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_leaf_options(parser: argparse.ArgumentParser) -> None:
+    """--opposing, --focus-rows, --reader-rounds, --reader-range, --choice, --guesses."""
+    parser.add_argument("--opposing", help="the agent's rollout leaves guard against these "
+                        "rollout styles, comma-separated, instead of its game's opposing "
+                        "continuations")
+    parser.add_argument("--focus-rows", type=int, help="rows of the agent's range valued by "
+                        "rollouts at each re-solve (Continuations.focus_rows; default 1)")
+    parser.add_argument("--reader-rounds", type=int, help="with a range reader among "
+                        "--opposing (ranger): solves after the first that read the range "
+                        "again (default 1)")
+    parser.add_argument("--reader-range", choices=("own", "public"),
+                        help="with a range reader among --opposing: the focus rows weighted by "
+                        "the agent's range (own, the default) or --focus-rows - 1 rows drawn "
+                        "alike from its live rows (public: spycfr.search.continuation)")
+    parser.add_argument("--choice", choices=("row", "leaf"),
+                        help="the opposing continuation chosen per row (max_a min_b, the "
+                        "default) or as the opponent's decision at each leaf "
+                        "(spycfr.search.continuation)")
+    parser.add_argument("--guesses", action="store_true",
+                        help="with --choice leaf: a guess continuation per valued row at each "
+                        "leaf")
+
+
+def leaf_settings(args: argparse.Namespace) -> dict:
+    """The parsed options as the keywords of agent_headtohead.play and lbr_diagnose's games:
+    --opposing split into its styles."""
+    return {"opposing": args.opposing.split(",") if args.opposing else None,
+            "focus_rows": args.focus_rows, "reader_rounds": args.reader_rounds,
+            "reader_range": args.reader_range, "choice": args.choice,
+            "guesses": args.guesses}
