@@ -112,6 +112,14 @@ def main(argv: list[str] | None = None) -> int:
             f"; leaves: the committed blueprint's of {args.committed_leaves} iterations, not "
             "the config's" if args.committed_leaves is not None else "")
         say(f"config {config.as_dict()} ({which})")
+        leaf_flags = [flag for flag, value in (
+            ("--focus-rows", args.focus_rows), ("--reader-range", args.reader_range),
+            ("--choice", args.choice), ("--guesses", args.guesses or None),
+            ("--rollout-budget", args.rollout_budget),
+            ("--focus-samples", args.focus_samples)) if value is not None]
+        if args.committed_leaves is not None and leaf_flags:
+            raise SpycfrError(f"{', '.join(leaf_flags)}: set the rollout leaves, which "
+                              "--committed-leaves replaces; give one or the other")
         say("building and solving the first plan (numba compiles on a cold cache)")
         agent = SearchAgent(args.game, variant, config, progress=say)
         try:  # the rollout leaves set up for an experiment (nothing asked, nothing done)

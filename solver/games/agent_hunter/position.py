@@ -42,8 +42,8 @@ def position_summary(rep: Replay) -> dict:
     For a view, what the viewer cannot know (the opponent's house cards and, when hidden
     cards decide them, its hand, hand sum and payoff) is ``"?"``/None. The opponent's hand
     is shown where every position consistent with the view agrees on it: before it places
-    it holds all its cards (the spec's set-up), and later answers can pin it down; it was
-    "?" from the start.
+    it holds all its cards (the spec's set-up), and later answers can pin it down.
+    ``hand_size`` is how many cards a hand holds, public even where the hand is hidden.
     """
     v = rep.variant
     params = v.to_params()
