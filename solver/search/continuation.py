@@ -102,6 +102,7 @@ live row. Where every pair is played (within the budget) ``choice`` changes noth
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -115,6 +116,27 @@ READER_RANGES = ("own", "public")
 # how the opposing continuation is chosen at a leaf (module notes): per row (max_a min_b), or
 # as the opponent's decision of the subgame, against the focus seat's range there
 CHOICES = ("row", "leaf")
+
+
+@dataclass
+class _LeafDecision:
+    """The opponent's decision at one leaf (``choice`` "leaf"): the seat valued, the leaf,
+    the rows valued there, their values per pair of continuations ``q[r, a, b]``, the
+    opposing weights, whether each row is in the range the decision answers, and its
+    regret-matching+ regrets and average strategy."""
+
+    seat: int
+    leaf: int
+    rows: np.ndarray
+    q: np.ndarray
+    weights: np.ndarray
+    answers: np.ndarray
+    regret: np.ndarray = field(init=False)
+    avg: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.regret = np.zeros(self.q.shape[2])
+        self.avg = np.zeros(self.q.shape[2])
 
 
 class Continuations:
@@ -159,9 +181,7 @@ class Continuations:
         # average and the loop's step count
         self.choice, self.guesses = choice, guesses
         self._guess_at: dict[bytes, np.ndarray] = {}
-        self._choices: list = []
-        self._choice_regret: list[np.ndarray] = []
-        self._choice_avg: list[np.ndarray] = []
+        self._choices: list[_LeafDecision] = []
         self._choice_steps = 0
         # reader_range "public": the rows the reader's range is made of (module notes)
         self.public_rows: np.ndarray = np.zeros(0, np.int64)
@@ -457,7 +477,7 @@ class Continuations:
         self._prepared = np.zeros((0, 0))
         self._last_games, self._games = [], []
         self._G = None
-        self._choices, self._choice_regret, self._choice_avg = [], [], []
+        self._choices = []
 
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -503,7 +523,7 @@ class Continuations:
         rng = np.random.default_rng(self.seed)
         self._pairs, self._rows = None, []
         self._focus_values = {}
-        self._choices, self._choice_regret, self._choice_avg = [], [], []
+        self._choices = []
         self._choice_steps = 0
         self._G = None
         if count <= self.budget:
@@ -573,17 +593,15 @@ class Continuations:
             rows = np.array([i for i, _, _ in got], np.int64)
             named = self._guess_at.get(pubs[lf].tobytes())
             answers = np.ones(rows.size) if named is None else np.isin(rows, named) * 1.0
-            self._choices.append((s, lf, rows, q, np.stack([w for _, _, w in got]), answers))
-            self._choice_regret.append(np.zeros(q.shape[2]))
-            self._choice_avg.append(np.zeros(q.shape[2]))
+            self._choices.append(_LeafDecision(s, lf, rows, q,
+                                               np.stack([w for _, _, w in got]), answers))
 
     def leaf_choice(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
         """The opponent's average choice at each leaf of the last solve (``choice`` "leaf"):
         (seat valued, leaf, rows valued, probability of each opposing continuation: the
         game's opposing ones, then one guess per row of :meth:`guessed_rows` there)."""
-        return [(s, lf, rows, avg / avg.sum() if avg.sum() > 0 else avg)
-                for (s, lf, rows, _, _, _), avg in zip(self._choices, self._choice_avg,
-                                                       strict=True)]
+        return [(d.seat, d.leaf, d.rows, d.avg / d.avg.sum() if d.avg.sum() > 0 else d.avg)
+                for d in self._choices]
 
     def guessed_rows(self, pub: np.ndarray) -> np.ndarray:
         """The rows the opposing decision guesses at the leaf of public state ``pub``."""
@@ -599,13 +617,13 @@ class Continuations:
         current reach there."""
         z = self.game.z
         self._choice_steps += 1
-        for g, (s, lf, rows, q, weights, answers) in enumerate(self._choices):
-            mass = weights @ ranges[1 - s][lf]
-            value, sigma = leaf_choice_step(q * (mass / z)[:, None, None],
-                                            ranges[s][lf, rows] * answers,
-                                            self._choice_regret[g])
-            out[s][lf, rows] = value
-            self._choice_avg[g] += self._choice_steps * sigma
+        for d in self._choices:
+            mass = d.weights @ ranges[1 - d.seat][d.leaf]
+            value, sigma = leaf_choice_step(d.q * (mass / z)[:, None, None],
+                                            ranges[d.seat][d.leaf, d.rows] * d.answers,
+                                            d.regret)
+            out[d.seat][d.leaf, d.rows] = value
+            d.avg += self._choice_steps * sigma
 
     def _each(self, pubs, ranges, s, draws, seeds, pairs, k) -> list:
         """The games of :meth:`focus_each`: every state's jobs at its own number of draws,
