@@ -220,10 +220,10 @@ def test_thinking_says_which_agent_thinks_since_when_and_its_last_line():
         with thinking.speaking("standard", "play:P1:5"):
             thinking.say("standard", "solving the subgame from here (5 public nodes): 3/100 "
                          "CFR+ iterations")
-        now = thinking.status("standard", "play:P1:5")
-        assert now["thinking"] and now["seconds"] >= 0.1
-        assert now["line"].endswith("3/100 CFR+ iterations")
-        assert thinking.status("standard") == now  # any page of the run
+            now = thinking.status("standard", "play:P1:5")
+            assert now["thinking"] and now["seconds"] >= 0.1
+            assert now["line"].endswith("3/100 CFR+ iterations")
+            assert thinking.status("standard") == now  # any page of the run
         assert not thinking.status("tiny")["thinking"]
         assert not thinking.status("standard", "play:P1:6")["thinking"]
     assert thinking.status("standard") == {"thinking": False, "seconds": 0.0, "line": ""}
@@ -232,8 +232,8 @@ def test_thinking_says_which_agent_thinks_since_when_and_its_last_line():
     assert code == 200 and json.loads(answer) == {"thinking": False, "seconds": 0.0, "line": ""}
     code, answer = _ask(app, "/thinking", "run=nowhere")
     assert code == 404 and "unknown run" in answer
-    code, answer = _ask(app, "/thinking", "run=standard&page=" + "x" * 81)
-    assert code == 400 and "at most 80 characters" in answer
+    code, answer = _ask(app, "/thinking", "run=standard&page=" + "x" * 500)  # any length
+    assert code == 200 and not json.loads(answer)["thinking"]
     code, answer = _ask(app, "/play", "run=standard&seat=P1")  # the start form: its line
     assert code == 200 and 'id="thinking"' in answer and 'data-run="standard"' in answer
     assert 'data-page=""' in answer  # its script reads the game from the form
@@ -308,3 +308,70 @@ def test_two_agent_pages_at_once_each_say_what_their_agent_does():
         bench.thinking.say("standard", "building the first plan")
         assert {bench.thinking.status(*k)["line"] for k in (first, second)} == {
             "building the first plan"}
+
+
+def test_a_review_under_way_is_asked_for_by_its_page_key_whatever_its_length(monkeypatch):
+    """The review POST of an agent's run is under way in Thinking by the page key its form
+    carries, and /thinking asked with the same key finds it, however long: the POST cut the
+    key at 80 characters where /thinking refused a longer one (a 400), so such a review's
+    page showed no line. Both keep a short id of the key (bench.page_id). The agent is not
+    loaded: the review's load of it asks /thinking (in another thread, as the browser does)
+    and stops there."""
+    import threading
+    from urllib.parse import quote, urlencode
+
+    from spycfr.web.app import make_app
+    from spycfr.web.bench import PageError, Workbench, page_id
+    from spycfr.web.catalog import discover
+
+    app = make_app(discover([str(AGENT)]))
+    seen: list[tuple[int, str]] = []
+
+    def opponent(self, name, game_key=None):
+        asked = threading.Thread(target=lambda: seen.append(
+            _ask(app, "/thinking", f"run={name}&page={quote(key)}")))
+        asked.start()
+        asked.join(30)
+        raise PageError("stopped before the agent loads", 409)
+
+    monkeypatch.setattr(Workbench, "opponent", opponent)
+    for key in ("review:" + "0123456789abcdef" * 12, "review:00aa11bb22cc"):
+        seen.clear()
+        code, answer = _ask(app, "/review", f"run=standard&page={quote(key)}",
+                            urlencode({"records": "place:0-2 place:2-1 hand:1>1:lo"}).encode())
+        assert code == 409 and "stopped before the agent loads" in answer, answer[-300:]
+        assert len(seen) == 1 and seen[0][0] == 200, seen
+        assert json.loads(seen[0][1])["thinking"], seen
+    assert page_id("review:00aa11bb22cc") != page_id("review:00aa11bb22cd")
+    assert len(page_id("x" * 10_000)) == 16
+
+
+def test_a_page_between_its_two_agent_turns_shows_no_line_of_its_last_turn():
+    """A game's page takes the agent twice (its moves, then its review); between the two,
+    another page's agent work ran while the first page still showed its last line (a line
+    of a re-solve that was over). A page's line is cleared with the turn's end and start,
+    in the lock take that changes the speaker: between its turns it says it waits, then
+    nothing until the agent says something for it."""
+    import threading
+
+    from spycfr.web import games
+    from spycfr.web.bench import Thinking
+
+    bench = SimpleNamespace(agent_lock=threading.Lock(), thinking=Thinking())
+    opp = SimpleNamespace(agent=object())
+    first, second = ("standard", games.game_page(0, 1)), ("standard", games.game_page(1, 2))
+    with bench.thinking.during(*first):
+        with games._agent_turn(bench, opp, first):  # its moves
+            bench.thinking.say("standard", "re-solving for the first page")
+            assert bench.thinking.status(*first)["line"] == "re-solving for the first page"
+        assert bench.thinking.status(*first)["line"] == ""  # its turn over: no line
+        with bench.thinking.during(*second), games._agent_turn(bench, opp, second):
+            bench.thinking.say("standard", "re-solving for the second page")
+            assert bench.thinking.status(*first)["line"] == Thinking.WAITING
+            assert bench.thinking.status(*second)["line"] == "re-solving for the second page"
+        assert bench.thinking.status(*first)["line"] == ""
+        with games._agent_turn(bench, opp, first):  # its review
+            assert bench.thinking.status(*first)["line"] == ""
+            bench.thinking.say("standard", "reviewing")
+            assert bench.thinking.status(*first)["line"] == "reviewing"
+    assert not bench.thinking.status("standard")["thinking"]

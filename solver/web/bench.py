@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import hashlib
 import threading
 import time
 from collections.abc import Iterator
@@ -43,20 +44,27 @@ class Thinking:
     Keyed by (run, page): one slot for the workbench had the first of two agent pages end
     by clearing it ("not thinking") while the second still waited for the agent and then
     re-solved. The agent works for one page at a time (the workbench's ``agent_lock``):
-    that page ``speaking`` gets its lines; a page waiting for its turn is told so."""
+    that page ``speaking`` gets its lines; a page waiting for its turn is told so. A page's
+    line is the agent's while it speaks for that page: it is cleared as the page's turn
+    begins and ends, in the lock take that changes the speaker (a game's page takes the
+    agent twice, its moves then its review, and between the two showed its last line while
+    the agent worked for another page).
+
+    A page is keyed by a short id of its text (:func:`page_id`), whatever its length: the
+    review POST cut a long key that ``/thinking`` refused, so that page showed no line."""
 
     WAITING = "waiting: the agent answers another page first"
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        # (run, page) -> [since, last line, pages open with that key (a reload, two tabs)]
+        # (run, page id) -> [since, last line, pages open with that key (a reload, two tabs)]
         self._pages: dict[tuple[str, str], list] = {}
         self._speaker: tuple[str, str] | None = None  # the page the agent works for now
 
     @contextlib.contextmanager
     def during(self, run: str, page: str) -> Iterator[None]:
         """Page ``page`` of ``run`` waits for its agent while the block runs."""
-        key = (run, page)
+        key = (run, page_id(page))
         with self._lock:
             entry = self._pages.setdefault(key, [time.monotonic(), "", 0])
             entry[2] += 1
@@ -71,14 +79,23 @@ class Thinking:
     @contextlib.contextmanager
     def speaking(self, run: str, page: str) -> Iterator[None]:
         """The agent works for page ``page`` of ``run`` while the block runs (under the
-        workbench's ``agent_lock``): its progress lines go to that page."""
+        workbench's ``agent_lock``): its progress lines go to that page, whose line starts
+        and ends empty (a line of its turn is no line of another's)."""
+        key = (run, page_id(page))
         with self._lock:
-            before, self._speaker = self._speaker, (run, page)
+            before, self._speaker = self._speaker, key
+            self._clear(key)
         try:
             yield
         finally:
             with self._lock:
                 self._speaker = before
+                self._clear(key)
+
+    def _clear(self, key: tuple[str, str]) -> None:
+        """Page ``key``'s line emptied (under ``_lock``)."""
+        if key in self._pages:
+            self._pages[key][1] = ""
 
     def say(self, run: str, text: str) -> None:
         """A progress line of ``run``'s agent (its ``progress`` callback, bound to the run):
@@ -97,7 +114,7 @@ class Thinking:
         """Whether page ``page`` of ``run`` (None: any page of it) waits for its agent, for
         how many seconds, and its last line (or that the agent works for another page)."""
         with self._lock:
-            keys = ([(run, page)] if page is not None else
+            keys = ([(run, page_id(page))] if page is not None else
                     sorted((k for k in self._pages if k[0] == run),
                            key=lambda k: self._pages[k][0]))
             keys = [k for k in keys if k in self._pages]
@@ -109,6 +126,13 @@ class Thinking:
                 line = self.WAITING
             return {"thinking": True, "seconds": round(time.monotonic() - since, 1),
                     "line": line}
+
+
+def page_id(page: str) -> str:
+    """The short id of a page's key in :class:`Thinking` (a game's ``play:P1:5``, a review
+    form's token, or whatever a request sends as ``page=``): 16 hex digits of its sha256,
+    so that the page's POST and its ``/thinking`` requests meet whatever its length."""
+    return hashlib.sha256(page.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 @dataclass

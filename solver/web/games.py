@@ -212,20 +212,15 @@ def _thinking(entry, page_key: str = "") -> str:
             f'data-page="{esc(page_key)}" hidden></p><script>{THINKING_SCRIPT}</script>')
 
 
-MAX_PAGE_KEY = 80  # characters of a page's key in /thinking (game_page, review_page)
-
-
 def thinking(bench, request) -> str:
     """``/thinking?run=NAME&page=KEY``: whether that search agent is thinking for that page
     now (no page: for any page of the run), for how many seconds, and its last progress
-    line (JSON), for the page that waits for its reply."""
+    line (JSON), for the page that waits for its reply. The key is the page's as it sent
+    it, of any length (Thinking keeps a short id of it, as the review POST does)."""
     import json
 
     entry = bench.entry(request.query.get("run"))
     key = request.query.getunicode("page") or None
-    if key is not None and len(key) > MAX_PAGE_KEY:
-        raise PageError(f"page {key[:20]!r}...: a page's key is at most {MAX_PAGE_KEY} "
-                        "characters (the play page's game, the review form's token)")
     bottle.response.content_type = "application/json"
     return json.dumps(bench.thinking.status(entry.name, key))
 
@@ -386,8 +381,8 @@ def review_post(bench, request):
     from spycfr.runs.agent_run import is_agent_run
 
     # a search agent's review: the line under the form says what the agent does (its key:
-    # the form's token)
-    key = (entry.name, (request.query.getunicode("page") or "review")[:MAX_PAGE_KEY])
+    # the form's token, whole: /thinking asks with the same)
+    key = (entry.name, request.query.getunicode("page") or "review")
     with (bench.thinking.during(*key) if is_agent_run(entry.meta) else
           contextlib.nullcontext()):
         opp, game = bench.opponent(entry.name)
