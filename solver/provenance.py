@@ -40,11 +40,16 @@ def git_code(folder: Path = PACKAGE) -> tuple[str | None, bool | None]:
     return head.stdout.strip(), modified
 
 
-@functools.cache
 def code_version() -> dict:
     """This process's code: {"version": spycfr's version, "commit": the git commit or None,
     "modified": whether the package's files differ from that commit (None: unknown or no
-    commit)}; asked of git once per process."""
+    commit)}; asked of git once per process. A new dict each call: a caller that changes
+    its copy (a games file's row) changes no other caller's."""
+    return dict(_code_version())
+
+
+@functools.cache
+def _code_version() -> dict:
     commit, modified = git_code()
     return {"version": __version__, "commit": commit, "modified": modified}
 

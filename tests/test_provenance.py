@@ -46,3 +46,13 @@ def test_a_code_in_words():
     assert code_words(None) == "code not recorded"
     assert code_words({"version": None, "commit": None, "note": "the agent before f555065"}) == (
         "code not recorded (the agent before f555065)")
+
+
+def test_each_caller_gets_its_own_copy_of_the_code():
+    """code_version is asked of git once per process, and each call returns a copy: a caller
+    that changes its dict (noting it, say) changes no later caller's."""
+    code = code_version()
+    code["note"] = "changed by a caller"
+    code["commit"] = "0" * 40
+    again = code_version()
+    assert "note" not in again and again["commit"] != "0" * 40 and again is not code
