@@ -38,7 +38,8 @@ lbr_set_aside() {  # DIR
 from spycfr.analysis.lbr_agent_dask import set_aside_other_agents_games
 moved = set_aside_other_agents_games(sys.argv[1])
 if moved:
-    print(f"{sys.argv[1]}: LBR games of another agent moved to {moved}")' "$1"
+    print(f"{sys.argv[1]}: LBR games of another agent, of other code or recording no code "
+          f"moved to {moved}")' "$1"
 }
 # A full game played by search (Agent Avenue standard and advanced): the re-solving agent's
 # run directory, its pairs against the heuristic and the sampled run, their result files, LBR
@@ -129,8 +130,12 @@ fi
 # The full advanced game played by search (issue 23): the re-solving agent's run directory
 # (docs/search.md, "The advanced mode: played from the observed market"), measured head to
 # head against the advanced heuristic and the sampled run above in AGENT_PAIRS pairs of games
-# (70-90 s a pair on the 2-core machine). Committed: seeds 1000-1031 against the heuristic and
-# fewer against the sampled run, 18 LBR games, README there.
+# (70-90 s a pair on the 2-core machine). Committed (README there): an earlier agent's games,
+# the code before 74d1c67 (headtohead-games.jsonl: seeds 1000-1031 against the heuristic,
+# 1000-1016 against the sampled run; lbr-games.jsonl: 18 LBR games, which record no code), and
+# today's agent's pairs (headtohead-games.since-74d1c67.jsonl: seeds 1000-1029 against the
+# sampled run; headtohead-games.heuristic.since-74d1c67.jsonl: 1000-1015 against the
+# heuristic). A remake removes both since-* files and sets the LBR games aside (above).
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
   # LBR re-solving one private state of the agent at each of its decisions
   # (--lbr-particle-states 1: every state took some 18 minutes a decision here;
