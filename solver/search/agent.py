@@ -324,19 +324,13 @@ class SearchAgent:
     @contextlib.contextmanager
     def beating(self, what: str) -> Iterator[None]:
         """Say ``what`` with the seconds spent and the RSS every PROGRESS_AGAIN seconds
-        after PROGRESS_AFTER until the block ends (:meth:`_beats`' thread: the tree's numba
-        builders release the GIL)."""
+        after PROGRESS_AFTER until the block ends (:func:`~spycfr.search.resolve.beats`'
+        thread: the tree's numba builders release the GIL)."""
         if self.progress is None:
             yield
             return
-        with self._beats(f"{what}:"):
+        with beats(self.progress, f"{what}:"):
             yield
-
-    def _beats(self, head: str) -> Ticker:
-        """:func:`~spycfr.search.resolve.beats` to the agent's progress: the one line of
-        :meth:`beating` and :meth:`_valuing`."""
-        assert self.progress is not None
-        return beats(self.progress, head)
 
     def _table_strategy(self, t) -> np.ndarray:
         """The plan's decisions (the openings) by the table's mixtures: each action the
@@ -428,8 +422,9 @@ class SearchAgent:
         callback stops it (:meth:`_ticker`): the callback is first called after that
         iteration, and leaf values by rollouts took minutes there (Agent Avenue standard's
         first plan: 125 s without a line under load)."""
-        return self._beats(f"solving {what} ({tree.size:,} public nodes): valuing its "
-                           f"{tree.leaves.size:,} leaves (its first iteration),")
+        assert self.progress is not None
+        return beats(self.progress, f"solving {what} ({tree.size:,} public nodes): valuing its "
+                     f"{tree.leaves.size:,} leaves (its first iteration),")
 
     def _ticker(self, what: str, tree, total: int, valuing: Ticker | None
                 ) -> Callable[[int, int], None]:
@@ -467,9 +462,10 @@ class SearchAgent:
 
         Each child is compared with ``target`` by its bytes where the two are arrays of one
         dtype and shape (the model's public states always are): the answer of
-        ``np.array_equal``, 0.11 us a child where that took 2.5 us. A review of an Agent
-        Hunter ``standard`` game compares 2.7 M children (a token with a refill is three
-        public steps, one more than the walk's path in its subgame looks through)."""
+        ``np.array_equal``, faster, on the millions of children a review of an Agent Hunter
+        game compares (a token with a refill is three public steps, one more than the walk's
+        path in its subgame looks through); measured in docs/search.md ("A review's move
+        values are query's")."""
         key = (target.tobytes() if (target.dtype, target.shape) == (start.dtype, start.shape)
                else None)
         frontier: list[tuple[np.ndarray, list[np.ndarray]]] = [(start, [])]
