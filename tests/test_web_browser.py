@@ -211,6 +211,9 @@ def test_play_a_seeded_game_to_the_end_as_the_terminal_plays_it(server, browser,
     assert played
     _shot(browser, shots, "play-end")
     record = browser.find_element(By.ID, "record").text
+    # how the game ended, in the game's words (the page said only "game over")
+    ended = browser.find_element(By.ID, "over").text
+    assert ended.startswith("game over: ") and "payoff P1" in ended, ended
     rows = browser.find_elements(By.CSS_SELECTOR, "table.review tr.rv")
     assert len(rows) == len(played)
     heads = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "table.review th")]

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from cli_helpers import spycfr
 from spycfr.runs.agent_run import is_agent_run
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import read_run_meta
@@ -154,10 +155,12 @@ def _log(page: str) -> list[str]:
 
 
 @pytest.mark.parametrize("folder,seat", [(TREE, "P1"), (RESULTS / "agent-avenue" / "tiny", "P2")])
-def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder, seat):
+def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder, seat, tmp_path):
     """The play page's "what happened" showed '?' for the opponent's hidden cards after the
     game, where the end shows them (the whole record): at the end it tells the same steps
-    from the whole record; during the game they stay hidden."""
+    from the whole record; during the game they stay hidden. The end says how the game
+    ended in the game's words, as `spycfr play` prints them for the same game (Agent
+    Hunter's page said only "game over")."""
     from spycfr.web.app import make_app
     from spycfr.web.catalog import discover
 
@@ -186,6 +189,17 @@ def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder,
     assert hidden  # something was hidden during the game
     record = html.unescape(re.search(r'<code id="record">(.*?)</code>', page).group(1))
     assert "?" not in record
+    over = re.search(r'<p id="over"><b>(.*?)</b></p>', page)
+    assert over, page[-600:]
+    ended = html.unescape(over.group(1)).split("<br>")
+    (tmp_path / "moves").write_text("1\n" * len(moves))  # the terminal numbers from 1
+    code, out, err = spycfr("play", str(folder), "--seat", seat, "--seed", "3", "--moves",
+                            str(tmp_path / "moves"))
+    assert code == 0, err
+    assert f"the whole record: {record}" in out.splitlines()  # the same game
+    assert ended == [x for x in out.splitlines() if x.startswith("game over:")], (ended, out)
+    position = re.search(r'id="position">(.*?)<p class="note">your view', page, re.S)
+    assert position and position.group(1).count("game over:") == 1  # not twice
     # the review form reads a `spycfr play` game pasted whole as its record (every line an
     # error before): one game reviewed, no error
     from urllib.parse import urlencode

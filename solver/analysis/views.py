@@ -85,13 +85,36 @@ def draw(plugin: GamePlugin, game, text: str, seat: int, full: bool = False) -> 
     return hook(info, seat) if info is not None else None
 
 
-def lines(plugin: GamePlugin, game, view: str, seat: int) -> list[str]:
-    """The position in words (the record notation's lines), or the view itself."""
-    info = summary_of(plugin, game, view, seat)
+def lines(plugin: GamePlugin, game, view: str, seat: int, full: bool = False) -> list[str]:
+    """The position in words (the record notation's lines), or the view itself (``full``:
+    ``view`` is the whole record, everything shown)."""
+    info = summary_of(plugin, game, view, seat) if not full else _whole(plugin, game, view)
     if info is None or plugin.records is None:  # no notation: summary_of gave None
         return [f"you see: {view or '(nothing yet)'}"]
     return [x for x in plugin.records.lines(info, game.variant_obj)
             if not x.startswith("legal moves")]
+
+
+def ending(plugin: GamePlugin, game, record: str) -> list[str]:
+    """The game's own "game over: ..." line(s) of a whole record (how the game ended, in the
+    game's words: Agent Avenue's reason, the payoffs), as `spycfr play` prints them at the
+    end (:func:`spycfr.analysis.play.show_position`); [] where the game has no notation or
+    the record does not replay."""
+    info = _whole(plugin, game, record)
+    if info is None or plugin.records is None:
+        return []
+    return [x for x in plugin.records.lines(info, game.variant_obj)
+            if x.startswith("game over")]
+
+
+def _whole(plugin: GamePlugin, game, record: str) -> dict | None:
+    """The game's summary of a whole record (None: no notation, or not replayable)."""
+    if plugin.records is None:
+        return None
+    try:
+        return plugin.records.summary(game.variant_obj, record)
+    except (RecordError, SpycfrError):
+        return None
 
 
 def notation_help(plugin: GamePlugin) -> str:

@@ -240,8 +240,15 @@ def _position(plugin, game, state, seat: int, said: list[str], final: str | None
     everything shown, and what happened so far."""
     view = state.information_state(seat)
     drawn = views.draw(plugin, game, final if final else view, seat, full=bool(final))
-    if drawn is None:
-        drawn = "<pre>" + esc("\n".join(views.lines(plugin, game, view, seat))) + "</pre>"
+    # at the end, the game's own "game over:" line, as the terminal prints it (how it ended;
+    # a drawing said only "game over")
+    over = views.ending(plugin, game, final) if final else []
+    if drawn is None:  # in lines: the seat's view, or at the end the whole record's
+        shown = [x for x in views.lines(plugin, game, final or view, seat, full=bool(final))
+                 if x not in over]
+        drawn = "<pre>" + esc("\n".join(shown)) + "</pre>"
+    if over:
+        drawn += '<p id="over"><b>' + "<br>".join(map(esc, over)) + "</b></p>"
     log = "".join(f"<li>{esc(x)}</li>" for x in said if x)
     title = "the end: everything is shown" if final else "your position"
     revealed = " (with the cards the end shows)" if final else ""
