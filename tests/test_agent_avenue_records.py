@@ -192,14 +192,35 @@ def test_the_position_line_reads_the_gap_the_other_way_only_before_a_catch():
     info["gap"] = 5
     assert f"({board - 5} the other way; P1 catches at 0" in "\n".join(
         position_lines(info, variant))
-    for caught in (0, board, board + 2, -1):  # a catch: no distance "the other way"
+    for caught, past in ((0, ""), (board, ""), (board + 2, ": 2 spaces past it"),
+                         (-1, ": 1 space past it")):  # a catch: no distance "the other way"
         info["gap"] = caught
         text = "\n".join(position_lines(info, variant))
         who = "P1's meeple has reached P2's" if caught <= 0 else "P2's meeple has reached P1's"
         assert "the other way" not in text and "spaces ahead" not in text
-        assert f"gap: {who} (gap {caught}, not a catch yet: the End step judges it" in text
+        assert f"gap: {who} (gap {caught}{past}, not a catch yet: the End step judges" in text
     info["gap"] = 1
     assert "P2's meeple is 1 space ahead of P1's (" in "\n".join(position_lines(info, variant))
+
+
+def test_a_gap_past_the_board_says_how_far_past_the_catch():
+    """The gap is counted along the chase (the spec's g), not round the loop: a turn's moves
+    can carry it past the catch. Here (standard, board 14) P2's third Sentinel (+6) takes
+    the gap from 11 to 17 and P1's Mole (-3) to 20, which the line wrote "gap 20" on a
+    14-space board with nothing to read it by: P2's meeple has come round to P1's (14) and
+    gone 6 spaces beyond, a catch (the rulebook: reaching or exceeding its position)."""
+    from spycfr.games.agent_avenue import PLUGIN
+    from spycfr.games.agent_avenue.position import position_lines, summary
+
+    variant = PLUGIN.make_variant("standard", None)
+    record = ("deal:SA.SE.SE.MO|DA.SA.SE.SE play:SE/SA draw:SA.DD take:up=SA play:SA/SE "
+              "draw:EN.CB take:up=SE play:MO/SE draw:DA.SE take:down=SE")
+    info = summary(variant, record)
+    text = "\n".join(position_lines(info, variant))
+    assert info["terminal"] and info["gap"] == 20
+    assert ("gap: P2's meeple has caught P1's (gap 20: 6 spaces past it; P1 catches at 0, "
+            "P2 at 14)") in text
+    assert "game over: P2 wins (P2 caught P1's meeple)" in text
 
 
 # Agent Avenue advanced: P2, active, recruits the Sidekick and reaches P1's meeple on space

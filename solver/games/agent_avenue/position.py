@@ -261,13 +261,21 @@ def _gap(gap: int, board: int, ahead: str, behind: str, over: bool) -> str:
     advanced mode the black market resolves between the moves and the End step, and its
     cards can still move a meeple (Surveillance Truck, a recruit by Smoke Screen...), so
     before the game is ``over`` a meeple at or past the other's has reached it, not caught
-    it (`spycfr play` said "P2's meeple has caught P1's" with a take pending)."""
+    it (`spycfr play` said "P2's meeple has caught P1's" with a take pending).
+
+    The gap is counted along the chase, not round the loop (the spec's g: P2 catches at
+    ``board``, P1 at 0), so a turn's moves can carry it past the catch: "gap 19" on the
+    14-space board is P2's meeple on P1's space and 5 spaces beyond (the rulebook: reaching
+    or exceeding the other's position catches it). Past the catch the line says how far
+    ("gap 19: 5 spaces past it"), which the loop's size alone made a puzzle."""
     if gap <= 0 or gap >= board:
         catcher, caught = (behind, ahead) if gap <= 0 else (ahead, behind)
+        beyond = -gap if gap <= 0 else gap - board
+        past = f": {beyond} space{'' if beyond == 1 else 's'} past it" if beyond else ""
         if over:
-            return f"{catcher}'s meeple has caught {caught}'s (gap {gap}; "
-        return (f"{catcher}'s meeple has reached {caught}'s (gap {gap}, not a catch yet: "
-                "the End step judges it after the black market resolves; ")
+            return f"{catcher}'s meeple has caught {caught}'s (gap {gap}{past}; "
+        return (f"{catcher}'s meeple has reached {caught}'s (gap {gap}{past}, not a catch "
+                "yet: the End step judges it after the black market resolves; ")
     return (f"{ahead}'s meeple is {gap} space{'' if gap == 1 else 's'} ahead of {behind}'s "
             f"({board - gap} the other way; ")
 
