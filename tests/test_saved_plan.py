@@ -144,6 +144,43 @@ def test_a_damaged_plan_file_is_a_clear_error(tmp_path, monkeypatch):
         load_agent(run).plan()
 
 
+@pytest.mark.parametrize("damage", ["truncated", "altered"])
+def test_a_damaged_plan_file_is_said_when_the_run_is_loaded(tmp_path, monkeypatch, damage):
+    """A damaged plan.npz (cut short; one byte changed) is a one-line error when the run is
+    loaded, naming the file and what is wrong: it was said only when the agent first needed
+    its plan, in `spycfr play` after the player's first move, and on the workbench's play
+    page at the page after it. query, play and the workbench's play page."""
+    from spycfr.web.app import make_app
+    from spycfr.web.catalog import discover
+
+    run = _make(tmp_path / "agent", monkeypatch)
+    good = bytearray((run / PLAN_FILE).read_bytes())
+    if damage == "truncated":
+        bad = good[:len(good) // 2]
+    else:
+        bad = good.copy()
+        bad[len(bad) // 2] ^= 0xFF
+    (run / PLAN_FILE).write_bytes(bytes(bad))
+    words = (f"the agent's saved plan {str(run / PLAN_FILE)!r} does not match run.json (its "
+             "sha256 differs: a changed or damaged file): delete")
+    with pytest.raises(SpycfrError) as err:
+        load_agent(run)  # no move asked of it
+    assert str(err.value).startswith(words)
+    (tmp_path / "moves").write_text("1\n" * 20)
+    for args in (["query", str(run), "--as", "P1", "place:0-1 place:?"],
+                 ["play", str(run), "--seat", "P1", "--seed", "1", "--moves",
+                  str(tmp_path / "moves")]):
+        code, out, err_text = spycfr(*args)
+        assert code == 2 and "Traceback" not in err_text, err_text
+        assert err_text.splitlines()[-1].startswith("error: " + words), err_text
+        assert "your move" not in out, out  # play: before the player's first move
+    from test_web_pages import _ask  # the workbench's play page of the same game
+
+    code, page = _ask(make_app(discover([str(run)])), "/play", "run=agent&seat=P1&seed=1")
+    assert code == 400 and "does not match run.json" in page, page[-500:]
+    assert 'class="moves"' not in page
+
+
 def test_a_plan_file_holds_plans_by_their_root(tmp_path):
     """Several plans in one file (an agent that plans from each outcome of a first public
     chance), each read back by its root public state, with the caller's meta."""

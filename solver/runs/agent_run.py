@@ -60,6 +60,7 @@ from spycfr.search.saved_plan import (
 
 if TYPE_CHECKING:
     from spycfr.search.openings import OpeningTable
+    from spycfr.search.tree import GameModel
 
 EXPLOITABILITY_NOTE = (
     "unknown: the agent re-solves at every decision and stores no strategy, and the game "
@@ -349,12 +350,17 @@ def load_agent_config(run: Path, meta: RunResult, config: AgentConfig,
                       openings: OpeningTable | None = None) -> SearchAgent:
     """The agent of run directory ``run`` with ``config`` (its files relative to ``run``),
     its first plan read from the run's plan file where run.json records one solved with the
-    same configuration (:func:`read_agent_plans`). ``openings``: its openings table already
-    loaded and checked (:func:`opening_table`), else the agent loads config's."""
+    same configuration (:func:`read_agent_plans`), a damaged file said here
+    (:func:`plan_to_read`) rather than when the agent first needs its plan. ``openings``:
+    its openings table already loaded and checked (:func:`opening_table`), else the agent
+    loads config's."""
     agent = SearchAgent(meta.game, meta.variant, _in_run(run, config), progress, openings)
     record = meta.record.get("plan")
     if isinstance(record, dict):
         solved_with = plan_inputs(run, meta.game, meta.variant, config)
+        # a damaged plan file is said now (its sha256, its own record), not at the agent's
+        # first move, after the player's first; what else the read would say, it says then
+        plan_to_read(run, record, solved_with, agent.model, lambda _: None)
         read: list[dict[bytes, Solution] | None] = []  # the file's plans, read once
 
         def saved(root, asking: SearchAgent) -> Solution | None:
@@ -424,6 +430,26 @@ def read_agent_plans(run: Path, record: dict[str, Any], solved_with: dict[str, A
     file retrained). A file that is not the one recorded (sha256) or unreadable:
     SpycfrError."""
     say = agent.progress or (lambda _: None)
+    path = plan_to_read(run, record, solved_with, agent.model, say)
+    if path is None:
+        return None
+    name = path.name
+    say(f"reading the agent's first plan from {name} ({path.stat().st_size / 2 ** 20:.1f} MB "
+        "compressed)")
+    try:
+        with agent.beating(f"reading the agent's first plan from {name}"):
+            return load_plans(path, agent.model)
+    except PlanFileError as exc:
+        raise SpycfrError(f"{exc}: {_plan_fix(path)}") from None
+
+
+def plan_to_read(run: Path, record: dict[str, Any], solved_with: dict[str, Any],
+                 model: GameModel, say: Callable[[str], None]) -> Path | None:
+    """The run's plan file that the agent reads its first plan from (run.json's ``record``
+    of it), checked: None (said in one line) where the file is missing, of another format,
+    or solved from other inputs than ``solved_with`` (the agent solves its plan instead); a
+    file that is not the one recorded (sha256) or whose own record is unreadable:
+    SpycfrError. Its arrays are not read (:func:`read_agent_plans` reads them)."""
     name = str(record.get("file") or PLAN_FILE)
     path = run / name
     again = "solving the first plan again (as a run without a saved plan does)"
@@ -441,25 +467,23 @@ def read_agent_plans(run: Path, record: dict[str, Any], solved_with: dict[str, A
         say(f"the agent's saved plan {name} was solved with another configuration than "
             f"run.json's ({'; '.join(changed)}): {again}")
         return None
-    fix = (f"delete {str(path)!r} (the agent then solves its first plan again) or remake the "
-           "run with `spycfr solve`")
     if file_sha256(path) != record.get("sha256"):
         raise SpycfrError(f"the agent's saved plan {str(path)!r} does not match run.json (its "
-                          f"sha256 differs: a changed or damaged file): {fix}")
+                          f"sha256 differs: a changed or damaged file): {_plan_fix(path)}")
     try:  # the file's own record (a file of other code or settings than run.json says)
-        why = stale(plan_meta(path), agent.model, solved_with)
+        why = stale(plan_meta(path), model, solved_with)
     except PlanFileError as exc:
-        raise SpycfrError(f"{exc}: {fix}") from None
+        raise SpycfrError(f"{exc}: {_plan_fix(path)}") from None
     if why is not None:
         say(f"the agent's saved plan {name} {why}: {again}")
         return None
-    say(f"reading the agent's first plan from {name} ({path.stat().st_size / 2 ** 20:.1f} MB "
-        "compressed)")
-    try:
-        with agent.beating(f"reading the agent's first plan from {name}"):
-            return load_plans(path, agent.model)
-    except PlanFileError as exc:
-        raise SpycfrError(f"{exc}: {fix}") from None
+    return path
+
+
+def _plan_fix(path: Path) -> str:
+    """What to do about a damaged plan file (the end of its error)."""
+    return (f"delete {str(path)!r} (the agent then solves its first plan again) or remake "
+            "the run with `spycfr solve`")
 
 
 def _plan_from(plans: dict[bytes, Solution], root, record: dict[str, Any],
