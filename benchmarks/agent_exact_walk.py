@@ -26,6 +26,8 @@ import resource
 import sys
 import time
 
+from leaf_options import add_guess_options  # this folder's (a script)
+
 
 def _rss() -> str:
     """Resident set size now and the process's peak, in GB."""
@@ -85,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                              "opponent's decision at each leaf")
     parser.add_argument("--guesses", action="store_true",
                         help="rollout leaves, --choice leaf: a guess continuation per row")
+    add_guess_options(parser)
     parser.add_argument("--resolve-progress", action="store_true",
                         help="also each long re-solve's own progress (the plan's is always shown)")
     args = parser.parse_args(argv)
@@ -115,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         leaf_flags = [flag for flag, value in (
             ("--focus-rows", args.focus_rows), ("--reader-range", args.reader_range),
             ("--choice", args.choice), ("--guesses", args.guesses or None),
+            ("--guess-by", args.guess_by), ("--guess-draws", args.guess_draws),
             ("--rollout-budget", args.rollout_budget),
             ("--focus-samples", args.focus_samples)) if value is not None]
         if args.committed_leaves is not None and leaf_flags:
@@ -124,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         agent = SearchAgent(args.game, variant, config, progress=say)
         try:  # the rollout leaves set up for an experiment (nothing asked, nothing done)
             configure_agent(agent, focus_rows=args.focus_rows, reader_range=args.reader_range,
-                            choice=args.choice, guesses=args.guesses or None)
+                            choice=args.choice, guesses=args.guesses or None,
+                            guess_by=args.guess_by, guess_draws=args.guess_draws)
         except ValueError as error:
             raise SpycfrError(str(error)) from None
         inner = getattr(agent.values, "inner", agent.values)

@@ -99,10 +99,12 @@ _DUMMY: list = []  # the numba player args _update_belief wants (unused: rows ar
 def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | None = None,
          focus_rows: int | None = None, reader_rounds: int | None = None,
          reader_range: str | None = None, choice: str | None = None,
-         guesses: bool = False) -> dict:
+         guesses: bool = False, guess_by: str | None = None,
+         guess_draws: int | None = None) -> dict:
     """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; with
     ``opposing``, ``focus_rows``, ``reader_rounds``, ``reader_range``, ``choice``,
-    ``guesses``, the agent's leaves so (:func:`spycfr.search.continuation.configure_agent`)."""
+    ``guesses``, ``guess_by``, ``guess_draws``, the agent's leaves so
+    (:func:`spycfr.search.continuation.configure_agent`)."""
     from spycfr.analysis.headtohead import player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED
     from spycfr.analysis.lbr_agent import AgentOpponent, _privates, _setup, play_game
@@ -113,7 +115,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
 
     agent, params, game = _agent_of(run_dir)
     configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range, choice,
-                    guesses or None)
+                    guesses or None, guess_by, guess_draws)
     hunter = player_from("heuristic:hunter", game)
     if not _DUMMY:
         _DUMMY.append(player_args(hunter))
@@ -176,6 +178,10 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
             else None,
             "choice": getattr(inner, "choice", "row"),
             "guesses": bool(getattr(inner, "guessing_rows", False)),
+            "guess_by": getattr(inner, "guess_by", "row")
+            if getattr(inner, "guessing_rows", False) else None,
+            "guess_draws": getattr(inner, "guess_draws", 0) or None
+            if getattr(inner, "guessing_rows", False) else None,
             "payoff": payoff,
             "seconds": round(time.perf_counter() - start, 1), "largest": largest,
             "decisions": decisions, "turns": int(final[R.TURN]),
@@ -196,7 +202,8 @@ def summarize(path: str, committed: str | None = None) -> None:
     def kind_of(r: dict) -> tuple:
         return (r["belief"], ",".join(r.get("opposing") or []), r.get("focus_rows") or 1,
                 r.get("reader_rounds") or 0, r.get("reader_range") or "own",
-                r.get("choice") or "row", bool(r.get("guesses")))
+                r.get("choice") or "row", bool(r.get("guesses")), r.get("guess_by") or "row",
+                r.get("guess_draws") or 0)
 
     for kind in sorted({kind_of(r) for r in rows}):
         mine = [r for r in rows if kind_of(r) == kind]
@@ -210,7 +217,9 @@ def summarize(path: str, committed: str | None = None) -> None:
               + (f", {kind[3]} reading rounds" if kind[3] else "")
               + (f", the reader's range {kind[4]}" if kind[4] != "own" else "")
               + (f", the opposing continuation chosen per {kind[5]}" if kind[5] != "row" else "")
-              + (", with guesses" if kind[6] else "") + ": "
+              + (", with guesses" if kind[6] else "")
+              + (f" by {kind[7]}" if kind[6] and kind[7] != "row" else "")
+              + (f", {kind[8]} draws a guess" if kind[6] and kind[8] else "") + ": "
               f"{len(mine)} games, LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
               f"(as P1 {means[0]}, as P2 {means[1]}), "
               f"wins {int((pay > 0).sum())}, draws {int((pay == 0).sum())}, "

@@ -7,7 +7,8 @@ import argparse
 
 
 def add_leaf_options(parser: argparse.ArgumentParser) -> None:
-    """--opposing, --focus-rows, --reader-rounds, --reader-range, --choice, --guesses."""
+    """--opposing, --focus-rows, --reader-rounds, --reader-range, --choice, --guesses,
+    --guess-by, --guess-draws."""
     parser.add_argument("--opposing", help="the agent's rollout leaves guard against these "
                         "rollout styles, comma-separated, instead of its game's opposing "
                         "continuations")
@@ -27,6 +28,18 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--guesses", action="store_true",
                         help="with --choice leaf: a guess continuation per valued row at each "
                         "leaf")
+    add_guess_options(parser)
+
+
+def add_guess_options(parser: argparse.ArgumentParser) -> None:
+    """--guess-by, --guess-draws (also agent_exact_walk.py's)."""
+    parser.add_argument("--guess-by", choices=("row", "feature"),
+                        help="with --guesses: a guess per row (the default) or per label of a "
+                        "feature of the game's guess_features hook (Agent Hunter: a house's "
+                        "card; spycfr.search.continuation)")
+    parser.add_argument("--guess-draws", type=int, metavar="N",
+                        help="with --guesses: the guess games play at most N of a row's draws "
+                        "(default 0: all)")
 
 
 def leaf_settings(args: argparse.Namespace) -> dict:
@@ -35,4 +48,5 @@ def leaf_settings(args: argparse.Namespace) -> dict:
     return {"opposing": args.opposing.split(",") if args.opposing else None,
             "focus_rows": args.focus_rows, "reader_rounds": args.reader_rounds,
             "reader_range": args.reader_range, "choice": args.choice,
-            "guesses": args.guesses}
+            "guesses": args.guesses, "guess_by": args.guess_by,
+            "guess_draws": args.guess_draws}

@@ -23,9 +23,9 @@ from spycfr.search.continuation import (
     _draws,
     _robust,
     configure_agent,
-    leaf_choice_step,
     solve_reading,
 )
+from spycfr.search.leafchoice import leaf_choice_step
 from spycfr.search.leafvalues import ExactTerminals, value_function
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel, build
@@ -766,3 +766,59 @@ def _guessing(game, plugin, **kw):
     return Continuations(game, plugin.rollouts, (0, 1), value_function("scored-now", game, plugin),
                          guessing=plugin.rollouts_guessing, reader=RANGER, focus_rows=8,
                          focus_samples=16, budget=10, reader_range="public", **kw)
+
+
+def test_guesses_by_feature_give_the_ranger_the_rows_of_one_houses_card(tiny):
+    """``guess_by`` "feature" (Agent Hunter's guess_features: each house's card): at each
+    leaf one guess per (house, card) among the rows guessed there, a group met twice kept
+    once, each the rows holding that card in that house. The guess columns of the
+    decision's values are the ranger's games given those rows: where a group is one row,
+    the column of that row's guess by "row" (the same draws and seeds); the plain
+    continuations' columns the same either way. ``guess_draws`` caps the guess games'
+    draws (the plain columns unchanged; all draws: the same values); bad values refused."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    pubs, r0, r1 = _leaf_ranges(game, t, seed=3)
+    w = np.zeros(game.n[0])
+    w[[1, 2, 3, 4, 5]] = 1.0
+    features = plugin.guess_features(game.params)
+    assert features.shape == (game.n[0], 2) and (features[-1] == -1).all()
+    q = {}
+    for by, draws in (("row", 0), ("feature", 0), ("feature", 16), ("feature", 3)):
+        vf = _guessing(game, plugin, choice="leaf", guesses=True, guess_features=plugin.
+                       guess_features, guess_by=by, guess_draws=draws)
+        vf.focus(0, 0, t, w)
+        vf.reset()
+        vf.values(pubs, r0, r1)
+        q[by, draws] = {d.leaf: (d.rows, d.q) for d in vf._choices.decisions}
+        if by == "row" or draws:
+            continue
+        for lf in q[by, draws]:
+            rows, groups = vf.guessed_rows(pubs[lf]), vf.guess_groups(pubs[lf])
+            want = {tuple(rows[features[rows, h] == c]) for h in range(2)
+                    for c in np.unique(features[rows, h])}
+            got = {tuple(g[g >= 0]) for g in groups}
+            assert got == want and len(groups) == len(want)
+            assert (groups[:, 0] >= 0).all()
+    singles = 0
+    for lf, (rows, qr) in q["row", 0].items():
+        frows, qf = q["feature", 0][lf]
+        assert np.array_equal(rows, frows)
+        assert np.array_equal(qf[:, :, :2], qr[:, :, :2])  # hunter, switcher
+        vf = _guessing(game, plugin, choice="leaf", guesses=True,
+                       guess_features=plugin.guess_features, guess_by="feature")
+        vf.focus(0, 0, t, w)
+        guessed = list(vf.guessed_rows(pubs[lf]))
+        for x, g in enumerate(vf.guess_groups(pubs[lf])):
+            if (g >= 0).sum() == 1:
+                singles += 1
+                assert np.array_equal(qf[:, :, 2 + x], qr[:, :, 2 + guessed.index(g[0])])
+        assert np.array_equal(q["feature", 16][lf][1], qf)  # 16 draws: all of them
+        few = q["feature", 3][lf][1]
+        assert np.array_equal(few[:, :, :2], qf[:, :, :2])
+    assert singles > 0 and not all(np.array_equal(q["feature", 3][lf][1], q["feature", 0][lf][1])
+                                   for lf in q["feature", 0])
+    for kw, words in (({"guess_by": "x"}, "guess_by 'x'"), ({"guess_draws": -1}, "guess_draws"),
+                      ({"guess_by": "feature", "guess_features": None}, "guess_features")):
+        with pytest.raises(ValueError, match=words):
+            _guessing(game, plugin, **kw)

@@ -251,6 +251,12 @@ class GamePlugin:
     # drawn from its range at the leaf (-1: none; spycfr.search.continuation); None: none
     range_reader: str | None = None
     rollouts_guessing: Callable | None = None
+    # guess_features(params) -> (private states, F) ints: each private state's label under
+    # each of F features (-1: none); the opposing decision's guesses grouped by feature
+    # (``guess_by`` "feature" of spycfr.search.continuation: one guess per label of a
+    # feature among the rows guessed at a leaf, the range reader given those rows); None:
+    # only a guess per row
+    guess_features: Callable | None = None
     # opening_classes(variant) -> (class of each private state, names of the classes): the
     # openings (the private states after both seats' first hidden decisions) that the rules
     # cannot tell apart share a class, which spycfr.search.openings values and plays as one

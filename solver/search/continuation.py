@@ -97,16 +97,27 @@ that a leaf reached by one row only has that row's guess chosen against it and r
 a move share the guesses. Only the rows valued by rollouts take part (the focus path, over
 the budget); with ``reader_range`` "public" and ``focus_rows`` over the live rows, every
 live row. Where every pair is played (within the budget) ``choice`` changes nothing yet.
+The decision itself (its regrets, its step at every call, one numba kernel over every
+leaf) is :mod:`spycfr.search.leafchoice`.
+
+Cheaper guesses (``guess_by``, ``guess_draws``; experiments, docs/search.md). A guess per
+row costs rows x guesses x own continuations x draws games at every leaf (on ``standard``,
+72 x 72 x 2 a draw: 95% of a re-solve's rollout time). ``guess_by`` "feature" makes one
+guess per label of a feature of the game's ``guess_features`` hook among the rows guessed at the
+leaf, the range reader given every row of that label (Agent Hunter: the hunter that
+believes a house holds a card, whatever the other houses hold among those rows: at most
+houses x cards guesses); ``guess_draws`` plays the guess games on the first that many of
+the row's draws only.
 """
 
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from spycfr.search import passes
+from spycfr.search.leafchoice import LeafDecisions
 from spycfr.search.tree import GameModel, Subtree
 from spycfr.search.values import ValueFunction
 
@@ -116,27 +127,9 @@ READER_RANGES = ("own", "public")
 # how the opposing continuation is chosen at a leaf (module notes): per row (max_a min_b), or
 # as the opponent's decision of the subgame, against the focus seat's range there
 CHOICES = ("row", "leaf")
-
-
-@dataclass
-class _LeafDecision:
-    """The opponent's decision at one leaf (``choice`` "leaf"): the seat valued, the leaf,
-    the rows valued there, their values per pair of continuations ``q[r, a, b]``, the
-    opposing weights, whether each row is in the range the decision answers, and its
-    regret-matching+ regrets and average strategy."""
-
-    seat: int
-    leaf: int
-    rows: np.ndarray
-    q: np.ndarray
-    weights: np.ndarray
-    answers: np.ndarray
-    regret: np.ndarray = field(init=False)
-    avg: np.ndarray = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.regret = np.zeros(self.q.shape[2])
-        self.avg = np.zeros(self.q.shape[2])
+# what one guess of the opposing decision believes (module notes): one row, or the rows of
+# one label of a feature (the game's guess_features hook)
+GUESS_BY = ("row", "feature")
 
 
 class Continuations:
@@ -151,7 +144,8 @@ class Continuations:
                  balance_budget: int = 60_000, pair_weights=None, guessing=None,
                  reader: int | None = None, reader_draws: int = 4,
                  reader_rounds: int = 1, reader_range: str = "own", choice: str = "row",
-                 guesses: bool = False) -> None:
+                 guesses: bool = False, guess_features=None, guess_by: str = "row",
+                 guess_draws: int = 0) -> None:
         # ``styles``: what a seat itself may continue with; ``opposing``: what it guards
         # against (default the same); the games use their union
         self.game, self.rollouts = game, rollouts
@@ -169,20 +163,20 @@ class Continuations:
         # state) for the next solve
         self.guessing, self.reader = guessing, reader
         self.reader_draws, self.reader_rounds = reader_draws, reader_rounds
-        if reader_range not in READER_RANGES:
-            raise ValueError(f"reader_range {reader_range!r}: one of {', '.join(READER_RANGES)}")
-        self.reader_range = reader_range
-        if choice not in CHOICES:
-            raise ValueError(f"choice {choice!r}: one of {', '.join(CHOICES)}")
         # the opposing continuation as a decision at each leaf, with guess continuations
-        # (module notes): the rows guessed at each leaf (by public state); the leaves'
-        # decisions of the current solve: (seat, leaf, rows, values (R, a, b), weights,
-        # whether each row is in the range answered), their cumulative regrets, linear
-        # average and the loop's step count
-        self.choice, self.guesses = choice, guesses
+        # (module notes; spycfr.search.leafchoice): the rows guessed at each leaf (by public
+        # state); the leaves' decisions of the current solve
+        # the game's guess_features hook (spycfr.games.plugin): called once, when asked for
+        self.guess_features = guess_features
+        self._features: np.ndarray | None = None
+        self.reader_range, self.choice, self.guesses = "own", "row", False
+        self.guess_by, self.guess_draws = "row", 0
+        self.configure(focus_rows=focus_rows, reader_rounds=reader_rounds,
+                       reader_range=reader_range, choice=choice, guesses=guesses,
+                       guess_by=guess_by, guess_draws=guess_draws)
         self._guess_at: dict[bytes, np.ndarray] = {}
-        self._choices: list[_LeafDecision] = []
-        self._choice_steps = 0
+        self._groups_at: dict[bytes, np.ndarray] = {}  # guess_groups, by public state
+        self._choices = LeafDecisions()
         # reader_range "public": the rows the reader's range is made of (module notes)
         self.public_rows: np.ndarray = np.zeros(0, np.int64)
         self._reader_root: tuple[int, np.ndarray] | None = None
@@ -229,20 +223,24 @@ class Continuations:
 
     def configure(self, opposing: tuple[int, ...] | None = None, focus_rows: int | None = None,
                   reader_rounds: int | None = None, reader_range: str | None = None,
-                  choice: str | None = None, guesses: bool | None = None) -> None:
+                  choice: str | None = None, guesses: bool | None = None,
+                  guess_by: str | None = None, guess_draws: int | None = None) -> None:
         """Change the leaves after they were made (an experiment's set-up: the benchmarks'
-        ``--opposing``, ``--focus-rows``, ...): guard against the rollout styles ``opposing``
-        (the own styles kept), value ``focus_rows`` rows of the range, read ``reader_rounds``
-        rounds, take the reader's range from ``reader_range``, choose the opposing
-        continuation per ``choice`` with or without ``guesses`` (module notes); None leaves
-        one as it is. Everything is checked before anything changes (ValueError naming the
-        bad value and what is allowed)."""
+        ``--opposing``, ``--focus-rows``, ...; the constructor's checks too): guard against
+        the rollout styles ``opposing`` (the own styles kept), value ``focus_rows`` rows of
+        the range, read ``reader_rounds`` rounds, take the reader's range from
+        ``reader_range``, choose the opposing continuation per ``choice`` with or without
+        ``guesses``, a guess per row or per label of a feature (``guess_by``), played with
+        at most ``guess_draws`` of the row's draws (0: all) (module notes); None leaves one
+        as it is. Everything is checked before anything changes (ValueError naming the bad
+        value and what is allowed)."""
         if opposing is not None and (len(opposing) == 0 or any(
                 isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
                 for x in opposing)):
             raise ValueError(f"opposing {opposing!r}: one or more rollout style numbers (>= 0)")
         for name, value, least in (("focus_rows", focus_rows, 1),
-                                   ("reader_rounds", reader_rounds, 0)):
+                                   ("reader_rounds", reader_rounds, 0),
+                                   ("guess_draws", guess_draws, 0)):
             if value is not None and (isinstance(value, bool)
                                       or not isinstance(value, (int, np.integer))
                                       or value < least):
@@ -253,6 +251,11 @@ class Continuations:
             raise ValueError(f"choice {choice!r}: one of {', '.join(CHOICES)}")
         if guesses is not None and not isinstance(guesses, (bool, np.bool_)):
             raise ValueError(f"guesses {guesses!r}: True or False")
+        if guess_by is not None and guess_by not in GUESS_BY:
+            raise ValueError(f"guess_by {guess_by!r}: one of {', '.join(GUESS_BY)}")
+        if guess_by == "feature" and self.guess_features is None:
+            raise ValueError("guess_by 'feature': the game has no guess_features hook (guess "
+                             "by row)")
         if opposing is not None:
             self.guard_against(self.own_styles, tuple(int(x) for x in opposing))
         if focus_rows is not None:
@@ -265,6 +268,10 @@ class Continuations:
             self.choice = choice
         if guesses is not None:
             self.guesses = bool(guesses)
+        if guess_by is not None:
+            self.guess_by, self._groups_at = guess_by, {}
+        if guess_draws is not None:
+            self.guess_draws = int(guess_draws)
 
     def focus(self, seat: int | None, private: int | None = None, tree: Subtree | None = None,
               weights: np.ndarray | None = None) -> None:
@@ -290,7 +297,7 @@ class Continuations:
         self.sample = np.zeros(0, np.int64)
         self.public_rows = np.zeros(0, np.int64)
         self._reader_root, self._reader_at = None, {}
-        self._guess_at = {}
+        self._guess_at, self._groups_at = {}, {}
         if self._focus is None or tree is None:
             return
         me, own = self._focus
@@ -477,7 +484,7 @@ class Continuations:
         self._prepared = np.zeros((0, 0))
         self._last_games, self._games = [], []
         self._G = None
-        self._choices = []
+        self._choices = LeafDecisions()
 
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -506,8 +513,7 @@ class Continuations:
         for s, (leaf, i, value, weights) in self._focus_values.items():
             mass = np.einsum("qj,qj->q", weights, ranges[1 - s][leaf])
             out[s][leaf, i] = value * mass / z
-        if self._choices:
-            self._choose(out, ranges)
+        self._choices.step(out, ranges, z)
         return v0, v1
 
     def _compat_row(self, seat: int, i: int) -> np.ndarray:
@@ -523,8 +529,8 @@ class Continuations:
         rng = np.random.default_rng(self.seed)
         self._pairs, self._rows = None, []
         self._focus_values = {}
-        self._choices = []
-        self._choice_steps = 0
+        self._choices = LeafDecisions()
+        self._groups_at = {}
         self._G = None
         if count <= self.budget:
             ls, i0, i1 = np.nonzero(live0[:, :, None] & live1[:, None, :])
@@ -571,7 +577,7 @@ class Continuations:
                 if jobs:
                     self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
         if self._rows and self.choice == "leaf":  # the opponent's decision at each leaf
-            self._group_choices(s, pubs)
+            self._choices.group(s, self._rows, pubs, self._guess_at)
         elif self._rows:  # per row: leaf, row, robust value, weight of each opposing state
             leaf = np.array([lf for _, lf, _, _, _ in self._rows], np.int64)
             rows = np.array([i for _, _, i, _, _ in self._rows], np.int64)
@@ -579,29 +585,11 @@ class Continuations:
             value = _robust(np.array([mean for _, _, _, mean, _ in self._rows]))
             self._focus_values[s] = (leaf, rows, value, weights)
 
-    def _group_choices(self, s: int, pubs: np.ndarray) -> None:
-        """The opponent's decision at each leaf (``choice`` "leaf"): the rows valued there,
-        their values per pair of continuations (guesses included), weights and whether
-        each is in the range the decision answers (the rows guessed at the leaf, where the
-        focus names them: the public reader's rows, not the actual cards' outside them, so
-        that the decision is the same whatever the actual cards), regrets 0."""
-        by_leaf: dict[int, list] = {}
-        for _, lf, i, mean, w in self._rows:
-            by_leaf.setdefault(int(lf), []).append((i, mean, w))
-        for lf, got in sorted(by_leaf.items()):
-            q = np.stack([mean for _, mean, _ in got])  # (R, a, b): b the same per leaf
-            rows = np.array([i for i, _, _ in got], np.int64)
-            named = self._guess_at.get(pubs[lf].tobytes())
-            answers = np.ones(rows.size) if named is None else np.isin(rows, named) * 1.0
-            self._choices.append(_LeafDecision(s, lf, rows, q,
-                                               np.stack([w for _, _, w in got]), answers))
-
     def leaf_choice(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
         """The opponent's average choice at each leaf of the last solve (``choice`` "leaf"):
         (seat valued, leaf, rows valued, probability of each opposing continuation: the
         game's opposing ones, then one guess per row of :meth:`guessed_rows` there)."""
-        return [(d.seat, d.leaf, d.rows, d.avg / d.avg.sum() if d.avg.sum() > 0 else d.avg)
-                for d in self._choices]
+        return self._choices.average()
 
     def guessed_rows(self, pub: np.ndarray) -> np.ndarray:
         """The rows the opposing decision guesses at the leaf of public state ``pub``."""
@@ -609,21 +597,6 @@ class Continuations:
             return np.zeros(0, np.int64)
         return np.asarray(self._guess_at.get(np.ascontiguousarray(pub).tobytes(),
                                              np.zeros(0, np.int64)), np.int64)
-
-    def _choose(self, out: tuple[np.ndarray, np.ndarray],
-                ranges: tuple[np.ndarray, np.ndarray]) -> None:
-        """One step of every leaf's opposing decision (module notes): the valued rows'
-        values under its current strategy into ``out``, its regrets from the focus seat's
-        current reach there."""
-        z = self.game.z
-        self._choice_steps += 1
-        for d in self._choices:
-            mass = d.weights @ ranges[1 - d.seat][d.leaf]
-            value, sigma = leaf_choice_step(d.q * (mass / z)[:, None, None],
-                                            ranges[d.seat][d.leaf, d.rows] * d.answers,
-                                            d.regret)
-            out[d.seat][d.leaf, d.rows] = value
-            d.avg += self._choice_steps * sigma
 
     def _each(self, pubs, ranges, s, draws, seeds, pairs, k) -> list:
         """The games of :meth:`focus_each`: every state's jobs at its own number of draws,
@@ -693,53 +666,99 @@ class Continuations:
         else:
             u = -self._play(pubs, leaf_a, opp, mine_i, opp_st, mine_st, seed_a, draw_a)
         means = u.reshape(len(jobs), self._own.size, self._opp.size, m).mean(axis=3)
-        guessed = self._guess_means(pubs, s, jobs, m, seeds) if self.guessing_rows else None
+        mg = min(m, self.guess_draws) if self.guess_draws else m  # the guesses' draws
+        guessed = self._guess_means(pubs, s, jobs, mg, seeds) if self.guessing_rows else None
         out = []
         for x, (leaf, i, js) in enumerate(jobs):
             w = self._weight_row(pubs[leaf], s, i)
-            drawn = float(w[js[:m]].mean())  # the games' payoffs carry these weights
-            mean = means[x] if guessed is None else np.concatenate([means[x], guessed[x]], 1)
-            ratio = mean / drawn if drawn > 0 else np.zeros_like(mean)
+            ratio = _ratio(means[x], w, js[:m])
+            if guessed is not None:
+                ratio = np.concatenate([ratio, _ratio(guessed[x], w, js[:mg])], 1)
             out.append((s, leaf, i, ratio, w))
         return out
 
     def _guess_means(self, pubs, s, jobs, m: int, seeds) -> list[np.ndarray]:
         """Per job (leaf, row, opposing draws): the row's mean payoff (seat ``s``'s) for
         each of its own continuations against each guess continuation of its leaf (the
-        range reader given one row of :meth:`guessed_rows` as its one guess), (a, guesses),
-        over the first ``m`` draws and seeds (those of the row's other games)."""
+        range reader given one group of :meth:`guess_groups` as its guesses), (a, guesses),
+        over the first ``m`` draws and seeds (those of the row's other games; the caller
+        caps m at ``guess_draws``). The games are laid out job by job, guess by guess,
+        own continuation by own continuation, draw by draw (whole arrays: a re-solve on
+        ``standard`` has tens of thousands of jobs)."""
         own = self.styles[self._own]
-        parts: list[list[np.ndarray]] = [[], [], [], [], [], []]
-        sizes = []
-        for leaf, i, js in jobs:
-            g = self.guessed_rows(pubs[leaf])
-            n = g.size * own.size * m
-            sizes.append(g.size)
-            ga = g.size * own.size
-            for x, a in enumerate((np.full(n, leaf), np.full(n, i), np.tile(js[:m], ga),
-                                   np.tile(np.repeat(own, m), g.size), np.tile(seeds[:m], ga),
-                                   np.repeat(g, own.size * m))):
-                parts[x].append(np.asarray(a, np.int64))
-        leaf_a, mine, opp, mine_st, seed_a, guess = (np.concatenate(p) if p else
-                                                     np.zeros(0, np.int64) for p in parts)
+        if not jobs:
+            return []
+        # the guesses of every leaf in one table: leaf l's are rows at[l]:at[l] + count[l]
+        leaves = np.array([leaf for leaf, _, _ in jobs], np.int64)
+        tables = {int(lf): self.guess_groups(pubs[lf]) for lf in np.unique(leaves)}
+        width = max(g.shape[1] for g in tables.values())
+        count_of, at_of = np.zeros(pubs.shape[0], np.int64), np.zeros(pubs.shape[0], np.int64)
+        table, at = [np.full((0, width), -1, np.int64)], 0
+        for lf, g in tables.items():
+            count_of[lf], at_of[lf] = g.shape[0], at
+            padded = np.full((g.shape[0], width), -1, np.int64)
+            padded[:, :g.shape[1]] = g
+            table.append(padded)
+            at += g.shape[0]
+        groups = np.concatenate(table)
+        counts = count_of[leaves]  # guesses per job
+        blocks = counts * own.size  # (guess, own continuation) blocks per job, m games each
+        job = np.repeat(np.arange(len(jobs)), blocks)
+        within = np.arange(job.size) - np.repeat(np.cumsum(blocks) - blocks, blocks)
+        rows = np.array([i for _, i, _ in jobs], np.int64)
+        draws = np.stack([np.asarray(js[:m], np.int64) for _, _, js in jobs])
+        leaf_a, mine = np.repeat(leaves[job], m), np.repeat(rows[job], m)
+        opp = draws[job].ravel()
+        mine_st = np.repeat(own[within % own.size], m)
+        seed_a = np.tile(np.asarray(seeds[:m], np.int64), job.size)
+        guess = np.repeat(groups[at_of[leaves[job]] + within // own.size], m, axis=0)
         u = np.empty(leaf_a.size)
         if u.size:
             reader = np.full(u.size, self.reader, np.int64)
             pubs_c = np.ascontiguousarray(pubs)
             if s == 0:
                 self.guessing(pubs_c, self.game.params, leaf_a, mine, opp, mine_st, reader,
-                              seed_a, np.ascontiguousarray(guess[:, None]), u)
+                              seed_a, guess, u)
             else:
                 self.guessing(pubs_c, self.game.params, leaf_a, opp, mine, reader, mine_st,
-                              seed_a, np.ascontiguousarray(guess[:, None]), u)
+                              seed_a, guess, u)
                 u = -u
             self.games_played += u.size
         out, at = [], 0
-        for count in sizes:
-            n = count * own.size * m
+        for count in counts:
+            n = int(count) * own.size * m
             out.append(u[at:at + n].reshape(count, own.size, m).mean(axis=2).T)
             at += n
         return out
+
+    def guess_groups(self, pub: np.ndarray) -> np.ndarray:
+        """(guesses, width): the rows each guess continuation of the leaf of public state
+        ``pub`` is given (-1 padded): one row of :meth:`guessed_rows` each (``guess_by``
+        "row"), or, by "feature", for each feature of the game's ``guess_features`` hook
+        and each label it gives those rows, the rows of that label (a group met twice kept
+        once; rows with no label in any feature no guess)."""
+        rows = self.guessed_rows(pub)
+        if self.guess_by == "row" or rows.size == 0:
+            return rows[:, None]
+        key = np.ascontiguousarray(pub).tobytes()
+        got = self._groups_at.get(key)
+        if got is not None:
+            return got
+        if self._features is None:
+            self._features = np.asarray(self.guess_features(self.game.params), np.int64)
+        labels = self._features[rows]  # (R, F)
+        groups: dict[bytes, np.ndarray] = {}
+        for f in range(labels.shape[1]):
+            for v in np.unique(labels[:, f]):
+                if v >= 0:
+                    g = rows[labels[:, f] == v]
+                    groups.setdefault(g.tobytes(), g)
+        got = np.full((len(groups), max((g.size for g in groups.values()), default=1)), -1,
+                      np.int64)
+        for x, g in enumerate(groups.values()):
+            got[x, :g.size] = g
+        self._groups_at[key] = got
+        return got
 
     def _weight_row(self, pub: np.ndarray, seat: int, i: int) -> np.ndarray:
         """How much each opposing private state weighs beside ``seat``'s state i at ``pub``:
@@ -785,6 +804,13 @@ class Continuations:
         return out
 
 
+def _ratio(mean: np.ndarray, w: np.ndarray, js: np.ndarray) -> np.ndarray:
+    """Games' mean payoffs over the mean weight ``w`` of their opposing draws ``js`` (the
+    games' payoffs carry these weights: the ratio estimate of the module notes)."""
+    drawn = float(w[js].mean())
+    return mean / drawn if drawn > 0 else np.zeros_like(mean)
+
+
 def _draws(jobs: int, reps: int, budget: int, floor: int, cap: int) -> int:
     """Draws per row when ``jobs`` rows of ``reps`` games each share ``budget`` games (at
     least ``floor``, at most ``cap``)."""
@@ -809,26 +835,6 @@ def _reached(tree: Subtree, seat: int, rows, sigma: np.ndarray | None = None) ->
     out = np.zeros((tree.size, root.size))
     passes.forward(seat, *tree.seat_arrays(seat), sigma, root, out)
     return out
-
-
-def leaf_choice_step(u: np.ndarray, reach: np.ndarray, regret: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """One regret-matching+ step of the opponent's choice of continuation at a leaf (module
-    notes): ``u[r, a, b]``, row r's value (its own seat's) with its own continuation a
-    against the opposing b, already weighted by the opposing mass; ``reach[r]``, the row's
-    reach (the seat's range at the leaf); ``regret[b]`` (>= 0, updated in place). Returns
-    each row's value ``max_a sum_b sigma[b] u[r, a, b]`` under the current strategy sigma
-    (regret matching; uniform where no regret), and sigma."""
-    total = regret.sum()
-    sigma = regret / total if total > 0 else np.full(regret.size, 1.0 / regret.size)
-    ev = u @ sigma  # (R, a)
-    best = ev.argmax(axis=1)
-    picked = np.arange(best.size)
-    # the opponent's counterfactual gain of each b: the rows' losses, weighted by their reach
-    gain = -(np.asarray(reach)[:, None] * u[picked, best, :]).sum(axis=0)
-    regret += gain - sigma @ gain
-    np.maximum(regret, 0.0, out=regret)
-    return ev[picked, best], sigma
 
 
 def _robust(q: np.ndarray) -> np.ndarray:
@@ -856,7 +862,8 @@ def solve_reading(values, tree: Subtree, solve_once):
 def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
                     focus_rows: int | None = None, reader_rounds: int | None = None,
                     reader_range: str | None = None, choice: str | None = None,
-                    guesses: bool | None = None) -> None:
+                    guesses: bool | None = None, guess_by: str | None = None,
+                    guess_draws: int | None = None) -> None:
     """Set a search agent's rollout leaves (its values, or the function they wrap) up for an
     experiment: guarding against the rollout styles named ``opposing`` (names of its game's
     ``rollout_styles``; None or empty: as they are), the rest as
@@ -864,7 +871,7 @@ def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
     ValueError where something is asked of leaves that are not rollouts, or a name is not one
     of its game's styles."""
     if not opposing and all(x is None for x in (focus_rows, reader_rounds, reader_range,
-                                                 choice, guesses)):
+                                                 choice, guesses, guess_by, guess_draws)):
         return
     inner = getattr(agent.values, "inner", agent.values)
     if not isinstance(inner, Continuations):
@@ -878,4 +885,5 @@ def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
                          f"{agent.plugin.name} (one of {', '.join(names) or 'none'})")
     inner.configure(opposing=tuple(names.index(x) for x in opposing) if opposing else None,
                     focus_rows=focus_rows, reader_rounds=reader_rounds, reader_range=reader_range,
-                    choice=choice, guesses=guesses)
+                    choice=choice, guesses=guesses, guess_by=guess_by,
+                    guess_draws=guess_draws)

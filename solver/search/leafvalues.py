@@ -121,7 +121,8 @@ def _inner(name: str, path: str | Path | None, game: GameModel, plugin, exact: S
         reader = plugin.range_reader
         return Continuations(game, plugin.rollouts, styles, exact, opposing=opposing,
                              pair_weights=plugin.pair_weights, guessing=plugin.rollouts_guessing,
-                             reader=names.index(reader) if reader in names else None)
+                             reader=names.index(reader) if reader in names else None,
+                             guess_features=plugin.guess_features)
     if name == "learned":
         if path is None:
             raise SpycfrError("the learned value function needs its weights file")

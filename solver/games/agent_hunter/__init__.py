@@ -11,6 +11,7 @@ from spycfr.games.agent_hunter.game import AgentHunterGame, AgentHunterState
 from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES
 from spycfr.games.agent_hunter.leaf import (
     ROLLOUT_STYLES,
+    guess_features,
     opening_classes,
     private_names,
     rollouts,
@@ -103,6 +104,8 @@ PLUGIN = GamePlugin(
     # experiment against what the agent's moves tell; docs/search.md)
     range_reader="ranger",
     rollouts_guessing=rollouts_guessing,
+    # the opposing decision's guesses by feature: the ranger believing a house holds a card
+    guess_features=guess_features,
     # the placements as a matrix game (spycfr.search.openings): one class per set of cards,
     # the houses' order a relabelling (spec: houses matter only as names in later moves)
     opening_classes=opening_classes,

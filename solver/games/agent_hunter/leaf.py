@@ -237,3 +237,20 @@ def opening_classes(variant) -> tuple[np.ndarray, list[str]]:
         out[i] = keys.setdefault(key, len(keys))
     out[n] = len(keys)
     return out, [*keys, "not placed yet"]
+
+
+def guess_features(params: np.ndarray) -> np.ndarray:
+    """The ``guess_features`` hook: (private states, houses), the card each placement holds
+    in each house (-1 for "not placed yet"), so that a guess of the opposing decision at a
+    leaf is the ranger that believes one house holds one card (spycfr.search.continuation,
+    ``guess_by`` "feature"): at most houses x cards guesses where a guess per placement is
+    one per live placement (72 on ``standard`` after the openings)."""
+    params = np.asarray(params, np.int64)
+    n = int(num_placements(params))
+    k = int(params[R.P_HOUSES])
+    t = np.zeros(3, np.int64)
+    out = np.full((n + 1, k), -1, np.int64)
+    for i in range(n):
+        unrank(params, i, t)
+        out[i] = t[:k]
+    return out
