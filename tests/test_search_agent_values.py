@@ -269,3 +269,48 @@ def test_public_path_is_the_breadth_first_search_by_value(agent):
         assert len(agent.public_path(start, goal, depth=3)) == 3
         with pytest.raises(SpycfrError, match="not reachable"):
             agent.public_path(start, goal, depth=2)
+
+
+def test_public_path_finds_the_first_path_of_the_search_by_value(agent):
+    """The numba search (``tree.public_path_states``) answers what the search by value over
+    ``public_children`` answers (the first path breadth first, in the protocol's order of
+    children) for targets one to six public steps from the game's root, drawn at random,
+    where more states are kept than its first buffer holds (1,024); an unreachable target
+    (another length, or too far) is an error."""
+    from spycfr.errors import SpycfrError
+
+    def by_value(start: np.ndarray, target: np.ndarray, depth: int) -> tuple[list, int]:
+        frontier, total = [(start, [])], 0  # the states kept to expand, all levels
+        for level in range(depth):
+            grown = []
+            for pub, path in frontier:
+                for kid in agent.public_children(pub):
+                    if np.array_equal(kid, target):
+                        return [*path, kid], total
+                    if level + 1 < depth:
+                        grown.append((kid, [*path, kid]))
+            frontier = grown
+            total += len(grown)
+        raise AssertionError("not found")
+
+    rng = np.random.default_rng(5)
+    root = agent.model.root()
+    kept = 0
+    for steps in (1, 2, 3, 4, 5, 6, 6, 6):
+        pub = root
+        for _ in range(steps):
+            kids = agent.public_children(pub)
+            if not kids:  # the game's end
+                break
+            pub = kids[int(rng.integers(len(kids)))]
+        want, total = by_value(root, pub, 6)
+        kept = max(kept, total)
+        got = agent.public_path(root, pub)
+        assert len(got) == len(want) <= steps
+        assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+        if len(want) > 1:
+            with pytest.raises(SpycfrError, match="not reachable"):
+                agent.public_path(root, pub, depth=len(want) - 1)
+    assert kept > 1024, kept  # the kept states' buffer grew
+    with pytest.raises(SpycfrError, match="not reachable"):
+        agent.public_path(root, np.concatenate([root, root]))

@@ -39,7 +39,15 @@ from spycfr.search.folding import solve
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
 from spycfr.search.resolve import Solution, beats, fixed, solve_progress
 from spycfr.search.subgame import subgame
-from spycfr.search.tree import LEAF, GameModel, Subtree, TooBig, build, nodes_to_end
+from spycfr.search.tree import (
+    LEAF,
+    GameModel,
+    Subtree,
+    TooBig,
+    build,
+    nodes_to_end,
+    public_path_states,
+)
 from spycfr.ticking import Ticker
 
 if TYPE_CHECKING:
@@ -458,30 +466,25 @@ class SearchAgent:
     def public_path(self, start: np.ndarray, target: np.ndarray, depth: int = 6
                     ) -> list[np.ndarray]:
         """The public states from ``start`` (excluded) to ``target`` (included), found
-        breadth first on the public protocol alone (labels and outcomes, no private rows).
-
-        Each child is compared with ``target`` by its bytes where the two are arrays of one
-        dtype and shape (the model's public states always are): the answer of
-        ``np.array_equal``, faster, on the millions of children a review of an Agent Hunter
-        game compares (a token with a refill is three public steps, one more than the walk's
-        path in its subgame looks through); measured in docs/search.md ("A review's move
-        values are query's")."""
-        key = (target.tobytes() if (target.dtype, target.shape) == (start.dtype, start.shape)
-               else None)
-        frontier: list[tuple[np.ndarray, list[np.ndarray]]] = [(start, [])]
-        for level in range(depth):
-            grown = []
-            for pub, path in frontier:
-                for kid in self.public_children(pub):
-                    if (kid.tobytes() == key) if key is not None else np.array_equal(kid, target):
-                        return [*path, kid]
-                    if level + 1 < depth:  # the last level's children are not expanded
-                        grown.append((kid, [*path, kid]))
-            frontier = grown
-        raise SpycfrError("the position is not reachable from the agent's last one in "
-                          f"{depth} public steps")
+        breadth first on the public protocol alone (labels and outcomes, no private rows):
+        :func:`~spycfr.search.tree.public_path_states`, one numba call, the path that the
+        search by :meth:`public_children` finds (a child equal to ``target`` by value), on
+        the millions of children a review of an Agent Hunter game compares (a token with a
+        refill is three public steps, one more than the walk's path in its subgame looks
+        through); measured in docs/search.md ("A review's move values are query's", "The
+        search in one numba call")."""
+        target = np.asarray(target)
+        found = (public_path_states(start, target, self.params, depth, self.model.max_actions)
+                 if target.ndim == 1 else np.empty((0, start.shape[0]), start.dtype))
+        if not found.shape[0]:
+            raise SpycfrError("the position is not reachable from the agent's last one in "
+                              f"{depth} public steps")
+        return list(found)
 
     def public_children(self, pub: np.ndarray) -> list[np.ndarray]:
+        """The children of the public state ``pub`` in the protocol's order (a chance
+        node's outcomes, else its legal actions), a Python call each: what
+        :meth:`public_path`'s numba search expands, written plainly (its tests' reference)."""
         params = self.params
         kind = int(self._pub_current(pub, params))
         if kind == pp.TERMINAL:

@@ -136,6 +136,69 @@ def _reachable(seat, kind, first, count, mask, row, row_kid, row_next, row_prob,
 
 
 @njit(cache=True)
+def public_path_states(start, target, params, depth, amax):
+    """The public states from ``start`` (excluded) to ``target`` (included), found breadth
+    first on the public protocol alone (each node's children in the protocol's order: a
+    chance node's outcomes, else its legal actions), ``depth`` public steps at most, as rows
+    of an array; no row where ``target`` is not that near. A child equals ``target`` where
+    every entry is equal by value (``np.array_equal`` for arrays of one length). The last
+    level's children are compared, not kept. One numba call, where a Python call a child
+    was most of an Agent Hunter review's time (SearchAgent.public_path; docs/search.md)."""
+    width = start.shape[0]
+    none = np.empty((0, width), start.dtype)
+    if target.shape[0] != width:
+        return none
+    cap = 1024
+    kept = np.empty((cap, width), start.dtype)  # the nodes to expand, level after level
+    parent = np.empty(cap, np.int64)
+    kept[0] = start
+    parent[0] = -1
+    n, lo, hi = 1, 0, 1
+    codes = np.empty(max(amax, 1), np.int32)
+    probs = np.empty(max(amax, 1))
+    kid = np.empty(width, start.dtype)
+    for level in range(depth):
+        for q in range(lo, hi):
+            pub = kept[q]
+            kind = pp.current_player(pub, params)
+            if kind == pp.TERMINAL:
+                continue
+            if kind == pp.CHANCE:
+                k = pp.chance_outcomes(pub, params, codes, probs)
+            else:
+                k = pp.legal_actions(pub, params, codes)
+            for o in range(k):
+                pp.apply_action(pub, params, codes[o], kid)
+                same = True
+                for i in range(width):
+                    if kid[i] != target[i]:
+                        same = False
+                        break
+                if same:
+                    path = np.empty((level + 1, width), start.dtype)
+                    path[level] = kid
+                    p = q
+                    for j in range(level - 1, -1, -1):
+                        path[j] = kept[p]
+                        p = parent[p]
+                    return path
+                if level + 1 < depth:
+                    if n == cap:
+                        cap *= 2
+                        grown = np.empty((cap, width), start.dtype)
+                        grown[:n] = kept[:n]
+                        kept = grown
+                        more = np.empty(cap, np.int64)
+                        more[:n] = parent[:n]
+                        parent = more
+                    kept[n] = kid
+                    parent[n] = q
+                    n += 1
+        lo, hi = hi, n
+    return none
+
+
+@njit(cache=True)
 def _game_constants(params, w0, w1, compat):
     pp.initial_weights(params, 0, w0)
     pp.initial_weights(params, 1, w1)
