@@ -193,6 +193,7 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
                        top: int | None) -> None:
     """Openings of a run without a tree: an MCCFR run's average probabilities, or a search
     agent's first plan (no values)."""
+    from spycfr.analysis.bound import lower_bound_json
     from spycfr.analysis.openings import agent_openings_words, openings_by_group, sampled_caveat
     from spycfr.runs.agent_run import is_agent_run
     from spycfr.runs.store import TREELESS_CAVEAT
@@ -213,7 +214,7 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
                "run": _run_fields(meta, ("game", "variant", "algorithm", "iterations",
                                          "value_p1", "exploitability",
                                          "exploitability_estimate")),
-               "exploitability_lower_bound": measured.get("exploitability_lower_bound")}
+               "exploitability_lower_bound": lower_bound_json(measured)}
         for player in ("P1", "P2"):
             out[player] = _player_json(clean, sets.drop(columns="best_br_value"), spec,
                                        player, top)

@@ -145,9 +145,12 @@ def test_sampled_run_tools(tmp_path):
     measured = json.loads(out)
     assert [m["opponent"] for m in measured["head_to_head"]] == [
         "uniform", *(f"heuristic:{s}" for s in HEURISTIC_STYLES)]
-    bound = measured["exploitability_lower_bound"]
-    worst = min(m["payoff"]["mean"] for m in measured["head_to_head"])
-    assert bound["value"] == pytest.approx(max(0.0, -worst))
+    bound = measured["exploitability_lower_bound"]  # the highest 95% low end, the words'
+    best = max(measured["head_to_head"], key=lambda m: (max(0.0, -m["payoff"]["ci95"][1]),
+                                                         -m["payoff"]["mean"]))
+    assert bound["value"] == pytest.approx(max(0.0, -best["payoff"]["ci95"][1]))
+    assert bound["opponent"] == best["opponent"] and bound["games"] == 200
+    assert bound["mean"] == pytest.approx(-best["payoff"]["mean"])
     same = measured["openings_stability"]["against_runs"][0]
     assert same["P1"]["tvd"] == pytest.approx(0.0) and same["P1"]["top5_shared"] == 5
     assert json.loads((run / "run.json").read_text())["measured"] == measured

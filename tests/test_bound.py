@@ -3,7 +3,16 @@ games show at 95%, whoever the opponent was."""
 
 from __future__ import annotations
 
-from spycfr.analysis.bound import LBR, lower_bound, lower_bound_words
+from spycfr.analysis.bound import (
+    LBR,
+    LowerBound,
+    lower_bound,
+    lower_bound_json,
+    lower_bound_words,
+    measured_json,
+    opponents_bounds,
+    strongest,
+)
 
 
 def _bound(by: str, value: float, ci95: list[float]) -> dict:
@@ -56,3 +65,51 @@ def test_the_opponent_shown_is_the_one_whose_interval_shows_most():
     # where nothing shows more than the recorded opponent, the recorded opponent is read
     measured["head_to_head"][0]["payoff"] = {"mean": -0.3, "ci95": [-0.9, 0.3]}
     assert lower_bound(measured).by == LBR and lower_bound(measured).games == 11
+
+
+def test_the_recorded_bound_and_the_json_say_the_words_figures():
+    """run.json's bound (measure) and the JSON outputs give what the words say: ``value`` the
+    95% low end shown (0 where it is 0 or below), with the opponent, its mean, its interval
+    and its games. Before, ``value`` was the best mean (here the local best response's
+    0.5) while the words said the match's 0.25."""
+    measured = {"games": 2000, "head_to_head": [
+        {"opponent": "heuristic", "payoff": {"mean": -0.3, "ci95": [-0.35, -0.25]}}],
+        "local_best_response": {"value": 0.5, "ci95": [0.06, 0.94], "games": 11}}
+    bound = strongest(opponents_bounds(measured))
+    assert bound is not None
+    record = bound.record()
+    assert record["value"] == 0.25 and record["opponent"] == "heuristic"
+    assert record["mean"] == 0.3 and record["games"] == 2000
+    assert (record["low95"], record["high95"]) == (0.25, 0.35)
+    measured["exploitability_lower_bound"] = record
+    # the new record reads back as itself, and the JSON adds the words
+    assert lower_bound(measured) == bound
+    assert lower_bound_json(measured) == {**record, "words": bound.words()}
+    assert lower_bound_words(measured).endswith("in 2,000 games, so at least 0.250 at 95%")
+    out = measured_json(measured)
+    assert out is not None and out["exploitability_lower_bound"]["words"] == bound.words()
+    assert measured_json(None) is None
+    # the recorded figures alone (no games in the block) read as they stand
+    assert lower_bound({"exploitability_lower_bound": record}) == bound
+
+
+def test_an_older_record_gives_the_new_json():
+    """A run.json measured before (``value`` the best mean, ``by``, a clipped ``ci95``):
+    its JSON bound is the words' (the match's 0.25 low end), not its recorded mean."""
+    measured = {"games": 2000, "head_to_head": [
+        {"opponent": "heuristic", "payoff": {"mean": -0.3, "ci95": [-0.35, -0.25]}}],
+        "local_best_response": {"value": 0.5, "ci95": [0.06, 0.94], "games": 11},
+        "exploitability_lower_bound": _bound(LBR, 0.5, [0.06, 0.94])}
+    out = lower_bound_json(measured)
+    assert out is not None
+    assert (out["value"], out["opponent"], out["mean"], out["games"]) == (
+        0.25, "heuristic", 0.3, 2000)
+    assert lower_bound_json({"exploitability_lower_bound": _bound("nobody", 0, [0, 0])}) is None
+
+
+def test_ties_go_to_the_best_mean():
+    """Where no interval reaches above 0 (every opponent shows 0), the opponent is the one of
+    the best mean, as the recorded bound was: the words and the record agree."""
+    found = [LowerBound("uniform", -0.2, -0.3, -0.1, 100), LowerBound(LBR, 0.1, -0.2, 0.4, 8),
+             LowerBound("heuristic", 0.05, -0.1, 0.2, 100)]
+    assert strongest(found) == found[1] and strongest([]) is None

@@ -129,6 +129,18 @@ def test_openings_of_a_sampled_run_show_its_measured_bound(tmp_path):
             f"[95%: {lbr['ci95'][0]:+.3f}, {lbr['ci95'][1]:+.3f}] in {lbr['games']:,} games, "
             f"so at least {lbr['ci95'][0]:.3f} at 95%") in " ".join(out.split())
     assert "not measured" not in out
+    # the JSON outputs give the words' figures: value the 95% low end (it gave the mean)
+    code, out, err = spycfr("openings", str(RESULTS / "standard-placements"), "--top", "1",
+                            "--json")
+    assert code == 0, err
+    bound = json.loads(out)["exploitability_lower_bound"]
+    assert (bound["value"], bound["low95"], bound["mean"], bound["games"]) == (
+        lbr["ci95"][0], lbr["ci95"][0], lbr["value"], lbr["games"])
+    assert bound["opponent"] == "local best response" and "at least 0.959" in bound["words"]
+    code, out, err = spycfr("query", str(RESULTS / "standard-placements"), "--as", "P1", "",
+                            "--json")
+    assert code == 0, err
+    assert json.loads(out)["measured"]["exploitability_lower_bound"] == bound
 
 
 def test_team_out_is_kept_as_a_hidden_alias(tmp_path):

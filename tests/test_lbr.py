@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cli_helpers import spycfr
+from spycfr.analysis.bound import lower_bound
 from spycfr.analysis.headtohead import TABLE, Player, mccfr_player, tree_player, uniform_player
 from spycfr.analysis.lbr import SECOND_SEAT_SEED, belief_after, local_best_response, seat_seed
 from spycfr.cfr import CFRSolver
@@ -148,9 +149,13 @@ def test_measure_records_lbr(tmp_path):
     assert lbr["games"] == 20 and lbr["rollouts"] == 2
     assert lbr["rollout_policy"] == "heuristic:hunter"
     assert lbr["ci95"][0] <= lbr["value"] <= lbr["ci95"][1]
-    worst = min(m["payoff"]["mean"] for m in measured["head_to_head"])
+    # the bound recorded is the words' (the highest 95% low end), its value that low end
     bound = measured["exploitability_lower_bound"]
-    assert bound["value"] == pytest.approx(max(0.0, -worst, lbr["value"]))
+    shown = lower_bound(measured)
+    lows = [lbr["ci95"][0]] + [-m["payoff"]["ci95"][1] for m in measured["head_to_head"]]
+    assert bound["value"] == pytest.approx(max(0.0, *lows)) == pytest.approx(shown.shown)
+    assert (bound["opponent"], bound["mean"], bound["low95"], bound["games"]) == (
+        shown.by, shown.mean, shown.low, shown.games)
     assert "--lbr-games 20" in measured["command"] and measured["lbr_games"] == 20
     assert json.loads((run / "run.json").read_text())["measured"] == measured
     code, out, err = spycfr("report", str(run), "-o", str(tmp_path / "r.md"))

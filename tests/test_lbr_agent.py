@@ -107,7 +107,7 @@ def test_measure_lbr_against_the_agent_bounds_its_exact_exploitability(tmp_path)
     assert lbr["value"] > 0.0  # it finds some of the agent's exploitability
     meta = json.loads((run / "run.json").read_text())
     assert meta["measured"]["local_best_response"]["value"] == lbr["value"]
-    assert meta["measured"]["exploitability_lower_bound"]["by"] == "local best response"
+    assert meta["measured"]["exploitability_lower_bound"]["opponent"] == "local best response"
     assert "--lbr-rollout heuristic" in meta["measured"]["command"]
     lines = (run / GAMES_FILE).read_text().splitlines()
     assert len(lines) == 301

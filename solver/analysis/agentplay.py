@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from spycfr.analysis.bound import lower_bound_words
+from spycfr.analysis.bound import lower_bound_words, measured_json
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
 from spycfr.engine.rng import game_stream, root_key, sample, uniform
@@ -244,7 +244,7 @@ def agent_query(run_dir: str, player: int, record: str,
                                 "probability": float(post[j])} for j in top if post[j] > 0],
         "re_solves": game.solves, "iterations": meta.iterations,
         "exploitability": meta.exploitability,
-        "measured": meta.measured,
+        "measured": measured_json(meta.measured),
     }
 
 

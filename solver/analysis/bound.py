@@ -1,14 +1,22 @@
 """The lower bound on a strategy's exploitability measured by play, in words: the one way the
 terminal (`spycfr query`, `play`, `openings`, `measure`), the reviews, the workbench and the
-report say it.
+report say it, and the one rule that picks it (:func:`lower_bound`), which `spycfr measure`
+records.
 
-`spycfr measure` records (run.json ``measured.exploitability_lower_bound``) the best mean
-payoff any measured opponent won against the run: a local best response or a head-to-head
-player. That MEAN is not a bound anyone has shown: in 11 games a local best response won
-+0.500 a game on Agent Avenue standard with a 95% interval of +0.062 to +0.938, so what the
-games show at 95% is "at least 0.062", and where the interval's low end is 0 or below,
-nothing above 0. The words give the opponent, its mean, the interval and the number of games,
-then what is shown. Game-agnostic: it reads only the measured block."""
+Every measured opponent's mean payoff against the run (a local best response's, or a
+head-to-head player's, playing half its games in each seat) is at most the exploitability,
+but a mean is not a bound anyone has shown: in 11 games a local best response won +0.500 a
+game on Agent Avenue standard with a 95% interval of +0.062 to +0.938, so what the games show
+at 95% is "at least 0.062", and where the interval's low end is 0 or below, nothing above 0.
+Of the opponents, the bound is the one whose interval's low end is highest (ties: the best
+mean); the words give the opponent, its mean, the interval and the number of games, then what
+is shown. run.json's ``measured.exploitability_lower_bound`` records it
+(:meth:`LowerBound.record`): ``value`` what is shown (the low end, 0 where it is 0 or below),
+``opponent``, ``mean``, ``low95``, ``high95`` and ``games``; `query --json` and `openings
+--json` give the same with the ``words``. A run.json measured by earlier code (every one
+committed before) records the best mean as ``value`` (with ``by`` and its ``ci95`` clipped at
+0); the bound is read afresh from the opponents' games in the block either way.
+Game-agnostic: it reads only the measured block."""
 
 from __future__ import annotations
 
@@ -21,10 +29,9 @@ LBR = "local best response"  # the name of the LBR opponent in the lower bound's
 
 @dataclass(frozen=True)
 class LowerBound:
-    """What the measured opponent that won most against the run won, per game: ``mean`` and
-    its 95% interval (``low``, ``high``; the opponent's payoff within the payoff range, not
-    clipped at 0 as the recorded bound's is), in ``games`` games (None where the
-    measurement does not record how many)."""
+    """What a measured opponent ``by`` won against the run, per game: ``mean`` and its 95%
+    interval (``low``, ``high``; the opponent's payoff within the payoff range, not clipped
+    at 0), in ``games`` games (None where the measurement does not record how many)."""
 
     by: str
     mean: float
@@ -50,21 +57,28 @@ class LowerBound:
             return f"{won}, which shows no exploitability above 0 at 95%"
         return f"{won}, so at least {self.shown:.3f} at 95%"
 
+    def record(self) -> dict:
+        """The bound as run.json and the JSON outputs give it: ``value`` what the games show
+        at 95% (:attr:`shown`, as the words), the ``opponent``, its ``mean`` payoff, its 95%
+        interval (``low95``, ``high95``) and its ``games`` (None: not recorded), the
+        ``method``."""
+        return {"value": self.shown, "opponent": self.by, "mean": self.mean, "low95": self.low,
+                "high95": self.high, "games": self.games, "method": METHOD}
 
-def lower_bound(measured: dict | None) -> LowerBound | None:
-    """The lower bound ``measured`` (a run.json ``measured`` block) shows at 95%: of the
-    measured opponents (the local best response, each head-to-head match, the run's payoff
-    negated) the one whose interval's low end is highest, read from its own games (not
-    clipped at 0); where none shows anything above 0, the recorded bound's opponent (the best
-    mean). The recorded bound's own figures where its opponent's games are not in the block
-    (an older run.json). None where nothing was measured (no bound, or one by nobody)."""
-    measured = measured or {}
-    bound = measured.get("exploitability_lower_bound")
-    if not bound or bound.get("by") in (None, "nobody"):
-        return None
-    by = str(bound["by"])
-    low, high = bound.get("ci95") or (bound["value"], bound["value"])
-    found = [LowerBound(by, float(bound["value"]), float(low), float(high), None)]
+
+METHOD = (
+    "the measured opponent (of uniform, the heuristic players and, when measured, a local "
+    "best response, each playing half its games as each seat against the run) whose 95% "
+    "interval's low end is highest (ties: the best mean): every such opponent's mean payoff "
+    "is at most the exploitability, (BR_P1 + BR_P2) / 2, so the low end of its interval (0 "
+    "where it is 0 or below) is a statistical lower bound. Not a best response: the "
+    "exploitability itself may be larger")
+
+
+def opponents_bounds(measured: dict) -> list[LowerBound]:
+    """What each measured opponent in ``measured`` won against the run, from its own games:
+    the local best response, then each head-to-head match (the run's payoff negated)."""
+    found = []
     lbr = measured.get("local_best_response") or {}
     if "value" in lbr:
         low, high = lbr["ci95"]
@@ -74,10 +88,42 @@ def lower_bound(measured: dict | None) -> LowerBound | None:
         low, high = match["payoff"]["ci95"]
         found.append(LowerBound(str(match["opponent"]), -float(match["payoff"]["mean"]),
                                 -float(high), -float(low), measured.get("games")))
-    # an opponent's own games over the recorded bound's copy of them; then what it shows
-    mine = [b for b in found[1:] if b.by == by] or found[:1]
-    best = max(found[1:], key=lambda b: b.shown, default=mine[0])
-    return best if best.shown > mine[0].shown else mine[0]
+    return found
+
+
+def strongest(found: list[LowerBound]) -> LowerBound | None:
+    """The bound of the opponents ``found``: the highest low end shown at 95%, ties by the
+    best mean (the first listed of equals); None where there are none."""
+    return max(found, key=lambda b: (b.shown, b.mean), default=None)
+
+
+def _recorded(bound: dict) -> LowerBound:
+    """A recorded bound as it stands, either format (see the module notes): an older
+    run.json's ``ci95`` was the best mean's interval clipped at 0."""
+    by = str(bound.get("opponent", bound.get("by")))
+    if "mean" in bound:
+        return LowerBound(by, float(bound["mean"]), float(bound["low95"]),
+                          float(bound["high95"]), bound.get("games"))
+    low, high = bound.get("ci95") or (bound["value"], bound["value"])
+    return LowerBound(by, float(bound["value"]), float(low), float(high), None)
+
+
+def lower_bound(measured: dict | None) -> LowerBound | None:
+    """The lower bound ``measured`` (a run.json ``measured`` block) shows at 95%: of the
+    measured opponents (the local best response, each head-to-head match, the run's payoff
+    negated), read from their own games (not clipped at 0), the one whose interval's low
+    end is highest, ties by the best mean (:func:`strongest`). The recorded bound's own
+    figures join them where its opponent's games are not in the block (an older run.json).
+    None where nothing was measured (no bound, or one by nobody)."""
+    measured = measured or {}
+    bound = measured.get("exploitability_lower_bound")
+    if not bound or bound.get("opponent", bound.get("by")) in (None, "nobody"):
+        return None
+    found = opponents_bounds(measured)
+    recorded = _recorded(bound)
+    if all(b.by != recorded.by for b in found):
+        found.append(recorded)
+    return strongest(found)
 
 
 def lower_bound_words(measured: dict | None) -> str | None:
@@ -85,3 +131,20 @@ def lower_bound_words(measured: dict | None) -> str | None:
     was measured."""
     bound = lower_bound(measured)
     return None if bound is None else bound.words()
+
+
+def lower_bound_json(measured: dict | None) -> dict | None:
+    """The measured lower bound as the JSON outputs give it: :meth:`LowerBound.record` (the
+    words' opponent and figures, whichever format run.json recorded) with its ``words``;
+    None where nothing was measured."""
+    bound = lower_bound(measured)
+    return None if bound is None else {**bound.record(), "words": bound.words()}
+
+
+def measured_json(measured: dict | None) -> dict | None:
+    """A copy of a run.json ``measured`` block for the JSON outputs (``query --json``) with
+    its bound as :func:`lower_bound_json` gives it, whichever format run.json recorded;
+    None where nothing was measured."""
+    if measured is None:
+        return None
+    return {**measured, "exploitability_lower_bound": lower_bound_json(measured)}

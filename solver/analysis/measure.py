@@ -8,8 +8,9 @@ call the rest "unknown".
 Lower bound: in a zero-sum game, a player B who plays half its games as each seat against
 the run's strategy sigma scores at most (BR_P1(sigma) + BR_P2(sigma)) / 2, the
 exploitability (NashConv / 2). So B's mean payoff against the run bounds the
-exploitability from below; the bound here is the largest such mean over the opponents
-played, with the lower end of its 95% interval a statistical bound. The opponents are the
+exploitability from below, and the lower end of its 95% interval is a statistical bound; the
+bound recorded is the opponent whose low end is highest, as the words pick it
+(:mod:`spycfr.analysis.bound`, its ``value`` that low end). The opponents are the
 uniform and heuristic players and, when asked (``lbr_games``), a local best response
 (:mod:`spycfr.analysis.lbr`), which reads its belief of the hidden information from the
 run's own strategy and so plays against it far better than a fixed heuristic.
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from spycfr.analysis.bound import LBR
+from spycfr.analysis.bound import METHOD, opponents_bounds, strongest
 from spycfr.analysis.headtohead import head_to_head, player_from
 from spycfr.analysis.lbr import check_lbr_options, check_particle_states, local_best_response
 from spycfr.errors import SpycfrError
@@ -32,12 +33,9 @@ from spycfr.runs.lock import RunLock
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import RUN_JSON, read_run, treeless_openings
 
-LOWER_BOUND_METHOD = (
-    "the best mean payoff of the measured opponents (uniform, the heuristic players and, when "
-    "measured, a local best response) against the run (each playing half its "
-    "games as each seat): every such payoff is at most the exploitability, (BR_P1 + BR_P2) / "
-    "2; the interval is that opponent's 95% interval, its lower end a statistical lower bound. "
-    "Not a best response: the exploitability itself may be larger")
+# no opponent played (measure_run always plays one: a guard); lower_bound reads it as None
+NOBODY = {"value": 0.0, "opponent": "nobody", "mean": 0.0, "low95": 0.0, "high95": 0.0,
+          "games": 0, "method": METHOD}
 
 
 def opponents(game) -> list[str]:
@@ -123,12 +121,6 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
                         "wins": result["a_wins"], "draws": result["draws"],
                         "losses": result["a_losses"], "table_misses": result["table_misses"],
                         "method": result["method"]})
-    bound = {"value": 0.0, "by": "nobody", "ci95": [0.0, 0.0], "method": LOWER_BOUND_METHOD}
-    if matches:
-        worst = min(matches, key=lambda m: m["payoff"]["mean"])
-        low, high = worst["payoff"]["ci95"]
-        bound = {"value": max(0.0, -worst["payoff"]["mean"]), "by": worst["opponent"],
-                 "ci95": [max(0.0, -high), max(0.0, -low)], "method": LOWER_BOUND_METHOD}
     lbr = None
     if lbr_games > 0 and run.agent is not None:
         from spycfr.analysis.lbr_agent_dask import agent_lbr
@@ -140,19 +132,16 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
             game, run, lbr_games, seed, lbr_rollouts, roll,
             progress=(lambda done, total: progress(f"local best response: {done:,} of "
                                                    f"{total:,} games")) if progress else None)
-    if lbr is not None:
-        if not matches or lbr["value"] > bound["value"]:
-            low, high = lbr["ci95"]
-            bound = {"value": max(0.0, lbr["value"]), "by": LBR,
-                     "ci95": [max(0.0, low), max(0.0, high)], "method": LOWER_BOUND_METHOD}
     stability = _stability(run_dir, meta, compare)
     if lbr is not None and run.agent is not None:
         lbr_rollout = lbr["rollout_policy"]  # the default chosen for an agent: say which
     measured = {"games": games, "lbr_games": lbr_games, "seed": seed, "head_to_head": matches,
-                "local_best_response": lbr,
-                "exploitability_lower_bound": bound, "openings_stability": stability,
-                "command": _command(run_dir, games, seed, compare, lbr_games, lbr_rollouts,
-                                    lbr_rollout, lbr_particle_states)}
+                "local_best_response": lbr}
+    bound = strongest(opponents_bounds(measured))  # the words' rule (spycfr.analysis.bound)
+    measured |= {"exploitability_lower_bound": NOBODY if bound is None else bound.record(),
+                 "openings_stability": stability,
+                 "command": _command(run_dir, games, seed, compare, lbr_games, lbr_rollouts,
+                                     lbr_rollout, lbr_particle_states)}
     with RunLock(run_dir):  # no solve may rewrite the run meanwhile
         write_json(Path(run_dir) / RUN_JSON, read_run(run_dir).with_measured(measured).to_json())
     return measured

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from spycfr.analysis.bound import measured_json
 from spycfr.analysis.markdown import num
 from spycfr.engine.labels import state_at
 from spycfr.errors import RecordError, SpycfrError
@@ -338,7 +339,7 @@ def sampled_query(run_dir: str | Path, player: int, record: str) -> dict:
             "fallback": solver.fallback, "store_depth": solver.store_depth,
             "moves": [{"move": labels[i], "probability": float(policy[i])} for i in order],
             "iterations": meta.iterations, "exploitability": None,
-            "measured": meta.measured}
+            "measured": measured_json(meta.measured)}
 
 
 def _view_to_move(records, variant, record: str, player: int) -> tuple[str, dict, str]:
