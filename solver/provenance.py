@@ -66,3 +66,12 @@ def code_words(code: dict | None) -> str:
             f" at {str(commit)[:7]}" + (", modified" if code.get("modified") else "")
             if commit else " (no git commit)")
     return words + (f" ({code['note']})" if code and code.get("note") else "")
+
+
+def same_code(a: dict | None, b: dict | None) -> bool:
+    """Whether two recorded codes (:func:`code_version`) are known to be the same: one git
+    commit and one version. A code without a commit (not recorded, or run outside a
+    checkout) is not known to be any other."""
+    a, b = a or {}, b or {}
+    return a.get("commit") is not None and (a.get("version"), a.get("commit")) == (
+        b.get("version"), b.get("commit"))

@@ -12,6 +12,7 @@ import pytest
 from cli_helpers import spycfr
 from spycfr.compiling import COMPILING
 from spycfr.errors import SpycfrError
+from spycfr.provenance import code_version
 from spycfr.search.agent import (
     ENDGAME,
     PLAN_ENDGAME,
@@ -37,6 +38,7 @@ def test_solve_writes_the_agents_configuration(agent_dir):
     assert meta["agent"]["endgame"] == ENDGAME and meta["agent"]["plan_endgame"] == PLAN_ENDGAME
     assert meta["agent"]["plan_to_end"] is True  # tiny's whole game fits the plan's budget
     assert meta["config"]["preset"] == "tiny" and meta["version"]
+    assert meta["code"] == code_version()  # the code that made the agent (LBR's games say theirs)
 
 
 def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_path):

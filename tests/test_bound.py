@@ -6,6 +6,7 @@ from __future__ import annotations
 from spycfr.analysis.bound import (
     LBR,
     LowerBound,
+    games_agent_words,
     lower_bound,
     lower_bound_json,
     lower_bound_words,
@@ -113,3 +114,51 @@ def test_ties_go_to_the_best_mean():
     found = [LowerBound("uniform", -0.2, -0.3, -0.1, 100), LowerBound(LBR, 0.1, -0.2, 0.4, 8),
              LowerBound("heuristic", 0.05, -0.1, 0.2, 100)]
     assert strongest(found) == found[1] and strongest([]) is None
+
+
+def test_the_report_says_which_agent_played_the_lbr_games():
+    """A search agent's LBR games record the code that played them and the agent's run.json
+    the code that made it: where they differ, or either is not recorded, the report's lower
+    bound says which agent the games were played against (the committed Agent Avenue
+    advanced run's 18 games were an earlier agent's, which its report did not say)."""
+    import json
+    from pathlib import Path
+
+    from spycfr.analysis.markdown import Doc
+    from spycfr.analysis.sampled_report import _measured
+    from spycfr.runs.result import RunResult
+
+    made = {"version": "0.1.0", "commit": "a" * 40, "modified": False}
+    later = {"version": "0.1.0", "commit": "b" * 40, "modified": False}
+    lbr = {"value": 0.5, "ci95": [0.1, 0.9], "games": 11, "games_file": "lbr-games.jsonl",
+           "code": [{**made, "games": 5}, {**later, "games": 6}]}
+    measured = {"local_best_response": lbr}
+    assert games_agent_words(measured, made) == (
+        "6 of its 11 games were played against the agent of spycfr 0.1.0 at bbbbbbb, not this "
+        "run's (spycfr 0.1.0 at aaaaaaa)")
+    lbr["code"] = [{**made, "games": 11}]
+    assert games_agent_words(measured, made) is None  # every game by the run's code
+    assert games_agent_words(measured, None) == (
+        "its games were played against the agent of spycfr 0.1.0 at aaaaaaa, and run.json "
+        "does not record the code that made this run's agent")
+    del lbr["code"]  # measured before the games recorded their code
+    assert games_agent_words(measured, made) == (
+        "its games were played against the agent of code not recorded, not this run's "
+        "(spycfr 0.1.0 at aaaaaaa)")
+    del lbr["games_file"]  # a stored strategy's LBR: no games file, no agent to name
+    assert games_agent_words(measured, made) is None
+
+    data = json.loads((Path(__file__).parent.parent / "results" / "agent-avenue" / "advanced"
+                       / "run.json").read_text())
+    doc = Doc()
+    _measured(doc, RunResult.from_json(data), False)
+    text = " ".join(" ".join(doc.parts).split())
+    assert ("in 18 games, which shows no exploitability above 0 at 95%; its games were played "
+            "against the agent of code not recorded (an earlier agent than today's: the code "
+            "before 74d1c67") in text
+    code = data["measured"]["local_best_response"]["code"][0]
+    data["code"] = code = {**code, "version": "0.1.0", "commit": "c" * 40}
+    data["measured"]["local_best_response"]["code"] = [code]
+    doc = Doc()
+    _measured(doc, RunResult.from_json(data), False)  # the run's own code played them
+    assert "played against the agent" not in " ".join(doc.parts)

@@ -119,6 +119,9 @@ def test_train_openings_makes_the_agent_open_with_the_mixture(tmp_path):
     assert meta["agent"]["opening_file"] == "openings-table.npz"
     assert meta["agent"]["opening_range"] == "mixture"
     assert "openings-table.npz" in meta["files"]
+    from spycfr.provenance import code_version
+
+    assert meta["code"] == code_version()  # the code that made the agent as it now opens
     from spycfr.runs.agent_run import load_agent
     from spycfr.search.agentgame import OPENING_FLOOR
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from spycfr import provenance
-from spycfr.provenance import code_version, code_words, git_code
+from spycfr.provenance import code_version, code_words, git_code, same_code
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,3 +56,12 @@ def test_each_caller_gets_its_own_copy_of_the_code():
     code["commit"] = "0" * 40
     again = code_version()
     assert "note" not in again and again["commit"] != "0" * 40 and again is not code
+
+
+def test_codes_are_the_same_only_where_one_commit_is_recorded():
+    a = {"version": "0.1.0", "commit": "1a2b3c4d" * 5, "modified": False}
+    assert same_code(a, {**a, "modified": True, "games": 3})  # the commit and version
+    assert not same_code(a, {**a, "commit": "0" * 40})
+    assert not same_code(a, {**a, "version": "0.2.0"})
+    none = {"version": "0.1.0", "commit": None}  # outside a checkout: not known to be any
+    assert not same_code(none, none) and not same_code(None, None) and not same_code(a, None)

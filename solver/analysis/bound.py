@@ -148,3 +148,31 @@ def measured_json(measured: dict | None) -> dict | None:
     if measured is None:
         return None
     return {**measured, "exploitability_lower_bound": lower_bound_json(measured)}
+
+
+def games_agent_words(measured: dict | None, run_code: dict | None) -> str | None:
+    """Which agent a local best response's games were played against, where it is not known
+    to be the run's: the games of a search agent's LBR record the code that played them
+    (``local_best_response.code``, each code with its games, from the games file; none in a
+    result measured before games recorded it), and the run records the code that made it
+    (run.json ``code``; :func:`spycfr.provenance.same_code`). None where every game was
+    played by the run's code, or where no games file was kept (a stored strategy's LBR,
+    whose games depend on its tables alone). The report says it beside the bound where the
+    bound is LBR's."""
+    from spycfr.provenance import code_words, same_code
+
+    lbr = (measured or {}).get("local_best_response") or {}
+    if "games_file" not in lbr:
+        return None
+    codes = lbr.get("code") or [{"version": None, "commit": None, "games": lbr["games"]}]
+    others = [c for c in codes if not same_code(c, run_code)]
+    if not others:
+        return None
+    n, total = sum(c["games"] for c in others), sum(c["games"] for c in codes)
+    who = code_words(others[0]) if len(others) == 1 else ", ".join(
+        f"{code_words(c)} ({c['games']:,} game{'' if c['games'] == 1 else 's'})"
+        for c in others)
+    run = (f"not this run's ({code_words(run_code)})" if run_code
+           else "and run.json does not record the code that made this run's agent")
+    games = "its games were" if n == total else f"{n:,} of its {total:,} games were"
+    return f"{games} played against the agent of {who}, {run}"

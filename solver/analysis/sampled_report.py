@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from spycfr.analysis.bound import METHOD, lower_bound
+from spycfr.analysis.bound import LBR, METHOD, games_agent_words, lower_bound
 from spycfr.analysis.headtohead import INTERVAL_WORDS
 from spycfr.analysis.markdown import Doc, md_table, num, pct, signed
 from spycfr.analysis.openings import openings_by_group, openings_spec, treeless_table
@@ -249,8 +249,9 @@ def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
         doc.add("**Lower bound on the exploitability: none measured** (no opponent played: "
                 "`spycfr measure RUN_DIR`).\n")
     else:
+        agent = games_agent_words(m, meta.record.get("code")) if b.by == LBR else None
         doc.add(f"**Lower bound on the exploitability at 95%: {num(b.shown, '{:.3f}')}** "
-                f"({b.words()}). Method: {METHOD}.\n")
+                f"({b.words()}{'' if agent is None else '; ' + agent}). Method: {METHOD}.\n")
     s = m.get("openings_stability")
     if s:
         u = s["against_uniform"]

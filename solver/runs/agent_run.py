@@ -3,7 +3,10 @@ a strategy for (a plug-in's ``agent_presets``), and what every command reads lik
 
 The directory holds no strategy for the whole game: ``run.json`` records the agent's
 configuration (algorithm ``re-solving``, iterations per decision, depth, value function and
-its file, seed, version), ``openings.csv`` its opening moves from its first plan, and
+its file, seed, version) and the code that made it (``code``,
+:func:`spycfr.provenance.code_version`: the agent is its configuration played by that code,
+which the LBR games' own code is compared with), ``openings.csv`` its opening moves from its
+first plan, and
 ``plan.npz`` that first plan, solved once (:func:`save_agent_plan`; run.json's ``plan``).
 On a variant whose public tree is small enough (EXACT_NODES) the agent's exact
 exploitability is measured when the directory is made (:func:`exact_measure`); elsewhere it
@@ -28,6 +31,7 @@ from spycfr import __version__
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_game
 from spycfr.io import write_json, write_text
+from spycfr.provenance import code_version
 from spycfr.runs.config import SolveConfig
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import (
@@ -226,7 +230,7 @@ def write_agent_run(out_dir: str | Path, game: str, preset: str | None, params: 
                                     "decision)"},
         "exploitability": None, "exploitability_note": EXPLOITABILITY_NOTE,
         "value_p1": None, "tree_enumerated": False, "stopped_by": "iterations",
-        "solve_seconds": seconds, "version": __version__,
+        "solve_seconds": seconds, "version": __version__, "code": code_version(),
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "files": files, "config": solve_config.as_dict(), "plan": plan,
     }
@@ -334,6 +338,7 @@ def train_openings(run_dir: str | Path, games: int, seed: int, opening_range: st
         written.append(OPENINGS_CSV)
     record = read_run_meta(run)
     record["agent"] = {**record["agent"], **config.as_dict()}
+    record["code"] = code_version()  # the agent opens otherwise: the code that made it now
     record["plan"] = save_agent_plan(run, agent, meta.game, meta.variant, config)
     record["files"] = {**(record.get("files") or {}), PLAN_FILE: record["plan"]["sha256"],
                        **{name: file_sha256(run / name) for name in written}}
