@@ -38,18 +38,28 @@ def _views(variant, seed: int) -> list[tuple[int | None, str]]:
 def test_a_token_at_a_time_is_each_prefix_replayed(preset, seed):
     variant = make_variant("agent-avenue", preset)
     for viewer, text in _views(variant, seed):
-        tokens = text.split()
-        steps = AR.ReplaySteps(variant, viewer)
-        for k, token in enumerate(tokens, 1):
-            state = steps.push(token)
-            whole = AR._replay(variant, tokens[:k], viewer)
-            assert np.array_equal(state, whole.state)
-            got = steps.replay()
-            assert np.array_equal(got.candidates, whole.candidates)
-            assert got.tokens == whole.tokens and got.actions == whole.actions
-            if viewer is not None:
-                assert np.array_equal(RECORDS.view_state(variant, " ".join(tokens[:k]), viewer),
-                                      state)
+        _each_prefix_replayed(
+            AR.ReplaySteps(variant, viewer), text.split(),
+            lambda tokens, viewer=viewer: AR._replay(variant, tokens, viewer),
+            None if viewer is None else
+            lambda text, viewer=viewer: RECORDS.view_state(variant, text, viewer))
+
+
+def _each_prefix_replayed(steps, tokens: list[str], whole_of, view_of):
+    """``steps`` (a game's replay a token at a time) after each token of ``tokens`` is the
+    whole replay of that prefix (``whole_of``): its state, candidates, tokens and actions,
+    and where ``view_of`` is given the records' view state of the prefix's text. Returns the
+    last replay."""
+    for k, token in enumerate(tokens, 1):
+        state = steps.push(token)
+        whole = whole_of(tokens[:k])
+        assert np.array_equal(state, whole.state)
+        got = steps.replay()
+        assert np.array_equal(got.candidates, whole.candidates)
+        assert got.tokens == whole.tokens and got.actions == whole.actions
+        if view_of is not None:
+            assert np.array_equal(view_of(" ".join(tokens[:k])), state)
+    return got
 
 
 def _error(call) -> str:
@@ -195,16 +205,10 @@ def test_hunter_views_hold_what_the_steps_must_follow():
 @pytest.mark.parametrize("case", range(len(_hunter_views())))
 def test_hunter_a_token_at_a_time_is_each_prefix_replayed(case):
     variant, seat, text = _hunter_views()[case]
-    tokens = text.split()
-    steps = HR.ViewSteps(variant, seat)
-    for k, token in enumerate(tokens, 1):
-        state = steps.push(token)
-        whole = HR._replay_view(variant, tokens[:k], seat)
-        assert np.array_equal(state, whole.state)
-        got = steps.replay()
-        assert np.array_equal(got.candidates, whole.candidates)
-        assert got.tokens == whole.tokens and got.actions is None
-        assert np.array_equal(HUNTER.view_state(variant, " ".join(tokens[:k]), seat), state)
+    got = _each_prefix_replayed(HR.ViewSteps(variant, seat), text.split(),
+                                lambda tokens: HR._replay_view(variant, tokens, seat),
+                                lambda text: HUNTER.view_state(variant, text, seat))
+    assert got.actions is None  # a view's replay has no tree actions
 
 
 def test_hunter_a_view_ending_in_an_attack_without_its_result():
