@@ -133,9 +133,10 @@ fi
 # (70-90 s a pair on the 2-core machine). Committed (README there): an earlier agent's games,
 # the code before 74d1c67 (headtohead-games.jsonl: seeds 1000-1031 against the heuristic,
 # 1000-1016 against the sampled run; lbr-games.jsonl: 18 LBR games, which record no code), and
-# today's agent's pairs (headtohead-games.since-74d1c67.jsonl: seeds 1000-1029 against the
-# sampled run; headtohead-games.heuristic.since-74d1c67.jsonl: 1000-1015 against the
-# heuristic). A remake removes both since-* files and sets the LBR games aside (above).
+# today's agent's pairs (headtohead-games.since-74d1c67.jsonl against the sampled run,
+# headtohead-games.heuristic.since-74d1c67.jsonl against the heuristic; which seeds, as they
+# grow, in the README). A remake removes both since-* files and sets the LBR games aside
+# (above).
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
   # LBR re-solving one private state of the agent at each of its decisions
   # (--lbr-particle-states 1: every state took some 18 minutes a decision here;
