@@ -249,19 +249,7 @@ def test_public_path_is_the_breadth_first_search_by_value(agent):
     start = public("place:0-2 place:?")
     target = public("place:0-2 place:? house:2=2>1:eq>1")
 
-    def by_value(depth: int = 6) -> list[np.ndarray]:  # the search before
-        frontier: list = [(start, [])]
-        for _ in range(depth):
-            grown = []
-            for pub, path in frontier:
-                for kid in agent.public_children(pub):
-                    if np.array_equal(kid, target):
-                        return [*path, kid]
-                    grown.append((kid, [*path, kid]))
-            frontier = grown
-        raise AssertionError("not found")
-
-    want = by_value()
+    want, _ = _path_by_value(agent, start, target, 6)
     assert len(want) == 3
     for goal in (target, target.astype(np.int64)):
         got = agent.public_path(start, goal)
@@ -279,20 +267,6 @@ def test_public_path_finds_the_first_path_of_the_search_by_value(agent):
     (another length, or too far) is an error."""
     from spycfr.errors import SpycfrError
 
-    def by_value(start: np.ndarray, target: np.ndarray, depth: int) -> tuple[list, int]:
-        frontier, total = [(start, [])], 0  # the states kept to expand, all levels
-        for level in range(depth):
-            grown = []
-            for pub, path in frontier:
-                for kid in agent.public_children(pub):
-                    if np.array_equal(kid, target):
-                        return [*path, kid], total
-                    if level + 1 < depth:
-                        grown.append((kid, [*path, kid]))
-            frontier = grown
-            total += len(grown)
-        raise AssertionError("not found")
-
     rng = np.random.default_rng(5)
     root = agent.model.root()
     kept = 0
@@ -303,7 +277,7 @@ def test_public_path_finds_the_first_path_of_the_search_by_value(agent):
             if not kids:  # the game's end
                 break
             pub = kids[int(rng.integers(len(kids)))]
-        want, total = by_value(root, pub, 6)
+        want, total = _path_by_value(agent, root, pub, 6)
         kept = max(kept, total)
         got = agent.public_path(root, pub)
         assert len(got) == len(want) <= steps
@@ -314,3 +288,23 @@ def test_public_path_finds_the_first_path_of_the_search_by_value(agent):
     assert kept > 1024, kept  # the kept states' buffer grew
     with pytest.raises(SpycfrError, match="not reachable"):
         agent.public_path(root, np.concatenate([root, root]))
+
+
+def _path_by_value(agent, start: np.ndarray, target: np.ndarray, depth: int
+                   ) -> tuple[list[np.ndarray], int]:
+    """The search ``public_path`` replaced, by value over ``public_children``: the first
+    path from ``start`` to a child equal to ``target`` breadth first (the protocol's order
+    of children), within ``depth`` public steps, the last level's children compared and not
+    kept; and how many states it kept to expand, all levels."""
+    frontier, total = [(start, [])], 0
+    for level in range(depth):
+        grown = []
+        for pub, path in frontier:
+            for kid in agent.public_children(pub):
+                if np.array_equal(kid, target):
+                    return [*path, kid], total
+                if level + 1 < depth:
+                    grown.append((kid, [*path, kid]))
+        frontier = grown
+        total += len(grown)
+    raise AssertionError("not found")
