@@ -73,15 +73,9 @@ def draw(plugin: GamePlugin, game, text: str, seat: int, full: bool = False) -> 
     hook = getattr(module(plugin), "draw", None)
     if hook is None:
         return None
-    if not full:
-        info = summary_of(plugin, game, text, seat)
-    else:
-        if plugin.records is None:
-            raise AttributeError(f"{plugin.name} draws positions but has no record notation")
-        try:
-            info = plugin.records.summary(game.variant_obj, text)
-        except (RecordError, SpycfrError):
-            info = None
+    if full and plugin.records is None:
+        raise AttributeError(f"{plugin.name} draws positions but has no record notation")
+    info = _whole(plugin, game, text) if full else summary_of(plugin, game, text, seat)
     return hook(info, seat) if info is not None else None
 
 
