@@ -59,6 +59,34 @@ def test_scored_now_is_the_terminal_payoff(tiny):
         assert np.allclose(v1[leaf], -(r0[leaf] @ m) / game.z)
 
 
+def test_scored_now_tabulates_the_house_sums_once_per_variant(tiny):
+    """The ``scored_now`` hook reads each seat's house sums from a table made once per
+    variant (``leaf.house_sums``), where it tabulated them at every call (half of a
+    call's time on ``standard``): the values are those of the kernel given tables made
+    afresh, to the last bit, on ``tiny``'s subgame leaves and on ``standard``'s (another
+    table), and a second call makes no table."""
+    from spycfr.games.agent_hunter import leaf
+
+    plugin, _ = tiny
+    for name in ("tiny", "standard"):
+        game = GameModel.of(plugin.numba_params(make_variant("agent-hunter", name)))
+        plan = subgame(game, game.root(), 2)
+        turn = subgame(game, plan.pub[plan.leaves[0]], 1)  # standard: 750 leaves
+        pubs = turn.pub[turn.leaves]
+        rng = np.random.default_rng(3)
+        r0, r1 = rng.random((len(pubs), game.n[0])), rng.random((len(pubs), game.n[1]))
+        want = np.empty(r0.shape), np.empty(r1.shape)
+        leaf._scored_now(pubs, game.params, r0, r1, *want, leaf._sums(game.params, game.n[0], 0),
+                         leaf._sums(game.params, game.n[1], 1))
+        for _ in range(2):
+            got = np.empty(r0.shape), np.empty(r1.shape)
+            made = leaf.house_sums.cache_info().misses
+            plugin.scored_now(pubs, game.params, r0, r1, *got)
+            assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        assert leaf.house_sums.cache_info().misses == made  # the second call made none
+        assert not leaf.house_sums(game.params, game.n[0], 0).flags.writeable
+
+
 def test_bad_agent_settings_are_one_line_errors(tiny):
     with pytest.raises(SpycfrError, match="--iterations must be >= 1"):
         SearchAgent("agent-hunter", TINY, AgentConfig(iterations=0))

@@ -2,9 +2,12 @@
 without a trained value function: the game scored as it stands (its VP, then the hand-sum
 tie-break). The same values as the public model's ``terminal_values`` on the public state
 ended there, batched over a subgame's leaves with each seat's house sums tabulated once
-per call (a leaf then costs O(n) additions, not O(n) unrankings: 5x faster measured)."""
+per variant (a leaf then costs O(n) additions, not O(n) unrankings: 5x faster measured;
+tabulated once per call before, half of a call's time)."""
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from numba import njit
@@ -70,11 +73,31 @@ def _live(pub, seat):
     return m
 
 
+@functools.lru_cache(maxsize=32)
+def house_sums(params, n: int, seat: int) -> np.ndarray:
+    """``_sums(params, n, seat)`` tabulated once per variant and seat (read-only): a
+    re-solve asks :func:`scored_now` about its leaves thousands of times, and tabulating
+    the sums (8 x 721 house sums a seat on ``standard``) was half of each call's
+    time (docs/search.md, "Agent Hunter's leaves scored with the house sums tabulated
+    once")."""
+    out = _sums(params, n, seat)
+    out.flags.writeable = False
+    return out
+
+
+def scored_now(pubs: np.ndarray, params, r0: np.ndarray, r1: np.ndarray, v0: np.ndarray,
+               v1: np.ndarray) -> None:
+    """The ``scored_now`` hook: ``v_s[l, i] = sum_j u_s(i, j) r_other[l, j]`` with the game
+    ended at public state ``pubs[l]`` (Agent Hunter: compat is all ones), each seat's house
+    sums tabulated once per variant (:func:`house_sums`)."""
+    _scored_now(pubs, params, r0, r1, v0, v1, house_sums(params, r0.shape[1], 0),
+                house_sums(params, r1.shape[1], 1))
+
+
 @njit(cache=True)
-def scored_now(pubs, params, r0, r1, v0, v1):
-    """``v_s[l, i] = sum_j u_s(i, j) r_other[l, j]`` with the game ended at public state
-    ``pubs[l]`` (Agent Hunter: compat is all ones)."""
-    sums = (_sums(params, r0.shape[1], 0), _sums(params, r1.shape[1], 1))
+def _scored_now(pubs, params, r0, r1, v0, v1, sums0, sums1):
+    """:func:`scored_now` given each seat's house sums (``_sums``)."""
+    sums = (sums0, sums1)
     width = 3 * params[P_CARDS] + 1
     below = np.zeros(width + 1)
     for leaf in range(pubs.shape[0]):
