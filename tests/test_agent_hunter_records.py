@@ -218,6 +218,45 @@ def test_a_view_shows_the_opponents_hand_where_every_position_agrees_on_it():
         summary(v, "place:0 place:1 hand:1>1:eq")["players"][1]["hand"]
 
 
+def test_the_hand_facts_are_those_every_candidate_agrees_on():
+    """A view's hands, hand sizes and hand sums (``position_summary``, one pass over the
+    candidates' distinct hands) are what every candidate position agrees on, as each read
+    every candidate before: at each prefix of random ``standard`` games (720 candidates
+    after a placement) and of ``tiny`` games, both seats' views."""
+    from spycfr.games.agent_hunter.position import position_summary
+    from spycfr.games.agent_hunter.record import ViewSteps
+
+    def agreed(values: list) -> object:
+        return values[0] if all(v == values[0] for v in values) else None
+
+    def cards(mask: int) -> list[int]:
+        return [c for c in range(16) if (mask >> c) & 1]
+
+    seen = set()
+    for variant in (V10, Variant(3, 2, 0, None)):
+        for seed in range(3):
+            actions = random_playout(variant, seed)
+            for player in (0, 1):
+                tokens = view_of(variant, actions, player).split()
+                steps = ViewSteps(variant, player)
+                for k in range(len(tokens) + 1):
+                    if k:
+                        steps.push(tokens[k - 1], last=k == len(tokens))
+                    rep = steps.replay()
+                    info, cands = position_summary(rep), rep.candidates
+                    for p in range(2):
+                        hands = [int(c[p * R.PSTRIDE + R.O_HAND]) for c in cands]
+                        want = (agreed([h.bit_count() for h in hands]),
+                                agreed([int(R.hand_sum(c, p)) for c in cands]))
+                        got = info["players"][p]
+                        assert (got["hand_size"], info["hand_sum"][p]) == want
+                        if p != player:
+                            mask = agreed(hands)
+                            assert got["hand"] == (None if mask is None else cards(mask))
+                            seen.add(mask is None)
+    assert seen == {True, False}  # hidden hands both known and unknown
+
+
 def test_a_hidden_hand_is_shown_with_its_size():
     """How many cards the opponent holds is public (placements, attacks, switches), but a
     hidden hand read "hand: ?" in the terminal and one card back on the workbench's play

@@ -30,10 +30,18 @@ def _agreed(values):
     return first if all(v == first for v in values) else None
 
 
-def _known_hand(cands: np.ndarray, base: int) -> list[int] | None:
-    """The hand at player offset ``base`` where every candidate position agrees on it."""
-    mask = _agreed([int(c[base + R.O_HAND]) for c in cands])
-    return None if mask is None else _cards(mask)
+def _hand_facts(cands: np.ndarray, player: int) -> tuple[list[int] | None, int | None,
+                                                          int | None]:
+    """``player``'s hand, hand size and hand sum where every candidate position agrees on
+    it (else None), from the distinct hands of the candidates' hand column: one pass over
+    the candidates, where each of the three read every candidate (the sum a rules call a
+    candidate)."""
+    column = cands[:, player * R.PSTRIDE + R.O_HAND]
+    _, first = np.unique(column, return_index=True)
+    hands = [int(column[i]) for i in first]
+    known = hands[0] if len(hands) == 1 else None
+    return (None if known is None else _cards(known), _agreed([h.bit_count() for h in hands]),
+            _agreed([int(R.hand_sum(cands[i], player)) for i in first]))
 
 
 def position_summary(rep: Replay) -> dict:
@@ -53,6 +61,7 @@ def position_summary(rep: Replay) -> dict:
     terminal = phase == R.PH_OVER
     to_move = int(s[R.TO_MOVE])
     players = []
+    facts = [_hand_facts(cands, p) for p in range(2)]
     for p in range(2):
         base = p * R.PSTRIDE
         known = rep.viewer is None or rep.viewer == p
@@ -65,14 +74,14 @@ def position_summary(rep: Replay) -> dict:
                            "decoys": int(s[base + R.O_DECOYS + i])})
         players.append({
             "houses": houses,
-            "hand": _cards(int(s[base + R.O_HAND])) if known else _known_hand(cands, base),
+            "hand": _cards(int(s[base + R.O_HAND])) if known else facts[p][0],
             # how many cards it holds is public (placements, switches and answers say it):
             # a hidden hand is drawn and written with its size ("?" where views disagree)
-            "hand_size": _agreed([int(c[base + R.O_HAND]).bit_count() for c in cands]),
+            "hand_size": facts[p][1],
             "out": _cards(int(s[base + R.O_OUT])),
             "supply": int(s[base + R.O_SUPPLY]),
         })
-    hand_sum = [_agreed([int(R.hand_sum(c, p)) for c in cands]) for p in range(2)]
+    hand_sum = [facts[p][2] for p in range(2)]
     payoff = None
     if terminal:
         u = _agreed([float(R.returns_p1(c, params)) for c in cands])
