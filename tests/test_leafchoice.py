@@ -35,6 +35,12 @@ def test_the_kernel_steps_every_leaf_as_the_numpy_step_does():
     dec.group(1, valued, pubs, named)
     assert len(dec) == 3 and [d.leaf for d in dec.decisions] == [0, 2, 4]
     assert dec.decisions[1].answers.sum() == 5  # the first row at leaf 2 answers nothing
+    for d in dec.decisions:  # the values and weights held once: views of the flat arrays
+        assert np.shares_memory(d.q, dec._flat[5]) and np.shares_memory(d.weights, dec._flat[6])
+        mine = [(i, m, w) for _, lf, i, m, w in valued if lf == d.leaf]
+        assert np.array_equal(d.rows, [i for i, _, _ in mine])
+        assert np.array_equal(d.q, np.stack([m for _, m, _ in mine]))
+        assert np.array_equal(d.weights, np.stack([w for _, _, w in mine]))
     regret = [np.zeros(d.q.shape[2]) for d in dec.decisions]
     avg = [np.zeros(d.q.shape[2]) for d in dec.decisions]
     for t in range(1, 61):

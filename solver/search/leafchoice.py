@@ -67,8 +67,8 @@ class LeafDecisions:
     :meth:`group` from the solve's valued rows, stepped at every call of the solve's loop
     (:meth:`step`). The decisions' arrays are kept flat for the kernel: leaf d's rows are
     ``start[d]:start[d + 1]``, its continuations ``bstart[d]:bstart[d + 1]`` of ``regret``
-    and ``avg`` (each decision's ``regret`` and ``avg`` are views of them), row r's values
-    ``q[qstart[r]:qstart[r] + own * b]`` (a-major)."""
+    and ``avg``, row r's values ``q[qstart[r]:qstart[r] + own * b]`` (a-major); each
+    decision's ``regret``, ``avg``, ``q`` and ``weights`` are views of them."""
 
     def __init__(self) -> None:
         self.decisions: list[LeafDecision] = []
@@ -110,12 +110,18 @@ class LeafDecisions:
         per_row = np.repeat(nb * ds[0].q.shape[1], sizes)
         qstart = np.concatenate([[0], np.cumsum(per_row)[:-1]]).astype(np.int64)
         regret, avg = np.zeros(int(bstart[-1])), np.zeros(int(bstart[-1]))
-        for x, d in enumerate(ds):  # each decision's regrets and average: views of the flat
+        q = np.ascontiguousarray(np.concatenate([d.q.ravel() for d in ds]), float)
+        weights = np.ascontiguousarray(np.concatenate([d.weights for d in ds]), float)
+        # each decision's values and weights become views of the flat ones, held once, not
+        # twice (the weights: a float per valued row and opposing state, 721 a row on
+        # ``standard``)
+        for x, d in enumerate(ds):
             d.regret, d.avg = regret[bstart[x]:bstart[x + 1]], avg[bstart[x]:bstart[x + 1]]
+            at = qstart[start[x]]
+            d.q = q[at:at + d.q.size].reshape(d.q.shape)
+            d.weights = weights[start[x]:start[x + 1]]
         self._flat = (np.array([d.leaf for d in ds], np.int64), start, bstart,
-                      np.concatenate([d.rows for d in ds]), qstart,
-                      np.ascontiguousarray(np.concatenate([d.q.ravel() for d in ds]), float),
-                      np.ascontiguousarray(np.concatenate([d.weights for d in ds]), float),
+                      np.concatenate([d.rows for d in ds]), qstart, q, weights,
                       np.concatenate([d.answers for d in ds]).astype(float), regret, avg)
 
     def step(self, out: tuple[np.ndarray, np.ndarray],
