@@ -163,9 +163,6 @@ class Continuations:
         # state) for the next solve
         self.guessing, self.reader = guessing, reader
         self.reader_draws, self.reader_rounds = reader_draws, reader_rounds
-        # the opposing continuation as a decision at each leaf, with guess continuations
-        # (module notes; spycfr.search.leafchoice): the rows guessed at each leaf (by public
-        # state); the leaves' decisions of the current solve
         # the game's guess_features hook (spycfr.games.plugin): called once, when asked for
         self.guess_features = guess_features
         self._features: np.ndarray | None = None
@@ -174,8 +171,11 @@ class Continuations:
         self.configure(focus_rows=focus_rows, reader_rounds=reader_rounds,
                        reader_range=reader_range, choice=choice, guesses=guesses,
                        guess_by=guess_by, guess_draws=guess_draws)
+        # the opposing continuation as a decision at each leaf, with guess continuations
+        # (module notes; spycfr.search.leafchoice): the rows guessed at each leaf and their
+        # groups (guess_groups), by public state; the leaves' decisions of the current solve
         self._guess_at: dict[bytes, np.ndarray] = {}
-        self._groups_at: dict[bytes, np.ndarray] = {}  # guess_groups, by public state
+        self._groups_at: dict[bytes, np.ndarray] = {}
         self._choices = LeafDecisions()
         # reader_range "public": the rows the reader's range is made of (module notes)
         self.public_rows: np.ndarray = np.zeros(0, np.int64)
@@ -588,7 +588,8 @@ class Continuations:
     def leaf_choice(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
         """The opponent's average choice at each leaf of the last solve (``choice`` "leaf"):
         (seat valued, leaf, rows valued, probability of each opposing continuation: the
-        game's opposing ones, then one guess per row of :meth:`guessed_rows` there)."""
+        game's opposing ones, then one guess per group of :meth:`guess_groups` there: a row
+        of :meth:`guessed_rows` each, by ``guess_by`` "row")."""
         return self._choices.average()
 
     def guessed_rows(self, pub: np.ndarray) -> np.ndarray:
