@@ -210,6 +210,7 @@ class Narrator:
         # reference cycle (self -> method -> self), the narrator left to the cyclic GC
         self._view = view
         self.told: tuple[int | None, str] = (None, "")  # the actor since last told, the view
+        self.last = ""  # the view before the step under way (told from a view given)
 
     def view(self, state) -> str:
         """What ``state`` is told from: the seat's view, or the ``view`` given."""
@@ -221,11 +222,18 @@ class Narrator:
                 now = self.view(state)
                 self.close_view(now)
                 self.told = (p, now)
+            if self._view is not None:
+                self.last = self.view(state)
             return
         # after the player's own move: the move as chosen (take:up; what the record adds to
-        # it, such as the card that went to the opponent, shows on the board)
-        self.say(f"you: {label}")
-        self.told = (None, self.view(state))
+        # it, such as the card that went to the opponent, shows on the board); told from a
+        # view given (the whole record, at the end), as that view writes it (hand:3>1:hi,
+        # take:up=SA: the answer and the card the game gave it, which the end shows)
+        now = self.view(state)
+        written = (now[len(self.last):].strip() if self._view is not None
+                   and now.startswith(self.last) else "")
+        self.say(f"you: {written or label}")
+        self.told = (None, now)
 
     def close_view(self, view: str) -> None:
         """Tell what the steps since the last line showed, the view being now ``view``."""
