@@ -136,13 +136,9 @@ def private_names(variant, pub: np.ndarray | None = None, seat: int = 0) -> list
     1-3-2", as if house numbers) (a house no longer in play keeps the card that left it),
     or not placed yet (the same numbering at every public state and for both seats)."""
 
-    params = variant.to_params()
-    t = np.zeros(3, np.int64)
-    names = []
-    for i in range(int(num_placements(params))):
-        unrank(params, i, t)
-        names.append("houses hold " + "-".join(str(int(c)) for c in t[:variant.houses]))
-    return [*names, "not placed yet"]
+    cards = placement_cards(variant.to_params())[:-1]
+    return [*("houses hold " + "-".join(str(int(c)) for c in row) for row in cards),
+            "not placed yet"]
 
 
 @njit(cache=True)
@@ -249,25 +245,29 @@ def opening_classes(variant) -> tuple[np.ndarray, list[str]]:
     in later decoys and attacks), so placements that differ by the houses' order are one
     opening up to relabelling the houses."""
 
-    params = variant.to_params()
-    n = int(num_placements(params))
-    t = np.zeros(3, np.int64)
+    cards = placement_cards(variant.to_params())
     keys: dict[str, int] = {}
-    out = np.empty(n + 1, np.int64)
-    for i in range(n):
-        unrank(params, i, t)
-        key = ",".join(str(c) for c in sorted(int(c) for c in t[:variant.houses]))
+    out = np.empty(cards.shape[0], np.int64)
+    for i, row in enumerate(cards[:-1]):
+        key = ",".join(str(c) for c in sorted(int(c) for c in row))
         out[i] = keys.setdefault(key, len(keys))
-    out[n] = len(keys)
+    out[-1] = len(keys)
     return out, [*keys, "not placed yet"]
 
 
 def guess_features(params: np.ndarray) -> np.ndarray:
-    """The ``guess_features`` hook: (private states, houses), the card each placement holds
-    in each house (-1 for "not placed yet"), so that a guess of the opposing decision at a
-    leaf is the ranger that believes one house holds one card (spycfr.search.continuation,
-    ``guess_by`` "feature"): at most houses x cards guesses where a guess per placement is
-    one per live placement (72 on ``standard`` after the openings)."""
+    """The ``guess_features`` hook: :func:`placement_cards`, so that a guess of the opposing
+    decision at a leaf is the ranger that believes one house holds one card
+    (spycfr.search.continuation, ``guess_by`` "feature"): at most houses x cards guesses
+    where a guess per placement is one per live placement (72 on ``standard`` after the
+    openings)."""
+    return placement_cards(params)
+
+
+def placement_cards(params: np.ndarray) -> np.ndarray:
+    """(private states, houses): the card each placement holds in each house (-1 for "not
+    placed yet"), what :func:`private_names`, :func:`opening_classes` and the
+    ``guess_features`` hook read."""
     params = np.asarray(params, np.int64)
     n = int(num_placements(params))
     k = int(params[R.P_HOUSES])
