@@ -162,3 +162,21 @@ def test_the_report_says_which_agent_played_the_lbr_games():
     doc = Doc()
     _measured(doc, RunResult.from_json(data), False)  # the run's own code played them
     assert "played against the agent" not in " ".join(doc.parts)
+
+
+def test_the_method_says_how_the_mean_is_made_where_the_seats_games_differ():
+    """The method said every opponent played 'half its games as each seat'; results/standard's
+    local best response played 59 as P1 and 74 as P2, its mean the average of its two seats'
+    means, as the words now say."""
+    import json
+    from pathlib import Path
+
+    from spycfr.analysis.bound import METHOD
+
+    meta = json.loads((Path(__file__).resolve().parent.parent / "results" / "standard"
+                       / "run.json").read_text())
+    lbr = meta["measured"]["local_best_response"]
+    assert lbr["as_p1"]["games"] != lbr["as_p2"]["games"]
+    assert abs(lbr["value"] - (lbr["as_p1"]["mean"] + lbr["as_p2"]["mean"]) / 2) < 1e-12
+    assert "best response, each playing half its games as each seat" not in METHOD
+    assert "a local best response's mean the average of its two seats' means" in METHOD

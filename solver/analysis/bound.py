@@ -67,12 +67,13 @@ class LowerBound:
 
 
 METHOD = (
-    "the measured opponent (of uniform, the heuristic players and, when measured, a local "
-    "best response, each playing half its games as each seat against the run) whose 95% "
-    "interval's low end is highest (ties: the best mean): every such opponent's mean payoff "
-    "is at most the exploitability, (BR_P1 + BR_P2) / 2, so the low end of its interval (0 "
-    "where it is 0 or below) is a statistical lower bound. Not a best response: the "
-    "exploitability itself may be larger")
+    "the measured opponent (of uniform, the heuristic players and, when measured, a local best "
+    "response, each playing both seats against the run: head to head half its games as each "
+    "seat, a local best response's mean the average of its two seats' means) whose 95% "
+    "interval's low end is highest (ties: the best mean): every such opponent's mean payoff is "
+    "at most the exploitability, (BR_P1 + BR_P2) / 2, so the low end of its interval (0 where "
+    "it is 0 or below) is a statistical lower bound. Not a best response: the exploitability "
+    "itself may be larger")
 
 
 def opponents_bounds(measured: dict) -> list[LowerBound]:
