@@ -142,7 +142,9 @@ def test_agent_hunter_walk_by_steps_answers_as_by_prefixes(hunter_tiny, monkeypa
     """Agent Hunter's records give ``view_steps`` (the view replayed a token at a time):
     a both-seat review and a query answer to the last bit what the walk that replayed each
     prefix with ``view_state`` answered. The game has a refill at a decision of each seat
-    (its view ends with the attack, the next view's token amends it: a new walk)."""
+    (its view ends with the attack, the next view's token amends it): the walk by steps goes
+    on through it (``ViewSteps.amend``), the walk by prefixes starts again from the game's
+    start, and the answers are the same."""
     meta = read_run(hunter_tiny)
     game = make_game(meta.game, None, meta.variant)
     records = get_plugin("agent-hunter").records

@@ -282,3 +282,74 @@ def test_hunter_walk_along_a_game_replays_each_token_once(monkeypatch, preset, r
         for k, state in enumerate(seen, 1):
             assert np.array_equal(state, HUNTER.view_state(variant, " ".join(tokens[:k]),
                                                            seat))
+
+
+def _refill_decisions(tokens: list[str]) -> list[int]:
+    """The indices of the tokens that hold a refill (``house:...:eq>8``, ``...+h1>7``)."""
+    return [k for k, t in enumerate(tokens) if re.fullmatch(r"house:.*(:eq|\+h\d)>(\d|\?)", t)]
+
+
+@pytest.mark.parametrize("preset,record", [HUNTER_GAMES[0], HUNTER_GAMES[1], HUNTER_GAMES[2]])
+def test_hunter_a_refill_amends_the_attack_as_the_replay_merges_it(preset, record):
+    """A view that stops at a refill's decision (its last token the attack, ``...:eq``) and
+    the next view, which writes the refill in that token (``...:eq>8``): ``amend`` takes the
+    completion as a step, and the steps then hold what the longer view's replay holds (the
+    candidates, state, canonical tokens and move count, and the same after every token
+    that follows); a token that is not the completion, or a refill that cannot follow, is
+    None with the steps as they were."""
+    variant = make_variant("agent-hunter", preset)
+    amended = 0
+    for seat in (0, 1):
+        tokens = HR.view_of(variant, record, seat).split()
+        for k in _refill_decisions(tokens):
+            attack = tokens[k].rsplit(">", 1)[0]
+            steps = HR.ViewSteps(variant, seat)
+            for j, token in enumerate([*tokens[:k], attack]):
+                steps.push(token, last=j == k)
+            kept = (steps.cands, list(steps.canon), steps.moves)
+            for other in (tokens[k] + "1", attack + ">" + ("?" if tokens[k][-1] != "?" else "1"),
+                          "hand:1>1:hi"):
+                assert steps.amend(other, last=True) is None, other
+                assert (steps.cands is kept[0] and steps.canon == kept[1]
+                        and steps.moves == kept[2])
+            fresh = HR.ViewSteps(variant, seat)
+            for j, token in enumerate(tokens[:k + 1]):
+                fresh.push(token, last=j == k)
+            state = steps.amend(tokens[k], last=k + 1 == len(tokens))
+            amended += 1
+            assert state is not None and np.array_equal(state, fresh.cands[0])
+            for j in range(k + 1, len(tokens) + 1):
+                assert np.array_equal(steps.cands, fresh.cands)
+                assert steps.canon == fresh.canon and steps.moves == fresh.moves
+                if j < len(tokens):
+                    last = j + 1 == len(tokens)
+                    assert np.array_equal(steps.push(tokens[j], last), fresh.push(tokens[j], last))
+    assert amended >= 4
+
+
+def test_hunter_a_walk_goes_on_through_a_refill():
+    """A review's walk to a refill's decision and on to the next view (the refill written in
+    the attack's token) goes on through it, where it started again from the game's start:
+    the agent is shown each token's state as a walk for each view alone shows it, and the
+    view is read once."""
+    preset, record = HUNTER_GAMES[0]
+    variant = make_variant("agent-hunter", preset)
+    for seat in (0, 1):
+        tokens = HR.view_of(variant, record, seat).split()
+        walk = ViewWalk(_HunterAgent(variant), HUNTER, variant, seat)
+        for k in _refill_decisions(tokens):
+            view = " ".join([*tokens[:k], tokens[k].rsplit(">", 1)[0]])
+            walk.to(view)
+            longer = " ".join(tokens[:k + 1])
+            assert walk.goes_on_to(longer) and not walk.extends_to(longer)
+            walk.to(longer)
+        walk.to(" ".join(tokens))
+        seen = walk.game.seen[1:]
+        want = []
+        for k in range(1, len(tokens) + 1):
+            if k - 1 in _refill_decisions(tokens):  # the attack's state, then the refill's
+                attack = " ".join([*tokens[:k - 1], tokens[k - 1].rsplit(">", 1)[0]])
+                want.append(HUNTER.view_state(variant, attack, seat))
+            want.append(HUNTER.view_state(variant, " ".join(tokens[:k]), seat))
+        assert len(seen) == len(want)
+        assert all(np.array_equal(a, b) for a, b in zip(seen, want, strict=True))

@@ -142,12 +142,46 @@ class ViewWalk:
         tokens = record.split()
         return tokens[:len(self.tokens)] == self.tokens
 
+    def amends(self, record: str) -> bool:
+        """Whether the view ``record`` completes the walked view's last token (Agent
+        Hunter's attack ``...:eq``, the view of a refill decision, then ``...:eq>8`` in the
+        next view of the game) and may go on from there: where the records' steps can
+        take the completion as a step of its own (``amend``), the walk goes on through it
+        instead of starting again (:meth:`to`)."""
+        tokens, n = record.split(), len(self.tokens)
+        return (n > 0 and self.steps is not None and hasattr(self.steps, "amend")
+                and len(tokens) >= n and tokens[:n - 1] == self.tokens[:-1]
+                and tokens[n - 1] != self.tokens[-1]
+                and tokens[n - 1].startswith(self.tokens[-1]))
+
+    def goes_on_to(self, record: str) -> bool:
+        """Whether :meth:`to` walks on to the view ``record`` (it extends or amends the
+        walked one) rather than from the game's start."""
+        return self.extends_to(record) or self.amends(record)
+
     def to(self, record: str) -> np.ndarray:
-        """Walk on to the view ``record`` (the walked view or one going on from it); the
-        rules state there (one consistent with the view)."""
+        """Walk on to the view ``record`` (the walked view, one going on from it, or one
+        completing its last token: :meth:`amends`); the rules state there (one consistent
+        with the view).
+
+        A completed token (a refill written in its attack's token) is one more public step
+        for the agent, the one a walk for that view alone takes through the same decision
+        (the attack, its answer, the refill: the same steps, re-solves and leaf values),
+        so the walk goes on where it was; where the records' steps cannot take it as such,
+        the walk starts again from the game's start."""
         from spycfr.games.plugin import check_record_text
 
         tokens = record.split()
+        if self.amends(record):
+            n = len(self.tokens)
+            check_record_text(" ".join(tokens))
+            assert self.steps is not None
+            state = self.steps.amend(tokens[n - 1], last=n == len(tokens))
+            if state is None:  # the replay's own error, or another token: from the start
+                self.__init__(self.agent, self.records, self.variant, self.player)  # type: ignore[misc]
+            else:
+                self.state, self.tokens = np.asarray(state), tokens[:n]
+                self.game.observe(self.state)
         if not self.extends_to(record):
             raise ValueError("a view walk goes on along one game: this view does not")
         if self.steps is not None:
@@ -354,7 +388,7 @@ class AgentOpponent:
                               "agent's moves")
         walk = None
         for d in todo:
-            if walk is None or not walk.extends_to(d.view):
+            if walk is None or not walk.goes_on_to(d.view):
                 walk = ViewWalk(a, records, a.variant, seat)
             state = walk.to(d.view)
             self.infos[(seat, d.view)] = walk.game.move_info(state, seat)

@@ -608,6 +608,28 @@ class ViewSteps:
         canon.append(tok)
         return self._commit(cands, canon, written, None if pend is None else (move, written))
 
+    def amend(self, token: str, last: bool = True) -> np.ndarray | None:
+        """The last token pushed completed by ``token`` (the same token with its refill,
+        ``house:1=0>1:eq`` then ``house:1=0>1:eq>8``: a view that stopped at the refill's
+        decision, and the next view of that game, which writes the refill in the attack's
+        token) as a step of its own (``refill:8``, the replay's merge); the state after it,
+        the same as the replay of the view that ends with ``token``. None, the steps as
+        they were, where ``token`` is not such a completion or its refill cannot follow."""
+        m = _REFILL_TOKEN.fullmatch("refill:" + token[len(self._last) + 1:])
+        if (not self.canon or not token.startswith(self._last + ">") or m is None
+                or self._last != self.canon[-1]):
+            return None
+        before = (self.cands, self.canon, self._last, self._open, self.moves)
+        try:
+            state = self.push(m.group(0), last)
+        except RecordError:
+            return None
+        if self.canon[-1] != token:  # not as the notation writes it: the replay would say
+            self.cands, self.canon, self._last, self._open, self.moves = before
+            return None
+        self._last, self.moves = token, before[4]  # one move, as the replay counts it
+        return state
+
     def replay(self) -> Replay:
         """The replay of the tokens pushed so far."""
         return Replay(self.ctx.v, list(self.canon), None, self.cands[0], self.viewer, self.cands)
