@@ -246,6 +246,19 @@ def test_tampered_run_files_are_named(tmp_path, good_run, tamper, fragment):
     assert not (tmp_path / "x.csv").exists()
 
 
+def test_a_corrupt_run_json_says_the_way_back(tmp_path, good_run):
+    """A truncated run.json was named with the parser's words and nothing to do: the line
+    now ends with the way back, from the checkpoint when the run keeps one (`spycfr solve
+    --resume` rewrites run.json), else solving again."""
+    d = copy_run(good_run, tmp_path / "run")
+    _truncate(RUN_JSON)(d)
+    line = one_line_error(["openings", str(d)], "is corrupt")
+    assert line.endswith(f"`spycfr solve --resume {d}` (or solve again)"), line
+    (d / "checkpoint.npz").unlink()
+    line = one_line_error(["openings", str(d)], "is corrupt")
+    assert line.endswith(": solve again"), line
+
+
 def test_a_shuffled_table_is_not_trusted_for_labels(tmp_path, good_run):
     """The Parquet table is only a cache of labels: changed, it is ignored (labels are
     replayed), never a wrong label."""

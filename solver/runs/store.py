@@ -173,7 +173,8 @@ def _recover(run_dir: Path) -> str:
 
 
 def _fail(path: Path, what: str) -> SpycfrError:
-    return SpycfrError(f"{str(path)!r} {what}")
+    """run.json (``path``) is wrong: what, and the way back (it named no way back)."""
+    return SpycfrError(f"{str(path)!r} {what}: {_recover(path.parent)}")
 
 
 def _expect(meta: dict, key: str, kinds: tuple, meta_path: Path, optional: bool = True):
