@@ -143,10 +143,14 @@ def test_the_agents_leaf_queries_are_the_plans_where_every_re_solve_is_exact(tin
 
 
 def _script(name: str):
-    """A benchmarks/ script as a module (its main() callable in this process)."""
+    """A benchmarks/ script as a module (its main() callable in this process); its folder on
+    sys.path, as when it is run, for the scripts' own shared module (leaf_options)."""
     import importlib.util
+    import sys
 
     path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    if str(path.parent) not in sys.path:
+        sys.path.append(str(path.parent))
     spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
