@@ -143,7 +143,7 @@ def test_the_report_says_which_agent_played_the_lbr_games():
         "does not record the code that made this run's agent")
     del lbr["code"]  # measured before the games recorded their code
     assert games_agent_words(measured, made) == (
-        "its games were played against the agent of code not recorded, not this run's "
+        "its games were played against an agent whose code was not recorded, not this run's "
         "(spycfr 0.1.0 at aaaaaaa)")
     del lbr["games_file"]  # a stored strategy's LBR: no games file, no agent to name
     assert games_agent_words(measured, made) is None
@@ -154,14 +154,14 @@ def test_the_report_says_which_agent_played_the_lbr_games():
     _measured(doc, RunResult.from_json(data), False)
     text = " ".join(" ".join(doc.parts).split())
     assert ("in 18 games, which shows no exploitability above 0 at 95%; its games were played "
-            "against the agent of code not recorded (an earlier agent than today's: the code "
+            "against an agent whose code was not recorded (an earlier agent than today's: the code "
             "before 74d1c67") in text
     code = data["measured"]["local_best_response"]["code"][0]
     data["code"] = code = {**code, "version": "0.1.0", "commit": "c" * 40}
     data["measured"]["local_best_response"]["code"] = [code]
     doc = Doc()
     _measured(doc, RunResult.from_json(data), False)  # the run's own code played them
-    assert "played against the agent" not in " ".join(doc.parts)
+    assert "played against" not in " ".join(doc.parts)
 
 
 def test_the_method_says_how_the_mean_is_made_where_the_seats_games_differ():

@@ -170,10 +170,16 @@ def games_agent_words(measured: dict | None, run_code: dict | None) -> str | Non
     if not others:
         return None
     n, total = sum(c["games"] for c in others), sum(c["games"] for c in codes)
-    who = code_words(others[0]) if len(others) == 1 else ", ".join(
-        f"{code_words(c)} ({c['games']:,} game{'' if c['games'] == 1 else 's'})"
-        for c in others)
+
+    def agent(code: dict) -> str:
+        words = code_words(code)
+        unknown = "code not recorded"
+        return ("an agent whose code was not recorded" + words[len(unknown):]
+                if words.startswith(unknown) else f"the agent of {words}")
+
+    who = agent(others[0]) if len(others) == 1 else ", ".join(
+        f"{agent(c)} ({c['games']:,} game{'' if c['games'] == 1 else 's'})" for c in others)
     run = (f"not this run's ({code_words(run_code)})" if run_code
            else "and run.json does not record the code that made this run's agent")
     games = "its games were" if n == total else f"{n:,} of its {total:,} games were"
-    return f"{games} played against the agent of {who}, {run}"
+    return f"{games} played against {who}, {run}"
