@@ -111,8 +111,9 @@ def jumps(out: str, over: float) -> None:
     """Each pair of consecutive decisions of a traced game whose values differ by more than
     ``over``, with the tokens between them."""
     pairs = 0
-    for line in open(out):
-        g = json.loads(line)
+    with open(out) as f:
+        games = [json.loads(line) for line in f]
+    for g in games:
         ds = [d for d in g["decisions"] if d["value"] is not None]
         for a, b in zip(ds, ds[1:], strict=False):
             pairs += 1
@@ -130,8 +131,8 @@ def between(agent_dir: str, out: str, seed: int, seat: int, a: int, b: int) -> N
     from spycfr.runs.agent_run import load_agent
     from spycfr.search.tree import LEAF
 
-    g = next(x for x in map(json.loads, open(out)) if x["seed"] == seed
-             and x["seat"] == seat + 1)
+    with open(out) as f:
+        g = next(x for x in map(json.loads, f) if x["seed"] == seed and x["seat"] == seat + 1)
     by_step = {d["i"]: d for d in g["decisions"]}
     agent = load_agent(agent_dir)
     walk = ViewWalk(agent, agent.plugin.records, agent.variant, seat)

@@ -180,7 +180,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
             "guesses": bool(getattr(inner, "guessing_rows", False)),
             "guess_by": getattr(inner, "guess_by", "row")
             if getattr(inner, "guessing_rows", False) else None,
-            "guess_draws": getattr(inner, "guess_draws", 0) or None
+            "guess_draws": (getattr(inner, "guess_draws", 0) or None)
             if getattr(inner, "guessing_rows", False) else None,
             "payoff": payoff,
             "seconds": round(time.perf_counter() - start, 1), "largest": largest,

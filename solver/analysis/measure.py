@@ -138,7 +138,7 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
     measured = {"games": games, "lbr_games": lbr_games, "seed": seed, "head_to_head": matches,
                 "local_best_response": lbr}
     bound = strongest(opponents_bounds(measured))  # the words' rule (spycfr.analysis.bound)
-    measured |= {"exploitability_lower_bound": NOBODY if bound is None else bound.record(),
+    measured |= {"exploitability_lower_bound": dict(NOBODY) if bound is None else bound.record(),
                  "openings_stability": stability,
                  "command": _command(run_dir, games, seed, compare, lbr_games, lbr_rollouts,
                                      lbr_rollout, lbr_particle_states)}
