@@ -17,6 +17,7 @@ import pytest
 from spycfr.analysis.agentplay import walk_view
 from spycfr.analysis.query import query
 from spycfr.games import feature, get_plugin, make_variant
+from spycfr.public import protocol as pp
 from spycfr.runs.store import load_run
 from spycfr.search.agent import AgentConfig, SearchAgent
 from spycfr.search.leafvalues import value_function
@@ -261,7 +262,7 @@ def test_public_path_is_the_breadth_first_search_by_value(agent):
 
 def test_public_path_finds_the_first_path_of_the_search_by_value(agent):
     """The numba search (``tree.public_path_states``) answers what the search by value over
-    ``public_children`` answers (the first path breadth first, in the protocol's order of
+    ``_public_children`` answers (the first path breadth first, in the protocol's order of
     children) for targets one to six public steps from the game's root, drawn at random,
     where more states are kept than its first buffer holds (1,024); an unreachable target
     (another length, or too far) is an error."""
@@ -273,7 +274,7 @@ def test_public_path_finds_the_first_path_of_the_search_by_value(agent):
     for steps in (1, 2, 3, 4, 5, 6, 6, 6):
         pub = root
         for _ in range(steps):
-            kids = agent.public_children(pub)
+            kids = _public_children(agent, pub)
             if not kids:  # the game's end
                 break
             pub = kids[int(rng.integers(len(kids)))]
@@ -292,7 +293,7 @@ def test_public_path_finds_the_first_path_of_the_search_by_value(agent):
 
 def _path_by_value(agent, start: np.ndarray, target: np.ndarray, depth: int
                    ) -> tuple[list[np.ndarray], int]:
-    """The search ``public_path`` replaced, by value over ``public_children``: the first
+    """The search ``public_path`` replaced, by value over ``_public_children``: the first
     path from ``start`` to a child equal to ``target`` breadth first (the protocol's order
     of children), within ``depth`` public steps, the last level's children compared and not
     kept; and how many states it kept to expand, all levels."""
@@ -300,7 +301,7 @@ def _path_by_value(agent, start: np.ndarray, target: np.ndarray, depth: int
     for level in range(depth):
         grown = []
         for pub, path in frontier:
-            for kid in agent.public_children(pub):
+            for kid in _public_children(agent, pub):
                 if np.array_equal(kid, target):
                     return [*path, kid], total
                 if level + 1 < depth:
@@ -308,3 +309,25 @@ def _path_by_value(agent, start: np.ndarray, target: np.ndarray, depth: int
         frontier = grown
         total += len(grown)
     raise AssertionError("not found")
+
+
+def _public_children(agent, pub: np.ndarray) -> list[np.ndarray]:
+    """The children of the public state ``pub`` in the protocol's order (a chance node's
+    outcomes, else its legal actions), a Python call each: what ``public_path``'s numba
+    search expands, written plainly (the reference of its tests)."""
+    params, n = agent.params, agent.model.max_actions
+    kind = int(pp.python_impl(params, "current_player")(pub, params))
+    if kind == pp.TERMINAL:
+        return []
+    codes = np.empty(n, np.int32)
+    if kind == pp.CHANCE:
+        k = pp.python_impl(params, "chance_outcomes")(pub, params, codes, np.empty(n))
+    else:
+        k = pp.python_impl(params, "legal_actions")(pub, params, codes)
+    apply = pp.python_impl(params, "apply_action")
+    out = []
+    for o in range(k):
+        kid = np.empty_like(pub)
+        apply(pub, params, codes[o], kid)
+        out.append(kid)
+    return out

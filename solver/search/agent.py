@@ -468,7 +468,7 @@ class SearchAgent:
         """The public states from ``start`` (excluded) to ``target`` (included), found
         breadth first on the public protocol alone (labels and outcomes, no private rows):
         :func:`~spycfr.search.tree.public_path_states`, one numba call, the path that the
-        search by :meth:`public_children` finds (a child equal to ``target`` by value), on
+        search by value over each node's children finds (a child equal to ``target``), on
         the millions of children a review of an Agent Hunter game compares (a token with a
         refill is three public steps, one more than the walk's path in its subgame looks
         through); measured in docs/search.md ("A review's move values are query's", "The
@@ -480,28 +480,6 @@ class SearchAgent:
             raise SpycfrError("the position is not reachable from the agent's last one in "
                               f"{depth} public steps")
         return list(found)
-
-    def public_children(self, pub: np.ndarray) -> list[np.ndarray]:
-        """The children of the public state ``pub`` in the protocol's order (a chance
-        node's outcomes, else its legal actions), a Python call each: what
-        :meth:`public_path`'s numba search expands, written plainly (its tests' reference)."""
-        params = self.params
-        kind = int(self._pub_current(pub, params))
-        if kind == pp.TERMINAL:
-            return []
-        codes = np.empty(self.model.max_actions, np.int32)
-        if kind == pp.CHANCE:
-            probs = np.empty(self.model.max_actions)
-            k = pp.python_impl(params, "chance_outcomes")(pub, params, codes, probs)
-        else:
-            k = pp.python_impl(params, "legal_actions")(pub, params, codes)
-        apply = pp.python_impl(params, "apply_action")
-        out = []
-        for o in range(k):
-            kid = np.empty_like(pub)
-            apply(pub, params, codes[o], kid)
-            out.append(kid)
-        return out
 
     def after(self, state: np.ndarray, action: int) -> np.ndarray:
         out = np.empty_like(state)
