@@ -176,8 +176,14 @@ if __name__ == "__main__":
                     help="with --summary: each game beside OTHER's of the same opponent, seed "
                     "and seat (the mean difference and its interval)")
     args = ap.parse_args()
-    if args.summary:
-        summary(args.summary, args.write, args.note, args.compare)
-    else:
-        play(args.agent_dir, args.out, args.opponents, args.first, args.pairs,
-             **leaf_settings(args))
+    if not args.summary and not (args.agent_dir and args.out):
+        ap.error("give AGENT_DIR and OUT.jsonl to play, or --summary OUT.jsonl")
+    from spycfr.errors import SpycfrError
+    try:
+        if args.summary:
+            summary(args.summary, args.write, args.note, args.compare)
+        else:
+            play(args.agent_dir, args.out, args.opponents, args.first, args.pairs,
+                 **leaf_settings(args))
+    except (OSError, ValueError, KeyError, SpycfrError) as e:  # a games file unreadable
+        ap.exit(2, f"error: {e if not isinstance(e, KeyError) else f'a game lacks {e}'}\n")

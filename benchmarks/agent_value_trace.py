@@ -170,10 +170,18 @@ if __name__ == "__main__":
     ap.add_argument("--between", nargs=4, type=int, metavar=("SEED", "SEAT", "A", "B"),
                     help="SEAT 1 or 2; A and B two of its decisions' step numbers (i)")
     args = ap.parse_args()
-    if args.jumps:
-        jumps(args.jumps, args.over)
-    elif args.between:
-        seed, seat, a, b = args.between
-        between(args.agent_dir, args.out, seed, seat - 1, a, b)
-    else:
-        trace(args.agent_dir, args.out, args.first, args.pairs)
+    if not args.jumps and not (args.agent_dir and args.out):
+        ap.error("give AGENT_DIR and OUT.jsonl (to trace, or with --between), or --jumps OUT.jsonl")
+    from spycfr.errors import SpycfrError
+    try:
+        if args.jumps:
+            jumps(args.jumps, args.over)
+        elif args.between:
+            seed, seat, a, b = args.between
+            between(args.agent_dir, args.out, seed, seat - 1, a, b)
+        else:
+            trace(args.agent_dir, args.out, args.first, args.pairs)
+    except (OSError, ValueError, KeyError, StopIteration, SpycfrError) as e:
+        words = {KeyError: f"a traced game lacks {e}",
+                 StopIteration: "no traced game of that seed and seat"}.get(type(e), str(e))
+        ap.exit(2, f"error: {words}\n")
