@@ -196,7 +196,6 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
     from spycfr.analysis.bound import lower_bound_json
     from spycfr.analysis.openings import agent_openings_words, openings_by_group, sampled_caveat
     from spycfr.runs.agent_run import is_agent_run
-    from spycfr.runs.store import TREELESS_CAVEAT
 
     agent_caveat = agent_openings_words(meta) if is_agent_run(meta) else None
     if as_csv:
@@ -210,7 +209,8 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
         listed = _head(table, spec, top)
         clean = listed.astype(object).where(listed.notna(), None)
         sets = by_group.astype(object).where(by_group.notna(), None)
-        out = {"caveat": agent_caveat or TREELESS_CAVEAT,
+        # the text's caveat line: what was measured (a lower bound) where it was
+        out = {"caveat": agent_caveat or sampled_caveat(measured, estimate),
                "run": _run_fields(meta, ("game", "variant", "algorithm", "iterations",
                                          "value_p1", "exploitability",
                                          "exploitability_estimate")),

@@ -192,3 +192,17 @@ def test_committed_agent_openings_are_its_saved_plans(run_name):
     assert frame is not None
     assert any(x.startswith("the agent's first plan read from plan.npz") for x in said), said
     assert frame.to_csv(index=False) == (run / "openings.csv").read_text()
+
+
+def test_sampled_openings_json_says_what_was_measured():
+    """openings --json on a sampled run with a measured lower bound gives the text's caveat
+    (the bound), where it said 'exploitability not measured' beside the measured bound."""
+    from cli_helpers import spycfr
+
+    code, text, _ = spycfr("openings", str(RESULTS / "standard-placements"), "--top", "1")
+    assert code == 0
+    code, out, _ = spycfr("openings", str(RESULTS / "standard-placements"), "--json")
+    assert code == 0
+    caveat = json.loads(out)["caveat"]
+    assert caveat == text.splitlines()[1] and "not measured" not in caveat
+    assert "at least 0.959 at 95%" in caveat
