@@ -551,9 +551,13 @@ def test_the_workbench_says_why_an_agents_exploitability_and_nodes_are_unknown()
 
     meta = json.loads((Path(__file__).parent.parent / "results/standard/run.json").read_text())
     lbr = meta["measured"]["local_best_response"]
+    # its LBR's games were played before games recorded their code: the report's note too
     assert fmt_eps(meta) == (f"unknown; a local best response won {lbr['value']:+.3f} a game "
                              f"[95%: {lbr['ci95'][0]:+.3f}, {lbr['ci95'][1]:+.3f}] in "
-                             f"{lbr['games']} games, so at least {lbr['ci95'][0]:.3f} at 95%")
+                             f"{lbr['games']} games, so at least {lbr['ci95'][0]:.3f} at 95%; "
+                             "its games were played against an agent whose code was not "
+                             "recorded, and run.json does not record the code that made this "
+                             "run's agent")
     assert "search agent" in _nodes(meta)
     assert fmt_eps({"exploitability": None}) == "unknown (a sampled run: not measured)"
     assert fmt_eps({"exploitability": None, "algorithm": "re-solving"}) == (

@@ -391,3 +391,21 @@ def test_a_page_between_its_two_agent_turns_shows_no_line_of_its_last_turn():
             bench.thinking.say("standard", "reviewing")
             assert bench.thinking.status(*first)["line"] == "reviewing"
     assert not bench.thinking.status("standard")["thinking"]
+
+
+def test_the_index_says_an_earlier_agent_played_the_bounds_games():
+    """agent-avenue/advanced's lower bound is a local best response's whose games an earlier
+    agent played: the index says so beside the bound, in the report's words (it listed the
+    bound alone)."""
+    from spycfr.analysis.bound import games_agent_words
+    from spycfr.web.app import make_app
+    from spycfr.web.catalog import discover
+
+    folder = RESULTS / "agent-avenue" / "advanced"
+    data = json.loads((folder / "run.json").read_text())
+    note = games_agent_words(data["measured"], data.get("code"))
+    assert note and "an earlier agent" in note
+    assert " ".join(note.split()) in " ".join((folder / "report.md").read_text().split())
+    code, index = _ask(make_app(discover([str(folder), str(TREE)])), "/")
+    assert code == 200 and note in html.unescape(index)
+    assert html.unescape(index).count("earlier agent") == 1  # not beside the tree run
