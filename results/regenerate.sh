@@ -32,7 +32,9 @@ agent_results() {  # DIR: the result files from the pairs
 # newer spycfr, e.g. with the endgame rule) or played by other code (a change that alters play
 # leaves run.json's agent equal), or recording no code, are moved to
 # DIR/lbr-games.other-agent.jsonl and the measurement starts afresh (`spycfr measure` refuses a
-# file of other settings, and merges games of other code, counting each code's games).
+# file of other settings, and merges games of other code, counting each code's games). Run
+# outside a git checkout (no commit to compare) every remake starts afresh: spycfr.provenance's
+# same_code does not take one version for the same code.
 lbr_set_aside() {  # DIR
   "$PYTHON" -c 'import sys
 from spycfr.analysis.lbr_agent_dask import set_aside_other_agents_games

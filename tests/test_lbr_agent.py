@@ -366,6 +366,40 @@ def test_a_remade_agents_run_sets_games_of_other_code_aside(tmp_path):
     assert set_aside_other_agents_games(tmp_path) == tmp_path / OTHER_AGENT_FILE
 
 
+@pytest.mark.parametrize("played, here, same", [
+    ({"version": "0.1.0", "commit": "1a2b3c4d" * 5}, {"version": "0.1.0", "commit": "1a2b3c4d" * 5},
+     True),
+    ({"version": "0.1.0", "commit": "1a2b3c4d" * 5}, {"version": "0.1.0", "commit": "0" * 40},
+     False),
+    ({"version": "0.1.0", "commit": None}, {"version": "0.1.0", "commit": None}, False),
+])
+def test_the_remake_and_the_report_take_one_rule_for_the_same_code(tmp_path, monkeypatch,
+                                                                   played, here, same):
+    """The remake's set-aside (results/regenerate.sh) and the report's bound line
+    (bound.games_agent_words) agree on whether games were played by the code at hand,
+    by spycfr.provenance.same_code: one commit and version is the same code, another
+    commit is not, and two codes without a commit (run outside a checkout) are not known
+    to be the same (the remake sets those games aside, the report names their agent)."""
+    import shutil
+    from pathlib import Path
+
+    from spycfr.analysis import lbr_agent_dask
+    from spycfr.analysis.bound import games_agent_words
+    from spycfr.provenance import same_code
+
+    committed = Path(__file__).resolve().parent.parent / "results" / "standard"
+    for name in ("run.json", GAMES_FILE):
+        shutil.copy(committed / name, tmp_path / name)
+    _stamp(tmp_path / GAMES_FILE, lambda k: {**played, "modified": False})
+    monkeypatch.setattr(lbr_agent_dask, "code_version", lambda: {**here, "modified": False})
+    moved = lbr_agent_dask.set_aside_other_agents_games(tmp_path)
+    measured = {"local_best_response": {"games_file": GAMES_FILE, "games": 4,
+                                        "code": [{**played, "games": 4}]}}
+    assert same_code(played, here) == same
+    assert (moved is None) == same
+    assert (games_agent_words(measured, here) is None) == same
+
+
 def test_a_resumed_games_file_says_how_many_games_each_code_played(tmp_path):
     """LBR's games file resumes across code changes (its settings record the agent's
     configuration, not the code), so its summary's method says which code played the

@@ -39,7 +39,7 @@ from spycfr.analysis.lbr_agent import AgentOpponent, play_game
 from spycfr.cluster import dask_client
 from spycfr.compiling import COMPILING, saying_when_compiling
 from spycfr.errors import SpycfrError
-from spycfr.provenance import code_version, code_words
+from spycfr.provenance import code_version, code_words, same_code
 from spycfr.seeds import check_seed
 from spycfr.ticking import Ticker
 
@@ -148,10 +148,13 @@ def set_aside_other_agents_games(run_dir: str | Path) -> Path | None:
     """Move ``run_dir``'s LBR games to OTHER_AGENT_FILE when any was played against another
     agent than the one this code remade (results/regenerate.sh, after remaking the
     directory): against another configuration than its run.json's agent, or by other code
-    than this process's (:func:`spycfr.provenance.code_version`'s version and commit; a game
-    that records no code counts as other code), so that the measurement starts afresh
-    instead of appending the remade agent's games to an earlier agent's (the settings
-    record the configuration, not the code: a change that alters play left them equal).
+    than this process's (:func:`spycfr.provenance.same_code`: one version and one git
+    commit; a game that records no code or no commit counts as other code, and so does
+    every game where this process has no commit, outside a checkout: there every remake
+    starts afresh, the code that played the games not being known), so that the
+    measurement starts afresh instead of appending the remade agent's games to an earlier
+    agent's (the settings record the configuration, not the code: a change that alters
+    play left them equal).
     Games of this agent and code stay and are resumed. Returns where they went (None:
     nothing moved). An older set-aside file is replaced. `spycfr measure` itself resumes
     and merges every game of the same settings whatever code played it (games from other
@@ -175,14 +178,15 @@ def set_aside_other_agents_games(run_dir: str | Path) -> Path | None:
 
 
 def _this_code(line: str) -> bool:
-    """Whether the game of a games file's ``line`` was played by this process's code (its
-    version and commit); a line cut short by a crash counts as this code's (it is not read)."""
+    """Whether the game of a games file's ``line`` is known to have been played by this
+    process's code (:func:`spycfr.provenance.same_code`: one version and one git commit; a
+    game or a process without a commit, outside a checkout, is not known to be any); a line
+    cut short by a crash counts as this code's (it is not read)."""
     try:
-        code = json.loads(line).get("code") or {}
+        code = json.loads(line).get("code")
     except ValueError:
         return True
-    here = code_version()
-    return (code.get("version"), code.get("commit")) == (here["version"], here["commit"])
+    return same_code(code, code_version())
 
 
 def _before_cap(settings: dict) -> dict:
