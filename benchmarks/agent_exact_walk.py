@@ -17,6 +17,12 @@ deal) gives the exact-leaf agent: no value function's error, only the solves'.
 N CFR+ iterations on the whole game, as ``train_values_rounds.py``'s round 0 has them), each
 seat played by its own agent (``SearchAgent.for_seat``: its first plan solved with its own
 seat's values).
+
+``--versus PLAYER --out OUT.jsonl --first SEED --pairs N``: instead of the walk, the same
+agent head to head against PLAYER (``heuristic:hunter``, ...), a pair of games (one per seat)
+per seed, one JSON line a pair appended to OUT as ``agent_headtohead.py`` writes them (its
+``--summary`` and ``--compare`` read them): the other axis of the walk's figure, the agent
+against a heuristic, on the preset the walk measures exactly.
 """
 
 from __future__ import annotations
@@ -88,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--guesses", action="store_true",
                         help="rollout leaves, --choice leaf: a guess continuation per row")
     add_guess_options(parser)
+    parser.add_argument("--versus", metavar="PLAYER",
+                        help="play head to head against PLAYER instead of the walk")
+    parser.add_argument("--out", help="--versus: the JSON lines file the pairs append to")
+    parser.add_argument("--first", type=int, default=1000, help="--versus: the first seed")
+    parser.add_argument("--pairs", type=int, default=100, help="--versus: pairs of games")
     parser.add_argument("--resolve-progress", action="store_true",
                         help="also each long re-solve's own progress (the plan's is always shown)")
     args = parser.parse_args(argv)
@@ -119,8 +130,14 @@ def main(argv: list[str] | None = None) -> int:
             ("--focus-rows", args.focus_rows), ("--reader-range", args.reader_range),
             ("--choice", args.choice), ("--guesses", args.guesses or None),
             ("--guess-by", args.guess_by), ("--guess-draws", args.guess_draws),
+            ("--guess-weight", args.guess_weight), ("--row-weight", args.row_weight),
             ("--rollout-budget", args.rollout_budget),
             ("--focus-samples", args.focus_samples)) if value is not None]
+        if args.versus is not None and (not args.out or args.pairs < 1
+                                        or args.committed_leaves is not None
+                                        or args.plan_only):
+            raise SpycfrError("--versus needs --out FILE and --pairs >= 1, without "
+                              "--committed-leaves or --plan-only")
         if args.committed_leaves is not None and leaf_flags:
             raise SpycfrError(f"{', '.join(leaf_flags)}: set the rollout leaves, which "
                               "--committed-leaves replaces; give one or the other")
@@ -129,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         try:  # the rollout leaves set up for an experiment (nothing asked, nothing done)
             configure_agent(agent, focus_rows=args.focus_rows, reader_range=args.reader_range,
                             choice=args.choice, guesses=args.guesses or None,
-                            guess_by=args.guess_by, guess_draws=args.guess_draws)
+                            guess_by=args.guess_by, guess_draws=args.guess_draws,
+                            guess_weight=args.guess_weight, row_weight=args.row_weight)
         except ValueError as error:
             raise SpycfrError(str(error)) from None
         inner = getattr(agent.values, "inner", agent.values)
@@ -143,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.committed_leaves is not None:
             agent.values = _committed(args.game, args.preset, args.committed_leaves,
                                       args.game_nodes, say)
+        if args.versus is not None:
+            _versus(agent, args.game, args.preset, args.versus, args.out, args.first,
+                    args.pairs, say)
+            return 0
         # as P1 and as P2: the agent twice, unless its leaves depend on the seat (committed)
         agents = (agent.for_seat(0), agent.for_seat(1))
         began = time.time()
@@ -170,6 +192,32 @@ def main(argv: list[str] | None = None) -> int:
           f"{value!r} re-solves {solves} wall {time.time() - start:.0f} s peak RSS {peak:.2f} GB",
           flush=True)
     return 0
+
+
+def _versus(agent, game_name: str, preset: str, versus: str, out: str, first: int,
+            pairs: int, say) -> None:
+    """``agent`` head to head against the player ``versus``, a pair of games per seed from
+    ``first``: one JSON line a pair appended to ``out`` (``agent_headtohead.py``'s)."""
+    import json
+
+    from spycfr.analysis.headtohead import AGENT, Player, head_to_head, payoff_bound, player_from
+    from spycfr.games import make_game
+
+    game = make_game(game_name, preset, {})
+    a, b, bound = Player("agent", AGENT, agent=agent), player_from(versus, game), \
+        payoff_bound(game)
+    total = 0.0
+    for seed in range(first, first + pairs):
+        start = time.time()
+        r = head_to_head(game, a, b, games=2, seed=seed)
+        line = {"opponent": versus, "seed": seed, "p1": r["a_as_p1"]["mean"],
+                "p2": r["a_as_p2"]["mean"], "bound": bound, "wall": round(time.time() - start, 1),
+                "solve_seconds": []}
+        with open(out, "a") as f:
+            f.write(json.dumps(line) + "\n")
+        total += line["p1"] + line["p2"]
+        if (seed - first + 1) % 25 == 0:
+            say(f"{seed - first + 1} pairs: mean {total / (2 * (seed - first + 1)):+.3f}")
 
 
 def _committed(game_name: str, preset: str, iterations: int, max_nodes: int, say):

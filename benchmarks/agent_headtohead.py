@@ -29,7 +29,8 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
          opposing: list[str] | None = None, focus_rows: int | None = None,
          reader_rounds: int | None = None, reader_range: str | None = None,
          choice: str | None = None, guesses: bool = False, guess_by: str | None = None,
-         guess_draws: int | None = None) -> None:
+         guess_draws: int | None = None, guess_weight: float | None = None,
+         row_weight: float | None = None) -> None:
     from spycfr.analysis.headtohead import head_to_head, payoff_bound, player_from
     from spycfr.games import make_game
     from spycfr.runs.store import read_run
@@ -44,7 +45,7 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
     # range (balance), --reader-rounds and --reader-range are the range reader's, --choice and
     # --guesses the opposing continuation's choice
     configure_agent(a.agent, opposing, focus_rows, reader_rounds, reader_range, choice,
-                    guesses or None, guess_by, guess_draws)
+                    guesses or None, guess_by, guess_draws, guess_weight, row_weight)
     bound = payoff_bound(game)
     opps = {name: player_from(name, game) for name in opponents}
     seconds: list[float] = []

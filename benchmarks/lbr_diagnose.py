@@ -100,10 +100,12 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
          focus_rows: int | None = None, reader_rounds: int | None = None,
          reader_range: str | None = None, choice: str | None = None,
          guesses: bool = False, guess_by: str | None = None,
-         guess_draws: int | None = None) -> dict:
+         guess_draws: int | None = None, guess_weight: float | None = None,
+         row_weight: float | None = None) -> dict:
     """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; with
     ``opposing``, ``focus_rows``, ``reader_rounds``, ``reader_range``, ``choice``,
-    ``guesses``, ``guess_by``, ``guess_draws``, the agent's leaves so
+    ``guesses``, ``guess_by``, ``guess_draws``, ``guess_weight``, ``row_weight``, the
+    agent's leaves so
     (:func:`spycfr.search.continuation.configure_agent`)."""
     from spycfr.analysis.headtohead import player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED
@@ -115,7 +117,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
 
     agent, params, game = _agent_of(run_dir)
     configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range, choice,
-                    guesses or None, guess_by, guess_draws)
+                    guesses or None, guess_by, guess_draws, guess_weight, row_weight)
     hunter = player_from("heuristic:hunter", game)
     if not _DUMMY:
         _DUMMY.append(player_args(hunter))
@@ -182,6 +184,10 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
             if getattr(inner, "guessing_rows", False) else None,
             "guess_draws": (getattr(inner, "guess_draws", 0) or None)
             if getattr(inner, "guessing_rows", False) else None,
+            "guess_weight": getattr(inner, "guess_weight", 1.0)
+            if getattr(inner, "guessing_rows", False) else None,
+            "row_weight": getattr(inner, "row_weight", 0.0)
+            if getattr(inner, "choice", "row") == "leaf" else None,
             "payoff": payoff,
             "seconds": round(time.perf_counter() - start, 1), "largest": largest,
             "decisions": decisions, "turns": int(final[R.TURN]),
@@ -203,7 +209,9 @@ def summarize(path: str, committed: str | None = None) -> None:
         return (r["belief"], ",".join(r.get("opposing") or []), r.get("focus_rows") or 1,
                 r.get("reader_rounds") or 0, r.get("reader_range") or "own",
                 r.get("choice") or "row", bool(r.get("guesses")), r.get("guess_by") or "row",
-                r.get("guess_draws") or 0)
+                r.get("guess_draws") or 0,
+                1.0 if r.get("guess_weight") is None else r["guess_weight"],
+                r.get("row_weight") or 0.0)
 
     for kind in sorted({kind_of(r) for r in rows}):
         mine = [r for r in rows if kind_of(r) == kind]
@@ -219,7 +227,9 @@ def summarize(path: str, committed: str | None = None) -> None:
               + (f", the opposing continuation chosen per {kind[5]}" if kind[5] != "row" else "")
               + (", with guesses" if kind[6] else "")
               + (f" by {kind[7]}" if kind[6] and kind[7] != "row" else "")
-              + (f", {kind[8]} draws a guess" if kind[6] and kind[8] else "") + ": "
+              + (f", {kind[8]} draws a guess" if kind[6] and kind[8] else "")
+              + (f", at most {kind[9]:g} on the guesses" if kind[6] and kind[9] < 1 else "")
+              + (f", row weight {kind[10]:g}" if kind[10] else "") + ": "
               f"{len(mine)} games, LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
               f"(as P1 {means[0]}, as P2 {means[1]}), "
               f"wins {int((pay > 0).sum())}, draws {int((pay == 0).sum())}, "

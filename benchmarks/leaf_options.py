@@ -8,7 +8,7 @@ import argparse
 
 def add_leaf_options(parser: argparse.ArgumentParser) -> None:
     """--opposing, --focus-rows, --reader-rounds, --reader-range, --choice, --guesses,
-    --guess-by, --guess-draws."""
+    --guess-by, --guess-draws, --guess-weight, --row-weight."""
     parser.add_argument("--opposing", help="the agent's rollout leaves guard against these "
                         "rollout styles, comma-separated, instead of its game's opposing "
                         "continuations")
@@ -32,7 +32,7 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_guess_options(parser: argparse.ArgumentParser) -> None:
-    """--guess-by, --guess-draws (also agent_exact_walk.py's)."""
+    """--guess-by, --guess-draws, --guess-weight, --row-weight (also agent_exact_walk.py's)."""
     parser.add_argument("--guess-by", choices=("row", "feature"),
                         help="with --guesses: a guess per row (the default) or per label of a "
                         "feature of the game's guess_features hook (Agent Hunter: a house's "
@@ -40,6 +40,13 @@ def add_guess_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--guess-draws", type=int, metavar="N",
                         help="with --guesses: the guess games play at most N of a row's draws "
                         "(default 0: all)")
+    parser.add_argument("--guess-weight", type=float, metavar="W",
+                        help="with --guesses: the opposing decision puts at most W (0 to 1) of "
+                        "its mass on the guesses (default 1; spycfr.search.leafchoice)")
+    parser.add_argument("--row-weight", type=float, metavar="LAM",
+                        help="with --choice leaf: each row's value LAM (0 to 1) times its "
+                        "per-row max_a min_b plus 1 - LAM times its value under the decision "
+                        "(default 0; spycfr.search.leafchoice)")
 
 
 def leaf_settings(args: argparse.Namespace) -> dict:
@@ -49,4 +56,5 @@ def leaf_settings(args: argparse.Namespace) -> dict:
             "focus_rows": args.focus_rows, "reader_rounds": args.reader_rounds,
             "reader_range": args.reader_range, "choice": args.choice,
             "guesses": args.guesses, "guess_by": args.guess_by,
-            "guess_draws": args.guess_draws}
+            "guess_draws": args.guess_draws, "guess_weight": args.guess_weight,
+            "row_weight": args.row_weight}

@@ -536,7 +536,11 @@ def test_configure_checks_everything_before_changing_anything(tiny):
                       (dict(focus_rows=0), "focus_rows 0: a whole number >= 1"),
                       (dict(focus_rows=2.0), "focus_rows"),
                       (dict(reader_rounds=-1), "reader_rounds -1: a whole number >= 0"),
-                      (dict(reader_range="x"), "reader_range 'x': one of own, public")):
+                      (dict(reader_range="x"), "reader_range 'x': one of own, public"),
+                      (dict(guess_weight=1.5), "guess_weight 1.5: a number from 0 to 1"),
+                      (dict(guess_weight=True), "guess_weight"),
+                      (dict(row_weight=-0.1), "row_weight -0.1: a number from 0 to 1"),
+                      (dict(row_weight="0.5"), "row_weight")):
         with pytest.raises(ValueError, match=match):
             vf.configure(**{"reader_rounds": 3, "focus_rows": 3, **kw})  # good ones beside
         assert (vf.own_styles, vf.opposing_styles, vf.focus_rows, vf.reader_rounds,
@@ -547,6 +551,11 @@ def test_configure_checks_everything_before_changing_anything(tiny):
     assert list(vf.styles) == [0, 1, 2] and not vf.reads_range
     vf.configure(reader_rounds=2)  # the rest as they were
     assert (vf.opposing_styles, vf.focus_rows, vf.reader_rounds) == ((1, 2), 3, 2)
+    assert (vf.guess_weight, vf.row_weight) == (1.0, 0.0)
+    vf.configure(guess_weight=0.25, row_weight=1)
+    assert (vf.guess_weight, vf.row_weight) == (0.25, 1.0)
+    made = vf._decisions()  # a solve's decisions: the plain ones first, the options given
+    assert (made.plain, made.guess_weight, made.row_weight) == (2, 0.25, 1.0)
 
     agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
                         AgentConfig(iterations=2, value_function="rollout"))
@@ -728,12 +737,14 @@ def test_the_opposing_decision_without_guesses_keeps_the_values_where_the_choice
     assert np.array_equal(leaf[:, others], row[:, others])  # the rest: the fallback
 
 
-@pytest.mark.parametrize("guesses", [True, False])
-def test_the_opposing_decision_values_the_public_rows_without_actual_cards(tiny, guesses):
-    """With the opposing decision (with or without guesses) over rows drawn from public
-    information, a focus with no actual cards (the exploitability walk's) values the drawn
-    rows as a focus on any actual cards does, guesses and decision included: the walk then
-    plays what a game does. Without the decision such a focus is no focus (the fallback)."""
+@pytest.mark.parametrize("choice, guesses", [("leaf", True), ("leaf", False), ("row", False)])
+def test_the_opposing_decision_values_the_public_rows_without_actual_cards(tiny, choice,
+                                                                           guesses):
+    """With the opposing decision (with or without guesses), or the per-row choice, over
+    rows drawn from public information, a focus with no actual cards (the exploitability
+    walk's) values the drawn rows as a focus on any actual cards does, guesses and decision
+    included: the walk then plays what a game does. Without the public range such a focus
+    is no focus (the fallback)."""
     plugin, game = tiny
     t = _turn_subgame(game)
     pubs, r0, r1 = _leaf_ranges(game, t, seed=3)
@@ -741,7 +752,7 @@ def test_the_opposing_decision_values_the_public_rows_without_actual_cards(tiny,
     w[[1, 2, 3, 4, 5]] = 1.0
     got = []
     for own in (None, 0, 3):
-        vf = _guessing(game, plugin, choice="leaf", guesses=guesses)
+        vf = _guessing(game, plugin, choice=choice, guesses=guesses)
         vf.focus(0, own, t, w)
         assert vf.guessing_rows == guesses and not vf.reads_range and vf.public_rows.size == 5
         vf.reset()
@@ -755,7 +766,10 @@ def test_the_opposing_decision_values_the_public_rows_without_actual_cards(tiny,
             # (to rounding: the rows are summed in another order)
             assert np.allclose(got[0][step][x, rows], got[1][step][x, rows], atol=1e-12)
             assert np.allclose(got[0][step][x, rows], got[2][step][x, rows], atol=1e-12)
+    scored = vf.fallback.values(pubs, r0, r1)[0]
+    assert not np.allclose(got[0][0], scored)  # the rows drawn valued by their games
     vf = _guessing(game, plugin)
+    vf.configure(reader_range="own")
     vf.focus(0, None, t, w)
     assert vf._focus is None and vf.public_rows.size == 0
 

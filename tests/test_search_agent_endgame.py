@@ -300,3 +300,28 @@ def test_the_depth_rule_cuts_a_subgame_past_its_budget_a_level_shallower():
 
     assert "1,000,000 node-states" in _depth_rule_words({"subgame_budget": 1_000_000})
     assert _depth_rule_words({}) == "" and _depth_rule_words({"subgame_budget": 0}) == ""
+
+
+def test_the_exact_walks_agent_plays_head_to_head_with_versus(tmp_path, capsys):
+    """agent_exact_walk.py --versus: the walk's agent (rollout leaves, the options given)
+    plays pairs of games against a heuristic, one line a pair in agent_headtohead.py's form,
+    the same games for the same seeds; without --out it is refused with one line."""
+    knobs = ["agent-hunter", "tiny", "--bare", "--iterations", "5", "--value-function",
+             "rollout", "--rollout-budget", "10", "--focus-samples", "4", "--focus-rows", "8",
+             "--reader-range", "public", "--choice", "leaf", "--guesses", "--guess-weight",
+             "0.5", "--row-weight", "0.5", "--versus", "heuristic:hunter", "--pairs", "3"]
+    walk = _script("agent_exact_walk")
+    for name in ("a", "b"):
+        assert walk.main([*knobs, "--out", str(tmp_path / name), "--first", "7"]) == 0
+    lines = [json.loads(x) for x in (tmp_path / "a").read_text().splitlines()]
+    assert [x["seed"] for x in lines] == [7, 8, 9]
+    assert all(x["opponent"] == "heuristic:hunter" and x["p1"] in (-1.0, 0.0, 1.0)
+               for x in lines)
+    strip = [{k: v for k, v in x.items() if k != "wall"} for x in lines]
+    assert strip == [{k: v for k, v in json.loads(x).items() if k != "wall"}
+                     for x in (tmp_path / "b").read_text().splitlines()]
+    capsys.readouterr()
+    assert walk.main(knobs) == 2
+    assert "--versus needs --out" in capsys.readouterr().err
+    assert walk.main([*knobs[:-4], "--row-weight", "2", "--out", str(tmp_path / "c")]) == 2
+    assert "row_weight 2.0: a number from 0 to 1" in capsys.readouterr().err

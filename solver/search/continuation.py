@@ -80,7 +80,10 @@ strategy, are the same whichever row is the actual one: :meth:`focus_each` with 
 range reproduces the agent holding each state exactly, reading and all. A move that no drawn
 row plays leaves the reader without a range at its leaves (it plays as the hunter there).
 The opposing decision below (``choice`` "leaf") reads the same public rows where
-``reader_range`` is "public", with or without a range reader.
+``reader_range`` is "public", with or without a range reader; without either (``choice``
+"row", no reader) "public" values those rows too, each by its own ``max_a min_b``, so that
+the exact walk (no actual cards) values what a game values: a row's values do not depend on
+the other rows valued where the draws per row reach ``focus_samples`` (small variants).
 
 The opposing continuation as a decision (``choice`` "leaf"; the default "row" is the
 ``max_a min_b`` above). Rounds of reading cannot make a one-sided re-solve mix: within a
@@ -145,7 +148,8 @@ class Continuations:
                  reader: int | None = None, reader_draws: int = 4,
                  reader_rounds: int = 1, reader_range: str = "own", choice: str = "row",
                  guesses: bool = False, guess_features=None, guess_by: str = "row",
-                 guess_draws: int = 0) -> None:
+                 guess_draws: int = 0, guess_weight: float = 1.0,
+                 row_weight: float = 0.0) -> None:
         # ``styles``: what a seat itself may continue with; ``opposing``: what it guards
         # against (default the same); the games use their union
         self.game, self.rollouts = game, rollouts
@@ -153,7 +157,7 @@ class Continuations:
         self.fallback = fallback
         self.pair_samples, self.focus_samples, self.budget = pair_samples, focus_samples, budget
         self.focus_budget, self.row_samples = focus_budget, row_samples
-        self.focus_rows, self.balance_budget = focus_rows, balance_budget
+        self.balance_budget = balance_budget
         self.seed = seed
         # the game's pair_weights hook (pub, params, seat, i, n_other) -> (n_other,), which
         # its rollouts' payoffs carry (spycfr.games.plugin); None: the compatibility alone
@@ -162,21 +166,24 @@ class Continuations:
         # (module notes); the root range it reads and its range at each leaf (by public
         # state) for the next solve
         self.guessing, self.reader = guessing, reader
-        self.reader_draws, self.reader_rounds = reader_draws, reader_rounds
+        self.reader_draws = reader_draws
         # the game's guess_features hook (spycfr.games.plugin): called once, when asked for
         self.guess_features = guess_features
         self._features: np.ndarray | None = None
-        self.reader_range, self.choice, self.guesses = "own", "row", False
-        self.guess_by, self.guess_draws = "row", 0
+        # what configure sets (and checks), from these defaults: the one place they are set
+        self.focus_rows, self.reader_rounds, self.reader_range = 1, 1, "own"
+        self.choice, self.guesses, self.guess_by, self.guess_draws = "row", False, "row", 0
+        self.guess_weight, self.row_weight = 1.0, 0.0
         self.configure(focus_rows=focus_rows, reader_rounds=reader_rounds,
                        reader_range=reader_range, choice=choice, guesses=guesses,
-                       guess_by=guess_by, guess_draws=guess_draws)
+                       guess_by=guess_by, guess_draws=guess_draws, guess_weight=guess_weight,
+                       row_weight=row_weight)
         # the opposing continuation as a decision at each leaf, with guess continuations
         # (module notes; spycfr.search.leafchoice): the rows guessed at each leaf and their
         # groups (guess_groups), by public state; the leaves' decisions of the current solve
         self._guess_at: dict[bytes, np.ndarray] = {}
         self._groups_at: dict[bytes, np.ndarray] = {}
-        self._choices = LeafDecisions()
+        self._choices = self._decisions()
         # reader_range "public": the rows the reader's range is made of (module notes)
         self.public_rows: np.ndarray = np.zeros(0, np.int64)
         self._reader_root: tuple[int, np.ndarray] | None = None
@@ -224,14 +231,17 @@ class Continuations:
     def configure(self, opposing: tuple[int, ...] | None = None, focus_rows: int | None = None,
                   reader_rounds: int | None = None, reader_range: str | None = None,
                   choice: str | None = None, guesses: bool | None = None,
-                  guess_by: str | None = None, guess_draws: int | None = None) -> None:
+                  guess_by: str | None = None, guess_draws: int | None = None,
+                  guess_weight: float | None = None, row_weight: float | None = None) -> None:
         """Change the leaves after they were made (an experiment's set-up: the benchmarks'
         ``--opposing``, ``--focus-rows``, ...; the constructor's checks too): guard against
         the rollout styles ``opposing`` (the own styles kept), value ``focus_rows`` rows of
         the range, read ``reader_rounds`` rounds, take the reader's range from
         ``reader_range``, choose the opposing continuation per ``choice`` with or without
         ``guesses``, a guess per row or per label of a feature (``guess_by``), played with
-        at most ``guess_draws`` of the row's draws (0: all) (module notes); None leaves one
+        at most ``guess_draws`` of the row's draws (0: all), the decision's mass on the guesses
+        bounded by ``guess_weight`` and each row's value that share ``row_weight`` of its
+        per-row ``max_a min_b`` (spycfr.search.leafchoice) (module notes); None leaves one
         as it is. Everything is checked before anything changes (ValueError naming the bad
         value and what is allowed)."""
         if opposing is not None and (len(opposing) == 0 or any(
@@ -251,6 +261,12 @@ class Continuations:
             raise ValueError(f"choice {choice!r}: one of {', '.join(CHOICES)}")
         if guesses is not None and not isinstance(guesses, (bool, np.bool_)):
             raise ValueError(f"guesses {guesses!r}: True or False")
+        for name, share in (("guess_weight", guess_weight), ("row_weight", row_weight)):
+            if share is not None and (isinstance(share, bool)
+                                      or not isinstance(share, (int, float, np.integer,
+                                                                np.floating))
+                                      or not 0.0 <= float(share) <= 1.0):
+                raise ValueError(f"{name} {share!r}: a number from 0 to 1")
         if guess_by is not None and guess_by not in GUESS_BY:
             raise ValueError(f"guess_by {guess_by!r}: one of {', '.join(GUESS_BY)}")
         if guess_by == "feature" and self.guess_features is None:
@@ -272,6 +288,10 @@ class Continuations:
             self.guess_by, self._groups_at = guess_by, {}
         if guess_draws is not None:
             self.guess_draws = int(guess_draws)
+        if guess_weight is not None:
+            self.guess_weight = float(guess_weight)
+        if row_weight is not None:
+            self.row_weight = float(row_weight)
 
     def focus(self, seat: int | None, private: int | None = None, tree: Subtree | None = None,
               weights: np.ndarray | None = None) -> None:
@@ -280,12 +300,13 @@ class Continuations:
         states it can lead to there (a switch changes the cards); with ``seat``'s range at
         the subgame's root (``weights``) and ``focus_rows`` > 1, also up to focus_rows - 1
         more rows drawn from it (balance: module notes). None: no focus. With no ``private``
-        (a walk without actual cards: the exact exploitability's) the opposing decision over
-        the public rows (``choice`` "leaf", ``reader_range`` "public", with or without
-        ``guesses``) still values the rows drawn, which are every row the seat plays where
-        ``focus_rows`` exceeds the live rows of ``weights``, as a game with any cards does."""
+        (a walk without actual cards: the exact exploitability's) the public rows
+        (``reader_range`` "public": with the opposing decision, ``choice`` "leaf", with or
+        without ``guesses``, or per row, ``choice`` "row") are still valued, which are every
+        row the seat plays where ``focus_rows`` exceeds the live rows of ``weights``, as a
+        game with any cards values them."""
         if (private is None and seat is not None and tree is not None and weights is not None
-                and self.choice == "leaf" and self._reads_public(weights)):
+                and self._reads_public(weights)):
             self.focus(None)
             self._focus = (int(seat), -1)  # no actual cards: the drawn rows only
             self._focus_public(tree, int(seat), np.zeros(0, np.int64), weights)
@@ -321,9 +342,11 @@ class Continuations:
             self._guess_at[key] = np.union1d(self._focus_rows[key], self._balance_rows[key])
 
     def _reads_public(self, weights: np.ndarray | None) -> bool:
-        """Whether this re-solve's reader reads the public range (module notes)."""
-        return (self.reader_range == "public" and self.focus_rows > 1 and weights is not None
-                and (self.reads_range or self.choice == "leaf"))
+        """Whether this re-solve values the rows of the public range (module notes): the
+        reader's, the opposing decision's, or (``choice`` "row", no reader) the rows valued
+        each by its own ``max_a min_b``, so that a walk without actual cards values them
+        as a game does."""
+        return self.reader_range == "public" and self.focus_rows > 1 and weights is not None
 
     def public_sample(self, pub: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """The rows of the reader's public range at a re-solve from public state ``pub``:
@@ -484,7 +507,7 @@ class Continuations:
         self._prepared = np.zeros((0, 0))
         self._last_games, self._games = [], []
         self._G = None
-        self._choices = LeafDecisions()
+        self._choices = self._decisions()
 
     def values(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                nodes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -529,7 +552,7 @@ class Continuations:
         rng = np.random.default_rng(self.seed)
         self._pairs, self._rows = None, []
         self._focus_values = {}
-        self._choices = LeafDecisions()
+        self._choices = self._decisions()
         self._groups_at = {}
         self._G = None
         if count <= self.budget:
@@ -584,6 +607,12 @@ class Continuations:
             weights = np.array([w for _, _, _, _, w in self._rows])
             value = _robust(np.array([mean for _, _, _, mean, _ in self._rows]))
             self._focus_values[s] = (leaf, rows, value, weights)
+
+    def _decisions(self) -> LeafDecisions:
+        """A new solve's opposing decisions (``choice`` "leaf"): the game's opposing
+        continuations plain, then the guesses, with this function's ``guess_weight`` and
+        ``row_weight``."""
+        return LeafDecisions(int(self._opp.size), self.guess_weight, self.row_weight)
 
     def leaf_choice(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
         """The opponent's average choice at each leaf of the last solve (``choice`` "leaf"):
@@ -864,7 +893,8 @@ def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
                     focus_rows: int | None = None, reader_rounds: int | None = None,
                     reader_range: str | None = None, choice: str | None = None,
                     guesses: bool | None = None, guess_by: str | None = None,
-                    guess_draws: int | None = None) -> None:
+                    guess_draws: int | None = None, guess_weight: float | None = None,
+                    row_weight: float | None = None) -> None:
     """Set a search agent's rollout leaves (its values, or the function they wrap) up for an
     experiment: guarding against the rollout styles named ``opposing`` (names of its game's
     ``rollout_styles``; None or empty: as they are), the rest as
@@ -872,7 +902,8 @@ def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
     ValueError where something is asked of leaves that are not rollouts, or a name is not one
     of its game's styles."""
     if not opposing and all(x is None for x in (focus_rows, reader_rounds, reader_range,
-                                                 choice, guesses, guess_by, guess_draws)):
+                                                 choice, guesses, guess_by, guess_draws,
+                                                 guess_weight, row_weight)):
         return
     inner = getattr(agent.values, "inner", agent.values)
     if not isinstance(inner, Continuations):
@@ -887,4 +918,4 @@ def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
     inner.configure(opposing=tuple(names.index(x) for x in opposing) if opposing else None,
                     focus_rows=focus_rows, reader_rounds=reader_rounds, reader_range=reader_range,
                     choice=choice, guesses=guesses, guess_by=guess_by,
-                    guess_draws=guess_draws)
+                    guess_draws=guess_draws, guess_weight=guess_weight, row_weight=row_weight)

@@ -9,6 +9,21 @@ sigma_leaf gives valued row r the value ``max_a sum_b sigma_leaf[b] U_r[a, b]`` 
 own continuation a stays its row's choice); the average of the strategies, weighted linearly
 by step, is the decision's answer (:meth:`LeafDecisions.average`).
 
+Between the per-row choice and the decision with guesses (experiments, docs/search.md:
+the decision with guesses cuts what a best responder wins and loses the margin against the
+hunter, the per-row choice the other way round), two options of :class:`LeafDecisions`:
+
+* ``guess_weight`` w < 1: the decision puts at most w of its mass on the guess continuations
+  (the columns after the ``plain`` ones): two regret-matching+ decisions, one over the plain
+  continuations and one over all, their current strategies mixed (1 - w) : w (every
+  strategy with at most w on the guesses is such a mix), each stepped with the same
+  counterfactual gains. w = 1 (the default) is the decision with guesses as it was; where a
+  leaf has no guesses it is the one decision.
+* ``row_weight`` lam > 0: each row's value is lam times its per-row ``max_a min_b`` over the
+  plain continuations (``choice`` "row") plus 1 - lam times its value under the decision;
+  the decision is stepped by its own part (regret matching+ is scale-free). lam = 0 (the
+  default) is the decision alone, lam = 1 the per-row choice.
+
 The step over every leaf runs at every call of the solve's loop, so it is one numba kernel
 over flat arrays (:func:`_step_all`); :func:`leaf_choice_step` is the same step of one leaf
 in numpy (the reference the tests hold the kernel to)."""
@@ -16,6 +31,7 @@ in numpy (the reference the tests hold the kernel to)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from numba import njit
@@ -26,7 +42,9 @@ class LeafDecision:
     """The opponent's decision at one leaf (``choice`` "leaf"): the seat valued, the leaf,
     the rows valued there, their values per pair of continuations ``q[r, a, b]``, the
     opposing weights, whether each row is in the range the decision answers, and its
-    regret-matching+ regrets and average strategy."""
+    regret-matching+ regrets, the plain decision's (``guess_weight``, module notes) and
+    average strategy: views of :class:`LeafDecisions`' flat arrays, which its grouping
+    makes (empty before)."""
 
     seat: int
     leaf: int
@@ -34,32 +52,55 @@ class LeafDecision:
     q: np.ndarray
     weights: np.ndarray
     answers: np.ndarray
-    regret: np.ndarray = field(init=False)
-    avg: np.ndarray = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.regret = np.zeros(self.q.shape[2])
-        self.avg = np.zeros(self.q.shape[2])
+    regret: np.ndarray = field(init=False, default_factory=partial(np.zeros, 0))
+    plain_regret: np.ndarray = field(init=False, default_factory=partial(np.zeros, 0))
+    avg: np.ndarray = field(init=False, default_factory=partial(np.zeros, 0))
 
 
-def leaf_choice_step(u: np.ndarray, reach: np.ndarray, regret: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def leaf_choice_step(u: np.ndarray, reach: np.ndarray, regret: np.ndarray,
+                     guess_weight: float = 1.0, plain_regret: np.ndarray | None = None,
+                     row_weight: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """One regret-matching+ step of the opponent's choice of continuation at a leaf (module
     notes): ``u[r, a, b]``, row r's value (its own seat's) with its own continuation a
     against the opposing b, already weighted by the opposing mass; ``reach[r]``, the row's
     reach (the seat's range at the leaf); ``regret[b]`` (>= 0, updated in place). Returns
     each row's value ``max_a sum_b sigma[b] u[r, a, b]`` under the current strategy sigma
-    (regret matching; uniform where no regret), and sigma."""
-    total = regret.sum()
-    sigma = regret / total if total > 0 else np.full(regret.size, 1.0 / regret.size)
+    (regret matching; uniform where no regret), and sigma. With ``plain_regret`` (the
+    plain decision's regrets over the first ``plain_regret.size`` continuations, updated in
+    place) and ``guess_weight`` w < 1 (with guesses: more columns than plain ones), sigma is
+    the plain decision's strategy times 1 - w plus the whole decision's times w; with
+    ``row_weight`` lam the values are lam times each row's ``max_a min_b`` over the plain
+    columns plus 1 - lam times the above."""
+    sigma = _matched(regret)
+    plain = u.shape[2] if plain_regret is None else plain_regret.size
+    mixed = plain_regret is not None and guess_weight < 1.0 and plain < u.shape[2]
+    if mixed:
+        assert plain_regret is not None
+        sigma = guess_weight * sigma
+        sigma[:plain] += (1.0 - guess_weight) * _matched(plain_regret)
     ev = u @ sigma  # (R, a)
     best = ev.argmax(axis=1)
     picked = np.arange(best.size)
     # the opponent's counterfactual gain of each b: the rows' losses, weighted by their reach
     gain = -(np.asarray(reach)[:, None] * u[picked, best, :]).sum(axis=0)
-    regret += gain - sigma @ gain
+    if mixed:
+        assert plain_regret is not None
+        own = _matched(plain_regret)
+        plain_regret += gain[:plain] - own @ gain[:plain]
+        np.maximum(plain_regret, 0.0, out=plain_regret)
+    whole = _matched(regret)
+    regret += gain - whole @ gain
     np.maximum(regret, 0.0, out=regret)
-    return ev[picked, best], sigma
+    value = ev[picked, best]
+    if row_weight > 0.0:
+        value = row_weight * u[:, :, :plain].min(axis=2).max(axis=1) + (1.0 - row_weight) * value
+    return value, sigma
+
+
+def _matched(regret: np.ndarray) -> np.ndarray:
+    """Regret matching: the regrets normalised, uniform where none is positive."""
+    total = regret.sum()
+    return regret / total if total > 0 else np.full(regret.size, 1.0 / regret.size)
 
 
 class LeafDecisions:
@@ -67,12 +108,17 @@ class LeafDecisions:
     :meth:`group` from the solve's valued rows, stepped at every call of the solve's loop
     (:meth:`step`). The decisions' arrays are kept flat for the kernel: leaf d's rows are
     ``start[d]:start[d + 1]``, its continuations ``bstart[d]:bstart[d + 1]`` of ``regret``
-    and ``avg``, row r's values ``q[qstart[r]:qstart[r] + own * b]`` (a-major); each
-    decision's ``regret``, ``avg``, ``q`` and ``weights`` are views of them."""
+    and ``avg`` (its plain ones the first ``plain`` of them, ``pstart[d]:pstart[d + 1]`` of
+    ``plain_regret``), row r's values ``q[qstart[r]:qstart[r] + own * b]`` (a-major); each
+    decision's ``regret``, ``plain_regret``, ``avg``, ``q`` and ``weights`` are views of
+    them. ``plain``: the opposing continuations before the guesses; ``guess_weight`` and
+    ``row_weight``: the options of the module notes (1 and 0: the decision alone)."""
 
-    def __init__(self) -> None:
+    def __init__(self, plain: int = 0, guess_weight: float = 1.0,
+                 row_weight: float = 0.0) -> None:
         self.decisions: list[LeafDecision] = []
         self.steps = 0
+        self.plain, self.guess_weight, self.row_weight = plain, guess_weight, row_weight
         self._flat: tuple | None = None
 
     def __len__(self) -> int:
@@ -105,11 +151,14 @@ class LeafDecisions:
             return
         sizes = np.array([d.rows.size for d in ds], np.int64)
         nb = np.array([d.q.shape[2] for d in ds], np.int64)
+        npl = np.minimum(nb, self.plain) if self.plain > 0 else nb  # plain ones (0: all)
         start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         bstart = np.concatenate([[0], np.cumsum(nb)]).astype(np.int64)
+        pstart = np.concatenate([[0], np.cumsum(npl)]).astype(np.int64)
         per_row = np.repeat(nb * ds[0].q.shape[1], sizes)
         qstart = np.concatenate([[0], np.cumsum(per_row)[:-1]]).astype(np.int64)
         regret, avg = np.zeros(int(bstart[-1])), np.zeros(int(bstart[-1]))
+        plain_regret = np.zeros(int(pstart[-1]))
         q = np.ascontiguousarray(np.concatenate([d.q.ravel() for d in ds]), float)
         weights = np.ascontiguousarray(np.concatenate([d.weights for d in ds]), float)
         # each decision's values and weights become views of the flat ones, held once, not
@@ -117,12 +166,14 @@ class LeafDecisions:
         # ``standard``)
         for x, d in enumerate(ds):
             d.regret, d.avg = regret[bstart[x]:bstart[x + 1]], avg[bstart[x]:bstart[x + 1]]
+            d.plain_regret = plain_regret[pstart[x]:pstart[x + 1]]
             at = qstart[start[x]]
             d.q = q[at:at + d.q.size].reshape(d.q.shape)
             d.weights = weights[start[x]:start[x + 1]]
         self._flat = (np.array([d.leaf for d in ds], np.int64), start, bstart,
                       np.concatenate([d.rows for d in ds]), qstart, q, weights,
-                      np.concatenate([d.answers for d in ds]).astype(float), regret, avg)
+                      np.concatenate([d.answers for d in ds]).astype(float), regret, avg,
+                      pstart, plain_regret)
 
     def step(self, out: tuple[np.ndarray, np.ndarray],
              ranges: tuple[np.ndarray, np.ndarray], z: float) -> None:
@@ -133,11 +184,13 @@ class LeafDecisions:
             return
         self.steps += 1
         s = self.decisions[0].seat
-        leaf, start, bstart, rows, qstart, q, weights, answers, regret, avg = self._flat
+        (leaf, start, bstart, rows, qstart, q, weights, answers, regret, avg, pstart,
+         plain_regret) = self._flat
         _step_all(leaf, start, bstart, rows, qstart, q, weights, answers,
                   np.ascontiguousarray(ranges[s], float),
                   np.ascontiguousarray(ranges[1 - s], float), float(z),
-                  int(self.decisions[0].q.shape[1]), regret, avg, float(self.steps), out[s])
+                  int(self.decisions[0].q.shape[1]), regret, avg, float(self.steps), out[s],
+                  pstart, plain_regret, float(self.guess_weight), float(self.row_weight))
 
     def average(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
         """Each leaf's average choice: (seat valued, leaf, rows valued, probability of each
@@ -157,38 +210,68 @@ def _dot(x, y):
 
 
 @njit(cache=True)
+def _matched_into(regret, b0, nb, sigma, scale):
+    """sigma[:nb] += scale times regret matching of ``regret[b0:b0 + nb]`` (uniform where
+    no regret is positive)."""
+    total = 0.0
+    for b in range(nb):
+        total += regret[b0 + b]
+    for b in range(nb):
+        sigma[b] += scale * (regret[b0 + b] / total if total > 0 else 1.0 / nb)
+
+
+@njit(cache=True)
+def _regret_step(regret, b0, nb, gain):
+    """Regret matching+'s update of ``regret[b0:b0 + nb]`` by ``gain[:nb]``, less the gain
+    of its own current strategy."""
+    sigma = np.zeros(nb)
+    _matched_into(regret, b0, nb, sigma, 1.0)
+    mean = 0.0
+    for b in range(nb):
+        mean += sigma[b] * gain[b]
+    for b in range(nb):
+        regret[b0 + b] = max(regret[b0 + b] + gain[b] - mean, 0.0)
+
+
+@njit(cache=True)
 def _step_all(leaf, start, bstart, rows, qstart, q, weights, answers, reach, opposing, z,
-              own, regret, avg, step, out):
+              own, regret, avg, step, out, pstart, plain_regret, guess_weight, row_weight):
     """:func:`leaf_choice_step` at every leaf d (flat arrays: :class:`LeafDecisions`), each
     row's values times its opposing mass ``weights[r] . opposing[leaf] / z``; the values
-    into ``out[leaf, row]``, sigma times ``step`` added to ``avg``."""
+    into ``out[leaf, row]``, sigma times ``step`` added to ``avg``; ``guess_weight`` and
+    ``row_weight`` as the module notes (the plain decision's regrets ``plain_regret``)."""
     for d in range(leaf.size):
         lf = leaf[d]
         b0, nb = bstart[d], bstart[d + 1] - bstart[d]
-        sigma = np.empty(nb)
-        total = 0.0
-        for b in range(nb):
-            total += regret[b0 + b]
-        for b in range(nb):
-            sigma[b] = regret[b0 + b] / total if total > 0 else 1.0 / nb
+        p0, npl = pstart[d], pstart[d + 1] - pstart[d]
+        mixed = guess_weight < 1.0 and npl < nb
+        sigma = np.zeros(nb)
+        _matched_into(regret, b0, nb, sigma, guess_weight if mixed else 1.0)
+        if mixed:
+            _matched_into(plain_regret, p0, npl, sigma, 1.0 - guess_weight)
         gain = np.zeros(nb)
         for r in range(start[d], start[d + 1]):
             mass = _dot(weights[r], opposing[lf]) / z
             base = qstart[r]
-            best, pick = -np.inf, 0
+            best, pick, robust = -np.inf, 0, -np.inf
             for a in range(own):
                 ev = 0.0
                 for b in range(nb):
                     ev += q[base + a * nb + b] * mass * sigma[b]
                 if ev > best:
                     best, pick = ev, a
-            out[lf, rows[r]] = best
+                if row_weight > 0.0:
+                    worst = np.inf
+                    for b in range(npl):
+                        worst = min(worst, q[base + a * nb + b] * mass)
+                    robust = max(robust, worst)
+            out[lf, rows[r]] = (row_weight * robust + (1.0 - row_weight) * best
+                                if row_weight > 0.0 else best)
             w = reach[lf, rows[r]] * answers[r]
             for b in range(nb):
                 gain[b] -= w * (q[base + pick * nb + b] * mass)
-        mean = 0.0
+        if mixed:
+            _regret_step(plain_regret, p0, npl, gain)
+        _regret_step(regret, b0, nb, gain)
         for b in range(nb):
-            mean += sigma[b] * gain[b]
-        for b in range(nb):
-            regret[b0 + b] = max(regret[b0 + b] + gain[b] - mean, 0.0)
             avg[b0 + b] += step * sigma[b]
