@@ -68,6 +68,33 @@ def code_words(code: dict | None) -> str:
     return words + (f" ({code['note']})" if code and code.get("note") else "")
 
 
+def agent_words(code: dict | None) -> str:
+    """The agent a recorded code played (:func:`code_words`): 'the agent of spycfr 0.1.0 at
+    1a2b3c4', or 'an agent whose code was not recorded' (with its ``note``)."""
+    words, unknown = code_words(code), "code not recorded"
+    return ("an agent whose code was not recorded" + words[len(unknown):]
+            if words.startswith(unknown) else f"the agent of {words}")
+
+
+def games_by_words(codes: list[dict]) -> str:
+    """How many games each code played (each a recorded code with its ``games``, as a
+    games file's codes are counted): '5 games by spycfr 0.1.0 at 1a2b3c4, 1 game by code not
+    recorded'."""
+    return ", ".join(f"{c['games']:,} game{'' if c['games'] == 1 else 's'} by {code_words(c)}"
+                     for c in codes)
+
+
+def played_by_words(codes: list[dict]) -> str:
+    """Which code played a measurement's games (``codes`` as :func:`games_by_words` takes
+    them), for its method: the one code, or, where a games file was resumed across code
+    changes (or merged from machines that ran other code), how many games each played; a
+    mean over several codes measures none of them exactly."""
+    if len(codes) == 1:
+        return f"Every game played by {code_words(codes[0])}"
+    return (f"Played by {len(codes)} different codes (a games file resumed or merged "
+            "across code changes: the mean mixes their agents): " + games_by_words(codes))
+
+
 def same_code(a: dict | None, b: dict | None) -> bool:
     """Whether two recorded codes (:func:`code_version`) are known to be the same: one git
     commit and one version. A code without a commit (not recorded, or run outside a

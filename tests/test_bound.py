@@ -136,6 +136,11 @@ def test_the_report_says_which_agent_played_the_lbr_games():
     assert games_agent_words(measured, made) == (
         "6 of its 11 games were played against the agent of spycfr 0.1.0 at bbbbbbb, not this "
         "run's (spycfr 0.1.0 at aaaaaaa)")
+    lbr["code"] = [{**made, "games": 2}, {**later, "games": 6}, {"version": None, "games": 1}]
+    assert games_agent_words(measured, made) == (
+        "7 of its 9 games were played against the agents of other code (6 games by spycfr "
+        "0.1.0 at bbbbbbb, 1 game by code not recorded), not this run's (spycfr 0.1.0 at "
+        "aaaaaaa)")
     lbr["code"] = [{**made, "games": 11}]
     assert games_agent_words(measured, made) is None  # every game by the run's code
     assert games_agent_words(measured, None) == (
@@ -156,12 +161,17 @@ def test_the_report_says_which_agent_played_the_lbr_games():
     assert ("in 18 games, which shows no exploitability above 0 at 95%; its games were played "
             "against an agent whose code was not recorded (an earlier agent than today's: the code "
             "before 74d1c67") in text
+    # said once: the LBR paragraph's method leaves its code sentence to the bound line
+    assert text.count("the code before 74d1c67") == 1 and "Every game played by" not in text
+    assert text.count("clipped to the payoff range.") == 1
     code = data["measured"]["local_best_response"]["code"][0]
     data["code"] = code = {**code, "version": "0.1.0", "commit": "c" * 40}
     data["measured"]["local_best_response"]["code"] = [code]
     doc = Doc()
     _measured(doc, RunResult.from_json(data), False)  # the run's own code played them
     assert "played against" not in " ".join(doc.parts)
+    assert "payoff range. Every game played by code not recorded (an earlier" in " ".join(
+        " ".join(doc.parts).split())  # the method, as measured, says it where the bound does not
 
 
 def test_the_method_says_how_the_mean_is_made_where_the_seats_games_differ():

@@ -160,7 +160,7 @@ def games_agent_words(measured: dict | None, run_code: dict | None) -> str | Non
     played by the run's code, or where no games file was kept (a stored strategy's LBR,
     whose games depend on its tables alone). The report says it beside the bound where the
     bound is LBR's."""
-    from spycfr.provenance import code_words, same_code
+    from spycfr.provenance import agent_words, code_words, games_by_words, same_code
 
     lbr = (measured or {}).get("local_best_response") or {}
     if "games_file" not in lbr:
@@ -170,15 +170,8 @@ def games_agent_words(measured: dict | None, run_code: dict | None) -> str | Non
     if not others:
         return None
     n, total = sum(c["games"] for c in others), sum(c["games"] for c in codes)
-
-    def agent(code: dict) -> str:
-        words = code_words(code)
-        unknown = "code not recorded"
-        return ("an agent whose code was not recorded" + words[len(unknown):]
-                if words.startswith(unknown) else f"the agent of {words}")
-
-    who = agent(others[0]) if len(others) == 1 else ", ".join(
-        f"{agent(c)} ({c['games']:,} game{'' if c['games'] == 1 else 's'})" for c in others)
+    who = agent_words(others[0]) if len(others) == 1 else (
+        f"the agents of other code ({games_by_words(others)})")
     run = (f"not this run's ({code_words(run_code)})" if run_code
            else "and run.json does not record the code that made this run's agent")
     games = "its games were" if n == total else f"{n:,} of its {total:,} games were"

@@ -39,7 +39,7 @@ from spycfr.analysis.lbr_agent import AgentOpponent, play_game
 from spycfr.cluster import dask_client
 from spycfr.compiling import COMPILING, saying_when_compiling
 from spycfr.errors import SpycfrError
-from spycfr.provenance import code_version, code_words, same_code
+from spycfr.provenance import code_version, played_by_words, same_code
 from spycfr.seeds import check_seed
 from spycfr.ticking import Ticker
 
@@ -291,7 +291,7 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
         out.update(particle_states=particle_states,
                    unvalued_mass_largest=max(r.get("unvalued_mass", 0.0) for r in every))
     codes = _codes(every)
-    out["method"] += ". " + _codes_words(codes)
+    out["method"] += ". " + played_by_words(codes)
     out.update(code=codes, opponent="search agent", games_file=GAMES_FILE,
                seconds_per_game={"mean": float(np.mean(seconds)),
                                  "median": float(np.median(seconds))},
@@ -314,18 +314,6 @@ def _codes(rows: list[dict]) -> list[dict]:
         count[key] = count.get(key, 0) + 1
     return [{"version": k[0], "commit": k[1], "modified": k[2], "games": n}
             | ({"note": k[3]} if k[3] else {}) for k, n in count.items()]
-
-
-def _codes_words(codes: list[dict]) -> str:
-    """Which code played the games, for the method: the one code, or, where a games file
-    was resumed across code changes (or merged from machines that ran other code), how many
-    games each played; a mean over several codes measures none of them exactly."""
-    if len(codes) == 1:
-        return f"Every game played by {code_words(codes[0])}"
-    return (f"Played by {len(codes)} different codes (a games file resumed or merged "
-            "across code changes: the mean mixes their agents): " + ", ".join(
-                f"{c['games']:,} game{'' if c['games'] == 1 else 's'} by {code_words(c)}"
-                for c in codes))
 
 
 def _bounded_words(particle_states: int | None) -> str:

@@ -18,6 +18,7 @@ from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.io import write_text
+from spycfr.provenance import played_by_words
 from spycfr.runs.agent_run import opening_table, replays_first_move
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import treeless_openings
@@ -235,21 +236,26 @@ def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
                          pct(r["wins"]), pct(r["draws"])])
         doc.add(md_table(["against", "payoff", "as P1", "as P2", "wins", "draws"], rows,
                          "lrrrrr") + "\n")
+    b = lower_bound(m)
+    # where LBR's games were not played by the run's code the bound line names their agent,
+    # so the LBR paragraph's method leaves out its own sentence on the code (said once)
+    agent = games_agent_words(m, meta.record.get("code")) if b and b.by == LBR else None
     r = m.get("local_best_response")
     if r:
         lo, hi = r["ci95"]
+        method = r["method"]
+        if agent is not None and r.get("code"):
+            method = method.removesuffix(". " + played_by_words(r["code"]))
         doc.add(f"**Local best response: {signed(r['value'], 3)}** per game (95% interval "
                 f"{signed(lo, 3)} to {signed(hi, 3)}; as P1 {signed(r['as_p1']['mean'], 3)}, as "
-                f"P2 {signed(r['as_p2']['mean'], 3)}; wins {pct(r['wins'])}): {r['method']}.\n")
+                f"P2 {signed(r['as_p2']['mean'], 3)}; wins {pct(r['wins'])}): {method}.\n")
     else:
         doc.add("**Local best response: unknown** (not measured: `spycfr measure RUN_DIR "
                 "--lbr-games N`).\n")
-    b = lower_bound(m)
     if b is None:
         doc.add("**Lower bound on the exploitability: none measured** (no opponent played: "
                 "`spycfr measure RUN_DIR`).\n")
     else:
-        agent = games_agent_words(m, meta.record.get("code")) if b.by == LBR else None
         doc.add(f"**Lower bound on the exploitability at 95%: {num(b.shown, '{:.3f}')}** "
                 f"({b.words()}{'' if agent is None else '; ' + agent}). Method: {METHOD}.\n")
     s = m.get("openings_stability")
