@@ -409,3 +409,23 @@ def test_the_index_says_an_earlier_agent_played_the_bounds_games():
     code, index = _ask(make_app(discover([str(folder), str(TREE)])), "/")
     assert code == 200 and note in html.unescape(index)
     assert html.unescape(index).count("earlier agent") == 1  # not beside the tree run
+
+
+def test_an_openings_page_without_values_says_why():
+    """A run without a tree (a search agent, an MCCFR run) shows '–' for br_value and
+    eq_value: its openings page says why and where values are found (it said nothing); a
+    run with a tree shows its values and no such line."""
+    from spycfr.web.app import make_app
+    from spycfr.web.catalog import discover
+
+    avenue = RESULTS / "agent-avenue" / "standard"
+    app = make_app(discover([str(AGENT), str(SAMPLED), str(TREE), str(avenue)]))
+    for name, says in (("results/standard", "spycfr openings"),
+                       ("agent-avenue/standard", "spycfr query"),
+                       ("standard-sampled", "sampled without a tree")):
+        code, page = _ask(app, "/openings", "run=" + name)
+        page = html.unescape(page)
+        assert code == 200 and '<td class="">–</td>' in page, name
+        assert "br_value and eq_value are – because" in page and says in page, name
+    code, page = _ask(app, "/openings", "run=tiny")
+    assert code == 200 and "br_value and eq_value are" not in html.unescape(page)

@@ -196,6 +196,8 @@ def openings(bench, request) -> str:
         frame = treeless_table(game, raw[1])
     keys = ["player", *([spec.context_name] if spec.context_name else [])]
     parts = [f"<p>exploitability {esc(fmt_eps(entry.meta))}</p>"]
+    if raw is not None:
+        parts.append(f"<p class=note>{esc(no_values_note(entry.meta, entry.path))}</p>")
     for key, rows in frame.groupby(keys, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         title = " · ".join(str(k) for k in key)
@@ -207,6 +209,24 @@ def openings(bench, request) -> str:
         parts.append(f"<h2>{esc(title)}</h2><p>{esc(words)}</p>"
                      + table(cols, shown, left=3) + more)
     return page(f"Openings: {entry.title}", "".join(parts), entry_nav(entry))
+
+
+def no_values_note(meta: dict, path) -> str:
+    """Why a run without a tree shows no br_value and eq_value (the '–' of its openings
+    table), and where a player finds values instead."""
+    from spycfr.runs.agent_run import is_agent_run
+
+    if not is_agent_run(meta):
+        return ("br_value and eq_value are – because this run was sampled without a tree "
+                "(Monte-Carlo CFR): an opening's value against a best response or at "
+                "equilibrium needs the whole game's tree; the probabilities are its average "
+                "strategy's")
+    where = (f"`spycfr openings {path}` gives the values of its openings table (a matrix game)"
+             if (meta.get("agent") or {}).get("opening_file") else
+             f"`spycfr query {path}` values a position's moves as the agent sees them")
+    return ("br_value and eq_value are – because a search agent re-solves as it plays and "
+            "keeps no tree: an opening's value against a best response or at equilibrium "
+            f"needs the whole game's tree; {where}")
 
 
 def _cell(x) -> str:
