@@ -429,3 +429,38 @@ def test_an_openings_page_without_values_says_why():
         assert "br_value and eq_value are – because" in page and says in page, name
     code, page = _ask(app, "/openings", "run=tiny")
     assert code == 200 and "br_value and eq_value are" not in html.unescape(page)
+
+
+def test_a_damaged_plan_is_said_by_every_page_of_the_run(tmp_path):
+    """A search agent's plan.npz changed after its run: the index, run, openings, report,
+    play and review pages each say so in one line, the CLI's words (play and review said it
+    only where they loaded the agent), as openings and report say on stderr; an intact
+    copy says nothing."""
+    import shutil
+
+    from spycfr.runs.agent_run import damaged_plan
+    from spycfr.web.app import make_app
+    from spycfr.web.catalog import discover
+
+    run = tmp_path / "aas"
+    shutil.copytree(RESULTS / "agent-avenue" / "standard", run)
+    app = make_app(discover([str(run)]))
+    pages = [("/", ""), ("/run", "run=aas"), ("/openings", "run=aas"),
+             ("/report", "run=aas"), ("/play", "run=aas"), ("/review", "run=aas")]
+    for path, query in pages:
+        code, page = _ask(app, path, query)
+        assert code == 200 and 'class="err"' not in page, path
+    data = bytearray((run / "plan.npz").read_bytes())
+    data[5000] ^= 0xFF
+    (run / "plan.npz").write_bytes(bytes(data))
+    words = damaged_plan(run, json.loads((run / "run.json").read_text()))
+    assert words is not None and "does not match run.json" in words
+    for path, query in pages:
+        code, page = _ask(app, path, query)
+        assert code == 200 and html.unescape(page).count(words) == 1, path
+    code, out, err = spycfr("play", str(run), "--seat", "P1", "--seed", "3")
+    assert code != 0 and f"error: {words}" in err
+    for args in (("openings", str(run), "--top", "1"),
+                 ("report", str(run), "-o", str(tmp_path / "r.md"))):
+        code, out, err = spycfr(*args)
+        assert code == 0 and err.count(f"warning: {words}") == 1, args

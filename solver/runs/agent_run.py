@@ -473,8 +473,7 @@ def plan_to_read(run: Path, record: dict[str, Any], solved_with: dict[str, Any],
             f"run.json's ({'; '.join(changed)}): {again}")
         return None
     if file_sha256(path) != record.get("sha256"):
-        raise SpycfrError(f"the agent's saved plan {str(path)!r} does not match run.json (its "
-                          f"sha256 differs: a changed or damaged file): {_plan_fix(path)}")
+        raise SpycfrError(_plan_differs(path))
     try:  # the file's own record (a file of other code or settings than run.json says)
         why = stale(plan_meta(path), model, solved_with)
     except PlanFileError as exc:
@@ -483,6 +482,28 @@ def plan_to_read(run: Path, record: dict[str, Any], solved_with: dict[str, Any],
         say(f"the agent's saved plan {name} {why}: {again}")
         return None
     return path
+
+
+def _plan_differs(path: Path) -> str:
+    """The error of a plan file that is not the one run.json records (its sha256)."""
+    return (f"the agent's saved plan {str(path)!r} does not match run.json (its sha256 "
+            f"differs: a changed or damaged file): {_plan_fix(path)}")
+
+
+def damaged_plan(run: str | Path, meta: Mapping[str, Any]) -> str | None:
+    """The error that loading the agent of run directory ``run`` (run.json's object
+    ``meta``) would stop at because of its saved plan file: a file that is not the one
+    run.json records (its sha256), in :func:`plan_to_read`'s words, for the pages and
+    commands that do not load the agent (openings, report, the workbench's index) to say
+    too; None where run.json records no plan or the file is the one recorded. A missing
+    file is no error (the agent solves its plan again, and says so when it does)."""
+    record = meta.get("plan")
+    if not isinstance(record, dict):
+        return None
+    path = Path(run) / str(record.get("file") or PLAN_FILE)
+    if not path.is_file() or file_sha256(path) == record.get("sha256"):
+        return None
+    return _plan_differs(path)
 
 
 def _plan_fix(path: Path) -> str:

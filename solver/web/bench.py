@@ -163,6 +163,38 @@ class Workbench:
         self._walks: collections.OrderedDict[tuple, object] = collections.OrderedDict()
         self.agent_lock = threading.Lock()
         self.thinking = Thinking()  # what an agent's page does meanwhile (its progress)
+        self._damage: dict[tuple, str | None] = {}  # (name, plan file size, time): its error
+
+    def damage(self, entry: Entry) -> str | None:
+        """The error that loading ``entry``'s search agent stops at, where its saved plan
+        file is damaged (:func:`spycfr.runs.agent_run.damaged_plan`, the CLI's words), for
+        every page of the run to say (the play and review pages said it, the index,
+        openings and report pages did not); None where there is none. Hashed once for
+        each size and time of the file."""
+        from spycfr.runs.agent_run import PLAN_FILE, damaged_plan
+
+        record = entry.meta.get("plan")
+        if entry.kind != "run" or not isinstance(record, dict):
+            return None
+        try:
+            st = (entry.path / str(record.get("file") or PLAN_FILE)).stat()
+        except OSError:
+            return None  # missing: the agent solves its plan again, and says so
+        key = (entry.name, st.st_size, st.st_mtime_ns)
+        with self._lock:
+            if key not in self._damage:
+                self._damage[key] = damaged_plan(entry.path, entry.meta)
+            return self._damage[key]
+
+    def damage_html(self, entry: Entry, named: bool = False) -> str:
+        """:meth:`damage` as a page's error line ('' where none), the entry's name first
+        where ``named`` (the index)."""
+        from spycfr.web.html import esc
+
+        words = self.damage(entry)
+        if words is None:
+            return ""
+        return f'<p class="err">{esc(entry.name + ": " if named else "")}error: {esc(words)}</p>'
 
     def load(self, name: str) -> Loaded:
         """The tree run ``name``, loaded once (a few kept)."""

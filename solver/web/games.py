@@ -49,7 +49,7 @@ def play(bench, request) -> str:
     entry = bench.entry(request.query.get("run"))
     seat = _seat(request)
     if request.query.get("seed") is None:
-        return _start_form(entry, seat)
+        return _start_form(entry, seat, bench.damage_html(entry))
     seed = check_seed(request.query.get("seed"))  # a bad one: a 400 page saying why
     from spycfr.runs.agent_run import is_agent_run
 
@@ -159,7 +159,9 @@ def _agent_turn(bench, opp, key: tuple[str, str]) -> Iterator[None]:
         yield
 
 
-def _start_form(entry, seat: int) -> str:
+def _start_form(entry, seat: int, damage: str = "") -> str:
+    """The form that starts a game (seat, seed); ``damage``: the run's error line, where
+    its agent cannot load (Workbench.damage_html)."""
     entropy = np.random.SeedSequence().entropy  # drawn from the OS when not given: an int
     if not isinstance(entropy, int):
         raise TypeError(f"SeedSequence gave entropy {entropy!r}, not an int")
@@ -173,7 +175,7 @@ def _start_form(entry, seat: int) -> str:
             f'value="{esc(entry.name)}"> seat <select name="seat">{options}</select> seed '
             f'<input name="seed" id="seed" value="{seed}" size="10"> '
             '<button id="start">start</button></form>' + _thinking(entry))
-    return page(f"Play {entry.title}", body, entry_nav(entry))
+    return page(f"Play {entry.title}", damage + body, entry_nav(entry))
 
 
 # While the next page is computed (a search agent re-solves its reply: about 9 s a move on
@@ -354,7 +356,8 @@ def review_form(bench, request, message: str = "", status: int = 200) -> str:
             '</option><option>P2</option></select> <button id="go">review</button> '
             '<span class="note" id="wait" hidden>reviewing: the page answers when the review '
             'is done</span></form>' + _thinking(entry, key))
-    return page(f"Review games: {entry.title}", message + body, entry_nav(entry))
+    return page(f"Review games: {entry.title}", bench.damage_html(entry) + message + body,
+                entry_nav(entry))
 
 
 def review_page() -> str:

@@ -35,7 +35,8 @@ def index(bench, request) -> str:
         last = "variants solved" if kind == "sweep" else "exploitability"
         parts.append(f"<h2>{title}</h2><table><tr><th class=l>name</th><th class=l>game</th>"
                      f"<th class=l>variant</th><th>{last}</th></tr>{items}</table>")
-    return page("What to open", "".join(parts))
+    damaged = "".join(bench.damage_html(e, named=True) for e in bench.entries.values())
+    return page("What to open", damaged + "".join(parts))
 
 
 def _variant(meta: dict) -> str:
@@ -83,8 +84,8 @@ def run_page(bench, request) -> str:
             ["value for P1", num(meta.get("value_p1"))],
             ["exploitability", fmt_eps(meta)], ["nodes", _nodes(meta)]]
     links = "".join(f'<li><a href="{esc(h)}">{esc(t)}</a></li>' for t, h in entry_nav(entry)[1:])
-    return page(f"Run {entry.title}", table(["", ""], rows, left=2) + f"<ul>{links}</ul>",
-                entry_nav(entry))
+    return page(f"Run {entry.title}", bench.damage_html(entry) + table(["", ""], rows, left=2)
+                + f"<ul>{links}</ul>", entry_nav(entry))
 
 
 def browse(bench, request) -> str:
@@ -195,7 +196,7 @@ def openings(bench, request) -> str:
     else:
         frame = treeless_table(game, raw[1])
     keys = ["player", *([spec.context_name] if spec.context_name else [])]
-    parts = [f"<p>exploitability {esc(fmt_eps(entry.meta))}</p>"]
+    parts = [bench.damage_html(entry), f"<p>exploitability {esc(fmt_eps(entry.meta))}</p>"]
     if raw is not None:
         parts.append(f"<p class=note>{esc(no_values_note(entry.meta, entry.path))}</p>")
     for key, rows in frame.groupby(keys, sort=False):
@@ -243,7 +244,7 @@ def report(bench, request) -> str:
                         f"{entry.path} -o {entry.path}/report.md`", 404)
     text = target.read_text(encoding="utf-8", errors="replace")
     body = markdown(text, lambda src: _figure_url(entry, src))
-    return page(f"Report: {entry.title}", body, entry_nav(entry))
+    return page(f"Report: {entry.title}", bench.damage_html(entry) + body, entry_nav(entry))
 
 
 def _figure_url(entry, src: str) -> str | None:
