@@ -81,6 +81,27 @@ def test_an_agent_reading_its_saved_plan_is_freed_when_dropped(tmp_path, monkeyp
         gc.enable()
 
 
+def test_the_plan_file_is_hashed_once_from_load_to_first_plan(tmp_path, monkeypatch):
+    """The plan file's sha256 is checked when the run is loaded (a damaged file said before
+    the player's first move) and not again when the agent first reads its plan: it was
+    hashed twice (0.25 s for a 114 MiB file)."""
+    run = _make(tmp_path / "agent", monkeypatch)
+    hashed: list[Path] = []
+    real = agent_run.file_sha256
+
+    def counted(path):
+        hashed.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(agent_run, "file_sha256", counted)
+    lines: list[str] = []
+    agent = load_agent(run, lines.append)
+    assert hashed.count(run / PLAN_FILE) == 1
+    agent.plan()
+    assert hashed.count(run / PLAN_FILE) == 1
+    assert lines[-1].startswith(f"the agent's first plan read from {PLAN_FILE} (")
+
+
 def _game(agent, seat: int, seed: int = 3) -> list:
     impl = P._REGISTRY[type(agent.params)]
     rng = np.random.default_rng(seed)

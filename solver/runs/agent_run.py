@@ -364,13 +364,17 @@ def load_agent_config(run: Path, meta: RunResult, config: AgentConfig,
     if isinstance(record, dict):
         solved_with = plan_inputs(run, meta.game, meta.variant, config)
         # a damaged plan file is said now (its sha256, its own record), not at the agent's
-        # first move, after the player's first; what else the read would say, it says then
-        plan_to_read(run, record, solved_with, agent.model, lambda _: None)
+        # first move, after the player's first; the file is checked (hashed) here only, and
+        # what else the check says (why the agent solves its plan instead) is said then
+        notes: list[str] = []
+        path = plan_to_read(run, record, solved_with, agent.model, notes.append)
         read: list[dict[bytes, Solution] | None] = []  # the file's plans, read once
 
         def saved(root, asking: SearchAgent) -> Solution | None:
             if not read:
-                read.append(read_agent_plans(run, record, solved_with, asking))
+                for note in notes:
+                    (asking.progress or (lambda _: None))(note)
+                read.append(None if path is None else read_agent_plans(path, asking))
             return None if read[0] is None else _plan_from(read[0], root, record, asking)
 
         agent.saved_plan = saved
@@ -426,18 +430,11 @@ def save_agent_plan(run: Path, agent: SearchAgent, game: str, variant: dict,
             "solved_with": inputs}
 
 
-def read_agent_plans(run: Path, record: dict[str, Any], solved_with: dict[str, Any],
-                     agent: SearchAgent) -> dict[bytes, Solution] | None:
-    """The plans of the run's plan file that run.json's ``record`` describes, by their root
-    (:func:`~spycfr.search.saved_plan.plan_key`); None (said in one line: the agent then
-    solves its plans as without a file) where the file is missing, of another format, or
-    solved from other inputs than ``solved_with`` (run.json's agent block edited, a value
-    file retrained). A file that is not the one recorded (sha256) or unreadable:
-    SpycfrError."""
+def read_agent_plans(path: Path, agent: SearchAgent) -> dict[bytes, Solution]:
+    """The plans of the run's plan file ``path``, as :func:`plan_to_read` checked it when the
+    agent was loaded (its sha256 against run.json, its own record; not hashed again), by their
+    root (:func:`~spycfr.search.saved_plan.plan_key`). Unreadable: SpycfrError."""
     say = agent.progress or (lambda _: None)
-    path = plan_to_read(run, record, solved_with, agent.model, say)
-    if path is None:
-        return None
     name = path.name
     say(f"reading the agent's first plan from {name} ({path.stat().st_size / 2 ** 20:.1f} MB "
         "compressed)")
@@ -454,7 +451,8 @@ def plan_to_read(run: Path, record: dict[str, Any], solved_with: dict[str, Any],
     of it), checked: None (said in one line) where the file is missing, of another format,
     or solved from other inputs than ``solved_with`` (the agent solves its plan instead); a
     file that is not the one recorded (sha256) or whose own record is unreadable:
-    SpycfrError. Its arrays are not read (:func:`read_agent_plans` reads them)."""
+    SpycfrError. Its arrays are not read (:func:`read_agent_plans` reads them, unchecked:
+    this is the one check, made when the agent is loaded)."""
     name = str(record.get("file") or PLAN_FILE)
     path = run / name
     again = "solving the first plan again (as a run without a saved plan does)"
