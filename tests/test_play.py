@@ -171,6 +171,39 @@ def _record_view(state) -> str:
     return state.record()
 
 
+def test_a_narrator_told_from_a_view_given_makes_it_once_a_step():
+    """Before a step whose actor differs from the last told, a Narrator told from a view
+    given made that view twice (to tell the last actor's steps, then as the step's start):
+    once now, the same lines told."""
+    from spycfr.analysis.play import Narrator
+    from spycfr.engine.states import CHANCE_PLAYER
+    from spycfr.games import get_plugin, make_game
+
+    game = make_game("agent-hunter", "tiny", {})
+    made: list[str] = []
+
+    def view(state) -> str:
+        made.append(state.record())
+        return state.record()
+
+    said: list[str] = []
+    narrator = Narrator(get_plugin("agent-hunter"), 0, said.append, view=view)
+    state = game.new_initial_state()
+    steps = 0
+    while not state.is_terminal() and steps < 8:  # as run_game tells it, first moves
+        p = state.current_player()
+        before = len(made)
+        narrator.observe(p, "", state, None)
+        assert len(made) == before + 1  # one view before the step, whoever moves
+        a = (state.chance_outcomes()[0][0] if p == CHANCE_PLAYER else state.legal_actions()[0])
+        label = None if p == CHANCE_PLAYER else state.action_label(a)
+        state = state.child(a)
+        if p == 0:
+            narrator.observe(p, "", state, label)
+        steps += 1
+    assert said and any(line.startswith("you: ") for line in said)
+
+
 def test_bad_input_is_re_prompted_and_moves_can_be_typed(runs, tmp_path):
     code, out, err = play(tmp_path, runs["ah"], ["bogus", "0", "99", "", "PLACE:0-2"]
                           + ["1"] * 30, "--seed", "2")

@@ -155,7 +155,8 @@ def _log(page: str) -> list[str]:
 
 
 @pytest.mark.parametrize("folder,seat", [(TREE, "P1"), (RESULTS / "agent-avenue" / "tiny", "P2")])
-def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder, seat, tmp_path):
+def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder, seat, tmp_path,
+                                                                        monkeypatch):
     """The play page's "what happened" showed '?' for the opponent's hidden cards after the
     game, where the end shows them (the whole record): at the end it tells the same steps
     from the whole record; during the game they stay hidden. The end says how the game
@@ -187,6 +188,25 @@ def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder,
     else:
         raise AssertionError("the game did not end in 60 moves")
     assert hidden  # something was hidden during the game
+    # the end page replays the whole record once (its drawing, lines and ending each did)
+    import dataclasses
+
+    from spycfr.games import get_plugin
+    from spycfr.web import games
+
+    plugin = get_plugin(json.loads((folder / "run.json").read_text())["game"])
+    replays: list[str] = []
+
+    def summary(variant, text):
+        replays.append(text)
+        return plugin.records.summary(variant, text)
+
+    counted = dataclasses.replace(plugin, records=dataclasses.replace(plugin.records,
+                                                                      summary=summary))
+    monkeypatch.setattr(games, "get_plugin", lambda name: counted)
+    code, again = _ask(app, "/play", base + "&m=" + ".".join(moves))
+    assert code == 200 and again == page and len(replays) == 1, replays
+    monkeypatch.undo()
     record = html.unescape(re.search(r'<code id="record">(.*?)</code>', page).group(1))
     assert "?" not in record
     over = re.search(r'<p id="over"><b>(.*?)</b></p>', page)

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from spycfr.analysis import views
 from spycfr.analysis.markdown import num
 from spycfr.engine.states import CHANCE_PLAYER, State
-from spycfr.errors import RecordError, SpycfrError
+from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_game
 from spycfr.seeds import check_seed
 from spycfr.tree import Tree
@@ -218,12 +219,13 @@ class Narrator:
 
     def observe(self, p: int, before: str, state, label: str | None) -> None:
         if label is None:  # before a step (``before``: the seat's view, as ``state`` is)
+            now = None
             if p != self.told[0]:
                 now = self.view(state)
                 self.close_view(now)
                 self.told = (p, now)
             if self._view is not None:
-                self.last = self.view(state)
+                self.last = self.view(state) if now is None else now
             return
         # after the player's own move: the move as chosen (take:up; what the record adds to
         # it, such as the card that went to the opponent, shows on the board); told from a
@@ -444,17 +446,10 @@ def show_position(plugin, game, view: str, seat: int, say: Callable[[str], None]
     the game ended (Agent Avenue's reason, the payoffs), which the caller's "result:" line
     does not; the workbench's play page shows it too."""
     say("")
-    if plugin.records is not None:
-        try:
-            summary = (plugin.records.summary(game.variant_obj, view) if whole else
-                       plugin.records.view_key(game.variant_obj, view, seat)[1])
-            for line in plugin.records.lines(summary, game.variant_obj):
-                if not line.startswith("legal moves"):
-                    say(line)
-            return
-        except RecordError:  # a view the notation cannot replay: show the key
-            pass
-    say(f"{'your final view' if final else 'you see'}: {view or '(nothing yet)'}")
+    shown = views.lines(plugin, game, view, seat, full=whole)
+    key = f"you see: {view or '(nothing yet)'}"  # views.lines' line where the notation fails
+    for line in shown:
+        say(f"your final view: {view or '(nothing yet)'}" if final and shown == [key] else line)
 
 
 def _ask(labels: list[str], moves: Moves, say: Callable[[str], None],
