@@ -60,8 +60,8 @@ def review(run_dir: str, record: tuple[str, ...], path: str | None, seat: str,
 
             from spycfr.analysis.agentplay import agent_review_words
 
-            click.echo(textwrap.fill(f"values: {agent_review_words(opp.result)}", 100,
-                                     subsequent_indent="  "))
+            words = agent_review_words(opp.result, both=len(seats) == 2)
+            click.echo(textwrap.fill(f"values: {words}", 100, subsequent_indent="  "))
         _print(result)
     if result["errors"]:
         raise SpycfrError(f"{result['errors']} of {len(records)} records could not be "

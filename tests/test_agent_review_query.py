@@ -172,3 +172,32 @@ def test_agent_hunter_walk_by_steps_answers_as_by_prefixes(hunter_tiny, monkeypa
     by_prefixes = answers()
     assert prefixes
     assert by_steps == by_prefixes
+
+
+def test_a_both_seat_review_says_why_the_seats_values_are_not_opposite(hunter_tiny):
+    """Each seat's values are that agent's own estimate (its cards, its model of the other
+    seat), so both seats can be above 0 at one point of a game (seen on Agent Hunter
+    standard: P1 +0.74, P2 +0.91 two moves apart), not a sign: the review of both seats says
+    so, in the terminal and on the workbench; one seat's review does not."""
+    import html
+    from urllib.parse import urlencode
+
+    from cli_helpers import spycfr
+    from spycfr.analysis.agentplay import SEATS_APART
+    from spycfr.web.app import make_app
+    from spycfr.web.catalog import discover
+    from test_web_pages import _ask
+
+    _, _, final, _ = _played(hunter_tiny, 0, 3)
+    record = final.record()
+    for seat, said in (("both", True), ("P1", False)):
+        code, out, err = spycfr("review", hunter_tiny, record, "--seat", seat)
+        assert code == 0, err
+        assert (SEATS_APART in " ".join(out.split())) == said, out
+    app = make_app(discover([hunter_tiny]))
+    name = next(iter(discover([hunter_tiny])))
+    for seat, said in (("both", True), ("P1", False)):
+        code, page = _ask(app, "/review", "run=" + name,
+                          urlencode({"records": record, "seat": seat}).encode())
+        assert code == 200 and ('id="apart"' in page) == said, page[-500:]
+        assert (SEATS_APART[1:] in html.unescape(page)) == said

@@ -201,10 +201,24 @@ class ViewWalk:
         return self.state
 
 
-def agent_review_words(meta) -> str:
+# A both-seat review of an agent run values each seat's moves by the agent in that seat
+# (query --seat's values): P1's +0.74 and P2's +0.91 two moves apart in the 14-token Agent
+# Hunter standard game of docs/search.md. Not a sign: the seats' opening values are
+# opposite (-0.0161/+0.0161, the openings table, nothing private yet) and P2's last values
+# are its own loss (-1.0); each is that seat's expectation given its own cards, against
+# its own model of the other, and those need not be opposite (at an exact equilibrium
+# neither: each seat conditions on what it alone knows).
+SEATS_APART = ("the two seats' values are not each other's negatives: each is that seat's "
+               "own estimate, from what that seat knows (its own cards) and its own model of "
+               "the other seat, so both can be above 0 at the same point of a game; only the "
+               "result is zero-sum")
+
+
+def agent_review_words(meta, both: bool = False) -> str:
     """What a review's numbers on an agent run are, in one line (`spycfr play`, `spycfr
     review`): query's values at each decision, an estimate, with the agent's exploitability
-    (exact where measured, else the lower bound measured, else unknown)."""
+    (exact where measured, else the lower bound measured, else unknown); ``both``: both
+    seats reviewed, whose values are not opposite (:data:`SEATS_APART`)."""
     bound = lower_bound_words(meta.measured)
     strength = (f"the agent is {meta.exploitability:.4g} exploitable (exact)"
                 if meta.exploitability is not None else
@@ -213,7 +227,8 @@ def agent_review_words(meta) -> str:
     return ("each move valued as `spycfr query --seat` values it there: the search agent in "
             "that seat, the seat's expected payoff against the agent's model of the opponent "
             f"(an estimate, not an equilibrium's value: {strength}); loss below the best move, "
-            f"'tie' within {AGENT_TIE:g}, the re-solve's precision")
+            f"'tie' within {AGENT_TIE:g}, the re-solve's precision"
+            + (f"; {SEATS_APART}" if both else ""))
 
 
 def walk_view(agent, records, variant, record: str, player: int) -> tuple:

@@ -460,4 +460,11 @@ def _game_html(g: dict) -> str:
         rows = data["moves"]
         parts.append(_review_html(rows, SEATS.index(seat), mine=False) if rows else
                      f"<p>{seat} made no move</p>")
+    agents = [d["moves"] for d in g["seats"].values()
+              if d["moves"] and d["moves"][0].get("basis") == "agent"]
+    if len(agents) == 2:  # both seats valued by the agent: why not opposite
+        from spycfr.analysis.agentplay import SEATS_APART
+
+        parts.append(f'<p class="note" id="apart">{esc(SEATS_APART[0].upper())}'
+                     f"{esc(SEATS_APART[1:])}.</p>")
     return '<div class="game">' + "".join(parts) + "</div>"
