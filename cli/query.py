@@ -86,12 +86,16 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
     for m in sorted(result["moves"], key=lambda m: (
             -(m["value"] if m["value"] is not None else -math.inf), -m["probability"])):
         loss = ("-" if m["loss"] is None else f"{m['loss']:.4f}" if m["tie"] is None
+                else f"~{m['loss']:.4f}" if m["move"] in result.get("unranked", ())
                 else "tie" if m["tie"] else f"{m['loss']:.4f}")
         click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {value_text(m['value']):>9} "
                    f"{loss:>8} {value_text(m['br_value']):>9}")
     tol = result["tolerance"]
     tie = ("not ranked here: off the equilibrium path" if tol is None else
-           f"within {tol:.2g}, what the exploitability allows at a position this frequent")
+           f"within {tol:.2g}, what the exploitability allows at a position this frequent"
+           + (f"; '~': within that but more than the run's precision where a position is "
+              f"frequent ({result['precision']:.2g}) below the best, so not ranked"
+              if result.get("unranked") else ""))
     click.echo(textwrap.fill(
         f"value: {name}'s payoff when the game then goes on at equilibrium; loss: below the "
         f"best move's value (tie: {tie}); BR value: with {name}'s best play afterwards", 100,

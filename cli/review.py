@@ -87,7 +87,7 @@ def _read(path: str) -> str:
 
 
 def _print(result: dict) -> None:
-    from spycfr.analysis.play import probability_label
+    from spycfr.analysis.play import loss_text, probability_label
 
     for g in result["games"]:
         click.echo(f"game {g['game']}: {g['record'][:200]}")
@@ -107,8 +107,7 @@ def _print(result: dict) -> None:
                        f"(total {s['total_loss']:.4f}); the costliest first (move, "
                        f"{probability_label(data['moves'])}, value, loss):")
             for r in data["moves"]:
-                loss = "–" if r.get("loss") is None else "tie" if r["tie"] else \
-                    f"{r['loss']:.4f}"
+                loss = loss_text(r)
                 value = "" if r.get("value") is None else f" {num(r['value'])}"
                 click.echo(f"    {r['number']:>3} {r['move']:<22} {100 * r['probability']:6.1f}%"
                            f"{value} {loss:>8}  {r['words']}")

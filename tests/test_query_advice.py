@@ -7,6 +7,7 @@ its refills as `refill:F`)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -138,6 +139,49 @@ def test_tied_moves_are_never_called_the_best_move():
     assert out["best_reply"] == ["c"] and out["best_reply_value"] == 0.12
     unique = advise([dict(m) for m in moves], tolerance=0.0001, br_tolerance=0.0001)
     assert unique["best_move"] == "b" and unique["best_moves"] == ["b"]
+
+
+def test_a_rare_positions_wide_tie_does_not_call_moves_equal():
+    """At a position reached in 1.8e-4 of games, mini's tolerance (2 eps / reach) is 1.0: its
+    query called all 6 moves 'as good as each other (within 1)' and every best reply 'tied
+    at +0.0000' where they were worth 0 to -1 against the run. Moves tied only by so wide a
+    tolerance (more than the run's NashConv below the best) are not ranked, not equal; the
+    best reply (exact against the run's strategy) ties within the NashConv."""
+    from spycfr.analysis.query import advice_words
+
+    moves = [{"move": m, "probability": p, "value": v, "br_value": v}
+             for m, p, v in [("a", 1.0, 0.0), ("b", 0.0, -0.27), ("c", 0.0, -1.0),
+                             ("d", 0.0, -0.00005)]]
+    out = advise(moves, tolerance=1.03, br_tolerance=2e-4, precision=2e-4)
+    assert out["best_moves"] == ["a", "d", "b", "c"] and out["unranked"] == ["b", "c"]
+    assert out["as_good"] == ["d"] and out["best_reply"] == ["a", "d"]
+    words = " ".join(advice_words({**out, "moves": moves}))
+    assert "cannot rank these moves" in words and "as good as each other" not in words
+    assert "a is best (+0.0000), then d (-0.0001), b (-0.2700), c (-1.0000)" in words
+    # without a precision (a caller that gives none), ties stay ties
+    assert advise([dict(m) for m in moves], tolerance=1.03, br_tolerance=1.03)["unranked"] == []
+
+
+def test_mini_query_at_a_rare_position_says_the_run_cannot_rank_its_moves():
+    mini = str(Path(__file__).resolve().parent.parent / "results" / "mini")
+    code, out, err = spycfr("query", mini, "--seat", "P1",
+                            "place:0-1 place:? house:1=0>2:lo+h1>? switch:1=2>?@1")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "the run cannot rank these moves" in text and "as good as each other" not in text
+    assert "~1.0000" in out and "tied at" not in text
+    assert "best reply against the equilibrium opponent (best play afterwards): hand:2>1" in text
+
+
+def test_a_review_row_of_a_rare_position_is_not_called_as_good():
+    from spycfr.analysis.play import loss_text
+    from spycfr.analysis.review import words
+
+    row = {"move": "hand:2>2", "showed": "hand:2>2:hi", "likely": [], "loss": 1.0,
+           "tie": True, "unranked": True, "tolerance": 1.03, "best_moves": ["hand:2>1"]}
+    said = words(row, 0)
+    assert "as good" not in said and "not ranked" in said and "1.0000 below" in said
+    assert loss_text(row) == "~1.0000" and loss_text({**row, "unranked": False}) == "tie"
 
 
 def test_tolerance_scales_with_how_often_a_position_arises():

@@ -344,6 +344,9 @@ def review(opp: Opponent, seat: int, decisions: list[Decision]) -> list[dict]:
             "move": d.move, "view": d.view, "probability": float(strategy[i, d.index]),
             "value": float(values[d.index]), "best_value": float(values.max()),
             "loss": loss, "tie": loss <= tol, "tolerance": tol, "basis": basis,
+            # within a rare position's tolerance (2 eps / reach) but more than the run's
+            # NashConv below the best: not ranked, not "as good" (as query says it)
+            "unranked": bool(2 * eps < loss <= tol),
             "best_moves": [d.labels[j] for j in sorted(best, key=lambda j: -values[j])],
             "reach_probability": float(reach[i]),
         })
@@ -381,11 +384,14 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
             "then going on at equilibrium")
         say("  loss: how far below the best move there ('tie': within what the run's "
             "exploitability allows there)")
+        if any(r.get("unranked") for r in rows):
+            say("  '~': within that, at a position so rare that the run does not rank the "
+                "move (a loss against its strategy, not counted as lost)")
     say(f"  {'#':>3}  {'move':<22} {probability_label(rows):>10} {'value':>8} {'best':>8} "
         f"{'loss':>8}")
     for n, r in enumerate(rows, 1):
         # a search agent's re-solve may leave a move without a value: its loss is unknown
-        loss = "-" if r["loss"] is None else "tie" if r["tie"] else f"{r['loss']:.4f}"
+        loss = loss_text(r, "-")
         note = ""
         if r["tie"] is not None and not r["tie"]:
             others = ", ".join(r["best_moves"][:3]) + (" ..." if len(r["best_moves"]) > 3
@@ -404,6 +410,17 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
         worst = max(lost, key=lambda r: r["loss"])
         say(f"{len(lost)} of your {len(rows)} moves lost value; the costliest: "
             f"{worst['move']} (lost {worst['loss']:.4f} against {worst['best_moves'][0]})")
+
+
+def loss_text(row: dict, none: str = "–") -> str:
+    """A review row's loss as its column shows it: ``none`` without a value, 'tie' within
+    the tolerance, '~' before a loss within a rare position's tolerance but more than the
+    run's precision (``unranked``: the run does not rank it), else the loss."""
+    if row.get("loss") is None:
+        return none
+    if row.get("unranked"):
+        return f"~{row['loss']:.4f}"
+    return "tie" if row["tie"] else f"{row['loss']:.4f}"
 
 
 def _signed(x: float | None) -> str:

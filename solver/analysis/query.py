@@ -110,8 +110,10 @@ def query(run: Run, player: int, record: str, against: np.ndarray | None = None)
     }
     # against another opponent the position's frequency is the one that opponent gives it
     tolerance = tie_tolerance(eps, float((reach if against is not None else eq_reach)[infoset]))
-    result.update(advise(moves, tolerance, 2 * eps if tolerance is None else tolerance,
-                         against is not None))
+    # the best reply is against this opponent, its values exact: tied within the run's
+    # NashConv (2 eps), as a frequent position's values are; with the position's
+    # tolerance (2 eps / reach) a rare one called moves 1.0 apart "tied at +0.0000"
+    result.update(advise(moves, tolerance, 2 * eps, against is not None, precision=2 * eps))
     result["warning"] = path_warning(result, name)
     result["advice"] = advice_words(result)
     return result
@@ -128,13 +130,20 @@ def tie_tolerance(eps: float, reach: float) -> float | None:
 
 
 def advise(moves: list[dict], tolerance: float | None, br_tolerance: float,
-           other_opponent: bool = False) -> dict:
+           other_opponent: bool = False, precision: float | None = None) -> dict:
     """Ties, losses and the best reply of ``moves`` (dicts with move, probability, value,
     br_value); adds ``loss``, ``tie`` and ``best_reply`` to each move. Values within
     ``tolerance`` of the best tie (None: off the equilibrium path, values not ranked); best-
-    reply values within ``br_tolerance``."""
+    reply values within ``br_tolerance``.
+
+    ``precision``: how far apart the run's values may be and still be the same value where
+    the position is frequent (its NashConv, 2 eps). A tie wider than that (a rare position:
+    2 eps / reach, up to 1.0 and more on mini) only says the run cannot rank the moves:
+    those moves (``unranked``, best first) are not "as good" as the best, nor the best
+    "one of several equal moves"; None: every tie is a tie of equal values."""
     out: dict[str, Any] = {"tolerance": tolerance, "br_tolerance": br_tolerance,
-                           "against_other": other_opponent}
+                           "against_other": other_opponent, "precision": precision,
+                           "unranked": []}
     mix = sorted((m for m in moves if m["probability"] >= SHOWN),
                  key=lambda m: -m["probability"])
     out["equilibrium_mix"] = [{"move": m["move"], "probability": m["probability"]} for m in mix]
@@ -159,7 +168,10 @@ def advise(moves: list[dict], tolerance: float | None, br_tolerance: float,
     best = [m["move"] for m in sorted(moves, key=lambda m: -m["value"]) if m["tie"]]
     out["best_moves"] = best
     out["best_move"] = best[0] if len(best) == 1 else None
-    out["as_good"] = [m["move"] for m in moves if m["tie"] and m["probability"] < SHOWN]
+    same = [m for m in moves if m["tie"] and (precision is None or m["loss"] <= precision)]
+    out["unranked"] = [m["move"] for m in sorted(moves, key=lambda m: -m["value"])
+                       if m["tie"] and precision is not None and m["loss"] > precision]
+    out["as_good"] = [m["move"] for m in same if m["probability"] < SHOWN]
     out["losing"] = [{"move": m["move"], "loss": m["loss"]}
                      for m in sorted(moves, key=lambda m: m["loss"]) if not m["tie"]]
     return out
@@ -201,6 +213,18 @@ def advice_words(result: dict) -> list[str]:
     elif result["best_move"] is not None:
         lines.append(f"best move: {result['best_move']} (better than every other move by more "
                      f"than {tol:.2g})")
+    elif result.get("unranked"):
+        # ties wider than a frequent position's: the run's values here are too coarse to
+        # rank these moves, which is all "within" says (not that they are worth the same)
+        loss = {m["move"]: m["loss"] for m in result["moves"]}
+        value = next(m["value"] for m in result["moves"] if m["move"] == best[0])
+        lines.append(
+            f"the run cannot rank these moves: at a position this rare its values may be off "
+            f"by up to {tol:.2g} (2 x exploitability / how often the position arises), and "
+            f"{len(best) - 1} other move{'s are' if len(best) > 2 else ' is'} within that of "
+            f"the best; against the run's strategy {best[0]} is best ({num(value)}), then "
+            + ", ".join(f"{m} (-{loss[m]:.4f})" for m in best[1:4])
+            + (f" and {len(best) - 4} more" if len(best) > 4 else ""))
     elif len(best) == len(result["moves"]):
         lines.append(f"{'both' if len(best) == 2 else f'all {len(best)}'} moves are as good "
                      f"as each other ({within}): none is the best move")

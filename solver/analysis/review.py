@@ -122,6 +122,10 @@ def words(row: dict, seat: int) -> str:
             f"{k} ({100 * p:.0f}%)" for k, p in row["likely"])
     if row.get("loss") is None:
         return text + "."
+    if row.get("unranked"):  # a rare position: within its tolerance, not equal
+        return text + (f"; {row['loss']:.4f} below the best ({row['best_moves'][0]}) against "
+                       f"the run's strategy, within the {row['tolerance']:.2g} its values may "
+                       "be off at a position this rare: not ranked.")
     if row["tie"]:
         return text + "; as good as the best move there."
     better = ", ".join(row["best_moves"][:3])

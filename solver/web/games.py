@@ -16,7 +16,14 @@ import numpy as np
 
 from spycfr.analysis import views
 from spycfr.analysis.markdown import num
-from spycfr.analysis.play import SEATS, Narrator, choose, probability_label, run_game
+from spycfr.analysis.play import (
+    SEATS,
+    Narrator,
+    choose,
+    loss_text,
+    probability_label,
+    run_game,
+)
 from spycfr.analysis.review import explained, records_in, review_records
 from spycfr.games import get_plugin
 from spycfr.seeds import check_seed
@@ -317,7 +324,7 @@ def _review_html(rows: list[dict], seat: int, mine: bool = True) -> str:
     ordered = sorted(rows, key=lambda r: -(r.get("loss") or 0.0)) if valued else rows
     body = []
     for r in ordered:
-        loss = "–" if r.get("loss") is None else ("tie" if r["tie"] else f"{r['loss']:.4f}")
+        loss = loss_text(r)
         body.append(f'<tr class="rv"><td>{r["number"]}</td><td class="l mv">{esc(r["move"])}'
                     f'</td><td class="p">{pct(r["probability"])}</td><td>'
                     f'{num(r.get("value"))}</td><td>{num(r.get("best_value"))}</td>'
