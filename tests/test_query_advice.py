@@ -226,3 +226,24 @@ def test_off_the_equilibrium_path_is_flagged_with_its_reach(tiny):
     assert code == 0
     assert "warning: off the equilibrium path: this position arises in" in out
     assert "not ranked" in out and "best reply against the equilibrium opponent" in out
+
+
+@pytest.mark.parametrize("run, record", [
+    ("mini", ""), ("standard", "place:4-0-1 place:? hand:9>1:hi hand:2>2:hi")])
+def test_a_query_imports_neither_pandas_nor_scipys_lp(run, record):
+    """`spycfr query` on a committed run (a solved one, the search agent) answers without
+    pandas or scipy.optimize, which only other commands need (making or reading a strategy
+    table, solving an LP): their imports were some 0.9 s of a query's CPU (python -X
+    importtime; docs/search.md)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    script = ("import sys\nsys.argv = ['spycfr', *sys.argv[1:]]\nfrom spycfr.cli.main import "
+              "main\ntry:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code\n"
+              "print([m for m in ('pandas', 'scipy.optimize') if m in sys.modules])")
+    proc = subprocess.run([sys.executable, "-c", script, "query", f"results/{run}", "--seat",
+                           "P1", record], capture_output=True, text=True, cwd=root, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "[]"

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
-from scipy import sparse
-from scipy.optimize import linprog
 
 from spycfr.errors import SpycfrError
 from spycfr.tree import CHANCE, TERMINAL, Tree
+
+if TYPE_CHECKING:
+    from scipy import sparse
+# scipy.sparse and scipy.optimize are imported where an LP is built (some 0.5 s): every
+# command that imports the solvers' table (spycfr.runs.engines) imports this module
 
 MAX_LP_NODES = 2_000_000
 
@@ -94,12 +98,16 @@ def _sequences(tree: Tree):
         seq_start)
     if (parent_seq == -2).any():
         raise SpycfrError("LP needs perfect recall: an infoset has two parent sequences")
+    from scipy import sparse
+
     a = sparse.coo_matrix((vals, (rows, cols)), shape=(n_seq[0], n_seq[1])).tocsr()
     return seq_start, parent_seq, n_seq, a
 
 
 def _constraints(tree: Tree, player: int, seq_start, parent_seq, n_seq_p: int):
     """Sparse E (one row for the root plus one per infoset of ``player``) with E z = e."""
+    from scipy import sparse
+
     infosets = tree.infosets_of(player).astype(np.int64)
     nact = tree.infoset_num_actions.astype(np.int64)[infosets]
     r = np.arange(1, len(infosets) + 1)
@@ -117,6 +125,9 @@ def _solve_side(payoff: sparse.csr_matrix, own: sparse.csr_matrix, opp: sparse.c
     minimiser's plan w is the dual of the constraints F'q - M'z <= 0 (one per opponent
     sequence): linprog's marginals of a minimisation are <= 0, so w = -marginals.
     """
+    from scipy import sparse
+    from scipy.optimize import linprog
+
     n_z = own.shape[1]
     n_q = opp.shape[0]
     cost = np.zeros(n_z + n_q)

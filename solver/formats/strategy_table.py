@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from spycfr.errors import SpycfrError
 from spycfr.games import tree_labels
 from spycfr.io import atomic_path, check_free_space
 from spycfr.memory import reading
 from spycfr.tree import Tree
+
+if TYPE_CHECKING:  # pandas is imported where a table is made or read (0.5 s): not by query
+    import pandas as pd
 
 REQUIRED_COLUMNS = ("player", "infoset", "action", "probability")
 FORMATS = ("csv", "parquet", "json")
@@ -41,6 +44,8 @@ def strategy_table(
     ``opponent_reach`` (sum over the infoset's nodes of the opponent-and-chance reach) turns
     counterfactual values into conditional values; where it is 0 the value is left empty.
     """
+    import pandas as pd
+
     keys, actions = tree_labels(tree)
     counts = tree.infoset_num_actions.astype(np.int64)
     rows = np.repeat(np.arange(tree.num_infosets), counts)
@@ -107,6 +112,8 @@ def write_table(table: pd.DataFrame, path: str | Path, fmt: str | None = None) -
 
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read a strategy table (by extension: .csv, .parquet, .json); errors name the problem."""
+    import pandas as pd
+
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
     if not path.is_file():
@@ -142,6 +149,8 @@ def strategy_from_table(
     Returns the array and how many infosets were filled by default. Unknown infosets or
     actions, negative or non-numeric probabilities and rows not summing to 1 are errors.
     """
+    import pandas as pd
+
     keys, actions = tree_labels(tree)
     index = {(PLAYER_NAMES[tree.infoset_player[i]], k): i for i, k in enumerate(keys)}
     strategy = np.zeros((tree.num_infosets, max(tree.max_actions, 1)))
@@ -218,6 +227,7 @@ def write_sampled_table(average: dict, path: str | Path, fmt: str | None = None)
     average_table()``) atomically, a chunk of rows at a time: player, infoset_key (the
     table's 63-bit key: the information abstraction's or the observation history's),
     action_index (in the rules' order of legal actions), probability. Returns the rows."""
+    import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -249,6 +259,8 @@ def write_sampled_table(average: dict, path: str | Path, fmt: str | None = None)
 def _sampled_chunks(average: dict):
     """The rows of write_sampled_table, about SAMPLED_CHUNK_ROWS at a time (one empty
     chunk for an empty table)."""
+    import pandas as pd
+
     counts = average["num_actions"].astype(np.int64)
     starts = np.concatenate([[0], np.cumsum(counts)])
     first = 0

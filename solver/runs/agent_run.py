@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from spycfr import __version__
 from spycfr.errors import SpycfrError
@@ -63,6 +62,8 @@ from spycfr.search.saved_plan import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from spycfr.search.openings import OpeningTable
     from spycfr.search.tree import GameModel
 
@@ -250,6 +251,8 @@ def agent_openings(agent: SearchAgent, game) -> pd.DataFrame | None:
     and value for the mover, from the agent's first plan, not re-solved (the table format of
     a sampled run's openings.csv, with values; Agent Avenue's 2,640 first recruits of P2
     would each be a re-solve of seconds)."""
+    import pandas as pd
+
     spec = get_plugin(game.name).openings
     if spec is None:
         return None

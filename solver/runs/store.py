@@ -32,10 +32,9 @@ import math
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from spycfr import __version__
 from spycfr.errors import SpycfrError
@@ -47,6 +46,9 @@ from spycfr.memory import missing_or, reading, require
 from spycfr.runs.result import RunResult
 from spycfr.runs.source import TREE_NPZ, load_tree
 from spycfr.tree import Tree
+
+if TYPE_CHECKING:  # pandas is imported where a table is made or read (0.5 s): not by query
+    import pandas as pd
 
 RUN_JSON = "run.json"
 TEAM_JSON = "team.json"  # a team run (spycfr team) has this instead
@@ -83,6 +85,8 @@ def fingerprint(tree: Tree) -> dict:
 
 
 def convergence_csv(log, column: str = "exploitability") -> str:
+    import pandas as pd
+
     frame = pd.DataFrame(log, columns=["iteration", "seconds", column])
     return frame.to_csv(index=False, float_format="%.17g")
 
@@ -247,6 +251,8 @@ def read_run_meta(path: str | Path) -> dict[str, Any]:
 
 def treeless_openings(path: str | Path) -> tuple[RunResult, pd.DataFrame] | None:
     """(run.json, ``openings.csv``) of a tree-less MCCFR run; None if the run has a tree."""
+    import pandas as pd
+
     meta = read_run(path)
     if not meta.treeless:
         return None
@@ -366,17 +372,19 @@ def load_run(path: str | Path) -> Run:
 def _labels_from_table(tree: Tree, table_path: Path) -> None:
     """Take the infoset keys and action labels from the run's own table (rows are in infoset
     and action order), which is much faster than replaying every infoset; spot-checked
-    against a replay of a few infosets, and not used when they disagree."""
+    against a replay of a few infosets, and not used when they disagree. Read by pyarrow
+    itself: pandas' import (0.4 s) was most of it, and `spycfr query` needs no other table."""
+    import pyarrow.parquet as pq
+
     try:
-        table = pd.read_parquet(table_path, columns=["infoset", "action"])
+        table = pq.ParquetFile(table_path).read(columns=["infoset", "action"])
+        keys, actions = (table.column(c).to_pylist() for c in ("infoset", "action"))
     except Exception:
         return  # labels are recomputed on demand
     counts = tree.infoset_num_actions.astype(np.int64)
-    if len(table) != int(counts.sum()):
+    if len(keys) != int(counts.sum()):
         return
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    keys = table["infoset"].to_numpy()
-    actions = table["action"].tolist()
     infoset_keys = [str(keys[i]) for i in starts]
     action_labels = [actions[i:i + k] for i, k in zip(starts, counts, strict=True)]
     sample = np.unique(np.linspace(0, tree.num_infosets - 1, 16).astype(np.int64))
