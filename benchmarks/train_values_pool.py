@@ -87,7 +87,11 @@ def main() -> None:
     settings = TrainSettings(hidden=tuple(int(w) for w in a.hidden.split(",")), epochs=a.epochs,
                              batch=a.train_batch, lr=a.lr, seed=a.seed,
                              backend=backend_name("auto"))
-    record = run_stage(a.out, spec, done * a.batch, settings, a.batch, workers=0, note=say)
+    made = {"by": f"a pool of {a.processes} processes (benchmarks/train_values_pool.py; the "
+                  "first batch, which compiles, in its parent before the pool's wall time)",
+            "batches": done, "wall_seconds": gen_wall}
+    record = run_stage(a.out, spec, done * a.batch, settings, a.batch, workers=0, note=say,
+                       made_before=made)
     record["pool"] = {"processes": a.processes, "generate_wall_seconds": gen_wall,
                       "budget": a.budget}
     path = stage_dir(a.out, a.stage) / "stage.json"

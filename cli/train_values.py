@@ -129,8 +129,18 @@ def train_values(game: str, preset: str | None, variant_params: dict, stage: int
     also = f" and {sum(record['data_rows'])} of --data" if data else ""
     click.echo(f"{game} stage {stage}: {record['situations_made']} situations, "
                f"{record['training_rows']} rows{also} "
-               f"({record['generate_wall_seconds']:.0f} s to generate, "
+               f"({_generate_words(record)}, "
                f"{record['training']['train_seconds']:.0f} s to train, "
                f"{record['training']['backend']}); held-out mse {held['mse']:.3g}, "
                f"mae {held['mae']:.3g} (payoff units)")
     click.echo(f"wrote {out}/stage-{stage}/weights.npz")
+
+
+def _generate_words(record: dict) -> str:
+    """How long the stage's situations took to generate, as stage.json records it."""
+    seconds = record.get("generate_wall_seconds")
+    if seconds is None:
+        return "its batches found made, their time not recorded"
+    made = record.get("made_before")
+    return f"{seconds:.0f} s to generate" + (f", {made['batches']} batches by {made['by']}"
+                                              if made else "")

@@ -446,6 +446,38 @@ def test_a_stage_on_kuhn_end_to_end(tmp_path):
         run_stage(tmp_path, spec, 80, settings, batch=20, workers=0)
 
 
+def test_a_stage_records_how_long_its_batches_took_whoever_made_them(tmp_path):
+    """generate_wall_seconds is the time the stage's batches took: the stage's own
+    generation, summed over its runs; a pool's (benchmarks/train_values_pool.py) where the
+    pool made every batch before the stage ran, recorded as made_before; not known (None)
+    where batches were found made and nothing says how long they took. It read the
+    microseconds of finding them (6e-06 in results/gpu/train-values-tiny-h200-2026-11-27.json)."""
+    from spycfr.io import save_npz
+    from spycfr.search.situations import generate_batch
+    from spycfr.search.stages import stage_dir
+
+    spec = StageSpec("kuhn", None, {}, 1, 4, 20, seed=0)
+    settings = TrainSettings(hidden=(8,), epochs=2, batch=16, backend="numpy")
+    own = run_stage(tmp_path / "own", spec, 8, settings, batch=4, workers=0)
+    assert own["generate_wall_seconds"] > 0.001 and own["batches_generated"] == 2
+    again = run_stage(tmp_path / "own", spec, 8, settings, batch=4, workers=0)  # all found
+    assert again["generate_wall_seconds"] == own["generate_wall_seconds"]
+    assert again["batches_generated"] == 2
+    for name in ("pool", "found"):  # every batch made before the stage ran
+        folder = stage_dir(tmp_path / name, 1) / "situations"
+        folder.mkdir(parents=True)
+        for start in (0, 4):
+            save_npz(folder / f"batch-{start:07d}.npz", **generate_batch(spec.as_dict(), start, 4))
+    made = {"by": "a pool of 16 processes", "batches": 2, "wall_seconds": 70.5}
+    pool = run_stage(tmp_path / "pool", spec, 8, settings, batch=4, workers=0, made_before=made)
+    assert pool["generate_wall_seconds"] == 70.5 and pool["made_before"] == made
+    assert pool["batches_generated"] == 0
+    found = run_stage(tmp_path / "found", spec, 8, settings, batch=4, workers=0)
+    assert found["generate_wall_seconds"] is None
+    stored = json.loads((stage_dir(tmp_path / "pool", 1) / "stage.json").read_text())
+    assert stored["generate_wall_seconds"] == 70.5
+
+
 def test_a_stage_recorded_before_the_heads_resumes_as_shift(tmp_path):
     """A stage.json written before `head` and `queries` were recorded (its network had the
     shift head, its situations were random) resumes with those settings and names what

@@ -79,10 +79,19 @@ def _differences(recorded: dict, config: dict) -> str:
 
 def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings: TrainSettings,
               batch: int = 16, scheduler: str | None = None, workers: int | None = None,
-              note: Note | None = None, data: tuple[str, ...] = ()) -> dict:
+              note: Note | None = None, data: tuple[str, ...] = (),
+              made_before: dict | None = None) -> dict:
     """Generate ``situations`` situation draws for ``spec`` (draws whose playout is too short
     for the stage give none) and train on them and ``data``'s stage directories' situations;
-    returns the stage's record (also in stage.json)."""
+    returns the stage's record (also in stage.json).
+
+    The record's ``generate_wall_seconds`` is the wall time the stage's batches took, summed
+    over the runs that made some (``batches_generated`` counts theirs); ``made_before``
+    describes batches another process made in the stage's directory before it ran
+    ({"by": words, "batches": n, "wall_seconds": s}: benchmarks/train_values_pool.py's
+    pool), recorded as such, its seconds added. Where batches were found made and neither
+    says how long they took, ``generate_wall_seconds`` is None (not known), where it read
+    the microseconds of finding them."""
     say = note or (lambda text: None)
     data = tuple(str(Path(x).resolve()) for x in data)
     extra = [other_situations(Path(x), spec) for x in data]  # refused before any work
@@ -108,8 +117,15 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
         f"solve; the first batch compiles numba kernels)")
     t0 = time.perf_counter()
     _generate(d, spec, todo, batch, situations, scheduler, workers, say)
-    record["generate_wall_seconds"] = record.get("generate_wall_seconds", 0.0) + \
-        time.perf_counter() - t0
+    seconds = time.perf_counter() - t0 if todo else 0.0  # nothing made: no time of its own
+    if made_before is not None:
+        record["made_before"] = made_before
+        seconds += made_before["wall_seconds"]
+    if todo or made_before is not None:
+        record["generate_wall_seconds"] = (record.get("generate_wall_seconds") or 0.0) + seconds
+        record["batches_generated"] = record.get("batches_generated", 0) + len(todo)
+    else:
+        record.setdefault("generate_wall_seconds", None)  # found made: by whom, not known
     own, worker_seconds, nodes, example = load_situations(d, spec)
     record.update(situations_made=int(np.unique(own.group).size), training_rows=own.size,
                   generate_worker_seconds=worker_seconds, mean_subgame_nodes=nodes)
