@@ -67,15 +67,13 @@ def private_namer(plugin: GamePlugin, game) -> Callable[[str, int, list[str]], s
     return name
 
 
-def draw(plugin: GamePlugin, game, text: str, seat: int, full: bool = False) -> str | None:
-    """The position as ``seat`` sees it after its view ``text`` (``full``: after the full
-    record ``text``, everything shown), as HTML (None: the game draws nothing)."""
+def draw(plugin: GamePlugin, game, view: str, seat: int) -> str | None:
+    """The position as ``seat`` sees it after its ``view``, as HTML (None: the game draws
+    nothing, or the view does not replay)."""
     hook = getattr(module(plugin), "draw", None)
     if hook is None:
         return None
-    if full and plugin.records is None:
-        raise AttributeError(f"{plugin.name} draws positions but has no record notation")
-    info = _whole(plugin, game, text) if full else summary_of(plugin, game, text, seat)
+    info = summary_of(plugin, game, view, seat)
     return hook(info, seat) if info is not None else None
 
 
@@ -89,16 +87,23 @@ def lines(plugin: GamePlugin, game, view: str, seat: int, full: bool = False) ->
             if not x.startswith("legal moves")]
 
 
-def ending(plugin: GamePlugin, game, record: str) -> list[str]:
-    """The game's own "game over: ..." line(s) of a whole record (how the game ended, in the
-    game's words: Agent Avenue's reason, the payoffs), as `spycfr play` prints them at the
-    end (:func:`spycfr.analysis.play.show_position`); [] where the game has no notation or
-    the record does not replay."""
+def end(plugin: GamePlugin, game, record: str, seat: int
+        ) -> tuple[str | None, list[str], list[str]]:
+    """The end of a game from its whole ``record``, every card shown, from one replay of it
+    (the workbench's last play page): the position drawn as HTML (None: the game draws
+    nothing, or the record does not replay), its lines but the legal moves and the ending
+    (as :func:`lines` with ``full``), and the game's own "game over: ..." line(s), how the
+    game ended in the game's words (Agent Avenue's reason, the payoffs), as `spycfr play`
+    prints them at the end (:func:`spycfr.analysis.play.show_position`; [] where the game
+    has no notation or the record does not replay)."""
     info = _whole(plugin, game, record)
     if info is None or plugin.records is None:
-        return []
-    return [x for x in plugin.records.lines(info, game.variant_obj)
-            if x.startswith("game over")]
+        return None, [f"you see: {record or '(nothing yet)'}"], []
+    every = plugin.records.lines(info, game.variant_obj)
+    over = [x for x in every if x.startswith("game over")]
+    shown = [x for x in every if not x.startswith("legal moves") and x not in over]
+    hook = getattr(module(plugin), "draw", None)
+    return (None if hook is None else hook(info, seat)), shown, over
 
 
 def _whole(plugin: GamePlugin, game, record: str) -> dict | None:

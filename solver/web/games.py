@@ -249,7 +249,7 @@ def _position(plugin, game, state, seat: int, said: list[str], final: str | None
     everything shown, and what happened so far."""
     view = state.information_state(seat)
     if final:
-        drawn, shown, over = _the_end(plugin, game, final, seat)
+        drawn, shown, over = views.end(plugin, game, final, seat)  # one replay
     else:
         drawn, shown, over = views.draw(plugin, game, view, seat), None, []
     if drawn is None:  # in lines: the seat's view, or at the end the whole record's
@@ -264,29 +264,6 @@ def _position(plugin, game, state, seat: int, said: list[str], final: str | None
             f'<p class="note">your view: <code>{esc(view) or "(nothing yet)"}</code></p></div>'
             f'<div class="box"><h2>what happened{revealed}</h2><ul id="log">{log}</ul>'
             + ("" if log else '<p class="note">nothing yet: you move first</p>') + "</div>")
-
-
-def _the_end(plugin, game, record: str, seat: int
-             ) -> tuple[str | None, list[str], list[str]]:
-    """The end of a game from its whole ``record``, every card shown, replayed once (the
-    drawing, the lines and the ending each replayed it: views.draw, views.lines and
-    views.ending): the position drawn (None: the game draws nothing), its lines but the
-    legal moves and the ending, and the game's own "game over:" line(s), as the terminal
-    prints them (how it ended; a drawing said only "game over")."""
-    from spycfr.errors import RecordError, SpycfrError
-
-    try:
-        info = (plugin.records.summary(game.variant_obj, record)
-                if plugin.records is not None else None)
-    except (RecordError, SpycfrError):  # not replayable: the record itself (views.lines)
-        info = None
-    if info is None:
-        return None, [f"you see: {record or '(nothing yet)'}"], []
-    every = plugin.records.lines(info, game.variant_obj)
-    over = [x for x in every if x.startswith("game over")]
-    shown = [x for x in every if not x.startswith("legal moves") and x not in over]
-    hook = getattr(views.module(plugin), "draw", None)
-    return (None if hook is None else hook(info, seat)), shown, over
 
 
 def _choices(labels: list[str], base: dict, dot: str) -> str:
