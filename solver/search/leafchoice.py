@@ -71,13 +71,14 @@ def leaf_choice_step(u: np.ndarray, reach: np.ndarray, regret: np.ndarray,
     the plain decision's strategy times 1 - w plus the whole decision's times w; with
     ``row_weight`` lam the values are lam times each row's ``max_a min_b`` over the plain
     columns plus 1 - lam times the above."""
-    sigma = _matched(regret)
+    whole = sigma = _matched(regret)  # the whole decision's strategy
     plain = u.shape[2] if plain_regret is None else plain_regret.size
     mixed = plain_regret is not None and guess_weight < 1.0 and plain < u.shape[2]
     if mixed:
         assert plain_regret is not None
-        sigma = guess_weight * sigma
-        sigma[:plain] += (1.0 - guess_weight) * _matched(plain_regret)
+        own = _matched(plain_regret)  # the plain decision's
+        sigma = guess_weight * whole
+        sigma[:plain] += (1.0 - guess_weight) * own
     ev = u @ sigma  # (R, a)
     best = ev.argmax(axis=1)
     picked = np.arange(best.size)
@@ -85,10 +86,8 @@ def leaf_choice_step(u: np.ndarray, reach: np.ndarray, regret: np.ndarray,
     gain = -(np.asarray(reach)[:, None] * u[picked, best, :]).sum(axis=0)
     if mixed:
         assert plain_regret is not None
-        own = _matched(plain_regret)
         plain_regret += gain[:plain] - own @ gain[:plain]
         np.maximum(plain_regret, 0.0, out=plain_regret)
-    whole = _matched(regret)
     regret += gain - whole @ gain
     np.maximum(regret, 0.0, out=regret)
     value = ev[picked, best]
@@ -210,22 +209,22 @@ def _dot(x, y):
 
 
 @njit(cache=True)
-def _matched_into(regret, b0, nb, sigma, scale):
-    """sigma[:nb] += scale times regret matching of ``regret[b0:b0 + nb]`` (uniform where
-    no regret is positive)."""
+def _matched_of(regret, b0, nb):
+    """Regret matching of ``regret[b0:b0 + nb]``: the regrets normalised, uniform where
+    none is positive."""
     total = 0.0
     for b in range(nb):
         total += regret[b0 + b]
+    sigma = np.empty(nb)
     for b in range(nb):
-        sigma[b] += scale * (regret[b0 + b] / total if total > 0 else 1.0 / nb)
+        sigma[b] = regret[b0 + b] / total if total > 0 else 1.0 / nb
+    return sigma
 
 
 @njit(cache=True)
-def _regret_step(regret, b0, nb, gain):
+def _regret_step(regret, b0, nb, sigma, gain):
     """Regret matching+'s update of ``regret[b0:b0 + nb]`` by ``gain[:nb]``, less the gain
-    of its own current strategy."""
-    sigma = np.zeros(nb)
-    _matched_into(regret, b0, nb, sigma, 1.0)
+    of ``sigma``, its current strategy (:func:`_matched_of`, taken before the step)."""
     mean = 0.0
     for b in range(nb):
         mean += sigma[b] * gain[b]
@@ -245,10 +244,13 @@ def _step_all(leaf, start, bstart, rows, qstart, q, weights, answers, reach, opp
         b0, nb = bstart[d], bstart[d + 1] - bstart[d]
         p0, npl = pstart[d], pstart[d + 1] - pstart[d]
         mixed = guess_weight < 1.0 and npl < nb
-        sigma = np.zeros(nb)
-        _matched_into(regret, b0, nb, sigma, guess_weight if mixed else 1.0)
+        # each decision's strategy taken once: played (mixed) and stepped from
+        whole = sigma = _matched_of(regret, b0, nb)
+        mine = _matched_of(plain_regret, p0, npl) if mixed else whole
         if mixed:
-            _matched_into(plain_regret, p0, npl, sigma, 1.0 - guess_weight)
+            sigma = guess_weight * whole
+            for b in range(npl):
+                sigma[b] += (1.0 - guess_weight) * mine[b]
         gain = np.zeros(nb)
         for r in range(start[d], start[d + 1]):
             mass = _dot(weights[r], opposing[lf]) / z
@@ -271,7 +273,7 @@ def _step_all(leaf, start, bstart, rows, qstart, q, weights, answers, reach, opp
             for b in range(nb):
                 gain[b] -= w * (q[base + pick * nb + b] * mass)
         if mixed:
-            _regret_step(plain_regret, p0, npl, gain)
-        _regret_step(regret, b0, nb, gain)
+            _regret_step(plain_regret, p0, npl, mine, gain)
+        _regret_step(regret, b0, nb, whole, gain)
         for b in range(nb):
             avg[b0 + b] += step * sigma[b]
