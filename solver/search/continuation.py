@@ -240,8 +240,8 @@ class Continuations:
         ``reader_range``, choose the opposing continuation per ``choice`` with or without
         ``guesses``, a guess per row or per label of a feature (``guess_by``), played with
         at most ``guess_draws`` of the row's draws (0: all), the decision's mass on the guesses
-        bounded by ``guess_weight`` and each row's value that share ``row_weight`` of its
-        per-row ``max_a min_b`` (spycfr.search.leafchoice) (module notes); None leaves one
+        bounded by ``guess_weight`` and ``row_weight`` of each row's value its per-row
+        ``max_a min_b`` (spycfr.search.leafchoice) (module notes); None leaves one
         as it is. Everything is checked before anything changes (ValueError naming the bad
         value and what is allowed)."""
         if opposing is not None and (len(opposing) == 0 or any(
@@ -610,8 +610,8 @@ class Continuations:
 
     def _decisions(self) -> LeafDecisions:
         """A new solve's opposing decisions (``choice`` "leaf"): the game's opposing
-        continuations plain, then the guesses, with this function's ``guess_weight`` and
-        ``row_weight``."""
+        continuations plain, then the guesses, with these leaves' ``guess_weight`` and
+        ``row_weight`` (:meth:`configure`)."""
         return LeafDecisions(int(self._opp.size), self.guess_weight, self.row_weight)
 
     def leaf_choice(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
