@@ -197,27 +197,21 @@ def main(argv: list[str] | None = None) -> int:
 def _versus(agent, game_name: str, preset: str, versus: str, out: str, first: int,
             pairs: int, say) -> None:
     """``agent`` head to head against the player ``versus``, a pair of games per seed from
-    ``first``: one JSON line a pair appended to ``out`` (``agent_headtohead.py``'s)."""
-    import json
+    ``first``: one JSON line a pair appended to ``out`` (``agent_headtohead.py``'s, by its
+    loop)."""
+    from agent_headtohead import play_pairs  # this folder's (a script)
 
-    from spycfr.analysis.headtohead import AGENT, Player, head_to_head, payoff_bound, player_from
+    from spycfr.analysis.headtohead import AGENT, Player, player_from
     from spycfr.games import make_game
 
     game = make_game(game_name, preset, {})
-    a, b, bound = Player("agent", AGENT, agent=agent), player_from(versus, game), \
-        payoff_bound(game)
+    a = Player("agent", AGENT, agent=agent)
     total = 0.0
-    for seed in range(first, first + pairs):
-        start = time.time()
-        r = head_to_head(game, a, b, games=2, seed=seed)
-        line = {"opponent": versus, "seed": seed, "p1": r["a_as_p1"]["mean"],
-                "p2": r["a_as_p2"]["mean"], "bound": bound, "wall": round(time.time() - start, 1),
-                "solve_seconds": []}
-        with open(out, "a") as f:
-            f.write(json.dumps(line) + "\n")
+    for n, line in enumerate(play_pairs(game, a, {versus: player_from(versus, game)}, out,
+                                        first, pairs), 1):
         total += line["p1"] + line["p2"]
-        if (seed - first + 1) % 25 == 0:
-            say(f"{seed - first + 1} pairs: mean {total / (2 * (seed - first + 1)):+.3f}")
+        if n % 25 == 0:
+            say(f"{n} pairs: mean {total / (2 * n):+.3f}")
 
 
 def _committed(game_name: str, preset: str, iterations: int, max_nodes: int, say):

@@ -21,6 +21,7 @@ import argparse
 import json
 import statistics
 import time
+from collections.abc import Iterator
 
 from leaf_options import add_leaf_options, leaf_settings  # this folder's (a script)
 
@@ -31,7 +32,7 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
          choice: str | None = None, guesses: bool = False, guess_by: str | None = None,
          guess_draws: int | None = None, guess_weight: float | None = None,
          row_weight: float | None = None) -> None:
-    from spycfr.analysis.headtohead import head_to_head, payoff_bound, player_from
+    from spycfr.analysis.headtohead import player_from
     from spycfr.games import make_game
     from spycfr.runs.store import read_run
     from spycfr.search.continuation import configure_agent
@@ -46,8 +47,19 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
     # --guesses the opposing continuation's choice
     configure_agent(a.agent, opposing, focus_rows, reader_rounds, reader_range, choice,
                     guesses or None, guess_by, guess_draws, guess_weight, row_weight)
+    for _ in play_pairs(game, a, {name: player_from(name, game) for name in opponents}, out,
+                        first, pairs):
+        pass
+
+
+def play_pairs(game, a, opponents: dict, out: str, first: int, pairs: int) -> Iterator[dict]:
+    """``a`` (a head-to-head player holding a search agent) against each of ``opponents``
+    (name: player), a pair of games (one per seat, the same seed) per seed from ``first``,
+    interleaved: each pair's JSON line (the module notes) appended to ``out``, then
+    yielded (also agent_exact_walk.py --versus's)."""
+    from spycfr.analysis.headtohead import head_to_head, payoff_bound
+
     bound = payoff_bound(game)
-    opps = {name: player_from(name, game) for name in opponents}
     seconds: list[float] = []
     solve = a.agent.solve
 
@@ -59,7 +71,7 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
 
     a.agent.solve = timed
     for seed in range(first, first + pairs):
-        for name, b in opps.items():
+        for name, b in opponents.items():
             done, start = len(seconds), time.time()
             r = head_to_head(game, a, b, games=2, seed=seed)
             line = {"opponent": name, "seed": seed, "p1": r["a_as_p1"]["mean"],
@@ -68,6 +80,7 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
                     "solve_seconds": [round(x, 3) for x in seconds[done:]]}
             with open(out, "a") as f:
                 f.write(json.dumps(line) + "\n")
+            yield line
 
 
 def _mean_interval(x: list[float], bound: float) -> tuple[float, float, float]:

@@ -304,8 +304,9 @@ def test_the_depth_rule_cuts_a_subgame_past_its_budget_a_level_shallower():
 
 def test_the_exact_walks_agent_plays_head_to_head_with_versus(tmp_path, capsys):
     """agent_exact_walk.py --versus: the walk's agent (rollout leaves, the options given)
-    plays pairs of games against a heuristic, one line a pair in agent_headtohead.py's form,
-    the same games for the same seeds; without --out it is refused with one line."""
+    plays pairs of games against a heuristic, one line a pair in agent_headtohead.py's form
+    (its re-solves' seconds too), the same games for the same seeds; without --out it is
+    refused with one line."""
     knobs = ["agent-hunter", "tiny", "--bare", "--iterations", "5", "--value-function",
              "rollout", "--rollout-budget", "10", "--focus-samples", "4", "--focus-rows", "8",
              "--reader-range", "public", "--choice", "leaf", "--guesses", "--guess-weight",
@@ -317,8 +318,12 @@ def test_the_exact_walks_agent_plays_head_to_head_with_versus(tmp_path, capsys):
     assert [x["seed"] for x in lines] == [7, 8, 9]
     assert all(x["opponent"] == "heuristic:hunter" and x["p1"] in (-1.0, 0.0, 1.0)
                for x in lines)
-    strip = [{k: v for k, v in x.items() if k != "wall"} for x in lines]
-    assert strip == [{k: v for k, v in json.loads(x).items() if k != "wall"}
+    # each re-solve timed, as agent_headtohead.py's lines are (its loop)
+    assert any(x["solve_seconds"] for x in lines)
+    assert all(s >= 0 for x in lines for s in x["solve_seconds"])
+    timings = ("wall", "solve_seconds")
+    strip = [{k: v for k, v in x.items() if k not in timings} for x in lines]
+    assert strip == [{k: v for k, v in json.loads(x).items() if k not in timings}
                      for x in (tmp_path / "b").read_text().splitlines()]
     capsys.readouterr()
     assert walk.main(knobs) == 2
