@@ -484,3 +484,38 @@ def test_a_damaged_plan_is_said_by_every_page_of_the_run(tmp_path):
                  ("report", str(run), "-o", str(tmp_path / "r.md"))):
         code, out, err = spycfr(*args)
         assert code == 0 and err.count(f"warning: {words}") == 1, args
+
+
+def test_the_damage_check_does_not_wait_for_a_run_loading():
+    """Workbench.damage hashed a run's plan file under the lock a run's load holds (one load
+    at a time, minutes for a large tree or agent), so the index, run, openings, report and
+    play pages, which check the plan, waited for another page's load: it answers while that
+    lock is held (fails before: blocked until it is released)."""
+    import threading
+
+    from spycfr.web.bench import Workbench
+    from spycfr.web.catalog import discover
+
+    bench = Workbench(discover([str(RESULTS / "agent-avenue" / "standard")]))
+    entry = next(iter(bench.entries.values()))
+    held, release = threading.Event(), threading.Event()
+
+    def loading() -> None:  # another page loading a run
+        with bench._lock:
+            held.set()
+            release.wait(120)
+
+    answered: list = []
+    loader = threading.Thread(target=loading)
+    checker = threading.Thread(target=lambda: answered.append(bench.damage(entry)))
+    loader.start()
+    try:
+        assert held.wait(30)
+        checker.start()
+        checker.join(60)
+        assert answered == [None]  # the intact committed plan, checked meanwhile
+    finally:
+        release.set()
+        loader.join()
+        if checker.is_alive():
+            checker.join()

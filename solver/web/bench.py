@@ -164,13 +164,16 @@ class Workbench:
         self.agent_lock = threading.Lock()
         self.thinking = Thinking()  # what an agent's page does meanwhile (its progress)
         self._damage: dict[tuple, str | None] = {}  # (name, plan file size, time): its error
+        # its own lock: a page saying the damage does not wait for a run loading (_lock)
+        self._damage_lock = threading.Lock()
 
     def damage(self, entry: Entry) -> str | None:
         """The error that loading ``entry``'s search agent stops at, where its saved plan
         file is damaged (:func:`spycfr.runs.agent_run.damaged_plan`, the CLI's words), for
         every page of the run to say (the play and review pages said it, the index,
         openings and report pages did not); None where there is none. Hashed once for
-        each size and time of the file."""
+        each size and time of the file, under a lock of its own (not the one a run's load
+        holds: the index would wait for a load of another page)."""
         from spycfr.runs.agent_run import PLAN_FILE, damaged_plan
 
         record = entry.meta.get("plan")
@@ -181,7 +184,7 @@ class Workbench:
         except OSError:
             return None  # missing: the agent solves its plan again, and says so
         key = (entry.name, st.st_size, st.st_mtime_ns)
-        with self._lock:
+        with self._damage_lock:
             if key not in self._damage:
                 self._damage[key] = damaged_plan(entry.path, entry.meta)
             return self._damage[key]
