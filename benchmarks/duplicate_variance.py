@@ -171,12 +171,16 @@ def _ratio_ci(d: np.ndarray, base: np.ndarray, rng: np.random.Generator,
 
 def _game(a_name: str, b_name: str, game_name: str | None, preset: str | None):
     """The game named, or the first run directory's."""
+    from spycfr.errors import SpycfrError
     from spycfr.runs.store import read_run
 
     if game_name is not None:
         return make_game(game_name, preset)
-    run = next(p for p in (a_name, b_name)
-               if p not in ("uniform", "heuristic") and not p.startswith("heuristic:"))
+    run = next((p for p in (a_name, b_name)
+                if p not in ("uniform", "heuristic") and not p.startswith("heuristic:")), None)
+    if run is None:
+        raise SpycfrError(f"{a_name} and {b_name} name no game: give --game (and --preset) "
+                          "or a run directory")
     config = read_run(run).config
     assert config is not None  # read_run requires it
     return make_game(config.game, config.preset, config.params)

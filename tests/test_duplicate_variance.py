@@ -82,3 +82,14 @@ def test_deal_luck_reads_a_games_file(bench, tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "duplicate_variance.py"),
                            "uniform"], capture_output=True, text=True)
     assert done.returncode == 2 and "give A and B" in done.stderr
+
+
+def test_no_game_named_is_one_error(bench):
+    """Two players that name no game (no run directory) and no --game: a SpycfrError naming
+    what to give, which the script prints as one 'error:' line (a StopIteration's traceback
+    before)."""
+    from spycfr.errors import SpycfrError
+
+    with pytest.raises(SpycfrError, match="name no game: give --game"):
+        bench._game("uniform", "heuristic:hunter", None, None)
+    assert bench._game("uniform", "heuristic", "kuhn", None).name == "kuhn"
