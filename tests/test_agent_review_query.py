@@ -201,3 +201,32 @@ def test_a_both_seat_review_says_why_the_seats_values_are_not_opposite(hunter_ti
                           urlencode({"records": record, "seat": seat}).encode())
         assert code == 200 and ('id="apart"' in page) == said, page[-500:]
         assert (SEATS_APART[1:] in html.unescape(page)) == said
+
+
+def test_query_says_why_the_agents_own_move_loses_against_its_model(hunter_tiny):
+    """Agent Avenue standard's query showed the agent's own 99.7% move 0.1947 below the best
+    against its model, beyond the 0.01 stated: its probabilities come from a re-solve
+    against the opponent's range as that solve holds it (there the move was the best,
+    +0.1286 against +0.0605), its values against its model (0.46 apart in total
+    variation). query gives each move's value against the solve's range and says so."""
+    from spycfr.analysis.agentplay import mix_apart_words, ties_words
+
+    def move(name, p, v, loss, solved):
+        return {"move": name, "probability": p, "value": v, "loss": loss,
+                "tie": loss <= 0.01, "value_as_solved": solved}
+
+    result = {"tolerance": 0.01, "best_moves": ["b"], "solved_range_apart": 0.46,
+              "moves": [move("a", 0.9968, -0.0289, 0.1947, 0.1286),
+                        move("b", 0.0002, 0.1658, 0.0, 0.0225)]}
+    said = ties_words(result)
+    assert "The agent plays a 99.7% though it is 0.1947 below the best" in said
+    assert "+0.1286 (the best there: the two ranges, not the re-solve's imprecision" in said
+    assert "0.46 apart" in said
+    tied = {**result, "moves": [dict(m, tie=True, loss=0.0) for m in result["moves"]]}
+    assert mix_apart_words(tied) == ""  # its move ties: nothing to explain
+    assert mix_apart_words({**result, "solved_range_apart": None}) == ""  # an openings table
+    # a real query gives the values against the solve's range and how far apart the ranges
+    opp, game, final, decisions = _played(hunter_tiny, 0, 3)
+    q = agent_query(hunter_tiny, 0, decisions[-1].view)
+    assert q["solved_range_apart"] is None or 0.0 <= q["solved_range_apart"] <= 1.0
+    assert all("value_as_solved" in m for m in q["moves"])

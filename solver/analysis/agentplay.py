@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from spycfr.analysis.bound import lower_bound_words, measured_json
+from spycfr.analysis.markdown import num
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
 from spycfr.engine.rng import game_stream, root_key, sample, uniform
@@ -278,15 +279,22 @@ def agent_query(run_dir: str, player: int, record: str,
     # moves within the re-solve's precision of the best are ties (as play's review says):
     # the agent's mix among them is not a ranking
     _, losses = agent_losses(info.values)
+    solved, apart = (game.solved_values(state, player) if not info.from_table
+                     else (np.full(len(labels), np.nan), float("nan")))
     return {
         "player": name, "information_state": key,
         "source": agent_source(meta, info.to_end, info.from_plan, info.from_table,
                                info.plan_row),
         "moves": [{"move": labels[i], "probability": float(info.probs[i]),
                    "value": None if np.isnan(info.values[i]) else float(info.values[i]),
-                   "loss": losses[i], "tie": agent_tie(losses[i])}
+                   "loss": losses[i], "tie": agent_tie(losses[i]),
+                   "value_as_solved": None if np.isnan(solved[i]) else float(solved[i])}
                   for i in order],
         "tolerance": AGENT_TIE,
+        # the opponent's range the probabilities were solved against, apart from the model
+        # the values are against (total variation; None: the values are an openings
+        # table's)
+        "solved_range_apart": None if np.isnan(apart) else apart,
         "best_moves": [labels[i] for i in order if agent_tie(losses[i])],
         "value": info.value,
         "opponent_posterior": [{"private_state": names[j] if names else int(j),
@@ -330,7 +338,30 @@ def ties_words(result: dict) -> str:
         named = ", ".join(best[:6]) + (f" and {len(best) - 6} more" if len(best) > 6 else "")
         words += (f"; {len(best)} moves tie for the best within {tol:g} ({named}): the agent's "
                   "probabilities among them are one mix, not a ranking")
-    return words
+    return words + mix_apart_words(result)
+
+
+def mix_apart_words(result: dict) -> str:
+    """Where the agent's most played move loses more than the tie tolerance against its
+    model, why (a sentence to append, '' elsewhere): its probabilities were solved against
+    the opponent's range as its re-solve holds it, its values are against its model; the
+    move's value and the best value against the solve's range say which it optimised."""
+    moves = [m for m in result["moves"] if m["loss"] is not None]
+    if not moves or result.get("solved_range_apart") is None:
+        return ""
+    top = max(moves, key=lambda m: m["probability"])
+    if top["tie"] or top["probability"] < 0.5 or top.get("value_as_solved") is None:
+        return ""
+    solved = [m["value_as_solved"] for m in moves if m.get("value_as_solved") is not None]
+    best_there = top["value_as_solved"] >= max(solved) - result["tolerance"]
+    rank = ("the best there: the two ranges, not the re-solve's imprecision, part them"
+            if best_there else f"the best there is worth {num(max(solved))}")
+    return (f". The agent plays {top['move']} {100 * top['probability']:.1f}% though it is "
+            f"{top['loss']:.4f} below the best against its model: its probabilities come from "
+            "its re-solve, against the opponent's range as that solve holds it, where "
+            f"{top['move']} is worth {num(top['value_as_solved'])} ({rank}); the values here "
+            "are against its model of the opponent (the posterior below), "
+            f"{result['solved_range_apart']:.2f} apart from that range in total variation")
 
 
 class AgentOpponent:

@@ -334,6 +334,38 @@ class AgentGame:
                         from_plan=self.plan is not None and vt is self.plan.tree,
                         plan_row=self.sol is self.plan)
 
+    def solved_values(self, state: np.ndarray, seat: int) -> tuple[np.ndarray, float]:
+        """Each legal action's value at ``state`` for ``seat``'s actual private state
+        against the opponent's range as the current subgame was solved with it (its own
+        reach: what the opponent can hold, or the gadget's), with the total variation
+        distance between that range and the agent's model range here. The agent's
+        probabilities come from that solve, its move values (:meth:`move_info`) against its
+        model: a move it plays 99.7% can be the solve's best (+0.129 against +0.061) and
+        0.19 below the best against the model (Agent Avenue standard, userfix6), which
+        `spycfr query` says. NaN where an action leads nowhere the subgame values."""
+        self.observe(state)
+        a, t, s = self.agent, self.sol.tree, self.s
+        i = a.private(state, seat)
+        actions = a.legal(state)
+        nexts = []
+        for act in actions:
+            nxt = a.after(state, int(act))
+            nexts.append((a.public(nxt), a.private(nxt, seat)))
+        where = _edges(t, s, i, nexts)
+        cfv, reach_opp = self.sol.values[seat], self.sol.reach[1 - seat]
+        out = np.full(len(actions), np.nan)
+        for x, e in enumerate(where):
+            if e < 0:
+                continue
+            c = t.first[s] + t.row_kid[t.row[s], i, e]
+            mass = float(self._pairs(t.pub[c], nexts[x][1], seat) @ reach_opp[c])
+            if mass > 0:
+                out[x] = cfv[c, nexts[x][1]] * a.model.z / mass
+        solved, model = reach_opp[s], self.model_range
+        apart = (0.5 * float(np.abs(solved / solved.sum() - model / model.sum()).sum())
+                 if solved.sum() > 0 and model.sum() > 0 else float("nan"))
+        return out, apart
+
     def own_values(self) -> tuple[Subtree, int, np.ndarray, np.ndarray]:
         """The agent's counterfactual values at the current public state and below, and its
         model of the opponent's reach there (what normalises them), with the tree and node
