@@ -403,6 +403,12 @@ PLAN_FIELDS = ("iterations", "plan_iterations", "plan_depth", "plan_endgame", "v
                "value_file", "opening_file")
 
 
+def plan_name(record: Mapping[str, Any]) -> str:
+    """The plan file, relative to the run directory, that run.json's plan ``record`` names
+    (:data:`PLAN_FILE` where it names none)."""
+    return str(record.get("file") or PLAN_FILE)
+
+
 def plan_inputs(run: Path, game: str, variant: dict, config: AgentConfig) -> dict[str, Any]:
     """What the agent's first plan is solved from, as recorded with its saved plan: the game,
     variant, the configuration's PLAN_FIELDS and the sha256 of its files (a retrained value
@@ -456,7 +462,7 @@ def plan_to_read(run: Path, record: dict[str, Any], solved_with: dict[str, Any],
     file that is not the one recorded (sha256) or whose own record is unreadable:
     SpycfrError. Its arrays are not read (:func:`read_agent_plans` reads them, unchecked:
     this is the one check, made when the agent is loaded)."""
-    name = str(record.get("file") or PLAN_FILE)
+    name = plan_name(record)
     path = run / name
     again = "solving the first plan again (as a run without a saved plan does)"
     if not path.is_file():
@@ -501,7 +507,7 @@ def damaged_plan(run: str | Path, meta: Mapping[str, Any]) -> str | None:
     record = meta.get("plan")
     if not isinstance(record, dict):
         return None
-    path = Path(run) / str(record.get("file") or PLAN_FILE)
+    path = Path(run) / plan_name(record)
     if not path.is_file() or file_sha256(path) == record.get("sha256"):
         return None
     return _plan_differs(path)
@@ -520,7 +526,7 @@ def _plan_from(plans: dict[bytes, Solution], root, record: dict[str, Any],
     (:func:`~spycfr.search.saved_plan.plan_mismatch`); else None,
     said in one line (the agent solves that plan)."""
     say = agent.progress or (lambda _: None)
-    name = str(record.get("file") or PLAN_FILE)
+    name = plan_name(record)
     plan = plans.get(plan_key(root))
     if plan is None:
         # a game that starts with public chance (Agent Avenue advanced's black market) has

@@ -174,13 +174,13 @@ class Workbench:
         openings and report pages did not); None where there is none. Hashed once for
         each size and time of the file, under a lock of its own (not the one a run's load
         holds: the index would wait for a load of another page)."""
-        from spycfr.runs.agent_run import PLAN_FILE, damaged_plan
+        from spycfr.runs.agent_run import damaged_plan, plan_name
 
         record = entry.meta.get("plan")
         if entry.kind != "run" or not isinstance(record, dict):
             return None
         try:
-            st = (entry.path / str(record.get("file") or PLAN_FILE)).stat()
+            st = (entry.path / plan_name(record)).stat()
         except OSError:
             return None  # missing: the agent solves its plan again, and says so
         key = (entry.name, st.st_size, st.st_mtime_ns)
