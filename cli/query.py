@@ -74,6 +74,8 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
     if as_json:
         click.echo(json.dumps(_noted(result, note)))
         return
+    from spycfr.analysis.play import loss_text
+
     name = result["player"]
     click.echo(run_header(run))
     click.echo(f"{name} to move after: {result['information_state'] or '(start)'}")
@@ -85,9 +87,7 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
     click.echo(f"  {'move':<22} {'eq prob':>8} {'value':>9} {'loss':>8} {'BR value':>9}")
     for m in sorted(result["moves"], key=lambda m: (
             -(m["value"] if m["value"] is not None else -math.inf), -m["probability"])):
-        loss = ("-" if m["loss"] is None else f"{m['loss']:.4f}" if m["tie"] is None
-                else f"~{m['loss']:.4f}" if m["move"] in result.get("unranked", ())
-                else "tie" if m["tie"] else f"{m['loss']:.4f}")
+        loss = loss_text({**m, "unranked": m["move"] in result.get("unranked", ())}, "-")
         click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {value_text(m['value']):>9} "
                    f"{loss:>8} {value_text(m['br_value']):>9}")
     tol = result["tolerance"]
