@@ -397,3 +397,24 @@ def test_corrupted_records_raise_record_error_only(case):
     # may still fit another hidden placement
     if how == "answer" and player is None:
         assert bad == text, f"a changed answer was accepted: {bad}"
+
+
+@pytest.mark.parametrize("record, said", [
+    # a workbench game (results/standard, P2, seed 7): 0 VP each, the hand sums decided; the
+    # end said only "game over: P2 wins"
+    ("place:2-3-9 place:0-1-2 switch:2=3>0@2 hand:3>1:hi hand:5>2:hi hand:3>1:hi "
+     "switch:1=2>2@2 hand:3>1:hi switch:3=9>3@2 hand:3>1:hi switch:3=3>4@3 hand:3>1:hi "
+     "hand:5>2:hi hand:3>1:hi",
+     "game over: P2 wins on hand sums, 39 to 42, the VP equal at 0 (payoff P1 -1, P2 +1)"),
+    ("place:0-1-2 place:4-3-2 hand:3>1:lo switch:1=4>0@1 hand:3>1:hi switch:1=0>1@3 "
+     "hand:3>1:hi switch:1=1>1@1 hand:3>1:hi hand:0>1:eq hand:3>1:hi switch:1=1>5@3 "
+     "hand:3>1:lo switch:1=5>9@1",
+     "game over: P2 wins on VP, 0 to 1 (payoff P1 -1, P2 +1)"),
+])
+def test_the_end_says_what_decided_the_game(record, said):
+    from spycfr.games import get_plugin, make_variant
+
+    variant = make_variant("agent-hunter", "standard")
+    records = get_plugin("agent-hunter").records
+    lines = records.lines(records.summary(variant, record), variant)
+    assert [x for x in lines if x.startswith("game over")] == [said]

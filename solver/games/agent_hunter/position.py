@@ -146,6 +146,20 @@ def view_steps(variant: Variant, player: int) -> ViewSteps:
     return ViewSteps(variant, player)
 
 
+def _decided(info: dict, variant: Variant) -> str:
+    """What decided an ended game, with a space after it ('' where nothing says): the VP,
+    or equal VP and the hand sums (``payoff=win``'s tie-break). The end said only "P2 wins"
+    where both seats had 0 VP and the hand sums (42 to 39) decided it."""
+    vp, sums = info["vp"], info["hand_sum"]
+    if vp[0] != vp[1]:
+        return f"on VP, {vp[0]} to {vp[1]} "
+    if variant.payoff != "win" or None in sums:
+        return f"with the VP equal at {vp[0]} "
+    if sums[0] == sums[1]:
+        return f"with the VP equal at {vp[0]} and the hand sums at {sums[0]} "
+    return f"on hand sums, {sums[0]} to {sums[1]}, the VP equal at {vp[0]} "
+
+
 def position_lines(info: dict, variant: Variant) -> list[str]:
     """The position of a summary in words, for the terminal."""
     lines = [f"agent-hunter  {variant.describe()}"]
@@ -177,7 +191,8 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
         else:
             u = info["payoff"][0]
             who = "P1 wins" if u > 0 else "P2 wins" if u < 0 else "draw"
-            lines.append(f"game over: {who} (payoff P1 {u:+g}, P2 {info['payoff'][1]:+g})")
+            lines.append(f"game over: {who} {_decided(info, variant)}(payoff P1 {u:+g}, "
+                         f"P2 {info['payoff'][1]:+g})")
         return lines
     what = "to move"
     if info["pending_refill"]:
