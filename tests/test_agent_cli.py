@@ -398,12 +398,12 @@ def test_a_review_says_what_valued_the_moves():
                                       "values)"
     rows[0]["to_end"] = False
     assert _agent_basis(rows, opp) == ("solved to the end of the game at 1 of them, elsewhere "
-                                       "its leaves valued rollout")
+                                       "its re-solves, their leaves valued by rollout")
     rows[1]["to_end"] = False
-    assert _agent_basis(rows, opp) == "its leaves valued rollout"
+    assert _agent_basis(rows, opp) == "its re-solves, their leaves valued by rollout"
     rows[0]["from_plan"] = True  # valued by the first plan, solved over the whole game
     assert _agent_basis(rows, opp) == ("its first plan, solved over the whole game, at 1 of "
-                                       "them; its leaves valued rollout")
+                                       "them; its re-solves, their leaves valued by rollout")
     rows[1]["from_plan"] = True
     assert _agent_basis(rows, opp) == "its first plan, solved over the whole game"
 

@@ -442,7 +442,8 @@ def _agent_basis(rows: list[dict], opp: Opponent) -> str:
         parts.append("its first plan, solved over the whole game"
                      + ("" if planned == len(rest) else f", at {planned} of them"))
     exact = sum(r["to_end"] for r in solved)
-    leaves = f"its leaves valued {opp.agent.value_function}"
+    # 'values from its leaves valued rollout' read as broken English in the terminal
+    leaves = f"its re-solves, their leaves valued by {opp.agent.value_function}"
     if solved and exact == len(solved):
         parts.append("its subgames solved to the end of the game (no leaf values)")
     elif solved:
