@@ -291,13 +291,7 @@ class AgentGame:
         a, t, s = self.agent, self.sol.tree, self.s
         if t.kind[s] != seat:
             raise RuntimeError(f"not a decision of seat {seat} in the agent's subgame")
-        i = a.private(state, seat)
-        actions = a.legal(state)
-        nexts = []
-        for act in actions:
-            nxt = a.after(state, int(act))
-            nexts.append((a.public(nxt), a.private(nxt, seat)))
-        where = _edges(t, s, i, nexts)
+        i, actions, nexts, where = self._moves(state, seat)
         rows = self.sol.strategy[t.row[s]]
         probs = np.zeros(len(actions))
         hits = np.bincount(where[where >= 0], minlength=int(t.row_count[t.row[s], i]))
@@ -321,15 +315,7 @@ class AgentGame:
             else:
                 vt, vs, cfv, reach_opp = t, s, self.sol.values[seat], self.sol.reach[1 - seat]
             on = where if vt is t else _edges(vt, vs, i, nexts)
-            q = vt.row[vs]
-            for x, e in enumerate(on):
-                if e < 0:
-                    continue
-                c = vt.first[vs] + vt.row_kid[q, i, e]
-                j = nexts[x][1]
-                mass = float(self._pairs(vt.pub[c], j, seat) @ reach_opp[c])
-                if mass > 0:
-                    out[x] = cfv[c, j] * a.model.z / mass
+            out = self._valued(vt, vs, i, nexts, on, cfv, reach_opp, seat)
         return MoveInfo(seat, actions, probs, out, _mean(probs, out), to_end=not t.leaves.size,
                         from_plan=self.plan is not None and vt is self.plan.tree,
                         plan_row=self.sol is self.plan)
@@ -344,27 +330,47 @@ class AgentGame:
         0.19 below the best against the model (Agent Avenue standard, userfix6), which
         `spycfr query` says. NaN where an action leads nowhere the subgame values."""
         self.observe(state)
-        a, t, s = self.agent, self.sol.tree, self.s
+        t, s = self.sol.tree, self.s
+        i, _, nexts, where = self._moves(state, seat)
+        cfv, reach_opp = self.sol.values[seat], self.sol.reach[1 - seat]
+        out = self._valued(t, s, i, nexts, where, cfv, reach_opp, seat)
+        solved, model = reach_opp[s], self.model_range
+        apart = (0.5 * float(np.abs(solved / solved.sum() - model / model.sum()).sum())
+                 if solved.sum() > 0 and model.sum() > 0 else float("nan"))
+        return out, apart
+
+    def _moves(self, state: np.ndarray, seat: int
+               ) -> tuple[int, np.ndarray, list[tuple[np.ndarray, int]], np.ndarray]:
+        """``seat``'s private state at ``state``, its legal actions, the public and private
+        state after each, and the entry of its row at the current subgame's node each takes
+        (:func:`_edges`; -1: none)."""
+        a = self.agent
         i = a.private(state, seat)
         actions = a.legal(state)
         nexts = []
         for act in actions:
             nxt = a.after(state, int(act))
             nexts.append((a.public(nxt), a.private(nxt, seat)))
-        where = _edges(t, s, i, nexts)
-        cfv, reach_opp = self.sol.values[seat], self.sol.reach[1 - seat]
-        out = np.full(len(actions), np.nan)
-        for x, e in enumerate(where):
+        return i, actions, nexts, _edges(self.sol.tree, self.s, i, nexts)
+
+    def _valued(self, vt: Subtree, vs: int, i: int, nexts: list[tuple[np.ndarray, int]],
+                on: np.ndarray, cfv: np.ndarray, reach_opp: np.ndarray,
+                seat: int) -> np.ndarray:
+        """Each move's value for ``seat``'s private state ``i`` at node ``vs`` of ``vt``:
+        the counterfactual value ``cfv`` of the child its entry ``on`` takes, over the
+        opposing mass there (``reach_opp`` through the pairs' weights); NaN where it takes
+        none or no mass is there (:meth:`move_info`, :meth:`solved_values`)."""
+        out = np.full(len(nexts), np.nan)
+        q = vt.row[vs]
+        for x, e in enumerate(on):
             if e < 0:
                 continue
-            c = t.first[s] + t.row_kid[t.row[s], i, e]
-            mass = float(self._pairs(t.pub[c], nexts[x][1], seat) @ reach_opp[c])
+            c = vt.first[vs] + vt.row_kid[q, i, e]
+            j = nexts[x][1]
+            mass = float(self._pairs(vt.pub[c], j, seat) @ reach_opp[c])
             if mass > 0:
-                out[x] = cfv[c, nexts[x][1]] * a.model.z / mass
-        solved, model = reach_opp[s], self.model_range
-        apart = (0.5 * float(np.abs(solved / solved.sum() - model / model.sum()).sum())
-                 if solved.sum() > 0 and model.sum() > 0 else float("nan"))
-        return out, apart
+                out[x] = cfv[c, j] * self.agent.model.z / mass
+        return out
 
     def own_values(self) -> tuple[Subtree, int, np.ndarray, np.ndarray]:
         """The agent's counterfactual values at the current public state and below, and its
