@@ -631,3 +631,44 @@ def test_the_heuristic_beats_uniform_play():
     game = make_game("agent-avenue", "advanced")
     res = head_to_head(game, heuristic_player(game), uniform_player(), 2000, 0)
     assert res["a_payoff"]["ci95"][0] > 0.3
+
+
+# P2, active, has played CB/DD: P1 recruited its third Codebreaker (a win at the End step)
+# and P2's Daredevil landed it on black market space 12, one space behind P1's meeple.
+TAKE_TO_WIN = (
+    "deal:EN.EN.SA.DD|DA.CB.SA.MO market:LEADER.TRUCK.SPYCATION play:EN/DD draw:DD.SE "
+    "take:up=DD bm:P1=LEADER>GETAWAY play:CB/MO draw:EN.CB take:down=MO play:EN/DD draw:EN.SE "
+    "take:up=DD bm:P1=TRUCK>TWIN truck:+1 play:EN/DA draw:EN.CB take:down=DA bm:P1=TWIN>SMOKE "
+    "play:EN/SA draw:DA.DA take:down=SA bm:P2=SMOKE>WATCHTOWER smoke:SE play:EN/CB draw:EN.SA "
+    "take:down=CB play:DA/SE draw:CB.SE take:down=SE play:EN/SA draw:DA.CB take:down=SA "
+    "play:CB/DA draw:SA.DD take:down=DA bm:P2=WATCHTOWER>DEVICE play:DA/SA draw:DA.DD "
+    "take:down=SA play:SE/SA draw:SA.DD take:down=SA play:CB/DD draw:SA.DD take:up=DD")
+
+
+def test_a_rollout_takes_the_black_market_card_that_wins():
+    """The search agent's rollout leaves (rollout_advanced.py) play the advanced heuristic,
+    which takes a black market card by its fixed preference: here Distraction Device, and
+    P1's third Codebreaker wins at the End step; Spycation would have won (P2 takes back an
+    agent and recruits it at once: its meeple catches P1's, a tie the active P2 wins). A
+    rollout's taker now looks at the rest of the turn (take_choice): Spycation, and the game
+    played out from here is P2's in every play (P1's payoff -1; +1 before). So a leaf
+    before such a take is no longer valued as if the win were not there (the agent's value
+    leapt at the take: docs/search.md, "A value that leaps at a black market take")."""
+    from spycfr.games.agent_avenue.rollout_advanced import play_out, take_choice
+
+    s = replay(ADV, TAKE_TO_WIN).state
+    assert s[R.PHASE] == A.PH_BM_TAKE and A.current_player(s, PARAMS) == 1
+    acts = np.empty(A.max_actions(PARAMS), np.int32)
+    k = A.legal_actions(s, PARAMS, acts)
+    cards = [M.KEYS[a & 31] for a in acts[:k]]
+    assert cards == ["DEVICE", "GETAWAY", "SPYCATION"]
+    probs = np.empty(k)
+    A.heuristic_policy(s, PARAMS, acts, k, probs)
+    assert cards[int(np.argmax(probs))] == "DEVICE"
+    heuristic = s.copy()
+    nxt = np.empty_like(s)
+    A.apply_action(heuristic, PARAMS, acts[int(np.argmax(probs))], nxt)
+    assert play_out(nxt, PARAMS) == 1  # the heuristic's take: P1 wins
+    assert cards[take_choice(s, PARAMS, acts, k)] == "SPYCATION"
+    for _ in range(5):
+        assert play_out(s.copy(), PARAMS) == -1  # the rollout's own take: P2 wins
