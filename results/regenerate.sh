@@ -135,10 +135,11 @@ fi
 # (70-90 s a pair on the 2-core machine). Committed (README there): an earlier agent's games,
 # the code before 74d1c67 (headtohead-games.jsonl: seeds 1000-1031 against the heuristic,
 # 1000-1016 against the sampled run; lbr-games.jsonl: 18 LBR games, which record no code), and
-# today's agent's pairs (headtohead-games.since-74d1c67.jsonl against the sampled run,
-# headtohead-games.heuristic.since-74d1c67.jsonl against the heuristic; which seeds, as they
-# grow, in the README). A remake removes both since-* files and sets the LBR games aside
-# (above).
+# the pairs of the agent between 74d1c67 and 14cd5bf (headtohead-games.since-74d1c67.jsonl
+# against the sampled run, headtohead-games.heuristic.since-74d1c67.jsonl against the
+# heuristic) and of the agent since 14cd5bf (its rollouts' black market taker:
+# headtohead-games.heuristic.since-14cd5bf.jsonl; which seeds in the README). A remake removes
+# every since-* file and sets the LBR games aside (above).
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
   # LBR re-solving one private state of the agent at each of its decisions
   # (--lbr-particle-states 1: every state took some 18 minutes a decision here;
