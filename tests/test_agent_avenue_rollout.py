@@ -14,7 +14,7 @@ from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue import rules as R
 from spycfr.games.agent_avenue.rollout import rollouts, start_state
 from spycfr.search.agent import AgentConfig, SearchAgent
-from spycfr.search.continuation import Continuations
+from spycfr.search.continuation import Continuations, configure_agent
 from spycfr.search.leafvalues import value_function
 from spycfr.search.tree import GameModel
 from spycfr.tree import CHANCE
@@ -208,3 +208,12 @@ def test_rollout_leaves_are_registered():
     agent = SearchAgent("agent-avenue", make_variant("agent-avenue", "tiny").as_dict(),
                         AgentConfig(value_function="rollout"))
     assert agent.values.inner.name == "rollout"
+    # the rollouts' styles by name (benchmarks' --opposing): guarded against where asked,
+    # the heuristic alone by default
+    assert agent.values.inner.opposing_styles == (0,)
+    configure_agent(agent, ["heuristic", "cautious", "bold"])
+    assert agent.values.inner.opposing_styles == (0, 1, 2)
+    assert agent.values.inner.own_styles == (0,)
+    with pytest.raises(ValueError, match="opposing reckless: not a rollout style of "
+                       "agent-avenue [(]one of heuristic, cautious, bold[)]"):
+        configure_agent(agent, ["reckless"])

@@ -15,6 +15,7 @@ from spycfr.games.agent_avenue.openings import group as _group
 from spycfr.games.agent_avenue.openings import opening_paths as _opening_paths
 from spycfr.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
 from spycfr.games.agent_avenue.record import record_to_actions as _record_to_actions
+from spycfr.games.agent_avenue.rollout import STYLES as _STYLES
 from spycfr.games.agent_avenue.rollout import rollouts as _simple_rollouts
 from spycfr.games.agent_avenue.rollout_advanced import rollouts as _advanced_rollouts
 from spycfr.games.agent_avenue.variant import (
@@ -99,6 +100,10 @@ PLUGIN = GamePlugin(
     # 0.221 (docs/search.md)
     rollouts=rollouts,
     continuations=("heuristic",),
+    # the rollouts' styles in either mode (rollout.py's STYLES: the heuristic, a cautious and
+    # a bold recruiter; rollout_advanced.py plays them too): names for --opposing
+    # (benchmarks/leaf_options.py), guarded against by no default
+    rollout_styles=_STYLES,
     agent_value_function="rollout",
     private_names=private_names,
     pair_weights=weights_row,
