@@ -88,11 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reader-range", choices=("own", "public"),
                         help="rollout leaves: where the reader's (or the guesses') range "
                              "comes from")
-    parser.add_argument("--choice", choices=("row", "leaf"),
+    parser.add_argument("--choice", choices=("row", "leaf", "state"),
                         help="rollout leaves: the opposing continuation per row or as the "
-                             "opponent's decision at each leaf")
+                             "opponent's decision at each leaf (state: at each leaf and "
+                             "opposing private state)")
     parser.add_argument("--guesses", action="store_true",
-                        help="rollout leaves, --choice leaf: a guess continuation per row")
+                        help="rollout leaves, --choice leaf or state: a guess continuation "
+                             "per row")
     add_guess_options(parser)
     parser.add_argument("--versus", metavar="PLAYER",
                         help="play head to head against PLAYER instead of the walk")

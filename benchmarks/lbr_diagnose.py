@@ -176,7 +176,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
             if getattr(inner, "reads_range", False) else None,
             "reader_range": getattr(inner, "reader_range", None)
             # (the opposing decision reads the public rows with or without guesses)
-            if getattr(inner, "reads_range", False) or getattr(inner, "choice", "row") == "leaf"
+            if getattr(inner, "reads_range", False) or getattr(inner, "choice", "row") != "row"
             else None,
             "choice": getattr(inner, "choice", "row"),
             "guesses": bool(getattr(inner, "guessing_rows", False)),
@@ -187,7 +187,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
             "guess_weight": getattr(inner, "guess_weight", 1.0)
             if getattr(inner, "guessing_rows", False) else None,
             "row_weight": getattr(inner, "row_weight", 0.0)
-            if getattr(inner, "choice", "row") == "leaf" else None,
+            if getattr(inner, "choice", "row") != "row" else None,
             "payoff": payoff,
             "seconds": round(time.perf_counter() - start, 1), "largest": largest,
             "decisions": decisions, "turns": int(final[R.TURN]),

@@ -21,13 +21,13 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
                         help="with a range reader among --opposing: the focus rows weighted by "
                         "the agent's range (own, the default) or --focus-rows - 1 rows drawn "
                         "alike from its live rows (public: spycfr.search.continuation)")
-    parser.add_argument("--choice", choices=("row", "leaf"),
+    parser.add_argument("--choice", choices=("row", "leaf", "state"),
                         help="the opposing continuation chosen per row (max_a min_b, the "
-                        "default) or as the opponent's decision at each leaf "
-                        "(spycfr.search.continuation)")
+                        "default), as the opponent's decision at each leaf, or at each leaf "
+                        "and opposing private state (spycfr.search.continuation)")
     parser.add_argument("--guesses", action="store_true",
-                        help="with --choice leaf: a guess continuation per valued row at each "
-                        "leaf")
+                        help="with --choice leaf or state: a guess continuation per valued "
+                        "row at each leaf")
     add_guess_options(parser)
 
 

@@ -25,7 +25,7 @@ from spycfr.search.continuation import (
     configure_agent,
     solve_reading,
 )
-from spycfr.search.leafchoice import leaf_choice_step
+from spycfr.search.leafchoice import StateDecisions, leaf_choice_step
 from spycfr.search.leafvalues import ExactTerminals, value_function
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel, build
@@ -710,34 +710,54 @@ def test_the_opposing_decision_charges_a_row_alone_at_its_leaf_and_not_pooled_ro
 def test_the_opposing_decision_without_guesses_keeps_the_values_where_the_choice_is_trivial(
         tiny):
     """With one opposing continuation the decision has nothing to choose: ``choice`` "leaf"
-    gives the focus rows' values of ``choice`` "row" (max_a min_b) at every call; with three,
-    each row's value lies between its ``max_a min_b`` and its best against the uniform mix;
-    a wrong name is refused."""
+    and "state" (per leaf and opposing state) give the focus rows' values of ``choice`` "row"
+    (max_a min_b) at every call; with three, each row's value lies between its ``max_a
+    min_b`` and its best against the uniform mix (per state: the leaf's at the first call,
+    both uniform, then at least ``max_a mean_m min_b``, each draw's state choosing against
+    it); a wrong name is refused, and "state" with the per-leaf decision's weights."""
     plugin, game = tiny
     t = _turn_subgame(game)
     pubs, r0, r1 = _leaf_ranges(game, t, seed=1)
     fallback = value_function("scored-now", game, plugin)
     with pytest.raises(ValueError, match="choice 'x'"):
         Continuations(game, plugin.rollouts, (0, 1), fallback, choice="x")
+    for kw in ({"guess_weight": 0.5}, {"row_weight": 0.25}):
+        with pytest.raises(ValueError, match="choice 'state' with"):
+            Continuations(game, plugin.rollouts, (0, 1), fallback, choice="state", **kw)
+    vf = Continuations(game, plugin.rollouts, (0, 1), fallback, row_weight=0.25)
+    with pytest.raises(ValueError, match="choice 'state' with"):
+        vf.configure(choice="state")
+    assert vf.choice == "row"  # nothing changed
     got = {}
     for opposing in ((0,), (0, 1, 2)):
-        for choice in ("row", "leaf"):
+        for choice in ("row", "leaf", "state"):
             vf = Continuations(game, plugin.rollouts, (0, 1), fallback, focus_samples=32,
                                budget=10, opposing=opposing, choice=choice)
             vf.focus(0, 2)
             vf.reset()
             got[opposing, choice] = [vf.values(pubs, r0, r1)[0].copy() for _ in range(3)]
-            if choice == "leaf":
+            made = vf
+            if choice != "row":
                 assert len(vf.leaf_choice()) == len(vf._choices) > 0
     for x in range(3):
         assert np.allclose(got[(0,), "leaf"][x], got[(0,), "row"][x], atol=1e-12)
+        assert np.allclose(got[(0,), "state"][x], got[(0,), "row"][x], atol=1e-12)
     row, leaf = got[(0, 1, 2), "row"][0], got[(0, 1, 2), "leaf"][0]
     assert (leaf[:, 2] >= row[:, 2] - 1e-12).all() and not np.allclose(leaf[:, 2], row[:, 2])
+    state = got[(0, 1, 2), "state"]
+    assert np.allclose(state[0], leaf, atol=1e-12)  # uniform at the first call, either
+    # later each draw's state chooses against it: never under max_a mean_m min_b
+    for _, lf, i, _, w, (per, _) in made._rows:
+        worst = per.min(axis=1).mean(axis=1).max() * (w @ r1[lf]) / game.z
+        assert i == 2 and state[2][lf, 2] >= worst - 1e-12
+    assert not np.allclose(state[2][:, 2], got[(0, 1, 2), "leaf"][2][:, 2])
     others = np.arange(game.n[0]) != 2
     assert np.array_equal(leaf[:, others], row[:, others])  # the rest: the fallback
+    assert np.array_equal(state[2][:, others], row[:, others])
 
 
-@pytest.mark.parametrize("choice, guesses", [("leaf", True), ("leaf", False), ("row", False)])
+@pytest.mark.parametrize("choice, guesses", [("leaf", True), ("leaf", False), ("row", False),
+                                             ("state", True), ("state", False)])
 def test_the_opposing_decision_values_the_public_rows_without_actual_cards(tiny, choice,
                                                                            guesses):
     """With the opposing decision (with or without guesses), or the per-row choice, over
@@ -836,3 +856,36 @@ def test_guesses_by_feature_give_the_ranger_the_rows_of_one_houses_card(tiny):
                       ({"guess_by": "feature", "guess_features": None}, "guess_features")):
         with pytest.raises(ValueError, match=words):
             _guessing(game, plugin, **kw)
+
+
+@pytest.mark.parametrize("draws", [0, 3])
+def test_the_state_choice_keeps_each_draws_values_whose_mean_is_the_rows(tiny, draws):
+    """``choice`` "state" keeps each valued row's values per draw (a, b, m) and the opposing
+    state of each draw: their mean over the draws is the row's mean values (the per-leaf
+    decision's), the guess columns too, where ``guess_draws`` plays fewer draws (those past
+    them take the guess games' mean); the draws' states are the row's draws from the
+    opposing range at the leaf (live there). The decisions are one per leaf and state."""
+    plugin, game = tiny
+    t = _turn_subgame(game)
+    pubs, r0, r1 = _leaf_ranges(game, t, seed=3)
+    w = np.zeros(game.n[0])
+    w[[1, 2, 3, 4, 5]] = 1.0
+    vf = _guessing(game, plugin, choice="state", guesses=True,
+                   guess_features=plugin.guess_features, guess_by="feature", guess_draws=draws)
+    vf.focus(0, 0, t, w)
+    vf.reset()
+    vf.values(pubs, r0, r1)
+    assert vf._rows and all(len(x) == 6 for x in vf._rows)
+    plain = vf._opp.size
+    for _, lf, _, mean, _, (per, js) in vf._rows:
+        assert per.shape == mean.shape + (js.size,) and mean.shape[1] > plain  # guesses
+        assert np.allclose(per.mean(axis=2), mean, atol=1e-12)
+        assert (r1[lf, js] > 0).all()
+        if draws:
+            assert np.array_equal(per[:, plain:, draws:],
+                                  np.repeat(mean[:, plain:, None], js.size - draws, axis=2))
+    assert isinstance(vf._choices, StateDecisions) and len(vf._choices) == len(
+        {lf for _, lf, *_ in vf._rows})
+    states = {lf: s for _, lf, s, _ in vf._choices.by_state()}
+    for _, lf, _, _, _, (_, js) in vf._rows:
+        assert set(js) <= set(states[lf])

@@ -264,16 +264,18 @@ def test_with_the_public_range_reader_the_particles_rows_are_the_agent_holding_t
     assert all(same)
 
 
-@pytest.mark.parametrize("guesses", [True, False])
-def test_with_the_opposing_decision_the_particles_rows_are_the_agent_holding_them(tiny,
-                                                                                   guesses):
+@pytest.mark.parametrize("choice, guesses", [("leaf", True), ("leaf", False),
+                                             ("state", True)])
+def test_with_the_opposing_decision_the_particles_rows_are_the_agent_holding_them(
+        tiny, choice, guesses):
     """The opponent's continuation chosen as a decision at each leaf, with or without a
-    guess per row (``choice`` "leaf", ``guesses``), every live row of the agent's range
+    guess per row (``choice`` "leaf", ``guesses``; "state": per leaf and opposing private
+    state), every live row of the agent's range
     valued (public rows, focus_rows over the 6 placements): the rows now depend on each other (the
     decision answers the whole range), and LBR, re-solving from the agent's range and the
     same rows, still gets each particle's row as the agent holding its cards plays it."""
     agent, inner = _over_the_budget(tiny)
-    inner.configure(focus_rows=8, reader_range="public", choice="leaf", guesses=guesses)
+    inner.configure(focus_rows=8, reader_range="public", choice=choice, guesses=guesses)
     assert inner.guessing_rows == guesses and not inner.reads_range
     placed = _after_the_placements(agent)
     bs, _, at_decision = placed

@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 from spycfr.search.continuation import _robust
-from spycfr.search.leafchoice import LeafDecisions, leaf_choice_step
+from spycfr.search.leafchoice import (
+    LeafDecisions,
+    StateDecisions,
+    leaf_choice_step,
+    state_choice_step,
+)
 
 
 def _valued(rng, leaves, rows, own, opposing, n_opp):
@@ -125,3 +130,104 @@ def test_the_bounds_of_the_options_are_the_plain_decision_and_the_per_row_choice
     for a, b in zip(made["w0"][0].average(), made["plain"][0].average(), strict=True):
         assert np.allclose(a[3][3:], 0.0) and np.allclose(a[3][:3], b[3], atol=1e-12)
     assert not np.allclose(made["lam1"][1][-1], made["whole"][1][-1])
+
+
+def _sampled(rng, leaves, rows, own, opposing, n_opp, draws):
+    """As :func:`_valued`, each row also with its values per draw (a, b, m) and the opposing
+    state of each draw (m of ``draws`` per row: rows of one leaf unequal), the mean values
+    their mean; draws of a leaf's rows mostly the same states (common random numbers)."""
+    out = []
+    for lf, r, b in zip(leaves, rows, opposing, strict=True):
+        pool = rng.choice(n_opp, size=4, replace=False)
+        for i in rng.choice(9, size=r, replace=False):
+            m = int(rng.choice(draws))
+            per = rng.uniform(-1, 1, (own, b, m))
+            js = np.where(rng.random(m) < 0.8, rng.choice(pool, m), rng.integers(0, n_opp, m))
+            w = rng.random(n_opp) * (rng.random(n_opp) > 0.3)
+            out.append((1, lf, int(i), per.mean(axis=2), w, (per, js)))
+    return out
+
+
+def test_the_state_kernel_steps_every_leaf_as_the_numpy_step_does():
+    """``choice`` "state" (:class:`StateDecisions`): three leaves of 4, 1 and 6 rows, 3, 5
+    and 2 opposing continuations, two own, each row 3 or 5 draws against opposing states
+    shared among a leaf's rows; 60 steps against changing ranges (one row answering
+    nothing): the values written, every state's regrets and average equal to
+    :func:`state_choice_step`'s to 1e-12, the other cells of ``out`` untouched. Fails with
+    a draw's state taken at another leaf or another row's, a row's mass or reach another's,
+    or the draws' mean taken over another count."""
+    rng = np.random.default_rng(4)
+    n_opp, z = 9, 2.0
+    valued = _sampled(rng, (4, 0, 2), (4, 1, 6), 2, (3, 5, 2), n_opp, (3, 5))
+    pubs = np.arange(5)[:, None] * np.ones((5, 3), np.int32)
+    dec = StateDecisions()
+    named = {pubs[2].tobytes(): np.array([x[2] for x in valued if x[1] == 2][1:])}
+    dec.group(1, valued, pubs, named)
+    assert len(dec) == 3 and [lf for lf, _, _ in dec.leaves] == [0, 2, 4]
+    mine = {lf: [x for x in valued if x[1] == lf] for lf in (0, 2, 4)}
+    states = {lf: np.unique(np.concatenate([x[5][1] for x in got])) for lf, got in mine.items()}
+    assert all(np.array_equal(s, states[lf]) for lf, _, s in dec.leaves)
+    regret = {lf: np.zeros((states[lf].size, mine[lf][0][3].shape[1])) for lf in mine}
+    avg = {lf: np.zeros_like(r) for lf, r in regret.items()}
+    for t in range(1, 61):
+        r0, r1 = rng.random((5, 9)), rng.random((5, 9))
+        r0[:, :3] = 0.0
+        out = (np.full((5, 9), 7.0), np.full((5, 9), 7.0))
+        dec.step(out, (r0, r1), z)
+        want = np.full((5, 9), 7.0)
+        for lf, got in mine.items():
+            mass = np.array([x[4] @ r0[lf] for x in got]) / z
+            answers = np.array([0.0 if lf == 2 and k == 0 else 1.0 for k in range(len(got))])
+            rows = np.array([x[2] for x in got])
+            value, sigma = state_choice_step(
+                [x[5][0] * mass[k] for k, x in enumerate(got)],
+                [np.searchsorted(states[lf], x[5][1]) for x in got],
+                r1[lf, rows] * answers, regret[lf])
+            want[lf, rows] = value
+            avg[lf] += t * sigma
+        assert np.allclose(out[1], want, rtol=0, atol=1e-12)
+        assert np.array_equal(out[0], np.full((5, 9), 7.0))
+        for seat, lf, s, p in dec.by_state():
+            assert seat == 1 and np.array_equal(s, states[lf])
+            assert np.allclose(p, avg[lf] / avg[lf].sum(axis=1, keepdims=True), atol=1e-12)
+        flat = dec._flat
+        for d, lf in enumerate((0, 2, 4)):
+            x0 = flat[3][flat[2][d]]
+            got_regret = flat[12][x0:x0 + regret[lf].size].reshape(regret[lf].shape)
+            assert np.allclose(got_regret, regret[lf], rtol=0, atol=1e-12)
+    assert any(((r > 0).sum(axis=1) >= 2).any() for r in regret.values())  # states that mix
+    got = dec.average()
+    assert [g[1] for g in got] == [0, 2, 4] and all(np.isclose(g[3].sum(), 1.0) for g in got)
+
+
+def test_the_state_choice_picks_for_each_opposing_state_where_the_leaf_choice_picks_one():
+    """One row at a leaf, one continuation of its own, two opposing continuations, two draws
+    against two opposing states: against state 0 the first continuation gives the row +1,
+    the second -1; against state 1 the other way round. The per-leaf decision sees the
+    draws' mean, 0 whichever it picks, so the row is valued 0; per state each state picks
+    the continuation worst for the row against it (state 0 the second, state 1 the first)
+    and the row is valued -1: the opponent's choice depends on its cards. Fails where the
+    states share a decision (the per-leaf value) or a draw is stepped by the other state."""
+    per = np.array([[[1.0, -1.0], [-1.0, 1.0]]])  # (a, b, m): draw 0 against state 0
+    js = np.array([5, 8])  # the opposing states drawn
+    row = (0, 0, 3, per.mean(axis=2), np.ones(9), (per, js))
+    pubs = np.zeros((1, 2), np.int32)
+    ranges = (np.ones((1, 9)), np.ones((1, 9)))
+    by_state, by_leaf = StateDecisions(), LeafDecisions()
+    by_state.group(0, [row], pubs, {})
+    by_leaf.group(0, [row[:5]], pubs, {})
+    for _ in range(200):
+        out_s, out_l = (np.zeros((1, 9)), np.zeros((1, 9))), (np.zeros((1, 9)), np.zeros((1, 9)))
+        by_state.step(out_s, ranges, 9.0)
+        by_leaf.step(out_l, ranges, 9.0)
+    assert out_s[0][0, 3] == pytest.approx(-1.0, abs=1e-9)
+    assert out_l[0][0, 3] == pytest.approx(0.0, abs=1e-12)
+    (_, lf, states, p), = by_state.by_state()
+    assert lf == 0 and np.array_equal(states, [5, 8])
+    assert p[0, 1] > 0.99 and p[1, 0] > 0.99
+    # the numpy step agrees: -1, each state its own continuation
+    regret = np.zeros((2, 2))
+    for _ in range(200):
+        value, sigma = state_choice_step([per], [np.array([0, 1])], np.ones(1), regret)
+    assert value[0] == pytest.approx(-1.0, abs=1e-9)
+    assert sigma[0, 1] == pytest.approx(1.0) and sigma[1, 0] == pytest.approx(1.0)

@@ -347,8 +347,9 @@ class AgentOpponent:
 
 def _decides_at_leaves(inner) -> bool:
     """Whether the agent's focused leaves (``inner``: :func:`_focused`) choose the opponent's
-    continuation as a decision at each leaf (``Continuations.choice`` "leaf")."""
-    return getattr(inner, "choice", "row") == "leaf"
+    continuation as a decision at each leaf (``Continuations.choice`` "leaf", or "state":
+    one per leaf and opposing private state)."""
+    return getattr(inner, "choice", "row") in ("leaf", "state")
 
 
 def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,

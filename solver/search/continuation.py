@@ -103,6 +103,18 @@ live row. Where every pair is played (within the budget) ``choice`` changes noth
 The decision itself (its regrets, its step at every call, one numba kernel over every
 leaf) is :mod:`spycfr.search.leafchoice`.
 
+The opposing continuation per leaf and opposing private state (``choice`` "state"; Brown et
+al.'s full form, experiments in docs/search.md). The choice above leaves the opponent's cards
+out: one continuation for the leaf's whole opposing range. Here the opponent holding j at a
+leaf chooses for j, against the focus seat's range there: a regret-matching+ decision per
+(leaf, j), j among the opposing states the leaf's rows were played against (the sampled
+draws, common random numbers, so the rows of a leaf mostly share them). A row's value is the
+mean over its draws of ``max_a``-chosen values against each draw's state's current choice
+(the draws' values kept, not their mean), and the decision of j is stepped by the draws
+played against j only. With ``guesses`` the guess continuations are among each state's
+options. ``guess_weight`` and ``row_weight`` are the per-leaf decision's only (ValueError).
+Where every pair is played (within the budget) it changes nothing, as "leaf".
+
 Cheaper guesses (``guess_by``, ``guess_draws``; experiments, docs/search.md). A guess per
 row costs rows x guesses x own continuations x draws games at every leaf (on ``standard``,
 72 x 72 x 2 a draw: 95% of a re-solve's rollout time). ``guess_by`` "feature" makes one
@@ -120,7 +132,7 @@ import zlib
 import numpy as np
 
 from spycfr.search import passes
-from spycfr.search.leafchoice import LeafDecisions
+from spycfr.search.leafchoice import LeafDecisions, StateDecisions
 from spycfr.search.tree import GameModel, Subtree
 from spycfr.search.values import ValueFunction
 
@@ -128,8 +140,9 @@ from spycfr.search.values import ValueFunction
 # the agent's range ("own"), or rows drawn alike from its live rows ("public")
 READER_RANGES = ("own", "public")
 # how the opposing continuation is chosen at a leaf (module notes): per row (max_a min_b), or
-# as the opponent's decision of the subgame, against the focus seat's range there
-CHOICES = ("row", "leaf")
+# as the opponent's decision of the subgame, against the focus seat's range there, one per leaf
+# (module notes), or per leaf and opposing private state (Brown et al.'s full form)
+CHOICES = ("row", "leaf", "state")
 # what one guess of the opposing decision believes (module notes): one row, or the rows of
 # one label of a feature (the game's guess_features hook)
 GUESS_BY = ("row", "feature")
@@ -272,6 +285,13 @@ class Continuations:
         if guess_by == "feature" and self.guess_features is None:
             raise ValueError("guess_by 'feature': the game has no guess_features hook (guess "
                              "by row)")
+        after = (self.choice if choice is None else choice,
+                 self.guess_weight if guess_weight is None else float(guess_weight),
+                 self.row_weight if row_weight is None else float(row_weight))
+        if after[0] == "state" and (after[1] < 1.0 or after[2] > 0.0):
+            raise ValueError(f"choice 'state' with guess_weight {after[1]!r} and row_weight "
+                             f"{after[2]!r}: the per-state decision takes neither (guess_weight "
+                             "1 and row_weight 0, or choice 'leaf')")
         if opposing is not None:
             self.guard_against(self.own_styles, tuple(int(x) for x in opposing))
         if focus_rows is not None:
@@ -440,8 +460,8 @@ class Continuations:
     @property
     def guessing_rows(self) -> bool:
         """Whether the opposing decision at each leaf holds guess continuations (module
-        notes): ``guesses`` with ``choice`` "leaf" and the game's range reader."""
-        return (self.guesses and self.choice == "leaf" and self.reader is not None
+        notes): ``guesses`` with ``choice`` "leaf" or "state" and the game's range reader."""
+        return (self.guesses and self.choice in ("leaf", "state") and self.reader is not None
                 and self.guessing is not None)
 
     @property
@@ -599,23 +619,27 @@ class Continuations:
                 jobs = self._jobs(pubs, (r0, r1), s, rows_at, default, draws)
                 if jobs:
                     self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
-        if self._rows and self.choice == "leaf":  # the opponent's decision at each leaf
+        if self._rows and self.choice != "row":  # the opponent's decisions at each leaf
             self._choices.group(s, self._rows, pubs, self._guess_at)
         elif self._rows:  # per row: leaf, row, robust value, weight of each opposing state
-            leaf = np.array([lf for _, lf, _, _, _ in self._rows], np.int64)
-            rows = np.array([i for _, _, i, _, _ in self._rows], np.int64)
-            weights = np.array([w for _, _, _, _, w in self._rows])
-            value = _robust(np.array([mean for _, _, _, mean, _ in self._rows]))
+            leaf = np.array([x[1] for x in self._rows], np.int64)
+            rows = np.array([x[2] for x in self._rows], np.int64)
+            weights = np.array([x[4] for x in self._rows])
+            value = _robust(np.array([x[3] for x in self._rows]))
             self._focus_values[s] = (leaf, rows, value, weights)
 
-    def _decisions(self) -> LeafDecisions:
+    def _decisions(self) -> LeafDecisions | StateDecisions:
         """A new solve's opposing decisions (``choice`` "leaf"): the game's opposing
         continuations plain, then the guesses, with these leaves' ``guess_weight`` and
-        ``row_weight`` (:meth:`configure`)."""
+        ``row_weight`` (:meth:`configure`); one per leaf and opposing state where ``choice``
+        is "state" (spycfr.search.leafchoice)."""
+        if self.choice == "state":
+            return StateDecisions()
         return LeafDecisions(int(self._opp.size), self.guess_weight, self.row_weight)
 
     def leaf_choice(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
-        """The opponent's average choice at each leaf of the last solve (``choice`` "leaf"):
+        """The opponent's average choice at each leaf of the last solve (``choice`` "leaf";
+        "state": over the leaf's opposing states, each weighted by its samples):
         (seat valued, leaf, rows valued, probability of each opposing continuation: the
         game's opposing ones, then one guess per group of :meth:`guess_groups` there: a row
         of :meth:`guessed_rows` each, by ``guess_by`` "row")."""
@@ -680,7 +704,9 @@ class Continuations:
         """Play ``jobs``' games (every pair of continuations, the first m draws each, m
         within ``budget`` games and at least ``floor``, unless given): [(seat, leaf, row,
         means over the draws' mean pair weight, the row's weight of each opposing state)]
-        (the ratio estimate of the module notes)."""
+        (the ratio estimate of the module notes); with ``choice`` "state" each also holds
+        (each draw's values over that mean weight (a, b, m), the opposing state drawn),
+        the guesses' draws past ``guess_draws`` taken as their mean."""
         reps = pairs.shape[0]
         # many rows (a placement: every one of them) share the budget
         m = _draws(len(jobs), reps, budget, floor, len(seeds)) if m is None else m
@@ -695,23 +721,32 @@ class Continuations:
             u = self._play(pubs, leaf_a, mine_i, opp, mine_st, opp_st, seed_a, draw_a)
         else:
             u = -self._play(pubs, leaf_a, opp, mine_i, opp_st, mine_st, seed_a, draw_a)
-        means = u.reshape(len(jobs), self._own.size, self._opp.size, m).mean(axis=3)
+        each = u.reshape(len(jobs), self._own.size, self._opp.size, m)
+        means = each.mean(axis=3)
         mg = min(m, self.guess_draws) if self.guess_draws else m  # the guesses' draws
         guessed = self._guess_means(pubs, s, jobs, mg, seeds) if self.guessing_rows else None
         out = []
         for x, (leaf, i, js) in enumerate(jobs):
             w = self._weight_row(pubs[leaf], s, i)
             ratio = _ratio(means[x], w, js[:m])
+            per = _ratio(each[x], w, js[:m]) if self.choice == "state" else None
             if guessed is not None:
-                ratio = np.concatenate([ratio, _ratio(guessed[x], w, js[:mg])], 1)
-            out.append((s, leaf, i, ratio, w))
+                mean_g = _ratio(guessed[x].mean(axis=2), w, js[:mg])
+                ratio = np.concatenate([ratio, mean_g], 1)
+                if per is not None:  # draws past the guesses' take their mean
+                    g = _ratio(guessed[x], w, js[:mg])  # (a, guesses, mg)
+                    full = np.repeat(mean_g[:, :, None], m, axis=2)
+                    full[:, :, :mg] = g
+                    per = np.concatenate([per, full], 1)
+            out.append((s, leaf, i, ratio, w) if per is None
+                       else (s, leaf, i, ratio, w, (per, np.asarray(js[:m], np.int64))))
         return out
 
     def _guess_means(self, pubs, s, jobs, m: int, seeds) -> list[np.ndarray]:
-        """Per job (leaf, row, opposing draws): the row's mean payoff (seat ``s``'s) for
+        """Per job (leaf, row, opposing draws): the row's payoff (seat ``s``'s) for
         each of its own continuations against each guess continuation of its leaf (the
-        range reader given one group of :meth:`guess_groups` as its guesses), (a, guesses),
-        over the first ``m`` draws and seeds (those of the row's other games; the caller
+        range reader given one group of :meth:`guess_groups` as its guesses), (a, guesses,
+        m), in each of the first ``m`` draws and seeds (those of the row's other games; the caller
         caps m at ``guess_draws``). The games are laid out job by job, guess by guess,
         own continuation by own continuation, draw by draw (whole arrays: a re-solve on
         ``standard`` has tens of thousands of jobs)."""
@@ -757,7 +792,7 @@ class Continuations:
         out, at = [], 0
         for count in counts:
             n = int(count) * own.size * m
-            out.append(u[at:at + n].reshape(count, own.size, m).mean(axis=2).T)
+            out.append(u[at:at + n].reshape(count, own.size, m).transpose(1, 0, 2))
             at += n
         return out
 

@@ -277,3 +277,194 @@ def _step_all(leaf, start, bstart, rows, qstart, q, weights, answers, reach, opp
         _regret_step(regret, b0, nb, whole, gain)
         for b in range(nb):
             avg[b0 + b] += step * sigma[b]
+
+
+# ---------------------------------------------------------------------------------------------
+# The opponent's choice per leaf and opposing private state (``choice`` "state")
+
+
+def state_choice_step(u: list[np.ndarray], states: list[np.ndarray], reach: np.ndarray,
+                      regret: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One regret-matching+ step of the opponent's choices at a leaf, one per opposing
+    private state (``choice`` "state", :class:`StateDecisions`): ``u[r]`` (a, b, m), row
+    r's value (its own seat's) with its own continuation a against the opposing b in its
+    game against sample m, already weighted by the opposing mass; ``states[r][m]``, the
+    opposing decision (0..J-1) sample m of row r was played against (its private state);
+    ``reach[r]``, the row's reach; ``regret`` (J, b), >= 0, updated in place. Row r's value
+    is ``max_a mean_m sum_b sigma[states[r][m], b] u[r][a, b, m]`` under the current
+    strategies sigma (J, b) (regret matching per state; uniform where no regret); state j's
+    counterfactual gain of b is minus the reach-weighted values of the samples played
+    against j at each row's best a, over the row's samples. Returns the values and sigma."""
+    sigma = np.stack([_matched(x) for x in regret])
+    value = np.zeros(len(u))
+    gain = np.zeros(regret.shape)
+    for r, (ur, jr) in enumerate(zip(u, states, strict=True)):
+        m = jr.size
+        ev = np.einsum("abm,mb->a", ur, sigma[jr]) / m
+        best = int(ev.argmax())
+        value[r] = ev[best]
+        np.add.at(gain, jr, -reach[r] * ur[best].T / m)
+    regret += gain - (sigma * gain).sum(axis=1, keepdims=True)
+    np.maximum(regret, 0.0, out=regret)
+    return value, sigma
+
+
+class StateDecisions:
+    """Every leaf's opposing decisions of one solve, one per leaf and opposing private state
+    (``choice`` "state"; Brown, Sandholm and Amos 2018's full form): the opponent holding j
+    at leaf d chooses its continuation for j, against the focus seat's range there. Where
+    the opposing states are sampled (the focus path: each valued row's games are played
+    against opposing states drawn from the opposing reach, common random numbers), a row's
+    value is the mean over its samples of its value against the decision of each sample's
+    state, so the rows' samples are kept (``q[r, a, b, m]``), not their mean; the decision
+    of state j is stepped by the samples played against j only. :meth:`group`, :meth:`step`
+    and :meth:`average` as :class:`LeafDecisions` (the average over the leaf's states,
+    each weighted by its samples); :meth:`by_state` each state's own. The flat arrays: leaf
+    d's rows ``start[d]:start[d + 1]``, its states ``jstart[d]:jstart[d + 1]`` (state x's
+    regrets and average ``rstart[x]:rstart[x] + nb[d]``), row r's samples
+    ``sstart[r]:sstart[r + 1]`` (sample s played against state ``info[s]``, a global
+    index), its values ``q[qstart[r] + (a * nb + b) * m + k]``."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.seat = 0
+        self.leaves: list[tuple[int, np.ndarray, np.ndarray]] = []  # leaf, rows, states
+        self._flat: tuple | None = None
+
+    def __len__(self) -> int:
+        return len(self.leaves)
+
+    def group(self, seat: int, valued: list, pubs: np.ndarray,
+              answered: dict[bytes, np.ndarray]) -> None:
+        """The decisions of a new solve, regrets 0: ``valued``, the rows valued by rollouts
+        (seat, leaf, row, mean values (a, b), opposing weights, (values per sample (a, b,
+        m), the opposing state of each sample)), grouped by leaf; ``answered`` as
+        :meth:`LeafDecisions.group`."""
+        self.seat, self.steps, self.leaves = seat, 0, []
+        by_leaf: dict[int, list] = {}
+        for _, lf, i, _, w, (per, js) in valued:
+            by_leaf.setdefault(int(lf), []).append((i, per, np.asarray(js, np.int64), w))
+        if not by_leaf:
+            self._flat = None
+            return
+        leaf, start, jstart, rstart, nbs, rows, sstart, info, qstart = ([], [0], [0], [0], [],
+                                                                        [], [0], [], [0])
+        q, weights, answers = [], [], []
+        for lf, got in sorted(by_leaf.items()):
+            states = np.unique(np.concatenate([js for _, _, js, _ in got]))
+            nb = got[0][1].shape[1]
+            base = jstart[-1]  # the global index of this leaf's first state
+            named = answered.get(pubs[lf].tobytes())
+            for i, per, js, w in got:
+                rows.append(int(i))
+                sstart.append(sstart[-1] + js.size)
+                info.append(base + np.searchsorted(states, js))
+                q.append(np.ascontiguousarray(per, float).ravel())
+                qstart.append(qstart[-1] + per.size)
+                weights.append(w)
+                answers.append(1.0 if named is None or np.isin(i, named) else 0.0)
+            jstart.append(jstart[-1] + states.size)
+            for _ in states:
+                rstart.append(rstart[-1] + nb)
+            leaf.append(lf)
+            start.append(len(rows))
+            nbs.append(nb)
+            self.leaves.append((lf, np.array([i for i, _, _, _ in got], np.int64), states))
+        regret, avg = np.zeros(rstart[-1]), np.zeros(rstart[-1])
+        self._flat = (np.array(leaf, np.int64), np.array(start, np.int64),
+                      np.array(jstart, np.int64), np.array(rstart, np.int64),
+                      np.array(nbs, np.int64), np.array(rows, np.int64),
+                      np.array(sstart, np.int64), np.concatenate(info).astype(np.int64),
+                      np.array(qstart, np.int64), np.concatenate(q),
+                      np.ascontiguousarray(np.stack(weights), float),
+                      np.array(answers, float), regret, avg,
+                      int(got[0][1].shape[0]))
+
+    def step(self, out: tuple[np.ndarray, np.ndarray],
+             ranges: tuple[np.ndarray, np.ndarray], z: float) -> None:
+        """One step of every leaf's decisions (:meth:`LeafDecisions.step`)."""
+        if self._flat is None:
+            return
+        self.steps += 1
+        s = self.seat
+        (leaf, start, jstart, rstart, nbs, rows, sstart, info, qstart, q, weights, answers,
+         regret, avg, own) = self._flat
+        _step_states(leaf, start, jstart, rstart, nbs, rows, sstart, info, qstart, q, weights,
+                     answers, np.ascontiguousarray(ranges[s], float),
+                     np.ascontiguousarray(ranges[1 - s], float), float(z), own, regret, avg,
+                     float(self.steps), out[s])
+
+    def by_state(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
+        """Each leaf's average choices, one per opposing state: (seat valued, leaf, the
+        opposing states, (states, b) probabilities; a row of zeros where never stepped)."""
+        if self._flat is None:
+            return []
+        jstart, rstart, nbs, avg = self._flat[2], self._flat[3], self._flat[4], self._flat[13]
+        got = []
+        for d, (lf, _, states) in enumerate(self.leaves):
+            x0, nb = int(jstart[d]), int(nbs[d])
+            a = avg[rstart[x0]:rstart[x0] + states.size * nb].reshape(states.size, nb)
+            total = a.sum(axis=1, keepdims=True)
+            got.append((self.seat, lf, states,
+                        np.divide(a, total, out=np.zeros_like(a), where=total > 0)))
+        return got
+
+    def average(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
+        """Each leaf's average choice over its opposing states, each weighted by its samples:
+        (seat valued, leaf, rows valued, probability of each opposing continuation)."""
+        if self._flat is None:
+            return []
+        info, jstart = self._flat[7], self._flat[2]
+        count = np.bincount(info, minlength=int(jstart[-1])).astype(float)
+        got = []
+        for d, (seat, lf, _, p) in enumerate(self.by_state()):
+            c = count[jstart[d]:jstart[d + 1]]
+            mix = c @ p
+            got.append((seat, lf, self.leaves[d][1],
+                        mix / mix.sum() if mix.sum() > 0 else mix))
+        return got
+
+
+@njit(cache=True)
+def _step_states(leaf, start, jstart, rstart, nbs, rows, sstart, info, qstart, q, weights,
+                 answers, reach, opposing, z, own, regret, avg, step, out):
+    """:func:`state_choice_step` at every leaf d (flat arrays: :class:`StateDecisions`),
+    each row's values times its opposing mass ``weights[r] . opposing[leaf] / z``; the
+    values into ``out[leaf, row]``, each state's sigma times ``step`` added to ``avg``."""
+    for d in range(leaf.size):
+        lf, nb = leaf[d], nbs[d]
+        x0, nj = jstart[d], jstart[d + 1] - jstart[d]
+        r0 = rstart[x0]  # this leaf's states' regrets: r0 + (x - x0) * nb + b
+        sigma = np.empty(nj * nb)
+        for x in range(nj):
+            one = _matched_of(regret, r0 + x * nb, nb)
+            for b in range(nb):
+                sigma[x * nb + b] = one[b]
+        gain = np.zeros(nj * nb)
+        for r in range(start[d], start[d + 1]):
+            mass = _dot(weights[r], opposing[lf]) / z
+            base, s0, m = qstart[r], sstart[r], sstart[r + 1] - sstart[r]
+            best, pick = -np.inf, 0
+            for a in range(own):
+                ev = 0.0
+                for b in range(nb):
+                    at = base + (a * nb + b) * m
+                    for k in range(m):
+                        ev += q[at + k] * sigma[(info[s0 + k] - x0) * nb + b]
+                ev *= mass / m
+                if ev > best:
+                    best, pick = ev, a
+            out[lf, rows[r]] = best
+            w = reach[lf, rows[r]] * answers[r] * mass / m
+            for b in range(nb):
+                at = base + (pick * nb + b) * m
+                for k in range(m):
+                    gain[(info[s0 + k] - x0) * nb + b] -= w * q[at + k]
+        for x in range(nj):
+            mean = 0.0
+            for b in range(nb):
+                mean += sigma[x * nb + b] * gain[x * nb + b]
+            for b in range(nb):
+                at = r0 + x * nb + b
+                regret[at] = max(regret[at] + gain[x * nb + b] - mean, 0.0)
+                avg[at] += step * sigma[x * nb + b]
