@@ -26,7 +26,14 @@ hunter, the per-row choice the other way round), two options of :class:`LeafDeci
 
 The step over every leaf runs at every call of the solve's loop, so it is one numba kernel
 over flat arrays (:func:`_step_all`); :func:`leaf_choice_step` is the same step of one leaf
-in numpy (the reference the tests hold the kernel to)."""
+in numpy (the reference the tests hold the kernel to).
+
+Brown et al.'s full form (``choice`` "state", :class:`StateDecisions`): one decision per leaf
+AND opposing private state j, the opponent holding j choosing for j. The opposing states
+are the draws the rows' games were played against, so each row keeps its values per draw,
+``q[r, a, b, m]``; row r's value is ``max_a mean_m sum_b sigma_{j_m}[b] q[r, a, b, m]``
+and state j's decision is stepped by the draws played against j (:func:`_step_states`,
+numba; :func:`state_choice_step` its numpy reference)."""
 
 from __future__ import annotations
 
