@@ -54,26 +54,37 @@ def _code_version() -> dict:
     return {"version": __version__, "commit": commit, "modified": modified}
 
 
+def _recorded(code: dict | None) -> bool:
+    """Whether ``code`` records a version or a commit (else: code not recorded)."""
+    return code is not None and not (code.get("version") is None and code.get("commit") is None)
+
+
+def _named(code: dict) -> str:
+    """A recorded code's version and commit: 'spycfr 0.1.0 at 1a2b3c4' (', modified'),
+    'spycfr 0.1.0 (no git commit)'."""
+    commit = code.get("commit")
+    return f"spycfr {code.get('version')}" + (
+        f" at {str(commit)[:7]}" + (", modified" if code.get("modified") else "")
+        if commit else " (no git commit)")
+
+
+def _noted(code: dict | None) -> str:
+    """A recorded code's ``note`` in brackets, '' without one."""
+    return f" ({code['note']})" if code and code.get("note") else ""
+
+
 def code_words(code: dict | None) -> str:
     """A code recorded by :func:`code_version` in words: 'spycfr 0.1.0 at 1a2b3c4' (with
     ', modified' where its files differed from the commit), 'spycfr 0.1.0 (no git commit)',
     or, where nothing was recorded, 'code not recorded'; a recorded ``note`` follows."""
-    if not code or (code.get("version") is None and code.get("commit") is None):
-        words = "code not recorded"
-    else:
-        commit = code.get("commit")
-        words = f"spycfr {code.get('version')}" + (
-            f" at {str(commit)[:7]}" + (", modified" if code.get("modified") else "")
-            if commit else " (no git commit)")
-    return words + (f" ({code['note']})" if code and code.get("note") else "")
+    return (_named(code) if code and _recorded(code) else "code not recorded") + _noted(code)
 
 
 def agent_words(code: dict | None) -> str:
     """The agent a recorded code played (:func:`code_words`): 'the agent of spycfr 0.1.0 at
     1a2b3c4', or 'an agent whose code was not recorded' (with its ``note``)."""
-    words, unknown = code_words(code), "code not recorded"
-    return ("an agent whose code was not recorded" + words[len(unknown):]
-            if words.startswith(unknown) else f"the agent of {words}")
+    return (f"the agent of {_named(code)}" if code and _recorded(code)
+            else "an agent whose code was not recorded") + _noted(code)
 
 
 def games_by_words(codes: list[dict]) -> str:
@@ -84,15 +95,30 @@ def games_by_words(codes: list[dict]) -> str:
                      for c in codes)
 
 
+# how played_by_words's sentence starts, one code or several: what without_played_by cuts at
+PLAYED_BY_ONE, PLAYED_BY_SEVERAL = "Every game played by ", "Played by "
+
+
 def played_by_words(codes: list[dict]) -> str:
     """Which code played a measurement's games (``codes`` as :func:`games_by_words` takes
     them), for its method: the one code, or, where a games file was resumed across code
     changes (or merged from machines that ran other code), how many games each played; a
-    mean over several codes measures none of them exactly."""
+    mean over several codes measures none of them exactly. A method ends with it after
+    '. ' (:func:`without_played_by` takes it off)."""
     if len(codes) == 1:
-        return f"Every game played by {code_words(codes[0])}"
-    return (f"Played by {len(codes)} different codes (a games file resumed or merged "
+        return PLAYED_BY_ONE + code_words(codes[0])
+    return (f"{PLAYED_BY_SEVERAL}{len(codes)} different codes (a games file resumed or merged "
             "across code changes: the mean mixes their agents): " + games_by_words(codes))
+
+
+def without_played_by(method: str) -> str:
+    """A recorded method without its closing :func:`played_by_words` sentence (where a line
+    beside it names the agent of those games): cut where that sentence starts, by its
+    opening words alone, so a method recorded while the code's words read otherwise (a
+    note, another format) still loses the whole sentence; a method without one as it is."""
+    cuts = [i for i in (method.find(". " + PLAYED_BY_ONE), method.find(". " + PLAYED_BY_SEVERAL))
+            if i >= 0]
+    return method[:min(cuts)] if cuts else method
 
 
 def same_code(a: dict | None, b: dict | None) -> bool:

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from spycfr import provenance
-from spycfr.provenance import code_version, code_words, git_code, same_code
+from spycfr.provenance import (
+    agent_words,
+    code_version,
+    code_words,
+    git_code,
+    played_by_words,
+    same_code,
+    without_played_by,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,6 +54,32 @@ def test_a_code_in_words():
     assert code_words(None) == "code not recorded"
     assert code_words({"version": None, "commit": None, "note": "the agent before f555065"}) == (
         "code not recorded (the agent before f555065)")
+
+
+def test_an_agent_in_words_shares_the_codes_words():
+    """agent_words names the code as code_words does (built from the same parts, where it
+    sliced code_words' text), or says the code was not recorded, with the note either way."""
+    code = {"version": "0.1.0", "commit": "1a2b3c4d" * 5, "modified": True, "note": "n"}
+    assert agent_words(code) == "the agent of spycfr 0.1.0 at 1a2b3c4, modified (n)"
+    assert agent_words({"version": "0.1.0", "commit": None}) == (
+        "the agent of spycfr 0.1.0 (no git commit)")
+    assert agent_words(None) == "an agent whose code was not recorded"
+    assert agent_words({"version": None, "commit": None, "note": "the agent before f555065"}) == (
+        "an agent whose code was not recorded (the agent before f555065)")
+
+
+def test_a_method_loses_its_played_by_sentence_however_its_code_was_worded():
+    """without_played_by cuts a method's closing played_by_words sentence by its opening
+    words, so a method recorded when the code read otherwise (here a format this code does
+    not write) loses it too, where rebuilding the sentence and removing it as a suffix left
+    it; the sentence for several codes too, and a method without one is unchanged."""
+    base = "local best response in 11 games. Its mean is at most the exploitability"
+    one = {"version": "0.1.0", "commit": "a" * 40, "games": 11}
+    assert without_played_by(f"{base}. {played_by_words([one])}") == base
+    assert without_played_by(f"{base}. {played_by_words([one, {**one, 'commit': None}])}") == (
+        base)
+    assert without_played_by(f"{base}. Every game played by spycfr-0.0.9@aaaa") == base
+    assert without_played_by(base) == base
 
 
 def test_each_caller_gets_its_own_copy_of_the_code():
