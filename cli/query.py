@@ -195,16 +195,24 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
         click.echo(f"exploitability: {result['exploitability']:.4g} (exact: the agent "
                    "re-solved at every public node, then a best response; see spycfr report)")
         return
-    click.echo(_unknown_exploitability(result["measured"]))
+    click.echo(_unknown_exploitability(result["measured"], _run_code(run_dir)))
 
 
-def _unknown_exploitability(measured: dict | None) -> str:
+def _run_code(run_dir: str) -> dict | None:
+    """The code that made the run (run.json ``code``), for the bound's note."""
+    from spycfr.runs.store import read_run_meta
+
+    return read_run_meta(run_dir).get("code")
+
+
+def _unknown_exploitability(measured: dict | None, run_code: dict | None) -> str:
     """The line of a run whose exploitability is unknown: the lower bound measured, what
-    its games show at 95% (:func:`spycfr.analysis.bound.lower_bound_words`), or how to
-    measure one."""
-    from spycfr.analysis.bound import lower_bound_words
+    its games show at 95% and, where they were another agent's than the run's, that too
+    (:func:`spycfr.analysis.bound.bound_words`, brief: the report names the codes), or how
+    to measure one."""
+    from spycfr.analysis.bound import bound_words
 
-    bound = lower_bound_words(measured)
+    bound = bound_words(measured, run_code, brief=True)
     return "exploitability: unknown" + (f"; {bound} (see spycfr report)" if bound else
                                         " (not measured: spycfr measure RUN_DIR)")
 
@@ -230,7 +238,7 @@ def _sampled_query(run_dir: str, player: int, record: str, as_json: bool,
         click.echo(f"  {m['move']:<22} {m['probability']:>8.4f}")
     if len(result["moves"]) > 20:
         click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
-    click.echo(_unknown_exploitability(result["measured"]))
+    click.echo(_unknown_exploitability(result["measured"], _run_code(run_dir)))
 
 
 def _share(p: float) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from spycfr.analysis.bound import (
     LBR,
     LowerBound,
+    bound_words,
     games_agent_words,
     lower_bound,
     lower_bound_json,
@@ -150,6 +151,16 @@ def test_the_report_says_which_agent_played_the_lbr_games():
     assert games_agent_words(measured, made) == (
         "its games were played against an agent whose code was not recorded, not this run's "
         "(spycfr 0.1.0 at aaaaaaa)")
+    assert games_agent_words(measured, made, brief=True) == (
+        "its games were played against an agent not known to be this run's")
+    lbr["value"], lbr["ci95"] = 0.5, [0.1, 0.9]
+    measured["exploitability_lower_bound"] = {"value": 0.1, "opponent": LBR}
+    assert bound_words(measured, made) == (
+        lower_bound(measured).words() + "; " + games_agent_words(measured, made))
+    measured["head_to_head"] = [{"opponent": "uniform", "payoff": {"mean": -0.9,
+                                                                   "ci95": [-0.95, -0.85]}}]
+    assert bound_words(measured, made) == lower_bound(measured).words()  # uniform's: no note
+    del measured["head_to_head"]
     del lbr["games_file"]  # a stored strategy's LBR: no games file, no agent to name
     assert games_agent_words(measured, made) is None
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from spycfr.analysis.bound import lower_bound_words, measured_json
+from spycfr.analysis.bound import bound_words, measured_json
 from spycfr.analysis.markdown import num
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
@@ -218,13 +218,14 @@ SEATS_APART = ("the two seats' values are not each other's negatives: each is th
 def agent_review_words(meta, both: bool = False) -> str:
     """What a review's numbers on an agent run are, in one line (`spycfr play`, `spycfr
     review`): query's values at each decision, an estimate, with the agent's exploitability
-    (exact where measured, else the lower bound measured, else unknown); ``both``: both
-    seats reviewed, whose values are not opposite (:data:`SEATS_APART`)."""
-    bound = lower_bound_words(meta.measured)
-    strength = (f"the agent is {meta.exploitability:.4g} exploitable (exact)"
-                if meta.exploitability is not None else
-                f"the agent's exploitability is unknown; {bound}" if bound else
-                "the agent's exploitability is unknown")
+    (exact where measured, else the lower bound measured as `spycfr query` says it, else
+    unknown); ``both``: both seats reviewed, whose values are not opposite
+    (:data:`SEATS_APART`)."""
+    if meta.exploitability is not None:
+        strength = f"the agent is {meta.exploitability:.4g} exploitable (exact)"
+    else:
+        bound = bound_words(meta.measured, meta.record.get("code"), brief=True)
+        strength = "the agent's exploitability is unknown" + (f"; {bound}" if bound else "")
     return ("each move valued as `spycfr query --seat` values it there: the search agent in "
             "that seat, the seat's expected payoff against the agent's model of the opponent "
             f"(an estimate, not an equilibrium's value: {strength}); loss below the best move, "

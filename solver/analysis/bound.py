@@ -151,7 +151,8 @@ def measured_json(measured: dict | None) -> dict | None:
     return {**measured, "exploitability_lower_bound": lower_bound_json(measured)}
 
 
-def games_agent_words(measured: dict | None, run_code: dict | None) -> str | None:
+def games_agent_words(measured: dict | None, run_code: dict | None,
+                      brief: bool = False) -> str | None:
     """Which agent a local best response's games were played against, where it is not known
     to be the run's: the games of a search agent's LBR record the code that played them
     (``local_best_response.code``, each code with its games, from the games file; none in a
@@ -159,7 +160,8 @@ def games_agent_words(measured: dict | None, run_code: dict | None) -> str | Non
     (run.json ``code``; :func:`spycfr.provenance.same_code`). None where every game was
     played by the run's code, or where no games file was kept (a stored strategy's LBR,
     whose games depend on its tables alone). The report says it beside the bound where the
-    bound is LBR's."""
+    bound is LBR's (:func:`lbr_games_note`); ``brief``: without naming the codes, for a
+    header (:func:`bound_words`)."""
     from spycfr.provenance import agent_words, code_words, games_by_words, same_code
 
     lbr = (measured or {}).get("local_best_response") or {}
@@ -170,9 +172,35 @@ def games_agent_words(measured: dict | None, run_code: dict | None) -> str | Non
     if not others:
         return None
     n, total = sum(c["games"] for c in others), sum(c["games"] for c in codes)
+    games = "its games were" if n == total else f"{n:,} of its {total:,} games were"
+    if brief:
+        return f"{games} played against an agent not known to be this run's"
     who = agent_words(others[0]) if len(others) == 1 else (
         f"the agents of other code ({games_by_words(others)})")
     run = (f"not this run's ({code_words(run_code)})" if run_code
            else "and run.json does not record the code that made this run's agent")
-    games = "its games were" if n == total else f"{n:,} of its {total:,} games were"
     return f"{games} played against {who}, {run}"
+
+
+def lbr_games_note(measured: dict | None, run_code: dict | None, bound: LowerBound | None,
+                   brief: bool = False) -> str | None:
+    """What is said beside ``bound`` (:func:`lower_bound` of ``measured``) where it is the
+    local best response's and its games were not all played by the run's agent
+    (:func:`games_agent_words`); None otherwise (another opponent's bound, no bound, every
+    game the run's)."""
+    if bound is None or bound.by != LBR:
+        return None
+    return games_agent_words(measured, run_code, brief)
+
+
+def bound_words(measured: dict | None, run_code: dict | None,
+                brief: bool = False) -> str | None:
+    """The measured lower bound in words with, where its games were another agent's, which
+    (:func:`lbr_games_note`): the one sentence of the workbench, the report's readers and
+    `spycfr query`; ``brief``: the note without the codes (a header line). None where
+    nothing was measured."""
+    bound = lower_bound(measured)
+    if bound is None:
+        return None
+    note = lbr_games_note(measured, run_code, bound, brief)
+    return bound.words() + ("" if note is None else f"; {note}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from spycfr.analysis.bound import LBR, METHOD, games_agent_words, lower_bound
+from spycfr.analysis.bound import METHOD, lbr_games_note, lower_bound
 from spycfr.analysis.headtohead import INTERVAL_WORDS
 from spycfr.analysis.markdown import Doc, md_table, num, pct, signed
 from spycfr.analysis.openings import openings_by_group, openings_spec, treeless_table
@@ -18,7 +18,7 @@ from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.io import write_text
-from spycfr.provenance import played_by_words
+from spycfr.provenance import without_played_by
 from spycfr.runs.agent_run import opening_table, replays_first_move
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import treeless_openings
@@ -239,13 +239,11 @@ def _measured(doc: Doc, meta: RunResult, matched: bool) -> None:
     b = lower_bound(m)
     # where LBR's games were not played by the run's code the bound line names their agent,
     # so the LBR paragraph's method leaves out its own sentence on the code (said once)
-    agent = games_agent_words(m, meta.record.get("code")) if b and b.by == LBR else None
+    agent = lbr_games_note(m, meta.record.get("code"), b)
     r = m.get("local_best_response")
     if r:
         lo, hi = r["ci95"]
-        method = r["method"]
-        if agent is not None and r.get("code"):
-            method = method.removesuffix(". " + played_by_words(r["code"]))
+        method = r["method"] if agent is None else without_played_by(r["method"])
         doc.add(f"**Local best response: {signed(r['value'], 3)}** per game (95% interval "
                 f"{signed(lo, 3)} to {signed(hi, 3)}; as P1 {signed(r['as_p1']['mean'], 3)}, as "
                 f"P2 {signed(r['as_p2']['mean'], 3)}; wins {pct(r['wins'])}): {method}.\n")

@@ -322,22 +322,20 @@ def entry_nav(entry: Entry) -> list[tuple[str, str]]:
     return links
 
 
-def fmt_eps(meta: dict) -> str:
+def fmt_eps(meta: dict, brief: bool = False) -> str:
     """The run's exploitability, or why it is unknown and the lower bound measured instead
-    (as `spycfr query` says it): a sampled run's, or a search agent's on a game too big for
-    a best response; where the bound is a local best response's whose games another agent
-    played, the report's note saying so (:func:`spycfr.analysis.bound.games_agent_words`)."""
+    (as `spycfr query` says it: :func:`spycfr.analysis.bound.bound_words`, which says
+    where the bound's games were another agent's): a sampled run's, or a search agent's on
+    a game too big for a best response; ``brief``: that note without the codes (the play
+    and review pages' header)."""
     eps = meta.get("exploitability")
     if eps is not None:
         return f"{eps:.2g}"
-    from spycfr.analysis.bound import LBR, games_agent_words, lower_bound
+    from spycfr.analysis.bound import bound_words
 
-    measured = meta.get("measured")
-    bound = lower_bound(measured)
+    bound = bound_words(meta.get("measured"), meta.get("code"), brief)
     if bound is not None:
-        # the report's note where LBR's games were played by another agent than the run's
-        agent = games_agent_words(measured, meta.get("code")) if bound.by == LBR else None
-        return f"unknown; {bound.words()}" + ("" if agent is None else f"; {agent}")
+        return f"unknown; {bound}"
     from spycfr.runs.agent_run import is_agent_run
 
     return "unknown (" + ("a search agent" if is_agent_run(meta) else "a sampled run") + \

@@ -45,6 +45,12 @@ class _Pending(Exception):
         self.state, self.labels = state, labels
 
 
+def _eps(entry) -> str:
+    """The exploitability in a play or review page's header, escaped: the bound's note on
+    another agent's games without the codes (the run page names them)."""
+    return esc(fmt_eps(entry.meta, brief=True))
+
+
 def _seat(request) -> int:
     seat = (request.query.get("seat") or "P1").upper()
     if seat not in SEATS:
@@ -176,7 +182,7 @@ def _start_form(entry, seat: int, damage: str = "") -> str:
     options = "".join(f'<option{" selected" if i == seat else ""}>{s}</option>'
                       for i, s in enumerate(SEATS))
     body = (f"<p>The program deals and plays the other seat with the strategy of "
-            f"<b>{esc(entry.name)}</b> (exploitability {esc(fmt_eps(entry.meta))}); you see "
+            f"<b>{esc(entry.name)}</b> (exploitability {_eps(entry)}); you see "
             "only what your seat sees. After the game, each of your moves is reviewed.</p>"
             f'<form action="/play" method="get"><input type="hidden" name="run" '
             f'value="{esc(entry.name)}"> seat <select name="seat">{options}</select> seed '
@@ -240,7 +246,7 @@ def _header(entry, seat: int, seed: int) -> str:
     how = ("as the search agent of" if is_agent_run(entry.meta) else
            "with the strategy of")  # an agent re-solves as it plays (as `spycfr play` says)
     return (f"<p>you are <b>{SEATS[seat]}</b>; the program plays {SEATS[1 - seat]} {how} "
-            f"{esc(entry.name)} (exploitability {esc(fmt_eps(entry.meta))}); seed {seed}</p>")
+            f"{esc(entry.name)} (exploitability {_eps(entry)}); seed {seed}</p>")
 
 
 def _position(plugin, game, state, seat: int, said: list[str], final: str | None = None
@@ -352,7 +358,7 @@ def review_form(bench, request, message: str = "", status: int = 200) -> str:
     action = url("/review", run=entry.name, page=key or None)
     body = (f"<p>Paste full game records (one per line, the game's notation, e.g. "
             f"<code>{esc(example)}</code>) or upload a file of them; each game's moves are "
-            f"reviewed against {esc(entry.name)} (exploitability {esc(fmt_eps(entry.meta))})."
+            f"reviewed against {esc(entry.name)} (exploitability {_eps(entry)})."
             + (f'</p><p class="note" id="slow">{esc(AGENT_REVIEW_NOTE)}' if agent else "")
             + f'</p><form action="{esc(action)}" method="post" '
             'enctype="multipart/form-data" onsubmit="document.getElementById(\'wait\')'
