@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+from numba import njit
 
 from cli_helpers import spycfr
 from spycfr.analysis.headtohead import head_to_head, heuristic_player, uniform_player
@@ -668,7 +669,131 @@ def test_a_rollout_takes_the_black_market_card_that_wins():
     heuristic = s.copy()
     nxt = np.empty_like(s)
     A.apply_action(heuristic, PARAMS, acts[int(np.argmax(probs))], nxt)
-    assert play_out(nxt, PARAMS) == 1  # the heuristic's take: P1 wins
+    assert play_out(nxt, PARAMS, 0, 0) == 1  # the heuristic's take: P1 wins
     assert cards[take_choice(s, PARAMS, acts, k)] == "SPYCATION"
     for _ in range(5):
-        assert play_out(s.copy(), PARAMS) == -1  # the rollout's own take: P2 wins
+        assert play_out(s.copy(), PARAMS, 0, 0) == -1  # the rollout's own take: P2 wins
+
+
+# --- the rollouts' styles (rollout_advanced.py, advanced_heuristic.styled_policy) -----------
+
+
+def _advanced_recruitments(games: int, seed: int):
+    """Every recruitment (the state) of random advanced games: moves uniform, chance by the
+    rules' probabilities."""
+    rng = np.random.default_rng(seed)
+    acts = np.zeros(A.max_actions(PARAMS), np.int32)
+    probs = np.zeros(A.max_actions(PARAMS))
+    out = []
+    for _ in range(games):
+        state = A.initial_state(PARAMS)
+        while state[R.PHASE] != R.PH_OVER:
+            if state[R.PHASE] == R.PH_RECRUIT:
+                out.append(state.copy())
+            if A.current_player(state, PARAMS) == R.CHANCE:
+                k = A.chance_outcomes(state, PARAMS, acts, probs)
+                a = acts[rng.choice(k, p=probs[:k] / probs[:k].sum())]
+            else:
+                a = acts[rng.integers(A.legal_actions(state, PARAMS, acts))]
+            nxt = np.empty_like(state)
+            A.apply_action(state, PARAMS, a, nxt)
+            state = nxt
+    return out
+
+
+def test_the_advanced_cautious_and_bold_recruiters_judge_the_hidden_card_as_in_simple_mode():
+    """advanced_heuristic.styled_policy's recruiters (the rollouts' styles 1 and 2): the
+    face-up card is taken when, the hidden card the name worst (cautious) or best (bold)
+    for the recruiter in each choice, keeping it is at least as good as the hidden one (by
+    hand, over the names the recruiter cannot see, the gains the advanced heuristic's with
+    the ongoing cards); the mean style is the heuristic itself, and the styles change
+    recruitments."""
+    from spycfr.games.agent_avenue import advanced_heuristic as H
+
+    acts = np.zeros(A.max_actions(PARAMS), np.int32)
+    probs = np.zeros(A.max_actions(PARAMS))
+    changed = {R.CAUTIOUS: 0, R.BOLD: 0}
+    states = _advanced_recruitments(30, seed=3)
+    assert len(states) > 100
+    for state in states:
+        a = int(state[R.ACTIVE])
+        o = 1 - a
+        k = A.legal_actions(state, PARAMS, acts)
+        unseen = [t for t in range(PARAMS.n) if R.unseen_copies(state, PARAMS, o, t) > 0]
+        up = int(state[R.UP])
+        A.heuristic_policy(state, PARAMS, acts, k, probs)
+        heuristic = probs[:k].copy()
+        H.styled_policy(state, PARAMS, R.MEAN, acts, k, probs)
+        assert np.array_equal(probs[:k], heuristic)
+        for style, pick in ((R.CAUTIOUS, (max, min)), (R.BOLD, (min, max))):
+            keep = H._next_gain(state, PARAMS, o, up) - pick[0](
+                H._next_gain(state, PARAMS, a, t) for t in unseen)
+            swap = pick[1](H._next_gain(state, PARAMS, o, t) for t in unseen) - \
+                H._next_gain(state, PARAMS, a, up)
+            H.styled_policy(state, PARAMS, style, acts, k, probs)
+            assert probs[:k].tolist() == ([1.0, 0.0] if keep >= swap else [0.0, 1.0])
+            changed[style] += probs[0] != heuristic[0]
+    assert changed[R.CAUTIOUS] > 5 and changed[R.BOLD] > 5
+
+
+@njit
+def _seeded(seed):
+    np.random.seed(seed)
+
+
+def test_a_rollout_of_style_0_is_the_heuristic_game_of_before():
+    """Style 0 on both seats plays the game rollout_advanced played before the styles (the
+    heuristic's moves through ``_heuristic_step``, take_choice's takes), draw for draw: the
+    same payoff for the same seed from states of random games; the styles change some."""
+    from spycfr.games.agent_avenue import rollout_advanced as RA
+
+    @njit
+    def before(state, params, seed):
+        np.random.seed(seed)
+        nxt = np.empty(state.shape[0], np.int16)
+        m = A.max_actions(params)
+        actions = np.empty(m, np.int32)
+        probs = np.empty(m)
+        while state[R.PHASE] != R.PH_OVER:
+            if state[R.PHASE] == A.PH_BM_TAKE:
+                k = A.legal_actions(state, params, actions)
+                A.apply_action(state, params, actions[RA.take_choice(state, params, actions, k)],
+                               nxt)
+                state[:] = nxt
+            else:
+                RA._heuristic_step(state, params, nxt, actions, probs)
+        return A.returns_p1(state, params)
+
+    states = _advanced_recruitments(4, seed=8)[::6]
+    differ = 0
+    for n, s in enumerate(states):
+        for seed in range(3):
+            want = before(s.copy(), PARAMS, 100 * n + seed)
+            _seeded(100 * n + seed)
+            assert RA.play_out(s.copy(), PARAMS, 0, 0) == want
+            for style in (1, 2):
+                _seeded(100 * n + seed)
+                differ += RA.play_out(s.copy(), PARAMS, style, 0) != want
+    assert differ > 0
+
+
+def test_the_rollout_styles_are_named_for_either_mode():
+    """The plug-in names the rollouts' styles (rollout.py's STYLES, both modes), so an
+    advanced agent's leaves can guard against cautious and bold (--opposing); by default
+    they guard against the heuristic alone."""
+    from types import SimpleNamespace
+
+    from spycfr.games import get_plugin
+    from spycfr.search.continuation import configure_agent
+    from spycfr.search.leafvalues import value_function
+    from spycfr.search.tree import GameModel
+
+    plugin = get_plugin("agent-avenue")
+    assert plugin.rollout_styles == ("heuristic", "cautious", "bold")
+    vf = value_function("rollout", GameModel.of(PARAMS), plugin)
+    assert vf.inner.own_styles == (0,) and vf.inner.opposing_styles == (0,)
+    configure_agent(SimpleNamespace(values=vf, plugin=plugin),
+                    opposing=["heuristic", "cautious", "bold"])
+    assert vf.inner.own_styles == (0,) and vf.inner.opposing_styles == (0, 1, 2)
+    with pytest.raises(ValueError, match="not a rollout style of agent-avenue"):
+        configure_agent(SimpleNamespace(values=vf, plugin=plugin), opposing=["ranger"])

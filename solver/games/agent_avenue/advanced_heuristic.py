@@ -35,6 +35,9 @@ from spycfr.games.agent_avenue.advanced_core import (
 )
 from spycfr.games.agent_avenue.rules import (
     ACTIVE,
+    BOLD,
+    CAUTIOUS,
+    MEAN,
     PH_RECRUIT,
     PHASE,
     PLAY,
@@ -86,9 +89,39 @@ def _unseen_mean(state, params, viewer, who):
 
 
 @njit(cache=True)
-def _takes_up(state, params, up, o, a, viewer):
-    keep = _next_gain(state, params, o, up) - _unseen_mean(state, params, viewer, a)
-    swap = _unseen_mean(state, params, viewer, o) - _next_gain(state, params, a, up)
+def _unseen_bound(state, params, viewer, who, style):
+    """The lowest (``style`` CAUTIOUS) or highest (BOLD) gain to ``who`` over the names of
+    the cards ``viewer`` cannot see (0 if none): rules.py's styled players' judgement of a
+    hidden card."""
+    bound = 0.0
+    found = False
+    for i in range(params.n):
+        if unseen_copies(state, params, viewer, i) > 0:
+            g = _next_gain(state, params, who, i)
+            if not found or (g < bound if style == CAUTIOUS else g > bound):
+                bound = g
+                found = True
+    return bound
+
+
+@njit(cache=True)
+def _unseen_styled(state, params, viewer, who, style):
+    """A hidden card's gain to ``who`` as ``style`` judges it: the mean (MEAN, the
+    heuristic's), the worst or the best name (CAUTIOUS, BOLD)."""
+    if style == MEAN:
+        return _unseen_mean(state, params, viewer, who)
+    return _unseen_bound(state, params, viewer, who, style)
+
+
+@njit(cache=True)
+def _takes_up(state, params, up, o, a, viewer, style):
+    """Recruiter ``o``'s choice for face-up ``up`` (True: it takes it), the hidden card
+    judged by ``style`` among those ``viewer`` cannot see: what it gives ``a`` if o takes
+    the face-up card by the style's opposite (a cautious recruiter expects the name best
+    for ``a``), what it gives o by the style itself, as rules.py's ``_hidden_gains``."""
+    other = style if style == MEAN else CAUTIOUS + BOLD - style
+    keep = _next_gain(state, params, o, up) - _unseen_styled(state, params, viewer, a, other)
+    swap = _unseen_styled(state, params, viewer, o, style) - _next_gain(state, params, a, up)
     return keep >= swap
 
 
@@ -120,6 +153,16 @@ def heuristic_policy(state, params, actions, k, probs):
     """rules.py's simple player (no discards; the best pair if the opponent recruits like
     it; recruit the better card on average), with the ongoing cards in its gains; it takes
     the first card of PREFERENCE in the supply and the best-scored ability target."""
+    styled_policy(state, params, MEAN, actions, k, probs)
+
+
+@njit(cache=True)
+def styled_policy(state, params, style, actions, k, probs):
+    """The heuristic (``style`` MEAN) or rules.py's styled players in advanced mode
+    (CAUTIOUS, BOLD: the rollouts' continuations, rollout_advanced.py): they judge the
+    face-down card of an offer by the name worst or best for the recruiter, in their own
+    recruitments and in what they expect of the opponent's, as in simple mode; their takes
+    and ability targets are the heuristic's."""
     for j in range(k):
         probs[j] = 0.0
     ph = state[PHASE]
@@ -127,7 +170,7 @@ def heuristic_policy(state, params, actions, k, probs):
     best_score = -1e300
     if ph == PH_RECRUIT:
         o = 1 - state[ACTIVE]
-        probs[0 if _takes_up(state, params, state[UP], o, state[ACTIVE], o) else 1] = 1.0
+        probs[0 if _takes_up(state, params, state[UP], o, state[ACTIVE], o, style) else 1] = 1.0
         return
     if ph == PH_BM_TAKE:
         for j in range(k):
@@ -152,7 +195,7 @@ def heuristic_policy(state, params, actions, k, probs):
                 continue
             up = (act >> 3) & 7
             down = act & 7
-            if _takes_up(state, params, up, o, a, a):
+            if _takes_up(state, params, up, o, a, a, style):
                 score = _next_gain(state, params, a, down) - _next_gain(state, params, o, up)
             else:
                 score = _next_gain(state, params, a, up) - _next_gain(state, params, o, down)

@@ -1,13 +1,15 @@
 """Agent Avenue's ``rollouts`` hook in advanced mode: games played to the end from a leaf of
 the search agent's public model (public_advanced.py) by the advanced heuristic
-(advanced_heuristic.py) on both seats, as rollout.py does for simple mode, but for the
-black market's takes (:func:`take_choice`): a rollout's taker looks at the rest of the turn
-and takes a card that wins by the turn's End step (or avoids one that loses), where the
-heuristic takes by its fixed preference, blind to a card that wins at once: in 300 games
-of the heuristic against itself a take that won by the End step was in the supply at 171
-of 1,054 takes and the heuristic's card did not win at 108 of them, so a leaf before such
-a take was valued as if the win were not there, and the agent's value leapt at the take
-itself (docs/search.md, "A value that leaps at a black market take").
+(advanced_heuristic.py) or its styles on each seat, as rollout.py does for simple mode (the
+same styles, rollout.py's STYLES: the cautious and bold players judge a face-down card by
+the name worst or best for the recruiter, their takes and ability targets the heuristic's),
+but for the black market's takes (:func:`take_choice`, every style's): a rollout's taker
+looks at the rest of the turn and takes a card that wins by the turn's End step (or avoids
+one that loses), where the heuristic takes by its fixed preference, blind to a card that
+wins at once: in 300 games of the heuristic against itself a take that won by the End step
+was in the supply at 171 of 1,054 takes and the heuristic's card did not win at 108 of them,
+so a leaf before such a take was valued as if the win were not there, and the agent's value
+leapt at the take itself (docs/search.md, "A value that leaps at a black market take").
 
 A game starts at the leaf's public state with the pair's hands (and a pending face-down
 card); the deck is every card not in play, in a hand or on the table, the forgotten discards
@@ -26,7 +28,7 @@ from numba import njit, prange
 from spycfr.engine.rng import sample
 from spycfr.games.agent_avenue import advanced as A
 from spycfr.games.agent_avenue.advanced_core import PH_BM_TAKE, REFILLED, STATE_SIZE
-from spycfr.games.agent_avenue.advanced_heuristic import PREFERENCE
+from spycfr.games.agent_avenue.advanced_heuristic import PREFERENCE, styled_policy
 from spycfr.games.agent_avenue.public import TAKEN, decode, scheme_size
 from spycfr.games.agent_avenue.public_advanced import (
     PH_CLEAR,
@@ -171,10 +173,26 @@ def take_choice(state, params, actions, k):
 
 
 @njit(cache=True)
-def play_out(state, params):
-    """Seat 0's payoff of the game from ``state`` to its end, both seats the advanced
-    heuristic but for the takes (:func:`take_choice`), chance by the rules' probabilities
-    (numba's generator)."""
+def _styled_step(state, params, style0, style1, nxt, actions, probs):
+    """``state`` <- the state after one step: the mover's move by its style (seat 0's
+    ``style0``, seat 1's ``style1``; advanced_heuristic.py's ``styled_policy``, style 0 the
+    heuristic), or chance by the rules' probabilities (numba's generator): the same draws
+    as :func:`_heuristic_step` where both styles are 0."""
+    who = A.current_player(state, params)
+    if who == CHANCE:
+        k = A.chance_outcomes(state, params, actions, probs)
+    else:
+        k = A.legal_actions(state, params, actions)
+        styled_policy(state, params, style0 if who == 0 else style1, actions, k, probs)
+    A.apply_action(state, params, actions[sample(probs, k, np.random.random())], nxt)
+    state[:] = nxt
+
+
+@njit(cache=True)
+def play_out(state, params, style0, style1):
+    """Seat 0's payoff of the game from ``state`` to its end, each seat playing its style
+    (rollout.py's STYLES: 0 the advanced heuristic, 1 cautious, 2 bold), every seat's
+    takes :func:`take_choice`'s, chance by the rules' probabilities (numba's generator)."""
     nxt = np.empty(STATE_SIZE, np.int16)
     m = A.max_actions(params)
     actions = np.empty(m, np.int32)
@@ -185,14 +203,14 @@ def play_out(state, params):
             A.apply_action(state, params, actions[take_choice(state, params, actions, k)], nxt)
             state[:] = nxt
         else:
-            _heuristic_step(state, params, nxt, actions, probs)
+            _styled_step(state, params, style0, style1, nxt, actions, probs)
     return A.returns_p1(state, params)
 
 
 @njit(cache=True, parallel=True)
 def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
-    """The ``rollouts`` hook (rollout.py's), the one continuation the advanced heuristic
-    (the styles are ignored). The games run in numba's threads (``prange``): each seeds
+    """The ``rollouts`` hook (rollout.py's): each seat plays its style (``style0[q]``,
+    ``style1[q]``: rollout.py's STYLES). The games run in numba's threads (``prange``): each seeds
     its own thread's generator with its seed, so a game's payoff is the same whichever
     thread plays it and in whatever order."""
     scales, bases = leaf_weights(pubs, params, leaf)
@@ -203,4 +221,4 @@ def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
         if w == 0.0 or not start_state(pubs[leaf[q]], params, i0[q], i1[q], state):
             out[q] = 0.0
             continue
-        out[q] = w * play_out(state, params)
+        out[q] = w * play_out(state, params, style0[q], style1[q])
