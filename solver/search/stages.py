@@ -85,13 +85,14 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
     for the stage give none) and train on them and ``data``'s stage directories' situations;
     returns the stage's record (also in stage.json).
 
-    The record's ``generate_wall_seconds`` is the wall time the stage's batches took, summed
-    over the runs that made some (``batches_generated`` counts theirs); ``made_before``
-    describes batches another process made in the stage's directory before it ran
-    ({"by": words, "batches": n, "wall_seconds": s}: benchmarks/train_values_pool.py's
-    pool), recorded as such, its seconds added. Where batches were found made and neither
-    says how long they took, ``generate_wall_seconds`` is None (not known), where it read
-    the microseconds of finding them."""
+    The record's ``generate_wall_seconds`` is the wall time spent making the stage's
+    batches: summed over the calls that made some (``batches_generated`` counts the batches
+    they made) and ``made_before``'s, where given: batches another process made in the
+    stage's directory before this call ({"by": words, "batches": n, "wall_seconds": s}:
+    benchmarks/train_values_pool.py's pool), recorded as ``made_before``. A call that finds
+    every batch made, without ``made_before``, adds nothing: the seconds an earlier call
+    recorded stay, and where none did they are None (not known; code before 6e0d9de
+    recorded the microseconds this call took to find the batches)."""
     say = note or (lambda text: None)
     data = tuple(str(Path(x).resolve()) for x in data)
     extra = [other_situations(Path(x), spec) for x in data]  # refused before any work
