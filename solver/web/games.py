@@ -172,7 +172,7 @@ def _agent_turn(bench, opp, key: tuple[str, str]) -> Iterator[None]:
         yield
 
 
-def _start_form(entry, seat: int, damage: str = "") -> str:
+def _start_form(entry, seat: int, damage: str) -> str:
     """The form that starts a game (seat, seed); ``damage``: the run's error line, where
     its agent cannot load (Workbench.damage_html)."""
     entropy = np.random.SeedSequence().entropy  # drawn from the OS when not given: an int
