@@ -376,16 +376,17 @@ def _labels_from_table(tree: Tree, table_path: Path) -> None:
     itself: pandas' import (0.4 s) was most of it, and `spycfr query` needs no other table."""
     import pyarrow.parquet as pq
 
+    counts = tree.infoset_num_actions.astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     try:
         table = pq.ParquetFile(table_path).read(columns=["infoset", "action"])
-        keys, actions = (table.column(c).to_pylist() for c in ("infoset", "action"))
+        if table.num_rows != int(counts.sum()):
+            return
+        # each infoset's key once, from its first row (the column stays arrow's)
+        infoset_keys = [str(k) for k in table.column("infoset").take(starts).to_pylist()]
+        actions = table.column("action").to_pylist()  # every row: the labels
     except Exception:
         return  # labels are recomputed on demand
-    counts = tree.infoset_num_actions.astype(np.int64)
-    if len(keys) != int(counts.sum()):
-        return
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    infoset_keys = [str(keys[i]) for i in starts]
     action_labels = [actions[i:i + k] for i, k in zip(starts, counts, strict=True)]
     sample = np.unique(np.linspace(0, tree.num_infosets - 1, 16).astype(np.int64))
     for i, (key, labels) in zip(sample, sample_labels(tree, sample), strict=True):
