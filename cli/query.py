@@ -164,6 +164,7 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
                  note: str | None) -> None:
     """query on a search agent's run: the agent re-solves along the record."""
     from spycfr.analysis.agentplay import agent_query, ties_words
+    from spycfr.analysis.play import loss_text
     from spycfr.cli.progress import saying_when_compiling
 
     def say(text: str) -> None:
@@ -180,7 +181,7 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
     click.echo(f"  {'move':<22} {'prob':>8} {'value':>8} {'loss':>8}")
     for m in result["moves"][:20]:
         value = num(m["value"], none="?")
-        loss = "-" if m["loss"] is None else "tie" if m["tie"] else f"{m['loss']:.4f}"
+        loss = loss_text(m, "-")
         click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {value:>8} {loss:>8}")
     if len(result["moves"]) > 20:
         click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")

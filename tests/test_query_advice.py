@@ -184,6 +184,19 @@ def test_a_review_row_of_a_rare_position_is_not_called_as_good():
     assert loss_text(row) == "~1.0000" and loss_text({**row, "unranked": False}) == "tie"
 
 
+def test_one_rule_says_a_move_is_unranked():
+    """query.unranked, the rule of query's advice and of a tree run's review (each wrote it):
+    tied within the position's tolerance but more than the run's precision (2 eps) below
+    the best; never off the equilibrium path (no tolerance, or the review's best-reply
+    tolerance 2 eps) nor without a precision."""
+    from spycfr.analysis.query import unranked
+
+    assert unranked(0.5, 1.03, 2e-4) and unranked(1.03, 1.03, 2e-4)
+    assert not unranked(2e-4, 1.03, 2e-4) and not unranked(1.1, 1.03, 2e-4)
+    assert not unranked(0.5, None, 2e-4) and not unranked(0.5, 1.03, None)
+    assert not unranked(2e-4, 2e-4, 2e-4)  # the review off the path: tol = 2 eps
+
+
 def test_tolerance_scales_with_how_often_a_position_arises():
     assert tie_tolerance(1e-4, 1.0) == pytest.approx(2e-4)
     assert tie_tolerance(1e-4, 0.01) == pytest.approx(2e-2)

@@ -321,7 +321,7 @@ def review(opp: Opponent, seat: int, decisions: list[Decision]) -> list[dict]:
     if opp.tree is None:
         return [{"move": d.move, "view": d.view, "probability": _sampled_prob(opp, d, seat)}
                 for d in decisions]
-    from spycfr.analysis.query import tie_tolerance
+    from spycfr.analysis.query import tie_tolerance, unranked
     from spycfr.exact.best_response import best_response_values, infoset_values
 
     tree, strategy = opp.tree, opp.strategy
@@ -344,9 +344,9 @@ def review(opp: Opponent, seat: int, decisions: list[Decision]) -> list[dict]:
             "move": d.move, "view": d.view, "probability": float(strategy[i, d.index]),
             "value": float(values[d.index]), "best_value": float(values.max()),
             "loss": loss, "tie": loss <= tol, "tolerance": tol, "basis": basis,
-            # within a rare position's tolerance (2 eps / reach) but more than the run's
-            # NashConv below the best: not ranked, not "as good" (as query says it)
-            "unranked": bool(2 * eps < loss <= tol),
+            # within a rare position's tolerance but more than the run's NashConv below
+            # the best: not ranked, not "as good" (query's rule)
+            "unranked": unranked(loss, tol, 2 * eps),
             "best_moves": [d.labels[j] for j in sorted(best, key=lambda j: -values[j])],
             "reach_probability": float(reach[i]),
         })

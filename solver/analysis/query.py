@@ -129,6 +129,16 @@ def tie_tolerance(eps: float, reach: float) -> float | None:
     return 2.0 * eps / min(reach, 1.0)
 
 
+def unranked(loss: float, tolerance: float | None, precision: float | None) -> bool:
+    """Whether a move ``loss`` below the best is one the run does not rank: tied within
+    ``tolerance`` (a rare position's 2 eps / reach) but more than ``precision`` (the run's
+    NashConv, 2 eps, how far apart equal values may read where the position is frequent)
+    below the best; neither "as good" nor lost. The rule of query's advice (:func:`advise`)
+    and of a tree run's review (:func:`spycfr.analysis.play.review`); never where either is
+    None (off the equilibrium path, or every tie a tie of equal values)."""
+    return tolerance is not None and precision is not None and precision < loss <= tolerance
+
+
 def advise(moves: list[dict], tolerance: float | None, br_tolerance: float,
            other_opponent: bool = False, precision: float | None = None) -> dict:
     """Ties, losses and the best reply of ``moves`` (dicts with move, probability, value,
@@ -168,9 +178,9 @@ def advise(moves: list[dict], tolerance: float | None, br_tolerance: float,
     best = [m["move"] for m in sorted(moves, key=lambda m: -m["value"]) if m["tie"]]
     out["best_moves"] = best
     out["best_move"] = best[0] if len(best) == 1 else None
-    same = [m for m in moves if m["tie"] and (precision is None or m["loss"] <= precision)]
+    same = [m for m in moves if m["tie"] and not unranked(m["loss"], tolerance, precision)]
     out["unranked"] = [m["move"] for m in sorted(moves, key=lambda m: -m["value"])
-                       if m["tie"] and precision is not None and m["loss"] > precision]
+                       if unranked(m["loss"], tolerance, precision)]
     out["as_good"] = [m["move"] for m in same if m["probability"] < SHOWN]
     out["losing"] = [{"move": m["move"], "loss": m["loss"]}
                      for m in sorted(moves, key=lambda m: m["loss"]) if not m["tie"]]
