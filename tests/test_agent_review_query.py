@@ -230,3 +230,45 @@ def test_query_says_why_the_agents_own_move_loses_against_its_model(hunter_tiny)
     q = agent_query(hunter_tiny, 0, decisions[-1].view)
     assert q["solved_range_apart"] is None or 0.0 <= q["solved_range_apart"] <= 1.0
     assert all("value_as_solved" in m for m in q["moves"])
+
+
+def test_a_view_walk_that_cannot_amend_starts_again_from_the_games_start():
+    """Where the records' steps cannot take a completed token as a step (``amend`` gives
+    None), :meth:`ViewWalk.to` starts again (:meth:`ViewWalk.restart`, where it called
+    ``__init__`` again): the agent's value function forgotten, a new game that observed
+    the initial state, new steps, then the whole view walked, as a walk made for it."""
+    from types import SimpleNamespace
+
+    from spycfr.analysis.agentplay import ViewWalk
+
+    forgot, games, made = [], [], []
+
+    class Steps:
+        def __init__(self) -> None:
+            self.pushed: list[str] = []
+            made.append(self)
+
+        def push(self, token: str, last: bool) -> np.ndarray:
+            self.pushed.append(token)
+            return np.array([len(self.pushed)])
+
+        def amend(self, token: str, last: bool) -> None:
+            return None  # cannot take the completion as a step of its own
+
+    def game(player: int) -> SimpleNamespace:
+        seen: list = []
+        games.append(seen)
+        return SimpleNamespace(observe=seen.append)
+
+    agent = SimpleNamespace(values=SimpleNamespace(forget=lambda: forgot.append(1)),
+                            game=game, initial=lambda: np.array([0]))
+    records = SimpleNamespace(view_state=lambda *a: None,
+                              view_steps=lambda variant, player: Steps())
+    walk = ViewWalk(agent, records, {}, 0)
+    walk.to("place:1 switch:1")
+    assert walk.amends("place:1 switch:1=2")
+    state = walk.to("place:1 switch:1=2 hand:3")
+    assert len(forgot) == 2 and len(games) == 2 and len(made) == 2
+    assert made[1].pushed == ["place:1", "switch:1=2", "hand:3"]
+    assert walk.tokens == ["place:1", "switch:1=2", "hand:3"] and state.tolist() == [3]
+    assert [x.tolist() for x in games[1]] == [[0], [1], [2], [3]]

@@ -127,16 +127,22 @@ class ViewWalk:
             from spycfr.errors import SpycfrError
 
             raise SpycfrError(f"{agent.plugin.name} cannot rebuild a position from a view")
-        forget = getattr(agent.values, "forget", None)
-        if forget is not None:  # what other walks of this agent left in it: gone
-            forget()
         self.agent, self.records, self.variant, self.player = agent, records, variant, player
-        self.game = agent.game(player)
-        self.state = agent.initial()
+        self.restart()
+
+    def restart(self) -> None:
+        """Start the walk again at the game's start: the agent's value function as a loaded
+        agent's (what other walks of this agent left in it: gone), a new game of the agent
+        that has observed the initial state, no token walked, the records' steps anew."""
+        forget = getattr(self.agent.values, "forget", None)
+        if forget is not None:
+            forget()
+        self.game = self.agent.game(self.player)
+        self.state = self.agent.initial()
         self.game.observe(self.state)
         self.tokens: list[str] = []
-        self.steps = (records.view_steps(variant, player)
-                      if getattr(records, "view_steps", None) is not None else None)
+        self.steps = (self.records.view_steps(self.variant, self.player)
+                      if getattr(self.records, "view_steps", None) is not None else None)
 
     def extends_to(self, record: str) -> bool:
         """Whether the view ``record`` is the walked one or goes on from it."""
@@ -179,7 +185,7 @@ class ViewWalk:
             assert self.steps is not None
             state = self.steps.amend(tokens[n - 1], last=n == len(tokens))
             if state is None:  # the replay's own error, or another token: from the start
-                self.__init__(self.agent, self.records, self.variant, self.player)  # type: ignore[misc]
+                self.restart()
             else:
                 self.state, self.tokens = np.asarray(state), tokens[:n]
                 self.game.observe(self.state)
