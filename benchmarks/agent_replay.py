@@ -10,7 +10,8 @@ would have left this one), the cheap check of an option on the games it should c
 One JSON line per game appended to OUT. Agent Avenue's records (its record.py formats them).
 
     python benchmarks/agent_replay.py AGENT_DIR OUT.jsonl 1000:p1 1014:p2 [--opponent heuristic]
-        [--opposing heuristic,cautious,bold]
+        [--opposing heuristic,cautious,bold] [--turn-levels] [--decisions N]
+    python benchmarks/agent_replay.py --summary OUT.jsonl ...
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from leaf_options import add_leaf_options, leaf_settings  # this folder's (a scr
 
 
 def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str,
-           shadow: dict) -> None:
+           shadow: dict, turn_levels: bool = False, decisions_limit: int = 0) -> None:
+    from dataclasses import replace
+
     from spycfr.analysis.headtohead import (
         player_args,
         player_from,
@@ -49,9 +52,11 @@ def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str
     b = player_from(opponent, game)
     bargs = player_args(b)
     other = None
-    if any(v not in (None, False) for v in shadow.values()):
+    if turn_levels or any(v not in (None, False) for v in shadow.values()):
         other = player_from(agent_dir, game)
         configure_agent(other.agent, **shadow)
+        if turn_levels:
+            other.agent.config = replace(other.agent.config, turn_levels=True)
     impl = P._REGISTRY[type(params)]
     max_act = max(int(impl["max_actions"](params)), 2)
     acts = np.empty(max_act, dtype=np.int32)
@@ -68,6 +73,8 @@ def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str
         sh = other.agent.game(seat) if other is not None else None
         actions: list[int] = []
         decisions = []
+        limit = decisions_limit
+        payoff: float | None = None
         while True:
             p = int(impl["current_player"](cur, params))
             if p == TERMINAL:
@@ -92,6 +99,9 @@ def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str
                         d["shadow_values"] = [None if np.isnan(x) else round(float(x), 4)
                                               for x in si.values]
                     decisions.append(d)
+                    if len(decisions) == limit:
+                        payoff = None  # left unfinished
+                        break
                 else:
                     player_probs(bargs, cur, params, p, h, acts, k, probs)
             x = int(acts[sample(probs, k, uniform(rng))])
@@ -105,17 +115,83 @@ def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str
                 "wall": round(time.perf_counter() - start, 1)}
         with open(out, "a") as f:
             f.write(json.dumps(line) + "\n")
-        print(f"{seed} {seat_name}: {payoff:+g} ({line['wall']} s)", flush=True)
+        print(f"{seed} {seat_name}: {'unfinished' if payoff is None else f'{payoff:+g}'} "
+              f"({line['wall']} s)", flush=True)
+
+
+def summary(paths: list[str]) -> None:
+    """Per replayed game: the agent's seat and payoff, its discard-and-draws (its most likely
+    moves) before each of its plays, its value at the last swap before its first play and at
+    that play, the leaps of at least LEAP between its consecutive decisions' values, and
+    where a shadow agent's most likely move differs from its own; then over the games."""
+    rows = [json.loads(line) for p in paths for line in open(p)]
+    drops, leaps, differ, decided, first = [], 0, 0, 0, []
+    for r in rows:
+        ds, runs, run, words = r["decisions"], [], 0, ""
+        for d in ds:
+            if _top(d).startswith("swap:"):
+                run += 1
+            elif _top(d).startswith("play:"):
+                runs.append(run)
+                run = 0
+        # the last swap before the first play, and that play
+        for a, b in zip(ds[:-1], ds[1:], strict=True):
+            if _top(a).startswith("swap:") and _top(b).startswith("play:"):
+                drops.append(a["value"] - b["value"])
+                words = (f"value at the last swap {a['value']:+.3f}, at the play "
+                         f"{b['value']:+.3f}")
+                break
+        big = [1 for a, b in zip(ds[:-1], ds[1:], strict=True) if a["value"] is not None
+               and b["value"] is not None and abs(b["value"] - a["value"]) >= LEAP]
+        leaps += len(big)
+        shadow = [d for d in ds if "shadow_probs" in d]
+        diff = sum(_top(d) != _top(d, "shadow_probs") for d in shadow)
+        differ, decided = differ + diff, decided + len(shadow)
+        first.append(runs[0] if runs else run)
+        payoff = "unfinished" if r["payoff"] is None else f"{r['payoff']:+g}"
+        print(f"{r['seed']} {r['seat']} {payoff}: swaps before each play "
+              f"{','.join(map(str, runs)) or '-'}; {words or 'no swap then play'}; "
+              f"{len(big)} leap(s) >= {LEAP} between consecutive decisions"
+              + (f"; the shadow's most likely move differs at {diff} of {len(shadow)}"
+                 if shadow else ""))
+    if rows:
+        print(f"{len(rows)} games: swaps before the first play {first}; the value's drop from "
+              f"the last swap to the play after it: mean {sum(drops) / max(len(drops), 1):+.3f} "
+              f"in {len(drops)} ({min(drops, default=0):+.3f} to {max(drops, default=0):+.3f}); "
+              f"{leaps} leaps >= {LEAP}"
+              + (f"; the shadow differs at {differ} of {decided} decisions" if decided else ""))
+
+
+LEAP = 0.5
+
+
+def _top(d: dict, key: str = "probs") -> str:
+    """A decision's most likely move (``key``: the agent's probabilities or the shadow's)."""
+    return d["moves"][max(range(len(d[key])), key=d[key].__getitem__)]
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("agent_dir")
-    ap.add_argument("out")
-    ap.add_argument("games", nargs="+", help="SEED:p1 or SEED:p2 (the agent's seat)")
+    ap.add_argument("agent_dir", nargs="?")
+    ap.add_argument("out", nargs="?")
+    ap.add_argument("games", nargs="*", help="SEED:p1 or SEED:p2 (the agent's seat)")
     ap.add_argument("--opponent", default="heuristic")
     add_leaf_options(ap)
+    ap.add_argument("--turn-levels", action="store_true",
+                    help="the shadow's re-solves count a seat's run of consecutive decisions "
+                    "as one decision level (AgentConfig.turn_levels)")
+    ap.add_argument("--decisions", type=int, default=0, metavar="N",
+                    help="stop each game after the agent's first N decisions (0: play it out; "
+                    "the payoff then null)")
+    ap.add_argument("--summary", nargs="+", metavar="OUT.jsonl",
+                    help="per game and over them: swaps before each play, the value's drop "
+                    "at the first play, leaps, where the shadow differs")
     args = ap.parse_args()
+    if args.summary:
+        summary(args.summary)
+        raise SystemExit(0)
+    if not (args.agent_dir and args.out and args.games):
+        ap.error("give AGENT_DIR OUT.jsonl SEED:SEAT ..., or --summary OUT.jsonl ...")
     todo = []
     for g in args.games:
         s, _, seat = g.partition(":")
@@ -124,4 +200,5 @@ if __name__ == "__main__":
         todo.append((int(s), seat))
     settings = leaf_settings(args)
     settings["guesses"] = settings["guesses"] or None
-    replay(args.agent_dir, args.out, todo, args.opponent, settings)
+    replay(args.agent_dir, args.out, todo, args.opponent, settings, args.turn_levels,
+           args.decisions)

@@ -17,7 +17,7 @@ from spycfr.public import protocol as pp
 from spycfr.search.agent import AgentConfig, SearchAgent
 from spycfr.search.leafvalues import value_function
 from spycfr.search.subgame import subgame
-from spycfr.search.tree import GameModel
+from spycfr.search.tree import LEAF, GameModel
 
 PLUGIN = get_plugin("agent-avenue")
 
@@ -374,3 +374,32 @@ def test_the_exploitability_walk_agrees_with_the_history_tree():
         walk = best_response_value(full, strategies[1 - seat], seat)
         assert walk == pytest.approx(best_response(history, mapped, seat)[0], abs=1e-9)
     assert walk > 0.1  # one move deep with scored-now leaves: far from the game value
+
+
+def _seats_above(t, n: int) -> tuple[int, ...]:
+    """The seats of the decisions above node ``n`` of subtree ``t``, from its root."""
+    seats, a = [], int(t.parent[n])
+    while a >= 0:
+        if int(t.kind[a]) in (0, 1):
+            seats.append(int(t.kind[a]))
+        a = int(t.parent[a])
+    return tuple(reversed(seats))
+
+
+def test_turn_levels_reach_past_the_recruitment_after_a_swap():
+    """subgame's turn_levels (AgentConfig.turn_levels): from P1's first decision, two levels
+    of decisions stop at the same seat's next move after a swap, where two levels of turns
+    (a seat's run of decisions) go through the swaps, the play and P2's recruitment, and
+    stop at P2's next decision, as after a play; after a play both cut at the same place."""
+    game = _model("mini", 1)
+    current = pp.python_impl(game.params, "current_player")
+    first = game.root()  # the deal is private: the public root is P1's first decision
+    assert current(first, game.params) == 0
+    cuts = {}
+    for turns in (False, True):
+        t = subgame(game, first, 2, turn_levels=turns)
+        cuts[turns] = {_seats_above(t, n) for n in range(t.kind.size)
+                       if t.kind[n] == LEAF and current(t.pub[n], game.params) in (0, 1)}
+    assert cuts[False] == {(0, 0), (0, 1)}  # a swap, then P1's next move: a leaf
+    # mini: two discards a seat, so up to two swaps before the play
+    assert cuts[True] == {(0, 1), (0, 0, 1), (0, 0, 0, 1)}

@@ -100,7 +100,13 @@ class AgentConfig:
     as before (the gadget fed the plan's best-response values at the node they start at, so
     the plan's safety carries over). Decisions the plan does not cover (its leaves, and
     everything below a re-solve) are re-solved whatever ``plan_play``; 0: off, every own
-    decision in the plan re-solved (run directories written before it)."""
+    decision in the plan re-solved (run directories written before it).
+
+    ``turn_levels``: a re-solve's depth counts a seat's run of consecutive decisions as one
+    level (:func:`spycfr.search.subgame.subgame`'s ``turn_levels``; Agent Avenue: a
+    re-solve at a discard-and-draw reaches past the opponent's recruitment, as one at a play
+    does); the first plan's depth unchanged. False: each decision a level (run directories
+    written before it)."""
 
     iterations: int = 100
     plan_iterations: int = 0
@@ -114,6 +120,7 @@ class AgentConfig:
     plan_endgame: int = 0
     subgame_budget: int = 0
     plan_play: int = 0
+    turn_levels: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -401,12 +408,13 @@ class SearchAgent:
         rule (:class:`AgentConfig`): a level shallower while it passes the
         ``subgame_budget`` node-states, down to 1 decision level."""
         most = self.config.subgame_budget // max(self.model.n)
+        turns = self.config.turn_levels
         while self.config.subgame_budget > 0 and decisions > 1:
             try:
-                return subgame(self.model, pub, decisions, max_nodes=most)
+                return subgame(self.model, pub, decisions, max_nodes=most, turn_levels=turns)
             except TooBig:
                 decisions -= 1
-        return subgame(self.model, pub, decisions)
+        return subgame(self.model, pub, decisions, turn_levels=turns)
 
     def solve(self, what: str, tree, ranges, iterations: int = 0, **gadget) -> Solution:
         """:func:`~spycfr.search.resolve.solve` with the agent's iterations (a re-solve's

@@ -54,18 +54,26 @@ def list_bytes(game: GameModel, root: np.ndarray, nodes: int, rows: int, width: 
 
 
 def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
-            max_nodes: int = 200_000, terminal_leaves: bool = True) -> Subtree:
+            max_nodes: int = 200_000, terminal_leaves: bool = True,
+            turn_levels: bool = False) -> Subtree:
     """The public tree below ``root``, every decision node below the first ``decisions``
     levels of decisions cut into a LEAF; with ``terminal_leaves`` terminals are leaves too
     (valued by the caller's value function, exact there: a Subtree's dense payoff matrices
     take n0 * n1 * 8 bytes per terminal, 4 MB each on Agent Hunter's rulesheet deck, and the
-    last turn's subgame has hundreds)."""
+    last turn's subgame has hundreds). With ``turn_levels`` a level is a seat's run of
+    consecutive decisions, not each decision: a decision of the seat that made the decision
+    above it (chance between) adds no level, so a run begun above the cut goes on below it
+    (Agent Avenue: a discard-and-draw, the same seat's next swap or play and the opponent's
+    recruitment are two levels, as a play and the recruitment are, where each decision
+    counted they are three; docs/search.md, "The standard agent's losses to the
+    heuristic"). A node at ``decisions`` levels is a leaf either way."""
     params = game.params
     current = pp.python_impl(params, "current_player")
     nmax, amax, pamax = max(game.n), game.max_actions, game.max_private_actions
     pubs, parents, labels, eprob = [np.asarray(root).copy()], [-1], [0], [1.0]
     emask = [np.ones((2, nmax))]
-    level = [0]  # decisions above each node
+    level = [0]  # decisions above each node (with turn_levels, runs of one seat's)
+    last = [-1]  # the seat of the decision above each node (-1: none)
     kinds: list[int] = []
     firsts: list[int] = []
     counts: list[int] = []
@@ -127,7 +135,8 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
             labels.append(o)
             eprob.append(float(probs[o]))
             emask.append(masks[o].copy())
-            level.append(level[i] + (kind in (0, 1)))
+            level.append(level[i] + (kind in (0, 1) and not (turn_levels and kind == last[i])))
+            last.append(int(kind) if kind in (0, 1) else last[i])
         i += 1
     width = max([t[0].shape[1] for t in tabs], default=1)
     r = max(len(tabs), 1)
