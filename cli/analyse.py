@@ -46,13 +46,12 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
         openings_table,
         treeless_table,
     )
-    from spycfr.cli.progress import say_damaged_plan
-    from spycfr.runs.store import read_run, treeless_openings
+    from spycfr.cli.show import read_run_warning
+    from spycfr.runs.store import treeless_openings
 
     if as_json and as_csv:
         raise SpycfrError("--json and --csv are two formats of the same table: give one")
-    meta = read_run(run_dir)
-    say_damaged_plan(run_dir, meta.record)
+    meta = read_run_warning(run_dir)
     spec = openings_spec(meta.game)
     if (meta.record.get("agent") or {}).get("opening_file") and not as_csv:
         _table_openings(run_dir, meta, spec, as_json, top)

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
 import click
 
 from spycfr.compiling import COMPILING, saying_when_compiling
 from spycfr.ticking import Ticker
 
-__all__ = ["COMPILING", "Heartbeat", "heartbeat", "load_run_saying", "say_damaged_plan",
-           "saying_when_compiling"]
+__all__ = ["COMPILING", "Heartbeat", "heartbeat", "load_run_saying", "saying_when_compiling"]
 
 
 class Heartbeat(Ticker):
@@ -66,14 +64,3 @@ def load_run_saying(run_dir: str):
                    "run also compiles the game's rules: a minute or two)",
                    f"still loading {run_dir} ({{:.0f}} s)"):
         return load_run(run_dir)
-
-
-def say_damaged_plan(run_dir: str, record: Mapping[str, Any]) -> None:
-    """A command that does not load a search agent (openings, report) says on stderr what
-    loading it stops at, where its saved plan file is damaged (play, query and review stop
-    with that error; the workbench's pages say it too): one line, the same words."""
-    from spycfr.runs.agent_run import damaged_plan
-
-    words = damaged_plan(run_dir, record)
-    if words is not None:
-        click.echo(f"warning: {words}", err=True)

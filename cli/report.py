@@ -23,8 +23,8 @@ def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
     (a team run of `spycfr team`: its value, bounds and how teammates coordinate)."""
     from spycfr.analysis.report import write_report
     from spycfr.analysis.team import is_team_run, load_team_run, write_team_report
-    from spycfr.cli.progress import load_run_saying, say_damaged_plan
-    from spycfr.runs.store import read_run
+    from spycfr.cli.progress import load_run_saying
+    from spycfr.cli.show import read_run_warning
 
     if is_team_run(run_dir):
         out = check_output_file(Path(output) if output else Path(run_dir) / "report.md",
@@ -34,9 +34,8 @@ def report(run_dir: str, output: str | None, figures_dir: str | None) -> None:
         click.echo(f"wrote {path} ({time.perf_counter() - start:.1f} s)")
         return
     # a missing or broken run is named before the output is checked
-    meta = read_run(run_dir)
+    meta = read_run_warning(run_dir)
     treeless = meta.treeless
-    say_damaged_plan(run_dir, meta.record)
     out = Path(output) if output else Path(run_dir) / "report.md"
     check_output_file(out, "the report")
     if figures_dir is not None:

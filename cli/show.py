@@ -1,5 +1,6 @@
-"""What the commands that read a run print alike: one format of a value, and the run's
-header line (openings, query, best-response)."""
+"""What the commands that read a run print alike: one format of a value, the run's header
+line (openings, query, best-response), and a search agent's damaged plan warned by the
+commands that do not load the agent (openings, report)."""
 
 from __future__ import annotations
 
@@ -31,3 +32,21 @@ def load_run(run_dir: str):
     from spycfr.cli.progress import load_run_saying
 
     return load_run_saying(run_dir)
+
+
+def read_run_warning(run_dir: str):
+    """run.json of ``run_dir`` (:func:`spycfr.runs.store.read_run`; a missing or broken
+    run is named at once), a command that does not load a search agent (openings, report)
+    saying on stderr, in one line, what loading it would stop at where its saved plan file
+    is damaged (:func:`spycfr.runs.agent_run.damaged_plan`: play, query and review stop
+    with that error, and the workbench's pages say it too)."""
+    import click
+
+    from spycfr.runs.agent_run import damaged_plan
+    from spycfr.runs.store import read_run
+
+    meta = read_run(run_dir)
+    words = damaged_plan(run_dir, meta.record)
+    if words is not None:
+        click.echo(f"warning: {words}", err=True)
+    return meta

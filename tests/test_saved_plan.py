@@ -165,6 +165,42 @@ def test_a_damaged_plan_file_is_a_clear_error(tmp_path, monkeypatch):
         load_agent(run).plan()
 
 
+def test_damaged_plan_says_what_the_load_stops_at_and_nothing_else(tmp_path, monkeypatch):
+    """damaged_plan (openings, report and the workbench's warning) makes the load's own
+    checks: where run.json's plan record is of another format or was solved with another
+    configuration the agent solves its plan again, so a changed file is no damage (it said
+    loading stops: it checked the sha256 alone); a file run.json vouches for whose own
+    record is unreadable is (it said nothing, and the load stopped)."""
+    from spycfr.runs.agent_run import damaged_plan
+    from spycfr.runs.store import file_sha256
+
+    run = _make(tmp_path / "agent", monkeypatch)
+    meta = json.loads((run / "run.json").read_text())
+    assert damaged_plan(run, meta) is None
+    good = (run / PLAN_FILE).read_bytes()
+    (run / PLAN_FILE).write_bytes(good[:-100] + bytes(100))
+    words = damaged_plan(run, meta)
+    assert words is not None and "its sha256 differs" in words
+    with pytest.raises(SpycfrError) as err:
+        load_agent(run)
+    assert str(err.value) == words  # the load's words
+    for change in ({"format": -1}, {"solved_with": {**meta["plan"]["solved_with"],
+                                                    "iterations": 31}}):
+        changed = {**meta, "plan": {**meta["plan"], **change}}
+        assert damaged_plan(run, changed) is None, change
+        (run / "run.json").write_text(json.dumps(changed))
+        lines: list[str] = []
+        load_agent(run, lines.append).plan()  # solved again, said
+        assert any("solving the first plan again" in x for x in lines), change
+    (run / PLAN_FILE).write_bytes(b"not a zip file")
+    meta["plan"]["sha256"] = file_sha256(run / PLAN_FILE)
+    (run / "run.json").write_text(json.dumps(meta))
+    words = damaged_plan(run, meta)
+    assert words is not None and "is unreadable" in words
+    with pytest.raises(SpycfrError, match="is unreadable"):
+        load_agent(run)
+
+
 @pytest.mark.parametrize("damage", ["truncated", "altered"])
 def test_a_damaged_plan_file_is_said_when_the_run_is_loaded(tmp_path, monkeypatch, damage):
     """A damaged plan.npz (cut short; one byte changed) is a one-line error when the run is

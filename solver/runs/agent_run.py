@@ -460,57 +460,68 @@ def plan_to_read(run: Path, record: dict[str, Any], solved_with: dict[str, Any],
     of it), checked: None (said in one line) where the file is missing, of another format,
     or solved from other inputs than ``solved_with`` (the agent solves its plan instead); a
     file that is not the one recorded (sha256) or whose own record is unreadable:
-    SpycfrError. Its arrays are not read (:func:`read_agent_plans` reads them, unchecked:
-    this is the one check, made when the agent is loaded)."""
-    name = plan_name(record)
-    path = run / name
-    again = "solving the first plan again (as a run without a saved plan does)"
-    if not path.is_file():
-        say(f"run.json records the agent's first plan in {name}, which is missing: {again}")
-        return None
-    if record.get("format") != PLAN_FORMAT:
-        say(f"the agent's saved plan {name} is of format {record.get('format')}, this spycfr "
-            f"reads format {PLAN_FORMAT}: {again}")
-        return None
-    if record.get("solved_with") != solved_with:
-        was = record.get("solved_with") or {}
-        changed = [f"{k} {was.get(k)!r} -> {v!r}" for k, v in solved_with.items()
-                   if was.get(k) != v] or ["its record"]
-        say(f"the agent's saved plan {name} was solved with another configuration than "
-            f"run.json's ({'; '.join(changed)}): {again}")
-        return None
-    if file_sha256(path) != record.get("sha256"):
-        raise SpycfrError(_plan_differs(path))
-    try:  # the file's own record (a file of other code or settings than run.json says)
-        why = stale(plan_meta(path), model, solved_with)
-    except PlanFileError as exc:
-        raise SpycfrError(f"{exc}: {_plan_fix(path)}") from None
+    SpycfrError (:func:`_plan_checked`, which :func:`damaged_plan` shares). Its arrays are
+    not read (:func:`read_agent_plans` reads them, unchecked: this is the one check, made
+    when the agent is loaded)."""
+    path, why, meta = _plan_checked(run, record, solved_with)
+    if why is None:  # the file's own record against this spycfr's game model
+        why = stale(meta, model, solved_with)
+        why = None if why is None else f"the agent's saved plan {plan_name(record)} {why}"
     if why is not None:
-        say(f"the agent's saved plan {name} {why}: {again}")
+        say(f"{why}: solving the first plan again (as a run without a saved plan does)")
         return None
     return path
 
 
-def _plan_differs(path: Path) -> str:
-    """The error of a plan file that is not the one run.json records (its sha256)."""
-    return (f"the agent's saved plan {str(path)!r} does not match run.json (its sha256 "
-            f"differs: a changed or damaged file): {_plan_fix(path)}")
+def _plan_checked(run: Path, record: Mapping[str, Any], solved_with: dict[str, Any]
+                  ) -> tuple[Path, str | None, dict[str, Any]]:
+    """The checks of run.json's plan ``record`` that need no game model, in the order the
+    agent's load makes them: (the plan file, why the agent solves its plan instead where it
+    will: the file missing, of another format, or solved from other inputs than
+    ``solved_with``; else None, the file's own record). SpycfrError where loading stops: a
+    file that is not the one recorded (its sha256) or whose own record is unreadable."""
+    name = plan_name(record)
+    path = run / name
+    if not path.is_file():
+        return path, f"run.json records the agent's first plan in {name}, which is missing", {}
+    if record.get("format") != PLAN_FORMAT:
+        return path, (f"the agent's saved plan {name} is of format {record.get('format')}, "
+                      f"this spycfr reads format {PLAN_FORMAT}"), {}
+    if record.get("solved_with") != solved_with:
+        was = record.get("solved_with") or {}
+        changed = [f"{k} {was.get(k)!r} -> {v!r}" for k, v in solved_with.items()
+                   if was.get(k) != v] or ["its record"]
+        return path, (f"the agent's saved plan {name} was solved with another configuration "
+                      f"than run.json's ({'; '.join(changed)})"), {}
+    if file_sha256(path) != record.get("sha256"):
+        raise SpycfrError(f"the agent's saved plan {str(path)!r} does not match run.json (its "
+                          f"sha256 differs: a changed or damaged file): {_plan_fix(path)}")
+    try:  # the file's own record (a file of other code or settings than run.json says)
+        return path, None, plan_meta(path)
+    except PlanFileError as exc:
+        raise SpycfrError(f"{exc}: {_plan_fix(path)}") from None
 
 
 def damaged_plan(run: str | Path, meta: Mapping[str, Any]) -> str | None:
     """The error that loading the agent of run directory ``run`` (run.json's object
-    ``meta``) would stop at because of its saved plan file: a file that is not the one
-    run.json records (its sha256), in :func:`plan_to_read`'s words, for the pages and
-    commands that do not load the agent (openings, report, the workbench's index) to say
-    too; None where run.json records no plan or the file is the one recorded. A missing
-    file is no error (the agent solves its plan again, and says so when it does)."""
+    ``meta``) would stop at because of its saved plan file, for the pages and commands that
+    do not load the agent (openings, report, the workbench) to say too: the checks of the
+    load itself (:func:`_plan_checked`, from the same inputs), so a file the agent would
+    solve again (missing, of another format, solved with another configuration) is none,
+    and one whose own record is unreadable is one. None where run.json records no plan
+    or loading would not stop at it. Not checked here: the file's game model (a stale plan
+    is solved again, said when the agent loads)."""
     record = meta.get("plan")
     if not isinstance(record, dict):
         return None
-    path = Path(run) / plan_name(record)
-    if not path.is_file() or file_sha256(path) == record.get("sha256"):
-        return None
-    return _plan_differs(path)
+    run = Path(run)
+    try:
+        result = RunResult.from_json(meta)
+        _plan_checked(run, record, plan_inputs(run, result.game, result.variant,
+                                               agent_config(result, run)))
+    except SpycfrError as exc:
+        return str(exc)
+    return None
 
 
 def _plan_fix(path: Path) -> str:
