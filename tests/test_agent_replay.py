@@ -1,0 +1,76 @@
+"""benchmarks/agent_replay.py: games of agent_headtohead.py's pairs replayed with their
+records and the agent's decisions, a shadow agent beside."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import spycfr
+from spycfr.analysis.headtohead import head_to_head, player_from
+from spycfr.games import make_game
+
+
+def _script(name: str):
+    """A benchmarks/ script as a module, its folder on sys.path (leaf_options)."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    if str(path.parent) not in sys.path:
+        sys.path.append(str(path.parent))
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def agent_dir(tmp_path_factory):
+    """A tiny Agent Avenue agent that re-solves (no endgame rule: its leaves valued by
+    rollouts at every decision)."""
+    out = tmp_path_factory.mktemp("agent") / "tiny-avenue"
+    code, _, err = spycfr("solve", "agent-avenue", "--preset", "tiny", "--algorithm",
+                          "re-solving", "--iterations", "5", "--endgame", "0",
+                          "--plan-endgame", "0", "-o", str(out), "-q")
+    assert code == 0, err
+    return str(out)
+
+
+@pytest.mark.slow  # a tiny agent solved, games with re-solves: 4 min under load 7
+def test_a_replay_is_the_pairs_game_with_its_record_and_a_shadow(agent_dir, tmp_path,
+                                                                   capsys):
+    """Each replayed game ends as head_to_head's pair of the same seed ends it (the agent
+    P1 in the first game, P2 in the second), its record a whole game; at each of the agent's
+    decisions its moves, probabilities (summing to 1) and a shadow's; --decisions stops a
+    game unfinished; --summary counts them."""
+    replay = _script("agent_replay")
+    game = make_game("agent-avenue", "tiny")
+    a = player_from(agent_dir, game)
+    b = player_from("heuristic", game)
+    out = tmp_path / "r.jsonl"
+    seeds = (3,)
+    replay.replay(agent_dir, str(out), [(s, seat) for s in seeds for seat in ("p1", "p2")],
+                  "heuristic", {"opposing": ["heuristic", "cautious", "bold"]})
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    for s in seeds:
+        r = head_to_head(game, a, b, games=2, seed=s)
+        got = {x["seat"]: x["payoff"] for x in rows if x["seed"] == s}
+        assert got == {"p1": r["a_as_p1"]["mean"], "p2": r["a_as_p2"]["mean"]}
+    for x in rows:
+        assert x["record"].startswith("deal:") and x["decisions"]
+        for d in x["decisions"]:
+            assert len(d["moves"]) == len(d["probs"]) == len(d["shadow_probs"])
+            assert sum(d["probs"]) == pytest.approx(1, abs=1e-3)
+    cut = tmp_path / "cut.jsonl"
+    replay.replay(agent_dir, str(cut), [(seeds[0], "p1")], "heuristic", {}, True, 1)
+    (short,) = [json.loads(x) for x in cut.read_text().splitlines()]
+    assert short["payoff"] is None and len(short["decisions"]) == 1
+    assert "shadow_probs" in short["decisions"][0]  # the shadow re-solving a level a turn
+    capsys.readouterr()
+    replay.summary([str(out)])
+    text = capsys.readouterr().out
+    assert f"{len(rows)} games: swaps before the first play" in text
+    assert "the shadow differs at" in text
