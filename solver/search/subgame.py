@@ -111,7 +111,10 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
         if buffers is None:
             buffers = _expand_buffers(root, nmax, amax, pamax)
         kids_pub, probs, masks, rk, rn, rp, rc = buffers
-        masks[:] = 1.0
+        # masks is all ones here: made so, and after each expansion its k children's masks
+        # (all _expand writes) are set back to ones below, where the whole buffer was reset
+        # before each (amax x 2 x nmax: 19 MB on advanced mode, 455 supplies by 2,641
+        # states, most of a subgame's build)
         rc[:] = 0
         kind, k = _expand(pubs[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)
         if kind != pp.TERMINAL and k == 0:
@@ -137,6 +140,7 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
             emask.append(masks[o].copy())
             level.append(level[i] + (kind in (0, 1) and not (turn_levels and kind == last[i])))
             last.append(int(kind) if kind in (0, 1) else last[i])
+        masks[:k] = 1.0
         i += 1
     width = max([t[0].shape[1] for t in tabs], default=1)
     r = max(len(tabs), 1)

@@ -204,6 +204,54 @@ def live_weights(pub, params, n0, n1):
     fb = np.empty(ci.shape[0])  # the column states' weights, once each (not once a pair)
     for b in range(ci.shape[0]):
         fb[b] = model_state_weight(pub, params, 1, ci[b])
+    # _ratio's factors tabulated: fall[t, d] = _falling(copies[t], d), and each state's
+    # digits once, so a pair is n table reads and products in _ratio's order (the same
+    # bits: every factor is the value _ratio computes, multiplied in the same order)
+    n = params.n
+    dx = np.empty((ri.shape[0], n), np.int64)
+    dy = np.empty((ci.shape[0], n), np.int64)
+    top = 0
+    for a in range(ri.shape[0]):
+        for t in range(n):
+            dx[a, t] = base[t] + _digit(x[ri[a]], t)
+            top = max(top, dx[a, t])
+    most = 0
+    for b in range(ci.shape[0]):
+        for t in range(n):
+            dy[b, t] = _digit(y[ci[b]], t)
+            most = max(most, dy[b, t])
+    fall = np.empty((n, top + most + 1))
+    for t in range(n):
+        for d in range(top + most + 1):
+            fall[t, d] = _falling(params.copies[t], d)
+    out = np.empty((ri.shape[0], ci.shape[0]))
+    for a in range(ri.shape[0]):
+        fa = model_state_weight(pub, params, 0, ri[a])
+        for b in range(ci.shape[0]):
+            r = scale
+            for t in range(n):
+                r *= fall[t, dx[a, t] + dy[b, t]]
+            out[a, b] = r * fa * fb[b]
+    return out, ri, ci
+
+
+@njit(cache=True)
+def live_weights_pairwise(pub, params, n0, n1):
+    """:func:`live_weights` pair by pair through :func:`_ratio` (the reference its tables
+    must equal bit for bit: tests/test_agent_avenue_public.py)."""
+    scale = leaf_scale(pub, params)
+    base = leaf_base(pub, params)
+    x = np.empty(n0, np.int64)
+    y = np.empty(n1, np.int64)
+    for i in range(n0):
+        x[i] = _held(pub, params, 0, i)
+    for j in range(n1):
+        y[j] = _held(pub, params, 1, j)
+    ri = np.flatnonzero(x >= 0)
+    ci = np.flatnonzero(y >= 0)
+    fb = np.empty(ci.shape[0])
+    for b in range(ci.shape[0]):
+        fb[b] = model_state_weight(pub, params, 1, ci[b])
     out = np.empty((ri.shape[0], ci.shape[0]))
     for a in range(ri.shape[0]):
         fa = model_state_weight(pub, params, 0, ri[a])
@@ -390,10 +438,14 @@ class ScoredNow:
         gid = np.full(pubs.shape[0], -1, np.int64)
         groups: dict[bytes, int] = {}
         recruits = []
+        doubles: dict[bytes, tuple] = {}  # a recruitment's W in double precision, once
         for leaf in range(pubs.shape[0]):
             value, wkey = self._leaf(pubs[leaf], params, n0, n1)
             if isinstance(value, tuple):
-                recruits.append((leaf, value, self._weights[wkey]))
+                if wkey not in doubles:
+                    w, ri, ci = self._weights[wkey]
+                    doubles[wkey] = (w.astype(np.float64), ri, ci)
+                recruits.append((leaf, value, doubles[wkey]))
                 continue
             u[leaf] = value
             gid[leaf] = groups.setdefault(wkey, len(groups))
@@ -416,7 +468,10 @@ class ScoredNow:
     def _recruit(leaf: int, mover: int, outcomes, names, wts: tuple, r0, r1, v0,
                  v1) -> None:
         """A recruitment leaf's values (simple mode): :func:`_recruited` for the mover's
-        states, through ``W`` (``wts``: its live part and their rows and columns)."""
+        states, through ``W`` (``wts``: its live part and their rows and columns). ``W`` in
+        single precision is cast to double for each product; :meth:`_pack` passes it cast
+        once (the same products, the same bits: a call cast it four times a leaf, most of
+        a re-solve's time at recruitment leaves on ``standard``)."""
         w, ri, ci = wts
         ranges = (r0[leaf], r1[leaf])
         us = _recruited(outcomes, names, ranges[mover], 1 - mover)

@@ -1,0 +1,125 @@
+"""Faster paths of a re-solve that must not change play (issues 22 and 23, games per hour):
+each gives the bits of the path it replaced.
+
+- leaf.live_weights tabulates _ratio's falling factors and each state's digits; the pair by
+  pair reference (live_weights_pairwise) gives the same W bit for bit.
+- ScoredNow's recruitment leaves read W cast to double once a pack, where each product
+  cast it again: the same values bit for bit.
+- subgame sets only the expanded children's masks back to ones, where it reset the whole
+  scratch buffer before each expansion: the same subtree, every array."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from spycfr.games import get_plugin, make_variant
+from spycfr.games.agent_avenue import leaf as L
+from spycfr.games.agent_avenue import rules as R
+from spycfr.public import protocol as pp
+from spycfr.search import subgame as S
+from spycfr.search.subgame import subgame
+from spycfr.search.tree import GameModel
+
+
+def _model(game: str, preset: str) -> GameModel:
+    plugin = get_plugin(game)
+    return GameModel.of((plugin.search_params or plugin.numba_params)(make_variant(game,
+                                                                                   preset)))
+
+
+@pytest.fixture(scope="module", params=["mini", "small"])
+def simple(request):
+    """An Agent Avenue simple-mode model and a depth-2 subgame after its first move."""
+    game = _model("agent-avenue", request.param)
+    first = subgame(game, game.root(), 1)
+    return game, subgame(game, first.pub[first.leaves[0]], 2)
+
+
+def test_live_weights_equal_the_pairwise_reference_bit_for_bit(simple):
+    game, tree = simple
+    for pub in tree.pub[tree.leaves]:
+        got = L.live_weights(pub, game.params, game.n[0], game.n[1])
+        want = L.live_weights_pairwise(pub, game.params, game.n[0], game.n[1])
+        for a, b in zip(got, want, strict=True):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            assert a.tobytes() == b.tobytes()
+
+
+def test_recruitments_read_w_cast_once_with_the_same_bits(simple):
+    """The hook's values at recruitment leaves equal _recruit's on the single-precision W
+    (what each call cast four times before)."""
+    game, tree = simple
+    pubs = np.ascontiguousarray(tree.pub[tree.leaves])
+    recruit = pubs[:, R.PHASE] == R.PH_RECRUIT
+    assert recruit.any()
+    rng = np.random.default_rng(5)
+    r0 = rng.random((pubs.shape[0], game.n[0])) * (rng.random((pubs.shape[0], game.n[0])) < .7)
+    r1 = rng.random((pubs.shape[0], game.n[1])) * (rng.random((pubs.shape[0], game.n[1])) < .7)
+    hook = L.ScoredNow()
+    v0, v1 = np.empty(r0.shape), np.empty(r1.shape)
+    hook(pubs, game.params, r0, r1, v0, v1)
+    w0, w1 = np.zeros(r0.shape), np.zeros(r1.shape)
+    for leaf in np.flatnonzero(recruit):
+        value, wkey = hook._leaf(pubs[leaf], game.params, game.n[0], game.n[1])
+        w, ri, ci = hook._weights[wkey]
+        assert w.dtype == np.float32
+        L.ScoredNow._recruit(leaf, *value, (w, ri, ci), r0, r1, w0, w1)
+    assert v0[recruit].tobytes() == w0[recruit].tobytes()
+    assert v1[recruit].tobytes() == w1[recruit].tobytes()
+
+
+def _reset_each_time(monkeypatch):
+    """subgame as before: the whole masks buffer set to ones before each expansion."""
+    expand = S._expand
+
+    def reset_first(pub, params, nmax, kids_pub, probs, masks, *rest):
+        masks[:] = 1.0
+        return expand(pub, params, nmax, kids_pub, probs, masks, *rest)
+
+    monkeypatch.setattr(S, "_expand", reset_first)
+
+
+@pytest.mark.parametrize("game_name,preset", [("agent-avenue", "mini"),
+                                              ("agent-hunter", "tiny"),
+                                              ("agent-avenue", "advanced")])
+def test_subgame_arrays_are_those_of_a_reset_before_each_expansion(game_name, preset,
+                                                                   monkeypatch):
+    """Subgames from the root and below it, decisions and chances (advanced mode: one
+    decision level from three of the black market's 455 supplies, where the buffer is
+    455 children wide)."""
+    game = _model(game_name, preset)
+    levels = 0 if preset == "advanced" else 1
+    first = subgame(game, game.root(), levels)
+    roots = [first.pub[c] for c in first.leaves[:3]]
+    if preset != "advanced":  # (its root and a decision level below: some 4 GB)
+        roots.append(game.root())
+    got = [subgame(game, r, levels + 1) for r in roots]
+    _reset_each_time(monkeypatch)
+    want = [subgame(game, r, levels + 1) for r in roots]
+    for a, b in zip(got, want, strict=True):
+        assert np.isin(a.kind, [pp.CHANCE, 0, 1]).any()
+        for f in dataclasses.fields(a):
+            x, y = getattr(a, f.name), getattr(b, f.name)
+            for u, v in zip(x if isinstance(x, tuple) else (x,),
+                            y if isinstance(y, tuple) else (y,), strict=True):
+                if isinstance(u, np.ndarray):
+                    assert u.shape == v.shape and u.tobytes() == v.tobytes(), f.name
+
+
+def test_uniform_is_normalise_from_zeros_bit_for_bit(simple):
+    """passes.uniform writes what normalise wrote from an all-zero average (its old body),
+    and nothing else (the rest of the array as it was)."""
+    from spycfr.search import passes
+
+    _, tree = simple
+    t = tree
+    got = np.full(t.row_kid.shape, -7.0)
+    passes.uniform(t.kind, t.row, t.row_count, got)
+    want = np.full(t.row_kid.shape, -7.0)
+    zero = np.zeros(t.row_kid.shape)
+    passes.normalise(t.kind, t.row, t.row_count, zero, zero, want)
+    assert (got != -7.0).any()
+    assert got.tobytes() == want.tobytes()
