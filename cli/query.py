@@ -64,7 +64,7 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
         if against is not None:
             raise SpycfrError("--against needs a run with a tree (values against an opponent)")
         answer = _agent_query if is_agent_run(meta) else _sampled_query
-        answer(run_dir, player, text, as_json, note)
+        answer(run_dir, player, text, as_json, note, meta.record.get("code"))
         return
     run = load_run(run_dir)
     other = None if against is None else opponent_strategy(run.tree, against)
@@ -161,8 +161,9 @@ def _noted(result: dict, note: str | None) -> dict:
 
 
 def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
-                 note: str | None) -> None:
-    """query on a search agent's run: the agent re-solves along the record."""
+                 note: str | None, run_code: dict | None) -> None:
+    """query on a search agent's run: the agent re-solves along the record; ``run_code``:
+    run.json's ``code``, for the bound's note."""
     from spycfr.analysis.agentplay import agent_query, ties_words
     from spycfr.analysis.play import loss_text
     from spycfr.cli.progress import saying_when_compiling
@@ -196,14 +197,7 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
         click.echo(f"exploitability: {result['exploitability']:.4g} (exact: the agent "
                    "re-solved at every public node, then a best response; see spycfr report)")
         return
-    click.echo(_unknown_exploitability(result["measured"], _run_code(run_dir)))
-
-
-def _run_code(run_dir: str) -> dict | None:
-    """The code that made the run (run.json ``code``), for the bound's note."""
-    from spycfr.runs.store import read_run_meta
-
-    return read_run_meta(run_dir).get("code")
+    click.echo(_unknown_exploitability(result["measured"], run_code))
 
 
 def _unknown_exploitability(measured: dict | None, run_code: dict | None) -> str:
@@ -219,8 +213,9 @@ def _unknown_exploitability(measured: dict | None, run_code: dict | None) -> str
 
 
 def _sampled_query(run_dir: str, player: int, record: str, as_json: bool,
-                   note: str | None) -> None:
-    """query on a run sampled without a tree: the abstraction's probabilities only."""
+                   note: str | None, run_code: dict | None) -> None:
+    """query on a run sampled without a tree: the abstraction's probabilities only;
+    ``run_code``: run.json's ``code``, for the bound's note."""
     from spycfr.analysis.query import sampled_query
 
     result = sampled_query(run_dir, player, record)
@@ -239,7 +234,7 @@ def _sampled_query(run_dir: str, player: int, record: str, as_json: bool,
         click.echo(f"  {m['move']:<22} {m['probability']:>8.4f}")
     if len(result["moves"]) > 20:
         click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
-    click.echo(_unknown_exploitability(result["measured"], _run_code(run_dir)))
+    click.echo(_unknown_exploitability(result["measured"], run_code))
 
 
 def _share(p: float) -> str:
