@@ -3,28 +3,13 @@ records and the agent's decisions, a shadow agent beside."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-from cli_helpers import spycfr
+from cli_helpers import bench_script, spycfr
 from spycfr.analysis.headtohead import head_to_head, player_from
 from spycfr.games import make_game
-
-
-def _script(name: str):
-    """A benchmarks/ script as a module, its folder on sys.path (leaf_options)."""
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
-    if str(path.parent) not in sys.path:
-        sys.path.append(str(path.parent))
-    spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +31,7 @@ def test_a_replay_is_the_pairs_game_with_its_record_and_a_shadow(agent_dir, tmp_
     P1 in the first game, P2 in the second), its record a whole game; at each of the agent's
     decisions its moves, probabilities (summing to 1) and a shadow's; --decisions stops a
     game unfinished; --summary counts them."""
-    replay = _script("agent_replay")
+    replay = bench_script("agent_replay")
     game = make_game("agent-avenue", "tiny")
     a = player_from(agent_dir, game)
     b = player_from("heuristic", game)

@@ -4,7 +4,6 @@ means agree with an exact value, and its variance ratio sees the deal's luck can
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli_helpers import bench_script
 from spycfr.analysis.headtohead import player_args, uniform_player
 from spycfr.games import get_plugin, make_game
 
@@ -20,12 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def bench():
-    path = ROOT / "benchmarks" / "duplicate_variance.py"
-    spec = importlib.util.spec_from_file_location("_bench_duplicate_variance", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("duplicate_variance")
 
 
 def test_duplicate_pairs_are_dealt_alike_and_unbiased(bench):

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli_helpers import bench_script
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_variant
 from spycfr.runs.agent_run import agent_config
@@ -142,22 +143,6 @@ def test_the_agents_leaf_queries_are_the_plans_where_every_re_solve_is_exact(tin
     assert int(q["resolves"]) == resolves > 100
 
 
-def _script(name: str):
-    """A benchmarks/ script as a module (its main() callable in this process); its folder on
-    sys.path, as when it is run, for the scripts' own shared module (leaf_options)."""
-    import importlib.util
-    import sys
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
-    if str(path.parent) not in sys.path:
-        sys.path.append(str(path.parent))
-    spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_round_0_walks_each_seat_with_its_own_agent_as_the_exact_walk_does(
         tiny, tmp_path, monkeypatch, capsys):
     """train_values_rounds.py --agent, round 0 (committed leaves, which depend on the seat):
@@ -174,16 +159,16 @@ def test_round_0_walks_each_seat_with_its_own_agent_as_the_exact_walk_does(
     monkeypatch.setattr("sys.argv", [
         "train_values_rounds.py", "agent-hunter", "--preset", "tiny", "--out",
         str(tmp_path), "--agent", "--rounds", "0", "--blueprint-iterations", "300", *knobs])
-    _script("train_values_rounds").main()
+    bench_script("train_values_rounds").main()
     line = json.loads((tmp_path / "rounds.jsonl").read_text().splitlines()[0])
     assert line["solves_asking"] == 2 and line["states_asked"] == 1  # each seat's plan
     capsys.readouterr()
-    assert _script("agent_exact_walk").main(["agent-hunter", "tiny", *knobs,
-                                             "--committed-leaves", "300"]) == 0
+    assert bench_script("agent_exact_walk").main(
+        ["agent-hunter", "tiny", *knobs, "--committed-leaves", "300"]) == 0
     result = capsys.readouterr().out.splitlines()[-1].split()
     walked = float(result[result.index("exploitability") + 1])
-    assert _script("agent_exact_walk").main(["agent-hunter", "tiny", *knobs, "--committed-leaves",
-                                             "300", "--game-nodes", "10"]) == 2
+    assert bench_script("agent_exact_walk").main(
+        ["agent-hunter", "tiny", *knobs, "--committed-leaves", "300", "--game-nodes", "10"]) == 2
     assert capsys.readouterr().err.strip().endswith("give a larger --game-nodes")
 
     full = build(tiny)
@@ -243,7 +228,7 @@ def test_round_0_says_how_far_the_blueprint_is_from_its_first_seconds(tmp_path, 
     monkeypatch.setattr("sys.argv", [
         "train_values_rounds.py", "agent-hunter", "--preset", "tiny", "--out", str(tmp_path),
         "--rounds", "0", "--blueprint-iterations", "6", "--depth", "1", "--iterations", "5"])
-    _script("train_values_rounds").main()
+    bench_script("train_values_rounds").main()
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "  building the whole game's public tree (up to 10,000,000 nodes)"
     built = next(n for n, x in enumerate(out) if x.startswith("  the whole game's tree: "))
@@ -311,7 +296,7 @@ def test_the_exact_walks_agent_plays_head_to_head_with_versus(tmp_path, capsys):
              "rollout", "--rollout-budget", "10", "--focus-samples", "4", "--focus-rows", "8",
              "--reader-range", "public", "--choice", "leaf", "--guesses", "--guess-weight",
              "0.5", "--row-weight", "0.5", "--versus", "heuristic:hunter", "--pairs", "3"]
-    walk = _script("agent_exact_walk")
+    walk = bench_script("agent_exact_walk")
     for name in ("a", "b"):
         assert walk.main([*knobs, "--out", str(tmp_path / name), "--first", "7"]) == 0
     lines = [json.loads(x) for x in (tmp_path / "a").read_text().splitlines()]
