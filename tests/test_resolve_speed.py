@@ -123,3 +123,24 @@ def test_uniform_is_normalise_from_zeros_bit_for_bit(simple):
     passes.normalise(t.kind, t.row, t.row_count, zero, zero, want)
     assert (got != -7.0).any()
     assert got.tobytes() == want.tobytes()
+
+
+def test_scored_now_values_are_the_hooks_over_z_bit_for_bit():
+    """leafvalues.ScoredNow divides by z in place: the hook's values over z, the same bits
+    as the new arrays it made before (Agent Avenue mini, random ranges at a subgame's
+    leaves, z made 0.37: the presets' is 1)."""
+    from spycfr.search.leafvalues import ScoredNow
+
+    game = _model("agent-avenue", "mini")
+    tree = subgame(game, game.root(), 2)
+    pubs = np.ascontiguousarray(tree.pub[tree.leaves])
+    rng = np.random.default_rng(3)
+    r0 = rng.random((pubs.shape[0], game.n[0]))
+    r1 = rng.random((pubs.shape[0], game.n[1]))
+    game = dataclasses.replace(game, z=0.37)
+    got = ScoredNow(game, L.ScoredNow()).values(pubs, r0, r1)
+    v0, v1 = np.empty(r0.shape), np.empty(r1.shape)
+    L.ScoredNow()(pubs, game.params, r0, r1, v0, v1)
+    assert np.abs(v0).max() > 0
+    assert got[0].tobytes() == (v0 / game.z).tobytes()
+    assert got[1].tobytes() == (v1 / game.z).tobytes()
