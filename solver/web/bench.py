@@ -324,10 +324,10 @@ def entry_nav(entry: Entry) -> list[tuple[str, str]]:
 
 def fmt_eps(meta: dict, brief: bool = False) -> str:
     """The run's exploitability, or why it is unknown and the lower bound measured instead
-    (as `spycfr query` says it: :func:`spycfr.analysis.bound.bound_words`, which says
-    where the bound's games were another agent's): a sampled run's, or a search agent's on
-    a game too big for a best response; ``brief``: that note without the codes (the play
-    and review pages' header)."""
+    (:func:`spycfr.analysis.bound.bound_words`, which says where the bound's games were
+    another agent's, naming the codes): a sampled run's, or a search agent's on a game too
+    big for a best response; ``brief``: that note without the codes, as `spycfr query`
+    says it (the play and review pages' header)."""
     eps = meta.get("exploitability")
     if eps is not None:
         return f"{eps:.2g}"
