@@ -470,8 +470,9 @@ class ScoredNow:
         """A recruitment leaf's values (simple mode): :func:`_recruited` for the mover's
         states, through ``W`` (``wts``: its live part and their rows and columns). ``W`` in
         single precision is cast to double for each product; :meth:`_pack` passes it cast
-        once (the same products, the same bits: a call cast it four times a leaf, most of
-        a re-solve's time at recruitment leaves on ``standard``)."""
+        once (the same products, the same bits; each call cast it four times a leaf). The
+        rest of its cost is a dozen numpy calls a leaf (benchmarks/README.md, "Where a
+        search agent's decision goes")."""
         w, ri, ci = wts
         ranges = (r0[leaf], r1[leaf])
         us = _recruited(outcomes, names, ranges[mover], 1 - mover)
