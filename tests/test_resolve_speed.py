@@ -5,8 +5,9 @@ each gives the bits of the path it replaced.
   pair reference (live_weights_pairwise) gives the same W bit for bit.
 - ScoredNow's recruitment leaves read W cast to double once a pack, where each product
   cast it again: the same values bit for bit.
-- subgame sets only the expanded children's masks back to ones, where it reset the whole
-  scratch buffer before each expansion: the same subtree, every array."""
+- subgame and tree.build (its _fill) set only the expanded children's masks back to ones,
+  where they reset the whole scratch buffer before each expansion: the same subtree, every
+  array."""
 
 from __future__ import annotations
 
@@ -14,12 +15,14 @@ import dataclasses
 
 import numpy as np
 import pytest
+from numba import njit
 
 from spycfr.games import get_plugin, make_variant
 from spycfr.games.agent_avenue import leaf as L
 from spycfr.games.agent_avenue import rules as R
 from spycfr.public import protocol as pp
 from spycfr.search import subgame as S
+from spycfr.search import tree as T
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel
 
@@ -99,6 +102,81 @@ def test_subgame_arrays_are_those_of_a_reset_before_each_expansion(game_name, pr
     got = [subgame(game, r, levels + 1) for r in roots]
     _reset_each_time(monkeypatch)
     want = [subgame(game, r, levels + 1) for r in roots]
+    for a, b in zip(got, want, strict=True):
+        assert np.isin(a.kind, [pp.CHANCE, 0, 1]).any()
+        for f in dataclasses.fields(a):
+            x, y = getattr(a, f.name), getattr(b, f.name)
+            for u, v in zip(x if isinstance(x, tuple) else (x,),
+                            y if isinstance(y, tuple) else (y,), strict=True):
+                if isinstance(u, np.ndarray):
+                    assert u.shape == v.shape and u.tobytes() == v.tobytes(), f.name
+
+
+@njit(cache=False)
+def _fill_reset_first(params, depth, nmax, pub, kind, parent, label, first, count, prob,
+                      mask0, mask1, row, row_kid, row_next, row_prob, row_count):
+    """tree._fill as before: the whole masks buffer set to ones before each expansion."""
+    amax = pp.max_actions(params)
+    pamax = pp.max_private_actions(params)
+    n0, n1 = mask0.shape[1], mask1.shape[1]
+    kids_pub, probs, masks, rk, rn, rp, rc = T._expand_buffers(pub[0], nmax, amax, pamax)
+    dep = np.zeros(pub.shape[0], np.int64)
+    width = row_kid.shape[2]
+    widest = 0
+    parent[0], label[0], prob[0] = -1, 0, 1.0
+    mask0[0] = 1.0
+    mask1[0] = 1.0
+    free, r = 1, 0
+    for i in range(pub.shape[0]):
+        first[i] = free
+        row[i] = -1
+        if depth >= 0 and dep[i] >= depth and pp.current_player(pub[i], params) != pp.TERMINAL:
+            kind[i] = T.LEAF
+            count[i] = 0
+            continue
+        masks[:] = 1.0
+        rk[:] = 0
+        rn[:] = 0
+        rp[:] = 0.0
+        rc[:] = 0
+        kd, k = T._expand(pub[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)
+        kind[i], count[i] = kd, k
+        if kd == 0 or kd == 1 or kd >= pp.PRIVATE_CHANCE:
+            row[i] = r
+            widest = max(widest, rc.max())
+            row_kid[r] = rk[:, :width]
+            row_next[r] = rn[:, :width]
+            row_prob[r] = rp[:, :width]
+            row_count[r] = rc
+            r += 1
+        for o in range(k):
+            c = free + o
+            pub[c] = kids_pub[o]
+            parent[c], label[c], prob[c] = i, o, probs[o]
+            mask0[c] = masks[o, 0, :n0]
+            mask1[c] = masks[o, 1, :n1]
+            dep[c] = dep[i] + 1
+        free += k
+    return widest
+
+
+@pytest.mark.parametrize("game_name,preset,depth", [("agent-avenue", "mini", 3),
+                                                    ("agent-hunter", "tiny", 2),
+                                                    ("agent-avenue", "advanced", 2)])
+def test_build_arrays_are_those_of_a_reset_before_each_expansion(game_name, preset, depth,
+                                                                 monkeypatch):
+    """tree.build's _fill sets only the expanded children's masks back to ones (as subgame),
+    where it reset the whole buffer before each expansion: the same tree, every array, as
+    the _fill before (advanced mode: below three of the black market's 455 supplies, the
+    buffer 455 children wide)."""
+    game = _model(game_name, preset)
+    first = subgame(game, game.root(), 1)
+    roots = [first.pub[c] for c in first.leaves[:3]]
+    if preset != "advanced":
+        roots.append(game.root())
+    got = [T.build(game, r, depth=depth, live=True) for r in roots]
+    monkeypatch.setattr(T, "_fill", _fill_reset_first)
+    want = [T.build(game, r, depth=depth, live=True) for r in roots]
     for a, b in zip(got, want, strict=True):
         assert np.isin(a.kind, [pp.CHANCE, 0, 1]).any()
         for f in dataclasses.fields(a):

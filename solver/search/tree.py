@@ -366,7 +366,6 @@ def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mas
             kind[i] = LEAF
             count[i] = 0
             continue
-        masks[:] = 1.0
         rk[:] = 0
         rn[:] = 0
         rp[:] = 0.0
@@ -391,6 +390,10 @@ def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mas
             mask0[c] = masks[o, 0, :n0]
             mask1[c] = masks[o, 1, :n1]
             dep[c] = dep[i] + 1
+        # masks is all ones before each expansion (made so; _expand writes only its k
+        # children's, set back here), where the whole buffer was reset before each:
+        # amax x 2 x nmax, 19 MB a node on advanced mode (subgame.subgame does the same)
+        masks[:k] = 1.0
         free += k
     return widest
 
