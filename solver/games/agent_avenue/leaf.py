@@ -238,7 +238,7 @@ def live_weights(pub, params, n0, n1):
 @njit(cache=True)
 def live_weights_pairwise(pub, params, n0, n1):
     """:func:`live_weights` pair by pair through :func:`_ratio` (the reference its tables
-    must equal bit for bit: tests/test_agent_avenue_public.py)."""
+    must equal bit for bit: tests/test_resolve_speed.py)."""
     scale = leaf_scale(pub, params)
     base = leaf_base(pub, params)
     x = np.empty(n0, np.int64)
