@@ -85,6 +85,19 @@ def _reset_each_time(monkeypatch):
     monkeypatch.setattr(S, "_expand", reset_first)
 
 
+def _same_arrays(got: list, want: list) -> None:
+    """Each pair of trees (dataclasses) has decisions or chances and the same bits in every
+    array field (a tuple field's arrays one by one)."""
+    for a, b in zip(got, want, strict=True):
+        assert np.isin(a.kind, [pp.CHANCE, 0, 1]).any()
+        for f in dataclasses.fields(a):
+            x, y = getattr(a, f.name), getattr(b, f.name)
+            for u, v in zip(x if isinstance(x, tuple) else (x,),
+                            y if isinstance(y, tuple) else (y,), strict=True):
+                if isinstance(u, np.ndarray):
+                    assert u.shape == v.shape and u.tobytes() == v.tobytes(), f.name
+
+
 @pytest.mark.parametrize("game_name,preset", [("agent-avenue", "mini"),
                                               ("agent-hunter", "tiny"),
                                               ("agent-avenue", "advanced")])
@@ -102,14 +115,7 @@ def test_subgame_arrays_are_those_of_a_reset_before_each_expansion(game_name, pr
     got = [subgame(game, r, levels + 1) for r in roots]
     _reset_each_time(monkeypatch)
     want = [subgame(game, r, levels + 1) for r in roots]
-    for a, b in zip(got, want, strict=True):
-        assert np.isin(a.kind, [pp.CHANCE, 0, 1]).any()
-        for f in dataclasses.fields(a):
-            x, y = getattr(a, f.name), getattr(b, f.name)
-            for u, v in zip(x if isinstance(x, tuple) else (x,),
-                            y if isinstance(y, tuple) else (y,), strict=True):
-                if isinstance(u, np.ndarray):
-                    assert u.shape == v.shape and u.tobytes() == v.tobytes(), f.name
+    _same_arrays(got, want)
 
 
 @njit(cache=False)
@@ -177,14 +183,7 @@ def test_build_arrays_are_those_of_a_reset_before_each_expansion(game_name, pres
     got = [T.build(game, r, depth=depth, live=True) for r in roots]
     monkeypatch.setattr(T, "_fill", _fill_reset_first)
     want = [T.build(game, r, depth=depth, live=True) for r in roots]
-    for a, b in zip(got, want, strict=True):
-        assert np.isin(a.kind, [pp.CHANCE, 0, 1]).any()
-        for f in dataclasses.fields(a):
-            x, y = getattr(a, f.name), getattr(b, f.name)
-            for u, v in zip(x if isinstance(x, tuple) else (x,),
-                            y if isinstance(y, tuple) else (y,), strict=True):
-                if isinstance(u, np.ndarray):
-                    assert u.shape == v.shape and u.tobytes() == v.tobytes(), f.name
+    _same_arrays(got, want)
 
 
 def test_uniform_is_normalise_from_zeros_bit_for_bit(simple):
