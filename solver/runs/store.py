@@ -382,8 +382,10 @@ def _labels_from_table(tree: Tree, table_path: Path) -> None:
         table = pq.ParquetFile(table_path).read(columns=["infoset", "action"])
         if table.num_rows != int(counts.sum()):
             return
-        # each infoset's key once, from its first row (the column stays arrow's)
-        infoset_keys = [str(k) for k in table.column("infoset").take(starts).to_pylist()]
+        # each infoset's key from its first row; not arrow's take, which imports pandas
+        # (the import this function exists to avoid: tests/test_query_advice.py)
+        keys = table.column("infoset").to_pylist()
+        infoset_keys = [str(keys[i]) for i in starts]
         actions = table.column("action").to_pylist()  # every row: the labels
     except Exception:
         return  # labels are recomputed on demand
