@@ -743,8 +743,9 @@ def _seeded(seed):
 
 def test_a_rollout_of_style_0_is_the_heuristic_game_of_before():
     """Style 0 on both seats plays the game rollout_advanced played before the styles (the
-    heuristic's moves through ``_heuristic_step``, take_choice's takes), draw for draw: the
+    heuristic's moves by ``heuristic_policy``, take_choice's takes), draw for draw: the
     same payoff for the same seed from states of random games; the styles change some."""
+    from spycfr.engine.rng import sample
     from spycfr.games.agent_avenue import rollout_advanced as RA
 
     @njit
@@ -760,8 +761,14 @@ def test_a_rollout_of_style_0_is_the_heuristic_game_of_before():
                 A.apply_action(state, params, actions[RA.take_choice(state, params, actions, k)],
                                nxt)
                 state[:] = nxt
-            else:
-                RA._heuristic_step(state, params, nxt, actions, probs)
+            else:  # the heuristic's step as rollout_advanced wrote it before the styles
+                if A.current_player(state, params) == R.CHANCE:
+                    k = A.chance_outcomes(state, params, actions, probs)
+                else:
+                    k = A.legal_actions(state, params, actions)
+                    A.heuristic_policy(state, params, actions, k, probs)
+                A.apply_action(state, params, actions[sample(probs, k, np.random.random())], nxt)
+                state[:] = nxt
         return A.returns_p1(state, params)
 
     states = _advanced_recruitments(4, seed=8)[::6]

@@ -187,10 +187,10 @@ def weights_row(pub, params, seat, i, n_other):
 
 
 @njit(cache=True)
-def live_weights(pub, params, n0, n1):
-    """(``W`` on the states of the numberings at ``pub`` alone, those states' indices ri
-    and ci): the rest of :func:`weights` is 0 (advanced mode's numberings use 331 of its
-    2,641 indices at most decisions: the whole W would be 56 MB)."""
+def _live_states(pub, params, n0, n1):
+    """What :func:`live_weights` and its reference share: the leaf's scale and base, each
+    numbering's held state (x, y; -1: none), the live ones' indices (ri, ci) and the column
+    states' weights (fb, once each, not once a pair)."""
     scale = leaf_scale(pub, params)
     base = leaf_base(pub, params)
     x = np.empty(n0, np.int64)
@@ -201,9 +201,18 @@ def live_weights(pub, params, n0, n1):
         y[j] = _held(pub, params, 1, j)
     ri = np.flatnonzero(x >= 0)
     ci = np.flatnonzero(y >= 0)
-    fb = np.empty(ci.shape[0])  # the column states' weights, once each (not once a pair)
+    fb = np.empty(ci.shape[0])
     for b in range(ci.shape[0]):
         fb[b] = model_state_weight(pub, params, 1, ci[b])
+    return scale, base, x, y, ri, ci, fb
+
+
+@njit(cache=True)
+def live_weights(pub, params, n0, n1):
+    """(``W`` on the states of the numberings at ``pub`` alone, those states' indices ri
+    and ci): the rest of :func:`weights` is 0 (advanced mode's numberings use 331 of its
+    2,641 indices at most decisions: the whole W would be 56 MB)."""
+    scale, base, x, y, ri, ci, fb = _live_states(pub, params, n0, n1)
     # _ratio's factors tabulated: fall[t, d] = _falling(copies[t], d), and each state's
     # digits once, so a pair is n table reads and products in _ratio's order (the same
     # bits: every factor is the value _ratio computes, multiplied in the same order)
@@ -239,19 +248,7 @@ def live_weights(pub, params, n0, n1):
 def live_weights_pairwise(pub, params, n0, n1):
     """:func:`live_weights` pair by pair through :func:`_ratio` (the reference its tables
     must equal bit for bit: tests/test_resolve_speed.py)."""
-    scale = leaf_scale(pub, params)
-    base = leaf_base(pub, params)
-    x = np.empty(n0, np.int64)
-    y = np.empty(n1, np.int64)
-    for i in range(n0):
-        x[i] = _held(pub, params, 0, i)
-    for j in range(n1):
-        y[j] = _held(pub, params, 1, j)
-    ri = np.flatnonzero(x >= 0)
-    ci = np.flatnonzero(y >= 0)
-    fb = np.empty(ci.shape[0])
-    for b in range(ci.shape[0]):
-        fb[b] = model_state_weight(pub, params, 1, ci[b])
+    scale, base, x, y, ri, ci, fb = _live_states(pub, params, n0, n1)
     out = np.empty((ri.shape[0], ci.shape[0]))
     for a in range(ri.shape[0]):
         fa = model_state_weight(pub, params, 0, ri[a])

@@ -52,6 +52,7 @@ from spycfr.games.agent_avenue.rules import (
     DECKSIZE,
     DOWN,
     HAND,
+    MEAN,
     PH_OVER,
     PH_RECRUIT,
     PH_REFILL,
@@ -115,19 +116,6 @@ def start_state(pub, params, i0, i1, state):
 
 
 @njit(cache=True)
-def _heuristic_step(state, params, nxt, actions, probs):
-    """``state`` <- the state after one step: the advanced heuristic's move, or chance by
-    the rules' probabilities (numba's generator)."""
-    if A.current_player(state, params) == CHANCE:
-        k = A.chance_outcomes(state, params, actions, probs)
-    else:
-        k = A.legal_actions(state, params, actions)
-        A.heuristic_policy(state, params, actions, k, probs)
-    A.apply_action(state, params, actions[sample(probs, k, np.random.random())], nxt)
-    state[:] = nxt
-
-
-@njit(cache=True)
 def turn_outcome(state, params, p):
     """+1 if ``p`` has won the game by the End step of the turn ``state`` is in, -1 if it
     has lost, 0 if the game goes on: the rest of the turn played by the advanced heuristic,
@@ -138,7 +126,7 @@ def turn_outcome(state, params, p):
     probs = np.empty(m)
     turn = state[TURN]
     while state[PHASE] != PH_OVER and state[TURN] == turn:
-        _heuristic_step(state, params, nxt, actions, probs)
+        _styled_step(state, params, MEAN, MEAN, nxt, actions, probs)
     if state[PHASE] != PH_OVER:
         return 0
     return 1 if state[WINNER] == p else -1
@@ -171,13 +159,11 @@ def take_choice(state, params, actions, k):
     return best
 
 
-
 @njit(cache=True)
 def _styled_step(state, params, style0, style1, nxt, actions, probs):
     """``state`` <- the state after one step: the mover's move by its style (seat 0's
     ``style0``, seat 1's ``style1``; advanced_heuristic.py's ``styled_policy``, style 0 the
-    heuristic), or chance by the rules' probabilities (numba's generator): the same draws
-    as :func:`_heuristic_step` where both styles are 0."""
+    heuristic), or chance by the rules' probabilities (numba's generator)."""
     who = A.current_player(state, params)
     if who == CHANCE:
         k = A.chance_outcomes(state, params, actions, probs)
