@@ -142,9 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--record", help="write each decision's probabilities and seconds")
     p.add_argument("--compare", help="a --record file to compare against")
     args = p.parse_args(argv)
-    rows = play(args.agent_dir, args.opponent, args.seed, 0 if args.seat == "P1" else 1,
-                args.decisions, args.profile, args.record)
-    return compare(args.compare, rows) if args.compare else 0
+    from spycfr.errors import SpycfrError
+    try:
+        rows = play(args.agent_dir, args.opponent, args.seed, 0 if args.seat == "P1" else 1,
+                    args.decisions, args.profile, args.record)
+        return compare(args.compare, rows) if args.compare else 0
+    except (OSError, ValueError, KeyError, SpycfrError) as e:  # no run, a bad --compare file
+        p.exit(2, f"error: {e if not isinstance(e, KeyError) else f'a record lacks {e}'}\n")
 
 
 if __name__ == "__main__":

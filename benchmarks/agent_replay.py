@@ -187,8 +187,12 @@ if __name__ == "__main__":
                     help="per game and over them: swaps before each play, the value's drop "
                     "at the first play, leaps, where the shadow differs")
     args = ap.parse_args()
+    from spycfr.errors import SpycfrError
     if args.summary:
-        summary(args.summary)
+        try:
+            summary(args.summary)
+        except (OSError, ValueError, KeyError) as e:  # a replays file unreadable
+            ap.exit(2, f"error: {e if not isinstance(e, KeyError) else f'a game lacks {e}'}\n")
         raise SystemExit(0)
     if not (args.agent_dir and args.out and args.games):
         ap.error("give AGENT_DIR OUT.jsonl SEED:SEAT ..., or --summary OUT.jsonl ...")
@@ -200,5 +204,8 @@ if __name__ == "__main__":
         todo.append((int(s), seat))
     settings = leaf_settings(args)
     settings["guesses"] = settings["guesses"] or None
-    replay(args.agent_dir, args.out, todo, args.opponent, settings, args.turn_levels,
-           args.decisions)
+    try:
+        replay(args.agent_dir, args.out, todo, args.opponent, settings, args.turn_levels,
+               args.decisions)
+    except (OSError, ValueError, SpycfrError) as e:  # no such run, an unknown opponent ...
+        ap.exit(2, f"error: {e}\n")

@@ -59,3 +59,24 @@ def test_a_replay_is_the_pairs_game_with_its_record_and_a_shadow(agent_dir, tmp_
     text = capsys.readouterr().out
     assert f"{len(rows)} games: swaps before the first play" in text
     assert "the shadow differs at" in text
+
+
+@pytest.mark.parametrize("script, args, message", [
+    ("agent_replay.py", ["--summary", "/nonexistent.jsonl"], "No such file"),
+    ("agent_replay.py", ["/nonexistent", "OUT.jsonl", "1000:p1"], "does not exist"),
+    ("agent_decision_profile.py", ["/nonexistent"], "does not exist"),
+])
+def test_the_replay_and_profile_scripts_say_bad_input_in_one_line(tmp_path, script, args,
+                                                                  message):
+    """A missing games file or run directory is one `error:` line and exit 2, not a
+    traceback (both scripts did raise one)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / script
+    proc = subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error:") and message in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
