@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     from spycfr.errors import SpycfrError
     from spycfr.games import make_variant
     from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
-    from spycfr.search.continuation import configure_agent
+    from spycfr.search.configure import configure_agent
     from spycfr.search.resolve import GAME_NODES, best_response_value
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

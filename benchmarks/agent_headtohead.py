@@ -37,7 +37,7 @@ def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
     from spycfr.analysis.headtohead import player_from
     from spycfr.games import make_game
     from spycfr.runs.store import read_run
-    from spycfr.search.continuation import configure_agent
+    from spycfr.search.configure import configure_agent
 
     config = read_run(agent_dir).config
     assert config is not None  # read_run requires it

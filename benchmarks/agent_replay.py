@@ -40,7 +40,7 @@ def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str
     from spycfr.games import make_game
     from spycfr.games.agent_avenue.record import action_label, format_record
     from spycfr.runs.store import read_run
-    from spycfr.search.continuation import configure_agent
+    from spycfr.search.configure import configure_agent
     from spycfr.tree import CHANCE, TERMINAL
 
     config = read_run(agent_dir).config

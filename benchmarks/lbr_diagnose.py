@@ -106,14 +106,14 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
     ``opposing``, ``focus_rows``, ``reader_rounds``, ``reader_range``, ``choice``,
     ``guesses``, ``guess_by``, ``guess_draws``, ``guess_weight``, ``row_weight``, the
     agent's leaves so
-    (:func:`spycfr.search.continuation.configure_agent`)."""
+    (:func:`spycfr.search.configure.configure_agent`)."""
     from spycfr.analysis.headtohead import player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED
     from spycfr.analysis.lbr_agent import AgentOpponent, _privates, _setup, play_game
     from spycfr.analysis.lbr_agent_dask import _agent_of
     from spycfr.games.agent_hunter import rules as R
     from spycfr.games.agent_hunter.record import action_label, format_obs_token, refill_suffix
-    from spycfr.search.continuation import configure_agent
+    from spycfr.search.configure import configure_agent
 
     agent, params, game = _agent_of(run_dir)
     configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range, choice,

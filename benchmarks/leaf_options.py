@@ -1,5 +1,5 @@
 """The rollout leaves' experiment options that the agent benchmarks share (agent_headtohead.py,
-lbr_diagnose.py): one set of flags, given to `spycfr.search.continuation.configure_agent`."""
+lbr_diagnose.py): one set of flags, given to `spycfr.search.configure.configure_agent`."""
 
 from __future__ import annotations
 

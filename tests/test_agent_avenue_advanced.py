@@ -791,7 +791,7 @@ def test_the_rollout_styles_are_named_for_either_mode():
     from types import SimpleNamespace
 
     from spycfr.games import get_plugin
-    from spycfr.search.continuation import configure_agent
+    from spycfr.search.configure import configure_agent
     from spycfr.search.leafvalues import value_function
     from spycfr.search.tree import GameModel
 

@@ -14,7 +14,8 @@ from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue import rules as R
 from spycfr.games.agent_avenue.rollout import rollouts, start_state
 from spycfr.search.agent import AgentConfig, SearchAgent
-from spycfr.search.continuation import Continuations, configure_agent
+from spycfr.search.configure import configure_agent
+from spycfr.search.continuation import Continuations
 from spycfr.search.leafvalues import value_function
 from spycfr.search.tree import GameModel
 from spycfr.tree import CHANCE

@@ -18,15 +18,13 @@ from spycfr.games.agent_hunter.public import combine
 from spycfr.public import protocol as pp
 from spycfr.search import passes
 from spycfr.search.agent import AgentConfig, SearchAgent
-from spycfr.search.continuation import (
-    Continuations,
-    _draws,
-    _robust,
-    configure_agent,
-    solve_reading,
-)
-from spycfr.search.leafchoice import StateDecisions, leaf_choice_step
+from spycfr.search.configure import configure_agent
+from spycfr.search.continuation import Continuations
+from spycfr.search.continuation_focus import balance_sample
+from spycfr.search.continuation_rows import draws_per_row
+from spycfr.search.leafchoice import StateDecisions, leaf_choice_step, robust
 from spycfr.search.leafvalues import ExactTerminals, value_function
+from spycfr.search.reading import solve_reading
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel, build
 
@@ -232,7 +230,7 @@ def test_a_one_sided_agent_plays_a_game_valuing_its_own_cards():
         if state[R.TO_MOVE] == 0:
             probs = g.policy(state)  # re-solved on arriving here (or now, the first move)
             assert probs.sum() == pytest.approx(1.0) and g.sol.enter is None
-            assert inner.games_played > last and inner._focus[0] == 0
+            assert inner.games_played > last and inner.focused.actual[0] == 0
             last = inner.games_played
             mine += 1
             a = acts[rng.choice(len(acts), p=probs)]
@@ -247,22 +245,17 @@ def test_a_one_sided_agent_plays_a_game_valuing_its_own_cards():
 
 
 def test_the_balance_sample_is_seeded_holds_the_actual_cards_and_not_more(tiny):
-    plugin, game = tiny
+    _, game = tiny
     t = _turn_subgame(game)
-    vf = Continuations(game, plugin.rollouts, (0, 1), value_function("scored-now", game, plugin),
-                       focus_rows=4)
     w = np.zeros(game.n[0])
     w[[0, 1, 2, 4, 5]] = [0.1, 0.4, 0.2, 0.2, 0.1]
-    a, b = vf.balance_sample(3, t.pub[0], w), vf.balance_sample(5, t.pub[0], w)
+    a, b = balance_sample(0, 4, 3, t.pub[0], w), balance_sample(0, 4, 5, t.pub[0], w)
     assert 3 in a and 5 in b and a.size <= 4 and b.size <= 4
     assert set(a) | {5} == set(b) | {3}  # the same draw, whatever the actual cards
     assert set(a) - {3} <= {0, 1, 2, 4, 5}  # drawn from the range only
-    assert np.array_equal(a, vf.balance_sample(3, t.pub[0], w))  # seeded
-    assert not np.array_equal(a, Continuations(
-        game, plugin.rollouts, (0, 1), vf.fallback, focus_rows=4, seed=9
-    ).balance_sample(3, t.pub[0], w)) or a.size == 1
-    vf.focus_rows = 1
-    assert list(vf.balance_sample(3, t.pub[0], w)) == [3]
+    assert np.array_equal(a, balance_sample(0, 4, 3, t.pub[0], w))  # seeded
+    assert not np.array_equal(a, balance_sample(9, 4, 3, t.pub[0], w)) or a.size == 1
+    assert list(balance_sample(0, 1, 3, t.pub[0], w)) == [3]
 
 
 def test_balance_rows_leave_the_actual_cards_values_alone(tiny):
@@ -283,8 +276,8 @@ def test_balance_rows_leave_the_actual_cards_values_alone(tiny):
     (alone, one), (balanced, many) = out
     own, drawn = np.zeros(alone.shape, bool), np.zeros(alone.shape, bool)
     for leaf, pub in enumerate(pubs):
-        own[leaf, one._focus_rows[pub.tobytes()]] = True
-        drawn[leaf, many._balance_rows[pub.tobytes()]] = True
+        own[leaf, one.focused.rows[pub.tobytes()]] = True
+        drawn[leaf, many.focused.balance[pub.tobytes()]] = True
     assert own[:, 3].any() and np.array_equal(alone[own], balanced[own])
     assert many.games_played > one.games_played and many.sample.size == game.n[0]
     assert drawn.any() and not (drawn & own).any()
@@ -320,7 +313,7 @@ def test_balanced_rows_are_the_every_pair_values_where_the_games_are_certain(tin
     valued = np.zeros(got.shape, bool)
     for leaf, pub in enumerate(pubs):
         key = pub.tobytes()
-        valued[leaf, np.r_[vf._focus_rows[key], vf._balance_rows[key]].astype(int)] = True
+        valued[leaf, np.r_[vf.focused.rows[key], vf.focused.balance[key]].astype(int)] = True
     valued &= r1 > 0
     assert valued.sum() > len(pubs)
     assert np.allclose(got[valued], want[valued])
@@ -374,7 +367,7 @@ def test_focus_each_values_every_state_as_its_own_focus(tiny):
         vf.reset()
         mine = np.zeros((len(pubs), n0), bool)  # (leaf, row): where state i leads
         for leaf, pub in enumerate(pubs):
-            mine[leaf, vf._focus_rows[pub.tobytes()]] = True
+            mine[leaf, vf.focused.rows[pub.tobytes()]] = True
         alone[i] = (vf.values(pubs, r0, r1)[0], mine)
     vf.focus_each(0, range(n0), t)
     vf.reset()
@@ -385,8 +378,9 @@ def test_focus_each_values_every_state_as_its_own_focus(tiny):
         assert np.array_equal(each[alone[i][1]], alone[i][0][alone[i][1]])
     # states of different numbers of draws (26 and 28 here) shared the solve: none of their
     # rows is shared, so none was deferred (deferral is not reached on tiny)
-    draws = {_draws(len(vf._jobs(pubs, (r0, r1), 0, rows_at, (), np.zeros(32))), 4, 3000, 8, 32)
-             for _, rows_at in vf._units}
+    draws = {draws_per_row(len(vf._jobs(pubs, (r0, r1), 0, rows_at, (), np.zeros(32))), 4,
+                           3000, 8, 32)
+             for _, rows_at in vf.focused.units}
     assert len(draws) > 1 and vf.deferred == []
     vf.budget = 10**9
     vf.focus_each(0, range(n0), t)
@@ -643,7 +637,7 @@ def test_the_public_reader_reads_rows_drawn_alike_whatever_the_actual_cards(tiny
         vf.focus(0, own, t, w)
         assert vf.public_rows.size == 3 and set(vf.public_rows) <= set(live)
         assert set(vf.sample) == set(vf.public_rows) | {own}
-        seat, root = vf._reader_root
+        seat, root = vf.focused.reader_root
         assert seat == 0 and set(np.flatnonzero(root)) == set(vf.public_rows)
         assert np.all(root[vf.public_rows] == 1.0)
         vf.read(t, None)
@@ -669,9 +663,9 @@ def test_the_public_reader_reads_rows_drawn_alike_whatever_the_actual_cards(tiny
     # the default: the actual cards among the reader's range, weighted by the agent's
     vf = _ranger(game, plugin, focus_rows=4, focus_samples=16, budget=10)
     vf.focus(0, 0, t, w)
-    assert vf._reader_root[1][0] == 0.0 and 0 in vf.sample  # 0 is not in the range given
+    assert vf.focused.reader_root[1][0] == 0.0 and 0 in vf.sample  # 0 is not in the range given
     vf.focus(0, 3, t, w)
-    assert vf._reader_root[1][3] == 1.0 and 3 in vf.sample
+    assert vf.focused.reader_root[1][3] == 1.0 and 3 in vf.sample
 
 
 def _reached_rows(t, rows):
@@ -700,7 +694,7 @@ def test_the_opposing_decision_charges_a_row_alone_at_its_leaf_and_not_pooled_ro
         assert value[0] == pytest.approx(want, abs=1e-9)
         assert avg[0] / avg.sum() < 0.01  # the plain continuation is not chosen
     assert value[1] == pytest.approx(0.0, abs=1e-9)
-    assert np.array_equal(_robust(u), [-1.0, -1.0])
+    assert np.array_equal(robust(u), [-1.0, -1.0])
     # the row's own continuation stays its own choice: its best against the current mix
     two = np.array([[[0.5, -1.0], [0.0, 0.3]]])  # (1 row, a, b)
     value, sigma = leaf_choice_step(two, np.array([1.0]), np.zeros(2))
@@ -747,9 +741,9 @@ def test_the_opposing_decision_without_guesses_keeps_the_values_where_the_choice
     state = got[(0, 1, 2), "state"]
     assert np.allclose(state[0], leaf, atol=1e-12)  # uniform at the first call, either
     # later each draw's state chooses against it: never under max_a mean_m min_b
-    for _, lf, i, _, w, (per, _) in made._rows:
-        worst = per.min(axis=1).mean(axis=1).max() * (w @ r1[lf]) / game.z
-        assert i == 2 and state[2][lf, 2] >= worst - 1e-12
+    for x in made._rows:
+        worst = x.draws.values.min(axis=1).mean(axis=1).max() * (x.weights @ r1[x.leaf]) / game.z
+        assert x.row == 2 and state[2][x.leaf, 2] >= worst - 1e-12
     assert not np.allclose(state[2][:, 2], got[(0, 1, 2), "leaf"][2][:, 2])
     others = np.arange(game.n[0]) != 2
     assert np.array_equal(leaf[:, others], row[:, others])  # the rest: the fallback
@@ -791,7 +785,7 @@ def test_the_opposing_decision_values_the_public_rows_without_actual_cards(tiny,
     vf = _guessing(game, plugin)
     vf.configure(reader_range="own")
     vf.focus(0, None, t, w)
-    assert vf._focus is None and vf.public_rows.size == 0
+    assert vf.focused.actual is None and vf.public_rows.size == 0
 
 
 def _guessing(game, plugin, **kw):
@@ -875,9 +869,10 @@ def test_the_state_choice_keeps_each_draws_values_whose_mean_is_the_rows(tiny, d
     vf.focus(0, 0, t, w)
     vf.reset()
     vf.values(pubs, r0, r1)
-    assert vf._rows and all(len(x) == 6 for x in vf._rows)
+    assert vf._rows and all(x.draws is not None for x in vf._rows)
     plain = vf._opp.size
-    for _, lf, _, mean, _, (per, js) in vf._rows:
+    for x in vf._rows:
+        lf, mean, (per, js) = x.leaf, x.values, x.draws
         assert per.shape == mean.shape + (js.size,) and mean.shape[1] > plain  # guesses
         assert np.allclose(per.mean(axis=2), mean, atol=1e-12)
         assert (r1[lf, js] > 0).all()
@@ -885,7 +880,7 @@ def test_the_state_choice_keeps_each_draws_values_whose_mean_is_the_rows(tiny, d
             assert np.array_equal(per[:, plain:, draws:],
                                   np.repeat(mean[:, plain:, None], js.size - draws, axis=2))
     assert isinstance(vf._choices, StateDecisions) and len(vf._choices) == len(
-        {lf for _, lf, *_ in vf._rows})
+        {x.leaf for x in vf._rows})
     states = {lf: s for _, lf, s, _ in vf._choices.by_state()}
-    for _, lf, _, _, _, (_, js) in vf._rows:
-        assert set(js) <= set(states[lf])
+    for x in vf._rows:
+        assert set(x.draws.states) <= set(states[x.leaf])

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from spycfr.search.continuation import _robust
+from spycfr.search.continuation_rows import DrawValues, ValuedRow
 from spycfr.search.leafchoice import (
     LeafDecisions,
     StateDecisions,
     leaf_choice_step,
+    robust,
     state_choice_step,
 )
 
@@ -23,7 +24,7 @@ def _valued(rng, leaves, rows, own, opposing, n_opp):
     for lf, r, b in zip(leaves, rows, opposing, strict=True):
         for i in rng.choice(9, size=r, replace=False):
             w = rng.random(n_opp) * (rng.random(n_opp) > 0.3)
-            out.append((1, lf, int(i), rng.uniform(-1, 1, (own, b)), w))
+            out.append(ValuedRow(1, lf, int(i), rng.uniform(-1, 1, (own, b)), w))
     return out
 
 
@@ -44,16 +45,17 @@ def test_the_kernel_steps_every_leaf_as_the_numpy_step_does(plain, guess_weight,
     valued = _valued(rng, (4, 0, 2), (4, 1, 6), 2, (3, 5, 2), n_opp)
     pubs = np.arange(5)[:, None] * np.ones((5, 3), np.int32)
     dec = LeafDecisions(plain, guess_weight, row_weight)
-    named = {pubs[2].tobytes(): np.array([i for _, lf, i, _, _ in valued if lf == 2][1:])}
+    named = {pubs[2].tobytes(): np.array([x.row for x in valued if x.leaf == 2][1:])}
     dec.group(1, valued, pubs, named)
     assert len(dec) == 3 and [d.leaf for d in dec.decisions] == [0, 2, 4]
     assert dec.decisions[1].answers.sum() == 5  # the first row at leaf 2 answers nothing
     for d in dec.decisions:  # the values and weights held once: views of the flat arrays
-        assert np.shares_memory(d.q, dec._flat[5]) and np.shares_memory(d.weights, dec._flat[6])
-        mine = [(i, m, w) for _, lf, i, m, w in valued if lf == d.leaf]
-        assert np.array_equal(d.rows, [i for i, _, _ in mine])
-        assert np.array_equal(d.q, np.stack([m for _, m, _ in mine]))
-        assert np.array_equal(d.weights, np.stack([w for _, _, w in mine]))
+        assert np.shares_memory(d.q, dec._flat.q) and np.shares_memory(d.weights,
+                                                                       dec._flat.weights)
+        mine = [x for x in valued if x.leaf == d.leaf]
+        assert np.array_equal(d.rows, [x.row for x in mine])
+        assert np.array_equal(d.q, np.stack([x.values for x in mine]))
+        assert np.array_equal(d.weights, np.stack([x.weights for x in mine]))
     regret = [np.zeros(d.q.shape[2]) for d in dec.decisions]
     plains = [np.zeros(min(plain, d.q.shape[2]) if plain else d.q.shape[2])
               for d in dec.decisions]
@@ -102,7 +104,7 @@ def test_the_bounds_of_the_options_are_the_plain_decision_and_the_per_row_choice
     rng = np.random.default_rng(5)
     n_opp, z = 9, 1.5
     valued = _valued(rng, (0, 1, 3), (3, 5, 2), 2, (6, 4, 7), n_opp)
-    plain_only = [(s, lf, i, m[:, :3], w) for s, lf, i, m, w in valued]
+    plain_only = [x._replace(values=x.values[:, :3]) for x in valued]
     pubs = np.arange(4)[:, None] * np.ones((4, 3), np.int32)
     made = {}
     for key, rows, args in (("w0", valued, (3, 0.0, 0.0)), ("plain", plain_only, ()),
@@ -122,7 +124,7 @@ def test_the_bounds_of_the_options_are_the_plain_decision_and_the_per_row_choice
         last = made["lam1"][1][-1]
         for d in made["lam1"][0].decisions:
             mass = d.weights @ r1[d.leaf] / z
-            want = _robust(d.q[:, :, :3]) * mass
+            want = robust(d.q[:, :, :3]) * mass
             assert np.allclose(last[d.leaf, d.rows], want, rtol=0, atol=1e-12)
         mid, whole = made["mid"][1][-1], made["whole"][1][-1]
         lo, hi = np.minimum(last, whole), np.maximum(last, whole)
@@ -144,7 +146,7 @@ def _sampled(rng, leaves, rows, own, opposing, n_opp, draws):
             per = rng.uniform(-1, 1, (own, b, m))
             js = np.where(rng.random(m) < 0.8, rng.choice(pool, m), rng.integers(0, n_opp, m))
             w = rng.random(n_opp) * (rng.random(n_opp) > 0.3)
-            out.append((1, lf, int(i), per.mean(axis=2), w, (per, js)))
+            out.append(ValuedRow(1, lf, int(i), per.mean(axis=2), w, DrawValues(per, js)))
     return out
 
 
@@ -161,13 +163,14 @@ def test_the_state_kernel_steps_every_leaf_as_the_numpy_step_does():
     valued = _sampled(rng, (4, 0, 2), (4, 1, 6), 2, (3, 5, 2), n_opp, (3, 5))
     pubs = np.arange(5)[:, None] * np.ones((5, 3), np.int32)
     dec = StateDecisions()
-    named = {pubs[2].tobytes(): np.array([x[2] for x in valued if x[1] == 2][1:])}
+    named = {pubs[2].tobytes(): np.array([x.row for x in valued if x.leaf == 2][1:])}
     dec.group(1, valued, pubs, named)
     assert len(dec) == 3 and [lf for lf, _, _ in dec.leaves] == [0, 2, 4]
-    mine = {lf: [x for x in valued if x[1] == lf] for lf in (0, 2, 4)}
-    states = {lf: np.unique(np.concatenate([x[5][1] for x in got])) for lf, got in mine.items()}
+    mine = {lf: [x for x in valued if x.leaf == lf] for lf in (0, 2, 4)}
+    states = {lf: np.unique(np.concatenate([x.draws.states for x in got]))
+              for lf, got in mine.items()}
     assert all(np.array_equal(s, states[lf]) for lf, _, s in dec.leaves)
-    regret = {lf: np.zeros((states[lf].size, mine[lf][0][3].shape[1])) for lf in mine}
+    regret = {lf: np.zeros((states[lf].size, mine[lf][0].values.shape[1])) for lf in mine}
     avg = {lf: np.zeros_like(r) for lf, r in regret.items()}
     for t in range(1, 61):
         r0, r1 = rng.random((5, 9)), rng.random((5, 9))
@@ -176,12 +179,12 @@ def test_the_state_kernel_steps_every_leaf_as_the_numpy_step_does():
         dec.step(out, (r0, r1), z)
         want = np.full((5, 9), 7.0)
         for lf, got in mine.items():
-            mass = np.array([x[4] @ r0[lf] for x in got]) / z
+            mass = np.array([x.weights @ r0[lf] for x in got]) / z
             answers = np.array([0.0 if lf == 2 and k == 0 else 1.0 for k in range(len(got))])
-            rows = np.array([x[2] for x in got])
+            rows = np.array([x.row for x in got])
             value, sigma = state_choice_step(
-                [x[5][0] * mass[k] for k, x in enumerate(got)],
-                [np.searchsorted(states[lf], x[5][1]) for x in got],
+                [x.draws.values * mass[k] for k, x in enumerate(got)],
+                [np.searchsorted(states[lf], x.draws.states) for x in got],
                 r1[lf, rows] * answers, regret[lf])
             want[lf, rows] = value
             avg[lf] += t * sigma
@@ -192,8 +195,8 @@ def test_the_state_kernel_steps_every_leaf_as_the_numpy_step_does():
             assert np.allclose(p, avg[lf] / avg[lf].sum(axis=1, keepdims=True), atol=1e-12)
         flat = dec._flat
         for d, lf in enumerate((0, 2, 4)):
-            x0 = flat[3][flat[2][d]]
-            got_regret = flat[12][x0:x0 + regret[lf].size].reshape(regret[lf].shape)
+            x0 = flat.rstart[flat.jstart[d]]
+            got_regret = flat.regret[x0:x0 + regret[lf].size].reshape(regret[lf].shape)
             assert np.allclose(got_regret, regret[lf], rtol=0, atol=1e-12)
     assert any(((r > 0).sum(axis=1) >= 2).any() for r in regret.values())  # states that mix
     got = dec.average()
@@ -210,12 +213,12 @@ def test_the_state_choice_picks_for_each_opposing_state_where_the_leaf_choice_pi
     states share a decision (the per-leaf value) or a draw is stepped by the other state."""
     per = np.array([[[1.0, -1.0], [-1.0, 1.0]]])  # (a, b, m): draw 0 against state 0
     js = np.array([5, 8])  # the opposing states drawn
-    row = (0, 0, 3, per.mean(axis=2), np.ones(9), (per, js))
+    row = ValuedRow(0, 0, 3, per.mean(axis=2), np.ones(9), DrawValues(per, js))
     pubs = np.zeros((1, 2), np.int32)
     ranges = (np.ones((1, 9)), np.ones((1, 9)))
     by_state, by_leaf = StateDecisions(), LeafDecisions()
     by_state.group(0, [row], pubs, {})
-    by_leaf.group(0, [row[:5]], pubs, {})
+    by_leaf.group(0, [row._replace(draws=None)], pubs, {})
     for _ in range(200):
         out_s, out_l = (np.zeros((1, 9)), np.zeros((1, 9))), (np.zeros((1, 9)), np.zeros((1, 9)))
         by_state.step(out_s, ranges, 9.0)

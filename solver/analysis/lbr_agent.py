@@ -305,7 +305,7 @@ class AgentOpponent:
         alike."""
         # imported here, as SIGNAL_STEPS above: at the top it would make the re-solve a
         # kernel source (it compiles nothing itself)
-        from spycfr.search.continuation import solve_reading
+        from spycfr.search.reading import solve_reading
         from spycfr.search.resolve import solve
 
         v, vf = self.view, self.agent.values

@@ -34,9 +34,9 @@ from spycfr.memory import rss_bytes, size_text
 from spycfr.public import protocol as pp
 from spycfr.search import resolve
 from spycfr.search.agentgame import PLAN_ADVICE, AgentGame
-from spycfr.search.continuation import solve_reading
 from spycfr.search.folding import solve
 from spycfr.search.leafvalues import VALUE_FUNCTIONS, value_function
+from spycfr.search.reading import solve_reading
 from spycfr.search.resolve import Solution, beats, fixed, solve_progress
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import (

@@ -58,10 +58,10 @@ opposing house to those states' cards). The range at a leaf is the focus rows' r
 :meth:`focus_each` the states valued, weighted as given) pushed through the subgame's
 strategy; rows not valued by rollouts are left out (their strategies are the fallback's).
 The leaf values then depend on the strategy being solved, so a re-solve reads in rounds
-(:func:`solve_reading`): solve with the root range pushed through uniform play, then
-``reader_rounds`` times read the range at each leaf from the last solve's average strategy
-and solve again (the games replayed with the same seeds and draws: only the guesses
-change). Where a move is played by the actual cards' row alone, the range at its leaves
+(:func:`spycfr.search.reading.solve_reading`): solve with the root range pushed through
+uniform play, then ``reader_rounds`` times read the range at each leaf from the last solve's
+average strategy and solve again (the games replayed with the same seeds and draws: only the
+guesses change). Where a move is played by the actual cards' row alone, the range at its leaves
 is that row's and the reader guesses right; where the valued rows pool on a move, its
 guesses spread, so CFR+ has a reason to pool the rows' moves.
 
@@ -123,26 +123,37 @@ leaf, the range reader given every row of that label (Agent Hunter: the hunter t
 believes a house holds a card, whatever the other houses hold among those rows: at most
 houses x cards guesses); ``guess_draws`` plays the guess games on the first that many of
 the row's draws only.
+
+Where the pieces live: this module is the value function (:class:`Continuations`: its
+options, the games it plays and the values it gives); which rows a re-solve values is
+:mod:`spycfr.search.continuation_focus`; what the games give each row
+(:class:`~spycfr.search.continuation_rows.ValuedRow`) is :mod:`spycfr.search.continuation_rows`;
+the choice of the opposing continuation (``CHOICES``, the per-row ``max_a min_b``, the
+decisions) is :mod:`spycfr.search.leafchoice`; the reading rounds are
+:mod:`spycfr.search.reading`; an agent's leaves set up by name for an experiment,
+:mod:`spycfr.search.configure`.
 """
 
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 
+from spycfr.search import continuation_focus as focusing
 from spycfr.search import passes
-from spycfr.search.leafchoice import LeafDecisions, StateDecisions
+from spycfr.search.continuation_rows import (
+    DrawValues,
+    RowValues,
+    ValuedRow,
+    draws_per_row,
+    ratio_estimate,
+)
+from spycfr.search.leafchoice import CHOICES, LeafDecisions, StateDecisions, robust
 from spycfr.search.tree import GameModel, Subtree
 from spycfr.search.values import ValueFunction
 
 # where the range reader's root range comes from (module notes): the focus rows weighted by
 # the agent's range ("own"), or rows drawn alike from its live rows ("public")
 READER_RANGES = ("own", "public")
-# how the opposing continuation is chosen at a leaf (module notes): per row (max_a min_b), or
-# as the opponent's decision of the subgame, against the focus seat's range there, one per leaf
-# (module notes), or per leaf and opposing private state (Brown et al.'s full form)
-CHOICES = ("row", "leaf", "state")
 # what one guess of the opposing decision believes (module notes): one row, or the rows of
 # one label of a feature (the game's guess_features hook)
 GUESS_BY = ("row", "feature")
@@ -194,25 +205,19 @@ class Continuations:
         # the opposing continuation as a decision at each leaf, with guess continuations
         # (module notes; spycfr.search.leafchoice): the rows guessed at each leaf and their
         # groups (guess_groups), by public state; the leaves' decisions of the current solve
-        self._guess_at: dict[bytes, np.ndarray] = {}
         self._groups_at: dict[bytes, np.ndarray] = {}
         self._choices = self._decisions()
-        # reader_range "public": the rows the reader's range is made of (module notes)
-        self.public_rows: np.ndarray = np.zeros(0, np.int64)
-        self._reader_root: tuple[int, np.ndarray] | None = None
+        # the reader's range at each leaf (by public state) for the next solve
         self._reader_at: dict[bytes, np.ndarray] = {}
         self._G: np.ndarray | None = None  # this solve's guesses (_guesses)
         # the games of the last solve, call by call, and those of this one: a reading round
         # replays only the reader's games (the rest are the same games: same jobs, seeds)
         self._last_games: list = []
         self._games: list = []
-        self._focus: tuple[int, int] | None = None
-        self._focus_rows: dict[bytes, np.ndarray] = {}
-        self._balance_rows: dict[bytes, np.ndarray] = {}
-        self.sample: np.ndarray = np.zeros(0, np.int64)  # the last focus's sampled rows
-        # focus_each: per private state, the rows it leads to at each leaf; after a solve,
-        # the states left to a later one and those a lone focus would value as here
-        self._units: list[tuple[int, dict[bytes, np.ndarray]]] = []
+        # the rows the next solve values (spycfr.search.continuation_focus)
+        self.focused = focusing.Focus()
+        # focus_each: after a solve, the states left to a later one and those a lone focus
+        # would value as here
         self.deferred: list[int] = []
         self.alone_over_budget: list[int] = []
         self._ready = False
@@ -325,79 +330,9 @@ class Continuations:
         without ``guesses``, or per row, ``choice`` "row") are still valued, which are every
         row the seat plays where ``focus_rows`` exceeds the live rows of ``weights``, as a
         game with any cards values them."""
-        if (private is None and seat is not None and tree is not None and weights is not None
-                and self._reads_public(weights)):
-            self.focus(None)
-            self._focus = (int(seat), -1)  # no actual cards: the drawn rows only
-            self._focus_public(tree, int(seat), np.zeros(0, np.int64), weights)
-            self.sample = self.public_rows.copy()
-            return
-        self._focus = None if seat is None or private is None else (int(seat), int(private))
-        self._focus_rows, self._balance_rows = {}, {}
-        self._units = []
-        self.sample = np.zeros(0, np.int64)
-        self.public_rows = np.zeros(0, np.int64)
-        self._reader_root, self._reader_at = None, {}
-        self._guess_at, self._groups_at = {}, {}
-        if self._focus is None or tree is None:
-            return
-        me, own = self._focus
-        if weights is not None and self._reads_public(weights):
-            self._focus_public(tree, me, np.array([own], np.int64), weights)
-            self.sample = np.union1d(self.public_rows, [own]).astype(np.int64)
-            return
-        self.sample = self.balance_sample(own, tree.pub[0], weights)
-        root = np.zeros(tree.game.n[me])
-        root[self.sample] = 1.0 if weights is None else np.asarray(weights, float)[self.sample]
-        if root.sum() <= 0:  # the actual cards outside the range given: they alone
-            root[own] = 1.0
-        self._reader_root = (me, root)
-        uniform = _uniform(tree)
-        reach = [_reached(tree, me, [own], uniform),
-                 _reached(tree, me, self.sample[self.sample != own], uniform)]
-        for n in tree.leaves:
-            key = tree.pub[n].tobytes()
-            self._focus_rows[key] = np.flatnonzero(reach[0][n] > 0)
-            self._balance_rows[key] = np.flatnonzero((reach[1][n] > 0) & (reach[0][n] <= 0))
-            self._guess_at[key] = np.union1d(self._focus_rows[key], self._balance_rows[key])
-
-    def _reads_public(self, weights: np.ndarray | None) -> bool:
-        """Whether this re-solve values the rows of the public range (module notes): the
-        reader's, the opposing decision's, or (``choice`` "row", no reader) the rows valued
-        each by its own ``max_a min_b``, so that a walk without actual cards values them
-        as a game does."""
-        return self.reader_range == "public" and self.focus_rows > 1 and weights is not None
-
-    def public_sample(self, pub: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """The rows of the reader's public range at a re-solve from public state ``pub``:
-        ``focus_rows`` - 1 drawn alike, without replacement, from the live rows of the range
-        ``weights`` by a generator seeded with the seed and the public state (sorted)."""
-        live = np.flatnonzero(np.asarray(weights) > 0)
-        rng = np.random.default_rng([self.seed, zlib.crc32(np.ascontiguousarray(pub).tobytes()),
-                                     0x9b1c])
-        drawn = rng.choice(live, size=min(self.focus_rows - 1, live.size), replace=False)
-        return np.sort(drawn.astype(np.int64))
-
-    def _focus_public(self, tree: Subtree, me: int, owns: np.ndarray,
-                      weights: np.ndarray) -> np.ndarray:
-        """The public reader's rows (``public_rows``, the balance rows, the reader's root,
-        the rows guessed at each leaf: the balance rows) and, for :meth:`focus`, the rows of
-        ``owns`` that those do not reach (module notes); returns where the drawn rows lead
-        (:func:`_reached`), for :meth:`focus_each`."""
-        self.public_rows = self.public_sample(tree.pub[0], weights)
-        root = np.zeros(tree.game.n[me])
-        root[self.public_rows] = 1.0
-        self._reader_root = (me, root)
-        drawn = (_reached(tree, me, self.public_rows) if self.public_rows.size
-                 else np.zeros((tree.size, root.size)))
-        mine = _reached(tree, me, owns) if owns.size else None  # focus_each's: none
-        for n in tree.leaves:
-            key = tree.pub[n].tobytes()
-            self._balance_rows[key] = np.flatnonzero(drawn[n] > 0)
-            if mine is not None:
-                self._focus_rows[key] = np.flatnonzero((mine[n] > 0) & (drawn[n] <= 0))
-        self._guess_at = dict(self._balance_rows)
-        return drawn
+        self.focused = focusing.focus(seat, private, tree, weights, self.seed, self.focus_rows,
+                                      self.reader_range)
+        self._reader_at, self._groups_at = {}, {}
 
     def focus_each(self, seat: int, privates, tree: Subtree,
                    weights: np.ndarray | None = None) -> None:
@@ -418,44 +353,20 @@ class Continuations:
         public range is drawn from as :meth:`focus` draws it (``public_rows``: those rows,
         which the solve's range must hold too), valued first, and each state's rows are
         those the drawn rows do not reach."""
-        privates = [int(i) for i in privates]
-        self.focus(seat, privates[0] if privates else None)
-        self._units, self.deferred, self.alone_over_budget = [], [], []
-        drawn = None  # the public reader's: where its drawn rows lead
-        if privates and weights is not None and self._reads_public(weights):
-            drawn = self._focus_public(tree, seat, np.zeros(0, np.int64), weights)
-        elif weights is not None:
-            self._reader_root = (seat, np.asarray(weights, float).copy())
-        elif privates:
-            root = np.zeros(tree.game.n[seat])
-            root[privates] = 1.0
-            self._reader_root = (seat, root)
-        uniform = _uniform(tree) if privates else None  # one for every state's pass
-        for i in privates:
-            reach = _reached(tree, seat, [i], uniform) > 0
-            if drawn is not None:  # the rows the drawn ones reach are valued with theirs
-                reach &= drawn <= 0
-            self._units.append((i, {tree.pub[n].tobytes(): np.flatnonzero(reach[n])
-                                    for n in tree.leaves}))
-        if drawn is None:  # the guesses: every state's rows (the public reader's: its rows)
-            for _, rows_at in self._units:
-                for key, rows in rows_at.items():
-                    self._guess_at[key] = np.union1d(self._guess_at.get(key, rows), rows)
+        self.focused = focusing.focus_each(seat, privates, tree, weights, self.seed,
+                                           self.focus_rows, self.reader_range)
+        self._reader_at, self._groups_at = {}, {}
+        self.deferred, self.alone_over_budget = [], []
 
-    def balance_sample(self, own: int, pub: np.ndarray, weights: np.ndarray | None
-                       ) -> np.ndarray:
-        """The rows valued by rollouts at a re-solve from public state ``pub``: ``own`` and
-        up to ``focus_rows`` - 1 rows drawn without replacement from the range ``weights``
-        in proportion to it, by a generator seeded with the seed and the public state (the
-        same draw whatever ``own`` is, so the sample says nothing of the actual cards)."""
-        if weights is None or self.focus_rows <= 1:
-            return np.array([own], np.int64)
-        w = np.asarray(weights, float)
-        live = int((w > 0).sum())
-        rng = np.random.default_rng([self.seed, zlib.crc32(np.ascontiguousarray(pub).tobytes())])
-        drawn = rng.choice(w.size, size=min(self.focus_rows - 1, live), replace=False,
-                           p=w / w.sum()) if live else np.zeros(0, np.int64)
-        return np.unique(np.concatenate([drawn.astype(np.int64), [own]]))
+    @property
+    def sample(self) -> np.ndarray:
+        """The rows the last focus drew at the root (the actual cards' among them)."""
+        return self.focused.sample
+
+    @property
+    def public_rows(self) -> np.ndarray:
+        """The rows the public reader's range is made of (``reader_range`` "public")."""
+        return self.focused.public_rows
 
     @property
     def guessing_rows(self) -> bool:
@@ -475,12 +386,12 @@ class Continuations:
         rows' root range pushed through ``strategy`` (None: uniform play)."""
         self._reader_at = {}
         self._last_games, self._games = (self._games if strategy is not None else []), []
-        if self._reader_root is None:
+        if self.focused.reader_root is None:
             return
-        seat, root = self._reader_root
+        seat, root = self.focused.reader_root
         sigma = strategy
         if sigma is None:
-            sigma = _uniform(tree)
+            sigma = focusing.uniform_play(tree)
         reach = np.zeros((tree.size, root.size))
         passes.forward(seat, *tree.seat_arrays(seat), sigma, root, reach)
         for n in tree.leaves:
@@ -510,7 +421,7 @@ class Continuations:
         k = self.styles.size
         count = (tree.leaves.size * int((ranges[0] > 0).sum()) * int((ranges[1] > 0).sum())
                  * k * k * self.pair_samples)
-        return self._focus is not None and count > self.budget
+        return self.focused.actual is not None and count > self.budget
 
     def reset(self) -> None:
         """A new solve begins: its first call plays its games."""
@@ -548,14 +459,14 @@ class Continuations:
             q1 = q1.reshape(L, k, k, -1).transpose(0, 3, 2, 1)  # (L, j, b, a)
             v0, v1 = np.zeros(r0.shape), np.zeros(r1.shape)
             own, opp = self._own[:, None], self._opp[None, :]
-            v0[:, rows0] = _robust(q0[..., own, opp]) / z
-            v1[:, rows1] = _robust(q1[..., own, opp]) / z
+            v0[:, rows0] = robust(q0[..., own, opp]) / z
+            v1[:, rows1] = robust(q1[..., own, opp]) / z
             return v0, v1
         v0, v1 = self.fallback.values(pubs, r0, r1)
         out, ranges = (v0, v1), (r0, r1)
-        for s, (leaf, i, value, weights) in self._focus_values.items():
-            mass = np.einsum("qj,qj->q", weights, ranges[1 - s][leaf])
-            out[s][leaf, i] = value * mass / z
+        for s, got in self._focus_values.items():
+            mass = np.einsum("qj,qj->q", got.weights, ranges[1 - s][got.leaf])
+            out[s][got.leaf, got.rows] = got.value * mass / z
         self._choices.step(out, ranges, z)
         return v0, v1
 
@@ -570,8 +481,9 @@ class Continuations:
         live0, live1 = r0 > 0, r1 > 0
         count = int((live0.sum(1) * live1.sum(1)).sum()) * k * k * self.pair_samples
         rng = np.random.default_rng(self.seed)
-        self._pairs, self._rows = None, []
-        self._focus_values = {}
+        self._pairs: np.ndarray | None = None
+        self._rows: list[ValuedRow] = []
+        self._focus_values: dict[int, RowValues] = {}
         self._choices = self._decisions()
         self._groups_at = {}
         self._G = None
@@ -600,33 +512,34 @@ class Continuations:
             self._pairs[ls, at0[i0], :, :, at1[i1]] = (
                 means * self.game.compat[i0, i1][:, None, None])
             return
-        if self._focus is None:
+        focused = self.focused
+        if focused.actual is None:
             self.unfocused += 1
             return
-        s, own = self._focus
+        s, own = focused.actual
         draws, seeds = rng.random(self.focus_samples), rng.integers(0, 2**31 - 1,
                                                                      self.focus_samples)
         self._G = self._guesses(pubs, self.focus_samples)
         pairs = np.array([(a, b) for a in self._own for b in self._opp], np.int64)
-        if self._units:
+        if focused.units:
             self._rows += self._each(pubs, (r0, r1), s, draws, seeds, pairs, k)
         else:
             # the actual cards first, with their own budget: the balance rows never change
             # the samples (nor so the values and the play) of the actual cards
             for rows_at, default, budget, floor in (
-                    (self._focus_rows, (own,) if own >= 0 else (), self.focus_budget, 8),
-                    (self._balance_rows, (), self.balance_budget, 4)):
+                    (focused.rows, (own,) if own >= 0 else (), self.focus_budget, 8),
+                    (focused.balance, (), self.balance_budget, 4)):
                 jobs = self._jobs(pubs, (r0, r1), s, rows_at, default, draws)
                 if jobs:
                     self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
         if self._rows and self.choice != "row":  # the opponent's decisions at each leaf
-            self._choices.group(s, self._rows, pubs, self._guess_at)
-        elif self._rows:  # per row: leaf, row, robust value, weight of each opposing state
-            leaf = np.array([x[1] for x in self._rows], np.int64)
-            rows = np.array([x[2] for x in self._rows], np.int64)
-            weights = np.array([x[4] for x in self._rows])
-            value = _robust(np.array([x[3] for x in self._rows]))
-            self._focus_values[s] = (leaf, rows, value, weights)
+            self._choices.group(s, self._rows, pubs, focused.guess_at)
+        elif self._rows:  # per row: each by its own max_a min_b
+            self._focus_values[s] = RowValues(
+                np.array([x.leaf for x in self._rows], np.int64),
+                np.array([x.row for x in self._rows], np.int64),
+                robust(np.array([x.values for x in self._rows])),
+                np.array([x.weights for x in self._rows]))
 
     def _decisions(self) -> LeafDecisions | StateDecisions:
         """A new solve's opposing decisions (``choice`` "leaf"): the game's opposing
@@ -649,10 +562,10 @@ class Continuations:
         """The rows the opposing decision guesses at the leaf of public state ``pub``."""
         if not self.guessing_rows:
             return np.zeros(0, np.int64)
-        return np.asarray(self._guess_at.get(np.ascontiguousarray(pub).tobytes(),
-                                             np.zeros(0, np.int64)), np.int64)
+        return np.asarray(self.focused.guess_at.get(np.ascontiguousarray(pub).tobytes(),
+                                                    np.zeros(0, np.int64)), np.int64)
 
-    def _each(self, pubs, ranges, s, draws, seeds, pairs, k) -> list:
+    def _each(self, pubs, ranges, s, draws, seeds, pairs, k) -> list[ValuedRow]:
         """The games of :meth:`focus_each`: every state's jobs at its own number of draws,
         where a row it leads to is not wanted at another number by a state before it (such
         states are ``deferred``); ``alone_over_budget``: the states whose games alone are
@@ -664,10 +577,10 @@ class Continuations:
         live = (ranges[1 - s] > 0).sum(1)
         out = []
         if self.public_rows.size:  # the public reader's rows first, as focus values them
-            jobs = self._jobs(pubs, ranges, s, self._balance_rows, (), draws)
+            jobs = self._jobs(pubs, ranges, s, self.focused.balance, (), draws)
             if jobs:
                 out = self._roll(pubs, s, jobs, pairs, self.balance_budget, 4, seeds)
-        for i, rows_at in self._units:
+        for i, rows_at in self.focused.units:
             mine = self._jobs(pubs, ranges, s, rows_at, (), draws)
             count = sum(int(rows_at.get(pubs[leaf].tobytes(), np.zeros(0)).size) * int(live[leaf])
                         for leaf in range(pubs.shape[0])) * k * k * self.pair_samples
@@ -675,7 +588,7 @@ class Continuations:
                 self.alone_over_budget.append(i)
             if not mine:
                 continue  # nothing to play: any number of draws values it alike
-            m = _draws(len(mine), pairs.shape[0], self.focus_budget, 8, draws.size)
+            m = draws_per_row(len(mine), pairs.shape[0], self.focus_budget, 8, draws.size)
             if any(draws_of.get((leaf, row), m) != m for leaf, row, _ in mine):
                 self.deferred.append(i)
                 continue
@@ -700,16 +613,15 @@ class Continuations:
                 jobs.append((leaf, int(i), js))
         return jobs
 
-    def _roll(self, pubs, s, jobs, pairs, budget, floor, seeds, m: int | None = None) -> list:
+    def _roll(self, pubs, s, jobs, pairs, budget, floor, seeds,
+              m: int | None = None) -> list[ValuedRow]:
         """Play ``jobs``' games (every pair of continuations, the first m draws each, m
-        within ``budget`` games and at least ``floor``, unless given): [(seat, leaf, row,
-        means over the draws' mean pair weight, the row's weight of each opposing state)]
-        (the ratio estimate of the module notes); with ``choice`` "state" each also holds
-        (each draw's values over that mean weight (a, b, m), the opposing state drawn),
-        the guesses' draws past ``guess_draws`` taken as their mean."""
+        within ``budget`` games and at least ``floor``, unless given): a row valued each
+        (the ratio estimate of the module notes), with ``choice`` "state" its values draw
+        by draw too."""
         reps = pairs.shape[0]
         # many rows (a placement: every one of them) share the budget
-        m = _draws(len(jobs), reps, budget, floor, len(seeds)) if m is None else m
+        m = draws_per_row(len(jobs), reps, budget, floor, len(seeds)) if m is None else m
         leaf_a = np.repeat([lf for lf, _, _ in jobs], reps * m)
         mine_i = np.repeat([i for _, i, _ in jobs], reps * m)
         opp = np.concatenate([np.tile(js[:m], reps) for _, _, js in jobs])
@@ -728,18 +640,18 @@ class Continuations:
         out = []
         for x, (leaf, i, js) in enumerate(jobs):
             w = self._weight_row(pubs[leaf], s, i)
-            ratio = _ratio(means[x], w, js[:m])
-            per = _ratio(each[x], w, js[:m]) if self.choice == "state" else None
+            ratio = ratio_estimate(means[x], w, js[:m])
+            per = ratio_estimate(each[x], w, js[:m]) if self.choice == "state" else None
             if guessed is not None:
-                mean_g = _ratio(guessed[x].mean(axis=2), w, js[:mg])
+                mean_g = ratio_estimate(guessed[x].mean(axis=2), w, js[:mg])
                 ratio = np.concatenate([ratio, mean_g], 1)
                 if per is not None:  # draws past the guesses' take their mean
-                    g = _ratio(guessed[x], w, js[:mg])  # (a, guesses, mg)
+                    g = ratio_estimate(guessed[x], w, js[:mg])  # (a, guesses, mg)
                     full = np.repeat(mean_g[:, :, None], m, axis=2)
                     full[:, :, :mg] = g
                     per = np.concatenate([per, full], 1)
-            out.append((s, leaf, i, ratio, w) if per is None
-                       else (s, leaf, i, ratio, w, (per, np.asarray(js[:m], np.int64))))
+            out.append(ValuedRow(s, leaf, i, ratio, w, None if per is None
+                                 else DrawValues(per, np.asarray(js[:m], np.int64))))
         return out
 
     def _guess_means(self, pubs, s, jobs, m: int, seeds) -> list[np.ndarray]:
@@ -846,9 +758,9 @@ class Continuations:
             self.rollouts(*args, out)
             self.games_played += out.size
             return out
-        assert self._reader_root is not None
+        assert self.focused.reader_root is not None
         guesses = self._G[leaf, draw]
-        read = (st0, st1)[self._reader_root[0]]  # the read seat's own style
+        read = (st0, st1)[self.focused.reader_root[0]]  # the read seat's own style
         guesses[self.styles[read] == self.reader] = -1
         redo = np.ones(out.size, bool)
         call = len(self._games)
@@ -868,89 +780,3 @@ class Continuations:
         self.games_played += int(redo.sum())
         return out
 
-
-def _ratio(mean: np.ndarray, w: np.ndarray, js: np.ndarray) -> np.ndarray:
-    """Games' mean payoffs over the mean weight ``w`` of their opposing draws ``js`` (the
-    games' payoffs carry these weights: the ratio estimate of the module notes)."""
-    drawn = float(w[js].mean())
-    return mean / drawn if drawn > 0 else np.zeros_like(mean)
-
-
-def _draws(jobs: int, reps: int, budget: int, floor: int, cap: int) -> int:
-    """Draws per row when ``jobs`` rows of ``reps`` games each share ``budget`` games (at
-    least ``floor``, at most ``cap``)."""
-    return min(cap, max(floor, budget // (jobs * reps)))
-
-
-def _uniform(tree: Subtree) -> np.ndarray:
-    """Uniform play in ``tree``: every row of every decision uniform over its actions."""
-    sigma = np.zeros(tree.row_kid.shape)
-    passes.uniform(tree.kind, tree.row, tree.row_count, sigma)
-    return sigma
-
-
-def _reached(tree: Subtree, seat: int, rows, sigma: np.ndarray | None = None) -> np.ndarray:
-    """(nodes, n_seat): where ``seat``'s private states ``rows`` lead in ``tree`` (its
-    reach from them under uniform play, ``sigma`` where the caller made it once
-    (:func:`_uniform`): > 0 where a row can be)."""
-    if sigma is None:
-        sigma = _uniform(tree)
-    root = np.zeros(tree.game.n[seat])
-    root[np.asarray(rows, np.int64)] = 1.0
-    out = np.zeros((tree.size, root.size))
-    passes.forward(seat, *tree.seat_arrays(seat), sigma, root, out)
-    return out
-
-
-def _robust(q: np.ndarray) -> np.ndarray:
-    """``q[..., a, b]`` (own continuation a, the opponent's b) -> ``max_a min_b``."""
-    return q.min(axis=-1).max(axis=-1)
-
-
-def solve_reading(values, tree: Subtree, solve_once):
-    """``solve_once()`` (a solve of ``tree`` with ``values``), in rounds where ``values`` (or
-    the function it wraps) reads the focus seat's range at the leaves (module notes): first
-    with the range pushed through uniform play, then ``reader_rounds`` times with the range
-    through the last solve's average strategy."""
-    inner = getattr(values, "inner", values)
-    if not (isinstance(inner, Continuations) and inner.reads_range
-            and inner._reader_root is not None):
-        return solve_once()
-    inner.read(tree, None)
-    sol = solve_once()
-    for _ in range(inner.reader_rounds):
-        inner.read(tree, sol.strategy)
-        sol = solve_once()
-    return sol
-
-
-def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
-                    focus_rows: int | None = None, reader_rounds: int | None = None,
-                    reader_range: str | None = None, choice: str | None = None,
-                    guesses: bool | None = None, guess_by: str | None = None,
-                    guess_draws: int | None = None, guess_weight: float | None = None,
-                    row_weight: float | None = None) -> None:
-    """Set a search agent's rollout leaves (its values, or the function they wrap) up for an
-    experiment: guarding against the rollout styles named ``opposing`` (names of its game's
-    ``rollout_styles``; None or empty: as they are), the rest as
-    :meth:`Continuations.configure`; nothing asked, nothing done (whatever its leaves).
-    ValueError where something is asked of leaves that are not rollouts, or a name is not one
-    of its game's styles."""
-    if not opposing and all(x is None for x in (focus_rows, reader_rounds, reader_range,
-                                                 choice, guesses, guess_by, guess_draws,
-                                                 guess_weight, row_weight)):
-        return
-    inner = getattr(agent.values, "inner", agent.values)
-    if not isinstance(inner, Continuations):
-        raise ValueError(f"the agent's leaf values are {getattr(inner, 'name', inner)!r}, "
-                         "not rollouts: --opposing, --focus-rows and the reader's options "
-                         "need rollout leaves")
-    names = tuple(agent.plugin.rollout_styles)
-    unknown = [x for x in opposing or () if x not in names]
-    if unknown:
-        raise ValueError(f"opposing {', '.join(unknown)}: not a rollout style of "
-                         f"{agent.plugin.name} (one of {', '.join(names) or 'none'})")
-    inner.configure(opposing=tuple(names.index(x) for x in opposing) if opposing else None,
-                    focus_rows=focus_rows, reader_rounds=reader_rounds, reader_range=reader_range,
-                    choice=choice, guesses=guesses, guess_by=guess_by,
-                    guess_draws=guess_draws, guess_weight=guess_weight, row_weight=row_weight)

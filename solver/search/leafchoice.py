@@ -33,15 +33,31 @@ AND opposing private state j, the opponent holding j choosing for j. The opposin
 are the draws the rows' games were played against, so each row keeps its values per draw,
 ``q[r, a, b, m]``; row r's value is ``max_a mean_m sum_b sigma_{j_m}[b] q[r, a, b, m]``
 and state j's decision is stepped by the draws played against j (:func:`_step_states`,
-numba; :func:`state_choice_step` its numpy reference)."""
+numba; :func:`state_choice_step` its numpy reference).
+
+The per-row choice (``choice`` "row", the default) is no decision: each row takes its own
+``max_a min_b`` (:func:`robust`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+
+from spycfr.search.continuation_rows import ValuedRow
+
+# how the opposing continuation is chosen at a leaf (spycfr.search.continuation's notes): per
+# row (max_a min_b), or as the opponent's decision of the subgame, against the focus seat's
+# range there, one per leaf, or per leaf and opposing private state (Brown et al.'s full form)
+CHOICES = ("row", "leaf", "state")
+
+
+def robust(q: np.ndarray) -> np.ndarray:
+    """``q[..., a, b]`` (own continuation a, the opponent's b) -> ``max_a min_b``."""
+    return q.min(axis=-1).max(axis=-1)
 
 
 @dataclass
@@ -109,6 +125,23 @@ def _matched(regret: np.ndarray) -> np.ndarray:
     return regret / total if total > 0 else np.full(regret.size, 1.0 / regret.size)
 
 
+class LeafArrays(NamedTuple):
+    """:class:`LeafDecisions`' flat arrays (its notes), as the kernel takes them."""
+
+    leaf: np.ndarray
+    start: np.ndarray
+    bstart: np.ndarray
+    rows: np.ndarray
+    qstart: np.ndarray
+    q: np.ndarray
+    weights: np.ndarray
+    answers: np.ndarray
+    regret: np.ndarray
+    avg: np.ndarray
+    pstart: np.ndarray
+    plain_regret: np.ndarray
+
+
 class LeafDecisions:
     """Every leaf's opposing decision of one solve, one seat's (``choice`` "leaf"): made by
     :meth:`group` from the solve's valued rows, stepped at every call of the solve's loop
@@ -125,29 +158,29 @@ class LeafDecisions:
         self.decisions: list[LeafDecision] = []
         self.steps = 0
         self.plain, self.guess_weight, self.row_weight = plain, guess_weight, row_weight
-        self._flat: tuple | None = None
+        self._flat: LeafArrays | None = None
 
     def __len__(self) -> int:
         return len(self.decisions)
 
-    def group(self, seat: int, valued: list, pubs: np.ndarray,
+    def group(self, seat: int, valued: list[ValuedRow], pubs: np.ndarray,
               answered: dict[bytes, np.ndarray]) -> None:
         """The decisions of a new solve, regrets 0: ``valued``, the rows valued by rollouts
-        (seat, leaf, row, values per pair of continuations (a, b), opposing weights), grouped
-        by leaf; a row answers the decision where ``answered`` (by public state) names it or
+        (their values per pair of continuations (a, b) and opposing weights), grouped by
+        leaf; a row answers the decision where ``answered`` (by public state) names it or
         names nothing for the leaf (the public reader's rows, not the actual cards' outside
         them, so that the decision is the same whatever the actual cards)."""
         self.decisions, self.steps = [], 0
-        by_leaf: dict[int, list] = {}
-        for _, lf, i, mean, w in valued:
-            by_leaf.setdefault(int(lf), []).append((i, mean, w))
+        by_leaf: dict[int, list[ValuedRow]] = {}
+        for x in valued:
+            by_leaf.setdefault(int(x.leaf), []).append(x)
         for lf, got in sorted(by_leaf.items()):
-            q = np.stack([mean for _, mean, _ in got])  # (R, a, b): b the same per leaf
-            rows = np.array([i for i, _, _ in got], np.int64)
+            q = np.stack([x.values for x in got])  # (R, a, b): b the same per leaf
+            rows = np.array([x.row for x in got], np.int64)
             named = answered.get(pubs[lf].tobytes())
             answers = np.ones(rows.size) if named is None else np.isin(rows, named) * 1.0
             self.decisions.append(LeafDecision(seat, lf, rows, q,
-                                               np.stack([w for _, _, w in got]), answers))
+                                               np.stack([x.weights for x in got]), answers))
         self._flatten()
 
     def _flatten(self) -> None:
@@ -176,10 +209,10 @@ class LeafDecisions:
             at = qstart[start[x]]
             d.q = q[at:at + d.q.size].reshape(d.q.shape)
             d.weights = weights[start[x]:start[x + 1]]
-        self._flat = (np.array([d.leaf for d in ds], np.int64), start, bstart,
-                      np.concatenate([d.rows for d in ds]), qstart, q, weights,
-                      np.concatenate([d.answers for d in ds]).astype(float), regret, avg,
-                      pstart, plain_regret)
+        self._flat = LeafArrays(np.array([d.leaf for d in ds], np.int64), start, bstart,
+                                np.concatenate([d.rows for d in ds]), qstart, q, weights,
+                                np.concatenate([d.answers for d in ds]).astype(float),
+                                regret, avg, pstart, plain_regret)
 
     def step(self, out: tuple[np.ndarray, np.ndarray],
              ranges: tuple[np.ndarray, np.ndarray], z: float) -> None:
@@ -189,14 +222,13 @@ class LeafDecisions:
         if self._flat is None:
             return
         self.steps += 1
-        s = self.decisions[0].seat
-        (leaf, start, bstart, rows, qstart, q, weights, answers, regret, avg, pstart,
-         plain_regret) = self._flat
-        _step_all(leaf, start, bstart, rows, qstart, q, weights, answers,
+        s, f = self.decisions[0].seat, self._flat
+        _step_all(f.leaf, f.start, f.bstart, f.rows, f.qstart, f.q, f.weights, f.answers,
                   np.ascontiguousarray(ranges[s], float),
                   np.ascontiguousarray(ranges[1 - s], float), float(z),
-                  int(self.decisions[0].q.shape[1]), regret, avg, float(self.steps), out[s],
-                  pstart, plain_regret, float(self.guess_weight), float(self.row_weight))
+                  int(self.decisions[0].q.shape[1]), f.regret, f.avg, float(self.steps),
+                  out[s], f.pstart, f.plain_regret, float(self.guess_weight),
+                  float(self.row_weight))
 
     def average(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
         """Each leaf's average choice: (seat valued, leaf, rows valued, probability of each
@@ -316,6 +348,27 @@ def state_choice_step(u: list[np.ndarray], states: list[np.ndarray], reach: np.n
     return value, sigma
 
 
+class StateArrays(NamedTuple):
+    """:class:`StateDecisions`' flat arrays (its notes), as the kernel takes them; ``own``:
+    the own continuations."""
+
+    leaf: np.ndarray
+    start: np.ndarray
+    jstart: np.ndarray
+    rstart: np.ndarray
+    nbs: np.ndarray
+    rows: np.ndarray
+    sstart: np.ndarray
+    info: np.ndarray
+    qstart: np.ndarray
+    q: np.ndarray
+    weights: np.ndarray
+    answers: np.ndarray
+    regret: np.ndarray
+    avg: np.ndarray
+    own: int
+
+
 class StateDecisions:
     """Every leaf's opposing decisions of one solve, one per leaf and opposing private state
     (``choice`` "state"; Brown, Sandholm and Amos 2018's full form): the opponent holding j
@@ -336,21 +389,23 @@ class StateDecisions:
         self.steps = 0
         self.seat = 0
         self.leaves: list[tuple[int, np.ndarray, np.ndarray]] = []  # leaf, rows, states
-        self._flat: tuple | None = None
+        self._flat: StateArrays | None = None
 
     def __len__(self) -> int:
         return len(self.leaves)
 
-    def group(self, seat: int, valued: list, pubs: np.ndarray,
+    def group(self, seat: int, valued: list[ValuedRow], pubs: np.ndarray,
               answered: dict[bytes, np.ndarray]) -> None:
         """The decisions of a new solve, regrets 0: ``valued``, the rows valued by rollouts
-        (seat, leaf, row, mean values (a, b), opposing weights, (values per sample (a, b,
-        m), the opposing state of each sample)), grouped by leaf; ``answered`` as
+        (their opposing weights and values draw by draw: per sample (a, b, m) and the
+        opposing state of each sample), grouped by leaf; ``answered`` as
         :meth:`LeafDecisions.group`."""
         self.seat, self.steps, self.leaves = seat, 0, []
         by_leaf: dict[int, list] = {}
-        for _, lf, i, _, w, (per, js) in valued:
-            by_leaf.setdefault(int(lf), []).append((i, per, np.asarray(js, np.int64), w))
+        for x in valued:
+            assert x.draws is not None  # choice "state": its rows keep their draws
+            by_leaf.setdefault(int(x.leaf), []).append(
+                (x.row, x.draws.values, np.asarray(x.draws.states, np.int64), x.weights))
         if not by_leaf:
             self._flat = None
             return
@@ -378,14 +433,15 @@ class StateDecisions:
             nbs.append(nb)
             self.leaves.append((lf, np.array([i for i, _, _, _ in got], np.int64), states))
         regret, avg = np.zeros(rstart[-1]), np.zeros(rstart[-1])
-        self._flat = (np.array(leaf, np.int64), np.array(start, np.int64),
-                      np.array(jstart, np.int64), np.array(rstart, np.int64),
-                      np.array(nbs, np.int64), np.array(rows, np.int64),
-                      np.array(sstart, np.int64), np.concatenate(info).astype(np.int64),
-                      np.array(qstart, np.int64), np.concatenate(q),
-                      np.ascontiguousarray(np.stack(weights), float),
-                      np.array(answers, float), regret, avg,
-                      int(got[0][1].shape[0]))
+        self._flat = StateArrays(np.array(leaf, np.int64), np.array(start, np.int64),
+                                 np.array(jstart, np.int64), np.array(rstart, np.int64),
+                                 np.array(nbs, np.int64), np.array(rows, np.int64),
+                                 np.array(sstart, np.int64),
+                                 np.concatenate(info).astype(np.int64),
+                                 np.array(qstart, np.int64), np.concatenate(q),
+                                 np.ascontiguousarray(np.stack(weights), float),
+                                 np.array(answers, float), regret, avg,
+                                 int(got[0][1].shape[0]))
 
     def step(self, out: tuple[np.ndarray, np.ndarray],
              ranges: tuple[np.ndarray, np.ndarray], z: float) -> None:
@@ -393,20 +449,20 @@ class StateDecisions:
         if self._flat is None:
             return
         self.steps += 1
-        s = self.seat
-        (leaf, start, jstart, rstart, nbs, rows, sstart, info, qstart, q, weights, answers,
-         regret, avg, own) = self._flat
-        _step_states(leaf, start, jstart, rstart, nbs, rows, sstart, info, qstart, q, weights,
-                     answers, np.ascontiguousarray(ranges[s], float),
-                     np.ascontiguousarray(ranges[1 - s], float), float(z), own, regret, avg,
-                     float(self.steps), out[s])
+        s, f = self.seat, self._flat
+        _step_states(f.leaf, f.start, f.jstart, f.rstart, f.nbs, f.rows, f.sstart, f.info,
+                     f.qstart, f.q, f.weights, f.answers,
+                     np.ascontiguousarray(ranges[s], float),
+                     np.ascontiguousarray(ranges[1 - s], float), float(z), f.own, f.regret,
+                     f.avg, float(self.steps), out[s])
 
     def by_state(self) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
         """Each leaf's average choices, one per opposing state: (seat valued, leaf, the
         opposing states, (states, b) probabilities; a row of zeros where never stepped)."""
         if self._flat is None:
             return []
-        jstart, rstart, nbs, avg = self._flat[2], self._flat[3], self._flat[4], self._flat[13]
+        jstart, rstart, nbs, avg = (self._flat.jstart, self._flat.rstart, self._flat.nbs,
+                                    self._flat.avg)
         got = []
         for d, (lf, _, states) in enumerate(self.leaves):
             x0, nb = int(jstart[d]), int(nbs[d])
@@ -421,7 +477,7 @@ class StateDecisions:
         (seat valued, leaf, rows valued, probability of each opposing continuation)."""
         if self._flat is None:
             return []
-        info, jstart = self._flat[7], self._flat[2]
+        info, jstart = self._flat.info, self._flat.jstart
         count = np.bincount(info, minlength=int(jstart[-1])).astype(float)
         got = []
         for d, (seat, lf, _, p) in enumerate(self.by_state()):
