@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     from spycfr.games import make_variant
     from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
     from spycfr.search.configure import configure_agent
+    from spycfr.search.continuation import READER_RANGES
+    from spycfr.search.leafchoice import CHOICES
     from spycfr.search.resolve import GAME_NODES, best_response_value
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -85,10 +87,10 @@ def main(argv: list[str] | None = None) -> int:
                              "budget; forced low, only the focus rows are valued by games)")
     parser.add_argument("--focus-samples", type=int, help="rollout leaves: draws a focus row")
     parser.add_argument("--focus-rows", type=int, help="rollout leaves: rows valued a re-solve")
-    parser.add_argument("--reader-range", choices=("own", "public"),
+    parser.add_argument("--reader-range", choices=READER_RANGES,
                         help="rollout leaves: where the reader's (or the guesses') range "
                              "comes from")
-    parser.add_argument("--choice", choices=("row", "leaf", "state"),
+    parser.add_argument("--choice", choices=CHOICES,
                         help="rollout leaves: the opposing continuation per row or as the "
                              "opponent's decision at each leaf (state: at each leaf and "
                              "opposing private state)")

@@ -1,5 +1,7 @@
 """The rollout leaves' experiment options that the agent benchmarks share (agent_headtohead.py,
-lbr_diagnose.py): one set of flags, given to `spycfr.search.configure.configure_agent`."""
+lbr_diagnose.py): one set of flags, given to `spycfr.search.configure.configure_agent`. The
+allowed values are the solver's own (`spycfr.search.leafchoice.CHOICES`, ...), so a new one
+needs one edit."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ import argparse
 def add_leaf_options(parser: argparse.ArgumentParser) -> None:
     """--opposing, --focus-rows, --reader-rounds, --reader-range, --choice, --guesses,
     --guess-by, --guess-draws, --guess-weight, --row-weight."""
+    from spycfr.search.continuation import READER_RANGES
+    from spycfr.search.leafchoice import CHOICES
+
     parser.add_argument("--opposing", help="the agent's rollout leaves guard against these "
                         "rollout styles, comma-separated, instead of its game's opposing "
                         "continuations")
@@ -17,11 +22,11 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reader-rounds", type=int, help="with a range reader among "
                         "--opposing (ranger): solves after the first that read the range "
                         "again (default 1)")
-    parser.add_argument("--reader-range", choices=("own", "public"),
+    parser.add_argument("--reader-range", choices=READER_RANGES,
                         help="with a range reader among --opposing: the focus rows weighted by "
                         "the agent's range (own, the default) or --focus-rows - 1 rows drawn "
                         "alike from its live rows (public: spycfr.search.continuation)")
-    parser.add_argument("--choice", choices=("row", "leaf", "state"),
+    parser.add_argument("--choice", choices=CHOICES,
                         help="the opposing continuation chosen per row (max_a min_b, the "
                         "default), as the opponent's decision at each leaf, or at each leaf "
                         "and opposing private state (spycfr.search.continuation)")
@@ -33,7 +38,9 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
 
 def add_guess_options(parser: argparse.ArgumentParser) -> None:
     """--guess-by, --guess-draws, --guess-weight, --row-weight (also agent_exact_walk.py's)."""
-    parser.add_argument("--guess-by", choices=("row", "feature"),
+    from spycfr.search.continuation import GUESS_BY
+
+    parser.add_argument("--guess-by", choices=GUESS_BY,
                         help="with --guesses: a guess per row (the default) or per label of a "
                         "feature of the game's guess_features hook (Agent Hunter: a house's "
                         "card; spycfr.search.continuation)")

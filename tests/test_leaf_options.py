@@ -1,0 +1,47 @@
+"""benchmarks/leaf_options.py: the agent benchmarks' experiment options, their allowed values
+the solver's own, parsed and set on an agent in one place."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from cli_helpers import bench_script
+from spycfr.search import continuation, leafchoice
+
+
+@pytest.fixture
+def one_more(monkeypatch):
+    """The solver's tuples of allowed values, each with a value "new" added (as a new choice
+    would be, in one edit)."""
+    for module, name in ((leafchoice, "CHOICES"), (continuation, "READER_RANGES"),
+                         (continuation, "GUESS_BY")):
+        monkeypatch.setattr(module, name, (*getattr(module, name), "new"))
+
+
+def test_the_options_allow_the_solvers_values(one_more):
+    """--choice, --reader-range and --guess-by offer the solver's tuples: a value added there
+    is allowed, one outside them is argparse's error, exit 2. Fails where a flag keeps a
+    hand-written list."""
+    options = bench_script("leaf_options")
+    parser = argparse.ArgumentParser()
+    options.add_leaf_options(parser)
+    for flag, key in (("--choice", "choice"), ("--reader-range", "reader_range"),
+                      ("--guess-by", "guess_by")):
+        assert options.leaf_settings(parser.parse_args([flag, "new"]))[key] == "new"
+        with pytest.raises(SystemExit) as stop:
+            parser.parse_args([flag, "nobody"])
+        assert stop.value.code == 2
+
+
+def test_the_exact_walk_allows_the_solvers_choices(one_more, capsys):
+    """agent_exact_walk.py's own --choice and --reader-range (and --guess-by): the solver's
+    tuples, which its parser names when told a value outside them."""
+    walk = bench_script("agent_exact_walk")
+    for flag in ("--choice", "--reader-range", "--guess-by"):
+        with pytest.raises(SystemExit) as stop:
+            walk.main(["agent-hunter", "tiny", flag, "nobody"])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "'new'" in err and "nobody" in err, err
