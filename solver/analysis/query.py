@@ -178,9 +178,10 @@ def advise(moves: list[dict], tolerance: float | None, br_tolerance: float,
     best = [m["move"] for m in sorted(moves, key=lambda m: -m["value"]) if m["tie"]]
     out["best_moves"] = best
     out["best_move"] = best[0] if len(best) == 1 else None
-    same = [m for m in moves if m["tie"] and not unranked(m["loss"], tolerance, precision)]
-    out["unranked"] = [m["move"] for m in sorted(moves, key=lambda m: -m["value"])
-                       if unranked(m["loss"], tolerance, precision)]
+    far = [unranked(m["loss"], tolerance, precision) for m in moves]  # the rule once a move
+    same = [m for m, f in zip(moves, far, strict=True) if m["tie"] and not f]
+    out["unranked"] = [m["move"] for m, f in sorted(zip(moves, far, strict=True),
+                                                    key=lambda x: -x[0]["value"]) if f]
     out["as_good"] = [m["move"] for m in same if m["probability"] < SHOWN]
     out["losing"] = [{"move": m["move"], "loss": m["loss"]}
                      for m in sorted(moves, key=lambda m: m["loss"]) if not m["tie"]]
