@@ -23,34 +23,22 @@ import statistics
 import time
 from collections.abc import Iterator
 
-from leaf_options import add_leaf_options, leaf_settings  # this folder's (a script)
+from leaf_options import add_leaf_options, leaf_settings, set_up  # this folder's (a script)
 
 
 def play(agent_dir: str, out: str, opponents: list[str], first: int, pairs: int,
-         opposing: list[str] | None = None, focus_rows: int | None = None,
-         reader_rounds: int | None = None, reader_range: str | None = None,
-         choice: str | None = None, guesses: bool = False, guess_by: str | None = None,
-         guess_draws: int | None = None, guess_weight: float | None = None,
-         row_weight: float | None = None, turn_levels: bool = False) -> None:
-    from dataclasses import replace
-
+         **settings) -> None:
+    """The agent of ``agent_dir``, set up by ``settings`` (leaf_options.set_up's keywords),
+    against each of ``opponents``: :func:`play_pairs`."""
     from spycfr.analysis.headtohead import player_from
     from spycfr.games import make_game
     from spycfr.runs.store import read_run
-    from spycfr.search.configure import configure_agent
 
     config = read_run(agent_dir).config
     assert config is not None  # read_run requires it
     game = make_game(config.game, config.preset, config.params)
     a = player_from(agent_dir, game)
-    # the agent's rollout leaves set up for an experiment: --opposing guards against these
-    # instead of its game's opposing continuations, --focus-rows values that many rows of its
-    # range (balance), --reader-rounds and --reader-range are the range reader's, --choice and
-    # --guesses the opposing continuation's choice
-    configure_agent(a.agent, opposing, focus_rows, reader_rounds, reader_range, choice,
-                    guesses or None, guess_by, guess_draws, guess_weight, row_weight)
-    if turn_levels:  # its re-solves' depth in runs of one seat's decisions (AgentConfig)
-        a.agent.config = replace(a.agent.config, turn_levels=True)
+    set_up(a.agent, **settings)  # the experiment's options (nothing asked, nothing done)
     for _ in play_pairs(game, a, {name: player_from(name, game) for name in opponents}, out,
                         first, pairs):
         pass
@@ -186,9 +174,6 @@ if __name__ == "__main__":
     ap.add_argument("--first", type=int, default=1000)
     ap.add_argument("--pairs", type=int, default=1000)
     add_leaf_options(ap)
-    ap.add_argument("--turn-levels", action="store_true",
-                    help="the agent's re-solves count a seat's run of consecutive decisions "
-                    "as one decision level (AgentConfig.turn_levels; an experiment)")
     ap.add_argument("--summary")
     ap.add_argument("--write", metavar="AGENT_DIR",
                     help="with --summary: write AGENT_DIR/headtohead-B.json per opponent B")
@@ -205,6 +190,6 @@ if __name__ == "__main__":
             summary(args.summary, args.write, args.note, args.compare)
         else:
             play(args.agent_dir, args.out, args.opponents, args.first, args.pairs,
-                 **leaf_settings(args), turn_levels=args.turn_levels)
+                 **leaf_settings(args))
     except (OSError, ValueError, KeyError, SpycfrError) as e:  # a games file unreadable
         ap.exit(2, f"error: {e if not isinstance(e, KeyError) else f'a game lacks {e}'}\n")

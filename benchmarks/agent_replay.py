@@ -21,13 +21,16 @@ import json
 import time
 
 import numpy as np
-from leaf_options import add_leaf_options, leaf_settings  # this folder's (a script)
+from leaf_options import (  # this folder's (a script)
+    add_leaf_options,
+    asks_anything,
+    leaf_settings,
+    set_up,
+)
 
 
 def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str,
-           shadow: dict, turn_levels: bool = False, decisions_limit: int = 0) -> None:
-    from dataclasses import replace
-
+           shadow: dict, decisions_limit: int = 0) -> None:
     from spycfr.analysis.headtohead import (
         player_args,
         player_from,
@@ -40,7 +43,6 @@ def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str
     from spycfr.games import make_game
     from spycfr.games.agent_avenue.record import action_label, format_record
     from spycfr.runs.store import read_run
-    from spycfr.search.configure import configure_agent
     from spycfr.tree import CHANCE, TERMINAL
 
     config = read_run(agent_dir).config
@@ -52,11 +54,9 @@ def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str
     b = player_from(opponent, game)
     bargs = player_args(b)
     other = None
-    if turn_levels or any(v not in (None, False) for v in shadow.values()):
+    if asks_anything(shadow):  # the shadow: the agent set up by the options
         other = player_from(agent_dir, game)
-        configure_agent(other.agent, **shadow)
-        if turn_levels:
-            other.agent.config = replace(other.agent.config, turn_levels=True)
+        set_up(other.agent, **shadow)
     impl = P._REGISTRY[type(params)]
     max_act = max(int(impl["max_actions"](params)), 2)
     acts = np.empty(max_act, dtype=np.int32)
@@ -177,9 +177,6 @@ if __name__ == "__main__":
     ap.add_argument("games", nargs="*", help="SEED:p1 or SEED:p2 (the agent's seat)")
     ap.add_argument("--opponent", default="heuristic")
     add_leaf_options(ap)
-    ap.add_argument("--turn-levels", action="store_true",
-                    help="the shadow's re-solves count a seat's run of consecutive decisions "
-                    "as one decision level (AgentConfig.turn_levels)")
     ap.add_argument("--decisions", type=int, default=0, metavar="N",
                     help="stop each game after the agent's first N decisions (0: play it out; "
                     "the payoff then null)")
@@ -202,10 +199,8 @@ if __name__ == "__main__":
         if not s.isdigit() or seat not in ("p1", "p2"):
             ap.error(f"game {g!r}: SEED:p1 or SEED:p2")
         todo.append((int(s), seat))
-    settings = leaf_settings(args)
-    settings["guesses"] = settings["guesses"] or None
     try:
-        replay(args.agent_dir, args.out, todo, args.opponent, settings, args.turn_levels,
+        replay(args.agent_dir, args.out, todo, args.opponent, leaf_settings(args),
                args.decisions)
     except (OSError, ValueError, SpycfrError) as e:  # no such run, an unknown opponent ...
         ap.exit(2, f"error: {e}\n")

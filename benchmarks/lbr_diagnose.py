@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from leaf_options import add_leaf_options, leaf_settings  # this folder's (a script)
+from leaf_options import add_leaf_options, leaf_settings, set_up  # this folder's (a script)
 from numba import njit
 
 from spycfr.engine import protocol as P
@@ -96,28 +96,19 @@ class PublicBelief:
 _DUMMY: list = []  # the numba player args _update_belief wants (unused: rows are given)
 
 
-def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | None = None,
-         focus_rows: int | None = None, reader_rounds: int | None = None,
-         reader_range: str | None = None, choice: str | None = None,
-         guesses: bool = False, guess_by: str | None = None,
-         guess_draws: int | None = None, guess_weight: float | None = None,
-         row_weight: float | None = None) -> dict:
-    """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; with
-    ``opposing``, ``focus_rows``, ``reader_rounds``, ``reader_range``, ``choice``,
-    ``guesses``, ``guess_by``, ``guess_draws``, ``guess_weight``, ``row_weight``, the
-    agent's leaves so
-    (:func:`spycfr.search.configure.configure_agent`)."""
+def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:
+    """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; the agent
+    set up by ``settings`` (leaf_options.set_up's keywords: its rollout leaves, its
+    re-solves' depth)."""
     from spycfr.analysis.headtohead import player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED
     from spycfr.analysis.lbr_agent import AgentOpponent, _privates, _setup, play_game
     from spycfr.analysis.lbr_agent_dask import _agent_of
     from spycfr.games.agent_hunter import rules as R
     from spycfr.games.agent_hunter.record import action_label, format_obs_token, refill_suffix
-    from spycfr.search.configure import configure_agent
 
     agent, params, game = _agent_of(run_dir)
-    configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range, choice,
-                    guesses or None, guess_by, guess_draws, guess_weight, row_weight)
+    set_up(agent, **settings)
     hunter = player_from("heuristic:hunter", game)
     if not _DUMMY:
         _DUMMY.append(player_args(hunter))
@@ -170,7 +161,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, opposing: list[str] | Non
                                            watch=watch)
     final = box["public"].prev
     inner = getattr(agent.values, "inner", agent.values)
-    return {"seat": seat, "game": g, "belief": belief, "opposing": opposing,
+    return {"seat": seat, "game": g, "belief": belief, "opposing": settings.get("opposing"),
             "focus_rows": getattr(inner, "focus_rows", None),
             "reader_rounds": getattr(inner, "reader_rounds", None)
             if getattr(inner, "reads_range", False) else None,

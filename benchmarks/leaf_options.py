@@ -1,7 +1,8 @@
-"""The rollout leaves' experiment options that the agent benchmarks share (agent_headtohead.py,
-lbr_diagnose.py): one set of flags, given to `spycfr.search.configure.configure_agent`. The
-allowed values are the solver's own (`spycfr.search.leafchoice.CHOICES`, ...), so a new one
-needs one edit."""
+"""The search agent's experiment options that the agent benchmarks share (agent_headtohead.py,
+agent_replay.py, lbr_diagnose.py): one set of flags, parsed (:func:`leaf_settings`) and set on
+an agent (:func:`set_up`: its rollout leaves by `spycfr.search.configure.configure_agent`, its
+re-solves' depth by --turn-levels) in one place each. The allowed values are the solver's own
+(`spycfr.search.leafchoice.CHOICES`, ...), so a new one needs one edit."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import argparse
 
 def add_leaf_options(parser: argparse.ArgumentParser) -> None:
     """--opposing, --focus-rows, --reader-rounds, --reader-range, --choice, --guesses,
-    --guess-by, --guess-draws, --guess-weight, --row-weight."""
+    --guess-by, --guess-draws, --guess-weight, --row-weight, --turn-levels."""
     from spycfr.search.continuation import READER_RANGES
     from spycfr.search.leafchoice import CHOICES
 
@@ -34,6 +35,10 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
                         help="with --choice leaf or state: a guess continuation per valued "
                         "row at each leaf")
     add_guess_options(parser)
+    parser.add_argument("--turn-levels", action="store_true",
+                        help="the agent's re-solves (agent_replay.py: the shadow's) count a "
+                        "seat's run of consecutive decisions as one decision level "
+                        "(AgentConfig.turn_levels; an experiment)")
 
 
 def add_guess_options(parser: argparse.ArgumentParser) -> None:
@@ -57,11 +62,38 @@ def add_guess_options(parser: argparse.ArgumentParser) -> None:
 
 
 def leaf_settings(args: argparse.Namespace) -> dict:
-    """The parsed options as the keywords of agent_headtohead.play and lbr_diagnose's games:
-    --opposing split into its styles."""
+    """The parsed options as the keywords of :func:`set_up`: --opposing split into its
+    styles."""
     return {"opposing": args.opposing.split(",") if args.opposing else None,
             "focus_rows": args.focus_rows, "reader_rounds": args.reader_rounds,
             "reader_range": args.reader_range, "choice": args.choice,
             "guesses": args.guesses, "guess_by": args.guess_by,
             "guess_draws": args.guess_draws, "guess_weight": args.guess_weight,
-            "row_weight": args.row_weight}
+            "row_weight": args.row_weight, "turn_levels": args.turn_levels}
+
+
+def asks_anything(settings: dict) -> bool:
+    """Whether :func:`leaf_settings` asks anything of the agent (every option given)."""
+    return any(v not in (None, False) for v in settings.values())
+
+
+def set_up(agent, opposing: list[str] | None = None, focus_rows: int | None = None,
+           reader_rounds: int | None = None, reader_range: str | None = None,
+           choice: str | None = None, guesses: bool = False, guess_by: str | None = None,
+           guess_draws: int | None = None, guess_weight: float | None = None,
+           row_weight: float | None = None, turn_levels: bool = False) -> None:
+    """The options (:func:`leaf_settings`) set on the search agent ``agent``: its rollout
+    leaves by `configure_agent` (--opposing guards against these instead of its game's
+    opposing continuations, --focus-rows values that many rows of its range, --reader-rounds
+    and --reader-range are the range reader's, --choice and --guesses the opposing
+    continuation's choice; nothing asked, nothing done) and, with --turn-levels, its
+    re-solves' depth in runs of one seat's decisions (AgentConfig.turn_levels). ValueError
+    as configure_agent's."""
+    from dataclasses import replace
+
+    from spycfr.search.configure import configure_agent
+
+    configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range, choice,
+                    guesses or None, guess_by, guess_draws, guess_weight, row_weight)
+    if turn_levels:
+        agent.config = replace(agent.config, turn_levels=True)

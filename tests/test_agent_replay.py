@@ -50,7 +50,7 @@ def test_a_replay_is_the_pairs_game_with_its_record_and_a_shadow(agent_dir, tmp_
             assert len(d["moves"]) == len(d["probs"]) == len(d["shadow_probs"])
             assert sum(d["probs"]) == pytest.approx(1, abs=1e-3)
     cut = tmp_path / "cut.jsonl"
-    replay.replay(agent_dir, str(cut), [(seeds[0], "p1")], "heuristic", {}, True, 1)
+    replay.replay(agent_dir, str(cut), [(seeds[0], "p1")], "heuristic", {"turn_levels": True}, 1)
     (short,) = [json.loads(x) for x in cut.read_text().splitlines()]
     assert short["payoff"] is None and len(short["decisions"]) == 1
     assert "shadow_probs" in short["decisions"][0]  # the shadow re-solving a level a turn

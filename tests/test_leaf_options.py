@@ -45,3 +45,29 @@ def test_the_exact_walk_allows_the_solvers_choices(one_more, capsys):
         assert stop.value.code == 2
         err = capsys.readouterr().err
         assert "'new'" in err and "nobody" in err, err
+
+
+def test_turn_levels_is_one_option_set_in_one_place():
+    """--turn-levels is among the shared options (agent_headtohead.py, agent_replay.py and
+    lbr_diagnose.py take it from leaf_options): parsed into the settings, it alone asks
+    something of the agent, and set_up sets AgentConfig.turn_levels (the rest of the
+    config and the leaves as they were); nothing given, nothing changes."""
+    from types import SimpleNamespace
+
+    from spycfr.search.agent import AgentConfig
+
+    options = bench_script("leaf_options")
+    parser = argparse.ArgumentParser()
+    options.add_leaf_options(parser)
+    plain, turns = parser.parse_args([]), parser.parse_args(["--turn-levels"])
+    assert not options.asks_anything(options.leaf_settings(plain))
+    settings = options.leaf_settings(turns)
+    assert settings["turn_levels"] is True and options.asks_anything(settings)
+    config = AgentConfig(depth=3)
+    agent = SimpleNamespace(config=config, values=None)  # no rollout leaves: none asked
+    options.set_up(agent, **options.leaf_settings(plain))
+    assert agent.config is config
+    options.set_up(agent, **settings)
+    assert agent.config.turn_levels and agent.config.depth == 3 and not config.turn_levels
+    with pytest.raises(ValueError, match="not rollouts"):  # configure_agent's check
+        options.set_up(agent, focus_rows=2)
