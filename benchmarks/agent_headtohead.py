@@ -62,14 +62,18 @@ def play_pairs(game, a, opponents: dict, out: str, first: int, pairs: int) -> It
         return result
 
     a.agent.solve = timed
+    detection = getattr(a.agent, "detection", None)
     for seed in range(first, first + pairs):
         for name, b in opponents.items():
             done, start = len(seconds), time.time()
+            before = dict(detection.counts) if detection is not None else {}
             r = head_to_head(game, a, b, games=2, seed=seed)
             line = {"opponent": name, "seed": seed, "p1": r["a_as_p1"]["mean"],
                     "p2": r["a_as_p2"]["mean"], "bound": bound,
                     "wall": round(time.time() - start, 1),
                     "solve_seconds": [round(x, 3) for x in seconds[done:]]}
+            if detection is not None:  # --detect: the pair's re-solves with each leaves
+                line["leaves"] = {k: v - before[k] for k, v in detection.counts.items()}
             with open(out, "a") as f:
                 f.write(json.dumps(line) + "\n")
             yield line

@@ -109,6 +109,8 @@ def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:
 
     agent, params, game = _agent_of(run_dir)
     set_up(agent, **settings)
+    detection = agent.detection  # --detect (spycfr.search.styles), or None
+    before = dict(detection.counts) if detection is not None else {}
     hunter = player_from("heuristic:hunter", game)
     if not _DUMMY:
         _DUMMY.append(player_args(hunter))
@@ -160,7 +162,8 @@ def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:
     payoff, largest, decisions = play_game(params, seat, opponent, roll, 16, seed, g,
                                            watch=watch)
     final = box["public"].prev
-    inner = getattr(agent.values, "inner", agent.values)
+    own = agent.values if detection is None else detection.own
+    inner = getattr(own, "inner", own)
     return {"seat": seat, "game": g, "belief": belief, "opposing": settings.get("opposing"),
             "focus_rows": getattr(inner, "focus_rows", None),
             "reader_rounds": getattr(inner, "reader_rounds", None)
@@ -179,6 +182,10 @@ def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:
             if getattr(inner, "guessing_rows", False) else None,
             "row_weight": getattr(inner, "row_weight", 0.0)
             if getattr(inner, "choice", "row") != "row" else None,
+            # with --detect: none_prob, and the game's re-solves with each leaves
+            "detect": None if detection is None else detection.none_prob,
+            "leaves": None if detection is None else
+            {k: v - before[k] for k, v in detection.counts.items()},
             "payoff": payoff,
             "seconds": round(time.perf_counter() - start, 1), "largest": largest,
             "decisions": decisions, "turns": int(final[R.TURN]),
@@ -202,7 +209,7 @@ def summarize(path: str, committed: str | None = None) -> None:
                 r.get("choice") or "row", bool(r.get("guesses")), r.get("guess_by") or "row",
                 r.get("guess_draws") or 0,
                 1.0 if r.get("guess_weight") is None else r["guess_weight"],
-                r.get("row_weight") or 0.0)
+                r.get("row_weight") or 0.0, r.get("detect") or 0.0)
 
     for kind in sorted({kind_of(r) for r in rows}):
         mine = [r for r in rows if kind_of(r) == kind]
@@ -220,7 +227,9 @@ def summarize(path: str, committed: str | None = None) -> None:
               + (f" by {kind[7]}" if kind[6] and kind[7] != "row" else "")
               + (f", {kind[8]} draws a guess" if kind[6] and kind[8] else "")
               + (f", at most {kind[9]:g} on the guesses" if kind[6] and kind[9] < 1 else "")
-              + (f", row weight {kind[10]:g}" if kind[10] else "") + ": "
+              + (f", row weight {kind[10]:g}" if kind[10] else "")
+              + (f", detecting the styles (none {kind[11]:g} a move)" if kind[11] else "")
+              + ": "
               f"{len(mine)} games, LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
               f"(as P1 {means[0]}, as P2 {means[1]}), "
               f"wins {int((pay > 0).sum())}, draws {int((pay == 0).sum())}, "

@@ -1,7 +1,8 @@
 """The search agent's experiment options that the agent benchmarks share (agent_headtohead.py,
 agent_replay.py, lbr_diagnose.py): one set of flags, parsed (:func:`leaf_settings`) and set on
 an agent (:func:`set_up`: its rollout leaves by `spycfr.search.configure.configure_agent`, its
-re-solves' depth by --turn-levels) in one place each. The allowed values are the solver's own
+re-solves' depth by --turn-levels, the detection by `spycfr.search.styles.configure_detection`)
+in one place each. The allowed values are the solver's own
 (`spycfr.search.leafchoice.CHOICES`, ...), so a new one needs one edit."""
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import argparse
 
 def add_leaf_options(parser: argparse.ArgumentParser) -> None:
     """--opposing, --focus-rows, --reader-rounds, --reader-range, --choice, --guesses,
-    --guess-by, --guess-draws, --guess-weight, --row-weight, --turn-levels."""
+    --guess-by, --guess-draws, --guess-weight, --row-weight, --turn-levels, --detect,
+    --detect-none."""
     from spycfr.search.continuation import READER_RANGES
     from spycfr.search.leafchoice import CHOICES
 
@@ -39,6 +41,14 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
                         help="the agent's re-solves (agent_replay.py: the shadow's) count a "
                         "seat's run of consecutive decisions as one decision level "
                         "(AgentConfig.turn_levels; an experiment)")
+    parser.add_argument("--detect", action="store_true",
+                        help="the agent re-solves with its leaves (as the options above set "
+                        "them) while the opponent's moves say it plays one of the styles they "
+                        "guard against, with the robust leaves (styles.ROBUST) once not "
+                        "(spycfr.search.styles)")
+    parser.add_argument("--detect-none", type=float, metavar="P",
+                        help="with --detect: each opponent move's probability for a player "
+                        "not among the styles (default styles.NONE_PROB)")
 
 
 def add_guess_options(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +79,8 @@ def leaf_settings(args: argparse.Namespace) -> dict:
             "reader_range": args.reader_range, "choice": args.choice,
             "guesses": args.guesses, "guess_by": args.guess_by,
             "guess_draws": args.guess_draws, "guess_weight": args.guess_weight,
-            "row_weight": args.row_weight, "turn_levels": args.turn_levels}
+            "row_weight": args.row_weight, "turn_levels": args.turn_levels,
+            "detect": args.detect, "detect_none": args.detect_none}
 
 
 def asks_anything(settings: dict) -> bool:
@@ -81,14 +92,17 @@ def set_up(agent, opposing: list[str] | None = None, focus_rows: int | None = No
            reader_rounds: int | None = None, reader_range: str | None = None,
            choice: str | None = None, guesses: bool = False, guess_by: str | None = None,
            guess_draws: int | None = None, guess_weight: float | None = None,
-           row_weight: float | None = None, turn_levels: bool = False) -> None:
+           row_weight: float | None = None, turn_levels: bool = False, detect: bool = False,
+           detect_none: float | None = None) -> None:
     """The options (:func:`leaf_settings`) set on the search agent ``agent``: its rollout
     leaves by `configure_agent` (--opposing guards against these instead of its game's
     opposing continuations, --focus-rows values that many rows of its range, --reader-rounds
     and --reader-range are the range reader's, --choice and --guesses the opposing
     continuation's choice; nothing asked, nothing done) and, with --turn-levels, its
-    re-solves' depth in runs of one seat's decisions (AgentConfig.turn_levels). ValueError
-    as configure_agent's."""
+    re-solves' depth in runs of one seat's decisions (AgentConfig.turn_levels); with
+    --detect, the detection over those leaves (spycfr.search.styles.configure_detection,
+    --detect-none its none_prob). ValueError as configure_agent's and configure_detection's,
+    and for --detect-none without --detect."""
     from dataclasses import replace
 
     from spycfr.search.configure import configure_agent
@@ -97,3 +111,9 @@ def set_up(agent, opposing: list[str] | None = None, focus_rows: int | None = No
                     guesses or None, guess_by, guess_draws, guess_weight, row_weight)
     if turn_levels:
         agent.config = replace(agent.config, turn_levels=True)
+    if detect:
+        from spycfr.search.styles import NONE_PROB, configure_detection
+
+        configure_detection(agent, none_prob=NONE_PROB if detect_none is None else detect_none)
+    elif detect_none is not None:
+        raise ValueError("--detect-none needs --detect")

@@ -267,7 +267,10 @@ class AgentOpponent:
         # a range reader reads the belief's weights too; the public reader, rows drawn from
         # the live rows of the agent's range (the same whatever its cards: continuation); the
         # decision, the range's weights themselves (it answers the whole range)
-        key = (v.sol.tree.pub[0].tobytes(), states.tobytes(), v.support.tobytes(), v.seat,
+        # the agent's leaves are part of it: with its detection option (spycfr.search.styles)
+        # the same public state may be re-solved with either of two
+        key = (id(self.agent.values), v.sol.tree.pub[0].tobytes(), states.tobytes(),
+               v.support.tobytes(), v.seat,
                np.asarray(v.mine, float).tobytes() if public and deciding else
                (v.mine > 0).tobytes() if public else
                mass[states].tobytes() if reading else b"")

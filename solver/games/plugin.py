@@ -251,6 +251,13 @@ class GamePlugin:
     # drawn from its range at the leaf (-1: none; spycfr.search.continuation); None: none
     range_reader: str | None = None
     rollouts_guessing: Callable | None = None
+    # style_rows(pub, params, style, states, out): an @njit function writing out[x, e], the
+    # probability that the mover at decision ``pub`` holding private state states[x] takes
+    # entry e of its row (the public protocol's private_actions order) when it plays the
+    # heuristic style ``style`` (a number of heuristic_styles); what spycfr.search.styles reads to
+    # weigh whether the opponent plays one of the opposing continuations. None: the game
+    # offers none (no detection)
+    style_rows: Callable | None = None
     # guess_features(params) -> (private states, F) ints: each private state's label under
     # each of F features (-1: none); the opposing decision's guesses grouped by feature
     # (``guess_by`` "feature" of spycfr.search.continuation: one guess per label of a

@@ -211,6 +211,9 @@ class SearchAgent:
         # reference cycle, and the agent's plans, gigabytes, would wait for the cyclic GC)
         self.saved_plan: Callable[[np.ndarray, SearchAgent], Solution | None] | None = None
         self.openings = openings
+        # spycfr.search.styles.configure_detection: the leaves chosen at each re-solve by
+        # whether the opponent plays one of the styles they guard against; None: off
+        self.detection: Any = None
         if openings is None and config.opening_file is not None:
             from spycfr.search.openings import OpeningTable
 

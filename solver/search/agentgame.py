@@ -98,6 +98,10 @@ class AgentGame:
         self.own: int | None = None  # the agent's private state, once a real state is seen
         # the walk's node in the first plan's tree (-1: past its leaves, or before it)
         self.plan_node = 0 if self.plan is not None else -1
+        # whether the opponent plays one of the styles the leaves guard against
+        # (spycfr.search.styles: the agent's detection option; None: off)
+        detection = getattr(a, "detection", None)
+        self.styles = None if detection is None else detection.belief(a, 1 - self.seat)
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -141,6 +145,8 @@ class AgentGame:
         child = c - int(t.first[s])
         rows = self.sol.strategy[t.row[s]] if k in (0, 1) else None
         uniform = _uniform(t.row_kid.shape[1:])
+        if self.styles is not None:
+            self.styles = self.styles.stepped(t, s, child)
         self.mine = step(t, s, self.seat, self.mine, rows if k == self.seat else None, child)
         if self.own is not None:  # a real game's walk (the exploitability walk sees no cards)
             own = step(t, s, self.seat, self.own_support, uniform if k == self.seat else None,
@@ -218,6 +224,10 @@ class AgentGame:
         """:meth:`_arrive`'s re-solve at the walk's node, a decision of seat ``k`` (``first``:
         our first move), begun at ``start`` (perf_counter)."""
         a, t, s, opp = self.agent, self.sol.tree, self.s, 1 - self.seat
+        if self.styles is not None:
+            # this re-solve's leaves, by what the opponent's moves say (the agent's values
+            # stay these until its next re-solve: LBR's model of it reads them)
+            a.values = a.detection.leaves(self.styles)
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
         tree = a.endgame(self.pub, a.config.depth, a.config.endgame, ranges)
         if first and tree is not None:

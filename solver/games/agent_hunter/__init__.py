@@ -17,6 +17,7 @@ from spycfr.games.agent_hunter.leaf import (
     rollouts,
     rollouts_guessing,
     scored_now,
+    style_rows,
 )
 from spycfr.games.agent_hunter.record import record_to_actions as _record_to_actions
 from spycfr.games.agent_hunter.variant import (
@@ -104,6 +105,9 @@ PLUGIN = GamePlugin(
     # experiment against what the agent's moves tell; docs/search.md)
     range_reader="ranger",
     rollouts_guessing=rollouts_guessing,
+    # each heuristic style's probabilities of a decision's moves, per private state: what a
+    # search agent weighs the opponent's play against (spycfr.search.styles; an option)
+    style_rows=style_rows,
     # the opposing decision's guesses by feature: the ranger believing a house holds a card
     guess_features=guess_features,
     # the placements as a matrix game (spycfr.search.openings): one class per set of cards,

@@ -19,6 +19,7 @@ from spycfr.games.agent_hunter.public import (
     _out_sum,
     _sign,
     _vp_margin,
+    action_entries,
     combine,
     num_placements,
     unrank,
@@ -237,6 +238,34 @@ def rollouts(pubs, params, leaf, i0, i1, style0, style1, seeds, out):
     guesses is the hunter."""
     rollouts_guessing(pubs, params, leaf, i0, i1, style0, style1, seeds,
                       np.zeros((0, 0), np.int64), out)
+
+
+@njit(cache=True)
+def style_rows(pub, params, style, states, out):
+    """The ``style_rows`` hook: ``out[x, e]``, the probability that the mover at decision
+    ``pub`` holding private state ``states[x]`` takes entry e of its row
+    (``public.private_actions``' order), playing the heuristic style ``style`` (a number of
+    ``heuristic.HEURISTIC_STYLES``: hunter, switcher, prober). The styles
+    read only the mover's own cards and public bookkeeping (heuristic.py), so the other
+    seat's cards are not needed. 0 past each row's entries and at placeholders."""
+    m_pub = R._max_actions(params)
+    kids = np.empty(m_pub, np.int64)
+    nexts = np.empty(m_pub, np.int64)
+    src = np.empty(m_pub, np.int64)
+    acts = np.empty(m_pub, np.int32)
+    probs = np.empty(m_pub)
+    state = np.empty(STATE_SIZE, np.int16)
+    p = pub[TO_MOVE]
+    for x in range(states.shape[0]):
+        i = states[x]
+        out[x, :] = 0.0
+        m = action_entries(pub, params, i, kids, nexts, src)
+        combine(pub, params, i if p == 0 else -1, i if p == 1 else -1, state)
+        k = R.legal_actions(state, params, acts)
+        styled_heuristic(state, params, np.int64(style), acts, k, probs)
+        for e in range(m):
+            if src[e] >= 0:
+                out[x, e] = probs[src[e]]
 
 
 def opening_classes(variant) -> tuple[np.ndarray, list[str]]:

@@ -346,6 +346,16 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
     """Private state ``i``'s actions at a decision: the rules' legal actions, each as its
     public label's index and the mover's private state after it. A private state no
     consistent history reaches (range 0 there) gets one placeholder action."""
+    return action_entries(pub, params, i, kids, nexts,
+                          np.empty(R._max_actions(params), dtype=np.int64))
+
+
+@njit(cache=True)
+def action_entries(pub, params, i, kids, nexts, src):
+    """:func:`private_actions`' entries, each with ``src[e]``: the index of the rules action
+    it is among ``rules.legal_actions`` of the state :func:`combine` makes of ``pub`` and
+    ``i`` (the mover's; -1 for a placeholder), so that a player's probabilities over the
+    rules' actions read as probabilities of the entries (``leaf.style_rows``)."""
     p = pub[TO_MOVE]
     nothing = num_placements(params)
     phase = pub[PHASE]
@@ -353,14 +363,17 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
         if i != nothing:
             kids[0] = 0
             nexts[0] = i
+            src[0] = -1
             return 1
-        for j in range(nothing):
+        for j in range(nothing):  # the rules list the placements in this order (unrank)
             kids[j] = 0
             nexts[j] = j
+            src[j] = j
         return nothing
     if i == nothing:
         kids[0] = 0
         nexts[0] = i
+        src[0] = -1
         return 1
     labels = np.empty(max_actions(params), dtype=np.int32)
     n_pub = legal_actions(pub, params, labels)
@@ -406,10 +419,12 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
             continue  # a label the public KNOW sets rule out: i is not reached here
         kids[m] = j
         nexts[m] = nxt
+        src[m] = e
         m += 1
     if m == 0:
         kids[0] = 0
         nexts[0] = i
+        src[0] = -1
         m = 1
     return m
 

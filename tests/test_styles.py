@@ -1,0 +1,261 @@
+"""The opponent's style posterior (spycfr.search.styles) on hand-built Agent Hunter histories,
+held to the same posterior summed by brute force over the opponent's placements on the rules
+themselves; and the agent's detection option choosing its leaves by it."""
+
+import math
+
+import numpy as np
+import pytest
+
+from spycfr.games.agent_hunter import PLUGIN, make_variant, public
+from spycfr.games.agent_hunter import rules as R
+from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES, styled_heuristic
+from spycfr.search.agent import AgentConfig, SearchAgent
+from spycfr.search.styles import StyleBelief
+from spycfr.search.tree import build
+
+STYLES = tuple(range(len(HEURISTIC_STYLES)))
+
+
+def _agent(preset: str, **changes) -> SearchAgent:
+    return SearchAgent("agent-hunter", make_variant(preset).as_dict(),
+                       AgentConfig.default("agent-hunter", **changes))
+
+
+def _apply(params, state, action):
+    out = np.empty_like(state)
+    R.apply_action(state, params, action, out)
+    return out
+
+
+def _walk(agent: SearchAgent, actions: list[int], belief: StyleBelief) -> StyleBelief:
+    """The belief after the rules ``actions`` from the start, stepped along the public tree
+    (one public edge a step, as the agent's walk)."""
+    params = agent.variant.to_params()
+    state = R.initial_state(params)
+    pub = agent.public(state)
+    for a in actions:
+        state = _apply(params, state, a)
+        for nxt in agent.public_path(pub, agent.public(state)):
+            t = build(agent.model, pub, depth=1)
+            kids = [c for c in range(t.first[0], t.first[0] + t.count[0])
+                    if np.array_equal(t.pub[c], nxt)]
+            belief = belief.stepped(t, 0, kids[0] - int(t.first[0]))
+            pub = nxt
+    return belief
+
+
+def _brute(params, opening: list[int], then: list[int], move: int, style: int) -> float:
+    """P(P2 makes the rules move ``move`` | what P1 saw) under ``style``: P1 places
+    ``opening[0]``, P2 any placement alike, P1 plays ``then`` (its attacks' answers as in the
+    game of P2's placement ``opening[1]``); the mean over P2's placements that give the same
+    answers of the style's probability of ``move``."""
+    buf = np.empty(R._max_actions(params), np.int32)
+    probs = np.empty(buf.size)
+
+    def game(place2):
+        s = _apply(params, _apply(params, R.initial_state(params), opening[0]), place2)
+        seen = []
+        for a in then:
+            s = _apply(params, s, a)
+            seen.append(s[R.LAST:R.LAST + 2].copy())
+        return s, seen
+
+    state = _apply(params, R.initial_state(params), opening[0])
+    k = R.legal_actions(state, params, buf)
+    placements = [int(x) for x in buf[:k]]
+    _, truth = game(opening[1])
+    got = []
+    for place2 in placements:
+        s, seen = game(place2)
+        if all(np.array_equal(x, y) for x, y in zip(seen, truth, strict=True)):
+            k = R.legal_actions(s, params, buf)
+            styled_heuristic(s, params, np.int64(style), buf, k, probs)
+            hit = [x for x in range(k) if buf[x] == move]
+            got.append(probs[hit[0]] if hit else 0.0)
+    return float(np.mean(got))
+
+
+def _expected(likes: list[float], prior: float, none_prob: float) -> np.ndarray:
+    """The posterior from each style's likelihood of P2's one turn move (its placement has
+    one public label: no evidence), "none" giving the move ``none_prob``."""
+    p = np.array([*(prior / len(likes) * x for x in likes), (1 - prior) * none_prob])
+    return p / p.sum()
+
+
+def test_posterior_of_one_move_is_the_rules_brute_force():
+    agent = _agent("mini")
+    params = agent.variant.to_params()
+    s = R.initial_state(params)
+    buf = np.empty(R._max_actions(params), np.int32)
+    R.legal_actions(s, params, buf)
+    opening = [int(buf[1])]
+    s = _apply(params, s, opening[0])
+    k = R.legal_actions(s, params, buf)
+    opening.append(int(buf[4]))
+    s = _apply(params, s, opening[1])
+    # P1's first move: its first hand attack, then P2 to move at its first turn
+    k = R.legal_actions(s, params, buf)
+    attack = next(int(a) for a in buf[:k] if a >> 12 == R.T_HAND)
+    s = _apply(params, s, attack)
+    then = [attack]
+    while R.current_player(s) != 1 or s[R.PHASE] != R.PH_TURN:  # a refill, if any
+        k = R.legal_actions(s, params, buf)
+        s = _apply(params, s, int(buf[0]))
+        then.append(int(buf[0]))
+    k = R.legal_actions(s, params, buf)
+    moves = [int(a) for a in buf[:k]]
+    start = StyleBelief.start(PLUGIN, agent.model.params, agent.model.weights[1], 1, STYLES,
+                              prior=0.5, none_prob=0.25)
+    nobody = kept = 0
+    for move in moves:
+        if move >> 12 == R.T_SWITCH:
+            continue  # a switch's public label hides the card: the brute force is per action
+        likes = [_brute(params, opening, then, move, x) for x in STYLES]
+        got = _walk(agent, opening + then + [move], start)
+        want = _expected(likes, 0.5, 0.25)
+        assert got.posterior() == pytest.approx(want, abs=1e-12), (move, likes)
+        for x, like in enumerate(likes):
+            assert (got.log_like[x] == -math.inf) == (like == 0)
+        nobody += max(likes) == 0
+        kept += likes[0] > 0
+        if max(likes) == 0:  # a move no style makes: every style out
+            assert got.posterior()[-1] == 1.0 and not got.explained()
+    assert nobody and kept  # both kinds of move were met
+
+
+def test_a_switch_no_style_makes_drops_every_style():
+    """At P2's first turn nothing of its houses is known, so the switcher does not switch
+    (and the hunter and the prober never do): a switch leaves only "none"."""
+    agent = _agent("mini")
+    params = agent.variant.to_params()
+    buf = np.empty(R._max_actions(params), np.int32)
+    s = R.initial_state(params)
+    acts = []
+    for pick in (0, 3):  # the placements
+        R.legal_actions(s, params, buf)
+        acts.append(int(buf[pick]))
+        s = _apply(params, s, acts[-1])
+    k = R.legal_actions(s, params, buf)  # P1's first move: a switch of its own, told nothing
+    acts.append(next(int(a) for a in buf[:k] if a >> 12 == R.T_SWITCH))
+    s = _apply(params, s, acts[-1])
+    k = R.legal_actions(s, params, buf)
+    switch = next(int(a) for a in buf[:k] if a >> 12 == R.T_SWITCH)
+    start = StyleBelief.start(PLUGIN, agent.model.params, agent.model.weights[1], 1, STYLES)
+    before = _walk(agent, acts, start)
+    assert before.posterior() == pytest.approx([1 / 6, 1 / 6, 1 / 6, 1 / 2])
+    after = _walk(agent, acts + [switch], start)
+    assert after.log_like[:-1] == (-math.inf,) * 3
+    assert after.posterior()[-1] == 1.0
+
+
+def test_hunter_play_keeps_the_hunter():
+    """The hunter's own moves along a game against the prober: the hunter is never out and
+    its posterior ends above "none"'s; the prober's moves leave the hunter out."""
+    agent = _agent("mini")
+    params = agent.variant.to_params()
+    buf = np.empty(R._max_actions(params), np.int32)
+    probs = np.empty(buf.size)
+    rng = np.random.default_rng(3)
+    s = R.initial_state(params)
+    acts = []
+    while s[R.PHASE] != R.PH_OVER:
+        k = R.legal_actions(s, params, buf)
+        style = 0 if R.current_player(s) == 1 else 2  # P2 the hunter, P1 the prober
+        styled_heuristic(s, params, np.int64(style), buf, k, probs)
+        acts.append(int(buf[rng.choice(k, p=probs[:k] / probs[:k].sum())]))
+        s = _apply(params, s, acts[-1])
+    start = [StyleBelief.start(PLUGIN, agent.model.params, agent.model.weights[x], x, STYLES)
+             for x in (1, 0)]
+    hunter, prober = (_walk(agent, acts, b) for b in start)
+    assert hunter.log_like[0] > -math.inf and hunter.explained()
+    assert hunter.posterior()[0] > hunter.posterior()[-1]
+    assert prober.log_like[0] == -math.inf
+
+
+def test_style_rows_are_the_rules_probabilities():
+    """Each live private state's row at a turn sums to one (every rules action of the style
+    is an entry of its row) and reads the heuristic's probability of each entry's action."""
+    agent = _agent("mini")
+    params = agent.variant.to_params()
+    buf = np.empty(R._max_actions(params), np.int32)
+    s = R.initial_state(params)
+    for pick in (2, 5):
+        R.legal_actions(s, params, buf)
+        s = _apply(params, s, int(buf[pick]))
+    pub = agent.public(s)
+    t = build(agent.model, pub, depth=1)
+    q = t.row[0]
+    live = np.flatnonzero(t.row_count[q] > 1).astype(np.int64)
+    for style in STYLES:
+        out = np.zeros((live.size, t.row_kid.shape[2]))
+        PLUGIN.style_rows(pub, agent.model.params, np.int64(style), live, out)
+        assert out.sum(axis=1) == pytest.approx(np.ones(live.size))
+    own = agent.private(s, 0)
+    out = np.zeros((1, t.row_kid.shape[2]))
+    PLUGIN.style_rows(pub, agent.model.params, np.int64(0), np.array([own]), out)
+    k = R.legal_actions(s, params, buf)
+    probs = np.empty(buf.size)
+    styled_heuristic(s, params, np.int64(0), buf, k, probs)
+    assert probs[:k].max() == 1.0  # the hunter: one hand attack, whose label is its code
+    labels = np.empty(t.count[0] + 1, np.int32)
+    public.legal_actions(pub, agent.model.params, labels)
+    e = int(np.argmax(out[0]))
+    assert out[0, e] == 1.0
+    assert labels[t.row_kid[q, own, e]] == buf[int(np.argmax(probs[:k]))]
+
+
+# without the endgame rule: on tiny it solves every subgame to the end, with no leaves
+LEAVES = {"endgame": 0, "plan_endgame": 0}
+
+
+def _first_turn_policy(agent: SearchAgent) -> np.ndarray:
+    """The agent's move probabilities as P1 at its first turn of tiny (fixed placements)."""
+    params = agent.variant.to_params()
+    buf = np.empty(R._max_actions(params), np.int32)
+    s = R.initial_state(params)
+    for pick in (1, 2):
+        R.legal_actions(s, params, buf)
+        s = _apply(params, s, int(buf[pick]))
+    return agent.game(0).policy(s)
+
+
+def test_detection_plays_its_leaves():
+    """With the detection the agent re-solves with its own leaves where a style explains the
+    opponent (here by the prior alone: no turn move yet), bit for bit the agent without the
+    detection, and with the robust ones where not, as the agent with those leaves."""
+    from spycfr.search.configure import configure_agent
+    from spycfr.search.styles import configure_detection
+
+    # the "robust" leaves here guard against the prober alone, which plays apart on tiny
+    # (styles.ROBUST's choice and guesses change nothing where every pair is played)
+    other = {"opposing": ["prober"]}
+    plain = _agent("tiny", **LEAVES)
+    assert plain.detection is None and plain.game(0).styles is None
+    want_own = _first_turn_policy(plain)
+    robust = _agent("tiny", **LEAVES)
+    configure_agent(robust, **other)
+    want_robust = _first_turn_policy(robust)
+    assert not np.array_equal(want_own, want_robust)  # the test tells the two apart
+    for prior, want, which in ((0.9, want_own, "own"), (0.1, want_robust, "robust")):
+        agent = _agent("tiny", **LEAVES)
+        detection = configure_detection(agent, prior=prior, robust=other)
+        assert detection.styles == STYLES
+        got = _first_turn_policy(agent)
+        if which == "own":
+            assert np.array_equal(got, want)
+        else:  # the first plan (the placements) is solved with the agent's own leaves, the
+            # robust agent's with its: the re-solve from it agrees to rounding (2e-19)
+            assert got == pytest.approx(want, abs=1e-12)
+            assert np.abs(got - want_own).max() > 1e-4
+        assert detection.counts[which] >= 1 and sum(detection.counts.values()) == \
+            detection.counts[which]
+
+
+def test_detection_says_what_is_wrong():
+    from spycfr.search.styles import configure_detection
+
+    agent = _agent("tiny")
+    for kw in ({"prior": 1.0}, {"none_prob": 0.0}):
+        with pytest.raises(ValueError, match="prior"):
+            configure_detection(agent, **kw)
