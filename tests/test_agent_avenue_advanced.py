@@ -785,9 +785,10 @@ def test_a_rollout_of_style_0_is_the_heuristic_game_of_before():
 
 
 def test_the_rollout_styles_are_named_for_either_mode():
-    """The plug-in names the rollouts' styles (rollout.py's STYLES, both modes), so an
-    advanced agent's leaves can guard against cautious and bold (--opposing); by default
-    they guard against the heuristic alone."""
+    """The plug-in names the rollouts' styles (rollout.py's STYLES, both modes; the
+    swapper is simple mode's, refused by advanced mode's rollouts: test_agent_avenue_rollout),
+    so an advanced agent's leaves can guard against cautious and bold (--opposing); by
+    default they guard against the heuristic alone."""
     from types import SimpleNamespace
 
     from spycfr.games import get_plugin
@@ -796,7 +797,7 @@ def test_the_rollout_styles_are_named_for_either_mode():
     from spycfr.search.tree import GameModel
 
     plugin = get_plugin("agent-avenue")
-    assert plugin.rollout_styles == ("heuristic", "cautious", "bold")
+    assert plugin.rollout_styles == ("heuristic", "cautious", "bold", "swapper")
     vf = value_function("rollout", GameModel.of(PARAMS), plugin)
     assert vf.inner.own_styles == (0,) and vf.inner.opposing_styles == (0,)
     configure_agent(SimpleNamespace(values=vf, plugin=plugin),

@@ -200,6 +200,89 @@ def test_the_cautious_and_bold_recruiters_judge_the_hidden_card_by_its_worst_and
     assert differ > 5
 
 
+def _best_play(state, params, a):
+    """The heuristic's best play score for ``a``'s hand, by hand: every pair (up, down) of
+    different names (or the hand's only name twice), the recruiter's choice by
+    rules._takes_up with the hidden card judged by its mean among the cards ``a`` cannot
+    see."""
+    o = 1 - a
+    hid_a, hid_o = R._hidden_gains(state, params, o, a, a, R.MEAN)
+    names = [t for t in range(params.n) if state[R.HAND + 8 * a + t] > 0]
+    pairs = [(u, d) for u in names for d in names if u != d] or \
+        [(u, u) for u in names if state[R.HAND + 8 * a + u] >= 2]
+    best = -1e300
+    for u, d in pairs:
+        if R._takes_up(state, params, u, o, a, hid_a, hid_o):
+            score = R._gain(state, params, a, d) - R._gain(state, params, o, u)
+        else:
+            score = R._gain(state, params, a, u) - R._gain(state, params, o, d)
+        best = max(best, score)
+    return best
+
+
+def test_the_swapper_discards_the_card_whose_draw_raises_its_best_play_most():
+    """The swapper style (rules.SWAPPER) at a play: where a card's replacement, drawn in
+    proportion to the copies it cannot see, raises its best play's score by SWAP_MARGIN or
+    more on average, it discards the card that raises it most (by hand over the names);
+    else, or with no discard left, it plays as the heuristic; it recruits as the
+    heuristic."""
+    params = _params("standard", 1)
+    acts = np.zeros(R.max_actions(params), np.int32)
+    probs = np.zeros(R.max_actions(params))
+    heuristic = np.zeros(R.max_actions(params))
+    swapped = played = 0
+    for state, *_ in _random_games(params, 12, seed=8):
+        if state[R.PHASE] != R.PH_PLAY:
+            continue
+        a = int(state[R.ACTIVE])
+        k = R.legal_actions(state, params, acts)
+        R.heuristic_policy(state, params, acts, k, heuristic)
+        before = state.copy()
+        R.styled_policy(state, params, R.SWAPPER, acts, k, probs)
+        assert np.array_equal(state, before)  # reckoned on the state, left as it was
+        want = None
+        if state[R.DLEFT + a] > 0 and state[R.DECKSIZE] > 0:
+            unseen = [max(R.unseen_copies(state, params, a, t), 0) for t in range(params.n)]
+            now, rises = _best_play(state, params, a), {}
+            for c in range(params.n):
+                if state[R.HAND + 8 * a + c] == 0:
+                    continue
+                total = 0.0
+                for d in range(params.n):
+                    if unseen[d]:
+                        after = state.copy()  # c discarded, d drawn
+                        after[R.HAND + 8 * a + c] -= 1
+                        after[R.DISC + 8 * a + c] += 1
+                        after[R.HAND + 8 * a + d] += 1
+                        total += unseen[d] * _best_play(after, params, a)
+                rises[c] = total / sum(unseen) - now
+            c = max(rises, key=rises.__getitem__)
+            if rises[c] >= R.SWAP_MARGIN:
+                want = (R.T_SWAP << 20) | c
+        if want is not None:
+            assert probs[:k].tolist() == [float(x == want) for x in acts[:k]]
+            swapped += 1
+        else:
+            assert np.array_equal(probs[:k], heuristic[:k])
+            played += 1
+    assert swapped > 5 and played > 5
+    for state in _recruitments(params, 5, seed=9):
+        k = R.legal_actions(state, params, acts)
+        R.heuristic_policy(state, params, acts, k, heuristic)
+        R.styled_policy(state, params, R.SWAPPER, acts, k, probs)
+        assert np.array_equal(probs[:k], heuristic[:k])
+
+
+def test_advanced_rollouts_refuse_the_swapper():
+    """The swapper is simple mode's: advanced mode's rollouts (rollout_advanced.py, which
+    plays the first three styles) refuse it by name rather than play something else."""
+    params = make_variant("agent-avenue", "advanced").to_params()
+    one = np.zeros(1, np.int64)
+    with pytest.raises(ValueError, match="'swapper': simple mode's"):
+        PLUGIN.rollouts(np.zeros((1, 8), np.int32), params, one, one, one, one,
+                        one + R.SWAPPER, one, np.empty(1))
+
+
 def test_rollout_leaves_are_registered():
     game = GameModel.of(_params("tiny"))
     vf = value_function("rollout", game, PLUGIN)
@@ -216,5 +299,5 @@ def test_rollout_leaves_are_registered():
     assert agent.values.inner.opposing_styles == (0, 1, 2)
     assert agent.values.inner.own_styles == (0,)
     with pytest.raises(ValueError, match="opposing reckless: not a rollout style of "
-                       "agent-avenue [(]one of heuristic, cautious, bold[)]"):
+                       "agent-avenue [(]one of heuristic, cautious, bold, swapper[)]"):
         configure_agent(agent, ["reckless"])

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from spycfr.games.agent_avenue import position as _position
 from spycfr.games.agent_avenue import public as _public  # noqa: F401 (registers)
 from spycfr.games.agent_avenue import public_advanced as _public_advanced  # noqa: F401
@@ -18,6 +20,7 @@ from spycfr.games.agent_avenue.record import record_to_actions as _record_to_act
 from spycfr.games.agent_avenue.rollout import STYLES as _STYLES
 from spycfr.games.agent_avenue.rollout import rollouts as _simple_rollouts
 from spycfr.games.agent_avenue.rollout_advanced import rollouts as _advanced_rollouts
+from spycfr.games.agent_avenue.rules import SWAPPER as _SWAPPER
 from spycfr.games.agent_avenue.variant import (
     PARAMETERS,
     PRESETS,
@@ -37,6 +40,9 @@ def make_game(preset: str | None = None, params: dict | None = None) -> AgentAve
 def rollouts(pubs, params, *args) -> None:
     """The ``rollouts`` hook of the mode of ``params`` (rollout.py, rollout_advanced.py)."""
     advanced = isinstance(params, AgentAvenueAdvancedParams)
+    if advanced and any(np.any(styles >= _SWAPPER) for styles in args[3:5]):
+        raise ValueError(f"rollout style {_STYLES[_SWAPPER]!r}: simple mode's (advanced mode "
+                         f"plays {', '.join(_STYLES[:_SWAPPER])})")
     (_advanced_rollouts if advanced else _simple_rollouts)(pubs, params, *args)
 
 

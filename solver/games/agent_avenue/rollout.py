@@ -52,9 +52,10 @@ from spycfr.games.agent_avenue.rules import (
 from spycfr.tree import CHANCE
 
 # The continuation styles (plug-in ``rollout_styles``; rules.py's styled_policy): the
-# heuristic, and players who judge the face-down card of an offer by the name worst or best
-# for the recruiter instead of the mean (cautious, bold)
-STYLES = ("heuristic", "cautious", "bold")
+# heuristic, players who judge the face-down card of an offer by the name worst or best for
+# the recruiter instead of the mean (cautious, bold), and the heuristic who also discards
+# (swapper; simple mode only: rollout_advanced.py plays the first three)
+STYLES = ("heuristic", "cautious", "bold", "swapper")
 
 
 @njit(cache=True)

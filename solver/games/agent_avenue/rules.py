@@ -562,8 +562,12 @@ def _gain(state, params, p, name):
 # Heuristic styles (the rollouts' continuation players, rollout.py): the heuristic judges
 # the face-down card of an offer by the mean gain of the cards it may be; the cautious and
 # bold players judge it by the name worst or best for the recruiter, in their own
-# recruitments and in what they expect of the opponent's.
-MEAN, CAUTIOUS, BOLD = 0, 1, 2
+# recruitments and in what they expect of the opponent's. The swapper is the heuristic who
+# also discards (simple mode only): before a play, while it has discards left and the deck
+# is not empty, it discards the card whose draw raises its best play's score most on
+# average, where that rise is at least SWAP_MARGIN spaces.
+MEAN, CAUTIOUS, BOLD, SWAPPER = 0, 1, 2, 3
+SWAP_MARGIN = 1.0
 
 
 @njit(cache=True)
@@ -616,33 +620,105 @@ def _takes_up(state, params, up, o, a, hidden_a, hidden_o):
 
 
 @njit(cache=True)
+def _pair_score(state, params, a, o, up, down, hid_a, hid_o):
+    """What playing ``up`` face up and ``down`` face down is worth to ``a`` if recruiter
+    ``o`` recruits like the heuristic (the hidden card reckoned as ``_hidden_gains``
+    says): a's gain from its card less o's from the other."""
+    if _takes_up(state, params, up, o, a, hid_a, hid_o):
+        return _gain(state, params, a, down) - _gain(state, params, o, up)
+    return _gain(state, params, a, up) - _gain(state, params, o, down)
+
+
+@njit(cache=True)
+def _best_play_score(state, params, a):
+    """The best ``_pair_score`` over the plays of ``a``'s hand in ``state`` (-1e300 if it
+    has none), the hidden card reckoned by its mean among the cards ``a`` cannot see."""
+    o = 1 - a
+    hid_a, hid_o = _hidden_gains(state, params, o, a, a, MEAN)
+    h = HAND + 8 * a
+    only = _one_name(state, params, a)
+    best = -1e300
+    for up in range(params.n):
+        if state[h + up] == 0:
+            continue
+        for down in range(params.n):
+            if state[h + down] == 0 or (down == up and (only < 0 or state[h + up] < 2)):
+                continue
+            best = max(best, _pair_score(state, params, a, o, up, down, hid_a, hid_o))
+    return best
+
+
+@njit(cache=True)
+def swap_choice(state, params, a, margin):
+    """The name the swapper (``a`` about to play) discards, or -1: the card whose discard
+    and replacement, a name drawn in proportion to the copies ``a`` cannot see, raises its
+    best play's score most on average, where that rise is at least ``margin`` (spaces;
+    SWAP_MARGIN); -1 without a discard left or a card in the deck. ``state`` is changed
+    while it reckons and left as it was."""
+    if state[DLEFT + a] <= 0 or state[DECKSIZE] <= 0:
+        return -1
+    h = HAND + 8 * a
+    unseen = np.zeros(MAX_NAMES)
+    for d in range(params.n):
+        unseen[d] = max(unseen_copies(state, params, a, d), 0)
+    total = unseen[:params.n].sum()
+    if total == 0.0:
+        return -1
+    now = _best_play_score(state, params, a)
+    best = -1
+    best_rise = margin
+    for c in range(params.n):
+        if state[h + c] == 0:
+            continue
+        state[h + c] -= 1  # c discarded (put back below), each draw in its place
+        state[DISC + 8 * a + c] += 1
+        mean = 0.0
+        for d in range(params.n):
+            if unseen[d] > 0:
+                state[h + d] += 1
+                mean += unseen[d] * _best_play_score(state, params, a)
+                state[h + d] -= 1
+        state[h + c] += 1
+        state[DISC + 8 * a + c] -= 1
+        rise = mean / total - now
+        if rise >= margin and (best < 0 or rise > best_rise):  # the first of equals
+            best_rise = rise
+            best = c
+    return best
+
+
+@njit(cache=True)
 def styled_policy(state, params, style, actions, k, probs):
-    """A simple player who never discards: it plays the pair (up, down) that is best for it
-    if the opponent recruits like itself, and recruits the card whose gain for it, against
-    what the other card gives the opponent, is best, the hidden card judged by ``style``
-    (MEAN: the heuristic; CAUTIOUS, BOLD)."""
+    """A simple player: it plays the pair (up, down) that is best for it if the opponent
+    recruits like itself, and recruits the card whose gain for it, against what the other
+    card gives the opponent, is best, the hidden card judged by ``style`` (MEAN: the
+    heuristic; CAUTIOUS, BOLD); it never discards but as the SWAPPER (the heuristic who
+    discards by ``swap_choice``)."""
     for j in range(k):
         probs[j] = 0.0
     a = state[ACTIVE]
     o = 1 - a
+    judge = MEAN if style == SWAPPER else style
     if state[PHASE] == PH_RECRUIT:
-        hid_a, hid_o = _hidden_gains(state, params, o, a, o, style)
+        hid_a, hid_o = _hidden_gains(state, params, o, a, o, judge)
         probs[0 if _takes_up(state, params, state[UP], o, a, hid_a, hid_o) else 1] = 1.0
         return
     # what the recruiter is reckoned to make of the hidden card, the same for every offer
-    hid_a, hid_o = _hidden_gains(state, params, o, a, a, style)
+    hid_a, hid_o = _hidden_gains(state, params, o, a, a, judge)
+    if style == SWAPPER:
+        c = swap_choice(state, params, a, SWAP_MARGIN)
+        if c >= 0:
+            for j in range(k):
+                if actions[j] == (T_SWAP << 20) | c:
+                    probs[j] = 1.0
+                    return
     best = -1
     best_score = -1e300
     for j in range(k):
         act = actions[j]
         if (act >> 20) != T_PLAY:
             continue
-        up = (act >> 3) & 7
-        down = act & 7
-        if _takes_up(state, params, up, o, a, hid_a, hid_o):
-            score = _gain(state, params, a, down) - _gain(state, params, o, up)
-        else:
-            score = _gain(state, params, a, up) - _gain(state, params, o, down)
+        score = _pair_score(state, params, a, o, (act >> 3) & 7, act & 7, hid_a, hid_o)
         if score > best_score:
             best_score = score
             best = j
