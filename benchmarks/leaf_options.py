@@ -11,7 +11,7 @@ import argparse
 
 
 def add_leaf_options(parser: argparse.ArgumentParser) -> None:
-    """--opposing, --focus-rows, --reader-rounds, --reader-range, --choice, --guesses,
+    """--opposing, --own, --focus-rows, --reader-rounds, --reader-range, --choice, --guesses,
     --guess-by, --guess-draws, --guess-weight, --row-weight, --turn-levels, --detect,
     --detect-none."""
     from spycfr.search.continuation import READER_RANGES
@@ -20,6 +20,9 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opposing", help="the agent's rollout leaves guard against these "
                         "rollout styles, comma-separated, instead of its game's opposing "
                         "continuations")
+    parser.add_argument("--own", help="the agent's rollout leaves continue with the better "
+                        "of these rollout styles, comma-separated, instead of its game's "
+                        "continuations (Agent Avenue: heuristic,swapper)")
     parser.add_argument("--focus-rows", type=int, help="rows of the agent's range valued by "
                         "rollouts at each re-solve (Continuations.focus_rows; default 1)")
     parser.add_argument("--reader-rounds", type=int, help="with a range reader among "
@@ -72,9 +75,10 @@ def add_guess_options(parser: argparse.ArgumentParser) -> None:
 
 
 def leaf_settings(args: argparse.Namespace) -> dict:
-    """The parsed options as the keywords of :func:`set_up`: --opposing split into its
-    styles."""
+    """The parsed options as the keywords of :func:`set_up`: --opposing and --own split
+    into their styles."""
     return {"opposing": args.opposing.split(",") if args.opposing else None,
+            "own": args.own.split(",") if args.own else None,
             "focus_rows": args.focus_rows, "reader_rounds": args.reader_rounds,
             "reader_range": args.reader_range, "choice": args.choice,
             "guesses": args.guesses, "guess_by": args.guess_by,
@@ -88,7 +92,8 @@ def asks_anything(settings: dict) -> bool:
     return any(v not in (None, False) for v in settings.values())
 
 
-def set_up(agent, opposing: list[str] | None = None, focus_rows: int | None = None,
+def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = None,
+           focus_rows: int | None = None,
            reader_rounds: int | None = None, reader_range: str | None = None,
            choice: str | None = None, guesses: bool = False, guess_by: str | None = None,
            guess_draws: int | None = None, guess_weight: float | None = None,
@@ -96,9 +101,10 @@ def set_up(agent, opposing: list[str] | None = None, focus_rows: int | None = No
            detect_none: float | None = None) -> None:
     """The options (:func:`leaf_settings`) set on the search agent ``agent``: its rollout
     leaves by `configure_agent` (--opposing guards against these instead of its game's
-    opposing continuations, --focus-rows values that many rows of its range, --reader-rounds
-    and --reader-range are the range reader's, --choice and --guesses the opposing
-    continuation's choice; nothing asked, nothing done) and, with --turn-levels, its
+    opposing continuations, --own continues with the better of these, --focus-rows values
+    that many rows of its range, --reader-rounds and --reader-range are the range
+    reader's, --choice and --guesses the opposing continuation's choice; nothing asked,
+    nothing done) and, with --turn-levels, its
     re-solves' depth in runs of one seat's decisions (AgentConfig.turn_levels); with
     --detect, the detection over those leaves (spycfr.search.styles.configure_detection,
     --detect-none its none_prob). ValueError as configure_agent's and configure_detection's,
@@ -108,7 +114,7 @@ def set_up(agent, opposing: list[str] | None = None, focus_rows: int | None = No
     from spycfr.search.configure import configure_agent
 
     configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range, choice,
-                    guesses or None, guess_by, guess_draws, guess_weight, row_weight)
+                    guesses or None, guess_by, guess_draws, guess_weight, row_weight, own)
     if turn_levels:
         agent.config = replace(agent.config, turn_levels=True)
     if detect:

@@ -301,3 +301,12 @@ def test_rollout_leaves_are_registered():
     with pytest.raises(ValueError, match="opposing reckless: not a rollout style of "
                        "agent-avenue [(]one of heuristic, cautious, bold, swapper[)]"):
         configure_agent(agent, ["reckless"])
+    # its own continuations by name (--own): the better of the heuristic and the swapper,
+    # the opposing ones kept; a name not a style refused, nothing changed
+    configure_agent(agent, own=["heuristic", "swapper"])
+    assert agent.values.inner.own_styles == (0, R.SWAPPER)
+    assert agent.values.inner.opposing_styles == (0, 1, 2)
+    with pytest.raises(ValueError, match="own reckless: not a rollout style"):
+        configure_agent(agent, ["heuristic"], own=["reckless"])
+    assert agent.values.inner.own_styles == (0, R.SWAPPER)
+    assert agent.values.inner.opposing_styles == (0, 1, 2)

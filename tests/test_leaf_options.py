@@ -71,3 +71,8 @@ def test_turn_levels_is_one_option_set_in_one_place():
     assert agent.config.turn_levels and agent.config.depth == 3 and not config.turn_levels
     with pytest.raises(ValueError, match="not rollouts"):  # configure_agent's check
         options.set_up(agent, focus_rows=2)
+    # --own is parsed into its styles and given to configure_agent (its check again)
+    own = options.leaf_settings(parser.parse_args(["--own", "heuristic,swapper"]))
+    assert own["own"] == ["heuristic", "swapper"] and options.asks_anything(own)
+    with pytest.raises(ValueError, match="not rollouts"):
+        options.set_up(agent, **own)
