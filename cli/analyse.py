@@ -41,6 +41,7 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
     """Optimal openings (e.g. Agent Hunter's placements): their equilibrium distribution and
     the value of every opening move against the equilibrium opponent."""
     from spycfr.analysis.openings import (
+        columns_note,
         openings_by_group,
         openings_spec,
         openings_table,
@@ -83,13 +84,7 @@ def openings(run_dir: str, as_json: bool, as_csv: bool, top: int | None) -> None
         return
     assert top is not None  # the text output lists 10 by default (set above)
     click.echo(run_header(run))
-    click.echo(textwrap.fill(
-        f"Columns: eq prob = how often the equilibrium plays the {spec.what}; BR value = its "
-        f"value against the equilibrium opponent when the player then plays as well as "
-        f"possible; eq value = the same when the game then goes on at equilibrium; loss = how "
-        f"far the BR value falls below the best {spec.what}'s ('tie': within what the run's "
-        f"exploitability allows, no real difference); tied {spec.whats} share a rank. Values "
-        f"are the player's payoff.", 100))
+    click.echo(textwrap.fill(columns_note(spec), 100))
     columns = (f"  {'rank':>4}  {spec.what:<16} {'eq prob':>8} {'BR value':>9} "
                f"{'eq value':>9} {'loss':>8}")
 

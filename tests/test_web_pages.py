@@ -432,8 +432,8 @@ def test_the_index_says_an_earlier_agent_played_the_bounds_games():
 
 
 def test_an_openings_page_without_values_says_why():
-    """A run without a tree (a search agent, an MCCFR run) shows '–' for br_value and
-    eq_value: its openings page says why and where values are found (it said nothing); a
+    """A run without a tree (a search agent, an MCCFR run) shows '–' for BR value and
+    eq value: its openings page says why and where values are found (it said nothing); a
     run with a tree shows its values and no such line."""
     from spycfr.web.app import make_app
     from spycfr.web.catalog import discover
@@ -446,9 +446,9 @@ def test_an_openings_page_without_values_says_why():
         code, page = _ask(app, "/openings", "run=" + name)
         page = html.unescape(page)
         assert code == 200 and '<td class="">–</td>' in page, name
-        assert "br_value and eq_value are – because" in page and says in page, name
+        assert "BR value and eq value are – because" in page and says in page, name
     code, page = _ask(app, "/openings", "run=tiny")
-    assert code == 200 and "br_value and eq_value are" not in html.unescape(page)
+    assert code == 200 and "BR value and eq value are" not in html.unescape(page)
 
 
 def test_a_damaged_plan_is_said_by_every_page_of_the_run(tmp_path):

@@ -138,6 +138,17 @@ def _tied_rank(group: pd.DataFrame) -> pd.Series:
                      index=group.index)
 
 
+def columns_note(spec: Openings) -> str:
+    """What the openings table's columns mean, in words (``spycfr openings`` and the
+    workbench's openings page print it above their tables)."""
+    return (f"Columns: eq prob = how often the equilibrium plays the {spec.what}; BR value = its "
+            f"value against the equilibrium opponent when the player then plays as well as "
+            f"possible; eq value = the same when the game then goes on at equilibrium; loss = how "
+            f"far the BR value falls below the best {spec.what}'s ('tie': within what the run's "
+            f"exploitability allows, no real difference); tied {spec.whats} share a rank. Values "
+            f"are the player's payoff.")
+
+
 def openings_words(rows: pd.DataFrame, spec: Openings, player: str, top: int = 6) -> list[str]:
     """One player's openings (at one situation) in plain words: what the equilibrium plays
     and how often, by group; what is as good without being played; what loses value."""

@@ -5,6 +5,7 @@ teams: :mod:`spycfr.web.many`.)"""
 from __future__ import annotations
 
 import bottle  # type: ignore[import-untyped]  # bottle ships no type information
+import numpy as np
 
 from spycfr.analysis import views
 from spycfr.analysis.markdown import num
@@ -108,8 +109,11 @@ def browse(bench, request) -> str:
             f'<b id="eps">{esc(fmt_eps(entry.meta))}</b> · {esc(run.result.algorithm)}, '
             f'{run.result.iterations:,} iterations</p>'
             f'<p class="path">public line: {" → ".join(crumbs)}</p>')
-    body = [head, f'<p class="note">this public state: {len(spot.items):,} histories, '
-                  f'reached in {pct(spot.reach)} of games at equilibrium</p>']
+    n = len(spot.items)
+    body = [head, f'<p class="note">this public state: {n:,} '
+                  f'{"history" if n == 1 else "histories"} (ways the hidden cards and moves may '
+                  f'lie behind what both seats saw), reached in {pct(spot.reach)} of games at '
+                  'equilibrium</p>']
     if spot.options:
         movers = " and ".join(sorted({who(o.actor) for o in spot.options}))
         moves = "".join(
@@ -178,6 +182,7 @@ def _grid_html(g, plugin, variant: dict) -> str:
 
 def openings(bench, request) -> str:
     from spycfr.analysis.openings import (
+        columns_note,
         openings_spec,
         openings_table,
         openings_words,
@@ -199,40 +204,49 @@ def openings(bench, request) -> str:
     parts = [bench.damage_html(entry), f"<p>exploitability {esc(fmt_eps(entry.meta))}</p>"]
     if raw is not None:
         parts.append(f"<p class=note>{esc(no_values_note(entry.meta, entry.path))}</p>")
+    parts.append(f"<p class=note>{esc(columns_note(spec))}</p>")
+    heads = {"probability": "eq prob", "br_value": "BR value", "eq_value": "eq value"}
     for key, rows in frame.groupby(keys, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         title = " · ".join(str(k) for k in key)
         words = " ".join(openings_words(rows, spec, str(key[0])))
         cols = [c for c in ("rank", "opening", spec.group_name, "probability", "br_value",
                             "eq_value", "loss") if c in rows]
-        shown = [[_cell(r[c]) for c in cols] for _, r in rows.head(40).iterrows()]
+        shown = [[_opening_cell(r, c) for c in cols] for _, r in rows.head(40).iterrows()]
         more = f"<p class=note>and {len(rows) - 40} more</p>" if len(rows) > 40 else ""
         parts.append(f"<h2>{esc(title)}</h2><p>{esc(words)}</p>"
-                     + table(cols, shown, left=3) + more)
+                     + table([heads.get(c, c) for c in cols], shown, left=3) + more)
     return page(f"Openings: {entry.title}", "".join(parts), entry_nav(entry))
 
 
 def no_values_note(meta: dict, path) -> str:
-    """Why a run without a tree shows no br_value and eq_value (the '–' of its openings
+    """Why a run without a tree shows no BR value and eq value (the '–' of its openings
     table), and where a player finds values instead."""
     from spycfr.runs.agent_run import is_agent_run
 
     if not is_agent_run(meta):
-        return ("br_value and eq_value are – because this run was sampled without a tree "
+        return ("BR value and eq value are – because this run was sampled without a tree "
                 "(Monte-Carlo CFR): an opening's value against a best response or at "
                 "equilibrium needs the whole game's tree; the probabilities are its average "
                 "strategy's")
     where = (f"`spycfr openings {path}` gives the values of its openings table (a matrix game)"
              if (meta.get("agent") or {}).get("opening_file") else
              f"`spycfr query {path}` values a position's moves as the agent sees them")
-    return ("br_value and eq_value are – because a search agent re-solves as it plays and "
+    return ("BR value and eq value are – because a search agent re-solves as it plays and "
             "keeps no tree: an opening's value against a best response or at equilibrium "
             f"needs the whole game's tree; {where}")
 
 
-def _cell(x) -> str:
+def _opening_cell(row, column: str) -> str:
+    """A cell of the openings table as ``spycfr openings`` writes it: values signed (never
+    "-0.0000"), a loss within the tie tolerance "tie", '–' where there is no number."""
+    x, tie = row[column], row.get("tie")
+    if column == "loss" and isinstance(tie, bool | np.bool_) and tie:
+        return "tie"
     if isinstance(x, float):
-        return "–" if x != x else f"{x:.4f}"
+        if x != x:
+            return "–"
+        return num(x) if column in ("br_value", "eq_value") else f"{x:.4f}"
     return str(x)
 
 

@@ -1,0 +1,49 @@
+"""Words the workbench shows players, read through its WSGI application (no browser): the
+openings page's columns as `spycfr openings` names them, the browser's count of histories."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from test_web_pages import _ask
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+def _app(*runs: Path):
+    from spycfr.web.app import make_app
+    from spycfr.web.catalog import discover
+
+    return make_app(discover([str(r) for r in runs]))
+
+
+def test_the_openings_page_names_its_columns_as_the_command_and_says_what_they_mean():
+    """The page's table was headed by the data frame's names (br_value, eq_value), with no
+    word of what they mean, its values unsigned and a zero below 0 written "-0.0000", a tie's
+    loss a number: it now reads as `spycfr openings` (eq prob, BR value, eq value, loss with
+    'tie'), under the command's own explanation of the columns."""
+    from spycfr.analysis.openings import columns_note, openings_spec
+
+    code, page = _ask(_app(RESULTS / "mini"), "/openings", "run=mini")
+    page = html.unescape(page)
+    assert code == 200
+    heads = re.findall(r"<th[^>]*>([^<]*)</th>", page)
+    assert heads.count("BR value") == 2 and heads.count("eq value") == 2  # P1's and P2's
+    assert "br_value" not in page and "eq_value" not in page
+    assert columns_note(openings_spec("agent-hunter")) in page
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", page)
+    assert "-0.0000" not in cells
+    assert "tie" in cells  # every placement of mini ties (the CLI's table says so)
+    assert "+0.0000" in cells  # values are signed
+
+
+def test_the_browser_counts_one_history_in_the_singular_and_says_what_histories_are():
+    code, page = _ask(_app(RESULTS / "tiny"), "/browse", "run=tiny")
+    assert code == 200
+    assert "1 history (ways the hidden cards and moves" in page
+    assert "1 histories" not in page
+    code, page = _ask(_app(RESULTS / "tiny"), "/browse", "run=tiny&line=0.0")
+    assert code == 200 and re.search(r"\d+ histories \(ways", page)
+
