@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 
 import click
 
@@ -34,8 +35,9 @@ def review(run_dir: str, record: tuple[str, ...], path: str | None, seat: str,
     replay is named with its error (exit status 2)."""
     from spycfr.analysis.play import load_opponent
     from spycfr.analysis.review import records_in, review_records
+    from spycfr.analysis.views import held_legend
     from spycfr.cli.progress import heartbeat
-    from spycfr.games import make_game
+    from spycfr.games import get_plugin, make_game
 
     if (path is None) == (not record):
         raise SpycfrError("review takes one full game record (RECORD, quoted) or a file of "
@@ -56,12 +58,14 @@ def review(run_dir: str, record: tuple[str, ...], path: str | None, seat: str,
         click.echo(json.dumps(result))
     else:
         if opp.agent is not None:
-            import textwrap
-
             from spycfr.analysis.agentplay import agent_review_words
 
             words = agent_review_words(opp.result, both=len(seats) == 2)
             click.echo(textwrap.fill(f"values: {words}", 100, subsequent_indent="  "))
+        held = held_legend(get_plugin(opp.result.game))
+        if held and any(r.get("likely") for g in result["games"]
+                        for d in g.get("seats", {}).values() for r in d["moves"]):
+            click.echo(textwrap.fill(f"held: {held}", 100, subsequent_indent="  "))
         _print(result)
     if result["errors"]:
         raise SpycfrError(f"{result['errors']} of {len(records)} records could not be "

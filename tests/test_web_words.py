@@ -47,3 +47,31 @@ def test_the_browser_counts_one_history_in_the_singular_and_says_what_histories_
     code, page = _ask(_app(RESULTS / "tiny"), "/browse", "run=tiny&line=0.0")
     assert code == 200 and re.search(r"\d+ histories \(ways", page)
 
+
+MINI_GAME = "place:2-1 place:0-1 house:2=1>2:eq>0 hand:2>1:eq house:2=0>1:eq"
+
+
+def test_a_review_says_what_the_held_states_it_names_mean():
+    """The review says what the opponent "then likely held" in Agent Hunter's few
+    characters ("[2][0+] hand –"), which nothing on the page or in the terminal explained
+    (the + a decoy, x an eliminated house): `spycfr review` prints the legend once above
+    the games, the review page under each table that names held states, the notation box
+    too."""
+    from urllib.parse import urlencode
+
+    from cli_helpers import spycfr
+    from spycfr.analysis.views import held_legend
+    from spycfr.games import get_plugin
+
+    legend = held_legend(get_plugin("agent-hunter"))
+    assert "[2][0+] hand 1" in legend and "x is an eliminated house" in legend
+    code, out, _ = spycfr("review", str(RESULTS / "mini"), MINI_GAME)
+    assert code == 0 and "likely held [" in out
+    assert " ".join(out.split()).count(legend) == 1  # wrapped at 100 columns
+    app = _app(RESULTS / "mini")
+    code, page = _ask(app, "/review", "run=mini", urlencode({"records": MINI_GAME}).encode())
+    page = html.unescape(page)
+    assert code == 200 and "likely held [" in page
+    assert page.count(f'<p class="note held">{legend}</p>') == 2  # under P1's and P2's table
+    code, page = _ask(app, "/browse", "run=mini&line=0.0")
+    assert legend[1:] in html.unescape(page)  # the notation box, its first letter capital

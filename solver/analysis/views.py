@@ -116,6 +116,12 @@ def _whole(plugin: GamePlugin, game, record: str) -> dict | None:
         return None
 
 
+def held_legend(plugin: GamePlugin) -> str:
+    """What the game's names of held states (``private_state``) mean, in a sentence, or ''
+    (the default names are the seat's view itself)."""
+    return getattr(module(plugin), "HELD", "")
+
+
 def notation_help(plugin: GamePlugin) -> str:
     """The game's notation explained (HTML), or ''."""
     return getattr(module(plugin), "NOTATION", "")

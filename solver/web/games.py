@@ -149,7 +149,7 @@ def _play(bench, request, entry, seat: int, seed: int) -> str:
     body = (_position(plugin, game, state, seat, said, final=record)
             + f'<h2 id="result">result: {verdict} ({SEATS[seat]}\'s payoff {num(u, "{:+g}")})</h2>'
             + (f'<p>the whole record: <code id="record">{esc(record)}</code></p>' if record
-               else "") + _review_html(rows, seat)
+               else "") + _review_html(rows, seat, views.held_legend(plugin))
             + f'<p><a href="{esc(url("/play", run=entry.name, seat=SEATS[seat]))}">'
               "another game</a></p>")
     return page(f"Play {entry.title} as {SEATS[seat]}", _header(entry, seat, seed) + body,
@@ -296,9 +296,10 @@ def _notation(plugin) -> str:
     return f'<div class="box note"><h2>notation</h2>{text}</div>' if text else ""
 
 
-def _review_html(rows: list[dict], seat: int, mine: bool = True) -> str:
+def _review_html(rows: list[dict], seat: int, held: str, mine: bool = True) -> str:
     """The review table of a seat's moves, the costliest first (``mine``: the player's own,
-    addressed as "you")."""
+    addressed as "you"; ``held``: the game's legend of held states, said under the table
+    where a row names what the opponent likely held)."""
     if not rows:
         return "<p>you made no move</p>"
     whose = "your" if mine else f"{SEATS[seat]}'s"
@@ -321,7 +322,9 @@ def _review_html(rows: list[dict], seat: int, mine: bool = True) -> str:
             '<table class="review"><tr><th>#</th><th class=l>move</th>'
             f'<th>{probability_label(rows)}</th>'
             "<th>value</th><th>best</th><th>loss</th><th class=l>in words</th></tr>"
-            + "".join(body) + f"</table><p class=note>{_review_note(rows, whose)}</p>")
+            + "".join(body) + f"</table><p class=note>{_review_note(rows, whose)}</p>"
+            + (f'<p class="note held">{esc(held)}</p>'
+               if held and any(r.get("likely") for r in rows) else ""))
 
 
 def _review_note(rows: list[dict], whose: str = "your") -> str:
@@ -410,7 +413,8 @@ def review_post(bench, request):
         opp, game = bench.opponent(entry.name)
         with _agent_turn(bench, opp, key):
             result = review_records(opp, game, records, seats)
-    body = _summary_html(result) + "".join(_game_html(g) for g in result["games"])
+    held = views.held_legend(get_plugin(entry.meta["game"]))
+    body = _summary_html(result) + "".join(_game_html(g, held) for g in result["games"])
     status = 400 if result["errors"] else 200
     html = page(f"Review of {len(records)} game{'s' if len(records) != 1 else ''}: "
                 f"{entry.title}", body, entry_nav(entry))
@@ -439,7 +443,7 @@ def _summary_html(result: dict) -> str:
                     cls="summary"))
 
 
-def _game_html(g: dict) -> str:
+def _game_html(g: dict, held: str) -> str:
     head = f'<h2>game {g["game"]}</h2><p><code>{esc(g["record"])}</code></p>'
     if "error" in g:
         return f'<div class="game">{head}<p class="err">{esc(g["error"])}</p></div>'
@@ -448,7 +452,7 @@ def _game_html(g: dict) -> str:
     parts = [head, f"<p>result: {esc(result)}</p>"]
     for seat, data in g["seats"].items():
         rows = data["moves"]
-        parts.append(_review_html(rows, SEATS.index(seat), mine=False) if rows else
+        parts.append(_review_html(rows, SEATS.index(seat), held, mine=False) if rows else
                      f"<p>{seat} made no move</p>")
     agents = [d["moves"] for d in g["seats"].values()
               if d["moves"] and d["moves"][0].get("basis") == "agent"]

@@ -7,7 +7,13 @@ from html import escape
 
 SEATS = ("P1", "P2")
 
-NOTATION = """
+# what a held state's few characters mean (private_state below): the review's "likely held",
+# the strategy browser's rows and ranges
+HELD = ("what a seat holds is written [2][0+] hand 1: its houses from house 1 on, then its "
+        "hand; here card 2 in house 1, card 0 in house 2 with a decoy beside it (each + is a "
+        "decoy), card 1 in hand; x is an eliminated house, – an empty house or hand")
+
+NOTATION = f"""
 <p>Moves are written as the record writes them; houses are numbered 1..K from their owner's
 side, cards by value. <code>?</code> is what you cannot see.</p>
 <ul>
@@ -24,6 +30,7 @@ after <code>:eq</code> you refill house 2 (<code>&gt;5</code>); after <code>:hi<
 from its house 1 (which it then refills).</li>
 <li><code>refill:5</code>: the refill you choose after an attack.</li>
 </ul>
+<p>{escape(HELD[0].upper() + HELD[1:])}.</p>
 """
 
 
