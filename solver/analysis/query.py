@@ -26,6 +26,7 @@ from spycfr.formats.strategy_table import read_table, strategy_from_table
 from spycfr.games import feature, game_of_tree, make_variant, tree_labels
 from spycfr.runs.store import Run, load_run
 from spycfr.tree import Tree
+from spycfr.words import params_text
 
 PLAYERS = {"P1": 0, "P2": 1}
 OFF_PATH = 1e-6  # below this reach probability a position is off the equilibrium path
@@ -42,8 +43,8 @@ def opponent_strategy(tree: Tree, source: str, run_fingerprint: dict | None = No
         other = load_run(path)
         if other.tree.variant != tree.variant or other.tree.game != tree.game:
             raise SpycfrError(
-                f"run {source!r} solves {other.tree.game} {other.tree.variant}, "
-                f"not {tree.game} {tree.variant}"
+                f"run {source!r} solves {other.tree.game} {params_text(other.tree.variant)}, "
+                f"not {tree.game} {params_text(tree.variant)} (give a run of the same variant)"
             )
         return other.strategy
     if path.is_file():
