@@ -213,12 +213,18 @@ def test_one_sided_only_with_a_focus_over_the_budget(tiny):
     assert not vf.one_sided(t, ranges)  # every pair played: both seats valued alike
 
 
-def test_a_one_sided_agent_plays_a_game_valuing_its_own_cards():
+def test_a_one_sided_agent_plays_a_game_valuing_its_own_cards(monkeypatch):
     """Over the budget (forced here on tiny) the agent re-solves its first move and each of
     its decisions without the gadget, the leaves valued by games for its own cards, and
-    walks on at the opponent's decisions without playing any."""
+    walks on at the opponent's decisions without playing any. Its progress names the first
+    move's solve as the agent's (`spycfr play` showed the player "solving our first
+    move")."""
+    from spycfr.search import resolve
+
+    monkeypatch.setattr(resolve, "PROGRESS_AFTER", 0.0)
+    said: list[str] = []
     agent = SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
-                        AgentConfig(iterations=20, value_function="rollout"))
+                        AgentConfig(iterations=20, value_function="rollout"), said.append)
     inner = agent.values.inner
     inner.budget, inner.focus_samples = 10, 8
     rng = np.random.default_rng(5)
@@ -242,6 +248,8 @@ def test_a_one_sided_agent_plays_a_game_valuing_its_own_cards():
         if state[R.PHASE] != R.PH_OVER and state[R.TO_MOVE] == 1:
             assert inner.games_played == before  # the opponent's decision: no games
     assert mine >= 2
+    assert any(x.startswith("solving the agent's first move (") for x in said), said
+    assert not any(" our " in f" {x} " for x in said), said
 
 
 def test_the_balance_sample_is_seeded_holds_the_actual_cards_and_not_more(tiny):

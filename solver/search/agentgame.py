@@ -256,8 +256,8 @@ class AgentGame:
         elif one_sided:
             # only our own cards valued by the leaves: the opponent's range is what it can
             # hold, without the gadget (spycfr.search.continuation)
-            self.sol = a.solve("our first move" if first else "the subgame from here", tree,
-                               ranges, keep=keep)
+            what = "the agent's first move" if first else "the subgame from here"
+            self.sol = a.solve(what, tree, ranges, keep=keep)
         else:
             self.sol = a.solve("the subgame from here", tree, ranges,
                                opp_values=self.sol.best[opp][s], opponent=opp, keep=keep)
