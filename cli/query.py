@@ -92,9 +92,9 @@ def query(run_dir: str, record: tuple[str, ...], seat: str, against: str | None,
                    f"{loss:>8} {value_text(m['br_value']):>9}")
     tol = result["tolerance"]
     tie = ("not ranked here: off the equilibrium path" if tol is None else
-           f"within {tol:.2g}, what the exploitability allows at a position this frequent"
-           + (f"; '~': within that but more than the run's precision where a position is "
-              f"frequent ({result['precision']:.2g}) below the best, so not ranked"
+           f"within {tol:.2g}, what the exploitability allows at a position reached this often"
+           + (f"; '~': within that, but more than {result['precision']:.2g} (the run's "
+              "precision at a frequent position) below the best, so not ranked"
               if result.get("unranked") else ""))
     click.echo(textwrap.fill(
         f"value: {name}'s payoff when the game then goes on at equilibrium; loss: below the "
