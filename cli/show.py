@@ -46,7 +46,7 @@ def read_run_warning(run_dir: str):
     from spycfr.runs.store import read_run
 
     meta = read_run(run_dir)
-    words = damaged_plan(run_dir, meta.record)
+    words = damaged_plan(run_dir, meta)
     if words is not None:
         click.echo(f"warning: {words}", err=True)
     return meta

@@ -170,17 +170,22 @@ def test_damaged_plan_says_what_the_load_stops_at_and_nothing_else(tmp_path, mon
     checks: where run.json's plan record is of another format or was solved with another
     configuration the agent solves its plan again, so a changed file is no damage (it said
     loading stops: it checked the sha256 alone); a file run.json vouches for whose own
-    record is unreadable is (it said nothing, and the load stopped)."""
+    record is unreadable is (it said nothing, and the load stopped). An intact file is
+    checked without the configuration's inputs (the value and opening files not hashed);
+    run.json as the RunResult a command holds gives the same words."""
     from spycfr.runs.agent_run import damaged_plan
-    from spycfr.runs.store import file_sha256
+    from spycfr.runs.store import file_sha256, read_run
 
     run = _make(tmp_path / "agent", monkeypatch)
     meta = json.loads((run / "run.json").read_text())
-    assert damaged_plan(run, meta) is None
+    with monkeypatch.context() as m:  # an intact file: its own checks, no inputs hashed
+        m.setattr(agent_run, "plan_inputs", lambda *a: pytest.fail("inputs hashed"))
+        assert damaged_plan(run, meta) is None and damaged_plan(run, read_run(run)) is None
     good = (run / PLAN_FILE).read_bytes()
     (run / PLAN_FILE).write_bytes(good[:-100] + bytes(100))
     words = damaged_plan(run, meta)
     assert words is not None and "its sha256 differs" in words
+    assert damaged_plan(run, read_run(run)) == words  # the RunResult a command holds
     with pytest.raises(SpycfrError) as err:
         load_agent(run)
     assert str(err.value) == words  # the load's words

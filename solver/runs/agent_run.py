@@ -502,23 +502,29 @@ def _plan_checked(run: Path, record: Mapping[str, Any], solved_with: dict[str, A
         raise SpycfrError(f"{exc}: {_plan_fix(path)}") from None
 
 
-def damaged_plan(run: str | Path, meta: Mapping[str, Any]) -> str | None:
-    """The error that loading the agent of run directory ``run`` (run.json's object
-    ``meta``) would stop at because of its saved plan file, for the pages and commands that
-    do not load the agent (openings, report, the workbench) to say too: the checks of the
-    load itself (:func:`_plan_checked`, from the same inputs), so a file the agent would
-    solve again (missing, of another format, solved with another configuration) is none,
-    and one whose own record is unreadable is one. None where run.json records no plan
-    or loading would not stop at it. Not checked here: the file's game model (a stale plan
-    is solved again, said when the agent loads)."""
-    record = meta.get("plan")
+def damaged_plan(run: str | Path, meta: RunResult | Mapping[str, Any]) -> str | None:
+    """The error that loading the agent of run directory ``run`` (its run.json: the
+    RunResult where the caller holds one, else its object) would stop at because of its
+    saved plan file, for the pages and commands that do not load the agent (openings,
+    report, the workbench) to say too: the checks of the load itself (:func:`_plan_checked`,
+    from the same inputs), so a file the agent would solve again (missing, of another format,
+    solved with another configuration) is none, and one whose own record is unreadable is
+    one. None where run.json records no plan or loading would not stop at it. The file's own
+    checks come first, as if solved from the inputs it records: an intact file needs no
+    more (the value and opening files, which the configuration's inputs hash, are hashed only
+    for a damaged one). Not checked here: the file's game model (a stale plan is solved
+    again, said when the agent loads)."""
+    record = (meta.record if isinstance(meta, RunResult) else meta).get("plan")
     if not isinstance(record, dict):
         return None
     run = Path(run)
     try:
-        result = RunResult.from_json(meta)
-        _plan_checked(run, record, plan_inputs(run, result.game, result.variant,
-                                               agent_config(result, run)))
+        result = meta if isinstance(meta, RunResult) else RunResult.from_json(meta)
+        try:
+            _plan_checked(run, record, record.get("solved_with") or {})
+        except SpycfrError:  # damaged: the load stops at it unless it solves its plan again
+            _plan_checked(run, record, plan_inputs(run, result.game, result.variant,
+                                                   agent_config(result, run)))
     except SpycfrError as exc:
         return str(exc)
     return None
