@@ -201,12 +201,13 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
     by_group = openings_by_group(table, group, spec.context_name)
     estimate = meta.exploitability_estimate
     measured = meta.measured or {}
+    caveat = agent_caveat or sampled_caveat(measured, estimate, meta.record.get("code"))
     if as_json:
         listed = _head(table, spec, top)
         clean = listed.astype(object).where(listed.notna(), None)
         sets = by_group.astype(object).where(by_group.notna(), None)
         # the text's caveat line: what was measured (a lower bound) where it was
-        out = {"caveat": agent_caveat or sampled_caveat(measured, estimate),
+        out = {"caveat": caveat,
                "run": _run_fields(meta, ("game", "variant", "algorithm", "iterations",
                                          "value_p1", "exploitability",
                                          "exploitability_estimate")),
@@ -224,7 +225,7 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
         click.echo(textwrap.fill(agent_caveat, 100, break_on_hyphens=False))
     else:
         click.echo(f"{meta.game} {variant}: {meta.algorithm} x{meta.iterations}")
-        click.echo(sampled_caveat(measured, estimate))
+        click.echo(caveat)
 
     column = "avg prob" if agent_caveat is None else "plan prob"
 

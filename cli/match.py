@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from spycfr.analysis.bound import lower_bound_words
+from spycfr.analysis.bound import lbr_games_note, lower_bound
 from spycfr.analysis.markdown import num
 from spycfr.cli.options import build_game, game_command, memory_limit_option, seed_option
 from spycfr.errors import SpycfrError
@@ -142,12 +142,14 @@ def measure(run_dir: str, games: int | None, seed: int, compare: tuple[str, ...]
     if as_json:
         click.echo(json.dumps(out))
         return
-    for line in measured_lines(out):
+    for line in measured_lines(out, read_run(run_dir).record.get("code")):
         click.echo(line)
 
 
-def measured_lines(m: dict) -> list[str]:
-    """A run's measured figures (run.json ``measured``) as text lines."""
+def measured_lines(m: dict, run_code: dict | None = None) -> list[str]:
+    """A run's measured figures (run.json ``measured``) as text lines; the lower bound with,
+    where its games were another agent's than the run's (``run_code``: run.json's ``code``),
+    which (:func:`spycfr.analysis.bound.lbr_games_note`, as the report says it)."""
     lines = [f"head to head, {m['games']:,} games each (half in each seat), seed {m['seed']}; "
              "the run's payoff per game, 95% interval:" if m["head_to_head"] else
              "head to head: not measured (--games 0)"]
@@ -168,10 +170,12 @@ def measured_lines(m: dict) -> list[str]:
                          f"a game (mean), games kept in {r['games_file']}")
     else:
         lines.append("local best response: unknown (not measured: --lbr-games N)")
-    bound = lower_bound_words(m)
+    bound = lower_bound(m)
+    note = lbr_games_note(m, run_code, bound)
     lines.append("exploitability: unknown; " + (
-        f"{bound} (an opponent's mean payoff against the run is at most its exploitability; "
-        "not a best response)" if bound else "no opponent measured"))
+        f"{bound.words()} (an opponent's mean payoff against the run is at most its "
+        "exploitability; not a best response)" + ("" if note is None else f"; {note}")
+        if bound else "no opponent measured"))
     s = m.get("openings_stability")
     if s:
         u = s["against_uniform"]

@@ -591,8 +591,9 @@ def test_every_lower_bound_says_what_its_games_show(run, shown):
     _measured(doc, meta, bool(m["head_to_head"]))
     said = {"workbench": fmt_eps(data), "review": agent_review_words(meta),
             "query": _unknown_exploitability(m, data.get("code")),
-            "openings": sampled_caveat(m, None),
-            "measure": "\n".join(measured_lines(m)), "report": " ".join(doc.parts)}
+            "openings": sampled_caveat(m, None, data.get("code")),
+            "measure": "\n".join(measured_lines(m, data.get("code"))),
+            "report": " ".join(doc.parts)}
     games = f"in {lbr['games']} games"
     interval = f"[95%: {lbr['ci95'][0]:+.3f}, {lbr['ci95'][1]:+.3f}]"
     for where, text in said.items():
@@ -600,9 +601,9 @@ def test_every_lower_bound_says_what_its_games_show(run, shown):
         assert shown in text and games in text and interval in text, (where, text)
         assert f"at least {m['exploitability_lower_bound']['value']:.3g}" not in text, where
     assert f"at 95%: {max(0.0, lbr['ci95'][0]):.3f}**" in said["report"]
-    # the games were an earlier agent's: query, play's review and the workbench say so, as
-    # the report does (query said the bound alone)
-    for where in ("workbench", "review", "query", "report"):
+    # the games were an earlier agent's: query, play's review, the workbench, openings and
+    # measure say so, as the report does (query, openings and measure said the bound alone)
+    for where in said:
         assert "its games were played against an" in said[where], where
 
 

@@ -10,7 +10,6 @@ from spycfr.analysis.bound import (
     games_agent_words,
     lower_bound,
     lower_bound_json,
-    lower_bound_words,
     measured_json,
     opponents_bounds,
     strongest,
@@ -28,7 +27,7 @@ def test_a_head_to_head_bound_reads_the_match_it_came_from():
         {"opponent": "uniform", "payoff": {"mean": -0.2, "ci95": [-0.3, -0.1]}}],
         "local_best_response": None,
         "exploitability_lower_bound": _bound("uniform", 0.2, [0.1, 0.3])}
-    assert lower_bound_words(measured) == (
+    assert bound_words(measured, None) == (
         "uniform (head to head) won +0.200 a game [95%: +0.100, +0.300] in 200 games, so at "
         "least 0.100 at 95%")
 
@@ -39,7 +38,7 @@ def test_an_interval_reaching_zero_shows_nothing_above_zero():
                 "exploitability_lower_bound": _bound(LBR, 0.1, [0.0, 0.4])}
     bound = lower_bound(measured)
     assert bound is not None and bound.shown == 0.0
-    assert lower_bound_words(measured) == (
+    assert bound_words(measured, None) == (
         "a local best response won +0.100 a game [95%: -0.200, +0.400] in 1 game, which shows "
         "no exploitability above 0 at 95%")
 
@@ -47,7 +46,8 @@ def test_an_interval_reaching_zero_shows_nothing_above_zero():
 def test_a_bound_without_its_source_reads_the_bound_and_nothing_is_none():
     """A bound whose opponent's games are not in the block (an older run.json): its own
     mean and interval, no game count; no bound, or a bound by nobody: None."""
-    assert lower_bound_words({"exploitability_lower_bound": _bound("LBR", 0.3, [0.1, 0.5])}) == (
+    old = {"exploitability_lower_bound": _bound("LBR", 0.3, [0.1, 0.5])}
+    assert bound_words(old, None) == (
         "LBR (head to head) won +0.300 a game [95%: +0.100, +0.500], so at least 0.100 at 95%")
     assert lower_bound(None) is None and lower_bound({}) is None
     assert lower_bound({"exploitability_lower_bound": _bound("nobody", 0.0, [0.0, 0.0])}) is None
@@ -63,7 +63,7 @@ def test_the_opponent_shown_is_the_one_whose_interval_shows_most():
         "exploitability_lower_bound": _bound(LBR, 0.5, [0.06, 0.94])}
     bound = lower_bound(measured)
     assert bound is not None and bound.by == "heuristic" and bound.shown == 0.25
-    assert lower_bound_words(measured).endswith("in 2,000 games, so at least 0.250 at 95%")
+    assert bound_words(measured, None).endswith("in 2,000 games, so at least 0.250 at 95%")
     # where nothing shows more than the recorded opponent, the recorded opponent is read
     measured["head_to_head"][0]["payoff"] = {"mean": -0.3, "ci95": [-0.9, 0.3]}
     assert lower_bound(measured).by == LBR and lower_bound(measured).games == 11
@@ -87,7 +87,7 @@ def test_the_recorded_bound_and_the_json_say_the_words_figures():
     # the new record reads back as itself, and the JSON adds the words
     assert lower_bound(measured) == bound
     assert lower_bound_json(measured) == {**record, "words": bound.words()}
-    assert lower_bound_words(measured).endswith("in 2,000 games, so at least 0.250 at 95%")
+    assert bound_words(measured, None).endswith("in 2,000 games, so at least 0.250 at 95%")
     out = measured_json(measured)
     assert out is not None and out["exploitability_lower_bound"]["words"] == bound.words()
     assert measured_json(None) is None

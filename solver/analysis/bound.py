@@ -127,13 +127,6 @@ def lower_bound(measured: dict | None) -> LowerBound | None:
     return strongest(found)
 
 
-def lower_bound_words(measured: dict | None) -> str | None:
-    """The measured lower bound in words (:meth:`LowerBound.words`), None where nothing
-    was measured."""
-    bound = lower_bound(measured)
-    return None if bound is None else bound.words()
-
-
 def lower_bound_json(measured: dict | None) -> dict | None:
     """The measured lower bound as the JSON outputs give it: :meth:`LowerBound.record` (the
     words' opponent and figures, whichever format run.json recorded) with its ``words``;

@@ -227,14 +227,16 @@ def openings_by_group(table: pd.DataFrame, group: str, context: str | None = Non
     return grouped.reset_index(drop=True)
 
 
-def sampled_caveat(measured: dict | None, estimate) -> str:
+def sampled_caveat(measured: dict | None, estimate, run_code: dict | None = None) -> str:
     """How far a sampled run's openings can be trusted: the lower bound on its
-    exploitability that ``measured`` (run.json's block) shows, the regret-bound estimate, or
+    exploitability that ``measured`` (run.json's block) shows, with where its games were
+    another agent's than the run's (``run_code``: run.json's ``code``;
+    :func:`spycfr.analysis.bound.bound_words`, brief), the regret-bound estimate, or
     unknown."""
-    from spycfr.analysis.bound import lower_bound_words
+    from spycfr.analysis.bound import bound_words
     from spycfr.runs.store import TREELESS_CAVEAT
 
-    bound = lower_bound_words(measured)
+    bound = bound_words(measured, run_code, brief=True)
     if bound:
         return (f"approximate: MCCFR; exploitability unknown: {bound} (its exact value needs "
                 "a tree, as the values do)")
