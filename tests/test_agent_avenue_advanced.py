@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from avenue_games import recruitments
 from cli_helpers import spycfr
 from spycfr.analysis.headtohead import head_to_head, heuristic_player, uniform_player
 from spycfr.engine.playout import PLAYOUT_OK, check_playouts
@@ -678,29 +679,6 @@ def test_a_rollout_takes_the_black_market_card_that_wins():
 # --- the rollouts' styles (rollout_advanced.py, advanced_heuristic.styled_policy) -----------
 
 
-def _advanced_recruitments(games: int, seed: int):
-    """Every recruitment (the state) of random advanced games: moves uniform, chance by the
-    rules' probabilities."""
-    rng = np.random.default_rng(seed)
-    acts = np.zeros(A.max_actions(PARAMS), np.int32)
-    probs = np.zeros(A.max_actions(PARAMS))
-    out = []
-    for _ in range(games):
-        state = A.initial_state(PARAMS)
-        while state[R.PHASE] != R.PH_OVER:
-            if state[R.PHASE] == R.PH_RECRUIT:
-                out.append(state.copy())
-            if A.current_player(state, PARAMS) == R.CHANCE:
-                k = A.chance_outcomes(state, PARAMS, acts, probs)
-                a = acts[rng.choice(k, p=probs[:k] / probs[:k].sum())]
-            else:
-                a = acts[rng.integers(A.legal_actions(state, PARAMS, acts))]
-            nxt = np.empty_like(state)
-            A.apply_action(state, PARAMS, a, nxt)
-            state = nxt
-    return out
-
-
 def test_the_advanced_cautious_and_bold_recruiters_judge_the_hidden_card_as_in_simple_mode():
     """advanced_heuristic.styled_policy's recruiters (the rollouts' styles 1 and 2): the
     face-up card is taken when, the hidden card the name worst (cautious) or best (bold)
@@ -713,7 +691,7 @@ def test_the_advanced_cautious_and_bold_recruiters_judge_the_hidden_card_as_in_s
     acts = np.zeros(A.max_actions(PARAMS), np.int32)
     probs = np.zeros(A.max_actions(PARAMS))
     changed = {R.CAUTIOUS: 0, R.BOLD: 0}
-    states = _advanced_recruitments(30, seed=3)
+    states = recruitments(A, PARAMS, 30, seed=3)
     assert len(states) > 100
     for state in states:
         a = int(state[R.ACTIVE])
@@ -771,7 +749,7 @@ def test_a_rollout_of_style_0_is_the_heuristic_game_of_before():
                 state[:] = nxt
         return A.returns_p1(state, params)
 
-    states = _advanced_recruitments(4, seed=8)[::6]
+    states = recruitments(A, PARAMS, 4, seed=8)[::6]
     differ = 0
     for n, s in enumerate(states):
         for seed in range(3):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from avenue_games import random_states, recruitments
 from spycfr.games import get_plugin, make_variant
 from spycfr.games.agent_avenue import leaf as L
 from spycfr.games.agent_avenue import public as AP
@@ -34,27 +35,16 @@ def _random_games(params, games: int, seed: int):
     """(rules state, public state, P1's and P2's private states) at every play and refill
     of random games (moves uniform, draws by the deck): where the model numbers both
     seats' cards."""
-    rng = np.random.default_rng(seed)
-    acts = np.zeros(R.max_actions(params), np.int32)
-    probs = np.zeros(R.max_actions(params))
-    out = []
-    for _ in range(games):
-        state = R.initial_state(params)
-        while state[R.PHASE] != R.PH_OVER:
-            if state[R.PHASE] in (R.PH_PLAY, R.PH_REFILL):
-                pub = np.empty(R.STATE_SIZE, np.int16)
-                AP.public_of_history(state, params, pub)
-                out.append((state.copy(), pub, int(AP.private_of_history(state, params, 0)),
-                            int(AP.private_of_history(state, params, 1))))
-            if R.current_player(state, params) == CHANCE:
-                k = R.chance_outcomes(state, params, acts, probs)
-                a = acts[rng.choice(k, p=probs[:k] / probs[:k].sum())]
-            else:
-                a = acts[rng.integers(R.legal_actions(state, params, acts))]
-            nxt = np.empty_like(state)
-            R.apply_action(state, params, a, nxt)
-            state = nxt
-    return out
+
+    def seen(state):
+        if state[R.PHASE] not in (R.PH_PLAY, R.PH_REFILL):
+            return None
+        pub = np.empty(R.STATE_SIZE, np.int16)
+        AP.public_of_history(state, params, pub)
+        return (state.copy(), pub, int(AP.private_of_history(state, params, 0)),
+                int(AP.private_of_history(state, params, 1)))
+
+    return random_states(R, params, games, seed, seen)
 
 
 @pytest.mark.parametrize("preset, forget", [("mini", 0), ("mini", 1), ("standard", 1)])
@@ -144,28 +134,6 @@ def test_rollouts_are_reproducible_and_weigh_impossible_pairs_nothing():
     assert out[0] == 0.0
 
 
-def _recruitments(params, games: int, seed: int):
-    """The recruitment states of random games (moves uniform, draws by the deck)."""
-    rng = np.random.default_rng(seed)
-    acts = np.zeros(R.max_actions(params), np.int32)
-    probs = np.zeros(R.max_actions(params))
-    out = []
-    for _ in range(games):
-        state = R.initial_state(params)
-        while state[R.PHASE] != R.PH_OVER:
-            if state[R.PHASE] == R.PH_RECRUIT:
-                out.append(state.copy())
-            if R.current_player(state, params) == CHANCE:
-                k = R.chance_outcomes(state, params, acts, probs)
-                a = acts[rng.choice(k, p=probs[:k] / probs[:k].sum())]
-            else:
-                a = acts[rng.integers(R.legal_actions(state, params, acts))]
-            nxt = np.empty_like(state)
-            R.apply_action(state, params, a, nxt)
-            state = nxt
-    return out
-
-
 def test_the_cautious_and_bold_recruiters_judge_the_hidden_card_by_its_worst_and_best_name():
     """A styled recruiter takes the face-up card when, with the hidden card the name worst
     (cautious) or best (bold) for it in each choice, keeping it is at least as good as
@@ -175,7 +143,7 @@ def test_the_cautious_and_bold_recruiters_judge_the_hidden_card_by_its_worst_and
     acts = np.zeros(R.max_actions(params), np.int32)
     probs = np.zeros(R.max_actions(params))
     differ = 0
-    for state in _recruitments(params, 30, seed=5):
+    for state in recruitments(R, params, 30, seed=5):
         a = int(state[R.ACTIVE])
         o = 1 - a
         k = R.legal_actions(state, params, acts)

@@ -28,6 +28,23 @@ def _valued(rng, leaves, rows, own, opposing, n_opp):
     return out
 
 
+def _stepped(rng, dec, z: float, steps: int = 60):
+    """``dec`` (a leaf's or state's decisions of seat 1's rows, 5 leaves of 9 rows) stepped
+    ``steps`` times against random ranges (seat 0's first 3 rows out), each step's (t, r0,
+    r1, want) yielded for the test's reference to write the values it expects into
+    ``want`` (7 elsewhere); then, each step: the step's values are want's to 1e-12 and
+    seat 0's cells untouched."""
+    for t in range(1, steps + 1):
+        r0, r1 = rng.random((5, 9)), rng.random((5, 9))
+        r0[:, :3] = 0.0
+        out = (np.full((5, 9), 7.0), np.full((5, 9), 7.0))
+        dec.step(out, (r0, r1), z)
+        want = np.full((5, 9), 7.0)
+        yield t, r0, r1, want
+        assert np.allclose(out[1], want, rtol=0, atol=1e-12)
+        assert np.array_equal(out[0], np.full((5, 9), 7.0))
+
+
 @pytest.mark.parametrize("plain, guess_weight, row_weight",
                          [(0, 1.0, 0.0), (2, 0.3, 0.0), (2, 1.0, 0.4), (2, 0.25, 0.6),
                           (2, 0.0, 0.0)])
@@ -60,12 +77,7 @@ def test_the_kernel_steps_every_leaf_as_the_numpy_step_does(plain, guess_weight,
     plains = [np.zeros(min(plain, d.q.shape[2]) if plain else d.q.shape[2])
               for d in dec.decisions]
     avg = [np.zeros(d.q.shape[2]) for d in dec.decisions]
-    for t in range(1, 61):
-        r0, r1 = rng.random((5, 9)), rng.random((5, 9))
-        r0[:, :3] = 0.0
-        out = (np.full((5, 9), 7.0), np.full((5, 9), 7.0))
-        dec.step(out, (r0, r1), z)
-        want = np.full((5, 9), 7.0)
+    for t, r0, r1, want in _stepped(rng, dec, z):
         for x, d in enumerate(dec.decisions):
             mass = d.weights @ r0[d.leaf]
             value, sigma = leaf_choice_step(d.q * (mass / z)[:, None, None],
@@ -75,8 +87,6 @@ def test_the_kernel_steps_every_leaf_as_the_numpy_step_does(plain, guess_weight,
             avg[x] += t * sigma
             if plains[x].size < sigma.size:  # at most guess_weight on the guesses
                 assert sigma[plains[x].size:].sum() <= guess_weight + 1e-12
-        assert np.allclose(out[1], want, rtol=0, atol=1e-12)
-        assert np.array_equal(out[0], np.full((5, 9), 7.0))
         for x, d in enumerate(dec.decisions):
             assert np.allclose(d.regret, regret[x], rtol=0, atol=1e-12)
             assert np.allclose(d.plain_regret, plains[x], rtol=0, atol=1e-12)
@@ -172,12 +182,7 @@ def test_the_state_kernel_steps_every_leaf_as_the_numpy_step_does():
     assert all(np.array_equal(s, states[lf]) for lf, _, s in dec.leaves)
     regret = {lf: np.zeros((states[lf].size, mine[lf][0].values.shape[1])) for lf in mine}
     avg = {lf: np.zeros_like(r) for lf, r in regret.items()}
-    for t in range(1, 61):
-        r0, r1 = rng.random((5, 9)), rng.random((5, 9))
-        r0[:, :3] = 0.0
-        out = (np.full((5, 9), 7.0), np.full((5, 9), 7.0))
-        dec.step(out, (r0, r1), z)
-        want = np.full((5, 9), 7.0)
+    for t, r0, r1, want in _stepped(rng, dec, z):
         for lf, got in mine.items():
             mass = np.array([x.weights @ r0[lf] for x in got]) / z
             answers = np.array([0.0 if lf == 2 and k == 0 else 1.0 for k in range(len(got))])
@@ -188,8 +193,6 @@ def test_the_state_kernel_steps_every_leaf_as_the_numpy_step_does():
                 r1[lf, rows] * answers, regret[lf])
             want[lf, rows] = value
             avg[lf] += t * sigma
-        assert np.allclose(out[1], want, rtol=0, atol=1e-12)
-        assert np.array_equal(out[0], np.full((5, 9), 7.0))
         for seat, lf, s, p in dec.by_state():
             assert seat == 1 and np.array_equal(s, states[lf])
             assert np.allclose(p, avg[lf] / avg[lf].sum(axis=1, keepdims=True), atol=1e-12)
