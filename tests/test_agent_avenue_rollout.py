@@ -234,7 +234,7 @@ def test_the_swapper_discards_the_card_whose_draw_raises_its_best_play_most():
             assert np.array_equal(probs[:k], heuristic[:k])
             played += 1
     assert swapped > 5 and played > 5
-    for state in _recruitments(params, 5, seed=9):
+    for state in recruitments(R, params, 5, seed=9):
         k = R.legal_actions(state, params, acts)
         R.heuristic_policy(state, params, acts, k, heuristic)
         R.styled_policy(state, params, R.SWAPPER, acts, k, probs)
