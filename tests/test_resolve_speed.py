@@ -7,7 +7,9 @@ each gives the bits of the path it replaced.
   cast it again: the same values bit for bit.
 - subgame and tree.build (its _fill) set only the expanded children's masks back to ones,
   where they reset the whole scratch buffer before each expansion: the same subtree, every
-  array."""
+  array.
+- Agent Avenue's private_action_rows / private_chance_rows (every state's row at once, which
+  tree._expand asks for) give the per-state functions' entries bit for bit."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from cli_helpers import bench_script
 from spycfr.games import get_plugin, make_variant
 from spycfr.games.agent_avenue import leaf as L
 from spycfr.games.agent_avenue import rules as R
@@ -221,3 +224,43 @@ def test_scored_now_values_are_the_hooks_over_z_bit_for_bit():
     assert np.abs(v0).max() > 0
     assert got[0].tobytes() == (v0 / game.z).tobytes()
     assert got[1].tobytes() == (v1 / game.z).tobytes()
+
+
+@njit(cache=False)
+def _rows(pub, params, kind, n_labels, at_once, kids, nexts, probs, counts):
+    """A node's private rows by the protocol's ``*_rows`` hooks (``at_once``) or by the
+    per-state functions, state by state."""
+    if kind == 0 or kind == 1:
+        if at_once:
+            pp.private_action_rows(pub, params, kind, n_labels, kids, nexts, counts)
+        else:
+            for i in range(pp.num_private(params, kind)):
+                counts[i] = pp.private_actions(pub, params, i, n_labels, kids[i], nexts[i])
+    else:
+        s = kind - pp.PRIVATE_CHANCE
+        if at_once:
+            pp.private_chance_rows(pub, params, s, nexts, probs, counts)
+        else:
+            for i in range(pp.num_private(params, s)):
+                counts[i] = pp.private_chance(pub, params, i, nexts[i], probs[i])
+
+
+@pytest.mark.parametrize("preset", ["mini", "standard", "advanced"])
+def test_private_rows_at_once_are_the_per_state_functions_bit_for_bit(preset):
+    """At 300 decisions and private chances of random walks (mini's exact numbering with
+    discards, the search agent's forgetting one on standard, advanced mode's), every
+    state's row: its entries' kids, nexts, probabilities and count, the same bits."""
+    game = _model("agent-avenue", preset)
+    nmax, pamax = max(game.n), game.max_private_actions
+    seen = set()
+    for pub, kind, k in bench_script("bench_subgame_build").public_walk(game, 7, 300, True):
+        got, want = [], []
+        for at_once, rows in ((True, got), (False, want)):
+            rows += [np.full((nmax, pamax), -9, np.int64), np.full((nmax, pamax), -9,
+                                                                   np.int64),
+                     np.full((nmax, pamax), -0.5), np.full(nmax, -9, np.int64)]
+            _rows(pub, game.params, kind, k, at_once, *rows)
+        for a, b in zip(got, want, strict=True):
+            assert a.tobytes() == b.tobytes(), (preset, pub[R.PHASE], kind)
+        seen.add((kind >= pp.PRIVATE_CHANCE, int(pub[R.PHASE])))
+    assert {d for d, _ in seen} == {False, True}  # decisions and private chances

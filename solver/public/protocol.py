@@ -33,7 +33,9 @@ Required: ``num_private``, ``initial_weights``, ``initial_state``, ``current_pla
 ``legal_actions``, ``chance_outcomes``, ``apply_action``, ``terminal_payoff``,
 ``max_actions``, ``max_depth``, ``public_of_history``, ``private_of_history``.
 Optional: ``private_actions``, ``max_private_actions``, ``private_chance``,
-``chance_mask``, ``compatible``, ``terminal_values``.
+``chance_mask``, ``compatible``, ``terminal_values``, and ``private_action_rows`` /
+``private_chance_rows`` (every private state's row at once, by default the per-state
+functions state by state: a game whose states share a node's work computes it once).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ REQUIRED = ("num_private", "initial_weights", "initial_state", "current_player",
             "legal_actions", "chance_outcomes", "apply_action", "terminal_payoff",
             "max_actions", "max_depth", "public_of_history", "private_of_history")
 OPTIONAL = ("private_actions", "max_private_actions", "private_chance", "chance_mask",
-            "compatible", "terminal_values")
+            "compatible", "terminal_values", "private_action_rows", "private_chance_rows")
 
 _REGISTRY: dict[type, dict] = {}
 
@@ -152,6 +154,18 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
 
 def private_chance(pub, params, i, nexts, probs):
     """At PRIVATE_CHANCE + s: private state i of s goes to nexts[e] with probability probs[e]."""
+    _stub()
+
+
+def private_action_rows(pub, params, seat, n_labels, kids, nexts, counts):
+    """At a decision of ``seat``: :func:`private_actions` of each of its private states i
+    at once, into ``kids[i]``, ``nexts[i]`` and ``counts[i]`` (the same entries)."""
+    _stub()
+
+
+def private_chance_rows(pub, params, seat, nexts, probs, counts):
+    """At PRIVATE_CHANCE + seat: :func:`private_chance` of each of its private states i at
+    once, into ``nexts[i]``, ``probs[i]`` and ``counts[i]`` (the same entries)."""
     _stub()
 
 
@@ -330,6 +344,36 @@ def _private_chance(pub, params, i, nexts, probs):
     if f is not None:
         return lambda pub, params, i, nexts, probs: f(pub, params, i, nexts, probs)
     return lambda pub, params, i, nexts, probs: 0  # none: the enumerator refuses the node
+
+
+@overload(private_action_rows)
+def _private_action_rows(pub, params, seat, n_labels, kids, nexts, counts):
+    if not _ours(params):
+        return None
+    f = _impl("private_action_rows", params)
+    if f is not None:
+        return lambda pub, params, seat, n_labels, kids, nexts, counts: f(
+            pub, params, seat, n_labels, kids, nexts, counts)
+
+    def state_by_state(pub, params, seat, n_labels, kids, nexts, counts):
+        for i in range(num_private(params, seat)):
+            counts[i] = private_actions(pub, params, i, n_labels, kids[i], nexts[i])
+    return state_by_state
+
+
+@overload(private_chance_rows)
+def _private_chance_rows(pub, params, seat, nexts, probs, counts):
+    if not _ours(params):
+        return None
+    f = _impl("private_chance_rows", params)
+    if f is not None:
+        return lambda pub, params, seat, nexts, probs, counts: f(pub, params, seat, nexts,
+                                                                 probs, counts)
+
+    def state_by_state(pub, params, seat, nexts, probs, counts):
+        for i in range(num_private(params, seat)):
+            counts[i] = private_chance(pub, params, i, nexts[i], probs[i])
+    return state_by_state
 
 
 @overload(chance_mask)

@@ -26,7 +26,8 @@ LEAF = -2  # cut by the depth limit
 def _expand(pub, params, nmax, kids_pub, probs, masks, row_kid, row_next, row_prob,
             row_count):
     """One node: its kind and number of children; fills the children's public states, chance
-    probabilities and masks, and the per-private-state rows (decision or private chance)."""
+    probabilities and masks, and the per-private-state rows (decision or private chance:
+    every state's at once, by the protocol's ``*_rows`` hooks)."""
     kind = pp.current_player(pub, params)
     if kind == pp.TERMINAL:
         return kind, 0
@@ -44,14 +45,14 @@ def _expand(pub, params, nmax, kids_pub, probs, masks, row_kid, row_next, row_pr
     for o in range(k):
         pp.apply_action(pub, params, labels[o], kids_pub[o])
     if kind == 0 or kind == 1:
+        pp.private_action_rows(pub, params, kind, k, row_kid, row_next, row_count)
         for i in range(pp.num_private(params, kind)):
-            row_count[i] = pp.private_actions(pub, params, i, k, row_kid[i], row_next[i])
             for e in range(row_count[i]):
                 row_prob[i, e] = 0.0
     elif kind >= pp.PRIVATE_CHANCE:
         s = kind - pp.PRIVATE_CHANCE
+        pp.private_chance_rows(pub, params, s, row_next, row_prob, row_count)
         for i in range(pp.num_private(params, s)):
-            row_count[i] = pp.private_chance(pub, params, i, row_next[i], row_prob[i])
             for e in range(row_count[i]):
                 row_kid[i, e] = 0
     return kind, k

@@ -49,6 +49,8 @@ numbering).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -522,6 +524,213 @@ def private_chance(pub, params, i, nexts, probs):
     return 1
 
 
+# --- every state's rows at once ------------------------------------------------------------
+# The protocol's private_action_rows / private_chance_rows: what a node's states share (the
+# play labels, the draws' multisets and probabilities, the cards left) computed once, and
+# the multisets ranked from a table of _count, where the per-state functions above (the
+# reference: the same entries, bit for bit; test_agent_avenue_public) redo it per state:
+# most of a subgame's build on standard (a refill's 36 draws for each of 289 states).
+
+# _count(m, b) for m <= 8 names and b <= 32 cards (SHIFT's digits, 15 at most, of two
+# multisets), as math.comb gives it: integers, the same as _count's
+_COUNTS = np.array([[math.comb(m + b - 1, b) if m else int(b == 0) for b in range(33)]
+                    for m in range(9)], np.int64)
+
+
+@njit(cache=True)
+def _count_t(m, b):
+    """:func:`_count` read from a table where it holds the pair."""
+    if b < 0:
+        return 0
+    if m < _COUNTS.shape[0] and b < _COUNTS.shape[1]:
+        return _COUNTS[m, b]
+    return _count(m, b)
+
+
+@njit(cache=True)
+def _rank_t(code, n, size):
+    """:func:`rank_multiset` by :func:`_count_t`."""
+    r = 0
+    b = size
+    for t in range(n):
+        v = _digit(code, t)
+        for u in range(v):
+            r += _count_t(n - 1 - t, b - u)
+        b -= v
+    return r
+
+
+@njit(cache=True)
+def _unrank_t(r, n, size):
+    """:func:`unrank_multiset` by :func:`_count_t`."""
+    code = np.int64(0)
+    b = size
+    for t in range(n):
+        v = 0
+        while True:
+            c = _count_t(n - 1 - t, b - v)
+            if r < c:
+                break
+            r -= c
+            v += 1
+        code |= np.int64(v) << (SHIFT * t)
+        b -= v
+    return code
+
+
+@njit(cache=True)
+def _index_t(params, pending, hs, ds, hand, disc, name):
+    """:func:`index` by :func:`_count_t`."""
+    n = params.n
+    k = _rank_t(hand, n, hs) * _count_t(n, ds) + _rank_t(disc, n, ds)
+    return np.int64(1 + (k * n + name if pending else k))
+
+
+@njit(cache=True)
+def _decode_t(params, pending, hs, ds, i):
+    """:func:`decode` by :func:`_count_t`."""
+    n = params.n
+    k = i - 1
+    name = NO_NAME
+    if pending:
+        name = k % n
+        k //= n
+    m = _count_t(n, ds)
+    return _unrank_t(k // m, n, hs), _unrank_t(k % m, n, ds), name
+
+
+@njit(cache=True)
+def _dead_row(e, nexts, probs, counts):
+    nexts[e, 0] = DEAD
+    probs[e, 0] = 1.0
+    counts[e] = 1
+
+
+@njit(cache=True)
+def play_rows(pub, params, pending, hs, ds, keep, states, kids, nexts, counts):
+    """:func:`play_actions` of states 0..``states - 1`` at once (rows ``kids[i]``,
+    ``nexts[i]``, ``counts[i]``: the same entries); the swap's test and the play labels
+    computed once (advanced mode's model shares it)."""
+    n = params.n
+    size = scheme_size(params, pending, hs, ds)
+    swap = _can_swap(pub)
+    labels = np.empty(n, np.int64)
+    for u in range(n):
+        labels[u] = _play_label(pub, params, u)
+    for i in range(states):
+        m = 0
+        if 0 < i < size:
+            hand, disc, _ = _decode_t(params, pending, hs, ds, i)
+            if swap:
+                for x in range(n):
+                    if _digit(hand, x) > 0:
+                        kids[i, m] = 0
+                        if params.forget and keep:
+                            nexts[i, m] = _index_t(params, True, hs - 1, ds, hand - _unit(x),
+                                                   disc, np.int64(x))
+                        elif params.forget:
+                            nexts[i, m] = _index_t(params, False, hs - 1, ds, hand - _unit(x),
+                                                   disc, NO_NAME)
+                        else:
+                            nexts[i, m] = _index_t(params, False, hs - 1, ds + 1,
+                                                   hand - _unit(x), disc + _unit(x), NO_NAME)
+                        m += 1
+            names = 0
+            for x in range(n):
+                names += _digit(hand, x) > 0
+            for u in range(n):
+                lab = labels[u]
+                if _digit(hand, u) == 0 or lab < 0:
+                    continue
+                for d in range(n):
+                    ok = d != u and _digit(hand, d) > 0
+                    if names == 1:
+                        ok = d == u and _digit(hand, u) >= 2
+                    if ok:
+                        kids[i, m] = lab
+                        nexts[i, m] = _index_t(params, True, hs - 2, ds,
+                                               hand - _unit(u) - _unit(d), disc, np.int64(d))
+                        m += 1
+        if m == 0:
+            kids[i, 0] = 0
+            nexts[i, 0] = DEAD
+            m = 1
+        counts[i] = m
+
+
+@njit(cache=True)
+def draw_rows(pub, params, pending, hs, ds, k, weigh, states, nexts, probs, counts):
+    """:func:`_draws` of k cards for states 0..``states - 1`` of the numbering (pending, hs,
+    ds) at once, each state's probabilities times :func:`weigh_swap_draw` with ``weigh``
+    (the rows of :func:`private_chance`, and of advanced mode's: the same entries, DEAD
+    and unused indices to DEAD); the multisets drawn, their probabilities and the cards
+    left computed once."""
+    n = params.n
+    size = scheme_size(params, pending, hs, ds)
+    scale = 1.0 / float(n) ** k
+    draws = _count_t(n, k)
+    xs = np.empty(draws, np.int64)
+    ps = np.empty(draws)
+    x = np.int64(k)  # every card of name 0, as _draws
+    for q in range(draws):
+        xs[q] = x
+        ps[q] = _multinomial(x, n, k) * scale
+        x = _next_multiset(x, n)
+    left = np.empty(n, np.int64)
+    for t in range(n):
+        left[t] = _left(pub, params, t)
+    for i in range(states):
+        if not 0 < i < size:
+            _dead_row(i, nexts, probs, counts)
+            continue
+        hand, disc, name = _decode_t(params, pending, hs, ds, i)
+        m = 0
+        dead = 0.0
+        for q in range(draws):
+            x = xs[q]
+            ok = True
+            for t in range(n):
+                if _digit(x, t) > left[t] - _digit(hand, t) - _digit(disc, t):
+                    ok = False
+                    break
+            if ok:
+                nexts[i, m] = _index_t(params, False, hs + k, ds, hand + x, disc, NO_NAME)
+                probs[i, m] = ps[q]
+                m += 1
+            else:
+                dead += ps[q]
+        if dead > 0.0:
+            nexts[i, m] = DEAD
+            probs[i, m] = dead
+            m += 1
+        if weigh:
+            weigh_swap_draw(pub, params, hand, name, probs[i], m)
+        counts[i] = m
+
+
+@njit(cache=True)
+def private_action_rows(pub, params, seat, n_labels, kids, nexts, counts):
+    """:func:`private_actions` of every state of ``seat`` at once (the protocol's hook)."""
+    states = num_private(params, seat)
+    if pub[PHASE] == PH_RECRUIT:
+        for i in range(states):
+            counts[i] = private_actions(pub, params, i, n_labels, kids[i], nexts[i])
+        return
+    pending, hs, ds = scheme(pub, params, pub[ACTIVE])
+    play_rows(pub, params, pending, hs, ds, True, states, kids, nexts, counts)
+
+
+@njit(cache=True)
+def private_chance_rows(pub, params, seat, nexts, probs, counts):
+    """:func:`private_chance` of every state of ``seat`` at once (the protocol's hook)."""
+    swap = pub[PHASE] == PH_SWAP_DRAW
+    s = pub[ACTIVE] if swap else 1 - pub[ACTIVE]
+    pending, hs, ds = scheme(pub, params, s)
+    k = pub[HANDSIZE + s] - hs if pending and not swap else 1
+    draw_rows(pub, params, pending, hs, ds, np.int64(k), swap, num_private(params, seat),
+              nexts, probs, counts)
+
+
 @njit(cache=True)
 def weigh_swap_draw(pub, params, hand, name, probs, m):
     """A swap's draw (:func:`private_chance`, and public_advanced.py's): its ``m`` outcomes'
@@ -803,4 +1012,5 @@ register(
     apply_action=apply_action, terminal_payoff=terminal_payoff,
     terminal_values=terminal_values, max_actions=max_actions, max_depth=max_depth,
     public_of_history=public_of_history, private_of_history=private_of_history,
+    private_action_rows=private_action_rows, private_chance_rows=private_chance_rows,
 )

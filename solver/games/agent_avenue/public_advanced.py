@@ -95,10 +95,12 @@ from spycfr.games.agent_avenue.public import (
     _scale_of,
     _unit,
     decode,
+    draw_rows,
     held_code,
     held_values,
     index,
     play_actions,
+    play_rows,
     scheme_size,
 )
 from spycfr.games.agent_avenue.rules import (
@@ -380,6 +382,36 @@ def private_chance(pub, params, i, nexts, probs):
     nexts[0] = DEAD
     probs[0] = 1.0
     return 1
+
+
+@njit(cache=True)
+def private_action_rows(pub, params, seat, n_labels, kids, nexts, counts):
+    """:func:`private_actions` of every state of ``seat`` at once (the protocol's hook): a
+    play's rows by public.py's ``play_rows``, the other decisions' state by state."""
+    states = num_private(params, seat)
+    if pub[PHASE] == PH_PLAY:
+        pending, hs, ds = scheme(pub, params, pub[ACTIVE])
+        play_rows(pub, params, pending, hs, ds, _keeps_after_swap(pub), states, kids, nexts,
+                  counts)
+        return
+    for i in range(states):
+        counts[i] = private_actions(pub, params, i, n_labels, kids[i], nexts[i])
+
+
+@njit(cache=True)
+def private_chance_rows(pub, params, seat, nexts, probs, counts):
+    """:func:`private_chance` of every state of ``seat`` at once (the protocol's hook), by
+    public.py's ``draw_rows``."""
+    ph = pub[PHASE]
+    s = pub[BMP] if ph == PH_HAND_DRAW else pub[ACTIVE]
+    pending, hs, _ = scheme(pub, params, s)
+    k = 1
+    if ph == PH_CLEAR:
+        k = pub[REFILLED]
+    elif ph == PH_HAND_DRAW:
+        k = hand_need(pub, params, s)
+    draw_rows(pub, params, pending, hs, np.int64(0), np.int64(k), ph == PH_SWAP_DRAW,
+              num_private(params, seat), nexts, probs, counts)
 
 
 @njit(cache=True)
@@ -671,4 +703,5 @@ register(
     apply_action=apply_action, terminal_payoff=terminal_payoff,
     terminal_values=terminal_values, max_actions=max_actions, max_depth=max_depth,
     public_of_history=public_of_history, private_of_history=private_of_history,
+    private_action_rows=private_action_rows, private_chance_rows=private_chance_rows,
 )

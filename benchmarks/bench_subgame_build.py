@@ -1,0 +1,137 @@
+"""Times the search agent's subgame builds (spycfr.search.subgame) with this tree's
+``tree._expand`` against that of an earlier revision, in one process, alternating, and checks
+that both give the same bits.
+
+The subgames are those a re-solve builds (``--levels`` decision levels, 2 by default) at the
+public states of a seeded random walk on the game's public tree (the search agent's model,
+``search_params``): ``--roots`` of its decisions. Each round builds every subgame with the
+old ``_expand`` and with the new one, in alternating order, and records each one's seconds;
+the old and the new trees must be equal in every array. Prints each round's ratio (new over
+old), their median and range, and the seconds a node of each. The old ``_expand`` is the
+file ``solver/search/tree.py`` at ``--old`` (read with ``git show``), loaded as its own module
+(the game's model is the working tree's: an ``_expand`` that asks for each private state's
+row by the per-state functions is timed against one that asks for every state's at once).
+
+    nice -n 10 python benchmarks/bench_subgame_build.py --old main --preset standard
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from revision import module_at  # noqa: E402
+
+from spycfr.games import get_plugin, make_variant  # noqa: E402
+from spycfr.public import protocol as pp  # noqa: E402
+from spycfr.search import subgame as S  # noqa: E402
+from spycfr.search.tree import GameModel  # noqa: E402
+
+
+def public_walk(game: GameModel, seed: int, count: int,
+                private_chance: bool = False) -> list[tuple[np.ndarray, int, int]]:
+    """(public state, kind, labels) of the first ``count`` decisions (and private chances
+    with ``private_chance``) of seeded random walks on the public tree from the root, each
+    label or outcome uniform (a new walk at each end; tests/test_resolve_speed.py's nodes)."""
+    params = game.params
+    current, legal, outcomes, apply = (pp.python_impl(params, f) for f in (
+        "current_player", "legal_actions", "chance_outcomes", "apply_action"))
+    rng = np.random.default_rng(seed)
+    codes, probs = np.zeros(game.max_actions, np.int32), np.zeros(game.max_actions)
+    pub, out = game.root(), []
+    while len(out) < count:
+        kind = int(current(pub, params))
+        k = 0 if kind == pp.TERMINAL else int(
+            outcomes(pub, params, codes, probs) if kind == pp.CHANCE
+            else legal(pub, params, codes))
+        if k == 0:
+            pub = game.root()
+            continue
+        if kind in (0, 1) or (private_chance and kind >= pp.PRIVATE_CHANCE):
+            out.append((pub.copy(), kind, k))
+        kid = np.empty_like(pub)
+        apply(pub, params, codes[rng.integers(k)], kid)
+        pub = kid
+    return out
+
+
+def same(a, b) -> bool:
+    """Two Subtrees equal in every array field (bits)."""
+    for f in dataclasses.fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        for u, v in zip(x if isinstance(x, tuple) else (x,), y if isinstance(y, tuple) else (y,),
+                        strict=True):
+            if isinstance(u, np.ndarray) and (u.shape != v.shape or u.tobytes() != v.tobytes()):
+                return False
+    return True
+
+
+def builds(expand, game: GameModel, roots: list, levels: int) -> tuple[list, list[float]]:
+    """Each root's subgame built with ``expand`` as subgame's ``_expand``: (trees, seconds)."""
+    kept = S._expand
+    S._expand = expand
+    try:
+        trees, secs = [], []
+        for r in roots:
+            began = time.perf_counter()
+            trees.append(S.subgame(game, r, levels))
+            secs.append(time.perf_counter() - began)
+        return trees, secs
+    finally:
+        S._expand = kept
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--old", default="main", help="git revision of the old tree.py")
+    p.add_argument("--game", default="agent-avenue")
+    p.add_argument("--preset", default="standard")
+    p.add_argument("--roots", type=int, default=12)
+    p.add_argument("--levels", type=int, default=2)
+    p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=5)
+    args = p.parse_args(argv)
+    plugin = get_plugin(args.game)
+    game = GameModel.of((plugin.search_params or plugin.numba_params)(
+        make_variant(args.game, args.preset)))
+    roots = [pub for pub, _, _ in public_walk(game, args.seed, args.roots)]
+    with tempfile.TemporaryDirectory() as tmp:
+        old = module_at(args.old, "solver/search/tree.py", "tree_old", Path(tmp))
+        kinds = {"old": old._expand, "new": S._expand}
+        first_old, _ = builds(kinds["old"], game, roots, args.levels)  # compiles
+        first_new, _ = builds(kinds["new"], game, roots, args.levels)
+        nodes = sum(t.size for t in first_new)
+        identical = all(same(a, b) for a, b in zip(first_old, first_new, strict=True))
+        print(f"{args.game} {args.preset}: {len(roots)} subgames of {args.levels} levels, "
+              f"{nodes:,} nodes; old and new the same bits: {identical}", flush=True)
+        ratios, totals = [], {"old": [], "new": []}
+        for r in range(args.rounds):
+            order = ("old", "new") if r % 2 == 0 else ("new", "old")
+            got = {}
+            for name in order:
+                trees, secs = builds(kinds[name], game, roots, args.levels)
+                identical &= all(same(a, b) for a, b in zip(first_new, trees, strict=True))
+                got[name] = sum(secs)
+                totals[name].append(sum(secs))
+            ratios.append(got["new"] / got["old"])
+            print(f"round {r}: old {got['old']:.3f} s, new {got['new']:.3f} s, "
+                  f"{ratios[-1]:.2f}x", flush=True)
+    med = {k: statistics.median(v) for k, v in totals.items()}
+    print(f"median old {med['old']:.3f} s ({1e3 * med['old'] / nodes:.3f} ms a node), new "
+          f"{med['new']:.3f} s ({1e3 * med['new'] / nodes:.3f} ms a node); new/old median "
+          f"{statistics.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f} over "
+          f"{len(ratios)} rounds; every build the same bits: {identical}")
+    return 0 if identical else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
