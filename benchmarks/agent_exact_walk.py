@@ -32,7 +32,7 @@ import resource
 import sys
 import time
 
-from leaf_options import add_guess_options  # this folder's (a script)
+from leaf_options import add_row_options  # this folder's (a script)
 
 
 def _rss() -> str:
@@ -48,8 +48,6 @@ def main(argv: list[str] | None = None) -> int:
     from spycfr.games import make_variant
     from spycfr.search.agent import AgentConfig, SearchAgent, agent_exploitability
     from spycfr.search.configure import configure_agent
-    from spycfr.search.continuation import READER_RANGES
-    from spycfr.search.leafchoice import CHOICES
     from spycfr.search.resolve import GAME_NODES, best_response_value
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -86,18 +84,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="rollout leaves: the games every pair may take (Continuations."
                              "budget; forced low, only the focus rows are valued by games)")
     parser.add_argument("--focus-samples", type=int, help="rollout leaves: draws a focus row")
-    parser.add_argument("--focus-rows", type=int, help="rollout leaves: rows valued a re-solve")
-    parser.add_argument("--reader-range", choices=READER_RANGES,
-                        help="rollout leaves: where the reader's (or the guesses') range "
-                             "comes from")
-    parser.add_argument("--choice", choices=CHOICES,
-                        help="rollout leaves: the opposing continuation per row or as the "
-                             "opponent's decision at each leaf (state: at each leaf and "
-                             "opposing private state)")
-    parser.add_argument("--guesses", action="store_true",
-                        help="rollout leaves, --choice leaf or state: a guess continuation "
-                             "per row")
-    add_guess_options(parser)
+    add_row_options(parser)  # --focus-rows, --reader-range, --choice, --guesses, ...
     parser.add_argument("--versus", metavar="PLAYER",
                         help="play head to head against PLAYER instead of the walk")
     parser.add_argument("--out", help="--versus: the JSON lines file the pairs append to")

@@ -11,35 +11,18 @@ import argparse
 
 
 def add_leaf_options(parser: argparse.ArgumentParser) -> None:
-    """--opposing, --own, --focus-rows, --reader-rounds, --reader-range, --choice, --guesses,
-    --guess-by, --guess-draws, --guess-weight, --row-weight, --turn-levels, --detect,
-    --detect-none."""
-    from spycfr.search.continuation import READER_RANGES
-    from spycfr.search.leafchoice import CHOICES
-
+    """--opposing, --own, --reader-rounds, the rows' and choice's (:func:`add_row_options`),
+    --turn-levels, --detect, --detect-none."""
     parser.add_argument("--opposing", help="the agent's rollout leaves guard against these "
                         "rollout styles, comma-separated, instead of its game's opposing "
                         "continuations")
     parser.add_argument("--own", help="the agent's rollout leaves continue with the better "
                         "of these rollout styles, comma-separated, instead of its game's "
                         "continuations (Agent Avenue: heuristic,swapper)")
-    parser.add_argument("--focus-rows", type=int, help="rows of the agent's range valued by "
-                        "rollouts at each re-solve (Continuations.focus_rows; default 1)")
     parser.add_argument("--reader-rounds", type=int, help="with a range reader among "
                         "--opposing (ranger): solves after the first that read the range "
                         "again (default 1)")
-    parser.add_argument("--reader-range", choices=READER_RANGES,
-                        help="with a range reader among --opposing: the focus rows weighted by "
-                        "the agent's range (own, the default) or --focus-rows - 1 rows drawn "
-                        "alike from its live rows (public: spycfr.search.continuation)")
-    parser.add_argument("--choice", choices=CHOICES,
-                        help="the opposing continuation chosen per row (max_a min_b, the "
-                        "default), as the opponent's decision at each leaf, or at each leaf "
-                        "and opposing private state (spycfr.search.continuation)")
-    parser.add_argument("--guesses", action="store_true",
-                        help="with --choice leaf or state: a guess continuation per valued "
-                        "row at each leaf")
-    add_guess_options(parser)
+    add_row_options(parser)
     parser.add_argument("--turn-levels", action="store_true",
                         help="the agent's re-solves (agent_replay.py: the shadow's) count a "
                         "seat's run of consecutive decisions as one decision level "
@@ -54,8 +37,32 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
                         "not among the styles (default styles.NONE_PROB)")
 
 
+def add_row_options(parser: argparse.ArgumentParser) -> None:
+    """--focus-rows, --reader-range, --choice, --guesses and the guesses' options
+    (:func:`add_guess_options`): the rows valued and the opposing continuation's choice (also
+    agent_exact_walk.py's)."""
+    from spycfr.search.continuation import READER_RANGES
+    from spycfr.search.leafchoice import CHOICES
+
+    parser.add_argument("--focus-rows", type=int, help="rows of the agent's range valued by "
+                        "rollouts at each re-solve (Continuations.focus_rows; default 1)")
+    parser.add_argument("--reader-range", choices=READER_RANGES,
+                        help="where the range reader's (or the opposing decision's) rows come "
+                        "from: the focus rows weighted by the agent's range (own, the "
+                        "default) or --focus-rows - 1 rows drawn alike from its live rows "
+                        "(public: spycfr.search.continuation)")
+    parser.add_argument("--choice", choices=CHOICES,
+                        help="the opposing continuation chosen per row (max_a min_b, the "
+                        "default), as the opponent's decision at each leaf, or at each leaf "
+                        "and opposing private state (spycfr.search.continuation)")
+    parser.add_argument("--guesses", action="store_true",
+                        help="with --choice leaf or state: a guess continuation per valued "
+                        "row at each leaf")
+    add_guess_options(parser)
+
+
 def add_guess_options(parser: argparse.ArgumentParser) -> None:
-    """--guess-by, --guess-draws, --guess-weight, --row-weight (also agent_exact_walk.py's)."""
+    """--guess-by, --guess-draws, --guess-weight, --row-weight."""
     from spycfr.search.continuation import GUESS_BY
 
     parser.add_argument("--guess-by", choices=GUESS_BY,
