@@ -31,19 +31,21 @@ from leaf_options import (  # this folder's (a script)
 
 def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str,
            shadow: dict, decisions_limit: int = 0) -> None:
+    """Each of ``games`` (seed, the agent's seat) played again as its head-to-head pair plays
+    it (spycfr.analysis.agentplay.play_games, the same streams), told each move (its
+    ``watch``): the actions for the record and, at the agent's decisions, its probabilities
+    and values (and the shadow's, set up by ``shadow``: leaf_options.set_up's keywords);
+    ``decisions_limit`` stops a game after the agent's first that many (0: none)."""
+    from spycfr.analysis.agentplay import play_games
     from spycfr.analysis.headtohead import (
         player_args,
         player_from,
         player_probs,
         second_stream,
     )
-    from spycfr.cfr.mccfr_kernels import advance_keys
-    from spycfr.engine import protocol as P
-    from spycfr.engine.rng import game_stream, root_key, sample, uniform
     from spycfr.games import make_game
-    from spycfr.games.agent_avenue.record import action_label, format_record
+    from spycfr.games.agent_avenue.record import format_record
     from spycfr.runs.store import read_run
-    from spycfr.tree import CHANCE, TERMINAL
 
     config = read_run(agent_dir).config
     assert config is not None
@@ -52,71 +54,67 @@ def replay(agent_dir: str, out: str, games: list[tuple[int, str]], opponent: str
     params = variant.to_params()
     a = player_from(agent_dir, game)
     b = player_from(opponent, game)
-    bargs = player_args(b)
     other = None
     if asks_anything(shadow):  # the shadow: the agent set up by the options
         other = player_from(agent_dir, game)
         set_up(other.agent, **shadow)
-    impl = P._REGISTRY[type(params)]
-    max_act = max(int(impl["max_actions"](params)), 2)
-    acts = np.empty(max_act, dtype=np.int32)
-    probs = np.empty(max_act)
+
     for seed, seat_name in games:
         seat = 0 if seat_name == "p1" else 1
         start = time.perf_counter()
-        rng = np.empty(1, dtype=np.uint64)
-        rng[0] = game_stream(np.int64(seed if seat == 0 else second_stream(seed)), np.int64(0))
-        cur = impl["initial_state"](params)
-        nxt = np.empty_like(cur)
-        h = np.array([root_key(s) for s in range(2)], dtype=np.int64)
-        ag = a.agent.game(seat)
-        sh = other.agent.game(seat) if other is not None else None
-        actions: list[int] = []
-        decisions = []
-        limit = decisions_limit
-        payoff: float | None = None
-        while True:
-            p = int(impl["current_player"](cur, params))
-            if p == TERMINAL:
-                payoff = float(impl["returns_p1"](cur, params)) * (1 if seat == 0 else -1)
-                break
-            if p == CHANCE:
-                k = impl["chance_outcomes"](cur, params, acts, probs)
-            else:
-                k = impl["legal_actions"](cur, params, acts)
-                if p == seat:
-                    info = ag.move_info(cur, seat)
-                    probs[:k] = info.probs
-                    d = {"at": len(actions), "moves": [action_label(variant, cur, int(x))
-                                                       for x in acts[:k]],
-                         "probs": [round(float(x), 4) for x in info.probs],
-                         "values": [None if np.isnan(x) else round(float(x), 4)
-                                    for x in info.values],
-                         "value": None if np.isnan(info.value) else round(info.value, 4)}
-                    if sh is not None:
-                        si = sh.move_info(cur, seat)
-                        d["shadow_probs"] = [round(float(x), 4) for x in si.probs]
-                        d["shadow_values"] = [None if np.isnan(x) else round(float(x), 4)
-                                              for x in si.values]
-                    decisions.append(d)
-                    if len(decisions) == limit:
-                        payoff = None  # left unfinished
-                        break
-                else:
-                    player_probs(bargs, cur, params, p, h, acts, k, probs)
-            x = int(acts[sample(probs, k, uniform(rng))])
-            actions.append(x)
-            advance_keys(params, cur, nxt, np.int32(x), h)
-            for g in (ag, sh):
-                if g is not None:
-                    g.observe(cur)
+        watch = _Watch(variant, seat, other.agent.game(seat) if other is not None else None,
+                       decisions_limit)
+        first = seat == 0  # the pair's first game: the agent P1, the seed's own stream
+        p1, _ = play_games(params, 1, seed if first else second_stream(seed), first,
+                           (a, player_args(a)), (b, player_args(b)), player_probs,
+                           watch=watch)
+        payoff = None if np.isnan(p1[0]) else float(p1[0]) * (1 if first else -1)
         line = {"seed": seed, "seat": seat_name, "opponent": opponent, "payoff": payoff,
-                "record": format_record(variant, actions), "decisions": decisions,
+                "record": format_record(variant, watch.actions), "decisions": watch.decisions,
                 "wall": round(time.perf_counter() - start, 1)}
         with open(out, "a") as f:
             f.write(json.dumps(line) + "\n")
         print(f"{seed} {seat_name}: {'unfinished' if payoff is None else f'{payoff:+g}'} "
               f"({line['wall']} s)", flush=True)
+
+
+class _Watch:
+    """A replayed game's watch (play_games'): the actions for its record and, at each of the
+    agent's decisions (seat ``seat``), the moves with the agent's probabilities and values
+    (its ``move_info``) and the shadow's (``shadow``: its game of the same seat, observing
+    the game as the agent does); False after the agent's ``limit``-th decision (0: never)."""
+
+    def __init__(self, variant, seat: int, shadow, limit: int) -> None:
+        self.variant, self.seat, self.shadow, self.limit = variant, seat, shadow, limit
+        self.actions: list[int] = []
+        self.decisions: list[dict] = []
+
+    def __call__(self, cur, p, acts, probs, x, agents) -> bool:
+        from spycfr.games.agent_avenue.record import action_label
+
+        if self.shadow is not None and self.actions:  # after each move, as the agent's
+            self.shadow.observe(cur)
+        if p == self.seat:
+            info = agents[p].move_info(cur, p)
+            d = {"at": len(self.actions), "moves": [action_label(self.variant, cur, int(y))
+                                                    for y in acts],
+                 "probs": [round(float(y), 4) for y in info.probs],
+                 "values": _rounded(info.values),
+                 "value": None if np.isnan(info.value) else round(info.value, 4)}
+            if self.shadow is not None:
+                si = self.shadow.move_info(cur, p)
+                d["shadow_probs"] = [round(float(y), 4) for y in si.probs]
+                d["shadow_values"] = _rounded(si.values)
+            self.decisions.append(d)
+            if len(self.decisions) == self.limit:
+                return False  # left unfinished
+        self.actions.append(x)
+        return True
+
+
+def _rounded(values) -> list:
+    """Values to 4 places, None where nan (no value)."""
+    return [None if np.isnan(x) else round(float(x), 4) for x in values]
 
 
 def summary(paths: list[str]) -> None:

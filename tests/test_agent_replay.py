@@ -80,3 +80,39 @@ def test_the_replay_and_profile_scripts_say_bad_input_in_one_line(tmp_path, scri
     assert proc.returncode == 2
     assert proc.stderr.startswith("error:") and message in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_watch_sees_every_move_and_may_stop_the_game():
+    """play_games' watch (agent_replay.py's, which played the head-to-head loop again): told
+    each move before it is made (the action drawn among those offered, chance too), the
+    games as they are without it; False stops a game, its payoff nan."""
+    import numpy as np
+
+    from spycfr.analysis.agentplay import play_games
+    from spycfr.analysis.headtohead import (
+        heuristic_player,
+        player_args,
+        player_probs,
+        uniform_player,
+    )
+    from spycfr.games import get_plugin
+    from spycfr.tree import CHANCE
+
+    game = make_game("agent-avenue", "tiny")
+    params = get_plugin(game.name).numba_params(game.variant_obj)
+    a, b = heuristic_player(game), uniform_player()
+    seats = ((a, player_args(a)), (b, player_args(b)))
+    plain, _ = play_games(params, 3, 7, True, *seats, player_probs)
+    seen: list[tuple[int, int]] = []
+
+    def watch(cur, p, acts, probs, x, agents) -> bool:
+        assert x in acts and probs.size == acts.size and agents == {}
+        seen.append((p, x))
+        return True
+
+    watched, _ = play_games(params, 3, 7, True, *seats, player_probs, watch=watch)
+    assert np.array_equal(plain, watched)
+    assert {p for p, _ in seen} == {0, 1, CHANCE}
+    stopped, _ = play_games(params, 2, 7, True, *seats, player_probs,
+                            watch=lambda *args: False)
+    assert np.isnan(stopped).all()

@@ -19,15 +19,22 @@ from spycfr.engine import protocol as P
 from spycfr.engine.rng import game_stream, root_key, sample, uniform
 from spycfr.tree import CHANCE, TERMINAL
 
+Watch = Callable[[np.ndarray, int, np.ndarray, np.ndarray, int, dict], bool]
+
 
 def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
                player_probs: Callable, progress: Callable[[str], None] | None = None,
-               numbering: tuple[int, int] | None = None) -> tuple[np.ndarray, int]:
+               numbering: tuple[int, int] | None = None,
+               watch: Watch | None = None) -> tuple[np.ndarray, int]:
     """Team 0's payoff in each of ``count`` games (A is team 0 when ``a_first``), and the
     decisions where a table player had no row; ``a`` and ``b`` are (Player, player_args),
     the players without an agent played by ``player_probs`` (headtohead's). ``progress``
     is told each game as game ``first + g + 1`` of ``total`` (``numbering``; default: of
-    ``count``), so that a match played in parts counts its games once."""
+    ``count``), so that a match played in parts counts its games once. ``watch`` (a
+    replay's: benchmarks/agent_replay.py) is told each move before it is made: the state,
+    the player to move (CHANCE at chance), the legal actions or outcomes, their
+    probabilities, the one drawn and the agents' games by seat; False stops the game there
+    (its payoff nan)."""
     first, total = numbering if numbering is not None else (0, count)
     impl = P._REGISTRY[type(params)]
     current, legal = impl["current_player"], impl["legal_actions"]
@@ -61,7 +68,11 @@ def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
                     probs[:k] = games[p].policy(cur)
                 else:
                     misses += player_probs(args, cur, params, p, h, acts, k, probs)
-            advance_keys(params, cur, nxt, acts[sample(probs, k, uniform(rng))], h)
+            x = acts[sample(probs, k, uniform(rng))]
+            if watch is not None and not watch(cur, p, acts[:k], probs[:k], int(x), games):
+                payoff[g] = np.nan
+                break
+            advance_keys(params, cur, nxt, x, h)
             for agent_game in games.values():
                 agent_game.observe(cur)
         if progress is not None:
