@@ -15,6 +15,8 @@ import statistics
 import sys
 import time
 
+from agent_headtohead import time_solves  # this folder's (a script)
+
 from spycfr.analysis.agentplay import walk_view
 from spycfr.games import feature, make_variant
 from spycfr.runs.agent_run import load_agent
@@ -25,18 +27,7 @@ meta = read_run(run)
 records = feature(meta.game, "records", "record notation to name a position in")
 variant = make_variant(meta.game, None, meta.variant)
 agent = load_agent(run, None)
-cpu: list[float] = []
-solve = agent.solve
-
-
-def timed(*args, **kw):
-    start = time.process_time()
-    result = solve(*args, **kw)
-    cpu.append(time.process_time() - start)
-    return result
-
-
-agent.solve = timed
+cpu = time_solves(agent, time.process_time)
 deals = ["CB.SA.SK.MO", "DA.EN.DD.SE", "CB.CB.DD.SE", "DA.SA.SA.SK", "EN.EN.CB.MO", "DA.CB.DD.SE"]
 swaps = ["SK>DA", "DD>CB", "CB>SK", "SK>MO", "MO>SE", "DA>EN"]  # a name of the hand > a draw
 if meta.variant.get("mode") == "advanced":

@@ -21,7 +21,7 @@ import argparse
 import json
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from leaf_options import add_leaf_options, leaf_settings, set_up  # this folder's (a script)
 
@@ -52,16 +52,7 @@ def play_pairs(game, a, opponents: dict, out: str, first: int, pairs: int) -> It
     from spycfr.analysis.headtohead import head_to_head, payoff_bound
 
     bound = payoff_bound(game)
-    seconds: list[float] = []
-    solve = a.agent.solve
-
-    def timed(*args, **kw):
-        start = time.perf_counter()
-        result = solve(*args, **kw)
-        seconds.append(time.perf_counter() - start)
-        return result
-
-    a.agent.solve = timed
+    seconds = time_solves(a.agent)
     detection = getattr(a.agent, "detection", None)
     for seed in range(first, first + pairs):
         for name, b in opponents.items():
@@ -77,6 +68,23 @@ def play_pairs(game, a, opponents: dict, out: str, first: int, pairs: int) -> It
             with open(out, "a") as f:
                 f.write(json.dumps(line) + "\n")
             yield line
+
+
+def time_solves(agent, clock: Callable[[], float] = time.perf_counter) -> list[float]:
+    """The seconds of each of ``agent``'s solves from now on (its ``solve`` wrapped), by
+    ``clock`` (wall by default; ``time.process_time``: CPU), appended as they end (also
+    bench_agent_resolve_cpu.py's and agent_first_resolves_cpu.py's)."""
+    seconds: list[float] = []
+    solve = agent.solve
+
+    def timed(*args, **kw):
+        start = clock()
+        result = solve(*args, **kw)
+        seconds.append(clock() - start)
+        return result
+
+    agent.solve = timed
+    return seconds
 
 
 def _mean_interval(x: list[float], bound: float) -> tuple[float, float, float]:

@@ -13,6 +13,8 @@ import argparse
 import statistics
 import time
 
+from agent_headtohead import time_solves  # this folder's (a script)
+
 
 def measure(agent_dir: str, opponent: str, seed: int) -> dict:
     """One pair of games of the run at ``agent_dir`` against ``opponent``: each re-solve's
@@ -25,16 +27,7 @@ def measure(agent_dir: str, opponent: str, seed: int) -> dict:
     assert config is not None  # read_run requires it
     game = make_game(config.game, config.preset, config.params)
     a, b = player_from(agent_dir, game), player_from(opponent, game)
-    cpu: list[float] = []
-    solve = a.agent.solve
-
-    def timed(*args, **kw):
-        start = time.process_time()
-        result = solve(*args, **kw)
-        cpu.append(time.process_time() - start)
-        return result
-
-    a.agent.solve = timed
+    cpu = time_solves(a.agent, time.process_time)
     r = head_to_head(game, a, b, games=2, seed=seed)
     values = a.agent.values
     return {"cpu": cpu[1:], "p1": r["a_as_p1"]["mean"], "p2": r["a_as_p2"]["mean"],

@@ -76,3 +76,18 @@ def test_turn_levels_is_one_option_set_in_one_place():
     assert own["own"] == ["heuristic", "swapper"] and options.asks_anything(own)
     with pytest.raises(ValueError, match="not rollouts"):
         options.set_up(agent, **own)
+
+
+def test_time_solves_times_each_solve_by_the_clock_given():
+    """agent_headtohead.time_solves (play_pairs', bench_agent_resolve_cpu.py's and
+    agent_first_resolves_cpu.py's, which each wrapped the solve again): each solve's
+    result as before, its seconds by the clock given appended as it ends."""
+    from types import SimpleNamespace
+
+    headtohead = bench_script("agent_headtohead")
+    ticks = iter(range(0, 100, 5))  # a clock that moves 5 a reading
+    agent = SimpleNamespace(solve=lambda what, tree=None: (what, tree))
+    seconds = headtohead.time_solves(agent, lambda: next(ticks))
+    assert seconds == []
+    assert agent.solve("a", tree=1) == ("a", 1) and agent.solve("b") == ("b", None)
+    assert seconds == [5, 5]
