@@ -1,0 +1,52 @@
+"""A search agent's first move for given deals, as it plays them (its re-solve for its own
+cards), by the agent as committed and by the same run set up by the experiment's options
+(benchmarks/leaf_options.py: --own, --opposing, ...): per deal each agent's most likely move
+with its probability, its best discard's value and its best play's value (Agent Avenue: does
+an option change the swap-or-play choice at the first turn, and by how much).
+
+    python benchmarks/agent_first_moves.py results/agent-avenue/standard --own heuristic,swapper \\
+        CB.CB.DD.SE DA.EN.SE.SE
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from leaf_options import add_leaf_options, leaf_settings, set_up  # this folder's (a script)
+
+
+def first_moves(agent_dir: str, deals: list[str], settings: dict) -> None:
+    from spycfr.analysis.agentplay import walk_view
+    from spycfr.games import feature, make_variant
+    from spycfr.games.agent_avenue.record import action_label
+    from spycfr.runs.agent_run import load_agent
+    from spycfr.runs.store import read_run
+
+    meta = read_run(agent_dir)
+    records = feature(meta.game, "records", "record notation to name a position in")
+    variant = make_variant(meta.game, None, meta.variant)
+    agents = {"committed": load_agent(agent_dir, None)}
+    agents["with the options"] = load_agent(agent_dir, None)
+    set_up(agents["with the options"], **settings)
+    for deal in deals:
+        for name, agent in agents.items():
+            game, state = walk_view(agent, records, variant, f"deal:{deal}|?", 0)
+            info = game.move_info(state, 0)
+            labels = [action_label(variant, state, int(a)) for a in info.actions]
+            top = int(np.argmax(info.probs))
+            best = {kind: max(((v, x) for v, x in zip(info.values, labels, strict=True)
+                               if x.startswith(kind)), default=(float("nan"), "-"))
+                    for kind in ("swap:", "play:")}
+            print(f"{deal} {name}: {labels[top]} {info.probs[top]:.3f}; best swap "
+                  f"{best['swap:'][1]} {best['swap:'][0]:+.3f}, best play {best['play:'][1]} "
+                  f"{best['play:'][0]:+.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("agent_dir")
+    ap.add_argument("deals", nargs="+", help="P1's hand as a record writes it, e.g. CB.CB.DD.SE")
+    add_leaf_options(ap)
+    args = ap.parse_args()
+    first_moves(args.agent_dir, args.deals, leaf_settings(args))
