@@ -4,18 +4,23 @@ swapper style at SWAP_MARGIN; M very low: every discard on its first turn) again
 heuristic, which never discards, in both seats; per margin the mean payoff with its 95%
 interval, the discards it used a game and those on its first turn.
 
-    python benchmarks/agent_avenue_swapper.py --games 3000 --margins -1e9,0.5,1,1.5 [--seed 11]
+    python benchmarks/agent_avenue_swapper.py --games 3000 --margins=-1e9,0.5,1,1.5 [--seed 11]
+
+(``--margins=`` with the equals sign where the first margin is negative: argparse reads a bare
+``-1e9,...`` as an option.) Simple mode's presets only: the swapper is rules.py's.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
 from numba import njit
 
 from spycfr.engine.rng import sample
+from spycfr.errors import SpycfrError
 from spycfr.games import make_variant
 from spycfr.games.agent_avenue import rules as R
 from spycfr.games.agent_avenue.rollout_common import draw_card
@@ -81,17 +86,41 @@ def _interval(v: np.ndarray) -> str:
     return f"{v.mean():+.3f} [{v.mean() - half:+.3f}, {v.mean() + half:+.3f}] in {v.size}"
 
 
-def main() -> None:
+def margins_of(text: str) -> list[float]:
+    """--margins' comma-separated numbers; ValueError naming the one that is not."""
+    out = []
+    for m in text.split(","):
+        try:
+            out.append(float(m))
+        except ValueError:
+            raise ValueError(f"--margins: {m!r} is not a number (comma-separated margins in "
+                             "spaces, e.g. --margins=-1e9,0,1)") from None
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=3000, help="games per margin and seat")
+    ap.add_argument("--games", type=int, default=3000,
+                    help="games per margin and seat (at least 2, for the interval)")
     ap.add_argument("--margins", default="-1e9,0.5,1,1.5",
-                    help="comma-separated margins in spaces (rules.SWAP_MARGIN is the style's)")
-    ap.add_argument("--preset", default="standard")
+                    help="comma-separated margins in spaces (rules.SWAP_MARGIN is the style's; "
+                    "a negative first one as --margins=-1e9,...)")
+    ap.add_argument("--preset", default="standard", help="a simple-mode Agent Avenue preset")
     ap.add_argument("--seed", type=int, default=11)
-    args = ap.parse_args()
-    params = make_variant("agent-avenue", args.preset).to_params()
+    args = ap.parse_args(argv)
+    if args.games < 2:
+        ap.exit(2, "error: --games must be at least 2 (the interval's deviation)\n")
+    try:
+        margins = margins_of(args.margins)
+        variant = make_variant("agent-avenue", args.preset)
+        if variant.rules is not R:
+            raise ValueError(f"preset {args.preset!r} is not simple mode's 1v1 game: the "
+                             "swapper is rules.py's (e.g. tiny, mini, small, standard)")
+    except (ValueError, SpycfrError) as e:
+        ap.exit(2, f"error: {e}\n")
+    params = variant.to_params()
     start = time.time()
-    for margin in (float(m) for m in args.margins.split(",")):
+    for margin in margins:
         both = []
         for seat in (0, 1):
             x, used, first = _games(params, args.games, margin, seat, args.seed + seat)
@@ -105,4 +134,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

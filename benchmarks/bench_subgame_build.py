@@ -12,7 +12,10 @@ file ``solver/search/tree.py`` at ``--old`` (read with ``git show``), loaded as 
 (the game's model is the working tree's: an ``_expand`` that asks for each private state's
 row by the per-state functions is timed against one that asks for every state's at once).
 
-    nice -n 10 python benchmarks/bench_subgame_build.py --old main --preset standard
+    nice -n 10 python benchmarks/bench_subgame_build.py --old a4440ed --preset standard
+
+(a4440ed: the last tree.py that asks state by state; ``--old main`` times a branch against
+main before it lands.)
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from revision import module_at  # noqa: E402
 
+from spycfr.errors import SpycfrError  # noqa: E402
 from spycfr.games import get_plugin, make_variant  # noqa: E402
 from spycfr.public import protocol as pp  # noqa: E402
 from spycfr.search import subgame as S  # noqa: E402
@@ -100,12 +105,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--rounds", type=int, default=5)
     args = p.parse_args(argv)
-    plugin = get_plugin(args.game)
-    game = GameModel.of((plugin.search_params or plugin.numba_params)(
-        make_variant(args.game, args.preset)))
+    if min(args.roots, args.levels, args.rounds) < 1:
+        p.exit(2, "error: --roots, --levels and --rounds must be at least 1\n")
+    try:
+        plugin = get_plugin(args.game)
+        game = GameModel.of((plugin.search_params or plugin.numba_params)(
+            make_variant(args.game, args.preset)))
+    except SpycfrError as e:
+        p.exit(2, f"error: {e}\n")
     roots = [pub for pub, _, _ in public_walk(game, args.seed, args.roots)]
     with tempfile.TemporaryDirectory() as tmp:
-        old = module_at(args.old, "solver/search/tree.py", "tree_old", Path(tmp))
+        try:
+            old = module_at(args.old, "solver/search/tree.py", "tree_old", Path(tmp))
+        except subprocess.CalledProcessError as e:
+            p.exit(2, f"error: --old {args.old}: git show {args.old}:solver/search/tree.py "
+                   f"failed ({e.stderr.strip().splitlines()[-1] if e.stderr else e})\n")
         kinds = {"old": old._expand, "new": S._expand}
         first_old, _ = builds(kinds["old"], game, roots, args.levels)  # compiles
         first_new, _ = builds(kinds["new"], game, roots, args.levels)

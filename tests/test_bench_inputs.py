@@ -1,0 +1,30 @@
+"""The benchmark scripts' wrong inputs: one `error:` line naming what is wrong, exit 2, no
+traceback (agent_avenue_swapper.py and bench_subgame_build.py raised one for each below)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.mark.parametrize("script, args, message", [
+    ("agent_avenue_swapper.py", ["--margins", "1,abc"], "'abc' is not a number"),
+    ("agent_avenue_swapper.py", ["--games", "1"], "--games must be at least 2"),
+    ("agent_avenue_swapper.py", ["--preset", "nope"], "unknown preset 'nope'"),
+    ("agent_avenue_swapper.py", ["--preset", "advanced"], "not simple mode's"),
+    ("bench_subgame_build.py", ["--game", "nope"], "unknown game 'nope'"),
+    ("bench_subgame_build.py", ["--roots", "0"], "must be at least 1"),
+    ("bench_subgame_build.py", ["--preset", "mini", "--old", "no-such-revision"],
+     "--old no-such-revision"),
+])
+def test_a_wrong_input_is_one_error_line(tmp_path, script, args, message):
+    proc = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error:") and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
