@@ -115,11 +115,16 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
     re-solves' depth in runs of one seat's decisions (AgentConfig.turn_levels); with
     --detect, the detection over those leaves (spycfr.search.styles.configure_detection,
     --detect-none its none_prob). ValueError as configure_agent's and configure_detection's,
-    and for --detect-none without --detect."""
+    and for --detect-none without --detect or outside (0, 1] (before anything is set)."""
     from dataclasses import replace
 
     from spycfr.search.configure import configure_agent
 
+    if detect_none is not None and not detect:
+        raise ValueError("--detect-none needs --detect")
+    if detect_none is not None and not 0 < detect_none <= 1:
+        raise ValueError(f"--detect-none {detect_none:g}: a probability in (0, 1] (each "
+                         "opponent move's for a player not among the styles)")
     configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range, choice,
                     guesses or None, guess_by, guess_draws, guess_weight, row_weight, own)
     if turn_levels:
@@ -128,5 +133,3 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
         from spycfr.search.styles import NONE_PROB, configure_detection
 
         configure_detection(agent, none_prob=NONE_PROB if detect_none is None else detect_none)
-    elif detect_none is not None:
-        raise ValueError("--detect-none needs --detect")

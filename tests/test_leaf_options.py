@@ -78,6 +78,28 @@ def test_turn_levels_is_one_option_set_in_one_place():
         options.set_up(agent, **own)
 
 
+def test_detect_none_is_checked_before_anything_is_set():
+    """--detect-none without --detect, or outside (0, 1], is a ValueError naming the flag
+    (the scripts' one error line), the agent unchanged: 2 gave configure_detection's words,
+    naming a prior the user never set."""
+    from types import SimpleNamespace
+
+    from spycfr.search.agent import AgentConfig
+
+    options = bench_script("leaf_options")
+    parser = argparse.ArgumentParser()
+    options.add_leaf_options(parser)
+    config = AgentConfig(depth=3)
+    agent = SimpleNamespace(config=config, values=None)
+    for argv, words in ((["--detect-none", "0.1"], "--detect-none needs --detect"),
+                        (["--detect", "--detect-none", "2"], r"--detect-none 2: a probability"),
+                        (["--detect", "--detect-none", "0"], r"--detect-none 0: a probability")):
+        settings = options.leaf_settings(parser.parse_args([*argv, "--turn-levels"]))
+        with pytest.raises(ValueError, match=words):
+            options.set_up(agent, **settings)
+        assert agent.config is config and agent.values is None
+
+
 def test_time_solves_times_each_solve_by_the_clock_given():
     """agent_headtohead.time_solves (play_pairs', bench_agent_resolve_cpu.py's and
     agent_first_resolves_cpu.py's, which each wrapped the solve again): each solve's
