@@ -190,8 +190,10 @@ def test_the_position_line_reads_the_gap_the_other_way_only_before_a_catch():
     info = summary(variant, "deal:EN.CB.DD.SE|DA.EN.CB.CB swap:DD>CB play:EN/CB")
     board = variant.board
     info["gap"] = 5
-    assert f"({board - 5} the other way; P1 catches at 0" in "\n".join(
-        position_lines(info, variant))
+    # the catches measured by the gap, its number given (it read "P1 catches at 0, P2 at
+    # 14", two numbers with nothing to measure them by)
+    assert (f"({board - 5} the other way; P1 catches when the gap of 5 falls to 0, P2 when it "
+            f"reaches {board})") in "\n".join(position_lines(info, variant))
     for caught, past in ((0, ""), (board, ""), (board + 2, ": 2 spaces past it"),
                          (-1, ": 1 space past it")):  # a catch: no distance "the other way"
         info["gap"] = caught
@@ -218,8 +220,8 @@ def test_a_gap_past_the_board_says_how_far_past_the_catch():
     info = summary(variant, record)
     text = "\n".join(position_lines(info, variant))
     assert info["terminal"] and info["gap"] == 20
-    assert ("gap: P2's meeple has caught P1's (gap 20: 6 spaces past it; P1 catches at 0, "
-            "P2 at 14)") in text
+    assert ("gap: P2's meeple has caught P1's (gap 20: 6 spaces past it; P1 catches when the "
+            "gap falls to 0, P2 when it reaches 14)") in text
     assert "game over: P2 wins (P2 caught P1's meeple)" in text
 
 
@@ -247,14 +249,16 @@ def test_a_meeple_reached_before_the_end_step_is_not_yet_caught():
     text, info = line(REACHED)
     assert not info["terminal"] and "P1 to move (black market take)" in text
     assert ("gap: P2's meeple has reached P1's (gap 14, not a catch yet: the End step judges "
-            "it after the black market resolves; P1 catches at 0, P2 at 14)") in text
+            "it after the black market resolves; P1 catches when the gap falls to 0, P2 when it "
+            "reaches 14)") in text
     assert "caught" not in text
     text, info = line(REACHED + " bm:P1=TRUCK>DEVICE truck:+1")  # P1 escapes forward
     assert not info["terminal"] and info["gap"] == 13
     assert "gap: P2's meeple is 13 spaces ahead of P1's (1 the other way;" in text
     text, info = line(REACHED + " bm:P1=MASTERPLAN>DEVICE")  # the End step catches
     assert info["terminal"] and "game over: P2 wins (P2 caught P1's meeple)" in text
-    assert "gap: P2's meeple has caught P1's (gap 14; P1 catches at 0, P2 at 14)" in text
+    assert ("gap: P2's meeple has caught P1's (gap 14; P1 catches when the gap falls to 0, P2 "
+            "when it reaches 14)") in text
 
 
 def test_a_view_that_stops_before_the_black_market_says_how_to_give_it():

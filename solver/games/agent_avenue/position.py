@@ -280,6 +280,14 @@ def _gap(gap: int, board: int, ahead: str, behind: str, over: bool) -> str:
             f"({board - gap} the other way; ")
 
 
+def _catches(gap: int, board: int) -> str:
+    """Which gap is each seat's catch, the gap named by its number where the line has not
+    said it ("P1 catches at 0, P2 at 14" read as two numbers with nothing to measure them
+    by)."""
+    of = f" of {gap}" if 0 < gap < board else ""
+    return f"P1 catches when the gap{of} falls to 0, P2 when it reaches {board}"
+
+
 def position_lines(info: dict, variant: Variant) -> list[str]:
     """The position of a summary in words, for the terminal."""
     if info["seats"] is not None:
@@ -291,7 +299,7 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
     g = info["gap"]
     lines.append(f"turns played: {info['turns']}   gap: "
                  f"{_gap(g, board, 'P2', 'P1', info['terminal'])}"
-                 f"P1 catches at 0, P2 at {board})   deck: "
+                 f"{_catches(g, board)})   deck: "
                  f"{info['deck_size']}")
     for p, pl in enumerate(info["players"]):
         lines.append(f"P{p + 1}  hand: {_cards(pl['hand'])} ({_count(pl['hand_size'])})   in play: "
