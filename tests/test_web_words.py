@@ -75,3 +75,21 @@ def test_a_review_says_what_the_held_states_it_names_mean():
     assert page.count(f'<p class="note held">{legend}</p>') == 2  # under P1's and P2's table
     code, page = _ask(app, "/browse", "run=mini&line=0.0")
     assert legend[1:] in html.unescape(page)  # the notation box, its first letter capital
+
+
+def test_a_review_lists_the_ties_in_the_games_order_after_the_moves_that_lost():
+    """The review sorted every row by its loss, ties too, whose losses are below the
+    tolerance: a game against results/standard's agent listed its tied moves 4, 6, 2, 3, 5,
+    7 under the one that lost. The moves that lost come first, the costliest first, then
+    the ties in the game's order (the page and `spycfr review`: review.costliest_first)."""
+    from spycfr.analysis.review import costliest_first
+    from spycfr.web.games import _review_html
+
+    losses = [(0.0, True), (2e-3, True), (0.19, False), (4e-3, True), (0.5, False), (1e-3, True)]
+    rows = [{"number": n, "move": f"m{n}", "probability": 0.1, "value": 0.0, "best_value": 0.0,
+             "loss": loss, "tie": tie, "words": f"move {n}"}
+            for n, (loss, tie) in enumerate(losses, 1)]
+    assert [r["number"] for r in costliest_first(rows)] == [5, 3, 1, 2, 4, 6]
+    page = _review_html(rows, 0, "")
+    assert re.findall(r'<td class="l mv">(m\d)</td>', page) == [
+        "m5", "m3", "m1", "m2", "m4", "m6"]

@@ -24,7 +24,7 @@ from spycfr.analysis.play import (
     probability_label,
     run_game,
 )
-from spycfr.analysis.review import explained, records_in, review_records
+from spycfr.analysis.review import costliest_first, explained, records_in, review_records
 from spycfr.games import get_plugin
 from spycfr.seeds import check_seed
 from spycfr.web.bench import MAX_UPLOAD, PageError, entry_nav, fmt_eps, parse_line
@@ -305,7 +305,7 @@ def _review_html(rows: list[dict], seat: int, held: str, mine: bool = True) -> s
     whose = "your" if mine else f"{SEATS[seat]}'s"
     # a sampled run's rows have no loss, and a search agent's move may have none (no value)
     valued = any(r.get("loss") is not None for r in rows)
-    ordered = sorted(rows, key=lambda r: -(r.get("loss") or 0.0)) if valued else rows
+    ordered = costliest_first(rows) if valued else rows
     body = []
     for r in ordered:
         loss = loss_text(r)
