@@ -93,3 +93,14 @@ def test_a_review_lists_the_ties_in_the_games_order_after_the_moves_that_lost():
     page = _review_html(rows, 0, "")
     assert re.findall(r'<td class="l mv">(m\d)</td>', page) == [
         "m5", "m3", "m1", "m2", "m4", "m6"]
+
+
+def test_the_index_says_what_exploitability_means():
+    """The index's runs were ranked by an "exploitability" column (9.3e-05, or a sentence
+    of a local best response's games) with no word of what it is."""
+    code, page = _ask(_app(RESULTS / "tiny", RESULTS / "standard"), "/")
+    page = html.unescape(page)
+    assert code == 200
+    runs = page.split("<h2>Runs</h2>")[1]
+    assert "exploitability: how far a run's strategy is from perfect play" in runs
+    assert "A search agent's is unknown" in runs

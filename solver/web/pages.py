@@ -19,6 +19,14 @@ CONTENT_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".md": "text/plai
                  ".csv": "text/csv"}
 
 
+# what the index's exploitability column means, for a player who has not met the word
+EPS_WORDS = ("exploitability: how far a run's strategy is from perfect play, the most a "
+             "perfect opponent could win from it per game on average, in the game's payoff "
+             "(+1 a win and −1 a loss by the rulesheets' scoring); 0 is an equilibrium, where "
+             "neither player gains by changing alone. A search agent's is unknown: its cell "
+             "says what its games show instead.")
+
+
 def index(bench, request) -> str:
     kinds = {"run": "Runs", "sweep": "Sweeps", "team": "Team runs"}
     parts = []
@@ -35,7 +43,8 @@ def index(bench, request) -> str:
             for e in rows)
         last = "variants solved" if kind == "sweep" else "exploitability"
         parts.append(f"<h2>{title}</h2><table><tr><th class=l>name</th><th class=l>game</th>"
-                     f"<th class=l>variant</th><th>{last}</th></tr>{items}</table>")
+                     f"<th class=l>variant</th><th>{last}</th></tr>{items}</table>"
+                     + (f'<p class="note">{EPS_WORDS}</p>' if kind == "run" else ""))
     damaged = "".join(bench.damage_html(e, named=True) for e in bench.entries.values())
     return page("What to open", damaged + "".join(parts))
 
