@@ -22,3 +22,24 @@ def test_a_rare_positions_tie_tolerance_is_not_said_to_be_for_a_frequent_one():
     assert "what the exploitability allows at a position reached this often" in text
     assert ("'~': within that, but more than 0.00019 (the run's precision at a frequent "
             "position) below the best, so not ranked") in text
+
+
+def test_an_agent_avenue_review_names_the_hand_the_opponent_likely_held():
+    """Agent Avenue's held states are the seat's view less the other's (no private_state
+    hook): a token hiding the other's part and showing its own was dropped for its '?', so
+    the deal, the seat's hand, never showed and `spycfr review` on results/agent-avenue/mini
+    said P2 "likely held nothing hidden (100%)" with three cards in its hand."""
+    from spycfr.analysis.views import default_private
+
+    assert default_private("deal:?|EN.CB.DD swap:?>? play:EN/CB",
+                           "deal:DA.CB.DD|? swap:DA>DA play:EN/?".split()) == (
+        "deal:?|EN.CB.DD play:EN/CB")  # its hand and its play; not the other's swap
+    assert default_private("place:? place:1-0 switch:1=4>6@2",
+                           "place:2-1 place:? switch:1=4>?@2".split()) == (
+        "place:1-0 switch:1=4>6@2")
+    record = ("deal:DA.CB.DD|EN.CB.DD swap:DA>DA swap:DA>EN play:EN/CB take:up=CB play:EN/DD "
+              "take:up=DD")
+    code, out, _ = spycfr("review", str(RESULTS / "agent-avenue" / "mini"), "--seat", "P1",
+                          record)
+    assert code == 0 and "nothing hidden" not in out, out
+    assert "P2 then likely held deal:?|" in out, out

@@ -40,13 +40,17 @@ def delta(before: str, after: str) -> str:
 
 def default_private(view: str, public_tokens: list[str]) -> str:
     """A seat's private state in its view: the tokens where its view differs from the
-    public line and that hide nothing (``?``); the whole view where the two do not align
-    token by token."""
+    other's (``public_tokens``) and hides no more (``?``) than the other's does: its own
+    moves and cards, not the other's that it cannot see; the whole view where the two do
+    not align token by token. A token that hides the other's part and shows its own (Agent
+    Avenue's deal, ``deal:?|EN.CB.DD`` against ``deal:DA.CB.DD|?``) is the seat's hand:
+    dropped for its ``?``, a review said the opponent "likely held nothing hidden"."""
     toks = view.split()
     public = " ".join(public_tokens).split()
     if len(toks) != len(public):
         return view or "(start)"
-    own = [t for t, u in zip(toks, public, strict=True) if t != u and "?" not in t]
+    own = [t for t, u in zip(toks, public, strict=True)
+           if t != u and t.count("?") <= u.count("?")]
     return " ".join(own) or "nothing hidden"
 
 
