@@ -15,6 +15,8 @@ import argparse
 import numpy as np
 from leaf_options import add_leaf_options, leaf_settings, set_up  # this folder's (a script)
 
+from spycfr.errors import SpycfrError
+
 
 def first_moves(agent_dir: str, deals: list[str], settings: dict) -> None:
     from spycfr.analysis.agentplay import walk_view
@@ -24,6 +26,9 @@ def first_moves(agent_dir: str, deals: list[str], settings: dict) -> None:
     from spycfr.runs.store import read_run
 
     meta = read_run(agent_dir)
+    if meta.game != "agent-avenue":  # the labels and the swap-or-play question are its own
+        raise ValueError(f"{agent_dir} plays {meta.game}: give an Agent Avenue search agent's "
+                         "run directory")
     records = feature(meta.game, "records", "record notation to name a position in")
     variant = make_variant(meta.game, None, meta.variant)
     agents = {"committed": load_agent(agent_dir, None)}
@@ -49,4 +54,7 @@ if __name__ == "__main__":
     ap.add_argument("deals", nargs="+", help="P1's hand as a record writes it, e.g. CB.CB.DD.SE")
     add_leaf_options(ap)
     args = ap.parse_args()
-    first_moves(args.agent_dir, args.deals, leaf_settings(args))
+    try:
+        first_moves(args.agent_dir, args.deals, leaf_settings(args))
+    except (SpycfrError, ValueError) as e:  # a bad directory, deal or option: one line
+        ap.exit(2, f"error: {e}\n")

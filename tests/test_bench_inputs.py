@@ -1,5 +1,6 @@
 """The benchmark scripts' wrong inputs: one `error:` line naming what is wrong, exit 2, no
-traceback (agent_avenue_swapper.py and bench_subgame_build.py raised one for each below)."""
+traceback (agent_avenue_swapper.py, bench_subgame_build.py and agent_first_moves.py raised
+one for each below)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+RESULTS = BENCH.parent / "results"
 
 
 @pytest.mark.parametrize("script, args, message", [
@@ -21,6 +23,12 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
     ("bench_subgame_build.py", ["--roots", "0"], "must be at least 1"),
     ("bench_subgame_build.py", ["--preset", "mini", "--old", "no-such-revision"],
      "--old no-such-revision"),
+    ("agent_first_moves.py", ["/nonexistent", "CB.CB.DD.SE"], "does not exist"),
+    ("agent_first_moves.py", [str(RESULTS / "agent-avenue" / "mini"), "CB.CB"],
+     "not a search agent"),
+    ("agent_first_moves.py", [str(RESULTS / "standard"), "CB"], "plays agent-hunter"),
+    ("agent_first_moves.py", [str(RESULTS / "agent-avenue" / "standard"), "XX.SE",
+                              "--own", "heuristic"], "XX is not an agent code"),
 ])
 def test_a_wrong_input_is_one_error_line(tmp_path, script, args, message):
     proc = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
