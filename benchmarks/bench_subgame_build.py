@@ -1,16 +1,18 @@
-"""Times the search agent's subgame builds (spycfr.search.subgame) with this tree's
-``tree._expand`` against that of an earlier revision, in one process, alternating, and checks
-that both give the same bits.
+"""Times the search agent's subgame builds (spycfr.search.subgame) of this tree against
+those of an earlier revision, in one process, alternating, and checks that both give the
+same bits.
 
 The subgames are those a re-solve builds (``--levels`` decision levels, 2 by default) at the
 public states of a seeded random walk on the game's public tree (the search agent's model,
-``search_params``): ``--roots`` of its decisions. Each round builds every subgame with the
-old ``_expand`` and with the new one, in alternating order, and records each one's seconds;
+``search_params``): ``--roots`` of its decisions. Each round builds every subgame the old
+way and the new, in alternating order, and records each one's seconds;
 the old and the new trees must be equal in every array. Prints each round's ratio (new over
-old), their median and range, and the seconds a node of each. The old ``_expand`` is the
-file ``solver/search/tree.py`` at ``--old`` (read with ``git show``), loaded as its own module
-(the game's model is the working tree's: an ``_expand`` that asks for each private state's
-row by the per-state functions is timed against one that asks for every state's at once).
+old), their median and range, and the seconds a node of each. The old build is the files
+``solver/search/subgame.py`` and ``solver/search/tree.py`` (its ``_expand``) at ``--old``
+(read with ``git show``), each loaded as its own module; the game's model is the working
+tree's (so a change of the game's own functions is not what this times: an ``_expand``
+that asked for each private state's row by the per-state functions was timed against one
+that asks for every state's at once).
 
     nice -n 10 python benchmarks/bench_subgame_build.py --old a4440ed --preset standard
 
@@ -80,19 +82,14 @@ def same(a, b) -> bool:
     return True
 
 
-def builds(expand, game: GameModel, roots: list, levels: int) -> tuple[list, list[float]]:
-    """Each root's subgame built with ``expand`` as subgame's ``_expand``: (trees, seconds)."""
-    kept = S._expand
-    S._expand = expand
-    try:
-        trees, secs = [], []
-        for r in roots:
-            began = time.perf_counter()
-            trees.append(S.subgame(game, r, levels))
-            secs.append(time.perf_counter() - began)
-        return trees, secs
-    finally:
-        S._expand = kept
+def builds(subgame, game: GameModel, roots: list, levels: int) -> tuple[list, list[float]]:
+    """Each root's subgame built by ``subgame``: (trees, seconds)."""
+    trees, secs = [], []
+    for r in roots:
+        began = time.perf_counter()
+        trees.append(subgame(game, r, levels))
+        secs.append(time.perf_counter() - began)
+    return trees, secs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,11 +113,14 @@ def main(argv: list[str] | None = None) -> int:
     roots = [pub for pub, _, _ in public_walk(game, args.seed, args.roots)]
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            old = module_at(args.old, "solver/search/tree.py", "tree_old", Path(tmp))
+            old = module_at(args.old, "solver/search/subgame.py", "subgame_old", Path(tmp))
+            old._expand = module_at(args.old, "solver/search/tree.py", "tree_old",
+                                    Path(tmp))._expand
         except subprocess.CalledProcessError as e:
-            p.exit(2, f"error: --old {args.old}: git show {args.old}:solver/search/tree.py "
-                   f"failed ({e.stderr.strip().splitlines()[-1] if e.stderr else e})\n")
-        kinds = {"old": old._expand, "new": S._expand}
+            p.exit(2, f"error: --old {args.old}: git show {args.old}:solver/search/"
+                   f"{{subgame,tree}}.py failed "
+                   f"({e.stderr.strip().splitlines()[-1] if e.stderr else e})\n")
+        kinds = {"old": old.subgame, "new": S.subgame}
         first_old, _ = builds(kinds["old"], game, roots, args.levels)  # compiles
         first_new, _ = builds(kinds["new"], game, roots, args.levels)
         nodes = sum(t.size for t in first_new)

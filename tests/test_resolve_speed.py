@@ -9,7 +9,9 @@ each gives the bits of the path it replaced.
   where they reset the whole scratch buffer before each expansion: the same subtree, every
   array.
 - Agent Avenue's private_action_rows / private_chance_rows (every state's row at once, which
-  tree._expand asks for) give the per-state functions' entries bit for bit."""
+  tree._expand asks for) give the per-state functions' entries bit for bit.
+- subgame keeps only the chance children's masks (the others are ones): each node's masks
+  are those the protocol gives its edge."""
 
 from __future__ import annotations
 
@@ -264,3 +266,31 @@ def test_private_rows_at_once_are_the_per_state_functions_bit_for_bit(preset):
             assert a.tobytes() == b.tobytes(), (preset, pub[R.PHASE], kind)
         seen.add((kind >= pp.PRIVATE_CHANCE, int(pub[R.PHASE])))
     assert {d for d, _ in seen} == {False, True}  # decisions and private chances
+
+
+@pytest.mark.parametrize("game_name,preset", [("agent-avenue", "mini"),
+                                              ("agent-avenue", "standard"),
+                                              ("agent-hunter", "tiny")])
+def test_subgame_masks_are_the_protocols_chance_masks(game_name, preset):
+    """Each node's masks, both seats: its chance edge's ``chance_mask`` (the outcome its
+    label names), ones below a decision or a private chance and at the root; some chance
+    child's mask is not all ones (the comparison can fail)."""
+    game = _model(game_name, preset)
+    params = game.params
+    outcomes, chance_mask = (pp.python_impl(params, f) for f in ("chance_outcomes",
+                                                                    "chance_mask"))
+    first = subgame(game, game.root(), 1)
+    codes, probs = np.zeros(game.max_actions, np.int32), np.zeros(game.max_actions)
+    masked = False
+    for root in [game.root(), *first.pub[first.leaves[:2]]]:
+        t = subgame(game, root, 2)
+        for c in range(t.size):
+            p = t.parent[c]
+            for s in range(2):
+                want = np.ones(game.n[s])
+                if p >= 0 and t.kind[p] == pp.CHANCE:
+                    outcomes(t.pub[p], params, codes, probs)
+                    chance_mask(t.pub[p], params, codes[t.label[c]], s, want)
+                    masked |= bool((want != 1.0).any())
+                assert t.mask[s][c].tobytes() == want.tobytes(), (c, s)
+    assert masked

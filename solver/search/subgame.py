@@ -71,7 +71,7 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
     current = pp.python_impl(params, "current_player")
     nmax, amax, pamax = max(game.n), game.max_actions, game.max_private_actions
     pubs, parents, labels, eprob = [np.asarray(root).copy()], [-1], [0], [1.0]
-    emask = [np.ones((2, nmax))]
+    chance_masks: dict[int, np.ndarray] = {}  # a chance child's masks (the others': ones)
     level = [0]  # decisions above each node (with turn_levels, runs of one seat's)
     last = [-1]  # the seat of the decision above each node (-1: none)
     kinds: list[int] = []
@@ -111,10 +111,10 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
         if buffers is None:
             buffers = _expand_buffers(root, nmax, amax, pamax)
         kids_pub, probs, masks, rk, rn, rp, rc = buffers
-        # masks is all ones here: made so, and after each expansion its k children's masks
-        # (all _expand writes) are set back to ones below, where the whole buffer was reset
-        # before each (amax x 2 x nmax: 19 MB on advanced mode, 455 supplies by 2,641
-        # states, most of a subgame's build)
+        # masks is all ones here: made so, and after a chance node's expansion its k
+        # children's masks (all chance_mask writes; elsewhere _expand writes ones) are set
+        # back to ones below, where the whole buffer was reset before each (amax x 2 x nmax:
+        # 19 MB on advanced mode, 455 supplies by 2,641 states, most of a subgame's build)
         rc[:] = 0
         kind, k = _expand(pubs[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)
         if kind != pp.TERMINAL and k == 0:
@@ -137,15 +137,18 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
             parents.append(i)
             labels.append(o)
             eprob.append(float(probs[o]))
-            emask.append(masks[o].copy())
+            if kind == pp.CHANCE:  # else _expand wrote ones
+                chance_masks[len(pubs) - 1] = masks[o].copy()
             level.append(level[i] + (kind in (0, 1) and not (turn_levels and kind == last[i])))
             last.append(int(kind) if kind in (0, 1) else last[i])
-        masks[:k] = 1.0
+        if kind == pp.CHANCE:  # only chance_mask writes other than ones
+            masks[:k] = 1.0
         i += 1
     width = max([t[0].shape[1] for t in tabs], default=1)
     r = max(len(tabs), 1)
-    # before any array: the tree's, the (nodes, 2, nmax) array the masks pass through, the
-    # terminals' and leaves' indices and the comparisons that find them, the payoffs
+    # before any array: the tree's, the chance children's masks kept until now (at most
+    # nodes x 2 x nmax), the terminals' and leaves' indices and the comparisons that find
+    # them, the payoffs
     memory.require(f"a subgame of {len(pubs):,} public nodes and {len(tabs):,} private "
                    f"rows {width} wide", tree_bytes(game, len(pubs), r, width, root)
                    + (16.0 * nmax + 24.0) * len(pubs)
@@ -158,7 +161,12 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
     payoff = np.zeros((tnodes.size, *game.n))
     if tnodes.size:
         _payoffs(pub[tnodes], params, game.compat, payoff)
-    em = np.array(emask)
+    # both seats' masks set where a chance child's are kept, ones elsewhere: no (nodes, 2,
+    # nmax) array of every node's masks, nor a copy a child
+    mask = (np.ones((len(pubs), game.n[0])), np.ones((len(pubs), game.n[1])))
+    for c, m in chance_masks.items():
+        mask[0][c] = m[0, :game.n[0]]
+        mask[1][c] = m[1, :game.n[1]]
     tab = [np.zeros((r, nmax, width), np.int64), np.zeros((r, nmax, width), np.int64),
            np.zeros((r, nmax, width)), np.zeros((r, nmax), np.int64)]
     for q, t in enumerate(tabs):
@@ -167,7 +175,6 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
         tab[3][q] = t[3]
     return Subtree(game, pub, kind_a, np.array(parents, np.int64), np.array(labels, np.int64),
                    np.array(firsts, np.int64), np.array(counts, np.int64), np.array(eprob),
-                   (np.ascontiguousarray(em[:, 0, :game.n[0]]),
-                    np.ascontiguousarray(em[:, 1, :game.n[1]])),
+                   mask,
                    np.array(rows, np.int64), tab[0], tab[1], tab[2], tab[3], term, payoff,
                    np.flatnonzero(kind_a == LEAF))
