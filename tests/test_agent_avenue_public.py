@@ -66,6 +66,17 @@ def test_multisets_are_numbered_densely(n, size):
     assert len(seen) == count
 
 
+def test_the_count_of_multisets_is_the_binomial_inside_its_table_and_beyond():
+    """_count(m, b), read from a table for m <= 8 names and b <= 32 cards and computed past
+    it: C(m + b - 1, b) multisets of size b over m names, 1 of size 0 over none, 0 of a
+    negative size, the same on either side of the table's edges."""
+    assert P._COUNTS.shape == (9, 33)
+    for m in range(12):
+        for b in range(-2, 40):
+            want = 0 if b < 0 else (int(b == 0) if m == 0 else math.comb(m + b - 1, b))
+            assert P._count(m, b) == want, (m, b)
+
+
 def test_private_states_per_preset():
     # tiny: the 6 hands of 2 cards of 3 names; mini: 20 hands of 3 of 4 names x 10 discard
     # pairs; small: 35 hands of 3 of 5 names (+ DEAD). Pending numberings are smaller.

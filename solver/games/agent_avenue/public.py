@@ -117,9 +117,20 @@ def _unit(t):
     return np.int64(1) << (SHIFT * t)
 
 
+# _count(m, b) for m <= 8 names and b <= 32 cards (SHIFT's digits, 15 at most, of two
+# multisets), as math.comb gives it: read from this table in the numberings' ranks, which
+# ask for it at every digit of every state (most of a subgame's build on standard)
+_COUNTS = np.array([[math.comb(m + b - 1, b) if m else int(b == 0) for b in range(33)]
+                    for m in range(9)], np.int64)
+
+
 @njit(cache=True)
 def _count(m, b):
     """Multisets of size exactly b over m names."""
+    if b < 0:
+        return 0
+    if 0 <= m < _COUNTS.shape[0] and b < _COUNTS.shape[1]:
+        return _COUNTS[m, b]
     if m == 0:
         return 1 if b == 0 else 0
     return _binom(m + b - 1, b)
@@ -526,77 +537,10 @@ def private_chance(pub, params, i, nexts, probs):
 
 # --- every state's rows at once ------------------------------------------------------------
 # The protocol's private_action_rows / private_chance_rows: what a node's states share (the
-# play labels, the draws' multisets and probabilities, the cards left) computed once, and
-# the multisets ranked from a table of _count, where the per-state functions above (the
-# reference: the same entries, bit for bit; test_agent_avenue_public) redo it per state:
-# most of a subgame's build on standard (a refill's 36 draws for each of 289 states).
-
-# _count(m, b) for m <= 8 names and b <= 32 cards (SHIFT's digits, 15 at most, of two
-# multisets), as math.comb gives it: integers, the same as _count's
-_COUNTS = np.array([[math.comb(m + b - 1, b) if m else int(b == 0) for b in range(33)]
-                    for m in range(9)], np.int64)
-
-
-@njit(cache=True)
-def _count_t(m, b):
-    """:func:`_count` read from a table where it holds the pair."""
-    if b < 0:
-        return 0
-    if m < _COUNTS.shape[0] and b < _COUNTS.shape[1]:
-        return _COUNTS[m, b]
-    return _count(m, b)
-
-
-@njit(cache=True)
-def _rank_t(code, n, size):
-    """:func:`rank_multiset` by :func:`_count_t`."""
-    r = 0
-    b = size
-    for t in range(n):
-        v = _digit(code, t)
-        for u in range(v):
-            r += _count_t(n - 1 - t, b - u)
-        b -= v
-    return r
-
-
-@njit(cache=True)
-def _unrank_t(r, n, size):
-    """:func:`unrank_multiset` by :func:`_count_t`."""
-    code = np.int64(0)
-    b = size
-    for t in range(n):
-        v = 0
-        while True:
-            c = _count_t(n - 1 - t, b - v)
-            if r < c:
-                break
-            r -= c
-            v += 1
-        code |= np.int64(v) << (SHIFT * t)
-        b -= v
-    return code
-
-
-@njit(cache=True)
-def _index_t(params, pending, hs, ds, hand, disc, name):
-    """:func:`index` by :func:`_count_t`."""
-    n = params.n
-    k = _rank_t(hand, n, hs) * _count_t(n, ds) + _rank_t(disc, n, ds)
-    return np.int64(1 + (k * n + name if pending else k))
-
-
-@njit(cache=True)
-def _decode_t(params, pending, hs, ds, i):
-    """:func:`decode` by :func:`_count_t`."""
-    n = params.n
-    k = i - 1
-    name = NO_NAME
-    if pending:
-        name = k % n
-        k //= n
-    m = _count_t(n, ds)
-    return _unrank_t(k // m, n, hs), _unrank_t(k % m, n, ds), name
+# play labels, the draws' multisets and probabilities, the cards left) computed once, where
+# the per-state functions above (the reference: the same entries, bit for bit;
+# test_resolve_speed) redo it per state: most of a subgame's build on standard (a refill's
+# 36 draws for each of 289 states).
 
 
 @njit(cache=True)
@@ -620,20 +564,20 @@ def play_rows(pub, params, pending, hs, ds, keep, states, kids, nexts, counts):
     for i in range(states):
         m = 0
         if 0 < i < size:
-            hand, disc, _ = _decode_t(params, pending, hs, ds, i)
+            hand, disc, _ = decode(params, pending, hs, ds, i)
             if swap:
                 for x in range(n):
                     if _digit(hand, x) > 0:
                         kids[i, m] = 0
                         if params.forget and keep:
-                            nexts[i, m] = _index_t(params, True, hs - 1, ds, hand - _unit(x),
-                                                   disc, np.int64(x))
+                            nexts[i, m] = index(params, True, hs - 1, ds, hand - _unit(x),
+                                                disc, np.int64(x))
                         elif params.forget:
-                            nexts[i, m] = _index_t(params, False, hs - 1, ds, hand - _unit(x),
-                                                   disc, NO_NAME)
+                            nexts[i, m] = index(params, False, hs - 1, ds, hand - _unit(x),
+                                                disc, NO_NAME)
                         else:
-                            nexts[i, m] = _index_t(params, False, hs - 1, ds + 1,
-                                                   hand - _unit(x), disc + _unit(x), NO_NAME)
+                            nexts[i, m] = index(params, False, hs - 1, ds + 1,
+                                                hand - _unit(x), disc + _unit(x), NO_NAME)
                         m += 1
             names = 0
             for x in range(n):
@@ -648,8 +592,8 @@ def play_rows(pub, params, pending, hs, ds, keep, states, kids, nexts, counts):
                         ok = d == u and _digit(hand, u) >= 2
                     if ok:
                         kids[i, m] = lab
-                        nexts[i, m] = _index_t(params, True, hs - 2, ds,
-                                               hand - _unit(u) - _unit(d), disc, np.int64(d))
+                        nexts[i, m] = index(params, True, hs - 2, ds,
+                                            hand - _unit(u) - _unit(d), disc, np.int64(d))
                         m += 1
         if m == 0:
             kids[i, 0] = 0
@@ -668,7 +612,7 @@ def draw_rows(pub, params, pending, hs, ds, k, weigh, states, nexts, probs, coun
     n = params.n
     size = scheme_size(params, pending, hs, ds)
     scale = 1.0 / float(n) ** k
-    draws = _count_t(n, k)
+    draws = _count(n, k)
     xs = np.empty(draws, np.int64)
     ps = np.empty(draws)
     x = np.int64(k)  # every card of name 0, as _draws
@@ -683,7 +627,7 @@ def draw_rows(pub, params, pending, hs, ds, k, weigh, states, nexts, probs, coun
         if not 0 < i < size:
             _dead_row(i, nexts, probs, counts)
             continue
-        hand, disc, name = _decode_t(params, pending, hs, ds, i)
+        hand, disc, name = decode(params, pending, hs, ds, i)
         m = 0
         dead = 0.0
         for q in range(draws):
@@ -694,7 +638,7 @@ def draw_rows(pub, params, pending, hs, ds, k, weigh, states, nexts, probs, coun
                     ok = False
                     break
             if ok:
-                nexts[i, m] = _index_t(params, False, hs + k, ds, hand + x, disc, NO_NAME)
+                nexts[i, m] = index(params, False, hs + k, ds, hand + x, disc, NO_NAME)
                 probs[i, m] = ps[q]
                 m += 1
             else:
