@@ -315,16 +315,22 @@ def main() -> None:
     p.add_argument("--summary")
     p.add_argument("--committed", help="with --summary: a games file of the same seeds")
     args = p.parse_args()
-    if args.summary:
-        summarize(args.summary, args.committed)
-        return
-    for g in args.games:
-        for seat in args.seat:
-            row = play(args.run_dir, seat, g, args.belief, **leaf_settings(args))
-            with open(args.out, "a") as f:
-                f.write(json.dumps(row) + "\n")
-            print(f"P{seat + 1} game {g} ({args.belief}): {row['payoff']:+g} for LBR, "
-                  f"{row['seconds']:.0f} s", flush=True)
+    if not args.summary and not (args.run_dir and args.out):
+        p.error("give RUN_DIR and OUT.jsonl to play, or --summary OUT.jsonl")
+    from spycfr.errors import SpycfrError
+    try:  # a run or games file missing or unreadable, an option refused: one line
+        if args.summary:
+            summarize(args.summary, args.committed)
+            return
+        for g in args.games:
+            for seat in args.seat:
+                row = play(args.run_dir, seat, g, args.belief, **leaf_settings(args))
+                with open(args.out, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+                print(f"P{seat + 1} game {g} ({args.belief}): {row['payoff']:+g} for LBR, "
+                      f"{row['seconds']:.0f} s", flush=True)
+    except (OSError, ValueError, KeyError, SpycfrError) as e:
+        p.exit(2, f"error: {e if not isinstance(e, KeyError) else f'a game lacks {e}'}\n")
 
 
 if __name__ == "__main__":

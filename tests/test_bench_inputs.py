@@ -1,6 +1,6 @@
 """The benchmark scripts' wrong inputs: one `error:` line naming what is wrong, exit 2, no
-traceback (agent_avenue_swapper.py, bench_subgame_build.py and agent_first_moves.py raised
-one for each below)."""
+traceback (agent_avenue_swapper.py, bench_subgame_build.py, agent_first_moves.py and
+lbr_diagnose.py raised one for each below)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,10 @@ RESULTS = BENCH.parent / "results"
     ("bench_subgame_build.py", ["--roots", "0"], "must be at least 1"),
     ("bench_subgame_build.py", ["--preset", "mini", "--old", "no-such-revision"],
      "--old no-such-revision"),
+    ("lbr_diagnose.py", ["/nonexistent", "OUT.jsonl"], "does not exist"),
+    ("lbr_diagnose.py", ["--summary", "/nonexistent.jsonl"], "No such file"),
+    ("lbr_diagnose.py", [str(RESULTS / "standard"), "OUT.jsonl", "--detect-none", "0.2"],
+     "--detect-none needs --detect"),
     ("agent_first_moves.py", ["/nonexistent", "CB.CB.DD.SE"], "does not exist"),
     ("agent_first_moves.py", [str(RESULTS / "agent-avenue" / "mini"), "CB.CB"],
      "not a search agent"),
