@@ -102,6 +102,21 @@ def _fail(prefix: str, exc: BaseException | str, code: int) -> None:
     sys.exit(code)
 
 
+def _preset_hint(exc: click.UsageError) -> str:
+    """Where a command that takes GAME got an extra argument that is one of its presets
+    (`spycfr info agent-hunter mini`, the README's `GAME [variant]` read as a word): how a
+    preset is given."""
+    from spycfr.games import game_names, get_plugin
+
+    ctx, message = exc.ctx, exc.format_message()
+    extra = re.fullmatch(r"Got unexpected extra arguments? \((\S+).*\)", message)
+    game = ctx.params.get("game") if ctx is not None else None
+    if extra is None or game not in game_names() or \
+            extra.group(1) not in get_plugin(game).presets:
+        return ""
+    return f": a preset is an option, --preset {extra.group(1)}"
+
+
 def main() -> None:
     """Run the CLI; user errors become one line on stderr and exit code 2."""
     try:
@@ -115,7 +130,7 @@ def main() -> None:
     except click.UsageError as exc:  # one line like every other error, with where to look
         ctx = exc.ctx
         hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-        _fail("error: ", exc.format_message() + hint, exc.exit_code)
+        _fail("error: ", exc.format_message() + _preset_hint(exc) + hint, exc.exit_code)
     except click.ClickException as exc:
         _fail("error: ", exc.format_message(), exc.exit_code)
     except click.exceptions.Exit as exc:

@@ -30,3 +30,11 @@ def test_a_run_of_another_game_is_named_with_its_variant_in_words(args):
     line = _one_error(args)
     assert "agent-avenue names=EN,CB,DD copies=2" in line and "{" not in line, line
     assert "agent-hunter cards=3 houses=2" in line and "same variant" in line, line
+
+
+def test_a_preset_given_as_a_word_is_said_to_be_an_option():
+    """The README writes `spycfr info GAME [variant]`; `spycfr info agent-hunter mini` said
+    only "Got unexpected extra argument (mini)"."""
+    line = _one_error(["info", "agent-hunter", "mini"])
+    assert "unexpected extra argument (mini): a preset is an option, --preset mini" in line
+    assert "a preset" not in _one_error(["info", "agent-hunter", "minii"])  # not a preset
