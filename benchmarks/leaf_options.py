@@ -50,11 +50,11 @@ def add_row_options(parser: argparse.ArgumentParser) -> None:
                         help="where the range reader's (or the opposing decision's) rows come "
                         "from: the focus rows weighted by the agent's range (own, the "
                         "default) or --focus-rows - 1 rows drawn alike from its live rows "
-                        "(public: spycfr.search.continuation)")
+                        "(public: spycfr.search.continuation_focus)")
     parser.add_argument("--choice", choices=CHOICES,
                         help="the opposing continuation chosen per row (max_a min_b, the "
                         "default), as the opponent's decision at each leaf, or at each leaf "
-                        "and opposing private state (spycfr.search.continuation)")
+                        "and opposing private state (spycfr.search.leafchoice)")
     parser.add_argument("--guesses", action="store_true",
                         help="with --choice leaf or state: a guess continuation per valued "
                         "row at each leaf")
