@@ -441,11 +441,28 @@ def play_actions(pub, params, i, pending, hs, ds, kids, nexts, keep):
     unused indices go to DEAD (advanced mode's model shares it). Where the model forgets
     discards, a swap's state keeps the name until its draw if ``keep`` (this module's
     model; advanced mode's but from a hand of 6, public_advanced.py's ``keeps_name``)."""
+    return _play_row(params, _can_swap(pub), _play_labels(pub, params), i, pending, hs, ds,
+                     kids, nexts, keep)
+
+
+@njit(cache=True)
+def _play_labels(pub, params):
+    """Each face-up name's label index (:func:`_play_label`), the same for every state."""
+    labels = np.empty(params.n, np.int64)
+    for u in range(params.n):
+        labels[u] = _play_label(pub, params, u)
+    return labels
+
+
+@njit(cache=True)
+def _play_row(params, swap, labels, i, pending, hs, ds, kids, nexts, keep):
+    """:func:`play_actions`' row of state i, given what every state of the node shares:
+    whether the mover may swap and the play labels (:func:`_play_labels`)."""
     m = 0
     if 0 < i < scheme_size(params, pending, hs, ds):
         hand, disc, _ = decode(params, pending, hs, ds, i)
         n = params.n
-        if _can_swap(pub):
+        if swap:
             for x in range(n):
                 if _digit(hand, x) > 0:
                     kids[m] = 0
@@ -463,7 +480,7 @@ def play_actions(pub, params, i, pending, hs, ds, kids, nexts, keep):
         for x in range(n):
             names += _digit(hand, x) > 0
         for u in range(n):
-            lab = _play_label(pub, params, u)
+            lab = labels[u]
             if _digit(hand, u) == 0 or lab < 0:
                 continue
             for d in range(n):
@@ -488,25 +505,50 @@ def _draws(pub, params, hand, disc, hs, ds, k, nexts, probs):
     probability multinomial(k; x) / n^k to (hand + x, disc); those the drawer sees cannot
     be (more of a name than are left outside its own cards and play) to DEAD. Returns the
     number of entries."""
+    xs, ps, left = _draw_outcomes(pub, params, k)
+    return _draw_row(params, xs, ps, left, hand, disc, hs, ds, k, nexts, probs)
+
+
+@njit(cache=True)
+def _draw_outcomes(pub, params, k):
+    """What every state's draw of k cards at ``pub`` shares: the multisets x of k names
+    (from every card of name 0, in :func:`_next_multiset`'s order), their probabilities
+    multinomial(k; x) / n^k, and the cards of each name left outside play (``_left``)."""
     n = params.n
     scale = 1.0 / float(n) ** k
+    draws = _count(n, k)
+    xs = np.empty(draws, np.int64)
+    ps = np.empty(draws)
+    x = np.int64(k)  # every card of name 0
+    for q in range(draws):
+        xs[q] = x
+        ps[q] = _multinomial(x, n, k) * scale
+        x = _next_multiset(x, n)
+    left = np.empty(n, np.int64)
+    for t in range(n):
+        left[t] = _left(pub, params, t)
+    return xs, ps, left
+
+
+@njit(cache=True)
+def _draw_row(params, xs, ps, left, hand, disc, hs, ds, k, nexts, probs):
+    """:func:`_draws` given :func:`_draw_outcomes`' arrays."""
+    n = params.n
     m = 0
     dead = 0.0
-    x = np.int64(k)  # every card of name 0
-    while x >= 0:
-        p = _multinomial(x, n, k) * scale
+    for q in range(xs.shape[0]):
+        x = xs[q]
         ok = True
         for t in range(n):
-            if _digit(x, t) > _left(pub, params, t) - _digit(hand, t) - _digit(disc, t):
+            if _digit(x, t) > left[t] - _digit(hand, t) - _digit(disc, t):
                 ok = False
                 break
         if ok:
             nexts[m] = index(params, False, hs + k, ds, hand + x, disc, NO_NAME)
-            probs[m] = p
+            probs[m] = ps[q]
             m += 1
         else:
-            dead += p
-        x = _next_multiset(x, n)
+            dead += ps[q]
     if dead > 0.0:
         nexts[m] = DEAD
         probs[m] = dead
@@ -536,18 +578,11 @@ def private_chance(pub, params, i, nexts, probs):
 
 
 # --- every state's rows at once ------------------------------------------------------------
-# The protocol's private_action_rows / private_chance_rows: what a node's states share (the
-# play labels, the draws' multisets and probabilities, the cards left) computed once, where
-# the per-state functions above (the reference: the same entries, bit for bit;
-# test_resolve_speed) redo it per state: most of a subgame's build on standard (a refill's
-# 36 draws for each of 289 states).
-
-
-@njit(cache=True)
-def _dead_row(e, nexts, probs, counts):
-    nexts[e, 0] = DEAD
-    probs[e, 0] = 1.0
-    counts[e] = 1
+# The protocol's private_action_rows / private_chance_rows: the per-state functions' rows
+# (_play_row, _draw_row) for every state, what a node's states share (the play labels, the
+# draws' multisets and probabilities, the cards left) computed once, where the per-state
+# functions compute it for each state: most of a subgame's build on standard (a refill's 36
+# draws for each of 289 states). The same entries, bit for bit (test_resolve_speed).
 
 
 @njit(cache=True)
@@ -555,51 +590,11 @@ def play_rows(pub, params, pending, hs, ds, keep, states, kids, nexts, counts):
     """:func:`play_actions` of states 0..``states - 1`` at once (rows ``kids[i]``,
     ``nexts[i]``, ``counts[i]``: the same entries); the swap's test and the play labels
     computed once (advanced mode's model shares it)."""
-    n = params.n
-    size = scheme_size(params, pending, hs, ds)
     swap = _can_swap(pub)
-    labels = np.empty(n, np.int64)
-    for u in range(n):
-        labels[u] = _play_label(pub, params, u)
+    labels = _play_labels(pub, params)
     for i in range(states):
-        m = 0
-        if 0 < i < size:
-            hand, disc, _ = decode(params, pending, hs, ds, i)
-            if swap:
-                for x in range(n):
-                    if _digit(hand, x) > 0:
-                        kids[i, m] = 0
-                        if params.forget and keep:
-                            nexts[i, m] = index(params, True, hs - 1, ds, hand - _unit(x),
-                                                disc, np.int64(x))
-                        elif params.forget:
-                            nexts[i, m] = index(params, False, hs - 1, ds, hand - _unit(x),
-                                                disc, NO_NAME)
-                        else:
-                            nexts[i, m] = index(params, False, hs - 1, ds + 1,
-                                                hand - _unit(x), disc + _unit(x), NO_NAME)
-                        m += 1
-            names = 0
-            for x in range(n):
-                names += _digit(hand, x) > 0
-            for u in range(n):
-                lab = labels[u]
-                if _digit(hand, u) == 0 or lab < 0:
-                    continue
-                for d in range(n):
-                    ok = d != u and _digit(hand, d) > 0
-                    if names == 1:
-                        ok = d == u and _digit(hand, u) >= 2
-                    if ok:
-                        kids[i, m] = lab
-                        nexts[i, m] = index(params, True, hs - 2, ds,
-                                            hand - _unit(u) - _unit(d), disc, np.int64(d))
-                        m += 1
-        if m == 0:
-            kids[i, 0] = 0
-            nexts[i, 0] = DEAD
-            m = 1
-        counts[i] = m
+        counts[i] = _play_row(params, swap, labels, i, pending, hs, ds, kids[i], nexts[i],
+                              keep)
 
 
 @njit(cache=True)
@@ -609,44 +604,16 @@ def draw_rows(pub, params, pending, hs, ds, k, weigh, states, nexts, probs, coun
     (the rows of :func:`private_chance`, and of advanced mode's: the same entries, DEAD
     and unused indices to DEAD); the multisets drawn, their probabilities and the cards
     left computed once."""
-    n = params.n
     size = scheme_size(params, pending, hs, ds)
-    scale = 1.0 / float(n) ** k
-    draws = _count(n, k)
-    xs = np.empty(draws, np.int64)
-    ps = np.empty(draws)
-    x = np.int64(k)  # every card of name 0, as _draws
-    for q in range(draws):
-        xs[q] = x
-        ps[q] = _multinomial(x, n, k) * scale
-        x = _next_multiset(x, n)
-    left = np.empty(n, np.int64)
-    for t in range(n):
-        left[t] = _left(pub, params, t)
+    xs, ps, left = _draw_outcomes(pub, params, k)
     for i in range(states):
         if not 0 < i < size:
-            _dead_row(i, nexts, probs, counts)
+            nexts[i, 0] = DEAD
+            probs[i, 0] = 1.0
+            counts[i] = 1
             continue
         hand, disc, name = decode(params, pending, hs, ds, i)
-        m = 0
-        dead = 0.0
-        for q in range(draws):
-            x = xs[q]
-            ok = True
-            for t in range(n):
-                if _digit(x, t) > left[t] - _digit(hand, t) - _digit(disc, t):
-                    ok = False
-                    break
-            if ok:
-                nexts[i, m] = index(params, False, hs + k, ds, hand + x, disc, NO_NAME)
-                probs[i, m] = ps[q]
-                m += 1
-            else:
-                dead += ps[q]
-        if dead > 0.0:
-            nexts[i, m] = DEAD
-            probs[i, m] = dead
-            m += 1
+        m = _draw_row(params, xs, ps, left, hand, disc, hs, ds, k, nexts[i], probs[i])
         if weigh:
             weigh_swap_draw(pub, params, hand, name, probs[i], m)
         counts[i] = m
