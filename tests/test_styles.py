@@ -259,3 +259,23 @@ def test_detection_says_what_is_wrong():
     for kw in ({"prior": 1.0}, {"none_prob": 0.0}):
         with pytest.raises(ValueError, match="prior"):
             configure_detection(agent, **kw)
+    assert agent.detection is None  # refused before anything was set
+
+
+def test_detection_is_refused_where_there_is_nothing_to_detect():
+    """configure_detection's other two refusals, each before anything is set: a game
+    without the style_rows hook (Agent Avenue), and leaves that guard against none of the
+    game's heuristic styles."""
+    from types import SimpleNamespace
+
+    from spycfr.games import get_plugin
+    from spycfr.search.styles import configure_detection
+
+    avenue = SimpleNamespace(plugin=get_plugin("agent-avenue"), detection=None)
+    with pytest.raises(ValueError, match="agent-avenue has no style_rows hook"):
+        configure_detection(avenue)
+    none = SimpleNamespace(plugin=PLUGIN, values=SimpleNamespace(opposing_styles=()),
+                           detection=None)
+    with pytest.raises(ValueError, match="guard against none of its game's heuristic"):
+        configure_detection(none)
+    assert avenue.detection is None and none.detection is None
