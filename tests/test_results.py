@@ -199,7 +199,7 @@ def test_committed_agent_openings_are_its_saved_plans(run_name):
     committed = [line.split(",") for line in (run / "openings.csv").read_text().splitlines()]
     assert len(made) == len(committed) and made[0] == committed[0]
     value = made[0].index("value")
-    for ours, theirs in zip(made[1:], committed[1:]):
+    for ours, theirs in zip(made[1:], committed[1:], strict=True):
         assert ours[:value] + ours[value + 1:] == theirs[:value] + theirs[value + 1:]
         assert abs(float(ours[value]) - float(theirs[value])) <= 1e-12, (ours, theirs)
 
