@@ -28,6 +28,16 @@ def _apply(params, state, action):
     return out
 
 
+def _after(params, picks):
+    """The state after each of ``picks`` (an index into the legal actions) from the start."""
+    buf = np.empty(R._max_actions(params), np.int32)
+    s = R.initial_state(params)
+    for pick in picks:
+        R.legal_actions(s, params, buf)
+        s = _apply(params, s, int(buf[pick]))
+    return s
+
+
 def _walk(agent: SearchAgent, actions: list[int], belief: StyleBelief) -> StyleBelief:
     """The belief after the rules ``actions`` from the start, stepped along the public tree
     (one public edge a step, as the agent's walk)."""
@@ -178,11 +188,8 @@ def test_style_rows_are_the_rules_probabilities():
     is an entry of its row) and reads the heuristic's probability of each entry's action."""
     agent = _agent("mini")
     params = agent.variant.to_params()
+    s = _after(params, (2, 5))
     buf = np.empty(R._max_actions(params), np.int32)
-    s = R.initial_state(params)
-    for pick in (2, 5):
-        R.legal_actions(s, params, buf)
-        s = _apply(params, s, int(buf[pick]))
     pub = agent.public(s)
     t = build(agent.model, pub, depth=1)
     q = t.row[0]
@@ -212,11 +219,7 @@ LEAVES = {"endgame": 0, "plan_endgame": 0}
 def _first_turn_policy(agent: SearchAgent) -> np.ndarray:
     """The agent's move probabilities as P1 at its first turn of tiny (fixed placements)."""
     params = agent.variant.to_params()
-    buf = np.empty(R._max_actions(params), np.int32)
-    s = R.initial_state(params)
-    for pick in (1, 2):
-        R.legal_actions(s, params, buf)
-        s = _apply(params, s, int(buf[pick]))
+    s = _after(params, (1, 2))
     return agent.game(0).policy(s)
 
 
