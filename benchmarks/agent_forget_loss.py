@@ -26,6 +26,7 @@ def _entry_keys(params, pub_child_of, tree, node, i):
     """Each private action of state i at decision ``node`` of ``tree`` as (child label,
     the hand after it, the face-down name after a play or -1): what tells the actions of a
     state apart in either model (a swap's discarded name by the hand it leaves)."""
+    from spycfr.games.agent_avenue import numbering as NUM
     from spycfr.games.agent_avenue import public as AP
 
     q = tree.row[node]
@@ -34,11 +35,11 @@ def _entry_keys(params, pub_child_of, tree, node, i):
         k, nxt = int(tree.row_kid[q, i, e]), int(tree.row_next[q, i, e])
         child = pub_child_of(node, k)
         seat = int(tree.kind[node])
-        pending, hs, ds = AP.scheme(child, params, seat)
-        if nxt <= 0 or nxt >= AP.scheme_size(params, pending, hs, ds):
+        pending, hs, ds = NUM.scheme(child, params, seat)
+        if nxt <= 0 or nxt >= NUM.scheme_size(params, pending, hs, ds):
             keys.append((k, -1, -1))
             continue
-        hand, _, name = AP.decode(params, pending, hs, ds, nxt)
+        hand, _, name = NUM.decode(params, pending, hs, ds, nxt)
         swap = child[AP.R.PHASE] == AP.R.PH_SWAP_DRAW
         keys.append((k, int(hand), -1 if swap else int(name)))
     return keys
@@ -48,7 +49,7 @@ def mapped(exact, forgetful, strategy: np.ndarray) -> np.ndarray:
     """``strategy`` (rows of ``forgetful``, the forgetful model's whole tree) on ``exact``
     (the exact model's whole tree): each exact state's row is its forgetful state's (its
     hand, and a pending face-down name), entry by entry."""
-    from spycfr.games.agent_avenue import public as AP
+    from spycfr.games.agent_avenue import numbering as NUM
     from spycfr.search import passes
     from spycfr.search.tree import LEAF
 
@@ -74,13 +75,13 @@ def mapped(exact, forgetful, strategy: np.ndarray) -> np.ndarray:
             continue
         m = int(where[n])
         qe, qf = exact.row[n], forgetful.row[m]
-        pending, hs, ds = AP.scheme(exact.pub[n], pe, seat)
-        fpending, fhs, fds = AP.scheme(forgetful.pub[m], pf, seat)
-        for i in range(1, AP.scheme_size(pe, pending, hs, ds)):
+        pending, hs, ds = NUM.scheme(exact.pub[n], pe, seat)
+        fpending, fhs, fds = NUM.scheme(forgetful.pub[m], pf, seat)
+        for i in range(1, NUM.scheme_size(pe, pending, hs, ds)):
             if exact.row_count[qe, i] == 0:
                 continue
-            hand, disc, name = AP.decode(pe, pending, hs, ds, i)
-            j = int(AP.index(pf, fpending, fhs, fds, hand, disc if fds else 0, name))
+            hand, disc, name = NUM.decode(pe, pending, hs, ds, i)
+            j = int(NUM.index(pf, fpending, fhs, fds, hand, disc if fds else 0, name))
             fkeys = _entry_keys(pf, child_of(forgetful), forgetful, m, j)
             for e, key in enumerate(_entry_keys(pe, child_of(exact), exact, n, i)):
                 out[qe, i, e] = strategy[qf, j, fkeys.index(key)]

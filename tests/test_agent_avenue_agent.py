@@ -10,7 +10,11 @@ import pytest
 
 from spycfr.engine import protocol as P
 from spycfr.games import get_plugin, make_variant
+from spycfr.games.agent_avenue import forget as FGT
 from spycfr.games.agent_avenue import leaf as L
+from spycfr.games.agent_avenue import moves as MOV
+from spycfr.games.agent_avenue import multiset as MS
+from spycfr.games.agent_avenue import numbering as NUM
 from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue import rules as R
 from spycfr.public import protocol as pp
@@ -55,8 +59,8 @@ def test_card_removal_weights_sum_to_one_over_the_deal(preset, forget):
     w = L.weights(pub, game.params, *game.n)
     assert game.weights[0] @ w @ game.weights[1] == pytest.approx(1.0)
     params = game.params
-    two = AP.index(params, False, params.hand, 0, np.int64(2 << (AP.SHIFT * 1)) | 1, 0,
-                   AP.NO_NAME)  # mini and small: hand of 3, two copies of each name
+    two = NUM.index(params, False, params.hand, 0, np.int64(2 << (MS.SHIFT * 1)) | 1, 0,
+                   NUM.NO_NAME)  # mini and small: hand of 3, two copies of each name
     assert L._held(pub, params, 0, two) >= 0 and w[two, two] == 0.0
     assert 0.0 < L.estimate(pub, params) < 1.0  # P1 moves first: its tempo
 
@@ -99,20 +103,20 @@ def test_the_forgetful_model_numbers_hands_only():
     AP.public_of_history(before, params, root)
     assert state[R.PHASE] == R.PH_SWAP_DRAW and state[R.LASTDISC] == 0 and pub[R.LASTDISC] == 0
     i = AP.private_of_history(state, params, 0)
-    en_cb = sum(1 << (AP.SHIFT * t) for t in (1, 2))
-    assert i == AP.index(params, True, 2, 0, en_cb, 0, 0)  # EN.CB, DA just discarded
+    en_cb = sum(1 << (MS.SHIFT * t) for t in (1, 2))
+    assert i == NUM.index(params, True, 2, 0, en_cb, 0, 0)  # EN.CB, DA just discarded
     with pytest.MonkeyPatch.context() as patch:  # mini searched on the forgetful model
         patch.setattr(L, "EXACT_LIMIT", 0)
         names = L.private_names(make_variant("agent-avenue", "mini"), pub, 0)
     assert len(names) == 41 and names[i] == "hand EN.CB, just discarded DA"
     kids, nexts = np.empty(64, np.int64), np.empty(64, np.int64)
-    m = AP.private_actions(root, params, AP.private_of_history(before, params, 0), 2, kids,
+    m = MOV.private_actions(root, params, AP.private_of_history(before, params, 0), 2, kids,
                            nexts)
     assert i in nexts[:m][kids[:m] == 0]  # the swap label's actions
     probs = np.empty(64)
-    m = AP.private_chance(pub, params, i, nexts, probs)
+    m = MOV.private_chance(pub, params, i, nexts, probs)
     # 2 copies of DA, none seen but the one discarded (the mover holds EN.CB): 2 of 6
-    assert AP.discard_weight(pub, params, en_cb, 0) == pytest.approx(4 * 2 / 6)
+    assert FGT.discard_weight(pub, params, en_cb, 0) == pytest.approx(4 * 2 / 6)
     assert probs[:m].sum() == pytest.approx(4 * 2 / 6)
     out = np.empty_like(state)
     impl["apply_action"](state, params, np.int32(R.draw_code(np.array([0, 0, 0, 1]), 4)), out)
@@ -122,9 +126,9 @@ def test_the_forgetful_model_numbers_hands_only():
     pub = np.empty_like(state)
     AP.public_of_history(state, params, pub)
     i = AP.private_of_history(state, params, 0)
-    pending, hs, ds = AP.scheme(pub, params, 0)
-    hand, disc, _ = AP.decode(params, pending, hs, ds, i)
-    assert ds == 0 and disc == 0 and hand == sum(1 << (AP.SHIFT * t) for t in (1, 2, 3))
+    pending, hs, ds = NUM.scheme(pub, params, 0)
+    hand, disc, _ = NUM.decode(params, pending, hs, ds, i)
+    assert ds == 0 and disc == 0 and hand == sum(1 << (MS.SHIFT * t) for t in (1, 2, 3))
     names = L.private_names(make_variant("agent-avenue", "mini"), pub, 0)
     assert len(names) == exact.n[0] and names[0] == "impossible"
 
@@ -156,17 +160,17 @@ def test_the_forgetful_models_swaps_follow_the_rules():
             if state[R.PHASE] == R.PH_PLAY and (a >> 20) == R.T_SWAP:
                 AP.public_of_history(state, params, pub)
                 i = AP.private_of_history(state, params, mover)
-                m = AP.private_actions(pub, params, i, 2, kids, nexts)
+                m = MOV.private_actions(pub, params, i, 2, kids, nexts)
                 j = AP.private_of_history(after, params, mover)
                 assert j in nexts[:m][kids[:m] == 0]
                 swaps += 1
             elif state[R.PHASE] == R.PH_SWAP_DRAW:
                 AP.public_of_history(state, params, pub)
                 i = AP.private_of_history(state, params, mover)
-                m = AP.private_chance(pub, params, i, nexts, probs)
-                hand, _, d = AP.decode(params, True, int(state[R.HANDSIZE + mover]), 0, i)
+                m = MOV.private_chance(pub, params, i, nexts, probs)
+                hand, _, d = NUM.decode(params, True, int(state[R.HANDSIZE + mover]), 0, i)
                 assert d == state[R.LASTDISC]
-                weight = AP.discard_weight(pub, params, hand, d)
+                weight = FGT.discard_weight(pub, params, hand, d)
                 assert probs[:m].sum() == pytest.approx(weight)
                 weights.add(round(float(weight), 9))
                 j = AP.private_of_history(after, params, mover)
@@ -179,7 +183,7 @@ def test_the_forgetful_models_swaps_follow_the_rules():
 def test_the_full_game_is_searched_on_hands():
     params = PLUGIN.search_params(make_variant("agent-avenue", "standard"))
     # 330 hands of 4 of 8 names; at a swap's draw 120 hands of 3 times the 8 names discarded
-    assert params.forget == 1 and int(AP.num_private(params, 0)) == 961
+    assert params.forget == 1 and int(NUM.num_private(params, 0)) == 961
     assert PLUGIN.search_params(make_variant("agent-avenue", "mini")).forget == 0
 
 

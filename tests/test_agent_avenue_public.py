@@ -13,6 +13,10 @@ import numpy as np
 import pytest
 
 from spycfr.games.agent_avenue import make_game
+from spycfr.games.agent_avenue import moves as MOV
+from spycfr.games.agent_avenue import multiset as MS
+from spycfr.games.agent_avenue import numbering as NUM
+from spycfr.games.agent_avenue import payoff as PAY
 from spycfr.games.agent_avenue import public as P
 from spycfr.games.agent_avenue import rules as R
 from spycfr.public import protocol as pp
@@ -21,11 +25,11 @@ EN, CB, DD = 0, 1, 2  # local names of tiny and mini's EN,CB,DD (mini: DA first)
 
 
 def _code(counts):
-    return sum(int(c) << (P.SHIFT * t) for t, c in enumerate(counts))
+    return sum(int(c) << (MS.SHIFT * t) for t, c in enumerate(counts))
 
 
 def _counts(code, n):
-    return [(code >> (P.SHIFT * t)) & 15 for t in range(n)]
+    return [(code >> (MS.SHIFT * t)) & 15 for t in range(n)]
 
 
 def _play(down, up):
@@ -59,9 +63,9 @@ def test_multisets_are_numbered_densely(n, size):
     seen = set()
     count = math.comb(n + size - 1, size)
     for r in range(count):
-        code = P.unrank_multiset(r, n, size)
+        code = MS.unrank_multiset(r, n, size)
         assert sum(_counts(code, n)) == size
-        assert P.rank_multiset(code, n, size) == r
+        assert MS.rank_multiset(code, n, size) == r
         seen.add(code)
     assert len(seen) == count
 
@@ -70,11 +74,11 @@ def test_the_count_of_multisets_is_the_binomial_inside_its_table_and_beyond():
     """_count(m, b), read from a table for m <= 8 names and b <= 32 cards and computed past
     it: C(m + b - 1, b) multisets of size b over m names, 1 of size 0 over none, 0 of a
     negative size, the same on either side of the table's edges."""
-    assert P._COUNTS.shape == (9, 33)
+    assert MS._COUNTS.shape == (9, 33)
     for m in range(12):
         for b in range(-2, 40):
             want = 0 if b < 0 else (int(b == 0) if m == 0 else math.comb(m + b - 1, b))
-            assert P._count(m, b) == want, (m, b)
+            assert MS._count(m, b) == want, (m, b)
 
 
 def test_private_states_per_preset():
@@ -82,7 +86,7 @@ def test_private_states_per_preset():
     # pairs; small: 35 hands of 3 of 5 names (+ DEAD). Pending numberings are smaller.
     for preset, n in (("tiny", 7), ("mini", 201), ("small", 36)):
         params = make_game(preset).params
-        assert P.num_private(params, 0) == P.num_private(params, 1) == n
+        assert NUM.num_private(params, 0) == NUM.num_private(params, 1) == n
 
 
 def test_the_face_down_card_is_the_movers_private_action():
@@ -94,22 +98,22 @@ def test_the_face_down_card_is_the_movers_private_action():
     pub = _pub(st)
     assert P.current_player(pub, params) == 0
     labels = np.empty(P.max_actions(params), np.int32)
-    k = P.legal_actions(pub, params, labels)
+    k = MOV.legal_actions(pub, params, labels)
     assert [(c >> 3) & 7 for c in labels[:k]] == [EN, CB, DD]  # none in play yet
     i = P.private_of_history(st.array, params, 0)
     kids = np.empty(P.max_private_actions(params), np.int32)
     nexts = np.empty_like(kids)
-    m = P.private_actions(pub, params, i, k, kids, nexts)
-    got = sorted((int(kids[e]), P.decode(params, True, 0, 0, int(nexts[e]))[2])
+    m = MOV.private_actions(pub, params, i, k, kids, nexts)
+    got = sorted((int(kids[e]), NUM.decode(params, True, 0, 0, int(nexts[e]))[2])
                  for e in range(m))
     assert got == [(0, CB), (1, EN)]
     # After the history's play EN up / CB down the mover's state is the one with CB pending.
     after = st.child(_play(CB, EN))
     assert P.private_of_history(after.array, params, 0) in nexts[:m]
-    cbcb = P.index(params, False, 2, 0, _code([0, 2, 0]), 0, P.NO_NAME)
-    m = P.private_actions(pub, params, cbcb, k, kids, nexts)
+    cbcb = NUM.index(params, False, 2, 0, _code([0, 2, 0]), 0, NUM.NO_NAME)
+    m = MOV.private_actions(pub, params, cbcb, k, kids, nexts)
     assert m == 1 and kids[0] == 1
-    assert P.decode(params, True, 0, 0, int(nexts[0])) == (0, 0, CB)
+    assert NUM.decode(params, True, 0, 0, int(nexts[0])) == (0, 0, CB)
 
 
 def test_a_swap_discards_a_hidden_name():
@@ -120,18 +124,18 @@ def test_a_swap_discards_a_hidden_name():
     st = _history("mini", [_draw([1, 2, 0, 0]), _draw([0, 0, 2, 1])])
     pub = _pub(st)
     labels = np.empty(P.max_actions(params), np.int32)
-    k = P.legal_actions(pub, params, labels)
-    assert labels[0] == P.SWAP_LABEL
+    k = MOV.legal_actions(pub, params, labels)
+    assert labels[0] == MOV.SWAP_LABEL
     i = P.private_of_history(st.array, params, 0)
     kids = np.empty(P.max_private_actions(params), np.int32)
     nexts = np.empty_like(kids)
-    m = P.private_actions(pub, params, i, k, kids, nexts)
+    m = MOV.private_actions(pub, params, i, k, kids, nexts)
     swaps = [int(nexts[e]) for e in range(m) if kids[e] == 0]
-    assert [P.decode(params, False, 2, 1, s)[:2] for s in swaps] == [
+    assert [NUM.decode(params, False, 2, 1, s)[:2] for s in swaps] == [
         (_code([0, 2, 0, 0]), _code([1, 0, 0, 0])), (_code([1, 1, 0, 0]), _code([0, 1, 0, 0]))]
     swapped = st.child((R.T_SWAP << 20) | 1)  # the history discards EN
     child = np.empty_like(pub)
-    P.apply_action(pub, params, P.SWAP_LABEL, child)
+    P.apply_action(pub, params, MOV.SWAP_LABEL, child)
     assert np.array_equal(child, _pub(swapped))
     assert P.current_player(child, params) == pp.PRIVATE_CHANCE + 0
     assert P.private_of_history(swapped.array, params, 0) == swaps[1]
@@ -151,12 +155,12 @@ def test_a_draw_is_uniform_over_names_and_dead_where_the_drawer_sees_no_card():
         P.apply_action(pub, params, code, out)
         pub = out
     assert P.current_player(pub, params) == pp.PRIVATE_CHANCE + 0
-    i = P.index(params, True, 0, 0, 0, 0, CB)
+    i = NUM.index(params, True, 0, 0, 0, 0, CB)
     nexts = np.empty(P.max_private_actions(params), np.int32)
     probs = np.empty(len(nexts))
-    m = P.private_chance(pub, params, i, nexts, probs)
-    got = {(tuple(_counts(P.decode(params, False, 2, 0, int(nexts[e]))[0], 3))
-            if nexts[e] != P.DEAD else "dead"): float(probs[e]) for e in range(m)}
+    m = MOV.private_chance(pub, params, i, nexts, probs)
+    got = {(tuple(_counts(NUM.decode(params, False, 2, 0, int(nexts[e]))[0], 3))
+            if nexts[e] != NUM.DEAD else "dead"): float(probs[e]) for e in range(m)}
     assert got == pytest.approx({(1, 1, 0): 2 / 9, (1, 0, 1): 2 / 9, (0, 1, 1): 2 / 9,
                                  (0, 0, 2): 1 / 9, "dead": 2 / 9})
 
@@ -187,12 +191,12 @@ def test_the_face_down_card_is_revealed_by_a_public_signal():
     probs = np.empty(len(codes))
     k = P.chance_outcomes(sig, params, codes, probs)
     assert list(codes[:k]) == [EN, CB, DD]  # one EN is left besides the face-up one
-    n = P.num_private(params, 0)
+    n = NUM.num_private(params, 0)
     for d in codes[:k]:
         mask = np.empty(n)
         P.chance_mask(sig, params, d, 0, mask)
-        for i in range(1, P.scheme_size(params, True, 0, 0)):
-            assert mask[i] == (P.decode(params, True, 0, 0, i)[2] == d)
+        for i in range(1, NUM.scheme_size(params, True, 0, 0)):
+            assert mask[i] == (NUM.decode(params, True, 0, 0, i)[2] == d)
         P.chance_mask(sig, params, d, 1, mask)
         assert np.all(mask == 1.0)
     # The history's take (which reveals CB) leads, through the signal CB and P1's refill
@@ -277,18 +281,18 @@ def test_the_terminal_carries_the_card_removal_of_every_draw(preset):
         for p in (0, 1):
             disc = _code(s[R.DISC + 8 * p: R.DISC + 8 * p + n])
             ds = params.discards - int(s[R.DLEFT + p])
-            ids[p] = P.index(params, p == a, int(hands[p].sum()), ds, _code(hands[p]), disc,
-                             down if p == a else P.NO_NAME)
+            ids[p] = NUM.index(params, p == a, int(hands[p].sum()), ds, _code(hands[p]), disc,
+                             down if p == a else NUM.NO_NAME)
         pub = _pub(st)
         u = 1.0 if s[R.WINNER] == 0 else -1.0
-        assert P.terminal_payoff(pub, params, ids[0], ids[1]) == pytest.approx(
+        assert PAY.terminal_payoff(pub, params, ids[0], ids[1]) == pytest.approx(
             u * p_rules / p_model, rel=1e-12)
         # The fast evaluation agrees with the pairs.
-        n0 = P.num_private(params, 0)
+        n0 = NUM.num_private(params, 0)
         opp = np.zeros(n0)
         opp[ids[1]] = 0.25
         out = np.empty(n0)
-        P.terminal_values(pub, params, 0, opp, np.ones((n0, n0)), out)
+        PAY.terminal_values(pub, params, 0, opp, np.ones((n0, n0)), out)
         assert out[ids[0]] == pytest.approx(0.25 * u * p_rules / p_model, rel=1e-12)
         # Card removal: seat 0 holding a name all of whose copies are in play pays 0.
         played = s[R.PLAY: R.PLAY + n] + s[R.PLAY + 8: R.PLAY + 8 + n]
@@ -300,9 +304,9 @@ def test_the_terminal_carries_the_card_removal_of_every_draw(preset):
             bad[other] -= 1
             bad[t] += 1
             disc = _code(s[R.DISC: R.DISC + n])
-            j = P.index(params, False, int(bad.sum()), params.discards - int(s[R.DLEFT]),
-                        _code(bad), disc, P.NO_NAME)
-            assert P.terminal_payoff(pub, params, j, ids[1]) == 0.0
+            j = NUM.index(params, False, int(bad.sum()), params.discards - int(s[R.DLEFT]),
+                        _code(bad), disc, NUM.NO_NAME)
+            assert PAY.terminal_payoff(pub, params, j, ids[1]) == 0.0
 
 
 @pytest.mark.slow

@@ -20,7 +20,11 @@ import numpy as np
 import pytest
 
 from spycfr.games.agent_avenue import advanced as A
+from spycfr.games.agent_avenue import forget as FGT
 from spycfr.games.agent_avenue import make_game
+from spycfr.games.agent_avenue import moves as MOV
+from spycfr.games.agent_avenue import multiset as MS
+from spycfr.games.agent_avenue import numbering as NUM
 from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue import public_advanced as PA
 from spycfr.games.agent_avenue import rules as R
@@ -82,7 +86,7 @@ def _label(state, action):
     of a forced effect that takes from the resolver's hand (Outpost; an ignored pick)."""
     if state[R.PHASE] == R.PH_PLAY:
         if action >> 20 == R.T_SWAP:
-            return AP.SWAP_LABEL
+            return MOV.SWAP_LABEL
         return (action & ~7) | 7
     return action
 
@@ -149,9 +153,9 @@ def _play_game(seed, seen, swaps, weights=None):
             if ph == R.PH_SWAP_DRAW:
                 hs = int(s[R.HANDSIZE + x])
                 assert PA.keeps_name(pub, PARAMS, x) == (hs <= PA.MAX_HAND - 2)
-                hand, _, d = AP.decode(PARAMS, True, hs, 0, before[x])
-                assert d == s[A.SWAPPED] and hand == AP._code_of(s, R.HAND + 8 * x, N)
-                weight = AP.discard_weight(pub, PARAMS, hand, d)
+                hand, _, d = NUM.decode(PARAMS, True, hs, 0, before[x])
+                assert d == s[A.SWAPPED] and hand == NUM._code_of(s, R.HAND + 8 * x, N)
+                weight = FGT.discard_weight(pub, PARAMS, hand, d)
                 assert PA.state_weight(pub, PARAMS, x, before[x]) == weight
                 assert sum(draws.values()) == pytest.approx(weight)
                 assert t[A.SWAPPED] == 0
@@ -186,7 +190,7 @@ def _play_game(seed, seen, swaps, weights=None):
                 pending = after[x]
             if ph == R.PH_PLAY and h >> 20 == R.T_SWAP:  # the name kept until the draw
                 assert t[A.SWAPPED] == h & 7 and t[R.PHASE] == R.PH_SWAP_DRAW
-                assert AP.decode(PARAMS, True, int(t[R.HANDSIZE + x]), 0, after[x])[2] == h & 7
+                assert NUM.decode(PARAMS, True, int(t[R.HANDSIZE + x]), 0, after[x])[2] == h & 7
             pub = _apply(pub, _label(s, h))
             if ph == R.PH_RECRUIT:  # the signal, then the mover's refill
                 a = int(s[R.ACTIVE])
@@ -216,7 +220,7 @@ def test_random_advanced_games_follow_the_history():
     instant card resolved, Outpost recruiting a Sentinel, takes and hand draws. In the 20
     games without a swap the terminal payoff is the rules' probability of the draws over
     the model's times the result (the model forgets discards, and with them the card
-    removal a discarded card makes: an abstraction, public.py's ``_scale_of``). In the
+    removal a discarded card makes: an abstraction, payoff.py's ``_scale_of``). In the
     others each swap's draw carries the discard's weight, the mover's state keeping the
     name until then."""
     seen: set = set()
@@ -262,7 +266,7 @@ def test_an_instant_that_takes_from_the_hand_is_its_resolvers_pick():
     assert names == [0, 1, 2, 3, 4, 5] and labels[-1] == A.EFF_NONE  # no pair of SK, MO
 
     def hand(counts):
-        code = sum(int(c) << (AP.SHIFT * t) for t, c in enumerate(counts))
+        code = sum(int(c) << (MS.SHIFT * t) for t, c in enumerate(counts))
         return int(PA.index(PARAMS, False, sum(counts), 0, code, 0, PA.NO_NAME))
 
     got = _private_actions(pub, hand([0, 2, 2, 0, 0, 0, 0, 0]))
@@ -399,7 +403,7 @@ def _supply_root():
 
 
 def _hand(counts):
-    return int(sum(int(c) << (AP.SHIFT * t) for t, c in enumerate(counts)))
+    return int(sum(int(c) << (MS.SHIFT * t) for t, c in enumerate(counts)))
 
 
 @pytest.mark.parametrize("size, states", [(4, 1 + 8 * math.comb(10, 3)),
@@ -418,9 +422,9 @@ def test_a_swaps_draw_keeps_the_name_discarded(size, states):
     counts = [2, 1, 1, 0, 0, 0, 0, 0]
     counts[3] = size - 4  # DA DA EN CB and Saboteurs
     i = int(PA.index(PARAMS, False, size, 0, _hand(counts), 0, PA.NO_NAME))
-    kept = [nxt for lab, nxt in _private_actions(pub, i) if lab == AP.SWAP_LABEL]
+    kept = [nxt for lab, nxt in _private_actions(pub, i) if lab == MOV.SWAP_LABEL]
     assert len(kept) == sum(c > 0 for c in counts)
-    draw = _apply(pub, AP.SWAP_LABEL)
+    draw = _apply(pub, MOV.SWAP_LABEL)
     assert draw[R.PHASE] == R.PH_SWAP_DRAW and draw[R.HANDSIZE] == size - 1
     keeps = size <= PA.MAX_HAND - 2 + 1
     pending, hs, _ = PA.scheme(draw, PARAMS, 0)
@@ -430,13 +434,13 @@ def test_a_swaps_draw_keeps_the_name_discarded(size, states):
     left = [int(PARAMS.copies[t]) - counts[t] for t in range(N)]  # out of P1's hand
     unseen = sum(left) + (1 if keeps else 0)
     for j in kept:
-        hand, _, d = AP.decode(PARAMS, pending, hs, 0, j)
+        hand, _, d = NUM.decode(PARAMS, pending, hs, 0, j)
         assert (d >= 0) == keeps
         probs = _private_chance(draw, j)
         if keeps:
-            assert hand + AP._unit(d) == _hand(counts)
+            assert hand + MS._unit(d) == _hand(counts)
             weight = N * (left[d] + 1) / unseen  # n times the chance an unseen card is a d
-            assert AP.discard_weight(draw, PARAMS, hand, d) == pytest.approx(weight)
+            assert FGT.discard_weight(draw, PARAMS, hand, d) == pytest.approx(weight)
         else:
             weight = 1.0
         assert PA.state_weight(draw, PARAMS, 0, j) == pytest.approx(weight)
@@ -445,5 +449,5 @@ def test_a_swaps_draw_keeps_the_name_discarded(size, states):
         assert PA.scheme(after, PARAMS, 0) == (False, size, 0)
         assert all(0 < x < PA.scheme_size(PARAMS, False, size, 0) for x in probs)
     assert keeps or kept == [int(PA.index(PARAMS, False, size - 1, 0,
-                                          _hand(counts) - AP._unit(t), 0, PA.NO_NAME))
+                                          _hand(counts) - MS._unit(t), 0, PA.NO_NAME))
                              for t in range(N) if counts[t]]

@@ -11,6 +11,8 @@ import pytest
 from avenue_games import random_states, recruitments
 from spycfr.games import get_plugin, make_variant
 from spycfr.games.agent_avenue import leaf as L
+from spycfr.games.agent_avenue import multiset as MS
+from spycfr.games.agent_avenue import numbering as NUM
 from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue import rules as R
 from spycfr.games.agent_avenue.rollout import rollouts, start_state
@@ -126,7 +128,7 @@ def test_rollouts_are_reproducible_and_weigh_impossible_pairs_nothing():
     assert (w > 0).all() and np.allclose(np.abs(a), w)
     # tiny (two copies of each name) at the deal: both holding both Codebreakers weighs 0
     tiny = _params("tiny")
-    cbcb = AP.index(tiny, False, 2, 0, np.int64(2) << (AP.SHIFT * tiny.cb), 0, AP.NO_NAME)
+    cbcb = NUM.index(tiny, False, 2, 0, np.int64(2) << (MS.SHIFT * tiny.cb), 0, NUM.NO_NAME)
     out = np.empty(1)
     rollouts(AP.initial_state(tiny)[None].astype(np.int32), tiny, np.zeros(1, np.int64),
              np.array([cbcb]), np.array([cbcb]), np.zeros(1, np.int64), np.zeros(1, np.int64),

@@ -13,7 +13,11 @@ import pytest
 
 from spycfr.engine import protocol as P
 from spycfr.games import get_plugin, make_variant
+from spycfr.games.agent_avenue import forget as FGT
 from spycfr.games.agent_avenue import leaf as L
+from spycfr.games.agent_avenue import moves as MOV
+from spycfr.games.agent_avenue import multiset as MS
+from spycfr.games.agent_avenue import numbering as NUM
 from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue import rules as R
 from spycfr.public import protocol as pp
@@ -80,15 +84,15 @@ def test_the_forgetful_model_keeps_a_hands_weight_on_average_through_a_swap():
     prior = game.weights[1]
     ratios = set()
     for i, before, j, at_draw, drawn in swaps:
-        hand = AP.decode(params, False, params.hand, 0, i)[0]
-        kept, _, d = AP.decode(params, True, params.hand - 1, 0, j)
-        assert AP._digit(hand - kept, d) == 1 and hand - kept == AP._unit(d)
-        settle = params.n * (params.copies[d] - AP._digit(kept, d)) / (total - params.hand + 1)
-        assert AP.discard_weight(t.pub[0], params, kept, d) == pytest.approx(settle, rel=1e-12)
+        hand = NUM.decode(params, False, params.hand, 0, i)[0]
+        kept, _, d = NUM.decode(params, True, params.hand - 1, 0, j)
+        assert MS._digit(hand - kept, d) == 1 and hand - kept == MS._unit(d)
+        settle = params.n * (params.copies[d] - MS._digit(kept, d)) / (total - params.hand + 1)
+        assert FGT.discard_weight(t.pub[0], params, kept, d) == pytest.approx(settle, rel=1e-12)
         assert np.allclose(drawn, at_draw, rtol=1e-12, atol=0)
         for y in np.flatnonzero(before):
             theirs = L._held(t.pub[0], params, 1, y)
-            held = AP._digit(hand, d) + AP._digit(theirs, d)
+            held = MS._digit(hand, d) + MS._digit(theirs, d)
             factor = (total - out + 1) / (params.n * (params.copies[d] - held + 1))
             assert at_draw[y] == pytest.approx(before[y] * factor * settle, rel=1e-12)
             ratios.add(round(float(factor), 12))
@@ -147,7 +151,7 @@ def test_move_values_below_a_swaps_draw_are_the_values_of_their_lines(monkeypatc
     for x, a in enumerate(info.actions):
         if a >> 20 == R.T_SWAP:
             end = root
-            for label in (AP.SWAP_LABEL, 0, AP.SWAP_LABEL, 0):  # swap, draw, swap, draw
+            for label in (MOV.SWAP_LABEL, 0, MOV.SWAP_LABEL, 0):  # swap, draw, swap, draw
                 end = _after(end, params, label)
         else:
             up, down = (a >> 3) & 7, a & 7
@@ -182,7 +186,7 @@ def test_rollout_leaves_over_the_budget_stay_within_the_payoff_range():
     inner = Continuations(game, plugin.rollouts, (0,), fallback, budget=0, focus_samples=16,
                           pair_weights=plugin.pair_weights)
     vf = ExactTerminals(inner, game, fallback)
-    own = AP.index(game.params, False, 3, 0, np.int64(0x111), 0, AP.NO_NAME)  # DA.EN.CB
+    own = NUM.index(game.params, False, 3, 0, np.int64(0x111), 0, NUM.NO_NAME)  # DA.EN.CB
     vf.focus(0, int(own), t)
     sol = solve(t, game.weights, 20, vf)
     leaf, rows, _, _ = inner._focus_values[0]
@@ -264,7 +268,7 @@ def test_advanced_mode_keeps_a_hands_weight_on_average_through_a_swap():
     mode's full game, a discard multiplies each pair's W by (N - K + 1) / (n (c_d - D_d +
     1)) (31/8 for a one-copy name, Sidekick or Mole, at the first move: the source of its
     query values above 1), so the mover's state keeps the name until the swap's draw, whose
-    probabilities carry public.py's ``discard_weight``: W at the draw is W before times both
+    probabilities carry forget.py's ``discard_weight``: W at the draw is W before times both
     factors pair by pair, and summed over P2's hands as the deal draws them it is W before,
     for every hand of P1 and every discard; the draw passes it on. Before the repair W at
     the draw was W before times the first factor alone."""
@@ -281,15 +285,15 @@ def test_advanced_mode_keeps_a_hands_weight_on_average_through_a_swap():
     prior = game.weights[1]
     ratios, settles, swaps = set(), set(), 0
     for i in np.flatnonzero(game.weights[0][1:]) + 1:
-        hand = AP.decode(params, False, params.hand, 0, i)[0]
+        hand = NUM.decode(params, False, params.hand, 0, i)[0]
         for e in range(t.row_count[q, i]):
             if t.row_kid[q, i, e] != 0:
                 continue
             j = t.row_next[q, i, e]
-            kept, _, d = AP.decode(params, True, params.hand - 1, 0, j)
-            assert hand - kept == AP._unit(d)
-            settle = params.n * (params.copies[d] - AP._digit(kept, d)) / (total - params.hand + 1)
-            assert AP.discard_weight(root, params, kept, d) == pytest.approx(settle, rel=1e-12)
+            kept, _, d = NUM.decode(params, True, params.hand - 1, 0, j)
+            assert hand - kept == MS._unit(d)
+            settle = params.n * (params.copies[d] - MS._digit(kept, d)) / (total - params.hand + 1)
+            assert FGT.discard_weight(root, params, kept, d) == pytest.approx(settle, rel=1e-12)
             drawn = sum(t.row_prob[qc, j, x] * wf[t.row_next[qc, j, x]]
                         for x in range(t.row_count[qc, j]))
             assert np.allclose(drawn, wc[j], rtol=1e-12, atol=1e-300)
@@ -300,7 +304,7 @@ def test_advanced_mode_keeps_a_hands_weight_on_average_through_a_swap():
                 continue
             for y in np.flatnonzero(w0[i]):  # pair by pair: a one-copy name, every 40th
                 theirs = L._held(root, params, 1, y)
-                held = AP._digit(hand, d) + AP._digit(theirs, d)
+                held = MS._digit(hand, d) + MS._digit(theirs, d)
                 factor = (total - 2 * params.hand + 1) / (params.n * (params.copies[d] - held + 1))
                 assert wc[j, y] == pytest.approx(w0[i, y] * factor * settle, rel=1e-12)
                 ratios.add(round(float(factor), 12))
@@ -342,7 +346,7 @@ def test_advanced_move_values_below_a_swaps_draw_are_the_values_of_their_lines(h
     for x, a in enumerate(info.actions):
         if a >> 20 == R.T_SWAP:
             end = root
-            for label in (AP.SWAP_LABEL, 0, AP.SWAP_LABEL, 0):  # swap, draw, swap, draw
+            for label in (MOV.SWAP_LABEL, 0, MOV.SWAP_LABEL, 0):  # swap, draw, swap, draw
                 end = after(end, label)
         else:
             up, down = (a >> 3) & 7, a & 7

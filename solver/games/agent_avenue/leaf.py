@@ -27,15 +27,9 @@ from numba import njit
 
 from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue.advanced_core import AgentAvenueAdvancedParams
-from spycfr.games.agent_avenue.public import (
-    DEAD,
-    _digit,
-    _falling,
-    _scale_of,
-    _unit,
-    decode,
-    scheme_size,
-)
+from spycfr.games.agent_avenue.multiset import _digit, _unit
+from spycfr.games.agent_avenue.numbering import DEAD, _left, decode, scheme_size
+from spycfr.games.agent_avenue.payoff import _falling, _scale_of
 from spycfr.games.agent_avenue.public_advanced import (
     model_scale,
     model_scheme,
@@ -111,7 +105,7 @@ def _held_in(pub, params, pending, hs, ds, i):
 @njit(cache=True)
 def leaf_scale(pub, params):
     """The model's probability of the cards out of the deck at ``pub`` over the deck's
-    (public.py's ``_scale``), before the end the cards out counted as they stand."""
+    (payoff.py's ``_scale``), before the end the cards out counted as they stand."""
     if pub[PHASE] == PH_OVER:
         return model_scale(pub, params)
     total = 0
@@ -157,7 +151,7 @@ def weights(pub, params, n0, n1):
     play and on the table) over the model's, 0 where either is DEAD or they hold more than
     the deck has (at a terminal, a decision, the revealed card's signal, a discard's draw;
     there, where the model forgets discards, times the weight the draw will carry:
-    public.py's ``state_weight``)."""
+    forget.py's ``state_weight``)."""
     w, ri, ci = live_weights(pub, params, n0, n1)
     out = np.zeros((n0, n1))
     for a in range(ri.shape[0]):
@@ -287,7 +281,7 @@ def recruit_outcomes(pub, params):
     for take in range(2):
         AP.apply_action(pub, params, (T_TAKE << 20) | take, taken)
         for d in range(params.n):
-            if AP._left(pub, params, d) <= 0:
+            if _left(pub, params, d) <= 0:
                 continue
             AP.apply_action(taken, params, d, after)
             if after[PHASE] == PH_OVER:
@@ -567,7 +561,7 @@ def search_params(variant):
     """The public model a search agent re-solves on: the exact one, or, where its numbering
     of a seat's hands and discards passes ``EXACT_LIMIT`` states (the full game: 108,901),
     the one that forgets which cards were discarded (hands only: 331 on the full game, and
-    at a swap's draw the hand and the name discarded: 961; public.py's module notes).
+    at a swap's draw the hand and the name discarded: 961; forget.py).
     Advanced mode's model (public_advanced.py) always forgets them (2,641 states a seat; the
     name discarded kept until the swap's draw there too)."""
     from spycfr.public.protocol import python_impl

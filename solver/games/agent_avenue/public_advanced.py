@@ -1,11 +1,12 @@
 """Agent Avenue's advanced mode (black market cards) on the public-state model: simple mode's
-model (public.py: its numbering, draws, plays and payoffs, shared) with the black market.
+model (public.py and its parts: the numbering, draws, plays and payoffs, shared) with the
+black market.
 
 A player's **private state** is its hand, the discards forgotten (always: ``params.forget``
-is 1), and from its play to its refill the face-down card it played (pending): public.py's
+is 1), and from its play to its refill the face-down card it played (pending): numbering.py's
 numbering per hand size with no discards. From a swap to its draw the mover's state keeps
-the name it discarded (pending, as a face-down card: simple mode's repair, public.py's
-module notes), and the draw's probabilities carry public.py's ``discard_weight``: so that
+the name it discarded (pending, as a face-down card: simple mode's repair, forget.py's
+notes), and the draw's probabilities carry forget.py's ``discard_weight``: so that
 the discard does not reweigh the mover's hand by the card it names (docs/search.md, "the
 forgotten discard's weight"). A hand holds at most 6 cards (4, Mind Control's agent and
 Spycation's agent kept), 4 while a card is pending, so a seat has 1 + 8 C(11, 4) = 2,641
@@ -45,6 +46,10 @@ from numba.core import types
 from numba.extending import overload
 
 from spycfr.games.agent_avenue import advanced as A
+from spycfr.games.agent_avenue import forget as FGT
+from spycfr.games.agent_avenue import moves as MOV
+from spycfr.games.agent_avenue import numbering as NUM
+from spycfr.games.agent_avenue import payoff as PAY
 from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue.advanced_core import (
     BMDECK,
@@ -83,26 +88,19 @@ from spycfr.games.agent_avenue.advanced_core import (
     is_target,
     recruit_one,
 )
-from spycfr.games.agent_avenue.public import (
+from spycfr.games.agent_avenue.moves import _draws, draw_rows, play_actions, play_rows
+from spycfr.games.agent_avenue.multiset import _digit, _unit
+from spycfr.games.agent_avenue.numbering import (
     DEAD,
     NO_NAME,
     TAKEN,
     _code_of,
-    _digit,
-    _draws,
     _left,
-    _ratio,
-    _scale_of,
-    _unit,
     decode,
-    draw_rows,
-    held_code,
-    held_values,
     index,
-    play_actions,
-    play_rows,
     scheme_size,
 )
+from spycfr.games.agent_avenue.payoff import _ratio, _scale_of, held_code, held_values
 from spycfr.games.agent_avenue.rules import (
     ACTIVE,
     DECKSIZE,
@@ -150,9 +148,9 @@ def scheme(pub, params, seat):
 @njit(cache=True)
 def keeps_name(pub, params, seat):
     """Whether ``seat``'s numbering at ``pub`` (a public or a rules' state) keeps the name
-    it just discarded: at a swap's draw (public.py's ``swap_draw``), the hand left at most
+    it just discarded: at a swap's draw (numbering.py's ``swap_draw``), the hand left at most
     ``MAX_HAND - 2`` (the pending numbering's largest, within the 2,641 states)."""
-    return AP.swap_draw(pub, params, seat) and pub[HANDSIZE + seat] <= MAX_HAND - 2
+    return NUM.swap_draw(pub, params, seat) and pub[HANDSIZE + seat] <= MAX_HAND - 2
 
 
 @njit(cache=True)
@@ -285,7 +283,7 @@ def legal_actions(pub, params, out):
     then "none" (``EFF_NONE``); one label at private chance."""
     ph = pub[PHASE]
     if ph == PH_PLAY or ph == PH_RECRUIT:
-        return AP.legal_actions(pub, params, out)
+        return MOV.legal_actions(pub, params, out)
     if ph == PH_BM_TAKE:
         return A.legal_actions(pub, params, out)
     if ph == PH_CHOOSE:
@@ -362,7 +360,7 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
 @njit(cache=True)
 def private_chance(pub, params, i, nexts, probs):
     """A discard's draw (1 card; it forgets the name discarded, its probabilities carrying
-    public.py's ``discard_weight``), the mover's refill after the recruitment (its revealed
+    forget.py's ``discard_weight``), the mover's refill after the recruitment (its revealed
     card forgotten), a hand draw after a black market resolution."""
     ph = pub[PHASE]
     seat = pub[BMP] if ph == PH_HAND_DRAW else pub[ACTIVE]
@@ -377,7 +375,7 @@ def private_chance(pub, params, i, nexts, probs):
         m = _draws(pub, params, hand, np.int64(0), hs, np.int64(0), np.int64(k), nexts,
                    probs)
         if ph == PH_SWAP_DRAW:
-            AP.weigh_swap_draw(pub, params, hand, name, probs, m)
+            FGT.weigh_swap_draw(pub, params, hand, name, probs, m)
         return m
     nexts[0] = DEAD
     probs[0] = 1.0
@@ -387,7 +385,7 @@ def private_chance(pub, params, i, nexts, probs):
 @njit(cache=True)
 def private_action_rows(pub, params, seat, n_labels, kids, nexts, counts):
     """:func:`private_actions` of every state of ``seat`` at once (the protocol's hook): a
-    play's rows by public.py's ``play_rows``, the other decisions' state by state."""
+    play's rows by moves.py's ``play_rows``, the other decisions' state by state."""
     states = num_private(params, seat)
     if pub[PHASE] == PH_PLAY:
         pending, hs, ds = scheme(pub, params, pub[ACTIVE])
@@ -401,7 +399,7 @@ def private_action_rows(pub, params, seat, n_labels, kids, nexts, counts):
 @njit(cache=True)
 def private_chance_rows(pub, params, seat, nexts, probs, counts):
     """:func:`private_chance` of every state of ``seat`` at once (the protocol's hook), by
-    public.py's ``draw_rows``."""
+    moves.py's ``draw_rows``."""
     ph = pub[PHASE]
     s = pub[BMP] if ph == PH_HAND_DRAW else pub[ACTIVE]
     pending, hs, _ = scheme(pub, params, s)
@@ -416,13 +414,13 @@ def private_chance_rows(pub, params, seat, nexts, probs, counts):
 
 @njit(cache=True)
 def state_weight(pub, params, seat, i):
-    """public.py's ``state_weight`` on this model: ``discard_weight`` at a swap's draw where
+    """forget.py's ``state_weight`` on this model: ``discard_weight`` at a swap's draw where
     the mover's state keeps the name (:func:`keeps_name`), else 1: public.py's own there
     (its swap numbering, the name pending and no discards, ``params.forget`` being 1, is
     this model's :func:`scheme`)."""
     if not keeps_name(pub, params, seat):
         return 1.0
-    return AP.state_weight(pub, params, seat, i)
+    return FGT.state_weight(pub, params, seat, i)
 
 
 @njit(cache=True)
@@ -471,7 +469,7 @@ def apply_action(pub, params, action, out):
     p = pub[BMP]
     if ph == PH_PLAY or ph == PH_SWAP_DRAW:
         AP.apply_action(pub, params, action, out)
-        if ph == PH_PLAY and action != AP.SWAP_LABEL:
+        if ph == PH_PLAY and action != MOV.SWAP_LABEL:
             need = params.hand - out[HANDSIZE + a]
             out[REFILLED] = max(0, min(need, out[DECKSIZE]))
         return
@@ -565,7 +563,7 @@ def _resolve(out, params, p, action):
 
 @njit(cache=True)
 def _scale(pub, params):
-    """n^K / N^(K) for the cards drawn (public.py's ``_scale_of``; no refill is deferred
+    """n^K / N^(K) for the cards drawn (payoff.py's ``_scale_of``; no refill is deferred
     at a terminal)."""
     total = 0
     for t in range(params.n):
@@ -639,14 +637,14 @@ def _advanced(params) -> bool:
 def _scheme_impl(pub, params, seat):
     if _advanced(params):
         return lambda pub, params, seat: scheme(pub, params, seat)
-    return lambda pub, params, seat: AP.scheme(pub, params, seat)
+    return lambda pub, params, seat: NUM.scheme(pub, params, seat)
 
 
 @overload(_scale_any)
 def _scale_impl(pub, params):
     if _advanced(params):
         return lambda pub, params: _scale(pub, params)
-    return lambda pub, params: AP._scale(pub, params)
+    return lambda pub, params: PAY._scale(pub, params)
 
 
 def _weight_any(pub, params, seat, i):
@@ -657,14 +655,14 @@ def _weight_any(pub, params, seat, i):
 def _weight_impl(pub, params, seat, i):
     if _advanced(params):
         return lambda pub, params, seat, i: state_weight(pub, params, seat, i)
-    return lambda pub, params, seat, i: AP.state_weight(pub, params, seat, i)
+    return lambda pub, params, seat, i: FGT.state_weight(pub, params, seat, i)
 
 
 @overload(_reveal_any)
 def _reveal_impl(params):
     if _advanced(params):
         return lambda params: PH_REVEAL
-    return lambda params: AP.PH_REVEAL
+    return lambda params: NUM.PH_REVEAL
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ from numba import njit
 
 from spycfr.engine.rng import sample
 from spycfr.games.agent_avenue import rules as R
-from spycfr.games.agent_avenue.public import PH_CLEAR, decode, scheme
+from spycfr.games.agent_avenue.numbering import PH_CLEAR, decode, scheme
 from spycfr.games.agent_avenue.rollout_common import (
     clear_private,
     deal_deck,

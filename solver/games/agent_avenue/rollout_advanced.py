@@ -29,7 +29,7 @@ from spycfr.engine.rng import sample
 from spycfr.games.agent_avenue import advanced as A
 from spycfr.games.agent_avenue.advanced_core import PH_BM_TAKE, REFILLED, STATE_SIZE
 from spycfr.games.agent_avenue.advanced_heuristic import PREFERENCE, styled_policy
-from spycfr.games.agent_avenue.public import TAKEN, decode, scheme_size
+from spycfr.games.agent_avenue.numbering import TAKEN, decode, scheme_size
 from spycfr.games.agent_avenue.public_advanced import (
     PH_CLEAR,
     PH_PICK,

@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit
 
 from spycfr.games.agent_avenue.leaf import leaf_base, leaf_scale, pair_weight
-from spycfr.games.agent_avenue.public import TAKEN, _digit
+from spycfr.games.agent_avenue.multiset import _digit
+from spycfr.games.agent_avenue.numbering import TAKEN
 from spycfr.games.agent_avenue.rules import (
     DECK,
     DECKSIZE,
@@ -72,7 +73,7 @@ def unseen(pub, params, offer_open):
 
 @njit(cache=True)
 def take_cards(state, pool, params, at, code):
-    """Write the cards of multiset ``code`` (public.py's digits) at ``state[at + name]``,
+    """Write the cards of multiset ``code`` (multiset.py's digits) at ``state[at + name]``,
     taking them out of ``pool``."""
     for t in range(params.n):
         state[at + t] = _digit(code, t)

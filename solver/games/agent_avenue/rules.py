@@ -369,7 +369,7 @@ def apply_action(state, params, action, out):
         _discard(out, a, action & 7)
         out[PHASE] = PH_SWAP_DRAW
         # Recorded so that the public model that forgets discards knows, until the swap's
-        # draw, which name left the hand (public.py: the draw settles its weight).
+        # draw, which name left the hand (forget.py: the draw settles its weight).
         out[LASTDISC] = action & 7
         return
     if typ == T_PLAY:
