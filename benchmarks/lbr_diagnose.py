@@ -184,6 +184,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:
             if getattr(inner, "choice", "row") != "row" else None,
             # with --detect: none_prob, and the game's re-solves with each leaves
             "detect": None if detection is None else detection.none_prob,
+            "detect_by": None if detection is None else detection.by,
             "leaves": None if detection is None else
             {k: v - before[k] for k, v in detection.counts.items()},
             "payoff": payoff,
@@ -209,7 +210,8 @@ def summarize(path: str, committed: str | None = None) -> None:
                 r.get("choice") or "row", bool(r.get("guesses")), r.get("guess_by") or "row",
                 r.get("guess_draws") or 0,
                 1.0 if r.get("guess_weight") is None else r["guess_weight"],
-                r.get("row_weight") or 0.0, r.get("detect") or 0.0)
+                r.get("row_weight") or 0.0, r.get("detect") or 0.0,
+                r.get("detect_by") or "move")
 
     for kind in sorted({kind_of(r) for r in rows}):
         mine = [r for r in rows if kind_of(r) == kind]
@@ -228,7 +230,8 @@ def summarize(path: str, committed: str | None = None) -> None:
               + (f", {kind[8]} draws a guess" if kind[6] and kind[8] else "")
               + (f", at most {kind[9]:g} on the guesses" if kind[6] and kind[9] < 1 else "")
               + (f", row weight {kind[10]:g}" if kind[10] else "")
-              + (f", detecting the styles (none {kind[11]:g} a move)" if kind[11] else "")
+              + (f", detecting the styles (none {kind[11]:g} a "
+                 f"{'kind' if kind[12] == 'kind' else 'move'})" if kind[11] else "")
               + ": "
               f"{len(mine)} games, LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
               f"(as P1 {means[0]}, as P2 {means[1]}), "

@@ -12,7 +12,9 @@ import argparse
 
 def add_leaf_options(parser: argparse.ArgumentParser) -> None:
     """--opposing, --own, --reader-rounds, the rows' and choice's (:func:`add_row_options`),
-    --turn-levels, --detect, --detect-none."""
+    --turn-levels, --detect, --detect-none, --detect-by."""
+    from spycfr.search.styles import BY
+
     parser.add_argument("--opposing", help="the agent's rollout leaves guard against these "
                         "rollout styles, comma-separated, instead of its game's opposing "
                         "continuations")
@@ -35,6 +37,10 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--detect-none", type=float, metavar="P",
                         help="with --detect: each opponent move's probability for a player "
                         "not among the styles (default styles.NONE_PROB)")
+    parser.add_argument("--detect-by", choices=BY,
+                        help="with --detect: what a player not among the styles plays alike, "
+                        "each move (the default) or each move's kind, then any move of it "
+                        "(the game's move_kinds hook: the prober's hand attacks keep it)")
 
 
 def add_row_options(parser: argparse.ArgumentParser) -> None:
@@ -91,7 +97,8 @@ def leaf_settings(args: argparse.Namespace) -> dict:
             "guesses": args.guesses, "guess_by": args.guess_by,
             "guess_draws": args.guess_draws, "guess_weight": args.guess_weight,
             "row_weight": args.row_weight, "turn_levels": args.turn_levels,
-            "detect": args.detect, "detect_none": args.detect_none}
+            "detect": args.detect, "detect_none": args.detect_none,
+            "detect_by": args.detect_by}
 
 
 def asks_anything(settings: dict) -> bool:
@@ -105,7 +112,7 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
            choice: str | None = None, guesses: bool = False, guess_by: str | None = None,
            guess_draws: int | None = None, guess_weight: float | None = None,
            row_weight: float | None = None, turn_levels: bool = False, detect: bool = False,
-           detect_none: float | None = None) -> None:
+           detect_none: float | None = None, detect_by: str | None = None) -> None:
     """The options (:func:`leaf_settings`) set on the search agent ``agent``: its rollout
     leaves by `configure_agent` (--opposing guards against these instead of its game's
     opposing continuations, --own continues with the better of these, --focus-rows values
@@ -114,14 +121,17 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
     nothing done) and, with --turn-levels, its
     re-solves' depth in runs of one seat's decisions (AgentConfig.turn_levels); with
     --detect, the detection over those leaves (spycfr.search.styles.configure_detection,
-    --detect-none its none_prob). ValueError as configure_agent's and configure_detection's,
-    and for --detect-none without --detect or outside (0, 1] (before anything is set)."""
+    --detect-none its none_prob, --detect-by its ``by``). ValueError as configure_agent's and
+    configure_detection's, and for --detect-none or --detect-by without --detect or
+    --detect-none outside (0, 1] (before anything is set)."""
     from dataclasses import replace
 
     from spycfr.search.configure import configure_agent
 
     if detect_none is not None and not detect:
         raise ValueError("--detect-none needs --detect")
+    if detect_by is not None and not detect:
+        raise ValueError("--detect-by needs --detect")
     if detect_none is not None and not 0 < detect_none <= 1:
         raise ValueError(f"--detect-none {detect_none:g}: a probability in (0, 1] (each "
                          "opponent move's for a player not among the styles)")
@@ -132,4 +142,5 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
     if detect:
         from spycfr.search.styles import NONE_PROB, configure_detection
 
-        configure_detection(agent, none_prob=NONE_PROB if detect_none is None else detect_none)
+        configure_detection(agent, none_prob=NONE_PROB if detect_none is None else detect_none,
+                            by=detect_by or "move")

@@ -93,7 +93,20 @@ def _expected(likes: list[float], prior: float, none_prob: float) -> np.ndarray:
     return p / p.sum()
 
 
-def test_posterior_of_one_move_is_the_rules_brute_force():
+def _none_by_kind(agent: SearchAgent, pub, move: int, none_prob: float) -> float:
+    """"None of them"'s probability of the public label ``move`` at decision ``pub`` by kind:
+    ``none_prob`` (1 if every label is of one type) over the labels of its type."""
+    labels = np.empty(agent.model.max_actions, np.int32)
+    n = public.legal_actions(pub, agent.model.params, labels)
+    types = labels[:n] >> 12
+    alike = int((types == move >> 12).sum())
+    return (none_prob if len(set(types.tolist())) > 1 else 1.0) / alike
+
+
+@pytest.mark.parametrize("by", ["move", "kind"])
+def test_posterior_of_one_move_is_the_rules_brute_force(by):
+    """By move "none" gives the move none_prob; by kind none_prob over the moves of its kind
+    (a hand attack among the hand attacks, a house attack among the house attacks)."""
     agent = _agent("mini")
     params = agent.variant.to_params()
     s = R.initial_state(params)
@@ -116,14 +129,18 @@ def test_posterior_of_one_move_is_the_rules_brute_force():
     k = R.legal_actions(s, params, buf)
     moves = [int(a) for a in buf[:k]]
     start = StyleBelief.start(PLUGIN, agent.model.params, agent.model.weights[1], 1, STYLES,
-                              prior=0.5, none_prob=0.25)
+                              prior=0.5, none_prob=0.25, by=by)
+    pub = agent.public(s)
     nobody = kept = 0
+    types = set()
     for move in moves:
         if move >> 12 == R.T_SWITCH:
             continue  # a switch's public label hides the card: the brute force is per action
         likes = [_brute(params, opening, then, move, x) for x in STYLES]
         got = _walk(agent, opening + then + [move], start)
-        want = _expected(likes, 0.5, 0.25)
+        none = 0.25 if by == "move" else _none_by_kind(agent, pub, move, 0.25)
+        want = _expected(likes, 0.5, none)
+        types.add(move >> 12)
         assert got.posterior() == pytest.approx(want, abs=1e-12), (move, likes)
         for x, like in enumerate(likes):
             assert (got.log_like[x] == -math.inf) == (like == 0)
@@ -132,6 +149,7 @@ def test_posterior_of_one_move_is_the_rules_brute_force():
         if max(likes) == 0:  # a move no style makes: every style out
             assert got.posterior()[-1] == 1.0 and not got.explained()
     assert nobody and kept  # both kinds of move were met
+    assert types == {R.T_HAND, R.T_HOUSE}  # by kind: two kinds of different sizes
 
 
 def test_a_switch_no_style_makes_drops_every_style():
@@ -157,6 +175,27 @@ def test_a_switch_no_style_makes_drops_every_style():
     after = _walk(agent, acts + [switch], start)
     assert after.log_like[:-1] == (-math.inf,) * 3
     assert after.posterior()[-1] == 1.0
+    by_kind = _walk(agent, acts + [switch], StyleBelief.start(
+        PLUGIN, agent.model.params, agent.model.weights[1], 1, STYLES, by="kind"))
+    assert by_kind.posterior()[-1] == 1.0  # the prober never switches
+
+
+def test_move_kinds_are_the_labels_types():
+    """The hook's kinds are the public labels' types, in the tree's order of children."""
+    agent = _agent("mini")
+    params = agent.variant.to_params()
+    pub = agent.public(_after(params, (2, 5)))
+    t = build(agent.model, pub, depth=1)
+    kinds = np.empty(agent.model.max_actions, np.int32)
+    n = PLUGIN.move_kinds(pub, agent.model.params, kinds)
+    labels = np.empty(agent.model.max_actions, np.int32)
+    assert n == t.count[0] == public.legal_actions(pub, agent.model.params, labels)
+    assert np.array_equal(kinds[:n], labels[:n] >> 12)
+    assert set(kinds[:n].tolist()) == {R.T_HAND, R.T_SWITCH, R.T_HOUSE}
+    for o in range(n):  # child o is label o's public state
+        after = np.empty_like(pub)
+        public.apply_action(pub, agent.model.params, labels[o], after)
+        assert np.array_equal(t.pub[t.first[0] + o], after)
 
 
 def test_hunter_play_keeps_the_hunter():
@@ -181,6 +220,15 @@ def test_hunter_play_keeps_the_hunter():
     assert hunter.log_like[0] > -math.inf and hunter.explained()
     assert hunter.posterior()[0] > hunter.posterior()[-1]
     assert prober.log_like[0] == -math.inf
+    # by move the prober, a uniformly random hand attacker, reads as "none"; by kind its
+    # hand attacks keep it, and the hunter's exact moves keep the hunter
+    assert not prober.explained()
+    start = [StyleBelief.start(PLUGIN, agent.model.params, agent.model.weights[x], x, STYLES,
+                               by="kind") for x in (1, 0)]
+    kind_hunter, kind_prober = (_walk(agent, acts, b) for b in start)
+    assert kind_hunter.explained() and kind_hunter.posterior()[-1] < hunter.posterior()[-1]
+    assert kind_prober.explained() and kind_prober.log_like[2] == prober.log_like[2]
+    assert kind_prober.posterior()[2] > kind_prober.posterior()[-1]
 
 
 def test_style_rows_are_the_rules_probabilities():
@@ -262,6 +310,8 @@ def test_detection_says_what_is_wrong():
     for kw in ({"prior": 1.0}, {"none_prob": 0.0}):
         with pytest.raises(ValueError, match="prior"):
             configure_detection(agent, **kw)
+    with pytest.raises(ValueError, match="by 'kinds': one of move, kind"):
+        configure_detection(agent, by="kinds")
     assert agent.detection is None  # refused before anything was set
 
 

@@ -258,6 +258,12 @@ class GamePlugin:
     # weigh whether the opponent plays one of the opposing continuations. None: the game
     # offers none (no detection)
     style_rows: Callable | None = None
+    # move_kinds(pub, params, out) -> n: an @njit function writing out[o] (int32, room for
+    # the protocol's max_actions), the kind of public label o at decision ``pub`` (the
+    # protocol's legal_actions order), for its n labels: moves of one kind that a player of
+    # none of the styles would make alike (spycfr.search.styles, ``by`` "kind": "none of
+    # them" chooses a kind, then any of its moves). None: no kinds (no detection by kind)
+    move_kinds: Callable | None = None
     # guess_features(params) -> (private states, F) ints: each private state's label under
     # each of F features (-1: none); the opposing decision's guesses grouped by feature
     # (``guess_by`` "feature" of spycfr.search.continuation: one guess per label of a

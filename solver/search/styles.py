@@ -14,7 +14,12 @@ a signal says what the opponent holds, not how it plays). "None of them" gives e
 opponent move with more than one public child the probability ``none_prob``: a player not
 among the styles that plays with that much predictability (uniform play would be a straw
 man: a uniformly random hand attacker, the prober, is more likely than uniform play for any
-player that only attacks with its hand, as LBR mostly does). A style that cannot make a
+player that only attacks with its hand, as LBR mostly does). By kind (``by`` "kind", the
+game's ``move_kinds`` hook), "none of them" chooses the move's kind with probability
+``none_prob`` (1 where the decision offers one kind) and then any move of that kind alike:
+a style that picks uniformly within a kind (the prober among hand attacks) is then told
+from "none" by the kinds alone, and a deterministic one by its exact moves (each at
+``1 / none_prob`` times the moves of its kind against "none"). A style that cannot make a
 move (a deterministic heuristic's other move) is out for good. Immutable: each step makes a
 new belief, so that a walk copied at a branch (agent_exploitability) keeps its own.
 """
@@ -42,6 +47,9 @@ PRIOR = 0.5  # the prior probability that the opponent plays one of the styles
 # every game, the hunter's second 0.02-0.46; at 0.05 the prober outweighed "none" in 2 LBR
 # games
 NONE_PROB = 0.1
+# what "none of them" plays alike: each move (none_prob a move), or each move's kind (then
+# any move of it; the game's move_kinds hook)
+BY = ("move", "kind")
 
 
 @dataclass(frozen=True)
@@ -57,14 +65,15 @@ class StyleBelief:
     none_prob: float
     ranges: tuple[np.ndarray, ...]
     log_like: tuple[float, ...]  # one per style, then "none"
+    by: str = "move"  # one of BY
 
     @classmethod
     def start(cls, plugin: Any, params: Any, weights: np.ndarray, opp: int,
               styles: tuple[int, ...], prior: float = PRIOR,
-              none_prob: float = NONE_PROB) -> StyleBelief:
+              none_prob: float = NONE_PROB, by: str = "move") -> StyleBelief:
         """Every style's range the deal's prior ``weights`` for the opponent (seat ``opp``)."""
         return cls(plugin, params, opp, tuple(styles), prior, none_prob,
-                   tuple(weights.copy() for _ in styles), (0.0,) * (len(styles) + 1))
+                   tuple(weights.copy() for _ in styles), (0.0,) * (len(styles) + 1), by)
 
     def stepped(self, tree: Any, node: int, child: int) -> StyleBelief:
         """The belief at child number ``child`` of ``node`` of ``tree`` (a public tree)."""
@@ -87,7 +96,7 @@ class StyleBelief:
                 log_like[x] += math.log(p) if p > 0 else -math.inf
                 ranges[x] = after / after.sum() if p > 0 else after
             if tree.count[node] > 1:
-                log_like[-1] += math.log(self.none_prob)
+                log_like[-1] += math.log(self.none_move(tree, node, child))
         else:
             for x in range(len(self.styles)):
                 after = step(tree, node, self.opp, ranges[x], None, child)
@@ -96,7 +105,19 @@ class StyleBelief:
                     log_like[x] = -math.inf
                 ranges[x] = after / total if total > 0 else after
         return StyleBelief(self.plugin, self.params, self.opp, self.styles, self.prior,
-                           self.none_prob, tuple(ranges), tuple(log_like))
+                           self.none_prob, tuple(ranges), tuple(log_like), self.by)
+
+    def none_move(self, tree: Any, node: int, child: int) -> float:
+        """"None of them"'s probability of child number ``child`` of the opponent's decision
+        ``node`` of ``tree`` (one of several): ``none_prob``; by kind, ``none_prob`` (1 where
+        every child is of one kind) over the children of its kind."""
+        if self.by == "move":
+            return self.none_prob
+        kinds = np.empty(tree.game.max_actions, np.int32)
+        n = int(self.plugin.move_kinds(tree.pub[node], self.params, kinds))
+        kinds = kinds[:n]
+        alike = int((kinds == kinds[child]).sum())
+        return (self.none_prob if (kinds != kinds[0]).any() else 1.0) / alike
 
     def posterior(self) -> np.ndarray:
         """P(the opponent plays each style, then "none of them" | its moves so far)."""
@@ -123,6 +144,7 @@ class Detection:
     styles: tuple[int, ...]
     prior: float = PRIOR
     none_prob: float = NONE_PROB
+    by: str = "move"
     counts: dict[str, int] = field(default_factory=lambda: {"own": 0, "robust": 0})
 
     def belief(self, agent: Any, opp: int) -> StyleBelief:
@@ -130,7 +152,7 @@ class Detection:
         are its own again until its first re-solve)."""
         agent.values = self.own
         return StyleBelief.start(agent.plugin, agent.model.params, agent.model.weights[opp],
-                                 opp, self.styles, self.prior, self.none_prob)
+                                 opp, self.styles, self.prior, self.none_prob, self.by)
 
     def leaves(self, belief: StyleBelief) -> Any:
         """The leaves to re-solve with given ``belief`` (counted)."""
@@ -140,13 +162,14 @@ class Detection:
 
 
 def configure_detection(agent: Any, prior: float = PRIOR, none_prob: float = NONE_PROB,
-                        robust: dict | None = None) -> Detection:
+                        robust: dict | None = None, by: str = "move") -> Detection:
     """Give the search ``agent`` the detection (``agent.detection``): its leaves as they are
     while the opponent plays one of their opposing styles that the game's ``style_rows``
     hook plays, leaves made alike and set up by ``robust`` (:data:`ROBUST`; the keywords of
-    :func:`~spycfr.search.configure.configure_agent`) once not. ValueError where the game
-    has no such hook, the leaves guard against no style it plays, or a number is out of
-    range."""
+    :func:`~spycfr.search.configure.configure_agent`) once not; ``by``: what "none of them"
+    plays alike (:data:`BY`; "kind" by the game's ``move_kinds`` hook). ValueError where the
+    game has no such hook, the leaves guard against no style it plays, or a number or
+    ``by`` is out of range."""
     from spycfr.search.configure import configure_agent
     from spycfr.search.leafvalues import value_function
 
@@ -155,6 +178,10 @@ def configure_detection(agent: Any, prior: float = PRIOR, none_prob: float = NON
     if not 0 < prior < 1 or not 0 < none_prob <= 1:
         raise ValueError(f"prior {prior!r} must be in (0, 1) and none_prob {none_prob!r} in "
                          "(0, 1]")
+    if by not in BY:
+        raise ValueError(f"by {by!r}: one of {', '.join(BY)}")
+    if by == "kind" and agent.plugin.move_kinds is None:
+        raise ValueError(f"{agent.plugin.name} has no move_kinds hook: no detection by kind")
     inner = getattr(agent.values, "inner", agent.values)
     plays = tuple(agent.plugin.heuristic_styles)
     names = tuple(agent.plugin.rollout_styles) or plays
@@ -167,5 +194,5 @@ def configure_detection(agent: Any, prior: float = PRIOR, none_prob: float = NON
     other = value_function(c.value_function, agent.model, agent.plugin, c.value_file)
     configure_agent(SimpleNamespace(values=other, plugin=agent.plugin),
                     **(ROBUST if robust is None else robust))
-    agent.detection = Detection(agent.values, other, styles, prior, none_prob)
+    agent.detection = Detection(agent.values, other, styles, prior, none_prob, by)
     return agent.detection

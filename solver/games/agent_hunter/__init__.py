@@ -12,6 +12,7 @@ from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES
 from spycfr.games.agent_hunter.leaf import (
     ROLLOUT_STYLES,
     guess_features,
+    move_kinds,
     opening_classes,
     private_names,
     rollouts,
@@ -108,6 +109,9 @@ PLUGIN = GamePlugin(
     # each heuristic style's probabilities of a decision's moves, per private state: what a
     # search agent weighs the opponent's play against (spycfr.search.styles; an option)
     style_rows=style_rows,
+    # each public move's kind (hand attack, switch, house attack): the detection by kind
+    # keeps the prober, a uniformly random hand attacker, while its moves are hand attacks
+    move_kinds=move_kinds,
     # the opposing decision's guesses by feature: the ranger believing a house holds a card
     guess_features=guess_features,
     # the placements as a matrix game (spycfr.search.openings): one class per set of cards,

@@ -21,6 +21,7 @@ from spycfr.games.agent_hunter.public import (
     _vp_margin,
     action_entries,
     combine,
+    legal_actions,
     num_placements,
     unrank,
 )
@@ -266,6 +267,20 @@ def style_rows(pub, params, style, states, out):
         for e in range(m):
             if src[e] >= 0:
                 out[x, e] = probs[src[e]]
+
+
+@njit(cache=True)
+def move_kinds(pub, params, out):
+    """The ``move_kinds`` hook: ``out[o]``, the kind of public label o at decision ``pub``
+    (``public.legal_actions``' order), its type: a hand attack, a switch or a house attack
+    (``rules.T_HAND``, ``T_SWITCH``, ``T_HOUSE``; a placement's or refill's label is alone
+    at its decision); returns the number of labels. The prober's moves are all of one kind
+    (uniformly random hand attacks), so a player that makes only hand attacks is the prober
+    by kind however it picks them."""
+    n = legal_actions(pub, params, out)
+    for o in range(n):
+        out[o] = out[o] >> 12
+    return n
 
 
 def opening_classes(variant) -> tuple[np.ndarray, list[str]]:
