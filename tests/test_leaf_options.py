@@ -8,7 +8,7 @@ import argparse
 import pytest
 
 from cli_helpers import bench_script
-from spycfr.search import continuation, leafchoice
+from spycfr.search import continuation, leafchoice, styles
 
 
 @pytest.fixture
@@ -16,19 +16,19 @@ def one_more(monkeypatch):
     """The solver's tuples of allowed values, each with a value "new" added (as a new choice
     would be, in one edit)."""
     for module, name in ((leafchoice, "CHOICES"), (continuation, "READER_RANGES"),
-                         (continuation, "GUESS_BY")):
+                         (continuation, "GUESS_BY"), (styles, "BY")):
         monkeypatch.setattr(module, name, (*getattr(module, name), "new"))
 
 
 def test_the_options_allow_the_solvers_values(one_more):
-    """--choice, --reader-range and --guess-by offer the solver's tuples: a value added there
-    is allowed, one outside them is argparse's error, exit 2. Fails where a flag keeps a
-    hand-written list."""
+    """--choice, --reader-range, --guess-by and --detect-by offer the solver's tuples: a
+    value added there is allowed, one outside them is argparse's error, exit 2. Fails where
+    a flag keeps a hand-written list."""
     options = bench_script("leaf_options")
     parser = argparse.ArgumentParser()
     options.add_leaf_options(parser)
     for flag, key in (("--choice", "choice"), ("--reader-range", "reader_range"),
-                      ("--guess-by", "guess_by")):
+                      ("--guess-by", "guess_by"), ("--detect-by", "detect_by")):
         assert options.leaf_settings(parser.parse_args([flag, "new"]))[key] == "new"
         with pytest.raises(SystemExit) as stop:
             parser.parse_args([flag, "nobody"])
@@ -79,9 +79,9 @@ def test_turn_levels_is_one_option_set_in_one_place():
 
 
 def test_detect_none_is_checked_before_anything_is_set():
-    """--detect-none without --detect, or outside (0, 1], is a ValueError naming the flag
-    (the scripts' one error line), the agent unchanged: 2 gave configure_detection's words,
-    naming a prior the user never set."""
+    """--detect-none without --detect, or outside (0, 1], and --detect-by without --detect
+    are a ValueError naming the flag (the scripts' one error line), the agent unchanged: 2
+    gave configure_detection's words, naming a prior the user never set."""
     from types import SimpleNamespace
 
     from spycfr.search.agent import AgentConfig
@@ -93,7 +93,8 @@ def test_detect_none_is_checked_before_anything_is_set():
     agent = SimpleNamespace(config=config, values=None)
     for argv, words in ((["--detect-none", "0.1"], "--detect-none needs --detect"),
                         (["--detect", "--detect-none", "2"], r"--detect-none 2: a probability"),
-                        (["--detect", "--detect-none", "0"], r"--detect-none 0: a probability")):
+                        (["--detect", "--detect-none", "0"], r"--detect-none 0: a probability"),
+                        (["--detect-by", "kind"], "--detect-by needs --detect")):
         settings = options.leaf_settings(parser.parse_args([*argv, "--turn-levels"]))
         with pytest.raises(ValueError, match=words):
             options.set_up(agent, **settings)
