@@ -73,16 +73,20 @@ def play(run_dir: str, seat: str | None, seed: int | None, moves_from: str | Non
 
             result = play_team_game(run_dir, int(seat[1:]) - 1, seed, given, say)
         else:
+            def progress(text: str) -> None:
+                click.echo(text, err=True)
+
             def load() -> Opponent:
                 """The run's strategy, loaded after the game's first lines (play_game)."""
                 with heartbeat(f"loading {run_dir} (its tree rebuilt; after installing, the "
                                "first run also compiles the game's rules)",
                                f"still loading {run_dir} ({{:.0f}} s)"):
-                    return load_opponent(run_dir, say)
+                    return load_opponent(run_dir, progress)
 
-            # numba compiling: loading; a search agent as it re-solves. On stderr: the
-            # transcript (stdout) of a seeded game is the same on a cold cache and a warm one
-            with saying_when_compiling(lambda text: click.echo(text, err=True)):
+            # On stderr, what takes time (numba compiling; a search agent's first plan and
+            # long re-solves, with their seconds): the transcript on stdout is the game alone,
+            # the same for a seeded game on any machine, and `spycfr review` reads it back
+            with saying_when_compiling(progress):
                 result = play_game(run_dir, 0 if seat.upper() == "P1" else 1, seed, given,
                                    say, load)
     except UnicodeDecodeError:

@@ -228,6 +228,30 @@ def test_the_agent_plays_answers_and_meets_other_players(agent_dir, tmp_path):
     assert code == 2 and err.startswith("error:") and err.count("\n") == 1
 
 
+def test_a_game_against_the_agent_keeps_its_progress_off_the_transcript(agent_dir, tmp_path,
+                                                                       monkeypatch):
+    """What the agent says while it works (its first plan, its solves' iterations and
+    seconds) goes to stderr: stdout is the game alone, which `spycfr review` reads back
+    whole. The progress lines were printed into the transcript once."""
+    from spycfr.search import resolve
+
+    monkeypatch.setattr(resolve, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(resolve, "PROGRESS_AGAIN", 0.0)
+    moves = tmp_path / "moves.txt"
+    moves.write_text("1\n" * 20)
+    code, out, err = spycfr("play", agent_dir, "--seat", "P2", "--seed", "1", "--moves",
+                            str(moves))
+    assert code == 0, err
+    said = ("CFR+ iterations", "the first plan", "public nodes")
+    assert any(x in err for x in said), err  # the agent did say how it works
+    assert not any(x in out for x in said), out
+    transcript = tmp_path / "game.txt"
+    transcript.write_text(out)
+    code, out, err = spycfr("review", agent_dir, "--file", str(transcript), "--json")
+    assert code == 0, err
+    assert json.loads(out)["errors"] == 0
+
+
 @pytest.mark.parametrize(("player", "whole", "view"), [
     ("P2", "place:0-1 place:2-1 hand:2>1:eq", "place:? place:2-1 hand:2>1:eq"),
     ("P1", "place:0-1 place:2-1", "place:0-1 place:?"),
