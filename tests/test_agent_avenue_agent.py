@@ -298,7 +298,7 @@ def test_the_commands_take_an_agent_avenue_agent(tmp_path):
     meta = json.loads(open(f"{out}/run.json").read())
     assert meta["agent"]["depth"] == 2  # the game's default: a turn
     assert meta["agent"]["value_function"] == "rollout"  # the game's default
-    assert meta["agent"]["value_function_words"].startswith("games played to the end")
+    assert meta["agent"]["value_function_words"].startswith("games played out to the end")
     code, text, err = spycfr("query", out, "--as", "P2", "deal:?|CB.DD play:EN/? draw:?.?",
                              "--json")
     assert code == 0, err

@@ -69,8 +69,15 @@ def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_p
     from spycfr.analysis.agentplay import agent_source
     from spycfr.runs.store import read_run
 
-    words = agent_source(read_run(agent_dir))
+    meta = read_run(agent_dir)
+    words = agent_source(meta)
     assert "playing on by them" in words and "first plan" not in words
+    # the leaves in a player's words, today's (a run keeps the words of its day in
+    # run.json: they named a module once, "(spycfr.search.continuation)")
+    assert ("1 decision level(s) deep, the positions where it stops valued by games played "
+            "out to the end by the game's heuristic players") in words
+    meta.record["agent"]["value_function_words"] = "rollouts (spycfr.search.continuation)"
+    assert agent_source(meta) == words and "spycfr." not in words
 
 
 @pytest.mark.parametrize("args, message", [

@@ -138,7 +138,7 @@ def test_answers_from_the_plans_rows_say_so_not_re_solved_now():
     rng = np.random.default_rng(3)
     state = impl["initial_state"](agent.params)
     g = agent.game(1)
-    meta = SimpleNamespace(exploitability=None, record={"agent": {
+    meta = SimpleNamespace(game="agent-hunter", exploitability=None, record={"agent": {
         "iterations": 20, "plan_iterations": 3, "depth": 4, "plan_depth": 2,
         "value_function": "rollout", "value_function_words": "heuristic play-outs"}})
     words = []
@@ -156,8 +156,9 @@ def test_answers_from_the_plans_rows_say_so_not_re_solved_now():
         state = agent.after(state, int(a))
         g.observe(state)
     assert words[0].startswith("the search agent's first plan, solved once from the start of "
-                               "the game (3 CFR+ iterations, 2 decision level(s) deep, leaf "
-                               "values rollout")
+                               "the game (3 CFR+ iterations, 2 decision level(s) deep, the "
+                               "positions where it stops valued by games played out to the "
+                               "end by the game's heuristic players")
     assert "re-solved" not in words[0] and "over the whole game" not in words[0]
     assert len(words) >= 2 and words[1].startswith("re-solved now by the search agent (20 CFR+")
 

@@ -90,6 +90,8 @@ def agent_source(meta, to_end: bool = False, from_plan: bool = False,
     ``from_table``: an opening the agent plays by its openings table (``MoveInfo.from_table``);
     ``plan_row``: the agent plays its first plan's row here, not a re-solve
     (``MoveInfo.plan_row``)."""
+    from spycfr.runs.agent_run import leaf_words
+
     a = meta.record.get("agent") or {}
     exploitability = ("exploitability unknown" if meta.exploitability is None else
                       f"exploitability {meta.exploitability:.4g} (exact)")
@@ -102,7 +104,8 @@ def agent_source(meta, to_end: bool = False, from_plan: bool = False,
     deep = (f"{a.get('plan_depth')} decision level(s) deep" if plan_row else
             f"subgames {a.get('depth')} decision level(s) deep")
     how = ("solved to the end of the game, no leaves" if to_end else
-           f"{deep}, leaf values {a.get('value_function')}: {a.get('value_function_words', '')}")
+           f"{deep}, the positions where it stops valued by {leaf_words(meta)} "
+           f"({a.get('value_function')} leaf values)")
     if plan_row:  # nothing re-solved: the plan solved once from the game's start
         head = ("the search agent's first plan, solved once from the start of the game "
                 f"({a.get('plan_iterations') or a.get('iterations')} CFR+ iterations, {how})")

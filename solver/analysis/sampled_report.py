@@ -19,7 +19,7 @@ from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.io import write_text
 from spycfr.provenance import without_played_by
-from spycfr.runs.agent_run import opening_table, replays_first_move
+from spycfr.runs.agent_run import leaf_words, opening_table, replays_first_move
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import treeless_openings
 from spycfr.search.agent import ALGORITHM as AGENT_ALGORITHM
@@ -97,7 +97,7 @@ def _agent_header(doc: Doc, meta: RunResult) -> None:
     a = meta.record.get("agent") or {}
     doc.add(f"# Search agent report: {title}"
             + (f", preset `{meta.preset}`" if meta.preset else "") + "\n")
-    leaf = f"{a.get('value_function')}: {a.get('value_function_words', '')}"
+    leaf = f"{a.get('value_function')}: {leaf_words(meta)}"
     if a.get("value_file"):
         leaf += f" (weights {a['value_file']})"
     rows = [

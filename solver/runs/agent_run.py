@@ -246,6 +246,15 @@ def value_words(game: str, name: str) -> str:
     return words if name == "scored-now" and words else VALUE_FUNCTIONS[name]
 
 
+def leaf_words(meta: RunResult) -> str:
+    """How an agent run's leaves are valued, in today's words (:func:`value_words`): a run
+    made earlier keeps the words of its day in run.json (read where the name is unknown)."""
+    a = meta.record.get("agent") or {}
+    name = a.get("value_function")
+    return (value_words(meta.game, name) if name in VALUE_FUNCTIONS
+            else a.get("value_function_words", ""))
+
+
 def agent_openings(agent: SearchAgent, game) -> pd.DataFrame | None:
     """The agent's opening decisions (the plug-in's openings paths): each move's probability
     and value for the mover, from the agent's first plan, not re-solved (the table format of

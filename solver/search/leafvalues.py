@@ -24,13 +24,12 @@ from spycfr.public import protocol as pp
 from spycfr.search.tree import GameModel
 from spycfr.search.values import ValueFunction
 
+# in a player's words (queries, reviews and reports show them; the modules are named above)
 VALUE_FUNCTIONS = {
-    "scored-now": "the game's own leaf values (its scored_now hook): no look-ahead below "
-                  "the leaf",
-    "learned": "a trained value network (spycfr.search.learned) read from its weights file",
-    "rollout": "games played to the end by the game's heuristic players, each seat "
-               "continuing with the one best for it against the opponent's worst "
-               "(spycfr.search.continuation)",
+    "scored-now": "the game scored as it stands there: no look-ahead beyond",
+    "learned": "a trained value network's estimate (read from its weights file)",
+    "rollout": "games played out to the end by the game's heuristic players, each seat "
+               "continuing as the heuristic best for it against the opponent's worst",
 }
 
 
