@@ -423,10 +423,10 @@ def test_a_run_of_steps_that_completes_the_last_move_and_adds_one_is_told_whole(
 
     before = "place:2-1 place:? house:2=1>2"
     after = "place:2-1 place:? house:2=1>2:hi+h1>? house:1=2>1:eq"
-    assert _news(before, after) == ("house:2=1>2:hi+h1>? (completes the last move) "
-                                    "house:1=2>1:eq")
+    assert _news(before, after) == ("house:2=1>2:hi+h1>? (the move before, now with its "
+                                    "result) house:1=2>1:eq")
     assert _news(before, "place:2-1 place:? house:2=1>2:hi") == (
-        "house:2=1>2:hi (completes the last move)")
+        "house:2=1>2:hi (the move before, now with its result)")
     assert _news(before, before + " hand:0>1:lo") == "hand:0>1:lo"
     assert _news("", "place:?") == "place:?"
     assert _news(before, before) == ""

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from cli_helpers import spycfr
+from spycfr.analysis.play import COMPLETED
 from spycfr.runs.agent_run import is_agent_run
 from spycfr.runs.result import RunResult
 from spycfr.runs.store import read_run_meta
@@ -234,7 +235,7 @@ def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder,
     # every step told, in order, is the record's, the seat's own moves as the record writes
     # them (Agent Hunter's 'you: hand:2>1' lacked its answer ':hi', Agent Avenue's 'you:
     # take:up' the card it gave the opponent): the lines are the whole record
-    news = " ".join(line.split(": ", 1)[1].replace(" (completes the last move)", "")
+    news = " ".join(line.split(": ", 1)[1].replace(COMPLETED, "")
                     for line in told)
     assert news == record, (told, record)
 

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 SEATS = ("P1", "P2")
 QUIT = ("quit", "q", "exit")
 WHOLE_RECORD = "the whole record: "  # the line a game ends with (spycfr review reads it)
+# after a token of a view that a later step rewrote (Agent Hunter's house attack, its answer
+# and refill known at the opponent's next step): the move told again, what it led to added
+COMPLETED = " (the move before, now with its result)"
 HELP = ("?", "help", "h")
 
 
@@ -566,7 +569,8 @@ def _news(before: str, after: str) -> str:
     """What a run of steps added to a view: the new tokens, the rewritten last one first
     (marked) when a step completed it. Agent Hunter's refill after the player's house attack
     and the opponent's next move came as one run: only the last token was told, marked as
-    completing the player's move (``P2: house:1=2>1:eq (completes the last move)``)."""
+    completing the player's move (``P2: house:1=2>1:eq``); now the rewritten token comes
+    first, marked :data:`COMPLETED`."""
     if after == before:
         return ""
     if before and after.startswith(before + " "):
@@ -579,7 +583,7 @@ def _news(before: str, after: str) -> str:
         same += 1
     if same != len(old) - 1 or same >= len(new):  # not the last token rewritten: all of it
         return " ".join(new[same:])
-    return " ".join([f"{new[same]} (completes the last move)", *new[same + 1:]])
+    return " ".join([f"{new[same]}{COMPLETED}", *new[same + 1:]])
 
 
 def _sample(rng: np.random.Generator, probs: np.ndarray) -> int:
