@@ -155,6 +155,28 @@ def _log(page: str) -> list[str]:
     return [html.unescape(x) for x in re.findall(r"<li>(.*?)</li>", found.group(1))]
 
 
+def _public_line(page: str) -> str:
+    """The strategy browser's public line, as text."""
+    line = html.unescape(re.sub(r"<[^>]+>", " ", page.split("public line:", 1)[1]))
+    return " ".join(line.split("this public state")[0].split())
+
+
+def test_the_browsers_line_says_who_sees_a_chance_step():
+    """Agent Avenue's deal, two chance steps, read "chance: deal:?| -> chance: (private)":
+    each now says which seat alone sees it; a step both see (Agent Hunter's placements,
+    the seats' moves) is written as before."""
+    from spycfr.web.app import make_app
+    from spycfr.web.catalog import discover
+
+    app = make_app(discover([str(RESULTS / "agent-avenue" / "tiny"), str(TREE)]))
+    code, page = _ask(app, "/browse", "run=agent-avenue%2Ftiny&line=0.0")
+    assert code == 200 and "(private)" not in page
+    assert _public_line(page) == ("start → chance: deal:?| (seen by P1 only) → chance: "
+                                  "(seen by P2 only)")
+    code, page = _ask(app, "/browse", "run=results%2Ftiny&line=0.0")
+    assert code == 200 and _public_line(page) == "start → P1: place:? → P2: place:?"
+
+
 @pytest.mark.parametrize("folder,seat", [(TREE, "P1"), (RESULTS / "agent-avenue" / "tiny", "P2")])
 def test_the_end_of_a_game_tells_what_happened_with_the_cards_it_reveals(folder, seat, tmp_path,
                                                                         monkeypatch):

@@ -24,6 +24,7 @@ from spycfr.tree import TERMINAL
 
 MAX_ITEMS = 50_000  # histories in one public state the browser walks (a request's work)
 SEATS = ("P1", "P2")
+PRIVATE = "(private)"  # the public step of a chance step that each seat saw differently
 
 
 def public_step(state, child, actor: int) -> str:
@@ -35,7 +36,24 @@ def public_step(state, child, actor: int) -> str:
     if seen[0] == seen[1]:
         return seen[0] or "(unseen)"
     masked = [d for d in seen if "?" in d]
-    return masked[0] if len(masked) == 1 else "(private)"
+    return masked[0] if len(masked) == 1 else PRIVATE
+
+
+def chance_words(state, child) -> str:
+    """A chance step as the browser's line shows it: what both seats saw (``public_step``),
+    and which seat alone sees what it is (the seat whose view hides no more than before):
+    Agent Avenue's deal read "chance: deal:?| -> chance: (private)", now "deal:?| (seen by
+    P1 only) -> (seen by P2 only)"."""
+    step = public_step(state, child, CHANCE_PLAYER)
+    views = [(state.information_state(s), child.information_state(s)) for s in (0, 1)]
+    sees = [s for s, (before, after) in enumerate(views)
+            if before != after and after.count("?") <= before.count("?")]
+    if len(sees) == 2 and step == PRIVATE:
+        return "(each seat sees only its own part)"
+    if len(sees) != 1 or ("?" not in step and step != PRIVATE):
+        return step
+    only = f"(seen by {SEATS[sees[0]]} only)"
+    return only if step == PRIVATE else f"{step} {only}"
 
 
 @dataclass
@@ -73,6 +91,7 @@ class Spot:
 def _options(tree, strategy, items) -> list[Option]:
     groups: dict[tuple[int, str], Option] = {}
     labels_of: dict[tuple[int, str], set[str]] = {}
+    chance_of: dict[tuple[int, str], tuple] = {}  # a chance group's first step
     for node, state, reach in items:
         p = int(tree.node_player[node])
         if p == TERMINAL:
@@ -90,12 +109,16 @@ def _options(tree, strategy, items) -> list[Option]:
             opt.items.append((s + j, child, reach * w))
             if p != CHANCE_PLAYER:
                 labels_of.setdefault(key, set()).add(state.action_label(code))
+            else:
+                chance_of.setdefault(key, (state, child))
     # a group made by one move whatever the private state, and the only group of that move,
     # is shown by the move's name; others by what the other seat saw (e.g. an attack's answer)
     named = [next(iter(n)) if len(n) == 1 else None for n in labels_of.values()]
     for key, name in zip(labels_of, named, strict=True):
         if name is not None and named.count(name) == 1:
             groups[key].label = name
+    for key, (state, child) in chance_of.items():
+        groups[key].label = chance_words(state, child)
     return sorted(groups.values(), key=lambda o: (o.actor, o.label))
 
 
