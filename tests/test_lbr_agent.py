@@ -231,6 +231,27 @@ def test_the_particles_rows_are_the_agent_holding_their_cards_whatever_it_holds(
     assert len({tuple(np.round(r, 6)) for r in read[0]}) == len(bs)  # six different rows
 
 
+def test_the_particles_cache_keeps_the_leaves_its_rows_were_solved_with(tiny):
+    """The cache of the particles' rows (the opponent's, over its games) keys on the id of
+    the leaves they were solved with: an entry holds those leaves, so that no leaves made
+    later (the agent's replaced, as an experiment sets it up) take that id and are served
+    rows solved with others."""
+    import gc
+    import weakref
+
+    from spycfr.search.leafvalues import value_function
+
+    agent, _ = _over_the_budget(tiny)
+    opponent, view, _ = _rows_read(tiny, agent, _after_the_placements(agent), 0)
+    assert len(opponent.cache) == 1
+    solved_with = weakref.ref(agent.values)
+    agent.values = value_function("rollout", agent.model, agent.plugin)
+    del view
+    opponent.last = None  # the last game's counters (its view)
+    gc.collect()
+    assert solved_with() is not None
+
+
 @pytest.mark.parametrize("reader_range", ["public", "own"])
 def test_with_the_public_range_reader_the_particles_rows_are_the_agent_holding_them(
         tiny, reader_range):

@@ -303,6 +303,56 @@ def test_detection_plays_its_leaves():
             detection.counts[which]
 
 
+def test_a_game_keeps_its_leaves_whatever_other_games_do():
+    """A game over the agent re-solves with, and LBR's model of it (its particles' rows)
+    reads, the leaves the game's detection chose, whatever another game over the same agent
+    does meanwhile (here one starting, which reset the shared leaves to the own ones); the
+    agent's values stay its own leaves outside a solve."""
+    from spycfr.analysis.headtohead import player_from
+    from spycfr.analysis.lbr_agent import AgentOpponent
+    from spycfr.games import make_game
+    from spycfr.search.styles import configure_detection
+
+    heuristic = player_from("heuristic", make_game("agent-hunter", "tiny"))
+
+    def rows(another: bool):
+        agent = _agent("tiny", **LEAVES)
+        detection = configure_detection(agent, prior=0.1, robust={"opposing": ["prober"]})
+        lbr = AgentOpponent(agent, heuristic).game(0)
+        lbr.view.policy(_after(agent.variant.to_params(), (1, 2)))  # a robust re-solve
+        if another:
+            agent.game(1)
+        return lbr._particles_rows(lbr.view.mine), lbr.view, agent, detection
+
+    got, game, agent, detection = rows(True)
+    assert np.array_equal(got, rows(False)[0])
+    assert game.leaves is detection.robust and agent.values is detection.own
+
+
+def test_detection_keeps_the_agents_settings():
+    """The robust leaves start as the agent's own are set up (configure_agent before
+    configure_detection: the own styles and every option), ``robust``'s changes on top; a
+    change the agent's settings rule out is refused naming the robust leaves, before
+    anything is set."""
+    from spycfr.search.configure import configure_agent
+    from spycfr.search.styles import configure_detection
+
+    agent = _agent("tiny")
+    configure_agent(agent, own=["switcher"], choice="leaf", focus_rows=3, guess_weight=0.5)
+    detection = configure_detection(agent, robust={"opposing": ["prober"], "guesses": True})
+    own = getattr(agent.values, "inner", agent.values)
+    robust = getattr(detection.robust, "inner", detection.robust)
+    assert own.own_styles == robust.own_styles == (1,)  # the switcher's rollout style
+    assert robust.opposing_styles == (2,) and robust.guesses  # robust's changes
+    assert (robust.choice, robust.focus_rows, robust.guess_weight) == ("leaf", 3, 0.5)
+    assert (own.opposing_styles, own.guesses) == ((0, 1, 2), False)  # the own ones kept
+    refused = _agent("tiny")
+    configure_agent(refused, choice="leaf", guess_weight=0.5)
+    with pytest.raises(ValueError, match="robust leaves.*choice 'state' with guess_weight"):
+        configure_detection(refused)  # ROBUST's per-state choice takes no guess_weight
+    assert refused.detection is None
+
+
 def test_detection_says_what_is_wrong():
     from spycfr.search.styles import configure_detection
 

@@ -240,7 +240,7 @@ class AgentOpponent:
         # are read in the agent's own model, which may number them more coarsely (Agent
         # Avenue's full game forgets discards: 331 hands a seat, not 108,901)
         params = self.agent.model.params
-        if v.sol is not v.plan and _focused(self.agent.values) is not None:
+        if v.sol is not v.plan and _focused(v.leaves) is not None:
             privates = _privates(params, np.int64(v.seat), bs, np.int64(n))
             mass = np.bincount(privates, weights=bw[:n], minlength=self.agent.model.n[v.seat])
             rows = self._particles_rows(mass)
@@ -259,7 +259,7 @@ class AgentOpponent:
             states = np.sort(states[np.argsort(-mass[states], kind="stable")[:self.max_states]])
             self.unvalued_mass = max(self.unvalued_mass,
                                      float(1.0 - mass[states].sum() / mass.sum()))
-        inner = _focused(self.agent.values)
+        inner = _focused(v.leaves)
         deciding = _decides_at_leaves(inner)
         # a range reader, or the opponent's decision at the leaves (both read the agent's range)
         reading = getattr(inner, "reads_range", False) or deciding
@@ -267,9 +267,10 @@ class AgentOpponent:
         # a range reader reads the belief's weights too; the public reader, rows drawn from
         # the live rows of the agent's range (the same whatever its cards: continuation); the
         # decision, the range's weights themselves (it answers the whole range)
-        # the agent's leaves are part of it: with its detection option (spycfr.search.styles)
-        # the same public state may be re-solved with either of two
-        key = (id(self.agent.values), v.sol.tree.pub[0].tobytes(), states.tobytes(),
+        # the game's leaves are part of it: with the agent's detection option
+        # (spycfr.search.styles) the same public state may be re-solved with either of two;
+        # the entry holds them, so that no other leaves take their id while it is kept
+        key = (id(v.leaves), v.sol.tree.pub[0].tobytes(), states.tobytes(),
                v.support.tobytes(), v.seat,
                np.asarray(v.mine, float).tobytes() if public and deciding else
                (v.mine > 0).tobytes() if public else
@@ -278,13 +279,13 @@ class AgentOpponent:
         if key not in self.cache:
             if len(self.cache) >= CACHE_SIZE:
                 self.cache.pop(next(iter(self.cache)))
-            self.cache[key] = self._particles_solve(
+            self.cache[key] = (*self._particles_solve(
                 states, np.asarray(v.mine, float) if public else
                 np.where(np.isin(np.arange(mass.size), states), mass, 0.0)
-                if reading else None)
+                if reading else None), v.leaves)
         else:
             self.cached += 1
-        rows, exact = self.cache[key]
+        rows, exact, _ = self.cache[key]
         self.approximate += not exact
         return rows
 
@@ -311,7 +312,7 @@ class AgentOpponent:
         from spycfr.search.reading import solve_reading
         from spycfr.search.resolve import solve
 
-        v, vf = self.view, self.agent.values
+        v, vf = self.view, self.view.leaves
         inner = _focused(vf)
         t, seat = v.sol.tree, v.seat
         if v.s != 0:

@@ -13,8 +13,10 @@ from it, not even its type (agent.py makes its walks, so that would be an import
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,7 +83,14 @@ class AgentGame:
     def __post_init__(self) -> None:
         a = self.agent
         w = a.model.weights
-        self.sol = a.start()
+        detection = getattr(a, "detection", None)
+        # the leaf values this game's solves use: the agent's, or with its detection option
+        # (spycfr.search.styles) its own leaves until the opponent's moves say otherwise;
+        # the game's, not the agent's, so that other games over the same agent keep theirs
+        # (and LBR's model of this game reads them here)
+        self.leaves: Any = a.values if detection is None else detection.own
+        with self._solving():
+            self.sol = a.start()
         # the first plan, once the walk is in it (the public chances above it first, where
         # the game starts with them: then the plan of the outcome dealt)
         self.plan = self.sol if a._chances_above() is None else None
@@ -100,8 +109,18 @@ class AgentGame:
         self.plan_node = 0 if self.plan is not None else -1
         # whether the opponent plays one of the styles the leaves guard against
         # (spycfr.search.styles: the agent's detection option; None: off)
-        detection = getattr(a, "detection", None)
         self.styles = None if detection is None else detection.belief(a, 1 - self.seat)
+
+    @contextlib.contextmanager
+    def _solving(self) -> Iterator[None]:
+        """The agent's solves inside with this game's leaves (``agent.values``, which they
+        read), the agent's values as they were after."""
+        a = self.agent
+        before, a.values = a.values, self.leaves
+        try:
+            yield
+        finally:
+            a.values = before
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -174,7 +193,8 @@ class AgentGame:
         if self.plan is None and t.kind[c] == LEAF:
             # through the public chances at the game's start: the plan of what was dealt,
             # and its first decision as the game's root is (our first move, if ours)
-            self.sol = self.plan = self.agent.plan(self.pub)
+            with self._solving():
+                self.sol = self.plan = self.agent.plan(self.pub)
             self.s, self.fresh, self.plan_node = 0, True, 0
             self._arrive(first=True)
             return
@@ -215,9 +235,9 @@ class AgentGame:
         if not (self.mine.any() and self.support.any()):
             return  # no real game gets here (the exploitability walk's dead branches)
         start = time.perf_counter()
-        if first and not hasattr(a.values, "focus"):
+        if first and not hasattr(self.leaves, "focus"):
             return
-        with memory.doing("a re-solve", RESOLVE_ADVICE):
+        with memory.doing("a re-solve", RESOLVE_ADVICE), self._solving():
             self._resolve(first, k, start)
 
     def _resolve(self, first: bool, k: int, start: float) -> None:
@@ -225,9 +245,10 @@ class AgentGame:
         our first move), begun at ``start`` (perf_counter)."""
         a, t, s, opp = self.agent, self.sol.tree, self.s, 1 - self.seat
         if self.styles is not None:
-            # this re-solve's leaves, by what the opponent's moves say (the agent's values
-            # stay these until its next re-solve: LBR's model of it reads them)
-            a.values = a.detection.leaves(self.styles)
+            # this re-solve's leaves, by what the opponent's moves say (the game's stay these
+            # until its next re-solve: LBR's model of it reads them)
+            self.leaves = a.values = a.detection.leaves(self.styles)
+        vf = self.leaves
         ranges = (self.mine, self.support) if self.seat == 0 else (self.support, self.mine)
         tree = a.endgame(self.pub, a.config.depth, a.config.endgame, ranges)
         if first and tree is not None:
@@ -236,13 +257,12 @@ class AgentGame:
             return  # the last solve reached the end: leaves now would replace exact values
         if tree is None:
             tree = a.depth_limited(self.pub, a.config.depth)
-        if hasattr(a.values, "focus"):  # leaf values that spend their effort on our cards
+        if hasattr(vf, "focus"):  # leaf values that spend their effort on our cards
             # (without actual cards, the exploitability walk's: no focus, or the public
             # rows of an opposing decision, with or without guesses:
             # spycfr.search.continuation)
-            a.values.focus(self.seat, self.own, tree, self.mine)
-        one_sided = first or (hasattr(a.values, "one_sided") and
-                              a.values.one_sided(tree, ranges))
+            vf.focus(self.seat, self.own, tree, self.mine)
+        one_sided = first or (hasattr(vf, "one_sided") and vf.one_sided(tree, ranges))
         # our actual cards keep their rows even where our own play would not hold them (a
         # record of someone else's play: `spycfr query`); in play they are always in range
         keep = None if self.own is None else (self.seat, self.own)
@@ -252,7 +272,7 @@ class AgentGame:
             # solve here would change nothing we do; one cheap iteration (scored as it
             # stands) keeps the walk going (the opponent's rows uniform: the model range
             # is then what it can hold)
-            self.sol = solve(tree, ranges, 1, getattr(a.values, "exact", a.values))
+            self.sol = solve(tree, ranges, 1, getattr(vf, "exact", vf))
         elif one_sided:
             # only our own cards valued by the leaves: the opponent's range is what it can
             # hold, without the gadget (spycfr.search.continuation)
@@ -402,7 +422,7 @@ class AgentGame:
         (the support, each state entering by DeepStack's gadget), which a value at the
         actual cards must not be read against (on ``tiny`` after ``place:0-1``, hand:2>1
         read +0.18 so, +0.0001 against the model, 0.0000 at the exact equilibrium)."""
-        a, opp = self.agent, 1 - self.seat
+        opp = 1 - self.seat
         ranges = (self.mine, self.model_range) if self.seat == 0 else \
             (self.model_range, self.mine)
         plan, n = self.plan, self.plan_node
@@ -422,7 +442,7 @@ class AgentGame:
             # model range): everything below follows from them, so its values are these
             return sol.tree, s, sol.values[self.seat], sol.reach[opp]
         # the cheap pass values its leaves as they stand (see _arrive)
-        leaves = getattr(a.values, "exact", a.values) if self.cheap else a.values
+        leaves = getattr(self.leaves, "exact", self.leaves) if self.cheap else self.leaves
         with memory.doing("the agent's move values", RESOLVE_ADVICE):
             v, r = values_from(sol.tree, sol.strategy, s, ranges, self.seat, leaves)
         return sol.tree, s, v, r

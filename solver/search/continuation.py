@@ -246,6 +246,15 @@ class Continuations:
         """The rollout styles guarded against (:meth:`guard_against`)."""
         return tuple(int(x) for x in self.styles[self._opp])
 
+    def settings(self) -> dict:
+        """The options :meth:`configure` sets, as they are now (its keywords), so that other
+        leaves can be set up alike (the detection's robust leaves: spycfr.search.styles)."""
+        return {"opposing": self.opposing_styles, "focus_rows": self.focus_rows,
+                "reader_rounds": self.reader_rounds, "reader_range": self.reader_range,
+                "choice": self.choice, "guesses": self.guesses, "guess_by": self.guess_by,
+                "guess_draws": self.guess_draws, "guess_weight": self.guess_weight,
+                "row_weight": self.row_weight}
+
     def configure(self, opposing: tuple[int, ...] | None = None, focus_rows: int | None = None,
                   reader_rounds: int | None = None, reader_range: str | None = None,
                   choice: str | None = None, guesses: bool | None = None,

@@ -148,9 +148,8 @@ class Detection:
     counts: dict[str, int] = field(default_factory=lambda: {"own": 0, "robust": 0})
 
     def belief(self, agent: Any, opp: int) -> StyleBelief:
-        """A new game's belief about the opponent, seat ``opp``, of ``agent`` (whose leaves
-        are its own again until its first re-solve)."""
-        agent.values = self.own
+        """A new game's belief about the opponent, seat ``opp``, of ``agent`` (the game's
+        leaves are the own ones until its first re-solve: AgentGame)."""
         return StyleBelief.start(agent.plugin, agent.model.params, agent.model.weights[opp],
                                  opp, self.styles, self.prior, self.none_prob, self.by)
 
@@ -165,11 +164,13 @@ def configure_detection(agent: Any, prior: float = PRIOR, none_prob: float = NON
                         robust: dict | None = None, by: str = "move") -> Detection:
     """Give the search ``agent`` the detection (``agent.detection``): its leaves as they are
     while the opponent plays one of their opposing styles that the game's ``style_rows``
-    hook plays, leaves made alike and set up by ``robust`` (:data:`ROBUST`; the keywords of
-    :func:`~spycfr.search.configure.configure_agent`) once not; ``by``: what "none of them"
-    plays alike (:data:`BY`; "kind" by the game's ``move_kinds`` hook). ValueError where the
-    game has no such hook, the leaves guard against no style it plays, or a number or
-    ``by`` is out of range."""
+    hook plays, once not leaves made alike, set up as the agent's are (its
+    :func:`~spycfr.search.configure.configure_agent` settings, so configure those first),
+    then changed by ``robust`` (:data:`ROBUST`; configure_agent's keywords); ``by``: what
+    "none of them" plays alike (:data:`BY`; "kind" by the game's ``move_kinds`` hook).
+    ValueError where the game has no such hook, the leaves guard against no style it plays,
+    a number or ``by`` is out of range, or ``robust`` asks what the agent's settings rule
+    out."""
     from spycfr.search.configure import configure_agent
     from spycfr.search.leafvalues import value_function
 
@@ -192,7 +193,16 @@ def configure_detection(agent: Any, prior: float = PRIOR, none_prob: float = NON
                          "styles: nothing to detect")
     c = agent.config
     other = value_function(c.value_function, agent.model, agent.plugin, c.value_file)
-    configure_agent(SimpleNamespace(values=other, plugin=agent.plugin),
-                    **(ROBUST if robust is None else robust))
+    # the robust leaves start as the agent's own are set up (its configure_agent: the own
+    # and opposing styles, every option), then take ``robust``'s changes
+    alike: Any = getattr(other, "inner", other)
+    alike.guard_against(inner.own_styles, inner.opposing_styles)
+    alike.configure(**inner.settings())
+    try:
+        configure_agent(SimpleNamespace(values=other, plugin=agent.plugin),
+                        **(ROBUST if robust is None else robust))
+    except ValueError as e:  # a change that the agent's own settings rule out
+        raise ValueError(f"the detection's robust leaves (the agent's own settings, then "
+                         f"{ROBUST if robust is None else robust}): {e}") from e
     agent.detection = Detection(agent.values, other, styles, prior, none_prob, by)
     return agent.detection
