@@ -16,6 +16,7 @@ from spycfr.games.agent_hunter.heuristic import styled_heuristic
 from spycfr.games.agent_hunter.leaf import RANGER, ROLLOUT_STYLES
 from spycfr.games.agent_hunter.public import combine
 from spycfr.public import protocol as pp
+from spycfr.search import continuation_games as games
 from spycfr.search import passes
 from spycfr.search.agent import AgentConfig, SearchAgent
 from spycfr.search.configure import configure_agent
@@ -386,8 +387,8 @@ def test_focus_each_values_every_state_as_its_own_focus(tiny):
         assert np.array_equal(each[alone[i][1]], alone[i][0][alone[i][1]])
     # states of different numbers of draws (26 and 28 here) shared the solve: none of their
     # rows is shared, so none was deferred (deferral is not reached on tiny)
-    draws = {draws_per_row(len(vf._jobs(pubs, (r0, r1), 0, rows_at, (), np.zeros(32))), 4,
-                           3000, 8, 32)
+    draws = {draws_per_row(len(games.jobs_of(vf, pubs, (r0, r1), 0, rows_at, (), np.zeros(32))),
+                           4, 3000, 8, 32)
              for _, rows_at in vf.focused.units}
     assert len(draws) > 1 and vf.deferred == []
     vf.budget = 10**9

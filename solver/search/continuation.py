@@ -125,7 +125,9 @@ houses x cards guesses); ``guess_draws`` plays the guess games on the first that
 the row's draws only.
 
 Where the pieces live: this module is the value function (:class:`Continuations`: its
-options, the games it plays and the values it gives); which rows a re-solve values is
+options, which games a re-solve plays and the values it gives); the games themselves (the
+jobs, laid out for the game's rollouts hooks, and each row's ratio estimate) are
+:mod:`spycfr.search.continuation_games`; which rows a re-solve values is
 :mod:`spycfr.search.continuation_focus`; what the games give each row
 (:class:`~spycfr.search.continuation_rows.ValuedRow`) is :mod:`spycfr.search.continuation_rows`;
 the choice of the opposing continuation (``CHOICES``, the per-row ``max_a min_b``, the
@@ -139,14 +141,9 @@ from __future__ import annotations
 import numpy as np
 
 from spycfr.search import continuation_focus as focusing
+from spycfr.search import continuation_games as games
 from spycfr.search import passes
-from spycfr.search.continuation_rows import (
-    DrawValues,
-    RowValues,
-    ValuedRow,
-    draws_per_row,
-    ratio_estimate,
-)
+from spycfr.search.continuation_rows import RowValues, ValuedRow
 from spycfr.search.leafchoice import CHOICES, LeafDecisions, StateDecisions, robust
 from spycfr.search.tree import GameModel, Subtree
 from spycfr.search.values import ValueFunction
@@ -479,9 +476,6 @@ class Continuations:
         self._choices.step(out, ranges, z)
         return v0, v1
 
-    def _compat_row(self, seat: int, i: int) -> np.ndarray:
-        return self.game.compat[i] if seat == 0 else self.game.compat[:, i]
-
     def _prepare(self, pubs: np.ndarray, r0: np.ndarray, r1: np.ndarray) -> None:
         """Choose this re-solve's games and play them."""
         k, L = self.styles.size, pubs.shape[0]
@@ -506,7 +500,8 @@ class Continuations:
             seeds = rng.integers(0, 2**31 - 1, m)
             self._G = self._guesses(pubs, m)
             reps = pairs.shape[0] * m  # per (leaf, i, j): every pair of styles, m seeds
-            u = self._play(pubs, np.repeat(ls, reps), np.repeat(i0, reps), np.repeat(i1, reps),
+            u = games.play(self, pubs, np.repeat(ls, reps), np.repeat(i0, reps),
+                           np.repeat(i1, reps),
                            np.tile(np.repeat(pairs[:, 0], m), ls.size),
                            np.tile(np.repeat(pairs[:, 1], m), ls.size),
                            np.tile(seeds, ls.size * pairs.shape[0]),
@@ -531,16 +526,16 @@ class Continuations:
         self._G = self._guesses(pubs, self.focus_samples)
         pairs = np.array([(a, b) for a in self._own for b in self._opp], np.int64)
         if focused.units:
-            self._rows += self._each(pubs, (r0, r1), s, draws, seeds, pairs, k)
+            self._rows += games.each_state(self, pubs, (r0, r1), s, draws, seeds, pairs, k)
         else:
             # the actual cards first, with their own budget: the balance rows never change
             # the samples (nor so the values and the play) of the actual cards
             for rows_at, default, budget, floor in (
                     (focused.rows, (own,) if own >= 0 else (), self.focus_budget, 8),
                     (focused.balance, (), self.balance_budget, 4)):
-                jobs = self._jobs(pubs, (r0, r1), s, rows_at, default, draws)
+                jobs = games.jobs_of(self, pubs, (r0, r1), s, rows_at, default, draws)
                 if jobs:
-                    self._rows += self._roll(pubs, s, jobs, pairs, budget, floor, seeds)
+                    self._rows += games.roll(self, pubs, s, jobs, pairs, budget, floor, seeds)
         if self._rows and self.choice != "row":  # the opponent's decisions at each leaf
             self._choices.group(s, self._rows, pubs, focused.guess_at)
         elif self._rows:  # per row: each by its own max_a min_b
@@ -574,149 +569,6 @@ class Continuations:
         return np.asarray(self.focused.guess_at.get(np.ascontiguousarray(pub).tobytes(),
                                                     np.zeros(0, np.int64)), np.int64)
 
-    def _each(self, pubs, ranges, s, draws, seeds, pairs, k) -> list[ValuedRow]:
-        """The games of :meth:`focus_each`: every state's jobs at its own number of draws,
-        where a row it leads to is not wanted at another number by a state before it (such
-        states are ``deferred``); ``alone_over_budget``: the states whose games alone are
-        over the budget, so that a focus on them alone is valued as here (not every pair
-        played)."""
-        by_draws: dict[int, dict] = {}
-        draws_of: dict[tuple[int, int], int] = {}
-        self.deferred, self.alone_over_budget = [], []
-        live = (ranges[1 - s] > 0).sum(1)
-        out = []
-        if self.public_rows.size:  # the public reader's rows first, as focus values them
-            jobs = self._jobs(pubs, ranges, s, self.focused.balance, (), draws)
-            if jobs:
-                out = self._roll(pubs, s, jobs, pairs, self.balance_budget, 4, seeds)
-        for i, rows_at in self.focused.units:
-            mine = self._jobs(pubs, ranges, s, rows_at, (), draws)
-            count = sum(int(rows_at.get(pubs[leaf].tobytes(), np.zeros(0)).size) * int(live[leaf])
-                        for leaf in range(pubs.shape[0])) * k * k * self.pair_samples
-            if count > self.budget:
-                self.alone_over_budget.append(i)
-            if not mine:
-                continue  # nothing to play: any number of draws values it alike
-            m = draws_per_row(len(mine), pairs.shape[0], self.focus_budget, 8, draws.size)
-            if any(draws_of.get((leaf, row), m) != m for leaf, row, _ in mine):
-                self.deferred.append(i)
-                continue
-            for leaf, row, js in mine:
-                draws_of[(leaf, row)] = m
-                by_draws.setdefault(m, {})[(leaf, row)] = (leaf, row, js)
-        return out + [x for m, jobs in by_draws.items()
-                      for x in self._roll(pubs, s, list(jobs.values()), pairs,
-                                          self.focus_budget, 8, seeds, m)]
-
-    def _jobs(self, pubs, ranges, s, rows_at, default, draws) -> list:
-        """(leaf, row, the opposing private states drawn) for the rows ``rows_at`` each leaf
-        (``default`` where it names none) live there."""
-        jobs = []
-        for leaf in range(pubs.shape[0]):
-            for i in rows_at.get(pubs[leaf].tobytes(), default):
-                p = ranges[1 - s][leaf] * self._compat_row(s, i)
-                if ranges[s][leaf, i] <= 0 or p.sum() <= 0:
-                    continue
-                cdf = np.cumsum(p / p.sum())
-                js = np.minimum(np.searchsorted(cdf, draws, side="right"), p.size - 1)
-                jobs.append((leaf, int(i), js))
-        return jobs
-
-    def _roll(self, pubs, s, jobs, pairs, budget, floor, seeds,
-              m: int | None = None) -> list[ValuedRow]:
-        """Play ``jobs``' games (every pair of continuations, the first m draws each, m
-        within ``budget`` games and at least ``floor``, unless given): a row valued each
-        (the ratio estimate of the module notes), with ``choice`` "state" its values draw
-        by draw too."""
-        reps = pairs.shape[0]
-        # many rows (a placement: every one of them) share the budget
-        m = draws_per_row(len(jobs), reps, budget, floor, len(seeds)) if m is None else m
-        leaf_a = np.repeat([lf for lf, _, _ in jobs], reps * m)
-        mine_i = np.repeat([i for _, i, _ in jobs], reps * m)
-        opp = np.concatenate([np.tile(js[:m], reps) for _, _, js in jobs])
-        mine_st = np.tile(np.repeat(pairs[:, 0], m), len(jobs))
-        opp_st = np.tile(np.repeat(pairs[:, 1], m), len(jobs))
-        seed_a = np.tile(seeds[:m], reps * len(jobs))
-        draw_a = np.tile(np.arange(m), reps * len(jobs))
-        if s == 0:
-            u = self._play(pubs, leaf_a, mine_i, opp, mine_st, opp_st, seed_a, draw_a)
-        else:
-            u = -self._play(pubs, leaf_a, opp, mine_i, opp_st, mine_st, seed_a, draw_a)
-        each = u.reshape(len(jobs), self._own.size, self._opp.size, m)
-        means = each.mean(axis=3)
-        mg = min(m, self.guess_draws) if self.guess_draws else m  # the guesses' draws
-        guessed = self._guess_means(pubs, s, jobs, mg, seeds) if self.guessing_rows else None
-        out = []
-        for x, (leaf, i, js) in enumerate(jobs):
-            w = self._weight_row(pubs[leaf], s, i)
-            ratio = ratio_estimate(means[x], w, js[:m])
-            per = ratio_estimate(each[x], w, js[:m]) if self.choice == "state" else None
-            if guessed is not None:
-                mean_g = ratio_estimate(guessed[x].mean(axis=2), w, js[:mg])
-                ratio = np.concatenate([ratio, mean_g], 1)
-                if per is not None:  # draws past the guesses' take their mean
-                    g = ratio_estimate(guessed[x], w, js[:mg])  # (a, guesses, mg)
-                    full = np.repeat(mean_g[:, :, None], m, axis=2)
-                    full[:, :, :mg] = g
-                    per = np.concatenate([per, full], 1)
-            out.append(ValuedRow(s, leaf, i, ratio, w, None if per is None
-                                 else DrawValues(per, np.asarray(js[:m], np.int64))))
-        return out
-
-    def _guess_means(self, pubs, s, jobs, m: int, seeds) -> list[np.ndarray]:
-        """Per job (leaf, row, opposing draws): the row's payoff (seat ``s``'s) for
-        each of its own continuations against each guess continuation of its leaf (the
-        range reader given one group of :meth:`guess_groups` as its guesses), (a, guesses,
-        m), in each of the first ``m`` draws and seeds (those of the row's other games; the caller
-        caps m at ``guess_draws``). The games are laid out job by job, guess by guess,
-        own continuation by own continuation, draw by draw (whole arrays: a re-solve on
-        ``standard`` has tens of thousands of jobs)."""
-        own = self.styles[self._own]
-        if not jobs:
-            return []
-        # the guesses of every leaf in one table: leaf l's are rows at[l]:at[l] + count[l]
-        leaves = np.array([leaf for leaf, _, _ in jobs], np.int64)
-        tables = {int(lf): self.guess_groups(pubs[lf]) for lf in np.unique(leaves)}
-        width = max(g.shape[1] for g in tables.values())
-        count_of, at_of = np.zeros(pubs.shape[0], np.int64), np.zeros(pubs.shape[0], np.int64)
-        table, at = [np.full((0, width), -1, np.int64)], 0
-        for lf, g in tables.items():
-            count_of[lf], at_of[lf] = g.shape[0], at
-            padded = np.full((g.shape[0], width), -1, np.int64)
-            padded[:, :g.shape[1]] = g
-            table.append(padded)
-            at += g.shape[0]
-        groups = np.concatenate(table)
-        counts = count_of[leaves]  # guesses per job
-        blocks = counts * own.size  # (guess, own continuation) blocks per job, m games each
-        job = np.repeat(np.arange(len(jobs)), blocks)
-        within = np.arange(job.size) - np.repeat(np.cumsum(blocks) - blocks, blocks)
-        rows = np.array([i for _, i, _ in jobs], np.int64)
-        draws = np.stack([np.asarray(js[:m], np.int64) for _, _, js in jobs])
-        leaf_a, mine = np.repeat(leaves[job], m), np.repeat(rows[job], m)
-        opp = draws[job].ravel()
-        mine_st = np.repeat(own[within % own.size], m)
-        seed_a = np.tile(np.asarray(seeds[:m], np.int64), job.size)
-        guess = np.repeat(groups[at_of[leaves[job]] + within // own.size], m, axis=0)
-        u = np.empty(leaf_a.size)
-        if u.size:
-            reader = np.full(u.size, self.reader, np.int64)
-            pubs_c = np.ascontiguousarray(pubs)
-            if s == 0:
-                self.guessing(pubs_c, self.game.params, leaf_a, mine, opp, mine_st, reader,
-                              seed_a, guess, u)
-            else:
-                self.guessing(pubs_c, self.game.params, leaf_a, opp, mine, reader, mine_st,
-                              seed_a, guess, u)
-                u = -u
-            self.games_played += u.size
-        out, at = [], 0
-        for count in counts:
-            n = int(count) * own.size * m
-            out.append(u[at:at + n].reshape(count, own.size, m).transpose(1, 0, 2))
-            at += n
-        return out
-
     def guess_groups(self, pub: np.ndarray) -> np.ndarray:
         """(guesses, width): the rows each guess continuation of the leaf of public state
         ``pub`` is given (-1 padded): one row of :meth:`guessed_rows` each (``guess_by``
@@ -745,47 +597,3 @@ class Continuations:
             got[x, :g.size] = g
         self._groups_at[key] = got
         return got
-
-    def _weight_row(self, pub: np.ndarray, seat: int, i: int) -> np.ndarray:
-        """How much each opposing private state weighs beside ``seat``'s state i at ``pub``:
-        the compatibility times the game's pair weights there."""
-        row = self._compat_row(seat, i)
-        if self.pair_weights is None:
-            return row
-        return row * self.pair_weights(pub, self.game.params, seat, i, self.game.n[1 - seat])
-
-    def _play(self, pubs, leaf, i0, i1, st0, st1, seeds, draw) -> np.ndarray:
-        """Seat 0's payoff of each game (the game's ``rollouts`` hook; with a range reader,
-        its ``rollouts_guessing`` hook, the guesses of sample ``draw[q]`` at the leaf, read
-        only where the reader plays against the seat whose range it reads)."""
-        out = np.empty(leaf.size)
-        args = (np.ascontiguousarray(pubs), self.game.params,
-                np.ascontiguousarray(leaf, np.int64), np.ascontiguousarray(i0, np.int64),
-                np.ascontiguousarray(i1, np.int64), self.styles[st0], self.styles[st1],
-                np.ascontiguousarray(seeds, np.int64))
-        if self._G is None:
-            self.rollouts(*args, out)
-            self.games_played += out.size
-            return out
-        assert self.focused.reader_root is not None
-        guesses = self._G[leaf, draw]
-        read = (st0, st1)[self.focused.reader_root[0]]  # the read seat's own style
-        guesses[self.styles[read] == self.reader] = -1
-        redo = np.ones(out.size, bool)
-        call = len(self._games)
-        if call < len(self._last_games):  # a reading round: the same games but the reader's
-            before, was = self._last_games[call]
-            if all(np.array_equal(x, y) for x, y in zip(before, args, strict=True)):
-                redo = (self.styles[st0] == self.reader) | (self.styles[st1] == self.reader)
-                out[:] = was
-        self._games.append((args, out))
-        if redo.all():
-            self.guessing(*args, np.ascontiguousarray(guesses), out)
-        elif redo.any():
-            part = np.empty(int(redo.sum()))
-            self.guessing(args[0], args[1], *(np.ascontiguousarray(x[redo]) for x in args[2:]),
-                          np.ascontiguousarray(guesses[redo]), part)
-            out[redo] = part
-        self.games_played += int(redo.sum())
-        return out
-
