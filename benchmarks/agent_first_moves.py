@@ -2,7 +2,8 @@
 cards), by the agent as committed and by the same run set up by the experiment's options
 (benchmarks/leaf_options.py: --own, --opposing, ...): per deal each agent's most likely move
 with its probability, its best discard's value and its best play's value (Agent Avenue: does
-an option change the swap-or-play choice at the first turn, and by how much).
+an option change the swap-or-play choice at the first turn, and by how much), and the CPU
+seconds of each (the agents interleaved deal by deal, so their ratio is the options' cost).
 
     python benchmarks/agent_first_moves.py results/agent-avenue/standard --own heuristic,swapper \\
         CB.CB.DD.SE DA.EN.SE.SE
@@ -11,6 +12,7 @@ an option change the swap-or-play choice at the first turn, and by how much).
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 from leaf_options import add_leaf_options, leaf_settings, set_up  # this folder's (a script)
@@ -34,10 +36,14 @@ def first_moves(agent_dir: str, deals: list[str], settings: dict) -> None:
     agents = {"committed": load_agent(agent_dir, None)}
     agents["with the options"] = load_agent(agent_dir, None)
     set_up(agents["with the options"], **settings)
+    seconds: dict[str, list[float]] = {name: [] for name in agents}
     for deal in deals:
         for name, agent in agents.items():
+            cpu = time.process_time()
             game, state = walk_view(agent, records, variant, f"deal:{deal}|?", 0)
             info = game.move_info(state, 0)
+            cpu = time.process_time() - cpu
+            seconds[name].append(cpu)
             labels = [action_label(variant, state, int(a)) for a in info.actions]
             top = int(np.argmax(info.probs))
             best = {kind: max(((v, x) for v, x in zip(info.values, labels, strict=True)
@@ -45,7 +51,16 @@ def first_moves(agent_dir: str, deals: list[str], settings: dict) -> None:
                     for kind in ("swap:", "play:")}
             print(f"{deal} {name}: {labels[top]} {info.probs[top]:.3f}; best swap "
                   f"{best['swap:'][1]} {best['swap:'][0]:+.3f}, best play {best['play:'][1]} "
-                  f"{best['play:'][0]:+.3f}", flush=True)
+                  f"{best['play:'][0]:+.3f} ({cpu:.1f} s of CPU)", flush=True)
+    # the first deal's seconds include numba's compiling (the committed agent's, first)
+    print("CPU seconds a first move, the first deal left out: " + "; ".join(
+        f"{name} median {np.median(s[1:]):.1f}, total {sum(s[1:]):.1f}"
+        for name, s in seconds.items() if len(s) > 1))
+    turns = agents["with the options"].turn_subgames
+    if agents["with the options"].config.turn_levels:
+        print(f"re-solves a level a turn: {turns[0]} within the budget of "
+              f"{agents['with the options'].config.turn_budget:,} node-states, {turns[1]} "
+              "past it (a level a decision)")
 
 
 if __name__ == "__main__":

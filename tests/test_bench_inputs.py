@@ -1,6 +1,7 @@
 """The benchmark scripts' wrong inputs: one `error:` line naming what is wrong, exit 2, no
 traceback (agent_avenue_swapper.py, bench_subgame_build.py, agent_first_moves.py and
-lbr_diagnose.py raised one for each below)."""
+lbr_diagnose.py raised one for each below; agent_avenue_turn_sizes.py checked so from the
+start)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ RESULTS = BENCH.parent / "results"
     ("lbr_diagnose.py", ["--summary", "/nonexistent.jsonl"], "No such file"),
     ("lbr_diagnose.py", [str(RESULTS / "standard"), "OUT.jsonl", "--detect-none", "0.2"],
      "--detect-none needs --detect"),
+    ("agent_avenue_turn_sizes.py", ["/nonexistent"], "does not exist"),
+    ("agent_avenue_turn_sizes.py", [str(RESULTS / "standard")], "Agent Avenue search agent"),
+    ("agent_avenue_turn_sizes.py", [str(RESULTS / "agent-avenue" / "standard"), "--cap", "0"],
+     "must be at least 1"),
     ("agent_first_moves.py", ["/nonexistent", "CB.CB.DD.SE"], "does not exist"),
     ("agent_first_moves.py", [str(RESULTS / "agent-avenue" / "mini"), "CB.CB"],
      "not a search agent"),

@@ -15,7 +15,14 @@ from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_variant
 from spycfr.runs.agent_run import agent_config
 from spycfr.runs.result import RunResult
-from spycfr.search.agent import ENDGAME, PLAN_ENDGAME, AgentConfig, SearchAgent, agent_strategies
+from spycfr.search.agent import (
+    ENDGAME,
+    PLAN_ENDGAME,
+    TURN_BUDGET,
+    AgentConfig,
+    SearchAgent,
+    agent_strategies,
+)
 from spycfr.search.subgame import subgame
 from spycfr.search.tree import GameModel, TooBig, build, nodes_to_end, work
 
@@ -256,6 +263,33 @@ def test_a_value_function_without_focus_leaves_the_first_move_to_the_plan(tiny):
     assert not hasattr(plain, "focus") and not hasattr(plain, "one_sided")
     with pytest.raises(AttributeError):
         plain.anything  # noqa: B018
+
+
+def test_a_level_a_turn_gives_way_past_its_budget_to_a_level_a_decision():
+    """AgentConfig.turn_budget: a re-solve's subgame a level a turn (turn_levels) of more
+    node-states than the budget is built each decision a level instead (the build stops at
+    the budget), under the depth rule as without turn_levels; within it, a level a turn.
+    The agent counts both kinds (turn_subgames)."""
+    variant = make_variant("agent-avenue", "mini").as_dict()
+    agent = SearchAgent("agent-avenue", variant, AgentConfig(depth=2))
+    pub = agent.model.root()
+    by_turn = subgame(agent.model, pub, 2, turn_levels=True).size
+    by_decision = [subgame(agent.model, pub, d).size for d in (1, 2)]
+    assert by_turn > by_decision[1] > by_decision[0]
+    width = max(agent.model.n)
+    for budget, rule, size, counts in ((by_turn * width, 0, by_turn, [1, 0]),
+                                       ((by_turn - 1) * width, 0, by_decision[1], [0, 1]),
+                                       (1, 0, by_decision[1], [0, 1]),
+                                       (1, width, by_decision[0], [0, 1])):
+        turns = SearchAgent("agent-avenue", variant, AgentConfig(
+            depth=2, turn_levels=True, turn_budget=budget, subgame_budget=rule))
+        assert turns.subgame(pub, 2, rule=True).size == size
+        assert turns.turn_subgames == counts
+        # the first plan's subgame: neither turn levels nor their budget
+        assert turns.subgame(pub, 2).size == by_decision[1]
+    assert AgentConfig().turn_budget == TURN_BUDGET
+    with pytest.raises(SpycfrError, match="turn levels' budget must be >= 1"):
+        AgentConfig(turn_budget=0).check()
 
 
 def test_the_depth_rule_cuts_a_subgame_past_its_budget_a_level_shallower():

@@ -63,6 +63,11 @@ WHOLE_MAX_NODES = 4_000_000
 # docs/search.md "Exact endgames" and "The first plan" measured them
 ENDGAME = 4_000_000
 PLAN_ENDGAME = 400_000_000
+# the most node-states of a re-solve's subgame a level a turn (AgentConfig.turn_budget):
+# Agent Avenue standard's, 961 states a seat, take 1,349 public nodes at a first swap, over
+# 20,000 at a recruitment before four swaps (its rows' tables alone about 7 GB), where a
+# process was killed at 13.7 GB; docs/search.md "A level a turn within a budget"
+TURN_BUDGET = 2_000_000
 # first plans kept where the game starts with public chance (one per outcome reached: Agent
 # Avenue advanced's black market supplies, each a few tens of MB)
 PLANS_KEPT = 4
@@ -106,7 +111,14 @@ class AgentConfig:
     level (:func:`spycfr.search.subgame.subgame`'s ``turn_levels``; Agent Avenue: a
     re-solve at a discard-and-draw reaches past the opponent's recruitment, as one at a play
     does); the first plan's depth unchanged. False: each decision a level (run directories
-    written before it)."""
+    written before it). Such a subgame of more than ``turn_budget`` node-states (counted
+    as it is built, which stops there) gives way to the one each decision a level, under
+    the depth rule as without ``turn_levels``.
+
+    ``needs_only``: at its own decisions in play the agent may make only the moves its
+    game's ``needed_moves`` hook allows for its cards (Agent Avenue: a discard only where
+    the swapper's rule finds one the hand needs), its row at the re-solve's root cut to
+    them before the solve; False: every legal move (run directories written before it)."""
 
     iterations: int = 100
     plan_iterations: int = 0
@@ -121,6 +133,8 @@ class AgentConfig:
     subgame_budget: int = 0
     plan_play: int = 0
     turn_levels: bool = False
+    turn_budget: int = TURN_BUDGET
+    needs_only: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -156,6 +170,9 @@ class AgentConfig:
         if self.subgame_budget < 0:
             raise SpycfrError(f"the subgame budget must be >= 0 node-states (0: off), got "
                               f"{self.subgame_budget}")
+        if self.turn_budget < 1:
+            raise SpycfrError(f"the turn levels' budget must be >= 1 node-state, got "
+                              f"{self.turn_budget}")
         if self.plan_play < 0:
             raise SpycfrError(f"--plan-play must be >= 0 decision levels (0: off), got "
                               f"{self.plan_play}")
@@ -186,6 +203,9 @@ class SearchAgent:
         self.params = (self.plugin.search_params or self.plugin.numba_params)(self.variant)
         if not pp.has_public(self.params):
             raise SpycfrError(f"{game_name} has no public-state model: no search agent")
+        if config.needs_only and self.plugin.needed_moves is None:
+            raise SpycfrError(f"{game_name} says no moves a hand needs: no agent restricted "
+                              "to them")
         self.config = config
         self.model = GameModel.of(self.params)
         self.values = value_function(config.value_function, self.model, self.plugin,
@@ -198,6 +218,9 @@ class SearchAgent:
         self._pub_current = pp.python_impl(self.params, "current_player")
         self._max_depth = int(pp.python_impl(self.params, "max_depth")(self.params))
         self.progress = progress
+        # re-solves a level a turn (turn_levels): [within turn_budget, past it and so each
+        # decision a level]; shared by for_seat's copies
+        self.turn_subgames = [0, 0]
         # the first plans by the public state they start at (one, the game's root, unless
         # public chance comes first: then one per outcome a game reaches, see start())
         self._plans: dict[bytes, Solution] = {}
@@ -407,17 +430,27 @@ class SearchAgent:
                                                                        decisions)
 
     def depth_limited(self, pub: np.ndarray, decisions: int) -> Subtree:
-        """A re-solve's subgame at ``pub`` to ``decisions`` decision levels, by the depth
-        rule (:class:`AgentConfig`): a level shallower while it passes the
-        ``subgame_budget`` node-states, down to 1 decision level."""
-        most = self.config.subgame_budget // max(self.model.n)
-        turns = self.config.turn_levels
+        """A re-solve's subgame at ``pub`` to ``decisions`` decision levels: with
+        ``turn_levels`` a level a turn where that takes at most ``turn_budget`` node-states,
+        else each decision a level by the depth rule (:class:`AgentConfig`): a level
+        shallower while it passes the ``subgame_budget`` node-states, down to 1 decision
+        level."""
+        states = max(self.model.n)
+        if self.config.turn_levels:
+            try:
+                tree = subgame(self.model, pub, decisions,
+                               max_nodes=self.config.turn_budget // states, turn_levels=True)
+                self.turn_subgames[0] += 1
+                return tree
+            except TooBig:
+                self.turn_subgames[1] += 1
+        most = self.config.subgame_budget // states
         while self.config.subgame_budget > 0 and decisions > 1:
             try:
-                return subgame(self.model, pub, decisions, max_nodes=most, turn_levels=turns)
+                return subgame(self.model, pub, decisions, max_nodes=most)
             except TooBig:
                 decisions -= 1
-        return subgame(self.model, pub, decisions, turn_levels=turns)
+        return subgame(self.model, pub, decisions)
 
     def solve(self, what: str, tree, ranges, iterations: int = 0, **gadget) -> Solution:
         """:func:`~spycfr.search.resolve.solve` with the agent's iterations (a re-solve's
