@@ -12,7 +12,7 @@ import argparse
 
 def add_leaf_options(parser: argparse.ArgumentParser) -> None:
     """--opposing, --own, --reader-rounds, the rows' and choice's (:func:`add_row_options`),
-    --turn-levels, --detect, --detect-none, --detect-by."""
+    --turn-levels, --needs-only, --detect, --detect-none, --detect-by."""
     from spycfr.search.styles import BY
 
     parser.add_argument("--opposing", help="the agent's rollout leaves guard against these "
@@ -29,6 +29,10 @@ def add_leaf_options(parser: argparse.ArgumentParser) -> None:
                         help="the agent's re-solves (agent_replay.py: the shadow's) count a "
                         "seat's run of consecutive decisions as one decision level "
                         "(AgentConfig.turn_levels; an experiment)")
+    parser.add_argument("--needs-only", action="store_true",
+                        help="the agent makes only the moves its cards need by its game's "
+                        "needed_moves hook (AgentConfig.needs_only; Agent Avenue: a discard "
+                        "only where the swapper's rule finds one; an experiment)")
     parser.add_argument("--detect", action="store_true",
                         help="the agent re-solves with its leaves (as the options above set "
                         "them) while the opponent's moves say it plays one of the styles they "
@@ -97,8 +101,8 @@ def leaf_settings(args: argparse.Namespace) -> dict:
             "guesses": args.guesses, "guess_by": args.guess_by,
             "guess_draws": args.guess_draws, "guess_weight": args.guess_weight,
             "row_weight": args.row_weight, "turn_levels": args.turn_levels,
-            "detect": args.detect, "detect_none": args.detect_none,
-            "detect_by": args.detect_by}
+            "needs_only": args.needs_only, "detect": args.detect,
+            "detect_none": args.detect_none, "detect_by": args.detect_by}
 
 
 def asks_anything(settings: dict) -> bool:
@@ -111,7 +115,8 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
            reader_rounds: int | None = None, reader_range: str | None = None,
            choice: str | None = None, guesses: bool = False, guess_by: str | None = None,
            guess_draws: int | None = None, guess_weight: float | None = None,
-           row_weight: float | None = None, turn_levels: bool = False, detect: bool = False,
+           row_weight: float | None = None, turn_levels: bool = False,
+           needs_only: bool = False, detect: bool = False,
            detect_none: float | None = None, detect_by: str | None = None) -> None:
     """The options (:func:`leaf_settings`) set on the search agent ``agent``: its rollout
     leaves by `configure_agent` (--opposing guards against these instead of its game's
@@ -119,7 +124,8 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
     that many rows of its range, --reader-rounds and --reader-range are the range
     reader's, --choice and --guesses the opposing continuation's choice; nothing asked,
     nothing done) and, with --turn-levels, its
-    re-solves' depth in runs of one seat's decisions (AgentConfig.turn_levels); with
+    re-solves' depth in runs of one seat's decisions (AgentConfig.turn_levels), with
+    --needs-only its own moves those its cards need (AgentConfig.needs_only); with
     --detect, the detection over those leaves (spycfr.search.styles.configure_detection,
     --detect-none its none_prob, --detect-by its ``by``). ValueError as configure_agent's and
     configure_detection's, and for --detect-none or --detect-by without --detect or
@@ -139,6 +145,10 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
                     guesses or None, guess_by, guess_draws, guess_weight, row_weight, own)
     if turn_levels:
         agent.config = replace(agent.config, turn_levels=True)
+    if needs_only:
+        if agent.plugin.needed_moves is None:
+            raise ValueError("--needs-only: the agent's game says no moves a hand needs")
+        agent.config = replace(agent.config, needs_only=True)
     if detect:
         from spycfr.search.styles import NONE_PROB, configure_detection
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from spycfr.engine import protocol as P
+from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_variant
 from spycfr.games.agent_avenue import forget as FGT
 from spycfr.games.agent_avenue import leaf as L
@@ -236,9 +237,10 @@ def test_the_names_at_a_swaps_draw_are_each_seats_own(preset):
     assert own(drawn) == ["hand DA.EN.CB.MO", "hand EN.CB.DD.SE"]
     assert own(recruit) == ["hand CB.MO + 2 drawn, face down EN", "hand EN.CB.DD.SE"]
 
-def _play(agent, seat, seed):
+def _play(agent, seat, seed, states=None):
     """One game of the agent as ``seat`` against the heuristic; returns the agent's payoff
-    and its probabilities at its decisions."""
+    and its probabilities at its decisions (``states``: a list that gets the rules state
+    at each)."""
     params = agent.params
     impl = P._REGISTRY[type(params)]
     rng = np.random.default_rng(seed)
@@ -253,6 +255,8 @@ def _play(agent, seat, seed):
                 p = g.policy(state)
                 assert g.mine[agent.private(state, seat)] > 0
                 seen.append(p)
+                if states is not None:
+                    states.append(state.copy())
             else:
                 p = np.zeros(len(acts))
                 impl["heuristic_policy"](state, params, acts, len(acts), p)
@@ -279,6 +283,48 @@ def test_the_agent_plays_whole_games_on_the_forgetful_model(monkeypatch):
         again, seen2 = _play(agent, seat, 5 + seat)
         assert again == result and len(seen2) == len(seen)
         assert all(np.array_equal(a, b) for a, b in zip(seen, seen2, strict=True))
+
+
+def test_an_agent_restricted_to_needed_moves_discards_only_where_the_hand_needs_it():
+    """AgentConfig.needs_only (the plug-in's needed_moves: the swapper's rule): in whole
+    games of mini, at each of the agent's re-solved decisions (not the first plan's) where
+    it may discard but rules.swap_choice finds no discard its hand needs, its row at the
+    re-solve's root holds only its plays and it gives the discards no probability, its
+    probabilities summing to 1; the hook allows every play, and every discard where the
+    hand needs one."""
+    variant = make_variant("agent-avenue", "mini").as_dict()
+    agent = SearchAgent("agent-avenue", variant,
+                        AgentConfig(iterations=10, depth=1, needs_only=True))
+    games, cut, needed = [], 0, 0
+
+    class Watched(type(agent.game(0))):  # each own decision's rows as the agent solved them
+        def policy(self, state):
+            p = super().policy(state)
+            t, s = self.sol.tree, self.s
+            games.append((state.copy(), p, int(t.row_count[t.row[s], self.own]),
+                          self.sol is not self.plan))
+            return p
+
+    agent.game = lambda seat: Watched(agent, seat)
+    seat = 0  # P2 never discards in these games; P1 holds two discards after its first move
+    for seed in (11, 12):  # the hand needs a discard at P1's second decision, then not
+        games.clear()
+        _play(agent, seat, seed)
+        for state, p, entries, resolved in games:
+            acts = agent.legal(state)
+            allowed = L.needed_moves(agent.params, state, seat, acts)
+            swaps = (acts >> 20) == R.T_SWAP
+            assert p.sum() == pytest.approx(1.0)
+            assert allowed[~swaps].all()
+            assert allowed[swaps].all() or not allowed[swaps].any()
+            if resolved and swaps.any() and not allowed[swaps].any():  # the plan's: whole
+                assert p[swaps].sum() == 0.0 and entries == (~swaps).sum()
+                cut += 1
+            needed += bool(swaps.any() and allowed[swaps].all())
+    assert cut >= 1 and needed >= 1
+    with pytest.raises(SpycfrError, match="no moves a hand needs"):
+        SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
+                    AgentConfig(needs_only=True))
 
 
 @pytest.mark.slow

@@ -51,7 +51,8 @@ def test_turn_levels_is_one_option_set_in_one_place():
     """--turn-levels is among the shared options (agent_headtohead.py, agent_replay.py and
     lbr_diagnose.py take it from leaf_options): parsed into the settings, it alone asks
     something of the agent, and set_up sets AgentConfig.turn_levels (the rest of the
-    config and the leaves as they were); nothing given, nothing changes."""
+    config and the leaves as they were); nothing given, nothing changes. --needs-only
+    likewise (AgentConfig.needs_only), refused where the game has no needed_moves hook."""
     from types import SimpleNamespace
 
     from spycfr.search.agent import AgentConfig
@@ -71,6 +72,16 @@ def test_turn_levels_is_one_option_set_in_one_place():
     assert agent.config.turn_levels and agent.config.depth == 3 and not config.turn_levels
     with pytest.raises(ValueError, match="not rollouts"):  # configure_agent's check
         options.set_up(agent, focus_rows=2)
+    # --needs-only likewise sets AgentConfig.needs_only, refused for a game without the hook
+    needs = options.leaf_settings(parser.parse_args(["--needs-only"]))
+    assert needs["needs_only"] is True and options.asks_anything(needs)
+    agent = SimpleNamespace(config=config, values=None,
+                            plugin=SimpleNamespace(needed_moves=lambda *a: None))
+    options.set_up(agent, **needs)
+    assert agent.config.needs_only and not agent.config.turn_levels and not config.needs_only
+    agent.plugin.needed_moves = None
+    with pytest.raises(ValueError, match="--needs-only: the agent's game says no moves"):
+        options.set_up(agent, **needs)
     # --own is parsed into its styles and given to configure_agent (its check again)
     own = options.leaf_settings(parser.parse_args(["--own", "heuristic,swapper"]))
     assert own["own"] == ["heuristic", "swapper"] and options.asks_anything(own)

@@ -293,6 +293,10 @@ class GamePlugin:
     # (spycfr.search.agent.AgentConfig.subgame_budget; 0: off): a re-solve's subgame past it
     # is cut a decision level shallower.
     agent_subgame_budget: int = 0
+    # needed_moves(params, state, seat, actions) -> bool per action: the moves a search
+    # agent restricted to what its hand needs (AgentConfig.needs_only, an option) may make
+    # at its own decision at rules state ``state`` among the legal ``actions``; None: all.
+    needed_moves: Callable | None = None
     # value_features(variant) -> f(pubs (L, P)) -> (L, F) floats: what a learned value
     # function (spycfr.search.learned) reads of a public state; None: the state's integers.
     value_features: Callable[[Any], Callable] | None = None

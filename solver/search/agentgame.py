@@ -105,6 +105,7 @@ class AgentGame:
         self.model_range = w[1 - self.seat].copy()
         self.pub = a.model.root()
         self.own: int | None = None  # the agent's private state, once a real state is seen
+        self.state: np.ndarray | None = None  # and the rules state last seen
         # the walk's node in the first plan's tree (-1: past its leaves, or before it)
         self.plan_node = 0 if self.plan is not None else -1
         # whether the opponent plays one of the styles the leaves guard against
@@ -129,6 +130,7 @@ class AgentGame:
         after each rules step, or each move of a record)."""
         target = self.agent.public(state)
         self.own = self.agent.private(state, self.seat)
+        self.state = state  # the moves the agent's cards need (needs_only) read it
         if np.array_equal(self.pub, target):
             # our first move, at the game's root, once our cards are dealt: Agent Avenue's
             # initial state is the deal's chance node (private state -1), where a re-solve
@@ -257,6 +259,8 @@ class AgentGame:
             return  # the last solve reached the end: leaves now would replace exact values
         if tree is None:
             tree = a.depth_limited(self.pub, a.config.depth)
+        if k == self.seat and a.config.needs_only:
+            self._needed_only(tree)
         if hasattr(vf, "focus"):  # leaf values that spend their effort on our cards
             # (without actual cards, the exploitability walk's: no focus, or the public
             # rows of an opposing decision, with or without guesses:
@@ -285,6 +289,27 @@ class AgentGame:
         self.s = 0
         self.solves += 1
         self.solve_seconds.append(time.perf_counter() - start)
+
+    def _needed_only(self, tree: Subtree) -> None:
+        """Cut our cards' row at ``tree``'s root (our decision, at the walk's rules state)
+        to the moves the game's ``needed_moves`` allows them (AgentConfig.needs_only); left
+        whole where it allows none the tree has."""
+        a, state, own = self.agent, self.state, self.own
+        if state is None or own is None:
+            return  # no real game's cards (the exploitability walk's)
+        actions = a.legal(state)
+        allowed = np.asarray(a.plugin.needed_moves(a.params, state, self.seat, actions), bool)
+        if allowed.all():
+            return
+        nexts = [(a.public(nxt), a.private(nxt, self.seat))
+                 for nxt in (a.after(state, int(x)) for x in actions)]
+        on = _edges(tree, 0, own, nexts)
+        keep = np.unique(on[allowed & (on >= 0)])
+        if keep.size:
+            q, i = int(tree.row[0]), own
+            for table in (tree.row_kid, tree.row_next, tree.row_prob):
+                table[q, i, :keep.size] = table[q, i, keep]
+            tree.row_count[q, i] = keep.size
 
     def _plan_plays(self) -> bool:
         """Whether the walk is at a decision of the first plan that the agent plays from the

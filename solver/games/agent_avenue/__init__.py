@@ -12,7 +12,13 @@ from spycfr.games.agent_avenue import public as _public  # noqa: F401 (registers
 from spycfr.games.agent_avenue import public_advanced as _public_advanced  # noqa: F401
 from spycfr.games.agent_avenue.advanced_core import AgentAvenueAdvancedParams
 from spycfr.games.agent_avenue.game import AgentAvenueGame, AgentAvenueState
-from spycfr.games.agent_avenue.leaf import private_names, scored_now, search_params, weights_row
+from spycfr.games.agent_avenue.leaf import (
+    needed_moves,
+    private_names,
+    scored_now,
+    search_params,
+    weights_row,
+)
 from spycfr.games.agent_avenue.openings import group as _group
 from spycfr.games.agent_avenue.openings import opening_paths as _opening_paths
 from spycfr.games.agent_avenue.openings_advanced import opening_paths as _advanced_paths
@@ -121,6 +127,7 @@ PLUGIN = GamePlugin(
     # market's resolutions 691-1,511, cut to one level: 9-136); simple mode's depth-2
     # subgames (at most about 200 nodes of 331 states on standard) stay far below it
     agent_subgame_budget=1_000_000,
+    needed_moves=needed_moves,
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",

@@ -575,6 +575,23 @@ def search_params(variant):
 EXACT_LIMIT = 20_000
 
 
+def needed_moves(params, state: np.ndarray, seat: int, actions: np.ndarray) -> np.ndarray:
+    """The plug-in's ``needed_moves``: every play, and the discards only where the hand
+    needs one by the swapper's rule (rules.swap_choice at SWAP_MARGIN: a discard whose draw
+    raises the best play's score by at least that on average; worth +0.19 a game to the
+    heuristic, against +0.10 for every discard on the first turn: docs/search.md, "Why the
+    agent spends its four discards at once"). Advanced mode's: every move."""
+    from spycfr.games.agent_avenue.rules import SWAP_MARGIN, T_SWAP, swap_choice
+
+    allowed = np.ones(len(actions), bool)
+    swaps = (np.asarray(actions) >> 20) == T_SWAP
+    if isinstance(params, AgentAvenueAdvancedParams) or not swaps.any():
+        return allowed
+    if swap_choice(state.copy(), params, seat, SWAP_MARGIN) < 0:
+        allowed[swaps] = False
+    return allowed
+
+
 def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
     """Each private state of ``seat`` at public state ``pub`` of the search agent's model
     in words: the hand, the discards the model keeps, a face-down card on the table (or, at
