@@ -152,7 +152,9 @@ def test_the_report_says_which_agent_played_the_lbr_games():
         "its games were played against an agent whose code was not recorded, not this run's "
         "(spycfr 0.1.0 at aaaaaaa)")
     assert games_agent_words(measured, made, brief=True) == (
-        "its games were played against an agent not known to be this run's")
+        "its games were played by other code than the code that made this run's agent, or "
+        "by code not recorded, so they may not measure this agent (to measure it: move the "
+        "run's lbr-games.jsonl aside, then `spycfr measure RUN_DIR --lbr-games N`)")
     lbr["value"], lbr["ci95"] = 0.5, [0.1, 0.9]
     measured["exploitability_lower_bound"] = {"value": 0.1, "opponent": LBR}
     assert bound_words(measured, made) == (

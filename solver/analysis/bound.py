@@ -166,8 +166,11 @@ def games_agent_words(measured: dict | None, run_code: dict | None,
         return None
     n, total = sum(c["games"] for c in others), sum(c["games"] for c in codes)
     games = "its games were" if n == total else f"{n:,} of its {total:,} games were"
-    if brief:
-        return f"{games} played against an agent not known to be this run's"
+    if brief:  # what it means and what to do, without the codes
+        return (f"{games} played by other code than the code that made this run's agent, or "
+                "by code not recorded, so they may not measure this agent (to measure it: "
+                "move the run's lbr-games.jsonl aside, then `spycfr measure RUN_DIR "
+                "--lbr-games N`)")
     who = agent_words(others[0]) if len(others) == 1 else (
         f"the agents of other code ({games_by_words(others)})")
     run = (f"not this run's ({code_words(run_code)})" if run_code
