@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from cli_helpers import spycfr
+from spycfr.compiling import COMPILING
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -301,6 +302,28 @@ def test_a_missing_run_or_moves_file_is_a_one_line_error(runs, tmp_path):
     assert code == 2 and err.startswith("error: ") and len(err.strip().splitlines()) == 1
     code, _, err = spycfr("play", runs["ah"], "--moves", str(tmp_path / "none.txt"))
     assert code == 2 and "cannot read --moves" in err
+
+
+@pytest.mark.parametrize("damage", ["truncated", "another strategy"])
+def test_a_broken_strategy_is_the_error_alone(runs, tmp_path, damage):
+    """A strategy.npz cut short, or another strategy than run.json's: the error line alone,
+    exit 2; the game's first lines (said before the strategy is loaded) came first."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(runs["ah"], run)
+    path = run / "strategy.npz"
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[:1000])
+    else:
+        with np.load(path) as data:
+            arrays = dict(data)
+        arrays["average"] = arrays["average"][:, ::-1].copy()
+        np.savez(path, **arrays)
+    code, out, err = play(tmp_path, str(run), ["1"] * 20, "--seed", "0")
+    lines = [x for x in err.strip().splitlines() if x != COMPILING]
+    assert code == 2 and out == "" and len(lines) == 1, (out, err)
+    assert lines[0].startswith(f"error: {str(path)!r} ")
 
 
 def test_moves_from_stdin(runs, monkeypatch):

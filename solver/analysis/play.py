@@ -160,10 +160,10 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     numba compiling can take minutes, and a player reading the output through a pipe saw
     nothing until then."""
     from spycfr.runs.agent_run import is_agent_run, plan_to_end
-    from spycfr.runs.store import read_run
+    from spycfr.runs.store import check_run
 
     seed = check_seed(seed)
-    meta = read_run(run_dir)
+    meta = check_run(run_dir)  # a broken run is the error alone, before the game's lines
     plugin = get_plugin(meta.game)
     me, them = SEATS[seat], SEATS[1 - seat]
     variant = meta.preset or params_text(meta.variant)

@@ -284,6 +284,36 @@ def _verify(path: Path, meta: RunResult, name: str, required: bool = True) -> bo
     return False
 
 
+def _read_strategy(path: Path, meta: RunResult) -> np.ndarray:
+    """A tree run's strategy.npz, checked against run.json: the file's hash where it vouches
+    for it, the array's (``strategy_sha256``); a one-line error saying how to recover."""
+    _verify(path, meta, STRATEGY_NPZ)
+    with reading(lambda exc: f"{str(path / STRATEGY_NPZ)!r} is missing or corrupt "
+                             f"({str(exc)[:200]}): {_recover(path)}"):
+        with np.load(path / STRATEGY_NPZ) as data:
+            strategy = np.array(data["average"], dtype=np.float64)
+    expected = meta.strategy_sha256
+    if expected is not None and hashlib.sha256(strategy.tobytes()).hexdigest() != expected:
+        raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} does not match {RUN_JSON} (not the "
+                          f"strategy it was written with: an interrupted write?): "
+                          f"{_recover(path)}")
+    return strategy
+
+
+def check_run(path: str | Path) -> RunResult:
+    """run.json, checked with what needs no tree: every file it vouches for (hashes) and a
+    tree run's strategy (:func:`_read_strategy`); SpycfrError otherwise. Cheap (the files,
+    not the tree): a command that says things before its long load (`spycfr play`) checks
+    this first, so that a broken run is its one error line."""
+    path = Path(path)
+    meta = read_run(path)
+    for name in meta.files or {}:
+        _verify(path, meta, name)
+    if not meta.treeless and meta.strategy_sha256 is not None:
+        _read_strategy(path, meta)
+    return meta
+
+
 def verify_run_files(path: str | Path) -> dict:
     """run.json of a run directory, checked, with every file it vouches for matching its
     hash (SpycfrError otherwise): a cheap check that a run is the one it says it is."""
@@ -344,16 +374,7 @@ def load_run(path: str | Path) -> Run:
             "no tree for this (openings, query, report, export, measure and head-to-head read "
             "it)"
         )
-    _verify(path, meta, STRATEGY_NPZ)
-    with reading(lambda exc: f"{str(path / STRATEGY_NPZ)!r} is missing or corrupt "
-                             f"({str(exc)[:200]}): {_recover(path)}"):
-        with np.load(path / STRATEGY_NPZ) as data:
-            strategy = np.array(data["average"], dtype=np.float64)
-    expected = meta.strategy_sha256
-    if expected is not None and hashlib.sha256(strategy.tobytes()).hexdigest() != expected:
-        raise SpycfrError(f"{str(path / STRATEGY_NPZ)!r} does not match {RUN_JSON} (not the "
-                          f"strategy it was written with: an interrupted write?): "
-                          f"{_recover(path)}")
+    strategy = _read_strategy(path, meta)
     if foreign_kind(config.game) is not None:  # its tree was saved with it
         _verify(path, meta, TREE_NPZ)
         tree = load_tree(path / TREE_NPZ)
