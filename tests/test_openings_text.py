@@ -84,7 +84,7 @@ def test_unplayed_ties_are_called_as_good():
     words = openings_words(rows, spec, "P1")
     assert words[0] == "P1 uses the card sets {0,1} 100% (place:0-1 70%, place:1-0 30%)."
     assert words[1] == "As good, though the equilibrium does not play it: place:0-2."
-    assert "place:2-0 (-0.0500)" in words[2]
+    assert "place:2-0 (loses 0.0500)" in words[2]  # a loss, not a value ("(-0.0500)")
 
 
 def test_situations_get_their_own_words(runs):

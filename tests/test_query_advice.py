@@ -157,7 +157,9 @@ def test_a_rare_positions_wide_tie_does_not_call_moves_equal():
     assert out["as_good"] == ["d"] and out["best_reply"] == ["a", "d"]
     words = " ".join(advice_words({**out, "moves": moves}))
     assert "cannot rank these moves" in words and "as good as each other" not in words
-    assert "a is best (+0.0000), then d (-0.0001), b (-0.2700), c (-1.0000)" in words
+    # the best's value, then the others' losses below it: not a value and losses alike
+    assert ("a is best (value +0.0000), then d (0.0001 less), b (0.2700 less), c (1.0000 "
+            "less)") in words
     # without a precision (a caller that gives none), ties stay ties
     assert advise([dict(m) for m in moves], tolerance=1.03, br_tolerance=1.03)["unranked"] == []
 

@@ -179,7 +179,7 @@ def openings_words(rows: pd.DataFrame, spec: Openings, player: str, top: int = 6
             out.append(f"As good, though the equilibrium does not play "
                        f"{'it' if len(unplayed) == 1 else 'them'}: "
                        + ", ".join(unplayed.opening.head(top)) + ".")
-        shown = ", ".join(f"{o} (-{_loss(x)})" for o, x in
+        shown = ", ".join(f"{o} (loses {_loss(x)})" for o, x in
                           zip(losing.opening.head(top), losing.loss.head(top), strict=True))
         more = f" and {len(losing) - top} more" if len(losing) > top else ""
         out.append(f"Losing value against the equilibrium opponent even with the best play "

@@ -234,8 +234,8 @@ def advice_words(result: dict) -> list[str]:
             f"the run cannot rank these moves: at a position this rare its values may be off "
             f"by up to {tol:.2g} (2 x exploitability / how often the position arises), and "
             f"{len(best) - 1} other move{'s are' if len(best) > 2 else ' is'} within that of "
-            f"the best; against the run's strategy {best[0]} is best ({num(value)}), then "
-            + ", ".join(f"{m} (-{loss[m]:.4f})" for m in best[1:4])
+            f"the best; against the run's strategy {best[0]} is best (value {num(value)}), "
+            "then " + ", ".join(f"{m} ({loss[m]:.4f} less)" for m in best[1:4])
             + (f" and {len(best) - 4} more" if len(best) > 4 else ""))
     elif len(best) == len(result["moves"]):
         lines.append(f"{'both' if len(best) == 2 else f'all {len(best)}'} moves are as good "
@@ -248,7 +248,7 @@ def advice_words(result: dict) -> list[str]:
                      + ("it" if len(as_good) == 1 else "them"))
     losing = result["losing"]
     if losing:
-        shown = ", ".join(f"{m['move']} (-{m['loss']:.4f})" for m in losing[:4])
+        shown = ", ".join(f"{m['move']} (loses {m['loss']:.4f})" for m in losing[:4])
         more = f" and {len(losing) - 4} more" if len(losing) > 4 else ""
         lines.append(f"losing value (then playing on at equilibrium): {shown}{more}")
     reply = result["best_reply"]
