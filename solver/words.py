@@ -10,3 +10,12 @@ def params_text(params: Mapping[str, object], sep: str = " ") -> str:
     value as ``str`` writes it, joined by ``sep``: ``cards=10 houses=3``; "" for none (each
     caller says what none is)."""
     return sep.join(f"{k}={v}" for k, v in params.items())
+
+
+def other_variant(source: str, game: str, variant: Mapping[str, object], wanted: str,
+                  wanted_variant: Mapping[str, object]) -> str:
+    """The error of a run given where one of another game or variant is wanted (query's
+    --against, head-to-head's players): one wording, where one said the run "solves" a
+    variant and the other that it "plays" it."""
+    return (f"run {source!r} plays {game} {params_text(variant)}, not {wanted} "
+            f"{params_text(wanted_variant)} (give a run of the same variant)")

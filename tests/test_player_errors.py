@@ -26,8 +26,10 @@ def _one_error(args: list[str]) -> str:
      str(RESULTS / "agent-avenue" / "tiny")],
 ])
 def test_a_run_of_another_game_is_named_with_its_variant_in_words(args):
-    """Both said the variants as Python dicts ({'names': 'EN,CB,DD', 'copies': 2, ...})."""
+    """Both said the variants as Python dicts ({'names': 'EN,CB,DD', 'copies': 2, ...}); and
+    in one wording (query said the run "solves" the variant, head-to-head that it "plays" it)."""
     line = _one_error(args)
+    assert f"run {str(RESULTS / 'agent-avenue' / 'tiny')!r} plays agent-avenue" in line, line
     assert "agent-avenue names=EN,CB,DD copies=2" in line and "{" not in line, line
     assert "agent-hunter cards=3 houses=2" in line and "same variant" in line, line
 

@@ -39,7 +39,7 @@ from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
 from spycfr.seeds import SEED_MAX, check_seed
 from spycfr.tree import CHANCE, TERMINAL, Tree
-from spycfr.words import params_text
+from spycfr.words import other_variant
 
 UNIFORM = 0
 HEURISTIC = 1
@@ -273,9 +273,8 @@ def player_from(source: str, game) -> Player:
     check_player_name(source)
     meta = read_run(source)
     if meta.game != game.name or meta.variant != game.variant_obj.as_dict():
-        raise SpycfrError(f"run {source!r} plays {meta.game} {params_text(meta.variant)}, not "
-                          f"{game.name} {params_text(game.variant_obj.as_dict())} (give runs "
-                          "of the same variant)")
+        raise SpycfrError(other_variant(source, meta.game, meta.variant, game.name,
+                                        game.variant_obj.as_dict()))
     if not meta.treeless:
         run = load_run(source)
         params = get_plugin(game.name).numba_params(game.variant_obj)

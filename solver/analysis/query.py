@@ -26,7 +26,7 @@ from spycfr.formats.strategy_table import read_table, strategy_from_table
 from spycfr.games import feature, game_of_tree, make_variant, tree_labels
 from spycfr.runs.store import Run, load_run
 from spycfr.tree import Tree
-from spycfr.words import params_text
+from spycfr.words import other_variant
 
 PLAYERS = {"P1": 0, "P2": 1}
 OFF_PATH = 1e-6  # below this reach probability a position is off the equilibrium path
@@ -42,10 +42,8 @@ def opponent_strategy(tree: Tree, source: str, run_fingerprint: dict | None = No
     if path.is_dir():
         other = load_run(path)
         if other.tree.variant != tree.variant or other.tree.game != tree.game:
-            raise SpycfrError(
-                f"run {source!r} solves {other.tree.game} {params_text(other.tree.variant)}, "
-                f"not {tree.game} {params_text(tree.variant)} (give a run of the same variant)"
-            )
+            raise SpycfrError(other_variant(source, other.tree.game, other.tree.variant,
+                                            tree.game, tree.variant))
         return other.strategy
     if path.is_file():
         return strategy_from_table(tree, read_table(path))[0]
