@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from itertools import combinations
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -149,3 +150,20 @@ def test_the_quick_start_agrees_with_the_committed_mini_run(tmp_path):
             assert mine[r["opening"]]["tie"] == r["tie"]
         for res in (quick, committed):  # the same advice in words: every placement ties
             assert res[player]["summary"][-1].startswith("Every placement is as good")
+
+
+def test_an_unmeasured_sampled_run_points_to_measure():
+    """A sampled run whose exploitability nothing measured (Agent Avenue standard-sampled):
+    the caveat names the command that bounds it, `spycfr measure` (it pointed to
+    head-to-head, which measures a match, not the run's exploitability)."""
+    from spycfr.analysis.openings import sampled_caveat
+
+    run = Path(__file__).resolve().parent.parent / "results" / "agent-avenue" / "standard-sampled"
+    meta = json.loads((run / "run.json").read_text())
+    assert not meta.get("measured")
+    words = sampled_caveat(meta.get("measured"), None, meta.get("code"))
+    assert "unknown (`spycfr measure` on this run bounds it from below" in words
+    assert "head-to-head" not in words
+    code, out, err = spycfr("openings", str(run))
+    assert code == 0, err
+    assert words in out

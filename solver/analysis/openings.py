@@ -243,8 +243,9 @@ def sampled_caveat(measured: dict | None, estimate, run_code: dict | None = None
     if estimate is not None and estimate.informative:
         return (f"{TREELESS_CAVEAT} (regret-bound estimate {estimate.value:.3g}; values need a "
                 "tree)")
-    return (f"{TREELESS_CAVEAT}: unknown (spycfr head-to-head measures the strategy against "
-            "other players); values need a tree")
+    return (f"{TREELESS_CAVEAT}: unknown (`spycfr measure` on this run bounds it from below: "
+            "games against other players, with --lbr-games a local best response); values "
+            "need a tree")
 
 
 def agent_openings_words(meta: RunResult) -> str:
