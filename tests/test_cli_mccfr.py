@@ -70,7 +70,7 @@ def test_os_mccfr_standard_reports_an_estimate_only(tmp_path):
     assert spycfr("solve", AH, "--preset", "standard", "--algorithm", "os-mccfr",
                   "--iterations", "2", "-q")[0] == 0
     # The limit is on the resident memory of this (test) process: 120 MiB more than now (the
-    # solver keeps a margin of 1/32 of the limit, about 45 MiB in a big test process).
+    # solver keeps a margin of 1/32 of the limit and at least 64 MiB).
     limit = (rss_bytes() + 120 * 2**20) / 2**30
     code, out, err = spycfr("solve", AH, "--preset", "standard",
                          "--algorithm", "os-mccfr", "--iterations", "1000000", "--memory-limit",

@@ -59,7 +59,16 @@ from spycfr.tree import Tree
 SCHEMES = ("external", "outcome")
 WHEN_FULL = ("stop", "freeze")  # what a run does at its memory limit
 FALLBACKS = {"uniform": FALLBACK_UNIFORM, "heuristic": FALLBACK_HEURISTIC}
-MEMORY_MARGIN = 1 / 32  # of a memory limit, kept free (for what a run allocates at its end)
+# Kept free under a memory limit, for what a run allocates at its end: 1/32 of the limit, and
+# at least MEMORY_MARGIN_MIN (writing the checkpoint copies each array 16 MiB at a time for
+# zlib, and the openings table follows: 23.4 MiB past the solver's stop on Agent Hunter
+# standard at --memory-limit 0.5, which a margin of 16 MiB let through)
+MEMORY_MARGIN = 1 / 32
+MEMORY_MARGIN_MIN = 64 * 2**20
+# glibc's heap holds buffers below its mmap threshold, which rises up to this (32 MiB on 64-bit
+# Linux) as a process frees mmapped ones: realloc may copy such a buffer and leave the old one
+# resident; larger buffers are mmapped and grow in place (mremap)
+HEAP_MOST = 32 * 2**20
 INFOSET_ARRAYS = ("_inf_off", "_inf_nact", "_inf_player", "_inf_key")
 REGRET_BOUND_KIND = "regret bound estimate from sampled regrets (not an exact best response)"
 MCCFRResult = SolveResult
@@ -220,10 +229,10 @@ class MCCFRSolver(IterativeSolver):
     def _grow(self) -> None:
         """Room for at least one more iteration: grow the hash map, the infoset arrays and
         the pool. With a memory limit the growth is cut down, to the least that makes room,
-        so that the process's resident memory plus what it allocates (an array that numpy
-        owns grows in place, another is copied; the hash map is copied) stays under the
-        limit less a margin; when even that does not fit: MemoryLimitReached (the state
-        intact), or the table is frozen (when_full="freeze")."""
+        so that the process's resident memory plus what it allocates (:meth:`_growth_bytes`;
+        the hash map is copied) stays under the limit less a margin (MEMORY_MARGIN); when
+        even that does not fit: MemoryLimitReached (the state intact), or the table is
+        frozen (when_full="freeze")."""
         d, ma = 2 * self._max_depth, self._max_act
         n, used = self.num_infosets, int(self._counts[C_POOL])
         cap, pcap = self._inf_off.shape[0], self._regret.shape[0]
@@ -234,7 +243,8 @@ class MCCFRSolver(IterativeSolver):
                        pool_least) if pool_least > pcap else pcap
         grow_table = not hm_has_room(self._table, self._tsize, d)
         if self.memory_limit is not None:
-            room = self.memory_limit * (1 - MEMORY_MARGIN) - rss_bytes()
+            margin = max(self.memory_limit * MEMORY_MARGIN, MEMORY_MARGIN_MIN)
+            room = self.memory_limit - margin - rss_bytes()
             room -= 2 * self._table.nbytes if grow_table else 0
             while self._growth_bytes(inf_new, pool_new) > room:
                 if (inf_new, pool_new) == (inf_least, pool_least):
@@ -257,13 +267,19 @@ class MCCFRSolver(IterativeSolver):
             self._table = hm_grown(self._table)
 
     def _growth_bytes(self, inf_new: int, pool_new: int) -> int:
-        """Bytes that growing the infoset arrays and the pool to these sizes allocates."""
+        """Bytes that growing the infoset arrays and the pool to these sizes adds to the
+        resident memory at most: the new part of an array that grows in place (numpy owns
+        it, and it is past ``HEAP_MOST``: mmapped), else the whole new array (a copy, the
+        old one freed but possibly left resident in the heap; in a big process whose mmap
+        threshold had risen, counting the new part alone let a 120 MiB room be passed).
+        """
         total = 0
         for name in INFOSET_ARRAYS + ("_regret", "_ssum"):
             a = getattr(self, name)
             new = pool_new if name in ("_regret", "_ssum") else inf_new
             if new > a.shape[0]:
-                total += a.itemsize * (new - a.shape[0] if _owned(a) else new)
+                in_place = _owned(a) and a.nbytes >= HEAP_MOST
+                total += a.itemsize * (new - a.shape[0] if in_place else new)
         return total
 
     # --- read-outs --------------------------------------------------------------------

@@ -289,6 +289,7 @@ def _write_run(run_dir: Path, engine: RunEngine, config: SolveConfig, meta: dict
             written.append(OPENINGS_CSV)
     meta["files"] = {name: file_sha256(run_dir / name) for name in written}
     meta["config"] = config.as_dict()
+    meta["peak_rss_bytes"] = peak_rss_bytes()  # again: the files above written too
     write_json(run_dir / RUN_JSON, meta)
 
 
