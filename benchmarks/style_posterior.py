@@ -8,7 +8,7 @@ The games: LBR's, from `lbr_diagnose.py` records (`moves` and `seat`; LBR watche
 `--heuristic-games N` games of each heuristic style as P2 against the hunter (seeds 0 to
 N-1; P2 watched). A record whose house attack's answer it cannot read is read up to it.
 
-    python benchmarks/style_posterior.py --none 0.05,0.1,0.25 --by kind \
+    python benchmarks/style_posterior.py --none 0.05,0.1,0.25 --by kind \\
         results/standard/lbr-diagnosis/public.jsonl --heuristic-games 5
 
 Per game one line: its source, seat and index, then per watched move the P(none) of each
@@ -24,6 +24,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from spycfr.errors import SpycfrError
 from spycfr.games.agent_hunter import PLUGIN, make_variant
 from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.heuristic import HEURISTIC_STYLES, styled_heuristic
@@ -99,6 +100,42 @@ def heuristic_game(style1: int, seed: int) -> list[int]:
     return actions
 
 
+def nones_of(text: str) -> list[float]:
+    """--none's comma-separated probabilities; ValueError naming the one not in (0, 1]."""
+    out = []
+    for c in text.split(","):
+        try:
+            p = float(c)
+        except ValueError:
+            p = None
+        if p is None or not 0 < p <= 1:
+            raise ValueError(f"--none: {c!r} is not a probability in (0, 1] (comma-separated "
+                             "none_prob settings, e.g. --none 0.05,0.1)")
+        out.append(p)
+    return out
+
+
+def recorded_games(paths: list[str]) -> list[tuple]:
+    """(file name, seat, index, the rules' actions) of each game with moves in the
+    lbr_diagnose.py records ``paths``; OSError for a file missing, ValueError naming the
+    file and line that is not such a record."""
+    games = []
+    for path in paths:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                try:
+                    g = json.loads(line)
+                    if "moves" in g:
+                        games.append((path.rsplit("/", 1)[-1], g["seat"], g["game"],
+                                      record_to_actions(VARIANT,
+                                                        " ".join(record_tokens(g)))))
+                except (ValueError, KeyError, TypeError, SpycfrError) as e:
+                    what = f"no {e}" if isinstance(e, KeyError) else str(e)
+                    raise ValueError(f"{path} line {n}: not a game of lbr_diagnose.py's "
+                                     f"records ({what})") from None
+    return games
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("records", nargs="*", help="lbr_diagnose.py games (LBR watched)")
@@ -106,15 +143,17 @@ def main() -> None:
     parser.add_argument("--by", choices=BY, default="move")
     parser.add_argument("--heuristic-games", type=int, default=0, metavar="N")
     args = parser.parse_args()
-    nones = [float(x) for x in args.none.split(",")]
+    if args.heuristic_games < 0:
+        parser.exit(2, "error: --heuristic-games must be at least 0\n")
+    if not args.records and not args.heuristic_games:
+        parser.exit(2, "error: no games to read: give lbr_diagnose.py records, "
+                    "--heuristic-games N, or both\n")
+    try:  # a probability refused, a records file missing or unreadable: one line
+        nones = nones_of(args.none)
+        games = recorded_games(args.records)  # (source, seat, index, actions)
+    except (OSError, ValueError) as e:
+        parser.exit(2, f"error: {e}\n")
     agent = SearchAgent("agent-hunter", VARIANT.as_dict(), AgentConfig.default("agent-hunter"))
-    games = []  # (source, seat, index, actions)
-    for path in args.records:
-        for line in open(path):
-            g = json.loads(line)
-            if "moves" in g:
-                games.append((path.rsplit("/", 1)[-1], g["seat"], g["game"],
-                              record_to_actions(VARIANT, " ".join(record_tokens(g)))))
     for style in range(len(HEURISTIC_STYLES)):
         games += [(HEURISTIC_STYLES[style], 1, seed, heuristic_game(style, seed))
                   for seed in range(args.heuristic_games)]

@@ -1,7 +1,7 @@
 """The benchmark scripts' wrong inputs: one `error:` line naming what is wrong, exit 2, no
 traceback (agent_avenue_swapper.py, bench_subgame_build.py, agent_first_moves.py and
-lbr_diagnose.py raised one for each below; agent_avenue_turn_sizes.py checked so from the
-start)."""
+lbr_diagnose.py raised one for each below, style_posterior.py a traceback or nothing at
+all; agent_avenue_turn_sizes.py checked so from the start)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,14 @@ RESULTS = BENCH.parent / "results"
     ("agent_first_moves.py", [str(RESULTS / "standard"), "CB"], "plays agent-hunter"),
     ("agent_first_moves.py", [str(RESULTS / "agent-avenue" / "standard"), "XX.SE",
                               "--own", "heuristic"], "XX is not an agent code"),
+    ("style_posterior.py", ["--none", "0.1,abc", "--heuristic-games", "1"],
+     "'abc' is not a probability in (0, 1]"),
+    ("style_posterior.py", ["--none", "0", "--heuristic-games", "1"], "'0' is not a probab"),
+    ("style_posterior.py", ["/nonexistent.jsonl"], "No such file"),
+    ("style_posterior.py", [str(RESULTS / "standard" / "report.md")],
+     "report.md line 1: not a game of"),
+    ("style_posterior.py", ["--heuristic-games", "-1"], "must be at least 0"),
+    ("style_posterior.py", [], "no games to read"),
 ])
 def test_a_wrong_input_is_one_error_line(tmp_path, script, args, message):
     proc = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
