@@ -124,8 +124,8 @@ def words(row: dict, seat: int) -> str:
         return text + "."
     if row.get("unranked"):  # a rare position: within its tolerance, not equal
         return text + (f"; {row['loss']:.4f} below the best ({row['best_moves'][0]}) against "
-                       f"the run's strategy, within the {row['tolerance']:.2g} its values may "
-                       "be off at a position this rare: not ranked.")
+                       "the run's strategy, but not ranked: at a position this rare the "
+                       f"run's values may be off by up to {row['tolerance']:.2g}.")
     if row["tie"]:
         return text + "; as good as the best move there."
     better = ", ".join(row["best_moves"][:3])
