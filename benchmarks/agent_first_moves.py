@@ -20,6 +20,21 @@ from leaf_options import add_leaf_options, leaf_settings, set_up  # this folder'
 from spycfr.errors import SpycfrError
 
 
+def cpu_words(committed: list[float], options: list[float]) -> str:
+    """The CPU seconds of the two agents' first moves, deal by deal, and their ratio (the
+    options' cost), the first deal left out: its seconds include numba's compiling (the
+    committed agent's, first)."""
+    if len(committed) < 2:
+        return "CPU seconds: give two deals or more (the first deal's include numba's compiling)"
+    base, mine = np.array(committed[1:]), np.array(options[1:])
+    ratios = mine / base
+    return (f"CPU seconds a first move, the first deal left out ({base.size} deals): "
+            f"committed median {np.median(base):.1f}, total {base.sum():.1f}; with the "
+            f"options median {np.median(mine):.1f}, total {mine.sum():.1f}; with the options "
+            f"over committed {mine.sum() / base.sum():.2f} (deal by deal {ratios.min():.2f} "
+            f"to {ratios.max():.2f})")
+
+
 def first_moves(agent_dir: str, deals: list[str], settings: dict) -> None:
     from spycfr.analysis.agentplay import walk_view
     from spycfr.games import feature, make_variant
@@ -52,10 +67,7 @@ def first_moves(agent_dir: str, deals: list[str], settings: dict) -> None:
             print(f"{deal} {name}: {labels[top]} {info.probs[top]:.3f}; best swap "
                   f"{best['swap:'][1]} {best['swap:'][0]:+.3f}, best play {best['play:'][1]} "
                   f"{best['play:'][0]:+.3f} ({cpu:.1f} s of CPU)", flush=True)
-    # the first deal's seconds include numba's compiling (the committed agent's, first)
-    print("CPU seconds a first move, the first deal left out: " + "; ".join(
-        f"{name} median {np.median(s[1:]):.1f}, total {sum(s[1:]):.1f}"
-        for name, s in seconds.items() if len(s) > 1))
+    print(cpu_words(seconds["committed"], seconds["with the options"]))
     turns = agents["with the options"].turn_subgames
     if agents["with the options"].config.turn_levels:
         print(f"re-solves a level a turn: {turns[0]} within the budget of "
