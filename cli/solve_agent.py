@@ -153,7 +153,7 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
                 f"exploitability unknown: measure it with `spycfr head-to-head {out} "
                 "heuristic` or `spycfr measure`")
     click.echo(f"wrote the agent's run directory {out} (algorithm re-solving, {strength}); "
-               f"it plays with `spycfr play {out}`, answers `spycfr query {out} --as P1 "
+               f"it plays with `spycfr play {out}`, answers `spycfr query {out} --seat P1 "
                f"RECORD`, and reports with `spycfr report {out}`")
 
 

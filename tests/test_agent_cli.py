@@ -23,12 +23,26 @@ from spycfr.search.agent import (
 
 
 @pytest.fixture(scope="module")
-def agent_dir(tmp_path_factory):
+def solved(tmp_path_factory):
+    """A tiny agent's run directory, and what solve printed on stdout."""
     out = tmp_path_factory.mktemp("agent") / "tiny-agent"
-    code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm",
-                          "re-solving", "--iterations", "30", "-o", str(out), "-q")
+    code, printed, err = spycfr("solve", "agent-hunter", "--preset", "tiny", "--algorithm",
+                                "re-solving", "--iterations", "30", "-o", str(out), "-q")
     assert code == 0, err
-    return str(out)
+    return str(out), printed
+
+
+@pytest.fixture(scope="module")
+def agent_dir(solved):
+    return solved[0]
+
+
+def test_solve_names_the_commands_that_read_the_agent_as_their_help_does(solved):
+    """solve's last line names query's option by its name (--seat), not by the older name
+    (--as) the query's help calls it."""
+    out, printed = solved
+    assert f"it plays with `spycfr play {out}`" in printed
+    assert f"answers `spycfr query {out} --seat P1 RECORD`" in printed
 
 
 def test_solve_writes_the_agents_configuration(agent_dir):

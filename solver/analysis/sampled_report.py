@@ -285,7 +285,7 @@ def _openings(doc: Doc, meta: RunResult, raw, run_dir: Path) -> None:
     if replays_first_move(meta):
         replay = (" In play the agent re-solves its first move too, the rollouts spent on its "
                   "own hand, and may play otherwise than this plan shared by every deal "
-                  "(`spycfr query RUN_DIR --as P1 RECORD` gives the move it plays).")
+                  "(`spycfr query RUN_DIR --seat P1 RECORD` gives the move it plays).")
     doc.add(f"{what} (the first {TOP} rows per player; the full list is `spycfr openings "
             "RUN_DIR --csv`). Read them with the measurements above: they are only as good as "
             f"the strategy.{replay}\n")
