@@ -17,7 +17,10 @@ that asks for every state's at once).
     nice -n 10 python benchmarks/bench_subgame_build.py --old a4440ed --preset standard
 
 (a4440ed: the last tree.py that asks state by state; ``--old main`` times a branch against
-main before it lands.)
+main before it lands.) With ``--build`` it times ``tree.build`` instead (the old one is the
+old tree.py's, its count and fill too): the rest of the game, with each seat's live states
+(the endgame rule's exact subgames), from the first ``--roots`` decisions of the walk that
+are at most ``--max-nodes`` public nodes from the end.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from spycfr.errors import SpycfrError  # noqa: E402
 from spycfr.games import get_plugin, make_variant  # noqa: E402
 from spycfr.public import protocol as pp  # noqa: E402
 from spycfr.search import subgame as S  # noqa: E402
+from spycfr.search import tree as T  # noqa: E402
 from spycfr.search.tree import GameModel  # noqa: E402
 
 
@@ -101,32 +105,51 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--levels", type=int, default=2)
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--build", action="store_true",
+                   help="time tree.build to the end of the game (live) instead of subgame")
+    p.add_argument("--max-nodes", type=int, default=5000,
+                   help="with --build: the roots at most this many nodes from the end")
     args = p.parse_args(argv)
-    if min(args.roots, args.levels, args.rounds) < 1:
-        p.exit(2, "error: --roots, --levels and --rounds must be at least 1\n")
+    if min(args.roots, args.levels, args.rounds, args.max_nodes) < 1:
+        p.exit(2, "error: --roots, --levels, --rounds and --max-nodes must be at least 1\n")
     try:
         plugin = get_plugin(args.game)
         game = GameModel.of((plugin.search_params or plugin.numba_params)(
             make_variant(args.game, args.preset)))
     except SpycfrError as e:
         p.exit(2, f"error: {e}\n")
-    roots = [pub for pub, _, _ in public_walk(game, args.seed, args.roots)]
+    if args.build:  # decisions near the end, from as many walks as it takes
+        roots, seen = [], 0
+        while len(roots) < args.roots and seen < 1000 * args.roots:
+            for pub, _, _ in public_walk(game, args.seed + seen, 100):
+                if len(roots) < args.roots and T.nodes_to_end(game, pub, args.max_nodes):
+                    roots.append(pub)
+            seen += 100
+        if not roots:
+            p.exit(2, f"error: no decision of the walks within {args.max_nodes:,} nodes of "
+                   "the end\n")
+    else:
+        roots = [pub for pub, _, _ in public_walk(game, args.seed, args.roots)]
     with tempfile.TemporaryDirectory() as tmp:
         try:
             old = module_at(args.old, "solver/search/subgame.py", "subgame_old", Path(tmp))
-            old._expand = module_at(args.old, "solver/search/tree.py", "tree_old",
-                                    Path(tmp))._expand
+            old_tree = module_at(args.old, "solver/search/tree.py", "tree_old", Path(tmp))
+            old._expand = old_tree._expand
         except subprocess.CalledProcessError as e:
             p.exit(2, f"error: --old {args.old}: git show {args.old}:solver/search/"
                    f"{{subgame,tree}}.py failed "
                    f"({e.stderr.strip().splitlines()[-1] if e.stderr else e})\n")
         kinds = {"old": old.subgame, "new": S.subgame}
+        if args.build:
+            kinds = {"old": lambda g, r, _: old_tree.build(g, r, live=True),
+                     "new": lambda g, r, _: T.build(g, r, live=True)}
         first_old, _ = builds(kinds["old"], game, roots, args.levels)  # compiles
         first_new, _ = builds(kinds["new"], game, roots, args.levels)
         nodes = sum(t.size for t in first_new)
         identical = all(same(a, b) for a, b in zip(first_old, first_new, strict=True))
-        print(f"{args.game} {args.preset}: {len(roots)} subgames of {args.levels} levels, "
-              f"{nodes:,} nodes; old and new the same bits: {identical}", flush=True)
+        what = "builds to the end" if args.build else f"subgames of {args.levels} levels"
+        print(f"{args.game} {args.preset}: {len(roots)} {what}, {nodes:,} nodes; old and new "
+              f"the same bits: {identical}", flush=True)
         ratios, totals = [], {"old": [], "new": []}
         for r in range(args.rounds):
             order = ("old", "new") if r % 2 == 0 else ("new", "old")

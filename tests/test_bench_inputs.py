@@ -1,7 +1,8 @@
 """The benchmark scripts' wrong inputs: one `error:` line naming what is wrong, exit 2, no
 traceback (agent_avenue_swapper.py, bench_subgame_build.py, agent_first_moves.py and
 lbr_diagnose.py raised one for each below, style_posterior.py a traceback or nothing at
-all; agent_avenue_turn_sizes.py checked so from the start)."""
+all; agent_avenue_turn_sizes.py, bench_scored_now.py and bench_private_rows.py checked so
+from the start)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,15 @@ RESULTS = BENCH.parent / "results"
     ("bench_subgame_build.py", ["--roots", "0"], "must be at least 1"),
     ("bench_subgame_build.py", ["--preset", "mini", "--old", "no-such-revision"],
      "--old no-such-revision"),
+    ("bench_subgame_build.py", ["--max-nodes", "0"], "must be at least 1"),
+    ("bench_scored_now.py", ["--game", "nope"], "unknown game 'nope'"),
+    ("bench_scored_now.py", ["--iterations", "0"], "must be at least 1"),
+    ("bench_scored_now.py", ["--game", "kuhn", "--preset", "default"],
+     "kuhn has no scored_now hook"),
+    ("bench_scored_now.py", ["--preset", "mini", "--old", "no-such-revision"],
+     "--old no-such-revision"),
+    ("bench_private_rows.py", ["--game", "nope"], "unknown game 'nope'"),
+    ("bench_private_rows.py", ["--nodes", "0"], "must be at least 1"),
     ("lbr_diagnose.py", ["/nonexistent", "OUT.jsonl"], "does not exist"),
     ("lbr_diagnose.py", ["--summary", "/nonexistent.jsonl"], "No such file"),
     ("lbr_diagnose.py", [str(RESULTS / "standard"), "OUT.jsonl", "--detect-none", "0.2"],

@@ -11,7 +11,11 @@ each gives the bits of the path it replaced.
 - Agent Avenue's private_action_rows / private_chance_rows (every state's row at once, which
   tree._expand asks for) give the per-state functions' entries bit for bit.
 - subgame keeps only the chance children's masks (the others are ones): each node's masks
-  are those the protocol gives its edge."""
+  are those the protocol gives its edge.
+- ScoredNow's recruitment leaves keep the products that read a range unchanged since the
+  last call: each call's values those of a hook that makes every product.
+- tree.build's count asks the rows hooks, its fill sets back to 0 only the rows' part it
+  keeps; Agent Hunter's rows hook: the same trees and entries."""
 
 from __future__ import annotations
 
@@ -25,7 +29,9 @@ from cli_helpers import bench_script
 from spycfr.games import get_plugin, make_variant
 from spycfr.games.agent_avenue import leaf as L
 from spycfr.games.agent_avenue import rules as R
+from spycfr.games.agent_hunter import rules as AHR
 from spycfr.public import protocol as pp
+from spycfr.search import passes
 from spycfr.search import subgame as S
 from spycfr.search import tree as T
 from spycfr.search.subgame import subgame
@@ -77,6 +83,53 @@ def test_recruitments_read_w_cast_once_with_the_same_bits(simple):
         L.ScoredNow._recruit(leaf, *value, (w, ri, ci), r0, r1, w0, w1)
     assert v0[recruit].tobytes() == w0[recruit].tobytes()
     assert v1[recruit].tobytes() == w1[recruit].tobytes()
+
+
+def test_recruitments_reuse_the_products_of_an_unchanged_range_with_the_same_bits(
+        monkeypatch):
+    """A solve's calls change one seat's range at a time: the hook then keeps each
+    recruitment leaf's products that read the unchanged range (and the mover's values where
+    the mover's range is unchanged), and every call's values are those of a hook without a
+    last call (each product made), bit for bit, both seats. The leaves (mini): those of
+    two decision levels from the root (P1 recruited) and from P1's first move (P2)."""
+    game = _model("agent-avenue", "mini")
+    top = subgame(game, game.root(), 2)
+    first = subgame(game, game.root(), 1)
+    below = subgame(game, first.pub[first.leaves[0]], 2)
+    pubs = np.ascontiguousarray(np.concatenate([top.pub[top.leaves], below.pub[below.leaves]]))
+    recruit = pubs[:, R.PHASE] == R.PH_RECRUIT
+    movers = pubs[recruit, R.ACTIVE]
+    assert (movers == 0).any() and (movers == 1).any()
+    rng = np.random.default_rng(11)
+    made = []
+    recruited = L._recruited
+
+    def counted(outcomes, names, mover_range, recruiter):
+        made.append(1 - recruiter)
+        return recruited(outcomes, names, mover_range, recruiter)
+
+    monkeypatch.setattr(L, "_recruited", counted)
+
+    def draw(n):
+        return rng.random((pubs.shape[0], n)) * (rng.random((pubs.shape[0], n)) < .7)
+
+    r0, r1 = draw(game.n[0]), draw(game.n[1])
+    hook = L.ScoredNow()
+    for change in ("both", 0, 1, 0, None, 1, 1):  # the range changed before each call
+        if change == 0:
+            r0 = draw(game.n[0])
+        elif change == 1:
+            r1 = draw(game.n[1])
+        made.clear()
+        got = np.empty(r0.shape), np.empty(r1.shape)
+        hook(pubs, game.params, r0, r1, *got)
+        # the mover's values made again only where its range changed (all at the first,
+        # none where neither changed)
+        assert sorted(made) == sorted(m for m in movers if change in ("both", m))
+        want = np.empty(r0.shape), np.empty(r1.shape)
+        L.ScoredNow()(pubs, game.params, r0, r1, *want)
+        for a, b in zip(got, want, strict=True):
+            assert a.tobytes() == b.tobytes()
 
 
 def _reset_each_time(monkeypatch):
@@ -177,15 +230,20 @@ def _fill_reset_first(params, depth, nmax, pub, kind, parent, label, first, coun
 def test_build_arrays_are_those_of_a_reset_before_each_expansion(game_name, preset, depth,
                                                                  monkeypatch):
     """tree.build's _fill sets only the expanded children's masks back to ones (as subgame),
-    where it reset the whole buffer before each expansion: the same tree, every array, as
-    the _fill before (advanced mode: below three of the black market's 455 supplies, the
-    buffer 455 children wide)."""
+    and the rows' buffers back to 0 only as wide as its tables, where it reset both whole
+    before each expansion: the same tree, every array, as the _fill before (advanced mode:
+    below three of the black market's 455 supplies, the buffer 455 children wide). The
+    count's widest row (every state's row at once) is the fill's: the tables are as wide as
+    the widest row, no wider."""
     game = _model(game_name, preset)
     first = subgame(game, game.root(), 1)
     roots = [first.pub[c] for c in first.leaves[:3]]
     if preset != "advanced":
         roots.append(game.root())
     got = [T.build(game, r, depth=depth, live=True) for r in roots]
+    for t in got:
+        assert t.row_kid.shape[2] == max(int(t.row_count.max(initial=0)), 1) < \
+            game.max_private_actions
     monkeypatch.setattr(T, "_fill", _fill_reset_first)
     want = [T.build(game, r, depth=depth, live=True) for r in roots]
     _same_arrays(got, want)
@@ -194,8 +252,6 @@ def test_build_arrays_are_those_of_a_reset_before_each_expansion(game_name, pres
 def test_uniform_is_normalise_from_zeros_bit_for_bit(simple):
     """passes.uniform writes what normalise wrote from an all-zero average (its old body),
     and nothing else (the rest of the array as it was)."""
-    from spycfr.search import passes
-
     _, tree = simple
     t = tree
     got = np.full(t.row_kid.shape, -7.0)
@@ -228,44 +284,37 @@ def test_scored_now_values_are_the_hooks_over_z_bit_for_bit():
     assert got[1].tobytes() == (v1 / game.z).tobytes()
 
 
-@njit(cache=False)
-def _rows(pub, params, kind, n_labels, at_once, kids, nexts, probs, counts):
-    """A node's private rows by the protocol's ``*_rows`` hooks (``at_once``) or by the
-    per-state functions, state by state."""
-    if kind == 0 or kind == 1:
-        if at_once:
-            pp.private_action_rows(pub, params, kind, n_labels, kids, nexts, counts)
-        else:
-            for i in range(pp.num_private(params, kind)):
-                counts[i] = pp.private_actions(pub, params, i, n_labels, kids[i], nexts[i])
-    else:
-        s = kind - pp.PRIVATE_CHANCE
-        if at_once:
-            pp.private_chance_rows(pub, params, s, nexts, probs, counts)
-        else:
-            for i in range(pp.num_private(params, s)):
-                counts[i] = pp.private_chance(pub, params, i, nexts[i], probs[i])
-
-
-@pytest.mark.parametrize("preset", ["mini", "standard", "advanced"])
-def test_private_rows_at_once_are_the_per_state_functions_bit_for_bit(preset):
+@pytest.mark.parametrize("game_name,preset", [("agent-avenue", "mini"),
+                                              ("agent-avenue", "standard"),
+                                              ("agent-avenue", "advanced"),
+                                              ("agent-hunter", "small"),
+                                              ("agent-hunter", "standard")])
+def test_private_rows_at_once_are_the_per_state_functions_bit_for_bit(game_name, preset):
     """At 300 decisions and private chances of random walks (mini's exact numbering with
-    discards, the search agent's forgetting one on standard, advanced mode's), every
-    state's row: its entries' kids, nexts, probabilities and count, the same bits."""
-    game = _model("agent-avenue", preset)
+    discards, the search agent's forgetting one on standard, advanced mode's; Agent
+    Hunter's decisions, placements and turns, without private chances), every state's row:
+    its entries' kids, nexts, probabilities and count, the same bits (the buffers filled
+    with other values first: what a hook does not write stays as it was either way)."""
+    game = _model(game_name, preset)
+    phase = R.PHASE if game_name == "agent-avenue" else AHR.PHASE
     nmax, pamax = max(game.n), game.max_private_actions
     seen = set()
+    fill = bench_script("bench_private_rows").rows  # a node's rows either way
     for pub, kind, k in bench_script("bench_subgame_build").public_walk(game, 7, 300, True):
         got, want = [], []
         for at_once, rows in ((True, got), (False, want)):
             rows += [np.full((nmax, pamax), -9, np.int64), np.full((nmax, pamax), -9,
                                                                    np.int64),
                      np.full((nmax, pamax), -0.5), np.full(nmax, -9, np.int64)]
-            _rows(pub, game.params, kind, k, at_once, *rows)
+            fill(pub, game.params, kind, k, at_once, *rows)
         for a, b in zip(got, want, strict=True):
-            assert a.tobytes() == b.tobytes(), (preset, pub[R.PHASE], kind)
-        seen.add((kind >= pp.PRIVATE_CHANCE, int(pub[R.PHASE])))
-    assert {d for d, _ in seen} == {False, True}  # decisions and private chances
+            assert a.tobytes() == b.tobytes(), (preset, pub[phase], kind)
+        seen.add((kind >= pp.PRIVATE_CHANCE, int(pub[phase])))
+    # decisions and private chances (Agent Hunter: decisions of several phases)
+    if game_name == "agent-avenue":
+        assert {d for d, _ in seen} == {False, True}
+    else:
+        assert {d for d, _ in seen} == {False} and len(seen) > 1
 
 
 @pytest.mark.parametrize("game_name,preset", [("agent-avenue", "mini"),

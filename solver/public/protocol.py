@@ -159,13 +159,16 @@ def private_chance(pub, params, i, nexts, probs):
 
 def private_action_rows(pub, params, seat, n_labels, kids, nexts, counts):
     """At a decision of ``seat``: :func:`private_actions` of each of its private states i
-    at once, into ``kids[i]``, ``nexts[i]`` and ``counts[i]`` (the same entries)."""
+    at once, into ``kids[i]``, ``nexts[i]`` and ``counts[i]`` (the same entries). Like the
+    per-state functions, it reads back only entries it wrote (tree._fill
+    sets back to 0 only the part of them it keeps)."""
     _stub()
 
 
 def private_chance_rows(pub, params, seat, nexts, probs, counts):
     """At PRIVATE_CHANCE + seat: :func:`private_chance` of each of its private states i at
-    once, into ``nexts[i]``, ``probs[i]`` and ``counts[i]`` (the same entries)."""
+    once, into ``nexts[i]``, ``probs[i]`` and ``counts[i]`` (the same entries; written, not
+    read, as :func:`private_action_rows`)."""
     _stub()
 
 

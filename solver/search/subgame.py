@@ -115,6 +115,11 @@ def subgame(game: GameModel, root: np.ndarray, decisions: int = 1,
         # children's masks (all chance_mask writes; elsewhere _expand writes ones) are set
         # back to ones below, where the whole buffer was reset before each (amax x 2 x nmax:
         # 19 MB on advanced mode, 455 supplies by 2,641 states, most of a subgame's build)
+        # the rows: only the counts are set back, a row's entries past its count keep an
+        # earlier node's (tree._fill sets them to 0), harmless where every reader stops at
+        # row_count (the passes, beliefs, styles, the agent's moves, LBR; the root's row,
+        # the one saved_plan.fits_model compares whole, is the first expansion's, on fresh
+        # buffers); setting them costs a pass over the buffers' kept part a node
         rc[:] = 0
         kind, k = _expand(pubs[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)
         if kind != pp.TERMINAL and k == 0:

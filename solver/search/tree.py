@@ -300,9 +300,15 @@ def _count(params, root, depth, max_nodes, bad, widths=False):
     sdep = np.empty(cap, np.int64)
     labels = np.empty(amax, np.int32)
     probs = np.empty(amax)
-    rk = np.zeros(pamax, np.int64)
-    rn = np.zeros(pamax, np.int64)
-    rp = np.zeros(pamax)
+    # every state's row at once (the protocol's *_rows hooks, as _expand asks), where the
+    # count asked the per-state functions state by state: the same counts (buffers the
+    # size of _fill's, expand_bytes, which the build's memory check counts after)
+    nmax = max(pp.num_private(params, 0), pp.num_private(params, 1)) if widths else 0
+    w = pamax if widths else 0
+    rk = np.zeros((nmax, w), np.int64)
+    rn = np.zeros((nmax, w), np.int64)
+    rp = np.zeros((nmax, w))
+    rc = np.zeros(nmax, np.int64)
     stack[0] = root
     sdep[0] = 0
     sp = 1
@@ -325,11 +331,14 @@ def _count(params, root, depth, max_nodes, bad, widths=False):
             k = pp.legal_actions(cur, params, labels)
             rows += 1
             if widths and (kind == 0 or kind == 1):
+                pp.private_action_rows(cur, params, kind, k, rk, rn, rc)
                 for i in range(pp.num_private(params, kind)):
-                    widest = max(widest, pp.private_actions(cur, params, i, k, rk, rn))
+                    widest = max(widest, rc[i])
             elif widths and kind >= pp.PRIVATE_CHANCE:
-                for i in range(pp.num_private(params, kind - pp.PRIVATE_CHANCE)):
-                    widest = max(widest, pp.private_chance(cur, params, i, rn, rp))
+                s = kind - pp.PRIVATE_CHANCE
+                pp.private_chance_rows(cur, params, s, rn, rp, rc)
+                for i in range(pp.num_private(params, s)):
+                    widest = max(widest, rc[i])
         if k == 0:
             bad[:] = cur
             return NO_LABELS, nodes, rows, widest
@@ -367,9 +376,12 @@ def _fill(params, depth, nmax, pub, kind, parent, label, first, count, prob, mas
             kind[i] = LEAF
             count[i] = 0
             continue
-        rk[:] = 0
-        rn[:] = 0
-        rp[:] = 0.0
+        # only the part of the rows' buffers a table keeps (the width) is set back to 0,
+        # where all of it was (nmax x pamax: 12 MB a node on Agent Hunter): the protocol's
+        # hooks read back only what they wrote, so what is copied is the same
+        rk[:, :width] = 0
+        rn[:, :width] = 0
+        rp[:, :width] = 0.0
         rc[:] = 0
         kd, k = _expand(pub[i], params, nmax, kids_pub, probs, masks, rk, rn, rp, rc)
         kind[i] = kd

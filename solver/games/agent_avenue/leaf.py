@@ -397,14 +397,18 @@ class ScoredNow:
         # leaves apart: a slot each)
         slot = pubs.tobytes() + self._params_key(params)
         same0 = same1 = False
+        last: tuple = ()
+        kept: dict[int, tuple] = {}
         if slot in self._last:
             self._last.move_to_end(slot)
             last = self._last[slot]
             same0, same1 = np.array_equal(last[0], r0), np.array_equal(last[1], r1)
+            kept = last[4]
         if same1:
             v0[:] = last[2]
         if same0:
             v1[:] = last[3]
+        products: dict[int, tuple] = {}
         if self.grouped:
             self._grouped(pubs, params, r0, r1, v0, v1, same0, same1)
         else:
@@ -412,8 +416,11 @@ class ScoredNow:
             live_products(u, gid, np.argsort(gid, kind="stable"), *pack, r0, r1, not same1,
                           not same0, v0, v1)
             for leaf, (mover, outcomes, names), wts in recruits:
-                self._recruit(leaf, mover, outcomes, names, wts, r0, r1, v0, v1)
-        self._last[slot] = (r0.copy(), r1.copy(), v0.copy(), v1.copy())
+                products[leaf] = self._recruit(leaf, mover, outcomes, names, wts, r0, r1, v0,
+                                               v1, kept.get(leaf), (same0, same1))
+        # a range equal to the last one is kept as it was (its bytes are those): no copy
+        self._last[slot] = (last[0] if same0 else r0.copy(), last[1] if same1 else r1.copy(),
+                            v0.copy(), v1.copy(), products)
         if len(self._last) > 4:
             self._last.popitem(last=False)
 
@@ -456,24 +463,39 @@ class ScoredNow:
         return out
 
     @staticmethod
-    def _recruit(leaf: int, mover: int, outcomes, names, wts: tuple, r0, r1, v0,
-                 v1) -> None:
+    def _recruit(leaf: int, mover: int, outcomes, names, wts: tuple, r0, r1, v0, v1,
+                 kept: tuple | None = None, same: tuple[bool, bool] = (False, False)
+                 ) -> tuple:
         """A recruitment leaf's values (simple mode): :func:`_recruited` for the mover's
         states, through ``W`` (``wts``: its live part and their rows and columns). ``W`` in
         single precision is cast to double for each product; :meth:`_pack` passes it cast
-        once (the same products, the same bits; each call cast it four times a leaf). The
-        rest of its cost is a dozen numpy calls a leaf (benchmarks/README.md, "Where a
-        search agent's decision goes")."""
+        once (the same products, the same bits; each call cast it four times a leaf).
+        Returns (the mover's values, the product that reads r1, the one that reads r0):
+        each reads one seat's range only, so ``kept``, this leaf's of the last call on the
+        same leaves, gives those whose range is the same (``same``: r0's, r1's; a solve
+        changes one seat's range a call) without the product, the same bits (half of them,
+        which read all of ``W``, were most of this function's time: benchmarks/README.md,
+        "Where a search agent's decision goes")."""
         w, ri, ci = wts
         ranges = (r0[leaf], r1[leaf])
-        us = _recruited(outcomes, names, ranges[mover], 1 - mover)
+        last = kept if kept is not None else ()
+        keep0, keep1 = bool(last) and same[0], bool(last) and same[1]
+        if keep0 if mover == 0 else keep1:
+            us = last[0]
+        else:
+            us = _recruited(outcomes, names, ranges[mover], 1 - mover)
         v0[leaf], v1[leaf] = 0.0, 0.0
         if mover == 0:
-            v0[leaf, ri] = us[ri] * (w @ r1[leaf, ci])
-            v1[leaf, ci] = -((us[ri] * r0[leaf, ri]) @ w)
+            a = last[1] if keep1 else w @ r1[leaf, ci]
+            b = last[2] if keep0 else (us[ri] * r0[leaf, ri]) @ w
+            v0[leaf, ri] = us[ri] * a
+            v1[leaf, ci] = -b
         else:
-            v0[leaf, ri] = w @ (us[ci] * r1[leaf, ci])
-            v1[leaf, ci] = -us[ci] * (r0[leaf, ri] @ w)
+            a = last[1] if keep1 else w @ (us[ci] * r1[leaf, ci])
+            b = last[2] if keep0 else r0[leaf, ri] @ w
+            v0[leaf, ri] = a
+            v1[leaf, ci] = -us[ci] * b
+        return us, a, b
 
     def _grouped(self, pubs, params, r0, r1, v0, v1, same0: bool, same1: bool) -> None:
         """The old path (``grouped``): a matrix product per group of leaves sharing ``W``."""

@@ -351,11 +351,40 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
 
 
 @njit(cache=True)
+def private_action_rows(pub, params, seat, n_labels, kids, nexts, counts):
+    """:func:`private_actions` of every state of ``seat`` at once (the protocol's hook, what
+    a tree's expansion asks): the public labels and the scratch arrays made once a node,
+    where each state's call made them (five arrays a state, 721 states a decision on
+    ``standard``). The same entries (test_resolve_speed)."""
+    labels = np.empty(max_actions(params), dtype=np.int32)
+    n_pub = legal_actions(pub, params, labels)
+    src = np.empty(R._max_actions(params), dtype=np.int64)
+    state = np.empty(STATE_SIZE, dtype=np.int16)
+    acts = np.empty(R._max_actions(params), dtype=np.int32)
+    t = np.empty(3, dtype=np.int64)
+    for i in range(num_private(params, seat)):
+        counts[i] = _entries(pub, params, i, kids[i], nexts[i], src, labels, n_pub, state,
+                             acts, t)
+
+
+@njit(cache=True)
 def action_entries(pub, params, i, kids, nexts, src):
     """:func:`private_actions`' entries, each with ``src[e]``: the index of the rules action
     it is among ``rules.legal_actions`` of the state :func:`combine` makes of ``pub`` and
     ``i`` (the mover's; -1 for a placeholder), so that a player's probabilities over the
     rules' actions read as probabilities of the entries (``leaf.style_rows``)."""
+    labels = np.empty(max_actions(params), dtype=np.int32)
+    n_pub = legal_actions(pub, params, labels)
+    return _entries(pub, params, i, kids, nexts, src, labels, n_pub,
+                    np.empty(STATE_SIZE, dtype=np.int16),
+                    np.empty(R._max_actions(params), dtype=np.int32),
+                    np.empty(3, dtype=np.int64))
+
+
+@njit(cache=True)
+def _entries(pub, params, i, kids, nexts, src, labels, n_pub, state, acts, t):
+    """:func:`action_entries` given the public labels (``labels[:n_pub]``) and scratch
+    arrays for the state, its actions and its placement."""
     p = pub[TO_MOVE]
     nothing = num_placements(params)
     phase = pub[PHASE]
@@ -375,13 +404,8 @@ def action_entries(pub, params, i, kids, nexts, src):
         nexts[0] = i
         src[0] = -1
         return 1
-    labels = np.empty(max_actions(params), dtype=np.int32)
-    n_pub = legal_actions(pub, params, labels)
-    state = np.empty(STATE_SIZE, dtype=np.int16)
     combine(pub, params, i if p == 0 else -1, i if p == 1 else -1, state)
-    acts = np.empty(R._max_actions(params), dtype=np.int32)
     n_acts = R.legal_actions(state, params, acts)
-    t = np.empty(3, dtype=np.int64)
     unrank(params, i, t)
     base = p * PSTRIDE
     m = 0
@@ -717,6 +741,7 @@ register(
     chance_outcomes=chance_outcomes, apply_action=apply_action,
     terminal_payoff=terminal_payoff, max_actions=max_actions, max_depth=max_depth,
     public_of_history=public_of_history, private_of_history=private_of_history,
-    private_actions=private_actions, max_private_actions=max_private_actions,
+    private_actions=private_actions, private_action_rows=private_action_rows,
+    max_private_actions=max_private_actions,
     chance_mask=chance_mask, terminal_values=terminal_values,
 )
