@@ -455,9 +455,9 @@ def test_the_index_says_an_earlier_agent_played_the_bounds_games():
 
 
 def test_an_openings_page_without_values_says_why():
-    """A run without a tree (a search agent, an MCCFR run) shows '–' for BR value and
-    eq value: its openings page says why and where values are found (it said nothing); a
-    run with a tree shows its values and no such line."""
+    """A run without a tree (a search agent, an MCCFR run) has no BR value and eq value
+    (columns of '–' once, dropped now): its openings page says why and where values are
+    found (it said nothing); a run with a tree shows its values and no such line."""
     from spycfr.web.app import make_app
     from spycfr.web.catalog import discover
 
@@ -468,10 +468,12 @@ def test_an_openings_page_without_values_says_why():
                        ("standard-sampled", "sampled without a tree")):
         code, page = _ask(app, "/openings", "run=" + name)
         page = html.unescape(page)
-        assert code == 200 and '<td class="">–</td>' in page, name
-        assert "BR value and eq value are – because" in page and says in page, name
+        assert code == 200 and "BR value" not in re.findall(r"<th[^>]*>([^<]*)</th>", page)
+        assert "No BR value or eq value here" in page and says in page, name
     code, page = _ask(app, "/openings", "run=tiny")
-    assert code == 200 and "BR value and eq value are" not in html.unescape(page)
+    page = html.unescape(page)
+    assert code == 200 and "No BR value or eq value" not in page
+    assert "BR value" in re.findall(r"<th[^>]*>([^<]*)</th>", page)
 
 
 def test_a_damaged_plan_is_said_by_every_page_of_the_run(tmp_path):

@@ -39,6 +39,23 @@ def test_the_openings_page_names_its_columns_as_the_command_and_says_what_they_m
     assert "+0.0000" in cells  # values are signed
 
 
+def test_a_treeless_runs_openings_page_names_its_probabilities_and_shows_no_empty_columns():
+    """A sampled run's and a search agent's openings have no values and no equilibrium: the
+    page headed their probabilities "eq prob" (said to be how often the equilibrium plays
+    the move) beside BR value and eq value columns of dashes only; now the probability is
+    named as `spycfr openings` names it (avg prob, plan prob) and says what it is, and the
+    empty columns are gone."""
+    for run, head, who in [("standard-sampled", "avg prob", "the run's average strategy"),
+                           ("standard", "plan prob", "the search agent's first plan")]:
+        code, page = _ask(_app(RESULTS / "agent-avenue" / run), "/openings", f"run={run}")
+        page = html.unescape(page)
+        assert code == 200
+        heads = set(re.findall(r"<th[^>]*>([^<]*)</th>", page))
+        assert head in heads and not heads & {"eq prob", "BR value", "eq value", "loss"}, heads
+        assert f"Column {head}: how often {who} plays the first move." in page
+        assert "No BR value or eq value here" in page and "Columns: eq prob" not in page
+
+
 def test_the_browser_counts_one_history_in_the_singular_and_says_what_histories_are():
     code, page = _ask(_app(RESULTS / "tiny"), "/browse", "run=tiny")
     assert code == 200

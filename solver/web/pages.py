@@ -197,6 +197,7 @@ def openings(bench, request) -> str:
         openings_words,
         treeless_table,
     )
+    from spycfr.runs.agent_run import is_agent_run
     from spycfr.runs.store import treeless_openings
 
     entry = bench.entry(request.query.get("run"))
@@ -211,10 +212,17 @@ def openings(bench, request) -> str:
         frame = treeless_table(game, raw[1])
     keys = ["player", *([spec.context_name] if spec.context_name else [])]
     parts = [bench.damage_html(entry), f"<p>exploitability {esc(fmt_eps(entry.meta))}</p>"]
-    if raw is not None:
-        parts.append(f"<p class=note>{esc(no_values_note(entry.meta, entry.path))}</p>")
-    parts.append(f"<p class=note>{esc(columns_note(spec))}</p>")
     heads = {"probability": "eq prob", "br_value": "BR value", "eq_value": "eq value"}
+    if raw is None:
+        parts.append(f"<p class=note>{esc(columns_note(spec))}</p>")
+    else:  # no values, and no equilibrium's probabilities: named as `spycfr openings` does
+        agent = is_agent_run(entry.meta)
+        heads["probability"] = "plan prob" if agent else "avg prob"
+        who = "the search agent's first plan" if agent else "the run's average strategy"
+        parts.append(f"<p class=note>{esc(no_values_note(entry.meta, entry.path))}. Column "
+                     f"{heads['probability']}: how often {who} plays the {spec.what}.</p>")
+        frame = frame.drop(columns=[c for c in ("br_value", "eq_value", "loss")
+                                    if c in frame and frame[c].isna().all()])
     for key, rows in frame.groupby(keys, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         title = " · ".join(str(k) for k in key)
@@ -229,19 +237,18 @@ def openings(bench, request) -> str:
 
 
 def no_values_note(meta: dict, path) -> str:
-    """Why a run without a tree shows no BR value and eq value (the '–' of its openings
-    table), and where a player finds values instead."""
+    """Why a run without a tree shows no BR value and eq value (its openings table has no
+    value columns), and where a player finds values instead."""
     from spycfr.runs.agent_run import is_agent_run
 
     if not is_agent_run(meta):
-        return ("BR value and eq value are – because this run was sampled without a tree "
+        return ("No BR value or eq value here: this run was sampled without a tree "
                 "(Monte-Carlo CFR): an opening's value against a best response or at "
-                "equilibrium needs the whole game's tree; the probabilities are its average "
-                "strategy's")
+                "equilibrium needs the whole game's tree")
     where = (f"`spycfr openings {path}` gives the values of its openings table (a matrix game)"
              if (meta.get("agent") or {}).get("opening_file") else
              f"`spycfr query {path}` values a position's moves as the agent sees them")
-    return ("BR value and eq value are – because a search agent re-solves as it plays and "
+    return ("No BR value or eq value here: a search agent re-solves as it plays and "
             "keeps no tree: an opening's value against a best response or at equilibrium "
             f"needs the whole game's tree; {where}")
 
