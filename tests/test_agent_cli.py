@@ -437,18 +437,23 @@ def test_a_review_says_what_valued_the_moves():
 
     from spycfr.analysis.play import _agent_basis
 
-    opp = SimpleNamespace(agent=SimpleNamespace(value_function="rollout"))
+    opp = SimpleNamespace(agent=SimpleNamespace(value_function="rollout"), result=SimpleNamespace(
+        game="agent-hunter", record={"agent": {"value_function": "rollout"}}))
     rows = [{"to_end": True}, {"to_end": True}]
     assert _agent_basis(rows, opp) == "its subgames solved to the end of the game (no leaf " \
                                       "values)"
+    # the leaves in words, not the value function's name ('their leaves valued by rollout')
+    leaves = ("its re-solves, the positions where they stop valued by games played out to the "
+              "end by the game's heuristic players, each seat continuing as the heuristic best "
+              "for it against the opponent's worst")
     rows[0]["to_end"] = False
     assert _agent_basis(rows, opp) == ("solved to the end of the game at 1 of them, elsewhere "
-                                       "its re-solves, their leaves valued by rollout")
+                                       + leaves)
     rows[1]["to_end"] = False
-    assert _agent_basis(rows, opp) == "its re-solves, their leaves valued by rollout"
+    assert _agent_basis(rows, opp) == leaves
     rows[0]["from_plan"] = True  # valued by the first plan, solved over the whole game
     assert _agent_basis(rows, opp) == ("its first plan, solved over the whole game, at 1 of "
-                                       "them; its re-solves, their leaves valued by rollout")
+                                       f"them; {leaves}")
     rows[1]["from_plan"] = True
     assert _agent_basis(rows, opp) == "its first plan, solved over the whole game"
 

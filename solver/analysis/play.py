@@ -445,8 +445,10 @@ def _agent_basis(rows: list[dict], opp: Opponent) -> str:
         parts.append("its first plan, solved over the whole game"
                      + ("" if planned == len(rest) else f", at {planned} of them"))
     exact = sum(r["to_end"] for r in solved)
-    # 'values from its leaves valued rollout' read as broken English in the terminal
-    leaves = f"its re-solves, their leaves valued by {opp.agent.value_function}"
+    from spycfr.runs.agent_run import leaf_words
+
+    # the leaves in words: 'their leaves valued by rollout' named the value function alone
+    leaves = f"its re-solves, the positions where they stop valued by {leaf_words(opp.result)}"
     if solved and exact == len(solved):
         parts.append("its subgames solved to the end of the game (no leaf values)")
     elif solved:
