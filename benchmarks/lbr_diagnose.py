@@ -201,9 +201,10 @@ def summarize(path: str, committed: str | None = None) -> None:
     rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
     before = {}
     if committed:
-        for line in Path(committed).read_text().splitlines()[1:]:
-            r = json.loads(line)
-            before[(r["seat"], r["game"])] = r["payoff"]
+        for line in Path(committed).read_text().splitlines():
+            r = json.loads(line) if line.strip() else {}
+            if "payoff" in r:  # not the settings line that a measure's games file begins with
+                before[(r["seat"], r["game"])] = r["payoff"]
     def kind_of(r: dict) -> tuple:
         return (r["belief"], ",".join(r.get("opposing") or []), r.get("focus_rows") or 1,
                 r.get("reader_rounds") or 0, r.get("reader_range") or "own",

@@ -1,0 +1,23 @@
+"""benchmarks/lbr_diagnose.py --summary --committed: the games of the same seeds, from a
+measure's games file (a settings line first) or from another diagnosis file (none)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_helpers import bench_script
+
+DIAGNOSIS = Path(__file__).resolve().parent.parent / "results" / "standard" / "lbr-diagnosis"
+
+
+def test_committed_games_are_read_with_or_without_a_settings_line(capsys):
+    """detect.jsonl (games 0-3 of each seat, no settings line) beside itself: all 8 games,
+    no difference; beside lbr-games.jsonl (a settings line first): the same 8 seeds. Read
+    from the second line on, the diagnosis file lost its first game (7 of 8)."""
+    diagnose = bench_script("lbr_diagnose")
+    games = DIAGNOSIS / "detect.jsonl"
+    diagnose.summarize(str(games), committed=str(games))
+    out = capsys.readouterr().out
+    assert "(8 games); these less those, game by game: +0.000" in out, out
+    diagnose.summarize(str(games), committed=str(DIAGNOSIS.parent / "lbr-games.jsonl"))
+    assert "+0.875 (8 games)" in capsys.readouterr().out
