@@ -417,12 +417,14 @@ def test_the_agents_openings_say_they_are_its_first_plan(agent_dir, tmp_path):
     assert "search agent (re-solving, 30 CFR+ iterations per decision)" in words
     assert "The agent's openings: the moves of its first plan" in words
     assert "iterations to the end of the game, no leaf values); in play it plays these" in words
-    assert "its first move too" not in words and "leaves valued by" not in words
+    assert "its first move too" not in words and "the positions where it stops" not in words
     assert "plan prob" in out and "MCCFR" not in out and "avg prob" not in out
     code, out, err = spycfr("openings", str(_as_if_too_big(agent_dir, tmp_path)))
     assert code == 0, err
     words = " ".join(out.split())
-    assert "first 2 decision levels, leaves valued by rollout" in words
+    # the leaves in words ('leaves valued by rollout' named the value function alone)
+    assert ("first 2 decision levels, the positions where it stops valued by games played "
+            "out to the end by the game's heuristic players") in words
     assert "re-solves every decision, its first move too" in words  # rollout leaves
     code, out, err = spycfr("openings", agent_dir, "--json")
     assert code == 0, err

@@ -251,14 +251,14 @@ def sampled_caveat(measured: dict | None, estimate, run_code: dict | None = None
 def agent_openings_words(meta: RunResult) -> str:
     """What a search agent run's openings are: the moves of its first plan, not a stored
     average strategy."""
-    from spycfr.runs.agent_run import agent_config, plan_to_end, replays_first_move
+    from spycfr.runs.agent_run import agent_config, leaf_words, plan_to_end, replays_first_move
 
     config = agent_config(meta)
     words = (f"The agent's openings: the moves of its first plan, solved once for the start "
              f"of every game ({config.iterations} CFR+ iterations "
              + ("to the end of the game, no leaf values); " if plan_to_end(meta) else
-                f"over its first {config.plan_depth} decision levels, leaves valued by "
-                f"{config.value_function}); "))
+                f"over its first {config.plan_depth} decision levels, the positions where it "
+                f"stops valued by {leaf_words(meta)}); "))
     if replays_first_move(meta):
         words += ("in play the agent re-solves every decision, its first move too, with the "
                   "rollouts spent on its own hand, so its first moves may differ from these "
