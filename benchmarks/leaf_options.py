@@ -128,8 +128,9 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
     --needs-only its own moves those its cards need (AgentConfig.needs_only); with
     --detect, the detection over those leaves (spycfr.search.styles.configure_detection,
     --detect-none its none_prob, --detect-by its ``by``). ValueError as configure_agent's and
-    configure_detection's, and for --detect-none or --detect-by without --detect or
-    --detect-none outside (0, 1] (before anything is set)."""
+    configure_detection's, and for --detect-none or --detect-by without --detect,
+    --detect-none outside (0, 1], or --needs-only for a game without the needed_moves hook
+    (before anything is set)."""
     from dataclasses import replace
 
     from spycfr.search.configure import configure_agent
@@ -141,13 +142,13 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
     if detect_none is not None and not 0 < detect_none <= 1:
         raise ValueError(f"--detect-none {detect_none:g}: a probability in (0, 1] (each "
                          "opponent move's for a player not among the styles)")
+    if needs_only and agent.plugin.needed_moves is None:
+        raise ValueError("--needs-only: the agent's game says no moves a hand needs")
     configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range, choice,
                     guesses or None, guess_by, guess_draws, guess_weight, row_weight, own)
     if turn_levels:
         agent.config = replace(agent.config, turn_levels=True)
     if needs_only:
-        if agent.plugin.needed_moves is None:
-            raise ValueError("--needs-only: the agent's game says no moves a hand needs")
         agent.config = replace(agent.config, needs_only=True)
     if detect:
         from spycfr.search.styles import NONE_PROB, configure_detection

@@ -90,9 +90,11 @@ def test_turn_levels_is_one_option_set_in_one_place():
 
 
 def test_detect_none_is_checked_before_anything_is_set():
-    """--detect-none without --detect, or outside (0, 1], and --detect-by without --detect
-    are a ValueError naming the flag (the scripts' one error line), the agent unchanged: 2
-    gave configure_detection's words, naming a prior the user never set."""
+    """--detect-none without --detect, or outside (0, 1], --detect-by without --detect, and
+    --needs-only for a game without the needed_moves hook are a ValueError naming the flag
+    (the scripts' one error line), the agent unchanged: 2 gave configure_detection's words,
+    naming a prior the user never set; --needs-only was refused after --turn-levels was
+    set."""
     from types import SimpleNamespace
 
     from spycfr.search.agent import AgentConfig
@@ -101,11 +103,13 @@ def test_detect_none_is_checked_before_anything_is_set():
     parser = argparse.ArgumentParser()
     options.add_leaf_options(parser)
     config = AgentConfig(depth=3)
-    agent = SimpleNamespace(config=config, values=None)
+    agent = SimpleNamespace(config=config, values=None,
+                            plugin=SimpleNamespace(needed_moves=None))
     for argv, words in ((["--detect-none", "0.1"], "--detect-none needs --detect"),
                         (["--detect", "--detect-none", "2"], r"--detect-none 2: a probability"),
                         (["--detect", "--detect-none", "0"], r"--detect-none 0: a probability"),
-                        (["--detect-by", "kind"], "--detect-by needs --detect")):
+                        (["--detect-by", "kind"], "--detect-by needs --detect"),
+                        (["--needs-only"], "--needs-only: the agent's game says no moves")):
         settings = options.leaf_settings(parser.parse_args([*argv, "--turn-levels"]))
         with pytest.raises(ValueError, match=words):
             options.set_up(agent, **settings)
