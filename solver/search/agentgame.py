@@ -294,19 +294,14 @@ class AgentGame:
         """Cut our cards' row at ``tree``'s root (our decision, at the walk's rules state)
         to the moves the game's ``needed_moves`` allows them (AgentConfig.needs_only); left
         whole where it allows none the tree has."""
-        a, state, own = self.agent, self.state, self.own
-        if state is None or own is None:
+        a, state = self.agent, self.state
+        if state is None or self.own is None:
             return  # no real game's cards (the exploitability walk's)
-        actions = a.legal(state)
+        i, actions, _, on = self._moves(state, self.seat, tree, 0)
         allowed = np.asarray(a.plugin.needed_moves(a.params, state, self.seat, actions), bool)
-        if allowed.all():
-            return
-        nexts = [(a.public(nxt), a.private(nxt, self.seat))
-                 for nxt in (a.after(state, int(x)) for x in actions)]
-        on = _edges(tree, 0, own, nexts)
         keep = np.unique(on[allowed & (on >= 0)])
-        if keep.size:
-            q, i = int(tree.row[0]), own
+        if not allowed.all() and keep.size:
+            q = int(tree.row[0])
             for table in (tree.row_kid, tree.row_next, tree.row_prob):
                 table[q, i, :keep.size] = table[q, i, keep]
             tree.row_count[q, i] = keep.size
@@ -394,11 +389,11 @@ class AgentGame:
                  if solved.sum() > 0 and model.sum() > 0 else float("nan"))
         return out, apart
 
-    def _moves(self, state: np.ndarray, seat: int
-               ) -> tuple[int, np.ndarray, list[tuple[np.ndarray, int]], np.ndarray]:
+    def _moves(self, state: np.ndarray, seat: int, tree: Subtree | None = None,
+               node: int = 0) -> tuple[int, np.ndarray, list[tuple[np.ndarray, int]], np.ndarray]:
         """``seat``'s private state at ``state``, its legal actions, the public and private
-        state after each, and the entry of its row at the current subgame's node each takes
-        (:func:`_edges`; -1: none)."""
+        state after each, and the entry of its row each takes (:func:`_edges`; -1: none) at
+        the current subgame's node, or at ``node`` of ``tree`` where given."""
         a = self.agent
         i = a.private(state, seat)
         actions = a.legal(state)
@@ -406,7 +401,8 @@ class AgentGame:
         for act in actions:
             nxt = a.after(state, int(act))
             nexts.append((a.public(nxt), a.private(nxt, seat)))
-        return i, actions, nexts, _edges(self.sol.tree, self.s, i, nexts)
+        t, s = (self.sol.tree, self.s) if tree is None else (tree, node)
+        return i, actions, nexts, _edges(t, s, i, nexts)
 
     def _valued(self, vt: Subtree, vs: int, i: int, nexts: list[tuple[np.ndarray, int]],
                 on: np.ndarray, cfv: np.ndarray, reach_opp: np.ndarray,
