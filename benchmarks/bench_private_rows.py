@@ -26,10 +26,9 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_subgame_build import public_walk  # noqa: E402
+from bench_subgame_build import public_walk, search_model  # noqa: E402
 
 from spycfr.errors import SpycfrError  # noqa: E402
-from spycfr.games import get_plugin, make_variant  # noqa: E402
 from spycfr.public import protocol as pp  # noqa: E402
 from spycfr.search.tree import GameModel  # noqa: E402
 
@@ -83,9 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if min(args.nodes, args.rounds) < 1:
         p.exit(2, "error: --nodes and --rounds must be at least 1\n")
     try:
-        plugin = get_plugin(args.game)
-        game = GameModel.of((plugin.search_params or plugin.numba_params)(
-            make_variant(args.game, args.preset)))
+        game = search_model(args.game, args.preset)
     except SpycfrError as e:
         p.exit(2, f"error: {e}\n")
     nodes = public_walk(game, args.seed, args.nodes, True)

@@ -28,11 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_subgame_build import public_walk  # noqa: E402
+from bench_subgame_build import public_walk, search_model  # noqa: E402
 from revision import ROOT, module_at  # noqa: E402
 
 from spycfr.errors import SpycfrError  # noqa: E402
-from spycfr.games import get_plugin, make_variant  # noqa: E402
+from spycfr.games import get_plugin  # noqa: E402
 from spycfr.search.leafvalues import ScoredNow  # noqa: E402
 from spycfr.search.resolve import solve  # noqa: E402
 from spycfr.search.subgame import subgame  # noqa: E402
@@ -71,8 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         p.exit(2, "error: --roots, --levels, --iterations and --rounds must be at least 1\n")
     try:
         plugin = get_plugin(args.game)
-        game = GameModel.of((plugin.search_params or plugin.numba_params)(
-            make_variant(args.game, args.preset)))
+        game = search_model(args.game, args.preset)
     except SpycfrError as e:
         p.exit(2, f"error: {e}\n")
     if plugin.scored_now is None:

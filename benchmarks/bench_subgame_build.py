@@ -48,6 +48,18 @@ from spycfr.search import tree as T  # noqa: E402
 from spycfr.search.tree import GameModel  # noqa: E402
 
 
+def search_model(game: str, preset: str) -> GameModel:
+    """The public model ``game``'s search agent re-solves on at ``preset`` (the plug-in's
+    search_params); SpycfrError naming what is wrong: an unknown game or preset, or a game
+    without a public-state model (the scripts that import this build its subgames)."""
+    plugin = get_plugin(game)
+    params = (plugin.search_params or plugin.numba_params)(make_variant(game, preset))
+    if not pp.has_public(params):
+        raise SpycfrError(f"{game} has no public-state model: no search agent, no subgames "
+                          "(give a game the search agent plays, e.g. agent-hunter)")
+    return GameModel.of(params)
+
+
 def public_walk(game: GameModel, seed: int, count: int,
                 private_chance: bool = False) -> list[tuple[np.ndarray, int, int]]:
     """(public state, kind, labels) of the first ``count`` decisions (and private chances
@@ -113,9 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     if min(args.roots, args.levels, args.rounds, args.max_nodes) < 1:
         p.exit(2, "error: --roots, --levels, --rounds and --max-nodes must be at least 1\n")
     try:
-        plugin = get_plugin(args.game)
-        game = GameModel.of((plugin.search_params or plugin.numba_params)(
-            make_variant(args.game, args.preset)))
+        game = search_model(args.game, args.preset)
     except SpycfrError as e:
         p.exit(2, f"error: {e}\n")
     if args.build:  # decisions near the end, from as many walks as it takes

@@ -1,8 +1,9 @@
 """The benchmark scripts' wrong inputs: one `error:` line naming what is wrong, exit 2, no
 traceback (agent_avenue_swapper.py, bench_subgame_build.py, agent_first_moves.py and
 lbr_diagnose.py raised one for each below, style_posterior.py a traceback or nothing at
-all; agent_avenue_turn_sizes.py, bench_scored_now.py and bench_private_rows.py checked so
-from the start)."""
+all, bench_subgame_build.py, bench_scored_now.py and bench_private_rows.py a traceback for
+a game without a public-state model; agent_avenue_turn_sizes.py checked so from the
+start)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ RESULTS = BENCH.parent / "results"
      "--old no-such-revision"),
     ("bench_private_rows.py", ["--game", "nope"], "unknown game 'nope'"),
     ("bench_private_rows.py", ["--nodes", "0"], "must be at least 1"),
+    *((script, ["--game", "agent-double-double-agent", "--preset", "tiny"],
+       "agent-double-double-agent has no public-state model")
+      for script in ("bench_subgame_build.py", "bench_scored_now.py", "bench_private_rows.py")),
     ("lbr_diagnose.py", ["/nonexistent", "OUT.jsonl"], "does not exist"),
     ("lbr_diagnose.py", ["--summary", "/nonexistent.jsonl"], "No such file"),
     ("lbr_diagnose.py", [str(RESULTS / "standard"), "OUT.jsonl", "--detect-none", "0.2"],
