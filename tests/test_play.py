@@ -217,6 +217,18 @@ def test_bad_input_is_re_prompted_and_moves_can_be_typed(runs, tmp_path):
     assert "Traceback" not in out + err
 
 
+def test_the_first_lines_say_that_help_explains_the_notation():
+    """A move such as Agent Hunter's hand:8>1 is explained by 'help' (the game's guide to its
+    notation), which the first lines did not say ('help' lists every move); a game without
+    a notation says what 'help' does there."""
+    from spycfr.analysis.play import how_to_answer
+    from spycfr.games import get_plugin
+
+    assert "'help' explains the notation and lists every move, 'quit' stops" in how_to_answer(
+        get_plugin("agent-hunter"))
+    assert "'help' lists every move, 'quit' stops" in how_to_answer(get_plugin("kuhn"))
+
+
 def test_a_long_list_of_moves_is_shown_in_short_and_whole_on_help():
     """Agent Hunter standard's 720 placements (and its 72 switches later; Agent Double
     Double Agent's 360 loyalty assignments) were all listed at every prompt: a long kind of

@@ -181,8 +181,7 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
                    "sampled, exploitability unknown")
         how = f"with the strategy of {run_dir} ({meta.algorithm}, {quality})"
     say(f"{plugin.title}{variant}: you are {me}; the program plays {them} {how}; seed {seed}")
-    say("type a move's number or the move as listed; 'help' lists every move, "
-        "'quit' stops")
+    say(how_to_answer(plugin))
     opp = load_opponent(run_dir, say) if opponent is None else opponent()
     meta = opp.result
     game = make_game(meta.game, None, meta.variant)
@@ -504,6 +503,15 @@ def _ask(labels: list[str], moves: Moves, say: Callable[[str], None],
             how = f"a move such as {labels[0]} ('help' lists them all)"
         say(f"{shown} is not one of your moves: type a number 1..{len(labels)} or {how}"
             if text else f"type a number 1..{len(labels)} or {how}")
+
+
+def how_to_answer(plugin) -> str:
+    """The game's first line on how to answer: 'help' explains the notation too where the
+    game has a guide to it (the prompt explains only the kinds of move it lists in short:
+    Agent Hunter's hand:8>1 was explained nowhere a player would look)."""
+    guide = plugin.records.guide if plugin.records else ()
+    helps = "explains the notation and lists every move" if guide else "lists every move"
+    return f"type a move's number or the move as listed; 'help' {helps}, 'quit' stops"
 
 
 # Up to LIST_ALL moves are all listed at each prompt; a longer list (Agent Hunter standard's

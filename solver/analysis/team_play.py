@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from spycfr.analysis.markdown import num
-from spycfr.analysis.play import Moves, _ask, _news, _sample, show_position
+from spycfr.analysis.play import Moves, _ask, _news, _sample, how_to_answer, show_position
 from spycfr.analysis.team import TeamRun, load_team_run, plan_reach, seat_name, values_against
 from spycfr.engine.states import CHANCE_PLAYER
 from spycfr.errors import SpycfrError
@@ -58,8 +58,7 @@ def play_team_game(run_dir: str, seat: int, seed: int, moves: Moves,
     say(f"before the game your team drew its joint plan #{drawn[team]} (probability "
         f"{weights[team][drawn[team]]:.3g}): your teammates follow it whatever you do, and "
         "you are shown what it tells you; the other team drew one too, hidden from you")
-    say("type a move's number or the move as listed; 'help' lists every move, "
-        "'quit' stops")
+    say(how_to_answer(plugin))
     guide = plugin.records.guide if plugin.records else ()
     state, node = game.new_initial_state(), 0
     told = ""  # the player's view when last told
