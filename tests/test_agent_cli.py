@@ -439,7 +439,7 @@ def test_a_review_says_what_valued_the_moves():
 
     from spycfr.analysis.play import _agent_basis
 
-    opp = SimpleNamespace(agent=SimpleNamespace(value_function="rollout"), result=SimpleNamespace(
+    opp = SimpleNamespace(agent=SimpleNamespace(), result=SimpleNamespace(
         game="agent-hunter", record={"agent": {"value_function": "rollout"}}))
     rows = [{"to_end": True}, {"to_end": True}]
     assert _agent_basis(rows, opp) == "its subgames solved to the end of the game (no leaf " \

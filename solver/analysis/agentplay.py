@@ -394,7 +394,6 @@ class AgentOpponent:
         from spycfr.runs.agent_run import load_agent
 
         self.agent = load_agent(run_dir, progress)
-        self.value_function = self.agent.config.value_function
         self.game: Any = None  # the AgentGame, made at the first call (its seat known)
         self.state = self.agent.initial()
         self.path: list[int] = []  # the actions followed
