@@ -713,6 +713,18 @@ def test_the_agents_review_of_a_move_without_a_value_says_so():
     # read as a value beside the value column's own signed figures)
     assert said[-1].startswith("1 of your 4 moves lost value; the costliest: a (lost 0.2000 "
                                "against ")
+    # re-solves with leaves: the header names them in words, wrapped as the lines below it
+    # (it ran to 250 characters on one line)
+    for r in rows:
+        r["to_end"] = False
+    said.clear()
+    _say_review(rows, SimpleNamespace(
+        agent=SimpleNamespace(value_function="rollout"),
+        result=SimpleNamespace(game="agent-hunter", exploitability=0.0117, measured=None,
+                               record={"agent": {"value_function": "rollout"}})), said.append)
+    lines = "\n".join(said).splitlines()
+    assert lines[1].startswith("review of your moves (values from its re-solves, the positions")
+    assert max(len(line) for line in lines[:4]) <= 100, lines[:4]
 
 
 def test_the_review_form_of_an_agent_run_says_it_takes_minutes(agent_dir):

@@ -369,7 +369,9 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
     if opp.agent is not None:
         from spycfr.analysis.agentplay import agent_review_words
 
-        say(f"review of your moves (values from {_agent_basis(rows, opp)})")
+        # wrapped as the lines below it (the leaves in words made it 250 characters)
+        say(textwrap.fill(f"review of your moves (values from {_agent_basis(rows, opp)})",
+                          100, subsequent_indent="  "))
         say(textwrap.fill(agent_review_words(opp.result), 100, initial_indent="  ",
                           subsequent_indent="  "))
     elif opp.tree is None:
@@ -444,13 +446,13 @@ def _agent_basis(rows: list[dict], opp: Opponent) -> str:
         parts.append("its first plan, solved over the whole game"
                      + ("" if planned == len(rest) else f", at {planned} of them"))
     exact = sum(r["to_end"] for r in solved)
-    from spycfr.runs.agent_run import leaf_words
-
-    # the leaves in words: 'their leaves valued by rollout' named the value function alone
-    leaves = f"its re-solves, the positions where they stop valued by {leaf_words(opp.result)}"
     if solved and exact == len(solved):
         parts.append("its subgames solved to the end of the game (no leaf values)")
     elif solved:
+        from spycfr.runs.agent_run import leaf_words
+
+        # the leaves in words: 'their leaves valued by rollout' named the value function
+        leaves = f"its re-solves, the positions where they stop valued by {leaf_words(opp.result)}"
         parts.append(leaves if exact == 0 else
                      f"solved to the end of the game at {exact} of them, elsewhere {leaves}")
     if len(rest) < len(rows):
