@@ -2,7 +2,8 @@
 the deal of a heuristic that discards by ``rules.swap_choice`` at margin M (the rollouts'
 swapper style at SWAP_MARGIN; M very low: every discard on its first turn) against the
 heuristic, which never discards, in both seats; per margin the mean payoff with its 95%
-interval, the discards it used a game and those on its first turn.
+interval, the discards it used a game and those on its first turn, and its games minus the
+first margin's game by game (the same deals).
 
     python benchmarks/agent_avenue_swapper.py --games 3000 --margins=-1e9,0.5,1,1.5 [--seed 11]
 
@@ -120,6 +121,7 @@ def main(argv: list[str] | None = None) -> None:
         ap.exit(2, f"error: {e}\n")
     params = variant.to_params()
     start = time.time()
+    first_margin, first_games = None, np.empty(0)
     for margin in margins:
         both = []
         for seat in (0, 1):
@@ -129,7 +131,13 @@ def main(argv: list[str] | None = None) -> None:
             print(f"margin {margin:g}, the swapper as P{seat + 1}: {_interval(mine)}; discards "
                   f"{used.mean():.2f} a game, {first / args.games:.2f} on its first turn",
                   flush=True)
-        print(f"margin {margin:g}, both seats: {_interval(np.concatenate(both))}", flush=True)
+        games = np.concatenate(both)
+        print(f"margin {margin:g}, both seats: {_interval(games)}", flush=True)
+        if first_margin is None:
+            first_margin, first_games = margin, games
+        else:  # the same deals (each seat's seed), the games apart once the play differs
+            print(f"margin {margin:g} minus margin {first_margin:g}, game by game (the same "
+                  f"deals): {_interval(games - first_games)}", flush=True)
     print(f"{time.time() - start:.0f} s")
 
 
