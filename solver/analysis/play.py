@@ -159,11 +159,15 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     before the strategy is loaded: a run's tree rebuilt, a search agent's first plan, or
     numba compiling can take minutes, and a player reading the output through a pipe saw
     nothing until then."""
-    from spycfr.runs.agent_run import is_agent_run, plan_to_end
-    from spycfr.runs.store import check_run
+    from spycfr.runs.agent_run import check_agent_files, is_agent_run, plan_to_end
+    from spycfr.runs.store import check_run, read_run
 
     seed = check_seed(seed)
-    meta = check_run(run_dir)  # a broken run is the error alone, before the game's lines
+    # a broken run is the error alone, before the game's lines; an agent's own files in the
+    # words its load uses (what to do about each), then every file run.json vouches for
+    if is_agent_run(first := read_run(run_dir)):
+        check_agent_files(run_dir, first)
+    meta = check_run(run_dir)
     plugin = get_plugin(meta.game)
     me, them = SEATS[seat], SEATS[1 - seat]
     variant = meta.preset or params_text(meta.variant)

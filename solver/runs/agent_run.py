@@ -539,6 +539,18 @@ def damaged_plan(run: str | Path, meta: RunResult | Mapping[str, Any]) -> str | 
     return None
 
 
+def check_agent_files(run: str | Path, meta: RunResult) -> None:
+    """The agent run's own files, checked as loading the agent checks them and in its words
+    (what to do about each): its openings table and its saved plan; SpycfrError otherwise.
+    For a command that says things before its long load (`spycfr play`) to check first,
+    before :func:`spycfr.runs.store.check_run`'s generic hashes."""
+    if (meta.record.get("agent") or {}).get("opening_file") is not None:
+        opening_table(run, meta)
+    damage = damaged_plan(run, meta)
+    if damage is not None:
+        raise SpycfrError(damage)
+
+
 def _plan_fix(path: Path) -> str:
     """What to do about a damaged plan file (the end of its error)."""
     return (f"delete {str(path)!r} (the agent then solves its first plan again) or remake "
