@@ -544,7 +544,7 @@ def check_agent_files(run: str | Path, meta: RunResult) -> None:
     (what to do about each): its openings table and its saved plan; SpycfrError otherwise.
     For a command that says things before its long load (`spycfr play`) to check first,
     before :func:`spycfr.runs.store.check_run`'s generic hashes."""
-    if (meta.record.get("agent") or {}).get("opening_file") is not None:
+    if agent_config(meta, run).opening_file is not None:  # its settings checked first
         opening_table(run, meta)
     damage = damaged_plan(run, meta)
     if damage is not None:
