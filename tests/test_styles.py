@@ -363,6 +363,9 @@ def test_detection_says_what_is_wrong():
     with pytest.raises(ValueError, match="by 'kinds': one of move, kind"):
         configure_detection(agent, by="kinds")
     assert agent.detection is None  # refused before anything was set
+    with pytest.raises(ValueError, match="by 'kinds': one of move, kind"):  # read as "kind"
+        StyleBelief.start(PLUGIN, agent.model.params, agent.model.weights[1], 1, STYLES,
+                          by="kinds")
 
 
 def test_detection_is_refused_where_there_is_nothing_to_detect():

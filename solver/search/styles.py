@@ -67,6 +67,10 @@ class StyleBelief:
     log_like: tuple[float, ...]  # one per style, then "none"
     by: str = "move"  # one of BY
 
+    def __post_init__(self) -> None:
+        if self.by not in BY:  # none_move reads any other value as "kind"
+            raise ValueError(f"by {self.by!r}: one of {', '.join(BY)}")
+
     @classmethod
     def start(cls, plugin: Any, params: Any, weights: np.ndarray, opp: int,
               styles: tuple[int, ...], prior: float = PRIOR,
