@@ -7,6 +7,9 @@ seconds of each (the agents interleaved deal by deal, so their ratio is the opti
 
     python benchmarks/agent_first_moves.py results/agent-avenue/standard --own heuristic,swapper \\
         CB.CB.DD.SE DA.EN.SE.SE
+
+Advanced mode's first move follows the black market's supply (``--market``, as a record
+writes it; default DEVICE.WATCHTOWER.TWIN, the supply of its run's plan.npz and openings).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ def cpu_words(committed: list[float], options: list[float]) -> str:
             f"to {ratios.max():.2f})")
 
 
-def first_moves(agent_dir: str, deals: list[str], settings: dict) -> None:
+def first_moves(agent_dir: str, deals: list[str], settings: dict,
+                market: str = "DEVICE.WATCHTOWER.TWIN") -> None:
     from spycfr.analysis.agentplay import walk_view
     from spycfr.games import feature, make_variant
     from spycfr.games.agent_avenue.record import action_label
@@ -48,6 +52,7 @@ def first_moves(agent_dir: str, deals: list[str], settings: dict) -> None:
                          "run directory")
     records = feature(meta.game, "records", "record notation to name a position in")
     variant = make_variant(meta.game, None, meta.variant)
+    supply = f" market:{market}" if variant.mode == "advanced" else ""
     agents = {"committed": load_agent(agent_dir, None)}
     agents["with the options"] = load_agent(agent_dir, None)
     set_up(agents["with the options"], **settings)
@@ -55,14 +60,16 @@ def first_moves(agent_dir: str, deals: list[str], settings: dict) -> None:
     for deal in deals:
         for name, agent in agents.items():
             cpu = time.process_time()
-            game, state = walk_view(agent, records, variant, f"deal:{deal}|?", 0)
+            game, state = walk_view(agent, records, variant, f"deal:{deal}|?{supply}", 0)
             info = game.move_info(state, 0)
             cpu = time.process_time() - cpu
             seconds[name].append(cpu)
             labels = [action_label(variant, state, int(a)) for a in info.actions]
             top = int(np.argmax(info.probs))
+            # a move the options cut (--needs-only) has no value: left out
             best = {kind: max(((v, x) for v, x in zip(info.values, labels, strict=True)
-                               if x.startswith(kind)), default=(float("nan"), "-"))
+                               if x.startswith(kind) and not np.isnan(v)),
+                              default=(float("nan"), "-"))
                     for kind in ("swap:", "play:")}
             print(f"{deal} {name}: {labels[top]} {info.probs[top]:.3f}; best swap "
                   f"{best['swap:'][1]} {best['swap:'][0]:+.3f}, best play {best['play:'][1]} "
@@ -79,9 +86,12 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("agent_dir")
     ap.add_argument("deals", nargs="+", help="P1's hand as a record writes it, e.g. CB.CB.DD.SE")
+    ap.add_argument("--market", default="DEVICE.WATCHTOWER.TWIN",
+                    help="advanced mode: the black market's supply, three cards as a record "
+                         "writes them (ignored in simple mode)")
     add_leaf_options(ap)
     args = ap.parse_args()
     try:
-        first_moves(args.agent_dir, args.deals, leaf_settings(args))
+        first_moves(args.agent_dir, args.deals, leaf_settings(args), args.market)
     except (SpycfrError, ValueError) as e:  # a bad directory, deal or option: one line
         ap.exit(2, f"error: {e}\n")

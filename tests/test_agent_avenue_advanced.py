@@ -783,3 +783,102 @@ def test_the_rollout_styles_are_named_for_either_mode():
     assert vf.inner.own_styles == (0,) and vf.inner.opposing_styles == (0, 1, 2)
     with pytest.raises(ValueError, match="not a rollout style of agent-avenue"):
         configure_agent(SimpleNamespace(values=vf, plugin=plugin), opposing=["ranger"])
+
+
+# --- the discards a hand needs (advanced_heuristic.swap_choice, leaf.needed_moves) --------
+
+
+def _best_play_by_hand(state, a) -> float:
+    """The advanced heuristic's best play score for ``a`` by hand: over the rules' legal
+    plays, a's gain less the recruiter's as the recruiter (judging the hidden card by its
+    mean among those ``a`` cannot see) takes."""
+    from spycfr.games.agent_avenue import advanced_heuristic as H
+
+    o, best = 1 - a, -1e300
+    for act in legal(state):
+        if (act >> 20) != R.T_PLAY:
+            continue
+        up, down = (act >> 3) & 7, act & 7
+        if H._takes_up(state, PARAMS, up, o, a, a, R.MEAN):
+            score = H._next_gain(state, PARAMS, a, down) - H._next_gain(state, PARAMS, o, up)
+        else:
+            score = H._next_gain(state, PARAMS, a, up) - H._next_gain(state, PARAMS, o, down)
+        best = max(best, score)
+    return best
+
+
+def test_the_advanced_swap_choice_discards_the_card_whose_draw_raises_its_best_play_most():
+    """advanced_heuristic.swap_choice (the needs-only agent's rule in advanced mode): at
+    plays of random games, while a discard is left and the deck holds a card, the card
+    whose discard and draw (in proportion to the copies the mover cannot see) raise the
+    heuristic's best play most on average (its plays the rules' legal ones, its gains the
+    black market's), where that rise is at least SWAP_MARGIN; else -1; the state left as
+    it was."""
+    from avenue_games import random_states
+    from spycfr.games.agent_avenue import advanced_heuristic as H
+
+    plays = random_states(A, PARAMS, 12, 4,
+                          lambda s: s.copy() if s[R.PHASE] == R.PH_PLAY else None)
+    chose = {True: 0, False: 0}
+    for state in plays:
+        a = int(state[R.ACTIVE])
+        before = state.copy()
+        got = H.swap_choice(state, PARAMS, a, R.SWAP_MARGIN)
+        assert np.array_equal(state, before)
+        want = -1
+        if state[R.DLEFT + a] > 0 and state[R.DECKSIZE] > 0:
+            unseen = [max(R.unseen_copies(state, PARAMS, a, t), 0) for t in range(N)]
+            now, rises = _best_play_by_hand(state, a), {}
+            for c in range(N):
+                if state[R.HAND + 8 * a + c] == 0:
+                    continue
+                total = 0.0
+                for d in range(N):
+                    if unseen[d]:
+                        after = state.copy()  # c discarded, d drawn
+                        after[R.HAND + 8 * a + c] -= 1
+                        after[R.DISC + 8 * a + c] += 1
+                        after[R.HAND + 8 * a + d] += 1
+                        total += unseen[d] * _best_play_by_hand(after, a)
+                rises[c] = total / sum(unseen) - now
+            c = max(rises, key=rises.__getitem__)
+            want = c if rises[c] >= R.SWAP_MARGIN else -1
+        assert got == want
+        chose[got >= 0] += 1
+    assert chose[True] > 5 and chose[False] > 5
+
+
+@pytest.mark.parametrize("hand, needs", [
+    ({"CB": 3, "DD": 1}, "CB"),
+    ({"DD": 3, "SK": 1}, "DD"),  # simple mode's gains (no black market space) would not
+    ({"EN": 2, "DD": 1, "MO": 1}, None),  # simple mode's gains would discard an Enforcer
+    ({"CB": 2, "DD": 1, "SE": 1}, None),
+])
+def test_needed_moves_in_advanced_mode_allow_discards_only_where_the_hand_needs_one(hand, needs):
+    """The plug-in's needed_moves in advanced mode (AgentConfig.needs_only): at P1's first
+    play every play is allowed, and the discards all where advanced_heuristic.swap_choice
+    finds one the hand needs (by this mode's gains: EN.EN.DD.MO needs none here though
+    rules.swap_choice, blind to the black market spaces, would discard an Enforcer, and
+    DD.DD.DD.SK needs one though it would not), else none; with no discard left, every
+    move."""
+    from spycfr.games.agent_avenue import advanced_heuristic as H
+    from spycfr.games.agent_avenue import leaf as L
+
+    s = position(hands=(hand, {"DA": 2, "SA": 2}), supply=("DEVICE", "WATCHTOWER", "TWIN"))
+    acts = np.array(legal(s), np.int32)
+    swaps = (acts >> 20) == R.T_SWAP
+    assert swaps.any() and (~swaps).any()
+    got = H.swap_choice(s.copy(), PARAMS, 0, R.SWAP_MARGIN)
+    assert got == (-1 if needs is None else ag(needs))
+    simple = R.swap_choice(s.copy(), PARAMS, 0, R.SWAP_MARGIN)
+    if hand == {"EN": 2, "DD": 1, "MO": 1}:
+        assert simple == ag("EN")
+    if hand == {"DD": 3, "SK": 1}:
+        assert simple == -1
+    allowed = L.needed_moves(PARAMS, s, 0, acts)
+    assert allowed[~swaps].all()
+    assert allowed[swaps].all() if needs else not allowed[swaps].any()
+    spent = s.copy()
+    spent[R.DLEFT] = 0
+    acts = np.array(legal(spent), np.int32)
+    assert L.needed_moves(PARAMS, spent, 0, acts).all()

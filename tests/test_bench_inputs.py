@@ -52,6 +52,8 @@ RESULTS = BENCH.parent / "results"
     ("agent_first_moves.py", [str(RESULTS / "standard"), "CB"], "plays agent-hunter"),
     ("agent_first_moves.py", [str(RESULTS / "agent-avenue" / "standard"), "XX.SE",
                               "--own", "heuristic"], "XX is not an agent code"),
+    ("agent_first_moves.py", [str(RESULTS / "agent-avenue" / "advanced"), "CB.CB.DD.SE",
+                              "--market", "DEVICE.WATCHTOWER"], "the supply is 3 different cards"),
     ("style_posterior.py", ["--none", "0.1,abc", "--heuristic-games", "1"],
      "'abc' is not a probability in (0, 1]"),
     ("style_posterior.py", ["--none", "0", "--heuristic-games", "1"], "'0' is not a probab"),

@@ -37,12 +37,17 @@ from spycfr.games.agent_avenue.rules import (
     ACTIVE,
     BOLD,
     CAUTIOUS,
+    DECKSIZE,
+    DISC,
+    DLEFT,
+    HAND,
     MEAN,
     PH_RECRUIT,
     PHASE,
     PLAY,
     T_PLAY,
     UP,
+    _one_name,
     unseen_copies,
 )
 
@@ -149,6 +154,74 @@ def _choice_score(state, params, p, action):
 
 
 @njit(cache=True)
+def _play_score(state, params, a, up, down, style):
+    """What playing ``up`` face up and ``down`` face down is worth to ``a`` if the
+    recruiter recruits as ``style`` does (the hidden card judged among those ``a`` cannot
+    see): a's gain from its card less the recruiter's from the other."""
+    o = 1 - a
+    if _takes_up(state, params, up, o, a, a, style):
+        return _next_gain(state, params, a, down) - _next_gain(state, params, o, up)
+    return _next_gain(state, params, a, up) - _next_gain(state, params, o, down)
+
+
+@njit(cache=True)
+def _best_play_score(state, params, a):
+    """The heuristic's best ``_play_score`` over the plays of ``a``'s hand (-1e300 if it
+    has none; rules.py's pairs: two names, or two of the hand's only name)."""
+    h = HAND + 8 * a
+    only = _one_name(state, params, a)
+    best = -1e300
+    for up in range(params.n):
+        if state[h + up] == 0:
+            continue
+        for down in range(params.n):
+            if state[h + down] == 0 or (down == up and (only < 0 or state[h + up] < 2)):
+                continue
+            best = max(best, _play_score(state, params, a, up, down, MEAN))
+    return best
+
+
+@njit(cache=True)
+def swap_choice(state, params, a, margin):
+    """rules.swap_choice in advanced mode: the name whose discard and draw raise the
+    heuristic's best play most on average, by at least ``margin`` spaces, or -1; the plays
+    scored with this mode's gains (the ongoing cards, a landing on a black market space,
+    Leader of the Pack's Daredevils). The search agent's ``needed_moves`` (leaf.py); the
+    advanced heuristic itself never discards. (rules.swap_choice's loop over its own
+    ``_best_play_score``: numba cannot cache a kernel that takes the scorer as an argument.)"""
+    if state[DLEFT + a] <= 0 or state[DECKSIZE] <= 0:
+        return -1
+    h = HAND + 8 * a
+    unseen = np.zeros(params.n)
+    for d in range(params.n):
+        unseen[d] = max(unseen_copies(state, params, a, d), 0)
+    total = unseen.sum()
+    if total == 0.0:
+        return -1
+    now = _best_play_score(state, params, a)
+    best = -1
+    best_rise = margin
+    for c in range(params.n):
+        if state[h + c] == 0:
+            continue
+        state[h + c] -= 1  # c discarded (put back below), each draw in its place
+        state[DISC + 8 * a + c] += 1
+        mean = 0.0
+        for d in range(params.n):
+            if unseen[d] > 0:
+                state[h + d] += 1
+                mean += unseen[d] * _best_play_score(state, params, a)
+                state[h + d] -= 1
+        state[h + c] += 1
+        state[DISC + 8 * a + c] -= 1
+        rise = mean / total - now
+        if rise >= margin and (best < 0 or rise > best_rise):  # the first of equals
+            best_rise = rise
+            best = c
+    return best
+
+
+@njit(cache=True)
 def heuristic_policy(state, params, actions, k, probs):
     """rules.py's simple player (no discards; the best pair if the opponent recruits like
     it; recruit the better card on average), with the ongoing cards in its gains; it takes
@@ -188,17 +261,11 @@ def styled_policy(state, params, style, actions, k, probs):
                 best = j
     else:
         a = state[ACTIVE]
-        o = 1 - a
         for j in range(k):
             act = actions[j]
             if (act >> 20) != T_PLAY:
                 continue
-            up = (act >> 3) & 7
-            down = act & 7
-            if _takes_up(state, params, up, o, a, a, style):
-                score = _next_gain(state, params, a, down) - _next_gain(state, params, o, up)
-            else:
-                score = _next_gain(state, params, a, up) - _next_gain(state, params, o, down)
+            score = _play_score(state, params, a, (act >> 3) & 7, act & 7, style)
             if score > best_score:
                 best_score = score
                 best = j

@@ -602,14 +602,17 @@ def needed_moves(params, state: np.ndarray, seat: int, actions: np.ndarray) -> n
     needs one by the swapper's rule (rules.swap_choice at SWAP_MARGIN: a discard whose draw
     raises the best play's score by at least that on average; worth +0.19 a game to the
     heuristic, against +0.10 for every discard on the first turn: docs/search.md, "Why the
-    agent spends its four discards at once"). Advanced mode's: every move."""
-    from spycfr.games.agent_avenue.rules import SWAP_MARGIN, T_SWAP, swap_choice
+    agent spends its four discards at once"). Advanced mode's plays are scored with its
+    own gains (advanced_heuristic.swap_choice: the black market's cards and spaces)."""
+    from spycfr.games.agent_avenue import advanced_heuristic as AH
+    from spycfr.games.agent_avenue import rules as R
 
     allowed = np.ones(len(actions), bool)
-    swaps = (np.asarray(actions) >> 20) == T_SWAP
-    if isinstance(params, AgentAvenueAdvancedParams) or not swaps.any():
+    swaps = (np.asarray(actions) >> 20) == R.T_SWAP
+    if not swaps.any():
         return allowed
-    if swap_choice(state.copy(), params, seat, SWAP_MARGIN) < 0:
+    choice = AH.swap_choice if isinstance(params, AgentAvenueAdvancedParams) else R.swap_choice
+    if choice(state.copy(), params, seat, R.SWAP_MARGIN) < 0:
         allowed[swaps] = False
     return allowed
 

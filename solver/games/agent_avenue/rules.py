@@ -563,9 +563,10 @@ def _gain(state, params, p, name):
 # the face-down card of an offer by the mean gain of the cards it may be; the cautious and
 # bold players judge it by the name worst or best for the recruiter, in their own
 # recruitments and in what they expect of the opponent's. The swapper is the heuristic who
-# also discards (simple mode only): before a play, while it has discards left and the deck
-# is not empty, it discards the card whose draw raises its best play's score most on
-# average, where that rise is at least SWAP_MARGIN spaces.
+# also discards (simple mode's rollouts only; advanced_heuristic.swap_choice is the same
+# rule with advanced mode's gains, for its agent's needed_moves): before a play, while it
+# has discards left and the deck is not empty, it discards the card whose draw raises its
+# best play's score most on average, where that rise is at least SWAP_MARGIN spaces.
 MEAN, CAUTIOUS, BOLD, SWAPPER = 0, 1, 2, 3
 SWAP_MARGIN = 1.0
 
