@@ -88,7 +88,7 @@ def time_solves(agent, clock: Callable[[], float] = time.perf_counter) -> list[f
 
 
 def _mean_interval(x: list[float], bound: float) -> tuple[float, float, float]:
-    """Mean of ``x`` and mean +- 1.96 SE clipped to ``[-bound, bound]`` (head to head's
+    """Mean of ``x`` and its 95% interval in ``[-bound, bound]`` (head to head's
     :func:`~spycfr.analysis.headtohead.mean_ci`, as the result files written here)."""
     import numpy as np
 
@@ -100,11 +100,11 @@ def _mean_interval(x: list[float], bound: float) -> tuple[float, float, float]:
 
 def summary(out: str, write: str | None = None, note: str = "",
             compare: str | None = None) -> None:
-    """Each opponent's mean with mean +- 1.96 SE clipped to the payoff range (the game's
-    bound, recorded in each line since; 1, Agent Hunter's and Agent Avenue's, before), as
-    P1 and as P2, games won and lost; with ``compare`` each game against the same
+    """Each opponent's mean with its 95% interval (head to head's, in the payoff range: the
+    game's bound, recorded in each line since; 1, Agent Hunter's and Agent Avenue's, before),
+    as P1 and as P2, games won and lost; with ``compare`` each game against the same
     opponent, seed and seat in that file: the mean difference (this file's payoff minus
-    the other's) with its interval, clipped to twice the payoff range."""
+    the other's) with its interval, in twice the payoff range."""
     rows = [json.loads(line) for line in open(out)]
     bound = max((r.get("bound", 1.0) for r in rows), default=1.0)
     other = {(r["opponent"], r["seed"]): r for r in map(json.loads, open(compare))} \

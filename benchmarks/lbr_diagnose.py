@@ -197,8 +197,14 @@ def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:
 
 def summarize(path: str, committed: str | None = None) -> None:
     """Per belief and guard: LBR's payoff, how games end, and the belief's sharpness by
-    turn; with ``committed`` (a games file of the same seeds), its payoff beside each."""
+    turn; with ``committed`` (a games file of the same seeds), its payoff beside each. 95%
+    intervals as LBR's own (:func:`~spycfr.analysis.headtohead.seats_ci`; game by game,
+    :func:`~spycfr.analysis.headtohead.mean_ci` over twice the payoff range)."""
+    from spycfr.analysis.headtohead import mean_ci, seats_ci
+
     rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    # the payoff range: the lines do not name the game; Agent Hunter's (+-1) or wider
+    bound = max([1.0] + [abs(r["payoff"]) for r in rows])
     before = {}
     if committed:
         for line in Path(committed).read_text().splitlines():
@@ -218,8 +224,7 @@ def summarize(path: str, committed: str | None = None) -> None:
         mine = [r for r in rows if kind_of(r) == kind]
         pay = np.array([r["payoff"] for r in mine])
         seats = [np.array([r["payoff"] for r in mine if r["seat"] == s]) for s in (0, 1)]
-        half = 1.96 * np.sqrt(sum(x.var(ddof=1) / x.size for x in seats if x.size > 1)) / 2
-        mean = np.mean([x.mean() for x in seats if x.size])
+        mean, (low, high) = seats_ci(seats, bound)
         means = [f"{x.mean():+.3f}" if x.size else "-" for x in seats]
         print(f"belief {kind[0]}, agent guarding against {kind[1] or 'its default'}"
               + (f", {kind[2]} focus rows" if kind[2] > 1 else "")
@@ -234,7 +239,7 @@ def summarize(path: str, committed: str | None = None) -> None:
               + (f", detecting the styles (none {kind[11]:g} a "
                  f"{'kind' if kind[12] == 'kind' else 'move'})" if kind[11] else "")
               + ": "
-              f"{len(mine)} games, LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] "
+              f"{len(mine)} games, LBR {mean:+.3f} [{low:+.3f}, {high:+.3f}] "
               f"(as P1 {means[0]}, as P2 {means[1]}), "
               f"wins {int((pay > 0).sum())}, draws {int((pay == 0).sum())}, "
               f"losses {int((pay < 0).sum())}")
@@ -242,11 +247,11 @@ def summarize(path: str, committed: str | None = None) -> None:
             pairs = [(r["payoff"], before[(r["seat"], r["game"])]) for r in mine
                      if (r["seat"], r["game"]) in before]
             new_, old = np.array(pairs).T
-            diff = new_ - old
-            se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else np.inf
+            diff = mean_ci(new_ - old, 2 * bound)
+            low, high = diff["ci95"]
             print(f"  the same seeds in {committed}: {old.mean():+.3f} ({old.size} games); "
-                  f"these less those, game by game: {diff.mean():+.3f} "
-                  f"[{diff.mean() - 1.96 * se:+.3f}, {diff.mean() + 1.96 * se:+.3f}]")
+                  f"these less those, game by game: {diff['mean']:+.3f} "
+                  f"[{low:+.3f}, {high:+.3f}]")
         for r in mine:
             lbr_vp, agent_vp = r["vp"][r["seat"]], r["vp"][1 - r["seat"]]
             tie = " (hand sums)" if lbr_vp == agent_vp else ""

@@ -405,6 +405,12 @@ def test_head_to_head_pairs_summarised_and_compared_game_by_game(tmp_path):
     assert "as P1 +0.333, as P2 -0.333; won 3, lost 3, drawn 0" in out
     # differences 2, 0 (seed 1) and 0, 2 (seed 2): mean 1, 1.96 SE = 1.132, clipped at +2
     assert "(4 games of the same seeds, there -0.500): +1.000 [-0.132, +2.000]" in out
+    # 8 games all won: the exact binomial bound (win rate >= 0.631), not [+1.000, +1.000]
+    lines(tmp_path / "won.jsonl", [(s, 1, 1) for s in range(1, 5)])
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "agent_headtohead.py"),
+                           "--summary", str(tmp_path / "won.jsonl")], capture_output=True,
+                          text=True, check=True)
+    assert "heuristic: +1.000 [+0.261, +1.000] in 8 games" in done.stdout, done.stdout
 
 
 def test_the_agents_openings_say_they_are_its_first_plan(agent_dir, tmp_path):

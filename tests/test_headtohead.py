@@ -103,6 +103,37 @@ def test_cli(tmp_path):
         assert code == 2 and needle in err and "Traceback" not in err, (args, err)
 
 
+def test_payoffs_without_spread_get_a_sound_interval_not_a_point():
+    """Every payoff the same: the normal interval has no width ([+1, +1] for 8 wins of 8, a
+    certainty 8 games cannot give). 8 of 8 won: the exact binomial bound, the win rate at
+    least 0.025 ** (1 / 8) = 0.631, the mean at least +0.26 (docs/search.md's figure); other
+    values Hoeffding's; a sample with spread keeps its normal interval."""
+    from spycfr.analysis.headtohead import mean_ci, seats_ci
+    from spycfr.analysis.lbr import summary
+
+    won = mean_ci(np.ones(8), 1.0)
+    assert won["mean"] == 1.0 and won["ci95"] == [pytest.approx(2 * 0.025 ** (1 / 8) - 1), 1.0]
+    assert 0.26 < won["ci95"][0] < 0.27
+    assert mean_ci(-np.ones(8), 1.0)["ci95"] == [-1.0, pytest.approx(-won["ci95"][0])]
+    assert mean_ci(np.full(8, 2.0), 2.0)["ci95"] == [pytest.approx(2 * won["ci95"][0]), 2.0]
+    hoeffding = np.sqrt(2 * np.log(40) / 8)  # 8 draws: +- 0.960, whatever the payoffs' law
+    assert mean_ci(np.zeros(8), 1.0)["ci95"] == [pytest.approx(-hoeffding),
+                                                 pytest.approx(hoeffding)]
+    assert mean_ci(np.ones(100), 1.0)["ci95"][0] > won["ci95"][0]  # more games, tighter
+    # the seats' means averaged (LBR's): 4 and 4 wins bound as 8; unequal seats by the fewer
+    assert seats_ci([np.ones(4), np.ones(4)], 1.0) == (1.0, won["ci95"])
+    assert seats_ci([np.ones(4), np.ones(9)], 1.0) == (1.0, won["ci95"])
+    apart = seats_ci([np.ones(4), -np.ones(4)], 1.0)  # each seat constant, the two apart
+    assert apart[0] == 0.0 and apart[1] == [pytest.approx(-hoeffding), pytest.approx(hoeffding)]
+    assert summary([np.ones(4), np.ones(4)], 1.0, 0, 1, "x", 0, 0, "x", "x")["ci95"] == \
+        won["ci95"]
+    rng = np.random.default_rng(3)  # an ordinary sample: mean +- 1.96 standard errors
+    x = rng.choice([-1.0, 0.0, 1.0], 50)
+    half = 1.96 * x.std(ddof=1) / np.sqrt(50)
+    assert mean_ci(x, 1.0)["ci95"] == [pytest.approx(x.mean() - half),
+                                       pytest.approx(x.mean() + half)]
+
+
 def test_intervals_stay_within_the_payoff_range():
     """Few games near the edge: mean +- 1.96 standard errors would pass +1 (5 wins and a
     loss: 0.667 +- 0.653); the interval is clipped to the payoff range, LBR's too."""
@@ -150,3 +181,28 @@ def test_both_match_loops_play_game_g_from_its_own_stream():
                                            player_probs)
         assert np.array_equal(numba, python) and misses == python_misses == 0
         assert len(set(numba.tolist())) > 1  # the games differ: a real comparison
+
+
+def test_a_report_says_how_intervals_without_spread_are_bounded(tmp_path):
+    """An agent report's head-to-head header says the no-spread bound only where a result
+    won, lost or drew every game (the committed reports, none of which did, keep their
+    words)."""
+    import json
+
+    from spycfr.analysis.headtohead import NO_SPREAD_WORDS, NORMAL_WORDS
+    from spycfr.analysis.markdown import Doc
+    from spycfr.analysis.sampled_report import _agent_matches
+
+    def header(wins: float, draws: float) -> str:
+        r = {"b": "heuristic", "a_payoff": {"mean": 1.0, "ci95": [0.26, 1.0], "games": 8},
+             "a_as_p1": {"mean": 1.0}, "a_as_p2": {"mean": 1.0}, "a_wins": wins,
+             "draws": draws, "seed": 0, "method": "m"}
+        (tmp_path / "headtohead-heuristic.json").write_text(json.dumps(r))
+        doc = Doc()
+        assert _agent_matches(doc, tmp_path)
+        return " ".join(doc.parts)
+
+    for wins, draws in [(1.0, 0.0), (0.0, 0.0), (0.0, 1.0)]:  # all won, all lost, all drawn
+        assert NO_SPREAD_WORDS in header(wins, draws)
+    mixed = header(0.5, 0.25)
+    assert NORMAL_WORDS + "):" in mixed and NO_SPREAD_WORDS not in mixed

@@ -31,3 +31,16 @@ def test_committed_games_are_read_with_or_without_a_settings_line(capsys):
            if (r["seat"], r["game"]) in played]
     assert len(played) == len(old) == 8
     assert f"{np.mean(old):+.3f} (8 games)" in capsys.readouterr().out
+
+
+def test_games_all_won_are_not_given_as_a_certainty(capsys):
+    """detect-kind.jsonl: LBR won all 8 games; its interval is the exact binomial one
+    (+0.261 at the low end), not '[+1.000, +1.000]'; beside itself, 8 differences of 0 are
+    Hoeffding's +- 1.921 on twice the payoff range, not '[+0.000, +0.000]'."""
+    diagnose = bench_script("lbr_diagnose")
+    games = DIAGNOSIS / "detect-kind.jsonl"
+    assert all(json.loads(line)["payoff"] == 1 for line in games.read_text().splitlines())
+    diagnose.summarize(str(games), committed=str(games))
+    out = capsys.readouterr().out
+    assert "8 games, LBR +1.000 [+0.261, +1.000]" in out, out
+    assert "game by game: +0.000 [-1.921, +1.921]" in out, out

@@ -184,7 +184,11 @@ def _play(params, games, seed, a_first, pa, pb):
     return payoff, misses
 
 
-INTERVAL_WORDS = "95% interval: mean +- 1.96 standard errors, clipped to the payoff range"
+NORMAL_WORDS = "95% interval: mean +- 1.96 standard errors, clipped to the payoff range"
+NO_SPREAD_WORDS = ("where no seat's payoffs vary (no spread to measure), every game won or "
+                   "every one lost is bounded by the exact binomial interval of the win rate, "
+                   "any other result by Hoeffding's inequality")
+INTERVAL_WORDS = f"{NORMAL_WORDS}; {NO_SPREAD_WORDS}"
 
 
 def payoff_bound(game) -> float:
@@ -204,20 +208,48 @@ def interval(mean: float, half: float, bound: float) -> list[float]:
     return [max(mean - half, -bound), min(mean + half, bound)]
 
 
+def no_spread_interval(mean: float, counts: list[int], bound: float) -> list[float]:
+    """The 95% interval of the seats' means averaged (one seat: a plain mean), ``mean``, when
+    no seat's payoffs vary, where the normal one has no width (8 games won of 8 are not a
+    certainty). Every game won (or every one lost: ``mean`` at the edge of the payoff range):
+    the exact (Clopper-Pearson) binomial bound on the win rate, every game not won counted a
+    loss (8 of 8: rate >= 0.025 ** (1 / 8) = 0.631, mean >= +0.26), over ``len(counts)``
+    times the fewest games of a seat (the product of the seats' rates, each to its count, is
+    at most their mean's power). Otherwise Hoeffding's inequality, sound for any payoffs in
+    the range: +- bound * sqrt(2 ln(40) * sum(1 / n_s)) / seats."""
+    if abs(mean) == bound:
+        rate = 0.025 ** (1 / (len(counts) * min(counts)))  # all won: P = rate ** n = 2.5%
+        return [bound * (2 * rate - 1), bound] if mean > 0 else [-bound, bound * (1 - 2 * rate)]
+    half = bound * math.sqrt(2 * math.log(2 / 0.05) * sum(1 / n for n in counts)) / len(counts)
+    return interval(mean, half, bound)
+
+
+def seats_ci(seats: list[np.ndarray], bound: float) -> tuple[float, list[float]]:
+    """The seats' means averaged (payoffs in ``[-bound, bound]``, empty seats left out) and
+    its 95% interval: +- 1.96 standard errors of that average, clipped to the payoff range,
+    or :func:`no_spread_interval` where no seat's payoffs vary (INTERVAL_WORDS)."""
+    seats = [x for x in seats if len(x)]
+    mean = sum(float(x.mean()) for x in seats) / len(seats)
+    if all(len(x) > 1 and x.min() == x.max() for x in seats):  # exactly, not a rounded std
+        return mean, no_spread_interval(mean, [len(x) for x in seats], bound)
+    half = 1.96 * math.hypot(*(standard_error(x) for x in seats)) / len(seats)
+    return mean, interval(mean, half, bound)
+
+
 def mean_ci(x: np.ndarray, bound: float) -> dict:
     """Mean of ``x`` (payoffs in ``[-bound, bound]``) with its 95% interval and its count:
-    mean +- 1.96 standard errors (normal approximation) clipped to the payoff range
-    (INTERVAL_WORDS, in every result's method)."""
-    mean = float(x.mean())
-    return {"mean": mean, "ci95": interval(mean, 1.96 * standard_error(x), bound),
-            "games": len(x)}
+    mean +- 1.96 standard errors (normal approximation) clipped to the payoff range, or
+    where every payoff is the same a sound small-sample bound (INTERVAL_WORDS, in every
+    result's method; :func:`no_spread_interval`)."""
+    mean, ci = seats_ci([x], bound)
+    return {"mean": mean, "ci95": ci, "games": len(x)}
 
 
 def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
                  progress: Callable[[str], None] | None = None) -> dict:
     """Play ``games`` games of A against B (half with A as P1), each reproducible from
-    ``seed``; returns A's mean payoff with a 95% confidence interval (normal
-    approximation), the same per seat, A's win/draw/loss rates and table misses. A search
+    ``seed``; returns A's mean payoff with a 95% confidence interval (:func:`mean_ci`),
+    the same per seat, A's win/draw/loss rates and table misses. A search
     agent plays in Python (its games are the same streams), ``progress`` told each game."""
     if games < 2:
         raise SpycfrError(f"--games must be >= 2, got {games}")

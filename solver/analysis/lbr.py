@@ -26,13 +26,13 @@ seat, its mean payoff estimates (u_1 + u_2) / 2 <= (BR_1 + BR_2) / 2 = NashConv 
 exploitability in :mod:`spycfr.exact.best_response`'s convention. The estimate is the real
 outcome of the games (the rollouts only choose moves; their optimism does not enter), with a
 95% interval (mean +- 1.96 standard errors of the two seats' means averaged, clipped to the
-payoff range). How close it comes to the exploitability depends on the rollouts; it is a lower
-bound, never an estimate of the exploitability itself.
+payoff range; where no seat's payoffs vary, a small-sample bound: headtohead.seats_ci). How
+close it comes to the exploitability depends on the rollouts; it is a lower bound, never an
+estimate of the exploitability itself.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -43,13 +43,12 @@ from spycfr.analysis.headtohead import (
     SECOND_STREAM,
     TABLE,
     Player,
-    interval,
     mean_ci,
     payoff_bound,
     player_args,
     player_probs,
+    seats_ci,
     second_stream,
-    standard_error,
 )
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
@@ -521,12 +520,11 @@ def summary(payoffs: list[np.ndarray], bound: float, seed: int, rollouts: int,
     the mean of the two seats' means with its 95% interval, per seat, and how it was
     measured."""
     p1, p2 = (mean_ci(x, bound) for x in payoffs)
-    mean = (p1["mean"] + p2["mean"]) / 2
-    half = 1.96 * 0.5 * math.hypot(*(standard_error(x) for x in payoffs))
+    mean, ci = seats_ci(payoffs, bound)
     both = np.concatenate(payoffs)
     games = len(both)
     return {
-        "value": mean, "ci95": interval(mean, half, bound), "as_p1": p1, "as_p2": p2,
+        "value": mean, "ci95": ci, "as_p1": p1, "as_p2": p2,
         "games": games, "seed": seed, "rollouts": rollouts,
         "rollout_policy": rollout_words,
         "wins": float(np.mean(both > 0)), "draws": float(np.mean(both == 0)),

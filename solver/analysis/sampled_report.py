@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from spycfr.analysis.bound import METHOD, lbr_games_note, lower_bound
-from spycfr.analysis.headtohead import INTERVAL_WORDS
+from spycfr.analysis.headtohead import INTERVAL_WORDS, NORMAL_WORDS
 from spycfr.analysis.markdown import Doc, md_table, num, pct, signed
 from spycfr.analysis.openings import openings_by_group, openings_spec, treeless_table
 from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
@@ -125,11 +125,13 @@ def _agent_matches(doc: Doc, run_dir: Path) -> bool:
     results/regenerate.sh), each with its 95% interval; whether there were any."""
     import json
 
-    rows, how = [], []
+    rows, how, flat = [], [], False
     for path in sorted(run_dir.glob("headtohead-*.json")):
         try:
             r = json.loads(path.read_text())
             lo, hi = r["a_payoff"]["ci95"]
+            # every game won, lost or drawn: its interval may be the no-spread one
+            flat |= max(r["a_wins"], r["draws"], 1 - r["a_wins"] - r["draws"]) == 1
             rows.append([r["b"], str(r["a_payoff"]["games"]),
                          f"{signed(r['a_payoff']['mean'], 3)} [{signed(lo, 3)}, "
                          f"{signed(hi, 3)}]", signed(r["a_as_p1"]["mean"], 3),
@@ -141,7 +143,8 @@ def _agent_matches(doc: Doc, run_dir: Path) -> bool:
     if rows:
         doc.add("## Head to head\n")
         doc.add("The agent's payoff per game against each player (`spycfr head-to-head` or "
-                f"pairs of games, half the games in each seat; {INTERVAL_WORDS}):\n")
+                "pairs of games, half the games in each seat; "
+                f"{INTERVAL_WORDS if flat else NORMAL_WORDS}):\n")
         doc.add(md_table(["against", "games", "payoff", "as P1", "as P2", "wins", "draws"],
                          rows, "lrrrrrr") + "\n")
         doc.add("How each was played:\n\n" + "\n".join(how) + "\n")
