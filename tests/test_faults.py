@@ -253,7 +253,8 @@ def test_a_corrupt_run_json_says_the_way_back(tmp_path, good_run):
     d = copy_run(good_run, tmp_path / "run")
     _truncate(RUN_JSON)(d)
     line = one_line_error(["openings", str(d)], "is corrupt")
-    assert line.endswith(f"`spycfr solve --resume {d}` (or solve again)"), line
+    assert f"`spycfr solve --resume {d}` (the run's last state" in line, line
+    assert line.endswith("comes back as recorded; or solve again)"), line
     (d / "checkpoint.npz").unlink()
     line = one_line_error(["openings", str(d)], "is corrupt")
     assert line.endswith(": solve again"), line

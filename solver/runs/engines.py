@@ -166,6 +166,9 @@ class IterativeRun:
             return seconds, "iterations"
         if time_left is not None and time_left <= 0:
             return seconds, "time"
+        target, log = config.target_exploitability, solver.log
+        if target is not None and log and log[-1][0] == solver.iteration and log[-1][2] <= target:
+            return seconds, "target"  # resumed where it met its target: a batch would go past
         loop = SolveLoop(solver, remaining, config.target_exploitability, time_left,
                          config.check_every or self.default_check_every, checkpoint_every,
                          checkpoints=run_dir is not None and checkpoint_every is not None)

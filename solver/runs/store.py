@@ -169,10 +169,12 @@ def vouch_files(run_dir: str | Path, written: tuple[str, ...] = (),
 
 
 def _recover(run_dir: Path) -> str:
-    """How to get a sound run back: from its checkpoint if it has one, else by solving."""
+    """How to get a sound run back: from its checkpoint if it has one (a finished run's last
+    state, resumed by the run's own limits: solved no further), else by solving."""
     if (run_dir / CHECKPOINT).is_file():
-        return (f"rewrite it from the checkpoint with `spycfr solve --resume {run_dir}` "
-                "(or solve again)")
+        return (f"rewrite it from the checkpoint with `spycfr solve --resume {run_dir}` (the "
+                "run's last state, by its own limits: a run stopped by its iterations, time or "
+                "target comes back as recorded; or solve again)")
     return "solve again"
 
 
