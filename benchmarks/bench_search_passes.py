@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,12 +32,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_subgame_build import search_model  # noqa: E402
 from revision import module_at  # noqa: E402
 
-from spycfr.games import get_plugin, make_variant  # noqa: E402
+from spycfr.errors import SpycfrError  # noqa: E402
 from spycfr.search import passes as new_passes  # noqa: E402
 from spycfr.search import resolve  # noqa: E402
-from spycfr.search.tree import GameModel, build, reachable  # noqa: E402
+from spycfr.search.tree import build, reachable  # noqa: E402
 from spycfr.search.values import BlueprintValues  # noqa: E402
 
 
@@ -116,7 +118,7 @@ def same_bits(a, b) -> bool:
     return all(x.dtype == y.dtype and x.tobytes() == y.tobytes() for x, y in pairs)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", default="main", help="the revision whose passes to compare")
     ap.add_argument("--game", default="agent-hunter")
@@ -127,12 +129,20 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--new-first", action="store_true",
                     help="run the new passes first in each pair (the old ones by default)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    if min(args.depth, args.iterations, args.repeat) < 1:
+        ap.exit(2, "error: --depth, --iterations and --repeat must be at least 1\n")
+    try:  # the model the game's search agent re-solves on (Agent Hunter's: its numba one)
+        game = search_model(args.game, args.variant)
+    except SpycfrError as e:
+        ap.exit(2, f"error: {e}\n")
     with tempfile.TemporaryDirectory() as folder:
-        old = module_at(args.old, "solver/search/passes.py", "passes_old", Path(folder))
+        try:
+            old = module_at(args.old, "solver/search/passes.py", "passes_old", Path(folder))
+        except subprocess.CalledProcessError as e:
+            ap.exit(2, f"error: --old {args.old}: git show {args.old}:solver/search/passes.py "
+                    f"failed ({e.stderr.strip().splitlines()[-1] if e.stderr else e})\n")
         order = [("old", old), ("new", new_passes)][::-1 if args.new_first else 1]
-        game = GameModel.of(get_plugin(args.game).numba_params(make_variant(args.game,
-                                                                            args.variant)))
         full = build(game)
         cut = build(game, depth=args.depth)
         rng = np.random.default_rng(args.seed)

@@ -2,8 +2,8 @@
 traceback (agent_avenue_swapper.py, bench_subgame_build.py, agent_first_moves.py and
 lbr_diagnose.py raised one for each below, style_posterior.py a traceback or nothing at
 all, bench_subgame_build.py, bench_scored_now.py and bench_private_rows.py a traceback for
-a game without a public-state model; agent_avenue_turn_sizes.py checked so from the
-start)."""
+a game without a public-state model, bench_search_passes.py a traceback for each of its
+wrong inputs; agent_avenue_turn_sizes.py checked so from the start)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,12 @@ RESULTS = BENCH.parent / "results"
     *((script, ["--game", "agent-double-double-agent", "--preset", "tiny"],
        "agent-double-double-agent has no public-state model")
       for script in ("bench_subgame_build.py", "bench_scored_now.py", "bench_private_rows.py")),
+    ("bench_search_passes.py", ["--game", "nope"], "unknown game 'nope'"),
+    ("bench_search_passes.py", ["--variant", "nope"], "unknown preset 'nope'"),
+    ("bench_search_passes.py", ["--game", "agent-double-double-agent", "--variant", "tiny"],
+     "agent-double-double-agent has no public-state model"),
+    ("bench_search_passes.py", ["--old", "no-such-revision"], "--old no-such-revision"),
+    ("bench_search_passes.py", ["--repeat", "0"], "must be at least 1"),
     ("lbr_diagnose.py", ["/nonexistent", "OUT.jsonl"], "does not exist"),
     ("lbr_diagnose.py", ["--summary", "/nonexistent.jsonl"], "No such file"),
     ("lbr_diagnose.py", [str(RESULTS / "standard"), "OUT.jsonl", "--detect-none", "0.2"],
