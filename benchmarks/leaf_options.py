@@ -133,6 +133,7 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
     (before anything is set)."""
     from dataclasses import replace
 
+    from spycfr.search.agent import no_needed_moves
     from spycfr.search.configure import configure_agent
 
     if detect_none is not None and not detect:
@@ -143,7 +144,7 @@ def set_up(agent, opposing: list[str] | None = None, own: list[str] | None = Non
         raise ValueError(f"--detect-none {detect_none:g}: a probability in (0, 1] (each "
                          "opponent move's for a player not among the styles)")
     if needs_only and agent.plugin.needed_moves is None:
-        raise ValueError("--needs-only: the agent's game says no moves a hand needs")
+        raise ValueError(f"--needs-only: {no_needed_moves(agent.plugin.name)}")
     configure_agent(agent, opposing, focus_rows, reader_rounds, reader_range, choice,
                     guesses or None, guess_by, guess_draws, guess_weight, row_weight, own)
     if turn_levels:

@@ -322,7 +322,9 @@ def test_an_agent_restricted_to_needed_moves_discards_only_where_the_hand_needs_
                 cut += 1
             needed += bool(swaps.any() and allowed[swaps].all())
     assert cut >= 1 and needed >= 1
-    with pytest.raises(SpycfrError, match="no moves a hand needs"):
+    with pytest.raises(SpycfrError, match="no agent restricted to the moves a hand needs: "
+                       r"agent-hunter has no needed_moves hook \(.*\); games with one: "
+                       "agent-avenue$"):
         SearchAgent("agent-hunter", make_variant("agent-hunter", "tiny").as_dict(),
                     AgentConfig(needs_only=True))
 

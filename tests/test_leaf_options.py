@@ -79,8 +79,9 @@ def test_turn_levels_is_one_option_set_in_one_place():
                             plugin=SimpleNamespace(needed_moves=lambda *a: None))
     options.set_up(agent, **needs)
     assert agent.config.needs_only and not agent.config.turn_levels and not config.needs_only
-    agent.plugin.needed_moves = None
-    with pytest.raises(ValueError, match="--needs-only: the agent's game says no moves"):
+    agent.plugin = SimpleNamespace(name="agent-hunter", needed_moves=None)
+    with pytest.raises(ValueError, match="--needs-only: agent-hunter has no needed_moves hook "
+                       r"\(.*\); games with one: agent-avenue"):
         options.set_up(agent, **needs)
     # --own is parsed into its styles and given to configure_agent (its check again)
     own = options.leaf_settings(parser.parse_args(["--own", "heuristic,swapper"]))
@@ -104,12 +105,12 @@ def test_detect_none_is_checked_before_anything_is_set():
     options.add_leaf_options(parser)
     config = AgentConfig(depth=3)
     agent = SimpleNamespace(config=config, values=None,
-                            plugin=SimpleNamespace(needed_moves=None))
+                            plugin=SimpleNamespace(name="agent-hunter", needed_moves=None))
     for argv, words in ((["--detect-none", "0.1"], "--detect-none needs --detect"),
                         (["--detect", "--detect-none", "2"], r"--detect-none 2: a probability"),
                         (["--detect", "--detect-none", "0"], r"--detect-none 0: a probability"),
                         (["--detect-by", "kind"], "--detect-by needs --detect"),
-                        (["--needs-only"], "--needs-only: the agent's game says no moves")):
+                        (["--needs-only"], "--needs-only: agent-hunter has no needed_moves")):
         settings = options.leaf_settings(parser.parse_args([*argv, "--turn-levels"]))
         with pytest.raises(ValueError, match=words):
             options.set_up(agent, **settings)

@@ -65,10 +65,14 @@ def feature(name: str, attribute: str, what: str):
     one-line error naming the games that have it (``what`` names the feature)."""
     value = getattr(get_plugin(name), attribute)
     if value is None:
-        having = [g for g in _MODULES if getattr(get_plugin(g), attribute) is not None]
         raise SpycfrError(f"game {name!r} has no {what}; games with one: "
-                          f"{', '.join(having) or 'none'}")
+                          f"{', '.join(games_with(attribute)) or 'none'}")
     return value
+
+
+def games_with(attribute: str) -> list[str]:
+    """The games whose plug-in has the field ``attribute`` (a feature only some have)."""
+    return [g for g in _MODULES if getattr(get_plugin(g), attribute) is not None]
 
 
 def make_variant(name: str, preset: str | None = None, params: dict | None = None):

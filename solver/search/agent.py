@@ -29,7 +29,7 @@ import numpy as np
 from spycfr import memory
 from spycfr.engine import protocol as P
 from spycfr.errors import SpycfrError
-from spycfr.games import get_plugin
+from spycfr.games import games_with, get_plugin
 from spycfr.memory import rss_bytes, size_text
 from spycfr.public import protocol as pp
 from spycfr.search import resolve
@@ -187,6 +187,14 @@ class AgentConfig:
 OPENING_RANGES = ("uniform", "mixture")
 
 
+def no_needed_moves(game_name: str) -> str:
+    """Why AgentConfig.needs_only (--needs-only) is refused for ``game_name``: no
+    needed_moves hook in its plug-in, and the games that have one."""
+    return (f"{game_name} has no needed_moves hook (the moves a hand needs, the only ones "
+            f"--needs-only lets the agent play); games with one: "
+            f"{', '.join(games_with('needed_moves')) or 'none'}")
+
+
 class SearchAgent:
     """The agent for one game variant: its model, value function and root plan (shared by
     every game it plays)."""
@@ -204,8 +212,8 @@ class SearchAgent:
         if not pp.has_public(self.params):
             raise SpycfrError(f"{game_name} has no public-state model: no search agent")
         if config.needs_only and self.plugin.needed_moves is None:
-            raise SpycfrError(f"{game_name} says no moves a hand needs: no agent restricted "
-                              "to them")
+            raise SpycfrError(f"no agent restricted to the moves a hand needs: "
+                              f"{no_needed_moves(game_name)}")
         self.config = config
         self.model = GameModel.of(self.params)
         self.values = value_function(config.value_function, self.model, self.plugin,
