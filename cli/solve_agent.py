@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,6 +13,9 @@ from spycfr.analysis.markdown import num
 from spycfr.cli.options import parse_number, parse_seed
 from spycfr.cli.progress import saying_when_compiling
 from spycfr.errors import SpycfrError
+
+if TYPE_CHECKING:
+    from spycfr.search.agent import AgentConfig
 
 
 def _option(*decls: str, help: str, **kwargs) -> Callable:
@@ -129,17 +133,7 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
         if not quiet:
             click.echo(text, err=True)
 
-    say(f"re-solving agent: {config.iterations} CFR+ iterations per decision, subgames "
-        f"{config.depth} decision level(s) deep"
-        + (f" (a level less while one passes {config.subgame_budget:,} node-states)"
-           if config.subgame_budget else "")
-        + f", leaves valued {config.value_function}, to "
-        f"the end where at most {config.endgame:,} node-states are left "
-        f"({config.plan_endgame:,} for the first plan, solved by "
-        f"{config.plan_iterations or config.iterations} CFR+ iterations, "
-        f"{config.plan_depth} decision levels deep where it stops short"
-        + (f"; its first {config.plan_play} decision level(s) played as planned"
-           if config.plan_play else "") + ")")
+    say(settings_line(game, config))
     with saying_when_compiling(say):
         result = write_agent_run(out, game, preset, params, config,
                                  parse_seed(seed) or 0, say)
@@ -155,6 +149,26 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
     click.echo(f"wrote the agent's run directory {out} (algorithm re-solving, {strength}); "
                f"it plays with `spycfr play {out}`, answers `spycfr query {out} --seat P1 "
                f"RECORD`, and reports with `spycfr report {out}`")
+
+
+def settings_line(game: str, config: AgentConfig) -> str:
+    """The agent's settings as solve's first progress line says them: its value function in
+    words (spycfr.runs.agent_run.value_words, as play and the report say it), not its
+    option value ('leaves valued rollout')."""
+    from spycfr.runs.agent_run import value_words
+
+    return (f"re-solving agent: {config.iterations} CFR+ iterations per decision, subgames "
+            f"{config.depth} decision level(s) deep"
+            + (f" (a level less while one passes {config.subgame_budget:,} node-states)"
+               if config.subgame_budget else "")
+            + f", to the end where at most {config.endgame:,} node-states are left "
+            f"({config.plan_endgame:,} for the first plan, solved by "
+            f"{config.plan_iterations or config.iterations} CFR+ iterations, "
+            f"{config.plan_depth} decision levels deep where it stops short"
+            + (f"; its first {config.plan_play} decision level(s) played as planned"
+               if config.plan_play else "")
+            + "); where a subgame stops short, the positions there valued by "
+            + value_words(game, config.value_function))
 
 
 def _or(value: int | None, default: int) -> int:

@@ -778,3 +778,16 @@ def test_the_workbench_keeps_walks_of_the_loaded_agent_only(agent_dir):
     again, _ = bench.opponent(name, (1, 6))  # the same agent's walks stay
     assert list(bench._walks) == [(name, (0, 5)), (name, (1, 6))]
     assert again.agent.agent is opp.agent.agent
+
+
+def test_the_first_progress_line_says_the_leaf_values_in_words():
+    """solve's first line said 'leaves valued rollout' (the option's value, a player cannot
+    read it); it says the value function as play and the report do."""
+    from spycfr.cli.solve_agent import settings_line
+    from spycfr.runs.agent_run import value_words
+
+    for game, name in (("agent-hunter", "rollout"), ("agent-avenue", "scored-now")):
+        line = settings_line(game, AgentConfig(value_function=name))
+        assert line.endswith("where a subgame stops short, the positions there valued by "
+                             + value_words(game, name)), line
+        assert "valued rollout" not in line and "valued scored-now" not in line
