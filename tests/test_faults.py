@@ -461,3 +461,51 @@ def test_a_closed_pipe_ends_quietly_with_141(tmp_path):
     proc.stdout.close()
     assert proc.wait(timeout=120) == 141
     assert proc.stderr.read() == b""
+
+
+def test_check_run_hashes_each_file_once_and_leaves_the_strategy_to_the_load(
+        tmp_path, good_run, monkeypatch):
+    """check_run hashed strategy.npz twice (every vouched file, then again to read it) and
+    loaded it, its array hashed, which `spycfr play`'s load then did again: each vouched file
+    is hashed once now, the strategy loaded by the load alone, its array not hashed where
+    the file's hash vouches for it. A run.json that vouches for no files (an older run) still
+    has the array hashed: a changed strategy is said."""
+    from types import SimpleNamespace
+
+    from spycfr.runs import store
+
+    d = copy_run(good_run, tmp_path / "run")
+    hashed, loaded, arrays = [], [], []
+    real_hash, real_load = store.file_sha256, np.load
+
+    def file_hash(path):
+        hashed.append(Path(path).name)
+        return real_hash(path)
+
+    def load(path, *args, **kwargs):
+        loaded.append(Path(path).name)
+        return real_load(path, *args, **kwargs)
+
+    def sha256(*data):
+        arrays.extend(data)  # an array's bytes (a file's hash starts empty)
+        return hashlib.sha256(*data)
+
+    monkeypatch.setattr(store, "file_sha256", file_hash)
+    monkeypatch.setattr(store.np, "load", load)
+    monkeypatch.setattr(store, "hashlib", SimpleNamespace(sha256=sha256))
+    vouched = json.loads((d / RUN_JSON).read_text())["files"]
+    assert STRATEGY_NPZ in vouched
+    store.check_run(d)
+    assert sorted(hashed) == sorted(vouched) and not loaded and not arrays
+    hashed.clear()
+    store.load_run(d)
+    assert hashed.count(STRATEGY_NPZ) == 1 and loaded.count(STRATEGY_NPZ) == 1 and not arrays
+    hashed.clear()
+    meta = json.loads((d / RUN_JSON).read_text())
+    del meta["files"]  # an older run: only the array's hash
+    (d / RUN_JSON).write_text(json.dumps(meta))
+    store.check_run(d)
+    assert not hashed and loaded.count(STRATEGY_NPZ) == 2 and len(arrays) == 1
+    _rewrite_strategy(d, _nan, vouch=False)
+    with pytest.raises(SpycfrError, match="not the strategy it was written with"):
+        store.check_run(d)

@@ -1,0 +1,71 @@
+"""Times what `spycfr play` reads of a tree run before its tree: ``check_run`` (every file
+run.json vouches for, and the strategy) then the load's read of the strategy
+(``_read_strategy``), by the working tree's spycfr.runs.store against ``--old``'s
+(``git show``, loaded as its own module), alternately in one process. Prints the best and
+median wall and CPU seconds of each.
+
+    nice -n 10 python benchmarks/bench_check_run.py results/small --old main --rounds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from revision import module_at  # noqa: E402
+
+from spycfr.errors import SpycfrError  # noqa: E402
+from spycfr.runs import store as new_store  # noqa: E402
+
+
+def checked_and_read(store, run: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of ``store.check_run`` and the strategy's read after it."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    meta = store.check_run(run)
+    if not meta.treeless and meta.strategy_sha256 is not None:
+        store._read_strategy(run, meta)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("run", help="a run directory")
+    p.add_argument("--old", default="main", help="git revision of the old store.py")
+    p.add_argument("--rounds", type=int, default=5)
+    args = p.parse_args(argv)
+    if args.rounds < 1:
+        p.exit(2, "error: --rounds must be at least 1\n")
+    run = Path(args.run)
+    try:
+        new_store.check_run(run)
+    except SpycfrError as e:
+        p.exit(2, f"error: {e}\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            old_store = module_at(args.old, "solver/runs/store.py", "store_old", Path(tmp))
+        except subprocess.CalledProcessError as e:
+            p.exit(2, f"error: --old {args.old}: git show {args.old}:solver/runs/store.py "
+                   f"failed ({e.stderr.strip().splitlines()[-1] if e.stderr else e})\n")
+        times: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
+        for r in range(args.rounds + 1):  # the first round warms the file cache, untimed
+            for name, store in (("old", old_store), ("new", new_store)):
+                took = checked_and_read(store, run)
+                if r:
+                    times[name].append(took)
+    for name, each in times.items():
+        wall, cpu = [w for w, _ in each], [c for _, c in each]
+        print(f"{name} ({args.old if name == 'old' else 'working tree'}): wall best/median "
+              f"{min(wall):.3f}/{statistics.median(wall):.3f} s, CPU "
+              f"{min(cpu):.3f}/{statistics.median(cpu):.3f} s ({len(each)} rounds)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
