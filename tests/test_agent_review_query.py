@@ -260,8 +260,8 @@ def test_a_view_walk_that_cannot_amend_starts_again_from_the_games_start():
         games.append(seen)
         return SimpleNamespace(observe=seen.append)
 
-    agent = SimpleNamespace(values=SimpleNamespace(forget=lambda: forgot.append(1)),
-                            game=game, initial=lambda: np.array([0]))
+    agent = SimpleNamespace(forget=lambda: forgot.append(1), game=game,
+                            initial=lambda: np.array([0]))
     records = SimpleNamespace(view_state=lambda *a: None,
                               view_steps=lambda variant, player: Steps())
     walk = ViewWalk(agent, records, {}, 0)

@@ -576,6 +576,36 @@ def test_configure_checks_everything_before_changing_anything(tiny):
         configure_agent(plain, focus_rows=2)
 
 
+def test_settings_are_every_option_configure_sets(tiny):
+    """settings() left out the own styles (configure_detection set the robust leaves' styles
+    apart, then the opposing ones again); it holds them now, and configure takes ``own``:
+    leaves configured by another's settings are set up alike. configure_agent's ``own`` is
+    checked with the rest before anything changes (it changed the own styles, then refused
+    a bad option)."""
+    from types import SimpleNamespace
+
+    from spycfr.search.configure import configure_agent
+
+    plugin, game = tiny
+    vf = _ranger(game, plugin)
+    vf.configure(own=(1,), opposing=(0, 2), focus_rows=3, reader_rounds=2, choice="leaf",
+                 guesses=True, guess_draws=2, guess_weight=0.5, row_weight=0.25)
+    assert (vf.own_styles, vf.opposing_styles) == ((1,), (0, 2))
+    made = vf.settings()
+    assert made["own"] == (1,)
+    alike = _ranger(game, plugin)
+    alike.configure(**made)
+    assert alike.settings() == made and list(alike.styles) == list(vf.styles)
+    vf.configure(own=(0, 1))  # the opposing styles kept
+    assert (vf.own_styles, vf.opposing_styles) == ((0, 1), (0, 2))
+    with pytest.raises(ValueError, match="own"):
+        vf.configure(own=())
+    agent = SimpleNamespace(values=alike, plugin=plugin)
+    with pytest.raises(ValueError, match="choice 'x'"):
+        configure_agent(agent, own=["hunter"], choice="x")
+    assert alike.settings() == made  # the own styles too
+
+
 def test_without_a_range_reader_the_rounds_are_one_solve(tiny):
     plugin, game = tiny
     t = _turn_subgame(game)

@@ -329,6 +329,33 @@ def test_a_game_keeps_its_leaves_whatever_other_games_do():
     assert game.leaves is detection.robust and agent.values is detection.own
 
 
+def test_a_restarted_walk_forgets_the_robust_leaves_too(monkeypatch):
+    """A view walk's restart (ViewWalk.restart, each review and query walk) forgot the
+    agent's own leaves only: a game that re-solved with the detection's robust leaves left
+    its games and focus in them. Now SearchAgent.forget forgets both, and the game played
+    after plays as a fresh agent's, the same decisions bit for bit."""
+    from spycfr.analysis.agentplay import ViewWalk
+    from spycfr.search.styles import configure_detection
+
+    def detecting() -> SearchAgent:
+        agent = _agent("tiny", **LEAVES)
+        configure_detection(agent, prior=0.1, robust={"opposing": ["prober"]})
+        return agent
+
+    agent = detecting()
+    _first_turn_policy(agent)  # a robust re-solve: its games played, its focus set
+    forgot = []
+    for which in ("own", "robust"):
+        leaves = getattr(agent.detection, which)
+        leaves = getattr(leaves, "inner", leaves)
+        assert leaves._ready or which == "own"
+        monkeypatch.setattr(leaves, "forget",
+                            lambda w=which, f=leaves.forget: forgot.append(w) or f())
+    ViewWalk(agent, PLUGIN.records, agent.variant, 0)  # a walk starts: restart
+    assert sorted(forgot) == ["own", "robust"]
+    assert np.array_equal(_first_turn_policy(agent), _first_turn_policy(detecting()))
+
+
 def test_detection_keeps_the_agents_settings():
     """The robust leaves start as the agent's own are set up (configure_agent before
     configure_detection: the own styles and every option), ``robust``'s changes on top; a

@@ -104,13 +104,13 @@ class _Game:
 class _Agent:
     """A stand-in for a search agent: what ViewWalk asks of one."""
 
-    class values:  # noqa: N801  (no forget: nothing to reset)
-        pass
-
     plugin = get_plugin("agent-avenue")
 
     def __init__(self, variant) -> None:
         self.variant = variant
+
+    def forget(self) -> None:
+        """Nothing to forget: no leaf values."""
 
     def game(self, seat: int) -> _Game:
         return _Game()

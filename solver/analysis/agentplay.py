@@ -145,12 +145,11 @@ class ViewWalk:
         self.restart()
 
     def restart(self) -> None:
-        """Start the walk again at the game's start: the agent's value function as a loaded
-        agent's (what other walks of this agent left in it: gone), a new game of the agent
-        that has observed the initial state, no token walked, the records' steps anew."""
-        forget = getattr(self.agent.values, "forget", None)
-        if forget is not None:
-            forget()
+        """Start the walk again at the game's start: the agent's leaf values as a loaded
+        agent's (what other walks of this agent left in them, its detection's robust leaves
+        too: gone, :meth:`SearchAgent.forget`), a new game of the agent that has observed the
+        initial state, no token walked, the records' steps anew."""
+        self.agent.forget()
         self.game = self.agent.game(self.player)
         self.state = self.agent.initial()
         self.game.observe(self.state)

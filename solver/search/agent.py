@@ -278,6 +278,19 @@ class SearchAgent:
         self._seats[seat] = (self.values, out)
         return out
 
+    def forget(self) -> None:
+        """Back to a loaded agent's leaves: what earlier games left in its leaf values, its
+        detection's robust ones and its seats' copies' (``forget``, where they keep any) is
+        gone, so that a game that starts now plays as a freshly loaded agent's would (its
+        plans, solved once, and its counters are kept)."""
+        kept = [self.values, *(k[1].values for k in self._seats.values())]
+        if self.detection is not None:
+            kept.append(self.detection.robust)
+        for values in kept:
+            forget = getattr(values, "forget", None)
+            if forget is not None:
+                forget()
+
     def start(self) -> Solution:
         """Where every game's walk starts: the first plan, where the game's root is a
         decision; else the public chances above the first decisions (Agent Avenue advanced:

@@ -35,9 +35,8 @@ def configure_agent(agent, opposing: tuple[str, ...] | list[str] | None = None,
         if unknown:
             raise ValueError(f"{role} {', '.join(unknown)}: not a rollout style of "
                              f"{agent.plugin.name} (one of {', '.join(names) or 'none'})")
-    if own:  # before configure, which keeps the own styles as they are then
-        inner.guard_against(tuple(names.index(x) for x in own), inner.opposing_styles)
     inner.configure(opposing=tuple(names.index(x) for x in opposing) if opposing else None,
                     focus_rows=focus_rows, reader_rounds=reader_rounds, reader_range=reader_range,
                     choice=choice, guesses=guesses, guess_by=guess_by,
-                    guess_draws=guess_draws, guess_weight=guess_weight, row_weight=row_weight)
+                    guess_draws=guess_draws, guess_weight=guess_weight, row_weight=row_weight,
+                    own=tuple(names.index(x) for x in own) if own else None)

@@ -244,9 +244,10 @@ class Continuations:
         return tuple(int(x) for x in self.styles[self._opp])
 
     def settings(self) -> dict:
-        """The options :meth:`configure` sets, as they are now (its keywords), so that other
+        """Every option :meth:`configure` sets, as they are now (its keywords), so that other
         leaves can be set up alike (the detection's robust leaves: spycfr.search.styles)."""
-        return {"opposing": self.opposing_styles, "focus_rows": self.focus_rows,
+        return {"own": self.own_styles, "opposing": self.opposing_styles,
+                "focus_rows": self.focus_rows,
                 "reader_rounds": self.reader_rounds, "reader_range": self.reader_range,
                 "choice": self.choice, "guesses": self.guesses, "guess_by": self.guess_by,
                 "guess_draws": self.guess_draws, "guess_weight": self.guess_weight,
@@ -256,10 +257,12 @@ class Continuations:
                   reader_rounds: int | None = None, reader_range: str | None = None,
                   choice: str | None = None, guesses: bool | None = None,
                   guess_by: str | None = None, guess_draws: int | None = None,
-                  guess_weight: float | None = None, row_weight: float | None = None) -> None:
+                  guess_weight: float | None = None, row_weight: float | None = None,
+                  own: tuple[int, ...] | None = None) -> None:
         """Change the leaves after they were made (an experiment's set-up: the benchmarks'
-        ``--opposing``, ``--focus-rows``, ...; the constructor's checks too): guard against
-        the rollout styles ``opposing`` (the own styles kept), value ``focus_rows`` rows of
+        ``--opposing``, ``--own``, ``--focus-rows``, ...; the constructor's checks too): guard
+        against the rollout styles ``opposing`` and continue with the better of ``own``
+        (:meth:`guard_against`; one not given kept as it is), value ``focus_rows`` rows of
         the range, read ``reader_rounds`` rounds, take the reader's range from
         ``reader_range``, choose the opposing continuation per ``choice`` with or without
         ``guesses``, a guess per row or per label of a feature (``guess_by``), played with
@@ -268,10 +271,11 @@ class Continuations:
         ``max_a min_b`` (spycfr.search.leafchoice) (module notes); None leaves one
         as it is. Everything is checked before anything changes (ValueError naming the bad
         value and what is allowed)."""
-        if opposing is not None and (len(opposing) == 0 or any(
-                isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
-                for x in opposing)):
-            raise ValueError(f"opposing {opposing!r}: one or more rollout style numbers (>= 0)")
+        for name, styles in (("opposing", opposing), ("own", own)):
+            if styles is not None and (len(styles) == 0 or any(
+                    isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
+                    for x in styles)):
+                raise ValueError(f"{name} {styles!r}: one or more rollout style numbers (>= 0)")
         for name, value, least in (("focus_rows", focus_rows, 1),
                                    ("reader_rounds", reader_rounds, 0),
                                    ("guess_draws", guess_draws, 0)):
@@ -303,8 +307,10 @@ class Continuations:
             raise ValueError(f"choice 'state' with guess_weight {after[1]!r} and row_weight "
                              f"{after[2]!r}: the per-state decision takes neither (guess_weight "
                              "1 and row_weight 0, or choice 'leaf')")
-        if opposing is not None:
-            self.guard_against(self.own_styles, tuple(int(x) for x in opposing))
+        if opposing is not None or own is not None:
+            self.guard_against(self.own_styles if own is None else tuple(int(x) for x in own),
+                               self.opposing_styles if opposing is None
+                               else tuple(int(x) for x in opposing))
         if focus_rows is not None:
             self.focus_rows = int(focus_rows)
         if reader_rounds is not None:

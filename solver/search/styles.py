@@ -200,7 +200,6 @@ def configure_detection(agent: Any, prior: float = PRIOR, none_prob: float = NON
     # the robust leaves start as the agent's own are set up (its configure_agent: the own
     # and opposing styles, every option), then take ``robust``'s changes
     alike: Any = getattr(other, "inner", other)
-    alike.guard_against(inner.own_styles, inner.opposing_styles)
     alike.configure(**inner.settings())
     try:
         configure_agent(SimpleNamespace(values=other, plugin=agent.plugin),
