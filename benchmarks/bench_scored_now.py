@@ -46,14 +46,16 @@ def hook_file(hook) -> str:
     return str(Path(module.__file__).resolve().relative_to(ROOT / "solver"))
 
 
-def solves(hook, game: GameModel, trees: list, iterations: int) -> tuple[list, float]:
-    """Each tree solved with ``hook``'s leaves: (strategy and values bytes, seconds)."""
+def solves(hook, game: GameModel, trees: list, iterations: int
+           ) -> tuple[list, float, float]:
+    """Each tree solved with ``hook``'s leaves: (strategy and values bytes, seconds, the
+    process's CPU seconds: on a shared machine the wall clock counts the others' work)."""
     vf = ScoredNow(game, hook)
-    out, began = [], time.perf_counter()
+    out, began, cpu = [], time.perf_counter(), time.process_time()
     for t in trees:
         s = solve(t, (game.weights[0], game.weights[1]), iterations, vf)
         out.append(s.strategy.tobytes() + s.values[0].tobytes() + s.values[1].tobytes())
-    return out, time.perf_counter() - began
+    return out, time.perf_counter() - began, time.process_time() - cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,28 +91,32 @@ def main(argv: list[str] | None = None) -> int:
         old = getattr(old_module, name) if name else getattr(old_module, type(new).__name__)()
         trees = [subgame(game, pub, args.levels)
                  for pub, _, _ in public_walk(game, args.seed, args.roots)]
-        first_old, _ = solves(old, game, trees, args.iterations)  # compiles, fills caches
-        first_new, _ = solves(new, game, trees, args.iterations)
+        first_old = solves(old, game, trees, args.iterations)[0]  # compiles, fills caches
+        first_new = solves(new, game, trees, args.iterations)[0]
         identical = first_old == first_new
         print(f"{args.game} {args.preset}: {len(trees)} subgames of {args.levels} levels, "
               f"{sum(t.leaves.size for t in trees):,} leaves, {args.iterations} iterations "
               f"each; old ({args.old}:{path}) and new the same bits: {identical}", flush=True)
-        ratios, totals = [], {"old": [], "new": []}
+        ratios, cpu_ratios, totals = [], [], {"old": [], "new": []}
         for r in range(args.rounds):
-            got = {}
+            got, cpu = {}, {}
             for kind in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                out, secs = solves(old if kind == "old" else new, game, trees,
-                                   args.iterations)
+                out, secs, cpu[kind] = solves(old if kind == "old" else new, game, trees,
+                                              args.iterations)
                 identical &= out == first_new
                 got[kind] = secs
                 totals[kind].append(secs)
             ratios.append(got["new"] / got["old"])
+            cpu_ratios.append(cpu["new"] / cpu["old"])
             print(f"round {r}: old {got['old']:.3f} s, new {got['new']:.3f} s, "
-                  f"{ratios[-1]:.2f}x", flush=True)
+                  f"{ratios[-1]:.2f}x (CPU {cpu['old']:.3f} -> {cpu['new']:.3f} s, "
+                  f"{cpu_ratios[-1]:.2f}x)", flush=True)
     print(f"median old {statistics.median(totals['old']):.3f} s, new "
           f"{statistics.median(totals['new']):.3f} s; new/old median "
           f"{statistics.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f} over "
-          f"{len(ratios)} rounds; every solve the same bits: {identical}")
+          f"{len(ratios)} rounds (CPU seconds: median {statistics.median(cpu_ratios):.2f}x, "
+          f"range {min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}); every solve the same bits: "
+          f"{identical}")
     return 0 if identical else 1
 
 

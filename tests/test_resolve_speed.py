@@ -4,7 +4,8 @@ each gives the bits of the path it replaced.
 - leaf.live_weights tabulates _ratio's falling factors and each state's digits; the pair by
   pair reference (live_weights_pairwise) gives the same W bit for bit.
 - ScoredNow's recruitment leaves read W cast to double once a pack, where each product
-  cast it again: the same values bit for bit.
+  cast it again, and are valued all at once (numba around the per-leaf BLAS products),
+  where a Python call a leaf did it: the same values bit for bit.
 - subgame and tree.build (its _fill) set only the expanded children's masks back to ones,
   where they reset the whole scratch buffer before each expansion: the same subtree, every
   array.
@@ -62,9 +63,23 @@ def test_live_weights_equal_the_pairwise_reference_bit_for_bit(simple):
             assert a.tobytes() == b.tobytes()
 
 
-def test_recruitments_read_w_cast_once_with_the_same_bits(simple):
-    """The hook's values at recruitment leaves equal _recruit's on the single-precision W
-    (what each call cast four times before)."""
+def _recruit_reference(hook, pubs, params, n: tuple, r0, r1) -> tuple:
+    """Seat 0's and seat 1's values at the recruitment leaves of ``pubs`` leaf by leaf
+    (ScoredNow._recruit on the single-precision W, which each product casts), 0 elsewhere."""
+    w0, w1 = np.zeros(r0.shape), np.zeros(r1.shape)
+    for leaf in np.flatnonzero(pubs[:, R.PHASE] == R.PH_RECRUIT):
+        value, wkey = hook._leaf(pubs[leaf], params, n[0], n[1])
+        w, ri, ci = hook._weights[wkey]
+        assert w.dtype == np.float32
+        L.ScoredNow._recruit(leaf, *value, (w, ri, ci), r0, r1, w0, w1)
+    return w0, w1
+
+
+def test_recruitments_at_once_are_the_leaf_by_leaf_values_bit_for_bit(simple):
+    """The hook's values at recruitment leaves (every leaf at once: the mover's values and
+    the products' operands in numba, the means stacked) equal _recruit's leaf by leaf, on
+    the single-precision W cast for each product, both seats; rows of no weight among them
+    (the means of both takes then 0: the first take)."""
     game, tree = simple
     pubs = np.ascontiguousarray(tree.pub[tree.leaves])
     recruit = pubs[:, R.PHASE] == R.PH_RECRUIT
@@ -72,26 +87,34 @@ def test_recruitments_read_w_cast_once_with_the_same_bits(simple):
     rng = np.random.default_rng(5)
     r0 = rng.random((pubs.shape[0], game.n[0])) * (rng.random((pubs.shape[0], game.n[0])) < .7)
     r1 = rng.random((pubs.shape[0], game.n[1])) * (rng.random((pubs.shape[0], game.n[1])) < .7)
+    r0[np.flatnonzero(recruit)[::3]] = 0.0
+    r1[np.flatnonzero(recruit)[1::3]] = 0.0
     hook = L.ScoredNow()
     v0, v1 = np.empty(r0.shape), np.empty(r1.shape)
     hook(pubs, game.params, r0, r1, v0, v1)
-    w0, w1 = np.zeros(r0.shape), np.zeros(r1.shape)
-    for leaf in np.flatnonzero(recruit):
-        value, wkey = hook._leaf(pubs[leaf], game.params, game.n[0], game.n[1])
-        w, ri, ci = hook._weights[wkey]
-        assert w.dtype == np.float32
-        L.ScoredNow._recruit(leaf, *value, (w, ri, ci), r0, r1, w0, w1)
+    w0, w1 = _recruit_reference(hook, pubs, game.params, game.n, r0, r1)
     assert v0[recruit].tobytes() == w0[recruit].tobytes()
     assert v1[recruit].tobytes() == w1[recruit].tobytes()
 
 
-def test_recruitments_reuse_the_products_of_an_unchanged_range_with_the_same_bits(
-        monkeypatch):
-    """A solve's calls change one seat's range at a time: the hook then keeps each
-    recruitment leaf's products that read the unchanged range (and the mover's values where
-    the mover's range is unchanged), and every call's values are those of a hook without a
-    last call (each product made), bit for bit, both seats. The leaves (mini): those of
-    two decision levels from the root (P1 recruited) and from P1's first move (P2)."""
+def test_stacked_means_are_the_per_leaf_products_bit_for_bit():
+    """The means of each take, one stacked matmul over the leaves, are each leaf's
+    ``outcomes @ mass`` (what _recruited computes) to the bit: BLAS's order, not a loop's."""
+    rng = np.random.default_rng(3)
+    for n in (5, 8, 9, 16):
+        outcomes = rng.standard_normal((300, 2, n)) * (rng.random((300, 2, n)) < .8)
+        mass = rng.random((300, n)) * 10.0 ** rng.uniform(-6, 1, (300, 1))
+        stacked = np.matmul(outcomes, mass[:, :, None])[:, :, 0]
+        each = np.array([outcomes[k] @ mass[k] for k in range(300)])
+        assert stacked.tobytes() == each.tobytes()
+
+
+def test_recruitments_reuse_the_products_of_an_unchanged_range_with_the_same_bits():
+    """A solve's calls change one seat's range at a time: the hook then keeps the
+    recruitment leaves' products that read the unchanged range (the same arrays), and every
+    call's values are those of a hook without a last call (each product made) and, at the
+    recruitments, _recruit's leaf by leaf, bit for bit, both seats. The leaves (mini): those
+    of two decision levels from the root (P1 recruited) and from P1's first move (P2)."""
     game = _model("agent-avenue", "mini")
     top = subgame(game, game.root(), 2)
     first = subgame(game, game.root(), 1)
@@ -101,35 +124,32 @@ def test_recruitments_reuse_the_products_of_an_unchanged_range_with_the_same_bit
     movers = pubs[recruit, R.ACTIVE]
     assert (movers == 0).any() and (movers == 1).any()
     rng = np.random.default_rng(11)
-    made = []
-    recruited = L._recruited
-
-    def counted(outcomes, names, mover_range, recruiter):
-        made.append(1 - recruiter)
-        return recruited(outcomes, names, mover_range, recruiter)
-
-    monkeypatch.setattr(L, "_recruited", counted)
 
     def draw(n):
         return rng.random((pubs.shape[0], n)) * (rng.random((pubs.shape[0], n)) < .7)
 
     r0, r1 = draw(game.n[0]), draw(game.n[1])
     hook = L.ScoredNow()
+    before = None
     for change in ("both", 0, 1, 0, None, 1, 1):  # the range changed before each call
         if change == 0:
             r0 = draw(game.n[0])
         elif change == 1:
             r1 = draw(game.n[1])
-        made.clear()
         got = np.empty(r0.shape), np.empty(r1.shape)
         hook(pubs, game.params, r0, r1, *got)
-        # the mover's values made again only where its range changed (all at the first,
-        # none where neither changed)
-        assert sorted(made) == sorted(m for m in movers if change in ("both", m))
+        products = next(reversed(hook._last.values()))[4]
+        if before is not None:  # through r1 kept where r1 is unchanged, through r0 where r0
+            assert (products[0] is before[0]) == (change in (0, None))
+            assert (products[1] is before[1]) == (change in (1, None))
+        before = products
         want = np.empty(r0.shape), np.empty(r1.shape)
         L.ScoredNow()(pubs, game.params, r0, r1, *want)
         for a, b in zip(got, want, strict=True):
             assert a.tobytes() == b.tobytes()
+        for a, b in zip(got, _recruit_reference(hook, pubs, game.params, game.n, r0, r1),
+                        strict=True):
+            assert a[recruit].tobytes() == b[recruit].tobytes()
 
 
 def _reset_each_time(monkeypatch):

@@ -95,6 +95,10 @@ class _Run:
         self.leaf_index = np.full(tree.size, -1, np.int64)
         self.leaf_index[tree.leaves] = np.arange(tree.leaves.size)
         self.leaf_values = tuple(np.zeros((max(tree.leaves.size, 1), n[s])) for s in (0, 1))
+        # the leaves' public states and origins, gathered once (evaluate asks twice an
+        # iteration; the value functions read them, none writes them)
+        self.leaf_pub = tree.pub[tree.leaves]
+        self.leaf_origin = None if tree.origin is None else tree.origin[tree.leaves]
         self.live: tuple | None = None
 
     def restrict(self, roots, keep: tuple[int, int] | None = None) -> None:
@@ -127,8 +131,8 @@ class _Run:
         t = self.t
         if t.leaves.size:
             assert self.vf is not None  # __init__ refuses leaves without a value function
-            lv = self.vf.values(t.pub[t.leaves], self.reach[0][t.leaves], self.reach[1][t.leaves],
-                                None if t.origin is None else t.origin[t.leaves])
+            lv = self.vf.values(self.leaf_pub, self.reach[0][t.leaves], self.reach[1][t.leaves],
+                                self.leaf_origin)
             self.leaf_values = lv
         if self.live is not None:
             passes.backward_live(seat, t.kind, t.first, t.count, t.prob, t.mask[seat], t.row,

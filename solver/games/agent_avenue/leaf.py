@@ -314,6 +314,59 @@ def _recruited(outcomes: np.ndarray, names: np.ndarray, mover_range: np.ndarray,
     return np.where(live, outcomes[take][np.maximum(names, 0)], 0.0)
 
 
+@njit(cache=True)
+def recruit_masses(leaves, movers, names, n_names, r0, r1):
+    """Each recruitment leaf k's mass of the mover's range on each face-down name:
+    ``_recruited``'s ``bincount``, the live states added in their order (the same sums)."""
+    out = np.zeros((leaves.shape[0], n_names))
+    for k in range(leaves.shape[0]):
+        r = r0[leaves[k]] if movers[k] == 0 else r1[leaves[k]]
+        for i in range(r.shape[0]):
+            if names[k, i] >= 0:
+                out[k, names[k, i]] += r[i]
+    return out
+
+
+@njit(cache=True)
+def recruit_inputs(leaves, movers, names, outcomes, take, r0, r1, ri, roff, nr, ci, coff, nc):
+    """Each recruitment leaf k's mover values (``_recruited``'s, the card ``take[k]``
+    taken) and the vectors its two products through ``W`` read (:meth:`ScoredNow._recruit`'s
+    operands, the same elementwise products): (us, x of the product that reads r1, x of the
+    one that reads r0), row k each, as wide as the widest leaf's."""
+    R = leaves.shape[0]
+    us = np.zeros((R, names.shape[1]))
+    xa = np.zeros((R, max(nc.max(), 1) if R else 1))
+    xb = np.zeros((R, max(nr.max(), 1) if R else 1))
+    for k in range(R):
+        leaf, o = leaves[k], outcomes[k, take[k]]
+        for i in range(names.shape[1]):
+            if names[k, i] >= 0:
+                us[k, i] = o[names[k, i]]
+        for a in range(nr[k]):
+            row = ri[roff[k] + a]
+            xb[k, a] = us[k, row] * r0[leaf, row] if movers[k] == 0 else r0[leaf, row]
+        for b in range(nc[k]):
+            col = ci[coff[k] + b]
+            xa[k, b] = r1[leaf, col] if movers[k] == 0 else us[k, col] * r1[leaf, col]
+    return us, xa, xb
+
+
+@njit(cache=True)
+def recruit_values(leaves, movers, us, pa, pb, ri, roff, nr, ci, coff, nc, v0, v1):
+    """Each recruitment leaf's values from its products (``pa`` through r1, ``pb`` through
+    r0: :meth:`ScoredNow._recruit`'s a and b), 0 off W's live rows and columns."""
+    for k in range(leaves.shape[0]):
+        leaf = leaves[k]
+        v0[leaf, :] = 0.0
+        v1[leaf, :] = 0.0
+        for a in range(nr[k]):
+            row = ri[roff[k] + a]
+            v0[leaf, row] = us[k, row] * pa[k, a] if movers[k] == 0 else pa[k, a]
+        for b in range(nc[k]):
+            col = ci[coff[k] + b]
+            v1[leaf, col] = -pb[k, b] if movers[k] == 0 else -us[k, col] * pb[k, b]
+
+
 @njit(cache=True, fastmath=True)
 def live_products(u, gid, order, wflat, woff, ri, roff, nr, ci, coff, nc, r0, r1, do0, do1,
                   v0, v1):
@@ -398,35 +451,42 @@ class ScoredNow:
         slot = pubs.tobytes() + self._params_key(params)
         same0 = same1 = False
         last: tuple = ()
-        kept: dict[int, tuple] = {}
+        kept: tuple | None = None
         if slot in self._last:
             self._last.move_to_end(slot)
             last = self._last[slot]
-            same0, same1 = np.array_equal(last[0], r0), np.array_equal(last[1], r1)
+            same0, same1 = _equal(last[0], r0), _equal(last[1], r1)
             kept = last[4]
         if same1:
             v0[:] = last[2]
         if same0:
             v1[:] = last[3]
-        products: dict[int, tuple] = {}
+        products: tuple | None = None
         if self.grouped:
             self._grouped(pubs, params, r0, r1, v0, v1, same0, same1)
         else:
             u, gid, pack, recruits = self._pack(slot, pubs, params, r0.shape[1], r1.shape[1])
             live_products(u, gid, np.argsort(gid, kind="stable"), *pack, r0, r1, not same1,
                           not same0, v0, v1)
-            for leaf, (mover, outcomes, names), wts in recruits:
-                products[leaf] = self._recruit(leaf, mover, outcomes, names, wts, r0, r1, v0,
-                                               v1, kept.get(leaf), (same0, same1))
-        # a range equal to the last one is kept as it was (its bytes are those): no copy
+            products = self._recruits(recruits, r0, r1, v0, v1, kept, same0, same1)
+        # a range equal to the last one is kept as it was (its bytes are those): no copy;
+        # and the values of the seat whose opposing range is unchanged are the last ones
+        # but at the recruitments (the mover's values read its own range), so the last
+        # array (this hook's alone) takes those rows in place of a copy of the whole
+        rows = np.flatnonzero(pubs[:, PHASE] == PH_RECRUIT)
+        values = []
+        for v, same, old in ((v0, same1, 2), (v1, same0, 3)):
+            if same:
+                last[old][rows] = v[rows]
+            values.append(last[old] if same else v.copy())
         self._last[slot] = (last[0] if same0 else r0.copy(), last[1] if same1 else r1.copy(),
-                            v0.copy(), v1.copy(), products)
+                            values[0], values[1], products)
         if len(self._last) > 4:
             self._last.popitem(last=False)
 
     def _pack(self, slot: bytes, pubs, params, n0: int, n1: int) -> tuple:
         """The leaves' values, their groups (-1: a recruitment) and their groups' ``W``
-        packed flat, and the recruitments (as :meth:`_grouped` lists them), kept per slot
+        packed flat, and the recruitments packed (:func:`_recruit_pack`), kept per slot
         (the last 8)."""
         hit = self._packed.get(slot)
         if hit is not None:
@@ -450,52 +510,63 @@ class ScoredNow:
         mats = [self._weights[k] for k in groups]
         nr = np.array([m[1].size for m in mats], np.int64)
         nc = np.array([m[2].size for m in mats], np.int64)
-        woff = np.concatenate([[0], np.cumsum(nr * nc)[:-1]]).astype(np.int64)
-        roff = np.concatenate([[0], np.cumsum(nr)[:-1]]).astype(np.int64)
-        coff = np.concatenate([[0], np.cumsum(nc)[:-1]]).astype(np.int64)
-        pack = (_cat([m[0].ravel() for m in mats], np.float32), woff,
-                _cat([m[1] for m in mats], np.int64), roff, nr,
-                _cat([m[2] for m in mats], np.int64), coff, nc)
-        out = (u, gid, pack, recruits)
+        pack = (_cat([m[0].ravel() for m in mats], np.float32), _offsets(nr * nc),
+                _cat([m[1] for m in mats], np.int64), _offsets(nr), nr,
+                _cat([m[2] for m in mats], np.int64), _offsets(nc), nc)
+        out = (u, gid, pack, _recruit_pack(recruits, max(n0, n1)))
         self._packed[slot] = out
         if len(self._packed) > 8:
             self._packed.popitem(last=False)
         return out
 
     @staticmethod
-    def _recruit(leaf: int, mover: int, outcomes, names, wts: tuple, r0, r1, v0, v1,
-                 kept: tuple | None = None, same: tuple[bool, bool] = (False, False)
-                 ) -> tuple:
-        """A recruitment leaf's values (simple mode): :func:`_recruited` for the mover's
-        states, through ``W`` (``wts``: its live part and their rows and columns). ``W`` in
-        single precision is cast to double for each product; :meth:`_pack` passes it cast
-        once (the same products, the same bits; each call cast it four times a leaf).
-        Returns (the mover's values, the product that reads r1, the one that reads r0):
-        each reads one seat's range only, so ``kept``, this leaf's of the last call on the
-        same leaves, gives those whose range is the same (``same``: r0's, r1's; a solve
-        changes one seat's range a call) without the product, the same bits (half of them,
-        which read all of ``W``, were most of this function's time: benchmarks/README.md,
-        "Where a search agent's decision goes")."""
+    def _recruits(rec: tuple, r0, r1, v0, v1, kept: tuple | None, same0: bool, same1: bool
+                  ) -> tuple | None:
+        """Every recruitment leaf's values (simple mode) at once, :meth:`_recruit`'s leaf by
+        leaf with the same bits: the mover's values and the products' operands in numba
+        (sums in ``bincount``'s order, the same elementwise products), the two numpy
+        products through ``W`` per leaf as they were (BLAS: no other order of their sums
+        gives its bits), the means of each take in one stacked ``matmul`` (the same
+        per-leaf products). ``kept``: the products of the last call on the same leaves,
+        (through r1, through r0), those of an unchanged range kept (``same0``, ``same1``).
+        Returns this call's products (None: no recruitment)."""
+        leaves, movers, names, outcomes, ws, ri, roff, nr, ci, coff, nc = rec
+        if not leaves.size:
+            return None
+        mass = recruit_masses(leaves, movers, names, outcomes.shape[2], r0, r1)
+        means = np.matmul(outcomes, mass[:, :, None])[:, :, 0]
+        # the recruiter (the other seat) takes its better card: seat 0 the larger mean
+        take = np.where(movers == 0, np.argmin(means, 1), np.argmax(means, 1))
+        us, xa, xb = recruit_inputs(leaves, movers, names, outcomes, take, r0, r1, ri, roff,
+                                    nr, ci, coff, nc)
+        last = kept or (None, None)
+        keep_a, keep_b = kept is not None and same1, kept is not None and same0
+        pa = last[0] if keep_a else np.zeros((leaves.size, xb.shape[1]))
+        pb = last[1] if keep_b else np.zeros((leaves.size, xa.shape[1]))
+        if not (keep_a and keep_b):
+            for k, w in enumerate(ws):
+                if not keep_a:
+                    pa[k, :nr[k]] = w @ xa[k, :nc[k]]
+                if not keep_b:
+                    pb[k, :nc[k]] = xb[k, :nr[k]] @ w
+        recruit_values(leaves, movers, us, pa, pb, ri, roff, nr, ci, coff, nc, v0, v1)
+        return pa, pb
+
+    @staticmethod
+    def _recruit(leaf: int, mover: int, outcomes, names, wts: tuple, r0, r1, v0, v1) -> None:
+        """One recruitment leaf's values (simple mode): :func:`_recruited` for the mover's
+        states, through ``W`` (``wts``: its live part and their rows and columns; in single
+        precision cast to double for each product). The leaf by leaf reference of
+        :meth:`_recruits` (and the ``grouped`` path's)."""
         w, ri, ci = wts
-        ranges = (r0[leaf], r1[leaf])
-        last = kept if kept is not None else ()
-        keep0, keep1 = bool(last) and same[0], bool(last) and same[1]
-        if keep0 if mover == 0 else keep1:
-            us = last[0]
-        else:
-            us = _recruited(outcomes, names, ranges[mover], 1 - mover)
+        us = _recruited(outcomes, names, (r0[leaf], r1[leaf])[mover], 1 - mover)
         v0[leaf], v1[leaf] = 0.0, 0.0
         if mover == 0:
-            a = last[1] if keep1 else w @ r1[leaf, ci]
-            b = last[2] if keep0 else (us[ri] * r0[leaf, ri]) @ w
-            v0[leaf, ri] = us[ri] * a
-            v1[leaf, ci] = -b
+            v0[leaf, ri] = us[ri] * (w @ r1[leaf, ci])
+            v1[leaf, ci] = -((us[ri] * r0[leaf, ri]) @ w)
         else:
-            a = last[1] if keep1 else w @ (us[ci] * r1[leaf, ci])
-            b = last[2] if keep0 else r0[leaf, ri] @ w
-            v0[leaf, ri] = a
-            v1[leaf, ci] = -us[ci] * b
-        return us, a, b
+            v0[leaf, ri] = w @ (us[ci] * r1[leaf, ci])
+            v1[leaf, ci] = -us[ci] * (r0[leaf, ri] @ w)
 
     def _grouped(self, pubs, params, r0, r1, v0, v1, same0: bool, same1: bool) -> None:
         """The old path (``grouped``): a matrix product per group of leaves sharing ``W``."""
@@ -569,6 +640,46 @@ class ScoredNow:
             hit = (params, repr([np.asarray(f).tolist() for f in params]).encode())
             self._params[id(params)] = hit
         return hit[1]
+
+
+@njit(cache=True)
+def _equal(a, b):
+    """``np.array_equal`` of two 2-D arrays, without its temporary, stopping at the first
+    entry that differs (a solve changes one seat's range a call: most calls' differ early)."""
+    if a.shape != b.shape:
+        return False
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            if a[i, j] != b[i, j]:
+                return False
+    return True
+
+
+def _recruit_pack(recruits: list, width: int) -> tuple:
+    """The recruitment leaves of a call ((leaf, (mover, outcomes, names), (W in double
+    precision, its rows, its columns)) each) as :meth:`ScoredNow._recruits` reads them: the
+    leaves, movers, names (-1 past the mover's states), outcomes stacked, each leaf's ``W``,
+    and its rows' and columns' indices end to end with their offsets and counts."""
+    count = len(recruits)
+    if not count:
+        none = np.zeros(0, np.int64)
+        return (none, none, none, np.zeros((0, 2, 1)), []) + (none,) * 6
+    names = np.full((count, width), -1, np.int64)
+    for k, (_, (_, _, nm), _) in enumerate(recruits):
+        names[k, :nm.size] = nm
+    nr = np.array([r[2][1].size for r in recruits], np.int64)
+    nc = np.array([r[2][2].size for r in recruits], np.int64)
+    return (np.array([r[0] for r in recruits], np.int64),
+            np.array([r[1][0] for r in recruits], np.int64), names,
+            np.array([r[1][1] for r in recruits], np.float64).reshape(count, 2, -1),
+            [r[2][0] for r in recruits],
+            _cat([r[2][1] for r in recruits], np.int64), _offsets(nr), nr,
+            _cat([r[2][2] for r in recruits], np.int64), _offsets(nc), nc)
+
+
+def _offsets(sizes: np.ndarray) -> np.ndarray:
+    """Where each of parts of ``sizes`` starts when they are laid end to end."""
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
 
 
 def _cat(parts: list, dtype) -> np.ndarray:
