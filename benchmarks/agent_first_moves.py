@@ -43,16 +43,20 @@ def first_moves(agent_dir: str, deals: list[str], settings: dict,
     from spycfr.analysis.agentplay import walk_view
     from spycfr.games import feature, make_variant
     from spycfr.games.agent_avenue.record import action_label
-    from spycfr.runs.agent_run import load_agent
+    from spycfr.runs.agent_run import is_agent_run, load_agent
     from spycfr.runs.store import read_run
 
     meta = read_run(agent_dir)
     if meta.game != "agent-avenue":  # the labels and the swap-or-play question are its own
         raise ValueError(f"{agent_dir} plays {meta.game}: give an Agent Avenue search agent's "
                          "run directory")
+    if not is_agent_run(meta):
+        raise ValueError(f"{agent_dir!r} is not a search agent's run directory")
     records = feature(meta.game, "records", "record notation to name a position in")
     variant = make_variant(meta.game, None, meta.variant)
     supply = f" market:{market}" if variant.mode == "advanced" else ""
+    for deal in deals:  # a wrong deal or supply says so at once, not after the agents load
+        records.view_state(variant, f"deal:{deal}|?{supply}", 0)
     agents = {"committed": load_agent(agent_dir, None)}
     agents["with the options"] = load_agent(agent_dir, None)
     set_up(agents["with the options"], **settings)
