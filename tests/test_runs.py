@@ -238,8 +238,9 @@ def test_extend_a_finished_run(tmp_path):
 
 def test_the_way_back_from_a_broken_strategy_gives_the_recorded_run(tmp_path):
     """A damaged strategy.npz is told `spycfr solve --resume DIR`; done, the run comes back as
-    recorded. A run stopped by its target resumed a batch past it (mini: 300 iterations at
-    6.7e-6 where 200 at 2.3e-5 were recorded); it stops where it met the target now."""
+    recorded. A run stopped by its target resumed a batch past it (agent-hunter mini,
+    --target-exploitability 3e-5 --checkpoint-every 100: 200 iterations at 3.4e-8 where 100
+    at 3.0e-6 were recorded); it stops where it met the target now."""
     import re
 
     run = tmp_path / "r"
