@@ -472,15 +472,16 @@ class ScoredNow:
         # a range equal to the last one is kept as it was (its bytes are those): no copy;
         # and the values of the seat whose opposing range is unchanged are the last ones
         # but at the recruitments (the mover's values read its own range), so the last
-        # array (this hook's alone) takes those rows in place of a copy of the whole
+        # array takes those rows in place of a copy of the whole. The last arrays are this
+        # hook's alone: a changed one is written over, not made anew (a fresh array of
+        # the leaves' size a call costs the kernel's page faults)
         rows = np.flatnonzero(pubs[:, PHASE] == PH_RECRUIT)
-        values = []
-        for v, same, old in ((v0, same1, 2), (v1, same0, 3)):
-            if same:
-                last[old][rows] = v[rows]
-            values.append(last[old] if same else v.copy())
-        self._last[slot] = (last[0] if same0 else r0.copy(), last[1] if same1 else r1.copy(),
-                            values[0], values[1], products)
+        kept_now = []
+        for new, same, at in ((r0, same0, 0), (r1, same1, 1), (v0, same1, 2), (v1, same0, 3)):
+            if same and at >= 2:
+                last[at][rows] = new[rows]
+            kept_now.append(last[at] if same else _copy_into(last[at] if last else None, new))
+        self._last[slot] = (*kept_now, products)
         if len(self._last) > 4:
             self._last.popitem(last=False)
 
@@ -653,6 +654,15 @@ def _equal(a, b):
             if a[i, j] != b[i, j]:
                 return False
     return True
+
+
+def _copy_into(old: np.ndarray | None, new: np.ndarray) -> np.ndarray:
+    """A copy of ``new``: written into ``old`` where it has the shape and type (an array
+    nothing else holds), else a new one."""
+    if old is None or old.shape != new.shape or old.dtype != new.dtype:
+        return new.copy()
+    np.copyto(old, new)
+    return old
 
 
 def _recruit_pack(recruits: list, width: int) -> tuple:
