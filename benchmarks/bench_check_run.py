@@ -2,7 +2,7 @@
 run.json vouches for, and the strategy) then the load's read of the strategy
 (``_read_strategy``), by the working tree's spycfr.runs.store against ``--old``'s
 (``git show``, loaded as its own module), alternately in one process. Prints the best and
-median wall and CPU seconds of each.
+median wall and CPU seconds of each, and new over old round by round.
 
     nice -n 10 python benchmarks/bench_check_run.py results/small --old main --rounds 5
 """
@@ -64,7 +64,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name} ({args.old if name == 'old' else 'working tree'}): wall best/median "
               f"{min(wall):.3f}/{statistics.median(wall):.3f} s, CPU "
               f"{min(cpu):.3f}/{statistics.median(cpu):.3f} s ({len(each)} rounds)")
+    print(ratio_words(times["old"], times["new"]))
     return 0
+
+
+def ratio_words(old: list[tuple[float, float]], new: list[tuple[float, float]]) -> str:
+    """New over old round by round (the rounds alternate, so a round's two share the
+    machine's load): the median ratio and range of the CPU and of the wall seconds."""
+    words = []
+    for i, what in ((1, "CPU"), (0, "wall")):
+        ratios = [n[i] / o[i] for o, n in zip(old, new, strict=True)]
+        words.append(f"{what} {statistics.median(ratios):.2f}x (range {min(ratios):.2f}-"
+                     f"{max(ratios):.2f})")
+    return f"new/old, round by round: {', '.join(words)}"
 
 
 if __name__ == "__main__":
