@@ -98,6 +98,22 @@ def _mean_interval(x: list[float], bound: float) -> tuple[float, float, float]:
     return got["mean"], *got["ci95"]
 
 
+def games(path: str) -> list[dict]:
+    """The pairs of a games file, one JSON line each (blank lines passed over); a line that
+    is not JSON, or a file without any, is one error naming the file (and the line)."""
+    rows = []
+    for i, line in enumerate(open(path), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise ValueError(f"{path} line {i}: not a JSON line (a pair of games as "
+                                 "this script writes them)") from None
+    if not rows:
+        raise ValueError(f"{path}: no games in it")
+    return rows
+
+
 def summary(out: str, write: str | None = None, note: str = "",
             compare: str | None = None) -> None:
     """Each opponent's mean with its 95% interval (head to head's, in the payoff range: the
@@ -105,10 +121,9 @@ def summary(out: str, write: str | None = None, note: str = "",
     as P1 and as P2, games won and lost; with ``compare`` each game against the same
     opponent, seed and seat in that file: the mean difference (this file's payoff minus
     the other's) with its interval, in twice the payoff range."""
-    rows = [json.loads(line) for line in open(out)]
+    rows = games(out)
     bound = max((r.get("bound", 1.0) for r in rows), default=1.0)
-    other = {(r["opponent"], r["seed"]): r for r in map(json.loads, open(compare))} \
-        if compare else {}
+    other = {(r["opponent"], r["seed"]): r for r in games(compare)} if compare else {}
     for name in dict.fromkeys(r["opponent"] for r in rows):
         mine = [r for r in rows if r["opponent"] == name]
         x = [v for r in mine for v in (r["p1"], r["p2"])]

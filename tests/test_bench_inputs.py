@@ -3,7 +3,9 @@ traceback (agent_avenue_swapper.py, bench_subgame_build.py, agent_first_moves.py
 lbr_diagnose.py raised one for each below, style_posterior.py a traceback or nothing at
 all, bench_subgame_build.py, bench_scored_now.py and bench_private_rows.py a traceback for
 a game without a public-state model, bench_search_passes.py a traceback for each of its
-wrong inputs; agent_avenue_turn_sizes.py checked so from the start)."""
+wrong inputs, agent_headtohead.py --summary a JSON decoder's words naming no file for a
+file not of games, nothing at all for an empty one; agent_avenue_turn_sizes.py checked so
+from the start)."""
 
 from __future__ import annotations
 
@@ -56,6 +58,12 @@ RESULTS = BENCH.parent / "results"
     ("agent_avenue_turn_sizes.py", [str(RESULTS / "standard")], "Agent Avenue search agent"),
     ("agent_avenue_turn_sizes.py", [str(RESULTS / "agent-avenue" / "standard"), "--cap", "0"],
      "must be at least 1"),
+    ("agent_headtohead.py", ["--summary", str(RESULTS / "standard" / "report.md")],
+     "report.md line 1: not a JSON line"),
+    ("agent_headtohead.py", ["--summary", "/dev/null"], "/dev/null: no games in it"),
+    ("agent_headtohead.py", ["--summary", str(RESULTS / "agent-avenue" / "standard" /
+                                              "headtohead-games.needs-only.jsonl"),
+                             "--compare", "/dev/null"], "/dev/null: no games in it"),
     ("agent_first_moves.py", ["/nonexistent", "CB.CB.DD.SE"], "does not exist"),
     ("agent_first_moves.py", [str(RESULTS / "agent-avenue" / "mini"), "CB.CB"],
      "not a search agent"),
