@@ -195,6 +195,20 @@ def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:
             "moves": moves}
 
 
+def json_lines(path: str) -> list[dict]:
+    """A games file's JSON lines (blank ones passed over); a line that is not JSON is one
+    error naming the file and the line."""
+    rows = []
+    for i, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise ValueError(f"{path} line {i}: not a JSON line (a game as this script "
+                                 "or `spycfr measure` writes them)") from None
+    return rows
+
+
 def summarize(path: str, committed: str | None = None) -> None:
     """Per belief and guard: LBR's payoff, how games end, and the belief's sharpness by
     turn; with ``committed`` (a games file of the same seeds), its payoff beside each. 95%
@@ -202,13 +216,14 @@ def summarize(path: str, committed: str | None = None) -> None:
     :func:`~spycfr.analysis.headtohead.mean_ci` over twice the payoff range)."""
     from spycfr.analysis.headtohead import mean_ci, seats_ci
 
-    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    rows = json_lines(path)
+    if not rows:
+        raise ValueError(f"{path}: no games in it")
     # the payoff range: the lines do not name the game; Agent Hunter's (+-1) or wider
     bound = max([1.0] + [abs(r["payoff"]) for r in rows])
     before = {}
     if committed:
-        for line in Path(committed).read_text().splitlines():
-            r = json.loads(line) if line.strip() else {}
+        for r in json_lines(committed):
             if "payoff" in r:  # not the settings line that a measure's games file begins with
                 before[(r["seat"], r["game"])] = r["payoff"]
     def kind_of(r: dict) -> tuple:
@@ -243,9 +258,11 @@ def summarize(path: str, committed: str | None = None) -> None:
               f"(as P1 {means[0]}, as P2 {means[1]}), "
               f"wins {int((pay > 0).sum())}, draws {int((pay == 0).sum())}, "
               f"losses {int((pay < 0).sum())}")
-        if before:
-            pairs = [(r["payoff"], before[(r["seat"], r["game"])]) for r in mine
-                     if (r["seat"], r["game"]) in before]
+        pairs = [(r["payoff"], before[(r["seat"], r["game"])]) for r in mine
+                 if (r["seat"], r["game"]) in before]
+        if committed and not pairs:
+            print(f"  the same seeds in {committed}: none")
+        elif pairs:
             new_, old = np.array(pairs).T
             diff = mean_ci(new_ - old, 2 * bound)
             low, high = diff["ci95"]

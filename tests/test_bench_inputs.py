@@ -3,9 +3,9 @@ traceback (agent_avenue_swapper.py, bench_subgame_build.py, agent_first_moves.py
 lbr_diagnose.py raised one for each below, style_posterior.py a traceback or nothing at
 all, bench_subgame_build.py, bench_scored_now.py and bench_private_rows.py a traceback for
 a game without a public-state model, bench_search_passes.py a traceback for each of its
-wrong inputs, agent_headtohead.py --summary a JSON decoder's words naming no file for a
-file not of games, nothing at all for an empty one; agent_avenue_turn_sizes.py checked so
-from the start)."""
+wrong inputs, agent_headtohead.py --summary and lbr_diagnose.py --summary a JSON decoder's
+words naming no file for a file not of games, nothing at all for an empty one;
+agent_avenue_turn_sizes.py checked so from the start)."""
 
 from __future__ import annotations
 
@@ -52,6 +52,13 @@ RESULTS = BENCH.parent / "results"
      "--old no-such-revision"),
     ("lbr_diagnose.py", ["/nonexistent", "OUT.jsonl"], "does not exist"),
     ("lbr_diagnose.py", ["--summary", "/nonexistent.jsonl"], "No such file"),
+    ("lbr_diagnose.py", ["--summary", str(RESULTS / "standard" / "report.md")],
+     "report.md line 1: not a JSON line"),
+    ("lbr_diagnose.py", ["--summary", "/dev/null"], "/dev/null: no games in it"),
+    ("lbr_diagnose.py", ["--summary", str(RESULTS / "standard" / "lbr-diagnosis" /
+                                          "detect.jsonl"),
+                         "--committed", str(RESULTS / "standard" / "report.md")],
+     "report.md line 1: not a JSON line"),
     ("lbr_diagnose.py", [str(RESULTS / "standard"), "OUT.jsonl", "--detect-none", "0.2"],
      "--detect-none needs --detect"),
     ("agent_avenue_turn_sizes.py", ["/nonexistent"], "does not exist"),
