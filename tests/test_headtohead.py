@@ -206,3 +206,14 @@ def test_a_report_says_how_intervals_without_spread_are_bounded(tmp_path):
         assert NO_SPREAD_WORDS in header(wins, draws)
     mixed = header(0.5, 0.25)
     assert NORMAL_WORDS + "):" in mixed and NO_SPREAD_WORDS not in mixed
+
+
+def test_an_interval_of_no_games_is_said_not_divided_by_zero():
+    """No games at all (every seat empty) is a clear error, where the seats' mean divided
+    by zero."""
+    from spycfr.analysis.headtohead import mean_ci, seats_ci
+
+    with pytest.raises(SpycfrError, match="no games"):
+        mean_ci(np.array([]), 1.0)
+    with pytest.raises(SpycfrError, match="no games"):
+        seats_ci([np.array([]), np.array([])], 1.0)

@@ -229,6 +229,8 @@ def seats_ci(seats: list[np.ndarray], bound: float) -> tuple[float, list[float]]
     its 95% interval: +- 1.96 standard errors of that average, clipped to the payoff range,
     or :func:`no_spread_interval` where no seat's payoffs vary (INTERVAL_WORDS)."""
     seats = [x for x in seats if len(x)]
+    if not seats:
+        raise SpycfrError("no games to summarise: a payoff's interval needs at least one game")
     mean = sum(float(x.mean()) for x in seats) / len(seats)
     if all(len(x) > 1 and x.min() == x.max() for x in seats):  # exactly, not a rounded std
         return mean, no_spread_interval(mean, [len(x) for x in seats], bound)

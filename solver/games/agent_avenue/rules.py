@@ -655,7 +655,9 @@ def swap_choice(state, params, a, margin):
     and replacement, a name drawn in proportion to the copies ``a`` cannot see, raises its
     best play's score most on average, where that rise is at least ``margin`` (spaces;
     SWAP_MARGIN); -1 without a discard left or a card in the deck. ``state`` is changed
-    while it reckons and left as it was."""
+    while it reckons and left as it was. advanced_heuristic.swap_choice is this loop over
+    advanced mode's play scores (a copy: numba cannot cache a kernel taking the scorer):
+    a change here belongs there too."""
     if state[DLEFT + a] <= 0 or state[DECKSIZE] <= 0:
         return -1
     h = HAND + 8 * a
