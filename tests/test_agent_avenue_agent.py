@@ -329,6 +329,26 @@ def test_an_agent_restricted_to_needed_moves_discards_only_where_the_hand_needs_
                     AgentConfig(needs_only=True))
 
 
+def test_the_exact_walk_refuses_an_agent_restricted_to_needed_moves():
+    """The exact exploitability walk re-solves each public node once for the whole range,
+    with no cards and no rules state, so it cannot cut a row by what its cards need
+    (AgentConfig.needs_only): it refuses such an agent in one line (before, it measured
+    the agent that keeps every move, silently), and a run's exact measure records the
+    figure as unknown with that reason."""
+    from spycfr.runs.agent_run import exact_measure
+    from spycfr.search.agent import NEEDS_ONLY_WALK, agent_exploitability
+
+    variant = make_variant("agent-avenue", "mini").as_dict()
+    agent = SearchAgent("agent-avenue", variant,
+                        AgentConfig(iterations=2, depth=1, needs_only=True))
+    with pytest.raises(SpycfrError, match="cannot measure an agent with needs_only"):
+        agent_exploitability(agent)
+    with pytest.raises(SpycfrError, match="cannot measure an agent with needs_only"):
+        agent_exploitability((SearchAgent("agent-avenue", variant, AgentConfig()), agent))
+    assert exact_measure(agent) == {"exploitability": None,
+                                    "exploitability_note": f"unknown: {NEEDS_ONLY_WALK}"}
+
+
 @pytest.mark.slow
 def test_the_commands_take_an_agent_avenue_agent(tmp_path):
     """tiny through the commands: solve writes the agent, query values each move (the

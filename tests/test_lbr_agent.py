@@ -603,3 +603,112 @@ def test_lbr_belief_on_the_advanced_game_follows_the_public_market(tmp_path):
         payoffs.append(play_game(params, me, TableOpponent(heuristic), roll, 2, 5, 0,
                                  functools.partial(watch, me), counts=counts)[0])
     assert checked > 40 and all(abs(p) <= 1 for p in payoffs)
+
+
+@pytest.mark.parametrize("leaves", ["scored-now", "rollout"])
+@pytest.mark.parametrize("needs_only", [True, False])
+def test_lbr_models_each_particle_as_the_agent_holding_its_cards_cuts_its_moves(
+        monkeypatch, leaves, needs_only):
+    """AgentConfig.needs_only (Agent Avenue mini: a discard only where the swapper's rule
+    finds one the hand needs): at each of the agent's re-solved decisions in LBR's games
+    (LBR as P2), the move probabilities LBR reads for each particle are those the agent
+    plays holding that particle's cards (its walk to the decision as it was, its cards
+    the particle's: at its first cut decision, the agent dealt them), with leaves that
+    look only at the board (scored-now: the agent's own re-solve run again per cut) and
+    with rollout leaves over their budget (one re-solve of the particles' states, each
+    row cut by its own needs). Before, every row but the actual cards' was the uncut one
+    (and the actual cards' cut was read for every particle of their private state).
+    Without needs_only the same holds with nothing cut."""
+    import copy
+
+    from spycfr.analysis import lbr_agent
+    from spycfr.games.agent_avenue import rules as R
+    from spycfr.search.agentgame import AgentGame
+
+    mini = make_game("agent-avenue", "mini")
+    agent = SearchAgent("agent-avenue", mini.variant_obj.as_dict(),
+                        AgentConfig(iterations=10, depth=1, value_function=leaves,
+                                    needs_only=needs_only))
+    if leaves == "rollout":  # only the actual cards' rows valued by games, as on standard
+        inner = agent.values.inner
+        inner.budget, inner.focus_samples = 10, 8
+
+    class Watched(AgentGame):  # the walk as it was before each public step
+        def __post_init__(self):
+            super().__post_init__()
+            self.before = copy.copy(self)  # (the first move: at the deal's public state)
+
+        def observe(self, state):
+            if not np.array_equal(self.agent.public(state), self.pub):
+                before = copy.copy(self)
+                before.before = None
+                self.before = before
+            super().observe(state)
+
+    agent.game = lambda seat: Watched(agent, seat)
+    seen = []
+    read = lbr_agent.AgentOpponent.particle_rows
+
+    def recorded(self, params, bs, bw, n, width):
+        rows = read(self, params, bs, bw, n, width)
+        v = self.view
+        if v.sol is not v.plan and v.s == 0:  # a re-solve at this decision
+            seen.append((copy.copy(v), bs[:n].copy(), bw[:n].copy(), rows))
+        return rows
+
+    monkeypatch.setattr(lbr_agent.AgentOpponent, "particle_rows", recorded)
+    params = two_player_params(mini)
+    opponent = AgentOpponent(agent, player_from("heuristic", mini))
+    roll = player_args(player_from("heuristic", mini))
+    for g in range(3):
+        play_game(params, 1, opponent, roll, 2, 11, g)
+    compared = cut = differ = 0
+    for v, bs, bw, rows in seen:
+        if needs_only:
+            assert v.needed is not None and v.needed.sol is v.sol
+        seat = v.seat
+        groups = {}  # one particle per private state and needs (the rows are per both)
+        for x in np.flatnonzero(bw > 0):
+            acts = agent.legal(bs[x])
+            swaps = (acts >> 20) == R.T_SWAP
+            need = tuple(_needs(agent, bs[x], seat, acts)[swaps]) if needs_only else ()
+            groups.setdefault((agent.private(bs[x], seat), need), x)
+        for (_, need), x in groups.items():
+            plays = copy.copy(v.before).policy(bs[x])
+            assert rows[x, :plays.size] == pytest.approx(plays, abs=1e-9)
+            assert not rows[x, plays.size:].any()
+            compared += 1
+            acts = agent.legal(bs[x])
+            swaps = (acts >> 20) == R.T_SWAP
+            if needs_only and swaps.any() and not any(need):
+                assert plays[swaps].sum() == 0.0  # cut: no discard
+                cut += 1
+                # the agent's own re-solve gives this state a discard (it cut only its own)
+                differ += _as_read(v, bs[x], seat)[swaps].sum() > 1e-6
+    assert compared >= 10
+    if needs_only:
+        assert cut >= 2 and differ >= 1  # a particle the old reading got wrong
+
+
+def _needs(agent, state, seat, acts):
+    """Agent Avenue's needed_moves hook at ``state`` (the moves ``seat``'s cards need)."""
+    from spycfr.games.agent_avenue import leaf
+
+    return leaf.needed_moves(agent.params, state, seat, acts)
+
+
+def _as_read(view, state, seat):
+    """The probabilities the agent's own re-solve at ``view`` gives ``state``'s private
+    state (what LBR read for every particle before the cuts were its own)."""
+    from spycfr.search.agentgame import _edges
+
+    a = view.agent
+    i = a.private(state, seat)
+    acts = a.legal(state)
+    nexts = [(a.public(nxt), a.private(nxt, seat)) for nxt in (a.after(state, int(x))
+                                                                 for x in acts)]
+    t = view.sol.tree
+    on = _edges(t, 0, i, nexts)
+    row = view.sol.strategy[t.row[0]][i]
+    p = np.array([row[e] if e >= 0 else 0.0 for e in on])
+    return p / p.sum() if p.sum() > 0 else np.full(len(acts), 1.0 / len(acts))

@@ -10,7 +10,8 @@ the agent's own range tracking plays from). So the game loop runs here in Python
 same numba kernels and the same random streams as the table path: at an agent's decision
 the agent re-solves and plays for its actual private state, and every particle of LBR's
 belief is weighted by the re-solved strategy's probability of the move for the particle's
-private state (:func:`_agent_rows`, the action-to-edge mapping of ``AgentGame.move_info``).
+private state (:func:`_particle_edges`, the action-to-edge mapping of
+``AgentGame.move_info``).
 Nothing is read from the agent's true private state: where the agent's leaf values look at
 its own cards (rollout leaves over their budget value only the actual cards' rows by games,
 every other row as it stands), its re-solve's rows of other private states are not what
@@ -19,6 +20,11 @@ there the subgame is re-solved for LBR from the private states its particles hol
 state's rows valued by that state's own games (``Continuations.focus_each``: a row's games
 depend on the row, the leaf, the opposing range and the seed only), which gives each state
 the row the agent holding it computes (a test checks it, for two different actual hands).
+Likewise for the moves an agent allows itself (``AgentConfig.needs_only``): it cuts its row
+at its re-solve's root by its actual cards' needs, so LBR cuts each particle's row by that
+particle's own (the game's ``needed_moves`` hook at the particle's rules state) and takes
+the row from a re-solve as the agent holding those cards makes it, the actual cards' cut
+undone meanwhile (:meth:`AgentOpponent.particle_rows`).
 
 LBR's playouts after the action valued cannot re-solve (thousands per decision): the agent
 is replaced there by a fixed player, the rollout policy (the game's heuristic by default).
@@ -112,41 +118,57 @@ def _below(pub, first, count, c, here, steps, stack, depth):
 
 
 @njit(cache=True)
-def _agent_rows(params, seat, bs, n, s, pub, first, count, rows, row_kid, row_next, row_count,
-                max_act, steps):
-    """(n, max_act): the agent's probability of each legal action at every particle, from its
-    subgame's strategy ``rows`` (n_seat, PA) at node ``s``: each action's public successor
-    and next private state name an edge of the particle's private state (the successor is
-    the edge's child or at most ``steps`` public steps below it: the move's signals), actions
-    of one edge share it; uniform where none match (as ``AgentGame.move_info``, which the
-    agent plays by)."""
-    out = np.zeros((n, max_act))
-    acts = np.empty(max_act, dtype=np.int32)
+def _particle_edges(params, seat, bs, n, s, pub, first, count, row_kid, row_next, row_count,
+                    max_act, steps):
+    """Each particle's legal actions and the edge of its private state's row each takes at
+    node ``s`` of the agent's subgame (-1: none): an action's public successor and next
+    private state name the edge (the successor is the edge's child or at most ``steps``
+    public steps below it: the move's signals), as ``AgentGame.move_info`` reads them.
+    Returns (actions, edges: both (n, max_act); the actions' counts; the private states)."""
+    acts = np.zeros((n, max_act), dtype=np.int32)
+    where = np.full((n, max_act), -1, dtype=np.int64)
+    ks = np.empty(n, dtype=np.int64)
+    privates = np.empty(n, dtype=np.int64)
     nxt = np.empty_like(bs[0])
     here = np.empty_like(pub[0])
-    hits = np.zeros(row_kid.shape[1], dtype=np.int64)
-    where = np.empty(max_act, dtype=np.int64)
     stack = np.empty(pub.shape[0] + 1, dtype=np.int64)
     depth = np.empty(pub.shape[0] + 1, dtype=np.int64)
     for x in range(n):
         i = pp.private_of_history(bs[x], params, seat)
-        k = P.legal_actions(bs[x], params, acts)
-        hits[:] = 0
+        privates[x] = i
+        k = P.legal_actions(bs[x], params, acts[x])
+        ks[x] = k
         for a in range(k):
-            P.apply_action(bs[x], params, acts[a], nxt)
+            P.apply_action(bs[x], params, acts[x, a], nxt)
             pp.public_of_history(nxt, params, here)
             j = pp.private_of_history(nxt, params, seat)
-            where[a] = -1
             for e in range(row_count[i]):
                 if row_next[i, e] == j and _below(pub, first, count, first[s] + row_kid[i, e],
                                                   here, steps, stack, depth):
-                    where[a] = e
-                    hits[e] += 1
+                    where[x, a] = e
                     break
+    return acts, where, ks, privates
+
+
+@njit(cache=True)
+def _row_probs(where, ks, rows):
+    """(n, max_act): each particle's probability of each legal action from its strategy row
+    ``rows[x]`` (over the edges of :func:`_particle_edges`), actions of one edge sharing it;
+    uniform where none takes an edge with probability (as ``AgentGame.move_info``, which
+    the agent plays by)."""
+    n, max_act = where.shape
+    out = np.zeros((n, max_act))
+    hits = np.zeros(rows.shape[1] + 1, dtype=np.int64)
+    for x in range(n):
+        k = ks[x]
+        hits[:] = 0
+        for a in range(k):
+            if where[x, a] >= 0:
+                hits[where[x, a]] += 1
         total = 0.0
         for a in range(k):
-            if where[a] >= 0:
-                out[x, a] = rows[i, where[a]] / hits[where[a]]
+            if where[x, a] >= 0:
+                out[x, a] = rows[x, where[x, a]] / hits[where[x, a]]
                 total += out[x, a]
         for a in range(k):
             out[x, a] = out[x, a] / total if total > 0 else 1.0 / k
@@ -228,31 +250,144 @@ class AgentOpponent:
         # imported here, not at the top: a module importing numba makes every module it
         # imports at the top a kernel source (spycfr._numba_cache), and an edit of the
         # agent should not cost every user a recompile of all kernels
-        from spycfr.search.agentgame import SIGNAL_STEPS
+        from spycfr.search.agentgame import SIGNAL_STEPS, cut_row, restore_row
 
         v = self.view
         t, s = v.sol.tree, v.s
         if t.kind[s] != v.seat:
             raise RuntimeError("the agent's subgame is not at its decision")
         q = t.row[s]
-        rows = v.sol.strategy[q]
         # the particles are states of the rules (``params``); their private states and moves
         # are read in the agent's own model, which may number them more coarsely (Agent
         # Avenue's full game forgets discards: 331 hands a seat, not 108,901)
         params = self.agent.model.params
-        if v.sol is not v.plan and _focused(v.leaves) is not None:
-            privates = _privates(params, np.int64(v.seat), bs, np.int64(n))
-            mass = np.bincount(privates, weights=bw[:n], minlength=self.agent.model.n[v.seat])
-            rows = self._particles_rows(mass)
-        return _agent_rows(params, np.int64(v.seat), bs, np.int64(n), np.int64(s), t.pub,
-                           t.first, t.count, rows, t.row_kid[q], t.row_next[q],
-                           t.row_count[q], np.int64(width), np.int64(SIGNAL_STEPS))
+        # a re-solve here with the agent's row cut to what its cards need (needs_only):
+        # each particle's row is cut by its own cards instead, the actual cards' row whole
+        # meanwhile (the agent's tree as it was after)
+        needed = v.needed if v.needed is not None and v.needed.sol is v.sol and s == 0 \
+            else None
+        undo = None  # the actual cards' cut (row, its whole tables, the entries kept)
+        if needed is not None and needed.whole is not None and needed.kept is not None:
+            undo = (needed.row, needed.whole, needed.kept)
+            restore_row(t, needed.row, needed.whole)
+        try:
+            acts, where, ks, privates = _particle_edges(
+                params, np.int64(v.seat), bs, np.int64(n), np.int64(s), t.pub, t.first,
+                t.count, t.row_kid[q], t.row_next[q], t.row_count[q], np.int64(width),
+                np.int64(SIGNAL_STEPS))
+            cuts = None if needed is None else self._needed_cuts(bs, n, acts, where, ks)
+            if v.sol is not v.plan and _focused(v.leaves) is not None:
+                rows = self._focused_rows(bw[:n], privates, cuts)
+            elif cuts is None:
+                rows = v.sol.strategy[q][privates]
+            else:
+                rows = self._needed_rows(privates, *cuts)
+        finally:
+            if undo is not None:
+                cut_row(t, undo[0], undo[2])
+        return _row_probs(where, ks, rows)
 
-    def _particles_rows(self, mass: np.ndarray) -> np.ndarray:
+    def _needed_cuts(self, bs, n: int, acts: np.ndarray, where: np.ndarray, ks: np.ndarray
+                     ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each particle's cut, as the agent holding its cards cuts its row
+        (``AgentGame._needed_only``: the game's needed_moves hook at the particle's own
+        rules state): an index into the list of cuts returned (each the entries a row
+        keeps), -1 where its row stays whole."""
+        from spycfr.search.agentgame import needed_entries
+
+        seat = self.view.seat
+        cuts: list[np.ndarray] = []
+        index: dict[bytes, int] = {}
+        seen: dict[bytes, int] = {}  # each rules state's cut (one hook call a state)
+        out = np.empty(n, np.int64)
+        for x in range(n):
+            state = bs[x].tobytes()
+            if state not in seen:
+                keep = needed_entries(self.agent, bs[x], seat, acts[x, :ks[x]],
+                                      where[x, :ks[x]])
+                if keep is None:
+                    seen[state] = -1
+                else:
+                    seen[state] = index.setdefault(keep.tobytes(), len(cuts))
+                    if seen[state] == len(cuts):
+                        cuts.append(keep)
+            out[x] = seen[state]
+        return out, cuts
+
+    def _needed_rows(self, privates: np.ndarray, cut: np.ndarray, cuts: list[np.ndarray]
+                     ) -> np.ndarray:
+        """Each particle's strategy row (whole numbering) where the agent's leaves do not
+        look at its cards and it cut its row to what they need: the agent's re-solve run
+        again (``AgentGame.solve_again``: its tree, ranges and gadget) once per private
+        state and cut (``cut``: :meth:`_needed_cuts`), with that row cut alone, as the
+        agent holding those cards solves; the rows need no cut share one solve (the
+        agent's own where its row was whole). The rows depend on each other through the
+        opponent's play, so the cuts are not made together."""
+        from spycfr.search.agentgame import cut_row, restore_row
+
+        v = self.view
+        needed, t = v.needed, v.sol.tree
+        q = t.row[0]
+        rows = np.zeros((privates.size, t.row_kid.shape[2]))
+        uncut = v.sol if needed.kept is None else None
+        for j, c in sorted(set(zip(privates.tolist(), cut.tolist(), strict=True))):
+            if c < 0:
+                if uncut is None:
+                    uncut = v.solve_again()
+                    self.solves += 1
+                row = uncut.strategy[q][j]
+            elif j == needed.row and needed.kept is not None \
+                    and np.array_equal(cuts[c], needed.kept):
+                row = _widened(v.sol.strategy[q][j], cuts[c])
+            else:
+                whole = cut_row(t, j, cuts[c])
+                try:
+                    sol = v.solve_again((v.seat, j))
+                finally:
+                    restore_row(t, j, whole)
+                self.solves += 1
+                row = _widened(sol.strategy[q][j], cuts[c])
+            rows[(privates == j) & (cut == c)] = row
+        return rows
+
+    def _focused_rows(self, weights: np.ndarray, privates: np.ndarray,
+                      cuts: tuple[np.ndarray, list[np.ndarray]] | None) -> np.ndarray:
+        """Each particle's strategy row (whole numbering) where the agent's leaves value its
+        own cards by their games (:meth:`_particles_rows`, from the particles' mass per
+        private state, ``weights``). With cuts (:meth:`_needed_cuts`) a private state's
+        rows are cut by its particles' needs: in rounds, each a re-solve with every
+        state's next cut at once (each state's rows valued by its own games, as
+        :meth:`_particles_solve` re-solves them together uncut), so a state whose particles
+        need different cuts (the model's numbering forgets what decides it: Agent Avenue's
+        discards) takes one round for each."""
+        size = self.agent.model.n[self.view.seat]
+        if cuts is None:
+            return self._particles_rows(np.bincount(privates, weights=weights,
+                                                    minlength=size))[privates]
+        cut, kept = cuts
+        each: dict[int, list[int]] = {}
+        for j, c in sorted(set(zip(privates.tolist(), cut.tolist(), strict=True))):
+            each.setdefault(j, []).append(c)
+        turn = np.array([each[j].index(c)
+                         for j, c in zip(privates.tolist(), cut.tolist(), strict=True)], np.int64)
+        rows = np.zeros((privates.size, self.view.sol.tree.row_kid.shape[2]))
+        for r in range(int(turn.max(initial=-1)) + 1):
+            here = turn == r
+            mass = np.bincount(privates[here], weights=weights[here], minlength=size)
+            got = self._particles_rows(mass, {j: kept[cs[r]] for j, cs in each.items()
+                                              if len(cs) > r and cs[r] >= 0})
+            rows[here] = got[privates[here]]
+        return rows
+
+    def _particles_rows(self, mass: np.ndarray, cuts: dict[int, np.ndarray] | None = None
+                        ) -> np.ndarray:
         """The strategy rows at the agent's re-solve, each private state that LBR's belief
         gives mass (``mass`` per state) as the agent holding it computes it (cached per
         process: the same public state, states and opposing range give the same rows; the
-        agent's first move as P1 is the same situation in every game)."""
+        agent's first move as P1 is the same situation in every game); with ``cuts``
+        (state: the entries its row keeps) those rows cut so in the re-solve, each given
+        in the whole row's numbering (a cut move's probability 0)."""
+        cuts = cuts or {}
         v = self.view
         states = np.flatnonzero(mass > 0)
         if self.max_states is not None:  # the heaviest states only (ties by index)
@@ -274,7 +409,9 @@ class AgentOpponent:
                v.support.tobytes(), v.seat,
                np.asarray(v.mine, float).tobytes() if public and deciding else
                (v.mine > 0).tobytes() if public else
-               mass[states].tobytes() if reading else b"")
+               mass[states].tobytes() if reading else b"",
+               b"".join(np.int64(j).tobytes() + cuts[j].tobytes() + b";"
+                        for j in sorted(cuts)))
         self.decisions += 1
         if key not in self.cache:
             if len(self.cache) >= CACHE_SIZE:
@@ -282,14 +419,15 @@ class AgentOpponent:
             self.cache[key] = (*self._particles_solve(
                 states, np.asarray(v.mine, float) if public else
                 np.where(np.isin(np.arange(mass.size), states), mass, 0.0)
-                if reading else None), v.leaves)
+                if reading else None, cuts), v.leaves)
         else:
             self.cached += 1
         rows, exact, _ = self.cache[key]
         self.approximate += not exact
         return rows
 
-    def _particles_solve(self, states: np.ndarray, mass: np.ndarray | None = None
+    def _particles_solve(self, states: np.ndarray, mass: np.ndarray | None = None,
+                         cuts: dict[int, np.ndarray] | None = None
                          ) -> tuple[np.ndarray, bool]:
         """(the rows, whether exact): the agent's subgame re-solved from the private states
         ``states`` (a range that says nothing of its actual cards) and what LBR can hold,
@@ -306,9 +444,28 @@ class AgentOpponent:
         exact, reading and all. With the opponent's decision at the leaves (``choice``
         "leaf"), which answers the whole range, the subgame is re-solved from ``mass``
         itself (the agent's range where public, LBR's belief else), not from ``states``
-        alike."""
+        alike. ``cuts`` (state: the entries its row keeps): those rows cut so in every
+        solve, as the agent holding those cards cuts its own (AgentConfig.needs_only), and
+        given in the whole row's numbering."""
         # imported here, as SIGNAL_STEPS above: at the top it would make the re-solve a
         # kernel source (it compiles nothing itself)
+        from spycfr.search.agentgame import cut_row, restore_row
+
+        cuts = cuts or {}
+        t = self.view.sol.tree
+        wholes = {j: cut_row(t, j, keep) for j, keep in cuts.items()}
+        try:
+            out, exact = self._particles_solve_cut(states, mass)
+        finally:
+            for j, whole in wholes.items():
+                restore_row(t, j, whole)
+        for j, keep in cuts.items():
+            out[j] = _widened(out[j], keep)
+        return out, exact
+
+    def _particles_solve_cut(self, states: np.ndarray, mass: np.ndarray | None
+                             ) -> tuple[np.ndarray, bool]:
+        """:meth:`_particles_solve` on the tree as it stands (its rows cut)."""
         from spycfr.search.reading import solve_reading
         from spycfr.search.resolve import solve
 
@@ -347,6 +504,14 @@ class AgentOpponent:
             todo, first = list(inner.deferred), False
             self.solves += 1
         return out, exact
+
+
+def _widened(row: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """A strategy row over a row cut to its entries ``keep`` (:func:`~spycfr.search.
+    agentgame.cut_row`) in the whole row's numbering: the cut entries 0."""
+    out = np.zeros_like(row)
+    out[keep] = row[:keep.size]
+    return out
 
 
 def _decides_at_leaves(inner) -> bool:

@@ -43,6 +43,7 @@ from spycfr.runs.store import (
 )
 from spycfr.search.agent import (
     ALGORITHM,
+    NEEDS_ONLY_WALK,
     AgentConfig,
     SearchAgent,
     agent_exploitability,
@@ -90,6 +91,8 @@ def exact_measure(agent: SearchAgent, progress: Callable[[str], None] | None = N
 
     if nodes_to_end(agent.model, agent.model.root(), EXACT_NODES) is None:
         return None
+    if agent.config.needs_only:  # the walk cannot play it (agent_strategies refuses it)
+        return {"exploitability": None, "exploitability_note": f"unknown: {NEEDS_ONLY_WALK}"}
     if progress is not None:
         progress("the agent's exact exploitability: re-solving at every public node, then a "
                  "best response against each seat")

@@ -118,7 +118,9 @@ class AgentConfig:
     ``needs_only``: at its own decisions in play the agent may make only the moves its
     game's ``needed_moves`` hook allows for its cards (Agent Avenue: a discard only where
     the swapper's rule finds one the hand needs), its row at the re-solve's root cut to
-    them before the solve; False: every legal move (run directories written before it)."""
+    them before the solve; False: every legal move (run directories written before it). The
+    exact exploitability walk, which holds no cards, refuses such an agent
+    (:data:`NEEDS_ONLY_WALK`)."""
 
     iterations: int = 100
     plan_iterations: int = 0
@@ -556,6 +558,16 @@ class SearchAgent:
             self.progress(text)
 
 
+# why the exact walk refuses an agent that cuts its moves to what its cards need: its cut
+# is of one row, its actual cards', by a hook that reads a rules state, and the walk holds
+# neither (docs/search.md, "Discards only where the hand needs one")
+NEEDS_ONLY_WALK = (
+    "the exact exploitability walk cannot measure an agent with needs_only (--needs-only): "
+    "the agent cuts its own cards' row by the moves they need, one solve per hand, and the "
+    "walk re-solves each public node once for the whole range, with no cards and no rules "
+    "state; it would measure the agent that keeps every move")
+
+
 def agent_exploitability(agent: SearchAgent | tuple[SearchAgent, SearchAgent],
                          progress: Callable[[str], None] | None = None
                          ) -> tuple[float, tuple[float, float], int]:
@@ -583,6 +595,8 @@ def agent_strategies(agent: SearchAgent | tuple[SearchAgent, SearchAgent],
     from spycfr.search import passes
 
     agents = agent if isinstance(agent, tuple) else (agent.for_seat(0), agent.for_seat(1))
+    if any(a.config.needs_only for a in agents):
+        raise SpycfrError(NEEDS_ONLY_WALK)
     # the plans before the clock of the estimate: the walk's pace extrapolates
     plan = agents[0].start()
     if agents[1] is not agents[0]:

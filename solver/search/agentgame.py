@@ -65,6 +65,22 @@ class MoveInfo:
 
 
 @dataclass
+class NeededCut:
+    """A re-solve at the agent's own decision under AgentConfig.needs_only, as a local best
+    response needs it to model the agent holding other cards (spycfr.analysis.lbr_agent):
+    the solution, the actual cards' private state ``row``, the entries its row at the
+    subgame's root was cut to (``kept``; None: nothing cut) and the row before the cut
+    (``whole``: :func:`cut_row`'s), and the solve's arguments (what, tree, ranges, the
+    gadget's keywords) for :meth:`AgentGame.solve_again`."""
+
+    sol: Any
+    row: int
+    kept: np.ndarray | None
+    whole: tuple | None
+    solve: tuple[str, Subtree, tuple[np.ndarray, np.ndarray], dict[str, Any]]
+
+
+@dataclass
 class AgentGame:
     """One game as seen by the agent playing ``seat``: call :meth:`observe` with the rules
     state after every step (or at any later state: the walk catches up), :meth:`policy` at
@@ -79,6 +95,9 @@ class AgentGame:
     # whether the walk's current subgame is the cheap pass at an opposing decision (one
     # iteration: the opponent's rows and the values there are uniform play's, not a solve)
     cheap: bool = False
+    # the last re-solve at our decision whose root row was cut to what our cards need
+    # (AgentConfig.needs_only), as a local best response re-solves it (None: none yet)
+    needed: NeededCut | None = None
 
     def __post_init__(self) -> None:
         a = self.agent
@@ -259,8 +278,11 @@ class AgentGame:
             return  # the last solve reached the end: leaves now would replace exact values
         if tree is None:
             tree = a.depth_limited(self.pub, a.config.depth)
-        if k == self.seat and a.config.needs_only:
-            self._needed_only(tree)
+        # the moves our cards need (AgentConfig.needs_only): only with actual cards, which
+        # the exploitability walk does not hold (agent_strategies refuses such an agent)
+        cut = (k == self.seat and a.config.needs_only and self.state is not None
+               and self.own is not None)
+        kept, whole = self._needed_only(tree) if cut else (None, None)
         if hasattr(vf, "focus"):  # leaf values that spend their effort on our cards
             # (without actual cards, the exploitability walk's: no focus, or the public
             # rows of an opposing decision, with or without guesses:
@@ -277,34 +299,41 @@ class AgentGame:
             # stands) keeps the walk going (the opponent's rows uniform: the model range
             # is then what it can hold)
             self.sol = solve(tree, ranges, 1, getattr(vf, "exact", vf))
-        elif one_sided:
-            # only our own cards valued by the leaves: the opponent's range is what it can
-            # hold, without the gadget (spycfr.search.continuation)
-            what = "the agent's first move" if first else "the subgame from here"
-            self.sol = a.solve(what, tree, ranges, keep=keep)
         else:
-            self.sol = a.solve("the subgame from here", tree, ranges,
-                               opp_values=self.sol.best[opp][s], opponent=opp, keep=keep)
+            # one-sided (only our own cards valued by the leaves): the opponent's range is
+            # what it can hold, without the gadget (spycfr.search.continuation); else the
+            # gadget keeps the opponent's values of the last solve
+            what = "the agent's first move" if first else "the subgame from here"
+            gadget = {} if one_sided else {"opp_values": self.sol.best[opp][s],
+                                           "opponent": opp}
+            self.sol = a.solve(what, tree, ranges, keep=keep, **gadget)
+            if cut and self.own is not None:
+                self.needed = NeededCut(self.sol, self.own, kept, whole,
+                                        (what, tree, ranges, gadget))
         self.cheap = one_sided and k != self.seat
         self.s = 0
         self.solves += 1
         self.solve_seconds.append(time.perf_counter() - start)
 
-    def _needed_only(self, tree: Subtree) -> None:
+    def _needed_only(self, tree: Subtree) -> tuple[np.ndarray | None, tuple | None]:
         """Cut our cards' row at ``tree``'s root (our decision, at the walk's rules state)
-        to the moves the game's ``needed_moves`` allows them (AgentConfig.needs_only); left
-        whole where it allows none the tree has."""
-        a, state = self.agent, self.state
-        if state is None or self.own is None:
-            return  # no real game's cards (the exploitability walk's)
-        i, actions, _, on = self._moves(state, self.seat, tree, 0)
-        allowed = np.asarray(a.plugin.needed_moves(a.params, state, self.seat, actions), bool)
-        keep = np.unique(on[allowed & (on >= 0)])
-        if not allowed.all() and keep.size:
-            q = int(tree.row[0])
-            for table in (tree.row_kid, tree.row_next, tree.row_prob):
-                table[q, i, :keep.size] = table[q, i, keep]
-            tree.row_count[q, i] = keep.size
+        to the moves the game's ``needed_moves`` allows them (AgentConfig.needs_only): the
+        entries kept and the row as it was (:func:`cut_row`), or None and None where it
+        cuts nothing (every move allowed, or none the row has)."""
+        assert self.state is not None
+        i, actions, _, on = self._moves(self.state, self.seat, tree, 0)
+        keep = needed_entries(self.agent, self.state, self.seat, actions, on)
+        return (None, None) if keep is None else (keep, cut_row(tree, i, keep))
+
+    def solve_again(self, keep: tuple[int, int] | None = None) -> Any:
+        """The last re-solve at our decision under AgentConfig.needs_only (:attr:`needed`)
+        once more, on its tree's rows as they now stand, with ``keep``: a local best
+        response's model of the agent holding other cards cuts their rows instead of ours
+        (spycfr.analysis.lbr_agent)."""
+        assert self.needed is not None
+        what, tree, ranges, gadget = self.needed.solve
+        with self._solving():
+            return self.agent.solve(what, tree, ranges, keep=keep, **gadget)
 
     def _plan_plays(self) -> bool:
         """Whether the walk is at a decision of the first plan that the agent plays from the
@@ -502,6 +531,39 @@ def _edges(t, s: int, i: int, nexts: list[tuple[np.ndarray, int]]) -> np.ndarray
                 out[x] = e
                 break
     return out
+
+
+def needed_entries(agent: Any, state: np.ndarray, seat: int, actions: np.ndarray,
+                   on: np.ndarray) -> np.ndarray | None:
+    """The entries of ``seat``'s row (``on``: the entry each legal action takes, -1 none)
+    that the game's ``needed_moves`` hook allows its cards at rules state ``state``
+    (AgentConfig.needs_only), or None where it cuts nothing: every move allowed, or none
+    of the row's."""
+    allowed = np.asarray(agent.plugin.needed_moves(agent.params, state, seat, actions), bool)
+    keep = np.unique(on[allowed & (on >= 0)])
+    return keep if not allowed.all() and keep.size else None
+
+
+def cut_row(tree: Subtree, i: int, keep: np.ndarray) -> tuple:
+    """Cut private state ``i``'s row at ``tree``'s root to its entries ``keep`` (in order:
+    entry m of the cut row is entry keep[m] of the whole one); returns the row as it was,
+    for :func:`restore_row`."""
+    q = int(tree.row[0])
+    tables = (tree.row_kid, tree.row_next, tree.row_prob)
+    whole = (*(table[q, i].copy() for table in tables), int(tree.row_count[q, i]))
+    for table in tables:
+        table[q, i, :keep.size] = table[q, i, keep]
+    tree.row_count[q, i] = keep.size
+    return whole
+
+
+def restore_row(tree: Subtree, i: int, whole: tuple) -> None:
+    """Undo :func:`cut_row` (``whole``: what it returned)."""
+    q = int(tree.row[0])
+    for table, row in zip((tree.row_kid, tree.row_next, tree.row_prob), whole[:3],
+                          strict=True):
+        table[q, i] = row
+    tree.row_count[q, i] = whole[3]
 
 
 @functools.lru_cache(maxsize=8)
