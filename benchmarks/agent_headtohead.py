@@ -1,8 +1,9 @@
 """A search agent's run head to head, in pairs of games (one per seat, the same seed), the
 opponents interleaved so that a measurement stopped at any time has as many pairs against
 each; one JSON line per pair (A's payoff as P1 and as P2, the wall seconds, the seconds of
-each of the agent's solves), appended to OUT so that a rerun with --first past the last seed
-goes on. The agent is loaded once (its first plan solved once). Summary: --summary OUT;
+each of the agent's solves, the code that played it: spycfr's version and git commit),
+appended to OUT so that a rerun with --first past the last seed goes on. The agent is loaded
+once (its first plan solved once). Summary: --summary OUT (which code played its games, too);
 with --write AGENT_DIR also a head-to-head result file per opponent in the agent's directory
 (headtohead-B.json, as `spycfr head-to-head --json` writes them, which `spycfr report` lists).
 
@@ -50,6 +51,7 @@ def play_pairs(game, a, opponents: dict, out: str, first: int, pairs: int) -> It
     interleaved: each pair's JSON line (the module notes) appended to ``out``, then
     yielded (also agent_exact_walk.py --versus's)."""
     from spycfr.analysis.headtohead import head_to_head, payoff_bound
+    from spycfr.provenance import code_version
 
     bound = payoff_bound(game)
     seconds = time_solves(a.agent)
@@ -62,7 +64,8 @@ def play_pairs(game, a, opponents: dict, out: str, first: int, pairs: int) -> It
             line = {"opponent": name, "seed": seed, "p1": r["a_as_p1"]["mean"],
                     "p2": r["a_as_p2"]["mean"], "bound": bound,
                     "wall": round(time.time() - start, 1),
-                    "solve_seconds": [round(x, 3) for x in seconds[done:]]}
+                    "solve_seconds": [round(x, 3) for x in seconds[done:]],
+                    "code": code_version()}
             if detection is not None:  # --detect: the pair's re-solves with each leaves
                 line["leaves"] = {k: v - before[k] for k, v in detection.counts.items()}
             with open(out, "a") as f:
@@ -121,6 +124,8 @@ def summary(out: str, write: str | None = None, note: str = "",
     as P1 and as P2, games won and lost; with ``compare`` each game against the same
     opponent, seed and seat in that file: the mean difference (this file's payoff minus
     the other's) with its interval, in twice the payoff range."""
+    from spycfr.provenance import count_codes, played_by_words
+
     rows = games(out)
     bound = max((r.get("bound", 1.0) for r in rows), default=1.0)
     other = {(r["opponent"], r["seed"]): r for r in games(compare)} if compare else {}
@@ -146,6 +151,7 @@ def summary(out: str, write: str | None = None, note: str = "",
         if write:
             write_result(write, name, [r for r in rows if r["opponent"] == name], bound,
                          out, note)
+    print(played_by_words(count_codes(rows, games_per_row=2)))
     # the first pair's first solve is the opening plan (numba compiles there)
     s = [v for k, r in enumerate(rows) for v in r["solve_seconds"][1 if k == 0 else 0:]]
     if s:

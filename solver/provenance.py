@@ -95,6 +95,20 @@ def games_by_words(codes: list[dict]) -> str:
                      for c in codes)
 
 
+def count_codes(rows: list[dict], games_per_row: int = 1) -> list[dict]:
+    """The code that played ``rows`` (each row's ``code``, :func:`code_version` in the
+    process that played it; absent in rows played before it was recorded): one entry per
+    distinct code, in the order first met, with its number of games (``games_per_row`` a
+    row: 2 for a pair of games), as :func:`games_by_words` takes them."""
+    count: dict[tuple, int] = {}
+    for row in rows:
+        code = row.get("code") or {}
+        key = tuple(code.get(k) for k in ("version", "commit", "modified", "note"))
+        count[key] = count.get(key, 0) + games_per_row
+    return [{"version": k[0], "commit": k[1], "modified": k[2], "games": n}
+            | ({"note": k[3]} if k[3] else {}) for k, n in count.items()]
+
+
 # how played_by_words's sentence starts, one code or several: what without_played_by cuts at
 PLAYED_BY_ONE, PLAYED_BY_SEVERAL = "Every game played by ", "Played by "
 

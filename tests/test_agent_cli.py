@@ -405,6 +405,18 @@ def test_head_to_head_pairs_summarised_and_compared_game_by_game(tmp_path):
     assert "as P1 +0.333, as P2 -0.333; won 3, lost 3, drawn 0" in out
     # differences 2, 0 (seed 1) and 0, 2 (seed 2): mean 1, 1.96 SE = 1.132, clipped at +2
     assert "(4 games of the same seeds, there -0.500): +1.000 [-0.132, +2.000]" in out
+    # pairs written before the code was recorded say so, 2 games a pair
+    assert "Every game played by code not recorded" in out
+    code = {"version": "0.1.0", "commit": "abcdef1234", "modified": False}
+    rows = [json.loads(x) for x in (tmp_path / "new.jsonl").read_text().splitlines()]
+    (tmp_path / "mixed.jsonl").write_text("".join(
+        json.dumps(r | ({"code": code} if r["seed"] == 1 else {})) + "\n" for r in rows))
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "agent_headtohead.py"),
+                           "--summary", str(tmp_path / "mixed.jsonl")], capture_output=True,
+                          text=True, check=True)
+    assert ("Played by 2 different codes (a games file resumed or merged across code changes: "
+            "the mean mixes their agents): 2 games by spycfr 0.1.0 at abcdef1, 4 games by code "
+            "not recorded") in done.stdout, done.stdout
     # 8 games all won: the exact binomial bound (win rate >= 0.631), not [+1.000, +1.000]
     lines(tmp_path / "won.jsonl", [(s, 1, 1) for s in range(1, 5)])
     done = subprocess.run([sys.executable, str(root / "benchmarks" / "agent_headtohead.py"),

@@ -13,6 +13,7 @@ import pytest
 from cli_helpers import bench_script
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin, make_variant
+from spycfr.provenance import code_version
 from spycfr.runs.agent_run import agent_config
 from spycfr.runs.result import RunResult
 from spycfr.search.agent import (
@@ -340,6 +341,8 @@ def test_the_exact_walks_agent_plays_head_to_head_with_versus(tmp_path, capsys):
     # each re-solve timed, as agent_headtohead.py's lines are (its loop)
     assert any(x["solve_seconds"] for x in lines)
     assert all(s >= 0 for x in lines for s in x["solve_seconds"])
+    # each pair records the code that played it (spycfr.provenance.code_version)
+    assert all(x["code"] == code_version() for x in lines)
     timings = ("wall", "solve_seconds")
     strip = [{k: v for k, v in x.items() if k not in timings} for x in lines]
     assert strip == [{k: v for k, v in json.loads(x).items() if k not in timings}

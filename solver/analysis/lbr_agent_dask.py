@@ -39,7 +39,7 @@ from spycfr.analysis.lbr_agent import AgentOpponent, play_game
 from spycfr.cluster import dask_client
 from spycfr.compiling import COMPILING, saying_when_compiling
 from spycfr.errors import SpycfrError
-from spycfr.provenance import code_version, played_by_words, same_code
+from spycfr.provenance import code_version, count_codes, played_by_words, same_code
 from spycfr.seeds import check_seed
 from spycfr.ticking import Ticker
 
@@ -290,30 +290,13 @@ def agent_lbr(run_dir: str | Path, games: int, seed: int = 1, rollouts: int = 16
     if particle_states is not None:
         out.update(particle_states=particle_states,
                    unvalued_mass_largest=max(r.get("unvalued_mass", 0.0) for r in every))
-    codes = _codes(every)
+    codes = count_codes(every)
     out["method"] += ". " + played_by_words(codes)
     out.update(code=codes, opponent="search agent", games_file=GAMES_FILE,
                seconds_per_game={"mean": float(np.mean(seconds)),
                                  "median": float(np.median(seconds))},
                seconds_all_games=float(np.sum(seconds)))
     return out
-
-
-def _code_key(code: dict | None) -> tuple:
-    code = code or {}
-    return tuple(code.get(k) for k in ("version", "commit", "modified", "note"))
-
-
-def _codes(rows: list[dict]) -> list[dict]:
-    """The code that played ``rows`` (each game's ``code``, :func:`code_version` in the
-    process that played it; absent in games played before it was recorded): one entry per
-    distinct code, in the order first met, with its number of games."""
-    count: dict[tuple, int] = {}
-    for row in rows:
-        key = _code_key(row.get("code"))
-        count[key] = count.get(key, 0) + 1
-    return [{"version": k[0], "commit": k[1], "modified": k[2], "games": n}
-            | ({"note": k[3]} if k[3] else {}) for k, n in count.items()]
 
 
 def _bounded_words(particle_states: int | None) -> str:
