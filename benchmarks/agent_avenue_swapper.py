@@ -82,9 +82,13 @@ def _games(params, n, margin, seat, seed):
     return payoff, used, first_turn[0]
 
 
-def _interval(v: np.ndarray) -> str:
-    half = 1.96 * v.std(ddof=1) / np.sqrt(v.size)
-    return f"{v.mean():+.3f} [{v.mean() - half:+.3f}, {v.mean() + half:+.3f}] in {v.size}"
+def _interval(v: np.ndarray, bound: float = 1.0) -> str:
+    """The mean of payoffs in ``[-bound, bound]`` with its 95% interval (headtohead.mean_ci:
+    clipped to that range, a sound small-sample bound where every payoff is the same)."""
+    from spycfr.analysis.headtohead import mean_ci
+
+    r = mean_ci(v, bound)
+    return f"{r['mean']:+.3f} [{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] in {v.size}"
 
 
 def margins_of(text: str) -> list[float]:
@@ -137,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
             first_margin, first_games = margin, games
         else:  # the same deals (each seat's seed), the games apart once the play differs
             print(f"margin {margin:g} minus margin {first_margin:g}, game by game (the same "
-                  f"deals): {_interval(games - first_games)}", flush=True)
+                  f"deals): {_interval(games - first_games, 2.0)}", flush=True)
     print(f"{time.time() - start:.0f} s")
 
 

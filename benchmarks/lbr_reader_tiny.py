@@ -27,10 +27,13 @@ import time
 import numpy as np
 
 
-def _interval(x: list[np.ndarray]) -> tuple[float, float]:
-    """The two seats' means averaged and the half width of its 95% interval."""
-    mean = (x[0].mean() + x[1].mean()) / 2
-    return mean, 1.96 * np.sqrt(sum(v.var(ddof=1) / v.size for v in x)) / 2
+def _interval(x: list[np.ndarray], bound: float = 1.0) -> tuple[float, list[float]]:
+    """The two seats' means averaged and its 95% interval in ``[-bound, bound]``
+    (headtohead.seats_ci, as LBR's summary: a sound small-sample bound where no seat's
+    payoffs vary)."""
+    from spycfr.analysis.headtohead import seats_ci
+
+    return seats_ci(x, bound)
 
 
 def one_sided_agent(tiny, mode: str):
@@ -81,19 +84,20 @@ def main() -> None:
                 pay[seat].append(play_game(params, seat, opponent, player_args(hunter), 4,
                                            seed, g)[0])
         lbr[mode] = [np.array(p) for p in pay]
-        mean, half = _interval(lbr[mode])
+        mean, (low, high) = _interval(lbr[mode])
         lbr_s = time.time() - start
         r = head_to_head(tiny, Player("agent", AGENT, agent=agent), hunter, games=2 * n,
                          seed=1001)["a_payoff"]
-        print(f"{mode}: LBR {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] in {2 * n} "
+        print(f"{mode}: LBR {mean:+.3f} [{low:+.3f}, {high:+.3f}] in {2 * n} "
               f"games (as P1 {lbr[mode][0].mean():+.3f}, as P2 {lbr[mode][1].mean():+.3f}; "
               f"{lbr_s:.0f} s); against heuristic:hunter {r['mean']:+.3f} "
               f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] in {2 * n} games "
               f"({time.time() - start - lbr_s:.0f} s)", flush=True)
     for mode in modes[1:]:
-        mean, half = _interval([a - b for a, b in zip(lbr[mode], lbr["none"], strict=True)])
+        mean, (low, high) = _interval(
+            [a - b for a, b in zip(lbr[mode], lbr["none"], strict=True)], bound=2.0)
         print(f"LBR against {mode} less against none, game by game: {mean:+.3f} "
-              f"[{mean - half:+.3f}, {mean + half:+.3f}]")
+              f"[{low:+.3f}, {high:+.3f}]")
 
 
 if __name__ == "__main__":
