@@ -24,6 +24,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterator
 
+from games_file import json_lines  # this folder's
 from leaf_options import add_leaf_options, leaf_settings, set_up  # this folder's (a script)
 
 
@@ -102,16 +103,9 @@ def _mean_interval(x: list[float], bound: float) -> tuple[float, float, float]:
 
 
 def games(path: str) -> list[dict]:
-    """The pairs of a games file, one JSON line each (blank lines passed over); a line that
-    is not JSON, or a file without any, is one error naming the file (and the line)."""
-    rows = []
-    for i, line in enumerate(open(path), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise ValueError(f"{path} line {i}: not a JSON line (a pair of games as "
-                                 "this script writes them)") from None
+    """The pairs of a games file, one JSON line each (games_file.json_lines); a file
+    without any is one error naming the file."""
+    rows = json_lines(path, "a pair of games as this script writes them")
     if not rows:
         raise ValueError(f"{path}: no games in it")
     return rows

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from revision import module_at  # noqa: E402
+from revision import RevisionError, module_at  # noqa: E402
 
 from spycfr.errors import SpycfrError  # noqa: E402
 from spycfr.runs import store as new_store  # noqa: E402
@@ -50,9 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         try:
             old_store = module_at(args.old, "solver/runs/store.py", "store_old", Path(tmp))
-        except subprocess.CalledProcessError as e:
-            p.exit(2, f"error: --old {args.old}: git show {args.old}:solver/runs/store.py "
-                   f"failed ({e.stderr.strip().splitlines()[-1] if e.stderr else e})\n")
+        except RevisionError as e:
+            p.exit(2, f"error: --old {args.old}: {e}\n")
         times: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
         for r in range(args.rounds + 1):  # the first round warms the file cache, untimed
             for name, store in (("old", old_store), ("new", new_store)):

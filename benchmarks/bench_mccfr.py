@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from revision import module_at  # noqa: E402
+from revision import RevisionError, module_at  # noqa: E402
 
 from spycfr.cfr import mccfr  # noqa: E402
 from spycfr.cfr.mccfr_kernels import C_FROZEN  # noqa: E402
@@ -95,7 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         kinds = {"this": mccfr_kernels}
         if args.baseline:
-            baseline = module_at(args.baseline, KERNEL, "mccfr_kernels_baseline", Path(tmp))
+            try:
+                baseline = module_at(args.baseline, KERNEL, "mccfr_kernels_baseline", Path(tmp))
+            except RevisionError as e:
+                parser.exit(2, f"error: --baseline {args.baseline}: {e}\n")
             kinds = {"baseline": baseline, **kinds}
         print(f"seed {args.seed}; {args.warm} warm-up iterations, then median of {args.rounds} "
               f"alternating rounds of {args.iterations}")

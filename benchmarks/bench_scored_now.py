@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_subgame_build import public_walk, search_model  # noqa: E402
-from revision import ROOT, module_at  # noqa: E402
+from revision import ROOT, RevisionError, module_at  # noqa: E402
 
 from spycfr.errors import SpycfrError  # noqa: E402
 from spycfr.games import get_plugin  # noqa: E402
@@ -84,9 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         try:
             old_module = module_at(args.old, path, "scored_now_old", Path(tmp))
-        except subprocess.CalledProcessError as e:
-            p.exit(2, f"error: --old {args.old}: git show {args.old}:{path} failed "
-                   f"({e.stderr.strip().splitlines()[-1] if e.stderr else e})\n")
+        except RevisionError as e:
+            p.exit(2, f"error: --old {args.old}: {e}\n")
         # a callable object's class made anew from the old file, a function taken as it is
         old = getattr(old_module, name) if name else getattr(old_module, type(new).__name__)()
         trees = [subgame(game, pub, args.levels)

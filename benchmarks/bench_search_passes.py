@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_subgame_build import search_model  # noqa: E402
-from revision import module_at  # noqa: E402
+from revision import RevisionError, module_at  # noqa: E402
 
 from spycfr.errors import SpycfrError  # noqa: E402
 from spycfr.search import passes as new_passes  # noqa: E402
@@ -139,9 +138,8 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as folder:
         try:
             old = module_at(args.old, "solver/search/passes.py", "passes_old", Path(folder))
-        except subprocess.CalledProcessError as e:
-            ap.exit(2, f"error: --old {args.old}: git show {args.old}:solver/search/passes.py "
-                    f"failed ({e.stderr.strip().splitlines()[-1] if e.stderr else e})\n")
+        except RevisionError as e:
+            ap.exit(2, f"error: --old {args.old}: {e}\n")
         order = [("old", old), ("new", new_passes)][::-1 if args.new_first else 1]
         full = build(game)
         cut = build(game, depth=args.depth)

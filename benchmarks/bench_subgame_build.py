@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from revision import module_at  # noqa: E402
+from revision import RevisionError, module_at  # noqa: E402
 
 from spycfr.errors import SpycfrError  # noqa: E402
 from spycfr.games import get_plugin, make_variant  # noqa: E402
@@ -145,10 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             old = module_at(args.old, "solver/search/subgame.py", "subgame_old", Path(tmp))
             old_tree = module_at(args.old, "solver/search/tree.py", "tree_old", Path(tmp))
             old._expand = old_tree._expand
-        except subprocess.CalledProcessError as e:
-            p.exit(2, f"error: --old {args.old}: git show {args.old}:solver/search/"
-                   f"{{subgame,tree}}.py failed "
-                   f"({e.stderr.strip().splitlines()[-1] if e.stderr else e})\n")
+        except RevisionError as e:
+            p.exit(2, f"error: --old {args.old}: {e}\n")
         kinds = {"old": old.subgame, "new": S.subgame}
         if args.build:
             kinds = {"old": lambda g, r, _: old_tree.build(g, r, live=True),

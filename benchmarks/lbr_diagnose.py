@@ -23,9 +23,9 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import numpy as np
+from games_file import json_lines  # this folder's
 from leaf_options import add_leaf_options, leaf_settings, set_up  # this folder's (a script)
 from numba import njit
 
@@ -195,18 +195,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:
             "moves": moves}
 
 
-def json_lines(path: str) -> list[dict]:
-    """A games file's JSON lines (blank ones passed over); a line that is not JSON is one
-    error naming the file and the line."""
-    rows = []
-    for i, line in enumerate(Path(path).read_text().splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise ValueError(f"{path} line {i}: not a JSON line (a game as this script "
-                                 "or `spycfr measure` writes them)") from None
-    return rows
+GAME_LINE = "a game as this script or `spycfr measure` writes them"
 
 
 def summarize(path: str, committed: str | None = None) -> None:
@@ -216,14 +205,14 @@ def summarize(path: str, committed: str | None = None) -> None:
     :func:`~spycfr.analysis.headtohead.mean_ci` over twice the payoff range)."""
     from spycfr.analysis.headtohead import mean_ci, seats_ci
 
-    rows = json_lines(path)
+    rows = json_lines(path, GAME_LINE)
     if not rows:
         raise ValueError(f"{path}: no games in it")
     # the payoff range: the lines do not name the game; Agent Hunter's (+-1) or wider
     bound = max([1.0] + [abs(r["payoff"]) for r in rows])
     before = {}
     if committed:
-        for r in json_lines(committed):
+        for r in json_lines(committed, GAME_LINE):
             if "payoff" in r:  # not the settings line that a measure's games file begins with
                 before[(r["seat"], r["game"])] = r["payoff"]
     def kind_of(r: dict) -> tuple:
