@@ -10,6 +10,17 @@ to ``stage.json`` as ``agent_exploitability``. Run from the repository root::
     python3 benchmarks/train_values_pool.py agent-hunter --preset tiny --out OUT \\
         --situations 60000 --internal 0 --budget 150 --processes 16 --measure 4
 
+``--after-decisions D``: the situations' roots are the decision nodes a random playout
+reaches after its first D decisions (``StageSpec.after_decisions``; DeepStack-style random
+ranges there), each solved to the end: Agent Hunter's D = 4, after P2's first turn decision,
+is where the search agent of results/mini-values asks its network. ``--seeds 0,1,2`` trains
+one network per training seed on the same situations (the first by the stage, written as
+its ``weights.npz``; the others ``weights-seed-S.npz``) and averages them into
+``ensemble.npz`` (``learned.combine_weights``), each member's held-out error under
+``ensemble`` in ``stage.json``. ``--pack PREFIX`` writes the situations packed into
+``PREFIX-K.npz`` files of at most ``--pack-mb`` MB of arrays each (a batch file's keys: a
+later session can put them in a stage's ``situations/`` as ``batch-*.npz`` and train again).
+
 ``spycfr`` must be importable (``pip install -e .``; or a directory holding ``spycfr`` as a
 link to ``solver/``, with ``solver/cli`` a link to ``cli/``, on ``PYTHONPATH``).
 """
@@ -21,6 +32,7 @@ import json
 import multiprocessing as mp
 import sys
 import time
+from pathlib import Path
 
 
 def _batch(job: tuple[dict, int, int]) -> tuple[int, dict]:
@@ -49,9 +61,27 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=60)
     ap.add_argument("--train-batch", type=int, default=1024)
     ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--after-decisions", type=int, default=None, metavar="D",
+                    help="roots D decisions below the game's root (not by --span)")
+    ap.add_argument("--seeds", default=None,
+                    help="training seeds, comma-separated: an ensemble (default: --seed)")
+    ap.add_argument("--pack", default=None, metavar="PREFIX")
+    ap.add_argument("--pack-mb", type=float, default=15.0)
+    ap.add_argument("--train-deadline", type=float, default=None, metavar="SECONDS",
+                    help="--seeds: train a further member only if it can end (taking as "
+                         "long as the first) within this many seconds of the start")
     ap.add_argument("--measure", type=int, default=None, metavar="DEPTH")
     ap.add_argument("--measure-iterations", type=int, default=100)
     a = ap.parse_args()
+    try:
+        seeds = [a.seed] if a.seeds is None else [int(x) for x in a.seeds.split(",")]
+    except ValueError:
+        ap.exit(2, f"error: --seeds {a.seeds}: training seeds are whole numbers, "
+                   "comma-separated (0,1,2)\n")
+    if len(set(seeds)) < len(seeds):
+        ap.exit(2, f"error: --seeds {a.seeds}: a seed twice (each trains one member)\n")
+    if a.after_decisions is not None and a.after_decisions < 0:
+        ap.exit(2, f"error: --after-decisions must be at least 0 (got {a.after_decisions})\n")
 
     from spycfr.io import save_npz, write_json
     from spycfr.search.situations import StageSpec, generate_batch
@@ -64,7 +94,8 @@ def main() -> None:
         print(f"{time.perf_counter() - t0:7.1f}s {text}", flush=True)
 
     spec = StageSpec(a.game, a.preset, {}, a.stage, a.span, a.iterations, a.seed,
-                     previous_weights(a.out, a.stage), internal=a.internal)
+                     previous_weights(a.out, a.stage), internal=a.internal,
+                     after_decisions=a.after_decisions)
     d = stage_dir(a.out, a.stage) / "situations"
     d.mkdir(parents=True, exist_ok=True)
     say("first batch in this process (compiles the numba kernels)")
@@ -84,8 +115,11 @@ def main() -> None:
                 break
     gen_wall = time.perf_counter() - g0
     say(f"{done} batches ({done * a.batch} draws) in {gen_wall:.0f} s")
+    packed = None if a.pack is None else pack(d.parent, a.pack, a.pack_mb)
+    if packed is not None:  # before the training: kept if a training is cut short
+        say(f"packed: {packed}")
     settings = TrainSettings(hidden=tuple(int(w) for w in a.hidden.split(",")), epochs=a.epochs,
-                             batch=a.train_batch, lr=a.lr, seed=a.seed,
+                             batch=a.train_batch, lr=a.lr, seed=seeds[0],
                              backend=backend_name("auto"))
     made = {"by": f"a pool of {a.processes} processes (benchmarks/train_values_pool.py; the "
                   "first batch, which compiles, in its parent before the pool's wall time)",
@@ -95,6 +129,14 @@ def main() -> None:
     record["pool"] = {"processes": a.processes, "generate_wall_seconds": gen_wall,
                       "budget": a.budget}
     path = stage_dir(a.out, a.stage) / "stage.json"
+    if packed is not None:
+        record["packed"] = packed
+        write_json(path, record)
+    if len(seeds) > 1:
+        until = None if a.train_deadline is None else t0 + a.train_deadline
+        record["ensemble"] = ensemble(d.parent, spec, settings, seeds, record["training"],
+                                      say, until)
+        write_json(path, record)
     if a.measure is not None:
         from spycfr.search.evaluate import Settings, exploitability
         from spycfr.search.learned import LearnedValues
@@ -110,7 +152,79 @@ def main() -> None:
                                           "exploitability": expl}
     write_json(path, record)
     say(json.dumps({k: record[k] for k in ("situations_made", "training_rows", "training",
-                                           "pool", "agent_exploitability") if k in record}))
+                                           "pool", "ensemble", "agent_exploitability")
+                    if k in record}))
+
+
+def ensemble(d: Path, spec, settings, seeds: list[int], first: dict, say,
+             until: float | None = None) -> list[dict]:
+    """Networks for ``seeds[1:]`` trained on stage directory ``d``'s situations as the stage
+    trained ``seeds[0]``'s (``weights.npz``), each saved as ``weights-seed-S.npz`` with that
+    network's held-out error, then all averaged into ``ensemble.npz``; each member's record
+    (seed, seconds, errors on its own held-out situations). A member that could not end by
+    ``until`` (perf_counter seconds), taking as long as the first, is left out and said so:
+    a one-shot run on a lent machine keeps the members made."""
+    from dataclasses import replace
+
+    from spycfr.search.learned import combine_weights, load_weights, save_weights
+    from spycfr.search.stages import load_situations
+    from spycfr.search.training import train
+
+    keys = ("train_seconds", "heldout_error", "train_error", "heldout_rows")
+    members = [{"seed": seeds[0], **{k: first[k] for k in keys}}]
+    data = load_situations(d, spec)[0]
+    _, meta = load_weights(d / "weights.npz")
+    paths = [d / "weights.npz"]
+    for seed in seeds[1:]:
+        if until is not None and time.perf_counter() + first["train_seconds"] > until:
+            say(f"seed {seed} left out: no time to train it before the deadline")
+            members.append({"seed": seed, "left_out": "the deadline"})
+            continue
+        say(f"training seed {seed}")
+        net, trained = train(data, replace(settings, seed=seed))
+        paths.append(d / f"weights-seed-{seed}.npz")
+        save_weights(paths[-1], net, {**meta, "heldout_error": trained["heldout_error"]})
+        members.append({"seed": seed, **{k: trained[k] for k in keys}})
+        say(f"seed {seed}: held-out {trained['heldout_error']}, "
+            f"{trained['train_seconds']:.0f} s")
+    combine_weights(d / "ensemble.npz", paths)
+    say(f"ensemble.npz: {len(paths)} networks averaged")
+    return members
+
+
+def pack(d: Path, prefix: str, most_mb: float) -> list[dict]:
+    """Stage directory ``d``'s batch files (``situations/batch-*.npz``) concatenated into
+    ``PREFIX-K.npz`` files, compressed, a new one started before ``most_mb`` MB of arrays;
+    each file's name, batches and rows."""
+    import numpy as np
+
+    out: list[dict] = []
+    group: list[dict] = []
+
+    def flush() -> None:
+        name = f"{prefix}-{len(out) + 1}.npz"
+        # a batch whose draws gave no situation holds empty arrays of another shape
+        made = [batch for batch in group if batch["index"].size] or group[:1]
+        arrays = {k: np.concatenate([batch[k] for batch in made])
+                  for k in made[0] if k != "seconds"}
+        np.savez_compressed(name, seconds=np.array(sum(float(g["seconds"]) for g in group)),
+                            **arrays)
+        out.append({"file": name, "batches": len(group), "rows": int(arrays["index"].size)})
+        group.clear()
+
+    size = 0
+    for path in sorted((d / "situations").glob("batch-*.npz")):
+        with np.load(path) as f:
+            arrays = {k: f[k] for k in f.files}
+        nbytes = sum(v.nbytes for v in arrays.values())
+        if group and size + nbytes > most_mb * 1e6:
+            flush()
+            size = 0
+        group.append(arrays)
+        size += nbytes
+    if group:
+        flush()
+    return out
 
 
 if __name__ == "__main__":

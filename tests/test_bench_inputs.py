@@ -87,6 +87,11 @@ RESULTS = BENCH.parent / "results"
      "report.md line 1: not a game of"),
     ("style_posterior.py", ["--heuristic-games", "-1"], "must be at least 0"),
     ("style_posterior.py", [], "no games to read"),
+    ("train_values_pool.py", ["kuhn", "--out", "OUT", "--after-decisions", "-1"],
+     "--after-decisions must be at least 0"),
+    ("train_values_pool.py", ["kuhn", "--out", "OUT", "--seeds", "0,x"],
+     "training seeds are whole numbers"),
+    ("train_values_pool.py", ["kuhn", "--out", "OUT", "--seeds", "0,1,0"], "a seed twice"),
 ])
 def test_a_wrong_input_is_one_error_line(tmp_path, script, args, message):
     proc = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,

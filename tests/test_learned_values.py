@@ -6,6 +6,9 @@ installed (marked ``train``)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,6 +32,7 @@ from spycfr.search.learned import (
 from spycfr.search.resolve import solve
 from spycfr.search.situations import (
     StageSpec,
+    after_decisions,
     game_model,
     generate_batch,
     leaf_queries,
@@ -40,6 +44,7 @@ from spycfr.search.situations import (
     situation,
 )
 from spycfr.search.stages import run_stage
+from spycfr.search.subgame import subgame
 from spycfr.search.training import (
     Data,
     TrainSettings,
@@ -49,7 +54,7 @@ from spycfr.search.training import (
     split,
     train,
 )
-from spycfr.search.tree import build
+from spycfr.search.tree import LEAF, build
 from spycfr.search.values import CommittedValues
 
 
@@ -417,6 +422,74 @@ def test_leaf_queries_are_the_agents_and_solve_as_situations(tmp_path):
     assert situation(game, spec, q["pub"].shape[0], None) is None  # past the file's end
 
 
+def test_situations_after_decisions_are_the_leaves_of_a_subgame_that_deep():
+    """``after_decisions`` D: each situation's root is a decision node where a subgame D
+    decision levels below the game's root cuts a leaf (Kuhn: D = 1 is P2's first decision,
+    after either move; D = 2 only P1's answer to a bet after a check); a playout that ends
+    first gives none."""
+    # private chance, P1, P2, public chance, P1, terminal
+    kinds = [3, 0, 1, 2, 0, -1]
+    assert [after_decisions(kinds, d) for d in range(4)] == [[1], [2], [4], []]
+    game = game_model("kuhn", None, {})
+    for d in (1, 2):
+        tree = subgame(game, game.root(), d, terminal_leaves=False)
+        leaves = {p.tobytes() for p in tree.pub[tree.kind == LEAF]}
+        spec = StageSpec("kuhn", None, {}, 1, 4, 50, seed=0, after_decisions=d)
+        batch = generate_batch(spec.as_dict(), 0, 12)
+        roots = batch["pub"][batch["root"]]
+        assert {p.tobytes() for p in roots} == leaves  # every such leaf drawn, none else
+        assert (roots.shape[0] == 12) == (d == 1)  # at 2, the playouts without a bet end
+    none = StageSpec("kuhn", None, {}, 1, 4, 50, seed=0, after_decisions=3)
+    assert generate_batch(none.as_dict(), 0, 6)["index"].size == 0
+
+
+def test_the_pool_script_trains_an_ensemble_and_packs_its_situations(tmp_path):
+    """benchmarks/train_values_pool.py (the lent machine's command): ``--seeds`` trains a
+    network per seed on the same situations and averages them into ensemble.npz, each
+    member's held-out error in stage.json; ``--pack`` writes the situations into files that
+    load as the stage's own batches; ``--train-deadline`` leaves out a member that could
+    not end in time and keeps the others."""
+    from spycfr.search.learned import load_members
+    from spycfr.search.stages import load_situations
+
+    def pool(out: Path, *extra: str) -> dict:
+        proc = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve().parent.parent / "benchmarks"
+                                 / "train_values_pool.py"), "kuhn", "--out", str(out),
+             "--after-decisions", "1", "--situations", "30", "--batch", "5",
+             "--iterations", "30", "--budget", "60", "--processes", "2", "--hidden", "8",
+             "--epochs", "2", "--train-batch", "8", "--seeds", "0,1,2", *extra],
+            capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads((out / "stage-1" / "stage.json").read_text())
+
+    record = pool(tmp_path / "a", "--pack", str(tmp_path / "sit"), "--pack-mb", "0.003")
+    d = tmp_path / "a" / "stage-1"
+    members, _ = load_members(d / "ensemble.npz")
+    own = [load_members(d / name)[0][0] for name in
+           ("weights.npz", "weights-seed-1.npz", "weights-seed-2.npz")]
+    assert len(members) == 3 and [m["seed"] for m in record["ensemble"]] == [0, 1, 2]
+    for net, alone in zip(members, own, strict=True):
+        assert np.array_equal(net.layers[0][0], alone.layers[0][0])
+    assert not np.array_equal(own[0].layers[0][0], own[1].layers[0][0])
+    assert all(m["heldout_error"]["mse"] >= 0 for m in record["ensemble"])
+    packed = record["packed"]
+    assert len(packed) > 1 and sum(p["rows"] for p in packed) == record["training_rows"]
+    again = tmp_path / "b" / "situations"
+    again.mkdir(parents=True)
+    for k, p in enumerate(packed):
+        Path(p["file"]).rename(again / f"batch-{k:07d}.npz")
+    spec = StageSpec(**record["config"]["spec"])
+    assert spec.after_decisions == 1
+    first, repacked = load_situations(d, spec)[0], load_situations(again.parent, spec)[0]
+    assert np.array_equal(first.feats, repacked.feats) and np.array_equal(first.u0,
+                                                                          repacked.u0)
+    late = pool(tmp_path / "c", "--train-deadline", "0")
+    assert [m.get("left_out") for m in late["ensemble"]] == [None, "the deadline",
+                                                             "the deadline"]
+    assert len(load_members(tmp_path / "c" / "stage-1" / "ensemble.npz")[0]) == 1
+
+
 def test_possible_private_states_follow_the_root_support():
     game = game_model("kuhn", None, {})
     tree = build(game)
@@ -489,6 +562,7 @@ def test_a_stage_recorded_before_the_heads_resumes_as_shift(tmp_path):
     path = tmp_path / "stage-1" / "stage.json"
     old = json.loads(path.read_text())
     del old["config"]["spec"]["queries"], old["config"]["train"]["head"]
+    del old["config"]["spec"]["after_decisions"]
     path.write_text(json.dumps(old))
     again = run_stage(tmp_path, spec, 8, shift, batch=4, workers=0)
     assert again["situations_made"] == made["situations_made"]

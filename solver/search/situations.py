@@ -5,7 +5,11 @@ the situation's targets are both seats' counterfactual values at its root (below
 
 Stage N takes public states that a random playout leaves ``span * (N - 1) < r <= span * N``
 public edges before its end; stage 1 solves them to the end of the game, a later stage to
-``span`` edges below, its leaves valued by the previous stage's network.
+``span`` edges below, its leaves valued by the previous stage's network. ``after_decisions``
+D takes instead the decision node a random playout reaches after its first D decisions
+(none where it ends first): the public states where a plan or re-solve D decision levels
+below the root asks for leaf values (Agent Hunter, D = 4: after P2's first turn decision,
+where the `mini` agent of results/mini-values asks its network).
 
 One solve gives more than its root: every public node below it is a subgame of its own whose
 root ranges are the solve's reaches there (reach excludes public chance, so a node's values
@@ -67,6 +71,7 @@ class StageSpec:
     max_nodes: int = 200_000
     internal: int = 0  # public nodes below the root kept per solve
     queries: str | None = None  # a leaf_queries file: situation i solves query i
+    after_decisions: int | None = None  # roots D decisions from the game's root, not by span
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -100,11 +105,12 @@ def sample_range(support: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def random_path(game: GameModel, rng: np.random.Generator
+def random_path(game: GameModel, rng: np.random.Generator, kinds: list[int] | None = None
                 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """A random playout from the root (chance by its probabilities, every decision's public
     labels alike): each public state on it with the private states each seat can hold
-    there (reachable under some strategy)."""
+    there (reachable under some strategy); each state's node kind appended to ``kinds``
+    where given."""
     pub = game.root()
     poss = [game.weights[0] > 0, game.weights[1] > 0]
     path = []
@@ -112,6 +118,8 @@ def random_path(game: GameModel, rng: np.random.Generator
         path.append((pub, poss[0], poss[1]))
         t = build(game, pub, depth=1)
         k = t.kind[0]
+        if kinds is not None:
+            kinds.append(int(k))
         if k == TERMINAL:
             return path
         p = t.prob[1:] / t.prob[1:].sum() if k == CHANCE else None
@@ -137,10 +145,14 @@ def situation(game: GameModel, spec: StageSpec, index: int,
             return None
         pub, r0, r1, s0, s1 = (q[k][index] for k in QUERY_KEYS)
     else:
-        path = random_path(game, rng)
+        kinds: list[int] = []
+        path = random_path(game, rng, kinds)
         end = len(path) - 1
-        lo, hi = spec.span * (spec.stage - 1), spec.span * spec.stage
-        cands = [i for i in range(end) if lo < end - i <= hi]
+        if spec.after_decisions is not None:
+            cands = after_decisions(kinds, spec.after_decisions)
+        else:
+            lo, hi = spec.span * (spec.stage - 1), spec.span * spec.stage
+            cands = [i for i in range(end) if lo < end - i <= hi]
         if not cands:
             return None
         pub, s0, s1 = path[int(rng.choice(cands))]
@@ -166,6 +178,20 @@ def situation(game: GameModel, spec: StageSpec, index: int,
     out["m0"][0] &= r1.sum() > 0
     out["m1"][0] &= r0.sum() > 0
     return out
+
+
+def after_decisions(kinds: list[int], decisions: int) -> list[int]:
+    """The position on a playout of node ``kinds`` (:func:`random_path`'s) of its decision
+    node with ``decisions`` decisions above it, where :func:`~spycfr.search.subgame.subgame`
+    cuts a leaf (chance after the last decision is played out), in a list; empty where the
+    playout ends before (a terminal's values are the payoffs, never asked of a network)."""
+    above = 0
+    for i, k in enumerate(kinds):
+        if k in (0, 1):
+            if above == decisions:
+                return [i]
+            above += 1
+    return []
 
 
 @lru_cache(maxsize=2)

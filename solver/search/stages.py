@@ -53,10 +53,11 @@ def previous_weights(out: str | Path, stage: int) -> str | None:
 
 
 # Settings a stage records since stages were first made, with what the stages made before
-# did: the shift head, random situations (no queries file), PyTorch's threads (how fast, not
-# what is trained), a constant learning rate. Stages without `internal` are older still:
-# their situation files lack the masks read now, so they are refused.
-_ADDED: dict[str, dict] = {"spec": {"queries": None},
+# did: the shift head, random situations (no queries file, roots by span), PyTorch's
+# threads (how fast, not what is trained), a constant learning rate. Stages without
+# `internal` are older still: their situation files lack the masks read now, so they are
+# refused.
+_ADDED: dict[str, dict] = {"spec": {"queries": None, "after_decisions": None},
                            "train": {"head": "shift", "threads": 1, "schedule": "constant"}}
 
 
