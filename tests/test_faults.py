@@ -260,6 +260,29 @@ def test_a_corrupt_run_json_says_the_way_back(tmp_path, good_run):
     assert line.endswith(": solve again"), line
 
 
+@pytest.mark.parametrize("name,way_back", [
+    ("convergence.csv", "`spycfr solve --resume"),
+    ("strategy.csv", "write it again with `spycfr export {d} --format csv`"),
+    (STRATEGY_NPZ, "`spycfr solve --resume"),
+])
+def test_a_vouched_file_that_is_gone_is_named(tmp_path, good_run, name, way_back):
+    """A file run.json vouches for that is gone passed check_run's hashes silently (only a
+    missing strategy.npz was said, as unreadable): it is named now, with the way back (a
+    strategy table by `spycfr export`, the others from the checkpoint), `spycfr play`'s one
+    error line."""
+    from spycfr.runs.store import check_run, verify_run_files
+
+    d = copy_run(good_run, tmp_path / "run")
+    assert name in json.loads((d / RUN_JSON).read_text())["files"]
+    (d / name).unlink()
+    for check in (check_run, verify_run_files):
+        with pytest.raises(SpycfrError, match=f"{name}' is missing .run.json vouches for it"):
+            check(d)
+    line = one_line_error(["play", str(d), "--moves", "/dev/null"], f"{name}' is missing")
+    assert way_back.format(d=d) in line, line
+    assert check_run(d, checked=(name,)).game == AH  # a file the caller checked itself
+
+
 def test_a_shuffled_table_is_not_trusted_for_labels(tmp_path, good_run):
     """The Parquet table is only a cache of labels: changed, it is ignored (labels are
     replayed), never a wrong label."""

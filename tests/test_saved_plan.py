@@ -17,7 +17,8 @@ from spycfr.engine import protocol as P
 from spycfr.errors import SpycfrError
 from spycfr.games import make_variant
 from spycfr.runs import agent_run
-from spycfr.runs.agent_run import PLAN_FILE, load_agent, write_agent_run
+from spycfr.runs.agent_run import PLAN_FILE, check_agent_files, load_agent, write_agent_run
+from spycfr.runs.store import check_run, read_run
 from spycfr.search.agent import AgentConfig, SearchAgent, agent_strategies
 from spycfr.search.saved_plan import _TREE, fits_model
 
@@ -143,6 +144,12 @@ def test_an_edited_agent_block_solves_the_plan_again_and_says_so(tmp_path, monke
     lines.clear()
     assert load_agent(run, lines.append).plan().iterations == 30
     assert "which is missing: solving the first plan again" in lines[0]
+    # `spycfr play`'s checks: the generic one names the vouched file that is gone; the
+    # agent's own checks took the missing plan (solved again) and say so to it
+    with pytest.raises(SpycfrError, match=f"{PLAN_FILE}' is missing .run.json vouches"):
+        check_run(run)
+    checked = check_agent_files(run, read_run(run))
+    assert PLAN_FILE in checked and check_run(run, checked).game == "agent-hunter"
 
 
 def test_a_damaged_plan_file_is_a_clear_error(tmp_path, monkeypatch):

@@ -165,9 +165,9 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
     seed = check_seed(seed)
     # a broken run is the error alone, before the game's lines; an agent's own files in the
     # words its load uses (what to do about each), then every file run.json vouches for
-    if is_agent_run(first := read_run(run_dir)):
-        check_agent_files(run_dir, first)
-    meta = check_run(run_dir)
+    first = read_run(run_dir)
+    checked = check_agent_files(run_dir, first) if is_agent_run(first) else ()
+    meta = check_run(run_dir, checked)
     plugin = get_plugin(meta.game)
     me, them = SEATS[seat], SEATS[1 - seat]
     variant = meta.preset or params_text(meta.variant)

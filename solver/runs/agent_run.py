@@ -542,16 +542,22 @@ def damaged_plan(run: str | Path, meta: RunResult | Mapping[str, Any]) -> str | 
     return None
 
 
-def check_agent_files(run: str | Path, meta: RunResult) -> None:
+def check_agent_files(run: str | Path, meta: RunResult) -> tuple[str, ...]:
     """The agent run's own files, checked as loading the agent checks them and in its words
     (what to do about each): its openings table and its saved plan; SpycfrError otherwise.
     For a command that says things before its long load (`spycfr play`) to check first,
-    before :func:`spycfr.runs.store.check_run`'s generic hashes."""
+    before :func:`spycfr.runs.store.check_run`'s generic hashes, which it gives the names
+    of the files checked here (a missing plan is no error: the agent solves it again)."""
+    checked = []
     if agent_config(meta, run).opening_file is not None:  # its settings checked first
         opening_table(run, meta)
+        checked.append(meta.record["agent"]["opening_file"])
     damage = damaged_plan(run, meta)
     if damage is not None:
         raise SpycfrError(damage)
+    if isinstance(plan := meta.record.get("plan"), dict):
+        checked.append(plan_name(plan))
+    return tuple(checked)
 
 
 def _plan_fix(path: Path) -> str:

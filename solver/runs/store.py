@@ -30,6 +30,7 @@ import hashlib
 import json
 import math
 import zipfile
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -271,13 +272,28 @@ def strategy_run_table(tree: Tree, strategy: np.ndarray) -> pd.DataFrame:
     return strategy_table(tree, strategy, cfv=cfv, reach=reach, opponent_reach=opp)
 
 
+def _rewrite(path: Path, name: str) -> str:
+    """How to get back a file of the run that is gone: a strategy table by `spycfr export`,
+    any other by :func:`_recover`."""
+    stem, _, fmt = name.partition(".")
+    if stem == "strategy" and fmt in ("parquet", "csv"):
+        return f"write it again with `spycfr export {path} --format {fmt}`"
+    return _recover(path)
+
+
 def _verify(path: Path, meta: RunResult, name: str, required: bool = True) -> bool:
-    """Whether ``name`` is the file run.json vouches for (its sha256); a mismatch means a write
-    was interrupted or the file changed: an error when ``required``, else False."""
+    """Whether ``name`` is the file run.json vouches for (its sha256); a missing file, or a
+    mismatch (a write interrupted or the file changed), is an error when ``required`` (which
+    file, and how to get it back), else False."""
     expected = (meta.files or {}).get(name)
+    if expected is None:
+        return True
     target = path / name
-    if expected is None or not target.is_file():
-        return expected is None
+    if not target.is_file():
+        if required:
+            raise SpycfrError(f"{str(target)!r} is missing ({RUN_JSON} vouches for it: the "
+                              f"run is not whole): {_rewrite(path, name)}")
+        return False
     if file_sha256(target) == expected:
         return True
     if required:
@@ -304,23 +320,27 @@ def _read_strategy(path: Path, meta: RunResult) -> np.ndarray:
     return strategy
 
 
-def _verify_files(path: Path, meta: RunResult) -> None:
-    """Every file run.json vouches for matches its hash (SpycfrError otherwise)."""
+def _verify_files(path: Path, meta: RunResult, checked: Collection[str] = ()) -> None:
+    """Every file run.json vouches for, but those in ``checked``, is there and matches its
+    hash (SpycfrError otherwise)."""
     for name in meta.files or {}:
-        _verify(path, meta, name)
+        if name not in checked:
+            _verify(path, meta, name)
 
 
-def check_run(path: str | Path) -> RunResult:
-    """run.json, checked with what needs no tree: every file it vouches for (hashes, each
-    once) and a tree run's strategy (its file's hash; loaded, its array hashed, only where
-    run.json vouches for no files: :func:`_read_strategy`); SpycfrError otherwise.
-    Cheap (the files, not the tree): a command that says things before its long load
-    (`spycfr play`) checks this first, so that a broken run is its one error line."""
+def check_run(path: str | Path, checked: Collection[str] = ()) -> RunResult:
+    """run.json, checked with what needs no tree: every file it vouches for (there, its hash;
+    each hashed once) and a tree run's strategy (its file's hash; loaded, its array hashed,
+    only where run.json vouches for no files: :func:`_read_strategy`); SpycfrError otherwise.
+    ``checked``: files the caller has checked in its own words (an agent's saved plan, which
+    its load solves again where the file is gone). Cheap (the files, not the tree): a
+    command that says things before its long load (`spycfr play`) checks this first, so
+    that a broken run is its one error line."""
     path = Path(path)
     meta = read_run(path)
-    _verify_files(path, meta)
+    _verify_files(path, meta, checked)
     if not meta.treeless and meta.strategy_sha256 is not None and (
-            STRATEGY_NPZ not in (meta.files or {}) or not (path / STRATEGY_NPZ).is_file()):
+            STRATEGY_NPZ not in (meta.files or {})):
         _read_strategy(path, meta)  # an older run's array hash, or the missing file's error
     return meta
 
