@@ -262,6 +262,75 @@ def test_the_way_back_from_a_broken_strategy_gives_the_recorded_run(tmp_path):
     assert more["iterations"] > first["iterations"] and more["exploitability"] <= 0.001
 
 
+def resume_said(*args: str) -> tuple[dict, str]:
+    """`spycfr solve --resume ARGS --json`: (its result, its line saying what the resumed
+    run does)."""
+    code, out, err = spycfr("solve", "--resume", *args, "--json")
+    assert code == 0, err
+    said = [x for x in err.splitlines() if x.startswith("resumed at iteration")]
+    assert len(said) == 1, err
+    return json.loads(out), said[0]
+
+
+def test_a_resumed_run_says_what_it_does_and_does_it(tmp_path):
+    """A resumed run says where it stands against its limits: stays as it stopped (which
+    limit, and which limit solves further) or solves on (to what). A run stopped by its
+    target, resumed with only a larger --iterations, stopped at once without a word."""
+    run = tmp_path / "t"
+    first = solve("kuhn", "--algorithm", "cfr+", "--target-exploitability", "0.01",
+                  "--check-every", "10", "-o", str(run))
+    assert first["stopped_by"] == "target"
+    again, said = resume_said(str(run), "--iterations", "100000")
+    assert (again["iterations"], again["stopped_by"]) == (first["iterations"], "target")
+    assert said.endswith("meets its target of 0.01: it stays as it is (a smaller target "
+                         "solves further)"), said
+    more, said = resume_said(str(run), "--target-exploitability", "0.001")
+    assert more["iterations"] > first["iterations"] and more["stopped_by"] == "target"
+    assert said.endswith(": it solves on to iteration 100,000 or exploitability 0.001, "
+                         "whichever comes first"), said  # the limit given when resumed
+    done = more["iterations"]
+    again, said = resume_said(str(run), "--iterations", str(done))
+    assert (again["iterations"], again["stopped_by"]) == (done, "iterations")
+    assert said == (f"resumed at iteration {done:,}, its iterations limit ({done:,}): it "
+                    "stays as it is (a larger iterations limit solves further)")
+
+
+def test_a_memory_stopped_run_resumes_as_it_stopped_unless_given_more(tmp_path, monkeypatch):
+    """A run stopped by its memory limit resumed as 'target' where its last value met the
+    target, and otherwise solved on (the resumed process's memory is not the stopped one's):
+    it stays as it stopped now, and solves on where the limit is larger. The memory stop is
+    made at iteration 40 (MCCFR's tables are full there, as the solver says it)."""
+    from spycfr.cfr.mccfr import MCCFRSolver
+    from spycfr.errors import MemoryLimitReached
+
+    real = MCCFRSolver._run
+
+    def full_at_40(self, n):
+        real(self, min(n, 40 - self.iteration))
+        if self.iteration >= 40:
+            raise MemoryLimitReached("the tables are full (test)")
+
+    run = tmp_path / "m"
+    with monkeypatch.context() as patched:
+        patched.setattr(MCCFRSolver, "_run", full_at_40)
+        first = solve("agent-hunter", "--preset", "tiny", "--algorithm", "es-mccfr",
+                      "--iterations", "1000", "--check-every", "40", "--memory-limit", "4",
+                      "--target-exploitability", "10", "-o", str(run))
+    assert (first["iterations"], first["stopped_by"]) == (40, "memory")
+    assert first["exploitability"] <= 10  # the target met too: the memory stop comes first
+    again, said = resume_said(str(run))
+    assert (again["iterations"], again["stopped_by"]) == (40, "memory")
+    assert said == ("resumed at iteration 40, where it stopped at its memory limit of 4 GiB: "
+                    "it stays as it is (a larger memory limit, or tables that freeze when "
+                    "full, solves further)")
+    more, said = resume_said(str(run), "--memory-limit", "5", "--target-exploitability",
+                             "1e-9")
+    assert (more["iterations"], more["stopped_by"]) == (1000, "iterations")
+    assert said == ("resumed at iteration 40, past the memory limit of 4 GiB it stopped at "
+                    "(5 GiB now): it solves on to iteration 1,000 or exploitability 1e-09, "
+                    "whichever comes first")
+
+
 def test_ctrl_c_keeps_the_checkpoint_and_resume_completes(tmp_path):
     run_dir = tmp_path / "mini"
     cmd = [sys.executable, "-m", "spycfr.cli.main", "solve", "agent-hunter", "--preset", "mini",

@@ -56,12 +56,14 @@ def check_limits(iterations: int | None, target: float | None, time_limit: float
 @dataclass(frozen=True)
 class Batch:
     """What one batch of iterations left: where the run is, the value measured (None when
-    not measured this time), and whether a checkpoint is due now."""
+    not measured this time), whether a checkpoint is due now, and why the loop stops after
+    it (None: it goes on), which that checkpoint records."""
 
     iteration: int
     seconds: float  # iteration time of this loop so far
     measured: float | None
     checkpoint: bool
+    stopped: str | None = None
 
 
 class SolveLoop:
@@ -137,8 +139,9 @@ class SolveLoop:
                 elif out_of_time and not finished:
                     stopped = "time"
             due = at_checkpoint or (self.checkpoints and stopped != "iterations")
-            yield Batch(solver.iteration, seconds, measured, due)
-            if finished or stopped != "iterations":
+            ending = finished or stopped != "iterations"
+            yield Batch(solver.iteration, seconds, measured, due, stopped if ending else None)
+            if ending:
                 break
         self.result = SolveResult(solver.iteration, seconds, value, solver.kind, stopped,
                                   list(solver.log), note)

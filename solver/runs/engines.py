@@ -104,8 +104,11 @@ class RunEngine(Protocol):
         """What run.json records of this engine beyond the common fields."""
         ...
 
-    def checkpoint(self, run_dir: Path, seconds: float,
-                   state: dict[str, Any] | None = None) -> None: ...
+    def checkpoint(self, run_dir: Path, seconds: float, state: dict[str, Any] | None = None,
+                   stopped: str | None = None) -> None:
+        """Save the solver's state (``state``, else its own now) where the run is, with why
+        it stopped (None: it goes on), which resuming it reads."""
+        ...
 
 
 def tree_within(game: ResolvedGame, memory: MemoryBudget, per_node: float, solver: str,
@@ -162,13 +165,6 @@ class IterativeRun:
         config, solver = self.config, self.solver
         remaining = None if total is None else total - solver.iteration
         time_left = None if config.time_limit is None else config.time_limit - seconds
-        if remaining is not None and remaining <= 0:
-            return seconds, "iterations"
-        if time_left is not None and time_left <= 0:
-            return seconds, "time"
-        target, log = config.target_exploitability, solver.log
-        if target is not None and log and log[-1][0] == solver.iteration and log[-1][2] <= target:
-            return seconds, "target"  # resumed where it met its target: a batch would go past
         loop = SolveLoop(solver, remaining, config.target_exploitability, time_left,
                          config.check_every or self.default_check_every, checkpoint_every,
                          checkpoints=run_dir is not None and checkpoint_every is not None)
@@ -176,17 +172,17 @@ class IterativeRun:
             if progress is not None:
                 self.show(progress, batch.iteration, seconds + batch.seconds, batch.measured)
             if batch.checkpoint and run_dir is not None:
-                self.checkpoint(run_dir, seconds + batch.seconds)
+                self.checkpoint(run_dir, seconds + batch.seconds, stopped=batch.stopped)
         assert loop.result is not None
         self.stopped_note = loop.result.note
         return seconds + loop.result.seconds, loop.result.stopped_by
 
-    def checkpoint(self, run_dir: Path, seconds: float,
-                   state: dict[str, Any] | None = None) -> None:
+    def checkpoint(self, run_dir: Path, seconds: float, state: dict[str, Any] | None = None,
+                   stopped: str | None = None) -> None:
         if state is None:
             state = self.solver.state_dict()
         save_checkpoint(run_dir, self.config.as_dict(), state, seconds, self.solver.log,
-                        self.value_column)
+                        self.value_column, stopped)
 
 
 class FullTreeRun(IterativeRun):
@@ -319,6 +315,6 @@ class ExactLPRun:
                 "lp": {"method": "HiGHS (scipy linprog) on P1's sequence-form program; P2's "
                                  "strategy from its duals", "node_limit": MAX_LP_NODES}}
 
-    def checkpoint(self, run_dir: Path, seconds: float,
-                   state: dict[str, Any] | None = None) -> None:
+    def checkpoint(self, run_dir: Path, seconds: float, state: dict[str, Any] | None = None,
+                   stopped: str | None = None) -> None:
         raise SpycfrError("the exact LP has no checkpoint")

@@ -116,12 +116,12 @@ class SampledRun(IterativeRun):
         assert self.tree is not None
         return cpu_profile_values(self.tree, strategy)
 
-    def checkpoint(self, run_dir: Path, seconds: float,
-                   state: dict[str, Any] | None = None) -> None:
+    def checkpoint(self, run_dir: Path, seconds: float, state: dict[str, Any] | None = None,
+                   stopped: str | None = None) -> None:
         if state is None:  # views: written at once, never kept (GiBs of tables)
             state = self.solver.state_dict(copy=False)
         save_checkpoint(run_dir, self.config.as_dict(), state, seconds, self.solver.log,
-                        self.value_column)
+                        self.value_column, stopped)
 
     def details(self) -> dict[str, Any]:
         stats = self.solver.stats()
@@ -200,7 +200,7 @@ def load_sampled_solver(run_dir: str | Path) -> MCCFRSolver:
         raise SpycfrError(f"run {str(path)!r} was sampled without a tree and has no "
                           f"{CHECKPOINT}: its strategy is in the checkpoint (not committed "
                           "with results/); solve it again (results/regenerate.sh)")
-    config, state, _, _ = load_checkpoint(path)
+    config, state, *_ = load_checkpoint(path)
     game = make_game(config["game"], config["preset"], config["params"])
     solver = MCCFRSolver(game, MCCFR_ALGORITHMS[config["algorithm"]], seed=config["seed"],
                          epsilon=float(state["epsilon"]), es_node_limit=None,

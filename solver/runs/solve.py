@@ -29,7 +29,7 @@ from spycfr.io import (
     write_json,
     write_text,
 )
-from spycfr.memory import peak_rss_bytes
+from spycfr.memory import budget_for, peak_rss_bytes
 from spycfr.runs.config import (
     MCCFR_ALGORITHMS,
     SolveConfig,
@@ -116,9 +116,11 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
     seconds_before = 0.0
     state: Mapping[str, Any] | None = None
     log: list[LogRow] = []
+    saved: dict[str, Any] = {}
+    saved_stop = None
     if resumed:
         assert run_dir is not None
-        saved, state, seconds_before, log = load_checkpoint(run_dir)
+        saved, state, seconds_before, log, saved_stop = load_checkpoint(run_dir)
         config = config.resumed(saved)
     check_requested(config)
     if config.device == "gpu" and not config.mccfr:
@@ -148,11 +150,16 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
     total = config.iterations
     if total is None and config.target_exploitability is None and config.time_limit is None:
         total = 1000
+    stopped = None
+    if state is not None:
+        stopped, words = resume_stop(config, SolveConfig(**saved), saved_stop,
+                                     solver.iteration, solver.log, total, seconds_before)
+        if (note := getattr(progress, "note", None)) is not None:
+            note(words)
     if progress is not None:
         progress(solver.iteration, seconds_before, None)
     choice = plan.choice
     try:
-        stopped = None
         if plan.race is not None and state is None:
             engine, seconds_before, stopped = _race(plan, game, engine, progress)
             solver = engine.solver
@@ -254,6 +261,45 @@ def _race(plan: Plan, game: ResolvedGame, lp: RunEngine, progress: Progress | No
     return lp, seconds, None
 
 
+def resume_stop(config: SolveConfig, saved: SolveConfig, saved_stop: str | None,
+                iteration: int, log: list[LogRow], total: int | None, seconds: float
+                ) -> tuple[str | None, str]:
+    """What a run resumed at ``iteration`` does, by ``config``'s limits (the checkpoint's
+    own where none was given) and why it stopped (``saved_stop``; ``saved``: its settings
+    then): (the limit it stops at at once, as it stands: "iterations", "time", "memory" or
+    "target"; None: it solves on) and that in words. A run stopped by its memory limit stays
+    as it stopped unless the limit is larger now or its tables freeze when full (resumed, the
+    process's memory differs: it would go on for iterations the recorded run did not do)."""
+    at = f"at iteration {iteration:,}"
+    if total is not None and total <= iteration:
+        return "iterations", (f"resumed {at}, its iterations limit ({total:,}): it stays as it "
+                              "is (a larger iterations limit solves further)")
+    if config.time_limit is not None and seconds >= config.time_limit:
+        return "time", (f"resumed {at}, after {seconds:.3g} s of its time limit of "
+                        f"{config.time_limit:g} s: it stays as it is (a longer time limit "
+                        "solves further)")
+    went_on = ""
+    if saved_stop == "memory":
+        now = config.memory_limit_gib  # None: half the RAM (of this machine, as resumed)
+        was = saved.memory_limit or budget_for(None).limit_bytes / 2**30
+        if now <= was and (config.when_full or "stop") == "stop":
+            return "memory", (f"resumed {at}, where it stopped at its memory limit of "
+                              f"{was:.3g} GiB: it stays as it is (a larger memory limit, or "
+                              "tables that freeze when full, solves further)")
+        went_on = (f", past the memory limit of {was:.3g} GiB it stopped at "
+                   f"({f'{now:.3g} GiB now' if now > was else 'its tables freeze when full'})")
+    target = config.target_exploitability
+    if target is not None and log and log[-1][0] == iteration and log[-1][2] <= target:
+        return "target", (f"resumed {at}, where its exploitability {log[-1][2]:.3g} meets its "
+                          f"target of {target:g}: it stays as it is (a smaller target solves "
+                          "further)")
+    limits = ([f"iteration {total:,}"] if total is not None else []) + (
+        [f"{config.time_limit:g} s"] if config.time_limit is not None else []) + (
+        [f"exploitability {target:g}"] if target is not None else [])
+    return None, (f"resumed {at}{went_on}: it solves on to {' or '.join(limits)}"
+                  + (", whichever comes first" if len(limits) > 1 else ""))
+
+
 def _write_run(run_dir: Path, engine: RunEngine, config: SolveConfig, meta: dict[str, Any],
                strategy: np.ndarray | None, seconds: float,
                final_state: dict[str, Any] | None, checkpoint_every: int | None,
@@ -263,7 +309,7 @@ def _write_run(run_dir: Path, engine: RunEngine, config: SolveConfig, meta: dict
     solver, tree = engine.solver, engine.tree
     if checkpoint_every is None and engine.checkpoints:
         # a run without periodic checkpoints still gets one at the end, to extend it later
-        engine.checkpoint(run_dir, seconds, final_state)
+        engine.checkpoint(run_dir, seconds, final_state, meta["stopped_by"])
     write_text(run_dir / CONVERGENCE, convergence_csv(solver.log, engine.value_column))
     written = [CONVERGENCE] + ([TREE_NPZ] if foreign else [])
     if strategy is not None:

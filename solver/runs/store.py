@@ -93,13 +93,13 @@ def convergence_csv(log, column: str = "exploitability") -> str:
 
 
 def save_checkpoint(run_dir: Path, config: dict, state: dict, seconds: float, log: list,
-                    value_column: str) -> None:
-    """Write the solver ``state`` (arrays and scalars) with the run's configuration, then the
-    convergence log, each atomically."""
+                    value_column: str, stopped: str | None = None) -> None:
+    """Write the solver ``state`` (arrays and scalars) with the run's configuration and why
+    it stopped (None: it goes on), then the convergence log, each atomically."""
     arrays = {k: v for k, v in state.items() if isinstance(v, np.ndarray)}
     scalars = {k: v for k, v in state.items() if not isinstance(v, np.ndarray)}
     meta = {"config": config, "solver": scalars, "seconds": seconds, "log": log,
-            "version": __version__}
+            "stopped_by": stopped, "version": __version__}
     _save_fast_npz(run_dir / CHECKPOINT, meta=np.array(json.dumps(meta)), **arrays)
     write_text(run_dir / CONVERGENCE, convergence_csv(log, value_column))
 
@@ -116,9 +116,10 @@ def _save_fast_npz(target: Path, **arrays: np.ndarray) -> None:
                 np.lib.format.write_array(fh, np.asanyarray(array), allow_pickle=False)
 
 
-def load_checkpoint(run_dir: Path) -> tuple[dict, dict, float, list]:
-    """(config, solver state, seconds, log) of a run's checkpoint, checked: its metadata has
-    every field, and its tables hold finite numbers."""
+def load_checkpoint(run_dir: Path) -> tuple[dict, dict, float, list, str | None]:
+    """(config, solver state, seconds, log, why it stopped: None where it went on or the
+    checkpoint predates the record) of a run's checkpoint, checked: its metadata has every
+    field, and its tables hold finite numbers."""
     path = run_dir / CHECKPOINT
     if not path.is_file():
         raise SpycfrError(f"cannot resume: {str(path)!r} does not exist")
@@ -130,14 +131,17 @@ def load_checkpoint(run_dir: Path) -> tuple[dict, dict, float, list]:
             state = {k: data[k] for k in data.files if k != "meta"}
         config, solver, seconds, log = (meta["config"], meta["solver"], float(meta["seconds"]),
                                         [tuple(r) for r in meta["log"]])
+        stopped = meta.get("stopped_by")
         if not isinstance(config, dict) or not isinstance(solver, dict):
             raise TypeError("config and solver must be objects")
+        if stopped is not None and not isinstance(stopped, str):
+            raise TypeError("stopped_by must be a string")
     for name, array in state.items():
         if array.dtype.kind == "f" and not np.isfinite(array).all():
             raise SpycfrError(f"cannot resume: {str(path)!r} holds non-finite numbers in its "
                               f"table {name!r} (corrupt): solve again")
     state.update(solver)
-    return config, state, seconds, log
+    return config, state, seconds, log, stopped
 
 
 def holds_run(run_dir: Path) -> bool:
@@ -174,8 +178,8 @@ def _recover(run_dir: Path) -> str:
     state, resumed by the run's own limits: solved no further), else by solving."""
     if (run_dir / CHECKPOINT).is_file():
         return (f"rewrite it from the checkpoint with `spycfr solve --resume {run_dir}` (the "
-                "run's last state, by its own limits: a run stopped by its iterations, time or "
-                "target comes back as recorded; or solve again)")
+                "run's last state, by its own limits: a run stopped by its iterations, time, "
+                "target or memory limit comes back as recorded; or solve again)")
     return "solve again"
 
 
