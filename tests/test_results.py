@@ -216,3 +216,30 @@ def test_sampled_openings_json_says_what_was_measured():
     caveat = json.loads(out)["caveat"]
     assert caveat == text.splitlines()[1] and "not measured" not in caveat
     assert "at least 0.959 at 95%" in caveat
+
+
+def _intervals(node, where: str):
+    """(where, ci95, games) of every ``ci95`` in a JSON object, nested ones included."""
+    if isinstance(node, dict):
+        if isinstance(node.get("ci95"), list):
+            yield where, node["ci95"], node.get("games")
+        for key, value in node.items():
+            yield from _intervals(value, f"{where}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _intervals(value, f"{where}[{i}]")
+
+
+def test_no_committed_interval_is_zero_width_where_games_exist():
+    """Every 95% interval in a committed result (head to head, LBR, measured bounds) has
+    width where it counts games: the old interval code wrote [1.0, 1.0] for a seat that won
+    every game (30 of 30 is not a certainty), which headtohead.seats_ci bounds now."""
+    checked, zero = 0, []
+    for path in sorted(RESULTS.rglob("*.json")):
+        for where, ci, games in _intervals(json.loads(path.read_text()), ""):
+            if games == 0:
+                continue
+            checked += 1
+            if not ci[0] < ci[1]:
+                zero.append(f"{path.relative_to(RESULTS)}{where}: {ci} in {games} games")
+    assert checked > 50 and not zero, zero
