@@ -3,11 +3,12 @@ directory (issue 22), each recorded move by move with what LBR's belief knew of 
 private state (its houses) after every move, beside a belief from public information alone
 tracked along the same game.
 
-One JSON line per game: seat, index, payoff, the record (full information, with each
-attack's answer), both seats' VP and hand sums at the end, turns played, and per move the
-belief's entropy over the agent's private states (bits) and its probability of the agent's
-actual private state, for LBR's belief and for the public one (every history consistent
-with LBR's observations weighted alike). ``--belief public`` makes LBR itself play from the
+One JSON line per game: seat, index, payoff, the game's payoff bound (the range of the
+summary's intervals), the record (full information, with each attack's answer), both seats'
+VP and hand sums at the end, turns played, and per move the belief's entropy over the
+agent's private states (bits) and its probability of the agent's actual private state, for
+LBR's belief and for the public one (every history consistent with LBR's observations
+weighted alike). ``--belief public`` makes LBR itself play from the
 public belief (the agent's re-solves are then never read at the particles), to tell
 whether LBR wins by what the agent's moves reveal or by playing better. The games are those
 of ``spycfr measure RUN --lbr-games N --lbr-rollouts 16 --lbr-rollout heuristic:hunter``
@@ -100,7 +101,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:
     """One LBR game as ``seat`` (0 or 1), index ``g``, LBR's belief ``belief``; the agent
     set up by ``settings`` (leaf_options.set_up's keywords: its rollout leaves, its
     re-solves' depth)."""
-    from spycfr.analysis.headtohead import player_args, player_from
+    from spycfr.analysis.headtohead import payoff_bound, player_args, player_from
     from spycfr.analysis.lbr import SECOND_SEAT_SEED
     from spycfr.analysis.lbr_agent import AgentOpponent, _privates, _setup, play_game
     from spycfr.analysis.lbr_agent_dask import _agent_of
@@ -187,7 +188,7 @@ def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:
             "detect_by": None if detection is None else detection.by,
             "leaves": None if detection is None else
             {k: v - before[k] for k, v in detection.counts.items()},
-            "payoff": payoff,
+            "payoff": payoff, "bound": payoff_bound(game),
             "seconds": round(time.perf_counter() - start, 1), "largest": largest,
             "decisions": decisions, "turns": int(final[R.TURN]),
             "vp": [int(R.vp(final, 0)), int(R.vp(final, 1))],
@@ -208,8 +209,9 @@ def summarize(path: str, committed: str | None = None) -> None:
     rows = json_lines(path, GAME_LINE)
     if not rows:
         raise ValueError(f"{path}: no games in it")
-    # the payoff range: the lines do not name the game; Agent Hunter's (+-1) or wider
-    bound = max([1.0] + [abs(r["payoff"]) for r in rows])
+    # the payoff range: the game's bound, which each line records (lines written before it
+    # did: 1, that of Agent Hunter's win variant, the only one they were played on)
+    bound = max(float(r.get("bound", 1.0)) for r in rows)
     before = {}
     if committed:
         for r in json_lines(committed, GAME_LINE):

@@ -44,3 +44,24 @@ def test_games_all_won_are_not_given_as_a_certainty(capsys):
     out = capsys.readouterr().out
     assert "8 games, LBR +1.000 [+0.261, +1.000]" in out, out
     assert "game by game: +0.000 [-1.921, +1.921]" in out, out
+
+
+def test_the_payoff_range_is_the_games_own(tmp_path, capsys):
+    """The summary's intervals lie in the game's payoff range, which each game line records
+    (the game's plug-in bound, as head to head's): Agent Hunter with margin payoffs (tiny:
+    up to 4 a game), LBR winning every game by 3 is not every game won by the most a game
+    pays (the guess was the largest payoff seen, 3: the binomial bound, [+0.787, +3.000]);
+    it is Hoeffding's interval in +- 4, [-0.841, +4.000]."""
+    from spycfr.analysis.headtohead import payoff_bound, seats_ci
+    from spycfr.games import make_game
+
+    bound = payoff_bound(make_game("agent-hunter", "tiny", {"payoff": "margin"}))
+    rows = [{"seat": s, "game": g, "belief": "public", "payoff": 3.0, "bound": bound,
+             "vp": [0, 0], "turns": 5, "seconds": 1.0, "moves": []}
+            for s in (0, 1) for g in range(4)]
+    games = tmp_path / "margin.jsonl"
+    games.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bench_script("lbr_diagnose").summarize(str(games))
+    _, (low, high) = seats_ci([np.full(4, 3.0), np.full(4, 3.0)], bound)
+    assert high == bound == 4.0  # Hoeffding's in the game's range, not the one seen
+    assert f"8 games, LBR +3.000 [{low:+.3f}, {high:+.3f}]" in capsys.readouterr().out
