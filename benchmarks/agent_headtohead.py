@@ -162,7 +162,7 @@ def write_result(agent_dir: str, name: str, rows: list[dict], bound: float, out:
 
     import numpy as np
 
-    from spycfr.analysis.headtohead import INTERVAL_WORDS, mean_ci
+    from spycfr.analysis.headtohead import interval_words, mean_ci
     from spycfr.io import write_json
     from spycfr.runs.store import read_run
 
@@ -186,7 +186,8 @@ def write_result(agent_dir: str, name: str, rows: list[dict], bound: float, out:
         "method": f"{len(mine)} games, the agent as P1 in {len(p1)} and as P2 in {len(p2)}: "
                   "head_to_head(game, agent, B, 2, seed=S) for each seed S (one game per "
                   f"seat), by benchmarks/agent_headtohead.py (every pair in "
-                  f"{Path(out).name}); {note}{'; ' if note else ''}{INTERVAL_WORDS}",
+                  f"{Path(out).name}); {note}{'; ' if note else ''}"
+                  f"{interval_words(mine, p1, p2)}",
     }
     path = Path(agent_dir) / f"headtohead-{name.replace(':', '-').replace('/', '-')}.json"
     write_json(path, result)

@@ -208,6 +208,32 @@ def test_a_report_says_how_intervals_without_spread_are_bounded(tmp_path):
     assert NORMAL_WORDS + "):" in mixed and NO_SPREAD_WORDS not in mixed
 
 
+def test_head_to_head_says_the_no_spread_bound_only_where_it_applied():
+    """`spycfr head-to-head` said how an interval without spread is bounded on every result:
+    only where one of its intervals had none now (Agent Hunter tiny, heuristic against
+    uniform, one game a seat: seed 0 won both, the pooled result without spread; seed 2
+    won one, drew one). The LBR summary's method likewise, by its seats."""
+    from spycfr.analysis.headtohead import NO_SPREAD_WORDS, NORMAL_WORDS, interval_words
+    from spycfr.analysis.lbr import summary
+
+    said = {}
+    for seed in (0, 2):
+        code, out, err = spycfr("head-to-head", "heuristic", "uniform", "--game",
+                                "agent-hunter", "--preset", "tiny", "--games", "2", "--seed",
+                                str(seed))
+        assert code == 0, err
+        said[seed] = out
+    assert "A's payoff per game  +1.0000" in said[0] and NO_SPREAD_WORDS in said[0]
+    assert "A's payoff per game  +0.5000" in said[2] and NO_SPREAD_WORDS not in said[2]
+    assert f"{NORMAL_WORDS}\n" in said[2]
+    spread, flat = np.array([1.0, -1.0]), np.array([1.0, 1.0])
+    assert interval_words(spread, spread) == NORMAL_WORDS
+    assert NO_SPREAD_WORDS in interval_words(spread, flat)
+    for seats, words in (([spread, spread], False), ([spread, flat], True)):
+        method = summary(seats, 1.0, 0, 1, "x", 0, 0, "x", "x")["method"]
+        assert (NO_SPREAD_WORDS in method) == words, method
+
+
 def test_an_interval_of_no_games_is_said_not_divided_by_zero():
     """No games at all (every seat empty) is a clear error, where the seats' mean divided
     by zero."""

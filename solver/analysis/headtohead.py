@@ -224,6 +224,19 @@ def no_spread_interval(mean: float, counts: list[int], bound: float) -> list[flo
     return interval(mean, half, bound)
 
 
+def no_spread(x: np.ndarray) -> bool:
+    """Whether payoffs ``x`` do not vary (two or more, all equal: exactly, not a rounded
+    standard deviation), where an interval is :func:`no_spread_interval`."""
+    return len(x) > 1 and x.min() == x.max()
+
+
+def interval_words(*samples: np.ndarray) -> str:
+    """How the 95% intervals of results over ``samples`` (the payoffs of each result given
+    by :func:`mean_ci`, or the seats of one by :func:`seats_ci`) are made: NORMAL_WORDS,
+    with NO_SPREAD_WORDS where one of them had no spread to measure."""
+    return INTERVAL_WORDS if any(no_spread(x) for x in samples) else NORMAL_WORDS
+
+
 def seats_ci(seats: list[np.ndarray], bound: float) -> tuple[float, list[float]]:
     """The seats' means averaged (payoffs in ``[-bound, bound]``, empty seats left out) and
     its 95% interval: +- 1.96 standard errors of that average, clipped to the payoff range,
@@ -232,7 +245,7 @@ def seats_ci(seats: list[np.ndarray], bound: float) -> tuple[float, list[float]]
     if not seats:
         raise SpycfrError("no games to summarise: a payoff's interval needs at least one game")
     mean = sum(float(x.mean()) for x in seats) / len(seats)
-    if all(len(x) > 1 and x.min() == x.max() for x in seats):  # exactly, not a rounded std
+    if all(no_spread(x) for x in seats):
         return mean, no_spread_interval(mean, [len(x) for x in seats], bound)
     half = 1.96 * math.hypot(*(standard_error(x) for x in seats)) / len(seats)
     return mean, interval(mean, half, bound)
@@ -241,8 +254,8 @@ def seats_ci(seats: list[np.ndarray], bound: float) -> tuple[float, list[float]]
 def mean_ci(x: np.ndarray, bound: float) -> dict:
     """Mean of ``x`` (payoffs in ``[-bound, bound]``) with its 95% interval and its count:
     mean +- 1.96 standard errors (normal approximation) clipped to the payoff range, or
-    where every payoff is the same a sound small-sample bound (INTERVAL_WORDS, in every
-    result's method; :func:`no_spread_interval`)."""
+    where every payoff is the same a sound small-sample bound (:func:`no_spread_interval`;
+    a result's method says so where it applied: :func:`interval_words`)."""
     mean, ci = seats_ci([x], bound)
     return {"mean": mean, "ci95": ci, "games": len(x)}
 
@@ -250,8 +263,10 @@ def mean_ci(x: np.ndarray, bound: float) -> dict:
 def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
                  progress: Callable[[str], None] | None = None) -> dict:
     """Play ``games`` games of A against B (half with A as P1), each reproducible from
-    ``seed``; returns A's mean payoff with a 95% confidence interval (:func:`mean_ci`),
-    the same per seat, A's win/draw/loss rates and table misses. A search
+    ``seed``; returns A's mean payoff with a 95% confidence interval (:func:`mean_ci` of
+    the games pooled, both seats: an agent report's header says the no-spread words where
+    every game was won, lost or drawn), the same per seat, A's win/draw/loss rates and
+    table misses. A search
     agent plays in Python (its games are the same streams), ``progress`` told each game."""
     if games < 2:
         raise SpycfrError(f"--games must be >= 2, got {games}")
@@ -278,7 +293,7 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
         "a_wins": float(np.mean(mine > 0)), "draws": float(np.mean(mine == 0)),
         "a_losses": float(np.mean(mine < 0)), "table_misses": int(m1 + m2),
         "method": f"{games} sampled games, A as P1 in {half} and as P2 in {games - half}; "
-                  + INTERVAL_WORDS,
+                  + interval_words(mine, first, second),
     }
 
 

@@ -39,10 +39,10 @@ import numpy as np
 from numba import njit
 
 from spycfr.analysis.headtohead import (
-    INTERVAL_WORDS,
     SECOND_STREAM,
     TABLE,
     Player,
+    interval_words,
     mean_ci,
     payoff_bound,
     player_args,
@@ -535,5 +535,5 @@ def summary(payoffs: list[np.ndarray], bound: float, seed: int, rollouts: int,
                    f"valued by {rollouts} sampled playouts (a particle drawn from the belief, "
                    f"{playout_words}), the best one played. Its mean payoff, the two "
                    "seats averaged, is at most (BR_P1 + BR_P2) / 2, the exploitability; "
-                   + INTERVAL_WORDS),
+                   + interval_words(*payoffs)),
     }
