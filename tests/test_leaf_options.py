@@ -81,8 +81,10 @@ def test_turn_levels_is_one_option_set_in_one_place():
     assert agent.config.needs_only and not agent.config.turn_levels and not config.needs_only
     agent.plugin = SimpleNamespace(name="agent-hunter", needed_moves=None)
     with pytest.raises(ValueError, match="--needs-only: agent-hunter has no needed_moves hook "
-                       r"\(.*\); games with one: agent-avenue"):
+                       r"\(.*\); games with one: agent-avenue") as refused:
         options.set_up(agent, **needs)
+    # the flag is the script's, put before the library's words (which said it too)
+    assert str(refused.value).count("--needs-only") == 1, refused.value
     # --own is parsed into its styles and given to configure_agent (its check again)
     own = options.leaf_settings(parser.parse_args(["--own", "heuristic,swapper"]))
     assert own["own"] == ["heuristic", "swapper"] and options.asks_anything(own)

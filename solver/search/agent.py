@@ -190,10 +190,11 @@ OPENING_RANGES = ("uniform", "mixture")
 
 
 def no_needed_moves(game_name: str) -> str:
-    """Why AgentConfig.needs_only (--needs-only) is refused for ``game_name``: no
-    needed_moves hook in its plug-in, and the games that have one."""
+    """Why AgentConfig.needs_only is refused for ``game_name``: no needed_moves hook in its
+    plug-in, and the games that have one (in the library's words: a command that offers it
+    as an option names its option before them)."""
     return (f"{game_name} has no needed_moves hook (the moves a hand needs, the only ones "
-            f"--needs-only lets the agent play); games with one: "
+            f"an agent with needs_only plays); games with one: "
             f"{', '.join(games_with('needed_moves')) or 'none'}")
 
 
@@ -562,7 +563,7 @@ class SearchAgent:
 # is of one row, its actual cards', by a hook that reads a rules state, and the walk holds
 # neither (docs/search.md, "Discards only where the hand needs one")
 NEEDS_ONLY_WALK = (
-    "the exact exploitability walk cannot measure an agent with needs_only (--needs-only): "
+    "the exact exploitability walk cannot measure an agent with needs_only: "
     "the agent cuts its own cards' row by the moves they need, one solve per hand, and the "
     "walk re-solves each public node once for the whole range, with no cards and no rules "
     "state; it would measure the agent that keeps every move")
