@@ -50,6 +50,7 @@ RESULTS = BENCH.parent / "results"
     ("bench_check_run.py", [str(RESULTS / "tiny"), "--rounds", "0"], "must be at least 1"),
     ("bench_check_run.py", [str(RESULTS / "tiny"), "--old", "no-such-revision"],
      "--old no-such-revision"),
+    ("avenue_needed_discards.py", ["--market", "NOPE.X.Y"], "NOPE is not a black market"),
     ("lbr_diagnose.py", ["/nonexistent", "OUT.jsonl"], "does not exist"),
     ("lbr_diagnose.py", ["--summary", "/nonexistent.jsonl"], "No such file"),
     ("lbr_diagnose.py", ["--summary", str(RESULTS / "standard" / "report.md")],
@@ -99,3 +100,19 @@ def test_a_wrong_input_is_one_error_line(tmp_path, script, args, message):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error:") and message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_hands_that_need_a_discard_are_counted_as_docs_say():
+    """benchmarks/avenue_needed_discards.py counts docs/search.md's figure (advanced mode's
+    first move on the openings' supply): 36 of the 259 hands by the hook's rule, 36 by simple
+    mode's gains, 34 the same, and the four hands that differ."""
+    from cli_helpers import bench_script
+
+    got = bench_script("avenue_needed_discards").count("DEVICE.WATCHTOWER.TWIN")
+    assert got["hands"] == 259 and len(got["advanced"]) == len(got["simple"]) == 36
+    assert len(got["same"]) == 34
+    assert got["differ"] == [("EN.EN.DD.MO", "-", "EN"), ("EN.DD.DD.MO", "-", "DD"),
+                             ("DD.DD.DD.SK", "DD", "-"), ("DD.DD.SK.MO", "DD", "-")]
+    docs = (BENCH.parent / "docs" / "search.md").read_text()
+    assert "36 of the 259 four-card hands need a discard" in docs
+    assert "python benchmarks/avenue_needed_discards.py --market DEVICE.WATCHTOWER.TWIN" in docs
