@@ -443,6 +443,27 @@ def test_situations_after_decisions_are_the_leaves_of_a_subgame_that_deep():
     assert generate_batch(none.as_dict(), 0, 6)["index"].size == 0
 
 
+def test_a_stage_without_situations_names_where_its_roots_are(tmp_path):
+    """A stage whose draws give no situation, or too few to train, says where its roots
+    are: by ``after_decisions`` the decisions (Kuhn has at most 3), by span the edges."""
+    settings = TrainSettings(hidden=(8,), epochs=2, batch=16, backend="numpy")
+    deep = StageSpec("kuhn", None, {}, 1, 4, 20, seed=0, after_decisions=3)
+    with pytest.raises(SpycfrError, match=r"made no situations: no draw reached its roots "
+                                          r"\(.* after its first 3 decisions\)"):
+        run_stage(tmp_path / "deep", deep, 4, settings, batch=4, workers=0)
+    late = StageSpec("kuhn", None, {}, 3, 2, 20, seed=0)
+    with pytest.raises(SpycfrError, match=r"made no situations: no draw reached its roots "
+                                          r"\(public states 5 to 6 public edges before"):
+        run_stage(tmp_path / "late", late, 4, settings, batch=4, workers=0)
+    # P1's answer to a bet after a check: the draws up to the first that reaches it
+    one = StageSpec("kuhn", None, {}, 1, 4, 20, seed=0, after_decisions=2)
+    game = game_model("kuhn", None, {})
+    n = next(i + 1 for i in range(50) if situation(game, one, i, None) is not None)
+    with pytest.raises(SpycfrError, match=r"has 1 situations: too few to train .* this "
+                                          r"stage's: .* after its first 2 decisions\)"):
+        run_stage(tmp_path / "one", one, n, settings, batch=n, workers=0)
+
+
 def test_the_pool_script_trains_an_ensemble_and_packs_its_situations(tmp_path):
     """benchmarks/train_values_pool.py (the lent machine's command): ``--seeds`` trains a
     network per seed on the same situations and averages them into ensemble.npz, each

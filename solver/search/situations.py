@@ -76,6 +76,17 @@ class StageSpec:
     def as_dict(self) -> dict:
         return asdict(self)
 
+    def roots(self) -> str:
+        """Where the stage's situations are rooted, in words: a draw that reaches none gives
+        no situation."""
+        if self.queries is not None:
+            return f"the rows of the leaf queries file {self.queries}"
+        if self.after_decisions is not None:
+            return (f"the decision node a random playout reaches after its first "
+                    f"{self.after_decisions} decisions")
+        lo = self.span * (self.stage - 1)
+        return f"public states {lo + 1} to {lo + self.span} public edges before a playout's end"
+
 
 def game_model(game: str, preset: str | None, params: dict) -> GameModel:
     from spycfr.games import get_plugin, make_variant

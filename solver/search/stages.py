@@ -137,8 +137,8 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
     write_json(record_path, record)
     if all_data.size < 2:
         raise SpycfrError(f"stage {spec.stage} has {all_data.size} situations: too few to "
-                          "train (more --situations, or a lower stage: the playouts are "
-                          "shorter than the stage's span times its number)")
+                          "train (more --situations, or roots that more draws reach; this "
+                          f"stage's: {spec.roots()})")
     say(f"training on {all_data.size} rows of "
         f"{int(np.unique(all_data.group).size)} situations ({train_settings.epochs} epochs)")
     net, trained = train(all_data, train_settings, d / "train-checkpoint.npz",
@@ -210,8 +210,8 @@ def load_situations(d: Path, spec: StageSpec) -> tuple[Data, float, float, list[
                     parts[k].append(f[k])
                 parts["nodes"].append(f["nodes"][f["root"]])
     if not parts["pub"]:
-        raise SpycfrError(f"stage {spec.stage} made no situations: the random playouts are "
-                          f"all shorter than {spec.span * (spec.stage - 1) + 1} public edges")
+        raise SpycfrError(f"stage {spec.stage} made no situations: no draw reached its roots "
+                          f"({spec.roots()})")
     a = {k: np.concatenate(v) for k, v in parts.items()}
     from spycfr.games import make_variant
 
