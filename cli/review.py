@@ -29,10 +29,11 @@ def review(run_dir: str, record: tuple[str, ...], path: str | None, seat: str,
            as_json: bool) -> None:
     """Review recorded games against the strategy of RUN_DIR: each game's moves with their
     equilibrium probability, value and loss, the costliest first, in words what each move
-    showed the opponent and what the opponent then likely held; then a summary over all
-    the games. RECORD is one full game record (quoted: e.g. the one `spycfr play` prints,
-    its 'the whole record:' label or not), --file a file of them. A record that does not
-    replay is named with its error (exit status 2)."""
+    showed the opponent and what the opponent then likely held (off the equilibrium path,
+    where the run defines no such reading, it says so); then a summary over all the games.
+    RECORD is one full game record (quoted: e.g. the one `spycfr play` prints, its 'the
+    whole record:' label or not), --file a file of them. A record that does not replay is
+    named with its error (exit status 2)."""
     from spycfr.analysis.play import load_opponent
     from spycfr.analysis.review import records_in, review_records
     from spycfr.analysis.views import held_legend

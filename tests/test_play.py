@@ -480,3 +480,19 @@ def test_a_move_may_be_typed_without_its_kind_where_that_names_one_move():
     assert choose(labels, "3>1:lo") is None  # two moves end so: ambiguous
     assert choose(labels, "") is None and choose(labels, "1-2") is None
     assert choose(labels, "x:0-1-2") is None  # a wrong kind is not dropped
+
+
+def test_the_review_lists_the_costliest_move_first_as_its_summary_names_it(tmp_path):
+    """Agent Double Double Agent small, seed 11, the first listed move each time: the
+    review listed the moves in the game's order (1 loyal:1-1-2 tie, 2 file:P>1 lost 0.1560,
+    ...) while its last line named 'the costliest: file:P>1'; it lists it first now (as
+    `spycfr review` and the workbench do), says so, and keeps each move's number."""
+    small = str(ROOT / "results" / "agent-double-double-agent" / "small")
+    code, out, err = play(tmp_path, small, ["1"] * 30, "--seed", "11")
+    assert code == 0, err
+    review = out.split("review of your moves")[1].splitlines()
+    assert "the costliest first, then the rest in the game's order" in " ".join(review)
+    table = review[review.index(next(x for x in review if x.split()[:2] == ["#", "move"])) + 1:]
+    assert [line.split()[:2] for line in table[:-1]] == [
+        ["2", "file:P>1"], ["1", "loyal:1-1-2"], ["3", "counter:1"], ["4", "file:1>1"]]
+    assert table[-1].startswith("1 of your 4 moves lost value; the costliest: file:P>1")

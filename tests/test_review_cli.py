@@ -102,3 +102,30 @@ def test_the_text_review_counts_moves_in_words_and_summarises_only_games_replaye
     result = CliRunner().invoke(cli, ["review", TINY, "place:0-2 hand:9>1:lo"])
     assert isinstance(result.exception, SpycfrError)
     assert "error: move 2" in result.stdout and "summary" not in result.stdout
+
+
+def test_off_the_equilibrium_path_a_review_gives_no_reading_of_the_cards():
+    """Agent Double Double Agent small, seed 11 of `spycfr play` (P1 played file:P>1, which
+    the run plays 0.02% of the time): the review said P1 'then likely held loyal:1-2-1 ...
+    (92%)' holding loyal:1-1-2, a posterior the run does not define off its path. There it
+    now says it has no reading (and that the values are best replies'); on the path the
+    reading stays."""
+    small = str(Path(TINY).parent / "agent-double-double-agent" / "small")
+    record = ("loyal:1-1-2 loyal:1-1-2 deal:P deal:P file:P>1 counter:1 draw:1 file:P>3 "
+              "counter:2 draw:1 file:1>1 deliver:1:1-1:1,P|>P1 draw:?=2 file:1>3 "
+              "deliver:3:2-2:|1,P>P2")
+    result = CliRunner().invoke(cli, ["review", small, "--json", record])
+    assert result.exit_code == 0, result.output
+    moves = json.loads(result.stdout)["games"][0]["seats"]
+    p2 = {m["move"]: m for m in moves["P2"]["moves"]}
+    last = p2["file:1>3"]
+    assert last["likely"] == [] and last["unread"]
+    assert "no reading of what P1 held: the run (almost) never plays" in last["words"]
+    assert "best-reply values" in last["words"]
+    assert not any("92%" in m["words"] for m in p2.values())
+    first = p2["loyal:1-1-2"]  # P1's loyalty tokens, read on the path
+    assert not first["unread"] and [k for k, _ in first["likely"]] == [
+        "loyal:1-1-2", "loyal:1-2-1", "loyal:2-1-1"]
+    p1 = {m["move"]: m for m in moves["P1"]["moves"]}
+    # P1's file:P>1 itself: the position before it is on the path, its reading defined
+    assert p1["file:P>1"]["likely"] and "no reading" not in p1["file:P>1"]["words"]

@@ -395,9 +395,16 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
         if any(r.get("unranked") for r in rows):
             say("  '~': within that, at a position so rare that the run does not rank the "
                 "move (a loss against its strategy, not counted as lost)")
+    lost = [r for r in rows if r["tie"] is not None and not r["tie"]]
+    if lost:  # the costliest first, as `spycfr review` and the workbench list them
+        say("  the costliest first, then the rest in the game's order (#: the move's number in "
+            "the game)")
     say(f"  {'#':>3}  {'move':<22} {probability_label(rows):>10} {'value':>8} {'best':>8} "
         f"{'loss':>8}")
-    for n, r in enumerate(rows, 1):
+    numbered = list(enumerate(rows, 1))
+    if lost:
+        numbered = sorted(numbered, key=lambda nr: _cost(nr[1]))
+    for n, r in numbered:
         # a search agent's re-solve may leave a move without a value: its loss is unknown
         loss = loss_text(r, "-")
         note = ""
@@ -409,7 +416,6 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
             note += "  (off the equilibrium path: best-reply values)"
         say(f"  {n:>3}  {r['move']:<22} {100 * r['probability']:>9.1f}% {_signed(r['value'])} "
             f"{_signed(r['best_value'])} {loss:>8}{note}")
-    lost = [r for r in rows if r["tie"] is not None and not r["tie"]]
     unknown = sum(r["loss"] is None for r in rows)
     if not lost:
         say(f"every one of your {len(rows) - unknown} moves was as good as the best move there"
@@ -418,6 +424,19 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
         worst = max(lost, key=lambda r: r["loss"])
         say(f"{len(lost)} of your {len(rows)} moves lost value; the costliest: "
             f"{worst['move']} (lost {worst['loss']:.4f} against {worst['best_moves'][0]})")
+
+
+def _cost(row: dict) -> float:
+    """A review row's sort key, the costliest first: minus the value it lost; 0 for a tie or
+    a row without a loss (stable sorts keep those in the game's order)."""
+    return 0.0 if row.get("tie") else -(row.get("loss") or 0.0)
+
+
+def costliest_first(rows: list[dict]) -> list[dict]:
+    """The rows by the value each lost, the largest first; the ties (and rows without a
+    loss) after them in the game's order (sorted by their losses below the tolerance, a
+    review listed a game's moves 4, 6, 2, 3, 5, 7)."""
+    return sorted(rows, key=_cost)
 
 
 def loss_text(row: dict, none: str = "–") -> str:

@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from spycfr.analysis.play import SEATS, WHOLE_RECORD, Decision, Opponent, _child_node, review
+from spycfr.analysis.play import (
+    SEATS,
+    WHOLE_RECORD,
+    Decision,
+    Opponent,
+    _child_node,
+    costliest_first,
+    review,
+)
+from spycfr.analysis.query import OFF_PATH
 from spycfr.analysis.views import delta, private_namer
 from spycfr.engine.labels import state_at
 from spycfr.engine.states import CHANCE_PLAYER, State
@@ -68,29 +77,52 @@ def node_reach(opp: Opponent) -> np.ndarray:
     return reach
 
 
-def likely_held(opp: Opponent, game, seat: int, node: int, reach: np.ndarray,
-                parents: np.ndarray, name) -> list[tuple[str, float]]:
-    """The opponent's private states at ``seat``'s position (the infoset of ``node``), most
-    likely first, with their probabilities given everything ``seat`` saw."""
+def position_reach(opp: Opponent, reach: np.ndarray) -> np.ndarray:
+    """pi(J) of every infoset: how often the run's strategy and chance reach it."""
     tree = _tree(opp)
+    decision = (tree.node_player == 0) | (tree.node_player == 1)
+    return np.bincount(tree.node_infoset[decision], weights=reach[decision].prod(axis=1),
+                       minlength=tree.num_infosets)
+
+
+def likely_held(opp: Opponent, game, seat: int, node: int, reach: np.ndarray,
+                parents: np.ndarray, name, at: np.ndarray | None = None
+                ) -> list[tuple[str, float]] | None:
+    """The opponent's private states at ``seat``'s position (the infoset of ``node``), most
+    likely first, with their probabilities given everything ``seat`` saw; None off the
+    equilibrium path, where the run gives no reading: the position is reached in fewer than
+    query's OFF_PATH of games (``at``: :func:`position_reach`), or at least SHOWN of its
+    weight comes through an opponent's decision at such a position, whose moves were never
+    trained (ADDA small said P1 'likely held loyal:1-2-1 (92%)' holding 1-1-2, after P1's
+    file card that the run plays 0.02% of the time)."""
+    tree = _tree(opp)
+    at = position_reach(opp, reach) if at is None else at
     i = int(tree.node_infoset[node])
+    if at[i] < OFF_PATH:
+        return None
     nodes = np.flatnonzero((tree.node_infoset == i) & (tree.node_player == seat))
     weight = reach[nodes, 1 - seat] * reach[nodes, 2]
-    if weight.sum() <= 0:
-        return []
     order = np.argsort(-weight, kind="stable")[:MAX_HISTORIES]
     held: dict[str, float] = {}
+    untrained = 0.0
     for n, w in zip(nodes[order], weight[order], strict=True):
         v = int(n)
         path: list[int] = []
+        blind = False  # an opponent's decision with a choice at a position never reached
         while v > 0:
             path.append(int(tree.node_action[v]))
             v = int(parents[v])
+            j = int(tree.node_infoset[v])
+            blind |= bool(tree.node_player[v] == 1 - seat and tree.infoset_num_actions[j] > 1
+                          and at[j] < OFF_PATH)
+        untrained += float(w) if blind else 0.0
         state = state_at(game, path[::-1])
         key = name(state.information_state(1 - seat), 1 - seat,
                    state.information_state(seat).split())
         held[key] = held.get(key, 0.0) + float(w)
     total = float(weight.sum())
+    if untrained >= SHOWN * total:
+        return None
     return sorted(((k, w / total) for k, w in held.items() if w / total >= SHOWN),
                   key=lambda kv: -kv[1])
 
@@ -103,12 +135,15 @@ def explained(opp: Opponent, game, seat: int, moves: list[tuple], reach: np.ndar
     rows = review(opp, seat, [d for d, _, _ in moves])
     name = private_namer(get_plugin(opp.result.game), game)
     parents = opp.tree.parents() if opp.tree is not None and moves else None
+    at = None if parents is None or reach is None else position_reach(opp, reach)
     for n, (row, (d, before, after)) in enumerate(zip(rows, moves, strict=True), 1):
         row["number"] = n
         row["showed"] = delta(before.information_state(1 - seat),
                               after.information_state(1 - seat)) or "(nothing)"
-        row["likely"] = ([] if parents is None or reach is None else
-                         likely_held(opp, game, seat, d.node, reach, parents, name)[:LIKELY])
+        held = (None if parents is None or reach is None or at is None else
+                likely_held(opp, game, seat, d.node, reach, parents, name, at))
+        row["likely"] = [] if held is None else held[:LIKELY]
+        row["unread"] = held is None and at is not None  # off the path: no reading
         row["words"] = words(row, seat)
     return rows
 
@@ -120,23 +155,22 @@ def words(row: dict, seat: int) -> str:
     if row["likely"]:
         text += f"; {other} then likely held " + ", ".join(
             f"{k} ({100 * p:.0f}%)" for k, p in row["likely"])
+    elif row.get("unread"):
+        text += (f"; no reading of what {other} held: the run (almost) never plays the moves "
+                 "that led here")
     if row.get("loss") is None:
         return text + "."
     if row.get("unranked"):  # a rare position: within its tolerance, not equal
         return text + (f"; {row['loss']:.4f} below the best ({row['best_moves'][0]}) against "
                        "the run's strategy, but not ranked: at a position this rare the "
                        f"run's values may be off by up to {row['tolerance']:.2g}.")
+    # off the equilibrium path the values are best replies' (play.review): say so
+    off = (", off the equilibrium path (best-reply values)" if row.get("basis") == "best reply"
+           else "")
     if row["tie"]:
-        return text + "; as good as the best move there."
+        return text + f"; as good as the best move there{off}."
     better = ", ".join(row["best_moves"][:3])
-    return text + f"; lost {row['loss']:.4f} against the best ({better})."
-
-
-def costliest_first(rows: list[dict]) -> list[dict]:
-    """The rows by the value each lost, the largest first; the ties (and rows without a
-    loss) after them in the game's order (sorted by their losses below the tolerance, a
-    review listed a game's moves 4, 6, 2, 3, 5, 7)."""
-    return sorted(rows, key=lambda r: 0.0 if r.get("tie") else -(r.get("loss") or 0.0))
+    return text + f"; lost {row['loss']:.4f} against the best ({better}){off}."
 
 
 def summary(rows: list[dict]) -> dict:
