@@ -92,6 +92,32 @@ def test_unknown_preset():
 def test_words_say_what_is_assumed():
     words = variant_words(make_variant(GAME, "standard").as_dict())
     assert "Assumed (not in the rulebook)" in words and "22-card deck" in words
-    assert "counters' starting sides 121212" in words
+    assert ("counters' starting sides (agents 1, 3, 5 on P1's side, agents 2, 4, 6 on P2's "
+            "side, each on its inner space)") in words
     words = variant_words(make_variant(GAME, "tiny").as_dict())
     assert "a reduced deck" in words and "first turn" in words
+
+
+def test_the_cards_and_the_variant_are_said_in_words_where_a_position_is_shown():
+    """The card ``?=2`` read like the hidden mark ``?`` and the position's head was the
+    parameters as typed ('agent-double-double-agent  agents=3 loyalty=1,1,2 deck=1,P,?=2 ...
+    start=121 ...'): the head now says the variant in words and what each card of its deck
+    is, and the report's words say where the counters start by agent."""
+    from spycfr.games.agent_double_double_agent.position import position_lines, summary
+    from spycfr.games.agent_double_double_agent.variant import card_words
+
+    small = make_variant(GAME, "small")
+    lines = position_lines(summary(small, "loyal:2-1-1 loyal:1-2-1 deal:?=2 deal:P"), small)
+    record = next(i for i, x in enumerate(lines) if x.startswith("record:"))
+    head = " ".join(" ".join(lines[:record]).split())  # its lines wrapped at 100
+    assert head.startswith("Agent Double Double Agent: 3 agents (loyalty tokens 1,1,2), deck "
+                           "1,P,?=2 per player, hand 1; an agent delivers at 2 cards")
+    assert "cards: 1 worth its number; P Personal Files" in head
+    assert "?=2 worth 2 (its back shows ?)" in head and "agents=3" not in head
+    assert card_words(make_variant(GAME, "standard").deck) == (
+        "1..7 worth their number; P Personal Files (worth 0, +1 loyalty to its owner); 0/7=0, "
+        "0/7=7 worth 0 or 7 (its back shows 0/7); ?=1..?=4 worth 1..4 (its back shows ?); =? a "
+        "face you cannot see")
+    words = variant_words(small.as_dict())
+    assert "counters start with agents 1, 3 on P1's side, agent 2 on P2's side" in words
+    assert "sides 121" not in words and "Cards: 1 worth its number;" in words

@@ -69,7 +69,10 @@ PLUGIN = GamePlugin(
             "0/7 on its back, worth 7); up:CARD  turn a card face up",
             "counter:N  activate agent N's counter; draw:C  the card that refills your hand",
             "deliver:N:...  agent N delivers: each side's tokens and cards, and who takes "
-            "them; '?' is what you cannot see",
+            "them; '?' alone is what you cannot see",
+            "cards: 0..7 worth their number; P Personal Files (worth 0, +1 loyalty to its "
+            "owner); 0/7=0, 0/7=7 worth 0 or 7 (its back shows 0/7); ?=1..?=7 worth the number "
+            "after '=' (its back shows ?); 0/7=?, ?=? a face you cannot see",
         ),
     ),
     openings=Openings(paths=_opening_paths, group=highest_places, group_name="highest",

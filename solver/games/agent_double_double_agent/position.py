@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from spycfr.games.agent_double_double_agent import layout as L
@@ -13,7 +15,7 @@ from spycfr.games.agent_double_double_agent.record import (
     card_label,
     edge_token,
 )
-from spycfr.games.agent_double_double_agent.variant import Variant
+from spycfr.games.agent_double_double_agent.variant import Variant, card_words
 from spycfr.games.agent_double_double_agent.view import replay, replay_view_tokens
 
 
@@ -131,7 +133,16 @@ def view_key(variant: Variant, text: str, player: int) -> tuple[str, dict]:
 
 def position_lines(info: dict, variant: Variant) -> list[str]:
     """The position of a summary in words, for the terminal."""
-    lines = [f"agent-double-double-agent  {variant.describe()}"]
+    # the variant in words and its cards explained, where the --deck parameters were shown
+    # as typed (deck=1,P,?=2 start=121) and the cards' notation nowhere
+    deck = (f"deck {variant.deck}" if variant.deck.count(",") < 6 else
+            f"deck of {variant.deck_size} cards")
+    lines = textwrap.wrap(
+        f"Agent Double Double Agent: {variant.agents} agents (loyalty tokens {variant.loyalty})"
+        f", {deck} per player, hand {variant.hand}; an agent delivers at {variant.threshold} "
+        f"cards ({variant.neighbour_threshold} once a neighbour has delivered)", 100,
+        subsequent_indent="  ")
+    lines += textwrap.wrap(f"cards: {card_words(variant.deck)}", 100, subsequent_indent="  ")
     view = f"  (view of {info['view']})" if info["view"] else ""
     lines.append(f"record: {info['record'] or '(empty)'}{view}")
     lines.append(f"tokens: {info['tokens']}   turns played: {info['turns']}")

@@ -347,7 +347,7 @@ def assumptions(v: dict) -> list[str]:
     else:
         out.append(f"the deck {v['deck']} (a reduced deck)")
     out.append(f"the board: {v['agents']} agents in a row, neighbours i-1 and i+1")
-    out.append(f"the counters' starting sides {v['start']} (1 = P1's inner space) on a "
+    out.append(f"the counters' starting sides ({start_words(v)}, each on its inner space) on a "
                f"{v['track']}-space track")
     out.append("no action texts: a ? card played face up has no effect ("
                + ("only when no card can go face down)" if v["faceup"] == "stuck"
@@ -355,8 +355,46 @@ def assumptions(v: dict) -> list[str]:
     return out
 
 
+def card_words(deck: str) -> str:
+    """What the cards of ``deck`` (the --deck text) are, one phrase per kind of card it
+    holds (a player read the card ``?=2`` as the hidden mark ``?``)."""
+    kinds = {part.partition("*")[0] for part in deck.split(",")}
+
+    def span(labels: list[str]) -> str:
+        return labels[0] if len(labels) == 1 else f"{labels[0]}..{labels[-1]}"
+
+    simple = [k for k in KIND_LABELS if k in kinds and k.isdigit()]
+    mystery = [k for k in KIND_LABELS if k in kinds and k.startswith("?=")]
+    double = "0/7=0" in kinds or "0/7=7" in kinds
+    out = []
+    if simple:
+        out.append(f"{span(simple)} worth {'its' if len(simple) == 1 else 'their'} number")
+    if "P" in kinds:
+        out.append("P Personal Files (worth 0, +1 loyalty to its owner)")
+    if double:
+        out.append("0/7=0, 0/7=7 worth 0 or 7 (its back shows 0/7)")
+    if mystery:
+        out.append(f"{span(mystery)} worth {span([k[2:] for k in mystery])} (its back shows ?)")
+    if mystery or double:
+        out.append("=? a face you cannot see")
+    return "; ".join(out)
+
+
+def start_words(v: dict) -> str:
+    """Where the counters start, by agent ('agents 1, 3 on P1's side, agent 2 on P2's'),
+    where the report wrote the --start digits ('sides 121')."""
+    sides = []
+    for p in ("1", "2"):
+        agents = [str(a + 1) for a, c in enumerate(v["start"]) if c == p]
+        if agents:
+            sides.append(("agent " if len(agents) == 1 else "agents ") + ", ".join(agents)
+                         + f" on P{p}'s side")
+    return ", ".join(sides)
+
+
 def variant_words(v: dict) -> str:
-    """A variant (as a dict) in plain words, for reports."""
+    """A variant (as a dict) in plain words, for reports: its rules, its cards, what is
+    assumed."""
     n = v["agents"]
     parts = [f"{n} agents in a row, loyalty tokens {v['loyalty']}",
              f"deck {v['deck']} per player, hand {v['hand']}",
@@ -364,13 +402,13 @@ def variant_words(v: dict) -> str:
              f"neighbour has delivered)"]
     if v["plus_one"] != "none":
         parts.append(f"`+1 file` counters on agents {v['plus_one']}")
-    parts.append(f"counters start on sides {v['start']} of a {v['track']}-space track and are "
+    parts.append(f"counters start with {start_words(v)} of a {v['track']}-space track and are "
                  f"activated in each player's first " + (
                      "turn" if v["counters"] == 1 else f"{v['counters']} turns"))
     parts.append("payoff: win +1 / draw 0 / loss −1 (equal scores: fewer score-pile cards wins)"
                  if v["payoff"] == "win" else "payoff: the score difference")
-    return "; ".join(parts) + ". Assumed (not in the rulebook): " + "; ".join(
-        assumptions(v)) + "."
+    return ("; ".join(parts) + f". Cards: {card_words(v['deck'])}. Assumed (not in the "
+            "rulebook): " + "; ".join(assumptions(v)) + ".")
 
 
 def payoff_unit(v: dict) -> str:
