@@ -43,3 +43,21 @@ def test_an_agent_avenue_review_names_the_hand_the_opponent_likely_held():
                           record)
     assert code == 0 and "nothing hidden" not in out, out
     assert "P2 then likely held deal:?|" in out, out
+
+
+def test_an_agent_avenue_position_shows_hands_recruits_and_discards_as_a_player_reads_them():
+    """`spycfr record check` (and play's board, query's position) wrote Agent Avenue's
+    position as 'turns played: 1   gap: P2's meeple is 4 spaces ahead ... deck: 0' on one
+    line of 150 characters and each seat's cards as 'DDx1 (1 card)   in play: CBx1   discards
+    left: 0   discarded: 2': now the turn and the deck, the gap, and per seat its hand,
+    its recruits and its discards, cards written as laid out."""
+    code, out, err = spycfr("record", "check", "agent-avenue", "--preset", "mini",
+                            "deal:EN.CB.DD|DA.CB.DD swap:EN>EN swap:EN>DA play:DA/CB "
+                            "take:up=CB play:DA/DD take:up=DD")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "turns played: 2   deck: 0 cards left" in lines
+    assert any(x.startswith("gap: P2's meeple is 7 spaces ahead of P1's") for x in lines)
+    assert "P1  hand: DD (1 card)   recruited: DA CB   discards: 0 left, 2 made" in lines, out
+    assert "P2  hand: CB (1 card)   recruited: DA DD   discards: 2 left, 0 made" in lines, out
+    assert "x1" not in out and max(len(x) for x in lines[2:]) <= 130

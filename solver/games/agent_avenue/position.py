@@ -242,9 +242,11 @@ def chance_next(variant: Variant, info: dict) -> str | None:
 
 
 def _cards(counts: dict | None) -> str:
+    """Cards as a player lays them out, one name a card ("CB CB DD"), where the line read
+    "CBx2 DDx1"; "?" unseen, "-" none."""
     if counts is None:
         return "?"
-    return " ".join(f"{c}x{k}" for c, k in counts.items()) or "-"
+    return " ".join(c for c, k in counts.items() for _ in range(k)) or "-"
 
 
 def _count(n: int) -> str:
@@ -297,14 +299,15 @@ def position_lines(info: dict, variant: Variant) -> list[str]:
     view = f"  (view of {info['view']})" if info["view"] else ""
     lines.append(f"record: {info['record'] or '(empty)'}{view}")
     g = info["gap"]
-    lines.append(f"turns played: {info['turns']}   gap: "
-                 f"{_gap(g, board, 'P2', 'P1', info['terminal'])}"
-                 f"{_catches(g, board)})   deck: "
-                 f"{info['deck_size']}")
+    # the turn and the deck, the gap, then each seat's hand, recruits and discards on a
+    # line of its own (one line held them all with the gap: 200 characters)
+    lines.append(f"turns played: {info['turns']}   deck: {_count(info['deck_size'])} left")
+    lines.append(f"gap: {_gap(g, board, 'P2', 'P1', info['terminal'])}"
+                 f"{_catches(g, board)})")
     for p, pl in enumerate(info["players"]):
-        lines.append(f"P{p + 1}  hand: {_cards(pl['hand'])} ({_count(pl['hand_size'])})   in play: "
-                     f"{_cards(pl['in_play'])}   discards left: {pl['discards_left']}   "
-                     f"discarded: {pl['discarded']}")
+        lines.append(f"P{p + 1}  hand: {_cards(pl['hand'])} ({_count(pl['hand_size'])})   "
+                     f"recruited: {_cards(pl['in_play'])}   discards: "
+                     f"{pl['discards_left']} left, {pl['discarded']} made")
     if "black_market" in info:
         bm = info["black_market"]
         for p in range(2):
