@@ -13,6 +13,7 @@ from spycfr.cli.progress import Heartbeat
 from spycfr.ticking import Ticker
 
 LP_TICK = 10.0  # seconds between the exact LP's "still solving" lines
+TREND = 3  # exploitability checks before the ETA to a target is extrapolated
 
 
 def _lp_tick(seconds: float) -> None:
@@ -114,7 +115,7 @@ class SolveProgress:
         to_target = self._iterations_to_target()
         if to_target is not None and rate > 0 and math.isfinite(rate):
             etas.append(to_target / rate)
-        eta = f"{min(etas):.1f}s" if etas else "?"
+        eta = f"{min(etas):.1f}s" if etas else self._no_eta()
         if etas and to_target is not None and min(etas) == to_target / rate:
             eta = "~" + eta  # extrapolated from the exploitability curve
         shown = "" if label.endswith("unknown") else (
@@ -126,10 +127,20 @@ class SolveProgress:
         )
 
 
+    def _no_eta(self) -> str:
+        """Why there is no ETA yet, in a few words: the quick start printed 'ETA ?' until its
+        third exploitability check (a target alone gives no iteration count to reach)."""
+        if self.target is None:
+            return "unknown (no iteration count, time limit or target)"
+        more = TREND - len(self.measured)
+        if more > 0:
+            return f"after {more} more exploitability check{'s' if more > 1 else ''}"
+        return "unknown (the exploitability is not falling)"
+
     def _iterations_to_target(self) -> float | None:
         """Iterations still needed to reach the target, extrapolating the log-log slope of the
         exploitability measured over the second half of the run so far (None if unknown)."""
-        if self.target is None or len(self.measured) < 3:
+        if self.target is None or len(self.measured) < TREND:
             return None
         (t0, e0), (t1, e1) = self.measured[len(self.measured) // 2], self.measured[-1]
         if t1 <= t0 or e1 >= e0:

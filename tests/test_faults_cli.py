@@ -382,3 +382,32 @@ def test_seed_bounds_are_accepted():
         assert code == 0, err
         assert json.loads(out)["seed"] == int(seed)
         assert "overflow" not in err
+
+
+def test_a_solve_to_a_target_says_when_its_eta_comes(capsys, monkeypatch):
+    """The quick start (--target-exploitability alone: no iteration count to reach) printed
+    'ETA ?' until its third exploitability check; it now says how many more checks the
+    extrapolation needs, then the extrapolated ETA, and why there is none where the
+    exploitability does not fall or nothing bounds the run."""
+    from spycfr.cli import solve_progress
+    from spycfr.cli.solve_progress import SolveProgress
+
+    clock = iter(range(0, 1000, 5))
+    monkeypatch.setattr(solve_progress.time, "monotonic", lambda: float(next(clock)))
+
+    def lines(progress: SolveProgress, checks: list[float]) -> list[str]:
+        progress(0, 0.0, None)  # the starting point
+        for n, expl in enumerate(checks, 1):
+            progress(100 * n, float(n), expl)
+        return capsys.readouterr().err.splitlines()
+
+    said = lines(SolveProgress(None, None, quiet=False, target=1e-4),
+                 [1e-2, 5e-3, 2.5e-3, 1e-3])
+    assert [x.split("ETA ")[1] for x in said[:3]] == [
+        "after 2 more exploitability checks", "after 1 more exploitability check", "~16.7s"]
+    # the slope of checks 2-3, ln(0.5)/ln(1.5): 300 (25^0.585 - 1) = 1,671 iterations at 100/s
+    assert said[3].split("ETA ")[1].startswith("~") and "?" not in " ".join(said)
+    said = lines(SolveProgress(None, None, quiet=False, target=1e-4), [1e-2, 1e-2, 2e-2])
+    assert said[-1].endswith("ETA unknown (the exploitability is not falling)")
+    said = lines(SolveProgress(None, None, quiet=False), [1e-2])
+    assert said[-1].endswith("ETA unknown (no iteration count, time limit or target)")
