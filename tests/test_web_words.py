@@ -121,3 +121,25 @@ def test_the_index_says_what_exploitability_means():
     runs = page.split("<h2>Runs</h2>")[1]
     assert "exploitability: how far a run's strategy is from perfect play" in runs
     assert "A search agent's is unknown" in runs
+
+
+def test_agent_avenue_positions_are_drawn_and_its_grid_rows_name_the_hand():
+    """Agent Avenue had no views module: the strategy grid named its rows by the seat's view
+    ('deal:CB.CB|?'), the play page showed the position's lines and no notation. Its views
+    name a row by the seat's hand (and discards, and its face-down card on offer), draw both
+    seats' cards and explain the notation."""
+    from spycfr.games.agent_avenue.analysis.views import private_state
+
+    app = _app(RESULTS / "agent-avenue" / "tiny")
+    code, page = _ask(app, "/browse", "run=tiny&line=0.0")  # the deal made: P1 to move
+    page = html.unescape(page)
+    rows = re.findall(r'<td class="l priv">([^<]*)</td>', page)
+    assert code == 200 and "hand EN CB" in rows and not any("deal:" in r for r in rows), rows
+    code, page = _ask(app, "/play", "run=tiny&seat=P1&seed=3")
+    page = html.unescape(page)
+    assert code == 200 and '<span class="card">EN</span><span class="card">CB</span>' in page
+    assert "P2 (opponent)" in page and "<h2>notation</h2>" in page
+    info = {"seats": None, "active": "P1", "shown": {"up": "DA", "down": "CB"},
+            "players": [{"hand": {"DD": 1}, "discard_pile": {"EN": 2}}, {"hand": None}]}
+    assert private_state(info, 0) == "hand DD · discarded EN EN · down CB"
+    assert private_state({**info, "seats": [{}]}, 0) is None  # a team's: its view

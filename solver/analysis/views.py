@@ -64,8 +64,9 @@ def private_namer(plugin: GamePlugin, game) -> Callable[[str, int, list[str]], s
         key = (view, seat)
         if key not in cache:
             info = summary_of(plugin, game, view, seat) if hook else None
-            cache[key] = (hook(info, seat) if hook is not None and info is not None
-                          else default_private(view, public_tokens))
+            named = hook(info, seat) if hook is not None and info is not None else None
+            # the game's hook may decline (None: Agent Avenue's team variants)
+            cache[key] = named if named is not None else default_private(view, public_tokens)
         return cache[key]
 
     return name

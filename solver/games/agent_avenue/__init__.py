@@ -96,6 +96,7 @@ PLUGIN = GamePlugin(
                       group_title="moves", what="first move", whats="first moves",
                       context_name="situation"),
     report_sections="spycfr.games.agent_avenue.analysis.report:sections",
+    views="spycfr.games.agent_avenue.analysis.views",
     pooled=lambda variant: replace(variant, open_hands=1),
     team_sections="spycfr.games.agent_avenue.analysis.report:team_sections",
     # The first two decisions learnt by external sampling in the abstraction, the heuristic
