@@ -15,7 +15,8 @@ can hold); ``hidden``, ``epochs``, ``batch``, ``lr``, ``seed``, ``backend``, ``h
 earlier variants' names, their networks averaged (``learned.combine_weights``). ``--data``
 adds other stage directories' situations after the first's (as ``spycfr train-values
 --data``). One JSON line per variant. ``--depth 0``: no agent measured (training and the
-held-out error only: a network for another agent's walk, as ``results/mini-values``'s).
+held-out error only, the ensembles too, and the whole game's tree not built: a network for
+another agent's walk, as ``results/mini-values``'s and ``results/small-values``'s).
 """
 
 from __future__ import annotations
@@ -55,19 +56,20 @@ def main() -> None:
                             for p in sorted(x.glob("situations/batch-*.npz"))])
     print(f"{data.size} rows, {int(roots.sum())} solves", flush=True)
     game = game_model(spec.game, spec.preset, spec.params)
-    full = build(game)
+    full = build(game) if a.depth else None  # --depth 0 measures nothing: no whole tree
     feats = game_features(spec.game, make_variant(spec.game, spec.preset, spec.params))
     for v in json.loads(text):
         if "ensemble" in v:  # earlier variants' networks averaged
             path = d / f"variant-{v['name']}.npz"
             combine_weights(path, [d / f"variant-{name}.npz" for name in v["ensemble"]])
             t1 = time.perf_counter()
-            expl, _ = exploitability(game, Settings(
+            expl = None if a.depth == 0 else exploitability(game, Settings(
                 iterations=a.iterations, depth=a.depth,
-                value_function=LearnedValues.load(path, feats)), full)
+                value_function=LearnedValues.load(path, feats)), full)[0]
             print(json.dumps({"variant": v, "eval_seconds": round(time.perf_counter() - t1),
                               "depth": a.depth, "iterations": a.iterations,
-                              "exploitability": round(expl, 5)}), flush=True)
+                              "exploitability": None if expl is None else round(expl, 5)}),
+                  flush=True)
             continue
         rows = v.get("rows", "all")
         sel = np.flatnonzero(roots) if rows == "root" else np.arange(data.size)

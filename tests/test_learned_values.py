@@ -511,6 +511,36 @@ def test_the_pool_script_trains_an_ensemble_and_packs_its_situations(tmp_path):
     assert len(load_members(tmp_path / "c" / "stage-1" / "ensemble.npz")[0]) == 1
 
 
+def test_learned_values_bench_at_depth_0_trains_ensembles_and_measures_nothing(tmp_path):
+    """benchmarks/bench_learned_values.py --depth 0 (a network for another agent's walk):
+    each variant trained on the stage's situations and --data's, an ensemble averaged, no
+    agent measured. The ensemble's line measured the depth-0 agent all the same (an
+    IndexError's traceback in evaluate.assemble), on the whole game's tree built whatever
+    the depth (on Agent Hunter small, 2.3 M public nodes, for nothing)."""
+    from spycfr.search.learned import load_members
+
+    settings = TrainSettings(hidden=(8,), epochs=2, batch=16, backend="numpy")
+    for name, seed in (("a", 0), ("b", 1)):
+        run_stage(tmp_path / name, StageSpec("kuhn", None, {}, 1, 4, 30, seed=seed), 12,
+                  settings, batch=12, workers=0)
+    variants = json.dumps([{"name": f"s{k}", "hidden": [8], "epochs": 2, "batch": 16,
+                            "seed": k, "backend": "numpy"} for k in (0, 1)]
+                          + [{"name": "both", "ensemble": ["s0", "s1"]}])
+    d = tmp_path / "a" / "stage-1"
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve().parent.parent / "benchmarks"
+                             / "bench_learned_values.py"), str(d), variants, "--depth", "0",
+         "--data", str(tmp_path / "b" / "stage-1")],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(x) for x in proc.stdout.splitlines()[1:]]
+    assert [x["variant"]["name"] for x in lines] == ["s0", "s1", "both"]
+    assert all(x["exploitability"] is None for x in lines)
+    assert lines[0]["rows"] == 24  # both stages' situations
+    members, _ = load_members(d / "variant-both.npz")
+    assert len(members) == 2
+
+
 def test_possible_private_states_follow_the_root_support():
     game = game_model("kuhn", None, {})
     tree = build(game)
