@@ -118,6 +118,10 @@ def test_the_cards_and_the_variant_are_said_in_words_where_a_position_is_shown()
         "1..7 worth their number; P Personal Files (worth 0, +1 loyalty to its owner); 0/7=0, "
         "0/7=7 worth 0 or 7 (its back shows 0/7); ?=1..?=4 worth 1..4 (its back shows ?); =? a "
         "face you cannot see")
+    # a deck whose numbers skip is listed, not a run naming cards it lacks (1..7 for 1,3,7)
+    assert card_words("1,3,7") == "1, 3, 7 worth their number"
+    assert card_words("?=1,?=4").startswith("?=1, ?=4 worth 1, 4 (its back shows ?)")
+    assert card_words("1,0/7=0").startswith("1 worth its number; 0/7=0 worth 0 (its back")
     words = variant_words(small.as_dict())
     assert "counters start with agents 1, 3 on P1's side, agent 2 on P2's side" in words
     assert "sides 121" not in words and "Cards: 1 worth its number;" in words

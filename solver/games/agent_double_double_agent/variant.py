@@ -361,18 +361,24 @@ def card_words(deck: str) -> str:
     kinds = {part.partition("*")[0] for part in deck.split(",")}
 
     def span(labels: list[str]) -> str:
-        return labels[0] if len(labels) == 1 else f"{labels[0]}..{labels[-1]}"
+        """The labels as a run ('1..7') where their numbers follow on, else listed ('1, 3,
+        7': a run would name cards the deck lacks)."""
+        values = [int(k[-1]) for k in labels]
+        if len(labels) > 2 and values == list(range(values[0], values[0] + len(values))):
+            return f"{labels[0]}..{labels[-1]}"
+        return ", ".join(labels)
 
     simple = [k for k in KIND_LABELS if k in kinds and k.isdigit()]
     mystery = [k for k in KIND_LABELS if k in kinds and k.startswith("?=")]
-    double = "0/7=0" in kinds or "0/7=7" in kinds
+    double = [k for k in ("0/7=0", "0/7=7") if k in kinds]
     out = []
     if simple:
         out.append(f"{span(simple)} worth {'its' if len(simple) == 1 else 'their'} number")
     if "P" in kinds:
         out.append("P Personal Files (worth 0, +1 loyalty to its owner)")
     if double:
-        out.append("0/7=0, 0/7=7 worth 0 or 7 (its back shows 0/7)")
+        out.append(f"{', '.join(double)} worth {' or '.join(k[-1] for k in double)} (its back "
+                   "shows 0/7)")
     if mystery:
         out.append(f"{span(mystery)} worth {span([k[2:] for k in mystery])} (its back shows ?)")
     if mystery or double:
