@@ -108,8 +108,11 @@ class SolveProgress:
         done, spent = iteration - self.start[0], seconds - self.start[1]
         rate = done / spent if spent > 0 else math.inf
         etas = []
-        if self.iterations is not None and rate > 0 and math.isfinite(rate):
-            etas.append(max(self.iterations - iteration, 0) / rate)
+        left = None if self.iterations is None else max(self.iterations - iteration, 0)
+        if left == 0:  # at its count (a resumed run that stays as it is): timed or not
+            etas.append(0.0)
+        elif left is not None and rate > 0 and math.isfinite(rate):
+            etas.append(left / rate)
         if self.time_limit is not None:
             etas.append(max(self.time_limit - seconds, 0.0))
         to_target = self._iterations_to_target()
@@ -126,12 +129,13 @@ class SolveProgress:
             err=True,
         )
 
-
     def _no_eta(self) -> str:
         """Why there is no ETA yet, in a few words: the quick start printed 'ETA ?' until its
         third exploitability check (a target alone gives no iteration count to reach)."""
-        if self.target is None:
-            return "unknown (no iteration count, time limit or target)"
+        if self.iterations is not None:
+            return "unknown (no iterations timed yet)"
+        if self.target is None:  # none given: a resumed run's are its checkpoint's, unknown here
+            return "unknown"
         more = TREND - len(self.measured)
         if more > 0:
             return f"after {more} more exploitability check{'s' if more > 1 else ''}"

@@ -409,5 +409,15 @@ def test_a_solve_to_a_target_says_when_its_eta_comes(capsys, monkeypatch):
     assert said[3].split("ETA ")[1].startswith("~") and "?" not in " ".join(said)
     said = lines(SolveProgress(None, None, quiet=False, target=1e-4), [1e-2, 1e-2, 2e-2])
     assert said[-1].endswith("ETA unknown (the exploitability is not falling)")
+    # no limit given (a resumed run's are its checkpoint's): no reason claimed
     said = lines(SolveProgress(None, None, quiet=False), [1e-2])
-    assert said[-1].endswith("ETA unknown (no iteration count, time limit or target)")
+    assert said[-1].endswith("ETA unknown")
+    # a resumed run at its count (said 'no iteration count'): nothing left; not yet timed
+    at_count = SolveProgress(100, None, quiet=False)
+    at_count(100, 1.0, None)
+    at_count(100, 1.0, 1e-7, final=True)
+    assert capsys.readouterr().err.endswith("ETA 0.0s\n")
+    untimed = SolveProgress(200, None, quiet=False)
+    untimed(100, 1.0, None)
+    untimed(100, 1.0, 1e-2)
+    assert capsys.readouterr().err.endswith("ETA unknown (no iterations timed yet)\n")
