@@ -78,7 +78,7 @@ def test_the_count_of_multisets_is_the_binomial_inside_its_table_and_beyond():
     for m in range(12):
         for b in range(-2, 40):
             want = 0 if b < 0 else (int(b == 0) if m == 0 else math.comb(m + b - 1, b))
-            assert MS._count(m, b) == want, (m, b)
+            assert MS.multiset_count(m, b) == want, (m, b)
 
 
 def test_private_states_per_preset():

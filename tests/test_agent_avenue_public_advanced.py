@@ -154,7 +154,7 @@ def _play_game(seed, seen, swaps, weights=None):
                 hs = int(s[R.HANDSIZE + x])
                 assert PA.keeps_name(pub, PARAMS, x) == (hs <= PA.MAX_HAND - 2)
                 hand, _, d = NUM.decode(PARAMS, True, hs, 0, before[x])
-                assert d == s[A.SWAPPED] and hand == NUM._code_of(s, R.HAND + 8 * x, N)
+                assert d == s[A.SWAPPED] and hand == NUM.code_of(s, R.HAND + 8 * x, N)
                 weight = FGT.discard_weight(pub, PARAMS, hand, d)
                 assert PA.state_weight(pub, PARAMS, x, before[x]) == weight
                 assert sum(draws.values()) == pytest.approx(weight)
@@ -220,7 +220,7 @@ def test_random_advanced_games_follow_the_history():
     instant card resolved, Outpost recruiting a Sentinel, takes and hand draws. In the 20
     games without a swap the terminal payoff is the rules' probability of the draws over
     the model's times the result (the model forgets discards, and with them the card
-    removal a discarded card makes: an abstraction, payoff.py's ``_scale_of``). In the
+    removal a discarded card makes: an abstraction, payoff.py's ``scale_of``). In the
     others each swap's draw carries the discard's weight, the mover's state keeping the
     name until then."""
     seen: set = set()
@@ -438,7 +438,7 @@ def test_a_swaps_draw_keeps_the_name_discarded(size, states):
         assert (d >= 0) == keeps
         probs = _private_chance(draw, j)
         if keeps:
-            assert hand + MS._unit(d) == _hand(counts)
+            assert hand + MS.unit_code(d) == _hand(counts)
             weight = N * (left[d] + 1) / unseen  # n times the chance an unseen card is a d
             assert FGT.discard_weight(draw, PARAMS, hand, d) == pytest.approx(weight)
         else:
@@ -449,5 +449,5 @@ def test_a_swaps_draw_keeps_the_name_discarded(size, states):
         assert PA.scheme(after, PARAMS, 0) == (False, size, 0)
         assert all(0 < x < PA.scheme_size(PARAMS, False, size, 0) for x in probs)
     assert keeps or kept == [int(PA.index(PARAMS, False, size - 1, 0,
-                                          _hand(counts) - MS._unit(t), 0, PA.NO_NAME))
+                                          _hand(counts) - MS.unit_code(t), 0, PA.NO_NAME))
                              for t in range(N) if counts[t]]

@@ -86,13 +86,13 @@ def test_the_forgetful_model_keeps_a_hands_weight_on_average_through_a_swap():
     for i, before, j, at_draw, drawn in swaps:
         hand = NUM.decode(params, False, params.hand, 0, i)[0]
         kept, _, d = NUM.decode(params, True, params.hand - 1, 0, j)
-        assert MS._digit(hand - kept, d) == 1 and hand - kept == MS._unit(d)
-        settle = params.n * (params.copies[d] - MS._digit(kept, d)) / (total - params.hand + 1)
+        assert MS.digit(hand - kept, d) == 1 and hand - kept == MS.unit_code(d)
+        settle = params.n * (params.copies[d] - MS.digit(kept, d)) / (total - params.hand + 1)
         assert FGT.discard_weight(t.pub[0], params, kept, d) == pytest.approx(settle, rel=1e-12)
         assert np.allclose(drawn, at_draw, rtol=1e-12, atol=0)
         for y in np.flatnonzero(before):
             theirs = L._held(t.pub[0], params, 1, y)
-            held = MS._digit(hand, d) + MS._digit(theirs, d)
+            held = MS.digit(hand, d) + MS.digit(theirs, d)
             factor = (total - out + 1) / (params.n * (params.copies[d] - held + 1))
             assert at_draw[y] == pytest.approx(before[y] * factor * settle, rel=1e-12)
             ratios.add(round(float(factor), 12))
@@ -291,8 +291,8 @@ def test_advanced_mode_keeps_a_hands_weight_on_average_through_a_swap():
                 continue
             j = t.row_next[q, i, e]
             kept, _, d = NUM.decode(params, True, params.hand - 1, 0, j)
-            assert hand - kept == MS._unit(d)
-            settle = params.n * (params.copies[d] - MS._digit(kept, d)) / (total - params.hand + 1)
+            assert hand - kept == MS.unit_code(d)
+            settle = params.n * (params.copies[d] - MS.digit(kept, d)) / (total - params.hand + 1)
             assert FGT.discard_weight(root, params, kept, d) == pytest.approx(settle, rel=1e-12)
             drawn = sum(t.row_prob[qc, j, x] * wf[t.row_next[qc, j, x]]
                         for x in range(t.row_count[qc, j]))
@@ -304,7 +304,7 @@ def test_advanced_mode_keeps_a_hands_weight_on_average_through_a_swap():
                 continue
             for y in np.flatnonzero(w0[i]):  # pair by pair: a one-copy name, every 40th
                 theirs = L._held(root, params, 1, y)
-                held = MS._digit(hand, d) + MS._digit(theirs, d)
+                held = MS.digit(hand, d) + MS.digit(theirs, d)
                 factor = (total - 2 * params.hand + 1) / (params.n * (params.copies[d] - held + 1))
                 assert wc[j, y] == pytest.approx(w0[i, y] * factor * settle, rel=1e-12)
                 ratios.add(round(float(factor), 12))

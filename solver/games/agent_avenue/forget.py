@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from numba import njit
 
-from spycfr.games.agent_avenue.multiset import _digit
+from spycfr.games.agent_avenue.multiset import digit
 from spycfr.games.agent_avenue.numbering import (
     DEAD,
-    _left,
-    _swap_scheme,
+    cards_left,
     decode,
     scheme_size,
     swap_draw,
+    swap_scheme,
 )
 
 
@@ -51,8 +51,8 @@ def discard_weight(pub, params, hand, d):
     discarded card's deck probability in place of the model's 1/n; the module notes)."""
     unseen = 0
     for t in range(params.n):
-        unseen += _left(pub, params, t) - _digit(hand, t)
-    return params.n * (_left(pub, params, d) - _digit(hand, d)) / float(unseen)
+        unseen += cards_left(pub, params, t) - digit(hand, t)
+    return params.n * (cards_left(pub, params, d) - digit(hand, d)) / float(unseen)
 
 
 @njit(cache=True)
@@ -62,7 +62,7 @@ def state_weight(pub, params, seat, i):
     forgets discards (the draw then carries it), else 1."""
     if not swap_draw(pub, params, seat):
         return 1.0
-    pending, hs, ds = _swap_scheme(pub, params, seat)  # scheme's, swap_draw known
+    pending, hs, ds = swap_scheme(pub, params, seat)  # scheme's, swap_draw known
     if i == DEAD or i >= scheme_size(params, pending, hs, ds):
         return 1.0
     hand, _, name = decode(params, pending, hs, ds, i)

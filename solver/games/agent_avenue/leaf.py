@@ -27,9 +27,9 @@ from numba import njit
 
 from spycfr.games.agent_avenue import public as AP
 from spycfr.games.agent_avenue.advanced_core import AgentAvenueAdvancedParams
-from spycfr.games.agent_avenue.multiset import _digit, _unit
-from spycfr.games.agent_avenue.numbering import DEAD, _left, decode, scheme_size
-from spycfr.games.agent_avenue.payoff import _falling, _scale_of
+from spycfr.games.agent_avenue.multiset import digit, unit_code
+from spycfr.games.agent_avenue.numbering import DEAD, cards_left, decode, scheme_size
+from spycfr.games.agent_avenue.payoff import falling, scale_of
 from spycfr.games.agent_avenue.public_advanced import (
     model_scale,
     model_scheme,
@@ -98,20 +98,20 @@ def _held_in(pub, params, pending, hs, ds, i):
     hand, disc, name = decode(params, pending, hs, ds, i)
     code = hand + disc
     if name >= 0 and offer_open(pub, params):
-        code += _unit(name)
+        code += unit_code(name)
     return code
 
 
 @njit(cache=True)
 def leaf_scale(pub, params):
     """The model's probability of the cards out of the deck at ``pub`` over the deck's
-    (payoff.py's ``_scale``), before the end the cards out counted as they stand."""
+    (payoff.py's ``draw_scale``), before the end the cards out counted as they stand."""
     if pub[PHASE] == PH_OVER:
         return model_scale(pub, params)
     total = 0
     for t in range(params.n):
         total += params.copies[t]
-    return _scale_of(pub, params, total - pub[DECKSIZE])
+    return scale_of(pub, params, total - pub[DECKSIZE])
 
 
 @njit(cache=True)
@@ -133,7 +133,7 @@ def _ratio(params, scale, base, x, y):
         return 0.0
     r = scale
     for t in range(params.n):
-        r *= _falling(params.copies[t], base[t] + _digit(x, t) + _digit(y, t))
+        r *= falling(params.copies[t], base[t] + digit(x, t) + digit(y, t))
     return r
 
 
@@ -207,7 +207,7 @@ def live_weights(pub, params, n0, n1):
     and ci): the rest of :func:`weights` is 0 (advanced mode's numberings use 331 of its
     2,641 indices at most decisions: the whole W would be 56 MB)."""
     scale, base, x, y, ri, ci, fb = _live_states(pub, params, n0, n1)
-    # _ratio's factors tabulated: fall[t, d] = _falling(copies[t], d), and each state's
+    # _ratio's factors tabulated: fall[t, d] = falling(copies[t], d), and each state's
     # digits once, so a pair is n table reads and products in _ratio's order (the same
     # bits: every factor is the value _ratio computes, multiplied in the same order)
     n = params.n
@@ -216,17 +216,17 @@ def live_weights(pub, params, n0, n1):
     top = 0
     for a in range(ri.shape[0]):
         for t in range(n):
-            dx[a, t] = base[t] + _digit(x[ri[a]], t)
+            dx[a, t] = base[t] + digit(x[ri[a]], t)
             top = max(top, dx[a, t])
     most = 0
     for b in range(ci.shape[0]):
         for t in range(n):
-            dy[b, t] = _digit(y[ci[b]], t)
+            dy[b, t] = digit(y[ci[b]], t)
             most = max(most, dy[b, t])
     fall = np.empty((n, top + most + 1))
     for t in range(n):
         for d in range(top + most + 1):
-            fall[t, d] = _falling(params.copies[t], d)
+            fall[t, d] = falling(params.copies[t], d)
     out = np.empty((ri.shape[0], ci.shape[0]))
     for a in range(ri.shape[0]):
         fa = model_state_weight(pub, params, 0, ri[a])
@@ -281,7 +281,7 @@ def recruit_outcomes(pub, params):
     for take in range(2):
         AP.apply_action(pub, params, (T_TAKE << 20) | take, taken)
         for d in range(params.n):
-            if _left(pub, params, d) <= 0:
+            if cards_left(pub, params, d) <= 0:
                 continue
             AP.apply_action(taken, params, d, after)
             if after[PHASE] == PH_OVER:
@@ -775,4 +775,4 @@ def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
 def _cards(code: int, codes) -> str:
     """A multiset of cards as the records write it (DA.EN.EN), '-' when empty."""
     return ".".join(codes[t] for t in range(len(codes))
-                    for _ in range(int(_digit(code, t)))) or "-"
+                    for _ in range(int(digit(code, t)))) or "-"

@@ -9,12 +9,18 @@ from numba import njit
 
 from spycfr.games.agent_avenue import rules as R
 from spycfr.games.agent_avenue.forget import weigh_swap_draw
-from spycfr.games.agent_avenue.multiset import _count, _digit, _multinomial, _next_multiset, _unit
+from spycfr.games.agent_avenue.multiset import (
+    digit,
+    multinomial,
+    multiset_count,
+    next_multiset,
+    unit_code,
+)
 from spycfr.games.agent_avenue.numbering import (
     DEAD,
     NO_NAME,
     PH_REVEAL,
-    _left,
+    cards_left,
     decode,
     index,
     num_private,
@@ -61,7 +67,7 @@ def legal_actions(pub, params, out):
         out[0] = SWAP_LABEL
         k = 1
     for u in range(params.n):
-        if _left(pub, params, u) > 0:
+        if cards_left(pub, params, u) > 0:
             out[k] = (T_PLAY << 20) | (u << 3) | 7
             k += 1
     return k
@@ -70,11 +76,11 @@ def legal_actions(pub, params, out):
 @njit(cache=True)
 def _play_label(pub, params, u):
     """The label index of face-up name u (-1: no card of it can be in a hand)."""
-    if _left(pub, params, u) <= 0:
+    if cards_left(pub, params, u) <= 0:
         return -1
     k = 1 if _can_swap(pub) else 0
     for t in range(u):
-        if _left(pub, params, t) > 0:
+        if cards_left(pub, params, t) > 0:
             k += 1
     return k
 
@@ -122,32 +128,32 @@ def _play_row(params, swap, labels, i, pending, hs, ds, kids, nexts, keep):
         n = params.n
         if swap:
             for x in range(n):
-                if _digit(hand, x) > 0:
+                if digit(hand, x) > 0:
                     kids[m] = 0
                     if params.forget and keep:  # the name kept until the draw
-                        nexts[m] = index(params, True, hs - 1, ds, hand - _unit(x), disc,
+                        nexts[m] = index(params, True, hs - 1, ds, hand - unit_code(x), disc,
                                          np.int64(x))
                     elif params.forget:  # the discard leaves the model
-                        nexts[m] = index(params, False, hs - 1, ds, hand - _unit(x), disc,
+                        nexts[m] = index(params, False, hs - 1, ds, hand - unit_code(x), disc,
                                          NO_NAME)
                     else:
-                        nexts[m] = index(params, False, hs - 1, ds + 1, hand - _unit(x),
-                                         disc + _unit(x), NO_NAME)
+                        nexts[m] = index(params, False, hs - 1, ds + 1, hand - unit_code(x),
+                                         disc + unit_code(x), NO_NAME)
                     m += 1
         names = 0
         for x in range(n):
-            names += _digit(hand, x) > 0
+            names += digit(hand, x) > 0
         for u in range(n):
             lab = labels[u]
-            if _digit(hand, u) == 0 or lab < 0:
+            if digit(hand, u) == 0 or lab < 0:
                 continue
             for d in range(n):
-                ok = d != u and _digit(hand, d) > 0
+                ok = d != u and digit(hand, d) > 0
                 if names == 1:  # a hand of one name plays a pair of it
-                    ok = d == u and _digit(hand, u) >= 2
+                    ok = d == u and digit(hand, u) >= 2
                 if ok:
                     kids[m] = lab
-                    nexts[m] = index(params, True, hs - 2, ds, hand - _unit(u) - _unit(d),
+                    nexts[m] = index(params, True, hs - 2, ds, hand - unit_code(u) - unit_code(d),
                                      disc, np.int64(d))
                     m += 1
     if m == 0:  # DEAD, or a state no card of which can be left (never reached)
@@ -170,21 +176,21 @@ def _draws(pub, params, hand, disc, hs, ds, k, nexts, probs):
 @njit(cache=True)
 def _draw_outcomes(pub, params, k):
     """What every state's draw of k cards at ``pub`` shares: the multisets x of k names
-    (from every card of name 0, in :func:`_next_multiset`'s order), their probabilities
-    multinomial(k; x) / n^k, and the cards of each name left outside play (``_left``)."""
+    (from every card of name 0, in :func:`next_multiset`'s order), their probabilities
+    multinomial(k; x) / n^k, and the cards of each name left outside play (``cards_left``)."""
     n = params.n
     scale = 1.0 / float(n) ** k
-    draws = _count(n, k)
+    draws = multiset_count(n, k)
     xs = np.empty(draws, np.int64)
     ps = np.empty(draws)
     x = np.int64(k)  # every card of name 0
     for q in range(draws):
         xs[q] = x
-        ps[q] = _multinomial(x, n, k) * scale
-        x = _next_multiset(x, n)
+        ps[q] = multinomial(x, n, k) * scale
+        x = next_multiset(x, n)
     left = np.empty(n, np.int64)
     for t in range(n):
-        left[t] = _left(pub, params, t)
+        left[t] = cards_left(pub, params, t)
     return xs, ps, left
 
 
@@ -198,7 +204,7 @@ def _draw_row(params, xs, ps, left, hand, disc, hs, ds, k, nexts, probs):
         x = xs[q]
         ok = True
         for t in range(n):
-            if _digit(x, t) > left[t] - _digit(hand, t) - _digit(disc, t):
+            if digit(x, t) > left[t] - digit(hand, t) - digit(disc, t):
                 ok = False
                 break
         if ok:

@@ -13,7 +13,8 @@ SHIFT = 4  # a multiset code: 4 bits per name hold its count (a hand and discard
 
 
 @njit(cache=True)
-def _binom(n, k):
+def binom(n, k):
+    """C(n, k) in integers (0 where k is outside 0..n)."""
     if k < 0 or k > n:
         return 0
     out = 1
@@ -23,16 +24,18 @@ def _binom(n, k):
 
 
 @njit(cache=True)
-def _digit(code, t):
+def digit(code, t):
+    """The count of name ``t`` in the multiset ``code`` (its SHIFT-bit digit)."""
     return (code >> (SHIFT * t)) & 15
 
 
 @njit(cache=True)
-def _unit(t):
+def unit_code(t):
+    """The multiset of one card of name ``t``."""
     return np.int64(1) << (SHIFT * t)
 
 
-# _count(m, b) for m <= 8 names and b <= 32 cards (SHIFT's digits, 15 at most, of two
+# multiset_count(m, b) for m <= 8 names and b <= 32 cards (SHIFT's digits, 15 at most, of two
 # multisets), as math.comb gives it: read from this table in the numberings' ranks, which
 # ask for it at every digit of every state (most of a subgame's build on standard)
 _COUNTS = np.array([[math.comb(m + b - 1, b) if m else int(b == 0) for b in range(33)]
@@ -40,7 +43,7 @@ _COUNTS = np.array([[math.comb(m + b - 1, b) if m else int(b == 0) for b in rang
 
 
 @njit(cache=True)
-def _count(m, b):
+def multiset_count(m, b):
     """Multisets of size exactly b over m names."""
     if b < 0:
         return 0
@@ -48,7 +51,7 @@ def _count(m, b):
         return _COUNTS[m, b]
     if m == 0:
         return 1 if b == 0 else 0
-    return _binom(m + b - 1, b)
+    return binom(m + b - 1, b)
 
 
 @njit(cache=True)
@@ -58,9 +61,9 @@ def rank_multiset(code, n, size):
     r = 0
     b = size
     for t in range(n):
-        v = _digit(code, t)
+        v = digit(code, t)
         for u in range(v):
-            r += _count(n - 1 - t, b - u)
+            r += multiset_count(n - 1 - t, b - u)
         b -= v
     return r
 
@@ -73,7 +76,7 @@ def unrank_multiset(r, n, size):
     for t in range(n):
         v = 0
         while True:
-            c = _count(n - 1 - t, b - v)
+            c = multiset_count(n - 1 - t, b - v)
             if r < c:
                 break
             r -= c
@@ -84,26 +87,26 @@ def unrank_multiset(r, n, size):
 
 
 @njit(cache=True)
-def _multinomial(code, n, k):
+def multinomial(code, n, k):
     """k! / prod x_t! of the multiset ``code`` of size k."""
     out = 1.0
     for j in range(2, k + 1):
         out *= j
     for t in range(n):
-        for j in range(2, _digit(code, t) + 1):
+        for j in range(2, digit(code, t) + 1):
             out /= j
     return out
 
 
 @njit(cache=True)
-def _next_multiset(code, n):
+def next_multiset(code, n):
     """The next multiset of the same size after ``code`` (lexicographically decreasing
     count vectors, from every card of name 0), or -1 after the last."""
     right = 0
     for j in range(n - 1, -1, -1):
-        v = _digit(code, j)
+        v = digit(code, j)
         if v > 0 and j < n - 1:
-            code -= _unit(j)
+            code -= unit_code(j)
             code &= (np.int64(1) << (SHIFT * (j + 1))) - 1  # names after j cleared
             return code | (np.int64(right + 1) << (SHIFT * (j + 1)))
         right += v

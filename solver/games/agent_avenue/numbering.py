@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from spycfr.games.agent_avenue import rules as R
-from spycfr.games.agent_avenue.multiset import SHIFT, _count, rank_multiset, unrank_multiset
+from spycfr.games.agent_avenue.multiset import SHIFT, multiset_count, rank_multiset, unrank_multiset
 from spycfr.games.agent_avenue.rules import (
     ACTIVE,
     DLEFT,
@@ -43,8 +43,8 @@ def scheme(pub, params, seat):
     if pending:
         hs = min(hs, params.hand - 2)
     elif swap_draw(pub, params, seat):  # the name just discarded, until its draw
-        return _swap_scheme(pub, params, seat)
-    return pending, hs, _discarded(pub, params, seat)
+        return swap_scheme(pub, params, seat)
+    return pending, hs, discards_held(pub, params, seat)
 
 
 @njit(cache=True)
@@ -55,14 +55,14 @@ def swap_draw(pub, params, seat):
 
 
 @njit(cache=True)
-def _swap_scheme(pub, params, seat):
+def swap_scheme(pub, params, seat):
     """:func:`scheme` where :func:`swap_draw` holds: the name just discarded pending, the
     hand as it stands (the discard made, the draw to come)."""
-    return True, np.int64(pub[HANDSIZE + seat]), _discarded(pub, params, seat)
+    return True, np.int64(pub[HANDSIZE + seat]), discards_held(pub, params, seat)
 
 
 @njit(cache=True)
-def _discarded(pub, params, seat):
+def discards_held(pub, params, seat):
     """The discards a seat's numbering holds: those it made, none where the model forgets
     them (``params.forget``)."""
     return np.int64(0 if params.forget else params.discards - pub[DLEFT + seat])
@@ -72,7 +72,7 @@ def _discarded(pub, params, seat):
 def scheme_size(params, pending, hs, ds):
     """States of a numbering, DEAD included."""
     n = params.n
-    k = _count(n, hs) * _count(n, ds)
+    k = multiset_count(n, hs) * multiset_count(n, ds)
     return 1 + (k * n if pending else k)
 
 
@@ -81,7 +81,7 @@ def index(params, pending, hs, ds, hand, disc, name):
     """The state of hand and discards (multiset codes of sizes hs and ds) and, in a pending
     numbering, the face-down ``name``."""
     n = params.n
-    k = rank_multiset(hand, n, hs) * _count(n, ds) + rank_multiset(disc, n, ds)
+    k = rank_multiset(hand, n, hs) * multiset_count(n, ds) + rank_multiset(disc, n, ds)
     return np.int64(1 + (k * n + name if pending else k))
 
 
@@ -94,7 +94,7 @@ def decode(params, pending, hs, ds, i):
     if pending:
         name = k % n
         k //= n
-    m = _count(n, ds)
+    m = multiset_count(n, ds)
     return unrank_multiset(k // m, n, hs), unrank_multiset(k % m, n, ds), name
 
 
@@ -109,7 +109,8 @@ def num_private(params, seat):
 
 
 @njit(cache=True)
-def _code_of(state, base, n):
+def code_of(state, base, n):
+    """The multiset code of the ``n`` counts ``state[base:base + n]`` (a hand, discards)."""
     code = np.int64(0)
     for t in range(n):
         code |= np.int64(state[base + t]) << (SHIFT * t)
@@ -117,7 +118,7 @@ def _code_of(state, base, n):
 
 
 @njit(cache=True)
-def _left(pub, params, t):
+def cards_left(pub, params, t):
     """Cards of name t outside play and off the table's face-up card."""
     k = params.copies[t] - pub[PLAY + t] - pub[PLAY + 8 + t]
     return k - 1 if pub[UP] == t else k

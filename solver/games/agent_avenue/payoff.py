@@ -6,13 +6,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spycfr.games.agent_avenue.multiset import _count, _digit, rank_multiset, unrank_multiset
+from spycfr.games.agent_avenue.multiset import digit, multiset_count, rank_multiset, unrank_multiset
 from spycfr.games.agent_avenue.numbering import DEAD, decode, scheme, scheme_size
 from spycfr.games.agent_avenue.rules import ACTIVE, DECKSIZE, DLEFT, HANDSIZE, PLAY, WINNER
 
 
 @njit(cache=True)
-def _falling(c, d):
+def falling(c, d):
+    """The falling factorial c (c - 1) ... (c - d + 1) (1.0 for d = 0)."""
     out = 1.0
     for j in range(d):
         out *= c - j
@@ -20,7 +21,7 @@ def _falling(c, d):
 
 
 @njit(cache=True)
-def _scale(pub, params):
+def draw_scale(pub, params):
     """n^K / N^(K), K the cards drawn of N (the mover's refill not yet at a terminal): the
     model's probability of the draws against the deck's."""
     total = 0
@@ -29,11 +30,11 @@ def _scale(pub, params):
     a = pub[ACTIVE]
     drawn = total - pub[DECKSIZE] - (pub[HANDSIZE + a] - min(pub[HANDSIZE + a],
                                                                params.hand - 2))
-    return _scale_of(pub, params, drawn)
+    return scale_of(pub, params, drawn)
 
 
 @njit(cache=True)
-def _scale_of(pub, params, drawn):
+def scale_of(pub, params, drawn):
     """n^K / N^(K) for ``drawn`` cards out of the deck. Where the model forgets discards,
     K leaves them out: the ratio weighs the cards it knows (by exchangeability, their true
     probability whatever the discarded cards were), each discarded card taken as any name
@@ -43,7 +44,7 @@ def _scale_of(pub, params, drawn):
         total += params.copies[t]
     if params.forget:
         drawn -= 2 * params.discards - pub[DLEFT] - pub[DLEFT + 1]
-    return float(params.n) ** drawn / _falling(total, drawn)
+    return float(params.n) ** drawn / falling(total, drawn)
 
 
 @njit(cache=True)
@@ -65,12 +66,12 @@ def held_code(params, pending, hs, ds, i):
 
 
 @njit(cache=True)
-def _ratio(pub, params, x, y):
+def play_ratio(pub, params, x, y):
     """prod_t c_t^(D_t) with D = in play + the two seats' held cards x and y."""
     out = 1.0
     for t in range(params.n):
-        out *= _falling(params.copies[t], pub[PLAY + t] + pub[PLAY + 8 + t] + _digit(x, t)
-                        + _digit(y, t))
+        out *= falling(params.copies[t], pub[PLAY + t] + pub[PLAY + 8 + t] + digit(x, t)
+                        + digit(y, t))
     return out
 
 
@@ -81,7 +82,7 @@ def terminal_payoff(pub, params, i, j):
     if x < 0 or y < 0:
         return 0.0
     u = 1.0 if pub[WINNER] == 0 else -1.0
-    return u * _scale(pub, params) * _ratio(pub, params, x, y)
+    return u * draw_scale(pub, params) * play_ratio(pub, params, x, y)
 
 
 @njit(cache=True)
@@ -93,7 +94,7 @@ def terminal_values(pub, params, seat, opp, compat, out):
         u = -u
     mine = scheme(pub, params, seat)
     theirs = scheme(pub, params, 1 - seat)
-    held_values(pub, params, u * _scale(pub, params), mine, theirs, opp, out)
+    held_values(pub, params, u * draw_scale(pub, params), mine, theirs, opp, out)
 
 
 @njit(cache=True)
@@ -104,7 +105,7 @@ def held_values(pub, params, u, mine, theirs, opp, out):
     (advanced mode's model shares it)."""
     n = params.n
     size = theirs[1] + theirs[2]
-    mass = np.zeros(_count(n, size))
+    mass = np.zeros(multiset_count(n, size))
     for j in range(1, opp.shape[0]):
         if opp[j] != 0.0:
             y = held_code(params, theirs[0], theirs[1], theirs[2], j)
@@ -114,7 +115,7 @@ def held_values(pub, params, u, mine, theirs, opp, out):
     codes = np.empty(live.shape[0], np.int64)
     for y in range(live.shape[0]):
         codes[y] = unrank_multiset(live[y], n, size)
-    done = np.full(_count(n, mine[1] + mine[2]), np.nan)
+    done = np.full(multiset_count(n, mine[1] + mine[2]), np.nan)
     for i in range(out.shape[0]):
         x = held_code(params, mine[0], mine[1], mine[2], i)
         if x < 0:
@@ -124,6 +125,6 @@ def held_values(pub, params, u, mine, theirs, opp, out):
         if np.isnan(done[r]):
             acc = 0.0
             for y in range(live.shape[0]):
-                acc += mass[live[y]] * _ratio(pub, params, x, codes[y])
+                acc += mass[live[y]] * play_ratio(pub, params, x, codes[y])
             done[r] = u * acc
         out[i] = done[r]

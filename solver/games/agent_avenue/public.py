@@ -54,16 +54,16 @@ from spycfr.games.agent_avenue.moves import (
     private_chance,
     private_chance_rows,
 )
-from spycfr.games.agent_avenue.multiset import _binom, _digit, _multinomial, _next_multiset
+from spycfr.games.agent_avenue.multiset import binom, digit, multinomial, next_multiset
 from spycfr.games.agent_avenue.numbering import (
     DEAD,
     NO_NAME,
     PH_CLEAR,
     PH_REVEAL,
     TAKEN,
-    _code_of,
-    _discarded,
-    _left,
+    cards_left,
+    code_of,
+    discards_held,
     index,
     num_private,
     scheme,
@@ -145,9 +145,9 @@ def private_of_history(state, params, seat):
     if ph == PH_DEAL0 or (ph == PH_DEAL1 and seat == 1):
         return np.int64(-1)
     n = params.n
-    hand = _code_of(state, HAND + 8 * seat, n)
-    disc = np.int64(0) if params.forget else _code_of(state, DISC + 8 * seat, n)
-    ds = _discarded(state, params, seat)
+    hand = code_of(state, HAND + 8 * seat, n)
+    disc = np.int64(0) if params.forget else code_of(state, DISC + 8 * seat, n)
+    ds = discards_held(state, params, seat)
     hs = np.int64(state[HANDSIZE + seat])
     if seat == state[ACTIVE] and (ph == PH_REFILL or ph == PH_RECRUIT):
         if hs > params.hand - 2:
@@ -190,7 +190,7 @@ def chance_outcomes(pub, params, codes, probs):
     """The face-down card revealed: each name of which a card can be outside play."""
     k = 0
     for d in range(params.n):
-        if _left(pub, params, d) > 0:
+        if cards_left(pub, params, d) > 0:
             codes[k] = d
             probs[k] = 1.0
             k += 1
@@ -264,13 +264,13 @@ def initial_weights(params, seat, out):
     while x >= 0:
         ok = True
         for t in range(n):
-            if _digit(x, t) > params.copies[t]:
+            if digit(x, t) > params.copies[t]:
                 ok = False
-        p = _multinomial(x, n, params.hand) * scale
+        p = multinomial(x, n, params.hand) * scale
         if ok:
             out[index(params, False, params.hand, 0, x, 0, NO_NAME)] = p
             total += p
-        x = _next_multiset(x, n)
+        x = next_multiset(x, n)
     out[DEAD] = max(0.0, 1.0 - total)
 
 
@@ -283,7 +283,7 @@ def max_actions(params):
 def max_private_actions(params):
     n = params.n
     # plays and swaps; a draw of at most `hand` cards, and DEAD
-    return max(n + n * (n - 1), _binom(n + params.hand - 1, params.hand) + 1, 2)
+    return max(n + n * (n - 1), binom(n + params.hand - 1, params.hand) + 1, 2)
 
 
 @njit(cache=True)

@@ -89,18 +89,18 @@ from spycfr.games.agent_avenue.advanced_core import (
     recruit_one,
 )
 from spycfr.games.agent_avenue.moves import _draws, draw_rows, play_actions, play_rows
-from spycfr.games.agent_avenue.multiset import _digit, _unit
+from spycfr.games.agent_avenue.multiset import digit, unit_code
 from spycfr.games.agent_avenue.numbering import (
     DEAD,
     NO_NAME,
     TAKEN,
-    _code_of,
-    _left,
+    cards_left,
+    code_of,
     decode,
     index,
     scheme_size,
 )
-from spycfr.games.agent_avenue.payoff import _ratio, _scale_of, held_code, held_values
+from spycfr.games.agent_avenue.payoff import held_code, held_values, play_ratio, scale_of
 from spycfr.games.agent_avenue.rules import (
     ACTIVE,
     DECKSIZE,
@@ -203,7 +203,7 @@ def private_of_history(state, params, seat):
     ph = state[PHASE]
     if ph == PH_DEAL0 or (ph == PH_DEAL1 and seat == 1):
         return np.int64(-1)
-    hand = _code_of(state, HAND + 8 * seat, params.n)
+    hand = code_of(state, HAND + 8 * seat, params.n)
     hs = np.int64(state[HANDSIZE + seat])
     if seat == state[ACTIVE] and (ph == PH_REFILL or ph == PH_RECRUIT):
         if ph == PH_RECRUIT and state[REFILLED] > 0:
@@ -251,10 +251,10 @@ def _candidate(pub, params, t):
     in the resolver's play, Outpost a Sentinel."""
     c = pub[CARD]
     if c == DOUBLE:
-        return _left(pub, params, t) >= 2
+        return cards_left(pub, params, t) >= 2
     if c == SECRET:
-        return _left(pub, params, t) >= 1 and pub[PLAY + 8 * pub[BMP] + t] == 0
-    return t == SE and _left(pub, params, t) >= 1
+        return cards_left(pub, params, t) >= 1 and pub[PLAY + 8 * pub[BMP] + t] == 0
+    return t == SE and cards_left(pub, params, t) >= 1
 
 
 @njit(cache=True)
@@ -329,9 +329,9 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
         m = 0
         need = 2 if pub[CARD] == DOUBLE else 1
         for t in range(params.n):
-            if _digit(hand, t) >= need and _candidate(pub, params, t):
+            if digit(hand, t) >= need and _candidate(pub, params, t):
                 kids[m] = _pick_label(pub, params, t)
-                nexts[m] = index(params, False, hs - 1, 0, hand - _unit(t), 0, NO_NAME)
+                nexts[m] = index(params, False, hs - 1, 0, hand - unit_code(t), 0, NO_NAME)
                 m += 1
         if m == 0:  # the ability is ignored
             kids[0] = _pick_label(pub, params, params.n)
@@ -345,7 +345,7 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
         for t in range(params.n):
             if is_target(pub, t):
                 kids[k] = k  # Mind Control's agent, or Spycation's kept, joins the hand
-                nexts[k] = index(params, False, hs + 1, 0, hand + _unit(t), 0, NO_NAME)
+                nexts[k] = index(params, False, hs + 1, 0, hand + unit_code(t), 0, NO_NAME)
                 k += 1
                 if pub[CARD] == SPYCATION:  # recruited again at once
                     kids[k] = k
@@ -435,7 +435,7 @@ def chance_outcomes(pub, params, codes, probs):
     if ph == PH_REVEAL or smoke:
         k = 0
         for d in range(params.n):
-            if _left(pub, params, d) > 0:
+            if cards_left(pub, params, d) > 0:
                 codes[k] = d
                 probs[k] = 1.0 / params.n if smoke else 1.0
                 k += 1
@@ -563,12 +563,12 @@ def _resolve(out, params, p, action):
 
 @njit(cache=True)
 def _scale(pub, params):
-    """n^K / N^(K) for the cards drawn (payoff.py's ``_scale_of``; no refill is deferred
+    """n^K / N^(K) for the cards drawn (payoff.py's ``scale_of``; no refill is deferred
     at a terminal)."""
     total = 0
     for t in range(params.n):
         total += params.copies[t]
-    return _scale_of(pub, params, total - pub[DECKSIZE])
+    return scale_of(pub, params, total - pub[DECKSIZE])
 
 
 @njit(cache=True)
@@ -578,7 +578,7 @@ def terminal_payoff(pub, params, i, j):
     if x < 0 or y < 0:
         return 0.0
     u = 1.0 if pub[WINNER] == 0 else -1.0
-    return u * _scale(pub, params) * _ratio(pub, params, x, y)
+    return u * _scale(pub, params) * play_ratio(pub, params, x, y)
 
 
 @njit(cache=True)
@@ -644,7 +644,7 @@ def _scheme_impl(pub, params, seat):
 def _scale_impl(pub, params):
     if _advanced(params):
         return lambda pub, params: _scale(pub, params)
-    return lambda pub, params: PAY._scale(pub, params)
+    return lambda pub, params: PAY.draw_scale(pub, params)
 
 
 def _weight_any(pub, params, seat, i):

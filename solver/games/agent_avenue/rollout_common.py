@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from spycfr.games.agent_avenue.leaf import leaf_base, leaf_scale, pair_weight
-from spycfr.games.agent_avenue.multiset import _digit
+from spycfr.games.agent_avenue.multiset import digit
 from spycfr.games.agent_avenue.numbering import TAKEN
 from spycfr.games.agent_avenue.rules import (
     DECK,
@@ -76,8 +76,8 @@ def take_cards(state, pool, params, at, code):
     """Write the cards of multiset ``code`` (multiset.py's digits) at ``state[at + name]``,
     taking them out of ``pool``."""
     for t in range(params.n):
-        state[at + t] = _digit(code, t)
-        pool[t] -= _digit(code, t)
+        state[at + t] = digit(code, t)
+        pool[t] -= digit(code, t)
 
 
 @njit(cache=True)
