@@ -224,7 +224,7 @@ def _treeless_openings(meta, table, spec, as_json: bool, as_csv: bool,
                    "CFR+ iterations per decision)")
         click.echo(textwrap.fill(agent_caveat, 100, break_on_hyphens=False))
     else:
-        click.echo(f"{meta.game} {variant}: {meta.algorithm} x{meta.iterations}")
+        click.echo(f"{meta.game} {variant}: {meta.algorithm}, {meta.iterations:,} iterations")
         click.echo(caveat)
 
     column = "avg prob" if agent_caveat is None else "plan prob"

@@ -22,7 +22,8 @@ def run_header(run) -> str:
     """The run in one line: game, variant, algorithm and iterations, value, exploitability."""
     m = run.result
     variant = params_text(m.variant)
-    return (f"{m.game} {variant}: {m.algorithm} x{m.iterations}, value(P1) "
+    # "cfr+, 21,800 iterations", where "cfr+ x21800" read as a multiplication
+    return (f"{m.game} {variant}: {m.algorithm}, {m.iterations:,} iterations, value(P1) "
             f"{num(m.value_p1, '{:+.5f}')}, exploitability {m.exploitability:.3g}")
 
 

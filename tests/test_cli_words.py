@@ -61,3 +61,12 @@ def test_an_agent_avenue_position_shows_hands_recruits_and_discards_as_a_player_
     assert "P1  hand: DD (1 card)   recruited: DA CB   discards: 0 left, 2 made" in lines, out
     assert "P2  hand: CB (1 card)   recruited: DA DD   discards: 2 left, 0 made" in lines, out
     assert "x1" not in out and max(len(x) for x in lines[2:]) <= 130
+
+
+def test_the_run_header_counts_iterations_in_words():
+    """`spycfr query` and `openings` headed their output 'cfr+ x21800': a multiplication to
+    the eye; they now say 'cfr+, 21,800 iterations'."""
+    code, out, err = spycfr("query", str(RESULTS / "mini"), "--seat", "P1")
+    assert code == 0, err
+    assert ": cfr+, 21,800 iterations, value(P1) +0.00000" in out.splitlines()[0], out
+    assert " x21800" not in out
