@@ -170,7 +170,7 @@ def solve(
     value_file: str | None = None, endgame: str | None = None,
     plan_endgame: str | None = None, plan_iterations: str | None = None,
     plan_depth: str | None = None, subgame_budget: str | None = None,
-    plan_play: str | None = None,
+    plan_play: str | None = None, needs_only: bool | None = None,
 ) -> None:
     """Solve GAME with a CFR-family algorithm; report value, exploitability and timing.
 
@@ -211,7 +211,7 @@ def _solve_command(
     quiet: bool, as_json: bool, search_depth: str | None, value_function: str | None,
     value_file: str | None, endgame: str | None, plan_endgame: str | None,
     plan_iterations: str | None, plan_depth: str | None, subgame_budget: str | None,
-    plan_play: str | None,
+    plan_play: str | None, needs_only: bool | None,
 ) -> None:
     """The solve command's work, its first progress line already on its way."""
     from spycfr.runs.config import AUTO_THREADS, MCCFR_ALGORITHMS, SolveConfig, check_requested
@@ -239,7 +239,7 @@ def _solve_command(
         raise SpycfrError(f"unknown algorithm {algorithm!r}; allowed: "
                           f"{', '.join((*ALL_ALGORITHMS, SEARCHING))}")
     searching = (search_depth, value_function, value_file, endgame, plan_endgame,
-                 plan_iterations, plan_depth, subgame_budget, plan_play)
+                 plan_iterations, plan_depth, subgame_budget, plan_play, needs_only)
     if resume is None and game is not None and plays_by_search(
             game, preset, algorithm, searching, (
                 target_exploitability, time_limit, epsilon, memory_limit, when_full, fallback,
@@ -248,12 +248,12 @@ def _solve_command(
         progress.stop_preparing()  # the agent's own lines follow
         solve_agent(game, preset, variant_params, iterations, search_depth, value_function,
                      value_file, seed, output, overwrite, quiet, as_json, endgame, plan_endgame,
-                     plan_iterations, plan_depth, subgame_budget, plan_play)
+                     plan_iterations, plan_depth, subgame_budget, plan_play, needs_only)
         return
     if any(x is not None for x in searching):
         raise SpycfrError("--depth, --value-function, --value-file, --endgame, "
-                          "--plan-endgame, --plan-iterations, --plan-depth, --subgame-budget "
-                          "and --plan-play belong to --algorithm re-solving")
+                          "--plan-endgame, --plan-iterations, --plan-depth, --subgame-budget, "
+                          "--plan-play and --needs-only belong to --algorithm re-solving")
     mccfr = algorithm in MCCFR_ALGORITHMS
     n_iter = parse_number("iterations", iterations, int, 1, strict=False)
     target = parse_number("target-exploitability", target_exploitability, float, 0, strict=True)

@@ -55,13 +55,17 @@ _OPTIONS = (
             help="play the first plan's own strategy at its decisions in its first this many "
                  "decision levels instead of re-solving them (default 0: off, every decision "
                  "re-solved)."),
+    _option("--needs-only", is_flag=True,
+            help="at its own decisions in play the agent makes only the moves its cards "
+                 "need (the game's needed_moves hook; Agent Avenue: a discard only where "
+                 "its hand needs one, its plays always; default: off, every legal move)."),
 )
 
 
 def agent_options(f):
     """``--depth``, ``--value-function``, ``--value-file``, ``--plan-iterations``,
-    ``--endgame``, ``--plan-endgame``, ``--plan-depth``, ``--subgame-budget`` and
-    ``--plan-play``: the search agent's settings."""
+    ``--endgame``, ``--plan-endgame``, ``--plan-depth``, ``--subgame-budget``,
+    ``--plan-play`` and ``--needs-only``: the search agent's settings."""
     for option in reversed(_OPTIONS):
         f = option(f)
     return f
@@ -81,7 +85,7 @@ def plays_by_search(game: str, preset: str | None, algorithm: str,
             raise SpycfrError("--algorithm re-solving takes --iterations (per decision), "
                               "--plan-iterations, --depth, --value-function, --value-file, "
                               "--endgame, --plan-endgame, --plan-depth, --subgame-budget, "
-                              "--plan-play, --seed and -o only")
+                              "--plan-play, --needs-only, --seed and -o only")
         return True
     if algorithm != "auto" or foreign_kind(game) is not None:
         return False
@@ -94,13 +98,14 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
                 as_json: bool, endgame: str | None = None,
                 plan_endgame: str | None = None, plan_iterations: str | None = None,
                 plan_depth: str | None = None, subgame_budget: str | None = None,
-                plan_play: str | None = None) -> None:
+                plan_play: str | None = None, needs_only: bool | None = None) -> None:
     """Write a search agent's run directory (spycfr.runs.agent_run)."""
     from pathlib import Path
 
+    from spycfr.games import get_plugin
     from spycfr.runs.agent_run import write_agent_run
     from spycfr.runs.store import holds_run
-    from spycfr.search.agent import AgentConfig
+    from spycfr.search.agent import AgentConfig, no_needed_moves
 
     defaults = AgentConfig.default(game)
     config = AgentConfig(
@@ -121,8 +126,11 @@ def solve_agent(game: str, preset: str | None, params: dict, iterations: str | N
         subgame_budget=_or(parse_number("subgame-budget", subgame_budget, int, 0,
                                         strict=False), defaults.subgame_budget),
         plan_play=_or(parse_number("plan-play", plan_play, int, 0, strict=False),
-                      defaults.plan_play))
+                      defaults.plan_play),
+        needs_only=bool(needs_only))
     config.check()
+    if config.needs_only and get_plugin(game).needed_moves is None:  # before any line
+        raise SpycfrError(f"--needs-only: {no_needed_moves(game)}")
     out = Path(output or f"{game}-{preset or 'default'}-agent")
     if out.is_file():
         raise SpycfrError(f"{str(out)!r} is a file, not a run directory")
@@ -167,6 +175,8 @@ def settings_line(game: str, config: AgentConfig) -> str:
             f"{config.plan_depth} decision levels deep where it stops short"
             + (f"; its first {config.plan_play} decision level(s) played as planned"
                if config.plan_play else "")
+            + ("; at its own decisions only the moves its cards need" if config.needs_only
+               else "")
             + "); where a subgame stops short, the positions there valued by "
             + value_words(game, config.value_function))
 

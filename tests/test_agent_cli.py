@@ -110,6 +110,9 @@ def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_p
     (["--algorithm", "cfr+", "--plan-depth", "3"], "belong to --algorithm re-solving"),
     (["--algorithm", "cfr+", "--subgame-budget", "0"], "belong to --algorithm re-solving"),
     (["--algorithm", "cfr+", "--plan-play", "1"], "belong to --algorithm re-solving"),
+    (["--algorithm", "cfr+", "--needs-only"], "belong to --algorithm re-solving"),
+    # Agent Hunter has no needed_moves hook: said before any solve
+    (["--algorithm", "re-solving", "--needs-only"], "agent-hunter has no needed_moves hook"),
 ])
 def test_bad_agent_options_are_one_line_errors(tmp_path, args, message):
     code, _, err = spycfr("solve", "agent-hunter", "--preset", "tiny", *args,
@@ -145,6 +148,27 @@ def test_the_plan_and_depth_rule_options_reach_the_agent(monkeypatch, tmp_path, 
     assert seen == [AgentConfig.default("agent-hunter", **changes)]
     if changes.get("plan_play"):
         assert "its first 2 decision level(s) played as planned" in err
+
+
+def test_needs_only_reaches_the_agent_and_its_settings_line(monkeypatch, tmp_path):
+    """--needs-only sets AgentConfig.needs_only (run.json's agent records it: the run then
+    plays only the moves its cards need), said in solve's first line; without it, off."""
+    import spycfr.runs.agent_run as agent_run
+
+    seen = []
+
+    def stop(out, game, preset, params, config, seed, say):
+        seen.append(config)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(agent_run, "write_agent_run", stop)
+    for args in ([], ["--needs-only"]):
+        code, _, err = spycfr("solve", "agent-avenue", "--preset", "mini", "--algorithm",
+                              "re-solving", *args, "-o", str(tmp_path / "x"))
+        assert code == 0, err
+        assert ("only the moves its cards need" in err) == bool(args)
+    assert seen == [AgentConfig.default("agent-avenue"),
+                    AgentConfig.default("agent-avenue", needs_only=True)]
 
 
 @pytest.mark.parametrize("field, value, words", [
