@@ -50,10 +50,12 @@ if moved:
 # code kept beside it (headtohead-games.since-COMMIT.jsonl, or .OPPONENT.since-COMMIT.jsonl
 # for one opponent's, named by the code that played them) are removed with it, so that every
 # games file left describes the remade agent.
-agent_avenue_agent() {  # PRESET PAIRS [MEASURE OPTION...]
-  local preset=$1 pairs=$2 dir=agent-avenue/$1
-  shift 2
-  "$SPYCFR" solve agent-avenue --preset "$preset" --algorithm re-solving -o "$dir" --overwrite
+agent_avenue_agent() {  # PRESET PAIRS SOLVE_OPTIONS [MEASURE OPTION...]
+  local preset=$1 pairs=$2 dir=agent-avenue/$1 solve_options=$3
+  shift 3
+  # shellcheck disable=SC2086  # SOLVE_OPTIONS: words, none where empty
+  "$SPYCFR" solve agent-avenue --preset "$preset" --algorithm re-solving $solve_options \
+    -o "$dir" --overwrite
   rm -f "$dir/headtohead-games.jsonl" "$dir"/headtohead-games.*since-*.jsonl
   agent_pairs "$dir" 1000 "$pairs" heuristic "agent-avenue/$preset-sampled"
   agent_results "$dir"
@@ -116,7 +118,9 @@ fi
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
   # LBR (issue 23 asks 1,000+ games): a mean 7.6 minutes a game in one process on the
   # shared 2-core machine under load (docs/search.md)
-  agent_avenue_agent standard "${AGENT_PAIRS:-29}"
+  # the agent discards only where its hand needs one (--needs-only: adopted 2026-11-28 by
+  # the rule in agent-avenue/standard/README.md)
+  agent_avenue_agent standard "${AGENT_PAIRS:-29}" --needs-only
 fi
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced-sampled; then
   dir=agent-avenue/advanced-sampled
@@ -144,7 +148,7 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced; then
   # LBR re-solving one private state of the agent at each of its decisions
   # (--lbr-particle-states 1: every state took some 18 minutes a decision here;
   # docs/search.md, "Local best response on `advanced`")
-  agent_avenue_agent advanced "${AGENT_PAIRS:-32}" --lbr-particle-states 1
+  agent_avenue_agent advanced "${AGENT_PAIRS:-32}" "" --lbr-particle-states 1
 fi
 # Agent Hunter's rulesheet game, placements only (`standard-placements`): external-sampling
 # MCCFR in the information abstraction that learns the two placements only (--store-depth 2),

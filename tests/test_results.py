@@ -243,3 +243,22 @@ def test_no_committed_interval_is_zero_width_where_games_exist():
             if not ci[0] < ci[1]:
                 zero.append(f"{path.relative_to(RESULTS)}{where}: {ci} in {games} games")
     assert checked > 50 and not zero, zero
+
+
+def test_committed_agent_avenue_standard_plays_only_the_moves_its_cards_need():
+    """results/agent-avenue/standard's agent is the needs-only one (adopted 2026-11-28 by the
+    rule in its README: run.json's agent.needs_only): every command that loads the directory
+    plays it so, play's opponent, query and LBR (load_agent) and head-to-head (player_from),
+    and the first plan it reads from plan.npz is still the saved one (needs_only is not one of
+    the plan's inputs: the plan holds no actual cards to cut)."""
+    from spycfr.analysis.agentplay import AgentOpponent
+    from spycfr.analysis.headtohead import player_from
+    from spycfr.games import make_game
+    from spycfr.runs.agent_run import PLAN_FIELDS, load_agent
+
+    run = RESULTS / "agent-avenue" / "standard"
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["agent"]["needs_only"] is True and "needs_only" not in PLAN_FIELDS
+    game = make_game("agent-avenue", "standard", {})
+    agents = [load_agent(run), player_from(str(run), game).agent, AgentOpponent(str(run)).agent]
+    assert [a.config.needs_only for a in agents] == [True, True, True]
