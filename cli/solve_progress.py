@@ -59,6 +59,12 @@ class SolveProgress:
         if not self.quiet:
             click.echo(f"{option} auto: {choice['chosen']}, because {choice['why']}", err=True)
 
+    def limits(self, iterations: int | None, time_limit: float | None,
+               target: float | None) -> None:
+        """The limits the run solves to, as the solver settles them: a resumed run's are its
+        checkpoint's where the command gives none, which the ETA needs."""
+        self.iterations, self.time_limit, self.target = iterations, time_limit, target
+
     def note(self, text: str) -> None:
         """A line of progress from the preparation (counting the public tree)."""
         if not self.quiet:
@@ -118,7 +124,9 @@ class SolveProgress:
         to_target = self._iterations_to_target()
         if to_target is not None and rate > 0 and math.isfinite(rate):
             etas.append(to_target / rate)
-        eta = f"{min(etas):.1f}s" if etas else self._no_eta()
+        # a final line has nothing left to wait for (a resumed run that stays did no
+        # iterations, so no rate gives its ETA)
+        eta = f"{min(etas):.1f}s" if etas else "0.0s" if final else self._no_eta()
         if etas and to_target is not None and min(etas) == to_target / rate:
             eta = "~" + eta  # extrapolated from the exploitability curve
         shown = "" if label.endswith("unknown") else (
@@ -134,7 +142,7 @@ class SolveProgress:
         third exploitability check (a target alone gives no iteration count to reach)."""
         if self.iterations is not None:
             return "unknown (no iterations timed yet)"
-        if self.target is None:  # none given: a resumed run's are its checkpoint's, unknown here
+        if self.target is None:  # no limit known (a resumed run's come from the solver)
             return "unknown"
         more = TREND - len(self.measured)
         if more > 0:

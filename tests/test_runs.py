@@ -295,6 +295,45 @@ def test_a_resumed_run_says_what_it_does_and_does_it(tmp_path):
                     "stays as it is (a larger iterations limit solves further)")
 
 
+def test_a_resumed_run_gives_its_eta_by_its_own_limits(tmp_path, capsys, monkeypatch):
+    """A run resumed with no limit given solves on to its checkpoint's (here its target), as
+    its first line says; its progress lines said 'ETA unknown' (6dd9576: 'unknown (no
+    iteration count, time limit or target)'), knowing only the command's limits (none). A run
+    that stays did no iterations: its last line said that too, with nothing left to wait for."""
+    from spycfr.cli import solve_progress
+    from spycfr.cli.solve_progress import SolveProgress
+    from spycfr.errors import Interrupted
+    from spycfr.runs.config import SolveConfig
+    from spycfr.runs.solve import solve_run
+
+    clock = iter(range(0, 100_000, 5))  # every progress call prints
+    monkeypatch.setattr(solve_progress.time, "monotonic", lambda: float(next(clock)))
+
+    def stop_at_30(iteration, seconds, value, **_):  # Ctrl-C: the checkpoint at 20 kept
+        if iteration >= 30:
+            raise KeyboardInterrupt
+
+    run = tmp_path / "k"
+    with pytest.raises(Interrupted):
+        solve_run(SolveConfig("kuhn", None, algorithm="cfr+", target_exploitability=1e-4,
+                              check_every=10), out_dir=run, checkpoint_every=10,
+                  progress=stop_at_30)
+    progress = SolveProgress(None, None, quiet=False)  # `spycfr solve --resume RUN`
+    out = solve_run(SolveConfig("", None), resume=run, progress=progress)
+    said = capsys.readouterr().err.splitlines()
+    assert said[0] == "resumed at iteration 20: it solves on to exploitability 0.0001", said
+    assert out.stopped_by == "target" and out.iterations > 60
+    etas = [line.split("ETA ")[1] for line in said[1:]]
+    assert etas[:2] == ["after 2 more exploitability checks",
+                        "after 1 more exploitability check"], said
+    assert etas[2].startswith("~") and "unknown" not in etas[:3], said
+    progress = SolveProgress(None, None, quiet=False)  # stays: a final line at once
+    again = solve_run(SolveConfig("", None), resume=run, progress=progress)
+    progress(again.iterations, again.solve_seconds, again.exploitability, final=True)
+    said = capsys.readouterr().err.splitlines()
+    assert said[-1].endswith(" ETA 0.0s") and "stays as it is" in said[0], said
+
+
 def test_a_memory_stopped_run_resumes_as_it_stopped_unless_given_more(tmp_path, monkeypatch):
     """A run stopped by its memory limit resumed as 'target' where its last value met the
     target, and otherwise solved on (the resumed process's memory is not the stopped one's):

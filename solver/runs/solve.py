@@ -156,6 +156,8 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
                                      solver.iteration, solver.log, total, seconds_before)
         if (note := getattr(progress, "note", None)) is not None:
             note(words)
+    if (limits := getattr(progress, "limits", None)) is not None:  # for its ETA
+        limits(total, config.time_limit, config.target_exploitability)
     if progress is not None:
         progress(solver.iteration, seconds_before, None)
     choice = plan.choice
