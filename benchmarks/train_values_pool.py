@@ -82,12 +82,25 @@ def main() -> None:
         ap.exit(2, f"error: --seeds {a.seeds}: a seed twice (each trains one member)\n")
     if a.after_decisions is not None and a.after_decisions < 0:
         ap.exit(2, f"error: --after-decisions must be at least 0 (got {a.after_decisions})\n")
+    try:  # told now, not after the situations' budget
+        hidden = tuple(int(w) for w in a.hidden.split(","))
+    except ValueError:
+        ap.exit(2, f"error: --hidden {a.hidden}: layer widths are whole numbers, "
+                   "comma-separated (256,256,256)\n")
+    if a.pack_mb <= 0:
+        ap.exit(2, f"error: --pack-mb must be more than 0 (got {a.pack_mb:g})\n")
 
+    from spycfr.errors import SpycfrError
+    from spycfr.games import make_variant
     from spycfr.io import save_npz, write_json
     from spycfr.search.situations import StageSpec, generate_batch
     from spycfr.search.stages import previous_weights, run_stage, stage_dir
     from spycfr.search.training import TrainSettings, backend_name
 
+    try:
+        make_variant(a.game, a.preset)
+    except SpycfrError as e:  # an unknown game or preset
+        ap.exit(2, f"error: {e}\n")
     t0 = time.perf_counter()
 
     def say(text: str) -> None:
@@ -118,7 +131,7 @@ def main() -> None:
     packed = None if a.pack is None else pack(d.parent, a.pack, a.pack_mb)
     if packed is not None:  # before the training: kept if a training is cut short
         say(f"packed: {packed}")
-    settings = TrainSettings(hidden=tuple(int(w) for w in a.hidden.split(",")), epochs=a.epochs,
+    settings = TrainSettings(hidden=hidden, epochs=a.epochs,
                              batch=a.train_batch, lr=a.lr, seed=seeds[0],
                              backend=backend_name("auto"))
     made = {"by": f"a pool of {a.processes} processes (benchmarks/train_values_pool.py; the "
@@ -203,6 +216,7 @@ def pack(d: Path, prefix: str, most_mb: float) -> list[dict]:
 
     def flush() -> None:
         name = f"{prefix}-{len(out) + 1}.npz"
+        Path(name).parent.mkdir(parents=True, exist_ok=True)
         # a batch whose draws gave no situation holds empty arrays of another shape
         made = [batch for batch in group if batch["index"].size] or group[:1]
         arrays = {k: np.concatenate([batch[k] for batch in made])
