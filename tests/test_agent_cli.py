@@ -92,6 +92,13 @@ def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_p
             "out to the end by the game's heuristic players") in words
     meta.record["agent"]["value_function_words"] = "rollouts (spycfr.search.continuation)"
     assert agent_source(meta) == words and "spycfr." not in words
+    # an agent that makes only the moves its cards need says so where it re-solves, not
+    # where it plays its first plan's row or its openings table
+    assert "needs_only" not in words
+    meta.record["agent"]["needs_only"] = True
+    assert "makes only the moves its cards need (needs_only" in agent_source(meta)
+    assert "needs_only" not in agent_source(meta, plan_row=True)
+    assert "needs_only" not in agent_source(meta, from_table=True)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -112,6 +112,9 @@ def agent_source(meta, to_end: bool = False, from_plan: bool = False,
         through = "its strategies"
     else:
         head = f"re-solved now by the search agent ({a.get('iterations')} CFR+ iterations, {how})"
+        if a.get("needs_only"):  # AgentConfig.needs_only: the cut applies where it re-solves
+            head += ("; at its own move it makes only the moves its cards need (needs_only: "
+                     "the game's rule of needed moves), the re-solve offering its cards no other")
         through = "the re-solved strategies"
     # the plan's values are the whole game's where the plan reaches its end (own_values)
     whole = from_plan and (to_end or not plan_row)
