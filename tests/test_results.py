@@ -262,3 +262,21 @@ def test_committed_agent_avenue_standard_plays_only_the_moves_its_cards_need():
     game = make_game("agent-avenue", "standard", {})
     agents = [load_agent(run), player_from(str(run), game).agent, AgentOpponent(str(run)).agent]
     assert [a.config.needs_only for a in agents] == [True, True, True]
+
+
+def test_the_needs_only_agents_openings_say_its_first_moves_are_cut_in_play():
+    """`spycfr openings` on results/agent-avenue/standard shows its first plan, solved without
+    cards (a swap first for nearly every hand), while the needs-only agent discards only where
+    its hand needs one: the words say so, and say nothing of it for an agent without it."""
+    from spycfr.analysis.openings import agent_openings_words, needs_only_words
+    from spycfr.runs.store import read_run
+
+    meta = read_run(RESULTS / "agent-avenue" / "standard")
+    words = " ".join(agent_openings_words(meta).split())
+    assert "It makes only the moves its cards need (needs_only" in words
+    assert "it plays another" in words
+    # the committed report's first-move table says it as `spycfr report` writes it
+    report = (RESULTS / "agent-avenue" / "standard" / "report.md").read_text()
+    assert needs_only_words(meta).strip() in report
+    meta.record["agent"]["needs_only"] = False
+    assert "needs_only" not in agent_openings_words(meta) and not needs_only_words(meta)

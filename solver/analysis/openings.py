@@ -248,6 +248,16 @@ def sampled_caveat(measured: dict | None, estimate, run_code: dict | None = None
             "need a tree")
 
 
+def needs_only_words(meta: RunResult) -> str:
+    """For an agent with AgentConfig.needs_only, that its first plan's moves are not cut
+    (the plan is solved without cards; the cut is its actual hand's re-solve's); else ''."""
+    if not (meta.record.get("agent") or {}).get("needs_only"):
+        return ""
+    return ("It makes only the moves its cards need (needs_only: the game's rule of needed "
+            "moves), which this plan, solved without cards, does not cut: where these first "
+            "moves are ones its hand does not need, it plays another. ")
+
+
 def agent_openings_words(meta: RunResult) -> str:
     """What a search agent run's openings are: the moves of its first plan, not a stored
     average strategy."""
@@ -263,6 +273,7 @@ def agent_openings_words(meta: RunResult) -> str:
         words += ("in play the agent re-solves every decision, its first move too, with the "
                   "rollouts spent on its own hand, so its first moves may differ from these "
                   "(`spycfr query` gives the move it plays for a hand). ")
+        words += needs_only_words(meta)
     elif plan_to_end(meta):
         words += ("in play it plays these, and re-solves a later decision where the rest of "
                   "the game fits its endgame budget. ")

@@ -13,7 +13,12 @@ from pathlib import Path
 from spycfr.analysis.bound import METHOD, lbr_games_note, lower_bound
 from spycfr.analysis.headtohead import INTERVAL_WORDS, NORMAL_WORDS
 from spycfr.analysis.markdown import Doc, md_table, num, pct, signed
-from spycfr.analysis.openings import openings_by_group, openings_spec, treeless_table
+from spycfr.analysis.openings import (
+    needs_only_words,
+    openings_by_group,
+    openings_spec,
+    treeless_table,
+)
 from spycfr.analysis.report import ALGORITHM_NAMES, variant_words
 from spycfr.errors import SpycfrError
 from spycfr.games import get_plugin
@@ -288,7 +293,8 @@ def _openings(doc: Doc, meta: RunResult, raw, run_dir: Path) -> None:
     if replays_first_move(meta):
         replay = (" In play the agent re-solves its first move too, the rollouts spent on its "
                   "own hand, and may play otherwise than this plan shared by every deal "
-                  "(`spycfr query RUN_DIR --seat P1 RECORD` gives the move it plays).")
+                  "(`spycfr query RUN_DIR --seat P1 RECORD` gives the move it plays). "
+                  + needs_only_words(meta)).rstrip()
     doc.add(f"{what} (the first {TOP} rows per player; the full list is `spycfr openings "
             "RUN_DIR --csv`). Read them with the measurements above: they are only as good as "
             f"the strategy.{replay}\n")
