@@ -43,6 +43,7 @@ def _batch(job: tuple[dict, int, int]) -> tuple[int, dict]:
 
 
 def main() -> None:
+    t0 = time.perf_counter()  # --train-deadline counts from here, as a shell's timeout would
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("game")
     ap.add_argument("--preset", default=None)
@@ -82,6 +83,9 @@ def main() -> None:
         ap.exit(2, f"error: --seeds {a.seeds}: a seed twice (each trains one member)\n")
     if a.after_decisions is not None and a.after_decisions < 0:
         ap.exit(2, f"error: --after-decisions must be at least 0 (got {a.after_decisions})\n")
+    if a.after_decisions is not None and a.stage != 1:
+        ap.exit(2, f"error: --after-decisions makes stage 1 only (its roots are solved to the "
+                   f"end of the game; got --stage {a.stage})\n")
     try:  # told now, not after the situations' budget
         hidden = tuple(int(w) for w in a.hidden.split(","))
     except ValueError:
@@ -101,7 +105,6 @@ def main() -> None:
         make_variant(a.game, a.preset)
     except SpycfrError as e:  # an unknown game or preset
         ap.exit(2, f"error: {e}\n")
-    t0 = time.perf_counter()
 
     def say(text: str) -> None:
         print(f"{time.perf_counter() - t0:7.1f}s {text}", flush=True)

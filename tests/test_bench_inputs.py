@@ -90,6 +90,8 @@ RESULTS = BENCH.parent / "results"
     ("style_posterior.py", [], "no games to read"),
     ("train_values_pool.py", ["kuhn", "--out", "OUT", "--after-decisions", "-1"],
      "--after-decisions must be at least 0"),
+    ("train_values_pool.py", ["kuhn", "--out", "OUT", "--after-decisions", "2", "--stage",
+                              "2"], "--after-decisions makes stage 1 only"),
     ("train_values_pool.py", ["kuhn", "--out", "OUT", "--seeds", "0,x"],
      "training seeds are whole numbers"),
     ("train_values_pool.py", ["kuhn", "--out", "OUT", "--seeds", "0,1,0"], "a seed twice"),

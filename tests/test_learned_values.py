@@ -119,10 +119,13 @@ def test_an_ensemble_answers_its_members_average(tmp_path):
     nets = [_net(rng, head="bilinear"), _net(rng, head="shift")]
     meta = {"game": "kuhn", "preset": None, "params": {}, "z": 6.0}
     for k, net in enumerate(nets):
-        save_weights(tmp_path / f"w{k}.npz", net, meta)
+        save_weights(tmp_path / f"w{k}.npz", net, {**meta, "heldout_error": {"mse": 0.1 * k}})
     combine_weights(tmp_path / "e.npz", [tmp_path / "w0.npz", tmp_path / "w1.npz"])
     vf = LearnedValues.load(tmp_path / "e.npz", features=raw_features)
     assert len(vf.members) == 2 and vf.meta["ensemble"][1].endswith("w1.npz")
+    # each member's held-out error kept as its own; none of them stands for the ensemble's
+    assert "heldout_error" not in vf.meta
+    assert vf.meta["members_heldout_error"] == [{"mse": 0.0}, {"mse": 0.1}]
     pubs = rng.integers(0, 3, (6, 3))
     r0, r1 = rng.random((6, 4)), rng.random((6, 5))
     alone = [LearnedValues.load(tmp_path / f"w{k}.npz", features=raw_features)
@@ -451,6 +454,9 @@ def test_a_stage_without_situations_names_where_its_roots_are(tmp_path):
     with pytest.raises(SpycfrError, match=r"made no situations: no draw reached its roots "
                                           r"\(.* after its first 3 decisions\)"):
         run_stage(tmp_path / "deep", deep, 4, settings, batch=4, workers=0)
+    # roots after D decisions are solved to the end: a later stage of them is refused
+    with pytest.raises(ValueError, match="stage 1 only"):
+        StageSpec("kuhn", None, {}, 2, 2, 20, seed=0, after_decisions=1)
     late = StageSpec("kuhn", None, {}, 3, 2, 20, seed=0)
     with pytest.raises(SpycfrError, match=r"made no situations: no draw reached its roots "
                                           r"\(public states 5 to 6 public edges before"):

@@ -300,7 +300,9 @@ def route_weights(path: str | Path, default: str | Path,
 
 def combine_weights(path: str | Path, sources: list[str | Path]) -> None:
     """One ensemble weights file from several weights files of the same game and variant
-    (every member of each); ``meta`` is the first's, with the sources listed."""
+    (every member of each); ``meta`` is the first's, with the sources listed and each
+    source's own held-out error under ``members_heldout_error``: the first's is not the
+    ensemble's (its members' held-out splits differ, so none is held out from them all)."""
     nets: list[Network] = []
     metas = []
     for source in sources:
@@ -313,8 +315,9 @@ def combine_weights(path: str | Path, sources: list[str | Path]) -> None:
     keys = [(m.get("game"), m.get("preset"), m.get("params")) for m in metas]
     if len(set(map(str, keys))) > 1:
         raise ValueError(f"weights of different games or variants: {keys}")
-    save_weights(path, nets[0], {**metas[0], "ensemble": [str(s) for s in sources]},
-                 nets[1:])
+    meta = {k: v for k, v in metas[0].items() if k != "heldout_error"}
+    meta["members_heldout_error"] = [m.get("heldout_error") for m in metas]
+    save_weights(path, nets[0], {**meta, "ensemble": [str(s) for s in sources]}, nets[1:])
 
 
 def latest_weights(directory: str | Path) -> Path:

@@ -73,6 +73,13 @@ class StageSpec:
     queries: str | None = None  # a leaf_queries file: situation i solves query i
     after_decisions: int | None = None  # roots D decisions from the game's root, not by span
 
+    def __post_init__(self) -> None:
+        # a root D decisions deep is solved to the end (stage 1); a later stage's subgame
+        # would ask the previous stage's network below those roots, where it never trained
+        if self.after_decisions is not None and self.stage != 1:
+            raise ValueError(f"after_decisions roots are solved to the end of the game, so "
+                             f"they make stage 1 only (got stage {self.stage})")
+
     def as_dict(self) -> dict:
         return asdict(self)
 
