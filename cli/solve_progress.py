@@ -164,4 +164,8 @@ class SolveProgress:
 
 
 def _rate(rate: float) -> str:
-    return f"{rate:,.0f}" if not math.isfinite(rate) or rate >= 10 else f"{rate:.2f}"
+    """Iterations a second in a progress line; '-' where none were timed (a resumed run
+    that stays as it is did no iterations)."""
+    if not math.isfinite(rate):
+        return "-"
+    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"

@@ -421,3 +421,12 @@ def test_a_solve_to_a_target_says_when_its_eta_comes(capsys, monkeypatch):
     untimed(100, 1.0, None)
     untimed(100, 1.0, 1e-2)
     assert capsys.readouterr().err.endswith("ETA unknown (no iterations timed yet)\n")
+
+
+def test_a_progress_line_without_timed_iterations_says_no_rate():
+    """A resumed run that stays as it is did no iterations: its progress line said
+    'inf it/s'; it says '-' (review2), and a timed rate as before."""
+    from spycfr.cli.solve_progress import _rate
+
+    assert _rate(float("inf")) == "-" and _rate(float("nan")) == "-"
+    assert _rate(1234.4) == "1,234" and _rate(2.5) == "2.50"

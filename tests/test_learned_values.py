@@ -465,7 +465,7 @@ def test_a_stage_without_situations_names_where_its_roots_are(tmp_path):
     one = StageSpec("kuhn", None, {}, 1, 4, 20, seed=0, after_decisions=2)
     game = game_model("kuhn", None, {})
     n = next(i + 1 for i in range(50) if situation(game, one, i, None) is not None)
-    with pytest.raises(SpycfrError, match=r"has 1 situations: too few to train .* this "
+    with pytest.raises(SpycfrError, match=r"has only 1 situation: too few to train .* this "
                                           r"stage's: .* after its first 2 decisions\)"):
         run_stage(tmp_path / "one", one, n, settings, batch=n, workers=0)
 

@@ -136,7 +136,7 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
     all_data = Data.concat([own, *extra])
     write_json(record_path, record)
     if all_data.size < 2:
-        raise SpycfrError(f"stage {spec.stage} has {all_data.size} situations: too few to "
+        raise SpycfrError(f"stage {spec.stage} has only {all_data.size} situation: too few to "
                           "train (more --situations, or roots that more draws reach; this "
                           f"stage's: {spec.roots()})")
     say(f"training on {all_data.size} rows of "
