@@ -119,8 +119,12 @@ if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/standard; then
   # LBR (issue 23 asks 1,000+ games): a mean 7.6 minutes a game in one process on the
   # shared 2-core machine under load (docs/search.md)
   # the agent discards only where its hand needs one (--needs-only: adopted 2026-11-28 by
-  # the rule in agent-avenue/standard/README.md)
-  agent_avenue_agent standard "${AGENT_PAIRS:-29}" --needs-only
+  # the rule in agent-avenue/standard/README.md); no exact endgames and no depth rule: the
+  # committed agent was made (27267f7, 2026-11-26 08:58 UTC) before the endgame rule (0fde251)
+  # and the subgame budget (d070556), so its run.json has no such keys and loads them as 0,
+  # off, which today's defaults are not (tests/test_results.py checks the two agree)
+  agent_avenue_agent standard "${AGENT_PAIRS:-29}" \
+    "--needs-only --endgame 0 --plan-endgame 0 --subgame-budget 0"
 fi
 if [ ${#selected[@]} -eq 0 ] || wanted agent-avenue/advanced-sampled; then
   dir=agent-avenue/advanced-sampled

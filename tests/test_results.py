@@ -280,3 +280,53 @@ def test_the_needs_only_agents_openings_say_its_first_moves_are_cut_in_play():
     assert needs_only_words(meta).strip() in report
     meta.record["agent"]["needs_only"] = False
     assert "needs_only" not in agent_openings_words(meta) and not needs_only_words(meta)
+
+
+def _regenerate_solve_options(preset: str) -> list[str]:
+    """The options results/regenerate.sh gives `spycfr solve agent-avenue --preset PRESET
+    --algorithm re-solving` (its agent_avenue_agent call's third word, split as bash splits
+    the function's unquoted $solve_options)."""
+    import re
+    import shlex
+
+    text = (RESULTS / "regenerate.sh").read_text().replace("\\\n", " ")
+    assert ('"$SPYCFR" solve agent-avenue --preset "$preset" --algorithm re-solving '
+            '$solve_options') in " ".join(text.split())
+    calls = re.findall(rf'^\s*agent_avenue_agent {preset} "\$\{{AGENT_PAIRS:-\d+\}}" (.*)$',
+                       text, re.MULTILINE)
+    assert len(calls) == 1, calls
+    return shlex.split(calls[0])[0].split()
+
+
+@pytest.mark.parametrize("preset", ["standard", "advanced"])
+def test_regenerate_remakes_the_committed_agent_avenue_agent(preset, monkeypatch, tmp_path):
+    """results/regenerate.sh's solve for agent-avenue/PRESET makes the agent its committed
+    run.json plays (agent_config: a key the run.json lacks loads as AgentConfig's default, 0:
+    off), where today's solve defaults would be taken instead: the standard agent, made before
+    the endgame rule and the subgame budget, would have been remade with both on. The solve
+    stops at the configuration, before its first plan (minutes)."""
+    from click.testing import CliRunner
+
+    from spycfr.cli.main import cli
+    from spycfr.runs.agent_run import agent_config
+    from spycfr.runs.store import read_run
+
+    class Made(Exception):
+        pass
+
+    made = []
+
+    def capture(out_dir, game, preset, params, config, seed=0, progress=None):
+        made.append(config)
+        raise Made
+
+    monkeypatch.setattr("spycfr.runs.agent_run.write_agent_run", capture)
+    options = _regenerate_solve_options(preset)
+    result = CliRunner().invoke(cli, ["solve", "agent-avenue", "--preset", preset,
+                                      "--algorithm", "re-solving", *options,
+                                      "-o", str(tmp_path / "agent")])
+    assert isinstance(result.exception, Made), result.output
+    committed = agent_config(read_run(RESULTS / "agent-avenue" / preset))
+    remade = made[0].as_dict()
+    assert remade == committed.as_dict(), {
+        k: (v, remade[k]) for k, v in committed.as_dict().items() if remade[k] != v}
