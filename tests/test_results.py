@@ -316,8 +316,8 @@ def test_regenerate_remakes_the_committed_agent_avenue_agent(preset, monkeypatch
 
     made = []
 
-    def capture(out_dir, game, preset, params, config, seed=0, progress=None):
-        made.append(config)
+    def capture(out_dir, game, name, params, config, seed=0, progress=None):
+        made.append((config, seed))
         raise Made
 
     monkeypatch.setattr("spycfr.runs.agent_run.write_agent_run", capture)
@@ -326,7 +326,9 @@ def test_regenerate_remakes_the_committed_agent_avenue_agent(preset, monkeypatch
                                       "--algorithm", "re-solving", *options,
                                       "-o", str(tmp_path / "agent")])
     assert isinstance(result.exception, Made), result.output
-    committed = agent_config(read_run(RESULTS / "agent-avenue" / preset))
-    remade = made[0].as_dict()
+    meta = read_run(RESULTS / "agent-avenue" / preset)
+    committed = agent_config(meta)
+    remade = made[0][0].as_dict()
+    assert made[0][1] == meta.record["seed"]
     assert remade == committed.as_dict(), {
         k: (v, remade[k]) for k, v in committed.as_dict().items() if remade[k] != v}
