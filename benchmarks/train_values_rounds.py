@@ -41,6 +41,7 @@ import numpy as np
 
 from spycfr.io import save_npz
 from spycfr.search import resolve
+from spycfr.search.agent import whole_tree
 from spycfr.search.evaluate import Settings
 from spycfr.search.learned import LearnedValues
 from spycfr.search.resolve import GAME_NODES, committed_blueprint
@@ -110,7 +111,9 @@ def main() -> None:
     _say(f"building the whole game's public tree (up to {a.game_nodes:,} nodes)")
     # as the blueprint's solve says its iterations (resolve.solve_progress), from its 5th s
     with resolve.beats(_say, "building the whole game's public tree:"):
-        full = build(game, max_nodes=a.game_nodes)
+        # --agent: the exact walk's own tree (live payoffs), which it then reads, not a second
+        # one (Agent Hunter small's holds about 6 GB)
+        full = whole_tree(game, a.game_nodes) if a.agent else build(game, max_nodes=a.game_nodes)
     _say(f"the whole game's tree: {full.size:,} public nodes, {time.perf_counter() - t0:.0f} s")
     settings = TrainSettings(hidden=tuple(int(w) for w in a.hidden.split(",")),
                              epochs=a.epochs, batch=a.train_batch, seed=a.seed, head=a.head,

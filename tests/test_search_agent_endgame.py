@@ -151,6 +151,33 @@ def test_the_agents_leaf_queries_are_the_plans_where_every_re_solve_is_exact(tin
     assert int(q["resolves"]) == resolves > 100
 
 
+def test_the_leaf_queries_walk_reads_the_whole_tree_it_is_given(monkeypatch):
+    """agent_leaf_queries built the whole game's tree for its index and the walk built it
+    again (Agent Hunter small: two of about 6 GB each in train_values_rounds.py --agent):
+    now the walk reads the tree it is given, the one tree built (once, where none is
+    given), and the exploitability is the unrecorded walk's."""
+    from spycfr.search import agent as agent_module
+    from spycfr.search.agent import agent_exploitability, whole_tree
+    from spycfr.search.situations import agent_leaf_queries
+
+    built = []
+    inner = agent_module.whole_tree
+    monkeypatch.setattr(agent_module, "whole_tree", lambda *a, **k: built.append(1) or inner(
+        *a, **k))
+    config = AgentConfig(iterations=5, plan_depth=2, depth=1, endgame=ENDGAME)
+    # a plan with leaves: the walk needs the whole tree
+    assert SearchAgent("agent-hunter", TINY, config).plan().tree.leaves.size
+    agent = SearchAgent("agent-hunter", TINY, config)
+    q = agent_leaf_queries(agent, 4, 0)
+    assert len(built) == 1  # two before
+    given = agent_leaf_queries(SearchAgent("agent-hunter", TINY, config), 4, 0,
+                               whole_tree(agent.model))
+    assert len(built) == 1  # the test's own call is the unpatched function's
+    assert all(np.array_equal(q[k], given[k]) for k in q)
+    plain, _, _ = agent_exploitability(SearchAgent("agent-hunter", TINY, config))
+    assert float(given["exploitability"]) == pytest.approx(plain, abs=1e-12)
+
+
 def test_round_0_walks_each_seat_with_its_own_agent_as_the_exact_walk_does(
         tiny, tmp_path, monkeypatch, capsys):
     """train_values_rounds.py --agent, round 0 (committed leaves, which depend on the seat):

@@ -569,22 +569,30 @@ NEEDS_ONLY_WALK = (
     "state; it would measure the agent that keeps every move")
 
 
+def whole_tree(model, max_nodes: int = WHOLE_MAX_NODES) -> Subtree:
+    """The whole game's public tree as the exact walk reads it (payoffs only of the pairs
+    some play reaches)."""
+    return build(model, max_nodes=max_nodes, live=True)
+
+
 def agent_exploitability(agent: SearchAgent | tuple[SearchAgent, SearchAgent],
-                         progress: Callable[[str], None] | None = None
+                         progress: Callable[[str], None] | None = None,
+                         full: Subtree | None = None
                          ) -> tuple[float, tuple[float, float], int]:
     """The agent's exact exploitability on a game small enough to enumerate: its strategy at
     every public node (:func:`agent_strategies`; ``agent`` one agent, or the agents as P1 and
-    as P2), then a full best response against each seat. Returns (exploitability, (BR_P1,
-    BR_P2), re-solves)."""
+    as P2; ``full`` its whole tree where the caller holds it), then a full best response
+    against each seat. Returns (exploitability, (BR_P1, BR_P2), re-solves)."""
     from spycfr.search.resolve import best_response_value
 
-    full, strategies, solves = agent_strategies(agent, progress)
+    full, strategies, solves = agent_strategies(agent, progress, full)
     br = (best_response_value(full, strategies[1], 0), best_response_value(full, strategies[0], 1))
     return (br[0] + br[1]) / 2, br, solves
 
 
 def agent_strategies(agent: SearchAgent | tuple[SearchAgent, SearchAgent],
-                     progress: Callable[[str], None] | None = None
+                     progress: Callable[[str], None] | None = None,
+                     full: Subtree | None = None
                      ) -> tuple[Subtree, list[np.ndarray], int]:
     """The agent's strategy at every public node of the whole game, as each seat: one game
     walked over the whole public tree, copied at each branch, re-solving exactly where a real
@@ -592,7 +600,9 @@ def agent_strategies(agent: SearchAgent | tuple[SearchAgent, SearchAgent],
     values depend on the seat; or ``agent`` is the pair, as P1 and as P2). Returns (the whole
     tree, the strategy rows with the agent as P1 and as P2, re-solves); ``progress`` is told
     every PROGRESS_AGAIN seconds the share of the public tree walked (a subtree the agent
-    never reaches counts whole), the re-solves and an estimate of the time left."""
+    never reaches counts whole), the re-solves and an estimate of the time left. ``full``:
+    the whole game's tree as :func:`whole_tree` builds it, where the caller holds one already
+    (Agent Hunter small's is 2.3 M public nodes, GBs: built once, not twice)."""
     from spycfr.search import passes
 
     agents = agent if isinstance(agent, tuple) else (agent.for_seat(0), agent.for_seat(1))
@@ -602,9 +612,10 @@ def agent_strategies(agent: SearchAgent | tuple[SearchAgent, SearchAgent],
     plan = agents[0].start()
     if agents[1] is not agents[0]:
         agents[1].start()
-    full = plan.tree  # a plan with no leaf is the whole game (Agent Avenue small's: 4 GB)
+    if full is None:
+        full = plan.tree  # a plan with no leaf is the whole game (Agent Avenue small's: 4 GB)
     if full.leaves.size:  # (the public chances above the plans have leaves: the plans)
-        full = build(agents[0].model, max_nodes=WHOLE_MAX_NODES, live=True)
+        full = whole_tree(agents[0].model)
     size = np.ones(full.size, np.int64)  # nodes in each node's subtree (children follow parents)
     for n in range(full.size - 1, 0, -1):
         size[full.parent[n]] += size[n]

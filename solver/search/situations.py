@@ -404,11 +404,12 @@ def agent_leaf_queries(agent, per_state: int, seed: int, full: Subtree | None = 
     end of the game ask nothing: where the endgame rule makes every re-solve below the plan's
     leaves exact, the queries are the plans' and those of the depth-limited re-solves above
     them. ``rest_scale`` (0: off) keeps more at the states far from the end
-    (:func:`rest_counts`)."""
-    from spycfr.search.agent import agent_exploitability
+    (:func:`rest_counts`). ``full``: the whole game's tree (``agent.whole_tree``'s), which the
+    walk reads too."""
+    from spycfr.search.agent import agent_exploitability, whole_tree
 
     game = agent.model
-    full = build(game, max_nodes=4_000_000) if full is None else full
+    full = whole_tree(game) if full is None else full
     supports = possible(full, game.weights[0] > 0, game.weights[1] > 0)
     sample = _QuerySample(per_state, seed, game.n,
                           rest_counts(full, per_state, rest_scale, max_per_state))
@@ -423,7 +424,7 @@ def agent_leaf_queries(agent, per_state: int, seed: int, full: Subtree | None = 
         a.values = _AgentRecorder(a.values, sample, index, terminal)
         a.solve = partial(_counted_solve, a.solve, asked)
     try:
-        expl, _, resolves = agent_exploitability(agents, progress)
+        expl, _, resolves = agent_exploitability(agents, progress, full)
     finally:
         for a, values in saved:
             a.values = values
