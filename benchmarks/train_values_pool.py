@@ -98,7 +98,7 @@ def main() -> None:
     from spycfr.games import make_variant
     from spycfr.io import save_npz, write_json
     from spycfr.search.situations import StageSpec, generate_batch
-    from spycfr.search.stages import previous_weights, run_stage, stage_dir
+    from spycfr.search.stages import previous_weights, run_stage, stage_dir, train_ensemble
     from spycfr.search.training import TrainSettings, backend_name
 
     try:
@@ -150,8 +150,8 @@ def main() -> None:
         write_json(path, record)
     if len(seeds) > 1:
         until = None if a.train_deadline is None else t0 + a.train_deadline
-        record["ensemble"] = ensemble(d.parent, spec, settings, seeds, record["training"],
-                                      say, until)
+        record["ensemble"] = train_ensemble(d.parent, spec, settings, seeds,
+                                            record["training"], say, until)
         write_json(path, record)
     if a.measure is not None:
         from spycfr.search.evaluate import Settings, exploitability
@@ -170,42 +170,6 @@ def main() -> None:
     say(json.dumps({k: record[k] for k in ("situations_made", "training_rows", "training",
                                            "pool", "ensemble", "agent_exploitability")
                     if k in record}))
-
-
-def ensemble(d: Path, spec, settings, seeds: list[int], first: dict, say,
-             until: float | None = None) -> list[dict]:
-    """Networks for ``seeds[1:]`` trained on stage directory ``d``'s situations as the stage
-    trained ``seeds[0]``'s (``weights.npz``), each saved as ``weights-seed-S.npz`` with that
-    network's held-out error, then all averaged into ``ensemble.npz``; each member's record
-    (seed, seconds, errors on its own held-out situations). A member that could not end by
-    ``until`` (perf_counter seconds), taking as long as the first, is left out and said so:
-    a one-shot run on a lent machine keeps the members made."""
-    from dataclasses import replace
-
-    from spycfr.search.learned import combine_weights, load_weights, save_weights
-    from spycfr.search.stages import load_situations
-    from spycfr.search.training import train
-
-    keys = ("train_seconds", "heldout_error", "train_error", "heldout_rows")
-    members = [{"seed": seeds[0], **{k: first[k] for k in keys}}]
-    data = load_situations(d, spec)[0]
-    _, meta = load_weights(d / "weights.npz")
-    paths = [d / "weights.npz"]
-    for seed in seeds[1:]:
-        if until is not None and time.perf_counter() + first["train_seconds"] > until:
-            say(f"seed {seed} left out: no time to train it before the deadline")
-            members.append({"seed": seed, "left_out": "the deadline"})
-            continue
-        say(f"training seed {seed}")
-        net, trained = train(data, replace(settings, seed=seed))
-        paths.append(d / f"weights-seed-{seed}.npz")
-        save_weights(paths[-1], net, {**meta, "heldout_error": trained["heldout_error"]})
-        members.append({"seed": seed, **{k: trained[k] for k in keys}})
-        say(f"seed {seed}: held-out {trained['heldout_error']}, "
-            f"{trained['train_seconds']:.0f} s")
-    combine_weights(d / "ensemble.npz", paths)
-    say(f"ensemble.npz: {len(paths)} networks averaged")
-    return members
 
 
 def pack(d: Path, prefix: str, most_mb: float) -> list[dict]:

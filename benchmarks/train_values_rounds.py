@@ -17,6 +17,12 @@ appended to ``OUT/rounds.jsonl``. ``--rest-scale R`` keeps more queries at the s
 from the end (``--per-state`` for every R public nodes to the end, at most
 ``--max-per-state``; ``situations.rest_counts``).
 
+``--seeds 0,1,2`` makes each round's network an ensemble: one network per training seed on the
+same situations, averaged (``stages.train_ensemble``; the round's ``weights.npz`` the average,
+each member also ``weights-seed-S.npz``, their records under ``training.ensemble``).
+``--workers N`` solves a round's situations in N processes (a Dask LocalCluster) instead of
+this one.
+
 ``--agent`` walks the search agent instead (``spycfr.search.agent.SearchAgent``, measured
 by ``agent_exploitability`` and recorded by ``situations.agent_leaf_queries``): its first
 plan ``--plan-depth`` decision levels deep (or the whole game within ``--plan-endgame``
@@ -46,7 +52,7 @@ from spycfr.search.evaluate import Settings
 from spycfr.search.learned import LearnedValues
 from spycfr.search.resolve import GAME_NODES, committed_blueprint
 from spycfr.search.situations import StageSpec, game_model, leaf_queries
-from spycfr.search.stages import run_stage, stage_dir
+from spycfr.search.stages import run_stage, stage_dir, train_ensemble
 from spycfr.search.training import TrainSettings
 from spycfr.search.tree import build
 
@@ -74,6 +80,11 @@ def main() -> None:
     ap.add_argument("--hidden", default="256,256,256")
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--train-batch", type=int, default=256)
+    ap.add_argument("--seeds", default=None,
+                    help="training seeds, comma-separated: each round's network an ensemble "
+                         "of one per seed, averaged (default: --seed alone)")
+    ap.add_argument("--workers", type=int, default=0,
+                    help="processes solving a round's situations (0: in this process)")
     ap.add_argument("--head", default="bilinear")
     ap.add_argument("--schedule", default="cosine", help="learning rate: cosine, constant")
     ap.add_argument("--agent", action="store_true",
@@ -100,6 +111,15 @@ def main() -> None:
     if a.per_state < 1 or a.rest_scale < 0 or a.max_per_state < 0:
         ap.error(f"--per-state must be at least 1, --rest-scale and --max-per-state at least 0 "
                  f"(got {a.per_state}, {a.rest_scale}, {a.max_per_state})")
+    try:
+        seeds = [a.seed] if a.seeds is None else [int(x) for x in a.seeds.split(",")]
+    except ValueError:
+        ap.exit(2, f"error: --seeds {a.seeds}: training seeds are whole numbers, "
+                   "comma-separated (0,1,2)\n")
+    if len(set(seeds)) < len(seeds):
+        ap.exit(2, f"error: --seeds {a.seeds}: a seed twice (each trains one member)\n")
+    if a.workers < 0:
+        ap.exit(2, f"error: --workers must be at least 0 (got {a.workers})\n")
     agent_options = {"plan_depth": a.plan_depth, "plan_endgame": a.plan_endgame,
                      "endgame": a.endgame, "plan_iterations": a.plan_iterations,
                      "subgame_budget": a.subgame_budget, "plan_play": a.plan_play}
@@ -116,7 +136,7 @@ def main() -> None:
         full = whole_tree(game, a.game_nodes) if a.agent else build(game, max_nodes=a.game_nodes)
     _say(f"the whole game's tree: {full.size:,} public nodes, {time.perf_counter() - t0:.0f} s")
     settings = TrainSettings(hidden=tuple(int(w) for w in a.hidden.split(",")),
-                             epochs=a.epochs, batch=a.train_batch, seed=a.seed, head=a.head,
+                             epochs=a.epochs, batch=a.train_batch, seed=seeds[0], head=a.head,
                              schedule=a.schedule)
     log = a.out / "rounds.jsonl"
     a.out.mkdir(parents=True, exist_ok=True)
@@ -164,13 +184,17 @@ def main() -> None:
             spec = StageSpec(a.game, a.preset, {}, 1, 4, a.solve_iterations, a.seed,
                              max_nodes=a.max_nodes, internal=0, queries=str(queries.resolve()))
             earlier = tuple(str(stage_dir(a.out / f"round-{j}", 1)) for j in range(k))
-            record = run_stage(d, spec, line["queries"], settings, batch=200, workers=0,
-                               note=_quiet, data=earlier)
+            record = run_stage(d, spec, line["queries"], settings, batch=200,
+                               workers=a.workers, note=_quiet, data=earlier)
             line["training"] = {key: record[key] for key in (
                 "generate_wall_seconds", "situations_made", "training_rows", "data_rows")
                 if key in record}
             line["training"].update({key: record["training"][key] for key in (
                 "train_seconds", "heldout_error", "train_error")})
+            if len(seeds) > 1:  # the round's weights.npz becomes the members' average
+                line["training"]["ensemble"] = train_ensemble(
+                    stage_dir(d, 1), spec, settings, seeds, record["training"], _quiet,
+                    data=earlier, into="weights.npz")
         line["seconds"] = round(time.perf_counter() - t0)
         print(json.dumps(line), flush=True)
         if k not in done or "training" in line:

@@ -100,6 +100,11 @@ RESULTS = BENCH.parent / "results"
      "layer widths are whole numbers"),
     ("train_values_pool.py", ["kuhn", "--out", "OUT", "--pack-mb", "0"],
      "--pack-mb must be more than 0"),
+    ("train_values_rounds.py", ["kuhn", "--out", "OUT", "--seeds", "0,x"],
+     "training seeds are whole numbers"),
+    ("train_values_rounds.py", ["kuhn", "--out", "OUT", "--seeds", "0,1,0"], "a seed twice"),
+    ("train_values_rounds.py", ["kuhn", "--out", "OUT", "--workers", "-1"],
+     "--workers must be at least 0"),
 ])
 def test_a_wrong_input_is_one_error_line(tmp_path, script, args, message):
     proc = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,

@@ -547,6 +547,71 @@ def test_learned_values_bench_at_depth_0_trains_ensembles_and_measures_nothing(t
     assert len(members) == 2
 
 
+def test_a_rounds_ensemble_replaces_the_stages_network_trained_on_every_rounds_data(
+        tmp_path):
+    """stages.train_ensemble into weights.npz (train_values_rounds.py --seeds: the next round
+    loads a stage's weights.npz): the members' average, its first member run_stage's network
+    (kept as weights-seed-0.npz), the others trained on the stage's situations and the
+    earlier rounds' (``data``), in run_stage's order, as a train() of the same rows does."""
+    from dataclasses import replace
+
+    from spycfr.search.learned import load_members
+    from spycfr.search.stages import load_situations, train_ensemble
+    from spycfr.search.training import Data, train
+
+    settings = TrainSettings(hidden=(8,), epochs=2, batch=16, backend="numpy")
+    specs = [StageSpec("kuhn", None, {}, 1, 4, 30, seed=seed) for seed in (0, 1)]
+    run_stage(tmp_path / "a", specs[0], 12, settings, batch=12, workers=0)
+    first = run_stage(tmp_path / "b", specs[1], 12, settings, batch=12, workers=0,
+                      data=(str(tmp_path / "a" / "stage-1"),))
+    d = tmp_path / "b" / "stage-1"
+    alone = load_members(d / "weights.npz")[0][0]
+    members = train_ensemble(d, specs[1], settings, [0, 3, 5], first["training"],
+                             data=(str(tmp_path / "a" / "stage-1"),), into="weights.npz")
+    assert [m["seed"] for m in members] == [0, 3, 5]
+    nets, meta = load_members(d / "weights.npz")
+    assert len(nets) == 3 and len(meta["members_heldout_error"]) == 3
+    assert np.array_equal(nets[0].layers[0][0], alone.layers[0][0])
+    assert np.array_equal(load_members(d / "weights-seed-0.npz")[0][0].layers[0][0],
+                          alone.layers[0][0])
+    rows = Data.concat([load_situations(d, specs[1])[0],
+                        load_situations(tmp_path / "a" / "stage-1", specs[0])[0]])
+    assert rows.size == 24
+    again, _ = train(rows, replace(settings, seed=5))
+    other, _ = train(load_situations(d, specs[1])[0],
+                     replace(settings, seed=5))
+    saved = nets[2].layers[0][0]  # saved as float32
+    assert np.allclose(saved, again.layers[0][0], rtol=0, atol=1e-6)
+    assert not np.allclose(saved, other.layers[0][0], rtol=0, atol=1e-3)  # its own rows alone
+    assert not np.allclose(nets[1].layers[0][0], saved, rtol=0, atol=1e-3)
+
+
+def test_the_rounds_script_trains_each_round_an_ensemble_the_next_round_walks(tmp_path):
+    """benchmarks/train_values_rounds.py --seeds: each round's weights.npz is the average of
+    one network per seed, trained on that round's situations and the earlier rounds'; the
+    next round's walk loads it; the members' records in rounds.jsonl."""
+    from spycfr.search.learned import load_members
+
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve().parent.parent / "benchmarks"
+                             / "train_values_rounds.py"), "agent-hunter", "--preset", "tiny",
+         "--out", str(tmp_path), "--rounds", "2", "--per-state", "1",
+         "--blueprint-iterations", "50", "--solve-iterations", "20", "--iterations", "10",
+         "--depth", "2", "--epochs", "2", "--hidden", "8", "--seeds", "0,1"],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(x) for x in (tmp_path / "rounds.jsonl").read_text().splitlines()]
+    assert [x["round"] for x in lines] == [0, 1, 2]
+    for k in (0, 1):
+        training = lines[k]["training"]
+        assert [m["seed"] for m in training["ensemble"]] == [0, 1]
+        rows = training["training_rows"] + sum(training.get("data_rows", []))
+        assert all(m["heldout_rows"] < rows for m in training["ensemble"])
+        assert len(load_members(tmp_path / f"round-{k}" / "stage-1" / "weights.npz")[0]) == 2
+    assert lines[1]["training"]["data_rows"] == [lines[0]["training"]["training_rows"]]
+    assert lines[2]["leaves"] == "round-1" and "training" not in lines[2]
+
+
 def test_possible_private_states_follow_the_root_support():
     game = game_model("kuhn", None, {})
     tree = build(game)

@@ -19,6 +19,7 @@ on all the rounds so far.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -30,7 +31,7 @@ from spycfr import __version__
 from spycfr.cluster import dask_client
 from spycfr.errors import SpycfrError
 from spycfr.io import save_npz, write_json
-from spycfr.search.learned import game_features, save_weights
+from spycfr.search.learned import combine_weights, game_features, load_weights, save_weights
 from spycfr.search.situations import StageSpec, game_model, generate_batch
 from spycfr.search.training import Data, TrainSettings, train
 
@@ -155,6 +156,48 @@ def run_stage(out: str | Path, spec: StageSpec, situations: int, train_settings:
         "version": __version__})
     write_json(record_path, record)
     return record
+
+
+def train_ensemble(d: Path, spec: StageSpec, settings: TrainSettings, seeds: list[int],
+                   first: dict, note: Note | None = None, until: float | None = None,
+                   data: tuple[str, ...] = (), into: str = "ensemble.npz") -> list[dict]:
+    """Networks for ``seeds[1:]`` trained on stage directory ``d``'s situations and
+    ``data``'s as :func:`run_stage` trained ``seeds[0]``'s (``weights.npz``, its training
+    record ``first``), each saved as ``weights-seed-S.npz`` with its held-out error, then all
+    averaged into ``d / into`` (``learned.combine_weights``); each member's record (seed,
+    seconds, errors on its own held-out situations). ``into`` "weights.npz" makes the
+    ensemble the stage's network (what a next DAgger round loads), the first member kept as
+    ``weights-seed-S.npz``. A member that could not end by ``until`` (perf_counter seconds),
+    taking as long as the first, is left out and said so (a one-shot run on a lent machine
+    keeps the members made)."""
+    from dataclasses import replace
+
+    say = note or (lambda text: None)
+    keys = ("train_seconds", "heldout_error", "train_error", "heldout_rows")
+    members = [{"seed": seeds[0], **{k: first[k] for k in keys}}]
+    # the rows in run_stage's order: each member's held-out split is drawn from them by its seed
+    all_data = Data.concat([load_situations(d, spec)[0],
+                            *(other_situations(Path(x).resolve(), spec) for x in data)])
+    _, meta = load_weights(d / "weights.npz")
+    paths: list[str | Path] = [d / "weights.npz"]
+    if into == "weights.npz":
+        paths = [d / f"weights-seed-{seeds[0]}.npz"]
+        shutil.copyfile(d / "weights.npz", paths[0])
+    for seed in seeds[1:]:
+        if until is not None and time.perf_counter() + first["train_seconds"] > until:
+            say(f"seed {seed} left out: no time to train it before the deadline")
+            members.append({"seed": seed, "left_out": "the deadline"})
+            continue
+        say(f"training seed {seed}")
+        net, trained = train(all_data, replace(settings, seed=seed))
+        paths.append(d / f"weights-seed-{seed}.npz")
+        save_weights(paths[-1], net, {**meta, "heldout_error": trained["heldout_error"]})
+        members.append({"seed": seed, **{k: trained[k] for k in keys}})
+        say(f"seed {seed}: held-out {trained['heldout_error']}, "
+            f"{trained['train_seconds']:.0f} s")
+    combine_weights(d / into, paths)
+    say(f"{into}: {len(paths)} networks averaged")
+    return members
 
 
 def _generate(d: Path, spec: StageSpec, todo: list[int], batch: int, situations: int,
