@@ -12,10 +12,10 @@ and a rerun (or one with more ``--rounds``) continues. Run from the repository r
     python benchmarks/train_values_rounds.py agent-hunter --preset tiny --out OUT --rounds 3
 
 One JSON line per walk (the agent with round K-1's network, or the committed leaves for
-K = 0): its exploitability, the queries recorded, and round K's training record; also
-appended to ``OUT/rounds.jsonl``. ``--rest-scale R`` keeps more queries at the states far
-from the end (``--per-state`` for every R public nodes to the end, at most
-``--max-per-state``; ``situations.rest_counts``).
+K = 0): its exploitability (``--agent``: with its BR_P1 and BR_P2, ``best_responses``), the
+queries recorded, and round K's training record; also appended to ``OUT/rounds.jsonl``.
+``--rest-scale R`` keeps more queries at the states far from the end (``--per-state`` for
+every R public nodes to the end, at most ``--max-per-state``; ``situations.rest_counts``).
 
 ``--seeds 0,1,2`` makes each round's network an ensemble: one network per training seed on the
 same situations, averaged (``stages.train_ensemble``; the round's ``weights.npz`` the average,
@@ -163,7 +163,8 @@ def main() -> None:
                                    a.seed + k)
                 line["config"] = q.pop("config")
                 line.update(solves_asking=int(q["solves"]), resolves=int(q["resolves"]),
-                            states_asked=int(np.unique(q["pub"], axis=0).shape[0]))
+                            states_asked=int(np.unique(q["pub"], axis=0).shape[0]),
+                            best_responses=[float(x) for x in q["best_responses"]])
             else:
                 q = leaf_queries(game, Settings(iterations=a.iterations, depth=a.depth,
                                                 value_function=vf), a.per_state, a.seed + k,

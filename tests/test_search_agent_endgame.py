@@ -146,8 +146,9 @@ def test_the_agents_leaf_queries_are_the_plans_where_every_re_solve_is_exact(tin
     assert int(q["total"]) >= 2 * config.iterations  # each seat's pass, then the best responses
     assert ((q["r0"].sum(1) > 0) | (q["r1"].sum(1) > 0)).all()
     assert not q["r0"][~q["m0"]].any() and not q["r1"][~q["m1"]].any()
-    plain, _, resolves = agent_exploitability(SearchAgent("agent-hunter", TINY, config))
+    plain, br, resolves = agent_exploitability(SearchAgent("agent-hunter", TINY, config))
     assert float(q["exploitability"]) == pytest.approx(plain, abs=1e-9)
+    assert q["best_responses"] == pytest.approx(br, abs=1e-9)
     assert int(q["resolves"]) == resolves > 100
 
 
@@ -197,6 +198,7 @@ def test_round_0_walks_each_seat_with_its_own_agent_as_the_exact_walk_does(
     bench_script("train_values_rounds").main()
     line = json.loads((tmp_path / "rounds.jsonl").read_text().splitlines()[0])
     assert line["solves_asking"] == 2 and line["states_asked"] == 1  # each seat's plan
+    assert sum(line["best_responses"]) / 2 == pytest.approx(line["exploitability"], abs=1e-12)
     capsys.readouterr()
     assert bench_script("agent_exact_walk").main(
         ["agent-hunter", "tiny", *knobs, "--committed-leaves", "300"]) == 0

@@ -399,8 +399,9 @@ def agent_leaf_queries(agent, per_state: int, seed: int, full: Subtree | None = 
     ``agent.for_seat``: leaf values that depend on the seat, such as committed values, give
     each seat's walk its own values and its own first plan, exactly as that walk plays),
     ``per_state`` drawn uniformly at each public state queried, with the walk's
-    ``exploitability``, ``total`` and ``solves`` (the re-solves that asked the leaves, the
-    plans included) and ``resolves`` (every re-solve of the walk). Re-solves that reach the
+    ``exploitability``, its ``best_responses`` (BR_P1, BR_P2), ``total`` and ``solves`` (the
+    re-solves that asked the leaves, the plans included) and ``resolves`` (every re-solve of
+    the walk). Re-solves that reach the
     end of the game ask nothing: where the endgame rule makes every re-solve below the plan's
     leaves exact, the queries are the plans' and those of the depth-limited re-solves above
     them. ``rest_scale`` (0: off) keeps more at the states far from the end
@@ -424,13 +425,14 @@ def agent_leaf_queries(agent, per_state: int, seed: int, full: Subtree | None = 
         a.values = _AgentRecorder(a.values, sample, index, terminal)
         a.solve = partial(_counted_solve, a.solve, asked)
     try:
-        expl, _, resolves = agent_exploitability(agents, progress, full)
+        expl, br, resolves = agent_exploitability(agents, progress, full)
     finally:
         for a, values in saved:
             a.values = values
             del a.__dict__["solve"]  # the class's method again
     out = sample.result(full, supports, expl)
     out["solves"], out["resolves"] = np.array(asked[0]), np.array(resolves)
+    out["best_responses"] = np.array(br)  # BR_P1 and BR_P2: which seat of the agent loses
     return out
 
 
