@@ -40,7 +40,7 @@ def _play(params, state, margin, seat, first_turn):
     while state[R.PHASE] != R.PH_OVER:
         who = R.current_player(state, params)
         if who == CHANCE:  # a swap's draw or the refill, card by card (rollout.play_out's)
-            k = 1 if state[R.PHASE] == R.PH_SWAP_DRAW else R._draw_count(
+            k = 1 if state[R.PHASE] == R.PH_SWAP_DRAW else R.draw_count(
                 state, params, state[R.ACTIVE])
             x[:] = 0
             for _ in range(k):

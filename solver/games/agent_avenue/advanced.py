@@ -216,7 +216,7 @@ def chance_outcomes(state, params, codes, probs):
         probs[0] = 1.0
         return 1
     if ph == PH_HAND_DRAW:
-        return R._draws(state, params, hand_need(state, params, state[BMP]), codes, probs)
+        return R.deck_draws(state, params, hand_need(state, params, state[BMP]), codes, probs)
     return 0
 
 
@@ -234,7 +234,7 @@ def apply_action(state, params, action, out):
         if ph == PH_DEAL1:
             out[PHASE] = PH_MARKET
         if ph == PH_PLAY and (action >> 20) == R.T_PLAY:
-            out[REFILLED] = R._draw_count(out, params, state[ACTIVE])
+            out[REFILLED] = R.draw_count(out, params, state[ACTIVE])
         else:  # rules.py's LASTDISC (a swap's name) shares the slot: this mode's SWAPPED
             out[REFILLED] = state[REFILLED]
         if ph == PH_PLAY and (action >> 20) == R.T_SWAP:
@@ -270,8 +270,8 @@ def apply_action(state, params, action, out):
     elif ph == PH_EFFECT:
         _effect(out, params, p, action)
     elif ph == PH_HAND_DRAW:
-        R._add_draw(out, params, p, action)
-        _bm_continue(out, params)
+        R.add_draw(out, params, p, action)
+        bm_continue(out, params)
 
 
 @njit(cache=True)
@@ -286,7 +286,7 @@ def _recruit(out, params, take):
     out[LAND + a] = recruit_one(out, params, a, left)
     out[UP] = -1
     out[DOWN] = -1
-    _bm_continue(out, params)
+    bm_continue(out, params)
 
 
 @njit(cache=True)
@@ -298,7 +298,7 @@ def _start_ability(out, params):
     if c < N_ONGOING:
         out[LOC + c] = L_OWNER + p
         out[CARD] = -1
-        _bm_continue(out, params)
+        bm_continue(out, params)
         return
     out[PHASE] = PH_CHOOSE if has_choice(out, params) else PH_EFFECT
 
@@ -324,7 +324,7 @@ def _choose(out, params, p, action):
         else:
             out[HAND + 8 * p + i] += 1
             out[HANDSIZE + p] += 1
-    _done(out, params, p, landed)
+    ability_done(out, params, p, landed)
 
 
 @njit(cache=True)
@@ -342,21 +342,21 @@ def _effect(out, params, p, outcome):
             out[DECK + outcome] -= 1
             out[DECKSIZE] -= 1
         landed = recruit_one(out, params, p, outcome)
-    _done(out, params, p, landed)
+    ability_done(out, params, p, landed)
 
 
 @njit(cache=True)
-def _done(out, params, p, landed):
+def ability_done(out, params, p, landed):
     """An instant ability is resolved: its card is discarded; a landing takes again."""
     out[LOC + out[CARD]] = L_DISCARD
     out[CARD] = -1
     if landed:
         out[LAND + p] = 1
-    _bm_continue(out, params)
+    bm_continue(out, params)
 
 
 @njit(cache=True)
-def _bm_continue(out, params):
+def bm_continue(out, params):
     """The next step after a resolution: the active player's pending take, then its hand
     refill, then the opponent's; then the End step. A landing with an empty supply takes
     nothing."""
@@ -410,18 +410,18 @@ def _end_step(out, params):
         p2 = (fired & (R.END_P2_CATCH | R.END_P2_CB | R.END_P1_DD | END_P2_LEADER
                        | END_P2_MASTER | END_P2_SECURITY)) != 0
         if p1 and p2:
-            R._over(out, a, fired | R.END_TIE)
+            R.end_game(out, a, fired | R.END_TIE)
         else:
-            R._over(out, 0 if p1 else 1, fired)
+            R.end_game(out, 0 if p1 else 1, fired)
         return
     if out[DECKSIZE] == 0 and out[HANDSIZE + o] < 2:
         half = params.board // 2
         if g < half:
-            R._over(out, 0, R.END_DECK_OUT)
+            R.end_game(out, 0, R.END_DECK_OUT)
         elif g > half:
-            R._over(out, 1, R.END_DECK_OUT)
+            R.end_game(out, 1, R.END_DECK_OUT)
         else:
-            R._over(out, a, R.END_DECK_OUT | R.END_TIE)
+            R.end_game(out, a, R.END_DECK_OUT | R.END_TIE)
         return
     out[TURN] += 1
     out[ACTIVE] = o
@@ -436,7 +436,7 @@ def observation(state, params, action, seat):
     if ph < PH_OVER:
         return R.observation(state, params, action, seat)
     if ph == PH_HAND_DRAW:
-        return R._draw_observation(params, action, False, seat == state[BMP])
+        return R.draw_observation(params, action, False, seat == state[BMP])
     if ph == PH_MARKET:
         return (O_MARKET << 21) | (SUB_MARKET << 18) | action
     if ph == PH_BM_TAKE:

@@ -47,7 +47,7 @@ from spycfr.games.agent_avenue.rules import (
     PLAY,
     T_PLAY,
     UP,
-    _one_name,
+    one_name,
     unseen_copies,
 )
 
@@ -169,7 +169,7 @@ def _best_play_score(state, params, a):
     """The heuristic's best ``_play_score`` over the plays of ``a``'s hand (-1e300 if it
     has none; rules.py's pairs: two names, or two of the hand's only name)."""
     h = HAND + 8 * a
-    only = _one_name(state, params, a)
+    only = one_name(state, params, a)
     best = -1e300
     for up in range(params.n):
         if state[h + up] == 0:

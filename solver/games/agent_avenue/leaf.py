@@ -744,7 +744,7 @@ def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
     a swap's draw where the model forgets discards, the name just discarded). From its play
     to the recruitment the mover has drawn its refill, which the model draws later
     (public.py): "+ k drawn" names those cards, not in the state."""
-    from spycfr.games.agent_avenue.rules import _draw_count
+    from spycfr.games.agent_avenue.rules import draw_count
     from spycfr.public.protocol import python_impl
 
     params = search_params(variant)
@@ -754,7 +754,7 @@ def private_names(variant, pub: np.ndarray, seat: int) -> list[str]:
     # the mover's pending name at a swap's draw is the one just discarded (no refill is
     # deferred there: the draw is its own); the other seat's numbering is its hand alone
     swap = pub[PHASE] == PH_SWAP_DRAW and seat == pub[ACTIVE]
-    refill = int(_draw_count(pub, params, seat)) if pub[PHASE] != PH_OVER and not swap else 0
+    refill = int(draw_count(pub, params, seat)) if pub[PHASE] != PH_OVER and not swap else 0
     out = []
     for i in range(int(python_impl(params, "num_private")(params, seat))):
         if i == DEAD or i >= size:

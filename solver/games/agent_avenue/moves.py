@@ -164,7 +164,7 @@ def _play_row(params, swap, labels, i, pending, hs, ds, kids, nexts, keep):
 
 
 @njit(cache=True)
-def _draws(pub, params, hand, disc, hs, ds, k, nexts, probs):
+def hand_draws(pub, params, hand, disc, hs, ds, k, nexts, probs):
     """(hand, disc), sizes hs and ds, drawing k cards: each multiset x of k names with
     probability multinomial(k; x) / n^k to (hand + x, disc); those the drawer sees cannot
     be (more of a name than are left outside its own cards and play) to DEAD. Returns the
@@ -196,7 +196,7 @@ def _draw_outcomes(pub, params, k):
 
 @njit(cache=True)
 def _draw_row(params, xs, ps, left, hand, disc, hs, ds, k, nexts, probs):
-    """:func:`_draws` given :func:`_draw_outcomes`' arrays."""
+    """:func:`hand_draws` given :func:`_draw_outcomes`' arrays."""
     n = params.n
     m = 0
     dead = 0.0
@@ -232,7 +232,7 @@ def private_chance(pub, params, i, nexts, probs):
     if 0 < i < scheme_size(params, pending, hs, ds):
         hand, disc, name = decode(params, pending, hs, ds, i)
         k = pub[HANDSIZE + seat] - hs if pending and not swap else 1
-        m = _draws(pub, params, hand, disc, hs, ds, k, nexts, probs)
+        m = hand_draws(pub, params, hand, disc, hs, ds, k, nexts, probs)
         if swap:
             weigh_swap_draw(pub, params, hand, name, probs, m)
         return m
@@ -263,7 +263,7 @@ def play_rows(pub, params, pending, hs, ds, keep, states, kids, nexts, counts):
 
 @njit(cache=True)
 def draw_rows(pub, params, pending, hs, ds, k, weigh, states, nexts, probs, counts):
-    """:func:`_draws` of k cards for states 0..``states - 1`` of the numbering (pending, hs,
+    """:func:`hand_draws` of k cards for states 0..``states - 1`` of the numbering (pending, hs,
     ds) at once, each state's probabilities times :func:`weigh_swap_draw` with ``weigh``
     (the rows of :func:`private_chance`, and of advanced mode's: the same entries, DEAD
     and unused indices to DEAD); the multisets drawn, their probabilities and the cards

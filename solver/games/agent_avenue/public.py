@@ -236,13 +236,13 @@ def apply_action(pub, params, action, out):
         return
     if ph == PH_REVEAL:
         out[DOWN] = action
-        R._recruit(out, params, pub[TAKEN])
+        R.recruit(out, params, pub[TAKEN])
         out[LASTTAKE] = 1 + pub[TAKEN]
         out[TAKEN] = -1
-        k = R._draw_count(out, params, a)  # the refill, drawn at PH_CLEAR: the sizes now
+        k = R.draw_count(out, params, a)  # the refill, drawn at PH_CLEAR: the sizes now
         out[HANDSIZE + a] += k  # (the rules' end step reads them)
         out[DECKSIZE] -= k
-        R._end_step(out, params)
+        R.end_step(out, params)
         if out[PHASE] != PH_OVER:
             out[PHASE] = PH_CLEAR
         return

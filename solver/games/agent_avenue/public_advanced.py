@@ -88,7 +88,7 @@ from spycfr.games.agent_avenue.advanced_core import (
     is_target,
     recruit_one,
 )
-from spycfr.games.agent_avenue.moves import _draws, draw_rows, play_actions, play_rows
+from spycfr.games.agent_avenue.moves import draw_rows, hand_draws, play_actions, play_rows
 from spycfr.games.agent_avenue.multiset import digit, unit_code
 from spycfr.games.agent_avenue.numbering import (
     DEAD,
@@ -372,7 +372,7 @@ def private_chance(pub, params, i, nexts, probs):
             k = pub[REFILLED]
         elif ph == PH_HAND_DRAW:
             k = hand_need(pub, params, seat)
-        m = _draws(pub, params, hand, np.int64(0), hs, np.int64(0), np.int64(k), nexts,
+        m = hand_draws(pub, params, hand, np.int64(0), hs, np.int64(0), np.int64(k), nexts,
                    probs)
         if ph == PH_SWAP_DRAW:
             FGT.weigh_swap_draw(pub, params, hand, name, probs, m)
@@ -489,7 +489,7 @@ def apply_action(pub, params, action, out):
     elif ph == PH_CLEAR:
         out[HANDSIZE + a] += pub[REFILLED]
         out[DECKSIZE] -= pub[REFILLED]
-        A._bm_continue(out, params)
+        A.bm_continue(out, params)
     elif ph == PH_MARKET:
         A.apply_action(pub, params, action, out)
     elif ph == PH_BM_TAKE:
@@ -510,7 +510,7 @@ def apply_action(pub, params, action, out):
         k = hand_need(pub, params, p)
         out[HANDSIZE + p] += k
         out[DECKSIZE] -= k
-        A._bm_continue(out, params)
+        A.bm_continue(out, params)
     else:
         _resolve(out, params, p, action)
 
@@ -523,7 +523,7 @@ def _start_ability(out, params):
     if c < N_ONGOING:
         out[LOC + c] = L_OWNER + out[BMP]
         out[CARD] = -1
-        A._bm_continue(out, params)
+        A.bm_continue(out, params)
     elif c == DOUBLE or c == SECRET or c == OUTPOST:
         out[PHASE] = PH_PICK
     else:
@@ -555,7 +555,7 @@ def _resolve(out, params, p, action):
                 landed = recruit_one(out, params, p, t)
             else:
                 out[HANDSIZE + p] += 1
-    A._done(out, params, p, landed)
+    A.ability_done(out, params, p, landed)
 
 
 # --- payoffs -----------------------------------------------------------------------------

@@ -490,7 +490,7 @@ def _why(ctx: RecordContext, s: np.ndarray, token: str) -> str:
     if kind in ("draw", "deal"):
         deck = {names[i]: int(s[R.DECK + i]) for i in range(len(names))}
         need = int(A.hand_need(s, ctx.params, a) if int(s[R.PHASE]) == A.PH_HAND_DRAW else
-                   R._draw_count(s, ctx.params, a)) if kind == "draw" else int(ctx.v.hand)
+                   R.draw_count(s, ctx.params, a)) if kind == "draw" else int(ctx.v.hand)
         given = len(token.split(":", 1)[1].split(".")) if ":" in token else 0
         if kind == "deal":  # a hand too many or too few, on either side
             sides = token.split(":", 1)[1].split("|") if ":" in token else []

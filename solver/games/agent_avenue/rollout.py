@@ -96,7 +96,7 @@ def start_state(pub, params, i0, i1, state):
     for s in range(2):
         draw_refill(state, params, s, refill[s])
     if ph == PH_RECRUIT:
-        state[PHASE] = PH_REFILL if R._draw_count(state, params, a) > 0 else PH_RECRUIT
+        state[PHASE] = PH_REFILL if R.draw_count(state, params, a) > 0 else PH_RECRUIT
     elif ph == PH_CLEAR:
         state[PHASE] = PH_PLAY
     return True
@@ -120,7 +120,7 @@ def play_out(state, params, style0, style1):
     while state[PHASE] != PH_OVER:
         who = R.current_player(state, params)
         if who == CHANCE:  # a swap's draw or the refill, card by card
-            k = 1 if state[PHASE] == R.PH_SWAP_DRAW else R._draw_count(state, params,
+            k = 1 if state[PHASE] == R.PH_SWAP_DRAW else R.draw_count(state, params,
                                                                         state[ACTIVE])
             x[:] = 0
             for _ in range(k):

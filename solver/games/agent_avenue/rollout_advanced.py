@@ -109,7 +109,7 @@ def start_state(pub, params, i0, i1, state):
         state[:] = nxt
         state[TAKEN] = 0
     elif ph == PH_CLEAR:
-        A._bm_continue(state, params)
+        A.bm_continue(state, params)
     elif ph == PH_PICK:
         state[PHASE] = A.PH_CHOOSE if A.has_choice(state, params) else A.PH_EFFECT
     return True

@@ -133,7 +133,7 @@ def draw_code(x, n):
 
 
 @njit(cache=True)
-def _draw_count(state, params, p, slots=SEAT_SLOTS):
+def draw_count(state, params, p, slots=SEAT_SLOTS):
     """Cards player ``p`` draws back up to the hand size (fewer if the deck runs short)."""
     need = params.hand - state[slots[1] + p]
     if need <= 0:
@@ -142,7 +142,7 @@ def _draw_count(state, params, p, slots=SEAT_SLOTS):
 
 
 @njit(cache=True)
-def _draws(state, params, d, codes, probs):
+def deck_draws(state, params, d, codes, probs):
     """Every multiset of ``d`` cards the deck can give, with its probability; returns the
     count. Enumerated in decreasing lexicographic order of the count vector."""
     n = params.n
@@ -180,7 +180,7 @@ def _draws(state, params, d, codes, probs):
 
 
 @njit(cache=True)
-def _add_draw(out, params, p, code, slots=SEAT_SLOTS):
+def add_draw(out, params, p, code, slots=SEAT_SLOTS):
     """Move the multiset of chance code ``code`` from the deck to player ``p``'s hand."""
     k = 0
     for i in range(params.n):
@@ -194,7 +194,7 @@ def _add_draw(out, params, p, code, slots=SEAT_SLOTS):
 
 
 @njit(cache=True)
-def _one_name(state, params, p, slots=SEAT_SLOTS):
+def one_name(state, params, p, slots=SEAT_SLOTS):
     """The only name in ``p``'s hand, or -1 if it holds two names or more (or nothing)."""
     only = -1
     for i in range(params.n):
@@ -206,7 +206,7 @@ def _one_name(state, params, p, slots=SEAT_SLOTS):
 
 
 @njit(cache=True, inline="always")
-def _each_name(state, params, p, typ, out, n, slots=SEAT_SLOTS):
+def each_name(state, params, p, typ, out, n, slots=SEAT_SLOTS):
     """Append to ``out[n:]`` the action ``typ << 20 | i`` for every name i in ``p``'s hand;
     returns the new count."""
     for i in range(params.n):
@@ -217,11 +217,11 @@ def _each_name(state, params, p, typ, out, n, slots=SEAT_SLOTS):
 
 
 @njit(cache=True, inline="always")
-def _pair_plays(state, params, p, out, n, slots=SEAT_SLOTS):
+def pair_plays(state, params, p, out, n, slots=SEAT_SLOTS):
     """Append to ``out[n:]`` the pair plays of ``p``'s hand (up/down of different names, or
     of the hand's only name when it holds two); returns the new count."""
     h = slots[0] + 8 * p
-    only = _one_name(state, params, p, slots)
+    only = one_name(state, params, p, slots)
     if only >= 0:
         if state[h + only] >= 2:
             out[n] = (T_PLAY << 20) | (only << 3) | only
@@ -238,33 +238,33 @@ def _pair_plays(state, params, p, out, n, slots=SEAT_SLOTS):
 
 
 @njit(cache=True, inline="always")
-def _take_card(out, p, i, slots=SEAT_SLOTS):
+def take_card(out, p, i, slots=SEAT_SLOTS):
     """Take a card of name ``i`` out of ``p``'s hand."""
     out[slots[0] + 8 * p + i] -= 1
     out[slots[1] + p] -= 1
 
 
 @njit(cache=True, inline="always")
-def _discard(out, p, i, slots=SEAT_SLOTS):
+def discard(out, p, i, slots=SEAT_SLOTS):
     """``p`` discards a card of name ``i`` (a swap, before its draw), using a discard."""
-    _take_card(out, p, i, slots)
+    take_card(out, p, i, slots)
     out[slots[2] + 8 * p + i] += 1
     out[slots[3] + p] -= 1
 
 
 @njit(cache=True, inline="always")
-def _play_pair(out, p, action, slots=SEAT_SLOTS):
+def play_pair(out, p, action, slots=SEAT_SLOTS):
     """``p`` plays the pair of ``action`` (up and down) from its hand onto the table."""
     up = (action >> 3) & 7
     down = action & 7
-    _take_card(out, p, up, slots)
-    _take_card(out, p, down, slots)
+    take_card(out, p, up, slots)
+    take_card(out, p, down, slots)
     out[UP] = up
     out[DOWN] = down
 
 
 @njit(cache=True)
-def _new_state(params, size):
+def new_state(params, size):
     """A state of ``size`` slots before the deal: every card in the deck, the meeples half
     the board apart, no card on the table, no winner."""
     s = np.zeros(size, dtype=np.int16)
@@ -286,7 +286,7 @@ def _new_state(params, size):
 @njit(cache=True)
 def initial_state(params):
     """Before the deal: every card in the deck, the meeples half the board apart."""
-    s = _new_state(params, STATE_SIZE)
+    s = new_state(params, STATE_SIZE)
     s[ACTIVE] = 0
     s[PHASE] = PH_DEAL0
     s[DLEFT] = params.discards
@@ -320,26 +320,26 @@ def legal_actions(state, params, out):
         return 0
     a = state[ACTIVE]
     if state[DLEFT + a] > 0 and state[DECKSIZE] > 0:
-        n = _each_name(state, params, a, T_SWAP, out, n)
-    return _pair_plays(state, params, a, out, n)
+        n = each_name(state, params, a, T_SWAP, out, n)
+    return pair_plays(state, params, a, out, n)
 
 
 @njit(cache=True)
 def chance_outcomes(state, params, codes, probs):
     ph = state[PHASE]
     if ph == PH_DEAL0 or ph == PH_DEAL1:
-        return _draws(state, params, params.hand, codes, probs)
+        return deck_draws(state, params, params.hand, codes, probs)
     if ph == PH_SWAP_DRAW:
-        return _draws(state, params, 1, codes, probs)
+        return deck_draws(state, params, 1, codes, probs)
     if ph == PH_REFILL:
-        return _draws(state, params, _draw_count(state, params, state[ACTIVE]), codes, probs)
+        return deck_draws(state, params, draw_count(state, params, state[ACTIVE]), codes, probs)
     return 0
 
 
 @njit(cache=True)
 def _after_play_draws(out, params):
     """Go to the refill draw, or straight to the recruit when no card can be drawn."""
-    if _draw_count(out, params, out[ACTIVE]) > 0:
+    if draw_count(out, params, out[ACTIVE]) > 0:
         out[PHASE] = PH_REFILL
     else:
         out[PHASE] = PH_RECRUIT
@@ -352,35 +352,35 @@ def apply_action(state, params, action, out):
     ph = state[PHASE]
     a = state[ACTIVE]
     if ph == PH_DEAL0 or ph == PH_DEAL1:
-        _add_draw(out, params, ph - PH_DEAL0, action)
+        add_draw(out, params, ph - PH_DEAL0, action)
         out[PHASE] = PH_DEAL1 if ph == PH_DEAL0 else PH_PLAY
         return
     if ph == PH_SWAP_DRAW:
-        _add_draw(out, params, a, action)
+        add_draw(out, params, a, action)
         out[PHASE] = PH_PLAY
         out[LASTDISC] = 0
         return
     if ph == PH_REFILL:
-        _add_draw(out, params, a, action)
+        add_draw(out, params, a, action)
         out[PHASE] = PH_RECRUIT
         return
     typ = action >> 20
     if typ == T_SWAP:
-        _discard(out, a, action & 7)
+        discard(out, a, action & 7)
         out[PHASE] = PH_SWAP_DRAW
         # Recorded so that the public model that forgets discards knows, until the swap's
         # draw, which name left the hand (forget.py: the draw settles its weight).
         out[LASTDISC] = action & 7
         return
     if typ == T_PLAY:
-        _play_pair(out, a, action)
+        play_pair(out, a, action)
         _after_play_draws(out, params)
         return
-    _recruit(out, params, action & 1)
+    recruit(out, params, action & 1)
     # Recorded so that the public-state model (public.py) tells take up from take down
     # when both cards have one name (the rest of the state is then the same).
     out[LASTTAKE] = 1 + (action & 1)
-    _end_step(out, params)
+    end_step(out, params)
 
 
 @njit(cache=True)
@@ -396,7 +396,7 @@ def _move(out, params, p, name):
 
 
 @njit(cache=True)
-def _recruit(out, params, take):
+def recruit(out, params, take):
     """O recruits the card it took, A the other; both move (the End step follows)."""
     a = out[ACTIVE]
     o = 1 - a
@@ -409,7 +409,7 @@ def _recruit(out, params, take):
 
 
 @njit(cache=True)
-def _end_step(out, params):
+def end_step(out, params):
     """Check every condition for both players; ties go to the active player (spec)."""
     if end_conditions(out, params):
         return
@@ -428,11 +428,11 @@ def deck_out(out, params):
     g = out[GAP]
     half = params.board // 2
     if g < half:
-        _over(out, 0, END_DECK_OUT)
+        end_game(out, 0, END_DECK_OUT)
     elif g > half:
-        _over(out, 1, END_DECK_OUT)
+        end_game(out, 1, END_DECK_OUT)
     else:
-        _over(out, out[ACTIVE], END_DECK_OUT | END_TIE)
+        end_game(out, out[ACTIVE], END_DECK_OUT | END_TIE)
 
 
 @njit(cache=True)
@@ -461,15 +461,16 @@ def end_conditions(out, params):
         p1 = (fired & (END_P1_CATCH | END_P1_CB | END_P2_DD)) != 0
         p2 = (fired & (END_P2_CATCH | END_P2_CB | END_P1_DD)) != 0
         if p1 and p2:
-            _over(out, a, fired | END_TIE)
+            end_game(out, a, fired | END_TIE)
         else:
-            _over(out, 0 if p1 else 1, fired)
+            end_game(out, 0 if p1 else 1, fired)
         return True
     return False
 
 
 @njit(cache=True)
-def _over(out, winner, fired):
+def end_game(out, winner, fired):
+    """The game ends this turn: ``winner`` wins, by the END_* conditions ``fired``."""
     out[TURN] += 1
     out[WINNER] = winner
     out[ENDED] = fired
@@ -482,14 +483,14 @@ def observation(state, params, action, seat):
     ph = state[PHASE]
     a = state[ACTIVE]
     if ph == PH_DEAL0 or ph == PH_DEAL1:
-        return _draw_observation(params, action, True, seat == ph - PH_DEAL0)
+        return draw_observation(params, action, True, seat == ph - PH_DEAL0)
     if ph == PH_SWAP_DRAW or ph == PH_REFILL:
-        return _draw_observation(params, action, False, seat == a)
-    return _move_observation(state, action, seat == a)
+        return draw_observation(params, action, False, seat == a)
+    return move_observation(state, action, seat == a)
 
 
 @njit(cache=True, inline="always")
-def _draw_observation(params, action, deal, sees):
+def draw_observation(params, action, deal, sees):
     """A deal or a draw (chance code ``action``) as observed by a seat that ``sees`` the
     cards or not: the cards, or else nothing of a deal and the number of cards drawn."""
     if deal:
@@ -505,7 +506,7 @@ def _draw_observation(params, action, deal, sees):
 
 
 @njit(cache=True, inline="always")
-def _move_observation(state, action, sees):
+def move_observation(state, action, sees):
     """A swap, a pair play or a take as observed by a seat that ``sees`` the mover's cards
     (the discarded card, the face-down card) or not."""
     typ = action >> 20
@@ -637,7 +638,7 @@ def _best_play_score(state, params, a):
     o = 1 - a
     hid_a, hid_o = _hidden_gains(state, params, o, a, a, MEAN)
     h = HAND + 8 * a
-    only = _one_name(state, params, a)
+    only = one_name(state, params, a)
     best = -1e300
     for up in range(params.n):
         if state[h + up] == 0:

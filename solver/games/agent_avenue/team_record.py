@@ -273,7 +273,7 @@ def _why(ctx: RecordContext, s: np.ndarray, tok: str) -> str:
                          if s[T.DECK + i]) or "an empty deck"
         ph = int(s[T.PHASE])
         need = ctx.v.hand if ph == T.PH_DEAL else 1 if ph == T.PH_SWAP_DRAW else int(
-            T._draw_count(s, params, seat))
+            T.draw_count(s, params, seat))
         return f"the deck cannot give that: {need} card(s) are drawn from {deck}"
     if kind == "take":
         return "the face-down card was not that one"

@@ -124,9 +124,9 @@ def teammate(params, team, seat):
 
 
 @njit(cache=True)
-def _draw_count(state, params, s):
+def draw_count(state, params, s):
     """Cards seat ``s`` draws back up to the hand size (fewer if the deck runs short)."""
-    return R._draw_count(state, params, s, SLOTS)
+    return R.draw_count(state, params, s, SLOTS)
 
 
 @njit(cache=True)
@@ -144,7 +144,7 @@ def _refill_from(out, params, s):
     """Draw back up: the face-up seat first, then its teammate; then the recruit. (A seat
     that has just drawn has nothing more to draw: from it, the next draw or the recruit.)"""
     while True:
-        if _draw_count(out, params, s) > 0:
+        if draw_count(out, params, s) > 0:
             out[SEAT] = s
             out[PHASE] = PH_REFILL
             return
@@ -160,7 +160,7 @@ def _refill_from(out, params, s):
 
 @njit(cache=True)
 def initial_state(params):
-    s = R._new_state(params, STATE_SIZE)
+    s = R.new_state(params, STATE_SIZE)
     for seat in range(params.size0 + params.size1):
         size = team_size(params, team_of(params, seat))
         s[DLEFT + seat] = params.discards if size == 2 else params.lone_discards
@@ -214,9 +214,9 @@ def legal_actions(state, params, out):
     h = HAND + 8 * s
     n = 0
     if state[DLEFT + s] > 0 and state[DECKSIZE] > 0:
-        n = R._each_name(state, params, s, T_SWAP, out, n, SLOTS)
+        n = R.each_name(state, params, s, T_SWAP, out, n, SLOTS)
     if ph == PH_UP:
-        return R._each_name(state, params, s, T_UP, out, n, SLOTS)
+        return R.each_name(state, params, s, T_UP, out, n, SLOTS)
     if ph == PH_DOWN:
         # The team variant's clause: a face-down card of another name than the face-up one,
         # unless every card of the hand has that name.
@@ -230,18 +230,18 @@ def legal_actions(state, params, out):
                 out[n] = (T_DOWN << 20) | i
                 n += 1
         return n
-    return R._pair_plays(state, params, s, out, n, SLOTS)
+    return R.pair_plays(state, params, s, out, n, SLOTS)
 
 
 @njit(cache=True)
 def chance_outcomes(state, params, codes, probs):
     ph = state[PHASE]
     if ph == PH_DEAL:
-        return R._draws(state, params, params.hand, codes, probs)
+        return R.deck_draws(state, params, params.hand, codes, probs)
     if ph == PH_SWAP_DRAW:
-        return R._draws(state, params, 1, codes, probs)
+        return R.deck_draws(state, params, 1, codes, probs)
     if ph == PH_REFILL:
-        return R._draws(state, params, _draw_count(state, params, state[SEAT]), codes, probs)
+        return R.deck_draws(state, params, draw_count(state, params, state[SEAT]), codes, probs)
     return 0
 
 
@@ -252,18 +252,18 @@ def apply_action(state, params, action, out):
     ph = state[PHASE]
     s = state[SEAT]
     if ph == PH_DEAL:
-        R._add_draw(out, params, s, action, SLOTS)
+        R.add_draw(out, params, s, action, SLOTS)
         if s + 1 < params.size0 + params.size1:
             out[SEAT] = s + 1
         else:
             _start_turn(out, params, 0)
         return
     if ph == PH_SWAP_DRAW:
-        R._add_draw(out, params, s, action, SLOTS)
+        R.add_draw(out, params, s, action, SLOTS)
         out[PHASE] = out[RET]
         return
     if ph == PH_REFILL:
-        R._add_draw(out, params, s, action, SLOTS)
+        R.add_draw(out, params, s, action, SLOTS)
         _refill_from(out, params, s)
         return
     typ = action >> 20
@@ -274,35 +274,35 @@ def apply_action(state, params, action, out):
         out[PHASE] = PH_UP
         return
     if typ == T_SWAP:
-        R._discard(out, s, action & 7, SLOTS)
+        R.discard(out, s, action & 7, SLOTS)
         out[RET] = ph
         out[PHASE] = PH_SWAP_DRAW
         return
     if typ == T_UP:
         i = action & 7
-        R._take_card(out, s, i, SLOTS)
+        R.take_card(out, s, i, SLOTS)
         out[UP] = i
         out[SEAT] = teammate(params, out[ACTIVE], s)
         out[PHASE] = PH_DOWN
         return
     if typ == T_DOWN:
         i = action & 7
-        R._take_card(out, s, i, SLOTS)
+        R.take_card(out, s, i, SLOTS)
         out[DOWN] = i
         _refill_from(out, params, out[LEAD])
         return
     if typ == T_PLAY:
-        R._play_pair(out, s, action, SLOTS)
+        R.play_pair(out, s, action, SLOTS)
         out[LEAD] = s
         _refill_from(out, params, s)
         return
-    R._recruit(out, params, action & 1)
+    R.recruit(out, params, action & 1)
     _end_step(out, params)
 
 
 @njit(cache=True)
 def _end_step(out, params):
-    """The plain rules' End step (rules._end_step) but for the team variant's deck-out
+    """The plain rules' End step (rules.end_step) but for the team variant's deck-out
     clause (a seat of the next team cannot play: _can_play) and its next turn (a lead)."""
     if R.end_conditions(out, params):
         return
@@ -329,7 +329,7 @@ def observation(state, params, action, seat):
     ph = state[PHASE]
     s = state[SEAT]
     if ph == PH_DEAL or ph == PH_SWAP_DRAW or ph == PH_REFILL:
-        return R._draw_observation(params, action, ph == PH_DEAL, sees(params, seat, s))
+        return R.draw_observation(params, action, ph == PH_DEAL, sees(params, seat, s))
     typ = action >> 20
     if typ == T_LEAD:
         return (O_LEAD << 21) | (action & 1)
@@ -338,7 +338,7 @@ def observation(state, params, action, seat):
     if typ == T_DOWN:
         return (R.O_PLAY << 21) | O_DOWN | ((action & 7) if sees(params, seat, s)
                                             else R.HIDDEN)
-    return R._move_observation(state, action, sees(params, seat, s))
+    return R.move_observation(state, action, sees(params, seat, s))
 
 
 # The same slots (WINNER) and bounds (swaps, pair plays, draws of a hand) as the plain game.
