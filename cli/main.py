@@ -25,7 +25,13 @@ from spycfr.cli.sweep import sweep
 from spycfr.cli.team import team
 from spycfr.cli.train_openings import train_openings
 from spycfr.cli.train_values import train_values
-from spycfr.errors import Interrupted, SpycfrError, is_interrupt, wrapped_error
+from spycfr.errors import (
+    Interrupted,
+    ParameterError,
+    SpycfrError,
+    is_interrupt,
+    wrapped_error,
+)
 from spycfr.memory import end_of_command
 from spycfr.words import params_text
 
@@ -41,6 +47,19 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except BrokenPipeError:
             raise _PipeClosed from None
+        except ParameterError as exc:  # the library's parameter names said as our flags
+            command = self.get_command(ctx, ctx.invoked_subcommand or "")
+            raise SpycfrError(exc.said(flags(command))) from None
+
+
+def flags(command: click.Command | None) -> dict[str, str]:
+    """Each option of ``command`` by its parameter name: its long flag (``--lbr-games``)."""
+    out = {}
+    for p in command.params if command is not None else ():
+        opts = [o for o in p.opts if o.startswith("--")] if isinstance(p, click.Option) else []
+        if p.name and opts:
+            out[p.name] = opts[0]
+    return out
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -243,3 +243,14 @@ def test_an_interval_of_no_games_is_said_not_divided_by_zero():
         mean_ci(np.array([]), 1.0)
     with pytest.raises(SpycfrError, match="no games"):
         seats_ci([np.array([]), np.array([])], 1.0)
+
+
+def test_a_wrong_count_of_games_is_said_as_the_parameter_and_as_the_flag():
+    """The library names its parameter (``games``); the CLI, which knows its flags, says the
+    one the user gave (``--games``), in one error line."""
+    game = make_game("agent-hunter", "mini")
+    with pytest.raises(SpycfrError, match=r"^games must be >= 2, got 1$"):
+        head_to_head(game, uniform_player(), uniform_player(), games=1)
+    code, out, err = spycfr("head-to-head", "uniform", "uniform", "--game", "agent-hunter",
+                            "--preset", "mini", "--games", "1")
+    assert code == 2 and out == "" and err == "error: --games must be >= 2, got 1\n"

@@ -13,7 +13,13 @@ import pytest
 from cli_helpers import spycfr
 from spycfr.analysis.bound import lower_bound
 from spycfr.analysis.headtohead import TABLE, Player, mccfr_player, tree_player, uniform_player
-from spycfr.analysis.lbr import SECOND_SEAT_SEED, belief_after, local_best_response, seat_seed
+from spycfr.analysis.lbr import (
+    SECOND_SEAT_SEED,
+    belief_after,
+    check_lbr_options,
+    local_best_response,
+    seat_seed,
+)
 from spycfr.cfr import CFRSolver
 from spycfr.cfr.mccfr import MCCFRSolver, strategy_on_tree
 from spycfr.cfr.mccfr_kernels import path_key, rebuild_table
@@ -112,7 +118,7 @@ def test_lbr_is_reproducible_and_refuses_bad_input():
     assert a["as_p1"]["games"] == 30 and a["largest_belief"] == 6
     b = local_best_response(game, uniform_player(), 60, seed=4, rollouts=2)
     assert b["as_p1"]["mean"] != a["as_p1"]["mean"] or b["as_p2"]["mean"] != a["as_p2"]["mean"]
-    with pytest.raises(SpycfrError, match="--lbr-rollouts must be >= 1"):
+    with pytest.raises(SpycfrError, match="^rollouts must be >= 1, got 0$"):
         local_best_response(game, uniform_player(), 60, rollouts=0)
 
 
@@ -165,3 +171,19 @@ def test_measure_records_lbr(tmp_path):
     assert code == 2 and "error: --lbr-rollouts must be >= 1" in err
     code, out, err = spycfr("measure", str(run), "--lbr-games", "-1")
     assert code == 2 and "error: --lbr-games must be >= 4 (0: no local best response)" in err
+    code, out, err = spycfr("measure", str(run), "--games", "0")
+    assert code == 2 and err == ("error: nothing to measure: --games 0 and --lbr-games 0 (give "
+                                 "--games N > 0 for head to head, --lbr-games N >= 4 for a "
+                                 "local best response)\n")
+
+
+def test_a_caller_says_its_callees_parameters_in_its_own_names():
+    """measure passes its lbr_games and lbr_rollouts on as LBR's games and rollouts: its errors
+    name its own parameters, and the CLI says them as its flags (test above)."""
+    from spycfr.errors import ParameterError, parameters_named
+
+    with pytest.raises(ParameterError) as caught, parameters_named(games="lbr_games"):
+        check_lbr_options(2, 1)
+    assert str(caught.value) == "lbr_games must be >= 4 (0: no local best response), got 2"
+    assert caught.value.said({"lbr_games": "--lbr-games"}).startswith("--lbr-games must")
+    assert caught.value.parameters == ("lbr_games",)

@@ -283,7 +283,7 @@ def test_the_first_plan_takes_its_own_iterations(tmp_path, monkeypatch):
     assert load_agent(run).plan().iterations == 30
     assert AgentConfig.default("agent-hunter").plan_iterations == 300
     assert AgentConfig.default("agent-avenue").plan_iterations == 0
-    with pytest.raises(SpycfrError, match="--plan-iterations must be >= 0"):
+    with pytest.raises(SpycfrError, match="^plan_iterations must be >= 0"):
         AgentConfig(plan_iterations=-1).check()
 
 

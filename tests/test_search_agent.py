@@ -88,7 +88,7 @@ def test_scored_now_tabulates_the_house_sums_once_per_variant(tiny):
 
 
 def test_bad_agent_settings_are_one_line_errors(tiny):
-    with pytest.raises(SpycfrError, match="--iterations must be >= 1"):
+    with pytest.raises(SpycfrError, match="^iterations must be >= 1"):
         SearchAgent("agent-hunter", TINY, AgentConfig(iterations=0))
     with pytest.raises(SpycfrError, match="not one of scored-now, learned"):
         SearchAgent("agent-hunter", TINY, AgentConfig(value_function="nets"))

@@ -101,7 +101,7 @@ def test_a_real_game_plays_the_plan_then_re_solves():
 
 
 def test_a_negative_plan_play_is_a_one_line_error():
-    with pytest.raises(SpycfrError, match="--plan-play must be >= 0"):
+    with pytest.raises(SpycfrError, match="^plan_play must be >= 0"):
         AgentConfig(plan_play=-1).check()
 
 

@@ -79,7 +79,7 @@ def test_resume_keeps_the_depth_and_refuses_another(tmp_path):
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, True])
 def test_bad_depth_is_refused(bad):
-    with pytest.raises(SpycfrError, match="--store-depth must be a positive integer"):
+    with pytest.raises(SpycfrError, match="^store_depth must be a positive integer"):
         MCCFRSolver(make_game("kuhn"), "outcome", store_depth=bad)
 
 

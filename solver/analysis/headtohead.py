@@ -35,7 +35,7 @@ from spycfr.cfr.mccfr_kernels import (
 from spycfr.engine import protocol as P
 from spycfr.engine.hashmap import hm_get
 from spycfr.engine.rng import game_stream, root_key, sample, uniform
-from spycfr.errors import SpycfrError
+from spycfr.errors import ParameterError, SpycfrError
 from spycfr.games import get_plugin
 from spycfr.seeds import SEED_MAX, check_seed
 from spycfr.tree import CHANCE, TERMINAL, Tree
@@ -269,7 +269,7 @@ def head_to_head(game, a: Player, b: Player, games: int = 10_000, seed: int = 0,
     table misses. A search
     agent plays in Python (its games are the same streams), ``progress`` told each game."""
     if games < 2:
-        raise SpycfrError(f"--games must be >= 2, got {games}")
+        raise ParameterError(f"{{games}} must be >= 2, got {games}", "games")
     seed = check_seed(seed)
     params = get_plugin(game.name).numba_params(game.variant_obj)
     pa, pb = player_args(a), player_args(b)

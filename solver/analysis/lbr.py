@@ -63,7 +63,7 @@ from spycfr.engine.rng import (
     sample,
     uniform,
 )
-from spycfr.errors import SpycfrError
+from spycfr.errors import ParameterError, SpycfrError
 from spycfr.games import get_plugin
 from spycfr.seeds import check_seed
 from spycfr.tree import CHANCE, TERMINAL
@@ -421,19 +421,22 @@ def check_lbr_options(games: int, rollouts: int, belief_cap: int = BELIEF_CAP) -
     """Refuse an LBR of fewer than 4 games (2 per seat, for an interval), no playout, or a
     belief capped below one particle (the table path's and the search agent's alike)."""
     if games < 4:
-        raise SpycfrError(f"--lbr-games must be >= 4 (0: no local best response), got {games}")
+        raise ParameterError(f"{{games}} must be >= 4 (0: no local best response), got {games}",
+                             "games")
     if rollouts < 1:
-        raise SpycfrError(f"--lbr-rollouts must be >= 1, got {rollouts}")
+        raise ParameterError(f"{{rollouts}} must be >= 1, got {rollouts}", "rollouts")
     if belief_cap < 1:
-        raise SpycfrError(f"the LBR belief cap must be >= 1 particle, got {belief_cap}")
+        raise ParameterError(f"{{belief_cap}} (the LBR belief's cap) must be >= 1 particle, "
+                             f"got {belief_cap}", "belief_cap")
 
 
 def check_particle_states(particle_states: int | None) -> None:
     """Refuse a search agent's LBR re-solving fewer than one private state a decision
-    (``--lbr-particle-states``; None: every state)."""
+    (None: every state)."""
     if particle_states is not None and particle_states < 1:
-        raise SpycfrError("--lbr-particle-states must be >= 1 (the agent's private states "
-                          f"re-solved at each of its decisions), got {particle_states}")
+        raise ParameterError("{particle_states} must be >= 1 (the agent's private states "
+                             f"re-solved at each of its decisions), got {particle_states}",
+                             "particle_states")
 
 
 def local_best_response(game, strategy: Player, games: int, seed: int = 0,

@@ -26,7 +26,7 @@ import pandas as pd
 from spycfr.analysis.bound import METHOD, opponents_bounds, strongest
 from spycfr.analysis.headtohead import head_to_head, player_from
 from spycfr.analysis.lbr import check_lbr_options, check_particle_states, local_best_response
-from spycfr.errors import SpycfrError
+from spycfr.errors import ParameterError, SpycfrError, parameters_named
 from spycfr.games import get_plugin, make_game
 from spycfr.io import write_json
 from spycfr.runs.lock import RunLock
@@ -94,20 +94,24 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
     assert config is not None  # read_run requires it
     game = make_game(config.game, config.preset, config.params)
     if lbr_games != 0:
-        check_lbr_options(lbr_games, lbr_rollouts)
+        with parameters_named(games="lbr_games", rollouts="lbr_rollouts"):
+            check_lbr_options(lbr_games, lbr_rollouts)
     if games < 0 or (games == 0 and lbr_games == 0):
-        raise SpycfrError(f"nothing to measure: --games {games} and --lbr-games {lbr_games} "
-                          "(give --games N > 0 for head to head, --lbr-games N >= 4 for a "
-                          "local best response)")
+        raise ParameterError(f"nothing to measure: {{games}} {games} and {{lbr_games}} "
+                             f"{lbr_games} (give {{games}} N > 0 for head to head, "
+                             "{lbr_games} N >= 4 for a local best response)",
+                             "games", "lbr_games")
     roll = None if lbr_rollout is None else player_from(lbr_rollout, game)
     if lbr_particle_states is not None:  # before the agent loads (minutes on big games)
         from spycfr.runs.agent_run import is_agent_run
 
         if not is_agent_run(meta):
-            raise SpycfrError("--lbr-particle-states is for a search agent's run (the private "
-                              "states LBR re-solves at its decisions); this run is a stored "
-                              "strategy, read at every particle")
-        check_particle_states(lbr_particle_states)
+            raise ParameterError("{lbr_particle_states} is for a search agent's run (the "
+                                 "private states LBR re-solves at its decisions); this run is "
+                                 "a stored strategy, read at every particle",
+                                 "lbr_particle_states")
+        with parameters_named(particle_states="lbr_particle_states"):
+            check_particle_states(lbr_particle_states)
     run = player_from(str(run_dir), game)
     if run.agent is not None:
         run.agent.progress = progress  # its long solves say how far they are
@@ -157,9 +161,11 @@ def _stability(run_dir, meta: RunResult, compare: tuple[str, ...]) -> dict | Non
     for other in compare:
         theirs = treeless_openings(other)
         if theirs is None:
-            raise SpycfrError(f"--compare {other!r}: not a sampled run without a tree")
+            raise ParameterError(f"{{compare}} {other!r}: not a sampled run without a tree",
+                                 "compare")
         if theirs[0].variant != meta.variant or theirs[0].game != meta.game:
-            raise SpycfrError(f"--compare {other!r} plays another game or variant")
+            raise ParameterError(f"{{compare}} {other!r} plays another game or variant",
+                                 "compare")
         others.append({"run": str(other), "seed": theirs[0].seed,
                        "iterations": theirs[0].iterations,
                        **opening_distance(table, theirs[1])})

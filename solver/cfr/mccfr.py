@@ -49,7 +49,7 @@ from spycfr.engine import protocol
 from spycfr.engine.hashmap import hm_get, hm_grown, hm_has_room, hm_new
 from spycfr.engine.playout import game_bounds
 from spycfr.engine.rng import new_rng
-from spycfr.errors import MemoryLimitReached, SpycfrError
+from spycfr.errors import MemoryLimitReached, ParameterError, SpycfrError
 from spycfr.exact.best_response import exploitability
 from spycfr.games import get_plugin
 from spycfr.memory import rss_bytes
@@ -137,23 +137,28 @@ class MCCFRSolver(IterativeSolver):
             raise SpycfrError(f"unknown MCCFR scheme {scheme!r}; allowed: {', '.join(SCHEMES)}")
         seed = check_seed(seed)
         if not (isinstance(epsilon, int | float) and 0.0 < epsilon <= 1.0):
-            raise SpycfrError(f"epsilon must be in (0, 1], got {epsilon!r}")
+            raise ParameterError(f"{{epsilon}} must be in (0, 1], got {epsilon!r}", "epsilon")
         if when_full not in WHEN_FULL:
-            raise SpycfrError(f"unknown --when-full {when_full!r}; allowed: {', '.join(WHEN_FULL)}")
+            raise ParameterError(f"unknown {{when_full}} {when_full!r}; allowed: "
+                                 f"{', '.join(WHEN_FULL)}", "when_full")
         self.when_full = when_full
         if fallback not in FALLBACKS:
-            raise SpycfrError(f"unknown --fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
+            raise ParameterError(f"unknown {{fallback}} {fallback!r}; allowed: "
+                                 f"{', '.join(FALLBACKS)}", "fallback")
         if fallback == "heuristic" and not protocol.has_heuristic(type(self._params)):
-            raise SpycfrError(f"{game.name} has no heuristic player: --fallback uniform")
+            raise ParameterError(f"{game.name} has no heuristic player: {{fallback}} uniform",
+                                 "fallback")
         self.fallback = fallback
         if store_depth is not None and (
             isinstance(store_depth, bool) or not isinstance(store_depth, int | np.integer)
             or store_depth < 1
         ):
-            raise SpycfrError(f"--store-depth must be a positive integer, got {store_depth!r}")
+            raise ParameterError(f"{{store_depth}} must be a positive integer, got "
+                                 f"{store_depth!r}", "store_depth")
         self.store_depth = None if store_depth is None else int(store_depth)
         if abstraction and not protocol.has_abstraction(type(self._params)):
-            raise SpycfrError(f"{game.name} has no information abstraction: drop --abstraction")
+            raise ParameterError(f"{game.name} has no information abstraction: drop "
+                                 "{abstraction}", "abstraction")
         self.abstraction = bool(abstraction)
         self.game = game
         self.variant = game.variant_obj

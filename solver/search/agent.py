@@ -28,7 +28,7 @@ import numpy as np
 
 from spycfr import memory
 from spycfr.engine import protocol as P
-from spycfr.errors import SpycfrError
+from spycfr.errors import ParameterError, SpycfrError
 from spycfr.games import games_with, get_plugin
 from spycfr.memory import rss_bytes, size_text
 from spycfr.public import protocol as pp
@@ -157,33 +157,36 @@ class AgentConfig:
     def check(self) -> None:
         """One-line errors for impossible settings."""
         if self.iterations < 1:
-            raise SpycfrError(f"--iterations must be >= 1 per decision, got {self.iterations}")
+            raise ParameterError(f"{{iterations}} must be >= 1 per decision, got "
+                                 f"{self.iterations}", "iterations")
         if self.plan_iterations < 0:
-            raise SpycfrError(f"--plan-iterations must be >= 0 (0: --iterations), got "
-                              f"{self.plan_iterations}")
+            raise ParameterError(f"{{plan_iterations}} must be >= 0 (0: {{iterations}}), got "
+                                 f"{self.plan_iterations}", "plan_iterations", "iterations")
         if self.depth < 1:
-            raise SpycfrError(f"--depth must be >= 1 decision level, got {self.depth}")
+            raise ParameterError(f"{{depth}} must be >= 1 decision level, got {self.depth}",
+                                 "depth")
         if self.plan_depth < 1:
-            raise SpycfrError(f"--plan-depth must be >= 1 decision level, got "
-                              f"{self.plan_depth}")
-        if self.endgame < 0 or self.plan_endgame < 0:
-            raise SpycfrError(f"--endgame must be >= 0 node-states (0: off), got "
-                              f"{min(self.endgame, self.plan_endgame)}")
+            raise ParameterError(f"{{plan_depth}} must be >= 1 decision level, got "
+                                 f"{self.plan_depth}", "plan_depth")
+        for name in ("endgame", "plan_endgame"):
+            if getattr(self, name) < 0:
+                raise ParameterError(f"{{{name}}} must be >= 0 node-states (0: off), got "
+                                     f"{getattr(self, name)}", name)
         if self.subgame_budget < 0:
-            raise SpycfrError(f"the subgame budget must be >= 0 node-states (0: off), got "
-                              f"{self.subgame_budget}")
+            raise ParameterError(f"{{subgame_budget}} must be >= 0 node-states (0: off), got "
+                                 f"{self.subgame_budget}", "subgame_budget")
         if self.turn_budget < 1:
-            raise SpycfrError(f"the turn levels' budget must be >= 1 node-state, got "
-                              f"{self.turn_budget}")
+            raise ParameterError(f"{{turn_budget}} (the turn levels' budget) must be >= 1 "
+                                 f"node-state, got {self.turn_budget}", "turn_budget")
         if self.plan_play < 0:
-            raise SpycfrError(f"--plan-play must be >= 0 decision levels (0: off), got "
-                              f"{self.plan_play}")
+            raise ParameterError(f"{{plan_play}} must be >= 0 decision levels (0: off), got "
+                                 f"{self.plan_play}", "plan_play")
         if self.value_function not in VALUE_FUNCTIONS:
-            raise SpycfrError(f"--value-function {self.value_function!r}: not one of "
-                              f"{', '.join(VALUE_FUNCTIONS)}")
+            raise ParameterError(f"{{value_function}} {self.value_function!r}: not one of "
+                                 f"{', '.join(VALUE_FUNCTIONS)}", "value_function")
         if self.opening_range not in OPENING_RANGES:
-            raise SpycfrError(f"opening range {self.opening_range!r}: not one of "
-                              f"{', '.join(OPENING_RANGES)}")
+            raise ParameterError(f"{{opening_range}} {self.opening_range!r}: not one of "
+                                 f"{', '.join(OPENING_RANGES)}", "opening_range")
 
 
 OPENING_RANGES = ("uniform", "mixture")

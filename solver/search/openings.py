@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from spycfr import __version__
-from spycfr.errors import SpycfrError
+from spycfr.errors import ParameterError, SpycfrError
 from spycfr.games import get_plugin
 from spycfr.io import save_npz
 from spycfr.memory import missing_or, reading
@@ -108,7 +108,8 @@ def play_table(og: OpeningGame, games: int, seed: int, partial: str | Path | Non
     done are saved there every ``ROWS_PER_SAVE`` rows and a rerun with the same settings goes
     on from them."""
     if games < 2 or games % 2:
-        raise SpycfrError(f"--games must be an even number >= 2 per entry, got {games}")
+        raise ParameterError(f"{{games}} must be an even number >= 2 per entry, got {games}",
+                             "games")
     c0, c1, k = og.shape()
     rng = np.random.default_rng(seed)
     seeds = rng.integers(0, 2**31 - 1, games)
