@@ -334,11 +334,10 @@ def test_a_resumed_run_gives_its_eta_by_its_own_limits(tmp_path, capsys, monkeyp
     assert said[-1].endswith(" ETA 0.0s") and "stays as it is" in said[0], said
 
 
-def test_a_memory_stopped_run_resumes_as_it_stopped_unless_given_more(tmp_path, monkeypatch):
-    """A run stopped by its memory limit resumed as 'target' where its last value met the
-    target, and otherwise solved on (the resumed process's memory is not the stopped one's):
-    it stays as it stopped now, and solves on where the limit is larger. The memory stop is
-    made at iteration 40 (MCCFR's tables are full there, as the solver says it)."""
+def memory_stopped_run(run: Path, monkeypatch, limit: float) -> dict:
+    """A sampled run (es-mccfr, Agent Hunter tiny) stopped by its memory limit ``limit``
+    (GiB) at iteration 40, short of its 1,000 iterations (its tables made full there, as the
+    solver says it), with its exploitability target (10) met too."""
     from spycfr.cfr.mccfr import MCCFRSolver
     from spycfr.errors import MemoryLimitReached
 
@@ -349,25 +348,92 @@ def test_a_memory_stopped_run_resumes_as_it_stopped_unless_given_more(tmp_path, 
         if self.iteration >= 40:
             raise MemoryLimitReached("the tables are full (test)")
 
-    run = tmp_path / "m"
     with monkeypatch.context() as patched:
         patched.setattr(MCCFRSolver, "_run", full_at_40)
         first = solve("agent-hunter", "--preset", "tiny", "--algorithm", "es-mccfr",
-                      "--iterations", "1000", "--check-every", "40", "--memory-limit", "4",
-                      "--target-exploitability", "10", "-o", str(run))
+                      "--iterations", "1000", "--check-every", "40", "--memory-limit",
+                      f"{limit:g}", "--target-exploitability", "10", "-o", str(run))
     assert (first["iterations"], first["stopped_by"]) == (40, "memory")
     assert first["exploitability"] <= 10  # the target met too: the memory stop comes first
+    return first
+
+
+def memory_limits() -> tuple[float, float]:
+    """Two memory limits (GiB) above this process's peak so far (a run's limit is a promise
+    about the process it runs in), the second larger; a machine whose half RAM (the most a
+    limit may be) cannot hold them skips."""
+    from spycfr.memory import peak_rss_bytes, physical_bytes
+
+    low = math.ceil(peak_rss_bytes() / 2**30 * 10 + 5) / 10  # 0.5-0.6 GiB above the peak
+    high = low + 0.5
+    if high > physical_bytes() / 2**31:
+        pytest.skip(f"limits of {low:g} and {high:g} GiB above this process's peak take more "
+                    "than half this machine's RAM")
+    return low, high
+
+
+def test_a_memory_stopped_run_resumes_as_it_stopped_unless_given_more(tmp_path, monkeypatch):
+    """A run stopped by its memory limit resumed as 'target' where its last value met the
+    target, and otherwise solved on (the resumed process's memory is not the stopped one's):
+    it stays as it stopped now, and solves on where the limit is larger. The limits are the
+    process's own peak and more, so that the test does not ask for a machine of a size."""
+    low, high = memory_limits()
+    run = tmp_path / "m"
+    memory_stopped_run(run, monkeypatch, low)
     again, said = resume_said(str(run))
     assert (again["iterations"], again["stopped_by"]) == (40, "memory")
-    assert said == ("resumed at iteration 40, where it stopped at its memory limit of 4 GiB: "
-                    "it stays as it is (a larger memory limit, or tables that freeze when "
+    assert said == (f"resumed at iteration 40, where it stopped at its memory limit of {low:.3g} "
+                    "GiB: it stays as it is (a larger memory limit, or tables that freeze when "
                     "full, solves further)")
-    more, said = resume_said(str(run), "--memory-limit", "5", "--target-exploitability",
-                             "1e-9")
+    more, said = resume_said(str(run), "--memory-limit", f"{high:g}",
+                             "--target-exploitability", "1e-9")
     assert (more["iterations"], more["stopped_by"]) == (1000, "iterations")
-    assert said == ("resumed at iteration 40, past the memory limit of 4 GiB it stopped at "
-                    "(5 GiB now): it solves on to iteration 1,000 or exploitability 1e-09, "
-                    "whichever comes first")
+    assert said == (f"resumed at iteration 40, past the memory limit of {low:.3g} GiB it stopped "
+                    f"at ({high:.3g} GiB now): it solves on to iteration 1,000 or exploitability "
+                    "1e-09, whichever comes first")
+
+
+def test_a_checkpoint_that_does_not_say_why_its_run_stopped_solves_on_only_when_told(
+        tmp_path, monkeypatch):
+    """A checkpoint written before the record of why a run stopped (41329e2) read as 'went
+    on': a memory-stopped sampled run solved on past its stop, resumed by its own limits. Now
+    such a run, short of its other limits, asks for the limits to solve on (the CLI's flags
+    in one line); given one, it solves on and says it does not know why it stopped. A run at
+    its iterations limit, or on the full tree (which does not stop at a memory limit once it
+    runs), resumes as before."""
+    low, _ = memory_limits()
+    run = tmp_path / "m"
+    memory_stopped_run(run, monkeypatch, low)
+
+    def forget_why(run: Path, **config) -> None:  # as a checkpoint before the record
+        data = npz(run / "checkpoint.npz")
+        meta = json.loads(str(data["meta"]))
+        del meta["stopped_by"]
+        meta["config"].update(config)
+        np.savez(run / "checkpoint.npz", **{**data, "meta": np.array(json.dumps(meta))})
+
+    forget_why(run, target_exploitability=None)  # its target met would stop it as 'target'
+    code, out, err = spycfr("solve", "--resume", str(run), "--json")
+    assert code == 2 and out == "", err
+    assert err.startswith("error: cannot resume at iteration 40 by its own limits: its "
+                          "checkpoint, written before spycfr recorded why a run stopped, does "
+                          "not say whether it stopped at its memory limit"), err
+    assert err.endswith(": give --iterations, --time-limit or --target-exploitability to solve "
+                        "on (or --memory-limit, --when-full)\n") and len(err.splitlines()) == 1
+    more, said = resume_said(str(run), "--iterations", "80")
+    assert (more["iterations"], more["stopped_by"]) == (80, "iterations")
+    assert said == ("resumed at iteration 40 (its checkpoint does not say why it stopped): it "
+                    "solves on to iteration 80")
+    at_limit = solve("kuhn", "--algorithm", "es-mccfr", "--iterations", "40", "-o",
+                     str(tmp_path / "k"))
+    forget_why(tmp_path / "k")
+    again, said = resume_said(str(tmp_path / "k"))
+    assert again["iterations"] == at_limit["iterations"] == 40 and "stays as it is" in said
+    tree = solve("kuhn", "--algorithm", "cfr+", "--iterations", "40", "-o", str(tmp_path / "t"))
+    forget_why(tmp_path / "t", iterations=1000)  # as if interrupted at 40, short of 1,000
+    on, said = resume_said(str(tmp_path / "t"))
+    assert tree["iterations"] == 40 and on["iterations"] == 1000
+    assert said == "resumed at iteration 40: it solves on to iteration 1,000"
 
 
 def test_ctrl_c_keeps_the_checkpoint_and_resume_completes(tmp_path):

@@ -19,7 +19,7 @@ import numpy as np
 from spycfr import __version__
 from spycfr.cfr.engine import LogRow
 from spycfr.cfr.gpu import resolve_device
-from spycfr.errors import Interrupted, SpycfrError, is_interrupt
+from spycfr.errors import Interrupted, ParameterError, SpycfrError, is_interrupt
 from spycfr.formats.strategy_table import DISK_BYTES_PER_ROW, write_table
 from spycfr.io import (
     check_free_space,
@@ -51,6 +51,7 @@ from spycfr.runs.store import (
     RUN_FILES,
     RUN_JSON,
     STRATEGY_NPZ,
+    UNRECORDED,
     convergence_csv,
     file_sha256,
     fingerprint,
@@ -62,6 +63,9 @@ from spycfr.tree import Tree
 
 __all__ = ["SolveConfig", "solve_run"]
 
+# The limits a resumed run's command may give that decide where it stops (the others are
+# its checkpoint's).
+STOPS = ("iterations", "time_limit", "target_exploitability", "memory_limit", "when_full")
 # The strategy tables (labels as Python strings, then Parquet and CSV): 470 B per row
 # measured on Agent Hunter small (2.07 M rows), and pandas/pyarrow's own start-up.
 TABLE_BYTES_PER_ROW = 600
@@ -118,6 +122,7 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
     log: list[LogRow] = []
     saved: dict[str, Any] = {}
     saved_stop = None
+    given = any(getattr(config, k) is not None for k in STOPS)  # by the command (resumed)
     if resumed:
         assert run_dir is not None
         saved, state, seconds_before, log, saved_stop = load_checkpoint(run_dir)
@@ -153,7 +158,8 @@ def _solve(config: SolveConfig, run_dir: Path | None, resumed: bool,
     stopped = None
     if state is not None:
         stopped, words = resume_stop(config, SolveConfig(**saved), saved_stop,
-                                     solver.iteration, solver.log, total, seconds_before)
+                                     solver.iteration, solver.log, total, seconds_before,
+                                     given)
         if (note := getattr(progress, "note", None)) is not None:
             note(words)
     if (limits := getattr(progress, "limits", None)) is not None:  # for its ETA
@@ -264,14 +270,18 @@ def _race(plan: Plan, game: ResolvedGame, lp: RunEngine, progress: Progress | No
 
 
 def resume_stop(config: SolveConfig, saved: SolveConfig, saved_stop: str | None,
-                iteration: int, log: list[LogRow], total: int | None, seconds: float
-                ) -> tuple[str | None, str]:
+                iteration: int, log: list[LogRow], total: int | None, seconds: float,
+                given: bool = False) -> tuple[str | None, str]:
     """What a run resumed at ``iteration`` does, by ``config``'s limits (the checkpoint's
     own where none was given) and why it stopped (``saved_stop``; ``saved``: its settings
     then): (the limit it stops at at once, as it stands: "iterations", "time", "memory" or
     "target"; None: it solves on) and that in words. A run stopped by its memory limit stays
     as it stopped unless the limit is larger now or its tables freeze when full (resumed, the
-    process's memory differs: it would go on for iterations the recorded run did not do)."""
+    process's memory differs: it would go on for iterations the recorded run did not do).
+    A checkpoint that does not say why (UNRECORDED: written before the record) of a sampled
+    run that stops when its tables are full, short of its other limits, may have stopped at
+    its memory limit: it solves on only by limits the command gives (``given``), else a
+    one-line error asks for them."""
     at = f"at iteration {iteration:,}"
     if total is not None and total <= iteration:
         return "iterations", (f"resumed {at}, its iterations limit ({total:,}): it stays as it "
@@ -295,6 +305,16 @@ def resume_stop(config: SolveConfig, saved: SolveConfig, saved_stop: str | None,
         return "target", (f"resumed {at}, where its exploitability {log[-1][2]:.3g} meets its "
                           f"target of {target:g}: it stays as it is (a smaller target solves "
                           "further)")
+    if saved_stop == UNRECORDED and saved.mccfr and (saved.when_full or "stop") == "stop":
+        if not given:
+            raise ParameterError(
+                f"cannot resume {at} by its own limits: its checkpoint, written before spycfr "
+                "recorded why a run stopped, does not say whether it stopped at its memory "
+                "limit (its tables full) or was interrupted, and past a memory stop it would "
+                "solve on for iterations the recorded run did not do: give {iterations}, "
+                "{time_limit} or {target_exploitability} to solve on (or {memory_limit}, "
+                "{when_full})", *STOPS)
+        went_on += " (its checkpoint does not say why it stopped)"
     limits = ([f"iteration {total:,}"] if total is not None else []) + (
         [f"{config.time_limit:g} s"] if config.time_limit is not None else []) + (
         [f"exploitability {target:g}"] if target is not None else [])

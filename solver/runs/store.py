@@ -54,6 +54,9 @@ if TYPE_CHECKING:  # pandas is imported where a table is made or read (0.5 s): n
 RUN_JSON = "run.json"
 TEAM_JSON = "team.json"  # a team run (spycfr team) has this instead
 CHECKPOINT = "checkpoint.npz"
+# Why a run stopped, as load_checkpoint gives it for a checkpoint written before the record
+# (41329e2): it may have been its memory limit, which a resumed run must not solve past.
+UNRECORDED = "unrecorded"
 STRATEGY_NPZ = "strategy.npz"
 CONVERGENCE = "convergence.csv"
 OPENINGS_CSV = "openings.csv"
@@ -117,9 +120,9 @@ def _save_fast_npz(target: Path, **arrays: np.ndarray) -> None:
 
 
 def load_checkpoint(run_dir: Path) -> tuple[dict, dict, float, list, str | None]:
-    """(config, solver state, seconds, log, why it stopped: None where it went on or the
-    checkpoint predates the record) of a run's checkpoint, checked: its metadata has every
-    field, and its tables hold finite numbers."""
+    """(config, solver state, seconds, log, why it stopped: None where it went on,
+    UNRECORDED where the checkpoint predates the record) of a run's checkpoint, checked: its
+    metadata has every field, and its tables hold finite numbers."""
     path = run_dir / CHECKPOINT
     if not path.is_file():
         raise SpycfrError(f"cannot resume: {str(path)!r} does not exist")
@@ -131,7 +134,7 @@ def load_checkpoint(run_dir: Path) -> tuple[dict, dict, float, list, str | None]
             state = {k: data[k] for k in data.files if k != "meta"}
         config, solver, seconds, log = (meta["config"], meta["solver"], float(meta["seconds"]),
                                         [tuple(r) for r in meta["log"]])
-        stopped = meta.get("stopped_by")
+        stopped = meta.get("stopped_by", UNRECORDED)
         if not isinstance(config, dict) or not isinstance(solver, dict):
             raise TypeError("config and solver must be objects")
         if stopped is not None and not isinstance(stopped, str):
