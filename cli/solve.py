@@ -299,7 +299,6 @@ def _solve_command(
         elif n_iter is not None:
             every = min(100, n_iter)
     config = config.replace(iterations=n_iter, check_every=every)
-    progress.iterations, progress.time_limit, progress.target = n_iter, limit, target
     out = solve_run(config, out_dir=output, resume=resume, checkpoint_every=ckpt,
                     progress=progress, overwrite=overwrite)
     progress.stop_preparing()
