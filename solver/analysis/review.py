@@ -140,7 +140,7 @@ def explained(opp: Opponent, game, seat: int, moves: list[tuple], reach: np.ndar
         row["number"] = n
         row["showed"] = delta(before.information_state(1 - seat),
                               after.information_state(1 - seat)) or "(nothing)"
-        held = (None if parents is None or reach is None or at is None else
+        held = (None if parents is None or reach is None else
                 likely_held(opp, game, seat, d.node, reach, parents, name, at))
         row["likely"] = [] if held is None else held[:LIKELY]
         row["unread"] = held is None and at is not None  # off the path: no reading

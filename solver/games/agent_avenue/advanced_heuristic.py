@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -37,17 +39,16 @@ from spycfr.games.agent_avenue.rules import (
     ACTIVE,
     BOLD,
     CAUTIOUS,
-    DECKSIZE,
-    DISC,
-    DLEFT,
     HAND,
     MEAN,
     PH_RECRUIT,
     PHASE,
     PLAY,
+    PLAY_SCORES,
     T_PLAY,
     UP,
     one_name,
+    swap_choice_by,
     unseen_copies,
 )
 
@@ -181,44 +182,23 @@ def _best_play_score(state, params, a):
     return best
 
 
+class AdvancedScores(NamedTuple):
+    """rules.swap_choice_by's scores in advanced mode: ``_best_play_score``'s."""
+
+    unused: int
+
+
+PLAY_SCORES[AdvancedScores] = _best_play_score
+
+
 @njit(cache=True)
 def swap_choice(state, params, a, margin):
     """rules.swap_choice in advanced mode: the name whose discard and draw raise the
     heuristic's best play most on average, by at least ``margin`` spaces, or -1; the plays
     scored with this mode's gains (the ongoing cards, a landing on a black market space,
     Leader of the Pack's Daredevils). The search agent's ``needed_moves`` (leaf.py); the
-    advanced heuristic itself never discards. (rules.swap_choice's loop over its own
-    ``_best_play_score``: numba cannot cache a kernel that takes the scorer as an argument.)"""
-    if state[DLEFT + a] <= 0 or state[DECKSIZE] <= 0:
-        return -1
-    h = HAND + 8 * a
-    unseen = np.zeros(params.n)
-    for d in range(params.n):
-        unseen[d] = max(unseen_copies(state, params, a, d), 0)
-    total = unseen.sum()
-    if total == 0.0:
-        return -1
-    now = _best_play_score(state, params, a)
-    best = -1
-    best_rise = margin
-    for c in range(params.n):
-        if state[h + c] == 0:
-            continue
-        state[h + c] -= 1  # c discarded (put back below), each draw in its place
-        state[DISC + 8 * a + c] += 1
-        mean = 0.0
-        for d in range(params.n):
-            if unseen[d] > 0:
-                state[h + d] += 1
-                mean += unseen[d] * _best_play_score(state, params, a)
-                state[h + d] -= 1
-        state[h + c] += 1
-        state[DISC + 8 * a + c] -= 1
-        rise = mean / total - now
-        if rise >= margin and (best < 0 or rise > best_rise):  # the first of equals
-            best_rise = rise
-            best = c
-    return best
+    advanced heuristic itself never discards."""
+    return swap_choice_by(AdvancedScores(0), state, params, a, margin)
 
 
 @njit(cache=True)

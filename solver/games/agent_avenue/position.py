@@ -241,12 +241,15 @@ def chance_next(variant: Variant, info: dict) -> str | None:
     return None
 
 
+def card_names(counts: dict | None) -> list[str]:
+    """One name a card, in the summary's order ({"CB": 2, "DD": 1}: CB, CB, DD; None: none),
+    as a player lays them out (the text here, the workbench's view)."""
+    return [c for c, k in (counts or {}).items() for _ in range(k)]
+
+
 def _cards(counts: dict | None) -> str:
-    """Cards as a player lays them out, one name a card ("CB CB DD"), where the line read
-    "CBx2 DDx1"; "?" unseen, "-" none."""
-    if counts is None:
-        return "?"
-    return " ".join(c for c, k in counts.items() for _ in range(k)) or "-"
+    """Cards in a line ("CB CB DD", where the line read "CBx2 DDx1"); "?" unseen, "-" none."""
+    return "?" if counts is None else " ".join(card_names(counts)) or "-"
 
 
 def _count(n: int) -> str:

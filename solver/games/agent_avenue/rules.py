@@ -23,10 +23,11 @@ Action codes: swap ``T_SWAP << 20 | i``; play ``T_PLAY << 20 | up << 3 | down``;
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from spycfr.engine import protocol
 from spycfr.engine.rng import combine_key, root_key
@@ -565,7 +566,8 @@ def _gain(state, params, p, name):
 # bold players judge it by the name worst or best for the recruiter, in their own
 # recruitments and in what they expect of the opponent's. The swapper is the heuristic who
 # also discards (simple mode's rollouts only; advanced_heuristic.swap_choice is the same
-# rule with advanced mode's gains, for its agent's needed_moves): before a play, while it
+# rule, swap_choice_by, with advanced mode's gains, for its agent's needed_moves): before a
+# play, while it
 # has discards left and the deck is not empty, it discards the card whose draw raises its
 # best play's score most on average, where that rise is at least SWAP_MARGIN spaces.
 MEAN, CAUTIOUS, BOLD, SWAPPER = 0, 1, 2, 3
@@ -650,15 +652,48 @@ def _best_play_score(state, params, a):
     return best
 
 
+# The play scores swap_choice_by reckons with, by the class of its ``scores`` argument
+# (numba picks the scorer when it compiles, as the engine protocol picks a game's rules: a
+# scorer passed as a function would miss numba's on-disk cache): simple mode's here,
+# advanced mode's registered by advanced_heuristic.
+PLAY_SCORES: dict[type, Any] = {}
+
+
+def best_play_score(scores, state, params, a):
+    """The best score of ``a``'s plays in ``state`` by the scorer of ``scores``' class."""
+    raise NotImplementedError("best_play_score runs inside numba code only")
+
+
+@overload(best_play_score)
+def _best_play_score_by(scores, state, params, a):
+    f = PLAY_SCORES.get(getattr(scores, "instance_class", None))
+    if f is not None:
+        return lambda scores, state, params, a: f(state, params, a)
+
+
+class SimpleScores(NamedTuple):
+    """swap_choice_by's scores: simple mode's (``_best_play_score``), on any state."""
+
+    unused: int
+
+
+PLAY_SCORES[SimpleScores] = _best_play_score
+
+
 @njit(cache=True)
 def swap_choice(state, params, a, margin):
+    """The name the swapper (``a`` about to play) discards, or -1 (``swap_choice_by``
+    with simple mode's play scores)."""
+    return swap_choice_by(SimpleScores(0), state, params, a, margin)
+
+
+@njit(cache=True)
+def swap_choice_by(scores, state, params, a, margin):
     """The name the swapper (``a`` about to play) discards, or -1: the card whose discard
     and replacement, a name drawn in proportion to the copies ``a`` cannot see, raises its
-    best play's score most on average, where that rise is at least ``margin`` (spaces;
-    SWAP_MARGIN); -1 without a discard left or a card in the deck. ``state`` is changed
-    while it reckons and left as it was. advanced_heuristic.swap_choice is this loop over
-    advanced mode's play scores (a copy: numba cannot cache a kernel taking the scorer):
-    a change here belongs there too."""
+    best play's score (by ``scores``' class: PLAY_SCORES) most on average, where that rise
+    is at least ``margin`` (spaces; SWAP_MARGIN); -1 without a discard left or a card in
+    the deck. ``state`` is changed while it reckons and left as it was."""
     if state[DLEFT + a] <= 0 or state[DECKSIZE] <= 0:
         return -1
     h = HAND + 8 * a
@@ -668,7 +703,7 @@ def swap_choice(state, params, a, margin):
     total = unseen[:params.n].sum()
     if total == 0.0:
         return -1
-    now = _best_play_score(state, params, a)
+    now = best_play_score(scores, state, params, a)
     best = -1
     best_rise = margin
     for c in range(params.n):
@@ -680,7 +715,7 @@ def swap_choice(state, params, a, margin):
         for d in range(params.n):
             if unseen[d] > 0:
                 state[h + d] += 1
-                mean += unseen[d] * _best_play_score(state, params, a)
+                mean += unseen[d] * best_play_score(scores, state, params, a)
                 state[h + d] -= 1
         state[h + c] += 1
         state[DISC + 8 * a + c] -= 1

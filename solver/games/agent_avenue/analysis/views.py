@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from html import escape
 
+from spycfr.games.agent_avenue.position import card_names
+
 SEATS = ("P1", "P2")
 
 # what a held state's words mean (private_state below)
@@ -33,11 +35,6 @@ it to the board's length. {escape(HELD[0].upper() + HELD[1:])}.</p>
 """
 
 
-def _names(counts: dict | None) -> list[str]:
-    """One name a card, in the table's order as the summary gives them."""
-    return [c for c, k in (counts or {}).items() for _ in range(k)]
-
-
 def _cards(names: list[str], hidden: int = 0) -> str:
     shown = "".join(f'<span class="card">{escape(c)}</span>' for c in names)
     return shown + '<span class="card hidden">?</span>' * hidden or "–"
@@ -61,15 +58,15 @@ def draw(info: dict, seat: int) -> str | None:
     for p in (1 - seat, seat):
         pl = info["players"][p]
         hand = (_cards([], pl["hand_size"]) if pl["hand"] is None else
-                _cards(_names(pl["hand"])))
+                _cards(card_names(pl["hand"])))
         pile = pl.get("discard_pile")
         discarded = ("" if pile is None else
-                     f" · discarded: {' '.join(_names(pile)) or '–'}")
+                     f" · discarded: {' '.join(card_names(pile)) or '–'}")
         who = "you" if p == seat else "opponent"
         parts.append(
             f'<div class="seat"><b>{SEATS[p]} ({who})</b> · discards left '
             f'{pl["discards_left"]}{escape(discarded)}<br>recruited: '
-            f'{_cards(_names(pl["in_play"]))}<div>hand: {hand}</div></div>')
+            f'{_cards(card_names(pl["in_play"]))}<div>hand: {hand}</div></div>')
     shown = info.get("shown")
     offer = ""
     if shown:
@@ -87,8 +84,8 @@ def private_state(info: dict, seat: int) -> str | None:
     if info.get("seats") is not None:
         return None
     pl = info["players"][seat]
-    text = "hand " + (" ".join(_names(pl["hand"])) or "–")
+    text = "hand " + (" ".join(card_names(pl["hand"])) or "–")
     if pl.get("discard_pile"):
-        text += " · discarded " + " ".join(_names(pl["discard_pile"]))
+        text += " · discarded " + " ".join(card_names(pl["discard_pile"]))
     down = _down(info, seat)
     return text + (f" · down {down}" if down else "")
