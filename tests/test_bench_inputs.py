@@ -9,6 +9,7 @@ agent_avenue_turn_sizes.py checked so from the start)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -116,15 +117,40 @@ def test_a_wrong_input_is_one_error_line(tmp_path, script, args, message):
 
 def test_the_hands_that_need_a_discard_are_counted_as_docs_say():
     """benchmarks/avenue_needed_discards.py counts docs/search.md's figure (advanced mode's
-    first move on the openings' supply): 36 of the 259 hands by the hook's rule, 36 by simple
-    mode's gains, 34 the same, and the four hands that differ."""
+    first move on the openings' supply): the hands that need a discard by the hook's rule
+    (advanced_heuristic.swap_choice) and by simple mode's gains (rules.swap_choice), each
+    list what the two rules say of each hand, and the docs' counts and differing hands what
+    the program finds (where the test pinned the four hands copied from its output)."""
     from cli_helpers import bench_script
+    from spycfr.games.agent_avenue import advanced_heuristic as AH
+    from spycfr.games.agent_avenue import rules as R
+    from spycfr.games.agent_avenue.record import replay
+    from spycfr.games.agent_avenue.variant import CODES, make_variant
 
-    got = bench_script("avenue_needed_discards").count("DEVICE.WATCHTOWER.TWIN")
-    assert got["hands"] == 259 and len(got["advanced"]) == len(got["simple"]) == 36
-    assert len(got["same"]) == 34
-    assert got["differ"] == [("EN.EN.DD.MO", "-", "EN"), ("EN.DD.DD.MO", "-", "DD"),
-                             ("DD.DD.DD.SK", "DD", "-"), ("DD.DD.SK.MO", "DD", "-")]
+    market = "DEVICE.WATCHTOWER.TWIN"
+    got = bench_script("avenue_needed_discards").count(market)
+    variant = make_variant("advanced")
+    params = variant.to_params()
+
+    def picks(hand: str) -> tuple[str, str]:  # each rule's card for P1's first move, '-'
+        state = replay(variant, f"deal:{hand}|? market:{market}").state
+        return tuple(CODES[p] if (p := rule(state.copy(), params, 0, R.SWAP_MARGIN)) >= 0
+                     else "-" for rule in (AH.swap_choice, R.swap_choice))
+
+    differ = {hand: (adv, simple) for hand, adv, simple in got["differ"]}
+    for hand in sorted({*got["advanced"], *got["simple"]}):
+        adv, simple = picks(hand)
+        assert (hand in got["advanced"], hand in got["simple"]) == (adv != "-", simple != "-")
+        assert (hand in got["same"]) == (adv == simple != "-")
+        assert differ.get(hand) == (None if adv == simple else (adv, simple)), hand
+    assert set(differ) == set(got["advanced"]) ^ set(got["simple"]) | {
+        h for h in got["advanced"] if h in got["simple"] and h not in got["same"]}
     docs = (BENCH.parent / "docs" / "search.md").read_text()
-    assert "36 of the 259 four-card hands need a discard" in docs
-    assert "python benchmarks/avenue_needed_discards.py --market DEVICE.WATCHTOWER.TWIN" in docs
+    assert (f"At the first move on the\nopenings' supply {len(got['advanced'])} of the "
+            f"{got['hands']} four-card hands need a discard by it; simple mode's gains\nwould "
+            f"discard in {len(got['simple'])} too, {len(got['same'])} of them the same hands "
+            "with the same card") in docs
+    block = docs.split(f"python benchmarks/avenue_needed_discards.py --market {market}")[1]
+    shown = re.findall(r"^  (\S+): advanced (\S+), simple (\S+)$",
+                       block.split("```")[1], re.MULTILINE)
+    assert [tuple(x) for x in shown] == got["differ"]
