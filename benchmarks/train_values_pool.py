@@ -74,13 +74,14 @@ def main() -> None:
     ap.add_argument("--measure", type=int, default=None, metavar="DEPTH")
     ap.add_argument("--measure-iterations", type=int, default=100)
     a = ap.parse_args()
-    try:
-        seeds = [a.seed] if a.seeds is None else [int(x) for x in a.seeds.split(",")]
-    except ValueError:
-        ap.exit(2, f"error: --seeds {a.seeds}: training seeds are whole numbers, "
-                   "comma-separated (0,1,2)\n")
-    if len(set(seeds)) < len(seeds):
-        ap.exit(2, f"error: --seeds {a.seeds}: a seed twice (each trains one member)\n")
+    from spycfr.errors import SpycfrError
+    from spycfr.seeds import check_seed, seed_list
+
+    try:  # told now, not as a traceback after the solves (numpy refuses a negative seed)
+        check_seed(a.seed, "--seed")
+        seeds = [a.seed] if a.seeds is None else seed_list(a.seeds, "--seeds")
+    except SpycfrError as exc:
+        ap.exit(2, f"error: {exc}\n")
     if a.after_decisions is not None and a.after_decisions < 0:
         ap.exit(2, f"error: --after-decisions must be at least 0 (got {a.after_decisions})\n")
     if a.after_decisions is not None and a.stage != 1:
@@ -94,7 +95,6 @@ def main() -> None:
     if a.pack_mb <= 0:
         ap.exit(2, f"error: --pack-mb must be more than 0 (got {a.pack_mb:g})\n")
 
-    from spycfr.errors import SpycfrError
     from spycfr.games import make_variant
     from spycfr.io import save_npz, write_json
     from spycfr.search.situations import StageSpec, generate_batch

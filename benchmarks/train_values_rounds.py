@@ -45,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
+from spycfr.errors import SpycfrError
 from spycfr.io import save_npz
 from spycfr.search import resolve
 from spycfr.search.agent import whole_tree
@@ -55,6 +56,7 @@ from spycfr.search.situations import StageSpec, game_model, leaf_queries
 from spycfr.search.stages import run_stage, stage_dir, train_ensemble
 from spycfr.search.training import TrainSettings
 from spycfr.search.tree import build
+from spycfr.seeds import check_seed, seed_list
 
 DEFAULT_MAX_NODES = StageSpec.__dataclass_fields__["max_nodes"].default
 
@@ -111,15 +113,20 @@ def main() -> None:
     if a.per_state < 1 or a.rest_scale < 0 or a.max_per_state < 0:
         ap.error(f"--per-state must be at least 1, --rest-scale and --max-per-state at least 0 "
                  f"(got {a.per_state}, {a.rest_scale}, {a.max_per_state})")
-    try:
-        seeds = [a.seed] if a.seeds is None else [int(x) for x in a.seeds.split(",")]
-    except ValueError:
-        ap.exit(2, f"error: --seeds {a.seeds}: training seeds are whole numbers, "
-                   "comma-separated (0,1,2)\n")
-    if len(set(seeds)) < len(seeds):
-        ap.exit(2, f"error: --seeds {a.seeds}: a seed twice (each trains one member)\n")
+    try:  # told now, not as a traceback after the solves (numpy refuses a negative seed)
+        check_seed(a.seed, "--seed")
+        seeds = [a.seed] if a.seeds is None else seed_list(a.seeds, "--seeds")
+    except SpycfrError as exc:
+        ap.exit(2, f"error: {exc}\n")
     if a.workers < 0:
         ap.exit(2, f"error: --workers must be at least 0 (got {a.workers})\n")
+    if a.rounds < 0:
+        ap.exit(2, f"error: --rounds must be at least 0 (got {a.rounds})\n")
+    try:  # told now, not after the whole game's tree and round 0's walk
+        hidden = tuple(int(w) for w in a.hidden.split(","))
+    except ValueError:
+        ap.exit(2, f"error: --hidden {a.hidden}: layer widths are whole numbers, "
+                   "comma-separated (256,256,256)\n")
     agent_options = {"plan_depth": a.plan_depth, "plan_endgame": a.plan_endgame,
                      "endgame": a.endgame, "plan_iterations": a.plan_iterations,
                      "subgame_budget": a.subgame_budget, "plan_play": a.plan_play}
@@ -135,7 +142,7 @@ def main() -> None:
         # one (Agent Hunter small's holds about 6 GB)
         full = whole_tree(game, a.game_nodes) if a.agent else build(game, max_nodes=a.game_nodes)
     _say(f"the whole game's tree: {full.size:,} public nodes, {time.perf_counter() - t0:.0f} s")
-    settings = TrainSettings(hidden=tuple(int(w) for w in a.hidden.split(",")),
+    settings = TrainSettings(hidden=hidden,
                              epochs=a.epochs, batch=a.train_batch, seed=seeds[0], head=a.head,
                              schedule=a.schedule)
     log = a.out / "rounds.jsonl"

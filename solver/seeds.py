@@ -37,3 +37,18 @@ def check_seed(value: object, name: str = "seed") -> int:
         raise SpycfrError(f"{name} must be an integer from 0 to {SEED_MAX} (2**63 - 1), "
                           f"got {shown!r}")
     return number
+
+
+def seed_list(text: str, name: str = "seeds") -> list[int]:
+    """Seeds written comma-separated (``0,1,2``: one network of an ensemble each), every one
+    by :func:`check_seed`'s rule and none twice; else SpycfrError naming ``name`` (a
+    script's ``--seeds``) and the text."""
+    words = text.split(",")
+    for word in words:
+        if not word.strip().isdecimal():  # '', '-1', '1.5', 'x': said as the list's fault
+            raise SpycfrError(f"{name} {text}: seeds are whole numbers from 0, "
+                              "comma-separated (0,1,2)")
+    seeds = [check_seed(int(word), name) for word in words]
+    if len(set(seeds)) < len(seeds):
+        raise SpycfrError(f"{name} {text}: a seed twice (each makes one member)")
+    return seeds

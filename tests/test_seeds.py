@@ -117,3 +117,21 @@ def test_an_lbr_against_a_search_agent_refuses_a_bad_seed_before_it_loads_the_ru
         agent_lbr(str(tmp_path / "no-run"), 4, value)
     assert str(exc.value) == f"seed {RULE}{value!r}"
     assert not (tmp_path / "no-run").exists()
+
+
+def test_a_list_of_seeds_is_each_by_the_rule_and_none_twice():
+    """The training scripts' --seeds (seeds.seed_list): a negative one was taken and failed
+    in numpy, as a traceback, after the walk and the situations' solves."""
+    from spycfr.seeds import seed_list
+
+    assert seed_list("0,1,2") == [0, 1, 2] and seed_list(str(SEED_MAX)) == [SEED_MAX]
+    for text in ("0,-1", "0,x", "", "0,,1", "1.5", "0,\u00b2"):
+        with pytest.raises(SpycfrError) as exc:
+            seed_list(text, "--seeds")
+        assert str(exc.value) == (f"--seeds {text}: seeds are whole numbers from 0, "
+                                  "comma-separated (0,1,2)")
+    with pytest.raises(SpycfrError) as exc:
+        seed_list(f"0,{2**63}", "--seeds")
+    assert str(exc.value) == f"--seeds {RULE}{2**63!r}"
+    with pytest.raises(SpycfrError, match=r"^--seeds 0,1,0: a seed twice"):
+        seed_list("0,1,0", "--seeds")
