@@ -181,11 +181,14 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
     click.echo(textwrap.fill(f"source: {result['source']}", 100, subsequent_indent="  "))
     click.echo(f"  {'move':<22} {'prob':>8} {'value':>8} {'loss':>8}")
     for m in result["moves"][:20]:
-        value = num(m["value"], none="?")
+        value = num(m["value"], none="-" if m["cut"] else "?")
         loss = loss_text(m, "-")
         click.echo(f"  {m['move']:<22} {m['probability']:>8.4f} {value:>8} {loss:>8}")
     if len(result["moves"]) > 20:
         click.echo(f"  ... {len(result['moves']) - 20} more (--json for all)")
+    if any(m["cut"] for m in result["moves"][:20]):
+        click.echo(textwrap.fill(f"cut (no value): {result['cut_words']}", 100, initial_indent="  ",
+                                 subsequent_indent="  "))
     click.echo(textwrap.fill(ties_words(result), 100, initial_indent="  ",
                              subsequent_indent="  "))
     click.echo(f"value of the position for {result['player']}: {num(result['value'])} (under "

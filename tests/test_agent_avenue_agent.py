@@ -475,3 +475,53 @@ def test_turn_levels_reach_past_the_recruitment_after_a_swap():
     assert cuts[False] == {(0, 0), (0, 1)}  # a swap, then P1's next move: a leaf
     # mini: two discards a seat, so up to two swaps before the play
     assert cuts[True] == {(0, 1), (0, 0, 1), (0, 0, 0, 1)}
+
+
+def test_a_needs_only_agents_cut_moves_say_why_they_have_no_value(tmp_path):
+    """A needs-only agent's re-solve cuts the swaps its hand does not need (mini with three
+    copies of each name: swaps left for P2 after P1's turn): `spycfr query` listed them
+    with value '?' and loss '-' and nothing said why (results/agent-avenue/standard's
+    P1 'deal:CB.CB.DD.SE|?'). Now each is marked cut, and one line under the table says
+    what a cut move is, in the game's words for its rule (needed_moves_words); a review of
+    such a move says the same. A hand that needs its swaps gets no such line."""
+    import json
+
+    from cli_helpers import spycfr
+
+    out = str(tmp_path / "needs")
+    code, _, err = spycfr("solve", "agent-avenue", "--preset", "mini", "--copies", "3",
+                          "--algorithm", "re-solving", "--needs-only", "--iterations", "5",
+                          "--depth", "1", "--value-function", "scored-now", "--endgame", "0",
+                          "--plan-endgame", "0", "-o", out, "-q")
+    assert code == 0, err
+    view = "deal:?|DA.EN.CB play:DA/? draw:?.? take:up=EN"
+    code, text, err = spycfr("query", out, "--as", "P2", view, "--json")
+    assert code == 0, err
+    q = json.loads(text)
+    cut = {m["move"] for m in q["moves"] if m["cut"]}
+    assert cut == {"swap:DA", "swap:EN", "swap:CB"}
+    assert all(m["value"] is None and m["probability"] == 0.0 for m in q["moves"] if m["cut"])
+    assert all(m["value"] is not None for m in q["moves"] if not m["cut"])
+    assert PLUGIN.needed_moves_words in q["cut_words"]
+    code, text, err = spycfr("query", out, "--as", "P2", view)
+    assert code == 0, err
+    rows = [line.split() for line in text.splitlines() if line.startswith("  swap:")]
+    assert rows and all(r[-2:] == ["-", "cut"] for r in rows)
+    words = " ".join(text.split())
+    assert ("cut (no value): a move these cards do not need: the agent makes only the moves "
+            "its cards need (needs_only: a swap only where discarding a card") in words
+    # a hand whose swaps its rule keeps: nothing cut, no such line
+    code, text, err = spycfr("query", out, "--as", "P2",
+                             "deal:?|CB.CB.DD play:DA/? draw:?.? take:up=EN")
+    assert code == 0, err
+    rows = [line.split() for line in text.splitlines() if line.startswith("  swap:")]
+    assert rows and all(r[-1] != "cut" and r[-2] != "-" for r in rows)
+    assert "(no value)" not in text
+    code, text, err = spycfr("review", out, "--seat", "P2", "--json",
+                             "deal:DA.CB.DD|DA.EN.CB play:DA/CB draw:EN.DD take:up=CB "
+                             "swap:DA>DD")
+    assert code == 0, err
+    moves = {m["move"]: m for m in json.loads(text)["games"][0]["seats"]["P2"]["moves"]}
+    assert moves["swap:DA"]["loss"] is None and moves["swap:DA"]["cut"]
+    assert "; not valued: a move these cards do not need" in moves["swap:DA"]["words"]
+    assert not moves["take:up"]["cut"] and moves["take:up"]["loss"] is not None

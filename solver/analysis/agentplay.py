@@ -311,8 +311,11 @@ def agent_query(run_dir: str, player: int, record: str,
         "moves": [{"move": labels[i], "probability": float(info.probs[i]),
                    "value": None if np.isnan(info.values[i]) else float(info.values[i]),
                    "loss": losses[i], "tie": agent_tie(losses[i]),
-                   "value_as_solved": None if np.isnan(solved[i]) else float(solved[i])}
+                   "value_as_solved": None if np.isnan(solved[i]) else float(solved[i]),
+                   "cut": info.cut is not None and bool(info.cut[i])}
                   for i in order],
+        # what the cut moves (no value: AgentConfig.needs_only) are, in words; None: none
+        "cut_words": None if info.cut is None or not info.cut.any() else cut_words(plugin),
         "tolerance": AGENT_TIE,
         # the opponent's range the probabilities were solved against, apart from the model
         # the values are against (total variation; None: the values are an openings
@@ -326,6 +329,15 @@ def agent_query(run_dir: str, player: int, record: str,
         "exploitability": meta.exploitability,
         "measured": measured_json(meta.measured),
     }
+
+
+def cut_words(plugin) -> str:
+    """What a move that the agent's re-solve cut (AgentConfig.needs_only) is, and why it has
+    no value: the game's words for its rule of needed moves (``needed_moves_words``)."""
+    rule = plugin.needed_moves_words or "the game's rule of needed moves"
+    return ("a move these cards do not need: the agent makes only the moves its cards need "
+            f"(needs_only: {rule}), so its re-solve here offers these cards no other and "
+            "values none")
 
 
 # A move of the player within this of the best move's value is a tie in the review: the
@@ -482,6 +494,9 @@ class AgentOpponent:
                 "loss": losses[d.index], "tie": agent_tie(losses[d.index]),
                 "tolerance": AGENT_TIE, "basis": "agent", "to_end": info.to_end,
                 "from_plan": info.from_plan, "from_table": info.from_table,
+                # a move the re-solve cut (needs_only): why it has no value, in words
+                "cut": (cut_words(self.agent.plugin)
+                        if info.cut is not None and info.cut[d.index] else None),
                 "best_moves": [d.labels[j] for j in by_value if agent_tie(losses[j])],
             })
         return rows

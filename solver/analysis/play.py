@@ -378,6 +378,10 @@ def _say_review(rows: list[dict], opp: Opponent, say: Callable[[str], None]) -> 
                           100, subsequent_indent="  "))
         say(textwrap.fill(agent_review_words(opp.result), 100, initial_indent="  ",
                           subsequent_indent="  "))
+        cut = next((r["cut"] for r in rows if r.get("cut")), None)
+        if cut:  # a move the agent's re-solve cut (needs_only): why it has no value
+            say(textwrap.fill(f"'cut' (no value): {cut}", 100, initial_indent="  ",
+                              subsequent_indent="  "))
     elif opp.tree is None:
         say("review (a sampled run: move values need a tree; here is how often the run "
             "plays each of your moves):")
@@ -442,7 +446,10 @@ def costliest_first(rows: list[dict]) -> list[dict]:
 def loss_text(row: dict, none: str = "–") -> str:
     """A review row's loss as its column shows it: ``none`` without a value, 'tie' within
     the tolerance, '~' before a loss within a rare position's tolerance but more than the
-    run's precision (``unranked``: the run does not rank it), else the loss."""
+    run's precision (``unranked``: the run does not rank it), 'cut' for a move a search
+    agent's re-solve cut (AgentConfig.needs_only: never valued), else the loss."""
+    if row.get("cut"):
+        return "cut"
     if row.get("loss") is None:
         return none
     if row.get("unranked"):

@@ -158,6 +158,8 @@ def words(row: dict, seat: int) -> str:
     elif row.get("unread"):
         text += (f"; no reading of what {other} held: the run (almost) never plays the moves "
                  "that led here")
+    if row.get("cut"):  # a search agent's re-solve cut the move: why it has no value
+        return text + f"; not valued: {row['cut']}."
     if row.get("loss") is None:
         return text + "."
     if row.get("unranked"):  # a rare position: within its tolerance, not equal

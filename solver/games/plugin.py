@@ -297,6 +297,9 @@ class GamePlugin:
     # agent restricted to what its hand needs (AgentConfig.needs_only, an option) may make
     # at its own decision at rules state ``state`` among the legal ``actions``; None: all.
     needed_moves: Callable | None = None
+    # what needed_moves keeps, in a player's words (`spycfr query` and a review say it of
+    # the moves it cuts, shown without a value); None: 'the game's rule of needed moves'
+    needed_moves_words: str | None = None
     # value_features(variant) -> f(pubs (L, P)) -> (L, F) floats: what a learned value
     # function (spycfr.search.learned) reads of a public state; None: the state's integers.
     value_features: Callable[[Any], Callable] | None = None

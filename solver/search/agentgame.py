@@ -62,6 +62,9 @@ class MoveInfo:
     # an opening the agent plays by its openings table: the values are the table's (each
     # opening against the other seat's table mixture, continuing best)
     from_table: bool = False
+    # the moves this decision's re-solve cut from the mover's row (AgentConfig.needs_only:
+    # moves its cards do not need, never made and never valued), True per action; None: none
+    cut: np.ndarray | None = None
 
 
 @dataclass
@@ -397,7 +400,19 @@ class AgentGame:
             out = self._valued(vt, vs, i, nexts, on, cfv, reach_opp, seat)
         return MoveInfo(seat, actions, probs, out, _mean(probs, out), to_end=not t.leaves.size,
                         from_plan=self.plan is not None and vt is self.plan.tree,
-                        plan_row=self.sol is self.plan)
+                        plan_row=self.sol is self.plan, cut=self._cut_here(state, seat, actions))
+
+    def _cut_here(self, state: np.ndarray, seat: int, actions: np.ndarray) -> np.ndarray | None:
+        """The actions the re-solve at this decision cut from ``seat``'s row (the moves the
+        game's ``needed_moves`` refuses its cards: AgentConfig.needs_only), or None where
+        the current subgame is no such re-solve at its root (nothing cut)."""
+        cut = self.needed
+        if (seat != self.seat or cut is None or cut.sol is not self.sol or cut.kept is None
+                or self.s != 0):
+            return None
+        allowed = np.asarray(self.agent.plugin.needed_moves(self.agent.params, state, seat,
+                                                            actions), bool)
+        return ~allowed
 
     def solved_values(self, state: np.ndarray, seat: int) -> tuple[np.ndarray, float]:
         """Each legal action's value at ``state`` for ``seat``'s actual private state

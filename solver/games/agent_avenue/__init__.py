@@ -26,6 +26,7 @@ from spycfr.games.agent_avenue.record import record_to_actions as _record_to_act
 from spycfr.games.agent_avenue.rollout import STYLES as _STYLES
 from spycfr.games.agent_avenue.rollout import rollouts as _simple_rollouts
 from spycfr.games.agent_avenue.rollout_advanced import rollouts as _advanced_rollouts
+from spycfr.games.agent_avenue.rules import SWAP_MARGIN as _SWAP_MARGIN
 from spycfr.games.agent_avenue.rules import SWAPPER as _SWAPPER
 from spycfr.games.agent_avenue.variant import (
     PARAMETERS,
@@ -129,6 +130,10 @@ PLUGIN = GamePlugin(
     # subgames (at most about 200 nodes of 331 states on standard) stay far below it
     agent_subgame_budget=1_000_000,
     needed_moves=needed_moves,
+    needed_moves_words=("a swap only where discarding a card and drawing in its place raises "
+                        "its best play's score by at least "
+                        f"{_SWAP_MARGIN:g} space{'' if _SWAP_MARGIN == 1 else 's'} on average, "
+                        "the heuristic swapper's rule"),
 )
 
 __all__ = ["PARAMETERS", "PLUGIN", "PRESETS", "Variant", "AgentAvenueGame", "AgentAvenueState",
