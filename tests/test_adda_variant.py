@@ -98,6 +98,29 @@ def test_words_say_what_is_assumed():
     assert "a reduced deck" in words and "first turn" in words
 
 
+def test_a_deck_without_a_question_card_assumes_nothing_of_it():
+    """tiny's deck (1, 0/7=0, 0/7=7) has no ? card, yet its report listed as an assumption
+    'no action texts: a ? card played face up has no effect', and its cards ended '=? a face
+    you cannot see' (a view writes 0/7=?). The committed reports say what the code now
+    writes."""
+    from pathlib import Path
+
+    from spycfr.games.agent_double_double_agent.variant import assumptions, card_words
+
+    tiny, small = (make_variant(GAME, p).as_dict() for p in ("tiny", "small"))
+    assert not any("? card" in a for a in assumptions(tiny))
+    assert any(a.startswith("no action texts: a ? card played face up") for a in
+               assumptions(small))
+    assert card_words(tiny["deck"]).endswith("(its back shows 0/7); 0/7=? a face you cannot see")
+    assert card_words(small["deck"]).endswith("(its back shows ?); ?=? a face you cannot see")
+    results = Path(__file__).resolve().parent.parent / "results" / "agent-double-double-agent"
+    for name, variant in (("tiny", tiny), ("small", small)):
+        report = (results / name / "report.md").read_text()
+        assert f"| game | Agent Double Double Agent: {variant_words(variant)} |" in report
+        assert "=? a face" not in report.replace("0/7=? a face", "").replace("?=? a face", "")
+    assert "a ? card played face up" not in (results / "tiny" / "report.md").read_text()
+
+
 def test_the_cards_and_the_variant_are_said_in_words_where_a_position_is_shown():
     """The card ``?=2`` read like the hidden mark ``?`` and the position's head was the
     parameters as typed ('agent-double-double-agent  agents=3 loyalty=1,1,2 deck=1,P,?=2 ...
@@ -116,8 +139,8 @@ def test_the_cards_and_the_variant_are_said_in_words_where_a_position_is_shown()
     assert "?=2 worth 2 (its back shows ?)" in head and "agents=3" not in head
     assert card_words(make_variant(GAME, "standard").deck) == (
         "1..7 worth their number; P Personal Files (worth 0, +1 loyalty to its owner); 0/7=0, "
-        "0/7=7 worth 0 or 7 (its back shows 0/7); ?=1..?=4 worth 1..4 (its back shows ?); =? a "
-        "face you cannot see")
+        "0/7=7 worth 0 or 7 (its back shows 0/7); ?=1..?=4 worth 1..4 (its back shows ?); 0/7=?, "
+        "?=? each a face you cannot see")
     # a deck whose numbers skip is listed, not a run naming cards it lacks (1..7 for 1,3,7)
     assert card_words("1,3,7") == "1, 3, 7 worth their number"
     assert card_words("?=1,?=4").startswith("?=1, ?=4 worth 1, 4 (its back shows ?)")

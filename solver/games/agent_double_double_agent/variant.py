@@ -349,16 +349,22 @@ def assumptions(v: dict) -> list[str]:
     out.append(f"the board: {v['agents']} agents in a row, neighbours i-1 and i+1")
     out.append(f"the counters' starting sides ({start_words(v)}, each on its inner space) on a "
                f"{v['track']}-space track")
-    out.append("no action texts: a ? card played face up has no effect ("
-               + ("only when no card can go face down)" if v["faceup"] == "stuck"
-                  else "allowed any time)"))
+    if any(k.startswith("?=") for k in _kinds(v["deck"])):  # without one no text matters
+        out.append("no action texts: a ? card played face up has no effect ("
+                   + ("only when no card can go face down)" if v["faceup"] == "stuck"
+                      else "allowed any time)"))
     return out
+
+
+def _kinds(deck: str) -> set[str]:
+    """The kinds of card in ``deck`` (the --deck text: labels, each with an optional *n)."""
+    return {part.partition("*")[0] for part in deck.split(",")}
 
 
 def card_words(deck: str) -> str:
     """What the cards of ``deck`` (the --deck text) are, one phrase per kind of card it
     holds (a player read the card ``?=2`` as the hidden mark ``?``)."""
-    kinds = {part.partition("*")[0] for part in deck.split(",")}
+    kinds = _kinds(deck)
 
     def span(labels: list[str]) -> str:
         """The labels as a run ('1..7') where their numbers follow on, else listed ('1, 3,
@@ -381,8 +387,9 @@ def card_words(deck: str) -> str:
                    "shows 0/7)")
     if mystery:
         out.append(f"{span(mystery)} worth {span([k[2:] for k in mystery])} (its back shows ?)")
-    if mystery or double:
-        out.append("=? a face you cannot see")
+    unseen = ["0/7=?"] * bool(double) + ["?=?"] * bool(mystery)  # as a view writes them
+    if unseen:
+        out.append(f"{', '.join(unseen)} {'each ' * (len(unseen) > 1)}a face you cannot see")
     return "; ".join(out)
 
 
