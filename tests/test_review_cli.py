@@ -125,7 +125,7 @@ def test_off_the_equilibrium_path_a_review_gives_no_reading_of_the_cards():
     assert not any("92%" in m["words"] for m in p2.values())
     first = p2["loyal:1-1-2"]  # P1's loyalty tokens, read on the path
     assert not first["unread"] and [k for k, _ in first["likely"]] == [
-        "loyal:1-1-2", "loyal:1-2-1", "loyal:2-1-1"]
+        "loyal 1-1-2", "loyal 1-2-1", "loyal 2-1-1"]
     p1 = {m["move"]: m for m in moves["P1"]["moves"]}
     # P1's file:P>1 itself: the position before it is on the path, its reading defined
     assert p1["file:P>1"]["likely"] and "no reading" not in p1["file:P>1"]["words"]

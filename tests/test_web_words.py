@@ -143,3 +143,42 @@ def test_agent_avenue_positions_are_drawn_and_its_grid_rows_name_the_hand():
             "players": [{"hand": {"DD": 1}, "discard_pile": {"EN": 2}}, {"hand": None}]}
     assert private_state(info, 0) == "hand DD · discarded EN EN · down CB"
     assert private_state({**info, "seats": [{}]}, 0) is None  # a team's: its view
+
+
+def test_agent_double_double_agent_positions_are_drawn_and_its_grid_rows_name_the_holdings():
+    """Agent Double Double Agent had no views module: the strategy grid named its rows by
+    the seat's view tokens ('loyal:2-1 deal:0/7=7 file:0/7=7>2 draw:1', the hand left to
+    work out), the play page drew nothing and explained no notation. Its views name a row
+    by the seat's loyalty tokens, hand and the faces it filed hidden, draw the agents and
+    both hands, and explain the notation."""
+    from spycfr.games import make_variant
+    from spycfr.games.agent_double_double_agent.analysis.views import private_state
+    from spycfr.games.agent_double_double_agent.position import summary
+
+    app = _app(RESULTS / "agent-double-double-agent" / "tiny")
+    # both loyalties and both deals made: P1 to file
+    code, page = _ask(app, "/browse", "run=tiny&line=0.0.0.0")
+    rows = re.findall(r'<td class="l priv">([^<]*)</td>', html.unescape(page))
+    assert code == 200 and sorted(rows) == sorted(
+        f"loyal {t} · hand {c}" for t in ("1-2", "2-1") for c in ("0/7=0", "0/7=7", "1"))
+    code, page = _ask(app, "/browse", "run=tiny&line=0.0.0.0.0")  # P1 filed on agent 1
+    rows = re.findall(r'<td class="l priv">([^<]*)</td>', html.unescape(page))
+    assert "loyal 2-1 · filed 0/7=7>1" in rows and not any(":" in r for r in rows), rows
+    code, page = _ask(app, "/play", "run=tiny&seat=P1&seed=3&m=0")  # dealt: P1 to file
+    page = html.unescape(page)
+    assert code == 200 and "P2 (opponent)" in page and "<b>agent 2</b>" in page
+    assert "counter on space 2 of 4, your side" in page
+    assert ('hand: <span class="card" title="0/7=7" style="width:auto;padding:0 4px">0/7=7'
+            '</span>') in page
+    assert '<span class="card hidden">?</span>' in page  # P2's hand, face down
+    assert "<h2>notation</h2>" in page and "<code>counter:3</code>" in page
+    small = make_variant("agent-double-double-agent", "small")
+    info = summary(small, "loyal:2-1-1 loyal:1-2-1 deal:?=2 deal:P file:?=2>1 counter:1 "
+                          "draw:1")
+    assert private_state(info, 0) == "loyal 2-1-1 · hand 1 · filed ?=2>1"
+    assert private_state(info, 1) == "loyal 1-2-1 · hand P"
+    # a delivery reveals the faces: nothing filed is hidden then
+    info = summary(small, "loyal:2-1-1 loyal:1-2-1 deal:?=2 deal:P file:?=2>1 counter:1 "
+                          "draw:1 file:P>1 deliver:1:2-1:?=2|P>P1")
+    assert private_state(info, 0) == "loyal 2-1-1 · hand 1"
+    assert private_state(summary(small, ""), 0) == "nothing hidden"

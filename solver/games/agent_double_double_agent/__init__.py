@@ -79,6 +79,7 @@ PLUGIN = GamePlugin(
                       group_title="places of the highest token", what="loyalty assignment",
                       whats="loyalty assignments"),
     report_sections="spycfr.games.agent_double_double_agent.analysis.report:sections",
+    views="spycfr.games.agent_double_double_agent.analysis.views",
     # The two loyalty placements learnt by external sampling, the heuristic playing the
     # rest: +0.243 against it (the game has no information abstraction).
     sampled_settings={"fallback": "heuristic", "store_depth": 2},
