@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from spycfr.analysis.query import OFF_PATH
 from spycfr.cli.main import cli
 from spycfr.errors import SpycfrError
 
@@ -129,3 +131,27 @@ def test_off_the_equilibrium_path_a_review_gives_no_reading_of_the_cards():
     p1 = {m["move"]: m for m in moves["P1"]["moves"]}
     # P1's file:P>1 itself: the position before it is on the path, its reading defined
     assert p1["file:P>1"]["likely"] and "no reading" not in p1["file:P>1"]["words"]
+
+
+def test_after_the_seats_own_off_path_move_the_opponents_cards_are_still_read():
+    """Agent Double Double Agent tiny: P1's rare loyal:2-1 (0.001%), then its file (4.5%),
+    put P1's counter decision off the equilibrium path (reached in 2e-7 of games), and the
+    review gave no reading of P2's cards there. P2's range is conditioned on P2's moves
+    and chance alone (P2's loyalty, chosen unseeing of P1's: trained; P2 has not moved
+    since), so the reading stands there as at the file before it: P2's loyalty and first
+    card, each pair 1/6 by the run; the three not named are said to be half of it (three
+    named read as if P2 surely held loyal 2-1)."""
+    tiny = str(Path(TINY).parent / "agent-double-double-agent" / "tiny")
+    record = "loyal:2-1 loyal:1-2 deal:0/7=7 deal:1 file:0/7=7>2 counter:2"
+    result = CliRunner().invoke(cli, ["review", tiny, "--seat", "P1", "--json", record])
+    assert result.exit_code == 0, result.output
+    p1 = {m["move"]: m for m in json.loads(result.stdout)["games"][0]["seats"]["P1"]["moves"]}
+    assert p1["counter:2"]["reach_probability"] < OFF_PATH  # off the path by P1's own moves
+    for move in ("file:0/7=7>2", "counter:2"):
+        row = p1[move]
+        assert not row["unread"] and len(row["likely"]) == 3, row
+        assert all(p == pytest.approx(1 / 6, abs=1e-3) for _, p in row["likely"])
+        assert "no reading" not in row["words"] and "then likely held loyal " in row["words"]
+    assert p1["counter:2"]["likely"] == p1["file:0/7=7>2"]["likely"]
+    # three of six holdings named: the rest said, not read as the only ones
+    assert ", or another (50% in all)" in p1["counter:2"]["words"]

@@ -89,19 +89,22 @@ def likely_held(opp: Opponent, game, seat: int, node: int, reach: np.ndarray,
                 parents: np.ndarray, name, at: np.ndarray | None = None
                 ) -> list[tuple[str, float]] | None:
     """The opponent's private states at ``seat``'s position (the infoset of ``node``), most
-    likely first, with their probabilities given everything ``seat`` saw; None off the
-    equilibrium path, where the run gives no reading: the position is reached in fewer than
-    query's OFF_PATH of games (``at``: :func:`position_reach`), or at least SHOWN of its
-    weight comes through an opponent's decision at such a position, whose moves were never
-    trained (ADDA small said P1 'likely held loyal:1-2-1 (92%)' holding 1-1-2, after P1's
-    file card that the run plays 0.02% of the time)."""
+    likely first, with their probabilities given everything ``seat`` saw; None where the
+    run gives no reading: the opponent's moves and chance lead to the position in fewer
+    than query's OFF_PATH of games (``at``: :func:`position_reach`), or at least SHOWN of
+    its weight comes through an opponent's decision at a position reached that rarely,
+    whose moves were never trained (ADDA small said P1 'likely held loyal:1-2-1 (92%)'
+    holding 1-1-2, after P1's file card that the run plays 0.02% of the time). The seat's
+    own moves do not count: the reading conditions on the opponent's moves and chance
+    alone (the seat's reach is the same at every history of its position), so after the
+    seat's own off-path move it stands until the opponent moves at a position so reached."""
     tree = _tree(opp)
     at = position_reach(opp, reach) if at is None else at
     i = int(tree.node_infoset[node])
-    if at[i] < OFF_PATH:
-        return None
     nodes = np.flatnonzero((tree.node_infoset == i) & (tree.node_player == seat))
     weight = reach[nodes, 1 - seat] * reach[nodes, 2]
+    if weight.sum() < OFF_PATH:
+        return None
     order = np.argsort(-weight, kind="stable")[:MAX_HISTORIES]
     held: dict[str, float] = {}
     untrained = 0.0
@@ -155,6 +158,9 @@ def words(row: dict, seat: int) -> str:
     if row["likely"]:
         text += f"; {other} then likely held " + ", ".join(
             f"{k} ({100 * p:.0f}%)" for k, p in row["likely"])
+        rest = 1.0 - sum(p for _, p in row["likely"])
+        if rest >= SHOWN:  # the holdings not named: three named ones read as the only ones
+            text += f", or another ({100 * rest:.0f}% in all)"
     elif row.get("unread"):
         text += (f"; no reading of what {other} held: the run (almost) never plays the moves "
                  "that led here")
