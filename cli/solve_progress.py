@@ -122,12 +122,14 @@ class SolveProgress:
         if self.time_limit is not None:
             etas.append(max(self.time_limit - seconds, 0.0))
         to_target = self._iterations_to_target()
-        if to_target is not None and rate > 0 and math.isfinite(rate):
+        if to_target == 0.0:  # met at this check: the run stops here, however few checks
+            etas.append(0.0)
+        elif to_target is not None and rate > 0 and math.isfinite(rate):
             etas.append(to_target / rate)
         # a final line has nothing left to wait for (a resumed run that stays did no
         # iterations, so no rate gives its ETA)
         eta = f"{min(etas):.1f}s" if etas else "0.0s" if final else self._no_eta()
-        if etas and to_target is not None and min(etas) == to_target / rate:
+        if etas and to_target and rate > 0 and min(etas) == to_target / rate:
             eta = "~" + eta  # extrapolated from the exploitability curve
         shown = "" if label.endswith("unknown") else (
             " ?" if self.expl is None else f" {self.expl:.6g}")
@@ -151,8 +153,13 @@ class SolveProgress:
 
     def _iterations_to_target(self) -> float | None:
         """Iterations still needed to reach the target, extrapolating the log-log slope of the
-        exploitability measured over the second half of the run so far (None if unknown)."""
-        if self.target is None or len(self.measured) < TREND:
+        exploitability measured over the second half of the run so far (None if unknown; 0
+        where the last check meets it)."""
+        if self.target is None:
+            return None
+        if self.label == "exploitability" and self.expl is not None and self.expl <= self.target:
+            return 0.0  # the quick start's last line said 'after 1 more exploitability check'
+        if len(self.measured) < TREND:
             return None
         (t0, e0), (t1, e1) = self.measured[len(self.measured) // 2], self.measured[-1]
         if t1 <= t0 or e1 >= e0:

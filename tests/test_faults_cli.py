@@ -423,6 +423,29 @@ def test_a_solve_to_a_target_says_when_its_eta_comes(capsys, monkeypatch):
     assert capsys.readouterr().err.endswith("ETA unknown (no iterations timed yet)\n")
 
 
+def test_a_check_that_meets_the_target_says_nothing_is_left(capsys, monkeypatch):
+    """The quick start's last line (pcfr+ on mini to 1e-4: 2.28e-05 at its second check)
+    said 'ETA after 1 more exploitability check' where the run stopped at that check, and a
+    target met after the trend's checks '~0.0s' (extrapolated, it was not): both say 0.0s."""
+    from spycfr.cli import solve_progress
+    from spycfr.cli.solve_progress import SolveProgress
+
+    clock = iter(range(0, 1000, 5))
+    monkeypatch.setattr(solve_progress.time, "monotonic", lambda: float(next(clock)))
+    for checks in ([1.76e-4, 2.28e-5], [1e-2, 5e-3, 2.5e-3, 1e-3, 5e-5]):
+        progress = SolveProgress(None, None, quiet=False, target=1e-4)
+        progress(0, 0.0, None)
+        for n, expl in enumerate(checks, 1):
+            progress(100 * n, float(n), expl)
+        etas = [line.split("ETA ")[1] for line in capsys.readouterr().err.splitlines()]
+        assert etas[-1] == "0.0s" and "0.0s" not in etas[:-1], etas
+    # an estimate below the target (sampled regret) does not stop the run: no claim it ends
+    sampled = SolveProgress(None, None, quiet=False, target=1e-4)
+    sampled(0, 0.0, None)
+    sampled(100, 1.0, 5e-5, label="exploitability~ (sampled-regret estimate)")
+    assert capsys.readouterr().err.endswith("ETA after 3 more exploitability checks\n")
+
+
 def test_a_progress_line_without_timed_iterations_says_no_rate():
     """A resumed run that stays as it is did no iterations: its progress line said
     'inf it/s'; it says '-' (review2), and a timed rate as before."""
