@@ -180,7 +180,7 @@ def test_both_paths_refuse_a_belief_capped_below_one_particle(mini, tmp_path):
     from spycfr.analysis.lbr_agent_dask import agent_lbr
     from spycfr.errors import SpycfrError
 
-    said = "the LBR belief cap must be >= 1 particle, got 0"
+    said = r"^belief_cap \(the LBR belief's cap\) must be >= 1 particle, got 0$"
     with pytest.raises(SpycfrError, match=said):
         local_best_response(mini, uniform_player(), 4, belief_cap=0)
     with pytest.raises(SpycfrError, match=said):
