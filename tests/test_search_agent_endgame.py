@@ -318,7 +318,7 @@ def test_a_level_a_turn_gives_way_past_its_budget_to_a_level_a_decision():
         # the first plan's subgame: neither turn levels nor their budget
         assert turns.subgame(pub, 2).size == by_decision[1]
     assert AgentConfig().turn_budget == TURN_BUDGET
-    with pytest.raises(SpycfrError, match="turn levels' budget must be >= 1"):
+    with pytest.raises(SpycfrError, match=r"^turn_budget \(the turn levels' budget\) must be >= 1"):
         AgentConfig(turn_budget=0).check()
 
 
@@ -343,7 +343,7 @@ def test_the_depth_rule_cuts_a_subgame_past_its_budget_a_level_shallower():
         assert cut.subgame(pub, 3).size == sizes[2]  # the first plan's: no rule
     assert AgentConfig.default("agent-avenue").subgame_budget == plugin.agent_subgame_budget
     assert AgentConfig.default("agent-hunter").subgame_budget == 0
-    with pytest.raises(SpycfrError, match="subgame budget must be >= 0"):
+    with pytest.raises(SpycfrError, match="^subgame_budget must be >= 0 node-states"):
         AgentConfig(subgame_budget=-1).check()
     from spycfr.analysis.sampled_report import _depth_rule_words
 
