@@ -30,7 +30,7 @@ def main() -> None:
     args = p.parse_args()
     agent = SearchAgent(args.game, make_variant(args.game, args.preset).as_dict(),
                         AgentConfig.default(args.game))
-    impl = P._REGISTRY[type(agent.params)]
+    impl = P.implementations(agent.params)
     solve = agent.solve
 
     def timed(what, tree, *x, **kw):

@@ -47,7 +47,7 @@ def trace(agent_dir: str, out: str, first: int, pairs: int) -> None:
     agent = player_from(agent_dir, game).agent
     heuristic = player_args(player_from("heuristic", game))
     params = get_plugin(game.name).numba_params(game.variant_obj)
-    impl = P._REGISTRY[type(params)]
+    impl = P.implementations(params)
     m = max(int(impl["max_actions"](params)), 2)
 
     def one(seed: int, seat: int) -> tuple[float, str, list[dict]]:

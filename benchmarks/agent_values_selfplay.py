@@ -42,7 +42,7 @@ def main() -> None:
           f"{time.perf_counter() - start:.0f} s", flush=True)
     eq = load_run(args.equilibrium)
     records = feature("agent-hunter", "records", "records")
-    impl = P._REGISTRY[type(agent.params)]
+    impl = P.implementations(agent.params)
     rng = np.random.default_rng(args.seed)
     worst = {"new": 0.0, "model": 0.0}
     for _ in range(args.games):

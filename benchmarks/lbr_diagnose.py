@@ -73,7 +73,7 @@ class PublicBelief:
 
     def step(self, state: np.ndarray) -> tuple[int, int]:
         """Advance to ``state``; returns (the move's action, its observation code for LBR)."""
-        from spycfr.analysis.lbr import _update_belief
+        from spycfr.analysis.lbr import update_belief
         from spycfr.analysis.lbr_agent import _observation
 
         a = _successor(self.params, self.prev, state, self.acts)
@@ -81,7 +81,7 @@ class PublicBelief:
             raise RuntimeError("no move leads to the observed state")
         obs = _observation(self.params, self.prev, a, np.int64(self.me))
         ones = np.ones((self.n, self.width))
-        self.ns, self.nh, self.nw, self.n = _update_belief(
+        self.ns, self.nh, self.nw, self.n = update_belief(
             self.params, np.int64(self.me), _DUMMY[0], ones, obs, self.bs, self.bh, self.bw,
             np.int64(self.n), self.ns, self.nh, self.nw, self.acts, self.probs, self.nxt)
         self.bs, self.ns = self.ns, self.bs
@@ -94,7 +94,7 @@ class PublicBelief:
         return int(a), int(obs)
 
 
-_DUMMY: list = []  # the numba player args _update_belief wants (unused: rows are given)
+_DUMMY: list = []  # the numba player args update_belief wants (unused: rows are given)
 
 
 def play(run_dir: str, seat: int, g: int, belief: str, **settings) -> dict:

@@ -86,7 +86,7 @@ def heuristic_game(style1: int, seed: int) -> list[int]:
     rng = np.random.default_rng(seed)
     state = R.initial_state(PARAMS)
     nxt = np.empty_like(state)
-    buf = np.empty(R._max_actions(PARAMS), np.int32)
+    buf = np.empty(R.protocol_max_actions(PARAMS), np.int32)
     probs = np.empty(buf.size)
     actions = []
     while state[R.PHASE] != R.PH_OVER:

@@ -92,7 +92,7 @@ def test_the_forgetful_model_numbers_hands_only():
     # 20 hands of 3 of 4 names; at a swap's draw 10 hands of 2 times the 4 names discarded
     assert exact.n == (201, 201) and forget.n == (41, 41)
     # a real game with a discard: the bridge's state is the hand, the discard forgotten
-    impl = P._REGISTRY[type(params)]
+    impl = P.implementations(params)
     state = impl["initial_state"](params)
     deal = np.int32(R.draw_code(np.array([1, 1, 1, 0]), 4))  # DA EN CB
     for a in (deal, deal, (R.T_SWAP << 20) | 0):
@@ -139,7 +139,7 @@ def test_the_forgetful_models_swaps_follow_the_rules():
     state on the bridge (what LBR and the agent read) is one the model's swap or draw goes
     to from the state before, the draw with probability carrying the discard's weight."""
     params = _model("mini", 1).params
-    impl = P._REGISTRY[type(params)]
+    impl = P.implementations(params)
     rng = np.random.default_rng(7)
     kids, nexts = np.empty(64, np.int64), np.empty(64, np.int64)
     probs, codes, cprobs = np.empty(64), np.empty(400, np.int32), np.empty(400)
@@ -199,7 +199,7 @@ def test_the_names_at_a_swaps_draw_are_each_seats_own(preset):
     variant = make_variant("agent-avenue", preset)
     params = L.search_params(variant)
     assert params.forget == 1
-    impl = P._REGISTRY[type(params)]
+    impl = P.implementations(params)
     pub_of = pp.python_impl(params, "public_of_history")
     priv_of = pp.python_impl(params, "private_of_history")
 
@@ -242,7 +242,7 @@ def _play(agent, seat, seed, states=None):
     and its probabilities at its decisions (``states``: a list that gets the rules state
     at each)."""
     params = agent.params
-    impl = P._REGISTRY[type(params)]
+    impl = P.implementations(params)
     rng = np.random.default_rng(seed)
     state = impl["initial_state"](params)
     g = agent.game(seat)

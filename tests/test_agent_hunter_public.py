@@ -34,7 +34,7 @@ def test_private_states_number_the_placements_in_rules_order():
     for n, k in ((3, 1), (4, 2), (5, 3)):
         params = _params(cards=n, houses=k, decoys=0, max_turns=1)
         state = R.initial_state(params)
-        buf = np.empty(R._max_actions(params), np.int32)
+        buf = np.empty(R.protocol_max_actions(params), np.int32)
         m = R.legal_actions(state, params, buf)
         assert P.num_private(params, 0) == m + 1  # + NOTHING
         t = np.zeros(3, np.int64)
@@ -174,7 +174,7 @@ def test_terminal_values_bucketed_by_house_sum_equal_every_pair(payoff):
     params = _params(cards=5, houses=2, decoys=1, max_turns=3, payoff=payoff)
     rng = np.random.default_rng(7)
     n = P.num_private(params, 0)
-    buf = np.empty(R._max_actions(params), np.int32)
+    buf = np.empty(R.protocol_max_actions(params), np.int32)
     seen = 0
     for _ in range(60):
         s = R.initial_state(params)

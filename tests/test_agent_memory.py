@@ -88,7 +88,7 @@ def test_reading_a_saved_plan_is_refused_before_it_is_inflated(no_rss, tmp_path)
 def test_a_re_solve_is_refused_with_what_to_make_smaller(no_rss):
     agent = _agent()
     budget = MemoryBudget(2**40, "--memory-limit test")
-    impl = P._REGISTRY[type(agent.params)]
+    impl = P.implementations(agent.params)
     state = impl["initial_state"](agent.params)
     with use_budget(budget):
         g = agent.game(0)

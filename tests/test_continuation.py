@@ -49,7 +49,7 @@ def _simulate(pub, params, i0, i1, style):
     in Python; None where the heuristic is not deterministic on the way."""
     state = np.empty(R.STATE_SIZE, np.int16)
     combine(pub, params, i0, i1, state)
-    acts = np.empty(R._max_actions(params), np.int32)
+    acts = np.empty(R.protocol_max_actions(params), np.int32)
     while state[R.PHASE] != R.PH_OVER:
         k = R.legal_actions(state, params, acts)
         probs = np.zeros(k)

@@ -204,34 +204,13 @@ def _private_uses(module: str, tree: ast.AST) -> set[str]:
 # The underscore names still used across modules, each to be given a public name (or moved)
 # by the module that owns it; the list may only shrink.
 PRIVATE_USES_LEFT = {
-    "spycfr.analysis.agentplay": {"spycfr.analysis.query._view_to_move",
-                                  "spycfr.engine.protocol._REGISTRY"},
-    "spycfr.analysis.lbr_agent": {"spycfr.analysis.lbr._choose", "spycfr.analysis.lbr._compact",
-                                  "spycfr.analysis.lbr._lbr_games",
-                                  "spycfr.analysis.lbr._update_belief",
-                                  "spycfr.engine.protocol._REGISTRY"},
+    "spycfr.analysis.agentplay": {"spycfr.analysis.query._view_to_move"},
     "spycfr.analysis.review": {"spycfr.analysis.play._child_node"},
-    "spycfr.analysis.team_play": {"spycfr.analysis.play._ask", "spycfr.analysis.play._news",
-                                  "spycfr.analysis.play._sample"},
     "spycfr.games.agent_double_double_agent.view": {
         f"spycfr.games.agent_double_double_agent.record.{n}"
         for n in ("_RE", "_err", "_replay_full", "_tokens")},
-    "spycfr.games.agent_hunter.analysis.report": {
-        "spycfr.games.agent_hunter.rules._all_eliminated",
-        "spycfr.games.agent_hunter.rules._answer"},
-    "spycfr.games.agent_hunter.leaf": {
-        *(f"spycfr.games.agent_hunter.public.{n}"
-          for n in ("_house_sum", "_out_sum", "_sign", "_vp_margin")),
-        "spycfr.games.agent_hunter.rules._max_actions"},
-    "spycfr.games.agent_hunter.public": {"spycfr.games.agent_hunter.rules._answer",
-                                         "spycfr.games.agent_hunter.rules._max_actions"},
-    "spycfr.games.agent_hunter.registration": {
-        f"spycfr.games.agent_hunter.rules.{n}"
-        for n in ("_max_actions", "_max_depth", "_no_chance", "_protocol_player")},
     "spycfr.public.gpu": {"spycfr.cfr.gpu._free_gpu_bytes",
                           "spycfr.public.enumerate._terminal_blocks"},
-    "spycfr.runs.agent_run": {"spycfr.runs.store._verify"},
-    "spycfr.search.agent": {"spycfr.engine.protocol._REGISTRY"},
     "spycfr.search.subgame": {"spycfr.search.tree._expand", "spycfr.search.tree._expand_buffers",
                               "spycfr.search.tree._payoffs"},
 }

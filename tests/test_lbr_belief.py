@@ -1,4 +1,4 @@
-"""LBR's belief past its cap (spycfr.analysis.lbr._compact, shared by the table path and the
+"""LBR's belief past its cap (spycfr.analysis.lbr.compact_belief, shared by the table path and the
 agent's loop) on Agent Avenue mini, where private draws make many histories of one state:
 merging them gives the exact belief (per state, so per private state of the agent's model
 too), resampling keeps every heavy state within 1 / cap of its weight, the table path caps
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from spycfr.analysis.headtohead import payoff_bound, player_args, player_from
-from spycfr.analysis.lbr import _update_belief, local_best_response, two_player_params
+from spycfr.analysis.lbr import local_best_response, two_player_params, update_belief
 from spycfr.analysis.lbr_agent import (
     AgentOpponent,
     _observation,
@@ -65,9 +65,9 @@ def _beliefs(game, me, seed):
         obs = _observation(params, cur, act, np.int64(me))
         for b in (exact, merged):
             s, kh, w, n = b
-            b[:] = _update_belief(params, np.int64(me), uni, np.zeros((0, 0)), obs, s, kh, w,
-                                  np.int64(n), np.empty_like(s), np.empty_like(kh),
-                                  np.empty_like(w), work[3], work[4], nxt)
+            b[:] = update_belief(params, np.int64(me), uni, np.zeros((0, 0)), obs, s, kh, w,
+                                 np.int64(n), np.empty_like(s), np.empty_like(kh),
+                                 np.empty_like(w), work[3], work[4], nxt)
         s, kh, w, n = merged
         before = n
         s, kh, w, _, _, _, n = compact(s, kh, w, n, np.empty_like(s), np.empty_like(kh),

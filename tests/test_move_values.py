@@ -142,7 +142,7 @@ def test_move_values_below_a_swaps_draw_are_the_values_of_their_lines(monkeypatc
                         AgentConfig(iterations=1, depth=2, value_function="scored-now"))
     params = agent.params
     assert params.forget == forget
-    state = P._REGISTRY[type(params)]["initial_state"](params)
+    state = P.implementations(params)["initial_state"](params)
     for hand in ([1, 1, 1, 0], [0, 1, 1, 1]):  # P1 DA.EN.CB, P2 EN.CB.DD
         state = agent.after(state, int(R.draw_code(np.array(hand), 4)))
     t, info = _first_moves_fixed(agent, state)
@@ -226,7 +226,7 @@ def test_agent_hunters_move_values_stay_within_the_payoff_range():
     assert (agent.model.compat == 1).all()
     agent.values.inner.budget = 0
     params = agent.params
-    impl = P._REGISTRY[type(params)]
+    impl = P.implementations(params)
     values = []
     for seat in (0, 1):
         rng = np.random.default_rng(seat)

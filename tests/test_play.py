@@ -234,7 +234,7 @@ def test_a_long_list_of_moves_is_shown_in_short_and_whole_on_help():
     Double Agent's 360 loyalty assignments) were all listed at every prompt: a long kind of
     move is now one line (how many, numbered examples) with the guide's line for it; 'help'
     or '?' lists every move; a wrong entry is still a one-line re-prompt."""
-    from spycfr.analysis.play import Moves, _ask
+    from spycfr.analysis.play import Moves, ask_move
     from spycfr.games import get_plugin, make_game
 
     state = make_game("agent-hunter", "standard", {}).new_initial_state()
@@ -244,8 +244,8 @@ def test_a_long_list_of_moves_is_shown_in_short_and_whole_on_help():
     assert len(labels) == 720
     guide = get_plugin("agent-hunter").records.guide
     said: list[str] = []
-    choice = _ask(labels, Moves(iter(["bogus", "?", "help", "place:0-1-3"]), echo=False),
-                  said.append, guide)
+    choice = ask_move(labels, Moves(iter(["bogus", "?", "help", "place:0-1-3"]), echo=False),
+                      said.append, guide)
     assert choice == 1
     first = said[:said.index("your move (1-720 or a move): ")]
     assert first == [
@@ -267,7 +267,7 @@ def test_a_long_list_of_moves_is_shown_in_short_and_whole_on_help():
         f"switch:{h}={c}>{d}@{g}" for h in (1, 2) for c in range(4) for d in range(4)
         for g in (1, 2)]
     said.clear()
-    _ask(mixed, Moves(iter(["1"]), echo=False), said.append, guide)
+    ask_move(mixed, Moves(iter(["1"]), echo=False), said.append, guide)
     assert said[1].split() == ["1", "hand:0>1", "2", "hand:0>2", "3", "hand:1>1", "4",
                                "hand:1>2", "5", "hand:2>1", "6", "hand:2>2"]
     assert said[2].startswith("  switch: 64 moves: 7 switch:1=0>0@1, ")
@@ -275,8 +275,8 @@ def test_a_long_list_of_moves_is_shown_in_short_and_whole_on_help():
     # the kinds in the moves' order (Agent Hunter's hand attacks, switches, then house
     # attacks): the numbers rise down the list
     said.clear()
-    _ask(mixed + ["house:1=0>1", "house:1=0>2"], Moves(iter(["1"]), echo=False),
-         said.append, guide)
+    ask_move(mixed + ["house:1=0>1", "house:1=0>2"], Moves(iter(["1"]), echo=False),
+             said.append, guide)
     assert said[2].startswith("  switch: 64 moves: 7 switch:1=0>0@1, ")
     assert said[4].split() == ["71", "house:1=0>1", "72", "house:1=0>2"]
 
@@ -454,17 +454,17 @@ def test_a_run_of_steps_that_completes_the_last_move_and_adds_one_is_told_whole(
     """Agent Hunter mini, seed 3: P2's refill completed P1's house attack and P2 then
     attacked, one run of P2's steps; the line told only the attack, marked as completing
     P1's move, and P1 never read its attack's answer ('hi') in the story."""
-    from spycfr.analysis.play import _news
+    from spycfr.analysis.play import news_since
 
     before = "place:2-1 place:? house:2=1>2"
     after = "place:2-1 place:? house:2=1>2:hi+h1>? house:1=2>1:eq"
-    assert _news(before, after) == ("house:2=1>2:hi+h1>? (the move before, now with its "
+    assert news_since(before, after) == ("house:2=1>2:hi+h1>? (the move before, now with its "
                                     "result) house:1=2>1:eq")
-    assert _news(before, "place:2-1 place:? house:2=1>2:hi") == (
+    assert news_since(before, "place:2-1 place:? house:2=1>2:hi") == (
         "house:2=1>2:hi (the move before, now with its result)")
-    assert _news(before, before + " hand:0>1:lo") == "hand:0>1:lo"
-    assert _news("", "place:?") == "place:?"
-    assert _news(before, before) == ""
+    assert news_since(before, before + " hand:0>1:lo") == "hand:0>1:lo"
+    assert news_since("", "place:?") == "place:?"
+    assert news_since(before, before) == ""
 
 
 def test_a_move_may_be_typed_without_its_kind_where_that_names_one_move():

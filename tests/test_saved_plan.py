@@ -104,7 +104,7 @@ def test_the_plan_file_is_hashed_once_from_load_to_first_plan(tmp_path, monkeypa
 
 
 def _game(agent, seat: int, seed: int = 3) -> list:
-    impl = P._REGISTRY[type(agent.params)]
+    impl = P.implementations(agent.params)
     rng = np.random.default_rng(seed)
     state, g, seen = agent.initial(), agent.game(seat), []
     while impl["current_player"](state, agent.params) >= 0:

@@ -99,7 +99,7 @@ def test_bad_agent_settings_are_one_line_errors(tiny):
 def _play(agent, seat, seed, check):
     """One game of the agent as ``seat`` against uniform play; ``check(game, state)`` at
     each of the agent's decisions. Returns P1's payoff."""
-    impl = P._REGISTRY[type(agent.params)]
+    impl = P.implementations(agent.params)
     rng = np.random.default_rng(seed)
     state = impl["initial_state"](agent.params)
     g = agent.game(seat)

@@ -78,7 +78,7 @@ def test_a_real_game_plays_the_plan_then_re_solves():
     for the actual private state), then the re-solves at P1's first turn (the plan's leaf)
     and at its own."""
     agent = _agent(2)
-    impl = P._REGISTRY[type(agent.params)]
+    impl = P.implementations(agent.params)
     rng = np.random.default_rng(3)
     state = impl["initial_state"](agent.params)
     g = agent.game(1)
@@ -134,7 +134,7 @@ def test_answers_from_the_plans_rows_say_so_not_re_solved_now():
     from spycfr.analysis.agentplay import agent_source
 
     agent = _agent(2)
-    impl = P._REGISTRY[type(agent.params)]
+    impl = P.implementations(agent.params)
     rng = np.random.default_rng(3)
     state = impl["initial_state"](agent.params)
     g = agent.game(1)
@@ -171,7 +171,7 @@ def test_the_first_move_waits_for_the_cards():
     hand, and the query answered the plan's row)."""
     agent = SearchAgent("agent-avenue", make_variant("agent-avenue", "tiny").as_dict(),
                         AgentConfig.default("agent-avenue", iterations=5, plan_iterations=5))
-    impl = P._REGISTRY[type(agent.params)]
+    impl = P.implementations(agent.params)
     state = agent.initial()
     g = agent.game(0)
     g.observe(state)

@@ -30,7 +30,7 @@ def _apply(params, state, action):
 
 def _after(params, picks):
     """The state after each of ``picks`` (an index into the legal actions) from the start."""
-    buf = np.empty(R._max_actions(params), np.int32)
+    buf = np.empty(R.protocol_max_actions(params), np.int32)
     s = R.initial_state(params)
     for pick in picks:
         R.legal_actions(s, params, buf)
@@ -60,7 +60,7 @@ def _brute(params, opening: list[int], then: list[int], move: int, style: int) -
     ``opening[0]``, P2 any placement alike, P1 plays ``then`` (its attacks' answers as in the
     game of P2's placement ``opening[1]``); the mean over P2's placements that give the same
     answers of the style's probability of ``move``."""
-    buf = np.empty(R._max_actions(params), np.int32)
+    buf = np.empty(R.protocol_max_actions(params), np.int32)
     probs = np.empty(buf.size)
 
     def game(place2):
@@ -110,7 +110,7 @@ def test_posterior_of_one_move_is_the_rules_brute_force(by):
     agent = _agent("mini")
     params = agent.variant.to_params()
     s = R.initial_state(params)
-    buf = np.empty(R._max_actions(params), np.int32)
+    buf = np.empty(R.protocol_max_actions(params), np.int32)
     R.legal_actions(s, params, buf)
     opening = [int(buf[1])]
     s = _apply(params, s, opening[0])
@@ -157,7 +157,7 @@ def test_a_switch_no_style_makes_drops_every_style():
     (and the hunter and the prober never do): a switch leaves only "none"."""
     agent = _agent("mini")
     params = agent.variant.to_params()
-    buf = np.empty(R._max_actions(params), np.int32)
+    buf = np.empty(R.protocol_max_actions(params), np.int32)
     s = R.initial_state(params)
     acts = []
     for pick in (0, 3):  # the placements
@@ -203,7 +203,7 @@ def test_hunter_play_keeps_the_hunter():
     its posterior ends above "none"'s; the prober's moves leave the hunter out."""
     agent = _agent("mini")
     params = agent.variant.to_params()
-    buf = np.empty(R._max_actions(params), np.int32)
+    buf = np.empty(R.protocol_max_actions(params), np.int32)
     probs = np.empty(buf.size)
     rng = np.random.default_rng(3)
     s = R.initial_state(params)
@@ -237,7 +237,7 @@ def test_style_rows_are_the_rules_probabilities():
     agent = _agent("mini")
     params = agent.variant.to_params()
     s = _after(params, (2, 5))
-    buf = np.empty(R._max_actions(params), np.int32)
+    buf = np.empty(R.protocol_max_actions(params), np.int32)
     pub = agent.public(s)
     t = build(agent.model, pub, depth=1)
     q = t.row[0]

@@ -36,7 +36,7 @@ def play_games(params, count: int, seed: int, a_first: bool, a: tuple, b: tuple,
     probabilities, the one drawn and the agents' games by seat; False stops the game there
     (its payoff nan)."""
     first, total = numbering if numbering is not None else (0, count)
-    impl = P._REGISTRY[type(params)]
+    impl = P.implementations(params)
     current, legal = impl["current_player"], impl["legal_actions"]
     chance, returns = impl["chance_outcomes"], impl["returns_p1"]
     max_act = max(int(impl["max_actions"](params)), 2)

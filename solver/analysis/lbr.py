@@ -100,7 +100,7 @@ def _grown(bs, bh, bw):
 
 
 @njit(cache=True)
-def _update_belief(params, me, opp, pre, obs, bs, bh, bw, n, ns, nh, nw, acts, probs, nxt):
+def update_belief(params, me, opp, pre, obs, bs, bh, bw, n, ns, nh, nw, acts, probs, nxt):
     """Particles after a move that the seat ``me`` observed as ``obs``: each particle's
     successors with that observation, weighted by the move's probability (chance's, the
     opponent's at the particle: row i of ``pre`` when it has rows, else the player ``opp``;
@@ -223,7 +223,7 @@ def _resample(bs, bh, bw, n, cap, rng, ns, nh, nw):
 
 
 @njit(cache=True)
-def _compact(bs, bh, bw, n, ns, nh, nw, keys, cap, rng):
+def compact_belief(bs, bh, bw, n, ns, nh, nw, keys, cap, rng):
     """The belief (bs, bh, bw)[:n] within ``cap`` particles: histories that end in the same
     state (and, with ``keys``, the same observation keys) merged, which is exact; if still
     over ``cap``, ``cap`` systematic draws by weight (seeded by ``rng``), which is not.
@@ -254,7 +254,7 @@ def _rollout(params, me, opp, roll, state, h, act, rng, cur, nxt, hh, acts, prob
 
 
 @njit(cache=True)
-def _choose(params, me, opp, roll, rollouts, base, bs, bh, bw, n, acts, k, work):
+def choose_action(params, me, opp, roll, rollouts, base, bs, bh, bw, n, acts, k, work):
     """The index among ``acts[:k]`` of the highest estimated value (see the module notes):
     ``rollouts`` particles drawn by weight, the same for every action, as their streams."""
     cur, nxt, hh, acts2, probs, rng = work
@@ -278,11 +278,11 @@ def _choose(params, me, opp, roll, rollouts, base, bs, bh, bw, n, acts, k, work)
 
 
 @njit(cache=True)
-def _lbr_games(params, me, opp, roll, rollouts, seed, first, count, cap):
+def play_lbr_games(params, me, opp, roll, rollouts, seed, first, count, cap):
     """LBR as team ``me`` against ``opp`` in games first..first+count-1: LBR's payoff in
     each, the largest belief (particles, before compaction) met, LBR's decisions with a
     choice, and per game the times its belief was merged, resampled and depleted. Past
-    ``cap`` particles (0: no cap) the belief is compacted (:func:`_compact`); where the
+    ``cap`` particles (0: no cap) the belief is compacted (:func:`compact_belief`); where the
     resampled belief holds no history consistent with what LBR then sees (depleted), LBR
     plays the rest of the game as ``roll`` (from its own observations: still a strategy,
     so still a bound)."""
@@ -333,8 +333,8 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count, cap):
                 base = next_u64(rng)
                 j = 0
                 if k > 1:
-                    j = _choose(params, me, opp, roll, rollouts, base, bs, bh, bw, n, acts, k,
-                                work)
+                    j = choose_action(params, me, opp, roll, rollouts, base, bs, bh, bw, n, acts, k,
+                                      work)
                     decisions += 1
             else:
                 player_probs(opp, cur, params, P.current_seat(cur, params), h, acts, k, probs)
@@ -342,8 +342,8 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count, cap):
             act = acts[j]
             obs = P.observation(cur, params, act, me)
             if n > 0:
-                ns, nh, nw, n = _update_belief(params, me, opp, no_rows, obs, bs, bh, bw, n,
-                                               ns, nh, nw, work[3], work[4], nxt)
+                ns, nh, nw, n = update_belief(params, me, opp, no_rows, obs, bs, bh, bw, n,
+                                              ns, nh, nw, work[3], work[4], nxt)
                 if n == 0:
                     if compacted[g, 1] == 0:  # the exact belief cannot lose the true history
                         raise ValueError("LBR belief: no history is consistent with the "
@@ -356,8 +356,8 @@ def _lbr_games(params, me, opp, roll, rollouts, seed, first, count, cap):
                 ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
             largest = max(largest, n)
             if cap > 0 and n > cap:
-                bs, bh, bw, ns, nh, nw, n, drawn = _compact(bs, bh, bw, n, ns, nh, nw, keys,
-                                                            cap, crng)
+                bs, bh, bw, ns, nh, nw, n, drawn = compact_belief(bs, bh, bw, n, ns, nh, nw, keys,
+                                                                  cap, crng)
                 compacted[g, 0] += 1
                 if drawn:
                     compacted[g, 1] += 1
@@ -389,8 +389,8 @@ def _belief_after(params, me, opp, actions):
     for i in range(actions.shape[0]):
         obs = P.observation(cur, params, actions[i], me)
         ns, nh, nw = np.empty_like(bs), np.empty_like(bh), np.empty_like(bw)
-        bs, bh, bw, n = _update_belief(params, me, opp, np.zeros((0, 0)), obs, bs, bh, bw, n,
-                                       ns, nh, nw, acts, probs, nxt)
+        bs, bh, bw, n = update_belief(params, me, opp, np.zeros((0, 0)), obs, bs, bh, bw, n,
+                                      ns, nh, nw, acts, probs, nxt)
         if n == 0:
             raise ValueError("LBR belief: no history is consistent with the observations")
         advance_keys(params, cur, nxt, actions[i], h)
@@ -446,7 +446,7 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
     """LBR against ``strategy`` (see the module notes): ``games`` games, half with LBR as
     P1 and half as P2, each reproducible from ``seed``; ``rollouts`` sampled continuations
     per action, LBR continuing as ``rollout_policy`` (None: as ``strategy``); the belief
-    compacted past ``belief_cap`` particles (:func:`_compact`). Returns LBR's mean payoff
+    compacted past ``belief_cap`` particles (:func:`compact_belief`). Returns LBR's mean payoff
     (the two seats averaged) with its 95% interval, per seat, and the work done;
     ``progress(done, games)`` is called between chunks of games."""
     check_lbr_options(games, rollouts, belief_cap)
@@ -464,10 +464,10 @@ def local_best_response(game, strategy: Player, games: int, seed: int = 0,
         parts = []
         stream = seat_seed(seed, me)
         for first in range(0, count, CHUNK):
-            part, big, dec, comp = _lbr_games(params, np.int64(me), opp, rp,
-                                              np.int64(rollouts), stream, np.int64(first),
-                                              np.int64(min(CHUNK, count - first)),
-                                              np.int64(belief_cap))
+            part, big, dec, comp = play_lbr_games(params, np.int64(me), opp, rp,
+                                                  np.int64(rollouts), stream, np.int64(first),
+                                                  np.int64(min(CHUNK, count - first)),
+                                                  np.int64(belief_cap))
             parts.append(part)
             compacted.append(comp)
             largest, decisions = max(largest, int(big)), decisions + int(dec)

@@ -56,11 +56,11 @@ from spycfr.analysis.lbr import (
     BELIEF_CAP,
     COMPACTED,
     RESAMPLE_SALT,
-    _choose,
-    _compact,
-    _lbr_games,
-    _update_belief,
+    choose_action,
+    compact_belief,
+    play_lbr_games,
     two_player_params,
+    update_belief,
 )
 from spycfr.cfr.mccfr_kernels import advance_keys
 from spycfr.engine import protocol as P
@@ -77,7 +77,7 @@ CACHE_SIZE = 64  # particle re-solves kept per process (a few MB each on standar
 
 @njit(cache=True)
 def _setup(params):
-    """The buffers of one game (as :func:`spycfr.analysis.lbr._lbr_games` makes them)."""
+    """The buffers of one game (as :func:`spycfr.analysis.lbr.play_lbr_games` makes them)."""
     max_act = max(P.max_actions(params), 2)
     cur = P.initial_state(params)
     seats = P.num_seats(params)
@@ -211,7 +211,7 @@ class TableOpponent:
         pass
 
     def particle_rows(self, params, bs, bw, n, width) -> np.ndarray:
-        return np.zeros((0, 0))  # none: _update_belief asks the player at each particle
+        return np.zeros((0, 0))  # none: update_belief asks the player at each particle
 
 
 class AgentOpponent:
@@ -527,7 +527,7 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
     """Game ``g`` of LBR as seat ``me`` against ``opponent`` (a TableOpponent or an
     AgentOpponent), LBR's playouts as ``roll`` (player_args): LBR's payoff, the largest
     belief (before compaction) and LBR's decisions with a choice. The loop of
-    ``_lbr_games`` step for step, so a table opponent gives the table path's games while
+    ``play_lbr_games`` step for step, so a table opponent gives the table path's games while
     the belief stays within ``cap`` particles (None: no cap); past it the belief is
     compacted (:func:`compact`, its merges and resamplings added to ``counts``). Where the
     resampled belief holds no history consistent with what LBR then sees ("depleted" in
@@ -549,7 +549,7 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
     while True:
         p, k = node_moves(cur, params, acts, probs)
         if p == TERMINAL:
-            v = float(P._REGISTRY[type(params)]["returns_p1"](cur, params))
+            v = float(P.implementations(params)["returns_p1"](cur, params))
             return (v if me == 0 else -v), largest, decisions
         pre = np.zeros((0, 0))
         if p == CHANCE:
@@ -561,8 +561,8 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
             base = np.uint64(next_u64(rng))
             j = 0
             if k > 1:
-                j = _choose(params, np.int64(me), view.rollout, roll, np.int64(rollouts), base,
-                            bs, bh, bw, np.int64(n), acts, np.int64(k), work)
+                j = choose_action(params, np.int64(me), view.rollout, roll, np.int64(rollouts),
+                                  base, bs, bh, bw, np.int64(n), acts, np.int64(k), work)
                 decisions += 1
         else:
             view.move(params, cur, h, acts, k, probs)
@@ -572,8 +572,8 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
         act = acts[j]
         obs = _observation(params, cur, act, np.int64(me))
         if n > 0:
-            ns, nh, nw, n = _update_belief(params, np.int64(me), view.args, pre, obs, bs, bh,
-                                           bw, np.int64(n), ns, nh, nw, work[3], work[4], nxt)
+            ns, nh, nw, n = update_belief(params, np.int64(me), view.args, pre, obs, bs, bh,
+                                          bw, np.int64(n), ns, nh, nw, work[3], work[4], nxt)
             n = int(n)
             if n == 0:
                 if counts.get("resampled", 0) == resampled:
@@ -599,13 +599,13 @@ def play_game(params, me: int, opponent, roll, rollouts: int, seed: int, g: int,
 
 def compact(bs, bh, bw, n: int, ns, nh, nw, keys: bool, cap: int, rng,
             counts: dict) -> tuple:
-    """The table path's compaction (:func:`spycfr.analysis.lbr._compact`: merged, exact; if
+    """The table path's compaction (:func:`spycfr.analysis.lbr.compact_belief`: merged, exact; if
     still over ``cap``, ``cap`` systematic draws seeded by ``rng``, not exact). Returns the
     buffers, the current first, and the count; ``counts`` gains "merged" and "resampled"
     (times each was done)."""
     rng = np.zeros(1, dtype=np.uint64) if rng is None else rng  # unread within the cap
-    bs, bh, bw, ns, nh, nw, n, drawn = _compact(bs, bh, bw, np.int64(n), ns, nh, nw, keys,
-                                                np.int64(cap), rng)
+    bs, bh, bw, ns, nh, nw, n, drawn = compact_belief(bs, bh, bw, np.int64(n), ns, nh, nw, keys,
+                                                      np.int64(cap), rng)
     counts["merged"] = counts.get("merged", 0) + 1
     if drawn:
         counts["resampled"] = counts.get("resampled", 0) + 1
@@ -621,9 +621,9 @@ def table_games(game, strategy: Player, me: int, seed: int, first: int, count: i
     test that they agree."""
     params = two_player_params(game)
     rp = player_args(roll or strategy)
-    numba, _, _, compacted = _lbr_games(params, np.int64(me), player_args(strategy), rp,
-                                        np.int64(rollouts), np.int64(seed), np.int64(first),
-                                        np.int64(count), np.int64(cap))
+    numba, _, _, compacted = play_lbr_games(params, np.int64(me), player_args(strategy), rp,
+                                            np.int64(rollouts), np.int64(seed), np.int64(first),
+                                            np.int64(count), np.int64(cap))
     mine, counted = [], []
     for g in range(count):
         counts: dict = {}

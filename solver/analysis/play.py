@@ -194,7 +194,7 @@ def play_game(run_dir: str, seat: int, seed: int, moves: Moves, say: Callable[[s
 
     def decide(state, labels: list[str]) -> int | None:
         show_position(plugin, game, state.information_state(seat), seat, say)
-        return _ask(labels, moves, say, plugin.records.guide if plugin.records else ())
+        return ask_move(labels, moves, say, plugin.records.guide if plugin.records else ())
 
     state, decisions = run_game(game, opp, seat, rng, decide, narrator.observe)
     if state is None:
@@ -272,7 +272,7 @@ def run_game(game, opp: Opponent, seat: int, rng: np.random.Generator,
             observe(p, before, state, None)
         if p == CHANCE_PLAYER:
             codes, probs = zip(*state.chance_outcomes(), strict=True)
-            a = int(codes[_sample(rng, np.asarray(probs, dtype=float))])
+            a = int(codes[sample_index(rng, np.asarray(probs, dtype=float))])
         elif p == seat:
             actions = state.legal_actions()
             labels = [state.action_label(x) for x in actions]
@@ -283,7 +283,7 @@ def run_game(game, opp: Opponent, seat: int, rng: np.random.Generator,
             decisions.append(Decision(before, labels[i], i, node, list(path), labels))
         else:
             actions = state.legal_actions()
-            a = int(actions[_sample(rng, opp.policy(node, path, p, len(actions)))])
+            a = int(actions[sample_index(rng, opp.policy(node, path, p, len(actions)))])
         node = _child_node(opp.tree, node, a)
         path.append(a)
         state = state.child(a)
@@ -506,8 +506,8 @@ def show_position(plugin, game, view: str, seat: int, say: Callable[[str], None]
         say(f"your final view: {view or '(nothing yet)'}" if final and shown == [key] else line)
 
 
-def _ask(labels: list[str], moves: Moves, say: Callable[[str], None],
-         guide: tuple[str, ...] = ()) -> int | None:
+def ask_move(labels: list[str], moves: Moves, say: Callable[[str], None],
+             guide: tuple[str, ...] = ()) -> int | None:
     """The player's move (its index), asked until one is given; None: the player quits.
     The moves are listed (a long list in short: :func:`_list_moves`); 'help' or '?' lists
     every one of them, after the game's guide to its notation."""
@@ -604,10 +604,10 @@ def _tell(plugin, p: int | None, seat: int, before: str, after: str,
     elif plugin.records is None:  # a bare information-state key: show it whole
         say(f"{who}: you now see {after}")
     else:
-        say(f"{who}: {_news(before, after)}")
+        say(f"{who}: {news_since(before, after)}")
 
 
-def _news(before: str, after: str) -> str:
+def news_since(before: str, after: str) -> str:
     """What a run of steps added to a view: the new tokens, the rewritten last one first
     (marked) when a step completed it. Agent Hunter's refill after the player's house attack
     and the opponent's next move came as one run: only the last token was told, marked as
@@ -628,7 +628,8 @@ def _news(before: str, after: str) -> str:
     return " ".join([f"{new[same]}{COMPLETED}", *new[same + 1:]])
 
 
-def _sample(rng: np.random.Generator, probs: np.ndarray) -> int:
+def sample_index(rng: np.random.Generator, probs: np.ndarray) -> int:
+    """An index drawn by the weights ``probs`` (negatives as 0; uniform where none is left)."""
     p = np.clip(np.asarray(probs, dtype=float), 0.0, None)
     total = p.sum()
     p = p / total if total > 0 else np.full(len(p), 1.0 / len(p))

@@ -17,7 +17,14 @@ from collections.abc import Callable
 import numpy as np
 
 from spycfr.analysis.markdown import num
-from spycfr.analysis.play import Moves, _ask, _news, _sample, how_to_answer, show_position
+from spycfr.analysis.play import (
+    Moves,
+    ask_move,
+    how_to_answer,
+    news_since,
+    sample_index,
+    show_position,
+)
 from spycfr.analysis.team import TeamRun, load_team_run, plan_reach, seat_name, values_against
 from spycfr.engine.states import CHANCE_PLAYER
 from spycfr.errors import SpycfrError
@@ -44,7 +51,7 @@ def play_team_game(run_dir: str, seat: int, seed: int, moves: Moves,
     plans, weights = run.plans, run.weights
     team = 0 if seat in run.meta["teams"][0] else 1
     rng = np.random.default_rng(seed)
-    drawn = [_sample(rng, weights[t]) for t in (0, 1)]
+    drawn = [sample_index(rng, weights[t]) for t in (0, 1)]
     meta = run.meta
     game = make_game(meta["game"], None, meta["variant"])
     plugin = get_plugin(meta["game"])
@@ -68,7 +75,7 @@ def play_team_game(run_dir: str, seat: int, seed: int, moves: Moves,
         first, count = int(tree.first_child[node]), int(tree.num_children[node])
         if p == CHANCE_PLAYER:
             codes, probs = zip(*state.chance_outcomes(), strict=True)
-            action = int(codes[_sample(rng, np.asarray(probs, dtype=float))])
+            action = int(codes[sample_index(rng, np.asarray(probs, dtype=float))])
         else:
             i = int(tree.node_infoset[node])
             mover = int(tree.infoset_seat[i])
@@ -76,12 +83,12 @@ def play_team_game(run_dir: str, seat: int, seed: int, moves: Moves,
             if mover == seat:
                 view = state.information_state(seat)
                 if told and view != told:
-                    say(f"since your last move: {_news(told, view)}")
+                    say(f"since your last move: {news_since(told, view)}")
                 show_position(plugin, game, view, seat, say)
                 labels = [state.action_label(int(tree.node_action[first + j]))
                           for j in range(count)]
                 say(f"your team's plan: {labels[advised]}")
-                chosen = _ask(labels, moves, say, guide)
+                chosen = ask_move(labels, moves, say, guide)
                 if chosen is None:
                     say("game abandoned")
                     return {"abandoned": True, "seat": me,

@@ -141,6 +141,12 @@ def abstraction_key(state, params, seat):
     raise NotImplementedError("protocol functions run inside numba code only")
 
 
+def implementations(params) -> dict:
+    """The ``@njit`` functions the game of ``params`` registered, by protocol name (called
+    from Python: the search agent's and the LBR's own loops)."""
+    return _REGISTRY[type(params)]
+
+
 def has_heuristic(params_class: type) -> bool:
     """Whether the game of ``params_class`` registered a heuristic player."""
     return "heuristic_policy" in _REGISTRY.get(params_class, {})

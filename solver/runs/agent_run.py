@@ -36,10 +36,10 @@ from spycfr.runs.result import RunResult
 from spycfr.runs.store import (
     OPENINGS_CSV,
     RUN_JSON,
-    _verify,
     file_sha256,
     read_run,
     read_run_meta,
+    verify_file,
 )
 from spycfr.search.agent import (
     ALGORITHM,
@@ -312,7 +312,7 @@ def opening_table(run_dir: str | Path, meta: RunResult) -> OpeningTable:
     assert path is not None
     again = (f"make it again with `spycfr train-openings {run}`, or put back the file the "
              "run was made with")
-    if Path(path).is_file() and not _verify(run, meta, name, required=False):
+    if Path(path).is_file() and not verify_file(run, meta, name, required=False):
         raise SpycfrError(f"the openings table {path!r} is not the one {RUN_JSON} records "
                           f"(its sha256 differs: the file changed since, or is another "
                           f"run's): {again}")

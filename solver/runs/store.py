@@ -267,7 +267,7 @@ def treeless_openings(path: str | Path) -> tuple[RunResult, pd.DataFrame] | None
     if not meta.treeless:
         return None
     target = Path(path) / OPENINGS_CSV
-    _verify(Path(path), meta, OPENINGS_CSV)
+    verify_file(Path(path), meta, OPENINGS_CSV)
     with reading(lambda exc: f"{str(target)!r} is missing or corrupt ({exc})"):
         table = pd.read_csv(target)
     return meta, table
@@ -288,7 +288,7 @@ def _rewrite(path: Path, name: str) -> str:
     return _recover(path)
 
 
-def _verify(path: Path, meta: RunResult, name: str, required: bool = True) -> bool:
+def verify_file(path: Path, meta: RunResult, name: str, required: bool = True) -> bool:
     """Whether ``name`` is the file run.json vouches for (its sha256); a missing file, or a
     mismatch (a write interrupted or the file changed), is an error when ``required`` (which
     file, and how to get it back), else False."""
@@ -313,7 +313,7 @@ def _read_strategy(path: Path, meta: RunResult) -> np.ndarray:
     """A tree run's strategy.npz, checked against run.json: the file's hash where it vouches
     for it (the bytes written, so the array written: not hashed again), else the array's
     (``strategy_sha256``); a one-line error saying how to recover."""
-    vouched = _verify(path, meta, STRATEGY_NPZ) and STRATEGY_NPZ in (meta.files or {})
+    vouched = verify_file(path, meta, STRATEGY_NPZ) and STRATEGY_NPZ in (meta.files or {})
     with reading(lambda exc: f"{str(path / STRATEGY_NPZ)!r} is missing or corrupt "
                              f"({str(exc)[:200]}): {_recover(path)}"):
         with np.load(path / STRATEGY_NPZ) as data:
@@ -332,7 +332,7 @@ def _verify_files(path: Path, meta: RunResult, checked: Collection[str] = ()) ->
     hash (SpycfrError otherwise)."""
     for name in meta.files or {}:
         if name not in checked:
-            _verify(path, meta, name)
+            verify_file(path, meta, name)
 
 
 def check_run(path: str | Path, checked: Collection[str] = ()) -> RunResult:
@@ -413,7 +413,7 @@ def load_run(path: str | Path) -> Run:
         )
     strategy = _read_strategy(path, meta)
     if foreign_kind(config.game) is not None:  # its tree was saved with it
-        _verify(path, meta, TREE_NPZ)
+        verify_file(path, meta, TREE_NPZ)
         tree = load_tree(path / TREE_NPZ)
     else:
         tree = build_tree(make_game(config.game, config.preset, config.params))
@@ -422,7 +422,7 @@ def load_run(path: str | Path) -> Run:
             f"run {str(path)!r} does not match the tree of its variant (made by another version?)"
         )
     check_strategy(strategy, tree, str(path / STRATEGY_NPZ), _recover(path))
-    if tree.infoset_keys is None and _verify(path, meta, "strategy.parquet", required=False):
+    if tree.infoset_keys is None and verify_file(path, meta, "strategy.parquet", required=False):
         _labels_from_table(tree, path / "strategy.parquet")
     return Run(path, meta, tree, strategy)
 

@@ -224,7 +224,7 @@ class SearchAgent:
         self.model = GameModel.of(self.params)
         self.values = value_function(config.value_function, self.model, self.plugin,
                                      config.value_file)
-        impl = P._REGISTRY[type(self.params)]
+        impl = P.implementations(self.params)
         self._apply, self._legal = impl["apply_action"], impl["legal_actions"]
         self._current = impl["current_player"]
         self._pub_of = pp.python_impl(self.params, "public_of_history")
@@ -519,7 +519,7 @@ class SearchAgent:
 
     def initial(self) -> np.ndarray:
         """The rules' initial state (the engine protocol's array)."""
-        return P._REGISTRY[type(self.params)]["initial_state"](self.params)
+        return P.implementations(self.params)["initial_state"](self.params)
 
     def public(self, state: np.ndarray) -> np.ndarray:
         out = np.empty_like(self.model.root())
@@ -530,7 +530,7 @@ class SearchAgent:
         return int(self._priv_of(state, self.params, seat))
 
     def legal(self, state: np.ndarray) -> np.ndarray:
-        buf = np.empty(max(int(P._REGISTRY[type(self.params)]["max_actions"](self.params)), 2),
+        buf = np.empty(max(int(P.implementations(self.params)["max_actions"](self.params)), 2),
                        np.int32)
         return buf[:self._legal(state, self.params, buf)].copy()
 

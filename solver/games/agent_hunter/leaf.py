@@ -15,15 +15,15 @@ from numba import njit
 from spycfr.games.agent_hunter import rules as R
 from spycfr.games.agent_hunter.heuristic import HUNTER, styled_heuristic
 from spycfr.games.agent_hunter.public import (
-    _house_sum,
-    _out_sum,
-    _sign,
-    _vp_margin,
     action_entries,
     combine,
+    house_sum,
     legal_actions,
     num_placements,
+    out_sum,
+    sign_of,
     unrank,
+    vp_margin,
 )
 from spycfr.games.agent_hunter.rules import (
     KNOW,
@@ -62,7 +62,7 @@ def _sums(params, n, seat):
         for h in range(3):
             pub[seat * PSTRIDE + O_HOUSE + h] = 0 if (live >> h) & 1 else -2
         for i in range(n):
-            out[live, i] = _house_sum(pub, params, seat, i)
+            out[live, i] = house_sum(pub, params, seat, i)
     return out
 
 
@@ -104,19 +104,19 @@ def _scored_now(pubs, params, r0, r1, v0, v1, sums0, sums1):
     below = np.zeros(width + 1)
     for leaf in range(pubs.shape[0]):
         pub = pubs[leaf]
-        d = _vp_margin(pub)
+        d = vp_margin(pub)
         for seat in range(2):
             opp = r1[leaf] if seat == 0 else r0[leaf]
             out = v0[leaf] if seat == 0 else v1[leaf]
             total = opp.sum()
             sgn = 1.0 if seat == 0 else -1.0
             if params[P_PAYOFF] == 1 or d != 0:
-                u = float(d) if params[P_PAYOFF] == 1 else _sign(d)
+                u = float(d) if params[P_PAYOFF] == 1 else sign_of(d)
                 out[:] = sgn * u * total
                 continue
             delta = 0
             if pub[O_OUT] != pub[PSTRIDE + O_OUT]:
-                delta = _out_sum(pub, 1) - _out_sum(pub, 0)
+                delta = out_sum(pub, 1) - out_sum(pub, 0)
             theirs = sums[1 - seat][_live(pub, 1 - seat)]
             mine = sums[seat][_live(pub, seat)]
             below[:] = 0.0
@@ -191,7 +191,7 @@ def rollouts_guessing(pubs, params, leaf, i0, i1, style0, style1, seeds, guesses
     out (``_read_range``); the ranger then plays as the hunter."""
     state = np.empty(STATE_SIZE, np.int16)
     nxt = np.empty(STATE_SIZE, np.int16)
-    m = R._max_actions(params)
+    m = R.protocol_max_actions(params)
     actions = np.empty(m, np.int32)
     probs = np.empty(m)
     pub = np.empty(pubs.shape[1], np.int32)
@@ -249,7 +249,7 @@ def style_rows(pub, params, style, states, out):
     ``heuristic.HEURISTIC_STYLES``: hunter, switcher, prober). The styles
     read only the mover's own cards and public bookkeeping (heuristic.py), so the other
     seat's cards are not needed. 0 past each row's entries and at placeholders."""
-    m_pub = R._max_actions(params)
+    m_pub = R.protocol_max_actions(params)
     kids = np.empty(m_pub, np.int64)
     nexts = np.empty(m_pub, np.int64)
     src = np.empty(m_pub, np.int64)

@@ -347,7 +347,7 @@ def private_actions(pub, params, i, n_labels, kids, nexts):
     public label's index and the mover's private state after it. A private state no
     consistent history reaches (range 0 there) gets one placeholder action."""
     return action_entries(pub, params, i, kids, nexts,
-                          np.empty(R._max_actions(params), dtype=np.int64))
+                          np.empty(R.protocol_max_actions(params), dtype=np.int64))
 
 
 @njit(cache=True)
@@ -358,9 +358,9 @@ def private_action_rows(pub, params, seat, n_labels, kids, nexts, counts):
     ``standard``). The same entries (test_resolve_speed)."""
     labels = np.empty(max_actions(params), dtype=np.int32)
     n_pub = legal_actions(pub, params, labels)
-    src = np.empty(R._max_actions(params), dtype=np.int64)
+    src = np.empty(R.protocol_max_actions(params), dtype=np.int64)
     state = np.empty(STATE_SIZE, dtype=np.int16)
-    acts = np.empty(R._max_actions(params), dtype=np.int32)
+    acts = np.empty(R.protocol_max_actions(params), dtype=np.int32)
     t = np.empty(3, dtype=np.int64)
     for i in range(num_private(params, seat)):
         counts[i] = _entries(pub, params, i, kids[i], nexts[i], src, labels, n_pub, state,
@@ -377,7 +377,7 @@ def action_entries(pub, params, i, kids, nexts, src):
     n_pub = legal_actions(pub, params, labels)
     return _entries(pub, params, i, kids, nexts, src, labels, n_pub,
                     np.empty(STATE_SIZE, dtype=np.int16),
-                    np.empty(R._max_actions(params), dtype=np.int32),
+                    np.empty(R.protocol_max_actions(params), dtype=np.int32),
                     np.empty(3, dtype=np.int64))
 
 
@@ -514,9 +514,9 @@ def _signal_of(params, act, k, t_cards, live):
     typ = act >> 12
     t = act & 3
     if typ == T_HAND:
-        return R._answer((act >> 2) & 15, t_cards[t])
+        return R.answer_of((act >> 2) & 15, t_cards[t])
     x = (act >> 4) & 15
-    ans = R._answer(x, t_cards[t])
+    ans = R.answer_of(x, t_cards[t])
     if ans == ANS_EQ:
         return ans * 8 + SRC_NONE
     for g in range(k):
@@ -613,7 +613,7 @@ def apply_action(pub, params, action, out):
 
 
 @njit(cache=True)
-def _house_sum(pub, params, p, i):
+def house_sum(pub, params, p, i):
     """Sum of the cards in player ``p``'s houses in play when it holds private state i
     (unranked in closed form, K <= 3, without allocating: this runs at every terminal)."""
     n = params[P_CARDS]
@@ -640,7 +640,7 @@ def _house_sum(pub, params, p, i):
 
 
 @njit(cache=True)
-def _vp_margin(pub):
+def vp_margin(pub):
     """VP(P1) - VP(P2): every eliminated house and its decoys are public."""
     d = 0
     for p in range(2):
@@ -652,7 +652,8 @@ def _vp_margin(pub):
 
 
 @njit(cache=True)
-def _out_sum(pub, p):
+def out_sum(pub, p):
+    """Sum of player ``p``'s cards out of play (the public bitmask at O_OUT)."""
     s = 0
     for c in range(16):
         if (pub[p * PSTRIDE + O_OUT] >> c) & 1:
@@ -661,7 +662,8 @@ def _out_sum(pub, p):
 
 
 @njit(cache=True)
-def _sign(x):
+def sign_of(x):
+    """-1, 0 or 1 as ``x`` is below, at or above 0 (float)."""
     return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
 
 
@@ -670,13 +672,13 @@ def terminal_payoff(pub, params, i, j):
     """P1's payoff (rules.returns_p1): a VP margin is public; with payoff ``win`` and equal
     VP, the hand sums decide, and a hand is the cards not out and not in a house in play:
     hand_sum(P1) - hand_sum(P2) = out_sum(P2) - out_sum(P1) + houses(P2) - houses(P1)."""
-    d = _vp_margin(pub)
+    d = vp_margin(pub)
     if params[P_PAYOFF] == 1:
         return float(d)
     if d != 0:
-        return _sign(d)
-    return _sign(_out_sum(pub, 1) - _out_sum(pub, 0)
-                 + _house_sum(pub, params, 1, j) - _house_sum(pub, params, 0, i))
+        return sign_of(d)
+    return sign_of(out_sum(pub, 1) - out_sum(pub, 0)
+                   + house_sum(pub, params, 1, j) - house_sum(pub, params, 0, i))
 
 
 @njit(cache=True)
@@ -687,27 +689,27 @@ def terminal_values(pub, params, seat, opp, compat, out):
     total = 0.0
     for j in range(opp.shape[0]):
         total += opp[j]
-    d = _vp_margin(pub)
+    d = vp_margin(pub)
     sgn = 1.0 if seat == 0 else -1.0
     if params[P_PAYOFF] == 1 or d != 0:
-        u = float(d) if params[P_PAYOFF] == 1 else _sign(d)
+        u = float(d) if params[P_PAYOFF] == 1 else sign_of(d)
         out[:] = sgn * u * total
         return
     # Equal VP: P1 wins iff houses(P2) - houses(P1) + delta > 0.
     delta = 0  # both players have the same values out (spec, Readings 2)
     if pub[O_OUT] != pub[PSTRIDE + O_OUT]:
-        delta = _out_sum(pub, 1) - _out_sum(pub, 0)
+        delta = out_sum(pub, 1) - out_sum(pub, 0)
     width = 3 * params[P_CARDS] + 1
     below = np.zeros(width + 1)  # below[s + 1]: mass of opposing house sum s, then < s + 1
     for j in range(opp.shape[0]):
         if opp[j] != 0.0:
-            below[_house_sum(pub, params, 1 - seat, j) + 1] += opp[j]
+            below[house_sum(pub, params, 1 - seat, j) + 1] += opp[j]
     for s in range(width):
         below[s + 1] += below[s]
     for i in range(out.shape[0]):
         # Seat 0 holding sum s wins against P2 sums > s - delta (and loses against those
         # below); seat 1 holding sum s wins against P1 sums > s + delta.
-        s = _house_sum(pub, params, seat, i)
+        s = house_sum(pub, params, seat, i)
         pivot = s - delta if seat == 0 else s + delta
         lo = min(max(pivot, 0), width)
         hi = min(max(pivot + 1, 0), width)
@@ -725,7 +727,7 @@ def max_actions(params):
 
 @njit(cache=True)
 def max_private_actions(params):
-    return R._max_actions(params)
+    return R.protocol_max_actions(params)
 
 
 @njit(cache=True)

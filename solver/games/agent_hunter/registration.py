@@ -11,9 +11,10 @@ from spycfr.tree import CHANCE
 
 assert CHANCE not in (0, 1)  # the two players' codes of TO_MOVE
 protocol.register(
-    R.AgentHunterParams, initial_state=R.initial_state, current_player=R._protocol_player,
-    legal_actions=R.legal_actions, chance_outcomes=R._no_chance, apply_action=R.apply_action,
-    observation=R.observation, returns_p1=R.returns_p1, max_actions=R._max_actions,
-    max_depth=R._max_depth, abstraction_key=R.abstraction_key,
+    R.AgentHunterParams, initial_state=R.initial_state, current_player=R.protocol_player,
+    legal_actions=R.legal_actions, chance_outcomes=R.no_chance_outcomes,
+    apply_action=R.apply_action, observation=R.observation, returns_p1=R.returns_p1,
+    max_actions=R.protocol_max_actions, max_depth=R.protocol_max_depth,
+    abstraction_key=R.abstraction_key,
     heuristic_policy=heuristic_policy, styled_heuristic=styled_heuristic,
 )

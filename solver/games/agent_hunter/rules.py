@@ -130,7 +130,9 @@ def pack_obs(typ, f1, f2, f3, f4, f5):
 
 
 @njit(cache=True)
-def _answer(mine, theirs):
+def answer_of(mine, theirs):
+    """A comparison's answer to the attacker: ANS_HI, ANS_LO or ANS_EQ, ``mine`` against
+    ``theirs``."""
     if mine > theirs:
         return ANS_HI
     if mine < theirs:
@@ -139,7 +141,8 @@ def _answer(mine, theirs):
 
 
 @njit(cache=True)
-def _all_eliminated(state, player, k):
+def all_eliminated(state, player, k):
+    """Whether all ``k`` safe houses of ``player`` are eliminated (it has lost)."""
     base = player * PSTRIDE
     for i in range(k):
         if state[base + O_HOUSE + i] != ELIM:
@@ -336,7 +339,7 @@ def apply_action(state, params, action, out):
             out[base + O_HAND] &= ~(1 << c)
             out[base + O_OUT] |= 1 << c
             out[obase + O_OUT] |= 1 << c
-            if _all_eliminated(out, o, k):
+            if all_eliminated(out, o, k):
                 _end_game(out)
                 return
         _finish_turn(out, params)
@@ -368,7 +371,7 @@ def apply_action(state, params, action, out):
             out[base + O_HOUSE + a] = EMPTY
             out[base + O_OUT] |= 1 << x
             out[obase + O_OUT] |= 1 << x
-            if _all_eliminated(out, o, k):
+            if all_eliminated(out, o, k):
                 _end_game(out)
                 return
             out[PHASE] = PH_REFILL_ATT
@@ -386,7 +389,7 @@ def apply_action(state, params, action, out):
                     g = i
             out[obase + O_HOUSE + g] = EMPTY
             _left(out, o, g, x)
-        if _all_eliminated(out, p, k):
+        if all_eliminated(out, p, k):
             _end_game(out)
             return
         if g >= 0:
@@ -425,7 +428,7 @@ def observation(state, params, action, player):
     if typ == T_HAND:
         c = pay >> 2
         t = pay & 3
-        return pack_obs(T_HAND, c, t, _answer(c, state[obase + O_HOUSE + t]), 0, 0)
+        return pack_obs(T_HAND, c, t, answer_of(c, state[obase + O_HOUSE + t]), 0, 0)
     if typ == T_SWITCH:
         h = pay >> 6
         w = (pay >> 2) & 15
@@ -437,7 +440,7 @@ def observation(state, params, action, player):
         t = pay & 3
         x = state[base + O_HOUSE + a]
         v = state[obase + O_HOUSE + t]
-        ans = _answer(x, v)
+        ans = answer_of(x, v)
         src = SRC_NONE
         if ans != ANS_EQ:
             if (state[obase + O_HAND] >> x) & 1:
@@ -549,18 +552,21 @@ def max_actions(variant) -> int:
 
 
 @njit(cache=True)
-def _protocol_player(state, params):
+def protocol_player(state, params):
+    """The protocol's current_player: the player to move, or TERMINAL."""
     p = state[TO_MOVE]
     return TERMINAL if p < 0 else np.int64(p)
 
 
 @njit(cache=True)
-def _no_chance(state, params, codes, probs):
+def no_chance_outcomes(state, params, codes, probs):
+    """The protocol's chance_outcomes: none (the game has no chance node)."""
     return 0
 
 
 @njit(cache=True)
-def _max_actions(params):
+def protocol_max_actions(params):
+    """The protocol's max_actions: a bound on the legal actions at any decision."""
     n, k = params[P_CARDS], params[P_HOUSES]
     placements = 1
     for i in range(k):
@@ -569,7 +575,8 @@ def _max_actions(params):
 
 
 @njit(cache=True)
-def _max_depth(params):
+def protocol_max_depth(params):
+    """The protocol's max_depth: a bound on a game's length in moves (-1: unbounded)."""
     # Two placements, then per turn a move and possibly a refill.
     t = params[P_MAX_TURNS]
     return -1 if t <= 0 else 2 + 2 * t

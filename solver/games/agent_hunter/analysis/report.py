@@ -82,14 +82,14 @@ def _count_edge(t, cur, child, params, p, code, w, leaf, u):
     if typ == R.T_HAND:
         cc = pay >> 2
         v = cur[obase + R.O_HOUSE + (pay & 3)]
-        ans = R._answer(cc, v)
+        ans = R.answer_of(cc, v)
         t.hand[p, turn, ans] += w
         if ans == R.ANS_EQ:
             t.elim[p, 0] += w
     elif typ == R.T_HOUSE:
         x = cur[base + R.O_HOUSE + (pay >> 2)]
         v = cur[obase + R.O_HOUSE + (pay & 3)]
-        ans = R._answer(x, v)
+        ans = R.answer_of(x, v)
         t.house[p, turn, ans] += w
         if ans == R.ANS_EQ:
             t.elim[p, 1] += w
@@ -106,8 +106,8 @@ def _count_edge(t, cur, child, params, p, code, w, leaf, u):
         t.switch[p, same, beside] += w
     if leaf:
         k_houses = params[R.P_HOUSES]
-        early = 1 if (R._all_eliminated(child, 0, k_houses)
-                      or R._all_eliminated(child, 1, k_houses)) else 0
+        early = 1 if (R.all_eliminated(child, 0, k_houses)
+                      or R.all_eliminated(child, 1, k_houses)) else 0
         t.end[min(child[R.TURN], t.n_turns + 1), early] += w
         v0 = R.vp(child, 0)
         v1 = R.vp(child, 1)
