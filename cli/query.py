@@ -196,6 +196,9 @@ def _agent_query(run_dir: str, player: int, record: str, as_json: bool,
     click.echo("what the opponent likely holds (the agent's posterior):")
     for p in result["opponent_posterior"]:
         click.echo(f"  {p['private_state']!s:<22} {p['probability']:>8.4f}")
+    rest = result["opponent_posterior_rest"]
+    if rest["states"]:
+        click.echo(f"  ... {rest['states']:,} more, {rest['probability']:.4f} in all")
     if result["exploitability"] is not None:
         click.echo(f"exploitability: {result['exploitability']:.4g} (exact: the agent "
                    "re-solved at every public node, then a best response; see spycfr report)")

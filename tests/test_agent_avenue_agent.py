@@ -483,7 +483,8 @@ def test_a_needs_only_agents_cut_moves_say_why_they_have_no_value(tmp_path):
     with value '?' and loss '-' and nothing said why (results/agent-avenue/standard's
     P1 'deal:CB.CB.DD.SE|?'). Now each is marked cut, and one line under the table says
     what a cut move is, in the game's words for its rule (needed_moves_words); a review of
-    such a move says the same. A hand that needs its swaps gets no such line."""
+    such a move says the same. A hand that needs its swaps gets no such line. The opponent's
+    posterior says how many states it holds beyond the eight it shows, and their mass."""
     import json
 
     from cli_helpers import spycfr
@@ -503,10 +504,16 @@ def test_a_needs_only_agents_cut_moves_say_why_they_have_no_value(tmp_path):
     assert all(m["value"] is None and m["probability"] == 0.0 for m in q["moves"] if m["cut"])
     assert all(m["value"] is not None for m in q["moves"] if not m["cut"])
     assert PLUGIN.needed_moves_words in q["cut_words"]
+    # the posterior's states beyond the eight shown are counted, with their mass (a flat
+    # posterior's first eight read as the likely ones)
+    shown, rest = q["opponent_posterior"], q["opponent_posterior_rest"]
+    assert len(shown) == 8 and rest["states"] > 0
+    assert sum(p["probability"] for p in shown) + rest["probability"] == pytest.approx(1.0)
     code, text, err = spycfr("query", out, "--as", "P2", view)
     assert code == 0, err
     rows = [line.split() for line in text.splitlines() if line.startswith("  swap:")]
     assert rows and all(r[-2:] == ["-", "cut"] for r in rows)
+    assert f"  ... {rest['states']:,} more, {rest['probability']:.4f} in all\n" in text
     words = " ".join(text.split())
     assert ("cut (no value): a move these cards do not need: the agent makes only the moves "
             "its cards need (needs_only: a swap only where discarding a card") in words

@@ -325,6 +325,10 @@ def agent_query(run_dir: str, player: int, record: str,
         "value": info.value,
         "opponent_posterior": [{"private_state": names[j] if names else int(j),
                                 "probability": float(post[j])} for j in top if post[j] > 0],
+        # the states not shown: how many the posterior holds beside them, and their mass (a
+        # flat posterior's first eight, 0.0048 each, read as the likely ones)
+        "opponent_posterior_rest": {"states": max(int((post > 0).sum()) - len(top), 0),
+                                    "probability": float(post.sum() - post[top].sum())},
         "re_solves": game.solves, "iterations": meta.iterations,
         "exploitability": meta.exploitability,
         "measured": measured_json(meta.measured),
