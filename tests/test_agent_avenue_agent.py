@@ -509,6 +509,9 @@ def test_a_needs_only_agents_cut_moves_say_why_they_have_no_value(tmp_path):
     shown, rest = q["opponent_posterior"], q["opponent_posterior_rest"]
     assert len(shown) == 8 and rest["states"] > 0
     assert sum(p["probability"] for p in shown) + rest["probability"] == pytest.approx(1.0)
+    # the source line above the table names the same rule (it said 'the game's rule of
+    # needed moves' while the line under the table gave the rule)
+    assert f"(needs_only: {PLUGIN.needed_moves_words})" in q["source"]
     code, text, err = spycfr("query", out, "--as", "P2", view)
     assert code == 0, err
     rows = [line.split() for line in text.splitlines() if line.startswith("  swap:")]

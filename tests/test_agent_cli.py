@@ -96,7 +96,10 @@ def test_a_small_variants_agent_states_its_exact_exploitability(agent_dir, tmp_p
     # where it plays its first plan's row or its openings table
     assert "needs_only" not in words
     meta.record["agent"]["needs_only"] = True
-    assert "makes only the moves its cards need (needs_only" in agent_source(meta)
+    # Agent Hunter gives no words for a rule of needed moves (Agent Avenue's are said:
+    # test_results::test_the_needs_only_agents_openings_say_its_first_moves_are_cut_in_play)
+    assert ("makes only the moves its cards need (needs_only: the game's rule of needed "
+            "moves)") in agent_source(meta)
     assert "needs_only" not in agent_source(meta, plan_row=True)
     assert "needs_only" not in agent_source(meta, from_table=True)
 

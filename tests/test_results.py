@@ -269,11 +269,14 @@ def test_the_needs_only_agents_openings_say_its_first_moves_are_cut_in_play():
     cards (a swap first for nearly every hand), while the needs-only agent discards only where
     its hand needs one: the words say so, and say nothing of it for an agent without it."""
     from spycfr.analysis.openings import agent_openings_words, needs_only_words
+    from spycfr.games import get_plugin
     from spycfr.runs.store import read_run
 
     meta = read_run(RESULTS / "agent-avenue" / "standard")
     words = " ".join(agent_openings_words(meta).split())
-    assert "It makes only the moves its cards need (needs_only" in words
+    # the game's rule in its words (query's 'cut' line says it too), not a placeholder
+    rule = get_plugin("agent-avenue").needed_moves_words
+    assert f"It makes only the moves its cards need (needs_only: {rule})" in words
     assert "it plays another" in words
     # the committed report's first-move table says it as `spycfr report` writes it
     report = (RESULTS / "agent-avenue" / "standard" / "report.md").read_text()

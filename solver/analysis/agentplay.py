@@ -90,6 +90,7 @@ def agent_source(meta, to_end: bool = False, from_plan: bool = False,
     ``from_table``: an opening the agent plays by its openings table (``MoveInfo.from_table``);
     ``plan_row``: the agent plays its first plan's row here, not a re-solve
     (``MoveInfo.plan_row``)."""
+    from spycfr.games import get_plugin
     from spycfr.runs.agent_run import leaf_words
 
     a = meta.record.get("agent") or {}
@@ -114,7 +115,8 @@ def agent_source(meta, to_end: bool = False, from_plan: bool = False,
         head = f"re-solved now by the search agent ({a.get('iterations')} CFR+ iterations, {how})"
         if a.get("needs_only"):  # AgentConfig.needs_only: the cut applies where it re-solves
             head += ("; at its own move it makes only the moves its cards need (needs_only: "
-                     "the game's rule of needed moves), the re-solve offering its cards no other")
+                     f"{get_plugin(meta.game).needed_moves_said()}), the re-solve offering its "
+                     "cards no other")
         through = "the re-solved strategies"
     # the plan's values are the whole game's where the plan reaches its end (own_values)
     whole = from_plan and (to_end or not plan_row)
@@ -338,10 +340,9 @@ def agent_query(run_dir: str, player: int, record: str,
 def cut_words(plugin) -> str:
     """What a move that the agent's re-solve cut (AgentConfig.needs_only) is, and why it has
     no value: the game's words for its rule of needed moves (``needed_moves_words``)."""
-    rule = plugin.needed_moves_words or "the game's rule of needed moves"
     return ("a move these cards do not need: the agent makes only the moves its cards need "
-            f"(needs_only: {rule}), so its re-solve here offers these cards no other and "
-            "values none")
+            f"(needs_only: {plugin.needed_moves_said()}), so its re-solve here offers these "
+            "cards no other and values none")
 
 
 # A move of the player within this of the best move's value is a tie in the review: the

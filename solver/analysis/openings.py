@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from spycfr.exact.best_response import best_response_values, infoset_values
-from spycfr.games import feature, make_variant, tree_labels
+from spycfr.games import feature, get_plugin, make_variant, tree_labels
 from spycfr.games.plugin import Openings
 from spycfr.tree import Tree
 
@@ -253,9 +253,10 @@ def needs_only_words(meta: RunResult) -> str:
     (the plan is solved without cards; the cut is its actual hand's re-solve's); else ''."""
     if not (meta.record.get("agent") or {}).get("needs_only"):
         return ""
-    return ("It makes only the moves its cards need (needs_only: the game's rule of needed "
-            "moves), which this plan, solved without cards, does not cut: where these first "
-            "moves are ones its hand does not need, it plays another. ")
+    return ("It makes only the moves its cards need (needs_only: "
+            f"{get_plugin(meta.game).needed_moves_said()}), which this plan, solved without "
+            "cards, does not cut: where these first moves are ones its hand does not need, it "
+            "plays another. ")
 
 
 def agent_openings_words(meta: RunResult) -> str:

@@ -298,11 +298,17 @@ class GamePlugin:
     # at its own decision at rules state ``state`` among the legal ``actions``; None: all.
     needed_moves: Callable | None = None
     # what needed_moves keeps, in a player's words (`spycfr query` and a review say it of
-    # the moves it cuts, shown without a value); None: 'the game's rule of needed moves'
+    # the moves it cuts, shown without a value, and an agent's words where it cuts them);
+    # None: 'the game's rule of needed moves' (needed_moves_said)
     needed_moves_words: str | None = None
     # value_features(variant) -> f(pubs (L, P)) -> (L, F) floats: what a learned value
     # function (spycfr.search.learned) reads of a public state; None: the state's integers.
     value_features: Callable[[Any], Callable] | None = None
+
+    def needed_moves_said(self) -> str:
+        """What needed_moves keeps, in words: needed_moves_words, or where the game gives
+        none 'the game's rule of needed moves'."""
+        return self.needed_moves_words or "the game's rule of needed moves"
 
     def describe_variant(self, variant: dict) -> str:
         return self.words(variant) if self.words else (
