@@ -535,3 +535,40 @@ def test_a_needs_only_agents_cut_moves_say_why_they_have_no_value(tmp_path):
     assert moves["swap:DA"]["loss"] is None and moves["swap:DA"]["cut"]
     assert "; not valued: a move these cards do not need" in moves["swap:DA"]["words"]
     assert not moves["take:up"]["cut"] and moves["take:up"]["loss"] is not None
+
+
+def test_a_needs_only_agents_first_move_in_play_is_cut_as_its_query_cuts_it():
+    """A game walks the deal a chance step at a time (P1's hand, then P2's): the agent as
+    P1 re-solved its first move once its own hand was dealt, at a rules state where the
+    deal was still to finish, and cut its row by what its cards need there: nothing (a
+    chance node has no moves to refuse), so the swaps its hand does not need stayed.
+    results/agent-avenue/standard swapped DA 99.2% holding DA.DA.SA.SE in `spycfr play`
+    (seed 3), which its query and review say it never does (they walk the deal as one
+    token). Now the first move is re-solved once the deal is done: the swaps the rule
+    refuses get nothing."""
+    mini = make_variant("agent-avenue", "mini", {"copies": 3})
+    agent = SearchAgent("agent-avenue", mini.as_dict(),
+                        AgentConfig(iterations=5, depth=1, value_function="rollout",
+                                    needs_only=True))
+    inner = agent.values.inner
+    inner.budget, inner.focus_samples = 10, 8
+    impl = P.implementations(agent.params)
+    buf, probs = np.empty(64, np.int32), np.empty(64)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(40):
+        state, game = agent.initial(), agent.game(0)
+        while int(impl["current_player"](state, agent.params)) not in (0, 1):  # the deal
+            k = int(impl["chance_outcomes"](state, agent.params, buf, probs))
+            state = agent.after(state, int(buf[rng.choice(k, p=probs[:k] / probs[:k].sum())]))
+            game.observe(state)
+        acts = agent.legal(state)
+        allowed = np.asarray(PLUGIN.needed_moves(agent.params, state, 0, acts), bool)
+        if allowed.all():
+            continue  # a hand that needs a swap: nothing cut
+        played = game.policy(state)
+        assert played[~allowed].sum() == 0.0, (played, allowed)
+        checked += 1
+        if checked == 2:
+            break
+    assert checked == 2

@@ -154,10 +154,12 @@ class AgentGame:
         self.own = self.agent.private(state, self.seat)
         self.state = state  # the moves the agent's cards need (needs_only) read it
         if np.array_equal(self.pub, target):
-            # our first move, at the game's root, once our cards are dealt: Agent Avenue's
+            # our first move, at the game's root, once the deal is done: Agent Avenue's
             # initial state is the deal's chance node (private state -1), where a re-solve
-            # would spend the leaves on the wrong cards (`spycfr query` walks from there)
-            if self.fresh and self.s == 0 and self.own >= 0:
+            # would spend the leaves on the wrong cards (`spycfr query` walks from there);
+            # and a game deals P2's hand a step after P1's, where a re-solve after ours
+            # alone cut its row (AgentConfig.needs_only) at a chance node: nothing cut
+            if self.fresh and self.s == 0 and self.own >= 0 and self._decision(state):
                 self._arrive(first=True)
             return
         path = self._path_to(target)
@@ -169,6 +171,10 @@ class AgentGame:
             t, s = self.sol.tree, self.s
             kids = range(t.first[s], t.first[s] + t.count[s])
             self._step(next(c for c in kids if np.array_equal(t.pub[c], pub)))
+
+    def _decision(self, state: np.ndarray) -> bool:
+        """Whether the rules state ``state`` is a player's decision (not chance)."""
+        return int(self.agent._current(state, self.agent.params)) in (0, 1)
 
     def _path_to(self, target: np.ndarray) -> list[int] | None:
         """The nodes of the current subgame from here to ``target`` (two steps at most)."""
