@@ -743,7 +743,7 @@ def test_the_agents_review_of_a_move_without_a_value_says_so():
     opp = object.__new__(AgentOpponent)
     values = np.array([0.1, np.nan, 0.3, 0.295])
     opp.infos = {(0, "v"): SimpleNamespace(values=values, probs=np.full(4, 0.25), to_end=True,
-                                           from_table=False, from_plan=False,
+                                           from_table=False, from_plan=False, cut=None,
                                            actions=np.arange(4))}
     labels = ["a", "b", "c", "d"]
     rows = opp.review([Decision("v", m, i, 0, [], labels) for i, m in enumerate(labels)], 0)
