@@ -202,6 +202,30 @@ def test_the_committed_lbr_figure_is_the_mean_of_its_games(run):
         _read_games(d / GAMES_FILE, {**settings, "belief_cap": 100})
 
 
+def test_the_needs_only_lbr_games_are_against_the_committed_agent():
+    """results/agent-avenue/standard/lbr-games.needs-only.jsonl (the rule amended 2026-11-28,
+    its README) holds LBR games against the directory's agent as run.json configures it
+    (needs_only), with the committed lbr-games.jsonl's settings but the agent, in the same
+    order of seats and indices (each seat's first games), each recording the code that
+    played it; `spycfr measure` reads it as games of these settings (it would resume them)."""
+    from pathlib import Path
+
+    d = Path(__file__).resolve().parent.parent / "results" / "agent-avenue" / "standard"
+    meta = json.loads((d / "run.json").read_text())
+    lines = [json.loads(x) for x in (d / "lbr-games.needs-only.jsonl").read_text().splitlines()]
+    earlier = json.loads((d / GAMES_FILE).read_text().splitlines()[0])["settings"]
+    settings = lines[0]["settings"]
+    assert settings["agent"] == meta["agent"] and settings["agent"]["needs_only"] is True
+    assert {k: v for k, v in settings.items() if k != "agent"} == {
+        k: v for k, v in earlier.items() if k != "agent"}
+    games = lines[1:]
+    for s in (0, 1):
+        assert sorted(r["game"] for r in games if r["seat"] == s) == list(
+            range(sum(r["seat"] == s for r in games)))
+    assert all(r["code"]["commit"] and r["code"]["modified"] is False for r in games)
+    assert len(_read_games(d / "lbr-games.needs-only.jsonl", settings)) == len(games)
+
+
 def test_the_particles_rows_are_the_agent_holding_their_cards_whatever_it_holds(tiny):
     """Over the rollout budget (forced on tiny) the agent values only its own cards' rows
     by games. The rows LBR reads for its particles (every placement of the agent, the
