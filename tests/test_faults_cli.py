@@ -453,3 +453,26 @@ def test_a_progress_line_without_timed_iterations_says_no_rate():
 
     assert _rate(float("inf")) == "-" and _rate(float("nan")) == "-"
     assert _rate(1234.4) == "1,234" and _rate(2.5) == "2.50"
+
+
+def test_measure_refuses_compare_on_a_run_with_a_tree_before_any_game(tmp_path, monkeypatch):
+    """`--compare` compares tree-less runs' openings: on a run with a tree it was ignored
+    without a word after every game; now one error line before any game, run.json as it was."""
+    import shutil
+
+    from spycfr.analysis import measure
+    from spycfr.errors import ParameterError
+
+    run = tmp_path / "tiny"
+    shutil.copytree(TINY, run)
+    before = (run / "run.json").read_text()
+    line = one_line_error(["measure", str(run), "--games", "2", "--compare", str(run)],
+                          "--compare compares the openings of tree-less (sampled) runs")
+    assert "has a tree" in line and (run / "run.json").read_text() == before
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played before --compare was checked")
+
+    monkeypatch.setattr(measure, "head_to_head", no_games)
+    with pytest.raises(ParameterError, match="has a tree"):
+        measure.measure_run(run, games=2, compare=(str(run),))

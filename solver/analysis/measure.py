@@ -112,6 +112,7 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
                                  "lbr_particle_states")
         with parameters_named(particle_states="lbr_particle_states"):
             check_particle_states(lbr_particle_states)
+    openings = _openings_to_compare(run_dir, meta, compare)  # before any game is played
     run = player_from(str(run_dir), game)
     if run.agent is not None:
         run.agent.progress = progress  # its long solves say how far they are
@@ -136,7 +137,7 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
             game, run, lbr_games, seed, lbr_rollouts, roll,
             progress=(lambda done, total: progress(f"local best response: {done:,} of "
                                                    f"{total:,} games")) if progress else None)
-    stability = _stability(run_dir, meta, compare)
+    stability = _stability(meta, openings)
     if lbr is not None and run.agent is not None:
         lbr_rollout = lbr["rollout_policy"]  # the default chosen for an agent: say which
     measured = {"games": games, "lbr_games": lbr_games, "seed": seed, "head_to_head": matches,
@@ -151,12 +152,22 @@ def measure_run(run_dir: str | Path, games: int = 20_000, seed: int = 1,
     return measured
 
 
-def _stability(run_dir, meta: RunResult, compare: tuple[str, ...]) -> dict | None:
-    """Openings against other runs of the same variant, and against uniform play."""
+# a tree-less run's openings table, and each run it is compared with: (name, run, table)
+Openings = tuple[pd.DataFrame, list[tuple[str, RunResult, pd.DataFrame]]]
+
+
+def _openings_to_compare(run_dir, meta: RunResult, compare: tuple[str, ...]
+                         ) -> Openings | None:
+    """This tree-less run's openings table and each ``compare`` run's (None: the run has a
+    tree, nothing to compare), checked before any game is played: a run to compare with
+    must be tree-less and of the same game and variant."""
     mine = treeless_openings(run_dir)
     if mine is None:
+        if compare:
+            raise ParameterError(f"{{compare}} compares the openings of tree-less (sampled) "
+                                 f"runs; {str(run_dir)!r} has a tree (its openings: "
+                                 "`spycfr openings`)", "compare")
         return None
-    table = mine[1]
     others = []
     for other in compare:
         theirs = treeless_openings(other)
@@ -166,9 +177,17 @@ def _stability(run_dir, meta: RunResult, compare: tuple[str, ...]) -> dict | Non
         if theirs[0].variant != meta.variant or theirs[0].game != meta.game:
             raise ParameterError(f"{{compare}} {other!r} plays another game or variant",
                                  "compare")
-        others.append({"run": str(other), "seed": theirs[0].seed,
-                       "iterations": theirs[0].iterations,
-                       **opening_distance(table, theirs[1])})
+        others.append((str(other), *theirs))
+    return mine[1], others
+
+
+def _stability(meta: RunResult, openings: Openings | None) -> dict | None:
+    """Openings against other runs of the same variant, and against uniform play."""
+    if openings is None:
+        return None
+    table, compared = openings
+    others = [{"run": name, "seed": run.seed, "iterations": run.iterations,
+               **opening_distance(table, theirs)} for name, run, theirs in compared]
     return {"method": "total variation distance between the opening distributions "
                       "(0: identical, 1: disjoint), per player, situations weighted equally; "
                       "top5_shared: how many of the five most played openings both runs share",
