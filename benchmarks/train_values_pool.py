@@ -75,6 +75,7 @@ def main() -> None:
     ap.add_argument("--measure-iterations", type=int, default=100)
     a = ap.parse_args()
     from spycfr.errors import SpycfrError
+    from spycfr.search.training import hidden_widths
     from spycfr.seeds import check_seed, seed_list
 
     try:  # told now, not as a traceback after the solves (numpy refuses a negative seed)
@@ -88,10 +89,9 @@ def main() -> None:
         ap.exit(2, f"error: --after-decisions makes stage 1 only (its roots are solved to the "
                    f"end of the game; got --stage {a.stage})\n")
     try:  # told now, not after the situations' budget
-        hidden = tuple(int(w) for w in a.hidden.split(","))
-    except ValueError:
-        ap.exit(2, f"error: --hidden {a.hidden}: layer widths are whole numbers, "
-                   "comma-separated (256,256,256)\n")
+        hidden = hidden_widths(a.hidden)
+    except SpycfrError as exc:
+        ap.exit(2, f"error: {exc}\n")
     if a.pack_mb <= 0:
         ap.exit(2, f"error: --pack-mb must be more than 0 (got {a.pack_mb:g})\n")
 

@@ -54,7 +54,7 @@ from spycfr.search.learned import LearnedValues
 from spycfr.search.resolve import GAME_NODES, committed_blueprint
 from spycfr.search.situations import StageSpec, game_model, leaf_queries
 from spycfr.search.stages import run_stage, stage_dir, train_ensemble
-from spycfr.search.training import TrainSettings
+from spycfr.search.training import TrainSettings, hidden_widths
 from spycfr.search.tree import build
 from spycfr.seeds import check_seed, seed_list
 
@@ -123,10 +123,9 @@ def main() -> None:
     if a.rounds < 0:
         ap.exit(2, f"error: --rounds must be at least 0 (got {a.rounds})\n")
     try:  # told now, not after the whole game's tree and round 0's walk
-        hidden = tuple(int(w) for w in a.hidden.split(","))
-    except ValueError:
-        ap.exit(2, f"error: --hidden {a.hidden}: layer widths are whole numbers, "
-                   "comma-separated (256,256,256)\n")
+        hidden = hidden_widths(a.hidden)
+    except SpycfrError as exc:
+        ap.exit(2, f"error: {exc}\n")
     agent_options = {"plan_depth": a.plan_depth, "plan_endgame": a.plan_endgame,
                      "endgame": a.endgame, "plan_iterations": a.plan_iterations,
                      "subgame_budget": a.subgame_budget, "plan_play": a.plan_play}

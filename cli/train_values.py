@@ -91,13 +91,9 @@ def train_values(game: str, preset: str | None, variant_params: dict, stage: int
     if scheduler is not None and workers is not None:
         raise SpycfrError("--workers sizes a LocalCluster; with --scheduler the cluster's own "
                           "workers are used")
-    try:
-        widths = tuple(int(w) for w in hidden.split(","))
-    except ValueError:
-        widths = ()
-    if not widths or min(widths) < 1:
-        raise SpycfrError(f"--hidden must be positive integers separated by commas, got "
-                          f"{hidden!r}")
+    from spycfr.search.training import hidden_widths
+
+    widths = hidden_widths(hidden)
     click.echo(f"train-values: loading the solver for {game} ...", err=True)
     from spycfr.search.situations import StageSpec, check_queries, game_model
     from spycfr.search.stages import previous_weights, run_stage

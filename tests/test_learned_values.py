@@ -701,7 +701,8 @@ def test_a_stage_recorded_before_the_heads_resumes_as_shift(tmp_path):
 
 @pytest.mark.parametrize("args, words", [
     (["--stage", "0"], "--stage must be a positive"),
-    (["--hidden", "64,x"], "--hidden must be positive integers"),
+    (["--hidden", "64,x"], "--hidden 64,x: layer widths are whole numbers from 1"),
+    (["--hidden", "64,0"], "--hidden 64,0: layer widths are whole numbers from 1"),
     (["--stage", "2"], "needs stage 1's weights"),
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "--workers sizes a LocalCluster"),
 ])

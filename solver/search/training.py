@@ -22,8 +22,22 @@ from pathlib import Path
 
 import numpy as np
 
+from spycfr.errors import SpycfrError
 from spycfr.io import save_npz
 from spycfr.search.learned import Network, head_values, head_width, normalised, unit_values
+
+
+def hidden_widths(text: str, name: str = "--hidden") -> tuple[int, ...]:
+    """A network's hidden layer widths written comma-separated (``256,256,256``); else
+    SpycfrError naming ``name`` and the text (one rule for the CLI and the scripts)."""
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        widths = ()
+    if not widths or min(widths) < 1:
+        raise SpycfrError(f"{name} {text}: layer widths are whole numbers from 1, "
+                          "comma-separated (256,256,256)")
+    return widths
 
 
 @dataclass
